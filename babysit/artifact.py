@@ -1,0 +1,98 @@
+"""babysit-training.json: the verdict as a dict (pure), and its atomic write.
+
+The field names and enum strings are a contract (shared/spec/artifact.md); the JSON
+Schema shipped beside this module pins them and the tests validate every artifact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from babysit.model import Verdict
+
+ARTIFACT_NAME = "babysit-training.json"
+SCHEMA_VERSION = "1.0"
+SKILL_NAME = "babysit-training"
+
+
+def json_number(value: float) -> float | str:
+    """JSON has no NaN: non-finite values travel as the strings "nan", "inf", "-inf"."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def verdict_to_dict(verdict: Verdict, written_at: datetime) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "skill_name": SKILL_NAME,
+        "run_id": verdict.run_id,
+        "timestamp": written_at.isoformat().replace("+00:00", "Z"),
+        "duration_seconds": verdict.duration_seconds,
+        "decision": verdict.decision.value,
+        "confidence": verdict.confidence.value,
+        "summary": verdict.summary,
+        "findings": [
+            {"id": f.id, "severity": f.severity.value, "title": f.title,
+             "description": f.description, "fix": f.fix}
+            for f in verdict.findings
+        ],
+        "next_commands": list(verdict.next_commands),
+        "target": verdict.target,
+        "target_type": verdict.target_type,
+        "terminal_state": verdict.terminal_state.value,
+        "total_steps": verdict.total_steps,
+        "target_steps": verdict.target_steps,
+        "final_metrics": {k: json_number(v) for k, v in verdict.final_metrics.items()},
+        "best_checkpoint": verdict.best_checkpoint,
+        "anomalies_detected": [
+            {"step": a.step, "type": a.type.value, "severity": a.severity.value,
+             "description": a.description, "action_taken": a.action_taken}
+            for a in verdict.anomalies
+        ],
+        "actions": [
+            {"kind": a.kind, "status": a.status.value, "reason": a.reason, "at": a.at}
+            for a in verdict.actions
+        ],
+    }
+
+
+def write_artifact(data: Mapping[str, Any], out_dir: Path) -> Path:
+    """Write atomically: a reader sees the old file or the new one, never half of one.
+
+    Raises OSError when the directory cannot be created or written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = out_dir / ARTIFACT_NAME
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, temp = tempfile.mkstemp(prefix=".babysit-training.", suffix=".tmp", dir=out_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o644)  # mkstemp makes it private; the verdict is for other tools
+        os.replace(temp, final)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    return final
+
+
+def load_schema() -> dict[str, Any]:
+    """The artifact's JSON Schema, as shipped in the package."""
+    text = resources.files("babysit").joinpath("schema/babysit-training.schema.json").read_text(
+        encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

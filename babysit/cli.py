@@ -1,0 +1,159 @@
+"""The command line: parse flags, build settings, run a session, return an exit code.
+
+`babysit TARGET [options]` watches a target; `babysit demo` is a subcommand. A file
+named like a subcommand is reached as `./demo`. Nothing here decides anything."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from babysit import __version__
+from babysit.reports import Observer
+
+_SUBCOMMANDS = ("watch", "demo")
+
+
+class _TargetFirstGroup(TyperGroup):
+    """Route `babysit ./train.log …` (anything that is not a subcommand) to `watch`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["watch", *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [name for name in _SUBCOMMANDS if name in self.commands]
+
+
+app = typer.Typer(
+    cls=_TargetFirstGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    help="Watch a running ML training job; say whether it is healthy, what went wrong, "
+         "and whether its result can be trusted.\n\n"
+         "Usage: babysit TARGET [OPTIONS]   (TARGET: a log file, e.g. ./logs/train.log)",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"babysit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Watch a running ML training job."""
+
+
+@app.command("watch", help="Watch TARGET until the run ends (the default command).")
+def watch(
+    target: Annotated[str, typer.Argument(help="Training log to watch, e.g. ./logs/train.log")],
+    interval: Annotated[float | None, typer.Option(
+        min=0.1, help="Initial poll interval in seconds [default: 30].")] = None,
+    max_interval: Annotated[float | None, typer.Option(
+        min=0.1, help="Cap for the backoff in seconds [default: 300].")] = None,
+    no_backoff: Annotated[bool, typer.Option(
+        "--no-backoff", help="Poll at a fixed --interval.")] = False,
+    once: Annotated[bool, typer.Option(
+        "--once", help="Take one snapshot, print the verdict, exit.")] = False,
+    no_fix: Annotated[bool, typer.Option(
+        "--no-fix", help="Observe only: never act on the run.")] = False,
+    out_dir: Annotated[Path, typer.Option(
+        help="Where babysit-training.json is written.")] = Path("."),
+    run_id: Annotated[str | None, typer.Option(
+        help="Run id for the artifact [default: a new UUID].")] = None,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="JSON lines on stdout for agents; no human text there.")] = False,
+    total_steps: Annotated[int | None, typer.Option(
+        min=1, help="Planned total steps, when the log never says.")] = None,
+    max_polls: Annotated[int | None, typer.Option(
+        min=1, help="Stop after this many polls (the baseline counts as one).")] = None,
+) -> None:
+    from babysit.config import ConfigError, load_settings
+    from babysit.session import run_session
+    from babysit.targets.registry import resolve_target
+
+    poll = {"interval": interval, "max_interval": max_interval, "once": once or None,
+            "max_polls": max_polls, "backoff": False if no_backoff else None}
+    try:
+        settings = load_settings(Path.cwd(), poll=poll, fix=not no_fix, out_dir=out_dir,
+                                 run_id=run_id, target_steps=total_steps, json=json_output)
+    except ConfigError as error:
+        raise typer.BadParameter(str(error), param_hint="babysit config") from error
+    if settings.poll.max_interval < settings.poll.interval:
+        raise typer.BadParameter(
+            f"{settings.poll.max_interval:g}s is shorter than --interval "
+            f"({settings.poll.interval:g}s)", param_hint="--max-interval")
+    _check_out_dir(out_dir)
+    observer = _observer(json_output)
+    rewatch = ["babysit", target, "--out-dir", str(out_dir)]
+    try:
+        result = run_session(lambda: resolve_target(target), target, "local-log", settings,
+                             observer, rewatch=rewatch)
+    except KeyboardInterrupt:
+        typer.echo("babysit: interrupted", err=True)
+        raise typer.Exit(130) from None
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
+    raise typer.Exit(int(result.exit_code))
+
+
+@app.command("demo", help="Watch a built-in synthetic training run that goes bad (~20 s).")
+def demo(
+    out_dir: Annotated[Path, typer.Option(
+        help="Where babysit-training.json is written.")] = Path("."),
+    json_output: Annotated[bool, typer.Option("--json", help="JSON lines for agents.")] = False,
+) -> None:
+    from babysit.demo.run import run_demo
+
+    _check_out_dir(out_dir)
+    observer = _observer(json_output)
+    say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
+    code = run_demo(out_dir, observer, say)
+    raise typer.Exit(code)
+
+
+def _observer(json_output: bool) -> Observer:
+    if json_output:
+        from babysit.ui.jsonl import JsonObserver
+
+        return JsonObserver(sys.stdout)
+    from babysit.ui.console import ConsoleObserver
+
+    return ConsoleObserver()
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise typer.BadParameter(f"{out_dir}: {error.strerror or error}",
+                                 param_hint="--out-dir") from error
+
+
+def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
+    if exit_code == 4:
+        typer.echo(f"babysit: error: {stop_reason}", err=True)
+    if artifact_error:
+        typer.echo(f"babysit: error: {artifact_error}", err=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point; returns the exit status instead of exiting."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        app(args=args, prog_name="babysit")
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0

@@ -1,0 +1,1 @@
+"""`babysit demo`: a synthetic training process that goes bad, watched live."""

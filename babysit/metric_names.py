@@ -1,0 +1,58 @@
+"""Which metric is the training loss, the learning rate, the eval score...
+
+Frameworks spell the same quantity many ways (`loss`, `train_loss`, `lm loss`,
+`train/loss`). These tables, tried in order, pick the one the rules should watch."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
+             "loss_step", "train/lm_loss", "total_loss", "train/total_loss", "train_lm_loss",
+             "train/loss_step", "objective/loss", "train_loss_epoch")
+LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optimizer/lr", "lr_0",
+           "lr_adam", "lr_adamw", "lr_sgd")
+GRAD_NORM_KEYS = ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm_total",
+                  "total_norm", "grad_l2_norm", "train/gradient_norm", "gnorm")
+# (key, unit shown to people)
+THROUGHPUT_KEYS = (
+    ("samples_per_second", "samples/s"), ("samples/s", "samples/s"),
+    ("train/samples_per_second", "samples/s"), ("samples_per_sec", "samples/s"),
+    ("throughput", "samples/s"), ("tokens_per_second", "tokens/s"),
+    ("tokens_per_sec", "tokens/s"), ("tok/s", "tokens/s"), ("tokens/s", "tokens/s"),
+    ("tps", "tokens/s"), ("steps_per_second", "steps/s"), ("it/s", "it/s"),
+)
+
+_EVAL_PREFIX = re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
+_LOWER_IS_BETTER = re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
+_HIGHER_IS_BETTER = re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
+                               r"score|iou|dice|meteor|chrf|top\d|pass@")
+_NOT_QUALITY = re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
+                          r"memory|flos|tokens")
+
+
+def first_present(keys: Iterable[str], metrics: Iterable[str]) -> str | None:
+    names = set(metrics)
+    return next((k for k in keys if k in names), None)
+
+
+def is_eval_metric(key: str) -> bool:
+    return _EVAL_PREFIX.match(key) is not None
+
+
+def eval_direction(key: str) -> int:
+    """+1 when higher is better, -1 when lower is better, 0 when it is not a quality
+    metric (eval runtime, throughput) and must not be judged."""
+    if not is_eval_metric(key) or _NOT_QUALITY.search(key):
+        return 0
+    if _LOWER_IS_BETTER.search(key):
+        return -1
+    if _HIGHER_IS_BETTER.search(key):
+        return 1
+    return 0
+
+
+def throughput_key(metrics: Iterable[str]) -> tuple[str, str] | None:
+    names = set(metrics)
+    return next(((k, unit) for k, unit in THROUGHPUT_KEYS if k in names), None)

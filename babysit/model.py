@@ -1,0 +1,191 @@
+"""Values that flow from a target, through the rules, to the verdict.
+
+Everything here is a frozen dataclass or a closed enum: targets produce them, the
+tracker and the rules read them, the artifact writer serialises them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from babysit._compat import StrEnum
+
+
+class Severity(StrEnum):
+    BLOCKER = "blocker"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse; lets callers sort or take the worst."""
+        return {"blocker": 3, "high": 2, "medium": 1, "low": 0}[self.value]
+
+
+class AnomalyType(StrEnum):
+    NAN_INF = "nan-inf"
+    OOM = "oom"
+    DIVERGENCE = "divergence"
+    STALLED = "stalled"
+    CRASH = "crash"
+    CHECKPOINT_FAILURE = "checkpoint-failure"
+    SLOW_THROUGHPUT = "slow-throughput"
+    LOSS_SPIKE = "loss-spike"
+    GRAD_EXPLOSION = "grad-explosion"
+    CUDA_ERROR = "cuda-error"
+    NCCL = "nccl"
+    EVAL_DEGRADATION = "eval-degradation"
+    LR_SCHEDULE = "lr-schedule"
+    GPU_IDLE = "gpu-idle"
+    PIPELINE_FAILURE = "pipeline-failure"
+    TASK_FAILURE = "task-failure"
+    JOB_FAILURE = "job-failure"
+    CONNECTIVITY = "connectivity"
+
+
+class TerminalState(StrEnum):
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+    TIMEOUT = "TIMEOUT"
+    RUNNING = "RUNNING"
+
+
+class Decision(StrEnum):
+    GO = "GO"
+    NO_GO = "NO-GO"
+    CONDITIONAL = "CONDITIONAL"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class EventKind(StrEnum):
+    """Things a log line can say besides metrics."""
+
+    OOM = "oom"
+    HOST_KILL = "host-kill"  # SIGKILL / "Killed": usually the kernel's OOM killer
+    CUDA_ERROR = "cuda-error"
+    NCCL = "nccl"
+    TRACEBACK_START = "traceback-start"
+    EXCEPTION = "exception"  # the closing `SomeError: message` line of a traceback
+    SEGFAULT = "segfault"
+    CHECKPOINT_SAVED = "checkpoint-saved"
+    BEST_CHECKPOINT = "best-checkpoint"
+    CHECKPOINT_ERROR = "checkpoint-error"
+    DISK_FULL = "disk-full"
+    COMPLETED = "completed"
+    NEW_STAGE = "new-stage"
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One notable line: what kind it is, the line itself, and an extracted detail
+    (checkpoint path, exception name) when the line has one."""
+
+    kind: EventKind
+    line: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Record:
+    """What one log line (or one tracker row) told us.
+
+    Fields a line does not carry are None / empty: a metric the run does not report
+    is absent, never a made-up zero.
+    """
+
+    step: int | None = None
+    target_steps: int | None = None
+    epoch: float | None = None
+    total_epochs: int | None = None
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    events: tuple[LogEvent, ...] = ()
+    rank: int | None = None
+    fmt: str = ""
+    # Set on records picked out of a long history by the fast scan: they are
+    # isolated points, so windowed rules (spikes, trends) must not use them.
+    sparse: bool = False
+
+    @property
+    def has_progress(self) -> bool:
+        return self.step is not None or bool(self.metrics)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One observation of a target: everything new since the previous poll."""
+
+    records: tuple[Record, ...] = ()
+    new_bytes: int = 0
+    new_lines: int = 0
+    formats: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
+    # Seconds since the source last changed (file mtime), when the target knows it.
+    quiet_for: float | None = None
+    # False when the target knows the run's process is gone; None when it cannot tell.
+    alive: bool | None = None
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    type: AnomalyType
+    severity: Severity
+    step: int | None
+    description: str
+    key: str = ""
+    action_taken: str = "none"
+    resolved: bool = False
+
+
+class ActionStatus(StrEnum):
+    APPLIED = "applied"
+    SKIPPED = "skipped"
+    NEEDS_APPROVAL = "needs-approval"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    status: ActionStatus
+    reason: str
+    at: str  # ISO-8601 UTC
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: Severity
+    title: str
+    description: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Everything the artifact and the final summary need, already decided."""
+
+    run_id: str
+    target: str
+    target_type: str
+    terminal_state: TerminalState
+    decision: Decision
+    confidence: Confidence
+    summary: str
+    total_steps: int | None
+    target_steps: int | None
+    final_metrics: Mapping[str, float]
+    best_checkpoint: str | None
+    anomalies: tuple[Anomaly, ...]
+    findings: tuple[Finding, ...]
+    next_commands: tuple[str, ...]
+    actions: tuple[Action, ...]
+    duration_seconds: float
+    stop_reason: str

@@ -1,0 +1,148 @@
+"""Progress bars: tqdm (plain, Hugging Face, Lightning), Keras and rich.
+
+A bar tells us how far along a loop is (`n/total`), how fast it goes, and often a
+few metrics in its postfix. Which loop it belongs to (training, evaluation) is
+decided by the LogParser, which has the context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from babysit.parsing.text import normalise_key, to_number
+
+
+@dataclass(frozen=True)
+class Bar:
+    style: str  # "tqdm" | "keras" | "rich"
+    desc: str
+    n: int
+    total: int | None
+    rate: float | None  # iterations per second
+    metrics: dict[str, float] = field(default_factory=dict)
+    end: int = 0  # where the bar ends in the segment; text after it is parsed too
+
+
+_TQDM = re.compile(
+    r"(?:(?P<desc>[^|\r\n]*?):?\s*)?(?P<pct>\d{1,3})%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*"
+    r"\[(?P<inside>[^\]]*)\]"
+)
+_TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
+_RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
+_PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
+
+
+def _rate_per_second(text: str) -> float | None:
+    match = _RATE.match(text)
+    if match is None:
+        return None
+    value = to_number(match.group("value"))
+    if value is None or value <= 0:
+        return None
+    # tqdm flips to `s/it` when a step takes more than a second.
+    if match.group("unit") == "s" and match.group("per") != "s":
+        return 1.0 / value
+    return value
+
+
+def _postfix_metrics(text: str) -> dict[str, float]:
+    metrics: dict[str, float] = {}
+    for pair in _PAIR.finditer(text):
+        value = to_number(pair.group("value"))
+        if value is not None:
+            metrics[normalise_key(pair.group("key"))] = value
+    metrics.pop("v_num", None)  # Lightning's logger version, not a metric
+    return metrics
+
+
+def parse_tqdm(segment: str) -> Bar | None:
+    """`desc: 45%|####5     | 450/1000 [00:10<00:12, 44.10it/s, loss=0.52]`."""
+    total: int | None
+    if "%|" in segment:
+        match = _TQDM.search(segment)
+        if match is None:
+            return None
+        total = int(match.group("total"))
+    elif "it [" in segment:
+        match = _TQDM_NO_TOTAL.search(segment)
+        if match is None:
+            return None
+        total = None
+    else:
+        return None
+    parts = [p.strip() for p in match.group("inside").split(",")]
+    rate = None
+    metric_parts: list[str] = []
+    for part in parts[1:]:
+        part_rate = _rate_per_second(part) if rate is None else None
+        if part_rate is not None:
+            rate = part_rate
+        else:
+            metric_parts.append(part)
+    desc = (match.group("desc") or "").strip().rstrip(":").strip()
+    return Bar("tqdm", desc, int(match.group("n")), total, rate,
+               _postfix_metrics(", ".join(metric_parts)), match.end())
+
+
+# Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2`
+# Keras 2: ` 32/32 [==============================] - 1s 10ms/step - loss: 1.2`
+# verbose=2: `32/32 - 1s - 10ms/step - loss: 1.2`
+_KERAS = re.compile(
+    r"^\s*(?P<n>\d+)/(?P<total>\d+)\s+(?:━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
+    r"(?P<elapsed>\d+(?:\.\d+)?m?s)\s+(?:-\s*)?(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/step"
+    r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
+)
+_KERAS_PAIR = re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
+_UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
+
+
+def parse_keras(segment: str) -> Bar | None:
+    if "/step" not in segment:
+        return None
+    match = _KERAS.match(segment)
+    if match is None:
+        return None
+    per = match.group("per")
+    unit = per.lstrip("0123456789.")
+    seconds = to_number(per[: len(per) - len(unit)])
+    rate = None
+    if seconds and unit in _UNIT_SECONDS:
+        rate = 1.0 / (seconds * _UNIT_SECONDS[unit])
+    metrics: dict[str, float] = {}
+    for pair in _KERAS_PAIR.finditer(match.group("rest")):
+        value = to_number(pair.group("value"))
+        if value is not None:
+            metrics[normalise_key(pair.group("key"))] = value
+    return Bar("keras", "", int(match.group("n")), int(match.group("total")), rate, metrics,
+               match.end())
+
+
+# Lightning's RichProgressBar:
+# `Epoch 0/9  ━━━━━━━━━━ 50/50 0:00:01 • 0:00:00 30.12it/s v_num: 0 train_loss: 0.123`
+_RICH = re.compile(
+    r"(?P<desc>[A-Za-z][\w ]*?(?:\s\d+(?:/\d+)?)?)\s+[━╸╺─]+\s+(?P<n>\d+)/(?P<total>\d+)\s+"
+    r"(?P<rest>.*)$"
+)
+
+
+def parse_rich(segment: str) -> Bar | None:
+    if "━" not in segment and "─" not in segment:
+        return None
+    match = _RICH.search(segment)
+    if match is None:
+        return None
+    rest = match.group("rest")
+    rate = None
+    rate_match = re.search(r"(\d+(?:\.\d+)?)\s*(it/s|s/it)", rest)
+    if rate_match:
+        value = float(rate_match.group(1))
+        rate = value if rate_match.group(2) == "it/s" else (1.0 / value if value else None)
+    metrics = _postfix_metrics(rest[rate_match.end():] if rate_match else rest)
+    return Bar("rich", match.group("desc").strip(), int(match.group("n")),
+               int(match.group("total")), rate, metrics, match.end())
+
+
+def parse_bar(segment: str) -> Bar | None:
+    """The first progress bar found in the segment, whichever library drew it."""
+    return parse_tqdm(segment) or parse_keras(segment) or parse_rich(segment)

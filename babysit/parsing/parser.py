@@ -1,0 +1,166 @@
+"""LogParser: the stateful part of parsing.
+
+Lines alone are ambiguous: a Hugging Face loss dict has no step (the progress bar
+before it does), a Keras bar counts batches within the epoch its header announced,
+and a traceback's meaning arrives on its last line. LogParser keeps exactly that
+context and turns each line into zero or one Record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from babysit.model import EventKind, LogEvent, Record
+from babysit.parsing.bars import Bar, parse_bar
+from babysit.parsing.events import exception_line, find_events
+from babysit.parsing.formats import LINE_PARSERS, LineParser, Parsed
+from babysit.parsing.text import clean, split_rank
+
+_EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference", re.IGNORECASE)
+_LIGHTNING_EPOCH = re.compile(r"^Epoch (\d+)(?:/(\d+))?$")
+_KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_MAX_TRACEBACK_LINES = 400
+
+
+class LogParser:
+    """Feed it lines in order; it returns what each line said."""
+
+    def __init__(self) -> None:
+        self.formats: Counter[str] = Counter()
+        self.step: int | None = None
+        self.target: int | None = None
+        self._main_total: int | None = None
+        self._keras_epoch: tuple[int, int] | None = None
+        self._traceback_lines = 0  # >0 while inside a traceback
+        self._preferred: LineParser | None = None
+
+    def feed(self, raw_line: str) -> Record | None:
+        """Parse one line (already split on newlines and carriage returns)."""
+        line = clean(raw_line)
+        if not line.strip():
+            return None
+        rank, line = split_rank(line)
+        events = list(find_events(line))
+        events.extend(self._track_traceback(line, events))
+
+        parsed: Parsed | None = None
+        bar_parsed: Parsed | None = None
+        rest = line
+        bar = parse_bar(line)
+        if bar is not None:
+            bar_parsed, bar_events = self._from_bar(bar)
+            events.extend(bar_events)
+            rest = line[bar.end :]
+        elif (keras := _KERAS_EPOCH.match(line)) is not None:
+            self._keras_epoch = (int(keras.group(1)), int(keras.group(2)))
+            self.formats["keras"] += 1
+            events.append(LogEvent(EventKind.NEW_STAGE, line.strip(), f"epoch {keras.group(1)}"))
+            return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
+                          events=tuple(events), rank=rank, fmt="keras",
+                          step=self.step, target_steps=self.target)
+        if rest.strip() and self._traceback_lines == 0:
+            parsed = self._parse_text(rest)
+        return self._merge(bar_parsed, parsed, tuple(events), rank)
+
+    def _parse_text(self, text: str) -> Parsed | None:
+        if self._preferred is not None:
+            parsed = self._preferred(text)
+            if parsed is not None:
+                return parsed
+        for parser in LINE_PARSERS:
+            if parser is self._preferred:
+                continue
+            parsed = parser(text)
+            if parsed is not None:
+                self._preferred = parser
+                return parsed
+        return None
+
+    def _merge(self, bar: Parsed | None, text: Parsed | None, events: tuple[LogEvent, ...],
+               rank: int | None) -> Record | None:
+        if bar is None and text is None and not events:
+            return None
+        metrics: dict[str, float] = {}
+        step = target = total_epochs = None
+        epoch = None
+        fmt = ""
+        for part in (bar, text):
+            if part is None:
+                continue
+            self.formats[part.fmt] += 1
+            fmt = fmt or part.fmt
+            metrics.update(part.metrics)
+            step = part.step if part.step is not None else step
+            target = part.target if part.target is not None else target
+            epoch = part.epoch if part.epoch is not None else epoch
+            total_epochs = part.total_epochs if part.total_epochs is not None else total_epochs
+        if step is not None:
+            self.step = step
+        if target is not None:
+            self.target = target
+        return Record(
+            step=step if step is not None else self.step,
+            target_steps=target if target is not None else self.target,
+            epoch=epoch,
+            total_epochs=total_epochs,
+            metrics=metrics,
+            events=events,
+            rank=rank,
+            fmt=fmt,
+        )
+
+    def _from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
+        """Decide whether a bar is the training loop's, and if so where it puts us."""
+        if _EVAL_DESC.search(bar.desc):
+            self.formats[bar.style] += 1
+            return None, []
+        rate = {"it/s": bar.rate} if bar.rate is not None else {}
+        if bar.style == "keras":
+            return self._from_keras_bar(bar, rate)
+        epoch_match = _LIGHTNING_EPOCH.match(bar.desc)
+        if epoch_match is not None and bar.total:
+            epoch = int(epoch_match.group(1))
+            last = epoch_match.group(2)
+            target = (int(last) + 1) * bar.total if last is not None else None
+            fmt = "lightning-rich" if bar.style == "rich" else "lightning"
+            return Parsed(fmt, epoch * bar.total + bar.n, target, epoch + bar.n / bar.total,
+                          int(last) + 1 if last is not None else None,
+                          {**bar.metrics, **rate}), []
+        if bar.total is not None and self._main_total is not None and bar.total < self._main_total:
+            # A shorter loop inside training: an evaluation or a data pass.
+            return Parsed(bar.style), []
+        if bar.total is not None:
+            self._main_total = bar.total
+        return Parsed(bar.style, bar.n, bar.total, None, None, {**bar.metrics, **rate}), []
+
+    def _from_keras_bar(self, bar: Bar,
+                        rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
+        events: list[LogEvent] = []
+        if self._keras_epoch is None or bar.total is None:
+            return Parsed("keras", bar.n, bar.total, None, None, {**bar.metrics, **rate}), events
+        epoch, epochs = self._keras_epoch
+        step = (epoch - 1) * bar.total + bar.n
+        if epoch == epochs and bar.n == bar.total:
+            events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
+                                   "keras: last epoch finished"))
+        return Parsed("keras", step, epochs * bar.total, epoch - 1 + bar.n / bar.total, epochs,
+                      {**bar.metrics, **rate}), events
+
+    def _track_traceback(self, line: str, events: list[LogEvent]) -> list[LogEvent]:
+        """Follow a traceback from its header to the `SomeError: message` that ends it."""
+        if any(e.kind is EventKind.TRACEBACK_START for e in events):
+            self._traceback_lines = 1
+            return []
+        if self._traceback_lines == 0:
+            return []
+        self._traceback_lines += 1
+        closing = exception_line(line)
+        if closing is not None:
+            self._traceback_lines = 0
+            name, message = closing
+            text = f"{name}: {message}" if message else name
+            return [LogEvent(EventKind.EXCEPTION, line.strip()[:500], text[:300])]
+        if self._traceback_lines > _MAX_TRACEBACK_LINES:
+            self._traceback_lines = 0
+        return []

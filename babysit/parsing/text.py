@@ -1,0 +1,74 @@
+"""Cleaning raw log bytes into text segments the format parsers can read."""
+
+from __future__ import annotations
+
+import math
+import re
+
+# CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# torchrun and friends prefix each worker's output: `[rank3]: `, `[default0]:`, `0: `.
+_RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+# One physical line is capped here; longer lines are cut, not buffered forever.
+MAX_LINE_CHARS = 64 * 1024
+
+
+def decode(raw: bytes) -> str:
+    """Bytes to text that never fails: invalid UTF-8 becomes U+FFFD, NULs vanish."""
+    return raw.replace(b"\x00", b"").decode("utf-8", errors="replace")
+
+
+def clean(text: str) -> str:
+    """Strip ANSI escapes and other control characters (keeps tabs)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def split_rank(line: str) -> tuple[int | None, str]:
+    """Separate a distributed launcher's rank prefix from the line."""
+    match = _RANK_PREFIX.match(line)
+    if match is None:
+        return None, line
+    return int(match.group(1)), line[match.end() :]
+
+
+_NUMBER = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NON_FINITE = {
+    "nan": math.nan,
+    "-nan": math.nan,
+    "+nan": math.nan,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-inf": -math.inf,
+    "-infinity": -math.inf,
+}
+
+
+def to_number(token: str) -> float | None:
+    """Parse a number as training logs print it: `1.5e-4`, `1,234`, `nan`, `-inf`,
+    `tensor(0.5)`, `'2.34'`, `12.3%`. Returns None for anything else."""
+    token = token.strip().strip("'\"")
+    if token.startswith("tensor(") and token.endswith(")"):
+        token = token[7:-1].split(",")[0]
+    if token.endswith("%"):
+        token = token[:-1]
+    lowered = token.lower()
+    if lowered in _NON_FINITE:
+        return _NON_FINITE[lowered]
+    if not _NUMBER.match(token):
+        return None
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def normalise_key(key: str) -> str:
+    """`Learning Rate` -> `learning_rate`; keeps `/` so `train/loss` stays namespaced."""
+    key = key.strip().strip("'\"").lower()
+    return re.sub(r"[\s\-]+", "_", key)

@@ -1,0 +1,72 @@
+"""Bytes in, complete lines out, with bounded memory whatever the input."""
+
+from __future__ import annotations
+
+import re
+
+from babysit.parsing.text import decode
+
+# Progress bars redraw with a bare carriage return, so CR ends a line as LF does.
+_SEPARATOR = re.compile(rb"[\r\n]")
+MAX_LINE_BYTES = 64 * 1024
+
+
+class LineSplitter:
+    """Accumulates appended bytes and returns the lines they complete.
+
+    A line longer than `max_line` is cut to its first `max_line` bytes and the rest
+    is dropped until its end arrives, so a 50 MB line without a newline costs
+    `max_line` of memory, not 50 MB. `cut_lines` counts such lines."""
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
+        self._max_line = max_line
+        self._pending = bytearray()
+        self._overflowing = False
+        self.cut_lines = 0
+
+    @property
+    def pending_bytes(self) -> int:
+        return len(self._pending)
+
+    def feed(self, data: bytes) -> list[str]:
+        *complete, tail = _SEPARATOR.split(data)
+        lines: list[str] = []
+        if complete:
+            first, *middle = complete
+            self._append(first)
+            if self._pending:
+                lines.append(decode(bytes(self._pending)))
+            self._pending.clear()
+            self._overflowing = False
+            limit = self._max_line
+            for part in middle:
+                if not part:
+                    continue
+                if len(part) > limit:
+                    part = part[:limit]
+                    self.cut_lines += 1
+                lines.append(decode(part))
+        self._append(tail)
+        return lines
+
+    def flush(self) -> list[str]:
+        """The unterminated last line, if any: call when no more input will come."""
+        line = decode(bytes(self._pending)) if self._pending else ""
+        self._pending.clear()
+        self._overflowing = False
+        return [line] if line.strip() else []
+
+    def reset(self) -> None:
+        self._pending.clear()
+        self._overflowing = False
+
+    def _append(self, piece: bytes) -> None:
+        if self._overflowing or not piece:
+            return
+        room = self._max_line - len(self._pending)
+        if len(piece) > room:
+            self._pending += piece[:room]
+            self._overflowing = True
+            self.cut_lines += 1
+        else:
+            self._pending += piece

@@ -1,0 +1,114 @@
+"""Pure evaluators over metric series. Each returns a short explanation when its
+rule fires, or None. None of them keep state or look at the clock."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+
+from babysit.config import RuleSettings
+
+# Scale factor that makes the median absolute deviation estimate the standard
+# deviation of normally distributed noise.
+_MAD_TO_SIGMA = 1.4826
+
+
+def nonfinite_metrics(metrics: Mapping[str, float]) -> list[str]:
+    """Names of metrics whose value is NaN or ±Inf."""
+    return [k for k, v in metrics.items() if not math.isfinite(v)]
+
+
+def evaluate_spike(window: Sequence[float], value: float, rules: RuleSettings) -> str | None:
+    """A loss far above its recent robust spread.
+
+    With m the median of the window and s = 1.4826·MAD (a standard deviation that a
+    few outliers cannot inflate), the value spikes when it exceeds m + k·s *and*
+    rises at least `spike_min_rise` relative to m; the second test keeps a flat,
+    nearly noise-free loss from calling every wiggle a spike."""
+    if len(window) < rules.spike_min_points or not math.isfinite(value):
+        return None
+    median = statistics.median(window)
+    mad = statistics.median(abs(x - median) for x in window)
+    sigma = max(_MAD_TO_SIGMA * mad, 1e-12)
+    if value <= median + rules.spike_k * sigma:
+        return None
+    if value <= median + abs(median) * rules.spike_min_rise:
+        return None
+    return (f"loss {value:.4g} vs recent median {median:.4g} "
+            f"({(value - median) / sigma:.0f} robust σ above, window of {len(window)})")
+
+
+def evaluate_divergence(recent: Sequence[float], rules: RuleSettings) -> str | None:
+    """Loss rising on `divergence_steps` consecutive logged points, by a meaningful
+    total amount (noise alone rises five times in a row now and then)."""
+    need = rules.divergence_steps + 1
+    if len(recent) < need:
+        return None
+    tail = recent[-need:]
+    if not all(b > a for a, b in pairwise(tail)):
+        return None
+    start, end = tail[0], tail[-1]
+    if end - start <= abs(start) * rules.divergence_min_rise:
+        return None
+    return (f"loss rose on {rules.divergence_steps} consecutive logged steps, "
+            f"{start:.4g} → {end:.4g}")
+
+
+def evaluate_grad_explosion(previous: Sequence[float], value: float,
+                            rules: RuleSettings) -> str | None:
+    """grad_norm above an absolute ceiling, or far above the mean of its recent past."""
+    if not math.isfinite(value):
+        return None
+    if value > rules.grad_norm_max:
+        return f"grad_norm {value:.4g} > {rules.grad_norm_max:g}"
+    window = [x for x in previous[-rules.grad_norm_window:] if math.isfinite(x)]
+    if len(window) >= 5:
+        mean = sum(window) / len(window)
+        if mean > 0 and value > rules.grad_norm_ratio * mean:
+            return (f"grad_norm {value:.4g} is {value / mean:.0f}× the mean of the previous "
+                    f"{len(window)} values ({mean:.3g})")
+    return None
+
+
+def evaluate_eval_degradation(evals: Sequence[tuple[float, float | None]], direction: int,
+                              rules: RuleSettings) -> str | None:
+    """An eval metric getting worse on `eval_degradation_evals` consecutive evaluations
+    while the training loss improved over the same stretch (overfitting, or a broken
+    eval). `evals` holds (eval value, train loss at that time) in order."""
+    need = rules.eval_degradation_evals + 1
+    if direction == 0 or len(evals) < need:
+        return None
+    tail = evals[-need:]
+    values = [v for v, _ in tail]
+    worse = all((b - a) * direction < 0 for a, b in pairwise(values))
+    if not worse:
+        return None
+    first_train, last_train = tail[0][1], tail[-1][1]
+    if first_train is None or last_train is None or not last_train < first_train:
+        return None
+    return (f"got worse on {rules.eval_degradation_evals} evaluations in a row "
+            f"({values[0]:.4g} → {values[-1]:.4g}) while train loss fell "
+            f"({first_train:.4g} → {last_train:.4g})")
+
+
+def evaluate_throughput(samples: Sequence[float], rules: RuleSettings) -> str | None:
+    """Recent throughput (median of the last 3 samples) more than `slow_drop` below
+    the baseline (median of the first `slow_baseline_samples`)."""
+    base_n = rules.slow_baseline_samples
+    if len(samples) < base_n + 3:
+        return None
+    baseline = statistics.median(samples[:base_n])
+    recent = statistics.median(samples[-3:])
+    if baseline <= 0 or recent >= baseline * (1 - rules.slow_drop):
+        return None
+    return (f"throughput {recent:.3g} is {100 * (1 - recent / baseline):.0f}% below its "
+            f"baseline {baseline:.3g}")
+
+
+def stall_threshold(interval: float, longest_gap: float, rules: RuleSettings) -> float:
+    """Seconds without progress after which a run counts as stalled: at least
+    `stall_polls` polling intervals, and three times the longest quiet gap the run
+    has already shown and recovered from (some runs log every ten minutes)."""
+    return max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)

@@ -1,0 +1,313 @@
+"""RunTracker: what babysit knows about the run so far, and the rules applied to it.
+
+Records arrive in log order. The tracker keeps only bounded windows (the last
+`spike_window` losses, the last few grad norms and evaluations), so watching a
+month-long run costs the same memory as watching a short one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from babysit.config import RuleSettings
+from babysit.metric_names import (
+    GRAD_NORM_KEYS,
+    LOSS_KEYS,
+    LR_KEYS,
+    eval_direction,
+    first_present,
+    throughput_key,
+)
+from babysit.model import Anomaly, AnomalyType, EventKind, LogEvent, Record, Severity
+from babysit.rules import metric_rules as mr
+from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+
+# Anomaly types that a later step advance shows were survived.
+_RECOVER_ON_PROGRESS = (AnomalyType.OOM, AnomalyType.CUDA_ERROR, AnomalyType.NCCL,
+                        AnomalyType.CRASH, AnomalyType.STALLED)
+_MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
+
+
+@dataclass(frozen=True)
+class Crash:
+    evidence: LogEvent
+    step: int | None
+    cancelled: bool  # the run was stopped by its user (KeyboardInterrupt)
+
+
+class RunTracker:
+    """Accumulates records and reports the anomalies they reveal."""
+
+    def __init__(self, rules: RuleSettings, target_steps: int | None = None) -> None:
+        self.rules = rules
+        self.step: int | None = None
+        self.target_steps = target_steps
+        self._target_fixed = target_steps is not None
+        self.epoch: float | None = None
+        self.total_epochs: int | None = None
+        self.metrics: dict[str, float] = {}
+        self.loss_key: str | None = None
+        self.lr_key: str | None = None
+        self.grad_key: str | None = None
+        self.throughput_unit: str | None = None
+        self.checkpoint: str | None = None
+        self.best_checkpoint: str | None = None
+        self.completed: LogEvent | None = None
+        self.crash: Crash | None = None
+        self.restarts_seen = 0
+        self.anomalies: list[Anomaly] = []
+        self.suppressed = 0  # anomalies not listed because their type hit the cap
+        self.new_epoch = False  # set when an epoch or stage began; the loop clears it
+        self.advances = 0  # how many records moved the step forward, ever
+        self._pending_crash: Crash | None = None
+        self._primary_rank: int | None = None
+        self._active: dict[tuple[AnomalyType, str], int] = {}
+        self._losses: deque[float] = deque(maxlen=rules.spike_window)
+        self._recent_losses: deque[float] = deque(maxlen=rules.divergence_steps + 1)
+        self._grads: deque[float] = deque(maxlen=rules.grad_norm_window)
+        self._lrs: deque[float] = deque(maxlen=5)
+        self._evals: dict[str, deque[tuple[float, float | None]]] = {}
+        self._throughput: list[float] = []
+        self._fresh: list[Anomaly] = []
+
+    # --- feeding ---------------------------------------------------------------
+
+    def ingest(self, records: Iterable[Record]) -> list[Anomaly]:
+        """Apply records in order; returns the anomalies they raised."""
+        for record in records:
+            self._ingest_one(record)
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def _ingest_one(self, record: Record) -> None:
+        if record.rank is not None and (self._primary_rank is None
+                                        or record.rank < self._primary_rank):
+            self._primary_rank = record.rank
+        primary = record.rank is None or record.rank == self._primary_rank
+        for event in record.events:
+            self._on_event(event)
+        if not primary:
+            return
+        if record.target_steps is not None and not self._target_fixed:
+            self.target_steps = record.target_steps
+        if record.total_epochs is not None:
+            self.total_epochs = record.total_epochs
+        if record.epoch is not None:
+            if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
+                self.new_epoch = True
+            self.epoch = record.epoch
+        if record.step is not None:
+            self._on_step(record.step)
+        if record.metrics:
+            self._on_metrics(record)
+
+    def _on_step(self, step: int) -> None:
+        if self.step is not None and step == self.step:
+            return
+        if self.step is not None and step < self.step:
+            # The counter went back: the run was restarted (from a checkpoint or anew).
+            self.restarts_seen += 1
+            self.completed = None
+        else:
+            self.advances += 1
+        self.step = step
+        if self._pending_crash is not None:
+            self._pending_crash = None  # training went on: that traceback was not fatal
+        if self.crash is not None:
+            self.crash = None
+        if self.completed is not None and self.target_steps and step < self.target_steps:
+            self.completed = None
+        for kind in _RECOVER_ON_PROGRESS:
+            self._resolve(kind, "", f"training went on to step {step}")
+
+    def _on_metrics(self, record: Record) -> None:
+        metrics = record.metrics
+        self.metrics.update(metrics)
+        step = self.step
+        bad = mr.nonfinite_metrics(metrics)
+        if bad:
+            values = ", ".join(f"{k}={metrics[k]}" for k in bad)
+            self._raise(AnomalyType.NAN_INF, Severity.BLOCKER, step,
+                        f"non-finite metric: {values}", key="")
+        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
+        self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
+        self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
+        if self.lr_key is not None and self.lr_key in metrics:
+            lr_value = metrics[self.lr_key]
+            if math.isfinite(lr_value):
+                self._lrs.append(lr_value)
+        if self.loss_key is not None and self.loss_key in metrics and not record.sparse:
+            self._on_loss(metrics[self.loss_key], step)
+        if self.grad_key is not None and self.grad_key in metrics and not record.sparse:
+            self._on_grad_norm(metrics[self.grad_key], step)
+        for key, value in metrics.items():
+            direction = eval_direction(key)
+            if direction and not record.sparse and math.isfinite(value):
+                self._on_eval(key, value, direction, step)
+        found = throughput_key(metrics)
+        if found is not None and not record.sparse:
+            key, unit = found
+            value = metrics[key]
+            if math.isfinite(value) and value > 0:
+                self.throughput_unit = unit
+                self._add_throughput(value)
+
+    def _on_loss(self, value: float, step: int | None) -> None:
+        if not math.isfinite(value):
+            return
+        spike = mr.evaluate_spike(list(self._losses), value, self.rules)
+        if spike is not None and not self._lr_jumped():
+            self._raise(AnomalyType.LOSS_SPIKE, Severity.HIGH, step, f"loss spike: {spike}",
+                        key=self.loss_key or "")
+        elif spike is None:
+            self._resolve(AnomalyType.LOSS_SPIKE, self.loss_key or "",
+                          f"loss back to {value:.4g}")
+        self._losses.append(value)
+        self._recent_losses.append(value)
+        rising = mr.evaluate_divergence(list(self._recent_losses), self.rules)
+        if rising is not None:
+            self._raise(AnomalyType.DIVERGENCE, Severity.HIGH, step, f"divergence: {rising}")
+        elif len(self._recent_losses) >= 2 and value < self._recent_losses[-2]:
+            self._resolve(AnomalyType.DIVERGENCE, "", f"loss fell again to {value:.4g}")
+
+    def _lr_jumped(self) -> bool:
+        """A planned schedule change (warm restart, new stage) explains a spike."""
+        if len(self._lrs) < 2:
+            return False
+        low = min(self._lrs)
+        return low > 0 and self._lrs[-1] > 1.5 * low
+
+    def _on_grad_norm(self, value: float, step: int | None) -> None:
+        reason = mr.evaluate_grad_explosion(list(self._grads), value, self.rules)
+        if reason is not None:
+            self._raise(AnomalyType.GRAD_EXPLOSION, Severity.HIGH, step,
+                        f"gradient explosion: {reason}")
+        elif math.isfinite(value):
+            self._resolve(AnomalyType.GRAD_EXPLOSION, "", f"grad_norm back to {value:.4g}")
+        if math.isfinite(value):
+            self._grads.append(value)
+
+    def _on_eval(self, key: str, value: float, direction: int, step: int | None) -> None:
+        series = self._evals.setdefault(
+            key, deque(maxlen=self.rules.eval_degradation_evals + 1))
+        if series and series[-1][0] == value:
+            return  # the same evaluation printed again (progress bar and summary)
+        train = self.metrics.get(self.loss_key) if self.loss_key else None
+        series.append((value, train if train is not None and math.isfinite(train) else None))
+        reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
+        if reason is not None:
+            self._raise(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM, step,
+                        f"{key} {reason}", key=key)
+        elif len(series) >= 2 and (series[-1][0] - series[-2][0]) * direction > 0:
+            self._resolve(AnomalyType.EVAL_DEGRADATION, key, f"{key} improved to {value:.4g}")
+
+    def _add_throughput(self, value: float) -> None:
+        self._throughput.append(value)
+        keep = self.rules.slow_baseline_samples
+        if len(self._throughput) > keep + 50:
+            del self._throughput[keep : keep + 10]  # keep the baseline and the recent past
+
+    def add_poll_rate(self, steps_per_second: float) -> None:
+        """Throughput measured by the loop (steps between polls) for logs that print none."""
+        if self.throughput_unit in (None, "steps/s (measured)"):
+            self.throughput_unit = "steps/s (measured)"
+            self._add_throughput(steps_per_second)
+
+    def _on_event(self, event: LogEvent) -> None:
+        rule = EVENT_RULES.get(event.kind)
+        if rule is not None:
+            key = "" if rule.type is not AnomalyType.CHECKPOINT_FAILURE else "save"
+            self._raise(rule.type, rule.severity, self.step, f"{rule.title}: {event.line}",
+                        key=key)
+        if event.kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL):
+            cancelled = event.detail.startswith("KeyboardInterrupt")
+            self._pending_crash = Crash(event, self.step, cancelled)
+        elif event.kind is EventKind.CHECKPOINT_SAVED:
+            self.checkpoint = event.detail or self.checkpoint
+            self._resolve(AnomalyType.CHECKPOINT_FAILURE, "save",
+                          f"a later checkpoint was saved ({event.detail})")
+        elif event.kind is EventKind.BEST_CHECKPOINT:
+            self.best_checkpoint = event.detail or self.best_checkpoint
+        elif event.kind is EventKind.COMPLETED:
+            self.completed = event
+        elif event.kind is EventKind.NEW_STAGE:
+            self.new_epoch = True
+
+    # --- poll-level checks --------------------------------------------------------
+
+    @property
+    def crash_pending(self) -> bool:
+        return self._pending_crash is not None
+
+    def confirm_crash(self) -> list[Anomaly]:
+        """The run ended on the pending traceback / fatal signal: it crashed."""
+        pending, self._pending_crash = self._pending_crash, None
+        if pending is None:
+            return []
+        self.crash = pending
+        if pending.cancelled:
+            return []
+        text = pending.evidence.detail or pending.evidence.line
+        explained = next((t for needle, t in CAUSE_BY_EXCEPTION if needle in text), None)
+        if explained is not None and (explained, "") in self._active:
+            return []
+        if pending.evidence.kind is EventKind.HOST_KILL:
+            return []  # already reported as a likely host OOM kill
+        self._raise(AnomalyType.CRASH, Severity.BLOCKER, pending.step,
+                    f"the run died: {text}")
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def check_stall(self, quiet_seconds: float, threshold: float, why: str) -> list[Anomaly]:
+        if quiet_seconds >= threshold:
+            self._raise(AnomalyType.STALLED, Severity.HIGH, self.step, why)
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def check_throughput(self) -> list[Anomaly]:
+        reason = mr.evaluate_throughput(self._throughput, self.rules)
+        if reason is not None:
+            self._raise(AnomalyType.SLOW_THROUGHPUT, Severity.MEDIUM, self.step,
+                        f"slow throughput: {reason} ({self.throughput_unit})")
+        elif len(self._throughput) > self.rules.slow_baseline_samples + 3:
+            self._resolve(AnomalyType.SLOW_THROUGHPUT, "", "throughput recovered")
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def add(self, anomaly: Anomaly) -> list[Anomaly]:
+        """Record an anomaly found outside the log (connectivity, process state)."""
+        self._raise(anomaly.type, anomaly.severity, anomaly.step, anomaly.description,
+                    anomaly.key)
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def resolve(self, kind: AnomalyType, key: str, how: str) -> None:
+        self._resolve(kind, key, how)
+
+    # --- bookkeeping ---------------------------------------------------------------
+
+    def _raise(self, kind: AnomalyType, severity: Severity, step: int | None,
+               description: str, key: str = "") -> None:
+        if (kind, key) in self._active:
+            return
+        if sum(1 for a in self.anomalies if a.type is kind) >= _MAX_PER_TYPE:
+            self.suppressed += 1
+            return
+        anomaly = Anomaly(kind, severity, step, description[:600], key)
+        self._active[(kind, key)] = len(self.anomalies)
+        self.anomalies.append(anomaly)
+        self._fresh.append(anomaly)
+
+    def _resolve(self, kind: AnomalyType, key: str, how: str) -> None:
+        index = self._active.pop((kind, key), None)
+        if index is None:
+            return
+        old = self.anomalies[index]
+        self.anomalies[index] = replace(old, resolved=True,
+                                        description=f"{old.description} — resolved: {how}")
+
+    def unresolved(self) -> list[Anomaly]:
+        return [a for a in self.anomalies if not a.resolved]

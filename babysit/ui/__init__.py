@@ -1,0 +1,1 @@
+"""Rendering for people (rich) and agents (JSON lines). Nothing here decides anything."""

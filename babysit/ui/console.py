@@ -1,0 +1,179 @@
+"""Human output: the seed's one-line progress reports, anomaly lines, summaries and
+the final block, through rich (colour on a terminal, plain text in a pipe).
+
+Every piece of text that came from the watched run goes through `Text`, never markup,
+so a log line containing `[bold]` is printed as written."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import IO
+
+from rich.console import Console
+from rich.text import Text
+
+from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
+from babysit.reports import PollReport, SummaryReport
+from babysit.units import format_duration, format_value
+
+_SEVERITY_STYLE = {
+    Severity.BLOCKER: "bold red",
+    Severity.HIGH: "red",
+    Severity.MEDIUM: "yellow",
+    Severity.LOW: "cyan",
+}
+_DECISION_STYLE = {Decision.GO: "bold green", Decision.NO_GO: "bold red",
+                   Decision.CONDITIONAL: "bold yellow"}
+_INDENT = " " * 11
+
+
+def progress_line(report: PollReport) -> str:
+    """`Step 1200/10000 (12%) | loss=0.342 | lr=1e-4 | grad_norm=0.8 | 142 samples/s`"""
+    parts: list[str] = []
+    if report.step is not None:
+        head = f"Step {report.step}"
+        if report.target_steps:
+            head += f"/{report.target_steps}"
+            if report.percent is not None:
+                head += f" ({report.percent:.1f}%)" if report.percent < 10 else \
+                    f" ({report.percent:.0f}%)"
+        parts.append(head)
+    elif report.epoch is not None:
+        parts.append(f"Epoch {format_value(report.epoch)}")
+    else:
+        parts.append("no step seen yet")
+    for pair in (report.loss, report.lr, report.grad_norm):
+        if pair is not None:
+            parts.append(f"{pair[0]}={format_value(pair[1])}")
+    if report.throughput is not None:
+        value, unit = report.throughput
+        parts.append(f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}")
+    return " | ".join(parts)
+
+
+def status_line(report: PollReport) -> str:
+    """`ETA: ~1h 23m | next poll in 45s` (GPU figures join here when known)."""
+    parts: list[str] = []
+    if report.gpu:
+        gpu_text = report.gpu.get("text")
+        if isinstance(gpu_text, str):
+            parts.append(gpu_text)
+    if report.state is not TerminalState.RUNNING:
+        parts.append(f"State: {report.state.value}")
+    elif report.eta_seconds is not None:
+        parts.append(f"ETA: ~{format_duration(report.eta_seconds)}")
+    if report.next_poll_seconds is not None:
+        parts.append(f"next poll in {report.next_poll_seconds:.0f}s")
+    line = " | ".join(parts)
+    if report.interval_note:
+        line += f"  ← {report.interval_note}"
+    return line
+
+
+class ConsoleObserver:
+    def __init__(self, stream: IO[str] | None = None, prefix: str = "",
+                 color: bool | None = None) -> None:
+        self.console = Console(file=stream, highlight=False, soft_wrap=True,
+                               force_terminal=color, no_color=color is False)
+        self.prefix = prefix
+
+    def _stamp(self, report_time: object) -> Text:
+        clock = getattr(report_time, "strftime", None)
+        stamp = clock("%H:%M:%S") if clock else "--:--:--"
+        text = Text(f"{self.prefix} " if self.prefix else "")
+        text.append(f"[{stamp}] ", style="dim")
+        return text
+
+    def baseline(self, report: PollReport) -> None:
+        line = self._stamp(report.time)
+        formats = ", ".join(report.formats) if report.formats else "not recognised yet"
+        line.append(f"Watching {report.target} (log format: {formats})")
+        self.console.print(line)
+        self._progress(report)
+
+    def poll(self, report: PollReport) -> None:
+        self._progress(report)
+
+    def _progress(self, report: PollReport) -> None:
+        line = self._stamp(report.time)
+        line.append(progress_line(report))
+        self.console.print(line)
+        status = status_line(report)
+        if status:
+            self.console.print(Text(_INDENT + status, style="dim"))
+
+    def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
+        line = self._stamp(report.time)
+        where = f" at step {anomaly.step}" if anomaly.step is not None else ""
+        line.append(f"ANOMALY ({anomaly.severity.value}) {anomaly.type.value}{where}: ",
+                    style=_SEVERITY_STYLE[anomaly.severity])
+        line.append(anomaly.description)
+        self.console.print(line)
+
+    def notice(self, text: str) -> None:
+        self.console.print(Text(f"{self.prefix + ' ' if self.prefix else ''}note: {text}",
+                                style="cyan"))
+
+    def summary(self, report: SummaryReport) -> None:
+        if report.reason == "stopping":
+            return  # the final block follows immediately
+        self.console.print(Text(f"── summary after {report.polls} polls, "
+                                f"{format_duration(report.watched_seconds)} watched ──",
+                                style="bold"))
+        steps = "?" if report.step is None else str(report.step)
+        if report.target_steps:
+            steps += f"/{report.target_steps}"
+        rate = (f", {report.steps_per_second:.3g} steps/s" if report.steps_per_second else "")
+        self.console.print(Text(f"  State: {report.state.value} | Step {steps}{rate}"))
+        if report.metrics:
+            self.console.print(Text("  Metrics: " + _metrics_text(report.metrics)))
+        if report.checkpoint:
+            self.console.print(Text(f"  Last checkpoint: {report.checkpoint}"))
+        if report.open_anomalies:
+            self.console.print(Text("  Open anomalies: " + "; ".join(
+                _short(a) for a in report.open_anomalies), style="yellow"))
+        if report.resolved_anomalies:
+            self.console.print(Text(f"  Resolved: {len(report.resolved_anomalies)}", style="dim"))
+
+    def final(self, verdict: Verdict, artifact: Mapping[str, object],
+              artifact_path: str | None) -> None:
+        ended = verdict.terminal_state is not TerminalState.RUNNING
+        title = "Training Complete" if ended else "Babysit stopped (run not finished)"
+        out = self.console
+        out.print()
+        out.print(Text(title, style="bold"))
+        out.print(Text("=" * len(title)))
+        out.print(Text(f"Target: {verdict.target}"))
+        out.print(Text(f"Terminal state: {verdict.terminal_state.value}"))
+        steps = "unknown" if verdict.total_steps is None else str(verdict.total_steps)
+        total = "?" if verdict.target_steps is None else str(verdict.target_steps)
+        out.print(Text(f"Steps completed: {steps}/{total}"))
+        out.print(Text("Final metrics: " + (_metrics_text(verdict.final_metrics, 10) or "none")))
+        out.print(Text(f"Best checkpoint: {verdict.best_checkpoint or 'none'}"))
+        decision = Text("Decision: ")
+        decision.append(verdict.decision.value, style=_DECISION_STYLE[verdict.decision])
+        out.print(decision)
+        out.print(Text(f"Confidence: {verdict.confidence.value}"))
+        out.print(Text(f"Reason for stopping: {verdict.stop_reason}"))
+        out.print(Text(verdict.summary))
+        for finding in verdict.findings:
+            line = Text(f"  {finding.id} ")
+            line.append(finding.severity.value, style=_SEVERITY_STYLE[finding.severity])
+            line.append(f" {finding.title}\n      fix: {finding.fix}")
+            out.print(line)
+        if verdict.next_commands:
+            out.print(Text("Next:"))
+            for command in verdict.next_commands:
+                out.print(Text(f"  $ {command}"))
+        if artifact_path:
+            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+
+
+def _short(anomaly: Anomaly) -> str:
+    where = f"@{anomaly.step}" if anomaly.step is not None else ""
+    return f"{anomaly.type.value}{where} ({anomaly.severity.value})"
+
+
+def _metrics_text(metrics: Mapping[str, float], limit: int = 12) -> str:
+    items = list(metrics.items())[:limit]
+    return ", ".join(f"{k}={format_value(v)}" for k, v in items)
