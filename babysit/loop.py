@@ -129,6 +129,9 @@ class Watcher:
         advances_before = tracker.advances
         step_before = tracker.step
         previous_state = self._state
+        # A traceback is a crash only if nothing follows it: confirmed by a later quiet
+        # poll, by the process being gone, or by the log staying still for a while.
+        pending_before = tracker.crash_pending
         fresh = tracker.ingest(snapshot.records)
         if snapshot.formats:
             self._formats = snapshot.formats
@@ -144,7 +147,7 @@ class Watcher:
             self._quiet_polls += 1
 
         if tracker.crash_pending and (
-            final or self._quiet_polls >= 1 or snapshot.alive is False
+            final or (pending_before and not progressed) or snapshot.alive is False
             or (snapshot.quiet_for or 0.0) >= self.settings.rules.crash_grace_seconds
         ):
             fresh += tracker.confirm_crash()
@@ -314,8 +317,8 @@ class Watcher:
         every = self.settings.poll.summary_every
         due = every > 0 and self._polls > 0 and self._polls % every == 0
         if due or report.new_anomalies or next_poll is None:
-            reason = (f"every {every} polls" if due else
-                      "anomaly" if report.new_anomalies else "stopping")
+            reason = ("stopping" if next_poll is None else
+                      "anomaly" if report.new_anomalies else f"every {every} polls")
             self.observer.summary(self.summary(reason))
 
     def summary(self, reason: str) -> SummaryReport:

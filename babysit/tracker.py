@@ -132,6 +132,11 @@ class RunTracker:
             values = ", ".join(f"{k}={metrics[k]}" for k in bad)
             self._raise(AnomalyType.NAN_INF, Severity.BLOCKER, step,
                         f"non-finite metric: {values}", key="")
+        elif metrics.get("number_of_nan_iterations", 0) > 0:
+            # Megatron-LM skips a NaN iteration and counts it instead of printing nan.
+            self._raise(AnomalyType.NAN_INF, Severity.BLOCKER, step,
+                        f"Megatron-LM reports {metrics['number_of_nan_iterations']:g} NaN "
+                        f"iteration(s) in this logging interval", key="")
         self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
         self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
         self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)

@@ -75,7 +75,7 @@ SIGNATURES: tuple[Signature, ...] = (
 
 # Lines that look like errors but are not: warnings about them, hints, retries.
 _BENIGN = re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.warn|UserWarning|"
-                     r"FutureWarning|DeprecationWarning|PYTORCH_CUDA_ALLOC_CONF", _I)
+                     r"FutureWarning|DeprecationWarning", _I)
 
 # The closing line of a traceback: `ValueError: bad`, `torch.OutOfMemoryError: ...`,
 # `KeyboardInterrupt`. Indented lines belong to the traceback body.

@@ -161,6 +161,8 @@ _NANOGPT_EVAL = re.compile(
 
 def parse_nanogpt(segment: str) -> Parsed | None:
     text = segment.strip()
+    if not text.startswith(("iter ", "step ")):
+        return None
     match = _NANOGPT_ITER.match(text)
     if match is not None:
         metrics = {"loss": to_number(match.group("loss").rstrip(","))}
@@ -174,7 +176,7 @@ def parse_nanogpt(segment: str) -> Parsed | None:
                       metrics={k: v for k, v in metrics.items() if v is not None})
     match = _NANOGPT_EVAL.match(text)
     if match is not None:
-        evals = {"train_loss_eval": to_number(match.group("train")),
+        evals = {"train_loss_est": to_number(match.group("train")),
                  "val_loss": to_number(match.group("val"))}
         return Parsed("nanogpt", int(match.group("step")),
                       metrics={k: v for k, v in evals.items() if v is not None})
@@ -191,6 +193,8 @@ _EPOCH_STEP = re.compile(
 
 
 def parse_epoch_step(segment: str) -> Parsed | None:
+    if "poch" not in segment and "POCH" not in segment:
+        return None
     match = _EPOCH_STEP.search(segment)
     if match is None:
         return None

@@ -14,7 +14,7 @@ from collections import Counter
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.events import exception_line, find_events
-from babysit.parsing.formats import LINE_PARSERS, LineParser, Parsed
+from babysit.parsing.formats import LINE_PARSERS, LineParser, Parsed, parse_key_values
 from babysit.parsing.text import clean, split_rank
 
 _EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference", re.IGNORECASE)
@@ -64,16 +64,19 @@ class LogParser:
         return self._merge(bar_parsed, parsed, tuple(events), rank)
 
     def _parse_text(self, text: str) -> Parsed | None:
-        if self._preferred is not None:
-            parsed = self._preferred(text)
+        # The format that matched last is tried first, unless it is the permissive
+        # key/value fallback, which must never shadow a specific format.
+        preferred = self._preferred
+        if preferred is not None:
+            parsed = preferred(text)
             if parsed is not None:
                 return parsed
         for parser in LINE_PARSERS:
-            if parser is self._preferred:
+            if parser is preferred:
                 continue
             parsed = parser(text)
             if parsed is not None:
-                self._preferred = parser
+                self._preferred = parser if parser is not parse_key_values else None
                 return parsed
         return None
 

@@ -1,0 +1,61 @@
+"""Shared test helpers: a fake clock, log writers, the artifact schema check."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from babysit.artifact import ARTIFACT_NAME, load_schema
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LOGS = FIXTURES / "logs"
+
+
+class FakeClock:
+    """A clock whose sleep advances time at once and can run a hook (append to a
+    log, raise KeyboardInterrupt) so the loop meets a changing world without waiting."""
+
+    def __init__(self, on_sleep: Callable[[FakeClock], None] | None = None) -> None:
+        self.t = 1000.0
+        self.slept: list[float] = []
+        self.on_sleep = on_sleep
+
+    def monotonic(self) -> float:
+        return self.t
+
+    def now(self) -> datetime:
+        return datetime(2026, 11, 29, 10, 0, 0, tzinfo=timezone.utc) + timedelta(
+            seconds=self.t - 1000.0)
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.t += seconds
+        if self.on_sleep is not None:
+            self.on_sleep(self)
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock()
+
+
+def append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def validate_artifact(path: Path) -> dict[str, Any]:
+    """Load an artifact and check it against the schema shipped in the package."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(data, load_schema(), format_checker=jsonschema.FormatChecker())
+    return data
+
+
+def artifact_in(directory: Path) -> dict[str, Any]:
+    return validate_artifact(directory / ARTIFACT_NAME)

@@ -1,0 +1,83 @@
+"""Pure evaluators: each fires on its pattern and stays quiet on noise."""
+
+from __future__ import annotations
+
+import random
+
+from babysit.config import RuleSettings
+from babysit.rules import metric_rules as mr
+
+RULES = RuleSettings()
+
+
+def noisy(n: int, level: float = 2.0, noise: float = 0.02, seed: int = 1) -> list[float]:
+    rng = random.Random(seed)
+    return [level + rng.gauss(0, noise) for _ in range(n)]
+
+
+def test_nonfinite_metrics_names_each_bad_metric():
+    assert mr.nonfinite_metrics({"loss": 0.0, "grad_norm": float("nan"),
+                                 "lr": float("inf")}) == ["grad_norm", "lr"]
+
+
+def test_spike_far_above_the_robust_spread_fires():
+    assert mr.evaluate_spike(noisy(50), 6.0, RULES) is not None
+
+
+def test_ordinary_noise_is_not_a_spike():
+    window = noisy(50, noise=0.05)
+    assert all(mr.evaluate_spike(window, x, RULES) is None for x in noisy(200, noise=0.05,
+                                                                          seed=2))
+
+
+def test_flat_loss_needs_a_real_relative_rise_to_spike():
+    window = [1.0] * 50  # MAD is zero: any wiggle is "infinitely many sigma" away
+    assert mr.evaluate_spike(window, 1.05, RULES) is None
+    assert mr.evaluate_spike(window, 1.5, RULES) is not None
+
+
+def test_spike_needs_enough_history():
+    assert mr.evaluate_spike([2.0] * 5, 50.0, RULES) is None
+
+
+def test_five_consecutive_meaningful_rises_are_divergence():
+    assert mr.evaluate_divergence([2.0, 2.1, 2.2, 2.35, 2.5, 2.8], RULES) is not None
+
+
+def test_four_rises_or_a_tiny_drift_are_not_divergence():
+    assert mr.evaluate_divergence([2.0, 1.9, 2.1, 2.2, 2.3, 2.4], RULES) is None
+    assert mr.evaluate_divergence([2.0, 2.001, 2.002, 2.003, 2.004, 2.005], RULES) is None
+
+
+def test_grad_norm_above_the_absolute_ceiling():
+    assert "1000" in (mr.evaluate_grad_explosion([1.0] * 20, 1842.0, RULES) or "")
+
+
+def test_grad_norm_far_above_its_recent_mean():
+    assert mr.evaluate_grad_explosion([0.5] * 20, 120.0, RULES) is not None
+    assert mr.evaluate_grad_explosion([0.5] * 20, 20.0, RULES) is None
+
+
+def test_eval_getting_worse_while_train_improves_is_degradation():
+    evals = [(1.0, 2.0), (1.1, 1.8), (1.2, 1.6), (1.3, 1.5)]
+    assert mr.evaluate_eval_degradation(evals, -1, RULES) is not None
+
+
+def test_eval_getting_worse_while_train_also_worsens_is_not_degradation():
+    evals = [(1.0, 1.5), (1.1, 1.6), (1.2, 1.7), (1.3, 1.8)]
+    assert mr.evaluate_eval_degradation(evals, -1, RULES) is None
+
+
+def test_accuracy_falling_counts_as_worse():
+    evals = [(0.9, 2.0), (0.85, 1.8), (0.8, 1.6), (0.7, 1.5)]
+    assert mr.evaluate_eval_degradation(evals, +1, RULES) is not None
+
+
+def test_throughput_half_of_baseline_is_slow():
+    assert mr.evaluate_throughput([100, 102, 98, 101, 99, 45, 44, 46], RULES) is not None
+    assert mr.evaluate_throughput([100, 102, 98, 101, 99, 80, 30, 85], RULES) is None
+
+
+def test_stall_threshold_grows_with_gaps_the_run_already_showed():
+    assert mr.stall_threshold(30, 0, RULES) == 60
+    assert mr.stall_threshold(30, 600, RULES) == 1800

@@ -1,0 +1,122 @@
+"""LocalLogTarget against real files: appends, rotation, truncation, deletion."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from babysit.targets.base import TargetError
+from babysit.targets.local_log import LocalLogTarget
+from tests.conftest import append
+
+
+def steps(snapshot) -> list[int]:
+    return [r.step for r in snapshot.records if r.step is not None]
+
+
+def test_each_poll_reads_only_appended_bytes(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\nstep=2 loss=1.9\n")
+    target = LocalLogTarget(log)
+    first = target.poll()
+    assert steps(first) == [1, 2]
+    append(log, "step=3 loss=1.8\n")
+    second = target.poll()
+    assert steps(second) == [3]
+    assert second.new_bytes == len("step=3 loss=1.8\n")
+    assert target.poll().new_bytes == 0
+
+
+def test_partial_line_is_parsed_once_complete(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\nstep=2 lo")
+    target = LocalLogTarget(log)
+    assert steps(target.poll()) == [1]
+    append(log, "ss=1.9\n")
+    assert steps(target.poll()) == [2]
+
+
+def test_final_poll_hands_over_an_unterminated_last_line(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\nTraining finished")
+    target = LocalLogTarget(log)
+    target.poll()
+    final = target.poll(final=True)
+    assert [e.line for r in final.records for e in r.events] == ["Training finished"]
+
+
+def test_rotation_drains_the_old_file_then_reads_the_new_one(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\n")
+    target = LocalLogTarget(log)
+    target.poll()
+    append(log, "step=2 loss=1.9\n")  # written just before rotation
+    os.rename(log, tmp_path / "train.log.1")
+    log.write_text("step=3 loss=1.8\n")
+    snapshot = target.poll()
+    assert steps(snapshot) == [2, 3]
+    assert any("rotated" in n for n in snapshot.notices)
+
+
+def test_truncation_restarts_from_the_beginning(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\nstep=2 loss=1.9\n")
+    target = LocalLogTarget(log)
+    target.poll()
+    with log.open("w") as handle:  # copytruncate
+        handle.write("step=3 loss=1.8\n")
+    snapshot = target.poll()
+    assert steps(snapshot) == [3]
+    assert any("truncated" in n for n in snapshot.notices)
+
+
+def test_deleted_log_is_reported_and_the_open_file_still_read(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\n")
+    writer = log.open("a")
+    target = LocalLogTarget(log)
+    target.poll()
+    log.unlink()
+    writer.write("step=2 loss=1.9\n")
+    writer.flush()
+    snapshot = target.poll()
+    writer.close()
+    assert steps(snapshot) == [2]
+    assert any("deleted" in n for n in snapshot.notices)
+    assert target.poll().notices == ()  # said once, not every poll
+
+
+def test_missing_file_is_a_clear_target_error(tmp_path: Path):
+    with pytest.raises(TargetError, match="not found"):
+        LocalLogTarget(tmp_path / "nope.log")
+
+
+def test_directory_is_a_clear_target_error(tmp_path: Path):
+    with pytest.raises(TargetError, match="directory"):
+        LocalLogTarget(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_unreadable_file_is_a_clear_target_error(tmp_path: Path):
+    log = tmp_path / "secret.log"
+    log.write_text("x\n")
+    log.chmod(0)
+    with pytest.raises(TargetError, match="permission denied"):
+        LocalLogTarget(log)
+
+
+def test_long_log_first_poll_reads_tail_fully_and_history_sparsely(tmp_path: Path):
+    log = tmp_path / "train.log"
+    with log.open("w") as handle:
+        for step in range(1, 60_001):
+            loss = "nan" if step == 120 else "2.0"
+            handle.write(f"step={step} loss={loss} lr=1e-4\n")
+    target = LocalLogTarget(log, tail_bytes=64 * 1024)
+    snapshot = target.poll()
+    sparse = [r for r in snapshot.records if r.sparse]
+    dense = [r for r in snapshot.records if not r.sparse]
+    assert [r.step for r in sparse] == [120]
+    assert dense[-1].step == 60_000
+    assert len(dense) < 5_000

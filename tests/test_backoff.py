@@ -1,0 +1,41 @@
+"""The backoff table of shared/spec/rules.md."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from babysit.backoff import PollOutcome, next_interval
+from babysit.config import PollSettings
+
+QUIET = PollOutcome()
+POLL = PollSettings()
+
+
+def test_quiet_polls_multiply_by_one_and_a_half_up_to_the_cap():
+    interval, seen = 30.0, []
+    for _ in range(8):
+        interval = next_interval(interval, QUIET, POLL)
+        seen.append(round(interval, 2))
+    assert seen == [45.0, 67.5, 101.25, 151.88, 227.81, 300.0, 300.0, 300.0]
+
+
+@pytest.mark.parametrize("outcome", [
+    PollOutcome(anomaly=True),
+    PollOutcome(loss_change=0.06),
+    PollOutcome(new_epoch=True),
+    PollOutcome(state_changed=True),
+])
+def test_each_reset_condition_goes_back_to_the_initial_interval(outcome: PollOutcome):
+    assert next_interval(200.0, outcome, POLL) == 30.0
+
+
+def test_loss_change_of_five_percent_or_less_keeps_backing_off():
+    assert next_interval(30.0, PollOutcome(loss_change=0.05), POLL) == 45.0
+
+
+def test_no_backoff_keeps_the_interval_fixed():
+    fixed = replace(POLL, backoff=False, interval=10.0)
+    assert next_interval(10.0, QUIET, fixed) == 10.0
+    assert next_interval(10.0, PollOutcome(anomaly=True), fixed) == 10.0
