@@ -30,6 +30,7 @@ class LocalLogTarget:
     def __init__(self, path: str | os.PathLike[str], *, tail_bytes: int = TAIL_BYTES,
                  use_grep: bool = True, wall_time: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
+        self._label = os.fspath(path)  # as the user wrote it: `./demo` stays `./demo`
         self._tail_bytes = tail_bytes
         self._use_grep = use_grep
         self._wall_time = wall_time
@@ -44,7 +45,7 @@ class LocalLogTarget:
 
     @property
     def label(self) -> str:
-        return str(self.path)
+        return self._label
 
     def _check_readable(self) -> None:
         if not self.path.exists():

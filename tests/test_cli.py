@@ -1,0 +1,170 @@
+"""The command line as users run it: real `babysit` processes, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import append, artifact_in
+
+FINISHED = "".join(f"step {s}/50 | loss={3 - s * 0.01:.3f} | lr=1e-4\n" for s in range(1, 51))
+FINISHED += "Training finished\n"
+
+
+def babysit(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def test_version(tmp_path: Path):
+    done = babysit("--version", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("babysit ")
+
+
+@pytest.mark.parametrize("text, code, decision", [
+    (FINISHED, 0, "GO"),
+    ("step 1/50 | loss=3.0\nstep 2/50 | loss=nan\n", 1, "NO-GO"),
+    ("step 1/50 | loss=3.0\nstep 2/50 | loss=2.9\n", 3, "CONDITIONAL"),
+])
+def test_once_exit_code_follows_the_decision(tmp_path: Path, text: str, code: int,
+                                              decision: str):
+    (tmp_path / "train.log").write_text(text)
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    assert done.returncode == code, done.stderr
+    assert f"Decision: {decision}" in done.stdout
+    assert artifact_in(tmp_path)["decision"] == decision
+
+
+def test_progress_line_has_the_seed_format(tmp_path: Path):
+    (tmp_path / "train.log").write_text(
+        "step 1200/10000 | loss=0.342 | lr=1e-4 | grad_norm=0.8 | 142 samples/s\n")
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    assert ("Step 1200/10000 (12%) | loss=0.342 | lr=1e-4 | grad_norm=0.8 | 142 samples/s"
+            in done.stdout)
+
+
+def test_missing_file_exits_4_with_a_clear_message_and_an_artifact(tmp_path: Path):
+    done = babysit("logs/nope.log", "--once", "--out-dir", "out", cwd=tmp_path)
+    assert done.returncode == 4
+    assert "log file not found: logs/nope.log" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert artifact_in(tmp_path / "out")["confidence"] == "low"
+
+
+@pytest.mark.parametrize("args", [
+    ["train.log", "--interval", "0"],
+    ["train.log", "--interval", "60", "--max-interval", "30"],
+    ["train.log", "--max-polls", "zero"],
+    ["train.log", "--no-such-flag"],
+])
+def test_usage_errors_exit_2(tmp_path: Path, args: list[str]):
+    (tmp_path / "train.log").write_text(FINISHED)
+    assert babysit(*args, cwd=tmp_path).returncode == 2
+
+
+def test_unknown_setting_in_babysit_toml_is_a_usage_error(tmp_path: Path):
+    (tmp_path / "train.log").write_text(FINISHED)
+    (tmp_path / "babysit.toml").write_text("[rules]\nspike_kk = 3\n")
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "spike_kk" in done.stderr
+
+
+def test_thresholds_come_from_pyproject_tool_babysit(tmp_path: Path):
+    text = "".join(f"step {s}/50 | grad_norm=50 | loss=2\n" for s in range(1, 5))
+    (tmp_path / "train.log").write_text(text)
+    (tmp_path / "pyproject.toml").write_text("[tool.babysit.rules]\ngrad_norm_max = 10\n")
+    babysit("train.log", "--once", cwd=tmp_path)
+    types = [a["type"] for a in artifact_in(tmp_path)["anomalies_detected"]]
+    assert "grad-explosion" in types
+
+
+def test_file_named_like_a_subcommand_is_reached_with_dot_slash(tmp_path: Path):
+    (tmp_path / "demo").write_text(FINISHED)
+    done = babysit("./demo", "--once", cwd=tmp_path)
+    assert done.returncode == 0
+    assert artifact_in(tmp_path)["target"] == "./demo"
+
+
+def test_json_mode_prints_only_json_lines_ending_with_the_artifact(tmp_path: Path):
+    (tmp_path / "train.log").write_text(FINISHED)
+    done = babysit("train.log", "--once", "--json", "--run-id", "abc", cwd=tmp_path)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["event"] == "baseline" and events[0]["step"] == 50
+    assert events[-1]["event"] == "final"
+    assert events[-1]["artifact"]["run_id"] == "abc"
+    assert events[-1]["artifact"] == artifact_in(tmp_path)
+
+
+def test_remote_looking_target_is_refused_clearly_for_now(tmp_path: Path):
+    done = babysit("me@gpu-box:/runs/train.log", "--once", cwd=tmp_path)
+    assert done.returncode == 4
+    assert "SSH" in done.stderr
+
+
+def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _read_event(proc: subprocess.Popen[str], kind: str, timeout: float = 20) -> dict:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        event = json.loads(line)
+        if event["event"] == kind:
+            return event
+    raise AssertionError(f"no {kind} event")
+
+
+def test_live_watch_reports_appended_lines_and_exits_no_go_on_nan(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step 1/500 | loss=3.0 | lr=1e-4\n")
+    proc = _start(["train.log", "--json", "--interval", "0.2", "--no-backoff"], tmp_path)
+    try:
+        assert _read_event(proc, "baseline")["step"] == 1
+        append(log, "step 2/500 | loss=2.9 | lr=1e-4\n")
+        deadline = time.monotonic() + 20
+        while _read_event(proc, "poll")["step"] != 2:
+            assert time.monotonic() < deadline
+        append(log, "step 3/500 | loss=nan | lr=1e-4\n")
+        anomaly = _read_event(proc, "anomaly")
+        assert (anomaly["type"], anomaly["step"], anomaly["severity"]) == ("nan-inf", 3, "blocker")
+        assert proc.wait(timeout=20) == 1
+    finally:
+        proc.kill()
+    data = artifact_in(tmp_path)
+    assert data["decision"] == "NO-GO" and data["total_steps"] == 3
+
+
+def test_ctrl_c_exits_130_with_a_running_artifact(tmp_path: Path):
+    (tmp_path / "train.log").write_text("step 1/500 | loss=3.0\n")
+    proc = _start(["train.log", "--json", "--interval", "30"], tmp_path)
+    try:
+        _read_event(proc, "baseline")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+    data = artifact_in(tmp_path)
+    assert data["terminal_state"] == "RUNNING" and data["decision"] == "CONDITIONAL"
+
+
+@pytest.mark.skipif(os.environ.get("BABYSIT_SKIP_DEMO") == "1", reason="demo takes ~12 s")
+def test_demo_catches_the_nan_and_writes_the_verdict(tmp_path: Path):
+    done = babysit("demo", "--out-dir", "out", cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ANOMALY (blocker) nan-inf" in done.stdout
+    data = artifact_in(tmp_path / "out")
+    assert data["decision"] == "NO-GO"
+    assert any(a["type"] == "nan-inf" for a in data["anomalies_detected"])
