@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
              "loss_step", "train/lm_loss", "total_loss", "train/total_loss", "train_lm_loss",
@@ -41,6 +42,7 @@ def is_eval_metric(key: str) -> bool:
     return _EVAL_PREFIX.match(key) is not None
 
 
+@lru_cache(maxsize=4096)
 def eval_direction(key: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when it is not a quality
     metric (eval runtime, throughput) and must not be judged."""

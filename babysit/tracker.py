@@ -7,6 +7,7 @@ month-long run costs the same memory as watching a short one.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import deque
 from collections.abc import Iterable
@@ -66,11 +67,13 @@ class RunTracker:
         self._primary_rank: int | None = None
         self._active: dict[tuple[AnomalyType, str], int] = {}
         self._losses: deque[float] = deque(maxlen=rules.spike_window)
+        self._sorted_losses: list[float] = []  # the same values, kept sorted
         self._recent_losses: deque[float] = deque(maxlen=rules.divergence_steps + 1)
         self._grads: deque[float] = deque(maxlen=rules.grad_norm_window)
         self._lrs: deque[float] = deque(maxlen=5)
         self._evals: dict[str, deque[tuple[float, float | None]]] = {}
         self._throughput: list[float] = []
+        self._throughput_key: str | None = None
         self._fresh: list[Anomaly] = []
 
     # --- feeding ---------------------------------------------------------------
@@ -152,25 +155,32 @@ class RunTracker:
             direction = eval_direction(key)
             if direction and not record.sparse and math.isfinite(value):
                 self._on_eval(key, value, direction, step)
-        found = throughput_key(metrics)
-        if found is not None and not record.sparse:
-            key, unit = found
-            value = metrics[key]
+        if record.sparse:
+            return
+        if self._throughput_key is None:
+            found = throughput_key(metrics)
+            if found is not None:
+                self._throughput_key, self.throughput_unit = found
+        if self._throughput_key is not None and self._throughput_key in metrics:
+            value = metrics[self._throughput_key]
             if math.isfinite(value) and value > 0:
-                self.throughput_unit = unit
                 self._add_throughput(value)
 
     def _on_loss(self, value: float, step: int | None) -> None:
         if not math.isfinite(value):
             return
-        spike = mr.evaluate_spike(list(self._losses), value, self.rules)
+        spike = mr.evaluate_spike(self._sorted_losses, value, self.rules)
         if spike is not None and not self._lr_jumped():
             self._raise(AnomalyType.LOSS_SPIKE, Severity.HIGH, step, f"loss spike: {spike}",
                         key=self.loss_key or "")
         elif spike is None:
             self._resolve(AnomalyType.LOSS_SPIKE, self.loss_key or "",
                           f"loss back to {value:.4g}")
+        if len(self._losses) == self._losses.maxlen:
+            oldest = self._losses[0]
+            del self._sorted_losses[bisect.bisect_left(self._sorted_losses, oldest)]
         self._losses.append(value)
+        bisect.insort(self._sorted_losses, value)
         self._recent_losses.append(value)
         rising = mr.evaluate_divergence(list(self._recent_losses), self.rules)
         if rising is not None:

@@ -21,6 +21,26 @@ _EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference", re.IGNORECA
 _LIGHTNING_EPOCH = re.compile(r"^Epoch (\d+)(?:/(\d+))?$")
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _MAX_TRACEBACK_LINES = 400
+_MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
+
+
+def _redraw_key(line: str) -> str | None:
+    """For a line that is nothing but a tqdm bar, a key naming the bar (its
+    description and total); None for any other line, including a bar with text glued
+    after it (a loss dict, a traceback)."""
+    end = line.rstrip()
+    if not end.endswith("]"):
+        return None
+    bar_at = end.find("%|")
+    if bar_at < 0:
+        return None
+    bracket = end.find(" [", bar_at)
+    if bracket < 0:
+        bracket = end.find("[", bar_at)
+        if bracket < 0:
+            return None
+    slash = end.rfind("/", bar_at, bracket)
+    return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
 
 
 class LogParser:
@@ -35,32 +55,67 @@ class LogParser:
         self._traceback_lines = 0  # >0 while inside a traceback
         self._preferred: LineParser | None = None
 
+    def feed_lines(self, lines: list[str]) -> list[Record]:
+        """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
+        only at its last redraw: the ones before it say nothing the last does not."""
+        records: list[Record] = []
+        pending: str | None = None
+        pending_key = ""
+        feed = self.feed
+        for line in lines:
+            key = _redraw_key(line)
+            if key is not None:
+                if pending is not None and key != pending_key:
+                    record = feed(pending)
+                    if record is not None:
+                        records.append(record)
+                pending, pending_key = line, key
+                continue
+            if pending is not None:
+                record = feed(pending)
+                if record is not None:
+                    records.append(record)
+                pending = None
+            record = feed(line)
+            if record is not None:
+                records.append(record)
+        if pending is not None:
+            record = feed(pending)
+            if record is not None:
+                records.append(record)
+        return records
+
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
         line = clean(raw_line)
         if not line.strip():
             return None
         rank, line = split_rank(line)
-        events = list(find_events(line))
-        events.extend(self._track_traceback(line, events))
+        in_traceback = self._traceback_lines > 0
 
-        parsed: Parsed | None = None
+        events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
         rest = line
-        bar = parse_bar(line)
+        bar = None if in_traceback else parse_bar(line)
         if bar is not None:
-            bar_parsed, bar_events = self._from_bar(bar)
-            events.extend(bar_events)
+            bar_parsed, events = self._from_bar(bar)
             rest = line[bar.end :]
         elif (keras := _KERAS_EPOCH.match(line)) is not None:
             self._keras_epoch = (int(keras.group(1)), int(keras.group(2)))
             self.formats["keras"] += 1
-            events.append(LogEvent(EventKind.NEW_STAGE, line.strip(), f"epoch {keras.group(1)}"))
             return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
-                          events=tuple(events), rank=rank, fmt="keras",
-                          step=self.step, target_steps=self.target)
-        if rest.strip() and self._traceback_lines == 0:
+                          events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
+                                           f"epoch {keras.group(1)}"),),
+                          rank=rank, fmt="keras", step=self.step, target_steps=self.target)
+        parsed: Parsed | None = None
+        if not in_traceback and rest.strip():
             parsed = self._parse_text(rest)
+        # A line in one of the specific training formats cannot also be an error or
+        # checkpoint message; everything else is checked for one.
+        if parsed is None or parsed.fmt in _MAY_CARRY_EVENTS:
+            found = find_events(rest)
+            events.extend(found)
+            events.extend(self._track_traceback(rest, found))
         return self._merge(bar_parsed, parsed, tuple(events), rank)
 
     def _parse_text(self, text: str) -> Parsed | None:
@@ -150,7 +205,7 @@ class LogParser:
         return Parsed("keras", step, epochs * bar.total, epoch - 1 + bar.n / bar.total, epochs,
                       {**bar.metrics, **rate}), events
 
-    def _track_traceback(self, line: str, events: list[LogEvent]) -> list[LogEvent]:
+    def _track_traceback(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         """Follow a traceback from its header to the `SomeError: message` that ends it."""
         if any(e.kind is EventKind.TRACEBACK_START for e in events):
             self._traceback_lines = 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 # CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -24,11 +25,15 @@ def clean(text: str) -> str:
     """Strip ANSI escapes and other control characters (keeps tabs)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if text.isprintable():
+        return text
     return _CONTROL.sub("", text)
 
 
 def split_rank(line: str) -> tuple[int | None, str]:
     """Separate a distributed launcher's rank prefix from the line."""
+    if "]:" not in line[:24]:
+        return None, line
     match = _RANK_PREFIX.match(line)
     if match is None:
         return None, line
@@ -52,6 +57,10 @@ _NON_FINITE = {
 def to_number(token: str) -> float | None:
     """Parse a number as training logs print it: `1.5e-4`, `1,234`, `nan`, `-inf`,
     `tensor(0.5)`, `'2.34'`, `12.3%`. Returns None for anything else."""
+    try:
+        return float(token)  # the common case: `2.34`, `nan`, `1e-4`
+    except ValueError:
+        pass
     token = token.strip().strip("'\"")
     if token.startswith("tensor(") and token.endswith(")"):
         token = token[7:-1].split(",")[0]
@@ -68,6 +77,7 @@ def to_number(token: str) -> float | None:
         return None
 
 
+@lru_cache(maxsize=4096)
 def normalise_key(key: str) -> str:
     """`Learning Rate` -> `learning_rate`; keeps `/` so `train/loss` stays namespaced."""
     key = key.strip().strip("'\"").lower()

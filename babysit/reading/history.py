@@ -33,7 +33,7 @@ _EVENTS = (
     r"Loading best|finished|completed|reached|fit stopped|CUDNN_STATUS|CUBLAS_STATUS|"
     r"Allocator|RESOURCE_EXHAUSTED|ECC error|launch failure|DistBackendError"
 )
-_CONTEXT_BEFORE = 8 * 1024
+_CONTEXT_BEFORE = 4 * 1024
 _LINE_WINDOW = 64 * 1024
 _TRACEBACK_WINDOW = 48 * 1024
 
@@ -133,9 +133,8 @@ def _parse_candidate(read_at: ReadAt, start: int, end: int,
         first_break = max(before.find(b"\n"), 0)
         before = before[first_break:]  # drop the partial first line of the context
     parser = LogParser()
-    for raw in re.split(rb"[\r\n]", before):
-        if raw:
-            parser.feed(raw.decode("utf-8", errors="replace"))
+    parser.feed_lines([raw.decode("utf-8", errors="replace")
+                       for raw in re.split(rb"[\r\n]", before) if raw])
     records: list[Record] = []
     record = parser.feed(window[line_start:line_end].decode("utf-8", errors="replace"))
     if record is not None:

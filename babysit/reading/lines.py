@@ -8,6 +8,7 @@ from babysit.parsing.text import decode
 
 # Progress bars redraw with a bare carriage return, so CR ends a line as LF does.
 _SEPARATOR = re.compile(rb"[\r\n]")
+_TEXT_SEPARATOR = re.compile(r"[\r\n]")
 MAX_LINE_BYTES = 64 * 1024
 
 
@@ -29,24 +30,31 @@ class LineSplitter:
         return len(self._pending)
 
     def feed(self, data: bytes) -> list[str]:
-        *complete, tail = _SEPARATOR.split(data)
+        last = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if last < 0:
+            self._append(data)
+            return []
+        first_break = _SEPARATOR.search(data)
+        assert first_break is not None
+        self._append(data[: first_break.start()])
         lines: list[str] = []
-        if complete:
-            first, *middle = complete
-            self._append(first)
-            if self._pending:
-                lines.append(decode(bytes(self._pending)))
-            self._pending.clear()
-            self._overflowing = False
+        if self._pending:
+            lines.append(decode(bytes(self._pending)))
+        self._pending.clear()
+        self._overflowing = False
+        if first_break.end() <= last:
+            # Everything between the first and the last separator is whole lines:
+            # decode it in one go and split the text, rather than line by line.
+            parts = _TEXT_SEPARATOR.split(decode(data[first_break.end() : last]))
             limit = self._max_line
-            for part in middle:
+            for part in parts:
                 if not part:
                     continue
                 if len(part) > limit:
                     part = part[:limit]
                     self.cut_lines += 1
-                lines.append(decode(part))
-        self._append(tail)
+                lines.append(part)
+        self._append(data[last + 1 :])
         return lines
 
     def flush(self) -> list[str]:

@@ -20,24 +20,32 @@ def nonfinite_metrics(metrics: Mapping[str, float]) -> list[str]:
     return [k for k, v in metrics.items() if not math.isfinite(v)]
 
 
-def evaluate_spike(window: Sequence[float], value: float, rules: RuleSettings) -> str | None:
-    """A loss far above its recent robust spread.
+def evaluate_spike(ordered: Sequence[float], value: float, rules: RuleSettings) -> str | None:
+    """A loss far above its recent robust spread. `ordered` is the recent window
+    sorted ascending (the caller keeps it sorted, so the median is a lookup).
 
     With m the median of the window and s = 1.4826·MAD (a standard deviation that a
     few outliers cannot inflate), the value spikes when it exceeds m + k·s *and*
     rises at least `spike_min_rise` relative to m; the second test keeps a flat,
     nearly noise-free loss from calling every wiggle a spike."""
-    if len(window) < rules.spike_min_points or not math.isfinite(value):
+    if len(ordered) < rules.spike_min_points or not math.isfinite(value):
         return None
-    median = statistics.median(window)
-    mad = statistics.median(abs(x - median) for x in window)
+    median = _sorted_median(ordered)
+    if value <= median + abs(median) * rules.spike_min_rise:
+        return None  # cheap test first: most points end here
+    mad = statistics.median(abs(x - median) for x in ordered)
     sigma = max(_MAD_TO_SIGMA * mad, 1e-12)
     if value <= median + rules.spike_k * sigma:
         return None
-    if value <= median + abs(median) * rules.spike_min_rise:
-        return None
     return (f"loss {value:.4g} vs recent median {median:.4g} "
-            f"({(value - median) / sigma:.0f} robust σ above, window of {len(window)})")
+            f"({(value - median) / sigma:.0f} robust σ above, window of {len(ordered)})")
+
+
+def _sorted_median(ordered: Sequence[float]) -> float:
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def evaluate_divergence(recent: Sequence[float], rules: RuleSettings) -> str | None:

@@ -165,13 +165,9 @@ class LocalLogTarget:
         assert self._fd is not None
         return os.pread(self._fd, size, offset)
 
-    def _parse_lines(self, lines: list[str]) -> Iterator[Record]:
-        feed = self._parser.feed
+    def _parse_lines(self, lines: list[str]) -> list[Record]:
         self._lines += len(lines)
-        for line in lines:
-            record = feed(line)
-            if record is not None:
-                yield record
+        return self._parser.feed_lines(lines)
 
     def close(self) -> None:
         if self._fd is not None:

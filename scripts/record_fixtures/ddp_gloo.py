@@ -15,7 +15,6 @@ timeout: rank 1's data shard is 12 batches shorter (an uneven-split bug), so
          everything torchrun prints are real.
 """
 import argparse
-import os
 import time
 from datetime import timedelta
 

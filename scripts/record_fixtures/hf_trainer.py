@@ -1,14 +1,14 @@
 """Record a Hugging Face Trainer run on a tiny randomly initialised GPT-2.
 
 Nothing is downloaded: the model is built from a config and the data is
-random token ids.  Usage:
+random-start counting sequences (learnable, so the loss really drops).  Usage:
 
     python hf_trainer.py --scenario clean --out /tmp/hf_out
     python hf_trainer.py --scenario nan   --out /tmp/hf_out
 
 The nan scenario uses a hand-written LambdaLR that multiplies the learning rate
-by 1e9 from optimizer step 17 on (a simulated lr-schedule bug); the NaN/inf
-values that follow come from real fp32 arithmetic.
+by 1e9 once 17 optimizer steps are done, i.e. from step 18 on (a simulated
+lr-schedule bug); the NaN/inf values that follow come from real fp32 arithmetic.
 """
 import argparse
 import os
@@ -49,7 +49,7 @@ def main():
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--warmup-steps", type=int, default=None)
     ap.add_argument("--lr-jump-step", type=int, default=None,
-                    help="from this optimizer step on, multiply the lr by --lr-jump-factor")
+                    help="after this many optimizer steps, multiply the lr by --lr-jump-factor")
     ap.add_argument("--lr-jump-factor", type=float, default=1e9)
     args = ap.parse_args()
 
@@ -64,7 +64,7 @@ def main():
     lr = args.lr if args.lr is not None else 3e-3
     warmup = args.warmup_steps if args.warmup_steps is not None else 0
     if args.scenario == "nan" and args.lr_jump_step is None:
-        # healthy for 16 optimizer steps, then the lr is multiplied by 1e9
+        # healthy for 17 optimizer steps, then the lr is multiplied by 1e9
         args.lr_jump_step = 17
 
     targs = TrainingArguments(

@@ -8,8 +8,8 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import numpy as np
 import keras
+import numpy as np
 
 
 def main():

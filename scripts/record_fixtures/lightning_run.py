@@ -11,13 +11,16 @@ callback is attached, as many projects do.
 """
 import argparse
 
+import lightning as L
 import torch
+from lightning.pytorch.callbacks import (
+    EarlyStopping,
+    ModelCheckpoint,
+    RichProgressBar,
+    TQDMProgressBar,
+)
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
-
-import lightning as L
-from lightning.pytorch.callbacks import (EarlyStopping, ModelCheckpoint, RichProgressBar,
-                                         TQDMProgressBar)
 
 
 def make_data(n, seed):

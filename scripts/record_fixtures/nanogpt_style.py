@@ -98,6 +98,7 @@ def main():
 
     batch, ctx, grad_accum = 16, 64, 2
     out_dir, eval_iters, lr = "out", 20, 2e-3
+    always_save_checkpoint = True  # nanoGPT's default
     torch.manual_seed(1337)
     text = corpus()
     chars = sorted(set(text))
@@ -141,7 +142,7 @@ def main():
         if it % args.eval_interval == 0:
             losses = estimate_loss()
             print(f"step {it}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
-            if losses["val"] < best_val or True:  # always_save_checkpoint = True
+            if losses["val"] < best_val or always_save_checkpoint:
                 best_val = min(best_val, losses["val"].item())
                 if it > 0:
                     print(f"saving checkpoint to {out_dir}")
