@@ -58,7 +58,9 @@ class RuleSettings:
     grad_norm_window: int = 20
     slow_drop: float = 0.5
     slow_baseline_samples: int = 5
+    slow_recent_samples: int = 5
     eval_degradation_evals: int = 3
+    eval_min_worsening: float = 0.01
     crash_grace_seconds: float = 10.0
 
 

@@ -154,7 +154,7 @@ class Watcher:
         self._state = self._terminal_state(snapshot, final)
         if self._state is TerminalState.RUNNING and not tracker.crash_pending:
             fresh += self._check_stall(snapshot, baseline, now)
-        fresh += tracker.check_throughput()
+        fresh += tracker.ingest(())  # anomalies raised by the loop's own measurements
 
         for notice in snapshot.notices:
             self.observer.notice(notice)

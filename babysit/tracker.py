@@ -68,6 +68,7 @@ class RunTracker:
         self._active: dict[tuple[AnomalyType, str], int] = {}
         self._losses: deque[float] = deque(maxlen=rules.spike_window)
         self._sorted_losses: list[float] = []  # the same values, kept sorted
+        self._spike_recovery = math.inf  # a spiked loss has recovered below this
         self._recent_losses: deque[float] = deque(maxlen=rules.divergence_steps + 1)
         self._grads: deque[float] = deque(maxlen=rules.grad_norm_window)
         self._lrs: deque[float] = deque(maxlen=5)
@@ -170,12 +171,20 @@ class RunTracker:
         if not math.isfinite(value):
             return
         spike = mr.evaluate_spike(self._sorted_losses, value, self.rules)
-        if spike is not None and not self._lr_jumped():
-            self._raise(AnomalyType.LOSS_SPIKE, Severity.HIGH, step, f"loss spike: {spike}",
-                        key=self.loss_key or "")
-        elif spike is None:
-            self._resolve(AnomalyType.LOSS_SPIKE, self.loss_key or "",
-                          f"loss back to {value:.4g}")
+        diverging = (AnomalyType.DIVERGENCE, "") in self._active
+        if spike is not None and not diverging:
+            reason, threshold = spike
+            if (AnomalyType.LOSS_SPIKE, "") not in self._active:
+                # Recovered means back to where the loss was just before the spike,
+                # not merely under the (wider) detection threshold.
+                before = list(self._losses)[-5:]
+                level = max(before) if before else threshold
+                self._spike_recovery = min(threshold,
+                                           level + abs(level) * self.rules.spike_min_rise)
+            self._raise(AnomalyType.LOSS_SPIKE, Severity.HIGH, step,
+                        f"loss spike: {reason}{self._lr_note()}")
+        elif value < self._spike_recovery:
+            self._resolve(AnomalyType.LOSS_SPIKE, "", f"loss back to {value:.4g}")
         if len(self._losses) == self._losses.maxlen:
             oldest = self._losses[0]
             del self._sorted_losses[bisect.bisect_left(self._sorted_losses, oldest)]
@@ -188,12 +197,16 @@ class RunTracker:
         elif len(self._recent_losses) >= 2 and value < self._recent_losses[-2]:
             self._resolve(AnomalyType.DIVERGENCE, "", f"loss fell again to {value:.4g}")
 
-    def _lr_jumped(self) -> bool:
-        """A planned schedule change (warm restart, new stage) explains a spike."""
+    def _lr_note(self) -> str:
+        """A spike right after the learning rate went up may be a planned schedule
+        change (a warm restart) or an LR bug; the log cannot tell which, so say it."""
         if len(self._lrs) < 2:
-            return False
+            return ""
         low = min(self._lrs)
-        return low > 0 and self._lrs[-1] > 1.5 * low
+        if low > 0 and self._lrs[-1] > 1.5 * low:
+            return (f"; it follows a learning-rate increase {low:.3g} → {self._lrs[-1]:.3g} "
+                    f"(expected only if that is a planned warm restart)")
+        return ""
 
     def _on_grad_norm(self, value: float, step: int | None) -> None:
         reason = mr.evaluate_grad_explosion(list(self._grads), value, self.rules)
@@ -224,6 +237,12 @@ class RunTracker:
         keep = self.rules.slow_baseline_samples
         if len(self._throughput) > keep + 50:
             del self._throughput[keep : keep + 10]  # keep the baseline and the recent past
+        reason = mr.evaluate_throughput(self._throughput, self.rules)
+        if reason is not None:
+            self._raise(AnomalyType.SLOW_THROUGHPUT, Severity.MEDIUM, self.step,
+                        f"slow throughput: {reason} ({self.throughput_unit})")
+        elif len(self._throughput) >= keep + self.rules.slow_recent_samples:
+            self._resolve(AnomalyType.SLOW_THROUGHPUT, "", "throughput recovered")
 
     def add_poll_rate(self, steps_per_second: float) -> None:
         """Throughput measured by the loop (steps between polls) for logs that print none."""
@@ -279,16 +298,6 @@ class RunTracker:
     def check_stall(self, quiet_seconds: float, threshold: float, why: str) -> list[Anomaly]:
         if quiet_seconds >= threshold:
             self._raise(AnomalyType.STALLED, Severity.HIGH, self.step, why)
-        fresh, self._fresh = self._fresh, []
-        return fresh
-
-    def check_throughput(self) -> list[Anomaly]:
-        reason = mr.evaluate_throughput(self._throughput, self.rules)
-        if reason is not None:
-            self._raise(AnomalyType.SLOW_THROUGHPUT, Severity.MEDIUM, self.step,
-                        f"slow throughput: {reason} ({self.throughput_unit})")
-        elif len(self._throughput) > self.rules.slow_baseline_samples + 3:
-            self._resolve(AnomalyType.SLOW_THROUGHPUT, "", "throughput recovered")
         fresh, self._fresh = self._fresh, []
         return fresh
 

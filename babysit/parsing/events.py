@@ -62,15 +62,26 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.CHECKPOINT_SAVED, r"Saving model checkpoint to\s+(\S+)", 1),
     _sig(EventKind.CHECKPOINT_SAVED,
          r"saving model to\s+['\"]?([^'\"\s]+?)['\"]?(?:\s+as top|\s*$)", 1),
+    # Megatron-LM: `successfully saved checkpoint from iteration 50 to /ckpt [ t 1/1 ]`
+    _sig(EventKind.CHECKPOINT_SAVED, r"successfully saved checkpoint from iteration\s+\d+ to\s+"
+         r"(\S+)", 1),
+    _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail))\s*[Ss]aving (?:the )?checkpoint "
+         r"(?:to|in)\s+['\"]?([^'\"\s,]+)", 1),
+    # Generic `saved checkpoint at out/ckpt-5`: the path must look like one.
     _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail)).*\b(?:[Ss]aving|[Ss]aved) "
-         r"checkpoint(?:\s+(?:to|at|in))?\s+['\"]?([^'\"\s,]+)", 1),
+         r"(?:the )?checkpoint(?:\s+(?:to|at|in|as))?\s+['\"]?"
+         r"((?:[\w.~-]*[/\\])*[\w.~-]*[/\\._\-\d][\w.~/\\-]*)", 1),
     _sig(EventKind.BEST_CHECKPOINT, r"Loading best model from\s+(\S+?)(?:\s+\(score|\s*$)", 1),
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),
     _sig(EventKind.COMPLETED, r"[Tt]raining (?:is )?(?:finished|completed?|done)\b|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
          r"Trainer\.fit stopped|^Epoch \d+/\d+ (?:done|finished|complete)\b|"
-         r"[Tt]raining (?:run )?(?:has )?(?:ended|succeeded)\b"),
+         r"[Tt]raining (?:run )?(?:has )?(?:ended|succeeded)\b|"
+         r"^[Ff]inished (?:after )?\d+ (?:steps|iterations|epochs)\b|"
+         r"^[Aa]ll epochs (?:done|finished|completed?)\b|"
+         r"\"(?:event|status)\":\s*\"(?:train(?:ing)?_?(?:end|ended|finished|completed?|done)|"
+         r"finished|completed?|done|succeeded)\""),
 )
 
 # Lines that look like errors but are not: warnings about them, hints, retries.
@@ -91,7 +102,8 @@ _TRIGGERS = (
     "Traceback", "Segmentation", "SIG", "Fatal", "core dumped", "Bus error", "Aborted",
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
-    "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model",
+    "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
+    '"event"', '"status"',
 )
 
 

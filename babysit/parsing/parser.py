@@ -18,7 +18,12 @@ from babysit.parsing.formats import LINE_PARSERS, LineParser, Parsed, parse_key_
 from babysit.parsing.text import clean, split_rank
 
 _EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference", re.IGNORECASE)
-_LIGHTNING_EPOCH = re.compile(r"^Epoch (\d+)(?:/(\d+))?$")
+_EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?$")
+# Lines that announce the planned length of a run.
+_TARGET_LINE = re.compile(
+    r"max_steps\W{0,3}\s*[=:]?\s*`?(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
+    r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
+    r"\b(?:max_iters|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)")
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _MAX_TRACEBACK_LINES = 400
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
@@ -39,8 +44,19 @@ def _redraw_key(line: str) -> str | None:
         bracket = end.find("[", bar_at)
         if bracket < 0:
             return None
+    if "=" in end[bracket:]:
+        return None  # a postfix (`loss=0.52`) makes every frame worth reading
     slash = end.rfind("/", bar_at, bracket)
     return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
+
+
+def _target_in(line: str) -> int | None:
+    match = _TARGET_LINE.search(line)
+    if match is None:
+        return None
+    text = next(g for g in match.groups() if g is not None)
+    value = int(text.replace(",", ""))
+    return value if value > 0 else None
 
 
 class LogParser:
@@ -51,6 +67,11 @@ class LogParser:
         self.step: int | None = None
         self.target: int | None = None
         self._main_total: int | None = None
+        # Bars described `Epoch N` restart every epoch; steps of finished epochs add up.
+        self._bar_epoch: int | None = None
+        self._first_bar_epoch: int | None = None
+        self._epoch_offset = 0
+        self._epoch_last_n = 0
         self._keras_epoch: tuple[int, int] | None = None
         self._traceback_lines = 0  # >0 while inside a traceback
         self._preferred: LineParser | None = None
@@ -116,6 +137,9 @@ class LogParser:
             found = find_events(rest)
             events.extend(found)
             events.extend(self._track_traceback(rest, found))
+            if ("steps" in rest or "iters" in rest) and (target := _target_in(rest)):
+                self.target = target
+                parsed = parsed or Parsed("", target=target)
         return self._merge(bar_parsed, parsed, tuple(events), rank)
 
     def _parse_text(self, text: str) -> Parsed | None:
@@ -176,21 +200,43 @@ class LogParser:
         rate = {"it/s": bar.rate} if bar.rate is not None else {}
         if bar.style == "keras":
             return self._from_keras_bar(bar, rate)
-        epoch_match = _LIGHTNING_EPOCH.match(bar.desc)
+        epoch_match = _EPOCH_DESC.match(bar.desc)
         if epoch_match is not None and bar.total:
-            epoch = int(epoch_match.group(1))
-            last = epoch_match.group(2)
-            target = (int(last) + 1) * bar.total if last is not None else None
-            fmt = "lightning-rich" if bar.style == "rich" else "lightning"
-            return Parsed(fmt, epoch * bar.total + bar.n, target, epoch + bar.n / bar.total,
-                          int(last) + 1 if last is not None else None,
-                          {**bar.metrics, **rate}), []
+            return self._from_epoch_bar(bar, int(epoch_match.group(1)), epoch_match.group(2),
+                                        rate), []
         if bar.total is not None and self._main_total is not None and bar.total < self._main_total:
             # A shorter loop inside training: an evaluation or a data pass.
             return Parsed(bar.style), []
         if bar.total is not None:
             self._main_total = bar.total
         return Parsed(bar.style, bar.n, bar.total, None, None, {**bar.metrics, **rate}), []
+
+    def _from_epoch_bar(self, bar: Bar, epoch: int, last: str | None,
+                        rate: dict[str, float]) -> Parsed:
+        """A bar per epoch (Lightning, hand-written tqdm loops): the global step is the
+        steps of the epochs before plus this bar's count."""
+        assert bar.total
+        # Lightning numbers epochs from 0 (`Epoch 0:`); hand-written loops mostly from 1.
+        base = 0 if bar.desc.startswith("Epoch") else 1
+        if self._first_bar_epoch is None:
+            self._first_bar_epoch = epoch
+            # Joining mid-run (a long log's tail): assume the earlier epochs were full.
+            self._epoch_offset = max(0, epoch - base) * bar.total
+        elif self._bar_epoch is not None and epoch != self._bar_epoch:
+            self._epoch_offset += self._epoch_last_n
+            self._epoch_last_n = 0
+        self._bar_epoch = epoch
+        self._epoch_last_n = max(self._epoch_last_n, bar.n)
+        epochs = None
+        if last is not None and int(last) >= 0:
+            # Lightning shows the last epoch's index (`Epoch 2/2` of three epochs).
+            epochs = int(last) + 1 - base
+        target = epochs * bar.total if epochs else None
+        fmt = {"rich": "lightning-rich"}.get(bar.style, "tqdm-epochs")
+        if bar.style == "tqdm" and base == 0:
+            fmt = "lightning"
+        return Parsed(fmt, self._epoch_offset + bar.n, target, epoch + bar.n / bar.total,
+                      epochs, {**bar.metrics, **rate})
 
     def _from_keras_bar(self, bar: Bar,
                         rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:

@@ -67,6 +67,8 @@ def to_number(token: str) -> float | None:
     if token.endswith("%"):
         token = token[:-1]
     lowered = token.lower()
+    if lowered.endswith(".0"):
+        lowered = lowered[:-2]  # Lightning's bar prints `nan.0`, `inf.0`
     if lowered in _NON_FINITE:
         return _NON_FINITE[lowered]
     if not _NUMBER.match(token):

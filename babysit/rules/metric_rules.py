@@ -20,14 +20,18 @@ def nonfinite_metrics(metrics: Mapping[str, float]) -> list[str]:
     return [k for k, v in metrics.items() if not math.isfinite(v)]
 
 
-def evaluate_spike(ordered: Sequence[float], value: float, rules: RuleSettings) -> str | None:
+def evaluate_spike(ordered: Sequence[float], value: float,
+                   rules: RuleSettings) -> tuple[str, float] | None:
     """A loss far above its recent robust spread. `ordered` is the recent window
     sorted ascending (the caller keeps it sorted, so the median is a lookup).
 
     With m the median of the window and s = 1.4826·MAD (a standard deviation that a
     few outliers cannot inflate), the value spikes when it exceeds m + k·s *and*
     rises at least `spike_min_rise` relative to m; the second test keeps a flat,
-    nearly noise-free loss from calling every wiggle a spike."""
+    nearly noise-free loss from calling every wiggle a spike.
+
+    Returns (explanation, threshold): the loss has recovered once it is back under
+    the threshold."""
     if len(ordered) < rules.spike_min_points or not math.isfinite(value):
         return None
     median = _sorted_median(ordered)
@@ -35,10 +39,12 @@ def evaluate_spike(ordered: Sequence[float], value: float, rules: RuleSettings) 
         return None  # cheap test first: most points end here
     mad = statistics.median(abs(x - median) for x in ordered)
     sigma = max(_MAD_TO_SIGMA * mad, 1e-12)
-    if value <= median + rules.spike_k * sigma:
+    threshold = max(median + rules.spike_k * sigma, median + abs(median) * rules.spike_min_rise)
+    if value <= threshold:
         return None
     return (f"loss {value:.4g} vs recent median {median:.4g} "
-            f"({(value - median) / sigma:.0f} robust σ above, window of {len(ordered)})")
+            f"({(value - median) / sigma:.3g} robust σ above, window of {len(ordered)})",
+            threshold)
 
 
 def _sorted_median(ordered: Sequence[float]) -> float:
@@ -82,33 +88,35 @@ def evaluate_grad_explosion(previous: Sequence[float], value: float,
 
 def evaluate_eval_degradation(evals: Sequence[tuple[float, float | None]], direction: int,
                               rules: RuleSettings) -> str | None:
-    """An eval metric getting worse on `eval_degradation_evals` consecutive evaluations
-    while the training loss improved over the same stretch (overfitting, or a broken
-    eval). `evals` holds (eval value, train loss at that time) in order."""
-    need = rules.eval_degradation_evals + 1
-    if direction == 0 or len(evals) < need:
+    """An eval metric worse at each of the last `eval_degradation_evals` evaluations
+    than at the one before, by at least `eval_min_worsening` overall, while the
+    training loss improved over the same stretch (overfitting, or a broken eval).
+    `evals` holds (eval value, train loss at that time) in order."""
+    need = rules.eval_degradation_evals
+    if direction == 0 or len(evals) < need or need < 2:
         return None
     tail = evals[-need:]
     values = [v for v, _ in tail]
     worse = all((b - a) * direction < 0 for a, b in pairwise(values))
-    if not worse:
+    if not worse or abs(values[-1] - values[0]) < abs(values[0]) * rules.eval_min_worsening:
         return None
     first_train, last_train = tail[0][1], tail[-1][1]
     if first_train is None or last_train is None or not last_train < first_train:
         return None
-    return (f"got worse on {rules.eval_degradation_evals} evaluations in a row "
+    return (f"got worse over {rules.eval_degradation_evals} evaluations in a row "
             f"({values[0]:.4g} → {values[-1]:.4g}) while train loss fell "
             f"({first_train:.4g} → {last_train:.4g})")
 
 
 def evaluate_throughput(samples: Sequence[float], rules: RuleSettings) -> str | None:
-    """Recent throughput (median of the last 3 samples) more than `slow_drop` below
-    the baseline (median of the first `slow_baseline_samples`)."""
-    base_n = rules.slow_baseline_samples
-    if len(samples) < base_n + 3:
+    """Recent throughput (median of the last `slow_recent_samples`) more than
+    `slow_drop` below the baseline (median of the first `slow_baseline_samples`).
+    Medians on both sides let one slow step (an evaluation, a checkpoint save) pass."""
+    base_n, recent_n = rules.slow_baseline_samples, rules.slow_recent_samples
+    if len(samples) < base_n + recent_n:
         return None
     baseline = statistics.median(samples[:base_n])
-    recent = statistics.median(samples[-3:])
+    recent = statistics.median(samples[-recent_n:])
     if baseline <= 0 or recent >= baseline * (1 - rules.slow_drop):
         return None
     return (f"throughput {recent:.3g} is {100 * (1 - recent / baseline):.0f}% below its "
