@@ -24,10 +24,8 @@ class Bar:
     end: int = 0  # where the bar ends in the segment; text after it is parsed too
 
 
-_TQDM = re.compile(
-    r"(?:(?P<desc>[^|\r\n]*?):?\s*)?(?P<pct>\d{1,3})%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*"
-    r"\[(?P<inside>[^\]]*)\]"
-)
+# What follows `NN%` in a tqdm bar: `|####5     | 450/1000 [00:10<00:12, 44.10it/s, ...]`
+_TQDM_TAIL = re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]")
 _TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
 _RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
 _PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
@@ -59,16 +57,22 @@ def _postfix_metrics(text: str) -> dict[str, float]:
 def parse_tqdm(segment: str) -> Bar | None:
     """`desc: 45%|####5     | 450/1000 [00:10<00:12, 44.10it/s, loss=0.52]`."""
     total: int | None
-    if "%|" in segment:
-        match = _TQDM.search(segment)
-        if match is None:
+    at = segment.find("%|")
+    if at >= 0:
+        match = _TQDM_TAIL.match(segment, at + 1)
+        digits = at
+        while digits > max(0, at - 3) and segment[digits - 1].isdigit():
+            digits -= 1
+        if match is None or digits == at:
             return None
         total = int(match.group("total"))
+        desc = segment[:digits]
     elif "it [" in segment:
         match = _TQDM_NO_TOTAL.search(segment)
         if match is None:
             return None
         total = None
+        desc = match.group("desc") or ""
     else:
         return None
     parts = [p.strip() for p in match.group("inside").split(",")]
@@ -80,7 +84,7 @@ def parse_tqdm(segment: str) -> Bar | None:
             rate = part_rate
         else:
             metric_parts.append(part)
-    desc = (match.group("desc") or "").strip().rstrip(":").strip()
+    desc = desc.strip().rstrip(":").strip()
     return Bar("tqdm", desc, int(match.group("n")), total, rate,
                _postfix_metrics(", ".join(metric_parts)), match.end())
 

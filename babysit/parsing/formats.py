@@ -107,7 +107,7 @@ def _json_number(value: Any) -> float | None:
 # --- Hugging Face Trainer ---------------------------------------------------------
 
 # `{'loss': 2.34, 'grad_norm': nan, ...}` (4.x) or `{'loss': '2.34', ...}` (5.x).
-_HF_PAIR = re.compile(r"'(?P<key>[^']+)':\s*(?P<value>'[^']*'|[^,}\s]+)")
+_HF_PAIR = re.compile(r"'([^']+)':\s*'?([^,'}\s]+)'?")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
@@ -115,12 +115,14 @@ def parse_hf_dict(segment: str) -> Parsed | None:
     if start < 0:
         return None
     end = segment.find("}", start)
-    body = segment[start : end if end > 0 else len(segment)]
     values: dict[str, float] = {}
-    for pair in _HF_PAIR.finditer(body):
-        number = to_number(pair.group("value"))
+    for key, value in _HF_PAIR.findall(segment, start, end if end > 0 else len(segment)):
+        try:
+            number: float | None = float(value)
+        except ValueError:
+            number = to_number(value)
         if number is not None:
-            values[normalise_key(pair.group("key"))] = number
+            values[normalise_key(key)] = number
     if not values:
         return None
     return _with_fmt(_split_counters(values), "hf-trainer")

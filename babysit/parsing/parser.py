@@ -33,9 +33,12 @@ def _redraw_key(line: str) -> str | None:
     """For a line that is nothing but a tqdm bar, a key naming the bar (its
     description and total); None for any other line, including a bar with text glued
     after it (a loss dict, a traceback)."""
-    end = line.rstrip()
-    if not end.endswith("]"):
-        return None
+    if line[-1:] != "]":
+        end = line.rstrip()
+        if not end.endswith("]"):
+            return None
+    else:
+        end = line
     bar_at = end.find("%|")
     if bar_at < 0:
         return None
@@ -129,11 +132,12 @@ class LogParser:
                                            f"epoch {keras.group(1)}"),),
                           rank=rank, fmt="keras", step=self.step, target_steps=self.target)
         parsed: Parsed | None = None
-        if not in_traceback and rest.strip():
+        has_rest = bool(rest.strip())
+        if not in_traceback and has_rest:
             parsed = self._parse_text(rest)
         # A line in one of the specific training formats cannot also be an error or
         # checkpoint message; everything else is checked for one.
-        if parsed is None or parsed.fmt in _MAY_CARRY_EVENTS:
+        if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS):
             found = find_events(rest)
             events.extend(found)
             events.extend(self._track_traceback(rest, found))

@@ -81,7 +81,7 @@ def _grep_offsets(grep: str, path: str, pattern: str, offset: int, end: int) -> 
     with open(path, "rb") as handle:
         handle.seek(offset)
         proc = subprocess.Popen(
-            [grep, "-a", "-b", "-o", "-E", pattern],
+            [grep, "--line-buffered", "-a", "-b", "-o", "-E", pattern],
             stdin=handle, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env={**os.environ, "LC_ALL": "C"},
         )
