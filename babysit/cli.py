@@ -5,6 +5,7 @@ named like a subcommand is reached as `./demo`. Nothing here decides anything.""
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -148,9 +149,15 @@ def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | Non
         typer.echo(f"babysit: error: {artifact_error}", err=True)
 
 
+def _terminate_like_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM (a scheduler, `kill`) ends the watch the way Ctrl-C does: with a verdict."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status instead of exiting."""
     args = sys.argv[1:] if argv is None else list(argv)
+    signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     try:
         app(args=args, prog_name="babysit")
     except SystemExit as done:

@@ -92,6 +92,12 @@ class Watcher:
                            self.clock.monotonic() - self._started, self._polls + 1,
                            interrupted, self._formats)
 
+    def result_so_far(self, stop_reason: str) -> WatchResult:
+        """What is known now, for a session that has to end abnormally."""
+        return WatchResult(self.tracker, TerminalState.RUNNING, stop_reason,
+                           self.clock.monotonic() - self._started, self._polls + 1, False,
+                           self._formats)
+
     # --- one poll -----------------------------------------------------------------
 
     def _poll_once(self, interval: float) -> tuple[PollReport, PollOutcome]:

@@ -75,6 +75,14 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
             verdict = _unreachable_verdict(run_id, target.label, target.target_type, str(error),
                                            clock.monotonic() - started)
             return _finish(verdict, settings, observer, clock, interrupted=False, reached=False)
+        except Exception as error:
+            # A bug in babysit must not cost the user the verdict file: write what is
+            # known, marked as incomplete, then let the error surface.
+            result = watcher.result_so_far(f"babysit internal error: {error!r}")
+            verdict = decide(result, run_id=run_id, target=target.label,
+                             target_type=target.target_type)
+            _finish(verdict, settings, observer, clock, interrupted=False)
+            raise
         log_path = target.label if target.target_type == "local-log" else None
         verdict = decide(result, run_id=run_id, target=target.label,
                          target_type=target.target_type, rewatch=rewatch, log_path=log_path)

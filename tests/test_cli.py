@@ -168,3 +168,15 @@ def test_demo_catches_the_nan_and_writes_the_verdict(tmp_path: Path):
     data = artifact_in(tmp_path / "out")
     assert data["decision"] == "NO-GO"
     assert any(a["type"] == "nan-inf" for a in data["anomalies_detected"])
+
+
+def test_sigterm_ends_the_watch_with_a_verdict(tmp_path: Path):
+    (tmp_path / "train.log").write_text("step 1/500 | loss=3.0\n")
+    proc = _start(["train.log", "--json", "--interval", "30"], tmp_path)
+    try:
+        _read_event(proc, "baseline")
+        proc.terminate()
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+    assert artifact_in(tmp_path)["terminal_state"] == "RUNNING"

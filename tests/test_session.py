@@ -218,3 +218,25 @@ def test_once_on_finished_logs(tmp_path: Path, text: str, state: str, decision: 
     watch(tmp_path, log, FakeClock(), once=True)
     data = artifact_in(tmp_path / "out")
     assert (data["terminal_state"], data["decision"]) == (state, decision)
+
+
+class BrokenTarget(FlakyTarget):
+    """A target with a bug: it raises something that is not a TargetError."""
+
+    def poll(self, final: bool = False) -> Snapshot:
+        self.calls += 1
+        if self.calls == 3:
+            raise ZeroDivisionError("bug")
+        return self.inner.poll(final)
+
+
+def test_internal_error_still_leaves_a_valid_artifact(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text(lines(1, 5))
+    target = BrokenTarget(log, down=set())
+    with pytest.raises(ZeroDivisionError):
+        run_session(lambda: target, str(log), "local-log", settings(tmp_path), NullObserver(),
+                    clock=FakeClock())
+    data = artifact_in(tmp_path / "out")
+    assert data["decision"] == "CONDITIONAL" and data["total_steps"] == 4
+    assert "internal error" in data["summary"]
