@@ -341,7 +341,7 @@ class Watcher:
             metrics=_key_metrics(tracker.metrics),
             open_anomalies=tuple(tracker.unresolved()),
             resolved_anomalies=tuple(a for a in tracker.anomalies if a.resolved),
-            checkpoint=tracker.best_checkpoint or tracker.checkpoint,
+            checkpoint=tracker.good_checkpoint(),
             formats=self._formats,
             reason=reason,
         )

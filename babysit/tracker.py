@@ -54,7 +54,7 @@ class RunTracker:
         self.lr_key: str | None = None
         self.grad_key: str | None = None
         self.throughput_unit: str | None = None
-        self.checkpoint: str | None = None
+        self.checkpoint: str | None = None  # newest save while no blocker was open
         self.best_checkpoint: str | None = None
         self.completed: LogEvent | None = None
         self.crash: Crash | None = None
@@ -260,11 +260,15 @@ class RunTracker:
             cancelled = event.detail.startswith("KeyboardInterrupt")
             self._pending_crash = Crash(event, self.step, cancelled)
         elif event.kind is EventKind.CHECKPOINT_SAVED:
-            self.checkpoint = event.detail or self.checkpoint
+            # A checkpoint written while a blocker is open (after the first NaN, say)
+            # holds the damage: it is not one to go back to.
+            if event.detail and not self._blocked():
+                self.checkpoint = event.detail
             self._resolve(AnomalyType.CHECKPOINT_FAILURE, "save",
                           f"a later checkpoint was saved ({event.detail})")
         elif event.kind is EventKind.BEST_CHECKPOINT:
-            self.best_checkpoint = event.detail or self.best_checkpoint
+            if event.detail and not self._blocked():
+                self.best_checkpoint = event.detail
         elif event.kind is EventKind.COMPLETED:
             self.completed = event
         elif event.kind is EventKind.NEW_STAGE:
@@ -332,6 +336,14 @@ class RunTracker:
         old = self.anomalies[index]
         self.anomalies[index] = replace(old, resolved=True,
                                         description=f"{old.description} — resolved: {how}")
+
+    def _blocked(self) -> bool:
+        return any(self.anomalies[i].severity is Severity.BLOCKER for i in self._active.values())
+
+    def good_checkpoint(self) -> str | None:
+        """The checkpoint to trust: the one the run called best, else the newest saved
+        before any blocker appeared."""
+        return self.best_checkpoint or self.checkpoint
 
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self.anomalies if not a.resolved]

@@ -54,9 +54,9 @@ def decide(result: WatchResult, *, run_id: str, target: str, target_type: str,
         total_steps=tracker.step,
         target_steps=tracker.target_steps,
         final_metrics=dict(tracker.metrics),
-        best_checkpoint=tracker.best_checkpoint or tracker.checkpoint,
+        best_checkpoint=tracker.good_checkpoint(),
         anomalies=tuple(tracker.anomalies),
-        findings=tuple(_findings(unresolved)),
+        findings=tuple(_findings(unresolved, tracker.good_checkpoint())),
         next_commands=tuple(_next_commands(result, decision, rewatch, log_path)),
         actions=tuple(actions),
         duration_seconds=round(result.watched_seconds, 3),
@@ -120,7 +120,11 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _findings(unresolved: list[Anomaly]) -> list[Finding]:
+_ROLLBACK = (AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE,
+             AnomalyType.GRAD_EXPLOSION)
+
+
+def _findings(unresolved: list[Anomaly], checkpoint: str | None) -> list[Finding]:
     by_type: dict[AnomalyType, list[Anomaly]] = {}
     for anomaly in unresolved:
         by_type.setdefault(anomaly.type, []).append(anomaly)
@@ -130,12 +134,15 @@ def _findings(unresolved: list[Anomaly]) -> list[Finding]:
         first = group[0]
         severity = max((a.severity for a in group), key=lambda s: s.rank)
         more = f" ({len(group)} occurrences)" if len(group) > 1 else ""
+        fix = FIXES.get(first.type, "Inspect the log around this step.")
+        if first.type in _ROLLBACK and checkpoint:
+            fix += f" The newest checkpoint saved before the problem: {checkpoint}."
         findings.append(Finding(
             id=f"F{number:03d}",
             severity=severity,
             title=f"{first.type.value}{_where(first)}{more}",
             description=first.description,
-            fix=FIXES.get(first.type, "Inspect the log around this step."),
+            fix=fix,
         ))
     return findings
 

@@ -240,3 +240,13 @@ def test_internal_error_still_leaves_a_valid_artifact(tmp_path: Path):
     data = artifact_in(tmp_path / "out")
     assert data["decision"] == "CONDITIONAL" and data["total_steps"] == 4
     assert "internal error" in data["summary"]
+
+
+def test_checkpoint_saved_after_the_nan_is_not_offered_as_the_good_one(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text(lines(1, 11) + "Saving checkpoint to out/ckpt-10\n"
+                   + "step 11/100 | loss=nan\nSaving checkpoint to out/ckpt-11\n")
+    watch(tmp_path, log, FakeClock(), once=True)
+    data = artifact_in(tmp_path / "out")
+    assert data["best_checkpoint"] == "out/ckpt-10"
+    assert "out/ckpt-10" in data["findings"][0]["fix"]
