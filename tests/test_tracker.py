@@ -1,0 +1,88 @@
+"""RunTracker: each rule raised once when it starts, and resolved when the run recovers."""
+
+from __future__ import annotations
+
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType, Record, Severity
+from babysit.parsing.parser import LogParser
+from babysit.tracker import RunTracker
+
+
+def track(*lines: str, rules: RuleSettings | None = None) -> RunTracker:
+    tracker = RunTracker(rules or RuleSettings())
+    tracker.ingest(LogParser().feed_lines(list(lines)))
+    return tracker
+
+
+def kinds(tracker: RunTracker) -> list[tuple[AnomalyType, int | None, bool]]:
+    return [(a.type, a.step, a.resolved) for a in tracker.anomalies]
+
+
+def steady(n: int, start: int = 1, loss: float = 2.0, extra: str = "") -> list[str]:
+    return [f"step={s} loss={loss + 0.01 * (s % 3):.3f} {extra}".strip()
+            for s in range(start, start + n)]
+
+
+def test_hf_style_nan_hidden_as_zero_loss_is_caught_through_grad_norm():
+    tracker = track(" 50%|#####     | 20/40 [00:01<00:01, 9.9it/s]",
+                    "{'loss': '0', 'grad_norm': 'nan', 'learning_rate': '3e+06', 'epoch': '0.3'}")
+    assert kinds(tracker) == [(AnomalyType.NAN_INF, 20, False)]
+    assert tracker.anomalies[0].severity is Severity.BLOCKER
+
+
+def test_nan_is_reported_once_however_long_it_lasts():
+    tracker = track(*steady(5), *[f"step={s} loss=nan" for s in range(6, 60)])
+    assert kinds(tracker) == [(AnomalyType.NAN_INF, 6, False)]
+
+
+def test_cuda_error_then_progress_counts_as_survived():
+    tracker = track(*steady(3), "RuntimeError: CUDA error: an illegal memory access was "
+                    "encountered", *steady(2, start=4))
+    assert kinds(tracker) == [(AnomalyType.CUDA_ERROR, 3, True)]
+
+
+def test_checkpoint_failure_resolves_when_a_later_save_works():
+    tracker = track(*steady(3), "OSError: [Errno 28] No space left on device",
+                    "Error saving checkpoint to /ckpt/step-3", *steady(3, start=4),
+                    "Saving checkpoint to /ckpt/step-6")
+    assert kinds(tracker) == [(AnomalyType.CHECKPOINT_FAILURE, 3, True)]
+    assert tracker.anomalies[0].severity is Severity.MEDIUM
+    assert tracker.good_checkpoint() == "/ckpt/step-6"
+
+
+def test_grad_explosion_is_raised_and_then_resolved():
+    tracker = track(*steady(25, extra="grad_norm=0.9"), "step=26 loss=2.0 grad_norm=1500",
+                    "step=27 loss=2.0 grad_norm=0.9")
+    assert kinds(tracker) == [(AnomalyType.GRAD_EXPLOSION, 26, True)]
+
+
+def test_divergence_resolves_when_the_loss_falls_again():
+    rising = [f"step={s} loss={2.0 + 0.1 * s:.2f}" for s in range(1, 8)]
+    tracker = track(*rising, "step=8 loss=1.5")
+    assert kinds(tracker) == [(AnomalyType.DIVERGENCE, 6, True)]
+
+
+def test_eval_degradation_needs_train_loss_to_improve_meanwhile():
+    lines = []
+    for i, (train, val) in enumerate([(2.0, 1.0), (1.8, 1.1), (1.6, 1.2)], start=1):
+        lines += [f"step={i * 10} loss={train}", f"step={i * 10} eval_loss={val}"]
+    assert kinds(track(*lines)) == [(AnomalyType.EVAL_DEGRADATION, 30, False)]
+
+
+def test_slow_throughput_against_the_first_readings():
+    fast = [f"step={s} loss=2.0 samples/s=100" for s in range(1, 8)]
+    slow = [f"step={s} loss=2.0 samples/s=30" for s in range(8, 14)]
+    assert kinds(track(*fast, *slow)) == [(AnomalyType.SLOW_THROUGHPUT, 10, False)]
+
+
+def test_sparse_history_records_do_not_feed_windowed_rules():
+    tracker = RunTracker(RuleSettings())
+    tracker.ingest([Record(step=s, metrics={"loss": 2.0}, sparse=True) for s in range(1, 60)])
+    tracker.ingest([Record(step=60, metrics={"loss": 50.0})])
+    assert tracker.anomalies == []
+
+
+def test_restart_from_checkpoint_is_seen_as_the_step_going_back():
+    tracker = track(*steady(10), "Killed", *steady(5, start=6))
+    assert tracker.restarts_seen == 1
+    assert kinds(tracker) == [(AnomalyType.OOM, 10, True)]
