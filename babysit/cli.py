@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +16,7 @@ from typer.core import TyperGroup
 
 from babysit import __version__
 from babysit.reports import Observer
+from babysit.targets.base import Target
 
 _SUBCOMMANDS = ("watch", "demo")
 
@@ -59,7 +61,16 @@ def _root(
 
 @app.command("watch", help="Watch TARGET until the run ends (the default command).")
 def watch(
-    target: Annotated[str, typer.Argument(help="Training log to watch, e.g. ./logs/train.log")],
+    target: Annotated[str | None, typer.Argument(
+        help="Training log to watch, e.g. ./logs/train.log (with --pid/--proc: the run's "
+             "log, when babysit should not look for it)")] = None,
+    pid: Annotated[int | None, typer.Option(
+        "--pid", min=1, help="Watch this training process (and find its log).")] = None,
+    proc: Annotated[str | None, typer.Option(
+        "--proc", help="Watch the process whose name or command line contains this.")] = None,
+    restart_cmd: Annotated[str | None, typer.Option(
+        "--restart-cmd", help="Exact command to restart a crashed run (split like a shell "
+                              "would, run without a shell).")] = None,
     interval: Annotated[float | None, typer.Option(
         min=0.1, help="Initial poll interval in seconds [default: 30].")] = None,
     max_interval: Annotated[float | None, typer.Option(
@@ -85,6 +96,11 @@ def watch(
     from babysit.session import run_session
     from babysit.targets.registry import resolve_target
 
+    if target is None and pid is None and proc is None:
+        raise typer.BadParameter("give a log file, --pid N or --proc NAME", param_hint="TARGET")
+    if pid is not None and proc is not None:
+        raise typer.BadParameter("give either --pid or --proc, not both", param_hint="--proc")
+    restart_argv = _restart_argv(restart_cmd, pid, proc)
     poll = {"interval": interval, "max_interval": max_interval, "once": once or None,
             "max_polls": max_polls, "backoff": False if no_backoff else None}
     try:
@@ -98,10 +114,24 @@ def watch(
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
     observer = _observer(json_output)
-    rewatch = ["babysit", target, "--out-dir", str(out_dir)]
+    if pid is None and proc is None:
+        assert target is not None
+        log_target = target
+        factory: Callable[[], Target] = lambda: resolve_target(log_target)  # noqa: E731
+        shown, kind = target, "local-log"
+        rewatch = ["babysit", target, "--out-dir", str(out_dir)]
+    else:
+        factory, shown, kind = _process_factory(pid, proc, target, restart_argv, json_output)
+        rewatch = ["babysit", *([f"--pid={pid}"] if pid else [f"--proc={proc}"]),
+                   *([target] if target else []), "--out-dir", str(out_dir)]
+    approver = None
+    if not json_output:
+        from babysit.ui.prompt import ConsoleApprover, interactive
+
+        approver = ConsoleApprover() if interactive() else None
     try:
-        result = run_session(lambda: resolve_target(target), target, "local-log", settings,
-                             observer, rewatch=rewatch)
+        result = run_session(factory, shown, kind, settings, observer, rewatch=rewatch,
+                             approver=approver)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
         raise typer.Exit(130) from None
@@ -122,6 +152,57 @@ def demo(
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
     code = run_demo(out_dir, observer, say)
     raise typer.Exit(code)
+
+
+def _restart_argv(restart_cmd: str | None, pid: int | None, proc: str | None) -> list[str] | None:
+    if restart_cmd is None:
+        return None
+    if pid is None and proc is None:
+        raise typer.BadParameter("only makes sense with --pid or --proc",
+                                 param_hint="--restart-cmd")
+    import shlex
+
+    try:
+        argv = shlex.split(restart_cmd)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--restart-cmd") from error
+    if not argv:
+        raise typer.BadParameter("is empty", param_hint="--restart-cmd")
+    return argv
+
+
+def _process_factory(pid: int | None, proc: str | None, log: str | None,
+                     restart_argv: list[str] | None,
+                     json_output: bool) -> tuple[Callable[[], Target], str, str]:
+    """The target for --pid / --proc. Several unrelated matches for --proc: the user
+    picks one at a terminal; otherwise it is a usage error listing them."""
+    from babysit.targets.base import TargetError
+    from babysit.targets.process import NamedProcessTarget, ProcessTarget
+
+    if pid is not None:
+        chosen = pid
+        return (lambda: ProcessTarget(chosen, log=log, restart_cmd=restart_argv),
+                str(pid), "pid")
+    assert proc is not None
+    from babysit.procs import describe_process, find_processes, topmost
+
+    roots = topmost(find_processes(proc))
+    if not roots:
+        def missing() -> Target:
+            raise TargetError(f"no running process matches {proc!r}")
+        return missing, proc, "process"
+    if len(roots) > 1:
+        rows = [describe_process(p) for p in roots]
+        from babysit.ui.prompt import choose_process, interactive
+
+        if json_output or not interactive():
+            listing = "\n  ".join(rows)
+            raise typer.BadParameter(f"{len(roots)} unrelated processes match {proc!r}:\n  "
+                                     f"{listing}\npick one with --pid", param_hint="--proc")
+        roots = [roots[choose_process(rows)]]
+    found = roots[0].pid
+    return (lambda: NamedProcessTarget(found, name=proc, log=log, restart_cmd=restart_argv),
+            proc, "process")
 
 
 def _observer(json_output: bool) -> Observer:

@@ -62,6 +62,8 @@ class RuleSettings:
     eval_degradation_evals: int = 3
     eval_min_worsening: float = 0.01
     crash_grace_seconds: float = 10.0
+    gpu_idle_percent: float = 5.0
+    gpu_idle_polls: int = 2
 
 
 @dataclass(frozen=True)

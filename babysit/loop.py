@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from babysit.backoff import PollOutcome, next_interval, reset_reason
 from babysit.clock import Clock, SystemClock
@@ -19,6 +20,9 @@ from babysit.reports import Observer, PollReport, SummaryReport
 from babysit.rules.metric_rules import stall_threshold
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.tracker import RunTracker
+
+if TYPE_CHECKING:
+    from babysit.fixes import Fixer
 from babysit.units import format_duration as _duration
 
 
@@ -37,8 +41,10 @@ class WatchResult:
 
 class Watcher:
     def __init__(self, target: Target, settings: Settings, observer: Observer,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, fixer: Fixer | None = None) -> None:
         self.target = target
+        self.fixer = fixer
+        self._cpu_at_progress: float | None = None
         self.settings = settings
         self.observer = observer
         self.clock = clock or SystemClock()
@@ -143,6 +149,10 @@ class Watcher:
             self._formats = snapshot.formats
         progressed = tracker.advances > advances_before or (
             tracker.step is None and any(r.metrics for r in snapshot.records))
+        view = snapshot.process
+        cpu = view.cpu_seconds if view is not None else None
+        if progressed or self._cpu_at_progress is None:
+            self._cpu_at_progress = cpu
         if progressed:
             if not baseline and self._quiet_polls:
                 self._longest_gap = max(self._longest_gap, now - self._last_progress_at)
@@ -152,14 +162,25 @@ class Watcher:
         elif not baseline:
             self._quiet_polls += 1
 
-        if tracker.crash_pending and (
-            final or (pending_before and not progressed) or snapshot.alive is False
+        if view is not None:
+            # The process decides whether the run ended; a traceback in the log of a
+            # process that still lives is not a crash yet.
+            if not view.alive and tracker.exit is None and tracker.crash is None:
+                fresh += tracker.process_ended(view)
+        elif tracker.crash_pending and (
+            final or (pending_before and not progressed)
             or (snapshot.quiet_for or 0.0) >= self.settings.rules.crash_grace_seconds
         ):
             fresh += tracker.confirm_crash()
         self._state = self._terminal_state(snapshot, final)
         if self._state is TerminalState.RUNNING and not tracker.crash_pending:
             fresh += self._check_stall(snapshot, baseline, now)
+        if snapshot.gpu is not None:
+            util = snapshot.gpu.get("util_percent")
+            fresh += tracker.gpu_sample(util if isinstance(util, (int, float)) else None,
+                                        snapshot.alive)
+        if self.fixer is not None:
+            fresh += self._fix(snapshot, cpu, now)
         fresh += tracker.ingest(())  # anomalies raised by the loop's own measurements
 
         for notice in snapshot.notices:
@@ -173,6 +194,24 @@ class Watcher:
         )
         tracker.new_epoch = False
         return report, outcome
+
+    def _fix(self, snapshot: Snapshot, cpu: float | None, now: float) -> list[Anomaly]:
+        """Let the fix policy act; after a restart, watch the new process afresh."""
+        assert self.fixer is not None
+        tracker = self.tracker
+        stalled = any(a.type is AnomalyType.STALLED for a in tracker.unresolved())
+        hung = (stalled and snapshot.alive is True and cpu is not None
+                and self._cpu_at_progress is not None and cpu - self._cpu_at_progress < 1.0)
+        if not self.fixer.consider(tracker, snapshot, hung):
+            return []
+        if tracker.crash is not None and tracker.crash.cancelled:
+            self._state = TerminalState.CANCELLED
+        else:
+            self._state = TerminalState.RUNNING
+            self._quiet_polls = 0
+            self._last_progress_at = now
+            self._cpu_at_progress = None
+        return []
 
     def _check_stall(self, snapshot: Snapshot, baseline: bool, now: float) -> list[Anomaly]:
         rules = self.settings.rules
@@ -228,8 +267,8 @@ class Watcher:
         tracker = self.tracker
         if tracker.crash is not None:
             return TerminalState.CANCELLED if tracker.crash.cancelled else TerminalState.FAILED
-        if tracker.crash_pending:
-            return TerminalState.RUNNING
+        if tracker.crash_pending or snapshot.alive is True:
+            return TerminalState.RUNNING  # a live process has not finished, whatever it printed
         if tracker.completed is not None:
             return TerminalState.SUCCEEDED
         reached = (tracker.step is not None and tracker.target_steps is not None
@@ -243,6 +282,8 @@ class Watcher:
     def _stop_reason(self) -> str:
         if self._state is not TerminalState.RUNNING:
             return f"the run ended: {self._state.value}"
+        if self.fixer is not None and self.fixer.awaiting:
+            return f"waiting for your approval: {self.fixer.awaiting[0]}"
         blockers = [a for a in self.tracker.unresolved() if a.severity is Severity.BLOCKER]
         if blockers:
             first = blockers[0]
@@ -297,6 +338,7 @@ class Watcher:
             notices=snapshot.notices,
             formats=self._formats,
             quiet_seconds=snapshot.quiet_for,
+            gpu=snapshot.gpu,
         )
 
     def _interval_note(self, interval: float, outcome: PollOutcome) -> str:

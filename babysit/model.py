@@ -6,6 +6,7 @@ tracker and the rules read them, the artifact writer serialises them.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -119,6 +120,40 @@ class Record:
 
 
 @dataclass(frozen=True)
+class ExitInfo:
+    """How the run's process ended, and how babysit knows."""
+
+    code: int | None  # exit status when it exited normally
+    signal: int | None  # the signal that killed it
+    source: str  # "own child", "zombie", or "unknown"
+
+    def describe(self) -> str:
+        if self.signal is not None:
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = f"signal {self.signal}"
+            return f"killed by {name}"
+        if self.code is not None:
+            return f"exited with code {self.code}"
+        return "exit status unknown"
+
+
+@dataclass(frozen=True)
+class ProcessView:
+    """What the target saw of the run's process this poll."""
+
+    pid: int
+    alive: bool
+    status: str  # psutil's: running, sleeping, disk-sleep, zombie, stopped...
+    command: str  # redacted command line, for people
+    tree: tuple[int, ...] = ()  # the process and its descendants
+    cpu_seconds: float | None = None  # user+system time of the whole tree
+    exit: ExitInfo | None = None
+    oom_killed: bool | None = None  # the kernel log names it (None: could not tell)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """One observation of a target: everything new since the previous poll."""
 
@@ -131,6 +166,8 @@ class Snapshot:
     quiet_for: float | None = None
     # False when the target knows the run's process is gone; None when it cannot tell.
     alive: bool | None = None
+    process: ProcessView | None = None
+    gpu: Mapping[str, object] | None = None  # the run's GPUs: text, util, memory
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from babysit.artifact import verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
+from babysit.fixes import Approver, Fixer
 from babysit.loop import Watcher
 from babysit.model import (
     Confidence,
@@ -25,6 +26,7 @@ from babysit.model import (
 )
 from babysit.reports import Observer
 from babysit.targets.base import Target, TargetError
+from babysit.targets.process import ProcessTarget
 from babysit.verdict import decide
 
 
@@ -45,19 +47,22 @@ class SessionResult:
     exit_code: ExitCode
 
 
-def exit_code_for(verdict: Verdict, interrupted: bool, reached: bool = True) -> ExitCode:
+def exit_code_for(verdict: Verdict, interrupted: bool, reached: bool = True,
+                  awaiting_approval: bool = False) -> ExitCode:
     """The single mapping from an outcome to the process exit status."""
     if interrupted:
         return ExitCode.INTERRUPTED
     if not reached:
         return ExitCode.UNREACHABLE
+    if awaiting_approval:
+        return ExitCode.CONDITIONAL
     return {Decision.GO: ExitCode.GO, Decision.NO_GO: ExitCode.NO_GO,
             Decision.CONDITIONAL: ExitCode.CONDITIONAL}[verdict.decision]
 
 
 def run_session(target_factory: Callable[[], Target], target_text: str, target_type: str,
                 settings: Settings, observer: Observer, clock: Clock | None = None,
-                rewatch: Sequence[str] = ()) -> SessionResult:
+                rewatch: Sequence[str] = (), approver: Approver | None = None) -> SessionResult:
     clock = clock or SystemClock()
     run_id = settings.run_id or str(uuid.uuid4())
     started = clock.monotonic()
@@ -67,8 +72,12 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         verdict = _unreachable_verdict(run_id, target_text, target_type, str(error),
                                        clock.monotonic() - started)
         return _finish(verdict, settings, observer, clock, interrupted=False, reached=False)
+    fixer = None
+    if isinstance(target, ProcessTarget):
+        fixer = Fixer(target, fix_enabled=settings.fix, observer=observer, clock=clock,
+                      approver=approver)
     try:
-        watcher = Watcher(target, settings, observer, clock)
+        watcher = Watcher(target, settings, observer, clock, fixer=fixer)
         try:
             result = watcher.run()
         except TargetError as error:
@@ -80,19 +89,26 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
             # known, marked as incomplete, then let the error surface.
             result = watcher.result_so_far(f"babysit internal error: {error!r}")
             verdict = decide(result, run_id=run_id, target=target.label,
-                             target_type=target.target_type)
+                             target_type=target.target_type,
+                             actions=fixer.actions if fixer else ())
             _finish(verdict, settings, observer, clock, interrupted=False)
             raise
         log_path = target.label if target.target_type == "local-log" else None
+        if isinstance(target, ProcessTarget):
+            log_path = target.log_path
         verdict = decide(result, run_id=run_id, target=target.label,
-                         target_type=target.target_type, rewatch=rewatch, log_path=log_path)
-        return _finish(verdict, settings, observer, clock, interrupted=result.interrupted)
+                         target_type=target.target_type, rewatch=rewatch, log_path=log_path,
+                         actions=fixer.actions if fixer else (),
+                         commands=fixer.commands if fixer else ())
+        return _finish(verdict, settings, observer, clock, interrupted=result.interrupted,
+                       awaiting_approval=bool(fixer and fixer.awaiting))
     finally:
         target.close()
 
 
 def _finish(verdict: Verdict, settings: Settings, observer: Observer, clock: Clock,
-            interrupted: bool, reached: bool = True) -> SessionResult:
+            interrupted: bool, reached: bool = True,
+            awaiting_approval: bool = False) -> SessionResult:
     data = verdict_to_dict(verdict, clock.now())
     path: Path | None = None
     error: str | None = None
@@ -101,7 +117,8 @@ def _finish(verdict: Verdict, settings: Settings, observer: Observer, clock: Clo
     except OSError as problem:
         error = f"cannot write the verdict to {settings.out_dir}: {problem}"
     observer.final(verdict, data, str(path) if path else None)
-    return SessionResult(verdict, path, error, exit_code_for(verdict, interrupted, reached))
+    return SessionResult(verdict, path, error,
+                         exit_code_for(verdict, interrupted, reached, awaiting_approval))
 
 
 def _unreachable_verdict(run_id: str, target: str, target_type: str, reason: str,

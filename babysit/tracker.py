@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import signal
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -22,7 +23,16 @@ from babysit.metric_names import (
     first_present,
     throughput_key,
 )
-from babysit.model import Anomaly, AnomalyType, EventKind, LogEvent, Record, Severity
+from babysit.model import (
+    Anomaly,
+    AnomalyType,
+    EventKind,
+    ExitInfo,
+    LogEvent,
+    ProcessView,
+    Record,
+    Severity,
+)
 from babysit.rules import metric_rules as mr
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 
@@ -36,7 +46,12 @@ _MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
 class Crash:
     evidence: LogEvent
     step: int | None
-    cancelled: bool  # the run was stopped by its user (KeyboardInterrupt)
+    cancelled: bool  # the run was stopped on purpose (KeyboardInterrupt, SIGTERM)
+
+    @property
+    def traceback(self) -> str:
+        """The closing line of the traceback it died on ('' when it left none)."""
+        return self.evidence.detail if self.evidence.kind is EventKind.EXCEPTION else ""
 
 
 class RunTracker:
@@ -58,6 +73,9 @@ class RunTracker:
         self.best_checkpoint: str | None = None
         self.completed: LogEvent | None = None
         self.crash: Crash | None = None
+        self.exit: ExitInfo | None = None  # how the process ended, when seen
+        self.exit_inferred = False  # the ending was read from the log, not the OS
+        self._idle_polls = 0
         self.restarts_seen = 0
         self.anomalies: list[Anomaly] = []
         self.suppressed = 0  # anomalies not listed because their type hit the cap
@@ -280,8 +298,9 @@ class RunTracker:
     def crash_pending(self) -> bool:
         return self._pending_crash is not None
 
-    def confirm_crash(self) -> list[Anomaly]:
-        """The run ended on the pending traceback / fatal signal: it crashed."""
+    def confirm_crash(self, how: str = "") -> list[Anomaly]:
+        """The run ended on the pending traceback / fatal signal: it crashed. `how`
+        adds what the process itself said (exit code, signal)."""
         pending, self._pending_crash = self._pending_crash, None
         if pending is None:
             return []
@@ -294,8 +313,95 @@ class RunTracker:
             return []
         if pending.evidence.kind is EventKind.HOST_KILL:
             return []  # already reported as a likely host OOM kill
+        suffix = f" ({how})" if how else ""
         self._raise(AnomalyType.CRASH, Severity.BLOCKER, pending.step,
-                    f"the run died: {text}")
+                    f"the run died: {text}{suffix}")
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def process_ended(self, view: ProcessView) -> list[Anomaly]:
+        """The run's process is gone: decide, from its exit status when the OS showed
+        it and from the log otherwise, whether it finished or crashed."""
+        exit_info = view.exit or ExitInfo(None, None, "unknown")
+        self.exit = exit_info
+        pending = self._pending_crash
+        if exit_info.code == 0:
+            self._pending_crash = None  # a traceback it survived
+            if self.completed is None:
+                self.completed = LogEvent(EventKind.COMPLETED, "the process exited with code 0",
+                                          "clean exit")
+            return []
+        if exit_info.code is None and exit_info.signal is None:
+            # Not our child and already reaped: only the log can tell.
+            reached = (self.step is not None and self.target_steps is not None
+                       and self.step >= self.target_steps)
+            if (self.completed is not None or reached) and pending is None:
+                self.exit_inferred = True
+                return []
+            if pending is not None:
+                self.exit_inferred = True
+                return self.confirm_crash("exit status unknown; inferred from the log")
+            self.crash = Crash(LogEvent(EventKind.NEW_STAGE, "process gone", "process gone"),
+                               self.step, False)
+            return self.add(Anomaly(
+                AnomalyType.CRASH, Severity.BLOCKER, self.step,
+                "the process is gone and the log has no completion line (its exit status "
+                "is unknown: it is not babysit's child)"))
+        how = exit_info.describe()
+        if pending is not None:
+            return self.confirm_crash(how)
+        evidence = LogEvent(EventKind.NEW_STAGE, how, how)  # not a traceback
+        if exit_info.signal in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            self.crash = Crash(evidence, self.step, cancelled=True)
+            return []
+        self.crash = Crash(evidence, self.step, False)
+        if exit_info.signal == signal.SIGKILL:
+            if view.oom_killed:
+                return self.add(Anomaly(AnomalyType.OOM, Severity.BLOCKER, self.step,
+                                        "killed by the kernel's OOM killer (kernel log)"))
+            if view.oom_killed is None:
+                return self.add(Anomaly(
+                    AnomalyType.OOM, Severity.BLOCKER, self.step,
+                    "killed with SIGKILL and no traceback: most likely the host's OOM killer "
+                    "(the kernel log could not be read to confirm; whether it was the OOM "
+                    "killer is unknown)"))
+        return self.add(Anomaly(AnomalyType.CRASH, Severity.BLOCKER, self.step,
+                                f"the process {how} with no traceback in the log"))
+
+    def restarted(self, action: str) -> None:
+        """A fix started the run again: the crash is handled, watch the new process."""
+        self.crash = None
+        self._pending_crash = None
+        self.exit = None
+        self.exit_inferred = False
+        self.completed = None
+        for kind in (AnomalyType.CRASH, AnomalyType.NCCL, AnomalyType.CUDA_ERROR,
+                     AnomalyType.STALLED):
+            self.annotate(kind, action)
+            self._resolve(kind, "", action)
+
+    def annotate(self, kind: AnomalyType, action: str) -> None:
+        """Record what babysit did about the open anomaly of this type."""
+        for key in [k for k in self._active if k[0] is kind]:
+            index = self._active[key]
+            self.anomalies[index] = replace(self.anomalies[index], action_taken=action)
+
+    def gpu_sample(self, util_percent: float | None, alive: bool | None) -> list[Anomaly]:
+        """One poll's GPU utilisation of the run: idle for `gpu_idle_polls` polls in a
+        row while the process lives is an anomaly (high utilisation proves nothing)."""
+        if util_percent is None or alive is not True:
+            return []
+        if util_percent < self.rules.gpu_idle_percent:
+            self._idle_polls += 1
+            if self._idle_polls >= self.rules.gpu_idle_polls:
+                self._raise(AnomalyType.GPU_IDLE, Severity.MEDIUM, self.step,
+                            f"the run's GPUs were under {self.rules.gpu_idle_percent:g}% "
+                            f"utilisation for {self._idle_polls} polls while its process "
+                            f"was alive (now {util_percent:.0f}%)")
+        else:
+            self._idle_polls = 0
+            self._resolve(AnomalyType.GPU_IDLE, "", f"GPU utilisation back to "
+                                                    f"{util_percent:.0f}%")
         fresh, self._fresh = self._fresh, []
         return fresh
 
@@ -344,6 +450,9 @@ class RunTracker:
         """The checkpoint to trust: the one the run called best, else the newest saved
         before any blocker appeared."""
         return self.best_checkpoint or self.checkpoint
+
+    def cancelled_by_user(self, how: str) -> None:
+        self.crash = Crash(LogEvent(EventKind.NEW_STAGE, how, how), self.step, cancelled=True)
 
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self.anomalies if not a.resolved]

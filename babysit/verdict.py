@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from babysit.loop import WatchResult
 from babysit.model import (
     Action,
+    ActionStatus,
     Anomaly,
     AnomalyType,
     Confidence,
@@ -31,7 +32,7 @@ _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIM
 
 def decide(result: WatchResult, *, run_id: str, target: str, target_type: str,
            rewatch: Sequence[str] = (), actions: Sequence[Action] = (),
-           log_path: str | None = None) -> Verdict:
+           log_path: str | None = None, commands: Sequence[str] = ()) -> Verdict:
     tracker = result.tracker
     state = result.state
     unresolved = tracker.unresolved()
@@ -56,8 +57,8 @@ def decide(result: WatchResult, *, run_id: str, target: str, target_type: str,
         final_metrics=dict(tracker.metrics),
         best_checkpoint=tracker.good_checkpoint(),
         anomalies=tuple(tracker.anomalies),
-        findings=tuple(_findings(unresolved, tracker.good_checkpoint())),
-        next_commands=tuple(_next_commands(result, decision, rewatch, log_path)),
+        findings=tuple(_findings(unresolved, tracker.good_checkpoint(), actions)),
+        next_commands=tuple([*commands, *_next_commands(result, decision, rewatch, log_path)]),
         actions=tuple(actions),
         duration_seconds=round(result.watched_seconds, 3),
         stop_reason=result.stop_reason,
@@ -124,7 +125,8 @@ _ROLLBACK = (AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE
              AnomalyType.GRAD_EXPLOSION)
 
 
-def _findings(unresolved: list[Anomaly], checkpoint: str | None) -> list[Finding]:
+def _findings(unresolved: list[Anomaly], checkpoint: str | None,
+              actions: Sequence[Action] = ()) -> list[Finding]:
     by_type: dict[AnomalyType, list[Anomaly]] = {}
     for anomaly in unresolved:
         by_type.setdefault(anomaly.type, []).append(anomaly)
@@ -144,6 +146,16 @@ def _findings(unresolved: list[Anomaly], checkpoint: str | None) -> list[Finding
             description=first.description,
             fix=fix,
         ))
+    worst = max((a.severity for a in unresolved), key=lambda s: s.rank, default=Severity.HIGH)
+    for action in actions:
+        if action.status is ActionStatus.NEEDS_APPROVAL:
+            findings.append(Finding(
+                id=f"F{len(findings) + 1:03d}",
+                severity=worst,
+                title=f"needs your approval: {action.kind}",
+                description=action.reason,
+                fix=f"Approve and apply it yourself: {action.reason.split(' — because')[0]}.",
+            ))
     return findings
 
 

@@ -1,0 +1,1 @@
+"""Hardware telemetry for a watched run: GPU utilisation and memory, read locally."""
