@@ -96,6 +96,7 @@ class Fixer:
         history = History(dict(self._applied), self._step_at_restart, self._restarted,
                           frozenset(self._proposed))
         changed = False
+        proposals: list[FixDecision] = []
         for decision in decide(situation, history, fix_enabled=self.fix_enabled,
                                max_attempts=self.max_attempts):
             if decision.verdict is Verdict.APPLY:
@@ -107,7 +108,9 @@ class Fixer:
                         else AnomalyType.STALLED
                     tracker.annotate(target, f"not restarted: {decision.reason}")
             else:
-                changed |= self._propose(decision, situation, tracker)
+                proposals.append(decision)
+        if proposals:
+            changed |= self._propose(proposals, situation, tracker)
         return changed
 
     def _situation(self, tracker: RunTracker, snapshot: Snapshot, hung: bool) -> Situation:
@@ -173,43 +176,49 @@ class Fixer:
         tracker.restarted(f"{what[kind]}: {result} (attempt {attempt}/{self.max_attempts})")
         return True
 
-    def _propose(self, decision: FixDecision, situation: Situation,
+    def _propose(self, decisions: list[FixDecision], situation: Situation,
                  tracker: RunTracker) -> bool:
-        kind = decision.kind
-        self._proposed.add(kind)
+        """Record the proposals; at a terminal, ask the one question babysit can act on
+        (cancel the run so the user can apply the rest). With nobody to ask, the
+        proposals wait for approval and the watch ends with exit code 3."""
         lr_key = tracker.lr_key
         lr = f", now {tracker.metrics[lr_key]:.3g}" if lr_key and lr_key in tracker.metrics else ""
-        text = _PROPOSAL_TEXT[kind].format(checkpoint=situation.checkpoint, lr=lr,
-                                           pid=self.controls.control_pid)
-        proposal = f"{text} — because {decision.reason}"
-        if kind is FixKind.CANCEL:
-            self.commands.append(f"kill -TERM {self.controls.control_pid}")
-        if not self.fix_enabled:
-            self._record(kind, ActionStatus.NEEDS_APPROVAL, f"{proposal} (--no-fix: not asked)")
-            self.awaiting.append(proposal)
-            return False
-        if kind is not FixKind.CANCEL:
+        texts: dict[FixKind, str] = {}
+        for decision in decisions:
+            self._proposed.add(decision.kind)
+            text = _PROPOSAL_TEXT[decision.kind].format(
+                checkpoint=situation.checkpoint, lr=lr, pid=self.controls.control_pid)
+            texts[decision.kind] = f"{text} — because {decision.reason}"
+        cancel = texts.pop(FixKind.CANCEL, None)
+        for kind, proposal in texts.items():
             # babysit cannot change a run's configuration; the user applies these.
             self._record(kind, ActionStatus.NEEDS_APPROVAL, proposal)
-            self.awaiting.append(proposal)
+        if cancel is None:
             return False
-        answer = self.approver.ask(f"{decision.reason}. Cancel the run now (PID "
-                                   f"{self.controls.control_pid} and its workers)?")
+        self.commands.append(f"kill -TERM {self.controls.control_pid}")
+        answer = None
+        if self.fix_enabled:
+            advice = "; ".join(t.split(" — ")[0] for t in texts.values())
+            answer = self.approver.ask(
+                f"{decisions[0].reason}. Proposed: {advice or 'stop the run'}. Cancel the run "
+                f"now (PID {self.controls.control_pid} and its workers) so you can?")
         if answer is None:
-            self._record(kind, ActionStatus.NEEDS_APPROVAL, proposal)
-            self.awaiting.append(proposal)
+            note = " (--no-fix: not asked)" if not self.fix_enabled else ""
+            self._record(FixKind.CANCEL, ActionStatus.NEEDS_APPROVAL, cancel + note)
+            self.awaiting.extend([*texts.values(), cancel])
             return False
         if not answer:
-            self._record(kind, ActionStatus.SKIPPED, f"{proposal}: declined by the user")
+            self._record(FixKind.CANCEL, ActionStatus.SKIPPED, f"{cancel}: declined by the user")
             return False
         self.observer.notice(f"about to cancel the run (approved): terminating PID "
                              f"{self.controls.control_pid} and its workers")
         try:
             done = self.controls.cancel()
         except Exception as error:  # recorded, not raised
-            self._record(kind, ActionStatus.FAILED, f"{proposal}; failed: {error}")
+            self._record(FixKind.CANCEL, ActionStatus.FAILED, f"{cancel}; failed: {error}")
             return False
-        self._record(kind, ActionStatus.APPLIED, f"approved by the user; terminated {done}")
+        self._record(FixKind.CANCEL, ActionStatus.APPLIED,
+                     f"approved by the user; terminated PIDs {done}")
         tracker.cancelled_by_user("cancelled by babysit with the user's approval")
         for anomaly_type in situation.open_problems:
             tracker.annotate(anomaly_type, "run cancelled with the user's approval")

@@ -137,21 +137,23 @@ def _restart(kind: FixKind, situation: Situation, history: History, fix_enabled:
     return _bounded(kind, history, True, max_attempts, why)
 
 
+# What a live run's open problems call for. Only problems that will not go away on
+# their own are here: a NaN, and a loss that keeps rising. Spikes and gradient bursts
+# often recover; their advice stays in the findings.
 _PROPOSALS: tuple[tuple[AnomalyType, tuple[FixKind, ...], str], ...] = (
     (AnomalyType.NAN_INF, (FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
      "non-finite values make every further step worthless"),
-    (AnomalyType.DIVERGENCE, (FixKind.ROLLBACK, FixKind.LOWER_LR),
+    (AnomalyType.DIVERGENCE, (FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
      "the loss keeps rising"),
-    (AnomalyType.GRAD_EXPLOSION, (FixKind.LOWER_LR,), "gradients are exploding"),
-    (AnomalyType.LOSS_SPIKE, (FixKind.ROLLBACK, FixKind.LOWER_LR),
-     "the loss spiked and has not recovered"),
-    (AnomalyType.OOM, (FixKind.SMALLER_BATCH,), "the run ran out of memory"),
 )
 
 
 def _proposals(situation: Situation, history: History) -> list[FixDecision]:
-    """Changes only the user may approve, each proposed once."""
+    """Changes only the user may approve, each proposed once, while the run still
+    lives (for a run that has ended, the findings carry the same advice)."""
     out: list[FixDecision] = []
+    if not situation.process_alive:
+        return out
     for problem, kinds, why in _PROPOSALS:
         if problem not in situation.open_problems:
             continue
@@ -159,8 +161,6 @@ def _proposals(situation: Situation, history: History) -> list[FixDecision]:
             if kind in history.proposed or any(d.kind is kind for d in out):
                 continue
             if kind is FixKind.ROLLBACK and not situation.checkpoint:
-                continue
-            if kind is FixKind.CANCEL and not situation.process_alive:
                 continue
             out.append(FixDecision(kind, Verdict.ASK, why))
     return out

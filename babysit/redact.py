@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 _SECRET_NAME = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|"
                           r"credential|auth|private[_-]?key|\bkey\b)", re.IGNORECASE)
-_MASK = "****"
+_MASK = "REDACTED"
 
 
 def is_secret_name(name: str) -> bool:

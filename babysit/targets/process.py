@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+from collections.abc import Callable
 from typing import ClassVar
 
 from babysit.model import ProcessView, Snapshot
@@ -38,12 +39,14 @@ class ProcessTarget:
     target_type: ClassVar[str] = "pid"
 
     def __init__(self, pid: int, *, name: str | None = None, log: str | None = None,
-                 restart_cmd: list[str] | None = None, gpu: GpuProbe | None = None) -> None:
+                 restart_cmd: list[str] | None = None, gpu: GpuProbe | None = None,
+                 kernel_log: Callable[[list[str]], str] | None = None) -> None:
         try:
             identity = identity_of(pid)
         except ProcessGone as error:
             raise TargetError(str(error)) from error
         self._name = name
+        self._kernel_log = kernel_log
         self.process = WatchedProcess(identity)
         self._gpu = gpu if gpu is not None else GpuProbe()
         self._last_gpu: GpuReading | None = None
@@ -96,7 +99,7 @@ class ProcessTarget:
         exit_info = None if alive else self.process.exit_info()
         if not alive and self._oom_checked is None and exit_info is not None \
                 and exit_info.signal == 9:
-            self._oom_checked = kernel_oom_killed(self.process.pid)
+            self._oom_checked = kernel_oom_killed(self.process.pid, self._kernel_log)
         view = ProcessView(
             pid=self.process.pid,
             alive=alive,

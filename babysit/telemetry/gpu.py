@@ -8,6 +8,7 @@ always returns a `GpuReading`, and a field the driver will not report is `None`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import os
@@ -114,9 +115,6 @@ Runner = Callable[[Sequence[str], float], str]
 timeout, or a missing binary."""
 
 
-# ----------------------------------------------------------------------- parsing
-
-
 def parse_smi_number(text: str) -> float | None:
     """A numeric nvidia-smi cell: `None` for the driver's "not available" tokens
     ([N/A], [Not Supported], [Unknown Error], ... and a bare N/A), else the number.
@@ -190,9 +188,6 @@ def parse_query_apps(text: str, uuid_to_index: Mapping[str, int]) -> tuple[GpuPr
     return tuple(processes)
 
 
-# ---------------------------------------------------------------------- nvidia-smi
-
-
 def run_local(argv: Sequence[str], timeout: float) -> str:
     """Run `argv` (no shell) and return its stdout.
 
@@ -203,15 +198,10 @@ def run_local(argv: Sequence[str], timeout: float) -> str:
     args = list(argv)
     name = os.path.basename(args[0])
     try:
-        child = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            start_new_session=True,  # so a kill reaches anything it spawned too
-        )
+        # A session of its own, so a kill reaches anything it spawned too.
+        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, errors="replace",
+                                 start_new_session=True)
     except FileNotFoundError:
         raise GpuQueryError(
             f"{name} not found (is the NVIDIA driver installed and {name} on PATH?)"
@@ -224,7 +214,7 @@ def run_local(argv: Sequence[str], timeout: float) -> str:
         _kill(child)
         raise GpuQueryError(f"{name} timed out after {timeout:g}s") from None
     if child.returncode != 0:
-        # nvidia-smi prints its failures on stdout; other tools use stderr.
+        # Which stream nvidia-smi writes its failures to is not documented: take either.
         detail = _first_line(err) or _first_line(out) or "no output"
         raise GpuQueryError(f"{name} failed (exit {child.returncode}): {detail}")
     return out
@@ -247,13 +237,7 @@ def _kill(child: subprocess.Popen[str]) -> None:
 
 
 def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-# ---------------------------------------------------------------------------- probe
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 class GpuProbe:
@@ -265,13 +249,8 @@ class GpuProbe:
     the hang says so in `problem`. Each nvidia-smi query has its own `timeout`, so
     a read takes at most about twice that. NVML calls cannot be timed out."""
 
-    def __init__(
-        self,
-        runner: Runner = run_local,
-        use_nvml: bool = True,
-        timeout: float = 5.0,
-        smi: str = "nvidia-smi",
-    ) -> None:
+    def __init__(self, runner: Runner = run_local, use_nvml: bool = True,
+                 timeout: float = 5.0, smi: str = "nvidia-smi") -> None:
         self._runner = runner
         self._timeout = timeout
         self._smi = smi
@@ -293,10 +272,8 @@ class GpuProbe:
         """Shut NVML down if this probe initialised it. Safe to call twice."""
         nvml, self._nvml = self._nvml, None
         if nvml is not None:
-            try:
+            with contextlib.suppress(Exception):  # nothing useful to do if it fails
                 nvml.nvmlShutdown()
-            except Exception:  # nothing useful to do about a failed shutdown
-                pass
 
     # -- NVML
 
@@ -389,9 +366,6 @@ def _nvml_processes(nvml: Any, nvml_error: Any, index: int, handle: Any) -> list
     return found
 
 
-# -------------------------------------------------------------------------- per run
-
-
 def for_run(reading: GpuReading, pids: Iterable[int]) -> RunGpu | None:
     """The part of `reading` that belongs to the processes `pids`.
 
@@ -409,28 +383,14 @@ def for_run(reading: GpuReading, pids: Iterable[int]) -> RunGpu | None:
     for proc in mine:
         if proc.used_mib is not None:  # unknown usage stays absent, not a made-up 0
             process_mib[proc.pid] = process_mib.get(proc.pid, 0.0) + proc.used_mib
-    utils = [d.util_percent for d in devices]
-    used = [d.mem_used_mib for d in devices]
-    total = [d.mem_total_mib for d in devices]
-    return RunGpu(
-        devices=devices,
-        process_mib=process_mib,
-        util_percent=_mean(utils),
-        mem_used_mib=_sum(used),
-        mem_total_mib=_sum(total),
-    )
+    utils = _all_known([d.util_percent for d in devices])
+    used = _all_known([d.mem_used_mib for d in devices])
+    total = _all_known([d.mem_total_mib for d in devices])
+    return RunGpu(devices, process_mib, util_percent=sum(utils) / len(utils) if utils else None,
+                  mem_used_mib=sum(used) if used else None,
+                  mem_total_mib=sum(total) if total else None)
 
 
-def _known(values: list[float | None]) -> list[float] | None:
+def _all_known(values: list[float | None]) -> list[float] | None:
     known = [v for v in values if v is not None]
     return known if len(known) == len(values) else None
-
-
-def _mean(values: list[float | None]) -> float | None:
-    known = _known(values)
-    return sum(known) / len(known) if known else None
-
-
-def _sum(values: list[float | None]) -> float | None:
-    known = _known(values)
-    return sum(known) if known is not None else None
