@@ -150,8 +150,8 @@ class Fixer:
         what = {FixKind.RESTART: "restart the crashed run",
                 FixKind.RESTART_HUNG: "stop the hung run and start it again",
                 FixKind.FREE_GPU: "free GPU memory held by the dead run's leftover processes"}
-        self.observer.notice(f"about to {what[kind]} (attempt {attempt}/{self.max_attempts}): "
-                             f"{decision.reason}")
+        self.observer.notice(f"ACTION: about to {what[kind]} (attempt {attempt}/"
+                             f"{self.max_attempts}): {decision.reason}")
         self._applied[kind] += 1
         try:
             if kind is FixKind.FREE_GPU:
@@ -168,7 +168,7 @@ class Fixer:
                              AnomalyType.STALLED, f"{what[kind]} failed: {error}")
             return False
         self._record(kind, ActionStatus.APPLIED, f"{decision.reason}; {result}")
-        self.observer.notice(result)
+        self.observer.notice(f"ACTION done: {result}")
         if kind is FixKind.FREE_GPU:
             return False
         self._restarted = True
@@ -210,7 +210,7 @@ class Fixer:
         if not answer:
             self._record(FixKind.CANCEL, ActionStatus.SKIPPED, f"{cancel}: declined by the user")
             return False
-        self.observer.notice(f"about to cancel the run (approved): terminating PID "
+        self.observer.notice(f"ACTION: about to cancel the run (approved): terminating PID "
                              f"{self.controls.control_pid} and its workers")
         try:
             done = self.controls.cancel()

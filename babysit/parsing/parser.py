@@ -174,7 +174,8 @@ class LogParser:
         for part in (bar, text):
             if part is None:
                 continue
-            self.formats[part.fmt] += 1
+            if part.fmt:
+                self.formats[part.fmt] += 1
             fmt = fmt or part.fmt
             metrics.update(part.metrics)
             step = part.step if part.step is not None else step

@@ -45,7 +45,7 @@ class ProcessTarget:
             identity = identity_of(pid)
         except ProcessGone as error:
             raise TargetError(str(error)) from error
-        self._name = name
+        self._label = name if name is not None else str(pid)
         self._kernel_log = kernel_log
         self.process = WatchedProcess(identity)
         self._gpu = gpu if gpu is not None else GpuProbe()
@@ -77,7 +77,7 @@ class ProcessTarget:
 
     @property
     def label(self) -> str:
-        return self._name if self._name is not None else str(self.process.pid)
+        return self._label  # as given, even after a restart changed the PID
 
     @property
     def restart_known(self) -> bool:
@@ -174,7 +174,6 @@ class ProcessTarget:
         self.process = WatchedProcess(identity_of(popen.pid), popen)
         self._oom_checked = None
         old.close()
-        self._notices.append(f"restarted: PID {popen.pid} now runs {self.launch.describe()}")
         return f"restarted as PID {popen.pid}: {self.launch.describe()}"
 
     def stop_hung(self) -> list[int]:

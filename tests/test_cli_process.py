@@ -1,0 +1,93 @@
+"""`babysit --pid` / `--proc` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import artifact_in
+from tests.test_cli import babysit
+from tests.test_fix_policy import TRAINER, start
+
+
+@pytest.fixture(autouse=True)
+def _cleanup():
+    yield
+    for proc in psutil.process_iter(["cmdline"]):
+        if str(TRAINER) in " ".join(proc.info["cmdline"] or []):
+            proc.kill()
+
+
+def test_pid_once_finds_the_process_and_its_log(tmp_path: Path):
+    proc = start(tmp_path, "--steps", "100000", "--delay", "0.05")
+    done = babysit("--pid", str(proc.pid), "--once", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert f"process found: PID {proc.pid}" in done.stdout
+    assert f"log: {tmp_path / 'train.log'} (the stdout of PID {proc.pid} is redirected" \
+           in done.stdout
+    data = artifact_in(tmp_path)
+    assert (data["target"], data["target_type"], data["terminal_state"]) == (
+        str(proc.pid), "pid", "RUNNING")
+    assert data["total_steps"] >= 1
+
+
+def test_pid_watch_until_the_run_finishes(tmp_path: Path):
+    proc = start(tmp_path, "--steps", "30", "--delay", "0.05")
+    done = babysit("--pid", str(proc.pid), "--json", "--interval", "0.3", cwd=tmp_path)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr
+    final = events[-1]["artifact"]
+    assert (final["terminal_state"], final["total_steps"]) == ("SUCCEEDED", 30)
+
+
+def test_proc_with_several_unrelated_matches_is_a_clear_usage_error(tmp_path: Path):
+    first = start(tmp_path, "--steps", "100000", "--delay", "0.05")
+    second = subprocess.Popen([sys.executable, str(TRAINER), "--steps", "100000"],
+                              stdout=subprocess.DEVNULL)
+    done = babysit("--proc", "fake_trainer.py", "--once", cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"PID {first.pid}" in done.stderr and f"PID {second.pid}" in done.stderr
+    assert "--pid" in done.stderr
+
+
+def test_proc_with_one_match_and_an_explicit_log(tmp_path: Path):
+    start(tmp_path, "--steps", "100000", "--delay", "0.05")
+    other_log = tmp_path / "explicit.log"
+    other_log.write_text("step 7/100 | loss=1.5\n")
+    done = babysit("--proc", "fake_trainer.py", str(other_log), "--once", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert "given on the command line" in done.stdout
+    data = artifact_in(tmp_path)
+    assert (data["target"], data["target_type"], data["total_steps"]) == (
+        "fake_trainer.py", "process", 7)
+
+
+def test_proc_without_a_match_exits_4(tmp_path: Path):
+    done = babysit("--proc", "no-such-trainer-xyz", "--once", cwd=tmp_path)
+    assert done.returncode == 4
+    assert "no running process matches 'no-such-trainer-xyz'" in done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--restart-cmd", "python train.py", "train.log"],
+    ["--pid", "1", "--proc", "x"],
+    [],
+])
+def test_process_usage_errors(tmp_path: Path, args: list[str]):
+    (tmp_path / "train.log").write_text("step 1 | loss=1\n")
+    assert babysit(*args, cwd=tmp_path).returncode == 2
+
+
+def test_no_fix_through_the_cli_never_restarts(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "transient", "--at", "5", "--state",
+                 str(tmp_path / "state"), "--fail-times", "1", "--delay", "0.05")
+    done = babysit("--pid", str(proc.pid), "--no-fix", "--interval", "0.3", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert not (tmp_path / "state.starts").read_text() != "1"
+    data = artifact_in(tmp_path)
+    assert [a["status"] for a in data["actions"]] == ["skipped"]
