@@ -88,6 +88,6 @@ def test_no_fix_through_the_cli_never_restarts(tmp_path: Path):
                  str(tmp_path / "state"), "--fail-times", "1", "--delay", "0.05")
     done = babysit("--pid", str(proc.pid), "--no-fix", "--interval", "0.3", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert not (tmp_path / "state.starts").read_text() != "1"
+    assert (tmp_path / "state.starts").read_text() == "1"  # never restarted
     data = artifact_in(tmp_path)
     assert [a["status"] for a in data["actions"]] == ["skipped"]
