@@ -200,12 +200,32 @@ def terminate(identities: Iterable[Identity], grace: float = 10.0) -> list[int]:
     for proc in procs:
         with contextlib.suppress(psutil.Error):
             proc.terminate()
-    _, alive = psutil.wait_procs(procs, timeout=grace)
+    alive = _wait_gone(procs, grace)
     for proc in alive:
         with contextlib.suppress(psutil.Error):
             proc.kill()
-    psutil.wait_procs(alive, timeout=grace)
+    _wait_gone(alive, grace)
     return [p.pid for p in procs]
+
+
+def _wait_gone(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Wait until the processes have exited; a zombie has exited (its parent, not
+    babysit, reaps it). Returns those still running after `timeout`."""
+    deadline = time.monotonic() + timeout
+    running = procs
+    while running:
+        running = [p for p in running if _still_running(p)]
+        if not running or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
+    return running
+
+
+def _still_running(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def _open_pidfd(pid: int) -> int | None:

@@ -91,3 +91,34 @@ def test_no_fix_through_the_cli_never_restarts(tmp_path: Path):
     assert (tmp_path / "state.starts").read_text() == "1"  # never restarted
     data = artifact_in(tmp_path)
     assert [a["status"] for a in data["actions"]] == ["skipped"]
+
+
+def test_at_a_terminal_babysit_asks_before_cancelling(tmp_path: Path):
+    """A real pseudo-terminal: the question appears, `y` cancels the run."""
+    import os
+    import pty
+    import select
+    import time
+
+    proc = start(tmp_path, "--mode", "nan", "--at", "4", "--steps", "100000", "--delay", "0.05")
+    leader, follower = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "babysit", "--pid", str(proc.pid),
+                              "--interval", "0.3"], cwd=tmp_path, stdin=follower,
+                             stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    seen = b""
+    deadline = time.monotonic() + 30
+    try:
+        while b"Cancel the run now" not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            if select.select([leader], [], [], 0.2)[0]:
+                seen += os.read(leader, 65536)
+        os.write(leader, b"y\n")
+        assert child.wait(timeout=30) == 1
+    finally:
+        child.kill()
+        os.close(leader)
+    data = artifact_in(tmp_path)
+    assert data["terminal_state"] == "CANCELLED"
+    assert ("cancel-run", "applied") in [(a["kind"], a["status"]) for a in data["actions"]]
+    assert not psutil.pid_exists(proc.pid) or psutil.Process(proc.pid).status() == "zombie"
