@@ -82,7 +82,7 @@ def act(args: argparse.Namespace) -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
         if args.child_pidfile is not None:
             args.child_pidfile.write_text(str(child.pid))
-        time.sleep(0.3)  # let the watcher see its child before it dies
+        time.sleep(1.0)  # let the watcher see its child before it dies
         raise RuntimeError("DataLoader worker (pid 4242) exited unexpectedly")
 
 
