@@ -17,13 +17,15 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from babysit.model import EventKind, Record
 from babysit.parsing.parser import LogParser
 
 ReadAt = Callable[[int, int], bytes]  # (offset, size) -> bytes
+# (extended regex, start offset, end offset) -> offsets of matches in [start, end)
+OffsetFinder = Callable[[str, int, int], Iterator[int]]
 
 _NONFINITE = r"\b(nan|NaN|NAN|inf|Inf|INF|Infinity)\b"
 _EVENTS = (
@@ -38,25 +40,24 @@ _LINE_WINDOW = 64 * 1024
 _TRACEBACK_WINDOW = 48 * 1024
 
 
-def scan_history(read_at: ReadAt, start: int, end: int, path: str | None = None,
-                 use_grep: bool = True) -> Iterator[Record]:
+def scan_history(read_at: ReadAt, start: int, end: int,
+                 finder: OffsetFinder | None = None) -> Iterator[Record]:
     """Records for the notable lines in bytes [start, end) of a log, in file order.
 
-    Every record is marked `sparse`: they are isolated points, not a series. `path`
-    lets the scan hand the file to grep; without it (or without grep) a slower
-    pure-Python search runs over the same patterns."""
+    Every record is marked `sparse`: they are isolated points, not a series. `finder`
+    searches the file fast (grep, locally or on the remote host); without one, a
+    slower pure-Python search runs over the same patterns."""
     if end <= start:
         return
-    grep = shutil.which("grep") if (use_grep and path is not None) else None
     with_nonfinite = True
     offset = start
     while offset < end:
         pattern = f"{_NONFINITE}|{_EVENTS}" if with_nonfinite else _EVENTS
-        finder = (_grep_offsets(grep, path, pattern, offset, end) if grep and path
-                  else _python_offsets(read_at, pattern, offset, end))
+        hits = (finder(pattern, offset, end) if finder is not None
+                else _python_offsets(read_at, pattern, offset, end))
         restart_at: int | None = None
         last_line_end = offset
-        for hit in finder:
+        for hit in hits:
             if hit < last_line_end:
                 continue  # another match on a line already parsed
             records, line_end = _parse_candidate(read_at, start, end, hit)
@@ -75,31 +76,45 @@ def _has_nonfinite(record: Record) -> bool:
     return any(v != v or v in (float("inf"), float("-inf")) for v in record.metrics.values())
 
 
-def _grep_offsets(grep: str, path: str, pattern: str, offset: int, end: int) -> Iterator[int]:
-    """Byte offsets of pattern matches at or after `offset`, from a grep child reading
-    the file from that offset. The child is stopped as soon as we pass `end`."""
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        proc = subprocess.Popen(
-            [grep, "--line-buffered", "-a", "-b", "-o", "-E", pattern],
-            stdin=handle, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={**os.environ, "LC_ALL": "C"},
-        )
-    assert proc.stdout is not None
-    try:
-        for raw in proc.stdout:
-            relative, _, _ = raw.partition(b":")
-            try:
-                hit = offset + int(relative)
-            except ValueError:
-                continue
-            if hit >= end:
-                break
-            yield hit
-    finally:
-        proc.kill()
-        proc.stdout.close()
-        proc.wait()
+GREP_ARGS = ("--line-buffered", "-a", "-b", "-o", "-E")
+
+
+def local_grep(path: str) -> OffsetFinder | None:
+    """A finder that runs this machine's grep over `path`; None without grep."""
+    grep = shutil.which("grep")
+    if grep is None:
+        return None
+
+    def find(pattern: str, offset: int, end: int) -> Iterator[int]:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            proc = subprocess.Popen(
+                [grep, *GREP_ARGS, pattern],
+                stdin=handle, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env={**os.environ, "LC_ALL": "C"},
+            )
+        assert proc.stdout is not None
+        try:
+            yield from offsets_from_grep(proc.stdout, offset, end)
+        finally:
+            proc.kill()
+            proc.stdout.close()
+            proc.wait()
+
+    return find
+
+
+def offsets_from_grep(lines: Iterable[bytes], offset: int, end: int) -> Iterator[int]:
+    """Absolute offsets from `grep -b -o` output over a stream that began at `offset`."""
+    for raw in lines:
+        relative, _, _ = raw.partition(b":")
+        try:
+            hit = offset + int(relative)
+        except ValueError:
+            continue
+        if hit >= end:
+            return
+        yield hit
 
 
 def _python_offsets(read_at: ReadAt, pattern: str, offset: int, end: int,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from babysit.model import EventKind
-from babysit.reading.history import scan_history
+from babysit.reading.history import local_grep, scan_history
 
 
 def _write_long_log(path: Path, lines: int, nan_at: int) -> None:
@@ -31,7 +31,8 @@ def test_first_nan_in_history_is_found_with_its_step(tmp_path: Path, use_grep: b
     log = tmp_path / "train.log"
     _write_long_log(log, lines=40_000, nan_at=120)
     size = log.stat().st_size
-    records = list(scan_history(_reader(log), 0, size, str(log), use_grep=use_grep))
+    finder = local_grep(str(log)) if use_grep else None
+    records = list(scan_history(_reader(log), 0, size, finder))
     nan_records = [r for r in records if any(math.isnan(v) for v in r.metrics.values())]
     assert nan_records[0].step == 120
     assert all(r.sparse for r in records)
@@ -45,7 +46,8 @@ def test_checkpoints_and_tracebacks_in_history_are_found(tmp_path: Path, use_gre
         handle.write("Traceback (most recent call last):\n  File \"t.py\", line 1\n"
                      "RuntimeError: boom\n")
     size = log.stat().st_size
-    records = list(scan_history(_reader(log), 0, size, str(log), use_grep=use_grep))
+    finder = local_grep(str(log)) if use_grep else None
+    records = list(scan_history(_reader(log), 0, size, finder))
     saved = [e.detail for r in records for e in r.events if e.kind is EventKind.CHECKPOINT_SAVED]
     assert saved == ["out/checkpoint-5000", "out/checkpoint-10000"]
     exceptions = [e.detail for r in records for e in r.events if e.kind is EventKind.EXCEPTION]
@@ -56,6 +58,6 @@ def test_nan_flood_is_searched_once_not_line_by_line(tmp_path: Path):
     log = tmp_path / "train.log"
     _write_long_log(log, lines=30_000, nan_at=10)
     size = log.stat().st_size
-    records = list(scan_history(_reader(log), 0, size, str(log)))
+    records = list(scan_history(_reader(log), 0, size, local_grep(str(log))))
     nonfinite = [r for r in records if any(math.isnan(v) for v in r.metrics.values())]
     assert len(nonfinite) == 1

@@ -1,0 +1,192 @@
+"""Following a growing log file, wherever it lives.
+
+`LogFollower` holds everything that makes reading incremental and safe — the offset,
+the half-read last line, the parser's state, rotation (a different file at the path),
+truncation (the file shrank), deletion (the path is gone but the open file still
+grows) and the fast history scan of a long file's first read. Where the bytes come
+from is a `FileAccess`: the local filesystem, or SFTP on another host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Hashable, Iterator
+from typing import Protocol
+
+from babysit.model import Record, Snapshot
+from babysit.parsing.parser import LogParser
+from babysit.reading.history import OffsetFinder, scan_history
+from babysit.reading.lines import LineSplitter
+
+TAIL_BYTES = 2 * 1024 * 1024
+_READ_CHUNK = 4 * 1024 * 1024
+
+
+class OpenFile(Protocol):
+    def size(self) -> int: ...
+
+    def mtime(self) -> float: ...
+
+    def read_at(self, offset: int, size: int) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+class FileAccess(Protocol):
+    """How to reach one log file. Methods raise FileNotFoundError when the path is
+    missing and other OSErrors when it cannot be read."""
+
+    path: str
+
+    def identity(self) -> Hashable | None:
+        """What names the file now at `path` (device and inode), None if unknown."""
+        ...
+
+    def open(self) -> tuple[OpenFile, Hashable | None]: ...
+
+    def offsets(self) -> OffsetFinder | None:
+        """A fast searcher (grep) for the history scan, when the host has one."""
+        ...
+
+    def now(self) -> float:
+        """Wall time on the host that writes the file (to age its mtime)."""
+        ...
+
+
+class LogFollower:
+    def __init__(self, access: FileAccess, tail_bytes: int = TAIL_BYTES) -> None:
+        self.access = access
+        self._tail_bytes = tail_bytes
+        self._file: OpenFile | None = None
+        self._identity: Hashable | None = None
+        self._offset = 0
+        self._splitter = LineSplitter()
+        self._parser = LogParser()
+        self._deleted = False
+        self._lines = 0
+
+    @property
+    def offset(self) -> int:
+        return self._offset
+
+    def open(self) -> None:
+        """Open the file (again): after a reconnect the same file continues at the
+        saved offset; a different file is read from its start."""
+        handle, identity = self.access.open()
+        if self._file is not None:
+            self.detach()
+        same = self._identity is None or identity is None or identity == self._identity
+        if not same:
+            self._offset = 0
+            self._splitter.reset()
+        self._file, self._identity = handle, identity
+
+    def detach(self) -> None:
+        """Drop the open file (its connection is gone) but keep offset and state."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+
+    def poll(self, final: bool = False) -> Snapshot:
+        if self._file is None:
+            self.open()
+        assert self._file is not None
+        notices: list[str] = []
+        records: list[Record] = []
+        cut_before = self._splitter.cut_lines
+        lines_before = self._lines
+        notices.extend(self._follow_path(records))
+        size = self._file.size()
+        if size < self._offset:
+            notices.append(f"log truncated ({self._offset} → {size} bytes); reading it from "
+                           f"the start")
+            self._offset = 0
+            self._splitter.reset()
+        new_bytes = self._read_to(size, records)
+        mtime = self._file.mtime()
+        if final:
+            records.extend(self._parse_lines(self._splitter.flush()))
+        if self._splitter.cut_lines > cut_before:
+            notices.append("an overlong line was cut to 64 KiB")
+        return Snapshot(
+            records=tuple(records),
+            new_bytes=new_bytes,
+            new_lines=self._lines - lines_before,
+            formats=tuple(f for f, _ in self._parser.formats.most_common()),
+            notices=tuple(notices),
+            quiet_for=max(0.0, self.access.now() - mtime),
+        )
+
+    def _follow_path(self, records: list[Record]) -> list[str]:
+        """Notice a deleted or replaced file; finish the old one before switching."""
+        path = self.access.path
+        try:
+            identity = self.access.identity()
+        except FileNotFoundError:
+            if self._deleted:
+                return []
+            self._deleted = True
+            return [f"log file {path} was deleted; still reading the already-open file"]
+        if identity is None or identity == self._identity:
+            if self._deleted:
+                self._deleted = False
+                return [f"log file {path} is back"]
+            return []
+        # Rotated: drain what the writer put in the old file, then start the new one.
+        assert self._file is not None
+        self._read_to(self._file.size(), records)
+        records.extend(self._parse_lines(self._splitter.flush()))
+        self.detach()
+        self._file, self._identity = self.access.open()
+        self._offset = 0
+        self._deleted = False
+        return [f"log rotated: now reading the new {path} from its start"]
+
+    def _read_to(self, size: int, records: list[Record]) -> int:
+        start = self._offset
+        if size <= start:
+            return 0
+        if size - start > 2 * self._tail_bytes:
+            # A long stretch (the first poll of an old log, or a huge burst): search its
+            # history fast and parse only the tail in full.
+            tail_start = size - self._tail_bytes
+            records.extend(scan_history(self._read_at, start, tail_start,
+                                        self.access.offsets()))
+            self._splitter.reset()
+            self._skip_partial_line(tail_start)
+            start = self._offset
+        for chunk in self._chunks(start, size):
+            records.extend(self._parse_lines(self._splitter.feed(chunk)))
+        self._offset = size
+        return size - start
+
+    def _skip_partial_line(self, position: int) -> None:
+        """Start at the first full line at or after `position`."""
+        probe = self._read_at(position - 1, 64 * 1024) if position > 0 else b"\n"
+        for index, byte in enumerate(probe):
+            if byte in (10, 13):
+                self._offset = position - 1 + index + 1
+                return
+        self._offset = position
+
+    def _chunks(self, start: int, end: int) -> Iterator[bytes]:
+        position = start
+        while position < end:
+            data = self._read_at(position, min(_READ_CHUNK, end - position))
+            if not data:
+                return
+            position += len(data)
+            yield data
+
+    def _read_at(self, offset: int, size: int) -> bytes:
+        assert self._file is not None
+        return self._file.read_at(offset, size)
+
+    def _parse_lines(self, lines: list[str]) -> list[Record]:
+        self._lines += len(lines)
+        return self._parser.feed_lines(lines)
+
+    def close(self) -> None:
+        self.detach()
+
