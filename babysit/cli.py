@@ -91,6 +91,9 @@ def watch(
         min=1, help="Planned total steps, when the log never says.")] = None,
     max_polls: Annotated[int | None, typer.Option(
         min=1, help="Stop after this many polls (the baseline counts as one).")] = None,
+    ssh_accept_new: Annotated[bool, typer.Option(
+        "--ssh-accept-new", help="Trust an unknown SSH host key on first use and record it "
+                                 "(a changed key is still refused).")] = False,
 ) -> None:
     from babysit.config import ConfigError, load_settings
     from babysit.session import run_session
@@ -113,12 +116,16 @@ def watch(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
-    observer = _observer(json_output)
+    from babysit.targets.registry import looks_remote
+
+    remote = target is not None and pid is None and proc is None and looks_remote(target)
+    observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "")
     if pid is None and proc is None:
         assert target is not None
         log_target = target
-        factory: Callable[[], Target] = lambda: resolve_target(log_target)  # noqa: E731
-        shown, kind = target, "local-log"
+        ssh = _ssh_settings(ssh_accept_new) if remote else None
+        factory: Callable[[], Target] = lambda: resolve_target(log_target, ssh)  # noqa: E731
+        shown, kind = target, "remote-log" if remote else "local-log"
         rewatch = ["babysit", target, "--out-dir", str(out_dir)]
     else:
         factory, shown, kind = _process_factory(pid, proc, target, restart_argv, json_output)
@@ -205,14 +212,30 @@ def _process_factory(pid: int | None, proc: str | None, log: str | None,
             proc, "process")
 
 
-def _observer(json_output: bool) -> Observer:
+def _observer(json_output: bool, prefix: str = "") -> Observer:
     if json_output:
         from babysit.ui.jsonl import JsonObserver
 
         return JsonObserver(sys.stdout)
     from babysit.ui.console import ConsoleObserver
 
-    return ConsoleObserver()
+    return ConsoleObserver(prefix=prefix)
+
+
+def _remote_prefix(target: str | None) -> str:
+    """`[user@host]`, as every line about a remote run starts."""
+    from babysit.remote.address import AddressError, parse_remote
+
+    try:
+        return f"[{parse_remote(target or '').display()}]"
+    except AddressError:
+        return ""
+
+
+def _ssh_settings(accept_new: bool) -> Any:
+    from babysit.remote.connection import SshSettings
+
+    return SshSettings(accept_new=accept_new)
 
 
 def _check_out_dir(out_dir: Path) -> None:

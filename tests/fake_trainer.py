@@ -10,7 +10,7 @@ flushing each, and at `--at` does what `--mode` says:
   kill       send itself SIGKILL (no traceback, like the OOM killer)
   segv       send itself SIGSEGV
   nan        print loss=nan from then on and keep going
-  child      start a child that outlives it, then raise
+  child      start a child that outlives it, and raise four steps later
 
 With `--state FILE` it resumes from the step recorded there (a checkpoint) and
 counts its starts in FILE.starts; `--fail-times N` makes only the first N starts fail;
@@ -63,6 +63,8 @@ def main() -> None:
         due = step % args.every == 0 if args.every else step == args.at
         if due and failing:
             act(args)
+        if args.mode == "child" and step == args.at + 4 and failing:
+            raise RuntimeError("DataLoader worker (pid 4242) exited unexpectedly")
     print("Training finished", flush=True)
 
 
@@ -79,11 +81,10 @@ def act(args: argparse.Namespace) -> None:
     if mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
     if mode == "child":
+        # A worker that will outlive this process, which dies four steps later.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
         if args.child_pidfile is not None:
             args.child_pidfile.write_text(str(child.pid))
-        time.sleep(1.0)  # let the watcher see its child before it dies
-        raise RuntimeError("DataLoader worker (pid 4242) exited unexpectedly")
 
 
 if __name__ == "__main__":

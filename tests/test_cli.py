@@ -103,10 +103,14 @@ def test_json_mode_prints_only_json_lines_ending_with_the_artifact(tmp_path: Pat
     assert events[-1]["artifact"] == artifact_in(tmp_path)
 
 
-def test_remote_looking_target_is_refused_clearly_for_now(tmp_path: Path):
-    done = babysit("me@gpu-box:/runs/train.log", "--once", cwd=tmp_path)
+def test_remote_host_that_does_not_resolve_exits_4_naming_dns(tmp_path: Path):
+    env_home = tmp_path / "home"
+    env_home.mkdir()
+    done = subprocess.run([sys.executable, "-m", "babysit", "me@no-such-host.invalid:/x.log",
+                           "--once"], cwd=tmp_path, text=True, capture_output=True, timeout=60,
+                          env={**os.environ, "HOME": str(env_home)})
     assert done.returncode == 4
-    assert "SSH" in done.stderr
+    assert "cannot resolve the host name 'no-such-host.invalid' (DNS)" in done.stderr
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:

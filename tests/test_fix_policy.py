@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from babysit.config import PollSettings, Settings
+from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.reports import NullObserver
 from babysit.session import ExitCode, run_session
 from babysit.targets.process import ProcessTarget
@@ -61,8 +61,10 @@ def watch(tmp_path: Path, proc: subprocess.Popen[bytes], *, fix: bool = True,
         return ProcessTarget(proc.pid, restart_cmd=restart_cmd,
                              gpu=gpu or GpuProbe(use_nvml=False, smi="/nonexistent/smi"),
                              kernel_log=kernel_log or _unreadable_kernel_log)
-    settings = Settings(poll=replace(PollSettings(), max_polls=max_polls), fix=fix,
-                        out_dir=tmp_path / "out")
+    # Fake time runs ~400× faster than real time here; a slow step on a loaded machine
+    # must not look like a stall, so ask for more quiet polls than the default.
+    settings = Settings(poll=replace(PollSettings(), max_polls=max_polls),
+                        rules=RuleSettings(stall_polls=6), fix=fix, out_dir=tmp_path / "out")
     result = run_session(factory, str(proc.pid), "pid", settings, NullObserver(),
                          clock=FastClock(), approver=approver)
     return result, artifact_in(tmp_path / "out")

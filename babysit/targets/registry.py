@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from babysit.targets.base import Target, TargetError
 from babysit.targets.local_log import LocalLogTarget
 
-_REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-]+:|[\w.\-]+:(?!\\))")
+if TYPE_CHECKING:
+    from babysit.remote.connection import SshSettings
+
+_REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
 
 
 def looks_remote(spec: str) -> bool:
@@ -16,11 +20,19 @@ def looks_remote(spec: str) -> bool:
     return bool(_REMOTE.match(spec)) and not Path(spec).exists()
 
 
-def resolve_target(spec: str) -> Target:
+def resolve_target(spec: str, ssh: SshSettings | None = None) -> Target:
     """Raises TargetError when the spec names nothing babysit can watch."""
     if looks_remote(spec):
-        raise TargetError(
-            f"{spec!r} looks like a remote log (user@host:/path); remote logs over SSH are "
-            f"not supported in this version yet. Copy the log locally, or run babysit on "
-            f"the training host. If it is a local file, write it as ./{spec}")
+        try:
+            # Imported here: paramiko is an extra, and only remote targets need it.
+            from babysit.remote.address import AddressError, parse_remote
+            from babysit.targets.remote_log import RemoteLogTarget
+        except ImportError as error:
+            raise TargetError(f"{spec!r} is a remote log; reading it needs the [ssh] extra: "
+                              f"pip install 'babysit[ssh]'") from error
+        try:
+            address = parse_remote(spec)
+        except AddressError as error:
+            raise TargetError(str(error)) from error
+        return RemoteLogTarget(spec, address, settings=ssh)
     return LocalLogTarget(spec)

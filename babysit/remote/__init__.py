@@ -1,0 +1,1 @@
+"""Reaching another host over SSH: target addresses and one persistent connection."""

@@ -1,0 +1,89 @@
+"""Remote logs in whole sessions: the same verdict as the same log read locally, every
+line prefixed with the host, and a dropped link reported as connectivity."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from babysit.config import PollSettings, Settings
+from babysit.remote.address import parse_remote
+from babysit.reports import NullObserver
+from babysit.session import ExitCode, run_session
+from babysit.targets.remote_log import RemoteLogTarget
+from tests.conftest import LOGS, FakeClock, append, artifact_in
+from tests.remote.conftest import Sshd
+
+COMPARED = ("decision", "confidence", "terminal_state", "total_steps", "target_steps",
+            "final_metrics", "best_checkpoint", "anomalies_detected", "findings")
+
+
+def run_cli(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("SSH_AUTH_SOCK", None)
+    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, env=env,
+                          text=True, capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", ["hf5_nan", "torch_cpu_oom", "torch_user_exception",
+                                  "lightning_tqdm_clean", "torchrun_gloo_timeout"])
+def test_remote_verdict_equals_the_local_verdict(ssh_home: Sshd, tmp_path: Path, name: str):
+    log = tmp_path / f"{name}.log"
+    shutil.copyfile(LOGS / f"{name}.log", log)
+    now = time.time()
+    os.utime(log, (now, now))
+    local = run_cli([str(log), "--once", "--out-dir", "local"], tmp_path, ssh_home.home)
+    remote = run_cli([f"{ssh_home.alias}:{log}", "--once", "--out-dir", "remote"], tmp_path,
+                     ssh_home.home)
+    assert remote.returncode == local.returncode, remote.stderr
+    local_data = artifact_in(tmp_path / "local")
+    remote_data = artifact_in(tmp_path / "remote")
+    assert remote_data["target_type"] == "remote-log"
+    for field in COMPARED:
+        assert remote_data[field] == local_data[field], field
+    lines = [line for line in remote.stdout.splitlines() if line.strip()]
+    stamped = [line for line in lines if line.lstrip().startswith("[")]
+    assert stamped and all(line.startswith(f"[{ssh_home.alias}] ") for line in stamped)
+
+
+def test_a_dropped_link_is_connectivity_not_a_stall_and_nothing_is_lost(ssh_home: Sshd,
+                                                                       tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step 1/30 | loss=3.0\n")
+    step = iter(range(2, 31))
+    polls = {"n": 0}
+
+    def world(_: FakeClock) -> None:
+        polls["n"] += 1
+        if polls["n"] == 3:
+            ssh_home.kill()
+        if polls["n"] == 7:
+            ssh_home.start()
+        number = next(step, None)
+        if number is not None:
+            append(log, f"step {number}/30 | loss={3 - number * 0.05:.2f}\n")
+        if number == 30:
+            append(log, "Training finished\n")
+
+    text = f"{ssh_home.alias}:{log}"
+    target = RemoteLogTarget(text, parse_remote(text))
+    result = run_session(lambda: target, text, "remote-log",
+                         Settings(poll=replace(PollSettings(), max_polls=60, backoff=False),
+                                  out_dir=tmp_path / "out"),
+                         NullObserver(), clock=FakeClock(on_sleep=world))
+    data = artifact_in(tmp_path / "out")
+    assert result.exit_code is ExitCode.GO
+    assert (data["terminal_state"], data["total_steps"]) == ("SUCCEEDED", 30)
+    kinds = [a["type"] for a in data["anomalies_detected"]]
+    assert kinds == ["connectivity"]
+    description = data["anomalies_detected"][0]["description"]
+    assert "dropped" in description or "refused" in description
+    assert "resolved" in data["anomalies_detected"][0]["description"]
+    assert target.connection.connects == 2
