@@ -118,13 +118,17 @@ def watch(
     _check_out_dir(out_dir)
     from babysit.targets.registry import looks_remote
 
-    remote = target is not None and pid is None and proc is None and looks_remote(target)
+    remote = target is not None and looks_remote(target)
+    if remote and restart_argv is not None:
+        raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
+                                 "for processes on this machine)", param_hint="--restart-cmd")
     observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "")
-    if pid is None and proc is None:
+    if remote or (pid is None and proc is None):
         assert target is not None
         log_target = target
         ssh = _ssh_settings(ssh_accept_new) if remote else None
-        factory: Callable[[], Target] = lambda: resolve_target(log_target, ssh)  # noqa: E731
+        factory: Callable[[], Target] = lambda: resolve_target(  # noqa: E731
+            log_target, ssh, pid=pid, proc=proc)
         shown, kind = target, "remote-log" if remote else "local-log"
         rewatch = ["babysit", target, "--out-dir", str(out_dir)]
     else:

@@ -20,7 +20,8 @@ def looks_remote(spec: str) -> bool:
     return bool(_REMOTE.match(spec)) and not Path(spec).exists()
 
 
-def resolve_target(spec: str, ssh: SshSettings | None = None) -> Target:
+def resolve_target(spec: str, ssh: SshSettings | None = None, pid: int | None = None,
+                   proc: str | None = None) -> Target:
     """Raises TargetError when the spec names nothing babysit can watch."""
     if looks_remote(spec):
         try:
@@ -34,5 +35,5 @@ def resolve_target(spec: str, ssh: SshSettings | None = None) -> Target:
             address = parse_remote(spec)
         except AddressError as error:
             raise TargetError(str(error)) from error
-        return RemoteLogTarget(spec, address, settings=ssh)
+        return RemoteLogTarget(spec, address, settings=ssh, pid=pid, proc=proc)
     return LocalLogTarget(spec)

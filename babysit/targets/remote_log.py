@@ -22,6 +22,7 @@ from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.reading.history import GREP_ARGS, OffsetFinder, offsets_from_grep
 from babysit.remote.address import RemoteAddress, sftp_path
 from babysit.remote.connection import SshConnection, SshError, SshFatal, SshSettings
+from babysit.remote.process import RemoteProcess, RemoteProcessError, find_remote
 from babysit.targets.base import TargetError, TargetUnavailable
 
 
@@ -98,7 +99,8 @@ class RemoteLogTarget:
 
     def __init__(self, text: str, address: RemoteAddress, *,
                  settings: SshSettings | None = None, tail_bytes: int = TAIL_BYTES,
-                 connection: SshConnection | None = None) -> None:
+                 connection: SshConnection | None = None, pid: int | None = None,
+                 proc: str | None = None) -> None:
         self._label = text
         self.address = address
         try:
@@ -120,6 +122,29 @@ class RemoteLogTarget:
         self._notices += [f"trusted a new host key on first use: {k}"
                           for k in self.connection.trusted_new]
         self._seen_connects = self.connection.connects
+        self.process: RemoteProcess | None = None
+        if pid is not None or proc is not None:
+            self.process = self._find_process(pid, proc)
+            self._notices.append(f"process found on {address.display()}: PID "
+                                 f"{self.process.pid} ({self.process.command})")
+
+    def _find_process(self, pid: int | None, proc: str | None) -> RemoteProcess:
+        try:
+            if pid is None:
+                assert proc is not None
+                found = find_remote(self.connection, proc)
+                if not found:
+                    raise TargetError(f"no process matches {proc!r} on "
+                                      f"{self.address.display()}")
+                if len(found) > 1:
+                    listing = "; ".join(f"PID {p}: {c}" for p, c in found)
+                    raise TargetError(f"{len(found)} unrelated processes match {proc!r} on "
+                                      f"{self.address.display()} ({listing}); pick one with "
+                                      f"--pid")
+                pid = found[0][0]
+            return RemoteProcess(self.connection, pid)
+        except (RemoteProcessError, SshError) as error:
+            raise TargetError(str(error)) from error
 
     @property
     def label(self) -> str:
@@ -148,6 +173,16 @@ class RemoteLogTarget:
                            f"{self._follower.offset}")
         if notices:
             snapshot = replace(snapshot, notices=tuple(notices) + snapshot.notices)
+        if self.process is not None:
+            try:
+                view = self.process.view()
+                gpu = self.process.gpu() if view.alive else None
+            except (RemoteProcessError, SshError) as error:
+                self._follower.detach()
+                self.connection.drop()
+                raise TargetUnavailable(f"{self.address.display()} unreachable: "
+                                        f"{error}") from error
+            snapshot = replace(snapshot, alive=view.alive, process=view, gpu=gpu)
         return snapshot
 
     def close(self) -> None:

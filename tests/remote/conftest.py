@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+FAKES = Path(__file__).parents[1] / "fakes"
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
 
 
@@ -90,7 +91,12 @@ def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
         "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
         "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nStrictModes no\n"
         "UsePAM no\nSubsystem sftp internal-sftp\nAllowTcpForwarding yes\n"
-        "LogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n")
+        "LogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n"
+        # Remote sessions find the fake nvidia-smi first, reading these two files.
+        f"SetEnv PATH={FAKES}:/usr/local/bin:/usr/bin:/bin "
+        f"FAKE_NVIDIA_SMI_GPUS={root / 'gpus.csv'} FAKE_NVIDIA_SMI_APPS={root / 'apps.csv'}\n")
+    (root / "gpus.csv").write_text("")
+    (root / "apps.csv").write_text("")
     os.makedirs("/run/sshd", exist_ok=True) if os.geteuid() == 0 else None
     server = Sshd(root, home, port, getpass.getuser(), config, host_key)
     (home / ".ssh" / "config").write_text(

@@ -1,0 +1,79 @@
+"""`babysit user@host:/path --pid N` / `--proc NAME`: the remote process and its GPUs,
+over the same SSH connection."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from babysit.remote.address import parse_remote
+from babysit.targets.base import TargetError
+from babysit.targets.remote_log import RemoteLogTarget
+from tests.conftest import FIXTURES
+from tests.remote.conftest import Sshd
+
+TRAINER = Path(__file__).parents[1] / "fake_trainer.py"
+
+
+@pytest.fixture
+def trainer(tmp_path: Path):
+    log = tmp_path / "train.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen([sys.executable, str(TRAINER), "--steps", "100000", "--delay",
+                                 "0.05"], stdout=out, stderr=subprocess.STDOUT)
+    while log.stat().st_size == 0:
+        time.sleep(0.02)
+    yield proc, log
+    proc.kill()
+    proc.wait()
+
+
+def remote(server: Sshd, log: Path, **kwargs) -> RemoteLogTarget:
+    text = f"{server.alias}:{log}"
+    return RemoteLogTarget(text, parse_remote(text), **kwargs)
+
+
+def test_remote_pid_is_watched_with_its_gpus_over_the_one_connection(ssh_home: Sshd, trainer):
+    proc, log = trainer
+    recorded = FIXTURES / "nvidia-smi"
+    (ssh_home.root / "gpus.csv").write_text((recorded / "rtx2080ti-x4.query-gpu.csv").read_text())
+    (ssh_home.root / "apps.csv").write_text(
+        (recorded / "rtx2080ti-x4.query-compute-apps.csv").read_text()
+        .replace("2620449", str(proc.pid)))
+    target = remote(ssh_home, log, pid=proc.pid)
+    snapshot = target.poll()
+    assert snapshot.alive is True and snapshot.process is not None
+    assert snapshot.gpu is not None and snapshot.gpu["text"] == "GPU: 70% util, 9.8/11 GB VRAM"
+    assert any(f"process found on {ssh_home.alias}: PID {proc.pid}" in n
+               for n in snapshot.notices)
+    proc.kill()
+    proc.wait()
+    gone = target.poll()
+    assert gone.alive is False
+    assert target.connection.connects == 1
+    target.close()
+
+
+def test_remote_proc_by_name(ssh_home: Sshd, trainer):
+    proc, log = trainer
+    target = remote(ssh_home, log, proc="fake_trainer.py")
+    assert target.process is not None and target.process.pid == proc.pid
+    target.close()
+
+
+def test_remote_proc_without_a_match_is_a_target_error(ssh_home: Sshd, trainer):
+    _, log = trainer
+    with pytest.raises(TargetError, match="no process matches"):
+        remote(ssh_home, log, proc="'; touch PWNED #")
+
+
+def test_missing_remote_nvidia_smi_means_no_gpu_line(ssh_home: Sshd, trainer):
+    proc, log = trainer
+    (ssh_home.root / "gpus.csv").write_text("")
+    target = remote(ssh_home, log, pid=proc.pid)
+    assert target.poll().gpu is None
+    target.close()
