@@ -45,13 +45,36 @@ class _RemoteFile:
 
 
 class SftpFileAccess:
+    """SFTP for bytes and sizes; a `stat` command for the inode, only when the sizes
+    suggest the path may name a different file (a remote command costs a server-side
+    process start, tens of milliseconds; an SFTP stat costs one round trip)."""
+
     def __init__(self, connection: SshConnection, path: str) -> None:
         self.connection = connection
         self.path = path
         self._sftp_path = sftp_path(path)
         self._shell = True  # the account can run commands (not an SFTP-only jail)
+        self._open: _RemoteFile | None = None
+        self._identity: Hashable | None = None
+        self._last_open_size = -1
 
     def identity(self) -> Hashable | None:
+        if self._open is None:
+            return self._inode()
+        try:
+            open_size = self._open.size()  # before the path's: an append in between
+        except (OSError, EOFError) as error:  # only makes the path look bigger
+            raise OSError(f"lost the open remote file: {error}") from error
+        attrs = self.connection.sftp().stat(self._sftp_path)
+        path_size = int(attrs.st_size or 0)
+        stuck = path_size > open_size and open_size == self._last_open_size
+        self._last_open_size = open_size
+        other_mtime = path_size == open_size and attrs.st_mtime != self._open.mtime()
+        if path_size < open_size or stuck or other_mtime:
+            return self._inode()  # smaller, growing while ours is not, or other: check
+        return self._identity
+
+    def _inode(self) -> Hashable | None:
         if self._shell:
             status, out, err = self.connection.run(
                 ["stat", "-L", "-c", "%d:%i", "--", self._sftp_path], timeout=10)
@@ -64,9 +87,10 @@ class SftpFileAccess:
         return None
 
     def open(self) -> tuple[_RemoteFile, Hashable | None]:
-        identity = self.identity()
-        handle = self.connection.sftp().open(self._sftp_path, "rb")
-        return _RemoteFile(handle), identity
+        identity = self._inode()
+        handle = _RemoteFile(self.connection.sftp().open(self._sftp_path, "rb"))
+        self._open, self._identity, self._last_open_size = handle, identity, -1
+        return handle, identity
 
     def offsets(self) -> OffsetFinder | None:
         if not self._shell:

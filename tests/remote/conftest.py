@@ -68,11 +68,10 @@ class Sshd:
         return f"[127.0.0.1]:{self.port} {key[0]} {key[1]}\n"
 
 
-@pytest.fixture(scope="session")
-def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
-    if SSHD is None:
-        pytest.skip("OpenSSH server (sshd) is not installed; .ci/run installs openssh-server")
-    root = tmp_path_factory.mktemp("sshd")
+def make_server(root: Path) -> Sshd:
+    """An sshd on a free loopback port with its own host key, a user key for the
+    current user, and a HOME whose ~/.ssh/config names it `babysit-test`."""
+    assert SSHD is not None
     home = root / "home"
     (home / ".ssh").mkdir(parents=True)
     host_key = root / "host_ed25519"
@@ -97,12 +96,21 @@ def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
         f"FAKE_NVIDIA_SMI_GPUS={root / 'gpus.csv'} FAKE_NVIDIA_SMI_APPS={root / 'apps.csv'}\n")
     (root / "gpus.csv").write_text("")
     (root / "apps.csv").write_text("")
-    os.makedirs("/run/sshd", exist_ok=True) if os.geteuid() == 0 else None
+    if os.geteuid() == 0:
+        os.makedirs("/run/sshd", exist_ok=True)
     server = Sshd(root, home, port, getpass.getuser(), config, host_key)
     (home / ".ssh" / "config").write_text(
         f"Host {server.alias}\n  HostName 127.0.0.1\n  Port {port}\n  User {server.user}\n"
         f"  IdentityFile {user_key}\n")
     (home / ".ssh" / "known_hosts").write_text(server.known_hosts_line())
+    return server
+
+
+@pytest.fixture(scope="session")
+def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    if SSHD is None:
+        pytest.skip("OpenSSH server (sshd) is not installed; .ci/run installs openssh-server")
+    server = make_server(tmp_path_factory.mktemp("sshd"))
     server.start()
     yield server
     server.kill()

@@ -149,7 +149,41 @@ def test_hostile_path_names_are_read_safely_never_executed(ssh_home: Sshd, tmp_p
     remote = target(ssh_home, log)
     assert steps(remote.poll()) == [1]
     log.rename(folder / "old")  # forces the identity (stat) command to run on the name
-    log.write_text("step=2 loss=1.9\n")
+    log.write_text("step=2 loss=1.9 lr=1\n")
     assert steps(remote.poll()) == [2]
     remote.close()
     assert not list(tmp_path.rglob("PWNED")) and not list(ssh_home.home.rglob("PWNED"))
+
+
+def _ssh_cmd(server: Sshd) -> str:
+    config = server.home / ".ssh" / "config"
+    known = server.home / ".ssh" / "known_hosts"
+    return f"ssh -F {config} -o UserKnownHostsFile={known}"
+
+
+@pytest.mark.parametrize("name", ["train.log", "with space (2).log", "'; touch PWNED #.log"])
+def test_tail_remote_script_prints_the_last_lines(ssh_home: Sshd, tmp_path: Path, name: str):
+    import os
+    import subprocess
+
+    log = tmp_path / name
+    log.write_text("".join(f"step={s} loss=1\n" for s in range(1, 201)))
+    script = Path(__file__).parents[2] / "scripts" / "tail-remote.sh"
+    done = subprocess.run(["bash", str(script), ssh_home.alias, str(log), "3"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "BABYSIT_SSH": _ssh_cmd(ssh_home)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["step=198 loss=1", "step=199 loss=1", "step=200 loss=1"]
+    assert not list(tmp_path.rglob("PWNED")) and not list(ssh_home.home.rglob("PWNED"))
+
+
+def test_tail_remote_script_says_error_for_a_missing_file(ssh_home: Sshd, tmp_path: Path):
+    import os
+    import subprocess
+
+    script = Path(__file__).parents[2] / "scripts" / "tail-remote.sh"
+    done = subprocess.run(["bash", str(script), ssh_home.alias, str(tmp_path / "nope.log")],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "BABYSIT_SSH": _ssh_cmd(ssh_home)})
+    assert done.returncode == 4
+    assert done.stdout.startswith("[ERROR] no such file")
