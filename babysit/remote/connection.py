@@ -150,16 +150,7 @@ class SshConnection:
 
     def _proxy_socket(self) -> paramiko.Channel:
         """A channel through the ProxyJump host to the target's SSH port."""
-        hop = str(self._proxy_jump).split(",")[0].strip()
-        if hop.startswith("ssh://"):
-            address = parse_remote(hop.rstrip("/") + "/.")
-        else:
-            address = parse_remote(hop + ":." if ":" not in hop.split("@")[-1] else
-                                   hop.rsplit(":", 1)[0] + ":.")
-            if ":" in hop.split("@")[-1]:
-                address = RemoteAddress(address.host, ".", address.user,
-                                        int(hop.rsplit(":", 1)[1]))
-        self._jump = SshConnection(address, self.settings)
+        self._jump = SshConnection(jump_address(str(self._proxy_jump)), self.settings)
         transport = self._jump.ensure()
         try:
             return transport.open_channel("direct-tcpip", (self.hostname, self.port),
@@ -336,6 +327,20 @@ def _collect(channel: paramiko.Channel, timeout: float) -> tuple[int, bytes, byt
                 break
             sink.append(chunk)
     return status, b"".join(out), b"".join(err)
+
+
+def jump_address(proxy_jump: str) -> RemoteAddress:
+    """The first hop of a ProxyJump value: `host`, `user@host`, `user@host:port` or
+    `ssh://user@host:port`. (Further hops of a chain are that host's own business.)"""
+    hop = proxy_jump.split(",")[0].strip()
+    if hop.startswith("ssh://"):
+        return parse_remote(hop.rstrip("/") + "/.")
+    user, _, rest = hop.rpartition("@")
+    host, _, port = rest.partition(":")
+    try:
+        return RemoteAddress(host, ".", user or None, int(port) if port else None)
+    except ValueError as error:
+        raise SshFatal(f"cannot read the ProxyJump value {proxy_jump!r}") from error
 
 
 def _lookup(config_path: str, host: str) -> dict[str, Any]:

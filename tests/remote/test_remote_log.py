@@ -187,3 +187,35 @@ def test_tail_remote_script_says_error_for_a_missing_file(ssh_home: Sshd, tmp_pa
                           env={**os.environ, "BABYSIT_SSH": _ssh_cmd(ssh_home)})
     assert done.returncode == 4
     assert done.stdout.startswith("[ERROR] no such file")
+
+
+def test_proxyjump_from_ssh_config_is_honoured(ssh_home: Sshd, tmp_path: Path):
+    """Jump through the test server to itself, as ~/.ssh/config's ProxyJump says."""
+    config = ssh_home.home / ".ssh" / "config"
+    original = config.read_text()
+    config.write_text(original + f"Host jumped\n  HostName 127.0.0.1\n  Port {ssh_home.port}\n"
+                       f"  User {ssh_home.user}\n  IdentityFile {ssh_home.home}/.ssh/id_test\n"
+                       f"  ProxyJump {ssh_home.alias}\n")
+    log = tmp_path / "train.log"
+    log.write_text("step=1 loss=2.0\n")
+    try:
+        text = f"jumped:{log}"
+        remote = RemoteLogTarget(text, parse_remote(text))
+        assert steps(remote.poll()) == [1]
+        assert remote.connection._jump is not None
+        remote.close()
+    finally:
+        config.write_text(original)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("bastion", ("bastion", None, None)),
+    ("me@bastion:2200", ("bastion", "me", 2200)),
+    ("ssh://me@bastion:2200", ("bastion", "me", 2200)),
+    ("me@bastion,other", ("bastion", "me", None)),
+])
+def test_proxyjump_values(value: str, expected):
+    from babysit.remote.connection import jump_address
+
+    address = jump_address(value)
+    assert (address.host, address.user, address.port) == expected
