@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from babysit.backoff import PollOutcome, next_interval, reset_reason
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
-from babysit.metric_names import eval_direction, throughput_key
+from babysit.metric_names import key_metrics, throughput_key
 from babysit.model import Anomaly, AnomalyType, Severity, Snapshot, TerminalState
 from babysit.reports import Observer, PollReport, SummaryReport
 from babysit.rules.metric_rules import stall_threshold
@@ -380,24 +380,10 @@ class Watcher:
             step=tracker.step,
             target_steps=tracker.target_steps,
             steps_per_second=self._steps_per_second(),
-            metrics=_key_metrics(tracker.metrics),
+            metrics=key_metrics(tracker.metrics),
             open_anomalies=tuple(tracker.unresolved()),
             resolved_anomalies=tuple(a for a in tracker.anomalies if a.resolved),
             checkpoint=tracker.good_checkpoint(),
             formats=self._formats,
             reason=reason,
         )
-
-
-def _key_metrics(metrics: dict[str, float], limit: int = 12) -> dict[str, float]:
-    """The metrics worth a glance: losses, lr, grad norm and eval scores first."""
-    def rank(key: str) -> int:
-        if "loss" in key:
-            return 0
-        if eval_direction(key):
-            return 1
-        if "lr" in key or "learning_rate" in key or "grad" in key:
-            return 2
-        return 3
-    keys = sorted(metrics, key=lambda k: (rank(k), k))[:limit]
-    return {k: metrics[k] for k in keys}

@@ -6,7 +6,7 @@ Frameworks spell the same quantity many ways (`loss`, `train_loss`, `lm loss`,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
@@ -58,3 +58,18 @@ def eval_direction(key: str) -> int:
 def throughput_key(metrics: Iterable[str]) -> tuple[str, str] | None:
     names = set(metrics)
     return next(((k, unit) for k, unit in THROUGHPUT_KEYS if k in names), None)
+
+
+def key_metrics(metrics: Mapping[str, float], limit: int = 12) -> dict[str, float]:
+    """The metrics worth a glance, most telling first: losses, eval scores, learning
+    rate and gradient norm, then the rest."""
+    def rank(key: str) -> int:
+        if "loss" in key:
+            return 0
+        if eval_direction(key):
+            return 1
+        if "lr" in key or "learning_rate" in key or "grad" in key:
+            return 2
+        return 3
+    keys = sorted(metrics, key=lambda k: (rank(k), k))[:limit]
+    return {k: metrics[k] for k in keys}

@@ -12,6 +12,7 @@ from typing import IO
 from rich.console import Console
 from rich.text import Text
 
+from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
 from babysit.reports import PollReport, SummaryReport
 from babysit.units import format_duration, format_value
@@ -148,7 +149,8 @@ class ConsoleObserver:
         steps = "unknown" if verdict.total_steps is None else str(verdict.total_steps)
         total = "?" if verdict.target_steps is None else str(verdict.target_steps)
         out.print(Text(f"Steps completed: {steps}/{total}"))
-        out.print(Text("Final metrics: " + (_metrics_text(verdict.final_metrics, 10) or "none")))
+        shown = key_metrics(verdict.final_metrics, 10)
+        out.print(Text("Final metrics: " + (_metrics_text(shown) or "none")))
         out.print(Text(f"Best checkpoint: {verdict.best_checkpoint or 'none'}"))
         decision = Text("Decision: ")
         decision.append(verdict.decision.value, style=_DECISION_STYLE[verdict.decision])
