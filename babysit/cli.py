@@ -91,6 +91,17 @@ def watch(
         min=1, help="Planned total steps, when the log never says.")] = None,
     max_polls: Annotated[int | None, typer.Option(
         min=1, help="Stop after this many polls (the baseline counts as one).")] = None,
+    mlflow: Annotated[str | None, typer.Option(
+        "--mlflow", help="Watch this MLflow run (its run id).")] = None,
+    tracking_uri: Annotated[str | None, typer.Option(
+        "--tracking-uri", help="MLflow tracking server [default: $MLFLOW_TRACKING_URI].")] = None,
+    wandb: Annotated[str | None, typer.Option(
+        "--wandb", help="Watch this W&B run: entity/project/run_id, its URL, or a local run "
+                        "directory (wandb/latest-run).")] = None,
+    fallback_log: Annotated[str | None, typer.Option(
+        "--fallback-log", help="With --mlflow/--wandb: the run's log (local or "
+                               "user@host:/path), read while the tracker is unreachable.")
+    ] = None,
     ssh_accept_new: Annotated[bool, typer.Option(
         "--ssh-accept-new", help="Trust an unknown SSH host key on first use and record it "
                                  "(a changed key is still refused).")] = False,
@@ -99,8 +110,17 @@ def watch(
     from babysit.session import run_session
     from babysit.targets.registry import resolve_target
 
-    if target is None and pid is None and proc is None:
-        raise typer.BadParameter("give a log file, --pid N or --proc NAME", param_hint="TARGET")
+    trackers = [t for t in (mlflow, wandb) if t is not None]
+    if trackers:
+        if len(trackers) > 1 or target is not None or pid is not None or proc is not None:
+            raise typer.BadParameter("watch one thing: a tracker run (--mlflow or --wandb), "
+                                     "a log, or a process", param_hint="--mlflow/--wandb")
+    elif fallback_log is not None or tracking_uri is not None:
+        raise typer.BadParameter("only makes sense with --mlflow or --wandb",
+                                 param_hint="--fallback-log/--tracking-uri")
+    elif target is None and pid is None and proc is None:
+        raise typer.BadParameter("give a log file, --pid N, --proc NAME, --mlflow RUN or "
+                                 "--wandb RUN", param_hint="TARGET")
     if pid is not None and proc is not None:
         raise typer.BadParameter("give either --pid or --proc, not both", param_hint="--proc")
     restart_argv = _restart_argv(restart_cmd, pid, proc)
@@ -118,6 +138,9 @@ def watch(
     _check_out_dir(out_dir)
     from babysit.targets.registry import looks_remote
 
+    if trackers:
+        _watch_tracker(settings, json_output, out_dir, mlflow=mlflow, tracking_uri=tracking_uri,
+                       wandb=wandb, fallback_log=fallback_log, accept_new=ssh_accept_new)
     remote = target is not None and looks_remote(target)
     if remote and restart_argv is not None:
         raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
@@ -163,6 +186,30 @@ def demo(
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
     code = run_demo(out_dir, observer, say)
     raise typer.Exit(code)
+
+
+def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: str | None,
+                   tracking_uri: str | None, wandb: str | None, fallback_log: str | None,
+                   accept_new: bool) -> None:
+    from babysit.session import run_session
+    from babysit.targets.registry import looks_remote, resolve_tracker
+
+    ssh = _ssh_settings(accept_new) if fallback_log and looks_remote(fallback_log) else None
+    shown = mlflow if mlflow is not None else str(wandb)
+    kind = "mlflow" if mlflow is not None else "wandb"
+    rewatch = ["babysit", f"--{kind}", shown, *(["--tracking-uri", tracking_uri]
+                                                if tracking_uri else []),
+               "--out-dir", str(out_dir)]
+    try:
+        result = run_session(
+            lambda: resolve_tracker(mlflow=mlflow, tracking_uri=tracking_uri, wandb=wandb,
+                                    fallback_log=fallback_log, ssh=ssh),
+            shown, kind, settings, _observer(json_output), rewatch=rewatch)
+    except KeyboardInterrupt:
+        typer.echo("babysit: interrupted", err=True)
+        raise typer.Exit(130) from None
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
+    raise typer.Exit(int(result.exit_code))
 
 
 def _restart_argv(restart_cmd: str | None, pid: int | None, proc: str | None) -> list[str] | None:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from babysit.fixes import Fixer
 from babysit.units import format_duration as _duration
 
+_SOURCE_NAMES = {"mlflow": "MLflow", "wandb": "W&B", "vertex-training": "Vertex AI",
+                 "vertex-pipeline": "Vertex AI"}
+
 
 @dataclass(frozen=True)
 class WatchResult:
@@ -37,6 +40,7 @@ class WatchResult:
     polls: int
     interrupted: bool
     formats: tuple[str, ...]
+    evidence_url: str | None = None
 
 
 class Watcher:
@@ -44,6 +48,8 @@ class Watcher:
                  clock: Clock | None = None, fixer: Fixer | None = None) -> None:
         self.target = target
         self.fixer = fixer
+        self.evidence_url: str | None = None
+        self._reported: TerminalState | None = None
         self._cpu_at_progress: float | None = None
         self.settings = settings
         self.observer = observer
@@ -96,7 +102,7 @@ class Watcher:
             self._final_flush()
         return WatchResult(self.tracker, self._state, stop_reason,
                            self.clock.monotonic() - self._started, self._polls + 1,
-                           interrupted, self._formats)
+                           interrupted, self._formats, self.evidence_url)
 
     def result_so_far(self, stop_reason: str) -> WatchResult:
         """What is known now, for a session that has to end abnormally."""
@@ -116,7 +122,7 @@ class Watcher:
             self._unreachable = True
             report = self._report(Snapshot(notices=(f"unreachable: {error}",)), fresh, interval)
             return report, PollOutcome(anomaly=bool(fresh))
-        if self._unreachable:
+        if self._unreachable and snapshot.degraded is None:
             self._unreachable = False
             self.tracker.resolve(AnomalyType.CONNECTIVITY, "", "reachable again")
         return self._digest(snapshot, baseline=False, interval=interval)
@@ -145,6 +151,10 @@ class Watcher:
         # poll, by the process being gone, or by the log staying still for a while.
         pending_before = tracker.crash_pending
         fresh = tracker.ingest(snapshot.records)
+        if snapshot.degraded is not None:
+            self._unreachable = True
+            fresh += tracker.add(Anomaly(AnomalyType.CONNECTIVITY, Severity.MEDIUM,
+                                         tracker.step, snapshot.degraded))
         if snapshot.formats:
             self._formats = snapshot.formats
         progressed = tracker.advances > advances_before or (
@@ -162,6 +172,13 @@ class Watcher:
         elif not baseline:
             self._quiet_polls += 1
 
+        if snapshot.evidence_url:
+            self.evidence_url = snapshot.evidence_url
+        if snapshot.run_state is not None and snapshot.run_state is not self._reported:
+            self._reported = snapshot.run_state
+            source = _SOURCE_NAMES.get(self.target.target_type, self.target.target_type)
+            fresh += tracker.reported_state(snapshot.run_state, snapshot.run_state_detail,
+                                            source)
         if view is not None:
             # The process decides whether the run ended; a traceback in the log of a
             # process that still lives is not a crash yet.
@@ -227,7 +244,9 @@ class Watcher:
             quiet = now - self._last_progress_at
             why = (f"no training progress for {_duration(quiet)} "
                    f"({self._quiet_polls} polls)")
-        if self.target.target_type.endswith("-log") and snapshot.alive is None:
+        if snapshot.stall_hint:
+            why += f"; {snapshot.stall_hint}"
+        elif self.target.target_type.endswith("-log") and snapshot.alive is None:
             why += "; babysit cannot see the process (pass --pid to watch it too)"
         return self.tracker.check_stall(quiet, threshold, f"stalled: {why}")
 

@@ -168,6 +168,13 @@ class Snapshot:
     alive: bool | None = None
     process: ProcessView | None = None
     gpu: Mapping[str, object] | None = None  # the run's GPUs: text, util, memory
+    # Trackers (W&B, MLflow) report the run's state themselves.
+    run_state: TerminalState | None = None  # None: running, or not known
+    run_state_detail: str = ""  # e.g. "W&B state: crashed"
+    evidence_url: str | None = None  # the run's page, kept as evidence
+    stall_hint: str = ""  # added to a stall report: why the source may mislead
+    # Set when the main source could not be reached and a fallback answered instead.
+    degraded: str | None = None
 
 
 @dataclass(frozen=True)

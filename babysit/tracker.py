@@ -32,6 +32,7 @@ from babysit.model import (
     ProcessView,
     Record,
     Severity,
+    TerminalState,
 )
 from babysit.rules import metric_rules as mr
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
@@ -367,6 +368,28 @@ class RunTracker:
                     "killer is unknown)"))
         return self.add(Anomaly(AnomalyType.CRASH, Severity.BLOCKER, self.step,
                                 f"the process {how} with no traceback in the log"))
+
+    def reported_state(self, state: TerminalState, detail: str, source: str) -> list[Anomaly]:
+        """The run's own tracker (W&B, MLflow) says it ended; `detail` says how."""
+        if state is TerminalState.SUCCEEDED:
+            self.completed = LogEvent(EventKind.COMPLETED, detail, detail)
+            if self.target_steps and self.step is not None and self.step < self.target_steps:
+                return self.add(Anomaly(
+                    AnomalyType.CRASH, Severity.HIGH, self.step,
+                    f"{detail}, but it stopped at step {self.step} of {self.target_steps}: "
+                    f"{source} also marks a run finished when its script exits early (early "
+                    f"stopping, or an exception after a bare start_run) — check the run's "
+                    f"output (evidence: planned steps not reached)"))
+            return []
+        evidence = LogEvent(EventKind.NEW_STAGE, detail, detail)
+        if state is TerminalState.CANCELLED:
+            self.crash = Crash(evidence, self.step, cancelled=True)
+            return []
+        self.crash = Crash(evidence, self.step, cancelled=False)
+        if any(a.severity is Severity.BLOCKER for a in self.unresolved()):
+            return []  # already explained (a NaN, an OOM...)
+        return self.add(Anomaly(AnomalyType.CRASH, Severity.BLOCKER, self.step,
+                                f"{detail} (evidence: the run's state in {source})"))
 
     def restarted(self, action: str) -> None:
         """A fix started the run again: the crash is handled, watch the new process."""

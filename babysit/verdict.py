@@ -51,7 +51,8 @@ def decide(result: WatchResult, *, run_id: str, target: str, target_type: str,
         terminal_state=state,
         decision=decision,
         confidence=_confidence(result, decision, blockers),
-        summary=_summary(result, decision, blockers, highs),
+        summary=_summary(result, decision, blockers, highs)
+        + (f" (run: {result.evidence_url})" if result.evidence_url else ""),
         total_steps=tracker.step,
         target_steps=tracker.target_steps,
         final_metrics=dict(tracker.metrics),
@@ -116,7 +117,7 @@ def _summary(result: WatchResult, decision: Decision, blockers: list[Anomaly],
                  f"({result.stop_reason}){caveat}")
 
 
-def _clip(text: str, limit: int = 300) -> str:
+def _clip(text: str, limit: int = 260) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

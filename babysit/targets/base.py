@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from babysit.model import Snapshot
 
@@ -27,7 +27,10 @@ class Target(Protocol):
     retrying; the loop owns timing. `poll(final=True)` also hands over anything held
     back waiting for more input (a last line without its newline)."""
 
-    target_type: ClassVar[str]
+    @property
+    def target_type(self) -> str:
+        """The artifact's `target_type`: local-log, remote-log, pid, process, mlflow..."""
+        ...
 
     @property
     def label(self) -> str:

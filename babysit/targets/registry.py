@@ -37,3 +37,26 @@ def resolve_target(spec: str, ssh: SshSettings | None = None, pid: int | None = 
             raise TargetError(str(error)) from error
         return RemoteLogTarget(spec, address, settings=ssh, pid=pid, proc=proc)
     return LocalLogTarget(spec)
+
+
+def resolve_tracker(*, mlflow: str | None = None, tracking_uri: str | None = None,
+                    wandb: str | None = None, fallback_log: str | None = None,
+                    ssh: SshSettings | None = None) -> Target:
+    """An MLflow or W&B run, optionally with a log to read when the tracker is down."""
+    primary: Target
+    if mlflow is not None:
+        from babysit.targets.mlflow_run import MlflowTarget
+
+        primary, source = MlflowTarget(mlflow, tracking_uri), "MLflow"
+    elif wandb is not None:
+        from babysit.targets.wandb_run import wandb_target
+
+        primary, source = wandb_target(wandb), "W&B"
+    else:
+        raise TargetError("no tracker run given")
+    if fallback_log is None:
+        return primary
+    from babysit.targets.fallback import FallbackTarget
+
+    log = fallback_log
+    return FallbackTarget(primary, lambda: resolve_target(log, ssh), log, source)

@@ -1,0 +1,1 @@
+"""Readers for what experiment trackers (W&B, …) write about a run."""

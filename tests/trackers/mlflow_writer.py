@@ -1,0 +1,57 @@
+"""A training script that logs to a real MLflow server (MLFLOW_TRACKING_URI), for tests.
+
+Modes:
+  finish        log --steps steps and end normally (FINISHED)
+  nan           log a NaN loss at --at, keep going, end normally
+  crash         raise inside `with mlflow.start_run()` at --at (MLflow marks it FAILED)
+  bare-crash    raise after a bare `mlflow.start_run()` (MLflow's atexit hook ends it FINISHED)
+  hang          log to --at, then sleep (the test kills it: the run stays RUNNING)
+Prints the run id on its first line, then logs one step every --delay seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import mlflow
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="finish")
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--at", type=int, default=10)
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    if args.mode == "bare-crash":
+        run = mlflow.start_run()
+        train(run.info.run_id, args)
+        return
+    with mlflow.start_run() as run:
+        train(run.info.run_id, args)
+
+
+def train(run_id: str, args: argparse.Namespace) -> None:
+    print(run_id, flush=True)
+    mlflow.log_params({"max_steps": args.steps, "learning_rate": 3e-4})
+    for step in range(1, args.steps + 1):
+        loss = 2.5 * math.exp(-step / 20) + 0.4
+        if args.mode == "nan" and step >= args.at:
+            loss = float("nan")
+        mlflow.log_metrics({"loss": loss, "lr": 3e-4, "grad_norm": 0.9}, step=step)
+        if step % 10 == 0:
+            mlflow.log_metric("eval_loss", loss + 0.1, step=step)
+        if step == args.at and args.mode in ("crash", "bare-crash"):
+            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (32x17 and 16x32)")
+        if step == args.at and args.mode == "hang":
+            print("hanging", flush=True)
+            time.sleep(3600)
+        time.sleep(args.delay)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
