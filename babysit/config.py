@@ -62,6 +62,11 @@ class RuleSettings:
     eval_degradation_evals: int = 3
     eval_min_worsening: float = 0.01
     crash_grace_seconds: float = 10.0
+    lr_zero_points: int = 5
+    lr_warmup_fraction: float = 0.5
+    lr_rise_tolerance: float = 0.1
+    grad_vanish_points: int = 5
+    grad_vanish_ratio: float = 1e-4
     gpu_idle_percent: float = 5.0
     gpu_idle_polls: int = 2
 

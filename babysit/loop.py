@@ -174,6 +174,8 @@ class Watcher:
 
         if snapshot.evidence_url:
             self.evidence_url = snapshot.evidence_url
+        if snapshot.lr_schedule:
+            tracker.lr_schedule = snapshot.lr_schedule
         if snapshot.run_state is not None and snapshot.run_state is not self._reported:
             self._reported = snapshot.run_state
             source = _SOURCE_NAMES.get(self.target.target_type, self.target.target_type)

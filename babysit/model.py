@@ -175,6 +175,7 @@ class Snapshot:
     stall_hint: str = ""  # added to a stall report: why the source may mislead
     # Set when the main source could not be reached and a fallback answered instead.
     degraded: str | None = None
+    lr_schedule: str | None = None  # the scheduler the run's config names, when it does
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,9 @@ class RunTracker:
         self._recent_losses: deque[float] = deque(maxlen=rules.divergence_steps + 1)
         self._grads: deque[float] = deque(maxlen=rules.grad_norm_window)
         self._lrs: deque[float] = deque(maxlen=5)
+        self._lr_trace: mr.LrTrace | None = None
+        self.lr_schedule: str | None = None  # the configured scheduler, when known
+        self._grad_baseline: list[float] = []
         self._evals: dict[str, deque[tuple[float, float | None]]] = {}
         self._throughput: list[float] = []
         self._throughput_key: str | None = None
@@ -167,6 +170,8 @@ class RunTracker:
             lr_value = metrics[self.lr_key]
             if math.isfinite(lr_value):
                 self._lrs.append(lr_value)
+                if not record.sparse:
+                    self._on_lr(lr_value, step)
         if self.loss_key is not None and self.loss_key in metrics and not record.sparse:
             self._on_loss(metrics[self.loss_key], step)
         if self.grad_key is not None and self.grad_key in metrics and not record.sparse:
@@ -216,6 +221,27 @@ class RunTracker:
         elif len(self._recent_losses) >= 2 and value < self._recent_losses[-2]:
             self._resolve(AnomalyType.DIVERGENCE, "", f"loss fell again to {value:.4g}")
 
+    def _on_lr(self, value: float, step: int | None) -> None:
+        previous = self._lr_trace
+        if previous is None:
+            trace = mr.LrTrace(value, value, value, int(value == 0), value > 0, 0)
+        else:
+            peak = max(previous.peak, value)
+            low = value if value >= previous.peak else min(previous.low_after_peak, value)
+            trace = mr.LrTrace(
+                current=value, peak=peak, low_after_peak=low,
+                zero_run=previous.zero_run + 1 if value == 0 else 0,
+                was_positive=previous.was_positive or value > 0,
+                rising_run=previous.rising_run + 1 if value > previous.current else 0,
+            )
+        self._lr_trace = trace
+        reason = mr.evaluate_lr_schedule(trace, step, self.target_steps, self.lr_schedule,
+                                         self.rules)
+        if reason is not None:
+            self._raise(AnomalyType.LR_SCHEDULE, Severity.MEDIUM, step, reason)
+        elif trace.zero_run == 0 and trace.rising_run == 0:
+            self._resolve(AnomalyType.LR_SCHEDULE, "", f"learning rate now {value:.3g}")
+
     def _lr_note(self) -> str:
         """A spike right after the learning rate went up may be a planned schedule
         change (a warm restart) or an LR bug; the log cannot tell which, so say it."""
@@ -236,6 +262,16 @@ class RunTracker:
             self._resolve(AnomalyType.GRAD_EXPLOSION, "", f"grad_norm back to {value:.4g}")
         if math.isfinite(value):
             self._grads.append(value)
+            if len(self._grad_baseline) < self.rules.grad_vanish_points * 2:
+                self._grad_baseline.append(value)
+            vanished = mr.evaluate_grad_vanishing(self._grad_baseline, self._grads, self.rules)
+            if vanished is not None:
+                # The artifact has one gradient-norm type; it covers both directions.
+                self._raise(AnomalyType.GRAD_EXPLOSION, Severity.HIGH, step, vanished,
+                            key="vanishing")
+            elif value > 0:
+                self._resolve(AnomalyType.GRAD_EXPLOSION, "vanishing",
+                              f"grad_norm back to {value:.3g}")
 
     def _on_eval(self, key: str, value: float, direction: int, step: int | None) -> None:
         series = self._evals.setdefault(

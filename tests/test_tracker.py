@@ -86,3 +86,15 @@ def test_restart_from_checkpoint_is_seen_as_the_step_going_back():
     tracker = track(*steady(10), "Killed", *steady(5, start=6))
     assert tracker.restarts_seen == 1
     assert kinds(tracker) == [(AnomalyType.OOM, 10, True)]
+
+
+def test_lr_schedule_anomaly_from_a_log():
+    lines = [f"step={s} loss=2.0 lr=0.0" for s in range(1, 9)]
+    assert kinds(track(*lines)) == [(AnomalyType.LR_SCHEDULE, 5, False)]
+
+
+def test_vanishing_gradients_from_a_log():
+    lines = [f"step={s} loss=2.0 grad_norm=1.0" for s in range(1, 11)]
+    lines += [f"step={s} loss=2.0 grad_norm=0.0" for s in range(11, 17)]
+    [(kind, step, resolved)] = kinds(track(*lines))
+    assert (kind, step, resolved) == (AnomalyType.GRAD_EXPLOSION, 15, False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 
 from babysit.config import RuleSettings
@@ -128,3 +129,60 @@ def stall_threshold(interval: float, longest_gap: float, rules: RuleSettings) ->
     `stall_polls` polling intervals, and three times the longest quiet gap the run
     has already shown and recovered from (some runs log every ten minutes)."""
     return max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)
+
+
+DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt", "exponential",
+                                "cosine_with_min_lr", "warmup_stable_decay", "linear_decay",
+                                "cosine_decay", "exponentiallr", "cosineannealinglr",
+                                "linearlr", "polynomiallr", "onecyclelr"})
+
+
+@dataclass(frozen=True)
+class LrTrace:
+    """What the learning rate has done so far (kept by the tracker, O(1) per point)."""
+
+    current: float
+    peak: float
+    low_after_peak: float  # the lowest value since the peak (== peak if none since)
+    zero_run: int  # consecutive logged points at exactly 0
+    was_positive: bool
+    rising_run: int  # consecutive logged points that went up
+
+
+def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,
+                         schedule: str | None, rules: RuleSettings) -> str | None:
+    """A learning-rate schedule not doing what it should: stuck at 0, a warm-up that
+    never ends, or the rate rising again after it started to decay under a schedule
+    that only decays."""
+    if trace.zero_run >= rules.lr_zero_points:
+        when = "after being positive" if trace.was_positive else "from the start"
+        return (f"learning rate has been 0 for {trace.zero_run} logged points {when}: the "
+                f"weights are not being updated")
+    if (target and step is not None and step > rules.lr_warmup_fraction * target
+            and trace.rising_run >= rules.lr_zero_points and schedule != "constant"):
+        return (f"learning rate still rising at step {step} of {target} "
+                f"({trace.current:.3g}): the warm-up never ended (warm-up steps longer than "
+                f"the run?)")
+    decaying = schedule is not None and schedule.lower() in DECAYING_SCHEDULES
+    if (decaying and trace.low_after_peak < trace.peak * 0.95
+            and trace.current > trace.low_after_peak * (1 + rules.lr_rise_tolerance)):
+        return (f"learning rate rose again to {trace.current:.3g} after decaying to "
+                f"{trace.low_after_peak:.3g}, although the schedule is {schedule!r}")
+    return None
+
+
+def evaluate_grad_vanishing(baseline: Sequence[float], recent: Sequence[float],
+                            rules: RuleSettings) -> str | None:
+    """grad_norm collapsed: the last few values all far below the run's early values
+    (or exactly 0), so the model has stopped learning."""
+    need = rules.grad_vanish_points
+    if len(recent) < need or len(baseline) < need:
+        return None
+    early = statistics.median(baseline)
+    tail = list(recent)[-need:]
+    if all(x == 0 for x in tail):
+        return f"grad_norm has been 0 for {need} logged points: nothing is being learned"
+    if early > 0 and all(x < early * rules.grad_vanish_ratio for x in tail):
+        return (f"grad_norm vanished: the last {need} values are below "
+                f"{rules.grad_vanish_ratio:g}× its early median {early:.3g}")
+    return None

@@ -27,6 +27,7 @@ from babysit.trackers.rows import (
     as_float,
     gpu_from_system,
     records_from_points,
+    schedule_from_params,
     target_from_params,
 )
 
@@ -167,6 +168,7 @@ class MlflowTarget:
             run_state=state,
             run_state_detail=f"MLflow status: {status}",
             evidence_url=self.url,
+            lr_schedule=schedule_from_params(params),
             stall_hint=("MLflow still reports the run as RUNNING, which it does forever when "
                         "the process dies without ending the run (evidence: the newest "
                         "metric's age)") if state is None else "",

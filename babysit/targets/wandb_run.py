@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from babysit.model import Record, Snapshot, TerminalState
 from babysit.targets.base import Target, TargetError, TargetUnavailable
-from babysit.trackers.rows import gpu_from_system, target_from_params
+from babysit.trackers.rows import gpu_from_system, schedule_from_params, target_from_params
 
 _STATES = {"finished": TerminalState.SUCCEEDED, "crashed": TerminalState.FAILED,
            "failed": TerminalState.FAILED, "killed": TerminalState.CANCELLED}
@@ -60,6 +60,7 @@ class WandbDirTarget:
         except FileNotFoundError as error:
             raise TargetError(f"--wandb {directory}: {error}") from error
         self._target: int | None = None
+        self._schedule: str | None = None
         self._system: dict[str, float] = {}
         self._run: dict[str, str] = {}
         self._exit: int | None = None
@@ -79,6 +80,7 @@ class WandbDirTarget:
             raise TargetUnavailable(f"cannot read {self._dir.path}: {error}") from error
         if update.config:
             self._target = target_from_params(update.config) or self._target
+            self._schedule = schedule_from_params(update.config) or self._schedule
         for row in update.system:
             self._system.update(row)
         self._run.update(update.run)
@@ -101,6 +103,7 @@ class WandbDirTarget:
             run_state=state,
             run_state_detail=detail,
             evidence_url=self._url(),
+            lr_schedule=self._schedule,
             stall_hint=("a W&B run whose process was killed writes no exit record, so its "
                         "file stays 'running' (evidence: the run file's age)"),
         )
@@ -185,6 +188,7 @@ class WandbApiTarget:
             run_state_detail=f"W&B state: {state_name}",
             evidence_url=str(run.url),
             gpu=gpu_from_system(latest_system),
+            lr_schedule=schedule_from_params(dict(run.config or {})),
             stall_hint=("W&B still reports the run as running; a run whose process died "
                         "shows 'crashed' only after W&B's heartbeat times out"),
         )

@@ -92,5 +92,16 @@ def target_from_params(params: Mapping[str, object]) -> int | None:
     return None
 
 
+def schedule_from_params(params: Mapping[str, object]) -> str | None:
+    """The learning-rate scheduler a run's params/config name (HF `lr_scheduler_type`...)."""
+    flat = {k.lower().split("/")[-1].split(".")[-1]: v for k, v in params.items()}
+    for key in ("lr_scheduler_type", "lr_scheduler", "scheduler", "lr_schedule",
+                "lr_decay_style"):
+        value = flat.get(key)
+        if isinstance(value, str) and value:
+            return value.split(".")[-1].lower()
+    return None
+
+
 def is_step_key(key: str) -> bool:
     return key in STEP_KEYS

@@ -91,3 +91,37 @@ def test_throughput_half_of_baseline_is_slow():
 def test_stall_threshold_grows_with_gaps_the_run_already_showed():
     assert mr.stall_threshold(30, 0, RULES) == 60
     assert mr.stall_threshold(30, 600, RULES) == 1800
+
+
+def lr(current: float, peak: float | None = None, low: float | None = None, zero_run: int = 0,
+       was_positive: bool = True, rising_run: int = 0) -> mr.LrTrace:
+    peak = current if peak is None else peak
+    return mr.LrTrace(current, peak, low if low is not None else peak, zero_run, was_positive,
+                      rising_run)
+
+
+def test_learning_rate_stuck_at_zero():
+    assert "0 for 5" in (mr.evaluate_lr_schedule(lr(0.0, 3e-4, zero_run=5), 100, 1000,
+                                                 None, RULES) or "")
+    assert mr.evaluate_lr_schedule(lr(0.0, 3e-4, zero_run=4), 100, 1000, None, RULES) is None
+
+
+def test_warm_up_that_never_ends():
+    trace = lr(2e-4, rising_run=8)
+    assert "warm-up never ended" in (mr.evaluate_lr_schedule(trace, 600, 1000, None, RULES) or "")
+    assert mr.evaluate_lr_schedule(trace, 300, 1000, None, RULES) is None  # still early
+    assert mr.evaluate_lr_schedule(trace, 600, None, None, RULES) is None  # length unknown
+
+
+def test_rising_again_under_a_decaying_schedule():
+    trace = lr(2.5e-4, peak=3e-4, low=1e-4)
+    assert "rose again" in (mr.evaluate_lr_schedule(trace, 500, 1000, "cosine", RULES) or "")
+    # Warm restarts are what cosine_with_restarts does: not judged.
+    assert mr.evaluate_lr_schedule(trace, 500, 1000, "cosine_with_restarts", RULES) is None
+
+
+def test_gradient_norm_vanishing():
+    early = [1.0, 0.9, 1.1, 1.0, 0.95]
+    assert mr.evaluate_grad_vanishing(early, early + [1e-6] * 5, RULES) is not None
+    assert mr.evaluate_grad_vanishing(early, early + [0.0] * 5, RULES) is not None
+    assert mr.evaluate_grad_vanishing(early, early + [1e-6] * 4 + [0.5], RULES) is None
