@@ -63,7 +63,8 @@ class MlflowTarget:
             token=os.environ.get("MLFLOW_TRACKING_TOKEN"),
             ignore_tls_verification=os.environ.get("MLFLOW_TRACKING_INSECURE_TLS") == "true",
         )
-        self.requests = 0  # made so far (the benchmark reads this)
+        self.requests = 0  # made so far (the benchmark reads these two)
+        self.bytes_received = 0
         self._last_step: dict[str, int] = {}
         self._system: dict[str, float] = {}
         self._bulk = True
@@ -103,6 +104,7 @@ class MlflowTarget:
                                     f"{error.message.splitlines()[0]}") from error
         except OSError as error:
             raise TargetUnavailable(f"MLflow server {self.uri} unreachable: {error}") from error
+        self.bytes_received += len(response.content)
         if response.status_code == 404 and "bulk-interval" in endpoint:
             raise _NoBulkEndpoint
         if response.status_code == 404 and "RESOURCE_DOES_NOT_EXIST" in response.text:

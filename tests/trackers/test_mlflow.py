@@ -146,3 +146,32 @@ def test_unknown_run_and_missing_server_fail_at_start_with_clear_messages(
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(TargetError, match="--tracking-uri"):
         MlflowTarget("0" * 32)
+
+
+def test_cli_watches_an_mlflow_run_to_its_end(mlflow_server: str, tmp_path: Path):
+    import json
+    import subprocess
+    import sys
+
+    proc, run_id = start_writer(mlflow_server, "--steps", "40", "--delay", "0.05")
+    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", run_id,
+                           "--tracking-uri", mlflow_server, "--interval", "0.5", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc.wait()
+    assert done.returncode == 0, done.stderr
+    final = json.loads(done.stdout.splitlines()[-1])["artifact"]
+    assert (final["target_type"], final["terminal_state"], final["total_steps"]) == (
+        "mlflow", "SUCCEEDED", 40)
+
+
+@pytest.mark.parametrize("args", [["--fallback-log", "x.log", "train.log"],
+                                  ["--mlflow", "abc", "train.log"],
+                                  ["--mlflow", "abc", "--wandb", "e/p/r"]])
+def test_tracker_usage_errors(tmp_path: Path, args: list[str]):
+    import subprocess
+    import sys
+
+    (tmp_path / "train.log").write_text("step 1 | loss=1\n")
+    done = subprocess.run([sys.executable, "-m", "babysit", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
