@@ -15,6 +15,7 @@ class PollOutcome:
     loss_change: float | None = None  # relative change since the previous poll
     new_epoch: bool = False
     state_changed: bool = False
+    look_sooner: bool = False  # a reviewer answered WAIT
 
 
 def reset_reason(outcome: PollOutcome, settings: PollSettings) -> str | None:
@@ -27,13 +28,21 @@ def reset_reason(outcome: PollOutcome, settings: PollSettings) -> str | None:
         return "new epoch"
     if outcome.state_changed:
         return "state change"
+    if outcome.look_sooner:
+        return "reviewer said WAIT"
     return None
 
 
 def next_interval(current: float, outcome: PollOutcome, settings: PollSettings) -> float:
     """×`backoff_factor` after an uneventful poll, capped at `max_interval`; back to
     `interval` on an anomaly, a big loss change, a new epoch or a state change.
-    With backoff off the interval never moves."""
+    With backoff off the interval never moves. With a `schedule` (10m, 20m, 30m, 60m)
+    each uneventful poll moves one entry along it and any event goes back to its start."""
+    if settings.schedule:
+        if reset_reason(outcome, settings) is not None:
+            return settings.schedule[0]
+        later = [s for s in settings.schedule if s > current]
+        return later[0] if later else settings.schedule[-1]
     if not settings.backoff:
         return settings.interval
     if reset_reason(outcome, settings) is not None:

@@ -102,6 +102,13 @@ def watch(
         "--fallback-log", help="With --mlflow/--wandb: the run's log (local or "
                                "user@host:/path), read while the tracker is unreachable.")
     ] = None,
+    until_event: Annotated[bool, typer.Option(
+        "--until-event", help="Print nothing until something needs attention (an anomaly, "
+                              "a proposal to approve, the end of the run), then the verdict "
+                              "and exit.")] = False,
+    schedule: Annotated[str | None, typer.Option(
+        "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
+                           "first after an anomaly).")] = None,
     ssh_accept_new: Annotated[bool, typer.Option(
         "--ssh-accept-new", help="Trust an unknown SSH host key on first use and record it "
                                  "(a changed key is still refused).")] = False,
@@ -124,8 +131,19 @@ def watch(
     if pid is not None and proc is not None:
         raise typer.BadParameter("give either --pid or --proc, not both", param_hint="--proc")
     restart_argv = _restart_argv(restart_cmd, pid, proc)
-    poll = {"interval": interval, "max_interval": max_interval, "once": once or None,
-            "max_polls": max_polls, "backoff": False if no_backoff else None}
+    cadence = None
+    if schedule is not None:
+        from babysit.durations import parse_schedule
+
+        try:
+            cadence = parse_schedule(schedule)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--schedule") from error
+    poll = {"interval": cadence[0] if cadence else interval,
+            "max_interval": max(cadence[-1], cadence[0]) if cadence else max_interval,
+            "once": once or None, "max_polls": max_polls,
+            "backoff": False if no_backoff else None, "schedule": cadence,
+            "until_event": until_event or None}
     try:
         settings = load_settings(Path.cwd(), poll=poll, fix=not no_fix, out_dir=out_dir,
                                  run_id=run_id, target_steps=total_steps, json=json_output)
@@ -145,7 +163,8 @@ def watch(
     if remote and restart_argv is not None:
         raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
                                  "for processes on this machine)", param_hint="--restart-cmd")
-    observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "")
+    observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "",
+                         until_event=until_event)
     if remote or (pid is None and proc is None):
         assert target is not None
         log_target = target
@@ -204,7 +223,8 @@ def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: s
         result = run_session(
             lambda: resolve_tracker(mlflow=mlflow, tracking_uri=tracking_uri, wandb=wandb,
                                     fallback_log=fallback_log, ssh=ssh),
-            shown, kind, settings, _observer(json_output), rewatch=rewatch)
+            shown, kind, settings, _observer(json_output, until_event=settings.poll.until_event),
+            rewatch=rewatch)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
         raise typer.Exit(130) from None
@@ -263,14 +283,21 @@ def _process_factory(pid: int | None, proc: str | None, log: str | None,
             proc, "process")
 
 
-def _observer(json_output: bool, prefix: str = "") -> Observer:
+def _observer(json_output: bool, prefix: str = "", until_event: bool = False) -> Observer:
+    observer: Observer
     if json_output:
         from babysit.ui.jsonl import JsonObserver
 
-        return JsonObserver(sys.stdout)
-    from babysit.ui.console import ConsoleObserver
+        observer = JsonObserver(sys.stdout)
+    else:
+        from babysit.ui.console import ConsoleObserver
 
-    return ConsoleObserver(prefix=prefix)
+        observer = ConsoleObserver(prefix=prefix)
+    if until_event:
+        from babysit.reports import UntilEventObserver
+
+        observer = UntilEventObserver(observer)
+    return observer
 
 
 def _remote_prefix(target: str | None) -> str:

@@ -39,6 +39,8 @@ class PollSettings:
     summary_every: int = 5
     once: bool = False
     max_polls: int | None = None
+    schedule: tuple[float, ...] | None = None  # fixed cadence while healthy, in seconds
+    until_event: bool = False  # stop at the first thing that needs attention
 
 
 @dataclass(frozen=True)

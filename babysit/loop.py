@@ -48,6 +48,8 @@ class Watcher:
                  clock: Clock | None = None, fixer: Fixer | None = None) -> None:
         self.target = target
         self.fixer = fixer
+        # (type, step) of anomalies an agent already heard about (--until-event).
+        self.known_anomalies: set[tuple[str, int | None]] = set()
         self.evidence_url: str | None = None
         self._reported: TerminalState | None = None
         self._cpu_at_progress: float | None = None
@@ -85,7 +87,7 @@ class Watcher:
             self._flushed = poll_settings.once
             report, outcome = self._digest(snapshot, baseline=True, interval=interval)
             while True:
-                stop_reason = self._stop_reason()
+                stop_reason = self._stop_reason() or self._wake_reason(report)
                 if stop_reason:
                     self._emit(report, None, "", baseline=self._polls == 0)
                     break
@@ -299,6 +301,17 @@ class Watcher:
         if reached and settled:
             return TerminalState.SUCCEEDED
         return TerminalState.RUNNING
+
+    def _wake_reason(self, report: PollReport) -> str:
+        """With --until-event: the first anomaly not already reported to the agent in an
+        earlier invocation ends the wait."""
+        if not self.settings.poll.until_event:
+            return ""
+        for anomaly in report.new_anomalies:
+            if (anomaly.type.value, anomaly.step) not in self.known_anomalies:
+                at = f" at step {anomaly.step}" if anomaly.step is not None else ""
+                return f"event: {anomaly.type.value} ({anomaly.severity.value}){at}"
+        return ""
 
     def _stop_reason(self) -> str:
         if self._state is not TerminalState.RUNNING:

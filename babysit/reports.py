@@ -99,3 +99,15 @@ class NullObserver:
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
         pass
+
+
+class UntilEventObserver(NullObserver):
+    """Says nothing while all is quiet; passes on only the final verdict (--until-event),
+    so an agent spends nothing on polls where nothing happened."""
+
+    def __init__(self, inner: Observer) -> None:
+        self.inner = inner
+
+    def final(self, verdict: Verdict, artifact: Mapping[str, object],
+              artifact_path: str | None) -> None:
+        self.inner.final(verdict, artifact, artifact_path)

@@ -5,13 +5,14 @@ No printing happens here (the observer renders) and nothing exits the process
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
-from babysit.artifact import verdict_to_dict, write_artifact
+from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.fixes import Approver, Fixer
@@ -78,6 +79,8 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                       approver=approver)
     try:
         watcher = Watcher(target, settings, observer, clock, fixer=fixer)
+        if settings.poll.until_event:
+            watcher.known_anomalies = _already_reported(settings, target.label)
         try:
             result = watcher.run()
         except TargetError as error:
@@ -104,6 +107,19 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                        awaiting_approval=bool(fixer and fixer.awaiting))
     finally:
         target.close()
+
+
+def _already_reported(settings: Settings, label: str) -> set[tuple[str, int | None]]:
+    """Anomalies the previous verdict for the same target already carried: an agent that
+    re-runs `--until-event` after handling one must not be woken by it again."""
+    try:
+        previous = json.loads((settings.out_dir / ARTIFACT_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(previous, dict) or previous.get("target") != label:
+        return set()
+    return {(str(a.get("type")), a.get("step")) for a in previous.get("anomalies_detected", [])
+            if isinstance(a, dict)}
 
 
 def _finish(verdict: Verdict, settings: Settings, observer: Observer, clock: Clock,

@@ -39,3 +39,28 @@ def test_no_backoff_keeps_the_interval_fixed():
     fixed = replace(POLL, backoff=False, interval=10.0)
     assert next_interval(10.0, QUIET, fixed) == 10.0
     assert next_interval(10.0, PollOutcome(anomaly=True), fixed) == 10.0
+
+
+def test_schedule_walks_its_list_while_healthy_and_restarts_after_an_anomaly():
+    schedule = replace(POLL, schedule=(600.0, 1200.0, 1800.0, 3600.0))
+    seen, interval = [], 600.0
+    for outcome in [QUIET, QUIET, QUIET, QUIET, PollOutcome(anomaly=True), QUIET]:
+        interval = next_interval(interval, outcome, schedule)
+        seen.append(interval)
+    assert seen == [1200.0, 1800.0, 3600.0, 3600.0, 600.0, 1200.0]
+
+
+def test_reviewer_wait_brings_the_next_poll_forward():
+    assert next_interval(200.0, PollOutcome(look_sooner=True), POLL) == 30.0
+
+
+def test_durations_and_schedules_parse_as_people_write_them():
+    from babysit.durations import parse_duration, parse_schedule
+
+    assert [parse_duration(t) for t in ("90", "45s", "10m", "1.5h", "2d")] == [
+        90, 45, 600, 5400, 172800]
+    assert parse_schedule("10m,20m,30m,60m") == (600, 1200, 1800, 3600)
+    with pytest.raises(ValueError, match="must not decrease"):
+        parse_schedule("30m,10m")
+    with pytest.raises(ValueError, match="not a duration"):
+        parse_duration("soon")

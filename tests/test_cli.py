@@ -184,3 +184,35 @@ def test_sigterm_ends_the_watch_with_a_verdict(tmp_path: Path):
     finally:
         proc.kill()
     assert artifact_in(tmp_path)["terminal_state"] == "RUNNING"
+
+
+def test_until_event_is_silent_until_the_nan_then_prints_one_json_line(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("step 1/500 | loss=3.0\n")
+    proc = _start(["train.log", "--json", "--until-event", "--interval", "0.2"], tmp_path)
+    try:
+        for step in range(2, 8):
+            time.sleep(0.25)
+            append(log, f"step {step}/500 | loss={3 - step * 0.01:.2f}\n")
+        append(log, "step 8/500 | loss=nan\n")
+        assert proc.wait(timeout=30) == 1
+    finally:
+        proc.kill()
+    assert proc.stdout is not None
+    lines = proc.stdout.read().splitlines()
+    assert len(lines) == 1
+    event = json.loads(lines[0])
+    assert event["event"] == "final"
+    assert event["artifact"]["anomalies_detected"][0]["type"] == "nan-inf"
+
+
+def test_until_event_does_not_wake_again_for_what_it_already_reported(tmp_path: Path):
+    log = tmp_path / "train.log"
+    text = "".join(f"step {s}/500 | loss=2.0\n" for s in range(1, 30))
+    log.write_text(text + "step 30/500 | loss=9.0\n" + "".join(
+        f"step {s}/500 | loss=2.0\n" for s in range(31, 40)))
+    first = babysit("train.log", "--json", "--until-event", cwd=tmp_path)
+    assert first.returncode == 3  # a (resolved) loss spike: worth a look, run still going
+    assert json.loads(first.stdout)["stop_reason"].startswith("event: loss-spike")
+    again = babysit("train.log", "--json", "--until-event", "--max-polls", "1", cwd=tmp_path)
+    assert json.loads(again.stdout)["stop_reason"] == "--max-polls 1 reached"

@@ -129,24 +129,25 @@ class WandbRunDir:
                 raise WandbFormatError(
                     f"{self._path} shrank from {self._seen_size} to {stat.st_size} bytes")
             self._seen_size = stat.st_size
+            if self._record_type is None and stat.st_size > self._framer.next_offset:
+                # Before any byte is consumed, so a missing wandb loses nothing.
+                self._record_type = _record_class()
             # Read up to the size seen now; what is appended meanwhile is the next poll's.
-            offset = self._framer.next_offset
-            handle.seek(offset)
-            while offset < stat.st_size:
+            while (offset := self._framer.next_offset) < stat.st_size:
+                handle.seek(offset)
                 piece = handle.read(min(_READ_SIZE, stat.st_size - offset))
                 if not piece:
                     break
-                offset += len(piece)
                 framed = self._framer.feed(piece)
                 decoder.skipped += framed.corrupt
                 for payload in framed.payloads:
                     decoder.take(self._decode(payload))
+                if self._framer.next_offset < offset + len(piece):
+                    break  # a doubtful chunk at the end: read it again next poll
         return decoder.update()
 
     def _decode(self, payload: bytes) -> Any:
         """The Record message, or None when the payload does not parse."""
-        if self._record_type is None:
-            self._record_type = _record_class()
         record = self._record_type()
         try:
             record.ParseFromString(payload)

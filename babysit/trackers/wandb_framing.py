@@ -19,7 +19,8 @@ core/internal/stream/store.go in github.com/wandb/wandb; a LevelDB log with a W&
 
 On a corrupt chunk (bad checksum, impossible length or type) the rest of its block cannot be
 trusted, so, like wandb's own reader, this one skips to the next block and resumes at the
-next FULL or FIRST chunk.
+next FULL or FIRST chunk. A bad checksum or zeros at the very end of the data are not
+judged yet (see `_unread`): the caller feeds those bytes again later.
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ class TransactionLogFramer:
     def feed(self, data: bytes) -> Framed:
         """Take the file's bytes starting at `next_offset` and return the records completed.
 
+        `next_offset` may move back (to re-read a doubtful chunk at the end); the next feed
+        must start there.
+
         Raises WandbFormatError if the file header is not a W&B header of version 0.
         """
         self._buf += data
@@ -101,6 +105,9 @@ class TransactionLogFramer:
                 break
             checksum, length, kind = _CHUNK_HEADER.unpack_from(self._buf, 0)
             if checksum == 0 and length == 0 and kind == 0:
+                if len(self._buf) < left_in_block and not any(self._buf):
+                    self._unread()  # zeros up to what we have: maybe not visible yet
+                    break
                 # A zeroed block tail (preallocated file): wandb's reader skips it too.
                 corrupt += self._abandon()
                 self._advance(left_in_block)
@@ -115,6 +122,9 @@ class TransactionLogFramer:
             with memoryview(self._buf) as view:
                 valid = zlib.crc32(view[CHUNK_HEADER_SIZE - 1 : end]) == checksum
                 payload = bytes(view[CHUNK_HEADER_SIZE:end])
+            if not valid and len(self._buf) == end:
+                self._unread()  # the newest chunk: judge it once something follows it
+                break
             if not valid:
                 corrupt += 1 + self._abandon(counted=True)
                 self._advance(left_in_block)
@@ -153,6 +163,16 @@ class TransactionLogFramer:
             self._resyncing = True
             return 0
         return 1 if lost else 0
+
+    def _unread(self) -> None:
+        """Forget the bytes from the current chunk on, so the caller reads them again.
+
+        On a network filesystem a reader can see a file's new size before its new bytes
+        (zeros, or a torn chunk). A bad chunk at the very end of the data is therefore
+        re-read on the next feed rather than declared corrupt; only once more data follows
+        it is it skipped and counted.
+        """
+        self._buf.clear()
 
     def _advance(self, count: int) -> None:
         """Move the read position forward, past bytes that may not have arrived yet."""
