@@ -18,7 +18,7 @@ from babysit import __version__
 from babysit.reports import Observer
 from babysit.targets.base import Target
 
-_SUBCOMMANDS = ("watch", "demo")
+_SUBCOMMANDS = ("watch", "demo", "schedule", "agent")
 
 
 class _TargetFirstGroup(TyperGroup):
@@ -281,6 +281,43 @@ def _process_factory(pid: int | None, proc: str | None, log: str | None,
     found = roots[0].pid
     return (lambda: NamedProcessTarget(found, name=proc, log=log, restart_cmd=restart_argv),
             proc, "process")
+
+
+@app.command("schedule", context_settings={"allow_extra_args": True,
+                                          "ignore_unknown_options": True},
+             help="Print a crontab line (or systemd user timer) that runs a babysit check "
+                  "periodically: babysit schedule --every 10m -- babysit --wandb e/p/r --once "
+                  "--json")
+def schedule_command(
+    command: Annotated[list[str], typer.Argument(help="The command to run, after --.")],
+    every: Annotated[str, typer.Option("--every", help="How often: 10m, 1h, ...")] = "10m",
+    systemd: Annotated[bool, typer.Option(
+        "--systemd", help="Print a systemd user service + timer instead of a crontab line.")
+    ] = False,
+    name: Annotated[str, typer.Option(help="Name of the systemd units.")] = "check",
+    log: Annotated[str, typer.Option(help="File the crontab line appends output to.")
+    ] = "babysit-schedule.log",
+) -> None:
+    from babysit.durations import parse_duration
+    from babysit.scheduling import ScheduleError, crontab_line, systemd_units
+
+    try:
+        seconds = parse_duration(every)
+        cwd = str(Path.cwd())
+        if systemd:
+            units = systemd_units(seconds, command, cwd, name)
+            for filename, text in units.items():
+                typer.echo(f"# ~/.config/systemd/user/{filename}")
+                typer.echo(text)
+            timer = next(f for f in units if f.endswith(".timer"))
+            typer.echo(f"# then: systemctl --user daemon-reload && systemctl --user enable "
+                       f"--now {timer}")
+        else:
+            line = crontab_line(seconds, command, cwd, str(Path(log).absolute()))
+            typer.echo("# add with `crontab -e` (babysit prints this; it installs nothing):")
+            typer.echo(line)
+    except (ValueError, ScheduleError) as error:
+        raise typer.BadParameter(str(error), param_hint="--every") from error
 
 
 def _observer(json_output: bool, prefix: str = "", until_event: bool = False) -> Observer:
