@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d)?\s*$", re.IGNORECASE)
 _UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
@@ -24,6 +25,6 @@ def parse_schedule(text: str) -> tuple[float, ...]:
     values = tuple(parse_duration(part) for part in text.split(",") if part.strip())
     if not values:
         raise ValueError("a schedule needs at least one interval")
-    if any(b < a for a, b in zip(values, values[1:], strict=False)):
+    if any(b < a for a, b in pairwise(values)):
         raise ValueError(f"{text!r}: the intervals of a schedule must not decrease")
     return values

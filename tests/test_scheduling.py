@@ -34,7 +34,7 @@ def test_crontab_line_parses_back_to_the_same_command(tmp_path: Path):
     command = ["babysit", "--wandb", "e/p/r", "--once", "--json", "--run-id", "50% done; x"]
     done = schedule("--every", "30m", "--", *command, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    line = [l for l in done.stdout.splitlines() if not l.startswith("#")][0]
+    line = next(text for text in done.stdout.splitlines() if not text.startswith("#"))
     fields, shell = line.split(" ", 5)[:5], line.split(" ", 5)[5]
     assert fields == ["*/30", "*", "*", "*", "*"]
     words = shlex.split(shell.replace("\\%", "%"))
@@ -48,7 +48,8 @@ def test_systemd_timer_and_service(tmp_path: Path):
                     "my log%.txt", "--once", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "OnUnitActiveSec=5400s" in done.stdout
-    exec_line = [l for l in done.stdout.splitlines() if l.startswith("ExecStart=")][0]
+    exec_line = next(text for text in done.stdout.splitlines()
+                     if text.startswith("ExecStart="))
     words = shlex.split(exec_line[len("ExecStart="):].replace("%%", "%"))
     assert words[1:] == ["my log%.txt", "--once"]
     assert f"WorkingDirectory={tmp_path}" in done.stdout
