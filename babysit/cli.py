@@ -283,6 +283,40 @@ def _process_factory(pid: int | None, proc: str | None, log: str | None,
             proc, "process")
 
 
+agent_app = typer.Typer(help="Set babysit up for a coding agent.", add_completion=False)
+app.add_typer(agent_app, name="agent")
+
+
+@agent_app.command("install", help="Write babysit's slash command and skill where the agent "
+                                   "looks (.claude/ for Claude Code, ~/.codex/ for Codex).")
+def agent_install(
+    agent: Annotated[str, typer.Option("--for", help="claude or codex")] = "claude",
+    scope: Annotated[str, typer.Option(help="project (this directory) or user (home).")
+    ] = "project",
+    print_only: Annotated[bool, typer.Option("--print", help="Print the files; write none.")
+    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace files you changed.")] = False,
+) -> None:
+    from babysit.agent.install import InstallError, install, plan
+
+    if scope not in ("project", "user"):
+        raise typer.BadParameter("project or user", param_hint="--scope")
+    try:
+        files = plan(agent, scope, Path.cwd(), Path.home())
+    except InstallError as error:
+        raise typer.BadParameter(str(error), param_hint="--for/--scope") from error
+    if print_only:
+        for item in files:
+            typer.echo(f"# {item.path}\n{item.text}")
+        return
+    kept = False
+    for outcome in install(files, force=force):
+        typer.echo(f"{outcome.status}: {outcome.path}")
+        kept = kept or outcome.status.startswith("kept")
+    if kept:
+        raise typer.Exit(1)
+
+
 @app.command("schedule", context_settings={"allow_extra_args": True,
                                           "ignore_unknown_options": True},
              help="Print a crontab line (or systemd user timer) that runs a babysit check "
