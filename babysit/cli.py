@@ -109,6 +109,12 @@ def watch(
     schedule: Annotated[str | None, typer.Option(
         "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
                            "first after an anomaly).")] = None,
+    judge: Annotated[str | None, typer.Option(
+        "--judge", help="Reviewer command for ambiguous signals: gets a JSON packet on "
+                        "stdin, answers STOP, CONTINUE or WAIT (run without a shell).")
+    ] = None,
+    judge_timeout: Annotated[float, typer.Option(
+        min=1, help="Seconds the reviewer may take.")] = 60.0,
     ssh_accept_new: Annotated[bool, typer.Option(
         "--ssh-accept-new", help="Trust an unknown SSH host key on first use and record it "
                                  "(a changed key is still refused).")] = False,
@@ -154,11 +160,13 @@ def watch(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
+    reviewer = _reviewer(judge, judge_timeout)
     from babysit.targets.registry import looks_remote
 
     if trackers:
         _watch_tracker(settings, json_output, out_dir, mlflow=mlflow, tracking_uri=tracking_uri,
-                       wandb=wandb, fallback_log=fallback_log, accept_new=ssh_accept_new)
+                       wandb=wandb, fallback_log=fallback_log, accept_new=ssh_accept_new,
+                       reviewer=reviewer)
     remote = target is not None and looks_remote(target)
     if remote and restart_argv is not None:
         raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
@@ -184,7 +192,7 @@ def watch(
         approver = ConsoleApprover() if interactive() else None
     try:
         result = run_session(factory, shown, kind, settings, observer, rewatch=rewatch,
-                             approver=approver)
+                             approver=approver, reviewer=reviewer)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
         raise typer.Exit(130) from None
@@ -207,9 +215,25 @@ def demo(
     raise typer.Exit(code)
 
 
+def _reviewer(judge: str | None, timeout: float) -> Any:
+    if judge is None:
+        return None
+    import shlex
+
+    from babysit.judge import Reviewer
+
+    try:
+        argv = shlex.split(judge)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--judge") from error
+    if not argv:
+        raise typer.BadParameter("is empty", param_hint="--judge")
+    return Reviewer(argv, timeout)
+
+
 def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: str | None,
                    tracking_uri: str | None, wandb: str | None, fallback_log: str | None,
-                   accept_new: bool) -> None:
+                   accept_new: bool, reviewer: Any) -> None:
     from babysit.session import run_session
     from babysit.targets.registry import looks_remote, resolve_tracker
 
@@ -224,7 +248,7 @@ def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: s
             lambda: resolve_tracker(mlflow=mlflow, tracking_uri=tracking_uri, wandb=wandb,
                                     fallback_log=fallback_log, ssh=ssh),
             shown, kind, settings, _observer(json_output, until_event=settings.poll.until_event),
-            rewatch=rewatch)
+            rewatch=rewatch, reviewer=reviewer)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
         raise typer.Exit(130) from None

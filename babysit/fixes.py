@@ -113,6 +113,14 @@ class Fixer:
             changed |= self._propose(proposals, situation, tracker)
         return changed
 
+    def propose_stop(self, reason: str, tracker: RunTracker) -> bool:
+        """A reviewer said STOP: put cancelling the run to the user. True if cancelled."""
+        if FixKind.CANCEL in self._proposed:
+            return False
+        decision = FixDecision(FixKind.CANCEL, Verdict.ASK, reason)
+        situation = Situation(process_alive=True, checkpoint=tracker.good_checkpoint())
+        return self._propose([decision], situation, tracker)
+
     def _situation(self, tracker: RunTracker, snapshot: Snapshot, hung: bool) -> Situation:
         process = snapshot.process
         crash = tracker.crash

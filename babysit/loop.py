@@ -15,7 +15,16 @@ from babysit.backoff import PollOutcome, next_interval, reset_reason
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.metric_names import key_metrics, throughput_key
-from babysit.model import Anomaly, AnomalyType, Severity, Snapshot, TerminalState
+from babysit.judge import AMBIGUOUS, Answer, Reviewer
+from babysit.model import (
+    Action,
+    ActionStatus,
+    Anomaly,
+    AnomalyType,
+    Severity,
+    Snapshot,
+    TerminalState,
+)
 from babysit.reports import Observer, PollReport, SummaryReport
 from babysit.rules.metric_rules import stall_threshold
 from babysit.targets.base import Target, TargetError, TargetUnavailable
@@ -48,6 +57,9 @@ class Watcher:
                  clock: Clock | None = None, fixer: Fixer | None = None) -> None:
         self.target = target
         self.fixer = fixer
+        self.reviewer: Reviewer | None = None
+        self.actions: list[Action] = []  # decisions not made by the fixer (the reviewer's)
+        self.awaiting: list[str] = []  # proposals waiting for the user (without a fixer)
         # (type, step) of anomalies an agent already heard about (--until-event).
         self.known_anomalies: set[tuple[str, int | None]] = set()
         self.evidence_url: str | None = None
@@ -203,6 +215,7 @@ class Watcher:
         if self.fixer is not None:
             fresh += self._fix(snapshot, cpu, now)
         fresh += tracker.ingest(())  # anomalies raised by the loop's own measurements
+        look_sooner = self._consult_reviewer(fresh, snapshot)
 
         for notice in snapshot.notices:
             self.observer.notice(notice)
@@ -212,9 +225,55 @@ class Watcher:
             loss_change=self._loss_change(),
             new_epoch=tracker.new_epoch,
             state_changed=self._state is not previous_state,
+            look_sooner=look_sooner,
         )
         tracker.new_epoch = False
         return report, outcome
+
+    def _consult_reviewer(self, fresh: list[Anomaly], snapshot: Snapshot) -> bool:
+        """Ask the reviewer (--judge) about an ambiguous anomaly. True when it said WAIT."""
+        if self.reviewer is None:
+            return False
+        ambiguous = [a for a in fresh if a.type in AMBIGUOUS]
+        if not ambiguous:
+            return False
+        concern = ambiguous[0]
+        tracker = self.tracker
+        packet = {
+            "run": self.target.label,
+            "url": self.evidence_url,
+            "step": tracker.step,
+            "target_steps": tracker.target_steps,
+            "concern": f"{concern.type.value}: {concern.description}",
+            "severity": concern.severity.value,
+            "last_losses": [round(x, 6) for x in tracker.recent_losses(10)],
+            "last_evals": tracker.recent_evals(3),
+            "answer": "Reply with exactly one word: STOP (clearly problematic, stop the run), "
+                      "CONTINUE (fine, check again next interval) or WAIT (not enough data, "
+                      "check again sooner).",
+        }
+        judgment = self.reviewer.review(packet)
+        at = self.clock.now().isoformat().replace("+00:00", "Z")
+        if judgment.answer is None:
+            self.observer.notice(f"reviewer ignored: {judgment.detail}")
+            self.actions.append(Action("ask-reviewer", ActionStatus.FAILED,
+                                       f"about {concern.type.value}: {judgment.detail}", at))
+            return False
+        self.observer.notice(f"reviewer says {judgment.answer.value} about "
+                             f"{concern.type.value}")
+        self.actions.append(Action("ask-reviewer", ActionStatus.APPLIED,
+                                   f"about {concern.type.value}: {judgment.answer.value}", at))
+        tracker.annotate(concern.type, f"reviewer said {judgment.answer.value}")
+        if judgment.answer is Answer.STOP:
+            reason = (f"the reviewer said STOP about {concern.type.value} at step "
+                      f"{concern.step}: {concern.description}")
+            if self.fixer is not None and self.fixer.propose_stop(reason, tracker):
+                self._state = TerminalState.CANCELLED
+            elif self.fixer is None:
+                self.actions.append(Action("cancel-run", ActionStatus.NEEDS_APPROVAL,
+                                           f"stop the run — because {reason}", at))
+                self.awaiting.append(f"stop the run — because {reason}")
+        return judgment.answer is Answer.WAIT
 
     def _fix(self, snapshot: Snapshot, cpu: float | None, now: float) -> list[Anomaly]:
         """Let the fix policy act; after a restart, watch the new process afresh."""
@@ -318,6 +377,8 @@ class Watcher:
             return f"the run ended: {self._state.value}"
         if self.fixer is not None and self.fixer.awaiting:
             return f"waiting for your approval: {self.fixer.awaiting[0]}"
+        if self.awaiting:
+            return f"waiting for your approval: {self.awaiting[0]}"
         blockers = [a for a in self.tracker.unresolved() if a.severity is Severity.BLOCKER]
         if blockers:
             first = blockers[0]

@@ -16,6 +16,7 @@ from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.fixes import Approver, Fixer
+from babysit.judge import Reviewer
 from babysit.loop import Watcher
 from babysit.model import (
     Confidence,
@@ -63,7 +64,8 @@ def exit_code_for(verdict: Verdict, interrupted: bool, reached: bool = True,
 
 def run_session(target_factory: Callable[[], Target], target_text: str, target_type: str,
                 settings: Settings, observer: Observer, clock: Clock | None = None,
-                rewatch: Sequence[str] = (), approver: Approver | None = None) -> SessionResult:
+                rewatch: Sequence[str] = (), approver: Approver | None = None,
+                reviewer: Reviewer | None = None) -> SessionResult:
     clock = clock or SystemClock()
     run_id = settings.run_id or str(uuid.uuid4())
     started = clock.monotonic()
@@ -81,6 +83,8 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         watcher = Watcher(target, settings, observer, clock, fixer=fixer)
         if settings.poll.until_event:
             watcher.known_anomalies = _already_reported(settings, target.label)
+        if reviewer is not None:
+            watcher.reviewer = reviewer
         try:
             result = watcher.run()
         except TargetError as error:
@@ -99,12 +103,14 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         log_path = target.label if target.target_type == "local-log" else None
         if isinstance(target, ProcessTarget):
             log_path = target.log_path
+        actions = sorted([*(fixer.actions if fixer else ()), *watcher.actions],
+                         key=lambda a: a.at)
         verdict = decide(result, run_id=run_id, target=target.label,
                          target_type=target.target_type, rewatch=rewatch, log_path=log_path,
-                         actions=fixer.actions if fixer else (),
-                         commands=fixer.commands if fixer else ())
+                         actions=actions, commands=fixer.commands if fixer else ())
+        awaiting = bool(fixer and fixer.awaiting) or bool(watcher.awaiting)
         return _finish(verdict, settings, observer, clock, interrupted=result.interrupted,
-                       awaiting_approval=bool(fixer and fixer.awaiting))
+                       awaiting_approval=awaiting)
     finally:
         target.close()
 

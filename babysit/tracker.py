@@ -513,5 +513,12 @@ class RunTracker:
     def cancelled_by_user(self, how: str) -> None:
         self.crash = Crash(LogEvent(EventKind.NEW_STAGE, how, how), self.step, cancelled=True)
 
+    def recent_losses(self, count: int) -> list[float]:
+        return list(self._losses)[-count:]
+
+    def recent_evals(self, count: int) -> dict[str, list[float]]:
+        return {key: [value for value, _ in list(series)[-count:]]
+                for key, series in self._evals.items()}
+
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self.anomalies if not a.resolved]
