@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from babysit.backoff import PollOutcome, next_interval, reset_reason
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
-from babysit.metric_names import key_metrics, throughput_key
 from babysit.judge import AMBIGUOUS, Answer, Reviewer
+from babysit.metric_names import key_metrics, throughput_key
 from babysit.model import (
     Action,
     ActionStatus,

@@ -409,7 +409,9 @@ class RunTracker:
         """The run's own tracker (W&B, MLflow) says it ended; `detail` says how."""
         if state is TerminalState.SUCCEEDED:
             self.completed = LogEvent(EventKind.COMPLETED, detail, detail)
-            if self.target_steps and self.step is not None and self.step < self.target_steps:
+            # One step short is a zero-based counter (W&B's _step), not an early stop.
+            if self.target_steps and self.step is not None \
+                    and self.step < self.target_steps - 1:
                 return self.add(Anomaly(
                     AnomalyType.CRASH, Severity.HIGH, self.step,
                     f"{detail}, but it stopped at step {self.step} of {self.target_steps}: "

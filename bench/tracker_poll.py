@@ -101,7 +101,8 @@ def main() -> None:
                 ours_cost = measure(ours)
                 run = theirs._get_run()
                 keys = [m["key"] for m in run["data"]["metrics"]]
-                theirs_cost = measure(theirs, lambda: [theirs._full_history(k) for k in keys])
+                theirs_cost = measure(
+                    theirs, lambda keys=keys: [theirs._full_history(k) for k in keys])
                 rows.append((size, ours_cost, theirs_cost))
         finally:
             server.terminate()

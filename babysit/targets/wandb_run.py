@@ -8,6 +8,7 @@ writes no exit record and stays "running"; the age of its file then tells (stall
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -41,8 +42,20 @@ def wandb_target(spec: str) -> Target:
 
 def _records(rows: Iterable[tuple[int | None, dict[str, float]]],
              target: int | None) -> list[Record]:
-    return [Record(step=step, metrics=values, fmt="wandb", target_steps=target)
-            for step, values in rows if values or step is not None]
+    """W&B's `_step` counts `wandb.log` calls; the trainer's own step (HF logs
+    `train/global_step`) is preferred when the row carries one."""
+    records = []
+    for step, values in rows:
+        trainer_step = next((values[k] for k in _TRAINER_STEPS if k in values), None)
+        if trainer_step is not None and math.isfinite(trainer_step):
+            step = int(trainer_step)
+            values = {k: v for k, v in values.items() if k not in _TRAINER_STEPS}
+        if values or step is not None:
+            records.append(Record(step=step, metrics=values, fmt="wandb", target_steps=target))
+    return records
+
+
+_TRAINER_STEPS = ("train/global_step", "trainer/global_step", "global_step")
 
 
 class WandbDirTarget:
@@ -130,48 +143,37 @@ class WandbApiTarget:
         self._label = spec
         self._path = path
         self._last_step = -1
-        self.requests = 0
         try:
-            self._api = wandb.Api(timeout=timeout)
-            self._run = self._fetch_run()
-        except TargetUnavailable as error:
-            raise TargetError(f"cannot open W&B run {path}: {error}") from error
+            api = wandb.Api(timeout=timeout)
+            self._run = api.run(path)
         except Exception as error:
             raise TargetError(_explain_start(error, path)) from error
+        self._fresh = True  # the first answer is current; later polls must re-load
         self._notices = [f"W&B run {path}: {self._run.url}"]
 
     @property
     def label(self) -> str:
         return self._label
 
-    def _fetch_run(self) -> Any:
-        self.requests += 1
-        try:
-            return self._api.run(self._path)
-        except Exception as error:
-            raise TargetUnavailable(f"W&B API: {_words(error)}") from error
-
     def poll(self, final: bool = False) -> Snapshot:
-        run = self._fetch_run()
-        self._run = run
+        run = self._run
         try:
+            if not self._fresh:
+                run.load(force=True)  # api.run() would answer from its cache
+            self._fresh = False
             rows = []
             for row in run.scan_history(min_step=self._last_step + 1, page_size=1000):
                 step = row.get("_step")
-                if isinstance(step, int) and step <= self._last_step:
+                if isinstance(step, (int, float)) and step <= self._last_step:
                     continue
                 rows.append(_api_row(row))
-                if isinstance(step, int):
-                    self._last_step = step
-            self.requests += 1 + len(rows) // 1000
-            system = run.history(stream="system", pandas=False, samples=20)
-            self.requests += 1
+                if isinstance(step, (int, float)):
+                    self._last_step = int(step)
+            system = dict(run.system_metrics or {})
         except Exception as error:
             raise TargetUnavailable(f"W&B API: {_words(error)}") from error
-        latest_system: dict[str, float] = {}
-        for entry in system or []:
-            latest_system.update({k.removeprefix("system."): v for k, v in entry.items()
-                                  if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        latest_system = {k.removeprefix("system."): float(v) for k, v in system.items()
+                         if isinstance(v, (int, float)) and not isinstance(v, bool)}
         target = target_from_params(dict(run.config or {}))
         state_name = str(run.state or "running")
         state = _STATES.get(state_name)
