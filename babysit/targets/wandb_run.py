@@ -8,11 +8,12 @@ writes no exit record and stays "running"; the age of its file then tells (stall
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -143,11 +144,17 @@ class WandbApiTarget:
         self._label = spec
         self._path = path
         self._last_step = -1
+        self._timeout = timeout
         try:
             api = wandb.Api(timeout=timeout)
             self._run = api.run(path)
         except Exception as error:
             raise TargetError(_explain_start(error, path)) from error
+        # History pages are asked for directly (the GraphQL the client itself sends for a
+        # page), so a poll costs what is new; the client's scan_history first lists
+        # every step of a live run. Other kinds of credentials use scan_history.
+        self._key: str | None = getattr(api, "api_key", None)
+        self._graphql = f"{api.settings['base_url']}/graphql"
         self._fresh = True  # the first answer is current; later polls must re-load
         self._notices = [f"W&B run {path}: {self._run.url}"]
 
@@ -162,7 +169,7 @@ class WandbApiTarget:
                 run.load(force=True)  # api.run() would answer from its cache
             self._fresh = False
             rows = []
-            for row in run.scan_history(min_step=self._last_step + 1, page_size=1000):
+            for row in self._new_rows(run):
                 step = row.get("_step")
                 if isinstance(step, (int, float)) and step <= self._last_step:
                     continue
@@ -195,8 +202,46 @@ class WandbApiTarget:
                         "shows 'crashed' only after W&B's heartbeat times out"),
         )
 
+    def _new_rows(self, run: Any) -> Iterable[dict[str, Any]]:
+        if self._key is None:
+            scan: Iterable[dict[str, Any]] = run.scan_history(min_step=self._last_step + 1,
+                                                              page_size=_PAGE)
+            return scan
+        return self._pages(run, self._last_step + 1, int(run.lastHistoryStep) + 1)
+
+    def _pages(self, run: Any, low: int, high: int) -> Iterator[dict[str, Any]]:
+        """History rows with low <= _step < high, a page of at most _PAGE steps a request."""
+        import requests
+
+        entity, project, name = self._path.split("/")
+        while low < high:
+            up = min(high, low + _PAGE)
+            response = requests.post(
+                self._graphql, auth=("api", self._key or ""), timeout=self._timeout,
+                json={"query": _HISTORY_PAGE, "variables": {
+                    "entity": entity, "project": project, "run": name, "minStep": low,
+                    "maxStep": up, "pageSize": _PAGE}})
+            response.raise_for_status()
+            body = response.json()
+            if body.get("errors"):
+                raise RuntimeError(str(body["errors"])[:300])
+            lines = body["data"]["project"]["run"]["history"]
+            yield from (json.loads(line) for line in lines)
+            low = up
+
     def close(self) -> None:
         pass
+
+
+_PAGE = 1000
+_HISTORY_PAGE = """
+query HistoryPage($entity: String!, $project: String!, $run: String!, $minStep: Int64!,
+                  $maxStep: Int64!, $pageSize: Int!) {
+  project(name: $project, entityName: $entity) {
+    run(name: $run) { history(minStep: $minStep, maxStep: $maxStep, samples: $pageSize) }
+  }
+}
+"""
 
 
 def _api_row(row: dict[str, Any]) -> tuple[int | None, dict[str, float]]:
