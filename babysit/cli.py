@@ -109,6 +109,13 @@ def watch(
     schedule: Annotated[str | None, typer.Option(
         "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
                            "first after an anomaly).")] = None,
+    notify: Annotated[list[str] | None, typer.Option(
+        "--notify", help="Send anomalies, approvals and the verdict to this apprise URL "
+                         "(repeatable; e.g. slack://…, mailto://…, json://host/path).")
+    ] = None,
+    notify_severity: Annotated[str | None, typer.Option(
+        help="Least severe anomaly to notify about: blocker, high, medium, low [high].")
+    ] = None,
     judge: Annotated[str | None, typer.Option(
         "--judge", help="Reviewer command for ambiguous signals: gets a JSON packet on "
                         "stdin, answers STOP, CONTINUE or WAIT (run without a shell).")
@@ -150,9 +157,11 @@ def watch(
             "once": once or None, "max_polls": max_polls,
             "backoff": False if no_backoff else None, "schedule": cadence,
             "until_event": until_event or None}
+    notify_options = {"urls": tuple(notify) if notify else None, "severity": notify_severity}
     try:
-        settings = load_settings(Path.cwd(), poll=poll, fix=not no_fix, out_dir=out_dir,
-                                 run_id=run_id, target_steps=total_steps, json=json_output)
+        settings = load_settings(Path.cwd(), poll=poll, notify=notify_options, fix=not no_fix,
+                                 out_dir=out_dir, run_id=run_id, target_steps=total_steps,
+                                 json=json_output)
     except ConfigError as error:
         raise typer.BadParameter(str(error), param_hint="babysit config") from error
     if settings.poll.max_interval < settings.poll.interval:
@@ -172,7 +181,8 @@ def watch(
         raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
                                  "for processes on this machine)", param_hint="--restart-cmd")
     observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "",
-                         until_event=until_event)
+                         until_event=until_event, notify=settings.notify,
+                         log_path=target if target and not remote else None)
     if remote or (pid is None and proc is None):
         assert target is not None
         log_target = target
@@ -247,7 +257,10 @@ def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: s
         result = run_session(
             lambda: resolve_tracker(mlflow=mlflow, tracking_uri=tracking_uri, wandb=wandb,
                                     fallback_log=fallback_log, ssh=ssh),
-            shown, kind, settings, _observer(json_output, until_event=settings.poll.until_event),
+            shown, kind, settings,
+            _observer(json_output, until_event=settings.poll.until_event,
+                      notify=settings.notify,
+                      log_path=fallback_log if fallback_log and not ssh else None),
             rewatch=rewatch, reviewer=reviewer)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
@@ -378,7 +391,8 @@ def schedule_command(
         raise typer.BadParameter(str(error), param_hint="--every") from error
 
 
-def _observer(json_output: bool, prefix: str = "", until_event: bool = False) -> Observer:
+def _observer(json_output: bool, prefix: str = "", until_event: bool = False,
+              notify: Any = None, log_path: str | None = None) -> Observer:
     observer: Observer
     if json_output:
         from babysit.ui.jsonl import JsonObserver
@@ -392,7 +406,26 @@ def _observer(json_output: bool, prefix: str = "", until_event: bool = False) ->
         from babysit.reports import UntilEventObserver
 
         observer = UntilEventObserver(observer)
+    if notify is not None and notify.urls:
+        # Outermost: notifications go out even when --until-event keeps the screen quiet.
+        observer = _notifying(observer, notify, log_path)
     return observer
+
+
+def _notifying(observer: Observer, notify: Any, log_path: str | None) -> Observer:
+    try:
+        import apprise  # noqa: F401 - only to say clearly when the extra is missing
+    except ImportError as error:
+        raise typer.BadParameter("notifications need the [notify] extra: pip install "
+                                 "'babysit[notify]'", param_hint="--notify") from error
+    from babysit.notify import NotifyingObserver, NotifyPolicy, existing, parse_severity
+
+    try:
+        severity = parse_severity(notify.severity)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--notify-severity") from error
+    policy = NotifyPolicy(tuple(notify.urls), severity, notify.repeat_seconds)
+    return NotifyingObserver(observer, policy, log_path=existing(log_path))
 
 
 def _remote_prefix(target: str | None) -> str:

@@ -74,9 +74,19 @@ class RuleSettings:
 
 
 @dataclass(frozen=True)
+class NotifySettings:
+    """Where and when to send notifications (apprise URLs)."""
+
+    urls: tuple[str, ...] = ()
+    severity: str = "high"  # the least severe anomaly worth a message
+    repeat_seconds: float = 3600.0  # the same anomaly type at most once per this
+
+
+@dataclass(frozen=True)
 class Settings:
     poll: PollSettings = field(default_factory=PollSettings)
     rules: RuleSettings = field(default_factory=RuleSettings)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     fix: bool = True
     out_dir: Path = Path(".")
     run_id: str | None = None
@@ -84,12 +94,13 @@ class Settings:
     json: bool = False
 
 
-_SECTIONS = {"poll": PollSettings, "rules": RuleSettings}
+_SECTIONS = {"poll": PollSettings, "rules": RuleSettings, "notify": NotifySettings}
 
 
 def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
                   poll: Mapping[str, Any] | None = None,
                   rules: Mapping[str, Any] | None = None,
+                  notify: Mapping[str, Any] | None = None,
                   **top: Any) -> Settings:
     """Build Settings from the config file in `cwd`, BABYSIT_* variables and the
     explicit overrides (flags). Overrides whose value is None are ignored.
@@ -101,13 +112,13 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
     for name, cls in _SECTIONS.items():
         values = _coerce_all(cls, from_file.get(name, {}), f"[{name}]")
         values.update(_from_env(cls, env, prefix="BABYSIT_"))
-        explicit = poll if name == "poll" else rules
+        explicit = {"poll": poll, "rules": rules, "notify": notify}[name]
         values.update({k: v for k, v in (explicit or {}).items() if v is not None})
         sections[name] = cls(**values)
     unknown = set(from_file) - set(_SECTIONS)
     if unknown:
         raise ConfigError(f"unknown table(s) in babysit config: {', '.join(sorted(unknown))}; "
-                          f"expected [poll] and [rules]")
+                          f"expected [poll], [rules] and [notify]")
     return Settings(**sections, **{k: v for k, v in top.items() if v is not None})
 
 
@@ -149,6 +160,12 @@ def _from_env(cls: type, env: Mapping[str, str], prefix: str) -> dict[str, Any]:
 def _coerce(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
     kind = str(f.type)
     try:
+        if kind.startswith("tuple[str"):
+            if isinstance(value, str):
+                return tuple(part.strip() for part in value.split(",") if part.strip())
+            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                return tuple(value)
+            raise ValueError(value)
         if kind.startswith("bool"):
             if isinstance(value, str):
                 lowered = value.strip().lower()
