@@ -64,7 +64,8 @@ class SftpFileAccess:
         try:
             open_size = self._open.size()  # before the path's: an append in between
         except (OSError, EOFError) as error:  # only makes the path look bigger
-            raise OSError(f"lost the open remote file: {error}") from error
+            raise OSError(f"the connection dropped (lost the open remote file: {error})") \
+                from error
         attrs = self.connection.sftp().stat(self._sftp_path)
         path_size = int(attrs.st_size or 0)
         stuck = path_size > open_size and open_size == self._last_open_size
