@@ -216,3 +216,27 @@ def test_until_event_does_not_wake_again_for_what_it_already_reported(tmp_path: 
     assert json.loads(first.stdout)["stop_reason"].startswith("event: loss-spike")
     again = babysit("train.log", "--json", "--until-event", "--max-polls", "1", cwd=tmp_path)
     assert json.loads(again.stdout)["stop_reason"] == "--max-polls 1 reached"
+
+
+def test_an_agent_reading_only_until_event_output_follows_a_run_to_its_end(tmp_path: Path):
+    """The loop the README gives an agent, against a live run that spikes, then finishes."""
+    log = tmp_path / "train.log"
+    log.touch()
+    trainer = subprocess.Popen([sys.executable, "-m", "babysit.demo.trainer", "--log", str(log),
+                                "--steps", "120", "--spike-at", "40", "--nan-at", "100000",
+                                "--delay", "0.03"])
+    codes, events = [], []
+    try:
+        for _ in range(10):
+            done = babysit("train.log", "--json", "--until-event", "--interval", "0.5",
+                           cwd=tmp_path)
+            codes.append(done.returncode)
+            events.append(json.loads(done.stdout.splitlines()[-1]))
+            if done.returncode in (0, 1):
+                break
+    finally:
+        trainer.wait(timeout=60)
+    assert codes[-1] == 0 and events[-1]["artifact"]["terminal_state"] == "SUCCEEDED"
+    assert 3 in codes
+    woken_by = [e["stop_reason"] for e in events[:-1]]
+    assert any("loss-spike" in reason for reason in woken_by)
