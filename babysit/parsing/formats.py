@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from babysit.parsing.text import normalise_key, to_number
+from babysit.parsing.text import normalise_key, number_from, to_number
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def parse_json_line(segment: str) -> Parsed | None:
         return None
     values: dict[str, float] = {}
     for key, value in _flatten(obj):
-        number = _json_number(value)
+        number = number_from(value)
         if number is not None:
             values[normalise_key(key)] = number
     if not values:
@@ -94,9 +94,6 @@ def parse_json_line(segment: str) -> Parsed | None:
     return _with_fmt(_split_counters(values), "jsonl")
 
 
-def _json_number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):

@@ -80,6 +80,18 @@ def to_number(token: str) -> float | None:
 
 
 @lru_cache(maxsize=4096)
+def number_from(value: object) -> float | None:
+    """A metric value from JSON or a tracker API: numbers, and strings that hold one
+    (`"2.3"`, `"NaN"`, `"Infinity"`); booleans and anything else are not metrics."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return to_number(value)
+    return None
+
+
 def normalise_key(key: str) -> str:
     """`Learning Rate` -> `learning_rate`; keeps `/` so `train/loss` stays namespaced."""
     key = key.strip().strip("'\"").lower()

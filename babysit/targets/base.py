@@ -14,6 +14,16 @@ class TargetError(Exception):
     to check or which flag to change."""
 
 
+def cannot_open(name: str, error: BaseException) -> TargetError:
+    """The message for a log that cannot be opened at the start, whatever holds it."""
+    if isinstance(error, FileNotFoundError):
+        return TargetError(f"log file not found: {name}")
+    if isinstance(error, PermissionError):
+        return TargetError(f"cannot read {name}: permission denied")
+    reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    return TargetError(f"cannot open {name}: {reason}")
+
+
 class TargetUnavailable(Exception):
     """A transient fault (a dropped link, an API timeout): the loop reports a
     connectivity problem, backs off, and tries again. Never evidence about the run."""

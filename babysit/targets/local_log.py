@@ -11,7 +11,7 @@ from typing import ClassVar
 from babysit.model import Snapshot
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.reading.history import OffsetFinder, local_grep
-from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 
 
 class _LocalFile:
@@ -69,10 +69,8 @@ class LocalLogTarget:
             raise TargetError(f"{self.path} is a directory; give the path of the log file")
         try:
             self._follower.open()
-        except PermissionError as error:
-            raise TargetError(f"cannot read {self.path}: permission denied") from error
         except OSError as error:
-            raise TargetError(f"cannot open {self.path}: {error.strerror or error}") from error
+            raise cannot_open(str(self.path), error) from error
 
     @property
     def label(self) -> str:

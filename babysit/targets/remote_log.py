@@ -23,7 +23,7 @@ from babysit.reading.history import GREP_ARGS, OffsetFinder, offsets_from_grep
 from babysit.remote.address import RemoteAddress, sftp_path
 from babysit.remote.connection import SshConnection, SshError, SshFatal, SshSettings
 from babysit.remote.process import RemoteProcess, RemoteProcessError, find_remote
-from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 
 
 class _RemoteFile:
@@ -138,10 +138,8 @@ class RemoteLogTarget:
             self._follower.open()
         except FileNotFoundError as error:
             raise TargetError(f"remote log not found: {text}") from error
-        except PermissionError as error:
-            raise TargetError(f"cannot read {text}: permission denied") from error
         except (OSError, SshError, EOFError, paramiko.SSHException) as error:
-            raise TargetError(f"cannot open {text}: {error}") from error
+            raise cannot_open(text, error) from error
         self._notices = [f"connected to {self.connection.where} (SSH connection "
                          f"{self.connection.connects} of this session)"]
         self._notices += [f"trusted a new host key on first use: {k}"

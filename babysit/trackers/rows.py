@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from babysit.model import Record
 from babysit.parsing.formats import STEP_KEYS
+from babysit.parsing.text import number_from
 
 
 @dataclass(frozen=True)
@@ -23,17 +24,14 @@ class Point:
 def records_from_points(points: Iterable[Point], fmt: str) -> list[Record]:
     """One Record per step, steps in order, each with every metric logged at it."""
     by_step: dict[int, dict[str, float]] = {}
-    order: dict[int, float] = {}
     for point in points:
         by_step.setdefault(point.step, {})[point.key] = point.value
-        order[point.step] = max(order.get(point.step, 0.0), point.timestamp)
     return [Record(step=step, metrics=by_step[step], fmt=fmt) for step in sorted(by_step)]
 
 
 def as_float(value: object) -> float | None:
     """JSON numbers, and the strings trackers use for non-finite values."""
-    if isinstance(value, bool):
-        return None
+    return number_from(value)
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
