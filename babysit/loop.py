@@ -65,6 +65,7 @@ class Watcher:
         self.evidence_url: str | None = None
         self._reported: TerminalState | None = None
         self._cpu_at_progress: float | None = None
+        self._last_cpu: float | None = None
         self.settings = settings
         self.observer = observer
         self.clock = clock or SystemClock()
@@ -175,6 +176,12 @@ class Watcher:
             tracker.step is None and any(r.metrics for r in snapshot.records))
         view = snapshot.process
         cpu = view.cpu_seconds if view is not None else None
+        # A process whose log babysit cannot read: busy CPUs are the only sign of work.
+        no_log = view is not None and tracker.step is None and not tracker.metrics
+        if no_log and cpu is not None and self._last_cpu is not None \
+                and cpu - self._last_cpu > 0.5:
+            progressed = True
+        self._last_cpu = cpu
         if progressed or self._cpu_at_progress is None:
             self._cpu_at_progress = cpu
         if progressed:

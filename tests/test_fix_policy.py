@@ -233,3 +233,26 @@ def test_restart_command_from_the_user_is_used_as_given(tmp_path: Path):
     assert "--api-token REDACTED" in data["actions"][0]["reason"]
     assert "hunter2" not in str(data)
     assert os.path.exists(tmp_path / "state.starts")
+
+
+def test_busy_process_without_a_log_is_not_called_stalled(tmp_path: Path):
+    busy = subprocess.Popen([sys.executable, "-c",
+                             "import time\nend = time.time() + 60\nwhile time.time() < end: pass"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def factory() -> ProcessTarget:
+            return ProcessTarget(busy.pid, gpu=GpuProbe(use_nvml=False, smi="/nonexistent/smi"))
+
+        class Slow(FakeClock):
+            def sleep(self, seconds: float) -> None:
+                time.sleep(0.8)  # long enough for the busy loop to burn CPU time
+                super().sleep(seconds)
+
+        settings = Settings(poll=replace(PollSettings(), max_polls=5), fix=False,
+                            out_dir=tmp_path / "out")
+        run_session(factory, str(busy.pid), "pid", settings, NullObserver(), clock=Slow())
+        data = artifact_in(tmp_path / "out")
+        assert [a["type"] for a in data["anomalies_detected"]] == []
+    finally:
+        busy.kill()
+        busy.wait()
