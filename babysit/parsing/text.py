@@ -79,7 +79,6 @@ def to_number(token: str) -> float | None:
         return None
 
 
-@lru_cache(maxsize=4096)
 def number_from(value: object) -> float | None:
     """A metric value from JSON or a tracker API: numbers, and strings that hold one
     (`"2.3"`, `"NaN"`, `"Infinity"`); booleans and anything else are not metrics."""
@@ -92,6 +91,7 @@ def number_from(value: object) -> float | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def normalise_key(key: str) -> str:
     """`Learning Rate` -> `learning_rate`; keeps `/` so `train/loss` stays namespaced."""
     key = key.strip().strip("'\"").lower()

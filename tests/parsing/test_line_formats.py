@@ -95,6 +95,12 @@ def test_json_line_nested_objects_flatten_with_slashes():
     assert record.metrics == {"train/loss": 2.3, "train/lr": 0.001}
 
 
+def test_json_line_with_lists_and_strings_keeps_only_numbers():
+    _, [record] = parse('{"step": 2, "loss": 1.5, "tags": [1, 2], "phase": "train", '
+                        '"ok": true, "lr": "3e-4"}')
+    assert record.metrics == {"loss": 1.5, "lr": 3e-4}
+
+
 def test_json_line_with_nan_as_json_dumps_writes_it():
     _, [record] = parse('{"step": 3, "loss": NaN}')
     assert math.isnan(record.metrics["loss"])
