@@ -146,8 +146,9 @@ class RunTracker:
             self.crash = None
         if self.completed is not None and self.target_steps and step < self.target_steps:
             self.completed = None
-        for kind in _RECOVER_ON_PROGRESS:
-            self._resolve(kind, "", f"training went on to step {step}")
+        if self._active:
+            for kind in _RECOVER_ON_PROGRESS:
+                self._resolve(kind, "", f"training went on to step {step}")
 
     def _on_metrics(self, record: Record) -> None:
         metrics = record.metrics
@@ -254,7 +255,7 @@ class RunTracker:
         return ""
 
     def _on_grad_norm(self, value: float, step: int | None) -> None:
-        reason = mr.evaluate_grad_explosion(list(self._grads), value, self.rules)
+        reason = mr.evaluate_grad_explosion(self._grads, value, self.rules)
         if reason is not None:
             self._raise(AnomalyType.GRAD_EXPLOSION, Severity.HIGH, step,
                         f"gradient explosion: {reason}")

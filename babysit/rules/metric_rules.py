@@ -78,9 +78,10 @@ def evaluate_grad_explosion(previous: Sequence[float], value: float,
         return None
     if value > rules.grad_norm_max:
         return f"grad_norm {value:.4g} > {rules.grad_norm_max:g}"
-    window = [x for x in previous[-rules.grad_norm_window:] if math.isfinite(x)]
+    window = previous if len(previous) <= rules.grad_norm_window \
+        else list(previous)[-rules.grad_norm_window:]
     if len(window) >= 5:
-        mean = sum(window) / len(window)
+        mean = sum(window) / len(window)  # the caller keeps only finite values
         if mean > 0 and value > rules.grad_norm_ratio * mean:
             return (f"grad_norm {value:.4g} is {value / mean:.0f}× the mean of the previous "
                     f"{len(window)} values ({mean:.3g})")
@@ -178,6 +179,9 @@ def evaluate_grad_vanishing(baseline: Sequence[float], recent: Sequence[float],
     need = rules.grad_vanish_points
     if len(recent) < need or len(baseline) < need:
         return None
+    last = recent[-1]
+    if last != 0 and last >= max(baseline) * rules.grad_vanish_ratio:
+        return None  # the common case, decided without a median
     early = statistics.median(baseline)
     tail = list(recent)[-need:]
     if all(x == 0 for x in tail):

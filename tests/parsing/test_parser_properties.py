@@ -23,3 +23,22 @@ def test_parser_never_raises_on_arbitrary_lines(lines: list[str]):
         record = parser.feed(line)
         if record is not None and record.step is not None:
             assert isinstance(record.step, int)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                 max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["step", "loss", "lr", "train", "x", "_step"]),
+                                _JSON, max_size=5), max_size=10))
+def test_json_lines_of_any_shape_never_crash_the_parser(objects: list[dict]):
+    import json
+
+    parser = LogParser()
+    for obj in objects:
+        parser.feed(json.dumps(obj))
+        parser.feed("{'" + json.dumps(obj)[2:])  # the same, shaped like a HF dict
