@@ -9,14 +9,16 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from babysit import __version__
-from babysit.reports import Observer
-from babysit.targets.base import Target
+
+if TYPE_CHECKING:  # the core is imported by each command, not at start-up
+    from babysit.reports import Observer
+    from babysit.targets.base import Target
 
 _SUBCOMMANDS = ("watch", "demo", "schedule", "agent")
 
@@ -467,6 +469,9 @@ def _terminate_like_ctrl_c(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status instead of exiting."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:  # answered before the whole command line is built
+        print(f"babysit {__version__}")
+        return 0
     signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     try:
         app(args=args, prog_name="babysit")
