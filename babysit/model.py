@@ -114,10 +114,6 @@ class Record:
     # isolated points, so windowed rules (spikes, trends) must not use them.
     sparse: bool = False
 
-    @property
-    def has_progress(self) -> bool:
-        return self.step is not None or bool(self.metrics)
-
 
 @dataclass(frozen=True)
 class ExitInfo:

@@ -33,7 +33,6 @@ class FixKind(StrEnum):
     CANCEL = "cancel-run"
 
 
-SAFE = frozenset({FixKind.RESTART, FixKind.RESTART_HUNG, FixKind.FREE_GPU})
 NEEDS_APPROVAL = frozenset({FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.SMALLER_BATCH,
                             FixKind.CANCEL})
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -58,7 +58,6 @@ class SummaryReport:
     checkpoint: str | None
     formats: tuple[str, ...]
     reason: str = ""  # why this summary was printed now
-    extra: Mapping[str, str] = field(default_factory=dict)
 
 
 class Observer(Protocol):

@@ -40,7 +40,7 @@ from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 # Anomaly types that a later step advance shows were survived.
 _RECOVER_ON_PROGRESS = (AnomalyType.OOM, AnomalyType.CUDA_ERROR, AnomalyType.NCCL,
                         AnomalyType.CRASH, AnomalyType.STALLED)
-_MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
+MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
 
 
 @dataclass(frozen=True)
@@ -489,7 +489,7 @@ class RunTracker:
                description: str, key: str = "") -> None:
         if (kind, key) in self._active:
             return
-        if sum(1 for a in self.anomalies if a.type is kind) >= _MAX_PER_TYPE:
+        if sum(1 for a in self.anomalies if a.type is kind) >= MAX_PER_TYPE:
             self.suppressed += 1
             return
         anomaly = Anomaly(kind, severity, step, description[:600], key)

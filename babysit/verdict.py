@@ -26,6 +26,7 @@ from babysit.model import (
     Verdict,
 )
 from babysit.rules.event_rules import FIXES
+from babysit.tracker import MAX_PER_TYPE
 
 _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
 
@@ -52,6 +53,11 @@ def decide(result: WatchResult, *, run_id: str, target: str, target_type: str,
         decision=decision,
         confidence=_confidence(result, decision, blockers),
         summary=_summary(result, decision, blockers, highs)
+        + (" (the process's exit status was not visible: inferred from the log)"
+           if tracker.exit_inferred else "")
+        + (f" ({tracker.suppressed} more anomalies of types already listed {MAX_PER_TYPE} "
+           f"times left out)"
+           if tracker.suppressed else "")
         + (f" (run: {result.evidence_url})" if result.evidence_url else ""),
         total_steps=tracker.step,
         target_steps=tracker.target_steps,

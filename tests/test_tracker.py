@@ -98,3 +98,17 @@ def test_vanishing_gradients_from_a_log():
     lines += [f"step={s} loss=2.0 grad_norm=0.0" for s in range(11, 17)]
     [(kind, step, resolved)] = kinds(track(*lines))
     assert (kind, step, resolved) == (AnomalyType.GRAD_EXPLOSION, 15, False)
+
+
+def test_an_ending_read_from_the_log_is_said_to_be_inferred():
+    from babysit.loop import WatchResult
+    from babysit.model import ExitInfo, ProcessView, TerminalState
+    from babysit.verdict import decide
+
+    tracker = track(*steady(5), "Training finished")
+    gone = ProcessView(pid=1, alive=False, status="gone", command="x",
+                       exit=ExitInfo(None, None, "unknown"))
+    assert tracker.process_ended(gone) == []
+    result = WatchResult(tracker, TerminalState.SUCCEEDED, "the run ended", 1.0, 1, False, ())
+    verdict = decide(result, run_id="r", target="42", target_type="pid")
+    assert "inferred from the log" in verdict.summary

@@ -92,12 +92,6 @@ def parse_json_line(segment: str) -> Parsed | None:
     if not values:
         return None
     return _with_fmt(_split_counters(values), "jsonl")
-
-
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        return to_number(value)
     return None
 
 

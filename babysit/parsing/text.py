@@ -12,8 +12,6 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
-# One physical line is capped here; longer lines are cut, not buffered forever.
-MAX_LINE_CHARS = 64 * 1024
 
 
 def decode(raw: bytes) -> str:

@@ -244,10 +244,6 @@ class SshConnection:
         finally:
             channel.close()
 
-    def run_shell(self, script: str, timeout: float = 20.0) -> tuple[int, bytes, bytes]:
-        """Run a shell pipeline built by the caller from quoted pieces."""
-        return self.run(["sh", "-c", script], timeout)
-
     def stream(self, argv: Sequence[str], timeout: float = 600.0) -> Iterator[bytes]:
         """Lines of a remote command's stdout as they come; closing the iterator
         closes the channel (which stops the command)."""

@@ -21,10 +21,10 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from babysit.model import Snapshot, TerminalState
+from babysit.parsing.text import number_from
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.trackers.rows import (
     Point,
-    as_float,
     gpu_from_system,
     records_from_points,
     schedule_from_params,
@@ -144,7 +144,7 @@ class MlflowTarget:
             newest = max(newest, float(metric.get("timestamp", 0)) / 1000.0)
             step = int(metric.get("step", 0))
             if key.startswith("system/"):
-                value = as_float(metric.get("value"))
+                value = number_from(metric.get("value"))
                 if value is not None:
                     self._system[key] = value
                 continue
@@ -224,7 +224,7 @@ class _NoBulkEndpoint(Exception):
 def _points(metrics: list[dict[str, Any]], key: str) -> list[Point]:
     out = []
     for metric in metrics:
-        value = as_float(metric.get("value"))
+        value = number_from(metric.get("value"))
         if value is None:
             continue
         out.append(Point(key, int(metric.get("step", 0)), value,

@@ -15,10 +15,10 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, ClassVar
 
 from babysit.model import Record, Snapshot, TerminalState
+from babysit.parsing.text import number_from
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.trackers.rows import gpu_from_system, schedule_from_params, target_from_params
 
@@ -245,14 +245,12 @@ query HistoryPage($entity: String!, $project: String!, $run: String!, $minStep: 
 
 
 def _api_row(row: dict[str, Any]) -> tuple[int | None, dict[str, float]]:
-    from babysit.trackers.rows import as_float
-
     step = row.get("_step")
     values: dict[str, float] = {}
     for key, value in row.items():
         if key.startswith("_"):
             continue
-        number = as_float(value)
+        number = number_from(value)
         if number is not None:
             values[key] = number
     return (int(step) if isinstance(step, (int, float)) else None), values
@@ -271,7 +269,3 @@ def _explain_start(error: BaseException, path: str) -> str:
     if "not found" in text.lower() or "could not find" in text.lower():
         return f"W&B run {path} not found (check entity/project/run_id)"
     return f"cannot open W&B run {path}: {_words(error)}"
-
-
-def local_run_dir(path: str) -> bool:
-    return Path(path).exists()

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from babysit.model import Record
-from babysit.parsing.formats import STEP_KEYS
 from babysit.parsing.text import number_from
 
 
@@ -27,19 +26,6 @@ def records_from_points(points: Iterable[Point], fmt: str) -> list[Record]:
     for point in points:
         by_step.setdefault(point.step, {})[point.key] = point.value
     return [Record(step=step, metrics=by_step[step], fmt=fmt) for step in sorted(by_step)]
-
-
-def as_float(value: object) -> float | None:
-    """JSON numbers, and the strings trackers use for non-finite values."""
-    return number_from(value)
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)  # "NaN", "Infinity", "-Infinity", "1e-4"
-        except ValueError:
-            return None
-    return None
 
 
 _GPU_UTIL = re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:utilization_percentage|gpu)$")
@@ -84,7 +70,7 @@ def target_from_params(params: Mapping[str, object]) -> int | None:
     """The planned number of steps, from a run's params/config when it says."""
     flat = {k.lower().split("/")[-1].split(".")[-1]: v for k, v in params.items()}
     for key in _TARGET_PARAMS:
-        value = as_float(flat.get(key))
+        value = number_from(flat.get(key))
         if value is not None and math.isfinite(value) and value > 0:
             return int(value)
     return None
@@ -99,7 +85,3 @@ def schedule_from_params(params: Mapping[str, object]) -> str | None:
         if isinstance(value, str) and value:
             return value.split(".")[-1].lower()
     return None
-
-
-def is_step_key(key: str) -> bool:
-    return key in STEP_KEYS
