@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,8 +17,7 @@ from typer.core import TyperGroup
 from babysit import __version__
 
 if TYPE_CHECKING:  # the core is imported by each command, not at start-up
-    from babysit.reports import Observer
-    from babysit.targets.base import Target
+    from babysit.core.reports import Observer
 
 _SUBCOMMANDS = ("watch", "demo", "schedule", "agent")
 
@@ -61,91 +60,132 @@ def _root(
     """Watch a running ML training job."""
 
 
-@app.command("watch", help="Watch TARGET until the run ends (the default command).")
-def watch(
+def _watch_options(
     target: Annotated[str | None, typer.Argument(
-        help="Training log to watch, e.g. ./logs/train.log (with --pid/--proc: the run's "
-             "log, when babysit should not look for it)")] = None,
-    pid: Annotated[int | None, typer.Option(
-        "--pid", min=1, help="Watch this training process (and find its log).")] = None,
-    proc: Annotated[str | None, typer.Option(
-        "--proc", help="Watch the process whose name or command line contains this.")] = None,
-    restart_cmd: Annotated[str | None, typer.Option(
-        "--restart-cmd", help="Exact command to restart a crashed run (split like a shell "
-                              "would, run without a shell).")] = None,
+        help="What to watch: a training log (./logs/train.log) or user@host:/path; with "
+             "--pid/--proc, the run's log when babysit should not look for it.",
+        show_default=False)] = None,
     interval: Annotated[float | None, typer.Option(
-        min=0.1, help="Initial poll interval in seconds [default: 30].")] = None,
+        min=0.1, help="Initial poll interval in seconds [default: 30].", show_default=False,
+        rich_help_panel="Polling")] = None,
     max_interval: Annotated[float | None, typer.Option(
-        min=0.1, help="Cap for the backoff in seconds [default: 300].")] = None,
+        min=0.1, help="Cap for the backoff in seconds [default: 300].", show_default=False,
+        rich_help_panel="Polling")] = None,
     no_backoff: Annotated[bool, typer.Option(
-        "--no-backoff", help="Poll at a fixed --interval.")] = False,
+        "--no-backoff", help="Poll at a fixed --interval.", rich_help_panel="Polling")] = False,
     once: Annotated[bool, typer.Option(
-        "--once", help="Take one snapshot, print the verdict, exit.")] = False,
-    no_fix: Annotated[bool, typer.Option(
-        "--no-fix", help="Observe only: never act on the run.")] = False,
-    out_dir: Annotated[Path, typer.Option(
-        help="Where babysit-training.json is written.")] = Path("."),
-    run_id: Annotated[str | None, typer.Option(
-        help="Run id for the artifact [default: a new UUID].")] = None,
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="JSON lines on stdout for agents; no human text there.")] = False,
-    total_steps: Annotated[int | None, typer.Option(
-        min=1, help="Planned total steps, when the log never says.")] = None,
+        "--once", help="Take one snapshot, print the verdict, exit.",
+        rich_help_panel="Polling")] = False,
     max_polls: Annotated[int | None, typer.Option(
-        min=1, help="Stop after this many polls (the baseline counts as one).")] = None,
-    mlflow: Annotated[str | None, typer.Option(
-        "--mlflow", help="Watch this MLflow run (its run id).")] = None,
-    tracking_uri: Annotated[str | None, typer.Option(
-        "--tracking-uri", help="MLflow tracking server [default: $MLFLOW_TRACKING_URI].")] = None,
-    wandb: Annotated[str | None, typer.Option(
-        "--wandb", help="Watch this W&B run: entity/project/run_id, its URL, or a local run "
-                        "directory (wandb/latest-run).")] = None,
-    fallback_log: Annotated[str | None, typer.Option(
-        "--fallback-log", help="With --mlflow/--wandb: the run's log (local or "
-                               "user@host:/path), read while the tracker is unreachable.")
-    ] = None,
+        min=1, help="Stop after this many polls (the baseline counts as one).",
+        show_default=False, rich_help_panel="Polling")] = None,
+    schedule: Annotated[str | None, typer.Option(
+        "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
+                           "first after an anomaly).", show_default=False,
+        rich_help_panel="Polling")] = None,
+    no_fix: Annotated[bool, typer.Option(
+        "--no-fix", help="Observe only: never act on the run.",
+        rich_help_panel="Fixes and judgement")] = False,
+    judge: Annotated[str | None, typer.Option(
+        "--judge", help="Reviewer command for ambiguous signals: gets a JSON packet on "
+                        "stdin, answers STOP, CONTINUE or WAIT (run without a shell).",
+        show_default=False, rich_help_panel="Fixes and judgement")] = None,
+    judge_timeout: Annotated[float, typer.Option(
+        min=1, help="Seconds the reviewer may take.",
+        rich_help_panel="Fixes and judgement")] = 60.0,
+    total_steps: Annotated[int | None, typer.Option(
+        min=1, help="Planned total steps, when the log never says.", show_default=False,
+        rich_help_panel="Fixes and judgement")] = None,
+    out_dir: Annotated[Path, typer.Option(
+        help="Where babysit-training.json is written.", rich_help_panel="Output")] = Path("."),
+    run_id: Annotated[str | None, typer.Option(
+        help="Run id for the artifact [default: a new UUID].", show_default=False,
+        rich_help_panel="Output")] = None,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="JSON lines on stdout for agents; no human text there.",
+        rich_help_panel="Output")] = False,
     until_event: Annotated[bool, typer.Option(
         "--until-event", help="Print nothing until something needs attention (an anomaly, "
                               "a proposal to approve, the end of the run), then the verdict "
-                              "and exit.")] = False,
-    schedule: Annotated[str | None, typer.Option(
-        "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
-                           "first after an anomaly).")] = None,
+                              "and exit.", rich_help_panel="Output")] = False,
     notify: Annotated[list[str] | None, typer.Option(
         "--notify", help="Send anomalies, approvals and the verdict to this apprise URL "
-                         "(repeatable; e.g. slack://…, mailto://…, json://host/path).")
-    ] = None,
+                         "(repeatable; e.g. slack://…, mailto://…, json://host/path).",
+        show_default=False, rich_help_panel="Output")] = None,
     notify_severity: Annotated[str | None, typer.Option(
-        help="Least severe anomaly to notify about: blocker, high, medium, low [high].")
-    ] = None,
-    judge: Annotated[str | None, typer.Option(
-        "--judge", help="Reviewer command for ambiguous signals: gets a JSON packet on "
-                        "stdin, answers STOP, CONTINUE or WAIT (run without a shell).")
-    ] = None,
-    judge_timeout: Annotated[float, typer.Option(
-        min=1, help="Seconds the reviewer may take.")] = 60.0,
-    ssh_accept_new: Annotated[bool, typer.Option(
-        "--ssh-accept-new", help="Trust an unknown SSH host key on first use and record it "
-                                 "(a changed key is still refused).")] = False,
+        help="Least severe anomaly to notify about: blocker, high, medium, low [default: "
+             "high].", show_default=False, rich_help_panel="Output")] = None,
 ) -> None:
-    from babysit.config import ConfigError, load_settings
-    from babysit.session import run_session
-    from babysit.targets.registry import resolve_target
+    """The options every kind of target shares (the kinds add their own)."""
 
-    trackers = [t for t in (mlflow, wandb) if t is not None]
-    if trackers:
-        if len(trackers) > 1 or target is not None or pid is not None or proc is not None:
-            raise typer.BadParameter("watch one thing: a tracker run (--mlflow or --wandb), "
-                                     "a log, or a process", param_hint="--mlflow/--wandb")
-    elif fallback_log is not None or tracking_uri is not None:
-        raise typer.BadParameter("only makes sense with --mlflow or --wandb",
-                                 param_hint="--fallback-log/--tracking-uri")
-    elif target is None and pid is None and proc is None:
-        raise typer.BadParameter("give a log file, --pid N, --proc NAME, --mlflow RUN or "
-                                 "--wandb RUN", param_hint="TARGET")
-    if pid is not None and proc is not None:
-        raise typer.BadParameter("give either --pid or --proc, not both", param_hint="--proc")
-    restart_argv = _restart_argv(restart_cmd, pid, proc)
+
+def _watch_command() -> Callable[..., None]:
+    """The `watch` command: the shared options above, plus each registered kind's flag
+    and options, so adding a kind adds its flags here without an edit."""
+    import inspect
+    from typing import Optional, get_type_hints
+
+    from babysit.targets.registry import KINDS, all_options
+
+    hints = get_type_hints(_watch_options, include_extras=True)
+    params = [p.replace(annotation=hints[p.name])
+              for p in inspect.signature(_watch_options).parameters.values()]
+    for kind in KINDS:
+        if kind.flag is None:
+            continue
+        option = typer.Option(kind.flag, metavar=kind.metavar, show_default=False,
+                              help=f"{kind.help} E.g. {kind.example}",
+                              rich_help_panel=kind.panel,
+                              min=1 if kind.value_type is int else None)
+        params.append(inspect.Parameter(
+            _dest(kind.flag), inspect.Parameter.KEYWORD_ONLY, default=None,
+            annotation=Annotated[Optional[kind.value_type], option]))  # noqa: UP045
+    for flag, kind_option in all_options().items():
+        panels = {k.panel for k in KINDS if kind_option in k.options}
+        panel = panels.pop() if len(panels) == 1 else "Target options"
+        if kind_option.type is bool:
+            annotation: Any = Annotated[bool, typer.Option(flag, help=kind_option.help,
+                                                           rich_help_panel=panel)]
+            default: Any = False
+        else:
+            annotation = Annotated[Optional[kind_option.type], typer.Option(  # noqa: UP045
+                flag, help=kind_option.help, metavar=kind_option.metavar, show_default=False,
+                rich_help_panel=panel)]
+            default = None
+        params.append(inspect.Parameter(kind_option.dest, inspect.Parameter.KEYWORD_ONLY,
+                                        default=default, annotation=annotation))
+
+    def watch(**values: Any) -> None:
+        _watch(values)
+
+    watch.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    watch.__annotations__ = {p.name: p.annotation for p in params}
+    watch.__doc__ = "Watch TARGET until the run ends (the default command)."
+    return watch
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _watch(values: dict[str, Any]) -> None:
+    from babysit.config import ConfigError, load_settings
+    from babysit.core.session import run_session
+    from babysit.targets.kinds import KindUsageError
+    from babysit.targets.registry import kind_named, rewatch_args, select
+
+    target = values.pop("target")
+    json_output = values.pop("json_output")
+    out_dir: Path = values.pop("out_dir")
+    until_event = values.pop("until_event")
+    schedule = values.pop("schedule")
+    try:
+        request = select(values, target)
+        kind = kind_named(request.kind)
+        if kind.prepare is not None:
+            request = kind.prepare(request, _chooser(json_output))
+    except KindUsageError as error:
+        raise typer.BadParameter(str(error), param_hint="TARGET") from error
     cadence = None
     if schedule is not None:
         from babysit.durations import parse_schedule
@@ -154,15 +194,17 @@ def watch(
             cadence = parse_schedule(schedule)
         except ValueError as error:
             raise typer.BadParameter(str(error), param_hint="--schedule") from error
-    poll = {"interval": cadence[0] if cadence else interval,
-            "max_interval": max(cadence[-1], cadence[0]) if cadence else max_interval,
-            "once": once or None, "max_polls": max_polls,
-            "backoff": False if no_backoff else None, "schedule": cadence,
+    poll = {"interval": cadence[0] if cadence else values["interval"],
+            "max_interval": max(cadence[-1], cadence[0]) if cadence else values["max_interval"],
+            "once": values["once"] or None, "max_polls": values["max_polls"],
+            "backoff": False if values["no_backoff"] else None, "schedule": cadence,
             "until_event": until_event or None}
-    notify_options = {"urls": tuple(notify) if notify else None, "severity": notify_severity}
+    notify_options = {"urls": tuple(values["notify"]) if values["notify"] else None,
+                      "severity": values["notify_severity"]}
     try:
-        settings = load_settings(Path.cwd(), poll=poll, notify=notify_options, fix=not no_fix,
-                                 out_dir=out_dir, run_id=run_id, target_steps=total_steps,
+        settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
+                                 fix=not values["no_fix"], out_dir=out_dir,
+                                 run_id=values["run_id"], target_steps=values["total_steps"],
                                  json=json_output)
     except ConfigError as error:
         raise typer.BadParameter(str(error), param_hint="babysit config") from error
@@ -171,45 +213,35 @@ def watch(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
-    reviewer = _reviewer(judge, judge_timeout)
-    from babysit.targets.registry import looks_remote
-
-    if trackers:
-        _watch_tracker(settings, json_output, out_dir, mlflow=mlflow, tracking_uri=tracking_uri,
-                       wandb=wandb, fallback_log=fallback_log, accept_new=ssh_accept_new,
-                       reviewer=reviewer)
-    remote = target is not None and looks_remote(target)
-    if remote and restart_argv is not None:
-        raise typer.BadParameter("babysit does not act on remote runs (the fix policy is "
-                                 "for processes on this machine)", param_hint="--restart-cmd")
-    observer = _observer(json_output, prefix=_remote_prefix(target) if remote else "",
-                         until_event=until_event, notify=settings.notify,
-                         log_path=target if target and not remote else None)
-    if remote or (pid is None and proc is None):
-        assert target is not None
-        log_target = target
-        ssh = _ssh_settings(ssh_accept_new) if remote else None
-        factory: Callable[[], Target] = lambda: resolve_target(  # noqa: E731
-            log_target, ssh, pid=pid, proc=proc)
-        shown, kind = target, "remote-log" if remote else "local-log"
-        rewatch = ["babysit", target, "--out-dir", str(out_dir)]
-    else:
-        factory, shown, kind = _process_factory(pid, proc, target, restart_argv, json_output)
-        rewatch = ["babysit", *([f"--pid={pid}"] if pid else [f"--proc={proc}"]),
-                   *([target] if target else []), "--out-dir", str(out_dir)]
+    reviewer = _reviewer(values["judge"], values["judge_timeout"])
+    prefix = kind.prefix(request) if kind.prefix is not None else ""
+    observer = _observer(json_output, prefix=prefix, until_event=until_event,
+                         notify=settings.notify)
     approver = None
     if not json_output:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
+    rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
     try:
-        result = run_session(factory, shown, kind, settings, observer, rewatch=rewatch,
-                             approver=approver, reviewer=reviewer)
+        result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
+                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
     except KeyboardInterrupt:
         typer.echo("babysit: interrupted", err=True)
         raise typer.Exit(130) from None
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
     raise typer.Exit(int(result.exit_code))
+
+
+def _chooser(json_output: bool) -> Callable[[Sequence[str]], int | None]:
+    def choose(rows: Sequence[str]) -> int | None:
+        from babysit.ui.prompt import choose_process, interactive
+
+        if json_output or not interactive():
+            return None
+        return choose_process(rows)
+
+    return choose
 
 
 @app.command("demo", help="Watch a built-in synthetic training run that goes bad (~20 s).")
@@ -232,7 +264,7 @@ def _reviewer(judge: str | None, timeout: float) -> Any:
         return None
     import shlex
 
-    from babysit.judge import Reviewer
+    from babysit.core.reviewer import Reviewer
 
     try:
         argv = shlex.split(judge)
@@ -243,87 +275,10 @@ def _reviewer(judge: str | None, timeout: float) -> Any:
     return Reviewer(argv, timeout)
 
 
-def _watch_tracker(settings: Any, json_output: bool, out_dir: Path, *, mlflow: str | None,
-                   tracking_uri: str | None, wandb: str | None, fallback_log: str | None,
-                   accept_new: bool, reviewer: Any) -> None:
-    from babysit.session import run_session
-    from babysit.targets.registry import looks_remote, resolve_tracker
-
-    ssh = _ssh_settings(accept_new) if fallback_log and looks_remote(fallback_log) else None
-    shown = mlflow if mlflow is not None else str(wandb)
-    kind = "mlflow" if mlflow is not None else "wandb"
-    rewatch = ["babysit", f"--{kind}", shown, *(["--tracking-uri", tracking_uri]
-                                                if tracking_uri else []),
-               "--out-dir", str(out_dir)]
-    try:
-        result = run_session(
-            lambda: resolve_tracker(mlflow=mlflow, tracking_uri=tracking_uri, wandb=wandb,
-                                    fallback_log=fallback_log, ssh=ssh),
-            shown, kind, settings,
-            _observer(json_output, until_event=settings.poll.until_event,
-                      notify=settings.notify,
-                      log_path=fallback_log if fallback_log and not ssh else None),
-            rewatch=rewatch, reviewer=reviewer)
-    except KeyboardInterrupt:
-        typer.echo("babysit: interrupted", err=True)
-        raise typer.Exit(130) from None
-    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
-    raise typer.Exit(int(result.exit_code))
-
-
-def _restart_argv(restart_cmd: str | None, pid: int | None, proc: str | None) -> list[str] | None:
-    if restart_cmd is None:
-        return None
-    if pid is None and proc is None:
-        raise typer.BadParameter("only makes sense with --pid or --proc",
-                                 param_hint="--restart-cmd")
-    import shlex
-
-    try:
-        argv = shlex.split(restart_cmd)
-    except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--restart-cmd") from error
-    if not argv:
-        raise typer.BadParameter("is empty", param_hint="--restart-cmd")
-    return argv
-
-
-def _process_factory(pid: int | None, proc: str | None, log: str | None,
-                     restart_argv: list[str] | None,
-                     json_output: bool) -> tuple[Callable[[], Target], str, str]:
-    """The target for --pid / --proc. Several unrelated matches for --proc: the user
-    picks one at a terminal; otherwise it is a usage error listing them."""
-    from babysit.targets.base import TargetError
-    from babysit.targets.process import NamedProcessTarget, ProcessTarget
-
-    if pid is not None:
-        chosen = pid
-        return (lambda: ProcessTarget(chosen, log=log, restart_cmd=restart_argv),
-                str(pid), "pid")
-    assert proc is not None
-    from babysit.procs import describe_process, find_processes, topmost
-
-    roots = topmost(find_processes(proc))
-    if not roots:
-        def missing() -> Target:
-            raise TargetError(f"no running process matches {proc!r}")
-        return missing, proc, "process"
-    if len(roots) > 1:
-        rows = [describe_process(p) for p in roots]
-        from babysit.ui.prompt import choose_process, interactive
-
-        if json_output or not interactive():
-            listing = "\n  ".join(rows)
-            raise typer.BadParameter(f"{len(roots)} unrelated processes match {proc!r}:\n  "
-                                     f"{listing}\npick one with --pid", param_hint="--proc")
-        roots = [roots[choose_process(rows)]]
-    found = roots[0].pid
-    return (lambda: NamedProcessTarget(found, name=proc, log=log, restart_cmd=restart_argv),
-            proc, "process")
-
-
 agent_app = typer.Typer(help="Set babysit up for a coding agent.", add_completion=False)
 app.add_typer(agent_app, name="agent")
+app.command("watch", help="Watch TARGET until the run ends (the default command).")(
+    _watch_command())
 
 
 @agent_app.command("install", help="Write babysit's slash command and skill where the agent "
@@ -394,7 +349,7 @@ def schedule_command(
 
 
 def _observer(json_output: bool, prefix: str = "", until_event: bool = False,
-              notify: Any = None, log_path: str | None = None) -> Observer:
+              notify: Any = None) -> Observer:
     observer: Observer
     if json_output:
         from babysit.ui.jsonl import JsonObserver
@@ -405,45 +360,29 @@ def _observer(json_output: bool, prefix: str = "", until_event: bool = False,
 
         observer = ConsoleObserver(prefix=prefix)
     if until_event:
-        from babysit.reports import UntilEventObserver
+        from babysit.ui.until_event import UntilEventObserver
 
         observer = UntilEventObserver(observer)
     if notify is not None and notify.urls:
         # Outermost: notifications go out even when --until-event keeps the screen quiet.
-        observer = _notifying(observer, notify, log_path)
+        observer = _notifying(observer, notify)
     return observer
 
 
-def _notifying(observer: Observer, notify: Any, log_path: str | None) -> Observer:
+def _notifying(observer: Observer, notify: Any) -> Observer:
     try:
         import apprise  # noqa: F401 - only to say clearly when the extra is missing
     except ImportError as error:
         raise typer.BadParameter("notifications need the [notify] extra: pip install "
                                  "'babysit[notify]'", param_hint="--notify") from error
-    from babysit.notify import NotifyingObserver, NotifyPolicy, existing, parse_severity
+    from babysit.ui.notify import NotifyingObserver, NotifyPolicy, parse_severity
 
     try:
         severity = parse_severity(notify.severity)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--notify-severity") from error
     policy = NotifyPolicy(tuple(notify.urls), severity, notify.repeat_seconds)
-    return NotifyingObserver(observer, policy, log_path=existing(log_path))
-
-
-def _remote_prefix(target: str | None) -> str:
-    """`[user@host]`, as every line about a remote run starts."""
-    from babysit.remote.address import AddressError, parse_remote
-
-    try:
-        return f"[{parse_remote(target or '').display()}]"
-    except AddressError:
-        return ""
-
-
-def _ssh_settings(accept_new: bool) -> Any:
-    from babysit.remote.connection import SshSettings
-
-    return SshSettings(accept_new=accept_new)
+    return NotifyingObserver(observer, policy)
 
 
 def _check_out_dir(out_dir: Path) -> None:

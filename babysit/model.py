@@ -60,6 +60,19 @@ class Decision(StrEnum):
     CONDITIONAL = "CONDITIONAL"
 
 
+class FixKind(StrEnum):
+    """Everything babysit may do, or propose, about a run (the artifact's `actions[].kind`)."""
+
+    RESTART = "restart-crashed-process"
+    RESTART_HUNG = "restart-hung-process"
+    FREE_GPU = "free-gpu-memory"
+    # Only ever with the user's approval:
+    ROLLBACK = "rollback-to-checkpoint"
+    LOWER_LR = "lower-learning-rate"
+    SMALLER_BATCH = "smaller-batch-size"
+    CANCEL = "cancel-run"
+
+
 class Confidence(StrEnum):
     HIGH = "high"
     MEDIUM = "medium"
@@ -167,6 +180,7 @@ class Snapshot:
     # Trackers (W&B, MLflow) report the run's state themselves.
     run_state: TerminalState | None = None  # None: running, or not known
     run_state_detail: str = ""  # e.g. "W&B state: crashed"
+    run_state_source: str = ""  # who reported it, for people: "MLflow", "W&B"
     evidence_url: str | None = None  # the run's page, kept as evidence
     stall_hint: str = ""  # added to a stall report: why the source may mislead
     # Set when the main source could not be reached and a fallback answered instead.

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from babysit.config import PollSettings, Settings
-from babysit.reports import NullObserver
-from babysit.session import ExitCode, run_session
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
 from babysit.targets.local_log import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 

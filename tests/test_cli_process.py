@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import artifact_in
 from tests.test_cli import babysit
-from tests.test_fix_policy import TRAINER, start
+from tests.core.test_fixer import TRAINER, start
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from babysit.config import PollSettings, Settings
+from babysit.core.reports import Observer
+from babysit.core.session import run_session
 from babysit.model import AnomalyType, Decision
-from babysit.reports import Observer
-from babysit.session import run_session
 from babysit.targets.local_log import LocalLogTarget
 
 

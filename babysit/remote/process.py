@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from babysit.model import ProcessView
 from babysit.redact import redact_argv
 from babysit.remote.connection import SshCommandTimeout, SshConnection, SshError
-from babysit.telemetry.gpu import GpuProbe, GpuQueryError, for_run
+from babysit.telemetry.gpu import GpuQueryError
 
 
 class RemoteProcessError(Exception):
@@ -74,10 +74,8 @@ class RemoteProcess:
         self._started = connection.now() - row.elapsed
         self.command = " ".join(redact_argv(row.args.split()))
         self._descendants: set[int] = set()
-        self._gpu = GpuProbe(runner=self._run, use_nvml=False)
-        self.last_tree: list[int] = [pid]
 
-    def _run(self, argv: Sequence[str], timeout: float) -> str:
+    def run(self, argv: Sequence[str], timeout: float) -> str:
         """nvidia-smi (or any query) on the remote host, as GpuProbe expects."""
         try:
             status, out, err = self.connection.run(argv, timeout=timeout)
@@ -108,16 +106,7 @@ class RemoteProcess:
             self._descendants |= children
         tree = [self.pid] if alive else []
         tree += [pid for pid in self._descendants if pid in rows]
-        self.last_tree = tree
         cpu = sum(rows[pid].cpu for pid in tree if pid in rows) if tree else None
         return ProcessView(pid=self.pid, alive=alive,
                            status=("gone" if not same else (row.stat if row else "gone")),
                            command=self.command, tree=tuple(tree), cpu_seconds=cpu)
-
-    def gpu(self) -> dict[str, object] | None:
-        run = for_run(self._gpu.read(), self.last_tree)
-        if run is None:
-            return None
-        return {"text": run.text(), "util_percent": run.util_percent,
-                "mem_used_mib": run.mem_used_mib, "mem_total_mib": run.mem_total_mib,
-                "gpus": [d.index for d in run.devices]}

@@ -50,3 +50,41 @@ class Target(Protocol):
     def poll(self, final: bool = False) -> Snapshot: ...
 
     def close(self) -> None: ...
+
+
+# --- capabilities a target may have, checked by protocol, not by class ------------------
+
+@runtime_checkable
+class RunControls(Protocol):
+    """A target babysit can act on (within the fix policy): a process on this machine."""
+
+    @property
+    def restart_known(self) -> bool:
+        """Whether the exact command to start the run again is known."""
+        ...
+
+    @property
+    def control_pid(self) -> int:
+        """The PID a person would signal to stop the run."""
+        ...
+
+    def restart(self) -> str:
+        """Start the run again; returns what was started. Raises on failure."""
+        ...
+
+    def stop_hung(self) -> list[int]: ...
+
+    def cancel(self) -> list[int]: ...
+
+    def leftovers_holding_gpu(self) -> dict[int, float]: ...
+
+    def free_leftovers(self, pids: set[int]) -> list[int]: ...
+
+
+@runtime_checkable
+class HasLogPath(Protocol):
+    """A target that reads a log file on this machine (for `tail`/`grep` next steps and
+    the last lines in notifications)."""
+
+    @property
+    def log_path(self) -> str | None: ...

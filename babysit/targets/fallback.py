@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from babysit.model import Snapshot
 from babysit.targets.base import Target, TargetError, TargetUnavailable
+from babysit.targets.kinds import KindOption, Request
 
 
 class FallbackTarget:
@@ -76,3 +77,18 @@ class FallbackTarget:
         self.primary.close()
         if self._fallback is not None:
             self._fallback.close()
+
+
+FALLBACK_LOG = KindOption("--fallback-log", "The run's log (local or user@host:/path), read "
+                          "while the tracker cannot be reached.", metavar="LOG")
+
+
+def with_fallback(primary: Callable[[], Target], request: Request, source: str) -> Target:
+    """The tracker target, backed by `--fallback-log` when one was given."""
+    log = request.option("fallback_log")
+    if log is None:
+        return primary()
+    from babysit.targets.registry import open_log
+
+    accept_new = bool(request.option("ssh_accept_new"))
+    return FallbackTarget(primary(), lambda: open_log(log, accept_new), log, source)

@@ -11,7 +11,8 @@ from typing import ClassVar
 from babysit.model import Snapshot
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.reading.history import OffsetFinder, local_grep
-from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
+from babysit.targets.base import Target, TargetError, TargetUnavailable, cannot_open
+from babysit.targets.kinds import Request, TargetKind
 
 
 class _LocalFile:
@@ -76,6 +77,10 @@ class LocalLogTarget:
     def label(self) -> str:
         return self._label
 
+    @property
+    def log_path(self) -> str | None:
+        return self._label
+
     def poll(self, final: bool = False) -> Snapshot:
         try:
             return self._follower.poll(final)
@@ -85,3 +90,14 @@ class LocalLogTarget:
 
     def close(self) -> None:
         self._follower.close()
+
+
+def _open(request: Request) -> Target:
+    return LocalLogTarget(request.value)
+
+
+KIND = TargetKind(
+    name="local-log", title="log file", flag=None, metavar="PATH",
+    help="A training log on this machine, followed as it grows.",
+    open=_open, example="babysit ./logs/train.log --once",
+    claims=lambda text: True)

@@ -1,72 +1,199 @@
-"""A training process (`--pid N`, `--proc NAME`), with its log when one can be found.
+"""A training process on this machine (`--pid N`, `--proc NAME`), with its log.
 
-The process says whether the run is alive and how it ended; the log says how training
-is going. GPU telemetry covers the GPUs where the run's processes hold memory. This
-target is also the only place that can act on the run, and only through the methods
-the fix policy calls: `restart`, `free_leftovers`, `cancel`.
+Composed from the parts every process-like target shares: the log (found from the
+process when not given), a liveness probe that also knows how the process ended, and
+the GPUs where its processes hold memory. It is the only target babysit can act on,
+and only through the methods the fix policy calls: `restart`, `free_leftovers`,
+`cancel`. A remote log with `--pid`/`--proc` is the same composition over SSH
+(`remote_log.remote_process_target`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import subprocess
-from collections.abc import Callable
-from typing import ClassVar
+import time
+from collections.abc import Callable, Sequence
 
-from babysit.model import ProcessView, Snapshot
-from babysit.procs import (
+from babysit.model import ExitInfo, ProcessView
+from babysit.targets.base import Target, TargetError
+from babysit.targets.composed import WatchedRun
+from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
+from babysit.targets.local_log import LocalLogTarget
+from babysit.targets.remote_log import (
+    SSH_ACCEPT_NEW,
+    looks_remote,
+    open_remote_process,
+    remote_prefix,
+)
+from babysit.telemetry.gpu import GpuProbe, RunGpuSource
+from babysit.telemetry.processes import (
     Identity,
     LaunchSpec,
     LogChoice,
     ProcessGone,
     WatchedProcess,
+    describe_process,
     find_log,
+    find_processes,
     identity_of,
     kernel_oom_killed,
     terminate,
+    topmost,
 )
-from babysit.targets.base import TargetError
-from babysit.targets.local_log import LocalLogTarget
-from babysit.telemetry.gpu import GpuProbe, GpuReading, for_run
+
+# How long a launcher's workers may leave the log still before babysit stops taking
+# them for the run going on (and the launcher's own exit decides).
+FOLLOW_GRACE_SECONDS = 20.0
 
 
 class FixError(Exception):
     """A fix was attempted and did not work (the command could not start...)."""
 
 
-class ProcessTarget:
-    target_type: ClassVar[str] = "pid"
+class LocalProcessProbe:
+    """Liveness, tree, CPU time and exit status of the run's process on this machine.
+
+    When the main process exits cleanly (or unseen) while other processes carry the
+    run on — its workers after a double fork, a `nohup … &` it started — the probe
+    follows them for as long as the log keeps moving."""
+
+    def __init__(self, process: WatchedProcess, log_path: str | None,
+                 kernel_log: Callable[[list[str]], str] | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 follow_grace: float = FOLLOW_GRACE_SECONDS) -> None:
+        self.process = process
+        self.log_path = log_path
+        self._kernel_log = kernel_log
+        self._clock = clock
+        self._follow_grace = follow_grace
+        self._oom_checked: bool | None = None
+        self._workers: list[Identity] | None = None  # followed after the main exited
+        self._log_moved_at = 0.0
+        self._followed_moved = False
+        self.notices: list[str] = []
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def replace(self, process: WatchedProcess) -> None:
+        """Watch a new process from now on (a restart)."""
+        old, self.process = self.process, process
+        self._oom_checked = None
+        self._workers = None
+        old.close()
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
+
+    def view(self, log_moved: bool = False) -> ProcessView:
+        process = self.process
+        process.refresh()
+        now = self._clock()
+        if log_moved:
+            self._log_moved_at = now
+        alive = process.alive()
+        exit_info = None if alive else process.exit_info()
+        if not alive and exit_info is not None:
+            alive, exit_info = self._follow(exit_info, now, log_moved)
+        if not alive and self._oom_checked is None and exit_info is not None \
+                and exit_info.signal == 9:
+            self._oom_checked = kernel_oom_killed(process.pid, self._kernel_log)
+        return ProcessView(
+            pid=process.pid,
+            alive=alive,
+            status=process.status() if self._workers is None else "launcher exited; "
+                                                                  "following its workers",
+            command=process.command,
+            tree=tuple(process.tree()),
+            cpu_seconds=process.cpu_seconds(),
+            exit=exit_info,
+            oom_killed=self._oom_checked,
+        )
+
+    def _follow(self, launcher: ExitInfo, now: float,
+                log_moved: bool) -> tuple[bool, ExitInfo | None]:
+        """Whether the run lives on in the main process's successors."""
+        clean = launcher.signal is None and launcher.code in (0, None)
+        if self._workers is None:
+            if not clean:
+                return False, launcher  # a crash; what is left over is leftovers
+            workers = self.process.successors(self.log_path)
+            if not workers:
+                return False, launcher
+            self._workers = workers
+            self.process.adopt(workers)
+            self._log_moved_at = now
+            self.notices.append(
+                f"PID {self.process.pid} {launcher.describe()}, but PIDs "
+                f"{sorted(w.pid for w in workers)} carry the run on (its workers, or "
+                f"processes writing its log): following them")
+            return True, None
+        if log_moved:
+            self._followed_moved = True
+        running = [w for w in self._workers if _running(w)]
+        if running and now - self._log_moved_at <= self._follow_grace:
+            return True, None
+        if self._followed_moved:
+            # The workers trained and are gone; how they ended is not visible.
+            return False, ExitInfo(None, None, "unknown")
+        self.notices.append(f"PIDs {sorted(w.pid for w in self._workers)} did not move the log "
+                            f"for {self._follow_grace:g}s: the run ended with its launcher")
+        return False, launcher
+
+    def close(self) -> None:
+        self.process.close()
+
+
+def _running(identity: Identity) -> bool:
+    proc = identity.process()
+    if proc is None:
+        return False
+    try:
+        return bool(proc.status() != "zombie")
+    except Exception:  # gone between the two calls
+        return False
+
+
+class ProcessTarget(WatchedRun):
+    """`--pid N`: the process, its log and its GPUs, and the controls the fix policy
+    may use."""
 
     def __init__(self, pid: int, *, name: str | None = None, log: str | None = None,
-                 restart_cmd: list[str] | None = None, gpu: GpuProbe | None = None,
-                 kernel_log: Callable[[list[str]], str] | None = None) -> None:
+                 restart_cmd: Sequence[str] | None = None, gpu: GpuProbe | None = None,
+                 kernel_log: Callable[[list[str]], str] | None = None,
+                 target_type: str = "pid", follow_grace: float = FOLLOW_GRACE_SECONDS) -> None:
         try:
             identity = identity_of(pid)
         except ProcessGone as error:
             raise TargetError(str(error)) from error
-        self._label = name if name is not None else str(pid)
-        self._kernel_log = kernel_log
-        self.process = WatchedProcess(identity)
-        self._gpu = gpu if gpu is not None else GpuProbe()
-        self._last_gpu: GpuReading | None = None
-        self._oom_checked: bool | None = None
-        self._notices: list[str] = [f"process found: PID {pid} ({self.process.command})"]
-        self.log_choice: LogChoice | None = None
-        if log is not None:
-            self.log_choice = LogChoice(log, "given on the command line")
-        else:
-            self.log_choice = find_log(identity, self.process.leftovers())
-        self._log = LocalLogTarget(self.log_choice.path) if self.log_choice else None
+        process = WatchedProcess(identity)
+        notices = [f"process found: PID {pid} ({process.command}, in "
+                   f"{_cwd(identity) or 'an unknown directory'})"]
+        self.log_choice: LogChoice | None = (
+            LogChoice(log, "given on the command line") if log is not None
+            else find_log(identity, process.leftovers()))
+        log_target: Target | None = None
         if self.log_choice is not None:
-            self._notices.append(f"log: {self.log_choice.path} ({self.log_choice.reason})")
+            log_target = LocalLogTarget(self.log_choice.path)
+            notices.append(f"log: {self.log_choice.path} ({self.log_choice.reason})")
         else:
-            self._notices.append("no log found (stdout is not a file and no log-like file is "
-                                 "open for writing): watching the process only; pass the log "
-                                 "path to see training metrics")
+            notices.append("no log found (stdout is not a file and no log-like file is open "
+                           "for writing): watching the process only; pass the log path to "
+                           "see training metrics")
+        self._probe = LocalProcessProbe(process, self.log_path, kernel_log,
+                                        follow_grace=follow_grace)
+        self._gpu = RunGpuSource(gpu if gpu is not None else GpuProbe())
+        super().__init__(label=name if name is not None else str(pid),
+                         target_type=target_type, log=log_target, probe=self._probe,
+                         gpu=self._gpu, notices=notices)
         # Captured now, while the process lives: its command line, directory and
         # environment. A --restart-cmd replaces the command line only.
-        captured = self.process.launch_spec()
+        captured = process.launch_spec()
         self.launch: LaunchSpec | None = captured
         if restart_cmd is not None:
             self.launch = LaunchSpec(
@@ -76,8 +203,8 @@ class ProcessTarget:
                 "--restart-cmd")
 
     @property
-    def label(self) -> str:
-        return self._label  # as given, even after a restart changed the PID
+    def process(self) -> WatchedProcess:
+        return self._probe.process
 
     @property
     def restart_known(self) -> bool:
@@ -91,55 +218,16 @@ class ProcessTarget:
     def log_path(self) -> str | None:
         return self.log_choice.path if self.log_choice else None
 
-    def poll(self, final: bool = False) -> Snapshot:
-        log = self._log.poll(final) if self._log is not None else Snapshot()
-        self.process.refresh()
-        alive = self.process.alive()
-        tree = self.process.tree()
-        exit_info = None if alive else self.process.exit_info()
-        if not alive and self._oom_checked is None and exit_info is not None \
-                and exit_info.signal == 9:
-            self._oom_checked = kernel_oom_killed(self.process.pid, self._kernel_log)
-        view = ProcessView(
-            pid=self.process.pid,
-            alive=alive,
-            status=self.process.status(),
-            command=self.process.command,
-            tree=tuple(tree),
-            cpu_seconds=self.process.cpu_seconds(),
-            exit=exit_info,
-            oom_killed=self._oom_checked,
-        )
-        self._last_gpu = self._gpu.read()
-        run_gpu = for_run(self._last_gpu, tree)
-        gpu = None
-        if run_gpu is not None:
-            gpu = {"text": run_gpu.text(), "util_percent": run_gpu.util_percent,
-                   "mem_used_mib": run_gpu.mem_used_mib, "mem_total_mib": run_gpu.mem_total_mib,
-                   "gpus": [d.index for d in run_gpu.devices],
-                   "process_mib": {str(k): v for k, v in run_gpu.process_mib.items()}}
-        notices, self._notices = tuple(self._notices), []
-        return Snapshot(
-            records=log.records,
-            new_bytes=log.new_bytes,
-            new_lines=log.new_lines,
-            formats=log.formats,
-            notices=notices + log.notices,
-            quiet_for=log.quiet_for,
-            alive=alive,
-            process=view,
-            gpu=gpu,
-        )
-
     # --- what the fix policy may do ----------------------------------------------------
 
     def leftovers_holding_gpu(self) -> dict[int, float]:
         """The dead run's own leftover processes that still hold GPU memory (MiB)."""
-        if self.process.alive() or self._last_gpu is None:
+        reading = self._gpu.last
+        if self.process.alive() or reading is None:
             return {}
         mine = {ident.pid for ident in self.process.leftovers()}
         held: dict[int, float] = {}
-        for proc in self._last_gpu.processes:
+        for proc in reading.processes:
             if proc.pid in mine:
                 held[proc.pid] = held.get(proc.pid, 0.0) + (proc.used_mib or 0.0)
         return held
@@ -170,10 +258,7 @@ class ProcessTarget:
         finally:
             if log_handle is not None:
                 log_handle.close()
-        old = self.process
-        self.process = WatchedProcess(identity_of(popen.pid), popen)
-        self._oom_checked = None
-        old.close()
+        self._probe.replace(WatchedProcess(identity_of(popen.pid), popen))
         return f"restarted as PID {popen.pid}: {self.launch.describe()}"
 
     def stop_hung(self) -> list[int]:
@@ -184,15 +269,106 @@ class ProcessTarget:
         """Stop the run for good (only ever with the user's approval)."""
         return self.process.terminate_tree()
 
-    def close(self) -> None:
-        if self._log is not None:
-            self._log.close()
-        self.process.close()
-        with contextlib.suppress(Exception):
-            self._gpu.close()
+
+def _cwd(identity: Identity) -> str | None:
+    proc = identity.process()
+    if proc is None:
+        return None
+    with contextlib.suppress(Exception):
+        return str(proc.cwd())
+    return None
 
 
-class NamedProcessTarget(ProcessTarget):
-    """`--proc NAME`: the same target, found by name."""
+# --- the kinds: --pid and --proc ---------------------------------------------------------
 
-    target_type: ClassVar[str] = "process"
+def _restart_argv(text: object) -> list[str]:
+    try:
+        argv = shlex.split(str(text))
+    except ValueError as error:
+        raise ValueError(str(error)) from error
+    if not argv:
+        raise ValueError("is empty")
+    return argv
+
+
+RESTART_CMD = KindOption("--restart-cmd", "Exact command to restart a crashed run (split like "
+                         "a shell would, run without a shell).", metavar="CMD", rewatch=False,
+                         parse=_restart_argv)
+
+
+def _open(request: Request, pid: int, name: str | None, target_type: str) -> Target:
+    log = request.log
+    if log is not None and looks_remote(log):
+        return open_remote_process(log, pid=pid if name is None else None, proc=name,
+                                   accept_new=bool(request.option("ssh_accept_new")))
+    return ProcessTarget(pid, name=name, log=log, restart_cmd=request.option("restart_cmd"),
+                         target_type=target_type)
+
+
+def _open_pid(request: Request) -> Target:
+    return _open(request, int(request.value), None, "pid")
+
+
+def _open_proc(request: Request) -> Target:
+    if request.log is not None and looks_remote(request.log):
+        return _open(request, 0, request.value, "process")
+    pid = request.option("_pid")
+    if pid is None:
+        roots = topmost(find_processes(request.value))
+        if not roots:
+            raise TargetError(f"no running process matches {request.value!r}")
+        pid = roots[0].pid
+    return _open(request, int(pid), request.value, "process")
+
+
+def _prepare_proc(request: Request, choose: Chooser) -> Request:
+    """Pin `--proc NAME` to one process: unrelated matches are put to the user, or are
+    a usage error listing them."""
+    if request.log is not None and looks_remote(request.log) \
+            and request.option("restart_cmd") is not None:
+        raise KindUsageError("babysit does not act on remote runs (the fix policy is for "
+                             "processes on this machine): drop --restart-cmd")
+    if request.log is not None and looks_remote(request.log):
+        return request  # matched on the remote host
+    roots = topmost(find_processes(request.value))
+    if not roots:
+        return request  # opening it says so (exit code 4)
+    if len(roots) > 1:
+        rows = [describe_process(p) for p in roots]
+        index = choose(rows)
+        if index is None:
+            listing = "\n  ".join(rows)
+            raise KindUsageError(f"{len(roots)} unrelated processes match {request.value!r}:"
+                                 f"\n  {listing}\npick one with --pid")
+        roots = [roots[index]]
+    return Request(request.kind, request.value, request.log,
+                   {**request.options, "_pid": roots[0].pid})
+
+
+def _prepare_pid(request: Request, choose: Chooser) -> Request:
+    if request.log is not None and looks_remote(request.log) \
+            and request.option("restart_cmd") is not None:
+        raise KindUsageError("babysit does not act on remote runs (the fix policy is for "
+                             "processes on this machine): drop --restart-cmd")
+    return request
+
+
+def _prefix(request: Request) -> str:
+    return remote_prefix(request.log) if request.log else ""
+
+
+PID_KIND = TargetKind(
+    name="pid", title="process", flag="--pid", value_type=int, metavar="PID",
+    help="Watch this training process and find its log (or give the log as TARGET, on this "
+         "machine or user@host:/path).",
+    open=_open_pid, example="babysit --pid 48291 --restart-cmd 'torchrun train.py --resume'",
+    options=(RESTART_CMD, SSH_ACCEPT_NEW), takes_log=True, prepare=_prepare_pid,
+    prefix=_prefix)
+
+PROC_KIND = TargetKind(
+    name="process", title="process", flag="--proc", metavar="NAME",
+    help="Watch the process whose name or command line contains NAME (a launcher and its "
+         "workers are one run).",
+    open=_open_proc, example="babysit --proc train.py ./logs/train.log",
+    options=(RESTART_CMD, SSH_ACCEPT_NEW), takes_log=True, prepare=_prepare_proc,
+    prefix=_prefix)

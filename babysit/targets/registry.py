@@ -1,62 +1,100 @@
-"""From what the user typed to a Target: the one place that knows every kind."""
+"""The kinds of target babysit can watch: a table, one line per kind.
+
+Each kind declares itself in its own module (`KIND`); the command line is built from
+this table, and a request is matched to its kind here. Adding a kind is one module and
+one line below.
+"""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
-from babysit.targets.base import Target, TargetError
-from babysit.targets.local_log import LocalLogTarget
+from babysit.targets import local_log, mlflow, process, remote_log, wandb
+from babysit.targets.base import Target
+from babysit.targets.kinds import KindOption, KindUsageError, Request, TargetKind, option_dest
 
-if TYPE_CHECKING:
-    from babysit.remote.connection import SshSettings
-
-_REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
-
-
-def looks_remote(spec: str) -> bool:
-    """`user@host:/path`, `host:path` or `ssh://…`, unless a local file has that name."""
-    return bool(_REMOTE.match(spec)) and not Path(spec).exists()
-
-
-def resolve_target(spec: str, ssh: SshSettings | None = None, pid: int | None = None,
-                   proc: str | None = None) -> Target:
-    """Raises TargetError when the spec names nothing babysit can watch."""
-    if looks_remote(spec):
-        try:
-            # Imported here: paramiko is an extra, and only remote targets need it.
-            from babysit.remote.address import AddressError, parse_remote
-            from babysit.targets.remote_log import RemoteLogTarget
-        except ImportError as error:
-            raise TargetError(f"{spec!r} is a remote log; reading it needs the [ssh] extra: "
-                              f"pip install 'babysit[ssh]'") from error
-        try:
-            address = parse_remote(spec)
-        except AddressError as error:
-            raise TargetError(str(error)) from error
-        return RemoteLogTarget(spec, address, settings=ssh, pid=pid, proc=proc)
-    return LocalLogTarget(spec)
+KINDS: tuple[TargetKind, ...] = (
+    remote_log.KIND,
+    local_log.KIND,
+    process.PID_KIND,
+    process.PROC_KIND,
+    mlflow.KIND,
+    wandb.KIND,
+)
 
 
-def resolve_tracker(*, mlflow: str | None = None, tracking_uri: str | None = None,
-                    wandb: str | None = None, fallback_log: str | None = None,
-                    ssh: SshSettings | None = None) -> Target:
-    """An MLflow or W&B run, optionally with a log to read when the tracker is down."""
-    primary: Target
-    if mlflow is not None:
-        from babysit.targets.mlflow_run import MlflowTarget
+def kind_named(name: str) -> TargetKind:
+    return next(kind for kind in KINDS if kind.name == name)
 
-        primary, source = MlflowTarget(mlflow, tracking_uri), "MLflow"
-    elif wandb is not None:
-        from babysit.targets.wandb_run import wandb_target
 
-        primary, source = wandb_target(wandb), "W&B"
+def all_options() -> dict[str, KindOption]:
+    """Every kind option, once (several kinds may share one, like --fallback-log)."""
+    found: dict[str, KindOption] = {}
+    for kind in KINDS:
+        for option in kind.options:
+            found.setdefault(option.flag, option)
+    return found
+
+
+def select(values: Mapping[str, Any], positional: str | None) -> Request:
+    """Match what the user typed to one kind. `values` holds every kind flag and kind
+    option by its dest name (None when not given). Raises KindUsageError."""
+    flagged = [k for k in KINDS if k.flag and values.get(option_dest(k.flag)) is not None]
+    if len(flagged) > 1:
+        names = " and ".join(k.flag or "" for k in flagged)
+        raise KindUsageError(f"watch one thing at a time: {names} were both given")
+    if flagged:
+        kind = flagged[0]
+        if positional is not None and not kind.takes_log:
+            raise KindUsageError(f"{kind.flag} watches a {kind.title}; a TARGET "
+                                 f"({positional!r}) cannot be given with it")
+        value = str(values[option_dest(kind.flag or "")])
+    elif positional is None:
+        flags = ", ".join(f"{k.flag} {k.metavar or 'X'}" for k in KINDS if k.flag)
+        raise KindUsageError(f"nothing to watch: give a log file (or user@host:/path), {flags}")
     else:
-        raise TargetError("no tracker run given")
-    if fallback_log is None:
-        return primary
-    from babysit.targets.fallback import FallbackTarget
+        kind = next(k for k in KINDS if k.flag is None and k.claims and k.claims(positional))
+        value, positional = positional, None
+    options: dict[str, Any] = {}
+    own = {o.flag for o in kind.options}
+    for flag, option in all_options().items():
+        given = values.get(option.dest)
+        if given is None or given is False:
+            continue
+        if flag not in own:
+            users = " or ".join(k.flag or f"a {k.title}" for k in KINDS
+                                if any(o.flag == flag for o in k.options))
+            raise KindUsageError(f"{flag} only makes sense with {users}")
+        if option.parse is not None:
+            try:
+                given = option.parse(given)
+            except ValueError as error:
+                raise KindUsageError(f"{flag}: {error}") from error
+        options[option.dest] = given
+    return Request(kind.name, value, positional, options)
 
-    log = fallback_log
-    return FallbackTarget(primary, lambda: resolve_target(log, ssh), log, source)
+
+def rewatch_args(request: Request) -> list[str]:
+    """The arguments that watch the same target again (secrets and fixes left out)."""
+    kind = kind_named(request.kind)
+    args: list[str] = []
+    if kind.flag is None:
+        args.append(request.value)
+    else:
+        args += [f"{kind.flag}={request.value}"]
+        if request.log is not None:
+            args.append(request.log)
+    for option in kind.options:
+        value = request.options.get(option.dest)
+        if value is None or not option.rewatch:
+            continue
+        args += [option.flag] if option.type is bool else [option.flag, str(value)]
+    return args
+
+
+def open_log(text: str, accept_new: bool = False) -> Target:
+    """A log given as text: remote (`user@host:/path`) or on this machine."""
+    if remote_log.looks_remote(text):
+        return remote_log.open_remote_log(text, accept_new)
+    return local_log.LocalLogTarget(text)

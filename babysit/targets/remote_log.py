@@ -1,213 +1,71 @@
-"""A training log on another host, followed over one SSH connection.
+"""Remote logs over SSH: the kind's declaration.
 
-Bytes come over SFTP (stat, then read from the saved offset); the file's identity
-(device and inode, for rotation) and the fast history scan (grep) use commands on the
-same connection, every argument quoted. When the link drops the target says so
-(`TargetUnavailable`: a connectivity problem, not a stalled run) and, on the next poll,
-reconnects and continues at the saved offset, so no line is lost or read twice.
-"""
+Cheap to import (paramiko is an extra): the SSH target itself is in `targets.ssh_log`,
+imported only when a remote log is opened."""
 
 from __future__ import annotations
 
-import errno
-import shlex
-from collections.abc import Hashable, Iterator
-from dataclasses import replace
-from typing import ClassVar
+import re
+from pathlib import Path
 
-import paramiko
+from babysit.remote.address import AddressError, RemoteAddress, parse_remote
+from babysit.targets.base import Target, TargetError
+from babysit.targets.kinds import KindOption, Request, TargetKind
 
-from babysit.model import Snapshot
-from babysit.reading.follower import TAIL_BYTES, LogFollower
-from babysit.reading.history import GREP_ARGS, OffsetFinder, offsets_from_grep
-from babysit.remote.address import RemoteAddress, sftp_path
-from babysit.remote.connection import SshConnection, SshError, SshFatal, SshSettings
-from babysit.remote.process import RemoteProcess, RemoteProcessError, find_remote
-from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
+_REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
+
+SSH_ACCEPT_NEW = KindOption("--ssh-accept-new", "Trust an unknown SSH host key on first use "
+                            "and record it (a changed key is still refused).", type=bool)
 
 
-class _RemoteFile:
-    def __init__(self, handle: paramiko.SFTPFile) -> None:
-        self.handle = handle
-
-    def size(self) -> int:
-        return int(self.handle.stat().st_size or 0)
-
-    def mtime(self) -> float:
-        return float(self.handle.stat().st_mtime or 0)
-
-    def read_at(self, offset: int, size: int) -> bytes:
-        self.handle.seek(offset)
-        return bytes(self.handle.read(size))
-
-    def close(self) -> None:
-        self.handle.close()
+def looks_remote(spec: str) -> bool:
+    """`user@host:/path`, `host:path` or `ssh://…`, unless a local file has that name."""
+    return bool(_REMOTE.match(spec)) and not Path(spec).exists()
 
 
-class SftpFileAccess:
-    """SFTP for bytes and sizes; a `stat` command for the inode, only when the sizes
-    suggest the path may name a different file (a remote command costs a server-side
-    process start, tens of milliseconds; an SFTP stat costs one round trip)."""
-
-    def __init__(self, connection: SshConnection, path: str) -> None:
-        self.connection = connection
-        self.path = path
-        self._sftp_path = sftp_path(path)
-        self._shell = True  # the account can run commands (not an SFTP-only jail)
-        self._open: _RemoteFile | None = None
-        self._identity: Hashable | None = None
-        self._last_open_size = -1
-
-    def identity(self) -> Hashable | None:
-        if self._open is None:
-            return self._inode()
-        try:
-            open_size = self._open.size()  # before the path's: an append in between
-        except (OSError, EOFError) as error:  # only makes the path look bigger
-            raise OSError(f"the connection dropped (lost the open remote file: {error})") \
-                from error
-        attrs = self.connection.sftp().stat(self._sftp_path)
-        path_size = int(attrs.st_size or 0)
-        stuck = path_size > open_size and open_size == self._last_open_size
-        self._last_open_size = open_size
-        other_mtime = path_size == open_size and attrs.st_mtime != self._open.mtime()
-        if path_size < open_size or stuck or other_mtime:
-            return self._inode()  # smaller, growing while ours is not, or other: check
-        return self._identity
-
-    def _inode(self) -> Hashable | None:
-        if self._shell:
-            status, out, err = self.connection.run(
-                ["stat", "-L", "-c", "%d:%i", "--", self._sftp_path], timeout=10)
-            if status == 0:
-                return out.strip().decode(errors="replace")
-            if b"No such file" in err:
-                raise FileNotFoundError(errno.ENOENT, f"no such file: {self.path}")
-            self._shell = False  # no GNU stat (or no shell): fall back to SFTP alone
-        self.connection.sftp().stat(self._sftp_path)  # raises FileNotFoundError if gone
-        return None
-
-    def open(self) -> tuple[_RemoteFile, Hashable | None]:
-        identity = self._inode()
-        handle = _RemoteFile(self.connection.sftp().open(self._sftp_path, "rb"))
-        self._open, self._identity, self._last_open_size = handle, identity, -1
-        return handle, identity
-
-    def offsets(self) -> OffsetFinder | None:
-        if not self._shell:
-            return None
-        path = self._sftp_path
-
-        def find(pattern: str, offset: int, end: int) -> Iterator[int]:
-            script = (f"tail -c +{offset + 1} -- {shlex.quote(path)} | LC_ALL=C grep "
-                      f"{' '.join(GREP_ARGS)} {shlex.quote(pattern)}")
-            yield from offsets_from_grep(self.connection.stream(["sh", "-c", script]),
-                                         offset, end)
-
-        return find
-
-    def now(self) -> float:
-        return self.connection.now()
+def remote_address(text: str) -> RemoteAddress:
+    try:
+        return parse_remote(text)
+    except AddressError as error:
+        raise TargetError(str(error)) from error
 
 
-def _link_problem(error: BaseException) -> bool:
-    """Errors that mean the connection, not the file, failed."""
-    if isinstance(error, (SshError, EOFError, paramiko.SSHException)):
-        return True
-    return isinstance(error, OSError) and error.errno in (
-        None, errno.EPIPE, errno.ECONNRESET, errno.ECONNABORTED, errno.ETIMEDOUT,
-        errno.EHOSTUNREACH, errno.ENETUNREACH)
+def remote_prefix(text: str) -> str:
+    """`[user@host]`, as every line about a remote run starts."""
+    try:
+        return f"[{parse_remote(text).display()}]" if looks_remote(text) else ""
+    except AddressError:
+        return ""
 
 
-class RemoteLogTarget:
-    target_type: ClassVar[str] = "remote-log"
+def open_remote_log(text: str, accept_new: bool) -> Target:
+    try:
+        from babysit.remote.connection import SshSettings
+        from babysit.targets.ssh_log import RemoteLogTarget
+    except ImportError as error:
+        raise TargetError(f"{text!r} is a remote log; reading it needs the [ssh] extra: "
+                          f"pip install 'babysit[ssh]'") from error
+    return RemoteLogTarget(text, remote_address(text), settings=SshSettings(accept_new=accept_new))
 
-    def __init__(self, text: str, address: RemoteAddress, *,
-                 settings: SshSettings | None = None, tail_bytes: int = TAIL_BYTES,
-                 connection: SshConnection | None = None, pid: int | None = None,
-                 proc: str | None = None) -> None:
-        self._label = text
-        self.address = address
-        try:
-            self.connection = connection or SshConnection(address, settings)
-            self.connection.ensure()
-        except SshError as error:
-            raise TargetError(f"cannot connect to {address.display()}: {error}") from error
-        self._follower = LogFollower(SftpFileAccess(self.connection, address.path), tail_bytes)
-        try:
-            self._follower.open()
-        except FileNotFoundError as error:
-            raise TargetError(f"remote log not found: {text}") from error
-        except (OSError, SshError, EOFError, paramiko.SSHException) as error:
-            raise cannot_open(text, error) from error
-        self._notices = [f"connected to {self.connection.where} (SSH connection "
-                         f"{self.connection.connects} of this session)"]
-        self._notices += [f"trusted a new host key on first use: {k}"
-                          for k in self.connection.trusted_new]
-        self._seen_connects = self.connection.connects
-        self.process: RemoteProcess | None = None
-        if pid is not None or proc is not None:
-            self.process = self._find_process(pid, proc)
-            self._notices.append(f"process found on {address.display()}: PID "
-                                 f"{self.process.pid} ({self.process.command})")
 
-    def _find_process(self, pid: int | None, proc: str | None) -> RemoteProcess:
-        try:
-            if pid is None:
-                assert proc is not None
-                found = find_remote(self.connection, proc)
-                if not found:
-                    raise TargetError(f"no process matches {proc!r} on "
-                                      f"{self.address.display()}")
-                if len(found) > 1:
-                    listing = "; ".join(f"PID {p}: {c}" for p, c in found)
-                    raise TargetError(f"{len(found)} unrelated processes match {proc!r} on "
-                                      f"{self.address.display()} ({listing}); pick one with "
-                                      f"--pid")
-                pid = found[0][0]
-            return RemoteProcess(self.connection, pid)
-        except (RemoteProcessError, SshError) as error:
-            raise TargetError(str(error)) from error
+def open_remote_process(text: str, *, pid: int | None, proc: str | None,
+                        accept_new: bool) -> Target:
+    try:
+        from babysit.targets.ssh_log import remote_process_target
+    except ImportError as error:
+        raise TargetError(f"{text!r} is a remote log; reading it needs the [ssh] extra: "
+                          f"pip install 'babysit[ssh]'") from error
+    return remote_process_target(text, pid=pid, proc=proc, accept_new=accept_new)
 
-    @property
-    def label(self) -> str:
-        return self._label
 
-    def poll(self, final: bool = False) -> Snapshot:
-        try:
-            snapshot = self._follower.poll(final)
-        except FileNotFoundError as error:
-            self._follower.detach()
-            raise TargetUnavailable(f"the remote log {self.address.path} cannot be opened: "
-                                    f"it no longer exists") from error
-        except Exception as error:
-            if not _link_problem(error) and not isinstance(error, OSError):
-                raise
-            self._follower.detach()
-            self.connection.drop()
-            kind = "authentication failed" if isinstance(error, SshFatal) else "unreachable"
-            raise TargetUnavailable(f"{self.address.display()} {kind}: {error}") from error
-        notices = list(self._notices)
-        self._notices = []
-        if self.connection.connects != self._seen_connects:
-            self._seen_connects = self.connection.connects
-            notices.append(f"reconnected to {self.connection.where} (SSH connection "
-                           f"{self.connection.connects} of this session); continuing at byte "
-                           f"{self._follower.offset}")
-        if notices:
-            snapshot = replace(snapshot, notices=tuple(notices) + snapshot.notices)
-        if self.process is not None:
-            try:
-                view = self.process.view()
-                gpu = self.process.gpu() if view.alive else None
-            except (RemoteProcessError, SshError) as error:
-                self._follower.detach()
-                self.connection.drop()
-                raise TargetUnavailable(f"{self.address.display()} unreachable: "
-                                        f"{error}") from error
-            snapshot = replace(snapshot, alive=view.alive, process=view, gpu=gpu)
-        return snapshot
+def _open(request: Request) -> Target:
+    return open_remote_log(request.value, bool(request.option("ssh_accept_new")))
 
-    def close(self) -> None:
-        self._follower.close()
-        self.connection.close()
+
+KIND = TargetKind(
+    name="remote-log", title="remote log", flag=None, metavar="user@host:/path",
+    help="A training log on another host, read over one SSH connection (host aliases from "
+         "~/.ssh/config work: host:path).",
+    open=_open, example="babysit user@gpu-box:/runs/gpt2/train.log --interval 30",
+    extra="ssh", options=(SSH_ACCEPT_NEW,), claims=looks_remote,
+    prefix=lambda request: remote_prefix(request.value))

@@ -81,6 +81,13 @@ class RunGpu:
     mem_used_mib: float | None
     mem_total_mib: float | None
 
+    def fields(self) -> dict[str, object]:
+        """As a snapshot carries it: the line for people, utilisation and memory."""
+        return {"text": self.text(), "util_percent": self.util_percent,
+                "mem_used_mib": self.mem_used_mib, "mem_total_mib": self.mem_total_mib,
+                "gpus": [d.index for d in self.devices],
+                "process_mib": {str(k): v for k, v in self.process_mib.items()}}
+
     def text(self) -> str:
         """A one-line summary, e.g. "GPU: 94% util, 18.2/24 GB VRAM".
 
@@ -394,3 +401,21 @@ def for_run(reading: GpuReading, pids: Iterable[int]) -> RunGpu | None:
 def _all_known(values: list[float | None]) -> list[float] | None:
     known = [v for v in values if v is not None]
     return known if len(known) == len(values) else None
+
+
+class RunGpuSource:
+    """The GPUs of a run's processes, one reading per poll, locally or over SSH (the
+    probe's runner decides). The last full reading is kept for the fix policy, which
+    looks for a dead run's leftovers in it."""
+
+    def __init__(self, probe: GpuProbe) -> None:
+        self.probe = probe
+        self.last: GpuReading | None = None
+
+    def for_pids(self, pids: Iterable[int]) -> dict[str, object] | None:
+        self.last = self.probe.read()
+        run = for_run(self.last, pids)
+        return run.fields() if run is not None else None
+
+    def close(self) -> None:
+        self.probe.close()

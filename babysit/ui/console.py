@@ -12,9 +12,9 @@ from typing import IO
 from rich.console import Console
 from rich.text import Text
 
+from babysit.core.reports import PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
-from babysit.reports import PollReport, SummaryReport
 from babysit.units import format_duration, format_value
 
 _SEVERITY_STYLE = {

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from babysit.artifact import json_number
+from babysit.core.reports import PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
-from babysit.reports import PollReport, SummaryReport
 
 
 def _numbers(metrics: Mapping[str, float]) -> dict[str, float | str]:

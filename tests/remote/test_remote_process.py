@@ -12,7 +12,8 @@ import pytest
 
 from babysit.remote.address import parse_remote
 from babysit.targets.base import TargetError
-from babysit.targets.remote_log import RemoteLogTarget
+from babysit.targets.composed import WatchedRun
+from babysit.targets.ssh_log import remote_process_target
 from tests.conftest import FIXTURES
 from tests.remote.conftest import Sshd
 
@@ -32,9 +33,8 @@ def trainer(tmp_path: Path):
     proc.wait()
 
 
-def remote(server: Sshd, log: Path, **kwargs) -> RemoteLogTarget:
-    text = f"{server.alias}:{log}"
-    return RemoteLogTarget(text, parse_remote(text), **kwargs)
+def remote(server: Sshd, log: Path, **kwargs) -> WatchedRun:
+    return remote_process_target(f"{server.alias}:{log}", **kwargs)
 
 
 def test_remote_pid_is_watched_with_its_gpus_over_the_one_connection(ssh_home: Sshd, trainer):
@@ -54,14 +54,14 @@ def test_remote_pid_is_watched_with_its_gpus_over_the_one_connection(ssh_home: S
     proc.wait()
     gone = target.poll()
     assert gone.alive is False
-    assert target.connection.connects == 1
+    assert target.log.connection.connects == 1
     target.close()
 
 
 def test_remote_proc_by_name(ssh_home: Sshd, trainer):
     proc, log = trainer
     target = remote(ssh_home, log, proc="fake_trainer.py")
-    assert target.process is not None and target.process.pid == proc.pid
+    assert target.probe.pid == proc.pid
     target.close()
 
 

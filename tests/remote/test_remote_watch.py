@@ -15,9 +15,9 @@ import pytest
 
 from babysit.config import PollSettings, Settings
 from babysit.remote.address import parse_remote
-from babysit.reports import NullObserver
-from babysit.session import ExitCode, run_session
-from babysit.targets.remote_log import RemoteLogTarget
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
+from babysit.targets.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd
 

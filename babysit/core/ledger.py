@@ -1,0 +1,105 @@
+"""AnomalyLedger: every anomaly of the run, open or resolved, in the order found.
+
+An anomaly is open until something resolves it; while open, raising the same (type,
+key) again does nothing, so a NaN that lasts a thousand steps is one entry. Severity
+and meaning come from the catalogue unless the raiser says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from babysit.model import Anomaly, AnomalyType, Severity
+from babysit.rules.catalog import entry
+
+MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
+_MAX_DESCRIPTION = 600
+
+
+class AnomalyLedger:
+    def __init__(self, max_per_type: int = MAX_PER_TYPE) -> None:
+        self._max_per_type = max_per_type
+        self._anomalies: list[Anomaly] = []
+        self._open: dict[tuple[AnomalyType, str], int] = {}
+        self._fresh: list[Anomaly] = []
+        self._per_type: dict[AnomalyType, int] = {}
+        self.suppressed = 0  # left out because their type reached the cap
+
+    @property
+    def anomalies(self) -> tuple[Anomaly, ...]:
+        return tuple(self._anomalies)
+
+    def raise_(self, kind: AnomalyType, step: int | None, description: str, key: str = "",
+               severity: Severity | None = None) -> Anomaly | None:
+        """Record a new anomaly unless the same (type, key) is open. Returns it, or None
+        when nothing new was recorded."""
+        if (kind, key) in self._open:
+            return None
+        if self._per_type.get(kind, 0) >= self._max_per_type:
+            self.suppressed += 1
+            return None
+        anomaly = Anomaly(kind, severity or entry(kind).severity, step,
+                          description[:_MAX_DESCRIPTION], key)
+        self._open[(kind, key)] = len(self._anomalies)
+        self._per_type[kind] = self._per_type.get(kind, 0) + 1
+        self._anomalies.append(anomaly)
+        self._fresh.append(anomaly)
+        return anomaly
+
+    def resolve(self, kind: AnomalyType, how: str, key: str = "") -> bool:
+        index = self._open.pop((kind, key), None)
+        if index is None:
+            return False
+        old = self._anomalies[index]
+        self._anomalies[index] = replace(old, resolved=True,
+                                         description=f"{old.description} — resolved: {how}")
+        return True
+
+    def resolve_type(self, kind: AnomalyType, how: str) -> None:
+        """Resolve every open anomaly of this type, whatever its key."""
+        for open_kind, key in [k for k in self._open if k[0] is kind]:
+            self.resolve(open_kind, how, key)
+
+    def annotate(self, kind: AnomalyType, action: str) -> None:
+        """Record what babysit did about the open anomalies of this type."""
+        for key in [k for k in self._open if k[0] is kind]:
+            index = self._open[key]
+            self._anomalies[index] = replace(self._anomalies[index], action_taken=action)
+
+    def escalate(self, kind: AnomalyType, severity: Severity, why: str) -> None:
+        """Raise the severity of the open anomalies of this type (never lowers it)."""
+        for key in [k for k in self._open if k[0] is kind]:
+            index = self._open[key]
+            old = self._anomalies[index]
+            if old.severity.rank < severity.rank:
+                self._anomalies[index] = replace(old, severity=severity,
+                                                 description=f"{old.description} ({why})")
+
+    def reopen_latest(self, kind: AnomalyType, note: str) -> None:
+        """Mark the newest anomaly of this type open again (a reviewer disagreed that it
+        was over)."""
+        for index in range(len(self._anomalies) - 1, -1, -1):
+            old = self._anomalies[index]
+            if old.type is kind:
+                if old.resolved:
+                    self._anomalies[index] = replace(old, resolved=False,
+                                                     description=f"{old.description}; {note}")
+                    self._open[(kind, old.key)] = index
+                return
+
+    def is_open(self, kind: AnomalyType, key: str = "") -> bool:
+        return (kind, key) in self._open
+
+    def unresolved(self) -> list[Anomaly]:
+        return [a for a in self._anomalies if not a.resolved]
+
+    def open_types(self) -> frozenset[AnomalyType]:
+        return frozenset(kind for kind, _ in self._open)
+
+    def has_open_blocker(self) -> bool:
+        return any(self._anomalies[i].severity is Severity.BLOCKER for i in self._open.values())
+
+    def take_fresh(self) -> list[Anomaly]:
+        """The anomalies recorded since the previous call."""
+        fresh, self._fresh = self._fresh, []
+        return fresh

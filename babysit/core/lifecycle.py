@@ -1,0 +1,299 @@
+"""RunLifecycle: the one place that decides whether the run is going, and how it ended.
+
+Evidence comes from everywhere — log lines (tracebacks, completion lines, steps), the
+process and its exit status, a tracker's or cloud job's own state, restarts, the
+user's cancel — and the rules below hold whatever the target:
+
+- A run ends once, with an `Ending` that says how babysit knows (exit status, the
+  service's reported state, a completion line, the log alone, the user).
+- An ending the OS, the service or the user confirmed is final: a log line read after
+  it was written before it, and cannot bring the run back. An ending read from a
+  quiet log alone is not: if training goes on, something restarted the run.
+- SUCCEEDED is confirmed only by a completion line or the planned steps, reached in
+  the current attempt. A clean exit without either is "completion not confirmed".
+- A restart by babysit starts a new attempt that has to earn its own ending; one that
+  ends without training at all leaves the run where the previous attempt left it.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, replace
+
+from babysit._compat import StrEnum
+from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+
+
+class EndingSource(StrEnum):
+    EXIT_STATUS = "exit status"  # the OS showed how the process ended
+    REPORTED = "reported state"  # the tracker or cloud service said so
+    COMPLETION = "completion line"  # the run said it finished
+    STEPS = "planned steps"  # the planned number of steps was reached
+    LOG = "log"  # the log alone (a traceback and then silence, a `Killed` line)
+    USER = "user"  # cancelled with the user's approval
+
+
+@dataclass(frozen=True)
+class EndingAnomaly:
+    """What an ending means as an anomaly, when it is one."""
+
+    type: AnomalyType
+    description: str
+    severity: Severity | None = None  # None: the catalogue's
+
+
+@dataclass(frozen=True)
+class Ending:
+    state: TerminalState
+    source: EndingSource
+    evidence: str  # "exited with code 0", "KeyError: 'x'", "W&B state: crashed"
+    step: int | None
+    attempt: int
+    confirmed: bool = True  # SUCCEEDED only: a completion line or the planned steps
+    exit: ExitInfo | None = None
+    traceback: str = ""  # the closing exception line it died on ('' if none)
+    inferred: bool = False  # the process's exit status was not visible to babysit
+    final: bool = True  # a later log line cannot undo it
+    anomaly: EndingAnomaly | None = None
+    # A restart by babysit that ended without training: how it ended (else '').
+    futile_restart: str = ""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A traceback or fatal signal in the log: a crash, unless training goes on."""
+
+    event: LogEvent
+    step: int | None
+
+    @property
+    def cancelled(self) -> bool:
+        return self.event.detail.startswith("KeyboardInterrupt")
+
+    @property
+    def traceback(self) -> str:
+        return self.event.detail if self.event.kind is EventKind.EXCEPTION else ""
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class RunLifecycle:
+    def __init__(self) -> None:
+        self.attempt = 1
+        self.ending: Ending | None = None
+        self._pending: _Pending | None = None
+        self._completion: LogEvent | None = None  # seen in the current attempt
+        self._attempt_advances = 0
+        self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
+
+    @property
+    def state(self) -> TerminalState:
+        return self.ending.state if self.ending is not None else TerminalState.RUNNING
+
+    @property
+    def running(self) -> bool:
+        return self.ending is None
+
+    @property
+    def crash_pending(self) -> bool:
+        return self._pending is not None
+
+    @property
+    def completion(self) -> LogEvent | None:
+        return self._completion
+
+    # --- evidence from the log ----------------------------------------------------------
+
+    def on_step(self, step: int, target: int | None) -> bool:
+        """The step moved (forward, or back after a resume). True when that shows the
+        run going on — surviving what came before it; False for a late line from a run
+        whose end is final."""
+        if self.ending is not None:
+            if self.ending.final:
+                return False
+            # Training went on after an ending read from the log alone: the run was
+            # restarted by something other than babysit.
+            self._new_attempt()
+        self._pending = None  # training went on: that traceback was not fatal
+        self._attempt_advances += 1
+        if self._completion is not None and target and step < target:
+            self._completion = None  # "finished" said too early (an epoch, a stage)
+        return True
+
+    def on_event(self, event: LogEvent, step: int | None) -> None:
+        if self.ending is not None and self.ending.final:
+            return
+        if event.kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL):
+            self._pending = _Pending(event, step)
+        elif event.kind is EventKind.COMPLETED:
+            self._completion = event
+
+    def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,
+                        settled: bool) -> Ending | None:
+        """For a run whose process babysit cannot see: end it on the log's evidence.
+        `confirm_pending`: nothing followed the traceback for long enough; `settled`:
+        the log has stopped moving (or no more input will come)."""
+        if self.ending is not None:
+            return None
+        if self._pending is not None:
+            if not confirm_pending:
+                return None
+            return self._end(self._crash_from_pending("", inferred=False, final=False))
+        if self._completion is not None:
+            return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
+                                    self._completion.line, step, self.attempt, final=False))
+        if reached and settled:
+            return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
+                                    "the planned steps were reached", step, self.attempt,
+                                    final=False))
+        return None
+
+    # --- evidence from the process -------------------------------------------------------
+
+    def on_process_gone(self, exit_info: ExitInfo | None, oom_killed: bool | None,
+                        step: int | None, target: int | None) -> Ending | None:
+        """The run's process is gone: decide from its exit status when the OS showed it,
+        and from the log otherwise."""
+        if self.ending is not None:
+            return None
+        exit_info = exit_info or ExitInfo(None, None, "unknown")
+        reached = step is not None and target is not None and step >= target
+        done = self._completion is not None or reached
+        how = exit_info.describe()
+        if exit_info.code == 0:
+            self._pending = None  # a traceback it survived
+            return self._end(self._success(step, how, exit_info, done, reached, target))
+        unknown = exit_info.code is None and exit_info.signal is None
+        if self._pending is not None:
+            return self._end(self._crash_from_pending(
+                "" if unknown else how, inferred=unknown, final=True, exit_info=exit_info))
+        if unknown:
+            if done:
+                by_line = self._completion is not None
+                return self._end(Ending(
+                    TerminalState.SUCCEEDED,
+                    EndingSource.COMPLETION if by_line else EndingSource.STEPS,
+                    self._completion.line if self._completion is not None else
+                    "the planned steps were reached", step, self.attempt, exit=exit_info,
+                    inferred=True))
+            if target is not None and step is not None:
+                return self._end(Ending(
+                    TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,
+                    self.attempt, exit=exit_info, inferred=True,
+                    anomaly=EndingAnomaly(AnomalyType.CRASH, (
+                        f"the process is gone at step {step} of {target} planned, with no "
+                        f"completion line and no traceback in the log (its exit status is "
+                        f"not visible to babysit): it was most likely killed"))))
+            return self._end(self._success(step, "the process is gone", exit_info, False,
+                                           False, target))
+        if exit_info.signal in _STOP_SIGNALS:
+            return self._end(Ending(TerminalState.CANCELLED, EndingSource.EXIT_STATUS, how,
+                                    step, self.attempt, exit=exit_info))
+        anomaly = EndingAnomaly(AnomalyType.CRASH,
+                                f"the process {how} with no traceback in the log")
+        if exit_info.signal == signal.SIGKILL:
+            if oom_killed:
+                anomaly = EndingAnomaly(AnomalyType.OOM,
+                                        "killed by the kernel's OOM killer (kernel log)")
+            elif oom_killed is None:
+                anomaly = EndingAnomaly(AnomalyType.OOM, (
+                    "killed with SIGKILL and no traceback: most likely the host's OOM killer "
+                    "(the kernel log could not be read to confirm; whether it was the OOM "
+                    "killer is unknown)"))
+        return self._end(Ending(TerminalState.FAILED, EndingSource.EXIT_STATUS, how, step,
+                                self.attempt, exit=exit_info, anomaly=anomaly))
+
+    def _success(self, step: int | None, how: str, exit_info: ExitInfo, done: bool,
+                 reached: bool, target: int | None) -> Ending:
+        inferred = exit_info.code is None
+        if done:
+            evidence = (self._completion.line if self._completion is not None
+                        else "the planned steps were reached")
+            return Ending(TerminalState.SUCCEEDED, EndingSource.EXIT_STATUS,
+                          f"{how}; {evidence}", step, self.attempt, exit=exit_info,
+                          inferred=inferred)
+        short = (f" at step {step} of {target} planned" if target is not None
+                 and step is not None and not reached else "")
+        what = ("exited with code 0" if not inferred else
+                "is gone (its exit status is not visible to babysit)")
+        return Ending(TerminalState.SUCCEEDED, EndingSource.EXIT_STATUS,
+                      f"the process {what}{short} with no completion line and no traceback "
+                      f"in the log: completion not confirmed", step, self.attempt,
+                      confirmed=False, exit=exit_info, inferred=inferred)
+
+    # --- evidence from a tracker or cloud service ------------------------------------
+
+    def on_reported(self, state: TerminalState, detail: str, source: str, step: int | None,
+                    target: int | None) -> Ending | None:
+        """The run's own service (W&B, MLflow, a cloud job) says it ended."""
+        if self.ending is not None or state is TerminalState.RUNNING:
+            return None
+        if state is TerminalState.SUCCEEDED:
+            # One step short is a zero-based counter (W&B's _step), not an early stop.
+            short = target is not None and step is not None and step < target - 1
+            anomaly = None
+            if short:
+                anomaly = EndingAnomaly(AnomalyType.CRASH, (
+                    f"{detail}, but it stopped at step {step} of {target}: {source} also "
+                    f"marks a run finished when its script exits early (early stopping, or an "
+                    f"exception after a bare start_run) — check the run's output (evidence: "
+                    f"planned steps not reached)"), Severity.HIGH)
+            return self._end(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
+                                    confirmed=not short, anomaly=anomaly))
+        anomaly = None
+        if state is not TerminalState.CANCELLED:
+            anomaly = EndingAnomaly(AnomalyType.CRASH,
+                                    f"{detail} (evidence: the run's state in {source})")
+        return self._end(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
+                                anomaly=anomaly))
+
+    # --- what babysit and the user did ---------------------------------------------------
+
+    def restarted(self) -> None:
+        """babysit started the run again: a new attempt, which must earn its own end."""
+        self._before_restart = self.ending
+        self._new_attempt()
+
+    def cancelled_by_user(self, step: int | None) -> Ending:
+        self.ending = Ending(TerminalState.CANCELLED, EndingSource.USER,
+                             "cancelled by babysit with the user's approval", step,
+                             self.attempt)
+        return self.ending
+
+    def _new_attempt(self) -> None:
+        self.ending = None
+        self._pending = None
+        self._completion = None
+        self.attempt += 1
+        self._attempt_advances = 0
+
+    def _crash_from_pending(self, how: str, *, inferred: bool, final: bool,
+                            exit_info: ExitInfo | None = None) -> Ending:
+        pending = self._pending
+        assert pending is not None
+        self._pending = None
+        text = pending.event.detail or pending.event.line
+        note = f" ({how})" if how else (" (exit status not visible to babysit: inferred from "
+                                        "the log)" if inferred else "")
+        if pending.cancelled:
+            return Ending(TerminalState.CANCELLED, EndingSource.LOG, text, pending.step,
+                          self.attempt, exit=exit_info, traceback=pending.traceback,
+                          inferred=inferred, final=final)
+        # A `Killed` line was already reported as a likely host OOM kill.
+        anomaly = None if pending.event.kind is EventKind.HOST_KILL else EndingAnomaly(
+            AnomalyType.CRASH, f"the run died: {text}{note}")
+        return Ending(TerminalState.FAILED, EndingSource.LOG, text, pending.step,
+                      self.attempt, exit=exit_info, traceback=pending.traceback,
+                      inferred=inferred, final=final, anomaly=anomaly)
+
+    def _end(self, ending: Ending) -> Ending:
+        previous = self._before_restart
+        if self.attempt > 1 and previous is not None and self._attempt_advances == 0:
+            # The restart did not train at all (a command that returns at once, or that
+            # hands the run to a scheduler babysit cannot see): the run stands where the
+            # attempt before it ended.
+            ending = replace(previous, attempt=self.attempt, anomaly=None,
+                             futile_restart=ending.evidence)
+        self.ending = ending
+        return ending

@@ -1,0 +1,101 @@
+"""What the loop tells its observer: plain data, rendered by the UI layer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from babysit.model import Anomaly, TerminalState, Verdict
+
+
+@dataclass(frozen=True)
+class PollReport:
+    poll: int  # 0 is the baseline
+    time: datetime
+    target: str
+    state: TerminalState
+    step: int | None
+    target_steps: int | None
+    epoch: float | None
+    total_epochs: int | None
+    loss: tuple[str, float] | None
+    lr: tuple[str, float] | None
+    grad_norm: tuple[str, float] | None
+    throughput: tuple[float, str] | None
+    metrics: Mapping[str, float]
+    eta_seconds: float | None
+    next_poll_seconds: float | None
+    interval_note: str
+    new_lines: int
+    new_anomalies: tuple[Anomaly, ...]
+    notices: tuple[str, ...]
+    formats: tuple[str, ...]
+    quiet_seconds: float | None
+    gpu: Mapping[str, object] | None = None
+    log_path: str | None = None  # the run's log on this machine, when there is one
+
+    @property
+    def percent(self) -> float | None:
+        if self.step is None or not self.target_steps:
+            return None
+        return 100.0 * self.step / self.target_steps
+
+
+@dataclass(frozen=True)
+class SummaryReport:
+    time: datetime
+    target: str
+    polls: int
+    watched_seconds: float
+    state: TerminalState
+    step: int | None
+    target_steps: int | None
+    steps_per_second: float | None
+    metrics: Mapping[str, float]
+    open_anomalies: tuple[Anomaly, ...]
+    resolved_anomalies: tuple[Anomaly, ...]
+    checkpoint: str | None
+    formats: tuple[str, ...]
+    reason: str = ""  # why this summary was printed now
+
+
+class Observer(Protocol):
+    """Receives the loop's reports. Implementations render them; they never decide."""
+
+    def baseline(self, report: PollReport) -> None: ...
+
+    def poll(self, report: PollReport) -> None: ...
+
+    def anomaly(self, anomaly: Anomaly, report: PollReport) -> None: ...
+
+    def summary(self, report: SummaryReport) -> None: ...
+
+    def notice(self, text: str) -> None: ...
+
+    def final(self, verdict: Verdict, artifact: Mapping[str, object],
+              artifact_path: str | None) -> None: ...
+
+
+class NullObserver:
+    """Observer that ignores everything (library use, tests)."""
+
+    def baseline(self, report: PollReport) -> None:
+        pass
+
+    def poll(self, report: PollReport) -> None:
+        pass
+
+    def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
+        pass
+
+    def summary(self, report: SummaryReport) -> None:
+        pass
+
+    def notice(self, text: str) -> None:
+        pass
+
+    def final(self, verdict: Verdict, artifact: Mapping[str, object],
+              artifact_path: str | None) -> None:
+        pass

@@ -1,0 +1,267 @@
+"""Run: everything babysit knows about the run, in one place.
+
+It is made of small parts, each with one job — the anomaly ledger, the lifecycle (is
+it going, how did it end), the metric series and its rules, progress, checkpoints —
+and it is the only thing that feeds them. The watcher hands it each snapshot; fixes
+and the reviewer report back through its methods; the verdict reads a frozen outcome
+built from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from babysit.config import RuleSettings
+from babysit.core.checkpoints import Checkpoints
+from babysit.core.ledger import AnomalyLedger
+from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
+from babysit.core.progress import Progress, ProgressSample, stall_threshold
+from babysit.core.series import MetricSeries
+from babysit.model import (
+    Anomaly,
+    AnomalyType,
+    EventKind,
+    LogEvent,
+    Record,
+    Severity,
+    Snapshot,
+    TerminalState,
+)
+from babysit.rules.catalog import CATALOG, entry
+from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.stream import Raise, Signal
+from babysit.units import format_duration
+
+_RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
+_CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
+
+
+@dataclass(frozen=True)
+class PollContext:
+    now: float
+    baseline: bool
+    final: bool  # no more input will come (--once, or the watch is ending)
+    interval: float  # the initial poll interval, the unit of the stall rule
+    log_only: bool  # a log whose process babysit cannot see
+
+
+class Run:
+    def __init__(self, rules: RuleSettings, target_steps: int | None, started: float) -> None:
+        self.rules = rules
+        self.ledger = AnomalyLedger()
+        self.lifecycle = RunLifecycle()
+        self.series = MetricSeries(rules, target_steps)
+        self.progress = Progress(started)
+        self.checkpoints = Checkpoints()
+        self.evidence_url: str | None = None
+        self.formats: tuple[str, ...] = ()
+        self.unreachable = False
+        self._idle_polls = 0
+        self._restart_note = ""
+        self._cleared_by_restart: list[AnomalyType] = []
+        self._reported: TerminalState | None = None
+
+    @property
+    def state(self) -> TerminalState:
+        return self.lifecycle.state
+
+    @property
+    def step(self) -> int | None:
+        return self.series.step
+
+    # --- one poll ------------------------------------------------------------------------
+
+    def observe(self, snapshot: Snapshot, ctx: PollContext) -> list[Anomaly]:
+        """Take in one snapshot; returns the anomalies it raised."""
+        lifecycle = self.lifecycle
+        pending_before = lifecycle.crash_pending
+        advances_before = self.series.advances
+        self.absorb(snapshot.records)
+        if snapshot.degraded is not None:
+            self.unreachable = True
+            self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, snapshot.degraded)
+        if snapshot.formats:
+            self.formats = snapshot.formats
+        if snapshot.evidence_url:
+            self.evidence_url = snapshot.evidence_url
+        if snapshot.lr_schedule:
+            self.series.lr_schedule = snapshot.lr_schedule
+        view = snapshot.process
+        progressed = self.progress.observe(ProgressSample(
+            now=ctx.now, step=self.step, advanced=self.series.advances > advances_before,
+            metrics_without_steps=self.step is None and any(r.metrics for r in snapshot.records),
+            cpu_seconds=view.cpu_seconds if view is not None else None,
+            log_visible=view is None or self.series.saw_training, baseline=ctx.baseline))
+        if progressed and self.step is not None:
+            self._signals(self.series.measured_rate(self.progress.poll_rate)
+                          if self.progress.poll_rate else [])
+        if snapshot.run_state is not None and snapshot.run_state is not self._reported:
+            self._reported = snapshot.run_state
+            self._ended(lifecycle.on_reported(snapshot.run_state, snapshot.run_state_detail,
+                                              snapshot.run_state_source or "the service",
+                                              self.step, self.series.target_steps))
+        if view is not None:
+            if not view.alive:
+                self._ended(lifecycle.on_process_gone(view.exit, view.oom_killed, self.step,
+                                                      self.series.target_steps))
+        elif snapshot.alive is not True:
+            quiet_for = snapshot.quiet_for or 0.0
+            grace = quiet_for >= self.rules.crash_grace_seconds
+            self._ended(lifecycle.settle_from_log(
+                step=self.step, reached=self.series.reached_target(),
+                confirm_pending=ctx.final or (pending_before and not progressed) or grace,
+                settled=(ctx.final or self.progress.quiet_polls >= 1
+                         or snapshot.alive is False or grace)))
+        if lifecycle.running and not lifecycle.crash_pending:
+            self._check_stall(snapshot, ctx)
+        if snapshot.gpu is not None:
+            util = snapshot.gpu.get("util_percent")
+            self._gpu_sample(util if isinstance(util, (int, float)) else None, snapshot.alive)
+        return self.ledger.take_fresh()
+
+    def absorb(self, records: Iterable[Record]) -> None:
+        """Apply records in log order: events from every rank, steps and metrics from
+        the primary one."""
+        series = self.series
+        for record in records:
+            primary = series.is_primary(record)
+            for event in record.events:
+                self._on_event(event)
+            if not primary:
+                continue
+            change, signals = series.absorb(record)
+            moved = (change.advanced or change.went_back) and self.step is not None
+            if moved and self.lifecycle.on_step(self.step or 0, series.target_steps):
+                for kind in _RECOVERS:
+                    self.ledger.resolve_type(kind, f"training went on to step {self.step}")
+            self._signals(signals)
+
+    def _signals(self, signals: Iterable[Signal]) -> None:
+        for signal in signals:
+            if isinstance(signal, Raise):
+                self.ledger.raise_(signal.type, self.step, signal.description, signal.key,
+                                   signal.severity)
+            else:
+                self.ledger.resolve(signal.type, signal.how, signal.key)
+
+    def _on_event(self, event: LogEvent) -> None:
+        rule = EVENT_RULES.get(event.kind)
+        if rule is not None:
+            key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
+            self.ledger.raise_(rule.type, self.step, f"{rule.title}: {event.line}", key)
+        self.lifecycle.on_event(event, self.step)
+        blocked = self.ledger.has_open_blocker()
+        if event.kind is EventKind.CHECKPOINT_SAVED:
+            self.checkpoints.saved(event.detail, blocked)
+            self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
+                                f"a later checkpoint was saved ({event.detail})", "save")
+        elif event.kind is EventKind.BEST_CHECKPOINT:
+            self.checkpoints.named_best(event.detail, blocked)
+        elif event.kind is EventKind.NEW_STAGE:
+            self.series.new_epoch = True
+
+    def _ended(self, ending: Ending | None) -> None:
+        if ending is None:
+            return
+        if ending.futile_restart:
+            note = (f"{self._restart_note} — but the new attempt ended without training "
+                    f"({ending.futile_restart}); if the restart command hands the run to a "
+                    f"scheduler or a container (sbatch, docker run -d, nohup … &), babysit "
+                    f"cannot follow it")
+            for kind in self._cleared_by_restart:
+                self.ledger.reopen_latest(kind, "the restart did not help")
+                self.ledger.annotate(kind, note)
+        found = ending.anomaly
+        if found is None:
+            return
+        if found.type is AnomalyType.CRASH:
+            if ending.source is EndingSource.REPORTED and self.ledger.has_open_blocker():
+                return  # already explained (a NaN, an OOM...)
+            explained = next((t for needle, t in CAUSE_BY_EXCEPTION
+                              if needle in ending.evidence), None)
+            if explained is not None and self.ledger.is_open(explained):
+                return
+        self.ledger.raise_(found.type, ending.step, found.description, severity=found.severity)
+
+    def _check_stall(self, snapshot: Snapshot, ctx: PollContext) -> None:
+        threshold = stall_threshold(ctx.interval, self.progress.longest_gap, self.rules)
+        if ctx.baseline:
+            quiet = snapshot.quiet_for
+            if quiet is None or quiet < threshold:
+                return
+            why = f"the log has not been written for {format_duration(quiet)}"
+        else:
+            polls = self.progress.quiet_polls
+            if polls < self.rules.stall_polls:
+                return
+            quiet = self.progress.quiet_for(ctx.now)
+            why = f"no training progress for {format_duration(quiet)} ({polls} polls)"
+        if quiet < threshold:
+            return
+        if snapshot.stall_hint:
+            why += f"; {snapshot.stall_hint}"
+        elif ctx.log_only and snapshot.alive is None:
+            why += "; babysit cannot see the process (pass --pid to watch it too)"
+        self.ledger.raise_(AnomalyType.STALLED, self.step, f"stalled: {why}")
+
+    def _gpu_sample(self, util_percent: float | None, alive: bool | None) -> None:
+        """Idle GPUs for `gpu_idle_polls` polls in a row while the process lives is an
+        anomaly (high utilisation proves nothing)."""
+        if util_percent is None or alive is not True:
+            return
+        if util_percent < self.rules.gpu_idle_percent:
+            self._idle_polls += 1
+            if self._idle_polls >= self.rules.gpu_idle_polls:
+                self.ledger.raise_(AnomalyType.GPU_IDLE, self.step, (
+                    f"the run's GPUs were under {self.rules.gpu_idle_percent:g}% utilisation "
+                    f"for {self._idle_polls} polls while its process was alive (now "
+                    f"{util_percent:.0f}%)"))
+        else:
+            self._idle_polls = 0
+            self.ledger.resolve(AnomalyType.GPU_IDLE,
+                                f"GPU utilisation back to {util_percent:.0f}%")
+
+    # --- what happened outside the run ------------------------------------------------
+
+    def unreachable_now(self, why: str) -> list[Anomaly]:
+        self.unreachable = True
+        self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, f"cannot reach the target: {why}")
+        return self.ledger.take_fresh()
+
+    def reachable_again(self) -> None:
+        if self.unreachable:
+            self.unreachable = False
+            self.ledger.resolve(AnomalyType.CONNECTIVITY, "reachable again")
+
+    def restarted(self, note: str, now: float) -> None:
+        """babysit started the run again (a fix): a new attempt."""
+        self._restart_note = note
+        self.lifecycle.restarted()
+        self.progress.restarted(now)
+        open_now = self.ledger.open_types()
+        self._cleared_by_restart = [k for k in _CLEARED_BY_RESTART if k in open_now]
+        for kind in self._cleared_by_restart:
+            self.ledger.annotate(kind, note)
+            self.ledger.resolve_type(kind, note)
+
+    def cancelled_by_user(self, note: str, problems: Iterable[AnomalyType]) -> None:
+        self.lifecycle.cancelled_by_user(self.step)
+        for kind in problems:
+            self.ledger.annotate(kind, note)
+
+    def reviewer_stopped(self, kind: AnomalyType, note: str) -> None:
+        """A reviewer said STOP about an anomaly of a run that had already ended: the
+        concern stands (at least high), there is nothing left to stop."""
+        self.ledger.reopen_latest(kind, note)
+        self.ledger.escalate(kind, Severity.HIGH, note)
+
+    def severities_at_end(self) -> None:
+        """A problem still open when the run is over weighs more than one that might yet
+        pass (a loss still diverging at the last step is a broken run)."""
+        if self.lifecycle.running:
+            return
+        for kind in self.ledger.open_types():
+            at_end = entry(kind).severity_at_end
+            if at_end is not None:
+                self.ledger.escalate(kind, at_end, "still open when the run ended")

@@ -1,0 +1,140 @@
+"""MetricSeries: where the run is (step, planned total, epoch) and what its metrics say.
+
+Records arrive in log order. The series keeps the latest value of every metric, picks
+the keys the run uses for its loss, learning rate and gradient norm, and runs the
+registered metric rules over each record. It keeps only bounded windows, so watching
+a month-long run costs the same memory as watching a short one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from babysit.config import RuleSettings
+from babysit.metric_names import (
+    GRAD_NORM_KEYS,
+    LOSS_KEYS,
+    LR_KEYS,
+    first_present,
+    throughput_key,
+)
+from babysit.model import Record
+from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
+
+MEASURED_UNIT = "steps/s (measured)"
+
+
+@dataclass(frozen=True)
+class StepChange:
+    """How one record moved the step: forward, back (a restart from a checkpoint or
+    from scratch), or not at all."""
+
+    advanced: bool = False
+    went_back: bool = False
+
+
+class MetricSeries:
+    def __init__(self, rules: RuleSettings, target_steps: int | None = None) -> None:
+        self.step: int | None = None
+        self.target_steps = target_steps
+        self._target_fixed = target_steps is not None
+        self.epoch: float | None = None
+        self.total_epochs: int | None = None
+        self.metrics: dict[str, float] = {}
+        self.loss_key: str | None = None
+        self.lr_key: str | None = None
+        self.grad_key: str | None = None
+        self.throughput_unit: str | None = None
+        self._throughput_key: str | None = None
+        self.lr_schedule: str | None = None  # the configured scheduler, when known
+        self.advances = 0  # records that moved the step forward, ever
+        self.restarts_seen = 0  # times the step counter went back
+        self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
+        self._primary_rank: int | None = None
+        self._rules = RuleSet(rules)
+
+    @property
+    def saw_training(self) -> bool:
+        return self.step is not None or bool(self.metrics)
+
+    def is_primary(self, record: Record) -> bool:
+        """Rank 0 (the lowest rank seen) speaks for the run; other ranks' events count,
+        their metrics do not (each rank prints its own, often identical, losses)."""
+        if record.rank is None:
+            return True
+        if self._primary_rank is None or record.rank < self._primary_rank:
+            self._primary_rank = record.rank
+        return record.rank == self._primary_rank
+
+    def absorb(self, record: Record) -> tuple[StepChange, list[Signal]]:
+        """Apply one primary-rank record: the step change it made and the rules' signals."""
+        if record.target_steps is not None and not self._target_fixed:
+            self.target_steps = record.target_steps
+        if record.total_epochs is not None:
+            self.total_epochs = record.total_epochs
+        if record.epoch is not None:
+            if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
+                self.new_epoch = True
+            self.epoch = record.epoch
+        change = StepChange()
+        if record.step is not None and record.step != self.step:
+            if self.step is not None and record.step < self.step:
+                self.restarts_seen += 1
+                change = StepChange(went_back=True)
+            else:
+                self.advances += 1
+                change = StepChange(advanced=True)
+            self.step = record.step
+        signals = self._observe(record) if record.metrics else []
+        return change, signals
+
+    def _observe(self, record: Record) -> list[Signal]:
+        metrics = record.metrics
+        self.metrics.update(metrics)
+        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
+        self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
+        self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
+        if self._throughput_key is None:
+            found = throughput_key(metrics)
+            if found is not None:
+                self._throughput_key, self.throughput_unit = found
+        train = self.metrics.get(self.loss_key) if self.loss_key else None
+        point = Observation(
+            step=self.step,
+            metrics=metrics,
+            loss=metrics.get(self.loss_key) if self.loss_key else None,
+            lr=metrics.get(self.lr_key) if self.lr_key else None,
+            grad_norm=metrics.get(self.grad_key) if self.grad_key else None,
+            throughput=metrics.get(self._throughput_key) if self._throughput_key else None,
+            throughput_unit=self.throughput_unit or "",
+            train_loss=train if train is not None and math.isfinite(train) else None,
+            target_steps=self.target_steps,
+            lr_schedule=self.lr_schedule,
+        )
+        return self._rules.observe(point, record.sparse)
+
+    def measured_rate(self, steps_per_second: float) -> list[Signal]:
+        """Throughput measured between polls, for logs that print none of their own."""
+        if self.throughput_unit not in (None, MEASURED_UNIT):
+            return []
+        self.throughput_unit = MEASURED_UNIT
+        return self._rules.observe(Observation(step=self.step, metrics={},
+                                               throughput=steps_per_second,
+                                               throughput_unit=MEASURED_UNIT), sparse=False)
+
+    def reached_target(self) -> bool:
+        return (self.step is not None and self.target_steps is not None
+                and self.step >= self.target_steps)
+
+    def recent_losses(self, count: int) -> list[float]:
+        rule = self._rules.find(LossRule)
+        return rule.recent(count) if isinstance(rule, LossRule) else []
+
+    def recent_evals(self, count: int) -> dict[str, list[float]]:
+        rule = self._rules.find(EvalRule)
+        return rule.recent(count) if isinstance(rule, EvalRule) else {}
+
+    def lr_peak(self) -> float | None:
+        rule = self._rules.find(LrScheduleRule)
+        return rule.peak if isinstance(rule, LrScheduleRule) else None

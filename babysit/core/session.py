@@ -1,0 +1,123 @@
+"""One babysitting session, start to finish: target → watch → outcome → verdict → artifact.
+
+No printing happens here (the observer renders) and nothing exits the process
+(`exit_code_for` maps the outcome; the CLI returns it)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+
+from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
+from babysit.clock import Clock, SystemClock
+from babysit.config import Settings
+from babysit.core.fixer import Approver, Fixer
+from babysit.core.outcome import WatchOutcome
+from babysit.core.reports import Observer
+from babysit.core.reviewer import Reviewer
+from babysit.core.verdict import decide
+from babysit.core.watcher import Watcher, WatchStop
+from babysit.model import Decision, TerminalState, Verdict
+from babysit.targets.base import RunControls, Target, TargetError
+
+
+class ExitCode(IntEnum):
+    GO = 0
+    NO_GO = 1
+    USAGE = 2
+    CONDITIONAL = 3
+    UNREACHABLE = 4
+    INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    verdict: Verdict
+    artifact_path: Path | None
+    artifact_error: str | None
+    exit_code: ExitCode
+
+
+def exit_code_for(verdict: Verdict, outcome: WatchOutcome) -> ExitCode:
+    """The single mapping from an outcome to the process exit status."""
+    if outcome.interrupted:
+        return ExitCode.INTERRUPTED
+    if outcome.unreachable is not None:
+        return ExitCode.UNREACHABLE
+    if outcome.awaiting_approval:
+        return ExitCode.CONDITIONAL
+    return {Decision.GO: ExitCode.GO, Decision.NO_GO: ExitCode.NO_GO,
+            Decision.CONDITIONAL: ExitCode.CONDITIONAL}[verdict.decision]
+
+
+def run_session(target_factory: Callable[[], Target], target_text: str, target_type: str,
+                settings: Settings, observer: Observer, clock: Clock | None = None,
+                rewatch: Sequence[str] = (), approver: Approver | None = None,
+                reviewer: Reviewer | None = None) -> SessionResult:
+    clock = clock or SystemClock()
+    run_id = settings.run_id or str(uuid.uuid4())
+    started = clock.monotonic()
+
+    def unreachable(target: str, kind: str, reason: str) -> SessionResult:
+        outcome = WatchOutcome(target=target, target_type=kind, state=TerminalState.RUNNING,
+                               watched_seconds=clock.monotonic() - started, unreachable=reason)
+        return _finish(outcome, run_id, settings, observer, clock)
+
+    try:
+        target = target_factory()
+    except TargetError as error:
+        return unreachable(target_text, target_type, str(error))
+    fixer = None
+    if isinstance(target, RunControls):
+        fixer = Fixer(target, fix_enabled=settings.fix, notice=observer.notice,
+                      now=lambda: clock.now().isoformat().replace("+00:00", "Z"),
+                      approver=approver)
+    known = _already_reported(settings, target.label) if settings.poll.until_event \
+        else frozenset()
+    try:
+        watcher = Watcher(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
+                          known_anomalies=known)
+        try:
+            stop = watcher.run()
+        except TargetError as error:
+            return unreachable(target.label, target.target_type, str(error))
+        except Exception as error:
+            # A bug in babysit must not cost the user the verdict file: write what is
+            # known, marked as incomplete, then let the error surface.
+            outcome = watcher.outcome(WatchStop(f"babysit internal error: {error!r}", False))
+            _finish(outcome, run_id, settings, observer, clock)
+            raise
+        return _finish(watcher.outcome(stop, tuple(rewatch)), run_id, settings, observer, clock)
+    finally:
+        target.close()
+
+
+def _already_reported(settings: Settings, label: str) -> frozenset[tuple[str, int | None]]:
+    """Anomalies the previous verdict for the same target already carried: an agent that
+    re-runs `--until-event` after handling one must not be woken by it again."""
+    try:
+        previous = json.loads((settings.out_dir / ARTIFACT_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    if not isinstance(previous, dict) or previous.get("target") != label:
+        return frozenset()
+    return frozenset((str(a.get("type")), a.get("step"))
+                     for a in previous.get("anomalies_detected", []) if isinstance(a, dict))
+
+
+def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Observer,
+            clock: Clock) -> SessionResult:
+    verdict = decide(outcome, run_id)
+    data = verdict_to_dict(verdict, clock.now())
+    path: Path | None = None
+    error: str | None = None
+    try:
+        path = write_artifact(data, settings.out_dir)
+    except OSError as problem:
+        error = f"cannot write the verdict to {settings.out_dir}: {problem}"
+    observer.final(verdict, data, str(path) if path else None)
+    return SessionResult(verdict, path, error, exit_code_for(verdict, outcome))

@@ -1,0 +1,222 @@
+"""From a watch's outcome to GO / NO-GO / CONDITIONAL, with findings and next steps.
+
+A pure function of a frozen `WatchOutcome`. The rules of `shared/spec/artifact.md`:
+  GO           the run SUCCEEDED, its completion is confirmed (a completion line, the
+               planned steps, or the service's own word) and no blocker or high
+               anomaly is unresolved
+  NO-GO        it ended FAILED / CANCELLED / TIMEOUT, or a blocker is unresolved
+  CONDITIONAL  anything else: still running, finished with unresolved highs, ended
+               without its completion being confirmed, or the target was unreadable
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from babysit.core.lifecycle import EndingSource
+from babysit.core.outcome import WatchOutcome
+from babysit.model import (
+    ActionStatus,
+    Anomaly,
+    AnomalyType,
+    Confidence,
+    Decision,
+    Finding,
+    Severity,
+    TerminalState,
+    Verdict,
+)
+from babysit.rules.catalog import entry
+
+_ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
+_NOT_VISIBLE = "exit status was not visible"
+
+
+def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
+    if outcome.unreachable is not None:
+        return _unreachable(outcome, run_id, outcome.unreachable)
+    unresolved = outcome.unresolved()
+    blockers = [a for a in unresolved if a.severity is Severity.BLOCKER]
+    highs = [a for a in unresolved if a.severity is Severity.HIGH]
+    ending = outcome.ending
+    confirmed = ending is not None and ending.confirmed
+    if outcome.state in _ENDED_BADLY or blockers:
+        decision = Decision.NO_GO
+    elif outcome.state is TerminalState.SUCCEEDED and not highs and confirmed:
+        decision = Decision.GO
+    else:
+        decision = Decision.CONDITIONAL
+    findings = _findings(outcome, unresolved)
+    return Verdict(
+        run_id=run_id,
+        target=outcome.target,
+        target_type=outcome.target_type,
+        terminal_state=outcome.state,
+        decision=decision,
+        confidence=_confidence(outcome, decision, blockers),
+        summary=_clip(_summary(outcome, decision, blockers, highs) + _notes(outcome)),
+        total_steps=outcome.step,
+        target_steps=outcome.target_steps,
+        final_metrics=dict(outcome.metrics),
+        best_checkpoint=outcome.checkpoint.path if outcome.checkpoint else None,
+        anomalies=outcome.anomalies,
+        findings=tuple(findings),
+        next_commands=tuple([*outcome.commands, *_next_commands(outcome, decision)]),
+        actions=outcome.actions,
+        duration_seconds=round(outcome.watched_seconds, 3),
+        stop_reason=outcome.stop_reason,
+    )
+
+
+def _confidence(outcome: WatchOutcome, decision: Decision,
+                blockers: list[Anomaly]) -> Confidence:
+    ending = outcome.ending
+    if decision is Decision.NO_GO:
+        return Confidence.HIGH if blockers or ending is not None else Confidence.MEDIUM
+    if decision is Decision.GO:
+        assert ending is not None
+        explicit = ending.source is not EndingSource.STEPS and not ending.inferred
+        if explicit and outcome.saw_training:
+            return Confidence.HIGH
+        return Confidence.MEDIUM if outcome.saw_training else Confidence.LOW
+    if not outcome.saw_training:
+        return Confidence.LOW
+    return Confidence.MEDIUM if outcome.polls > 1 or outcome.step is not None \
+        else Confidence.LOW
+
+
+def _where(anomaly: Anomaly) -> str:
+    return f" at step {anomaly.step}" if anomaly.step is not None else ""
+
+
+def _steps(outcome: WatchOutcome) -> str:
+    if outcome.step is None:
+        return ""
+    total = f"/{outcome.target_steps}" if outcome.target_steps else ""
+    return f" after {outcome.step}{total} steps"
+
+
+def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
+             highs: list[Anomaly]) -> str:
+    state = outcome.state
+    ending = outcome.ending
+    if decision is Decision.NO_GO:
+        if blockers:
+            first = blockers[0]
+            head = f"{first.type.value}{_where(first)}: {first.description}"
+        elif ending is not None:
+            head = f"the run ended {state.value}: {ending.evidence}"
+        else:
+            head = f"the run ended {state.value}"
+        tail = " (babysit stopped while it ran)" if state is TerminalState.RUNNING else ""
+        return f"NO-GO — {head}{tail}"
+    if decision is Decision.GO:
+        return f"GO — training finished{_steps(outcome)} with no unresolved serious anomaly"
+    if state is TerminalState.SUCCEEDED:
+        if highs:
+            first = highs[0]
+            return (f"CONDITIONAL — finished{_steps(outcome)}, but {first.type.value}"
+                    f"{_where(first)} is unresolved: {first.description}")
+        evidence = ending.evidence if ending is not None else "no completion evidence"
+        return f"CONDITIONAL — the run ended{_steps(outcome)}, but {evidence}"
+    if not outcome.saw_training:
+        return "CONDITIONAL — no training progress could be read from the target yet"
+    caveat = f"; open: {highs[0].type.value}{_where(highs[0])}" if highs else ""
+    return (f"CONDITIONAL — still running{_steps(outcome)} when babysit stopped "
+            f"({outcome.stop_reason}){caveat}")
+
+
+def _notes(outcome: WatchOutcome) -> str:
+    notes = ""
+    ending = outcome.ending
+    if ending is not None and ending.futile_restart:
+        notes += (f" (babysit restarted the run, but the new attempt ended without training: "
+                  f"{ending.futile_restart})")
+    if ending is not None and ending.inferred:
+        notes += f" (the process's {_NOT_VISIBLE} to babysit: its ending was read from the log)"
+    if outcome.suppressed:
+        notes += (f" ({outcome.suppressed} more anomalies of types already listed many times "
+                  f"left out)")
+    if outcome.evidence_url:
+        notes += f" (run: {outcome.evidence_url})"
+    return notes
+
+
+def _clip(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _findings(outcome: WatchOutcome, unresolved: list[Anomaly]) -> list[Finding]:
+    by_type: dict[AnomalyType, list[Anomaly]] = {}
+    for anomaly in unresolved:
+        by_type.setdefault(anomaly.type, []).append(anomaly)
+    ordered = sorted(by_type.values(), key=lambda group: -max(a.severity.rank for a in group))
+    findings: list[Finding] = []
+
+    def add(severity: Severity, title: str, description: str, fix: str) -> None:
+        findings.append(Finding(f"F{len(findings) + 1:03d}", severity, title, description, fix))
+
+    checkpoint = outcome.checkpoint
+    for group in ordered:
+        first = group[0]
+        known = entry(first.type)
+        severity = max((a.severity for a in group), key=lambda s: s.rank)
+        more = f" ({len(group)} occurrences)" if len(group) > 1 else ""
+        fix = known.fix
+        if known.rollback and checkpoint is not None:
+            fix += f" The checkpoint to go back to ({checkpoint.why}): {checkpoint.path}."
+        if first.action_taken != "none":
+            fix += f" babysit: {first.action_taken}."
+        add(severity, f"{first.type.value}{_where(first)}{more}", first.description, fix)
+    ending = outcome.ending
+    if (ending is not None and outcome.state is TerminalState.SUCCEEDED
+            and not ending.confirmed):
+        add(Severity.HIGH, "completion not confirmed", ending.evidence,
+            "Check that the run did all it was meant to (its last steps, the saved model). "
+            "A completion line at the end of training, or the planned total in the log "
+            "(or --total-steps), lets babysit confirm it next time.")
+    worst = max((a.severity for a in unresolved), key=lambda s: s.rank, default=Severity.HIGH)
+    for action in outcome.actions:
+        if action.status is ActionStatus.NEEDS_APPROVAL:
+            add(worst, f"needs your approval: {action.kind}", action.reason,
+                f"Approve and apply it yourself: {action.reason.split(' — because')[0]}.")
+    return findings
+
+
+def _next_commands(outcome: WatchOutcome, decision: Decision) -> list[str]:
+    commands: list[str] = []
+    if outcome.log_path is not None:
+        quoted = shlex.quote(outcome.log_path)
+        if outcome.state in _ENDED_BADLY or decision is Decision.NO_GO:
+            commands.append(f"tail -n 80 {quoted}")
+        if any(a.type is AnomalyType.NAN_INF for a in outcome.anomalies):
+            commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' {quoted}")
+    if outcome.state is TerminalState.RUNNING and outcome.rewatch:
+        commands.append(shlex.join(outcome.rewatch))
+    return commands
+
+
+def _unreachable(outcome: WatchOutcome, run_id: str, reason: str) -> Verdict:
+    return Verdict(
+        run_id=run_id,
+        target=outcome.target,
+        target_type=outcome.target_type,
+        terminal_state=TerminalState.RUNNING,
+        decision=Decision.CONDITIONAL,
+        confidence=Confidence.LOW,
+        summary=_clip(f"CONDITIONAL — babysit could not read the target, so it knows nothing "
+                      f"about the run: {reason}"),
+        total_steps=None,
+        target_steps=None,
+        final_metrics={},
+        best_checkpoint=None,
+        anomalies=(),
+        findings=(Finding("F001", Severity.HIGH, "target could not be read", reason,
+                          "Check the path or address and your permissions, then run babysit "
+                          "again."),),
+        next_commands=(),
+        actions=(),
+        duration_seconds=round(outcome.watched_seconds, 3),
+        stop_reason=f"target unreachable: {reason}",
+    )

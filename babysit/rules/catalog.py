@@ -1,0 +1,143 @@
+"""What each anomaly type means: one entry per type, in one table.
+
+Everything the rest of babysit needs to know about a type lives here — how serious
+it is, what to do about it, whether the run going on shows it was survived, whether a
+restart by babysit deals with it, whether a reviewer is asked about it, which changes
+only the user may approve, and how serious it is if it is still open when the run
+ends. A test checks that every `AnomalyType` has an entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from babysit.model import AnomalyType, FixKind, Severity
+
+
+@dataclass(frozen=True)
+class AnomalyEntry:
+    type: AnomalyType
+    severity: Severity
+    fix: str
+    # A later step advance shows the run survived it (an OOM a retry got past...).
+    recovers_on_progress: bool = False
+    # A restart by babysit deals with it, once the new attempt makes progress.
+    cleared_by_restart: bool = False
+    # Ambiguous enough that a reviewer (--judge) is asked before anyone acts.
+    ask_reviewer: bool = False
+    # Changes only the user may approve, proposed while the run lives, and why.
+    proposals: tuple[FixKind, ...] = ()
+    proposal_reason: str = ""
+    # How serious it is when still open as the run ends (None: as raised).
+    severity_at_end: Severity | None = None
+    # The fix names the newest good checkpoint to go back to.
+    rollback: bool = False
+
+
+_ENTRIES = (
+    AnomalyEntry(
+        AnomalyType.NAN_INF, Severity.BLOCKER,
+        "Roll back to the last checkpoint before the first non-finite value and resume with a "
+        "lower learning rate (or bf16 instead of fp16, gradient clipping); inspect the batch "
+        "at that step.",
+        proposals=(FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
+        proposal_reason="non-finite values make every further step worthless",
+        rollback=True),
+    AnomalyEntry(
+        AnomalyType.OOM, Severity.BLOCKER,
+        "Reduce the per-device batch size (keep the global batch with gradient accumulation), "
+        "enable gradient checkpointing or mixed precision; for a host OOM kill, lower "
+        "data-loader workers or host-side buffers.",
+        recovers_on_progress=True),
+    AnomalyEntry(
+        AnomalyType.DIVERGENCE, Severity.HIGH,
+        "Lower the learning rate or lengthen warm-up, enable gradient clipping, and resume from "
+        "a checkpoint before the rise.",
+        proposals=(FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
+        proposal_reason="the loss keeps rising",
+        severity_at_end=Severity.BLOCKER, rollback=True),
+    AnomalyEntry(
+        AnomalyType.STALLED, Severity.HIGH,
+        "Check that the process is alive and not blocked (data loading, a collective waiting "
+        "on a dead rank, a full disk); py-spy dump helps.",
+        recovers_on_progress=True, cleared_by_restart=True),
+    AnomalyEntry(
+        AnomalyType.CRASH, Severity.BLOCKER,
+        "Read the end of the log for the cause; fix it before restarting, since a Python "
+        "exception in the training code will happen again.",
+        recovers_on_progress=True, cleared_by_restart=True),
+    AnomalyEntry(
+        AnomalyType.CHECKPOINT_FAILURE, Severity.MEDIUM,
+        "Free disk space or point checkpoints at a bigger volume; the newest good checkpoint "
+        "is the one to keep."),
+    AnomalyEntry(
+        AnomalyType.SLOW_THROUGHPUT, Severity.MEDIUM,
+        "Look for data-loader starvation, thermal or power throttling, a noisy neighbour, or "
+        "extra work (evaluation, logging) per step.",
+        ask_reviewer=True),
+    AnomalyEntry(
+        AnomalyType.LOSS_SPIKE, Severity.HIGH,
+        "Check the batch at that step for bad data; if spikes repeat, lower the learning rate "
+        "or clip gradients.",
+        ask_reviewer=True, rollback=True),
+    AnomalyEntry(
+        AnomalyType.GRAD_EXPLOSION, Severity.HIGH,
+        "Enable or tighten gradient clipping and lower the learning rate; look for bad samples "
+        "at that step. A norm that collapsed to zero means nothing is learned: check the "
+        "learning rate, frozen parameters and the loss scale.",
+        rollback=True),
+    AnomalyEntry(
+        AnomalyType.CUDA_ERROR, Severity.BLOCKER,
+        "Re-run with CUDA_LAUNCH_BLOCKING=1 to locate the failing kernel; device-side asserts "
+        "are usually out-of-range labels or indices.",
+        recovers_on_progress=True, cleared_by_restart=True),
+    AnomalyEntry(
+        AnomalyType.NCCL, Severity.BLOCKER,
+        "Check every rank's log for the first failure (one dead or slow rank times the others "
+        "out); NCCL_DEBUG=INFO shows the failing link.",
+        recovers_on_progress=True, cleared_by_restart=True),
+    AnomalyEntry(
+        AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+        "Likely overfitting or an eval/train mismatch: keep the checkpoint with the best eval "
+        "score, add regularisation or stop early.",
+        ask_reviewer=True, severity_at_end=Severity.HIGH),
+    AnomalyEntry(
+        AnomalyType.LR_SCHEDULE, Severity.MEDIUM,
+        "Check the scheduler and its warm-up/decay lengths against the planned steps (a "
+        "warm-up longer than the run, a scheduler stepped per epoch instead of per batch, a "
+        "restart that reset it).",
+        ask_reviewer=True),
+    AnomalyEntry(
+        AnomalyType.GPU_IDLE, Severity.MEDIUM,
+        "The run holds its GPUs without using them: look for a data-loading or CPU-side "
+        "bottleneck, a rank waiting on another, or a run stuck in a barrier."),
+    AnomalyEntry(
+        AnomalyType.PIPELINE_FAILURE, Severity.BLOCKER,
+        "Open the failed task's logs (next commands) and fix its cause before re-running the "
+        "pipeline; cached tasks will not run again."),
+    AnomalyEntry(
+        AnomalyType.TASK_FAILURE, Severity.HIGH,
+        "Read the failed task's error and the end of its logs; a task retried by the pipeline "
+        "may still succeed."),
+    AnomalyEntry(
+        AnomalyType.JOB_FAILURE, Severity.BLOCKER,
+        "Read the job's error and the end of its logs (next commands); fix the cause before "
+        "resubmitting."),
+    AnomalyEntry(
+        AnomalyType.CONNECTIVITY, Severity.MEDIUM,
+        "Check the network path or credentials to the target; this says nothing about the run "
+        "itself."),
+)
+
+CATALOG: Mapping[AnomalyType, AnomalyEntry] = {entry.type: entry for entry in _ENTRIES}
+
+
+def entry(kind: AnomalyType) -> AnomalyEntry:
+    """The catalogue entry of an anomaly type (every type has one)."""
+    return CATALOG[kind]
+
+
+def reviewed_types() -> frozenset[AnomalyType]:
+    """Types a reviewer (--judge) is asked about."""
+    return frozenset(e.type for e in _ENTRIES if e.ask_reviewer)

@@ -1,0 +1,233 @@
+"""An MLflow run, read incrementally through the tracking server's REST API.
+
+Each poll asks for the run (status, params, the latest value and step of every metric)
+and then, only for metrics that moved, the points after the last step already seen —
+through the bulk-interval history endpoint, in step ranges small enough that the
+server never down-samples them. The number of requests per poll depends on how many
+metrics moved, not on how long the run is. Servers without that endpoint fall back to
+the paginated full history, and babysit says so.
+
+MLflow's status alone is not trusted: a run whose process died can stay RUNNING forever
+(staleness of the newest metric then decides), and a script that died after a bare
+`mlflow.start_run()` can end FINISHED (the planned steps then decide).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from babysit.model import Snapshot, TerminalState
+from babysit.parsing.text import number_from
+from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.tracker_rows import (
+    Point,
+    gpu_from_system,
+    records_from_points,
+    schedule_from_params,
+    target_from_params,
+)
+
+_STATES = {"FINISHED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
+           "KILLED": TerminalState.CANCELLED}
+_CHUNK = 2000  # steps per bulk-interval request: below the server's 2500 sampling cap
+
+
+class MlflowTarget:
+    target_type: ClassVar[str] = "mlflow"
+
+    def __init__(self, run_id: str, tracking_uri: str | None = None, *,
+                 timeout: float = 15.0) -> None:
+        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI")
+        if not uri:
+            raise TargetError("no MLflow tracking server: pass --tracking-uri or set "
+                              "MLFLOW_TRACKING_URI")
+        if not uri.startswith(("http://", "https://")):
+            raise TargetError(f"--tracking-uri {uri!r}: babysit reads MLflow through a "
+                              f"tracking server (http:// or https://)")
+        try:
+            from mlflow.utils.rest_utils import MlflowHostCreds
+        except ImportError as error:
+            raise TargetError("watching MLflow runs needs the [mlflow] extra: "
+                              "pip install 'babysit[mlflow]'") from error
+        self.uri = uri.rstrip("/")
+        self.run_id = run_id
+        self._timeout = timeout
+        self._creds = MlflowHostCreds(  # type: ignore[no-untyped-call]
+            self.uri,
+            username=os.environ.get("MLFLOW_TRACKING_USERNAME"),
+            password=os.environ.get("MLFLOW_TRACKING_PASSWORD"),
+            token=os.environ.get("MLFLOW_TRACKING_TOKEN"),
+            ignore_tls_verification=os.environ.get("MLFLOW_TRACKING_INSECURE_TLS") == "true",
+        )
+        self.requests = 0  # made so far (the benchmark reads these two)
+        self.bytes_received = 0
+        self._last_step: dict[str, int] = {}
+        self._system: dict[str, float] = {}
+        self._bulk = True
+        self._notices: list[str] = []
+        try:
+            run = self._get_run()
+        except TargetUnavailable as error:
+            raise TargetError(f"cannot read MLflow run {run_id} at {self.uri}: {error}") \
+                from error
+        info = run.get("info", {})
+        self._experiment = str(info.get("experiment_id", ""))
+        self._notices.append(f"MLflow run {info.get('run_name') or run_id} "
+                             f"(experiment {self._experiment}) at {self.uri}")
+        self._first: dict[str, Any] | None = run
+
+    @property
+    def label(self) -> str:
+        return self.run_id
+
+    @property
+    def url(self) -> str:
+        return f"{self.uri}/#/experiments/{self._experiment}/runs/{self.run_id}"
+
+    # --- HTTP -------------------------------------------------------------------------
+
+    def _call(self, endpoint: str, params: Mapping[str, object]) -> dict[str, Any]:
+        from mlflow.exceptions import MlflowException
+        from mlflow.utils.rest_utils import http_request
+
+        self.requests += 1
+        try:
+            response = http_request(  # type: ignore[no-untyped-call]
+                self._creds, endpoint, "GET", params=dict(params), max_retries=0,
+                timeout=self._timeout, raise_on_status=False)
+        except MlflowException as error:
+            raise TargetUnavailable(f"MLflow server {self.uri} unreachable: "
+                                    f"{error.message.splitlines()[0]}") from error
+        except OSError as error:
+            raise TargetUnavailable(f"MLflow server {self.uri} unreachable: {error}") from error
+        self.bytes_received += len(response.content)
+        if response.status_code == 404 and "bulk-interval" in endpoint:
+            raise _NoBulkEndpoint
+        if response.status_code == 404 and "RESOURCE_DOES_NOT_EXIST" in response.text:
+            raise TargetUnavailable(f"MLflow run {self.run_id} not found at {self.uri}")
+        if response.status_code in (401, 403):
+            raise TargetUnavailable(f"MLflow server {self.uri} refused the credentials "
+                                    f"(HTTP {response.status_code}): check "
+                                    f"MLFLOW_TRACKING_TOKEN / _USERNAME / _PASSWORD")
+        if response.status_code >= 400:
+            detail = response.text[:300].replace("\n", " ")
+            raise TargetUnavailable(f"MLflow server {self.uri} answered HTTP "
+                                    f"{response.status_code}: {detail}")
+        try:
+            data: dict[str, Any] = response.json()
+        except ValueError as error:
+            raise TargetUnavailable(f"MLflow server {self.uri} sent something that is not "
+                                    f"JSON") from error
+        return data
+
+    def _get_run(self) -> dict[str, Any]:
+        data = self._call("/api/2.0/mlflow/runs/get", {"run_id": self.run_id})
+        run = data.get("run")
+        if not isinstance(run, dict):
+            raise TargetUnavailable(f"MLflow run {self.run_id} not found at {self.uri}")
+        return run
+
+    # --- polling ------------------------------------------------------------------------
+
+    def poll(self, final: bool = False) -> Snapshot:
+        run = self._first if self._first is not None else self._get_run()
+        self._first = None
+        info, data = run.get("info", {}), run.get("data", {})
+        latest = {m["key"]: m for m in data.get("metrics", []) if "key" in m}
+        points: list[Point] = []
+        newest = 0.0
+        for key, metric in latest.items():
+            newest = max(newest, float(metric.get("timestamp", 0)) / 1000.0)
+            step = int(metric.get("step", 0))
+            if key.startswith("system/"):
+                value = number_from(metric.get("value"))
+                if value is not None:
+                    self._system[key] = value
+                continue
+            if step <= self._last_step.get(key, -1):
+                continue
+            points.extend(self._history(key, self._last_step.get(key, -1) + 1, step))
+            self._last_step[key] = step
+        params = {p["key"]: p.get("value") for p in data.get("params", []) if "key" in p}
+        target = target_from_params(params)
+        records = records_from_points(points, "mlflow")
+        if target is not None and records:
+            records = [replace(r, target_steps=target) for r in records]
+        status = str(info.get("status", "RUNNING"))
+        state = _STATES.get(status)
+        notices, self._notices = tuple(self._notices), []
+        return Snapshot(
+            records=tuple(records),
+            new_lines=len(points),
+            formats=("mlflow",),
+            notices=notices,
+            quiet_for=max(0.0, time.time() - newest) if newest else None,
+            gpu=gpu_from_system(self._system),
+            run_state=state,
+            run_state_detail=f"MLflow status: {status}",
+            run_state_source="MLflow",
+            evidence_url=self.url,
+            lr_schedule=schedule_from_params(params),
+            stall_hint=("MLflow still reports the run as RUNNING, which it does forever when "
+                        "the process dies without ending the run (evidence: the newest "
+                        "metric's age)") if state is None else "",
+        )
+
+    def _history(self, key: str, start: int, end: int) -> list[Point]:
+        if self._bulk:
+            try:
+                return self._bulk_history(key, start, end)
+            except _NoBulkEndpoint:
+                self._bulk = False
+                self._notices.append("this MLflow server has no bulk-interval history "
+                                     "endpoint: reading each metric's full history every "
+                                     "poll (slower on long runs)")
+        return [p for p in self._full_history(key) if start <= p.step <= end]
+
+    def _bulk_history(self, key: str, start: int, end: int) -> list[Point]:
+        points: list[Point] = []
+        low = start
+        while low <= end:
+            high = min(end, low + _CHUNK - 1)
+            data = self._call("/ajax-api/2.0/mlflow/metrics/get-history-bulk-interval",
+                              {"run_ids": self.run_id, "metric_key": key, "start_step": low,
+                               "end_step": high, "max_results": _CHUNK + 100})
+            points.extend(_points(data.get("metrics", []), key))
+            low = high + 1
+        return points
+
+    def _full_history(self, key: str) -> list[Point]:
+        points: list[Point] = []
+        token: str | None = None
+        while True:
+            params: dict[str, object] = {"run_id": self.run_id, "metric_key": key,
+                                         "max_results": 25000}
+            if token:
+                params["page_token"] = token
+            data = self._call("/api/2.0/mlflow/metrics/get-history", params)
+            points.extend(_points(data.get("metrics", []), key))
+            token = data.get("next_page_token")
+            if not token:
+                return points
+
+    def close(self) -> None:
+        pass
+
+
+class _NoBulkEndpoint(Exception):
+    pass
+
+
+def _points(metrics: list[dict[str, Any]], key: str) -> list[Point]:
+    out = []
+    for metric in metrics:
+        value = number_from(metric.get("value"))
+        if value is None:
+            continue
+        out.append(Point(key, int(metric.get("step", 0)), value,
+                         float(metric.get("timestamp", 0)) / 1000.0))
+    return out

@@ -1,1 +1,0 @@
-"""Readers for what experiment trackers (W&B, …) write about a run."""

@@ -1,0 +1,258 @@
+"""The fix policy end to end, with real training processes: what babysit does, and
+above all what it refuses to do."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+import pytest
+
+from babysit.config import PollSettings, RuleSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
+from babysit.targets.process import ProcessTarget
+from babysit.telemetry.gpu import GpuProbe
+from tests.conftest import FakeClock, artifact_in
+
+TRAINER = Path(__file__).parents[1] / "fake_trainer.py"
+
+
+class FastClock(FakeClock):
+    """Fake time for the loop (a 30 s interval passes at once) while the real training
+    process gets a little real time between polls."""
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(0.08)
+        super().sleep(seconds)
+
+
+class Approver:
+    def __init__(self, answer: bool | None) -> None:
+        self.answer = answer
+        self.questions: list[str] = []
+
+    def ask(self, question: str) -> bool | None:
+        self.questions.append(question)
+        return self.answer
+
+
+def start(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
+    log = tmp_path / "train.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen([sys.executable, str(TRAINER), *args], stdout=out,
+                                stderr=subprocess.STDOUT, cwd=tmp_path)
+    deadline = time.monotonic() + 10
+    while log.stat().st_size == 0:  # started and printing: its log can be found
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    return proc
+
+
+def watch(tmp_path: Path, proc: subprocess.Popen[bytes], *, fix: bool = True,
+          restart_cmd: list[str] | None = None, approver: Approver | None = None,
+          kernel_log=None, gpu: GpuProbe | None = None, max_polls: int = 400):
+    def factory() -> ProcessTarget:
+        return ProcessTarget(proc.pid, restart_cmd=restart_cmd,
+                             gpu=gpu or GpuProbe(use_nvml=False, smi="/nonexistent/smi"),
+                             kernel_log=kernel_log or _unreadable_kernel_log)
+    # Fake time runs ~400× faster than real time here; a slow step on a loaded machine
+    # must not look like a stall, so ask for more quiet polls than the default.
+    settings = Settings(poll=replace(PollSettings(), max_polls=max_polls),
+                        rules=RuleSettings(stall_polls=6), fix=fix, out_dir=tmp_path / "out")
+    result = run_session(factory, str(proc.pid), "pid", settings, NullObserver(),
+                         clock=FastClock(), approver=approver)
+    return result, artifact_in(tmp_path / "out")
+
+
+def _unreadable_kernel_log(argv: list[str]) -> str:
+    raise PermissionError("dmesg: read kernel buffer failed: Operation not permitted")
+
+
+def starts(tmp_path: Path) -> int:
+    marker = tmp_path / "state.starts"
+    return int(marker.read_text()) if marker.exists() else 1
+
+
+def actions(data: dict) -> list[tuple[str, str]]:
+    return [(a["kind"], a["status"]) for a in data["actions"]]
+
+
+@pytest.fixture(autouse=True)
+def _no_strays():
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    yield
+    for child in psutil.Process().children(recursive=True):
+        if child.pid not in before:
+            child.kill()
+    for proc in psutil.process_iter(["cmdline"]):
+        if str(TRAINER) in " ".join(proc.info["cmdline"] or []):
+            proc.kill()
+
+
+def test_clean_exit_is_succeeded_and_go(tmp_path: Path):
+    proc = start(tmp_path, "--steps", "15")
+    result, data = watch(tmp_path, proc)
+    assert result.exit_code is ExitCode.GO
+    assert (data["terminal_state"], data["total_steps"], data["target_steps"]) == (
+        "SUCCEEDED", 15, 15)
+    assert data["actions"] == []
+
+
+def test_exception_in_user_code_is_failed_and_never_restarted(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "raise", "--at", "6", "--state", str(tmp_path / "state"))
+    result, data = watch(tmp_path, proc)
+    assert result.exit_code is ExitCode.NO_GO
+    assert data["terminal_state"] == "FAILED"
+    [crash] = data["anomalies_detected"]
+    assert crash["type"] == "crash" and crash["step"] == 6
+    assert "ValueError: learning_rate must be positive" in crash["description"]
+    assert "exited with code 1" in crash["description"]
+    assert crash["action_taken"].startswith("not restarted: a Python exception")
+    assert actions(data) == [("restart-crashed-process", "skipped")]
+    assert starts(tmp_path) == 1
+
+
+def test_sigkill_without_traceback_is_a_likely_oom_kill_when_the_kernel_log_is_closed(
+        tmp_path: Path):
+    proc = start(tmp_path, "--mode", "kill", "--at", "5")
+    result, data = watch(tmp_path, proc)
+    assert data["terminal_state"] == "FAILED"
+    [anomaly] = data["anomalies_detected"]
+    assert anomaly["type"] == "oom" and "unknown" in anomaly["description"]
+    assert actions(data) == [("restart-crashed-process", "skipped")]
+
+
+def test_sigkill_confirmed_by_the_kernel_log(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "kill", "--at", "5")
+    line = (f"[77.1] Out of memory: Killed process {proc.pid} (python) total-vm:9876kB, "
+            f"anon-rss:6123kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:12kB "
+            f"oom_score_adj:0\n")
+    _, data = watch(tmp_path, proc, kernel_log=lambda argv: line)
+    [anomaly] = data["anomalies_detected"]
+    assert anomaly["description"] == "killed by the kernel's OOM killer (kernel log)"
+
+
+def test_transient_crash_is_restarted_once_and_the_new_process_is_watched(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "transient", "--at", "8", "--steps", "20",
+                 "--state", str(tmp_path / "state"), "--fail-times", "1")
+    result, data = watch(tmp_path, proc)
+    assert starts(tmp_path) == 2
+    assert actions(data) == [("restart-crashed-process", "applied")]
+    assert result.exit_code is ExitCode.GO
+    assert (data["terminal_state"], data["total_steps"]) == ("SUCCEEDED", 20)
+    [crash] = data["anomalies_detected"]
+    assert "ConnectionResetError" in crash["description"]
+    assert crash["action_taken"].startswith("restart the crashed run: restarted as PID")
+
+
+def test_restarts_stop_after_three_even_with_progress(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "transient", "--every", "5", "--steps", "40",
+                 "--state", str(tmp_path / "state"))
+    result, data = watch(tmp_path, proc)
+    assert starts(tmp_path) == 4
+    assert actions(data) == [("restart-crashed-process", "applied")] * 3 + [
+        ("restart-crashed-process", "skipped")]
+    assert "limit 3" in data["actions"][-1]["reason"]
+    assert result.exit_code is ExitCode.NO_GO
+
+
+def test_no_restart_without_progress_since_the_previous_restart(tmp_path: Path):
+    # No --state: every start begins at step 1 and dies at step 8 again.
+    proc = start(tmp_path, "--mode", "transient", "--at", "8")
+    _, data = watch(tmp_path, proc)
+    assert actions(data) == [("restart-crashed-process", "applied"),
+                             ("restart-crashed-process", "skipped")]
+    assert "no training progress since the previous restart" in data["actions"][-1]["reason"]
+
+
+def test_no_fix_never_acts(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "transient", "--at", "8", "--state",
+                 str(tmp_path / "state"), "--fail-times", "1")
+    result, data = watch(tmp_path, proc, fix=False)
+    assert starts(tmp_path) == 1
+    assert actions(data) == [("restart-crashed-process", "skipped")]
+    assert data["actions"][0]["reason"].startswith("--no-fix")
+    assert result.exit_code is ExitCode.NO_GO
+
+
+def test_hung_run_is_stopped_and_restarted(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "hang", "--at", "6", "--steps", "12",
+                 "--state", str(tmp_path / "state"), "--fail-times", "1")
+    result, data = watch(tmp_path, proc)
+    assert actions(data) == [("restart-hung-process", "applied")]
+    assert starts(tmp_path) == 2
+    assert result.exit_code is ExitCode.GO
+    stalled = [a for a in data["anomalies_detected"] if a["type"] == "stalled"]
+    assert stalled and "resolved" in stalled[0]["description"]
+
+
+def test_nan_in_a_live_run_needs_approval_and_nothing_is_done_without_it(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
+    result, data = watch(tmp_path, proc)
+    assert result.exit_code is ExitCode.CONDITIONAL  # approval needed
+    assert data["decision"] == "NO-GO"
+    assert set(actions(data)) == {("lower-learning-rate", "needs-approval"),
+                                  ("cancel-run", "needs-approval")}
+    assert f"kill -TERM {proc.pid}" in data["next_commands"]
+    assert any(f["title"] == "needs your approval: cancel-run" for f in data["findings"])
+    assert proc.poll() is None  # still running: nobody approved anything
+
+
+def test_approved_cancel_stops_the_run(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
+    approver = Approver(True)
+    result, data = watch(tmp_path, proc, approver=approver)
+    assert approver.questions and "Cancel the run now" in approver.questions[0]
+    assert ("cancel-run", "applied") in actions(data)
+    assert data["terminal_state"] == "CANCELLED" and result.exit_code is ExitCode.NO_GO
+    proc.wait(timeout=10)  # (babysit already reaped it: it is this test's child)
+    assert not psutil.pid_exists(proc.pid)
+    assert "Training finished" not in (tmp_path / "train.log").read_text()
+
+
+def test_declined_cancel_leaves_the_run_alone(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
+    _, data = watch(tmp_path, proc, approver=Approver(False))
+    assert ("cancel-run", "skipped") in actions(data)
+    assert proc.poll() is None
+
+
+def test_restart_command_from_the_user_is_used_as_given(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "transient", "--at", "5", "--state",
+                 str(tmp_path / "state"), "--fail-times", "1", "--steps", "10")
+    command = [sys.executable, str(TRAINER), "--steps", "10", "--state", str(tmp_path / "state"),
+               "--api-token", "hunter2"]
+    _, data = watch(tmp_path, proc, restart_cmd=command)
+    assert actions(data) == [("restart-crashed-process", "applied")]
+    assert "--api-token REDACTED" in data["actions"][0]["reason"]
+    assert "hunter2" not in str(data)
+    assert os.path.exists(tmp_path / "state.starts")
+
+
+def test_busy_process_without_a_log_is_not_called_stalled(tmp_path: Path):
+    busy = subprocess.Popen([sys.executable, "-c",
+                             "import time\nend = time.time() + 60\nwhile time.time() < end: pass"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def factory() -> ProcessTarget:
+            return ProcessTarget(busy.pid, gpu=GpuProbe(use_nvml=False, smi="/nonexistent/smi"))
+
+        class Slow(FakeClock):
+            def sleep(self, seconds: float) -> None:
+                time.sleep(0.8)  # long enough for the busy loop to burn CPU time
+                super().sleep(seconds)
+
+        settings = Settings(poll=replace(PollSettings(), max_polls=5), fix=False,
+                            out_dir=tmp_path / "out")
+        run_session(factory, str(busy.pid), "pid", settings, NullObserver(), clock=Slow())
+        data = artifact_in(tmp_path / "out")
+        assert [a["type"] for a in data["anomalies_detected"]] == []
+    finally:
+        busy.kill()
+        busy.wait()

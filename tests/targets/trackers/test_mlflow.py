@@ -1,0 +1,177 @@
+"""MLflow runs against a real `mlflow server`, with real client processes logging while
+babysit watches."""
+
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from babysit.config import PollSettings, RuleSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
+from babysit.targets.base import TargetError
+from babysit.targets.fallback import FallbackTarget
+from babysit.targets.local_log import LocalLogTarget
+from babysit.targets.mlflow.run import MlflowTarget
+from tests.conftest import FakeClock, append, artifact_in
+from tests.targets.trackers.conftest import start_writer
+from tests.targets.trackers.tcp_proxy import Proxy
+
+
+class FastClock(FakeClock):
+    def sleep(self, seconds: float) -> None:
+        time.sleep(0.1)
+        super().sleep(seconds)
+
+
+def watch(tmp_path: Path, target, max_polls: int = 300, clock: FakeClock | None = None):
+    settings = Settings(poll=replace(PollSettings(), max_polls=max_polls),
+                        rules=RuleSettings(stall_polls=4), out_dir=tmp_path / "out")
+    result = run_session(lambda: target, target.label, "mlflow", settings, NullObserver(),
+                         clock=clock or FastClock())
+    return result, artifact_in(tmp_path / "out")
+
+
+def anomalies(data: dict) -> list[tuple[str, int | None]]:
+    return [(a["type"], a["step"]) for a in data["anomalies_detected"]]
+
+
+def test_finished_run_is_go_with_its_url_as_evidence(mlflow_server: str, tmp_path: Path):
+    proc, run_id = start_writer(mlflow_server, "--steps", "30", "--delay", "0.02")
+    result, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server))
+    proc.wait()
+    assert result.exit_code is ExitCode.GO
+    assert (data["terminal_state"], data["total_steps"], data["target_steps"]) == (
+        "SUCCEEDED", 30, 30)
+    assert f"/runs/{run_id}" in data["summary"]
+    assert data["target_type"] == "mlflow"
+
+
+def test_nan_metric_is_no_go_at_its_step(mlflow_server: str, tmp_path: Path):
+    proc, run_id = start_writer(mlflow_server, "--mode", "nan", "--at", "12", "--steps", "20")
+    proc.wait()
+    _, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server))
+    assert data["decision"] == "NO-GO"
+    assert anomalies(data)[0] == ("nan-inf", 12)
+
+
+def test_crash_inside_start_run_is_failed(mlflow_server: str, tmp_path: Path):
+    proc, run_id = start_writer(mlflow_server, "--mode", "crash", "--at", "10")
+    proc.wait()
+    result, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server))
+    assert result.exit_code is ExitCode.NO_GO
+    assert data["terminal_state"] == "FAILED"
+    [crash] = data["anomalies_detected"]
+    assert crash["type"] == "crash" and "MLflow status: FAILED" in crash["description"]
+
+
+def test_finished_status_after_a_bare_start_run_crash_is_not_trusted(mlflow_server: str,
+                                                                     tmp_path: Path):
+    proc, run_id = start_writer(mlflow_server, "--mode", "bare-crash", "--at", "10")
+    proc.wait()
+    result, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server))
+    assert data["terminal_state"] == "SUCCEEDED"
+    assert data["decision"] == "CONDITIONAL" and result.exit_code is ExitCode.CONDITIONAL
+    [early] = data["anomalies_detected"]
+    assert early["severity"] == "high" and "stopped at step 10 of 30" in early["description"]
+    assert "planned steps not reached" in early["description"]
+
+
+def test_killed_writer_leaves_running_status_and_staleness_says_stalled(mlflow_server: str,
+                                                                        tmp_path: Path):
+    proc, run_id = start_writer(mlflow_server, "--mode", "hang", "--at", "8")
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "hanging"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    result, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server), max_polls=8)
+    assert data["terminal_state"] == "RUNNING" and result.exit_code is ExitCode.CONDITIONAL
+    [stalled] = data["anomalies_detected"]
+    assert stalled["type"] == "stalled" and stalled["step"] == 8
+    assert "MLflow still reports the run as RUNNING" in stalled["description"]
+
+
+def test_requests_per_poll_stay_constant_as_the_run_grows(mlflow_server: str):
+    proc, run_id = start_writer(mlflow_server, "--steps", "2500")
+    proc.wait()
+    target = MlflowTarget(run_id, mlflow_server)
+    first = target.poll()
+    assert [r.step for r in first.records] == list(range(1, 2501))
+    before = target.requests
+    target.poll()
+    assert target.requests - before == 1  # nothing new: only the run itself
+
+
+def test_unreachable_server_is_connectivity_and_the_fallback_log_takes_over(
+        mlflow_server: str, tmp_path: Path):
+    proxy = Proxy(urlsplit(mlflow_server).port or 80)
+    via = f"http://127.0.0.1:{proxy.port}"
+    proc, run_id = start_writer(mlflow_server, "--mode", "hang", "--at", "20")  # RUNNING
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "hanging"
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {s}/30 | loss={2.0 - s * 0.01:.3f}\n" for s in range(1, 21)))
+    target = FallbackTarget(MlflowTarget(run_id, via), lambda: LocalLogTarget(log),
+                            str(log), "MLflow")
+    polls = {"n": 0}
+
+    def world(clock: FakeClock) -> None:
+        polls["n"] += 1
+        if polls["n"] == 2:
+            proxy.down()
+        if polls["n"] == 3:
+            append(log, "".join(f"step {s}/30 | loss=1.7\n" for s in range(21, 25)))
+        if polls["n"] == 5:
+            proxy.up()
+
+    result, data = watch(tmp_path, target, max_polls=6, clock=FakeClock(on_sleep=world))
+    kinds = [a["type"] for a in data["anomalies_detected"]]
+    assert "connectivity" in kinds and "stalled" not in kinds
+    connectivity = data["anomalies_detected"][kinds.index("connectivity")]
+    assert "MLflow unreachable" in connectivity["description"]
+    assert "resolved" in connectivity["description"]
+    assert data["total_steps"] == 24  # the log's newer steps were read while MLflow was down
+    proxy.down()
+    proc.kill()
+    proc.wait()
+
+
+def test_unknown_run_and_missing_server_fail_at_start_with_clear_messages(
+        mlflow_server: str, monkeypatch: pytest.MonkeyPatch):
+    with pytest.raises(TargetError, match="not found"):
+        MlflowTarget("0" * 32, mlflow_server)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    with pytest.raises(TargetError, match="--tracking-uri"):
+        MlflowTarget("0" * 32)
+
+
+def test_cli_watches_an_mlflow_run_to_its_end(mlflow_server: str, tmp_path: Path):
+    import json
+    import subprocess
+    import sys
+
+    proc, run_id = start_writer(mlflow_server, "--steps", "40", "--delay", "0.05")
+    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", run_id,
+                           "--tracking-uri", mlflow_server, "--interval", "0.5", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc.wait()
+    assert done.returncode == 0, done.stderr
+    final = json.loads(done.stdout.splitlines()[-1])["artifact"]
+    assert (final["target_type"], final["terminal_state"], final["total_steps"]) == (
+        "mlflow", "SUCCEEDED", 40)
+
+
+@pytest.mark.parametrize("args", [["--fallback-log", "x.log", "train.log"],
+                                  ["--mlflow", "abc", "train.log"],
+                                  ["--mlflow", "abc", "--wandb", "e/p/r"]])
+def test_tracker_usage_errors(tmp_path: Path, args: list[str]):
+    import subprocess
+    import sys
+
+    (tmp_path / "train.log").write_text("step 1 | loss=1\n")
+    done = subprocess.run([sys.executable, "-m", "babysit", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
