@@ -89,8 +89,8 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
     from babysit.config import RuleSettings
+    from babysit.core.run import Run
     from babysit.targets.local_log import LocalLogTarget
-    from babysit.tracker import RunTracker
 
     big = DATA / f"hf-{args.size_mib}mib.log"
     print(f"preparing {big} ...", flush=True)
@@ -117,15 +117,15 @@ def main() -> None:
             src.seek(max(0, size - 8 * 1024 * 1024))
             dst.write(src.read())
         target = LocalLogTarget(live)
-        tracker = RunTracker(RuleSettings())
-        tracker.ingest(target.poll().records)
+        tracker = Run(RuleSettings(), None, 0.0)
+        tracker.absorb(target.poll().records)
         block = appended_block(5_000_000)
         poll_times = []
         for _ in range(args.repeat * 3):
             with live.open("a", encoding="utf-8") as handle:
                 handle.write(block)
             start = time.perf_counter()  # a poll: read, parse, and apply the rules
-            tracker.ingest(target.poll().records)
+            tracker.absorb(target.poll().records)
             poll_times.append(time.perf_counter() - start)
         target.close()
         poll = statistics.median(poll_times)

@@ -76,7 +76,7 @@ def main() -> None:
 def bench_wandb(steps: int) -> None:
     import wandb
 
-    from babysit.targets.wandb_run import WandbApiTarget
+    from babysit.targets.wandb.run import WandbApiTarget
     from tests.fakes.wandb_api import FakeWandbServer
 
     with tempfile.TemporaryDirectory() as tmp, FakeWandbServer() as server:
@@ -115,7 +115,7 @@ def bench_wandb(steps: int) -> None:
 def bench_mlflow(steps: int) -> None:
     from mlflow.tracking import MlflowClient
 
-    from babysit.targets.mlflow_run import MlflowTarget
+    from babysit.targets.mlflow.run import MlflowTarget
 
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()

@@ -11,6 +11,7 @@ flushing each, and at `--at` does what `--mode` says:
   segv       send itself SIGSEGV
   nan        print loss=nan from then on and keep going
   child      start a child that outlives it, and raise four steps later
+  daemonize  hand the loop to a double-forked worker (the launcher exits 0 at once)
 
 With `--state FILE` it resumes from the step recorded there (a checkpoint) and
 counts its starts in FILE.starts; `--fail-times N` makes only the first N starts fail;
@@ -40,6 +41,8 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=0, help="fail at every multiple of this")
     parser.add_argument("--child-pidfile", type=Path)
     parser.add_argument("--api-token", help="unused; a secret on the command line")
+    parser.add_argument("--no-finish-line", action="store_true",
+                        help="end without printing a completion line")
     args = parser.parse_args()
 
     start, starts = 1, 1
@@ -65,7 +68,8 @@ def main() -> None:
             act(args)
         if args.mode == "child" and step == args.at + 4 and failing:
             raise RuntimeError("DataLoader worker (pid 4242) exited unexpectedly")
-    print("Training finished", flush=True)
+    if not args.no_finish_line:
+        print("Training finished", flush=True)
 
 
 def act(args: argparse.Namespace) -> None:
@@ -80,6 +84,14 @@ def act(args: argparse.Namespace) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     if mode == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "daemonize":
+        # The launcher goes away; a grandchild, re-parented to init, trains on.
+        if os.fork() > 0:
+            os._exit(0)
+        os.setsid()
+        if os.fork() > 0:
+            os._exit(0)
+        return
     if mode == "child":
         # A worker that will outlive this process, which dies four steps later.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])

@@ -11,8 +11,8 @@ import psutil
 import pytest
 
 from tests.conftest import artifact_in
-from tests.test_cli import babysit
 from tests.core.test_fixer import TRAINER, start
+from tests.test_cli import babysit
 
 
 @pytest.fixture(autouse=True)

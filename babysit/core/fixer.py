@@ -130,7 +130,8 @@ class Fixer:
                     break
             elif decision.verdict is FixVerdict.SKIP:
                 self._record_once(decision, ActionStatus.SKIPPED, decision.reason)
-                if decision.kind in (FixKind.RESTART, FixKind.RESTART_HUNG):
+                if decision.kind in _NOTED and not self._applied[decision.kind]:
+                    # Once babysit has restarted the run, the anomaly keeps that note.
                     effects.notes.append((_NOTED[decision.kind],
                                           f"not restarted: {decision.reason}"))
             else:

@@ -29,7 +29,7 @@ from babysit.model import (
 from babysit.rules.catalog import entry
 
 _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
-_NOT_VISIBLE = "exit status was not visible"
+_NOT_VISIBLE = "not visible"
 
 
 def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
@@ -54,7 +54,7 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
         terminal_state=outcome.state,
         decision=decision,
         confidence=_confidence(outcome, decision, blockers),
-        summary=_clip(_summary(outcome, decision, blockers, highs) + _notes(outcome)),
+        summary=_clip(_with_notes(_summary(outcome, decision, blockers, highs), outcome)),
         total_steps=outcome.step,
         target_steps=outcome.target_steps,
         final_metrics=dict(outcome.metrics),
@@ -126,20 +126,21 @@ def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
             f"({outcome.stop_reason}){caveat}")
 
 
-def _notes(outcome: WatchOutcome) -> str:
+def _with_notes(summary: str, outcome: WatchOutcome) -> str:
     notes = ""
     ending = outcome.ending
     if ending is not None and ending.futile_restart:
         notes += (f" (babysit restarted the run, but the new attempt ended without training: "
                   f"{ending.futile_restart})")
-    if ending is not None and ending.inferred:
-        notes += f" (the process's {_NOT_VISIBLE} to babysit: its ending was read from the log)"
+    if ending is not None and ending.inferred and _NOT_VISIBLE not in summary + notes:
+        notes += f" (the process's exit status was {_NOT_VISIBLE} to babysit: its ending " \
+                 f"was read from the log)"
     if outcome.suppressed:
         notes += (f" ({outcome.suppressed} more anomalies of types already listed many times "
                   f"left out)")
     if outcome.evidence_url:
         notes += f" (run: {outcome.evidence_url})"
-    return notes
+    return summary + notes
 
 
 def _clip(text: str, limit: int = 400) -> str:

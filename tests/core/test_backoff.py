@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from babysit.core.backoff import PollOutcome, next_interval
 from babysit.config import PollSettings
+from babysit.core.backoff import PollOutcome, next_interval
 
 QUIET = PollOutcome()
 POLL = PollSettings()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from babysit.config import RuleSettings
+from babysit.core.run import Run
 from babysit.model import AnomalyType, Record, Severity
 from babysit.parsing.parser import LogParser
-from babysit.core.run import Run
 
 
 def track(*lines: str, rules: RuleSettings | None = None) -> Run:

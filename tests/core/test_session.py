@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from babysit.config import PollSettings, Settings
-from babysit.model import AnomalyType, Snapshot
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
+from babysit.model import AnomalyType, Snapshot
 from babysit.targets.base import TargetUnavailable
 from babysit.targets.local_log import LocalLogTarget
 from babysit.targets.registry import open_log

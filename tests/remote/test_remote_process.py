@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from babysit.remote.address import parse_remote
 from babysit.targets.base import TargetError
 from babysit.targets.composed import WatchedRun
 from babysit.targets.ssh_log import remote_process_target

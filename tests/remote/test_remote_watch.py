@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from babysit.config import PollSettings, Settings
-from babysit.remote.address import parse_remote
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
+from babysit.remote.address import parse_remote
 from babysit.targets.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from babysit.telemetry.processes import Identity, find_log, identity_of, kernel_oom_killed
 from babysit.targets.process import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
+from babysit.telemetry.processes import Identity, find_log, identity_of, kernel_oom_killed
 
 TRAINER = Path(__file__).parents[1] / "fake_trainer.py"
 

@@ -93,9 +93,9 @@ def test_form_notifications_and_severity_threshold(tmp_path: Path, receiver: Rec
 
 
 def test_the_same_anomaly_is_not_repeated_within_the_hour():
+    from babysit.core.reports import NullObserver
     from babysit.model import Anomaly, AnomalyType, Severity
     from babysit.ui.notify import NotifyingObserver, NotifyPolicy
-    from babysit.core.reports import NullObserver
 
     sent: list[str] = []
     observer = NotifyingObserver(NullObserver(), NotifyPolicy(("json://x",)),
