@@ -16,7 +16,9 @@ import pytest
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
+from babysit.model import Snapshot
 from babysit.remote.address import parse_remote
+from babysit.targets.base import Target
 from babysit.targets.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd
@@ -87,3 +89,59 @@ def test_a_dropped_link_is_connectivity_not_a_stall_and_nothing_is_lost(ssh_home
     assert "dropped" in description or "refused" in description
     assert "resolved" in data["anomalies_detected"][0]["description"]
     assert target.connection.connects == 2
+
+
+def test_remote_pid_killed_stays_failed_whatever_the_log_says_after(ssh_home: Sshd,
+                                                                   tmp_path: Path):
+    """The remote process is gone (kill -9); a line the SFTP read brings in after that was
+    written before it, and cannot bring the run back."""
+    from babysit.targets.ssh_log import remote_process_target
+
+    log = tmp_path / "train.log"
+    log.write_text("Starting training: max_steps=400\n"
+                   + "".join(f"step {s}/400 | loss=2.0\n" for s in range(1, 11)))
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    text = f"{ssh_home.alias}:{log}"
+    polls = {"n": 0}
+
+    def world(_: FakeClock) -> None:
+        polls["n"] += 1
+        if polls["n"] == 2:
+            sleeper.kill()
+            sleeper.wait()
+
+    class LateLine(WatchedRunWrapper):
+        def poll(self, final: bool = False) -> Snapshot:
+            snapshot = self.inner.poll(final)
+            if snapshot.alive is False and not self.done:
+                self.done = True  # read after the kill was seen, written before it
+                append(log, "step 11/400 | loss=2.0\n")
+            return snapshot
+
+    try:
+        result = run_session(lambda: LateLine(remote_process_target(text, pid=sleeper.pid)),
+                             text,
+                             "remote-log",
+                             Settings(poll=replace(PollSettings(), max_polls=30,
+                                                   backoff=False), out_dir=tmp_path / "out"),
+                             NullObserver(), clock=FakeClock(on_sleep=world))
+    finally:
+        sleeper.kill()
+    data = artifact_in(tmp_path / "out")
+    assert result.exit_code is ExitCode.NO_GO
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO")
+    [crash] = data["anomalies_detected"]
+    assert crash["type"] == "crash" and "of 400 planned" in crash["description"]
+    assert "resolved" not in crash["description"]
+    assert data["total_steps"] == 11
+
+
+class WatchedRunWrapper:
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+        self.done = False
+        self.target_type = inner.target_type
+        self.label = inner.label
+
+    def close(self) -> None:
+        self.inner.close()
