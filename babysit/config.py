@@ -49,6 +49,11 @@ class RuleSettings:
 
     divergence_steps: int = 5
     divergence_min_rise: float = 0.05
+    # A loss this far above its best (1.0: twice the best) for this many points diverged.
+    divergence_level: float = 1.0
+    divergence_level_points: int = 3
+    divergence_giveback: float = 0.5  # ... and giving back this share of its improvement
+    loss_blowup: float = 1e8  # a training loss above this has blown up numerically
     spike_window: int = 50
     spike_k: float = 6.0
     spike_min_points: int = 10
@@ -63,6 +68,7 @@ class RuleSettings:
     slow_recent_samples: int = 5
     eval_degradation_evals: int = 3
     eval_min_worsening: float = 0.01
+    eval_recovery_tolerance: float = 0.05  # back within this of the best eval: recovered
     crash_grace_seconds: float = 10.0
     lr_zero_points: int = 5
     lr_warmup_fraction: float = 0.5
@@ -71,6 +77,9 @@ class RuleSettings:
     grad_vanish_ratio: float = 1e-4
     gpu_idle_percent: float = 5.0
     gpu_idle_polls: int = 2
+    loss_scale_floor: float = 1e-4  # fairseq's default minimum; DeepSpeed's is 1
+    loss_scale_halvings: int = 4  # cuts in a row (below 1024) that are worth a warning
+    loss_scale_skip_window: int = 20  # logged steps over which every one being skipped counts
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,13 @@ from functools import lru_cache
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
              "loss_step", "train/lm_loss", "total_loss", "train/total_loss", "train_lm_loss",
-             "train/loss_step", "objective/loss", "train_loss_epoch")
+             "train/loss_step", "objective/loss", "train_loss_epoch", "train/crossentropyloss",
+             "reduced_train_loss", "lm loss", "train/ce_loss")
 LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optimizer/lr", "lr_0",
            "lr_adam", "lr_adamw", "lr_sgd")
 GRAD_NORM_KEYS = ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm_total",
-                  "total_norm", "grad_l2_norm", "train/gradient_norm", "gnorm")
+                  "total_norm", "grad_l2_norm", "train/gradient_norm", "gnorm",
+                  "optim/total_grad_norm")
 # (key, unit shown to people)
 THROUGHPUT_KEYS = (
     ("samples_per_second", "samples/s"), ("samples/s", "samples/s"),
@@ -73,3 +75,14 @@ def key_metrics(metrics: Mapping[str, float], limit: int = 12) -> dict[str, floa
         return 3
     keys = sorted(metrics, key=lambda k: (rank(k), k))[:limit]
     return {k: metrics[k] for k in keys}
+
+
+_NOT_TRAINING_SIGNAL = re.compile(r"(?:^|[_/])(?:time|times|timing|eta|elapsed|runtime|mem|memory|"
+                                  r"step_avg|ms)(?:$|[_/])|_ms$|_sec$|_s$|per_second|/s$|it/s|"
+                                  r"throughput|samples|tokens|tok/s|tps|flops|mfu")
+
+
+def is_bookkeeping(key: str) -> bool:
+    """Timings, throughput and memory: a NaN there (a timer before its first step) says
+    nothing about the weights."""
+    return _NOT_TRAINING_SIGNAL.search(key) is not None

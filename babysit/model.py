@@ -44,6 +44,7 @@ class AnomalyType(StrEnum):
     TASK_FAILURE = "task-failure"
     JOB_FAILURE = "job-failure"
     CONNECTIVITY = "connectivity"
+    LOSS_SCALE = "loss-scale"
 
 
 class TerminalState(StrEnum):
@@ -95,6 +96,12 @@ class EventKind(StrEnum):
     DISK_FULL = "disk-full"
     COMPLETED = "completed"
     NEW_STAGE = "new-stage"
+    LOSS_SCALE = "loss-scale"  # fp16 overflow: the dynamic loss scale changed (detail: to what)
+    LOSS_SCALE_FLOOR = "loss-scale-floor"  # the loss scale hit its minimum: fp16 cannot go on
+    STOPPED_BY_SIGNAL = "stopped-by-signal"  # a launcher was told to stop (death signal)
+    WORKERS_STOPPED = "workers-stopped"  # a launcher is stopping its workers
+    RESTARTED = "restarted"  # a launcher restarted its workers (a new attempt)
+    JOB_STATE = "job-state"  # a scheduler's own word on the job (detail: a TerminalState)
 
 
 @dataclass(frozen=True)

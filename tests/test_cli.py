@@ -78,7 +78,8 @@ def test_unknown_setting_in_babysit_toml_is_a_usage_error(tmp_path: Path):
 
 
 def test_thresholds_come_from_pyproject_tool_babysit(tmp_path: Path):
-    text = "".join(f"step {s}/50 | grad_norm=50 | loss=2\n" for s in range(1, 5))
+    text = "".join(f"step {s}/50 | grad_norm=1 | loss=2\n" for s in range(1, 7))
+    text += "step 7/50 | grad_norm=50 | loss=2\n"  # far above 10, the configured ceiling
     (tmp_path / "train.log").write_text(text)
     (tmp_path / "pyproject.toml").write_text("[tool.babysit.rules]\ngrad_norm_max = 10\n")
     babysit("train.log", "--once", cwd=tmp_path)

@@ -1,7 +1,10 @@
 """Checkpoints the run saved, and which one can be trusted.
 
-A checkpoint written while a blocker is open (after the first NaN, say) holds the
-damage, so it is never the one to go back to.
+A checkpoint whose save failed is never named. One written while a blocker is open
+(after the first NaN, say) holds the damage, so it is not one to go back to either.
+Among the rest, "best" means the best evaluation when the run evaluates — the newest
+checkpoint of an overfitting run is its worst — and otherwise the newest complete one,
+labelled as such.
 """
 
 from __future__ import annotations
@@ -12,27 +15,57 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class CheckpointChoice:
     path: str
-    why: str  # "the run's best", "newest saved before any blocker"
+    why: str  # "best eval_loss (1.84 at step 300)", "newest complete save", ...
+
+
+@dataclass(frozen=True)
+class _Save:
+    path: str
+    step: int | None
+    eval_key: str | None
+    eval_value: float | None
+    direction: int  # +1: higher eval is better, -1: lower is better, 0: no eval
 
 
 class Checkpoints:
     def __init__(self) -> None:
-        self.newest_good: str | None = None
-        self.best: str | None = None  # the one the run itself called best
+        self._saves: list[_Save] = []
+        self._failed: set[str] = set()
+        self._named_best: str | None = None  # the one the run itself called best
 
-    def saved(self, path: str, blocked: bool) -> None:
-        if path and not blocked:
-            self.newest_good = path
+    def saved(self, path: str, step: int | None, blocked: bool,
+              evaluation: tuple[str, float, int] | None = None) -> None:
+        """A save began; `evaluation` is the run's main eval metric at that moment."""
+        if not path or blocked:
+            return
+        key, value, direction = evaluation if evaluation else (None, None, 0)
+        self._saves = [s for s in self._saves if s.path != path]
+        self._saves.append(_Save(path, step, key, value, direction))
+        del self._saves[:-200]  # a long run's early saves are not the ones anyone wants
+
+    def failed(self, path: str) -> None:
+        """The save of `path` (or, without a path, the newest save) did not complete."""
+        if not path and self._saves:
+            path = self._saves[-1].path
+        if path:
+            self._failed.add(path)
 
     def named_best(self, path: str, blocked: bool) -> None:
         if path and not blocked:
-            self.best = path
+            self._named_best = path
 
     def choice(self) -> CheckpointChoice | None:
-        if self.best:
-            return CheckpointChoice(self.best, "the run's best")
-        if self.newest_good:
-            return CheckpointChoice(self.newest_good, "newest saved before any blocker")
+        good = [s for s in self._saves if s.path not in self._failed]
+        scored = [s for s in good if s.eval_value is not None and s.direction]
+        if scored:
+            best = max(scored, key=lambda s: (s.eval_value or 0.0) * s.direction)
+            at = f" at step {best.step}" if best.step is not None else ""
+            return CheckpointChoice(best.path, f"best {best.eval_key} ({best.eval_value:.4g}"
+                                               f"{at})")
+        if self._named_best and self._named_best not in self._failed:
+            return CheckpointChoice(self._named_best, "the run's best")
+        if good:
+            return CheckpointChoice(good[-1].path, "newest complete save")
         return None
 
     def good_path(self) -> str | None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.failures import CUT_OFF
 
 
 class EndingSource(StrEnum):
@@ -68,7 +69,8 @@ class _Pending:
 
     @property
     def cancelled(self) -> bool:
-        return self.event.detail.startswith("KeyboardInterrupt")
+        return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
+                or self.event.detail.startswith("KeyboardInterrupt"))
 
     @property
     def traceback(self) -> str:
@@ -117,17 +119,42 @@ class RunLifecycle:
             self._new_attempt()
         self._pending = None  # training went on: that traceback was not fatal
         self._attempt_advances += 1
-        if self._completion is not None and target and step < target:
+        if self._completion is not None and not (target and step >= target):
             self._completion = None  # "finished" said too early (an epoch, a stage)
         return True
 
-    def on_event(self, event: LogEvent, step: int | None) -> None:
+    def on_event(self, event: LogEvent, step: int | None) -> Ending | None:
+        """A notable log line. Returns the ending when the line itself ends the run (a
+        scheduler's own word on the job)."""
         if self.ending is not None and self.ending.final:
-            return
-        if event.kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL):
+            return None
+        kind = event.kind
+        if kind is EventKind.EXCEPTION and event.detail == CUT_OFF and self._pending is not None:
+            return None  # the log ends in the traceback of a failure already noted
+        if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
+                    EventKind.STOPPED_BY_SIGNAL):
             self._pending = _Pending(event, step)
-        elif event.kind is EventKind.COMPLETED:
+        elif kind is EventKind.WORKERS_STOPPED and self._pending is None:
+            # The launcher stops the other workers because one of them failed.
+            self._pending = _Pending(LogEvent(
+                EventKind.EXCEPTION, event.line,
+                f"the launcher stopped its workers with {event.detail} (a worker failed)"),
+                step)
+        elif kind is EventKind.RESTARTED:
+            # The launcher itself started the run again: a new attempt.
+            if self.ending is not None or self._pending is not None:
+                self._new_attempt()
+        elif kind is EventKind.COMPLETED:
             self._completion = event
+        elif kind is EventKind.JOB_STATE:
+            state = TerminalState(event.detail)
+            if state is TerminalState.SUCCEEDED:
+                self._pending = None
+                return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
+                                        self.attempt))
+            return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
+                                    self.attempt))
+        return None
 
     def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,
                         settled: bool) -> Ending | None:

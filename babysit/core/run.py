@@ -125,17 +125,17 @@ class Run:
         the primary one."""
         series = self.series
         for record in records:
-            primary = series.is_primary(record)
+            if series.is_primary(record):
+                # The step first: text glued after a progress bar (a traceback, a launcher
+                # stopping) happened after the step the bar shows.
+                change, signals = series.absorb(record)
+                moved = (change.advanced or change.went_back) and self.step is not None
+                if moved and self.lifecycle.on_step(self.step or 0, series.target_steps):
+                    for kind in _RECOVERS:
+                        self.ledger.resolve_type(kind, f"training went on to step {self.step}")
+                self._signals(signals)
             for event in record.events:
                 self._on_event(event)
-            if not primary:
-                continue
-            change, signals = series.absorb(record)
-            moved = (change.advanced or change.went_back) and self.step is not None
-            if moved and self.lifecycle.on_step(self.step or 0, series.target_steps):
-                for kind in _RECOVERS:
-                    self.ledger.resolve_type(kind, f"training went on to step {self.step}")
-            self._signals(signals)
 
     def _signals(self, signals: Iterable[Signal]) -> None:
         for signal in signals:
@@ -150,12 +150,14 @@ class Run:
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
             self.ledger.raise_(rule.type, self.step, f"{rule.title}: {event.line}", key)
-        self.lifecycle.on_event(event, self.step)
+        self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:
-            self.checkpoints.saved(event.detail, blocked)
+            self.checkpoints.saved(event.detail, self.step, blocked, self.series.main_eval())
             self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
                                 f"a later checkpoint was saved ({event.detail})", "save")
+        elif event.kind is EventKind.CHECKPOINT_ERROR:
+            self.checkpoints.failed(event.detail)
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked)
         elif event.kind is EventKind.NEW_STAGE:
@@ -164,6 +166,8 @@ class Run:
     def _ended(self, ending: Ending | None) -> None:
         if ending is None:
             return
+        # An ended run is not stalled: how it ended is the story now.
+        self.ledger.resolve_type(AnomalyType.STALLED, f"the run ended ({ending.state.value})")
         if ending.futile_restart:
             note = (f"{self._restart_note} — but the new attempt ended without training "
                     f"({ending.futile_restart}); if the restart command hands the run to a "

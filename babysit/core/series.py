@@ -16,6 +16,7 @@ from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
     LR_KEYS,
+    eval_direction,
     first_present,
     throughput_key,
 )
@@ -134,6 +135,17 @@ class MetricSeries:
     def recent_evals(self, count: int) -> dict[str, list[float]]:
         rule = self._rules.find(EvalRule)
         return rule.recent(count) if isinstance(rule, EvalRule) else {}
+
+    def main_eval(self) -> tuple[str, float, int] | None:
+        """The run's main evaluation metric now: (key, value, direction), the first eval
+        metric it reported with a direction."""
+        rule = self._rules.find(EvalRule)
+        if not isinstance(rule, EvalRule) or not rule.series:
+            return None
+        key = next(iter(rule.series))
+        value = self.metrics.get(key)
+        direction = eval_direction(key)
+        return (key, value, direction) if value is not None and direction else None
 
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)

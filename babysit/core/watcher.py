@@ -32,6 +32,7 @@ from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavaila
 
 # Training problems a cancel (with the user's approval) is about.
 _PROBLEMS = frozenset({AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.GRAD_EXPLOSION,
+                       AnomalyType.LOSS_SCALE,
                        AnomalyType.LOSS_SPIKE, AnomalyType.OOM})
 
 

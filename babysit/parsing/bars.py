@@ -125,8 +125,8 @@ def parse_keras(segment: str) -> Bar | None:
 # Lightning's RichProgressBar:
 # `Epoch 0/9  ━━━━━━━━━━ 50/50 0:00:01 • 0:00:00 30.12it/s v_num: 0 train_loss: 0.123`
 _RICH = re.compile(
-    r"(?P<desc>[A-Za-z][\w ]*?(?:\s\d+(?:/\d+)?)?)\s+[━╸╺─]+\s+(?P<n>\d+)/(?P<total>\d+)\s+"
-    r"(?P<rest>.*)$"
+    r"(?P<desc>[A-Za-z][\w ]*?(?:\s-?\d+(?:/-?\d+)?)?)\s+[━╸╺─]+\s+(?P<n>\d+)/(?P<total>\d+|--)"
+    r"\s+(?P<rest>.*)$"
 )
 
 
@@ -143,8 +143,9 @@ def parse_rich(segment: str) -> Bar | None:
         value = float(rate_match.group(1))
         rate = value if rate_match.group(2) == "it/s" else (1.0 / value if value else None)
     metrics = _postfix_metrics(rest[rate_match.end():] if rate_match else rest)
+    total = match.group("total")
     return Bar("rich", match.group("desc").strip(), int(match.group("n")),
-               int(match.group("total")), rate, metrics, match.end())
+               int(total) if total != "--" else None, rate, metrics, match.end())
 
 
 def parse_bar(segment: str) -> Bar | None:

@@ -38,6 +38,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
     _sig(EventKind.CUDA_ERROR, r"device-side assert triggered|illegal memory access|"
+         r"\.cu:\d+: .*Assertion .* failed|"
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
          r"uncorrectable ECC error|CUDA driver error|illegal instruction was encountered|"
@@ -50,11 +51,36 @@ SIGNATURES: tuple[Signature, ...] = (
          r"ProcessGroupGloo.*(?:[Ee]rror|[Tt]imeout)|"
          r"(?:[Tt]imed out|[Tt]imeout) (?:in|waiting for) (?:all_?reduce|barrier|broadcast|"
          r"all_?gather|reduce_?scatter)"),
-    _sig(EventKind.TRACEBACK_START, r"^Traceback \(most recent call last\):"),
+    # Anywhere in the line: a progress bar or a record is often glued before it.
+    _sig(EventKind.TRACEBACK_START, r"Traceback \(most recent call last\):"),
+    # detectron2 and mmengine say so before the traceback.
+    _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
+    # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
+    # workers (after one failed), or it restarts them (a new attempt).
+    _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers", 1),
+    _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
+    _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
+         r"Worker group FAILED\. \d+/\d+ attempts left; will restart", 1),
+    # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
+    _sig(EventKind.LOSS_SCALE_FLOOR, r"Minimum loss scale reached|"
+         r"[Cc]urrent loss scale already at minimum|"
+         r"Attempted loss scale: (\S+), reducing to \1(?![\d.])"),
+    _sig(EventKind.LOSS_SCALE, r"Attempted loss scale: \S+, reducing to ([\d.eE+-]+)|"
+         r"overflow detected, setting loss scale to:?\s*([\d.eE+-]+)|"
+         r"[Rr]educing dynamic loss scale from \S+ to ([\d.eE+-]+)|"
+         r"reducing loss scale to ([\d.eE+-]+)|Grad overflow on iteration (?:\d+)()", -1),
+    # Schedulers' own word on the job, in its output file (LSF, Slurm).
+    _sig(EventKind.JOB_STATE, r"^Successfully completed\.$()|TERM_OWNER: (job killed) by owner|"
+         r"TERM_RUNLIMIT: (job killed) after reaching|"
+         r"\*\*\* JOB \d+ ON \S+ (CANCELLED) AT .*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
     _sig(EventKind.DISK_FULL, r"No space left on device|Disk quota exceeded|\[Errno 28\]|"
          r"\[Errno 122\]"),
+    # torch.save / safetensors writing a file that could not be completed.
+    _sig(EventKind.CHECKPOINT_ERROR, r"PytorchStreamWriter failed writing file|"
+         r"inline_container\.cc.*unexpected pos|unexpected pos \d+ vs \d+|"
+         r"SafetensorError|[Ee]rror while serializing"),
     _sig(EventKind.CHECKPOINT_ERROR, r"(?:[Ee]rror|[Ff]ailed|[Uu]nable|[Cc]ould not|"
          r"[Cc]annot) (?:while |when |to )?sav(?:e|ing) (?:the )?(?:model )?"
          r"checkpoint(?:\s+(?:to|at)\s+['\"]?([^'\"\s]+))?", 1),
@@ -75,6 +101,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),
     _sig(EventKind.COMPLETED, r"[Tt]raining (?:is )?(?:finished|completed?|done)\b|"
+         r"^\d+ epochs completed in [\d.]+ hours|Stopping training early as no improvement|"
+         r"^Epoch \d+: early stopping|Signaling Trainer to stop|"
+         r"Process \d+ exits successfully|"
+         r"^\s*(?:Saving|Saved) (?:the )?final model\b|^\s*Saving the model\.?\s*$|"
+         r"^\s*Final model saved\b|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
          r"Trainer\.fit stopped|^Epoch \d+/\d+ (?:done|finished|complete)\b|"
          r"[Tt]raining (?:run )?(?:has )?(?:ended|succeeded)\b|"
@@ -103,7 +134,9 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
-    '"event"', '"status"',
+    '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
+    "OVERFLOW", "Successfully", "TERM_", "*** JOB", "early", "Signaling", "exits", "model",
+    "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
 )
 
 
@@ -120,13 +153,33 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         match = sig.pattern.search(line)
         if match is None:
             continue
-        if benign and sig.kind not in (EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
-                                       EventKind.BEST_CHECKPOINT):
+        if benign and sig.kind not in _NEVER_BENIGN:
             continue
-        detail = (match.group(sig.detail_group) or "") if sig.detail_group else ""
+        if sig.detail_group < 0:  # the first alternative's group that matched
+            detail = next((g for g in match.groups() if g is not None), "")
+        else:
+            detail = (match.group(sig.detail_group) or "") if sig.detail_group else ""
+        if sig.kind is EventKind.JOB_STATE:
+            detail = _job_state(line)
         found.append(LogEvent(sig.kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
         seen.add(sig.kind)
     return tuple(found)
+
+
+# Warnings that are, all the same, what a launcher or a scaler says about the run.
+_NEVER_BENIGN = frozenset({EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
+                           EventKind.BEST_CHECKPOINT, EventKind.STOPPED_BY_SIGNAL,
+                           EventKind.WORKERS_STOPPED, EventKind.RESTARTED,
+                           EventKind.LOSS_SCALE, EventKind.LOSS_SCALE_FLOOR})
+
+
+def _job_state(line: str) -> str:
+    """The terminal state a scheduler's line names (SUCCEEDED, CANCELLED, TIMEOUT)."""
+    if "Successfully completed" in line:
+        return "SUCCEEDED"
+    if "RUNLIMIT" in line or "TIME LIMIT" in line:
+        return "TIMEOUT"
+    return "CANCELLED"
 
 
 def exception_line(line: str) -> tuple[str, str] | None:

@@ -1,7 +1,7 @@
 """One pure parser per log-line format.
 
 Each `parse_*` takes one cleaned text segment and returns a `Parsed` or None. They
-are tried in `LINE_PARSERS` order; the first that recognises the segment wins.
+are tried in `parser.LINE_PARSERS` order; the first that recognises the segment wins.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Parsed:
     epoch: float | None = None
     total_epochs: int | None = None
     metrics: dict[str, float] = field(default_factory=dict)
+    per_epoch: int | None = None  # batches in one epoch, when the line says
 
 
 # Keys that count progress rather than measure training.
@@ -37,7 +38,7 @@ _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
     "world_size", "pid", "total_epochs", "max_epochs", "num_epochs"))
 
 
-def _split_counters(values: Mapping[str, float]) -> Parsed:
+def split_counters(values: Mapping[str, float]) -> Parsed:
     """Pull step/target/epoch out of a flat key→number map; the rest are metrics."""
     step = next((values[k] for k in STEP_KEYS if k in values), None)
     target = next((values[k] for k in TARGET_KEYS if k in values), None)
@@ -63,13 +64,27 @@ def _with_fmt(parsed: Parsed, fmt: str) -> Parsed:
 
 # --- JSON lines -------------------------------------------------------------------
 
-def _flatten(obj: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    for key, value in obj.items():
-        name = f"{prefix}/{key}" if prefix else str(key)
-        if isinstance(value, Mapping):
-            yield from _flatten(value, name)
-        else:
+_MAX_JSON_DEPTH = 8  # metrics nest a level or two; anything deeper is not a metric
+_MAX_JSON_KEYS = 512
+
+
+def _flatten(obj: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(`a/b/c`, value) pairs, breadth first, without recursion and within bounds, so a
+    hostile line cannot exhaust the stack or the time."""
+    queue: list[tuple[str, Mapping[str, Any], int]] = [("", obj, 0)]
+    emitted = 0
+    while queue:
+        prefix, mapping, depth = queue.pop(0)
+        for key, value in mapping.items():
+            name = f"{prefix}/{key}" if prefix else str(key)
+            if isinstance(value, Mapping):
+                if depth + 1 < _MAX_JSON_DEPTH:
+                    queue.append((name, value, depth + 1))
+                continue
             yield name, value
+            emitted += 1
+            if emitted >= _MAX_JSON_KEYS:
+                return
 
 
 def parse_json_line(segment: str) -> Parsed | None:
@@ -80,7 +95,7 @@ def parse_json_line(segment: str) -> Parsed | None:
         return None
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
     if not isinstance(obj, dict):
         return None
@@ -91,7 +106,7 @@ def parse_json_line(segment: str) -> Parsed | None:
             values[normalise_key(key)] = number
     if not values:
         return None
-    return _with_fmt(_split_counters(values), "jsonl")
+    return _with_fmt(split_counters(values), "jsonl")
     return None
 
 
@@ -116,7 +131,7 @@ def parse_hf_dict(segment: str) -> Parsed | None:
             values[normalise_key(key)] = number
     if not values:
         return None
-    return _with_fmt(_split_counters(values), "hf-trainer")
+    return _with_fmt(split_counters(values), "hf-trainer")
 
 
 # --- Megatron-LM ------------------------------------------------------------------
@@ -193,7 +208,7 @@ def parse_epoch_step(segment: str) -> Parsed | None:
         return None
     epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
     step, steps = int(match.group("step")), int(match.group("steps"))
-    metrics = _key_values(match.group("rest"))
+    metrics = key_values(match.group("rest"))
     # Epochs print 1-based; the global step counts every batch of earlier epochs.
     first_epoch = max(epoch - 1, 0)
     return Parsed("epoch-step", first_epoch * steps + step, epochs * steps,
@@ -228,7 +243,9 @@ def parse_torchtitan(segment: str) -> Parsed | None:
 # --- generic `key=value` / `key: value` -----------------------------------------------
 
 _KV = re.compile(
-    r"(?<![\w./-])(?P<key>[A-Za-z_][\w./-]*(?: (?:loss|norm|rate|acc|accuracy))?)\s*[=:]\s*"
+    # Up to three words before a colon name one metric: `Train Loss: 0.04`,
+    # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
+    r"(?<![\w./-])(?P<key>[A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*){0,3})\s*[=:]\s*"
     r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
     r"inf|Inf|INF|-inf|-Inf|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
@@ -236,7 +253,8 @@ _STEP_OF = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\
                       r"(?P<target>\d+)")
 _STEP_WORD = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
 _EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
-_SPACED_KV = re.compile(r"\b(?P<key>loss|lr|grad_norm|acc|accuracy|ppl|perplexity)\s+"
+_SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss|lr|grad_norm|gnorm|acc|"
+                        r"accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf)\b")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
@@ -251,7 +269,7 @@ _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "p
                  "reward", "kl", "entropy", "score", "auc", "it/s", "tps")
 
 
-def _key_values(text: str) -> dict[str, float]:
+def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))
@@ -282,10 +300,10 @@ def parse_key_values(segment: str) -> Parsed | None:
 
     A line counts only if it carries something metric-like, so ordinary log chatter
     with a colon in it (`Loading: 3 files`) is not mistaken for training output."""
-    values = _key_values(segment)
+    values = key_values(segment)
     if not _looks_like_metrics(values):
         return None
-    parsed = _split_counters(values)
+    parsed = split_counters(values)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
     step_of = _STEP_OF.search(segment)
     if step_of is not None:
@@ -306,12 +324,3 @@ def parse_key_values(segment: str) -> Parsed | None:
 LineParser = Callable[[str], "Parsed | None"]
 
 # Specific shapes first; the permissive key/value parser last.
-LINE_PARSERS: tuple[LineParser, ...] = (
-    parse_json_line,
-    parse_hf_dict,
-    parse_megatron,
-    parse_nanogpt,
-    parse_epoch_step,
-    parse_torchtitan,
-    parse_key_values,
-)

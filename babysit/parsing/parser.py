@@ -1,9 +1,10 @@
 """LogParser: the stateful part of parsing.
 
 Lines alone are ambiguous: a Hugging Face loss dict has no step (the progress bar
-before it does), a Keras bar counts batches within the epoch its header announced,
-and a traceback's meaning arrives on its last line. LogParser keeps exactly that
-context and turns each line into zero or one Record.
+before it does), a Keras bar counts batches within the epoch its header announced, an
+mmengine line counts batches within its epoch, and a traceback's meaning arrives on its
+last line. LogParser keeps exactly that context and turns each line into zero or one
+Record.
 """
 
 from __future__ import annotations
@@ -12,21 +13,57 @@ import re
 from collections import Counter
 
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.bars import Bar, parse_bar
-from babysit.parsing.events import exception_line, find_events
-from babysit.parsing.formats import LINE_PARSERS, LineParser, Parsed, parse_key_values
-from babysit.parsing.text import clean, split_rank
+from babysit.parsing.bar_steps import BarSteps
+from babysit.parsing.bars import parse_bar
+from babysit.parsing.events import find_events
+from babysit.parsing.failures import FailureTracker
+from babysit.parsing.formats import (
+    LineParser,
+    Parsed,
+    parse_epoch_step,
+    parse_hf_dict,
+    parse_json_line,
+    parse_key_values,
+    parse_megatron,
+    parse_nanogpt,
+    parse_torchtitan,
+)
+from babysit.parsing.frameworks import (
+    FRAMEWORK_PARSERS,
+    deepspeed_chat_plan,
+    lightning_global_step,
+    planned_epochs,
+)
+from babysit.parsing.text import clean, split_rank, to_number
 
-_EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference", re.IGNORECASE)
-_EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?$")
+# Specific shapes first; the permissive key/value parser last.
+LINE_PARSERS: tuple[LineParser, ...] = (
+    parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
+    parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
+
 # Lines that announce the planned length of a run.
 _TARGET_LINE = re.compile(
-    r"max_steps\W{0,3}\s*[=:]?\s*`?(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
+    r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
-    r"\b(?:max_iters|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)")
+    r"\b(?:max_iters|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
+    r"\biters:\s*(\d[\d,]*)")
+_ACCUMULATION = re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-_MAX_TRACEBACK_LINES = 400
+_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
+_YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
+_YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
+# Text that shows a line in a training format may carry a failure glued after it.
+_GLUED_FAILURE = ("Traceback (", "Error", "error", "Exception", "signal")
+
+
+def _target_in(line: str) -> int | None:
+    match = _TARGET_LINE.search(line)
+    if match is None:
+        return None
+    text = next(g for g in match.groups() if g is not None)
+    value = int(text.replace(",", ""))
+    return value if value > 0 else None
 
 
 def _redraw_key(line: str) -> str | None:
@@ -53,15 +90,6 @@ def _redraw_key(line: str) -> str | None:
     return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
 
 
-def _target_in(line: str) -> int | None:
-    match = _TARGET_LINE.search(line)
-    if match is None:
-        return None
-    text = next(g for g in match.groups() if g is not None)
-    value = int(text.replace(",", ""))
-    return value if value > 0 else None
-
-
 class LogParser:
     """Feed it lines in order; it returns what each line said."""
 
@@ -69,14 +97,13 @@ class LogParser:
         self.formats: Counter[str] = Counter()
         self.step: int | None = None
         self.target: int | None = None
-        self._main_total: int | None = None
-        # Bars described `Epoch N` restart every epoch; steps of finished epochs add up.
-        self._bar_epoch: int | None = None
-        self._first_bar_epoch: int | None = None
-        self._epoch_offset = 0
-        self._epoch_last_n = 0
-        self._keras_epoch: tuple[int, int] | None = None
-        self._traceback_lines = 0  # >0 while inside a traceback
+        self._target_announced: int | None = None  # said by a header line, not a bar
+        self._epochs: int | None = None  # planned epochs, from a header line
+        self._per_epoch: int | None = None  # batches per epoch, from the lines
+        self._accumulation = 1  # micro-batches per optimizer step, when the run says
+        self._bars = BarSteps()
+        self._failures = FailureTracker()
+        self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
@@ -109,42 +136,101 @@ class LogParser:
                 records.append(record)
         return records
 
+    def finish(self) -> list[Record]:
+        """No more input will come: what is still open (a traceback the log ends in)."""
+        events = self._failures.finish()
+        if not events:
+            return []
+        return [Record(step=self.step, target_steps=self.target, events=tuple(events))]
+
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
         line = clean(raw_line)
         if not line.strip():
             return None
         rank, line = split_rank(line)
-        in_traceback = self._traceback_lines > 0
+        in_traceback = self._failures.in_traceback and self._failures.continues(line)
 
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
         rest = line
         bar = None if in_traceback else parse_bar(line)
         if bar is not None:
-            bar_parsed, events = self._from_bar(bar)
+            bar_parsed, events = self._bars.from_bar(bar)
             rest = line[bar.end :]
-        elif (keras := _KERAS_EPOCH.match(line)) is not None:
-            self._keras_epoch = (int(keras.group(1)), int(keras.group(2)))
+            if rest.lstrip().startswith("["):
+                glued_rank, rest = split_rank(rest.lstrip())
+                rank = rank if rank is not None else glued_rank
+        elif not in_traceback:
+            special = self._structure(line, rank)
+            if special is not None:
+                return special if isinstance(special, Record) else None
+        parsed: Parsed | None = None
+        has_rest = bool(rest.strip())
+        # The W&B client's own output (its end-of-run summary and history) repeats the
+        # run's metrics out of order: not training lines.
+        if not in_traceback and has_rest and not rest.startswith("wandb:"):
+            parsed = self._parse_text(rest)
+        if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
+                         or any(t in rest for t in _GLUED_FAILURE)):
+            found = find_events(rest)
+            events.extend(found)
+            events.extend(self._failures.observe(rest, found))
+            parsed = self._from_context(rest, parsed)
+        return self._merge(bar_parsed, parsed, events, rank)
+
+    def _structure(self, line: str, rank: int | None) -> Record | bool | None:
+        """Lines that set context rather than report a step: a Keras epoch header, an
+        Ultralytics table header or its validation row. Returns the record to emit, True
+        to emit nothing, None for an ordinary line."""
+        keras = _KERAS_EPOCH.match(line)
+        if keras is not None:
+            self._bars.keras_epoch = (int(keras.group(1)), int(keras.group(2)))
             self.formats["keras"] += 1
             return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
                           events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
                                            f"epoch {keras.group(1)}"),),
                           rank=rank, fmt="keras", step=self.step, target_steps=self.target)
-        parsed: Parsed | None = None
-        has_rest = bool(rest.strip())
-        if not in_traceback and has_rest:
-            parsed = self._parse_text(rest)
-        # A line in one of the specific training formats cannot also be an error or
-        # checkpoint message; everything else is checked for one.
-        if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS):
-            found = find_events(rest)
-            events.extend(found)
-            events.extend(self._track_traceback(rest, found))
-            if ("steps" in rest or "iters" in rest) and (target := _target_in(rest)):
-                self.target = target
-                parsed = parsed or Parsed("", target=target)
-        return self._merge(bar_parsed, parsed, tuple(events), rank)
+        if _YOLO_HEADER.match(line):
+            self._bars.yolo_columns = tuple(line.split())
+            self.formats["ultralytics"] += 1
+            return True
+        header = _YOLO_VAL_HEADER.match(line)
+        if header is not None:
+            self._yolo_val = tuple(header.group(1).replace("Box(", "").replace(")", "").split())
+            return True
+        row = _YOLO_VAL_ROW.match(line) if self._yolo_val else None
+        if row is not None:
+            values = [to_number(v) for v in row.group(1).split()]
+            metrics = {f"val/{name.lower()}": v
+                       for name, v in zip(self._yolo_val, values, strict=False) if v is not None}
+            return Record(step=self.step, metrics=metrics, rank=rank, fmt="ultralytics")
+        return None
+
+    def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
+        """Header lines that say how long the run will be, or where it is."""
+        if ("steps" in rest or "iters" in rest) and (target := _target_in(rest)):
+            self.target = self._target_announced = target
+            return parsed or Parsed("", target=target)
+        if "poch" in rest:
+            epochs = planned_epochs(rest)
+            if epochs is not None:
+                self._epochs = epochs
+            plan = deepspeed_chat_plan(rest)
+            if plan is not None:
+                # DeepSpeed counts optimizer steps: micro-batches over the accumulation.
+                self._epochs, self._per_epoch = plan[0], plan[1] // self._accumulation
+                self.target = self._target_announced = self._epochs * self._per_epoch
+                return parsed or Parsed("", target=self.target)
+        if "accumulation" in rest:
+            accumulation = _ACCUMULATION.search(rest)
+            if accumulation is not None and int(accumulation.group(1)) > 0:
+                self._accumulation = int(accumulation.group(1))
+        global_step = lightning_global_step(rest)
+        if global_step is not None:
+            self._bars.restart_epochs(global_step[1])
+            return Parsed("lightning", global_step[1], epoch=float(global_step[0]))
+        return parsed
 
     def _parse_text(self, text: str) -> Parsed | None:
         # The format that matched last is tried first, unless it is the permissive
@@ -153,36 +239,62 @@ class LogParser:
         if preferred is not None:
             parsed = preferred(text)
             if parsed is not None:
-                return parsed
+                return self._placed(parsed)
         for parser in LINE_PARSERS:
             if parser is preferred:
                 continue
             parsed = parser(text)
             if parsed is not None:
                 self._preferred = parser if parser is not parse_key_values else None
-                return parsed
+                return self._placed(parsed)
         return None
 
-    def _merge(self, bar: Parsed | None, text: Parsed | None, events: tuple[LogEvent, ...],
+    def _placed(self, parsed: Parsed) -> Parsed:
+        """A line's counters in terms of the whole run."""
+        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
+                and parsed.epoch is not None and parsed.target != self._target_announced:
+            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e.
+            epoch, n = int(parsed.epoch), parsed.target
+            total = parsed.total_epochs * n if parsed.total_epochs else None
+            return Parsed(parsed.fmt, (epoch - 1) * n + parsed.step, total,
+                          epoch - 1 + parsed.step / n, parsed.total_epochs, parsed.metrics,
+                          per_epoch=n)
+        return parsed
+
+    def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None) -> Record | None:
-        if bar is None and text is None and not events:
-            return None
-        metrics: dict[str, float] = {}
-        step = target = total_epochs = None
-        epoch = None
-        fmt = ""
-        for part in (bar, text):
-            if part is None:
-                continue
+        parts = [p for p in (bar, text) if p is not None]
+        for part in parts:
             if part.fmt:
                 self.formats[part.fmt] += 1
+        if not events and not any(p.step is not None or p.target is not None or p.metrics
+                                  or p.epoch is not None for p in parts):
+            return None  # an evaluation bar, a format seen: nothing about training
+        metrics: dict[str, float] = {}
+        step = target = total_epochs = per_epoch = None
+        epoch = None
+        fmt = ""
+        for part in parts:
             fmt = fmt or part.fmt
             metrics.update(part.metrics)
             step = part.step if part.step is not None else step
             target = part.target if part.target is not None else target
             epoch = part.epoch if part.epoch is not None else epoch
             total_epochs = part.total_epochs if part.total_epochs is not None else total_epochs
+            per_epoch = part.per_epoch if part.per_epoch is not None else per_epoch
+        for event in events:
+            if event.kind is EventKind.LOSS_SCALE:
+                scale = to_number(event.detail) if event.detail else None
+                if scale is not None:
+                    metrics["loss_scale"] = scale
+        if per_epoch:
+            self._per_epoch = per_epoch
+        if target is None and self._target_announced is None and self._epochs \
+                and self._per_epoch:
+            target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
         if step is not None:
+            if self.step is None or step > self.step:
+                self._failures.progressed()
             self.step = step
         if target is not None:
             self.target = target
@@ -192,84 +304,7 @@ class LogParser:
             epoch=epoch,
             total_epochs=total_epochs,
             metrics=metrics,
-            events=events,
+            events=tuple(events),
             rank=rank,
             fmt=fmt,
         )
-
-    def _from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
-        """Decide whether a bar is the training loop's, and if so where it puts us."""
-        if _EVAL_DESC.search(bar.desc):
-            self.formats[bar.style] += 1
-            return None, []
-        rate = {"it/s": bar.rate} if bar.rate is not None else {}
-        if bar.style == "keras":
-            return self._from_keras_bar(bar, rate)
-        epoch_match = _EPOCH_DESC.match(bar.desc)
-        if epoch_match is not None and bar.total:
-            return self._from_epoch_bar(bar, int(epoch_match.group(1)), epoch_match.group(2),
-                                        rate), []
-        if bar.total is not None and self._main_total is not None and bar.total < self._main_total:
-            # A shorter loop inside training: an evaluation or a data pass.
-            return Parsed(bar.style), []
-        if bar.total is not None:
-            self._main_total = bar.total
-        return Parsed(bar.style, bar.n, bar.total, None, None, {**bar.metrics, **rate}), []
-
-    def _from_epoch_bar(self, bar: Bar, epoch: int, last: str | None,
-                        rate: dict[str, float]) -> Parsed:
-        """A bar per epoch (Lightning, hand-written tqdm loops): the global step is the
-        steps of the epochs before plus this bar's count."""
-        assert bar.total
-        # Lightning numbers epochs from 0 (`Epoch 0:`); hand-written loops mostly from 1.
-        base = 0 if bar.desc.startswith("Epoch") else 1
-        if self._first_bar_epoch is None:
-            self._first_bar_epoch = epoch
-            # Joining mid-run (a long log's tail): assume the earlier epochs were full.
-            self._epoch_offset = max(0, epoch - base) * bar.total
-        elif self._bar_epoch is not None and epoch != self._bar_epoch:
-            self._epoch_offset += self._epoch_last_n
-            self._epoch_last_n = 0
-        self._bar_epoch = epoch
-        self._epoch_last_n = max(self._epoch_last_n, bar.n)
-        epochs = None
-        if last is not None and int(last) >= 0:
-            # Lightning shows the last epoch's index (`Epoch 2/2` of three epochs).
-            epochs = int(last) + 1 - base
-        target = epochs * bar.total if epochs else None
-        fmt = {"rich": "lightning-rich"}.get(bar.style, "tqdm-epochs")
-        if bar.style == "tqdm" and base == 0:
-            fmt = "lightning"
-        return Parsed(fmt, self._epoch_offset + bar.n, target, epoch + bar.n / bar.total,
-                      epochs, {**bar.metrics, **rate})
-
-    def _from_keras_bar(self, bar: Bar,
-                        rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
-        events: list[LogEvent] = []
-        if self._keras_epoch is None or bar.total is None:
-            return Parsed("keras", bar.n, bar.total, None, None, {**bar.metrics, **rate}), events
-        epoch, epochs = self._keras_epoch
-        step = (epoch - 1) * bar.total + bar.n
-        if epoch == epochs and bar.n == bar.total:
-            events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
-                                   "keras: last epoch finished"))
-        return Parsed("keras", step, epochs * bar.total, epoch - 1 + bar.n / bar.total, epochs,
-                      {**bar.metrics, **rate}), events
-
-    def _track_traceback(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
-        """Follow a traceback from its header to the `SomeError: message` that ends it."""
-        if any(e.kind is EventKind.TRACEBACK_START for e in events):
-            self._traceback_lines = 1
-            return []
-        if self._traceback_lines == 0:
-            return []
-        self._traceback_lines += 1
-        closing = exception_line(line)
-        if closing is not None:
-            self._traceback_lines = 0
-            name, message = closing
-            text = f"{name}: {message}" if message else name
-            return [LogEvent(EventKind.EXCEPTION, line.strip()[:500], text[:300])]
-        if self._traceback_lines > _MAX_TRACEBACK_LINES:
-            self._traceback_lines = 0
-        return []

@@ -73,7 +73,7 @@ def to_number(token: str) -> float | None:
         return None
     try:
         return float(token.replace(",", ""))
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
@@ -83,7 +83,10 @@ def number_from(value: object) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer too large for a float is not a metric
+            return None
     if isinstance(value, str):
         return to_number(value)
     return None

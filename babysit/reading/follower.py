@@ -107,6 +107,7 @@ class LogFollower:
         mtime = self._file.mtime()
         if final:
             records.extend(self._parse_lines(self._splitter.flush()))
+            records.extend(self._parser.finish())
         if self._splitter.cut_lines > cut_before:
             notices.append("an overlong line was cut to 64 KiB")
         return Snapshot(

@@ -68,9 +68,10 @@ _ENTRIES = (
         "exception in the training code will happen again.",
         recovers_on_progress=True, cleared_by_restart=True),
     AnomalyEntry(
-        AnomalyType.CHECKPOINT_FAILURE, Severity.MEDIUM,
-        "Free disk space or point checkpoints at a bigger volume; the newest good checkpoint "
-        "is the one to keep."),
+        AnomalyType.CHECKPOINT_FAILURE, Severity.HIGH,
+        "Free disk space (or quota) or point checkpoints at a bigger volume, and check that "
+        "the newest checkpoint named here loads: a save that failed half-way leaves a "
+        "truncated file behind."),
     AnomalyEntry(
         AnomalyType.SLOW_THROUGHPUT, Severity.MEDIUM,
         "Look for data-loader starvation, thermal or power throttling, a noisy neighbour, or "
@@ -124,6 +125,14 @@ _ENTRIES = (
         AnomalyType.JOB_FAILURE, Severity.BLOCKER,
         "Read the job's error and the end of its logs (next commands); fix the cause before "
         "resubmitting."),
+    AnomalyEntry(
+        AnomalyType.LOSS_SCALE, Severity.BLOCKER,
+        "fp16 dynamic loss scaling has collapsed: the loss or its gradients overflow on every "
+        "step. Resume from the last good checkpoint in bf16 (or fp32), with a lower learning "
+        "rate and gradient clipping; look for bad samples where the overflows began.",
+        recovers_on_progress=False, rollback=True,
+        proposals=(FixKind.ROLLBACK, FixKind.CANCEL),
+        proposal_reason="with the loss scale at its floor no step changes the weights"),
     AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "

@@ -26,6 +26,9 @@ EVENT_RULES: dict[EventKind, EventRule] = {
                                           "checkpoint save failed"),
     EventKind.DISK_FULL: EventRule(AnomalyType.CHECKPOINT_FAILURE,
                                    "disk full or quota exceeded: checkpoints cannot be written"),
+    EventKind.LOSS_SCALE_FLOOR: EventRule(
+        AnomalyType.LOSS_SCALE,
+        "the fp16 loss scale reached its minimum: every step overflows, nothing is learned"),
 }
 
 # Exceptions whose text already names a cause with its own anomaly type.

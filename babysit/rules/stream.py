@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import bisect
 import math
+import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 from babysit.config import RuleSettings
-from babysit.metric_names import eval_direction
+from babysit.metric_names import eval_direction, is_bookkeeping
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 
@@ -72,7 +73,7 @@ class NonFiniteRule:
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = point.metrics
-        bad = mr.nonfinite_metrics(metrics)
+        bad = [k for k in mr.nonfinite_metrics(metrics) if not is_bookkeeping(k)]
         if bad:
             values = ", ".join(f"{k}={metrics[k]}" for k in bad)
             return [Raise(AnomalyType.NAN_INF, f"non-finite metric: {values}")]
@@ -99,6 +100,10 @@ class LossRule:
         self._spiking = False
         self._diverging = False
         self._recovery = math.inf  # a spiked loss has recovered below this
+        self._smooth: deque[float] = deque(maxlen=5)  # the last few points, for a level
+        self._best: float | None = None  # the lowest level so far
+        self._start: float | None = None  # the first level
+        self._above_best = 0  # consecutive points whose level is far above that best
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if point.lr is not None and math.isfinite(point.lr):
@@ -127,13 +132,45 @@ class LossRule:
         bisect.insort(self._sorted, value)
         self._recent.append(value)
         rising = mr.evaluate_divergence(list(self._recent), self.rules)
-        if rising is not None:
+        # A spike that has not recovered is already the story of this excursion.
+        stuck = self._stuck_high(value) if not self._spiking else None
+        if rising is not None or stuck is not None:
             self._diverging = True
-            out.append(Raise(AnomalyType.DIVERGENCE, f"divergence: {rising}"))
-        elif self._diverging and len(self._recent) >= 2 and value < self._recent[-2]:
+            out.append(Raise(AnomalyType.DIVERGENCE, f"divergence: {rising or stuck}"))
+        elif self._diverging and len(self._recent) >= 2 and value < self._recent[-2] \
+                and self._above_best == 0:
             self._diverging = False
             out.append(Resolve(AnomalyType.DIVERGENCE, f"loss fell again to {value:.4g}"))
         return out
+
+    def _stuck_high(self, value: float) -> str | None:
+        """A loss that jumped far above its best and stays there: the run got worse and
+        is not coming back (too few points for a slope, too long for a spike); or a loss
+        so large the numbers have blown up."""
+        if value > self.rules.loss_blowup:
+            return f"loss is {value:.3g}: the numbers have blown up"
+        self._smooth.append(value)
+        level = statistics.median(self._smooth)  # robust to one noisy batch
+        if self._start is None:
+            self._start = level
+        best = self._best
+        if best is None or level < best:
+            self._best = level
+            self._above_best = 0
+            return None
+        # Far above its best, and giving back a good part of what it had gained (a loss
+        # near zero wobbling by 2× has not diverged).
+        gained = max(self._start - best, 0.0)
+        if best > 0 and level > best * (1 + self.rules.divergence_level) \
+                and level - best >= self.rules.divergence_giveback * gained:
+            self._above_best += 1
+        else:
+            self._above_best = 0
+        if self._above_best >= self.rules.divergence_level_points:
+            return (f"the loss level has stayed above {1 + self.rules.divergence_level:g}× "
+                    f"its best ({best:.4g}) for {self._above_best} logged points, now "
+                    f"{value:.4g}")
+        return None
 
     def recent(self, count: int) -> list[float]:
         return list(self._window)[-count:]
@@ -176,7 +213,8 @@ class GradNormRule:
         self._recent.append(value)
         if len(self._baseline) < self.rules.grad_vanish_points * 2:
             self._baseline.append(value)
-        vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules)
+        vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules) \
+            or mr.evaluate_grad_collapse(self._baseline, self._recent)
         if vanished is not None:
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, vanished, key="vanishing"))
         elif value > 0:
@@ -231,6 +269,8 @@ class EvalRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self.series: dict[str, deque[tuple[float, float | None]]] = {}
+        self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
+        self._raised: set[str] = set()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -243,13 +283,24 @@ class EvalRule:
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
             series.append((value, point.train_loss))
+            best = self.best.get(key)
+            if best is None or (value - best[0]) * direction > 0:
+                self.best[key] = (value, point.step)
             reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
             if reason is not None:
+                self._raised.add(key)
                 out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key))
-            elif len(series) >= 2 and (series[-1][0] - series[-2][0]) * direction > 0:
-                out.append(Resolve(AnomalyType.EVAL_DEGRADATION, f"{key} improved to "
-                                                                 f"{value:.4g}", key=key))
+            elif key in self._raised and self._near_best(key, value, direction):
+                self._raised.discard(key)
+                out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
+                                   f"{key} back to {value:.4g}, near its best", key=key))
         return out
+
+    def _near_best(self, key: str, value: float, direction: int) -> bool:
+        """Recovered means back within the rule's tolerance of the best evaluation, not
+        merely better than the one before."""
+        best = self.best[key][0]
+        return (best - value) * direction <= abs(best) * self.rules.eval_recovery_tolerance
 
     def recent(self, count: int) -> dict[str, list[float]]:
         return {key: [value for value, _ in list(series)[-count:]]
@@ -282,6 +333,73 @@ class ThroughputRule:
         return []
 
 
+class LossScaleRule:
+    """fp16 dynamic loss scaling: a scale that collapses to (almost) nothing, a long
+    cascade of halvings, or skipped steps that keep pace with the steps themselves."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._last: float | None = None
+        self._halvings = 0
+        self._skips: deque[tuple[int, float]] = deque(maxlen=rules.loss_scale_skip_window)
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        out: list[Signal] = []
+        scale = point.metrics.get("loss_scale")
+        if scale is not None and math.isfinite(scale):
+            out.extend(self._on_scale(scale))
+        skipped = point.metrics.get("skipped_steps")
+        if skipped is not None and point.step is not None:
+            out.extend(self._on_skips(point.step, skipped))
+        return out
+
+    def _on_scale(self, scale: float) -> list[Signal]:
+        last, self._last = self._last, scale
+        floor = self.rules.loss_scale_floor
+        if scale <= floor:
+            return [Raise(AnomalyType.LOSS_SCALE,
+                          f"the fp16 loss scale fell to {scale:g}: every step overflows and "
+                          f"is skipped")]
+        if scale <= 8 * floor:
+            return [Raise(AnomalyType.LOSS_SCALE,
+                          f"the fp16 loss scale is down to {scale:g}, a few halvings from its "
+                          f"floor ({floor:g})", key="near-floor", severity=Severity.HIGH)]
+        # Printed values are rounded (0.0625 then 0.062): only a real cut counts; and a
+        # scale still in the thousands is calibrating (DeepSpeed starts at 2^16).
+        if last is not None and scale < last * 0.75 and scale < 1024:
+            self._halvings += 1
+            if self._halvings >= self.rules.loss_scale_halvings:
+                return [Raise(AnomalyType.LOSS_SCALE,
+                              f"the fp16 loss scale was cut {self._halvings} times in a row "
+                              f"(now {scale:g}): the loss or its gradients keep overflowing",
+                              key="cascade", severity=Severity.MEDIUM)]
+            return []
+        if last is not None and scale > last * 1.5 and scale > 16 * floor:
+            self._halvings = 0
+            how = f"the loss scale grew again to {scale:g}"
+            return [Resolve(AnomalyType.LOSS_SCALE, how),
+                    Resolve(AnomalyType.LOSS_SCALE, how, key="near-floor"),
+                    Resolve(AnomalyType.LOSS_SCALE, how, key="cascade")]
+        return []
+
+    def _on_skips(self, step: int, skipped: float) -> list[Signal]:
+        self._skips.append((step, skipped))
+        if self._skips.maxlen is None or len(self._skips) < self._skips.maxlen:
+            return []
+        (first_step, first_skipped), (last_step, last_skipped) = self._skips[0], self._skips[-1]
+        steps = last_step - first_step
+        if steps <= 0:
+            return []
+        if last_skipped - first_skipped >= steps:
+            return [Raise(AnomalyType.LOSS_SCALE,
+                          f"every one of the last {steps} steps was skipped for overflow "
+                          f"(skipped={last_skipped:g} at step {last_step})", key="skips")]
+        return [Resolve(AnomalyType.LOSS_SCALE, "steps are no longer being skipped",
+                        key="skips")]
+
+
 # The registered rules, applied in this order to every record with metrics.
 METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
@@ -290,6 +408,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LrScheduleRule,
     EvalRule,
     ThroughputRule,
+    LossScaleRule,
 )
 
 

@@ -46,7 +46,7 @@ def test_checkpoint_failure_resolves_when_a_later_save_works():
                     "Error saving checkpoint to /ckpt/step-3", *steady(3, start=4),
                     "Saving checkpoint to /ckpt/step-6")
     assert kinds(tracker) == [(AnomalyType.CHECKPOINT_FAILURE, 3, True)]
-    assert tracker.ledger.anomalies[0].severity is Severity.MEDIUM
+    assert tracker.ledger.anomalies[0].severity is Severity.HIGH  # a failed save is serious
     assert tracker.checkpoints.good_path() == "/ckpt/step-6"
 
 
@@ -97,7 +97,8 @@ def test_vanishing_gradients_from_a_log():
     lines = [f"step={s} loss=2.0 grad_norm=1.0" for s in range(1, 11)]
     lines += [f"step={s} loss=2.0 grad_norm=0.0" for s in range(11, 17)]
     [(kind, step, resolved)] = kinds(track(*lines))
-    assert (kind, step, resolved) == (AnomalyType.GRAD_EXPLOSION, 15, False)
+    # Two points a million times below where it started: collapsed, no need to wait.
+    assert (kind, step, resolved) == (AnomalyType.GRAD_EXPLOSION, 12, False)
 
 
 def test_an_ending_read_from_the_log_is_said_to_be_inferred():

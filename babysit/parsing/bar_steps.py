@@ -1,0 +1,110 @@
+"""Where a progress bar puts the run: the training loop's step, an epoch's batch, or
+nothing (an evaluation, a data pass).
+
+Bars alone are ambiguous, so this keeps the context: the longest loop seen, the epoch
+a Keras header announced, where each epoch's bar starts (epoch bars restart at 0), the
+columns of an Ultralytics table, and whether the run prints its global step itself
+(then the bars only say how far the current epoch is).
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.model import EventKind, LogEvent
+from babysit.parsing.bars import Bar
+from babysit.parsing.formats import Parsed
+from babysit.parsing.frameworks import parse_ultralytics_row
+
+_EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
+_EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+
+
+class BarSteps:
+    def __init__(self) -> None:
+        self.main_total: int | None = None
+        self._bar_epoch: int | None = None
+        self._first_bar_epoch: int | None = None
+        self._epoch_offset = 0
+        self._epoch_last_n = 0
+        self.keras_epoch: tuple[int, int] | None = None
+        self.yolo_columns: tuple[str, ...] = ()
+        # The run prints its own global step (Lightning's checkpoint messages): bars then
+        # only count the batches of the current epoch.
+        self.global_step_printed = False
+
+    def from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
+        """Decide whether a bar is the training loop's, and if so where it puts us."""
+        if _EVAL_DESC.search(bar.desc):
+            return Parsed(bar.style), []
+        rate = {"it/s": bar.rate} if bar.rate is not None else {}
+        if bar.style == "keras":
+            return self._from_keras_bar(bar, rate)
+        if self.yolo_columns:
+            row = parse_ultralytics_row(bar.desc, self.yolo_columns)
+            if row is not None:
+                return row, []
+        if bar.desc == "Training":
+            # Lightning 1.x opens with `Training: 0/18` before its `Epoch 0:` bars: that
+            # total is one epoch's, not the run's.
+            return Parsed(bar.style, bar.n, None, None, None, {**bar.metrics, **rate}), []
+        epoch_match = _EPOCH_DESC.match(bar.desc)
+        if epoch_match is not None:
+            return self._from_epoch_bar(bar, int(epoch_match.group(1)), epoch_match.group(2),
+                                        rate), []
+        if bar.total is not None and self.main_total is not None and bar.total < self.main_total:
+            # A shorter loop inside training: an evaluation or a data pass.
+            return Parsed(bar.style), []
+        if bar.total is not None:
+            self.main_total = bar.total
+        return Parsed(bar.style, bar.n, bar.total, None, None, {**bar.metrics, **rate}), []
+
+    def _from_epoch_bar(self, bar: Bar, epoch: int, last: str | None,
+                        rate: dict[str, float]) -> Parsed:
+        """A bar per epoch (Lightning, hand-written tqdm loops): the global step is the
+        steps of the epochs before plus this bar's count."""
+        # Lightning numbers epochs from 0 (`Epoch 0:`); hand-written loops mostly from 1.
+        base = 0 if bar.desc.startswith("Epoch") else 1
+        fmt = {"rich": "lightning-rich"}.get(bar.style, "tqdm-epochs")
+        if bar.style == "tqdm" and base == 0:
+            fmt = "lightning"
+        metrics = {**bar.metrics, **rate}
+        fraction = bar.n / bar.total if bar.total else 0.0
+        epochs = None
+        if last is not None and int(last) >= 0:
+            # Lightning shows the last epoch's index (`Epoch 2/2` of three epochs); -1 or
+            # -2 means no limit.
+            epochs = int(last) + 1 - base
+        target = epochs * bar.total if epochs and bar.total else None
+        if self.global_step_printed:
+            return Parsed(fmt, None, target, epoch + fraction, epochs, metrics)
+        if self._first_bar_epoch is None:
+            self._first_bar_epoch = epoch
+            # Joining mid-run (a long log's tail): assume the earlier epochs were full.
+            self._epoch_offset = max(0, epoch - base) * (bar.total or 0)
+        elif self._bar_epoch is not None and epoch != self._bar_epoch:
+            self._epoch_offset += self._epoch_last_n
+            self._epoch_last_n = 0
+        self._bar_epoch = epoch
+        self._epoch_last_n = max(self._epoch_last_n, bar.n)
+        return Parsed(fmt, self._epoch_offset + bar.n, target, epoch + fraction, epochs,
+                      metrics, per_epoch=bar.total)
+
+    def _from_keras_bar(self, bar: Bar,
+                        rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
+        events: list[LogEvent] = []
+        metrics = {k: v for k, v in {**bar.metrics, **rate}.items() if k != "eta"}
+        if self.keras_epoch is None or bar.total is None:
+            return Parsed("keras", bar.n, bar.total, None, None, metrics), events
+        epoch, epochs = self.keras_epoch
+        step = (epoch - 1) * bar.total + bar.n
+        if epoch == epochs and bar.n == bar.total:
+            events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
+                                   "keras: last epoch finished"))
+        return Parsed("keras", step, epochs * bar.total, epoch - 1 + bar.n / bar.total, epochs,
+                      metrics, per_epoch=bar.total), events
+
+    def restart_epochs(self, offset: int) -> None:
+        """The run printed its global step: later epoch bars count from there."""
+        self.global_step_printed = True
+        self._epoch_offset = offset

@@ -1,0 +1,314 @@
+"""Line formats of particular training frameworks, one pure parser each.
+
+Each `parse_*` takes one cleaned text segment and returns a `Parsed` or None, like the
+generic parsers in `formats`; they are tried before those. Examples of every shape are
+in references/log-formats.md, and each comes from a real public log kept in
+tests/fixtures/logs/public.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.parsing.formats import Parsed, key_values, split_counters
+from babysit.parsing.text import normalise_key, to_number
+
+# --- fairseq ----------------------------------------------------------------------------
+# legacy: `| epoch 027 | loss 6.343 | nll_loss 4.984 | ... | num_updates 10198 | ...`
+#         `| epoch 001:    200 / 1374 loss=14.351, ppl=20899.56, ..., num_updates=190, ...`
+#         `| epoch 027 | valid on 'valid' subset | valid_loss 8.30 | ... | num_updates 10198`
+# hydra:  `... | INFO | train_inner | epoch 003:  5 / 356 loss=9.44, ..., num_updates=700, ...`
+_FAIRSEQ_EPOCH = re.compile(r"\bepoch (\d+)(?::\s*(\d+)\s*/\s*(\d+))?")
+_PIPE_PAIR = re.compile(r"^\s*([A-Za-z][\w/.()-]*)\s+([-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|"
+                        r"nan|inf|-inf))\s*$")
+
+
+def parse_fairseq(segment: str) -> Parsed | None:
+    if "num_updates" not in segment or "epoch" not in segment:
+        return None
+    values: dict[str, float] = {}
+    for part in segment.split("|"):
+        pair = _PIPE_PAIR.match(part)
+        if pair is not None:
+            number = to_number(pair.group(2))
+            if number is not None:
+                values[normalise_key(pair.group(1))] = number
+        elif "=" in part:
+            values.update(key_values(part))
+    step = values.pop("num_updates", None)
+    if step is None:
+        return None
+    epoch_match = _FAIRSEQ_EPOCH.search(segment)
+    epoch = None
+    if epoch_match is not None:
+        epoch = float(epoch_match.group(1))
+        if epoch_match.group(2) and epoch_match.group(3) and int(epoch_match.group(3)):
+            epoch = epoch - 1 + int(epoch_match.group(2)) / int(epoch_match.group(3))
+    valid = "valid on" in segment or "| valid |" in segment
+    metrics = {}
+    for key, value in values.items():
+        if key in ("epoch", "wall", "train_wall", "wpb", "bsz", "oom", "clip", "gb_free"):
+            continue
+        if valid and not key.startswith(("valid", "best")):
+            key = f"valid_{key}"
+        metrics[key] = value
+    return Parsed("fairseq", int(step), epoch=epoch, metrics=metrics)
+
+
+# --- mmengine / MMDetection / XTuner (mmcv 1.x too) -----------------------------------------
+# `Epoch(train) [100][  50/4309]  base_lr: 2.0e-03 lr: 5.96e-05  eta: 12:14:32 ... loss: 1111.4`
+# `Iter(train) [  50/40000]  lr: 1.0e-04  eta: ...  loss: 0.52`
+# `Epoch [1][50/1084]\tlr: 0.01000, eta: 14:19:58, ..., loss_bbox: nan, loss: nan`  (mmcv 1.x)
+_MM_EPOCH = re.compile(r"Epoch(?:\((?P<mode>\w+)\))?\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
+                       r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+_MM_ITER = re.compile(r"Iter\((?P<mode>\w+)\)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
+                      r"(?P<rest>.*)")
+_MM_NOT_METRICS = ("eta", "time", "data_time", "memory", "base_lr")
+
+
+def parse_mmengine(segment: str) -> Parsed | None:
+    if "Epoch" not in segment and "Iter(" not in segment:
+        return None
+    match = _MM_EPOCH.search(segment)
+    if match is None:
+        match = _MM_ITER.search(segment)
+        if match is None:
+            return None
+        i, n = int(match.group("i")), int(match.group("n"))
+        metrics = _mm_metrics(match.group("rest"))
+        if match.group("mode") not in (None, "train"):
+            return Parsed("mmengine", metrics={f"val/{k}": v for k, v in metrics.items()})
+        return Parsed("mmengine", i, n, metrics=metrics)
+    epoch, i, n = int(match.group("epoch")), int(match.group("i")), int(match.group("n"))
+    metrics = _mm_metrics(match.group("rest"))
+    if match.group("mode") not in (None, "train"):
+        return Parsed("mmengine", metrics={f"val/{k}": v for k, v in metrics.items()})
+    return Parsed("mmengine", (epoch - 1) * n + i, epoch=epoch - 1 + i / n if n else None,
+                  metrics=metrics, per_epoch=n)
+
+
+def _mm_metrics(text: str) -> dict[str, float]:
+    values = key_values(text)
+    return {k: v for k, v in values.items() if k not in _MM_NOT_METRICS}
+
+
+# --- timm: `Train: 3 [ 240/2502 ( 10%)]  Loss: 3.36 (3.48)  Time: ...  LR: 1.0e-03` ----------
+_TIMM = re.compile(r"^\s*Train:\s*(?P<epoch>\d+)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\(\s*\d+%\)\]"
+                   r"(?P<rest>.*)")
+_TIMM_PAIR = re.compile(r"(?P<key>[A-Za-z][\w/ ]*?):\s*"
+                        r"(?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)")
+
+
+def parse_timm(segment: str) -> Parsed | None:
+    if "Train:" not in segment:
+        return None
+    match = _TIMM.match(segment)
+    if match is None:
+        return None
+    epoch, i, n = int(match.group("epoch")), int(match.group("i")), int(match.group("n"))
+    metrics: dict[str, float] = {}
+    for pair in _TIMM_PAIR.finditer(match.group("rest")):
+        number = to_number(pair.group("value"))
+        key = normalise_key(pair.group("key"))
+        if number is not None and key not in ("time", "data"):
+            metrics.setdefault(key, number)  # `Loss: 3.36 (3.48)`: the current value first
+    # timm numbers epochs from 0 and the batch index restarts every epoch.
+    return Parsed("timm", epoch * n + i, epoch=epoch + i / n if n else None, metrics=metrics,
+                  per_epoch=n)
+
+
+# --- OLMo: a header `[step=2/739328,epoch=0]`, metrics on the indented lines after it ------
+_OLMO = re.compile(r"\[step=(?P<step>\d+)(?:/(?P<target>\d+))?(?:,epoch=(?P<epoch>\d+))?\]")
+
+
+def parse_olmo(segment: str) -> Parsed | None:
+    if "[step=" not in segment:
+        return None
+    match = _OLMO.search(segment)
+    if match is None:
+        return None
+    target = match.group("target")
+    epoch = match.group("epoch")
+    return Parsed("olmo", int(match.group("step")), int(target) if target else None,
+                  epoch=float(epoch) if epoch is not None else None)
+
+
+# --- MockingBird / Real-Time-Voice-Cloning ------------------------------------------------
+# `{| Epoch: 55/167 (996/1926) | Loss: 0.2907 | 0.93 steps/s | Step: 425k | }`
+_MOCKINGBIRD = re.compile(r"Epoch:\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s*\((?P<i>\d+)/(?P<n>\d+)\)"
+                          r"(?P<rest>.*?)Step:\s*(?P<step>\d+)(?P<k>k?)")
+
+
+def parse_mockingbird(segment: str) -> Parsed | None:
+    if "Step:" not in segment or "Epoch:" not in segment:
+        return None
+    matches = list(_MOCKINGBIRD.finditer(segment))
+    if not matches:
+        return None
+    match = matches[-1]  # several records glued on one line: the newest
+    epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
+    i, n = int(match.group("i")), int(match.group("n"))
+    printed = int(match.group("step"))
+    counted = (epoch - 1) * n + i
+    target: int | None = epochs * n
+    step = counted
+    if match.group("k"):
+        # `Step: 425k` is rounded down to thousands: trust it over the epoch count when
+        # the two disagree (a resumed run, a changed batch size).
+        if not printed * 1000 <= counted < (printed + 1) * 1000:
+            step, target = printed * 1000, None
+    elif printed != counted:
+        step, target = printed, None
+    metrics = key_values(match.group("rest").replace("|", " "))
+    return Parsed("mockingbird", step, target, epoch=epoch - 1 + i / n if n else None,
+                  total_epochs=epochs, metrics=metrics)
+
+
+# --- BigDL: `[Epoch 64 740096/1281167][Iteration 45459][Wall Clock ...] ... Loss is 1.26.` --
+_BIGDL = re.compile(r"\[Epoch (?P<epoch>\d+) (?P<i>\d+)/(?P<n>\d+)\]\[Iteration (?P<step>\d+)\]"
+                    r"(?P<rest>.*)")
+_IS_VALUE = re.compile(r"\b(?P<key>[A-Z]?[a-z][\w ]*?) is (?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?"
+                       r"|NaN|nan|Infinity|-Infinity|inf)\b")
+
+
+def parse_bigdl(segment: str) -> Parsed | None:
+    if "[Iteration " not in segment:
+        return None
+    match = _BIGDL.search(segment)
+    if match is None:
+        return None
+    metrics: dict[str, float] = {}
+    for pair in _IS_VALUE.finditer(match.group("rest")):
+        number = to_number(pair.group("value"))
+        if number is not None:
+            metrics[normalise_key(pair.group("key"))] = number
+    epoch = int(match.group("epoch"))
+    i, n = int(match.group("i")), int(match.group("n"))
+    return Parsed("bigdl", int(match.group("step")), epoch=epoch - 1 + i / n if n else None,
+                  metrics=metrics)
+
+
+# --- `| [   2/   3][   500/  1000] |   67/1932 batches | train_loss 1.57e-01 | lr 2.7e-05` ---
+# Two bracketed counters: the epoch of the epochs, then the step of the planned steps (or,
+# when the second total is the batches of one epoch, the batch of the epoch).
+_TWO_BRACKETS = re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]\s*"
+                           r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+
+
+def parse_bracket_counters(segment: str) -> Parsed | None:
+    if "][" not in segment:
+        return None
+    match = _TWO_BRACKETS.search(segment)
+    if match is None:
+        return None
+    epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
+    i, n = int(match.group("i")), int(match.group("n"))
+    rest = match.group("rest")
+    values: dict[str, float] = {}
+    for part in rest.split("|"):
+        pair = _PIPE_PAIR.match(part)
+        if pair is not None:
+            number = to_number(pair.group(2))
+            if number is not None:
+                values[normalise_key(pair.group(1))] = number
+        else:
+            values.update(key_values(part))
+    metrics = split_counters(values).metrics
+    if not metrics:
+        return None
+    # The LogParser turns (epoch, batch) into a global step when the second total is not
+    # the planned total the run announced (then it is the batches of one epoch).
+    return Parsed("bracket-counters", i, n, epoch=float(epoch), total_epochs=epochs,
+                  metrics=metrics)
+
+
+# --- Ultralytics (YOLOv5/v8/11): epoch columns before a per-epoch batch bar ------------------
+# `      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size`
+# `    153/200      9.87G     0.4639     0.2342     0.8053       1469        640: 100%|...`
+_YOLO_ROW = re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s+(?P<cols>[\d.]+G?(?:\s+[\d.]+)+)"
+                       r"\s*:?\s*$")
+
+
+def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
+    """The text before an Ultralytics training bar: the epoch and the losses, named by
+    the header row seen before it."""
+    match = _YOLO_ROW.match(desc)
+    if match is None:
+        return None
+    values = match.group("cols").split()
+    names = columns[1:] if columns and columns[0].lower() == "epoch" else ()
+    metrics: dict[str, float] = {}
+    for name, text in zip(names, values, strict=False):
+        number = to_number(text.rstrip("G"))
+        if number is not None and name.lower() not in ("gpu_mem", "instances", "size"):
+            metrics[normalise_key(name)] = number
+    if "box_loss" in metrics or "cls_loss" in metrics:
+        metrics["loss"] = sum(v for k, v in metrics.items() if k.endswith("_loss"))
+    return Parsed("ultralytics", epoch=float(match.group("epoch")),
+                  total_epochs=int(match.group("epochs")), metrics=metrics)
+
+
+# Lines that announce the planned number of epochs.
+_EPOCHS_LINE = re.compile(r"\bmax: (\d+) epochs\b|\bNum Epochs = (\d+)|\bmax_epochs\s*[=:]\s*(\d+)"
+                          r"|\bepochs\s*[=:]\s*(\d+)\b")
+
+
+def planned_epochs(line: str) -> int | None:
+    match = _EPOCHS_LINE.search(line)
+    if match is None:
+        return None
+    value = int(next(g for g in match.groups() if g is not None))
+    return value if value > 0 else None
+
+
+# `Epoch 2, global step 400000: 'val/AP' was not in top 1` (Lightning's ModelCheckpoint)
+_GLOBAL_STEP = re.compile(r"\bEpoch (\d+), global step (\d+):")
+
+
+def lightning_global_step(line: str) -> tuple[int, int] | None:
+    """(epoch, global step) from Lightning's checkpoint messages."""
+    if "global step" not in line:
+        return None
+    match = _GLOBAL_STEP.search(line)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+# `[2023-04-18 01:47:21,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=6, lr=[…]`
+_DEEPSPEED_STEP = re.compile(r"\[Rank (?P<rank>\d+)\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
+
+
+def parse_deepspeed(segment: str) -> Parsed | None:
+    if "skipped=" not in segment:
+        return None
+    match = _DEEPSPEED_STEP.search(segment)
+    if match is None:
+        return None
+    lr = re.search(r"lr=\[([-+\d.eE]+)", segment)
+    metrics = {"skipped_steps": float(match.group("skipped"))}
+    if lr is not None:
+        number = to_number(lr.group(1))
+        if number is not None:
+            metrics["lr"] = number
+    return Parsed("deepspeed", int(match.group("step")), metrics=metrics)
+
+
+# `Beginning of Epoch 1/16, Total Micro Batches 460` (DeepSpeed-Chat)
+_MICRO_BATCHES = re.compile(r"Epoch (\d+)/(\d+), Total Micro Batches (\d+)")
+
+
+def deepspeed_chat_plan(line: str) -> tuple[int, int] | None:
+    """(epochs, micro-batches per epoch) from DeepSpeed-Chat's epoch banner."""
+    match = _MICRO_BATCHES.search(line)
+    return (int(match.group(2)), int(match.group(3))) if match else None
+
+
+FRAMEWORK_PARSERS = (
+    parse_fairseq,
+    parse_mmengine,
+    parse_timm,
+    parse_olmo,
+    parse_mockingbird,
+    parse_bigdl,
+    parse_deepspeed,
+    parse_bracket_counters,
+)
