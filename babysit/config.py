@@ -60,6 +60,11 @@ class RuleSettings:
     spike_min_rise: float = 0.2
     stall_polls: int = 2
     stall_seconds: float = 0.0
+    stall_cadence_factor: float = 5.0  # times the run's usual gap between progress lines
+    stall_unknown_seconds: float = 60.0  # the least wait while that gap is not known
+    stall_setup_seconds: float = 600.0  # before the first step (loading, compiling)
+    stall_save_seconds: float = 900.0  # while a checkpoint is being written
+    stall_eval_seconds: float = 900.0  # while an evaluation runs
     grad_norm_max: float = 1000.0
     grad_norm_ratio: float = 100.0
     grad_norm_window: int = 20

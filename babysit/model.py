@@ -133,6 +133,7 @@ class Record:
     # Set on records picked out of a long history by the fast scan: they are
     # isolated points, so windowed rules (spikes, trends) must not use them.
     sparse: bool = False
+    time: float | None = None  # when the line was written, from its own timestamp
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,9 @@ class Snapshot:
     run_state_source: str = ""  # who reported it, for people: "MLflow", "W&B"
     evidence_url: str | None = None  # the run's page, kept as evidence
     stall_hint: str = ""  # added to a stall report: why the source may mislead
+    # What the run was doing at the end of what was read: "setup" (no step yet),
+    # "train", "eval" or "save". Stalls get a longer allowance during the last three.
+    phase: str | None = None
     # Set when the main source could not be reached and a fallback answered instead.
     degraded: str | None = None
     lr_schedule: str | None = None  # the scheduler the run's config names, when it does

@@ -88,6 +88,7 @@ class RunLifecycle:
         self._completion: LogEvent | None = None  # seen in the current attempt
         self._attempt_advances = 0
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
+        self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
 
     @property
     def state(self) -> TerminalState:
@@ -141,17 +142,32 @@ class RunLifecycle:
                 f"the launcher stopped its workers with {event.detail} (a worker failed)"),
                 step)
         elif kind is EventKind.RESTARTED:
-            # The launcher itself started the run again: a new attempt.
-            if self.ending is not None or self._pending is not None:
-                self._new_attempt()
+            # The launcher itself started the run again: a new attempt, after a failure
+            # that stands until training goes on.
+            failure = self._pending.event.detail if self._pending is not None else ""
+            self._new_attempt()
+            count = event.detail.partition("restart_count=")[2]
+            self.launcher_restarts = max(self.launcher_restarts + 1,
+                                         int(count) if count.isdigit() else 0)
+            return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, step,
+                          self.attempt, anomaly=EndingAnomaly(
+                              AnomalyType.CRASH,
+                              f"a worker failed{f': {failure}' if failure else ''}; the "
+                              f"launcher restarted the workers ({event.detail or 'restart'}"
+                              f", {self.launcher_restarts} so far)",
+                              Severity.HIGH if self.launcher_restarts < 2 else None),
+                          final=False)
         elif kind is EventKind.COMPLETED:
             self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
             if state is TerminalState.SUCCEEDED:
                 self._pending = None
-                return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
-                                        self.attempt))
+            elif self._pending is not None and not self._pending.cancelled:
+                # The scheduler cancelled a job that was already dying (a memory kill).
+                return self._end(replace(self._crash_from_pending("", inferred=False,
+                                                                  final=True),
+                                         source=EndingSource.REPORTED))
             return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
                                     self.attempt))
         return None
@@ -166,7 +182,11 @@ class RunLifecycle:
         if self._pending is not None:
             if not confirm_pending:
                 return None
-            return self._end(self._crash_from_pending("", inferred=False, final=False))
+            if self._completion is not None and self._pending.cancelled:
+                # Stopped by hand after training had finished (closing a UI, say).
+                self._pending = None
+            else:
+                return self._end(self._crash_from_pending("", inferred=False, final=False))
         if self._completion is not None:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     self._completion.line, step, self.attempt, final=False))

@@ -10,6 +10,8 @@ minute three.
 from __future__ import annotations
 
 import math
+import statistics
+from collections import deque
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
@@ -41,6 +43,9 @@ class Progress:
         self._cpu_at_progress: float | None = None
         self._last_cpu: float | None = None
         self._rate: float | None = None  # steps/s between the last two polls with steps
+        # Time between progress seen at polls with quiet polls in between: the cadence of
+        # a run slower than babysit's polling.
+        self._gaps: deque[float] = deque(maxlen=20)
 
     def observe(self, sample: ProgressSample) -> bool:
         """Record one poll; True when the run made progress."""
@@ -55,7 +60,9 @@ class Progress:
         self._rate = None
         if progressed:
             if not sample.baseline and self.quiet_polls:
-                self.longest_gap = max(self.longest_gap, sample.now - self.last_progress_at)
+                gap = sample.now - self.last_progress_at
+                self.longest_gap = max(self.longest_gap, gap)
+                self._gaps.append(gap)
             self._measure(sample.now, sample.step)
             self.last_progress_at = sample.now
             self.quiet_polls = 0
@@ -87,6 +94,11 @@ class Progress:
                 return (s1 - s0) / (t1 - t0)
         return reported if reported and math.isfinite(reported) else None
 
+    def observed_cadence(self) -> float | None:
+        """The run's usual seconds between progress, as seen between polls (None while
+        it always moves between two polls, or too few gaps were seen)."""
+        return statistics.median(self._gaps) if len(self._gaps) >= 2 else None
+
     def quiet_for(self, now: float) -> float:
         return now - self.last_progress_at
 
@@ -102,8 +114,39 @@ class Progress:
         self._cpu_at_progress = None
 
 
-def stall_threshold(interval: float, longest_gap: float, rules: RuleSettings) -> float:
-    """Seconds without progress after which a run counts as stalled: at least
-    `stall_polls` polling intervals, and three times the longest quiet gap the run
-    has already shown and recovered from (some runs log every ten minutes)."""
-    return max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)
+@dataclass(frozen=True)
+class StallAllowance:
+    seconds: float
+    why: str  # what set it, for the report
+
+
+_PHASE_NAMES = {"setup": "start-up", "save": "a checkpoint save", "eval": "an evaluation"}
+
+
+def stall_allowance(*, interval: float, longest_gap: float, cadence: float | None,
+                    cadence_source: str, phase: str | None,
+                    longest_phase: float, rules: RuleSettings) -> StallAllowance:
+    """Seconds without progress after which a run counts as stalled.
+
+    At least `stall_polls` polling intervals (the seed's rule) and three times the longest
+    quiet gap the run already showed and recovered from; `stall_cadence_factor` times
+    its usual gap between progress lines when that is known, else at least
+    `stall_unknown_seconds`. Start-up, a checkpoint save and an evaluation get their own,
+    longer allowance: a barrier, an NFS write or an eval pass looks like a hang."""
+    seconds = max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)
+    why = f"{rules.stall_polls} polls"
+    if cadence is not None:
+        if rules.stall_cadence_factor * cadence > seconds:
+            seconds = rules.stall_cadence_factor * cadence
+            why = f"{rules.stall_cadence_factor:g}× its usual {cadence:.3g}s between progress " \
+                  f"lines ({cadence_source})"
+    elif rules.stall_unknown_seconds > seconds:
+        seconds = rules.stall_unknown_seconds
+        why = "its cadence is not known yet"
+    floor = {"setup": rules.stall_setup_seconds, "save": rules.stall_save_seconds,
+             "eval": rules.stall_eval_seconds}.get(phase or "", 0.0)
+    allowance = max(floor, 3.0 * longest_phase)
+    if allowance > seconds and phase in _PHASE_NAMES:
+        seconds = allowance
+        why = f"the allowance for {_PHASE_NAMES[phase]}"
+    return StallAllowance(seconds, why)

@@ -16,7 +16,7 @@ from babysit.config import RuleSettings
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
-from babysit.core.progress import Progress, ProgressSample, stall_threshold
+from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
 from babysit.model import (
     Anomaly,
@@ -60,6 +60,11 @@ class Run:
         self._idle_polls = 0
         self._restart_note = ""
         self._cleared_by_restart: list[AnomalyType] = []
+        self.notices: list[str] = []  # for people, drained by the watcher
+        self._phase: str | None = None  # what the run was doing at the end of the last read
+        self._phase_since = started
+        self._longest_phase: dict[str, float] = {}  # the longest save, eval, ... seen
+        self._age_noted = False
         self._reported: TerminalState | None = None
 
     @property
@@ -83,6 +88,8 @@ class Run:
             self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, snapshot.degraded)
         if snapshot.formats:
             self.formats = snapshot.formats
+        phase_before = self._phase
+        self._enter_phase(snapshot.phase, ctx.now)
         if snapshot.evidence_url:
             self.evidence_url = snapshot.evidence_url
         if snapshot.lr_schedule:
@@ -93,7 +100,9 @@ class Run:
             metrics_without_steps=self.step is None and any(r.metrics for r in snapshot.records),
             cpu_seconds=view.cpu_seconds if view is not None else None,
             log_visible=view is None or self.series.saw_training, baseline=ctx.baseline))
-        if progressed and self.step is not None:
+        # A rate measured across a save or an evaluation is not the training's rate.
+        paused = phase_before in ("save", "eval", "setup")
+        if progressed and self.step is not None and not paused:
             self._signals(self.series.measured_rate(self.progress.poll_rate)
                           if self.progress.poll_rate else [])
         if snapshot.run_state is not None and snapshot.run_state is not self._reported:
@@ -166,8 +175,10 @@ class Run:
     def _ended(self, ending: Ending | None) -> None:
         if ending is None:
             return
-        # An ended run is not stalled: how it ended is the story now.
-        self.ledger.resolve_type(AnomalyType.STALLED, f"the run ended ({ending.state.value})")
+        if ending.state is not TerminalState.RUNNING:
+            # An ended run is not stalled: how it ended is the story now.
+            self.ledger.resolve_type(AnomalyType.STALLED,
+                                     f"the run ended ({ending.state.value})")
         if ending.futile_restart:
             note = (f"{self._restart_note} — but the new attempt ended without training "
                     f"({ending.futile_restart}); if the restart command hands the run to a "
@@ -188,21 +199,49 @@ class Run:
                 return
         self.ledger.raise_(found.type, ending.step, found.description, severity=found.severity)
 
+    def _enter_phase(self, phase: str | None, now: float) -> None:
+        if phase is None or phase == self._phase:
+            return
+        if self._phase in ("save", "eval", "setup"):
+            took = now - self._phase_since
+            self._longest_phase[self._phase] = max(self._longest_phase.get(self._phase, 0.0),
+                                                   took)
+        self._phase, self._phase_since = phase, now
+
     def _check_stall(self, snapshot: Snapshot, ctx: PollContext) -> None:
-        threshold = stall_threshold(ctx.interval, self.progress.longest_gap, self.rules)
+        cadence, source = self.series.logged_cadence(), "from its timestamps"
+        if cadence is None:
+            cadence, source = self.progress.observed_cadence(), "seen between polls"
+        phase = self._phase if self.step is not None or self._phase == "setup" else None
+        allowance = stall_allowance(
+            interval=ctx.interval, longest_gap=self.progress.longest_gap, cadence=cadence,
+            cadence_source=source, phase=phase,
+            longest_phase=self._longest_phase.get(phase or "", 0.0), rules=self.rules)
         if ctx.baseline:
             quiet = snapshot.quiet_for
-            if quiet is None or quiet < threshold:
+            if quiet is None or quiet < allowance.seconds:
                 return
-            why = f"the log has not been written for {format_duration(quiet)}"
+            if cadence is None:
+                # The file's age alone says nothing about a run that may log once an hour.
+                if not self._age_noted:
+                    self._age_noted = True
+                    self.notices.append(
+                        f"the log was last written {format_duration(quiet)} ago; it shows no "
+                        f"timestamps to tell how often this run writes, so babysit does not call "
+                        f"that a stall yet" + ("" if not ctx.log_only else
+                                              " (pass --pid to watch the process too)"))
+                return
+            why = (f"the log has not been written for {format_duration(quiet)}, while this run "
+                   f"wrote a progress line every ~{cadence:.3g}s ({source})")
         else:
             polls = self.progress.quiet_polls
             if polls < self.rules.stall_polls:
                 return
             quiet = self.progress.quiet_for(ctx.now)
-            why = f"no training progress for {format_duration(quiet)} ({polls} polls)"
-        if quiet < threshold:
-            return
+            if quiet < allowance.seconds:
+                return
+            why = (f"no training progress for {format_duration(quiet)} ({polls} polls), beyond "
+                   f"{allowance.why}")
         if snapshot.stall_hint:
             why += f"; {snapshot.stall_hint}"
         elif ctx.log_only and snapshot.alive is None:

@@ -9,6 +9,8 @@ a month-long run costs the same memory as watching a short one.
 from __future__ import annotations
 
 import math
+import statistics
+from collections import deque
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
@@ -54,6 +56,8 @@ class MetricSeries:
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
         self._rules = RuleSet(rules)
+        self._last_timed: float | None = None  # the log's own time of the last step
+        self._timed_gaps: deque[float] = deque(maxlen=20)
 
     @property
     def saw_training(self) -> bool:
@@ -86,6 +90,7 @@ class MetricSeries:
             else:
                 self.advances += 1
                 change = StepChange(advanced=True)
+                self._timed(record.time)
             self.step = record.step
         signals = self._observe(record) if record.metrics else []
         return change, signals
@@ -123,6 +128,19 @@ class MetricSeries:
         return self._rules.observe(Observation(step=self.step, metrics={},
                                                throughput=steps_per_second,
                                                throughput_unit=MEASURED_UNIT), sparse=False)
+
+    def _timed(self, written: float | None) -> None:
+        if written is None:
+            return
+        if self._last_timed is not None and written >= self._last_timed:
+            self._timed_gaps.append(written - self._last_timed)
+        self._last_timed = written
+
+    def logged_cadence(self) -> float | None:
+        """The run's usual seconds between progress lines, from its own timestamps."""
+        if len(self._timed_gaps) < 3:
+            return None
+        return statistics.median(self._timed_gaps)
 
     def reached_target(self) -> bool:
         return (self.step is not None and self.target_steps is not None

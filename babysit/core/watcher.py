@@ -162,8 +162,9 @@ class Watcher:
                           interval=self.settings.poll.interval,
                           log_only=self.target.target_type.endswith("-log"))
         fresh = run.observe(snapshot, ctx)
-        for notice in snapshot.notices:
+        for notice in (*snapshot.notices, *run.notices):
             self.observer.notice(notice)
+        run.notices.clear()
         if self.fixer is not None:
             fresh += self._apply(self.fixer.consider(self._fix_view(snapshot)))
         look_sooner = self._consult_reviewer(fresh, snapshot)
@@ -192,7 +193,9 @@ class Watcher:
             traceback=ending.traceback if ending is not None else "",
             exit_signal=ending.exit.signal if ending is not None and ending.exit else None,
             exit_code=ending.exit.code if ending is not None and ending.exit else None,
-            hung=stalled and snapshot.alive is True and run.progress.hung(cpu),
+            # Never during a save: writing a checkpoint (to NFS, say) looks like a hang.
+            hung=(stalled and snapshot.alive is True and run.progress.hung(cpu)
+                  and snapshot.phase != "save"),
             step=series.step,
             checkpoint=run.checkpoints.good_path(),
             open_types=frozenset(a.type for a in open_now),

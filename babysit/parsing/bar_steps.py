@@ -32,10 +32,12 @@ class BarSteps:
         # The run prints its own global step (Lightning's checkpoint messages): bars then
         # only count the batches of the current epoch.
         self.global_step_printed = False
+        self.evaluating = False  # the last bar seen was an evaluation's
 
     def from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
         """Decide whether a bar is the training loop's, and if so where it puts us."""
-        if _EVAL_DESC.search(bar.desc):
+        self.evaluating = _EVAL_DESC.search(bar.desc) is not None
+        if self.evaluating:
             return Parsed(bar.style), []
         rate = {"it/s": bar.rate} if bar.rate is not None else {}
         if bar.style == "keras":
@@ -54,6 +56,7 @@ class BarSteps:
                                         rate), []
         if bar.total is not None and self.main_total is not None and bar.total < self.main_total:
             # A shorter loop inside training: an evaluation or a data pass.
+            self.evaluating = True
             return Parsed(bar.style), []
         if bar.total is not None:
             self.main_total = bar.total
@@ -64,7 +67,8 @@ class BarSteps:
         """A bar per epoch (Lightning, hand-written tqdm loops): the global step is the
         steps of the epochs before plus this bar's count."""
         # Lightning numbers epochs from 0 (`Epoch 0:`); hand-written loops mostly from 1.
-        base = 0 if bar.desc.startswith("Epoch") else 1
+        base = 0 if bar.desc.startswith("Epoch") and (bar.style == "rich" or last is None) \
+            else 1
         fmt = {"rich": "lightning-rich"}.get(bar.style, "tqdm-epochs")
         if bar.style == "tqdm" and base == 0:
             fmt = "lightning"
@@ -72,10 +76,16 @@ class BarSteps:
         fraction = bar.n / bar.total if bar.total else 0.0
         epochs = None
         if last is not None and int(last) >= 0:
-            # Lightning shows the last epoch's index (`Epoch 2/2` of three epochs); -1 or
-            # -2 means no limit.
-            epochs = int(last) + 1 - base
+            # Lightning's rich bar shows the last epoch's index (`Epoch 2/2` of three
+            # epochs; -1 or -2 means no limit); a hand-written tqdm loop its total.
+            epochs = int(last) + 1 if bar.style == "rich" else int(last)
         target = epochs * bar.total if epochs and bar.total else None
+        printed = bar.metrics.get("step") if "step" in bar.metrics else None
+        if printed is not None:
+            # The loop prints its own global step in the postfix (`step=100`): trust it.
+            metrics.pop("step", None)
+            return Parsed(fmt, int(printed), target, epoch + fraction, epochs, metrics,
+                          per_epoch=bar.total)
         if self.global_step_printed:
             return Parsed(fmt, None, target, epoch + fraction, epochs, metrics)
         if self._first_bar_epoch is None:

@@ -25,7 +25,11 @@ class Bar:
 
 
 # What follows `NN%` in a tqdm bar: `|####5     | 450/1000 [00:10<00:12, 44.10it/s, ...]`
-_TQDM_TAIL = re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]")
+# The closing `]` may be missing when a log's lines were cut at some width.
+_TQDM_TAIL = re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
+# Notebooks (and some log shippers) print bars without the bar glyphs:
+# `Epoch 0: 100% 2/2 [00:00<00:00, 12.3it/s, loss=2.29]`
+_TQDM_PLAIN = re.compile(r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
 _TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
 _RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
 _PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
@@ -58,6 +62,11 @@ def parse_tqdm(segment: str) -> Bar | None:
     """`desc: 45%|####5     | 450/1000 [00:10<00:12, 44.10it/s, loss=0.52]`."""
     total: int | None
     at = segment.find("%|")
+    if at < 0 and "% " in segment:
+        plain = _TQDM_PLAIN.search(segment)
+        if plain is not None and "[" in plain.group(0):
+            desc = segment[: plain.start()].strip().rstrip(":").strip()
+            return _tqdm_bar(desc, plain, int(plain.group("total")))
     if at >= 0:
         match = _TQDM_TAIL.match(segment, at + 1)
         digits = at
@@ -75,6 +84,10 @@ def parse_tqdm(segment: str) -> Bar | None:
         desc = match.group("desc") or ""
     else:
         return None
+    return _tqdm_bar(desc.strip().rstrip(":").strip(), match, total)
+
+
+def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
     parts = [p.strip() for p in match.group("inside").split(",")]
     rate = None
     metric_parts: list[str] = []
@@ -84,7 +97,6 @@ def parse_tqdm(segment: str) -> Bar | None:
             rate = part_rate
         else:
             metric_parts.append(part)
-    desc = desc.strip().rstrip(":").strip()
     return Bar("tqdm", desc, int(match.group("n")), total, rate,
                _postfix_metrics(", ".join(metric_parts)), match.end())
 

@@ -35,6 +35,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
          r"HIP out of memory|MPS backend out of memory"),
     _sig(EventKind.HOST_KILL, r"^(?:.*\bline \d+: +\d+ )?Killed(?:\s+\S.*)?$|"
+         r"exceeded memory limit .*being killed|Detected \d+ oom[-_]kill event|"
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
     _sig(EventKind.CUDA_ERROR, r"device-side assert triggered|illegal memory access|"
@@ -60,7 +61,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers", 1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
-         r"Worker group FAILED\. \d+/\d+ attempts left; will restart", 1),
+         r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
     # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
     _sig(EventKind.LOSS_SCALE_FLOOR, r"Minimum loss scale reached|"
          r"[Cc]urrent loss scale already at minimum|"
@@ -72,7 +73,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
     _sig(EventKind.JOB_STATE, r"^Successfully completed\.$()|TERM_OWNER: (job killed) by owner|"
          r"TERM_RUNLIMIT: (job killed) after reaching|"
-         r"\*\*\* JOB \d+ ON \S+ (CANCELLED) AT .*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
+         r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT .*?(DUE TO TIME LIMIT)?\s*\*\*\*",
+         -1),
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
     _sig(EventKind.DISK_FULL, r"No space left on device|Disk quota exceeded|\[Errno 28\]|"
@@ -128,14 +130,15 @@ _EXCEPTION_LINE = re.compile(
 
 # Cheap literal pre-checks so most lines skip the regex table entirely.
 _TRIGGERS = (
-    "memory", "Memory", "Killed", "SIGKILL", "exitcode", "oom", "CUDA", "cuda", "CUDNN",
-    "cuDNN", "CUBLAS", "NCCL", "nccl", "Gloo", "gloo", "Timeout", "timed out", "Timed out",
+    "memory", "Memory", "Killed", "being killed", "SIGKILL", "exitcode", "oom", "CUDA",
+    "cuda", "CUDNN", "cuDNN", "CUBLAS", "NCCL", "nccl", "Gloo", "gloo", "Timeout",
+    "timed out", "Timed out",
     "Traceback", "Segmentation", "SIG", "Fatal", "core dumped", "Bus error", "Aborted",
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
-    "OVERFLOW", "Successfully", "TERM_", "*** JOB", "early", "Signaling", "exits", "model",
+    "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
 )
 
@@ -161,6 +164,9 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
             detail = (match.group(sig.detail_group) or "") if sig.detail_group else ""
         if sig.kind is EventKind.JOB_STATE:
             detail = _job_state(line)
+        elif sig.kind is EventKind.RESTARTED and "/" in detail:
+            left, allowed = (int(x) for x in detail.split("/"))
+            detail = f"restart_count={allowed - left + 1}"
         found.append(LogEvent(sig.kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
         seen.add(sig.kind)
     return tuple(found)

@@ -92,6 +92,36 @@ def _mm_metrics(text: str) -> dict[str, float]:
     return {k: v for k, v in values.items() if k not in _MM_NOT_METRICS}
 
 
+# --- the PyTorch ImageNet example and its descendants (MoCo, DeiT's MetricLogger): ------
+# `Epoch: [34][3670/4999]  Time  0.471 ( 1.651)  Loss 6.9694e+00 (6.9144e+00)  Acc@1 78.12`
+# `Epoch: [51]  [10/31]  eta: 0:00:07  lr: 0.000755  loss: 0.0137 (0.0158)`
+# `[Train] Epoch: [1][100/500]  loss: 0.52`   (epochs counted from 0, batches per epoch)
+_EXAMPLE_EPOCH = re.compile(r"Epoch:\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
+                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+_SPACED_PAIR = re.compile(r"(?<![\w@])(?P<key>[A-Za-z][\w@]*)\s+"
+                          r"(?P<value>[-+]?\d[\d.]*(?:[eE][-+]?\d+)?|nan|inf)"
+                          r"(?:\s*\(\s*[-+]?[\d.eE+-]+\))?")
+
+
+def parse_example_epoch(segment: str) -> Parsed | None:
+    if "Epoch:" not in segment:
+        return None
+    match = _EXAMPLE_EPOCH.search(segment)
+    if match is None:
+        return None
+    epoch, i, n = int(match.group("epoch")), int(match.group("i")), int(match.group("n"))
+    rest = match.group("rest")
+    metrics = key_values(rest)
+    for pair in _SPACED_PAIR.finditer(rest):
+        number = to_number(pair.group("value"))
+        key = normalise_key(pair.group("key"))
+        if number is not None and key not in ("time", "data", "eta"):
+            metrics.setdefault(key, number)  # `Loss 6.9 (6.91)`: the value, not the average
+    metrics = {k: v for k, v in metrics.items() if k not in ("time", "data", "eta", "max_mem")}
+    return Parsed("torch-example", epoch * n + i, epoch=epoch + i / n if n else None,
+                  metrics=metrics, per_epoch=n)
+
+
 # --- timm: `Train: 3 [ 240/2502 ( 10%)]  Loss: 3.36 (3.48)  Time: ...  LR: 1.0e-03` ----------
 _TIMM = re.compile(r"^\s*Train:\s*(?P<epoch>\d+)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\(\s*\d+%\)\]"
                    r"(?P<rest>.*)")
@@ -303,6 +333,7 @@ def deepspeed_chat_plan(line: str) -> tuple[int, int] | None:
 
 
 FRAMEWORK_PARSERS = (
+    parse_example_epoch,
     parse_fairseq,
     parse_mmengine,
     parse_timm,

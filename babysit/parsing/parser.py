@@ -35,6 +35,7 @@ from babysit.parsing.frameworks import (
     planned_epochs,
 )
 from babysit.parsing.text import clean, split_rank, to_number
+from babysit.parsing.timestamps import line_time
 
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
@@ -53,6 +54,8 @@ _YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
 _YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
+_SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
+_EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 # Text that shows a line in a training format may carry a failure glued after it.
 _GLUED_FAILURE = ("Traceback (", "Error", "error", "Exception", "signal")
 
@@ -101,10 +104,14 @@ class LogParser:
         self._epochs: int | None = None  # planned epochs, from a header line
         self._per_epoch: int | None = None  # batches per epoch, from the lines
         self._accumulation = 1  # micro-batches per optimizer step, when the run says
+        # None: not decided; True: steps come from epoch fractions; False: from bars.
+        self._steps_from_epochs: bool | None = None
         self._bars = BarSteps()
         self._failures = FailureTracker()
         self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
+        # What the run was doing at the last line read (see Snapshot.phase).
+        self.phase = "setup"
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -157,6 +164,8 @@ class LogParser:
         bar = None if in_traceback else parse_bar(line)
         if bar is not None:
             bar_parsed, events = self._bars.from_bar(bar)
+            if self._bars.evaluating:
+                self.phase = "eval"
             rest = line[bar.end :]
             if rest.lstrip().startswith("["):
                 glued_rank, rest = split_rank(rest.lstrip())
@@ -177,7 +186,12 @@ class LogParser:
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
             parsed = self._from_context(rest, parsed)
-        return self._merge(bar_parsed, parsed, events, rank)
+            for event in found:
+                if event.kind is EventKind.CHECKPOINT_SAVED:
+                    self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
+            if _EVAL_BANNER.search(rest):
+                self.phase = "eval"
+        return self._merge(bar_parsed, parsed, events, rank, line)
 
     def _structure(self, line: str, rank: int | None) -> Record | bool | None:
         """Lines that set context rather than report a step: a Keras epoch header, an
@@ -262,7 +276,7 @@ class LogParser:
         return parsed
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
-               rank: int | None) -> Record | None:
+               rank: int | None, line: str) -> Record | None:
         parts = [p for p in (bar, text) if p is not None]
         for part in parts:
             if part.fmt:
@@ -289,12 +303,23 @@ class LogParser:
                     metrics["loss_scale"] = scale
         if per_epoch:
             self._per_epoch = per_epoch
+        if step is None and epoch is not None and self._steps_from_epochs is not False \
+                and self._epochs and self.target and fmt == "hf-trainer":
+            # Loss dicts without a bar to give their step (bars stripped, or a callback
+            # that logs them): the epoch fraction of the planned optimizer steps.
+            step = round(epoch * self.target / self._epochs)
+            self._steps_from_epochs = True
         if target is None and self._target_announced is None and self._epochs \
                 and self._per_epoch:
             target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
+        if bar is not None and bar.step is not None:
+            self._steps_from_epochs = False  # the bars say where the run is
+        written = None
         if step is not None:
             if self.step is None or step > self.step:
                 self._failures.progressed()
+                self.phase = "train"
+                written = line_time(line)
             self.step = step
         if target is not None:
             self.target = target
@@ -307,4 +332,5 @@ class LogParser:
             events=tuple(events),
             rank=rank,
             fmt=fmt,
+            time=written,
         )

@@ -9,7 +9,8 @@ from functools import lru_cache
 # CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # torchrun and friends prefix each worker's output: `[rank3]: `, `[default0]:`, `0: `.
-_RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?")
+_RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?|"
+                          r"^\[\d+,mpirank:(\d+),[^\]]*\]<std(?:out|err)>:")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -30,12 +31,15 @@ def clean(text: str) -> str:
 
 def split_rank(line: str) -> tuple[int | None, str]:
     """Separate a distributed launcher's rank prefix from the line."""
-    if "]:" not in line[:24]:
+    if "]:" not in line[:24] and "mpirank" not in line[:24]:
         return None, line
     match = _RANK_PREFIX.match(line)
     if match is None:
         return None, line
-    return int(match.group(1)), line[match.end() :]
+    rest = line[match.end() :]
+    if "#015" in rest:  # MPI wrappers write a bar's carriage returns as `#015`
+        rest = next((p for p in reversed(rest.split("#015")) if p.strip()), "")
+    return int(match.group(1) or match.group(2)), rest.replace("#033[A", "")
 
 
 _NUMBER = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")

@@ -117,6 +117,7 @@ class LogFollower:
             formats=tuple(f for f, _ in self._parser.formats.most_common()),
             notices=tuple(notices),
             quiet_for=max(0.0, self.access.now() - mtime),
+            phase=self._parser.phase,
         )
 
     def _follow_path(self, records: list[Record]) -> list[str]:

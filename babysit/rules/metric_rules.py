@@ -129,13 +129,6 @@ def evaluate_throughput(samples: Sequence[float], rules: RuleSettings) -> str | 
             f"baseline {baseline:.3g}")
 
 
-def stall_threshold(interval: float, longest_gap: float, rules: RuleSettings) -> float:
-    """Seconds without progress after which a run counts as stalled: at least
-    `stall_polls` polling intervals, and three times the longest quiet gap the run
-    has already shown and recovered from (some runs log every ten minutes)."""
-    return max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)
-
-
 DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt", "exponential",
                                 "cosine_with_min_lr", "warmup_stable_decay", "linear_decay",
                                 "cosine_decay", "exponentiallr", "cosineannealinglr",

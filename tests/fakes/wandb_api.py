@@ -265,14 +265,17 @@ def _handler_for(server: FakeWandbServer) -> type[BaseHTTPRequestHandler]:
             operation, answer = server.answer(request.get("query", ""),
                                               request.get("variables") or {})
             payload = json.dumps(answer).encode()
-            sent = self._send(200, payload)
-            server.record(operation, request.get("variables") or {}, sent)
+            # Counted before the answer goes out: a client that has its answer must find
+            # the request in the counters (counting after sending raced with the tests).
+            self._send(200, payload, record=(operation, request.get("variables") or {}))
 
-        def _send(self, status: int, payload: bytes,
-                  content_type: str = "application/json") -> int:
+        def _send(self, status: int, payload: bytes, content_type: str = "application/json",
+                  record: tuple[str, dict[str, Any]] | None = None) -> int:
             encoding = None
             if server.gzip_responses and "gzip" in self.headers.get("Accept-Encoding", ""):
                 payload, encoding = gzip.compress(payload), "gzip"
+            if record is not None:
+                server.record(record[0], record[1], len(payload))
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))

@@ -88,9 +88,20 @@ def test_throughput_half_of_baseline_is_slow():
     assert mr.evaluate_throughput([100, 102, 98, 101, 99, 80, 30, 85, 90, 20], RULES) is None
 
 
-def test_stall_threshold_grows_with_gaps_the_run_already_showed():
-    assert mr.stall_threshold(30, 0, RULES) == 60
-    assert mr.stall_threshold(30, 600, RULES) == 1800
+def test_stall_allowance_grows_with_gaps_the_run_already_showed():
+    from babysit.core.progress import stall_allowance
+
+    def allowed(**kw: object) -> float:
+        base = dict(interval=30, longest_gap=0, cadence=None, cadence_source="", phase="train",
+                    longest_phase=0.0, rules=RULES)
+        return stall_allowance(**{**base, **kw}).seconds  # type: ignore[arg-type]
+
+    assert allowed() == 60
+    assert allowed(longest_gap=600) == 1800
+    assert allowed(interval=1) == 60  # cadence not known yet: at least a minute
+    assert allowed(interval=1, cadence=6) == 30  # five of its usual gaps
+    assert allowed(phase="save") == 900  # a checkpoint being written gets longer
+    assert allowed(phase="save", longest_phase=600) == 1800  # ... as long as saves take
 
 
 def lr(current: float, peak: float | None = None, low: float | None = None, zero_run: int = 0,
