@@ -61,10 +61,10 @@ def _root(
 
 
 def _watch_options(
-    target: Annotated[str | None, typer.Argument(
-        help="What to watch: a training log (./logs/train.log) or user@host:/path; with "
-             "--pid/--proc, the run's log when babysit should not look for it.",
-        show_default=False)] = None,
+    target: Annotated[list[str] | None, typer.Argument(
+        help="What to watch: a training log (./logs/train.log), several rank logs of one "
+             "run (or a quoted glob), or user@host:/path; with --pid/--proc, the run's log "
+             "when babysit should not look for it.", show_default=False)] = None,
     interval: Annotated[float | None, typer.Option(
         min=0.1, help="Initial poll interval in seconds [default: 30].", show_default=False,
         rich_help_panel="Polling")] = None,

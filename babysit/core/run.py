@@ -144,7 +144,7 @@ class Run:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
                 self._signals(signals)
             for event in record.events:
-                self._on_event(event)
+                self._on_event(event, record.rank)
 
     def _signals(self, signals: Iterable[Signal]) -> None:
         for signal in signals:
@@ -154,11 +154,12 @@ class Run:
             else:
                 self.ledger.resolve(signal.type, signal.how, signal.key)
 
-    def _on_event(self, event: LogEvent) -> None:
+    def _on_event(self, event: LogEvent, rank: int | None = None) -> None:
         rule = EVENT_RULES.get(event.kind)
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
-            self.ledger.raise_(rule.type, self.step, f"{rule.title}: {event.line}", key)
+            where = f"rank {rank}: " if rank is not None else ""
+            self.ledger.raise_(rule.type, self.step, f"{where}{rule.title}: {event.line}", key)
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:

@@ -49,6 +49,7 @@ class Request:
     value: str
     log: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    more: tuple[str, ...] = ()  # further positional TARGETs (several rank logs)
 
     def option(self, name: str, default: Any = None) -> Any:
         value = self.options.get(name)
@@ -76,6 +77,7 @@ class TargetKind:
     claims: Callable[[str], bool] | None = None  # positional kinds: is this text ours?
     prepare: Callable[[Request, Chooser], Request] | None = None  # pin an ambiguous request
     prefix: Callable[[Request], str] | None = None  # `[user@host]` before every line
+    takes_many: bool = False  # several positional TARGETs are one run (rank logs)
 
     @property
     def panel(self) -> str:

@@ -93,11 +93,19 @@ class LocalLogTarget:
 
 
 def _open(request: Request) -> Target:
-    return LocalLogTarget(request.value)
+    from babysit.targets.rank_logs import RankLogsTarget, expand
+
+    paths = expand([request.value, *request.more])
+    if len(paths) == 1:
+        return LocalLogTarget(paths[0])
+    shown = request.value if not request.more else \
+        f"{request.value} (+{len(request.more)} more)"
+    return RankLogsTarget(paths, shown)
 
 
 KIND = TargetKind(
     name="local-log", title="log file", flag=None, metavar="PATH",
-    help="A training log on this machine, followed as it grows.",
+    help="A training log on this machine, followed as it grows; several files (or a quoted "
+         "glob, 'logs/rank*.log') are the ranks of one run.",
     open=_open, example="babysit ./logs/train.log --once",
-    claims=lambda text: True)
+    claims=lambda text: True, takes_many=True)

@@ -7,7 +7,7 @@ one line below.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from babysit.targets import local_log, mlflow, process, remote_log, wandb
@@ -37,9 +37,13 @@ def all_options() -> dict[str, KindOption]:
     return found
 
 
-def select(values: Mapping[str, Any], positional: str | None) -> Request:
+def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Request:
     """Match what the user typed to one kind. `values` holds every kind flag and kind
-    option by its dest name (None when not given). Raises KindUsageError."""
+    option by its dest name (None when not given); `targets` the positional TARGETs.
+    Raises KindUsageError."""
+    named = [targets] if isinstance(targets, str) else list(targets or [])
+    positional = named[0] if named else None
+    more = tuple(named[1:])
     flagged = [k for k in KINDS if k.flag and values.get(option_dest(k.flag)) is not None]
     if len(flagged) > 1:
         names = " and ".join(k.flag or "" for k in flagged)
@@ -56,6 +60,9 @@ def select(values: Mapping[str, Any], positional: str | None) -> Request:
     else:
         kind = next(k for k in KINDS if k.flag is None and k.claims and k.claims(positional))
         value, positional = positional, None
+    if more and not kind.takes_many:
+        raise KindUsageError(f"one TARGET at a time for a {kind.title} (several are for the "
+                             f"rank logs of one run on this machine)")
     options: dict[str, Any] = {}
     own = {o.flag for o in kind.options}
     for flag, option in all_options().items():
@@ -72,7 +79,7 @@ def select(values: Mapping[str, Any], positional: str | None) -> Request:
             except ValueError as error:
                 raise KindUsageError(f"{flag}: {error}") from error
         options[option.dest] = given
-    return Request(kind.name, value, positional, options)
+    return Request(kind.name, value, positional, options, more if kind.takes_many else ())
 
 
 def rewatch_args(request: Request) -> list[str]:
@@ -80,7 +87,7 @@ def rewatch_args(request: Request) -> list[str]:
     kind = kind_named(request.kind)
     args: list[str] = []
     if kind.flag is None:
-        args.append(request.value)
+        args += [request.value, *request.more]
     else:
         args += [f"{kind.flag}={request.value}"]
         if request.log is not None:

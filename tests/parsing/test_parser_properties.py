@@ -42,3 +42,47 @@ def test_json_lines_of_any_shape_never_crash_the_parser(objects: list[dict]):
     for obj in objects:
         parser.feed(json.dumps(obj))
         parser.feed("{'" + json.dumps(obj)[2:])  # the same, shaped like a HF dict
+
+
+def test_json_nested_thousands_deep_or_with_huge_integers_is_skipped_not_fatal():
+    parser = LogParser()
+    deep = '{"a":' * 5000 + "1" + "}" * 5000
+    huge = '{"step": 3, "loss": ' + "9" * 400 + "}"
+    assert parser.feed(deep) is None
+    record = parser.feed(huge)
+    assert record is not None and record.step == 3 and "loss" not in record.metrics
+    after = parser.feed('{"step": 4, "loss": 1.5}')
+    assert after is not None and after.metrics == {"loss": 1.5}  # steps already read stay
+
+
+_FRAMEWORK_PIECES = st.sampled_from([
+    "| epoch 001 | loss 2.3 | num_updates 10 |", "Epoch(train) [1][ 50/100] loss: 0.5",
+    "Train: 3 [ 240/2502 ( 10%)]  Loss: 3.36 (3.48)", "[step=2/739328,epoch=0]",
+    "{| Epoch: 55/167 (996/1926) | Loss: 0.29 | Step: 425k | }", "Epoch: [34][3670/4999]",
+    "[Iteration 45459]", "[Rank 0] step=10, skipped=6, lr=[1e-05]", "OVERFLOW! Rank 0 "
+    "Skipping step. Attempted loss scale: 1, reducing to 1", "*** JOB 1 ON n CANCELLED AT x ***",
+    "Received 1 death signal, shutting down workers", "Epoch 0/-2 ━━━ 5/-- ", "#015",
+    "[1,mpirank:0,algo-1]<stdout>:", "Saving checkpoint to out/c", "Exception during training:",
+    "    153/200      9.87G     0.46     0.23", "global step 400000:", "Worker group FAILED. 3/3",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=120),
+                          st.lists(st.one_of(_PIECES, _FRAMEWORK_PIECES), max_size=10)
+                          .map(lambda parts: "".join(parts).encode())), max_size=40))
+def test_bytes_of_any_kind_through_reading_parsing_and_the_rules_never_raise(chunks):
+    """Arbitrary bytes, cut anywhere, through the line splitter, the parser and the
+    run's rules, then the end of input: nothing escapes."""
+    from babysit.config import RuleSettings
+    from babysit.core.run import Run
+    from babysit.reading.lines import LineSplitter
+
+    splitter, parser = LineSplitter(max_line=256), LogParser()
+    run = Run(RuleSettings(), None, 0.0)
+    for chunk in chunks:
+        run.absorb(parser.feed_lines(splitter.feed(chunk + b"\n" if len(chunk) % 3 else chunk)))
+    run.absorb(parser.feed_lines(splitter.flush()))
+    run.absorb(parser.finish())
+    for anomaly in run.ledger.anomalies:
+        assert anomaly.description
