@@ -1,3 +1,3 @@
-from babysit.cli import main
+from babysit.entry import main
 
 raise SystemExit(main())

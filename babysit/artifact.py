@@ -90,6 +90,15 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path) -> Path:
     return final
 
 
+def check_writable(out_dir: Path) -> None:
+    """Raises OSError when the artifact could not be written to `out_dir` (it is created
+    if missing): a test file is made there and removed."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(prefix=".babysit-probe.", dir=out_dir)
+    os.close(fd)
+    os.unlink(probe)
+
+
 def load_schema() -> dict[str, Any]:
     """The artifact's JSON Schema, as shipped in the package."""
     text = resources.files("babysit").joinpath("schema/babysit-training.schema.json").read_text(

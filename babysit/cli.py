@@ -5,7 +5,6 @@ named like a subcommand is reached as `./demo`. Nothing here decides anything.""
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -304,7 +303,12 @@ def agent_install(
             typer.echo(f"# {item.path}\n{item.text}")
         return
     kept = False
-    for outcome in install(files, force=force):
+    try:
+        outcomes = install(files, Path.cwd() if scope == "project" else Path.home(),
+                           force=force)
+    except InstallError as error:
+        raise typer.BadParameter(str(error), param_hint="agent install") from error
+    for outcome in outcomes:
         typer.echo(f"{outcome.status}: {outcome.path}")
         kept = kept or outcome.status.startswith("kept")
     if kept:
@@ -386,11 +390,15 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
 
 
 def _check_out_dir(out_dir: Path) -> None:
+    """Find out now, not after hours of watching, that the verdict cannot be written."""
+    from babysit.artifact import check_writable
+
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        check_writable(out_dir)
     except OSError as error:
-        raise typer.BadParameter(f"{out_dir}: {error.strerror or error}",
-                                 param_hint="--out-dir") from error
+        raise typer.BadParameter(f"{out_dir}: the verdict file cannot be written there "
+                                 f"({error.strerror or error})", param_hint="--out-dir") \
+            from error
 
 
 def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
@@ -400,18 +408,12 @@ def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | Non
         typer.echo(f"babysit: error: {artifact_error}", err=True)
 
 
-def _terminate_like_ctrl_c(signum: int, frame: object) -> None:
-    """SIGTERM (a scheduler, `kill`) ends the watch the way Ctrl-C does: with a verdict."""
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status instead of exiting."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:  # answered before the whole command line is built
         print(f"babysit {__version__}")
         return 0
-    signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     try:
         app(args=args, prog_name="babysit")
     except SystemExit as done:

@@ -11,6 +11,7 @@ The file is `babysit.toml` in the working directory, or the `[tool.babysit]` tab
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -25,20 +26,30 @@ else:  # pragma: no cover
 
 
 class ConfigError(Exception):
-    """A setting has an unknown name or a value of the wrong type."""
+    """A setting has an unknown name, a value of the wrong type, or one out of bounds."""
+
+
+_DAY = 86400
+_MONTH = 30 * _DAY
+
+
+def _bounded(default: Any, low: float, high: float) -> Any:
+    """A setting's default, with the bounds every value of it must keep (from a flag, a
+    BABYSIT_* variable or the config file alike)."""
+    return field(default=default, metadata={"min": low, "max": high})
 
 
 @dataclass(frozen=True)
 class PollSettings:
-    interval: float = 30.0
-    max_interval: float = 300.0
+    interval: float = _bounded(30.0, 0.1, 86400)
+    max_interval: float = _bounded(300.0, 0.1, 7 * _DAY)
     backoff: bool = True
-    backoff_factor: float = 1.5
+    backoff_factor: float = _bounded(1.5, 1.0, 10)
     # A relative change of the loss between polls above this resets the interval.
-    loss_change_reset: float = 0.05
-    summary_every: int = 5
+    loss_change_reset: float = _bounded(0.05, 0, 100)
+    summary_every: int = _bounded(5, 0, 100000)
     once: bool = False
-    max_polls: int | None = None
+    max_polls: int | None = _bounded(None, 1, 1000000000)
     schedule: tuple[float, ...] | None = None  # fixed cadence while healthy, in seconds
     until_event: bool = False  # stop at the first thing that needs attention
 
@@ -47,44 +58,52 @@ class PollSettings:
 class RuleSettings:
     """Thresholds for the rules; see references/common-issues.md for each one."""
 
-    divergence_steps: int = 5
-    divergence_min_rise: float = 0.05
+    divergence_steps: int = _bounded(5, 1, 10000)
+    divergence_min_rise: float = _bounded(0.05, 0, 1000)
     # A loss this far above its best (1.0: twice the best) for this many points diverged.
-    divergence_level: float = 1.0
-    divergence_level_points: int = 3
-    divergence_giveback: float = 0.5  # ... and giving back this share of its improvement
-    loss_blowup: float = 1e8  # a training loss above this has blown up numerically
-    spike_window: int = 50
-    spike_k: float = 6.0
-    spike_min_points: int = 10
-    spike_min_rise: float = 0.2
-    stall_polls: int = 2
-    stall_seconds: float = 0.0
-    stall_cadence_factor: float = 5.0  # times the run's usual gap between progress lines
-    stall_unknown_seconds: float = 60.0  # the least wait while that gap is not known
-    stall_setup_seconds: float = 600.0  # before the first step (loading, compiling)
-    stall_save_seconds: float = 900.0  # while a checkpoint is being written
-    stall_eval_seconds: float = 900.0  # while an evaluation runs
-    grad_norm_max: float = 1000.0
-    grad_norm_ratio: float = 100.0
-    grad_norm_window: int = 20
-    slow_drop: float = 0.5
-    slow_baseline_samples: int = 5
-    slow_recent_samples: int = 5
-    eval_degradation_evals: int = 3
-    eval_min_worsening: float = 0.01
-    eval_recovery_tolerance: float = 0.05  # back within this of the best eval: recovered
-    crash_grace_seconds: float = 10.0
-    lr_zero_points: int = 5
-    lr_warmup_fraction: float = 0.5
-    lr_rise_tolerance: float = 0.1
-    grad_vanish_points: int = 5
-    grad_vanish_ratio: float = 1e-4
-    gpu_idle_percent: float = 5.0
-    gpu_idle_polls: int = 2
-    loss_scale_floor: float = 1e-4  # fairseq's default minimum; DeepSpeed's is 1
-    loss_scale_halvings: int = 4  # cuts in a row (below 1024) that are worth a warning
-    loss_scale_skip_window: int = 20  # logged steps over which every one being skipped counts
+    divergence_level: float = _bounded(1.0, 0.01, 1e6)
+    divergence_level_points: int = _bounded(3, 1, 10000)
+    # ... and giving back this share of its improvement.
+    divergence_giveback: float = _bounded(0.5, 0, 1)
+    # A training loss above this has blown up numerically.
+    loss_blowup: float = _bounded(1e8, 1e-6, 1e300)
+    spike_window: int = _bounded(50, 2, 100000)
+    spike_k: float = _bounded(6.0, 0.1, 1000)
+    spike_min_points: int = _bounded(10, 2, 100000)
+    spike_min_rise: float = _bounded(0.2, 0, 1000)
+    stall_polls: int = _bounded(2, 1, 10000)
+    stall_seconds: float = _bounded(0.0, 0, _MONTH)
+    # Times the run's usual gap between progress lines.
+    stall_cadence_factor: float = _bounded(5.0, 1, 1000)
+    # The least wait while that gap is not known.
+    stall_unknown_seconds: float = _bounded(60.0, 0, _MONTH)
+    # Before the first step (loading, compiling).
+    stall_setup_seconds: float = _bounded(600.0, 0, _MONTH)
+    stall_save_seconds: float = _bounded(900.0, 0, _MONTH)  # while a checkpoint is being written
+    stall_eval_seconds: float = _bounded(900.0, 0, _MONTH)  # while an evaluation runs
+    grad_norm_max: float = _bounded(1000.0, 1e-09, 1e300)
+    grad_norm_ratio: float = _bounded(100.0, 1, 1e12)
+    grad_norm_window: int = _bounded(20, 1, 100000)
+    slow_drop: float = _bounded(0.5, 0.01, 0.99)
+    slow_baseline_samples: int = _bounded(5, 1, 100000)
+    slow_recent_samples: int = _bounded(5, 1, 100000)
+    eval_degradation_evals: int = _bounded(3, 2, 1000)
+    eval_min_worsening: float = _bounded(0.01, 0, 1000)
+    # Back within this of the best eval: recovered.
+    eval_recovery_tolerance: float = _bounded(0.05, 0, 1000)
+    crash_grace_seconds: float = _bounded(10.0, 0, 86400)
+    lr_zero_points: int = _bounded(5, 1, 100000)
+    lr_warmup_fraction: float = _bounded(0.5, 0.01, 1)
+    lr_rise_tolerance: float = _bounded(0.1, 0, 1000)
+    grad_vanish_points: int = _bounded(5, 1, 100000)
+    grad_vanish_ratio: float = _bounded(1e-4, 1e-12, 1)
+    gpu_idle_percent: float = _bounded(5.0, 0, 100)
+    gpu_idle_polls: int = _bounded(2, 1, 100000)
+    loss_scale_floor: float = _bounded(1e-4, 0, 1e12)  # fairseq's default minimum; DeepSpeed's is 1
+    # Cuts in a row (below 1024) that are worth a warning.
+    loss_scale_halvings: int = _bounded(4, 1, 1000)
+    # Logged steps over which every one being skipped counts.
+    loss_scale_skip_window: int = _bounded(20, 2, 100000)
 
 
 @dataclass(frozen=True)
@@ -93,7 +112,8 @@ class NotifySettings:
 
     urls: tuple[str, ...] = ()
     severity: str = "high"  # the least severe anomaly worth a message
-    repeat_seconds: float = 3600.0  # the same anomaly type at most once per this
+    # The same anomaly type at most once per this.
+    repeat_seconds: float = _bounded(3600.0, 0, _MONTH)
 
 
 @dataclass(frozen=True)
@@ -124,10 +144,17 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
     from_file = _read_file(cwd)
     sections: dict[str, Any] = {}
     for name, cls in _SECTIONS.items():
-        values = _coerce_all(cls, from_file.get(name, {}), f"[{name}]")
+        table = from_file.get(name, {})
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"[{name}] in the babysit config must be a table of settings, "
+                              f"not {table!r}")
+        values = _coerce_all(cls, table, f"[{name}]")
         values.update(_from_env(cls, env, prefix="BABYSIT_"))
         explicit = {"poll": poll, "rules": rules, "notify": notify}[name]
-        values.update({k: v for k, v in (explicit or {}).items() if v is not None})
+        known = {f.name: f for f in fields(cls)}
+        for key, value in (explicit or {}).items():
+            if value is not None:
+                values[key] = _check(known[key], value, f"--{key.replace('_', '-')}")
         sections[name] = cls(**values)
     unknown = set(from_file) - set(_SECTIONS)
     if unknown:
@@ -147,7 +174,7 @@ def _read_file(cwd: Path) -> Mapping[str, Any]:
             data: dict[str, Any] = tomllib.loads(project.read_text(encoding="utf-8"))
             section: Any = data.get("tool", {}).get("babysit", {})
             return section if isinstance(section, dict) else {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"cannot read babysit config in {cwd}: {error}") from error
     return {}
 
@@ -188,13 +215,25 @@ def _coerce(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
                 return lowered in ("1", "true", "yes", "on")
             return bool(value)
         if kind.startswith("int"):
-            if isinstance(value, bool):
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError(value)
-            return int(value)
+            return _check(f, int(value), where)
         if kind.startswith("float"):
             if isinstance(value, bool):
                 raise ValueError(value)
-            return float(value)
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"{where}: expected {kind}, got {value!r}") from error
+            return _check(f, float(value), where)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ConfigError(f"{where}: expected {kind.split(' ')[0]}, got {value!r}") from error
+    return value
+
+
+def _check(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
+    """A number within the field's bounds, or ConfigError with the same message wherever
+    the value came from."""
+    low, high = f.metadata.get("min"), f.metadata.get("max")
+    if low is None or high is None or not isinstance(value, (int, float)) \
+            or isinstance(value, bool):
+        return value
+    if not math.isfinite(value) or not low <= value <= high:
+        raise ConfigError(f"{where}: must be between {low:g} and {high:g}, got {value!r}")
     return value

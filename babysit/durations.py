@@ -7,6 +7,7 @@ from itertools import pairwise
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d)?\s*$", re.IGNORECASE)
 _UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
+MAX_SECONDS = 7 * 86400
 
 
 def parse_duration(text: str) -> float:
@@ -17,6 +18,9 @@ def parse_duration(text: str) -> float:
     seconds = float(match.group(1)) * _UNIT[(match.group(2) or "s").lower()]
     if seconds <= 0:
         raise ValueError(f"{text!r}: a duration must be positive")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"{text!r}: longer than a week, the longest babysit waits between "
+                         f"looks")
     return seconds
 
 

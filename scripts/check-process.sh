@@ -34,6 +34,18 @@ if [[ -n $host ]]; then
   exec ssh -o BatchMode=yes -- "$host" "bash -s -- $(printf '%q ' "$mode" "$value")" < "$0"
 fi
 
+# Command lines carry secrets (`--hf-token hf_…`, `API_KEY=…`, `postgres://u:pw@h/db`):
+# mask them before anything is printed, as babysit itself does.
+redact() {
+  local flags='token|secret|passw(or)?d|passphrase|pwd|api[_-]?key|access[_-]?key|auth|bearer|credential'
+  printf '%s' "$1" | sed -E \
+    -e "s#([A-Za-z0-9_.-]*($flags)[A-Za-z0-9_.-]*=)[^ ]+#\\1REDACTED#Ig" \
+    -e "s#(--?[A-Za-z0-9_-]*($flags)[A-Za-z0-9_-]*|-k|-p) +[^ -][^ ]*#\\1 REDACTED#Ig" \
+    -e 's#(://[^:/@ ]+:)[^@/ ]+@#\1REDACTED@#g' \
+    -e 's#(hf_|sk-|ghp_|gho_|github_pat_|glpat-|xox[abprs]-)[A-Za-z0-9_-]{8,}#REDACTED#g' \
+    -e 's#(AKIA|ASIA)[0-9A-Z]{16}#REDACTED#g'
+}
+
 json_string() {
   local s=$1
   s=${s//\\/\\\\}
@@ -60,7 +72,7 @@ while read -r pid etimes stat rss args; do
   [[ -n ${pid:-} ]] || continue
   [[ $stat == Z* ]] || alive=true
   entry="{\"pid\": $pid, \"elapsed_seconds\": ${etimes:-0}, \"state\": $(json_string "$stat"),"
-  entry+=" \"rss_kb\": ${rss:-0}, \"command\": $(json_string "$args")}"
+  entry+=" \"rss_kb\": ${rss:-0}, \"command\": $(json_string "$(redact "$args")")}"
   info+="${info:+, }$entry"
 done <<< "$rows"
 

@@ -7,8 +7,11 @@ user says --force."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -65,11 +68,24 @@ def _ours_and_untouched(existing: str) -> bool:
     return hashlib.sha256(body.rstrip().encode()).hexdigest() == match.group(1)
 
 
-def install(files: list[Planned], force: bool = False) -> list[Outcome]:
+def install(files: list[Planned], root: Path, force: bool = False) -> list[Outcome]:
+    """Write the planned files under `root` (the project, or the home directory).
+
+    Nothing outside `root` is ever touched: a symbolic link on the way — a file or a
+    directory, planted by a cloned repository, say — is refused, not followed, even with
+    --force. Each file is written to a temporary file and renamed into place. Raises
+    InstallError with a message for the user."""
     outcomes = []
     for item in files:
+        _check_inside(item.path, root)
+        if item.path.is_dir():
+            raise InstallError(f"{item.path} is a directory; move it away to install here")
         if item.path.exists():
-            existing = item.path.read_text(encoding="utf-8", errors="replace")
+            try:
+                existing = item.path.read_text(encoding="utf-8", errors="replace")
+            except OSError as error:
+                raise InstallError(f"cannot read {item.path}: {error.strerror or error}") \
+                    from error
             if existing == item.text:
                 outcomes.append(Outcome(item.path, "unchanged"))
                 continue
@@ -80,7 +96,35 @@ def install(files: list[Planned], force: bool = False) -> list[Outcome]:
             status = "updated"
         else:
             status = "written"
-        item.path.parent.mkdir(parents=True, exist_ok=True)
-        item.path.write_text(item.text, encoding="utf-8")
+        try:
+            _write_atomically(item.path, item.text)
+        except OSError as error:
+            raise InstallError(f"cannot write {item.path}: {error.strerror or error}") from error
         outcomes.append(Outcome(item.path, status))
     return outcomes
+
+
+def _check_inside(path: Path, root: Path) -> None:
+    """Every component from `root` down to `path` must be a real directory (or missing)."""
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            raise InstallError(f"{current} is a symbolic link (to {os.readlink(current)}): "
+                               f"babysit does not write through links; remove it to install")
+        if current != path and current.exists() and not current.is_dir():
+            raise InstallError(f"{current} is a file, where babysit needs a directory")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)  # replaces a file; never follows a link at `path`
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

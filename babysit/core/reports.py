@@ -8,6 +8,25 @@ from datetime import datetime
 from typing import Protocol
 
 from babysit.model import Anomaly, TerminalState, Verdict
+from babysit.redact import scrub, scrub_value
+
+# What interrupted babysit, in words: the CLI's signal handler records the signal that
+# arrived (SIGTERM from a scheduler, SIGHUP from a closed terminal) before raising
+# KeyboardInterrupt, so the verdict can say which.
+_INTERRUPTED_BY = ["interrupted by the user (Ctrl-C)"]
+
+
+def interruption() -> str:
+    return _INTERRUPTED_BY[0]
+
+
+def interrupted_by(reason: str) -> None:
+    _INTERRUPTED_BY[0] = reason
+
+
+class OutputClosed(Exception):
+    """An observer can no longer write (its reader went away, its disk is full): the
+    watch ends the way an interruption does, with its verdict file."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +81,8 @@ class SummaryReport:
 
 
 class Observer(Protocol):
-    """Receives the loop's reports. Implementations render them; they never decide."""
+    """Receives the loop's reports. Implementations render them; they never decide. Any
+    method may raise OutputClosed when its output is gone."""
 
     def baseline(self, report: PollReport) -> None: ...
 
@@ -99,3 +119,31 @@ class NullObserver:
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
         pass
+
+
+class ScrubbingObserver:
+    """The one redaction pass on the way out: every report, notice and verdict is
+    scrubbed of credentials before any observer (console, JSON lines, notifications)
+    sees it."""
+
+    def __init__(self, inner: Observer) -> None:
+        self.inner = inner
+
+    def baseline(self, report: PollReport) -> None:
+        self.inner.baseline(scrub_value(report))
+
+    def poll(self, report: PollReport) -> None:
+        self.inner.poll(scrub_value(report))
+
+    def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
+        self.inner.anomaly(scrub_value(anomaly), scrub_value(report))
+
+    def summary(self, report: SummaryReport) -> None:
+        self.inner.summary(scrub_value(report))
+
+    def notice(self, text: str) -> None:
+        self.inner.notice(scrub(text))
+
+    def final(self, verdict: Verdict, artifact: Mapping[str, object],
+              artifact_path: str | None) -> None:
+        self.inner.final(scrub_value(verdict), scrub_value(dict(artifact)), artifact_path)

@@ -8,9 +8,14 @@ reviewer that fails, hangs or answers anything else is reported and ignored."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import select
+import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,27 +46,85 @@ def parse_answer(text: str) -> Answer | None:
 
 
 class Reviewer:
-    def __init__(self, argv: Sequence[str], timeout: float = 60.0) -> None:
+    def __init__(self, argv: Sequence[str], timeout: float = 60.0,
+                 max_output: int = 64 * 1024) -> None:
         self.argv = list(argv)
         self.timeout = timeout
+        self.max_output = max_output
 
     def review(self, packet: Mapping[str, object]) -> Judgment:
+        """The reviewer's answer. Runs in its own process group, which is killed whole on
+        a timeout (a background child cannot outlive it); reads at most `max_output`
+        bytes of its answer and decodes them leniently."""
         try:
-            done = subprocess.run(self.argv, input=json.dumps(packet, allow_nan=False),
-                                  capture_output=True, text=True, timeout=self.timeout,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            return Judgment(None, f"the reviewer gave no answer within {self.timeout:g}s")
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
         except OSError as error:
             return Judgment(None, f"the reviewer could not be started: "
                                   f"{error.strerror or error}")
-        if done.returncode != 0:
-            last = (done.stderr or done.stdout).strip().splitlines()
-            return Judgment(None, f"the reviewer exited with code {done.returncode}"
+        try:
+            out, err, code = _exchange(proc, json.dumps(packet, allow_nan=False).encode(),
+                                       self.timeout, self.max_output)
+        finally:
+            _kill_group(proc)
+        if code is None:
+            return Judgment(None, f"the reviewer gave no answer within {self.timeout:g}s")
+        stdout = out.decode("utf-8", errors="replace")
+        if code != 0:
+            last = (err.decode("utf-8", errors="replace") or stdout).strip().splitlines()
+            return Judgment(None, f"the reviewer exited with code {code}"
                                   + (f": {last[-1][:200]}" if last else ""))
-        answer = parse_answer(done.stdout)
+        answer = parse_answer(stdout)
         if answer is None:
-            shown = " ".join(done.stdout.split())[:120] or "nothing"
+            shown = " ".join(stdout.split())[:120] or "nothing"
             return Judgment(None, f"the reviewer's answer was not exactly one of STOP, "
                                   f"CONTINUE, WAIT: {shown!r}")
-        return Judgment(answer, done.stdout.strip()[:300])
+        return Judgment(answer, stdout.strip()[:300])
+
+
+def _exchange(proc: subprocess.Popen[bytes], packet: bytes, timeout: float,
+              limit: int) -> tuple[bytes, bytes, int | None]:
+    """Write the packet, read bounded output until the process ends or the deadline
+    passes. The exit code is None when the deadline passed."""
+    deadline = time.monotonic() + timeout
+    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(packet)
+        proc.stdin.close()
+    except OSError:
+        pass  # it did not read its packet; its answer (or silence) still decides
+    streams = [s for s in buffers if s is not None]
+    exited_at: float | None = None
+    while streams:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), None
+        if exited_at is None and proc.poll() is not None:
+            exited_at = time.monotonic()
+        elif exited_at is not None and time.monotonic() - exited_at > 0.5:
+            break  # it ended, but a child of its own still holds the pipes open
+        ready, _, _ = select.select(streams, [], [], min(left, 0.1))
+        for stream in ready:
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                streams.remove(stream)
+                continue
+            room = limit - len(buffers[stream])
+            if room > 0:
+                buffers[stream] += chunk[:room]
+    try:
+        code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), None
+    return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), code
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(Exception):
+        proc.wait(timeout=5)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()

@@ -17,11 +17,12 @@ from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.core.fixer import Approver, Fixer
 from babysit.core.outcome import WatchOutcome
-from babysit.core.reports import Observer
+from babysit.core.reports import Observer, ScrubbingObserver, interruption
 from babysit.core.reviewer import Reviewer
 from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
 from babysit.model import Decision, TerminalState, Verdict
+from babysit.redact import scrub_value
 from babysit.targets.base import RunControls, Target, TargetError
 
 
@@ -31,6 +32,7 @@ class ExitCode(IntEnum):
     USAGE = 2
     CONDITIONAL = 3
     UNREACHABLE = 4
+    ARTIFACT_FAILED = 5  # the verdict could not be written: whatever it said is lost
     INTERRUPTED = 130
 
 
@@ -42,8 +44,12 @@ class SessionResult:
     exit_code: ExitCode
 
 
-def exit_code_for(verdict: Verdict, outcome: WatchOutcome) -> ExitCode:
-    """The single mapping from an outcome to the process exit status."""
+def exit_code_for(verdict: Verdict, outcome: WatchOutcome,
+                  artifact_written: bool = True) -> ExitCode:
+    """The single mapping from an outcome to the process exit status. A verdict file
+    that could not be written wins: tools reading it would read a stale one."""
+    if not artifact_written:
+        return ExitCode.ARTIFACT_FAILED
     if outcome.interrupted:
         return ExitCode.INTERRUPTED
     if outcome.unreachable is not None:
@@ -59,6 +65,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
                 reviewer: Reviewer | None = None) -> SessionResult:
     clock = clock or SystemClock()
+    observer = ScrubbingObserver(observer)  # nothing leaves unscrubbed, whatever renders it
     run_id = settings.run_id or str(uuid.uuid4())
     started = clock.monotonic()
 
@@ -71,6 +78,12 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         target = target_factory()
     except TargetError as error:
         return unreachable(target_text, target_type, str(error))
+    except KeyboardInterrupt:
+        outcome = WatchOutcome(target=target_text, target_type=target_type,
+                               state=TerminalState.RUNNING, interrupted=True,
+                               watched_seconds=clock.monotonic() - started,
+                               stop_reason=f"{interruption()} before the target was opened")
+        return _finish(outcome, run_id, settings, observer, clock)
     fixer = None
     if isinstance(target, RunControls):
         fixer = Fixer(target, fix_enabled=settings.fix, notice=observer.notice,
@@ -98,20 +111,37 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
 
 def _already_reported(settings: Settings, label: str) -> frozenset[tuple[str, int | None]]:
     """Anomalies the previous verdict for the same target already carried: an agent that
-    re-runs `--until-event` after handling one must not be woken by it again."""
+    re-runs `--until-event` after handling one must not be woken by it again. A previous
+    file that is unreadable or oddly shaped is ignored (the agent is then woken again)."""
+    path = settings.out_dir / ARTIFACT_NAME
     try:
-        previous = json.loads((settings.out_dir / ARTIFACT_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if not path.is_file() or path.stat().st_size > _PREVIOUS_LIMIT:
+            return frozenset()
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return frozenset()
     if not isinstance(previous, dict) or previous.get("target") != label:
         return frozenset()
-    return frozenset((str(a.get("type")), a.get("step"))
-                     for a in previous.get("anomalies_detected", []) if isinstance(a, dict))
+    listed = previous.get("anomalies_detected")
+    if not isinstance(listed, list):
+        return frozenset()
+    seen: set[tuple[str, int | None]] = set()
+    for item in listed:
+        if not isinstance(item, dict):
+            continue
+        kind, step = item.get("type"), item.get("step")
+        if isinstance(kind, str) and (step is None or (isinstance(step, int)
+                                                       and not isinstance(step, bool))):
+            seen.add((kind, step))
+    return frozenset(seen)
+
+
+_PREVIOUS_LIMIT = 16 * 1024 * 1024  # a verdict file bigger than this is not one of ours
 
 
 def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Observer,
             clock: Clock) -> SessionResult:
-    verdict = decide(outcome, run_id)
+    verdict = scrub_value(decide(outcome, run_id))
     data = verdict_to_dict(verdict, clock.now())
     path: Path | None = None
     error: str | None = None
@@ -120,4 +150,4 @@ def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Ob
     except OSError as problem:
         error = f"cannot write the verdict to {settings.out_dir}: {problem}"
     observer.final(verdict, data, str(path) if path else None)
-    return SessionResult(verdict, path, error, exit_code_for(verdict, outcome))
+    return SessionResult(verdict, path, error, exit_code_for(verdict, outcome, path is not None))

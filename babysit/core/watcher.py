@@ -15,7 +15,13 @@ from babysit.config import Settings
 from babysit.core.backoff import PollOutcome, next_interval, reset_reason
 from babysit.core.fixer import FixEffects, Fixer, FixView
 from babysit.core.outcome import WatchOutcome
-from babysit.core.reports import Observer, PollReport, SummaryReport
+from babysit.core.reports import (
+    Observer,
+    OutputClosed,
+    PollReport,
+    SummaryReport,
+    interruption,
+)
 from babysit.core.reviewer import AMBIGUOUS, Answer, Reviewer
 from babysit.core.run import PollContext, Run
 from babysit.metric_names import key_metrics, throughput_key
@@ -28,6 +34,7 @@ from babysit.model import (
     Snapshot,
     TerminalState,
 )
+from babysit.redact import scrub_value
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
 
 # Training problems a cancel (with the user's approval) is about.
@@ -89,9 +96,16 @@ class Watcher:
                 self._polls += 1
                 report, outcome = self._poll_once(interval)
         except KeyboardInterrupt:
-            return WatchStop("interrupted by the user (Ctrl-C)", interrupted=True)
+            return WatchStop(interruption(), interrupted=True)
+        except OutputClosed as closed:
+            return WatchStop(str(closed), interrupted=True)
         if not self._flushed:
-            self._final_flush()
+            try:
+                self._final_flush()
+            except KeyboardInterrupt:
+                return WatchStop(interruption(), interrupted=True)
+            except OutputClosed as closed:
+                return WatchStop(str(closed), interrupted=True)
         return WatchStop(stop_reason, interrupted=False)
 
     def outcome(self, stop: WatchStop, rewatch: tuple[str, ...] = ()) -> WatchOutcome:
@@ -239,7 +253,7 @@ class Watcher:
                       "CONTINUE (fine, check again next interval) or WAIT (not enough data, "
                       "check again sooner).",
         }
-        judgment = self.reviewer.review(packet)
+        judgment = self.reviewer.review(scrub_value(packet))
         at = self._now()
         if judgment.answer is None:
             self.observer.notice(f"reviewer ignored: {judgment.detail}")

@@ -20,6 +20,7 @@ from babysit.reading.lines import LineSplitter
 
 TAIL_BYTES = 2 * 1024 * 1024
 _READ_CHUNK = 4 * 1024 * 1024
+_MARK_BYTES = 64
 
 
 class OpenFile(Protocol):
@@ -64,6 +65,7 @@ class LogFollower:
         self._parser = LogParser()
         self._deleted = False
         self._lines = 0
+        self._mark = b""  # the last bytes read: still there if the file was only appended to
 
     @property
     def offset(self) -> int:
@@ -77,8 +79,7 @@ class LogFollower:
             self.detach()
         same = self._identity is None or identity is None or identity == self._identity
         if not same:
-            self._offset = 0
-            self._splitter.reset()
+            self._restart_file()
         self._file, self._identity = handle, identity
 
     def detach(self) -> None:
@@ -97,12 +98,19 @@ class LogFollower:
         cut_before = self._splitter.cut_lines
         lines_before = self._lines
         notices.extend(self._follow_path(records))
+        if self._file is None:  # rotated to a file that cannot be opened: keep what was read
+            return Snapshot(records=tuple(records), new_lines=self._lines - lines_before,
+                            formats=tuple(f for f, _ in self._parser.formats.most_common()),
+                            notices=tuple(notices), phase=self._parser.phase)
         size = self._file.size()
         if size < self._offset:
             notices.append(f"log truncated ({self._offset} → {size} bytes); reading it from "
                            f"the start")
-            self._offset = 0
-            self._splitter.reset()
+            self._restart_file()
+        elif self._rewritten():
+            notices.append(f"log rewritten (truncated and written again past byte "
+                           f"{self._offset} between two polls); reading it from the start")
+            self._restart_file()
         new_bytes = self._read_to(size, records)
         mtime = self._file.mtime()
         if final:
@@ -140,10 +148,29 @@ class LogFollower:
         self._read_to(self._file.size(), records)
         records.extend(self._parse_lines(self._splitter.flush()))
         self.detach()
-        self._file, self._identity = self.access.open()
-        self._offset = 0
+        self._restart_file()
         self._deleted = False
+        try:
+            self._file, self._identity = self.access.open()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            return [f"log rotated, but the new {path} cannot be opened ({reason}); what the "
+                    f"old file held has been read"]
         return [f"log rotated: now reading the new {path} from its start"]
+
+    def _restart_file(self) -> None:
+        self._offset = 0
+        self._splitter.reset()
+        self._mark = b""
+
+    def _rewritten(self) -> bool:
+        """Whether the bytes just before the offset are no longer the ones read there: the
+        file was truncated and written again (a restarted run reopening it with `>`) and
+        has already grown past where babysit stopped reading."""
+        mark = self._mark
+        if not mark or self._offset < len(mark):
+            return False
+        return self._read_at(self._offset - len(mark), len(mark)) != mark
 
     def _read_to(self, size: int, records: list[Record]) -> int:
         start = self._offset
@@ -160,6 +187,7 @@ class LogFollower:
             start = self._offset
         for chunk in self._chunks(start, size):
             records.extend(self._parse_lines(self._splitter.feed(chunk)))
+            self._mark = (self._mark + chunk)[-_MARK_BYTES:]
         self._offset = size
         return size - start
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import logging
 import os
 import select
 import shlex
@@ -26,6 +27,12 @@ from typing import Any, cast
 import paramiko
 
 from babysit.remote.address import RemoteAddress, parse_remote
+
+# paramiko's transport thread logs its own tracebacks (a missing banner, a reset link);
+# babysit reports every such failure itself, in words, so they stay out of the terminal.
+_PARAMIKO_LOG = logging.getLogger("paramiko")
+_PARAMIKO_LOG.addHandler(logging.NullHandler())
+_PARAMIKO_LOG.propagate = False
 
 
 class SshError(Exception):
@@ -198,6 +205,11 @@ class SshConnection:
         if isinstance(error, ConnectionRefusedError):
             return SshUnavailable(f"connection to {self.hostname}:{self.port} refused (is sshd "
                                   f"running there, on that port?)")
+        if isinstance(error, paramiko.SSHException) and (
+                "protocol banner" in str(error) or "No existing session" in str(error)):
+            return SshUnavailable(f"no SSH banner from {self.hostname}:{self.port} within "
+                                  f"{self.settings.connect_timeout:g}s (something answers on "
+                                  f"that port, but not an SSH server that is ready)")
         if isinstance(error, (socket.timeout, TimeoutError)):
             return SshUnavailable(f"connection to {self.hostname}:{self.port} timed out")
         if isinstance(error, SshError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -44,8 +46,12 @@ class LocalFileAccess:
         return (info.st_dev, info.st_ino)
 
     def open(self) -> tuple[_LocalFile, Hashable | None]:
-        fd = os.open(self.path, os.O_RDONLY)
+        # Non-blocking: the path may have been replaced by a FIFO since it was checked.
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file")
         return _LocalFile(fd), (info.st_dev, info.st_ino)
 
     def offsets(self) -> OffsetFinder | None:
@@ -68,6 +74,11 @@ class LocalLogTarget:
             raise TargetError(f"log file not found: {self.path}")
         if self.path.is_dir():
             raise TargetError(f"{self.path} is a directory; give the path of the log file")
+        if not self.path.is_file():
+            # Opening a FIFO blocks until a writer appears; a device never ends.
+            kind = "a named pipe (FIFO)" if self.path.is_fifo() else "not a regular file"
+            raise TargetError(f"{self.path} is {kind}: babysit follows log files (write the "
+                              f"run's output to a file, e.g. `python train.py > train.log`)")
         try:
             self._follower.open()
         except OSError as error:

@@ -42,6 +42,9 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
     option by its dest name (None when not given); `targets` the positional TARGETs.
     Raises KindUsageError."""
     named = [targets] if isinstance(targets, str) else list(targets or [])
+    if any(not name.strip() for name in named):
+        raise KindUsageError("TARGET is empty: give a log file, user@host:/path, or a flag "
+                             "such as --pid")
     positional = named[0] if named else None
     more = tuple(named[1:])
     flagged = [k for k in KINDS if k.flag and values.get(option_dest(k.flag)) is not None]

@@ -6,15 +6,17 @@ so a log line containing `[bold]` is printed as written."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import IO
 
 from rich.console import Console
 from rich.text import Text
 
-from babysit.core.reports import PollReport, SummaryReport
+from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
+from babysit.ui.streams import GuardedStream
 from babysit.units import format_duration, format_value
 
 _SEVERITY_STYLE = {
@@ -74,7 +76,8 @@ def status_line(report: PollReport) -> str:
 class ConsoleObserver:
     def __init__(self, stream: IO[str] | None = None, prefix: str = "",
                  color: bool | None = None) -> None:
-        self.console = Console(file=stream, highlight=False, soft_wrap=True,
+        self.stream = GuardedStream(stream)
+        self.console = Console(file=self.stream, highlight=False, soft_wrap=True,  # type: ignore[arg-type]
                                force_terminal=color, no_color=color is False)
         self.prefix = prefix
 
@@ -138,6 +141,12 @@ class ConsoleObserver:
 
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
+        if self.stream.closed_reason is not None:
+            return  # nobody is reading any more; the verdict file has it all
+        with contextlib.suppress(OutputClosed):
+            self._final(verdict, artifact_path)
+
+    def _final(self, verdict: Verdict, artifact_path: str | None) -> None:
         ended = verdict.terminal_state is not TerminalState.RUNNING
         title = "Training Complete" if ended else "Babysit stopped (run not finished)"
         out = self.console

@@ -5,13 +5,15 @@ carries `event` and `time`; an agent can act on these lines alone."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import IO, Any
 
 from babysit.artifact import json_number
-from babysit.core.reports import PollReport, SummaryReport
+from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
+from babysit.ui.streams import GuardedStream
 
 
 def _numbers(metrics: Mapping[str, float]) -> dict[str, float | str]:
@@ -48,8 +50,8 @@ def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
 
 
 class JsonObserver:
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = GuardedStream(stream)
 
     def _write(self, payload: Mapping[str, Any]) -> None:
         self.stream.write(json.dumps(payload, allow_nan=False, ensure_ascii=False) + "\n")
@@ -88,6 +90,13 @@ class JsonObserver:
 
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
+        if self.stream.closed_reason is not None:
+            return
+        with contextlib.suppress(OutputClosed):
+            self._final(verdict, artifact, artifact_path)
+
+    def _final(self, verdict: Verdict, artifact: Mapping[str, object],
+               artifact_path: str | None) -> None:
         self._write({"event": "final", "time": artifact.get("timestamp"),
                      "artifact_path": artifact_path, "stop_reason": verdict.stop_reason,
                      "artifact": dict(artifact)})

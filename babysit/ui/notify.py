@@ -8,7 +8,9 @@ anything that looks like a credential."""
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,25 +18,17 @@ from pathlib import Path
 
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Severity, Verdict
+from babysit.redact import scrub
 from babysit.units import format_value
 
-_CREDENTIAL = re.compile(
-    r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Z0-9_]*)\s*[=:]\s*\S+"
-    r"|\b(?:hf|sk|ghp|gho|xox[abp]|glpat)[-_][A-Za-z0-9_\-]{8,}"
-    r"|\b[0-9a-f]{40}\b")
 _SEVERITIES = {s.value: s for s in Severity}
 
 
-def scrub(text: str) -> str:
-    """Credential-looking pieces of text replaced by REDACTED."""
-    return _CREDENTIAL.sub(lambda m: f"{m.group(1)}=REDACTED" if m.group(1) else "REDACTED",
-                           text)
-
-
 def safe_url(url: str) -> str:
-    """`scheme://host` only: the rest of a notification URL is often a token."""
-    match = re.match(r"^([a-z0-9+]+)://(?:[^@/]*@)?([^/:?#]*)", url, re.IGNORECASE)
-    return f"{match.group(1)}://{match.group(2)}" if match else "an unparsable URL"
+    """Only the scheme (`slack://`): the rest of a notification URL, host included, is
+    often the token itself (`pbul://TOKEN`, `tgram://BOTID:TOKEN/…`)."""
+    match = re.match(r"^([a-z0-9+]+)://", url, re.IGNORECASE)
+    return f"{match.group(1)}://…" if match else "an unparsable URL"
 
 
 Sender = Callable[[Sequence[str], str, str, str], bool]  # (urls, title, body, kind) -> ok
@@ -56,6 +50,7 @@ class NotifyPolicy:
     urls: tuple[str, ...]
     min_severity: Severity = Severity.HIGH
     repeat_seconds: float = 3600.0
+    deadline_seconds: float = 10.0  # the most babysit waits, at its end, for notifiers
 
 
 class NotifyingObserver:
@@ -70,6 +65,7 @@ class NotifyingObserver:
         self.now = now
         self._sent: dict[str, float] = {}
         self.failures = 0
+        self._courier = Courier(policy.urls, send)
 
     def baseline(self, report: PollReport) -> None:
         if self.log_path is None and report.log_path is not None:
@@ -77,6 +73,7 @@ class NotifyingObserver:
         self.inner.baseline(report)
 
     def poll(self, report: PollReport) -> None:
+        self._report_failures()
         self.inner.poll(report)
 
     def summary(self, report: SummaryReport) -> None:
@@ -122,6 +119,7 @@ class NotifyingObserver:
         title = (f"babysit: approval needed for {verdict.target}" if waiting else
                  f"babysit: {verdict.decision.value} for {verdict.target}")
         self._deliver(title, "\n".join(body) + "\n" + "\n".join(self._log_tail()), kind)
+        self.close()
 
     def _metrics(self, metrics: Mapping[str, float]) -> list[str]:
         from babysit.metric_names import key_metrics
@@ -145,17 +143,73 @@ class NotifyingObserver:
         return ["Last log lines:", *(scrub(line)[:300] for line in tail[-lines:])]
 
     def _deliver(self, title: str, body: str, kind: str) -> None:
-        try:
-            ok = self.send(self.policy.urls, title, body, kind)
-        except Exception as error:  # a notifier must never stop the watch
-            ok = False
-            detail = f"{type(error).__name__}"
-        else:
-            detail = "delivery failed"
-        if not ok:
+        """Hand the message to the courier; the watch never waits for a notifier."""
+        self._courier.post(title, body, kind)
+        self._report_failures()
+
+    def _report_failures(self) -> None:
+        for detail in self._courier.take_failures():
             self.failures += 1
             where = ", ".join(safe_url(u) for u in self.policy.urls)
             self.inner.notice(f"notification to {where} failed ({detail}); babysit carries on")
+
+    def close(self, deadline: float | None = None) -> None:
+        """Give pending notifications until the deadline, then leave them behind."""
+        left = self._courier.drain(self.policy.deadline_seconds if deadline is None
+                                   else deadline)
+        self._report_failures()
+        if left:
+            self.inner.notice(f"{left} notification(s) still being sent after "
+                              f"{self.policy.deadline_seconds:g}s: not waited for")
+
+
+class Courier:
+    """Sends notifications one by one on a daemon thread, each under the policy's overall
+    deadline, so a notifier that hangs (a server trickling its answer a byte a second)
+    delays nothing and cannot keep babysit from exiting."""
+
+    def __init__(self, urls: Sequence[str], send: Sender) -> None:
+        self._urls = tuple(urls)
+        self._send = send
+        self._queue: queue.Queue[tuple[str, str, str]] = queue.Queue()
+        self._failures: list[str] = []
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._idle = threading.Condition(self._lock)
+        self._thread = threading.Thread(target=self._run, name="babysit-notify", daemon=True)
+        self._thread.start()
+
+    def post(self, title: str, body: str, kind: str) -> None:
+        with self._lock:
+            self._pending += 1
+        self._queue.put((title, body, kind))
+
+    def _run(self) -> None:
+        while True:
+            title, body, kind = self._queue.get()
+            try:
+                ok = self._send(self._urls, title, body, kind)
+                detail = "delivery failed"
+            except Exception as error:  # a notifier must never stop the watch
+                ok, detail = False, type(error).__name__
+            with self._lock:
+                if not ok:
+                    self._failures.append(detail)
+                self._pending -= 1
+                self._idle.notify_all()
+
+    def take_failures(self) -> list[str]:
+        with self._lock:
+            failures, self._failures = self._failures, []
+        return failures
+
+    def drain(self, timeout: float) -> int:
+        """Wait up to `timeout` seconds for what was posted; returns how many are left."""
+        end = time.monotonic() + timeout
+        with self._lock:
+            while self._pending and time.monotonic() < end:
+                self._idle.wait(max(0.0, end - time.monotonic()))
+            return self._pending
 
 
 def parse_severity(text: str) -> Severity:
