@@ -155,7 +155,11 @@ def _watch_command() -> Callable[..., None]:
                                         default=default, annotation=annotation))
 
     def watch(**values: Any) -> None:
-        _watch(values)
+        try:
+            _watch(values)
+        except KeyboardInterrupt:
+            # Before the session began (after it, the session writes the verdict itself).
+            raise typer.Exit(130) from None
 
     watch.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     watch.__annotations__ = {p.name: p.annotation for p in params}
@@ -222,12 +226,8 @@ def _watch(values: dict[str, Any]) -> None:
 
         approver = ConsoleApprover() if interactive() else None
     rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
-    try:
-        result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
-                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
-    except KeyboardInterrupt:
-        typer.echo("babysit: interrupted", err=True)
-        raise typer.Exit(130) from None
+    result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
+                         observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
     raise typer.Exit(int(result.exit_code))
 
@@ -417,6 +417,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=args, prog_name="babysit")
     except SystemExit as done:
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        if code == 130:
+            _say_if_no_verdict()
+        return code
     return 0
+
+
+def _say_if_no_verdict() -> None:
+    from babysit.core.reports import session_started
+
+    if not session_started():
+        typer.echo("babysit: interrupted before the watch began: no verdict written", err=True)

@@ -6,8 +6,11 @@ says so instead of printing a traceback."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+import threading
 from types import FrameType
 
 _NAMES = {signal.SIGTERM: "terminated (SIGTERM)", signal.SIGHUP: "hung up (SIGHUP: the "
@@ -27,7 +30,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from babysit.cli import main as run
 
-        return run(argv)
+        code = run(argv)
     except KeyboardInterrupt:
         sys.stderr.write("babysit: interrupted before the watch began: no verdict written\n")
-        return 130
+        code = 130
+    _leave_stragglers(code)
+    return code
+
+
+def _leave_stragglers(code: int) -> None:
+    """A notifier still stuck past its deadline (a server that trickles its answer) runs
+    in a worker thread the interpreter would wait for at exit (thread pools are joined
+    at shutdown, daemon or not). The verdict is written by now; leave without waiting."""
+    stuck = [t for t in threading.enumerate()
+             if t is not threading.main_thread() and t.is_alive()]
+    if stuck:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)

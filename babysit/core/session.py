@@ -17,7 +17,12 @@ from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.core.fixer import Approver, Fixer
 from babysit.core.outcome import WatchOutcome
-from babysit.core.reports import Observer, ScrubbingObserver, interruption
+from babysit.core.reports import (
+    Observer,
+    ScrubbingObserver,
+    interruption,
+    mark_session_started,
+)
 from babysit.core.reviewer import Reviewer
 from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
@@ -64,6 +69,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                 settings: Settings, observer: Observer, clock: Clock | None = None,
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
                 reviewer: Reviewer | None = None) -> SessionResult:
+    mark_session_started()
     clock = clock or SystemClock()
     observer = ScrubbingObserver(observer)  # nothing leaves unscrubbed, whatever renders it
     run_id = settings.run_id or str(uuid.uuid4())
