@@ -13,14 +13,17 @@ import sys
 import threading
 from types import FrameType
 
-_NAMES = {signal.SIGTERM: "terminated (SIGTERM)", signal.SIGHUP: "hung up (SIGHUP: the "
-          "terminal or SSH session closed)"}
+from babysit import stopping
+
+_NAMES: dict[int, str] = {
+    signal.SIGTERM: "terminated (SIGTERM)",
+    signal.SIGHUP: "hung up (SIGHUP: the terminal or SSH session closed)",
+}
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    from babysit.core.reports import interrupted_by
-
-    interrupted_by(_NAMES.get(signal.Signals(signum), f"signal {signum}"))
+    # No import here: the signal may arrive half-way through one.
+    stopping.note(_NAMES.get(signum, f"signal {signum}"))
     raise KeyboardInterrupt
 
 

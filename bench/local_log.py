@@ -90,7 +90,7 @@ def main() -> None:
     sys.path.insert(0, str(HERE.parent))
     from babysit.config import RuleSettings
     from babysit.core.run import Run
-    from babysit.targets.local_log import LocalLogTarget
+    from babysit.targets.log_file import LocalLogTarget
 
     big = DATA / f"hf-{args.size_mib}mib.log"
     print(f"preparing {big} ...", flush=True)

@@ -18,7 +18,7 @@ import pytest
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
-from babysit.targets.local_log import LocalLogTarget
+from babysit.targets.log_file import LocalLogTarget
 from tests.conftest import FIXTURES, FakeClock, artifact_in
 
 PUBLIC = FIXTURES / "logs" / "public"

@@ -7,21 +7,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from babysit import stopping
 from babysit.model import Anomaly, TerminalState, Verdict
 from babysit.redact import scrub, scrub_value
 
-# What interrupted babysit, in words: the CLI's signal handler records the signal that
-# arrived (SIGTERM from a scheduler, SIGHUP from a closed terminal) before raising
-# KeyboardInterrupt, so the verdict can say which.
-_INTERRUPTED_BY = ["interrupted by the user (Ctrl-C)"]
-
 
 def interruption() -> str:
-    return _INTERRUPTED_BY[0]
-
-
-def interrupted_by(reason: str) -> None:
-    _INTERRUPTED_BY[0] = reason
+    """What stopped the watch, in words: Ctrl-C, unless a signal handler noted the
+    signal that arrived (SIGTERM from a scheduler, SIGHUP from a closed terminal)."""
+    return stopping.reason()
 
 
 # Whether a session began in this process: from then on, an interruption ends with a

@@ -1,43 +1,67 @@
 """A fast first look at a long log's history.
 
-Parsing every line of a multi-gigabyte log in Python takes minutes, yet the verdict
-on a finished run must not miss the NaN at step 120. So the history before the
-fully-parsed tail is searched for the few byte patterns that can matter (non-finite
-numbers, error signatures, checkpoint and completion lines) with grep, which scans
-at disk speed; only the lines it points at are parsed, each with a little context
-before it so that a Hugging Face loss dict still learns its step from the bar above.
+Parsing every line of a multi-gigabyte log in Python takes minutes, yet the verdict on
+a finished run must not miss the NaN at step 120. The verdict needs little from the
+history before the fully-parsed tail: the first non-finite value of each metric, every
+error, restart and completion line, and the checkpoint saves. So one linear pass finds
+the lines that can carry those (a multi-pattern search over big chunks: hyperscan in
+this process, else grep, else Python's `re`), and only those lines are parsed, each on
+its own. A line that needs a step from its neighbours (a Hugging Face loss dict, a bare
+`saving checkpoint`) borrows it from the nearest line above that has one.
 
-Non-finite numbers are a flood once a run has gone NaN, so after the first one the
-search restarts without them: the first occurrence is what the verdict needs.
+Non-finite numbers are a flood once a run has gone NaN: after a few lines that name no
+metric not already seen non-finite, the search goes on without them.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from babysit.model import EventKind, Record
+from babysit.parsing.events import find_events
 from babysit.parsing.parser import LogParser
 
 ReadAt = Callable[[int, int], bytes]  # (offset, size) -> bytes
-# (extended regex, start offset, end offset) -> offsets of matches in [start, end)
+# (extended regex, start offset, end offset) -> offsets of matches in [start, end), in order
 OffsetFinder = Callable[[str, int, int], Iterator[int]]
 
-_NONFINITE = r"\b(nan|NaN|NAN|inf|Inf|INF|Infinity)\b"
-_EVENTS = (
-    r"Traceback|out of memory|OutOfMemory|Killed|SIGKILL|SIGSEGV|exitcode|CUDA error|"
-    r"device-side|illegal memory|NCCL|nccl|Gloo|gloo|timed out|Timeout|Segmentation|"
-    r"Fatal Python|core dumped|No space left|quota exceeded|heckpoint|saving model|"
-    r"Loading best|finished|completed|reached|fit stopped|CUDNN_STATUS|CUBLAS_STATUS|"
-    r"Allocator|RESOURCE_EXHAUSTED|ECC error|launch failure|DistBackendError"
-)
-_CONTEXT_BEFORE = 4 * 1024
-_LINE_WINDOW = 64 * 1024
+NONFINITE = r"\b(nan|NaN|NAN|inf|Inf|INF|Infinity)\b"
+# A superset of what `parsing.events` reports, as plain words so the search stays fast.
+# tests/reading/test_history.py checks that every event line of the recorded and public
+# logs contains one of them.
+EVENTS = "|".join((
+    "Traceback", "out of memory", "OutOfMemory", "Killed", "SIGKILL", "oom-kill", "oom_kill",
+    "exceeded memory limit", "Signal 9", "signal 9", "exitcode", "CUDA error", "device-side",
+    "illegal memory", "illegal instruction", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS",
+    "Allocator", "RESOURCE_EXHAUSTED", "ECC error", "launch failure", "CUDA driver", "Xid",
+    r"\.cu:", "NCCL", "nccl", "Gloo", "gloo", "DistBackendError", "timed out", "Timed out",
+    "Timeout", "timeout", "Segmentation", "SIGSEGV", "SIGBUS", "SIGABRT", "Bus error",
+    "Fatal Python", "core dumped", "Aborted", "ignal 11", "No space left", "quota exceeded",
+    "Errno 28", "Errno 122", "PytorchStreamWriter", "unexpected pos", "SafetensorError",
+    "rror while serializing", "heckpoint", "aving model", "aved model", "inal model",
+    "Saving the model", "Loading best", "est model", "est checkpoint", "Exception during",
+    "death signal", "closing signal", "estarting workers", "Worker group FAILED",
+    "oss scale", "Grad overflow", "Successfully completed", "TERM_OWNER", "TERM_RUNLIMIT",
+    r"\*\*\* JOB", r"\*\*\* STEP", "raining is", "raining finished", "raining complete",
+    "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
+    "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
+    "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
+    '"event"', '"status"',
+))
+_FLOOD_LIMIT = 16  # non-finite lines naming nothing new before the search drops them
+_CONTEXT_BEFORE = 2 * 1024
+_LINE_PROBE = 4 * 1024
+_MAX_LINE = 64 * 1024
 _TRACEBACK_WINDOW = 48 * 1024
+_LOOKBACK_LINES = 12
+_EVENT_WORDS = re.compile(EVENTS.encode())
 
 
 def scan_history(read_at: ReadAt, start: int, end: int,
@@ -45,63 +69,264 @@ def scan_history(read_at: ReadAt, start: int, end: int,
     """Records for the notable lines in bytes [start, end) of a log, in file order.
 
     Every record is marked `sparse`: they are isolated points, not a series. `finder`
-    searches the file fast (grep, locally or on the remote host); without one, a
-    slower pure-Python search runs over the same patterns."""
+    searches the file fast; without one, Python's `re` searches the same patterns."""
     if end <= start:
         return
+    search = finder or (lambda pattern, offset, stop: python_offsets(read_at, pattern, offset,
+                                                                     stop))
+    seen_nonfinite: set[str] = set()
+    pending_save: tuple[int, bytes] | None = None
     with_nonfinite = True
     offset = start
     while offset < end:
-        pattern = f"{_NONFINITE}|{_EVENTS}" if with_nonfinite else _EVENTS
-        hits = (finder(pattern, offset, end) if finder is not None
-                else _python_offsets(read_at, pattern, offset, end))
+        pattern = f"{NONFINITE}|{EVENTS}" if with_nonfinite else EVENTS
+        hits = search(pattern, offset, end)
         restart_at: int | None = None
-        last_line_end = offset
-        for hit in hits:
-            if hit < last_line_end:
-                continue  # another match on a line already parsed
-            records, line_end = _parse_candidate(read_at, start, end, hit)
-            last_line_end = line_end
-            yield from records
-            if with_nonfinite and any(_has_nonfinite(r) for r in records):
-                restart_at = line_end
-                break
+        done_to = offset
+        idle = 0
+        try:
+            for hit in hits:
+                if hit < done_to:
+                    continue  # another match on a line already read
+                line_start, line = _line_at(read_at, start, end, hit)
+                done_to = line_start + len(line) + 1
+                if with_nonfinite and _EVENT_WORDS.search(line) is None:
+                    # Only a non-finite number: worth it while it names a new metric.
+                    record = _parse_line(read_at, start, line_start, line)
+                    names = _nonfinite_names(record)
+                    if names - seen_nonfinite:
+                        seen_nonfinite |= names
+                        assert record is not None
+                        if pending_save is not None:
+                            yield from _parse_event_line(read_at, start, end, *pending_save)[0]
+                            pending_save = None
+                        yield replace(record, sparse=True)
+                        idle = 0
+                        continue
+                    idle += 1
+                    if idle >= _FLOOD_LIMIT:
+                        restart_at = done_to
+                        break
+                    continue
+                if _only_a_save(line):
+                    # Saves come every few hundred steps: of a row of them only the last
+                    # matters (the newest before whatever comes next), so it waits.
+                    pending_save = (line_start, line)
+                    continue
+                if pending_save is not None:
+                    yield from _parse_event_line(read_at, start, end, *pending_save)[0]
+                    pending_save = None
+                records, done_to = _parse_event_line(read_at, start, end, line_start, line)
+                for record in records:
+                    seen_nonfinite |= _nonfinite_names(record)
+                yield from records
+        finally:
+            close = getattr(hits, "close", None)
+            if close is not None:
+                close()
         if restart_at is None:
-            return
+            break
         with_nonfinite = False
         offset = restart_at
+    if pending_save is not None:
+        yield from _parse_event_line(read_at, start, end, *pending_save)[0]
 
 
-def _has_nonfinite(record: Record) -> bool:
-    return any(v != v or v in (float("inf"), float("-inf")) for v in record.metrics.values())
+def _only_a_save(line: bytes, known: dict[bytes, bool] = {}) -> bool:  # noqa: B006
+    """Whether the line says a checkpoint was saved and nothing else. Periodic saves
+    differ only in their numbers, so the answer is remembered per shape."""
+    if b"heckpoint" not in line and b"odel" not in line:
+        return False
+    shape = _DIGITS.sub(b"0", line[:512])
+    answer = known.get(shape)
+    if answer is None:
+        events = find_events(line.decode("utf-8", errors="replace"))
+        answer = bool(events) and all(e.kind is EventKind.CHECKPOINT_SAVED for e in events)
+        if len(known) > 1024:
+            known.clear()
+        known[shape] = answer
+    return answer
 
 
-GREP_ARGS = ("--line-buffered", "-a", "-b", "-o", "-E")
+_DIGITS = re.compile(rb"\d+")
+
+
+def _nonfinite_names(record: Record | None) -> set[str]:
+    if record is None:
+        return set()
+    return {k for k, v in record.metrics.items() if not math.isfinite(v)}
+
+
+def _line_at(read_at: ReadAt, start: int, end: int, hit: int) -> tuple[int, bytes]:
+    """The line holding byte `hit` (cut to 64 KiB) and the offset it starts at."""
+    window_start = max(start, hit - _CONTEXT_BEFORE)
+    window = read_at(window_start, min(end, hit + _LINE_PROBE) - window_start)
+    rel = hit - window_start
+    line_start = max(window.rfind(b"\n", 0, rel), window.rfind(b"\r", 0, rel)) + 1
+    if line_start == 0 and window_start > start:
+        line_start = rel  # a line longer than the window: start at the match
+    stop = _next_separator(window, rel)
+    if stop < 0 and window_start + len(window) < end:
+        window = read_at(window_start, min(end, hit + _MAX_LINE) - window_start)
+        stop = _next_separator(window, rel)
+    if stop < 0:
+        stop = len(window)
+    return window_start + line_start, window[line_start:stop]
+
+
+def _parse_line(read_at: ReadAt, start: int, line_start: int, line: bytes) -> Record | None:
+    """Parse one line on its own; if it needs a step, lend it the nearest step above."""
+    text = line.decode("utf-8", errors="replace")
+    record = LogParser().feed(text)
+    if record is None or record.step is not None:
+        return record
+    context_start = max(start, line_start - _CONTEXT_BEFORE)
+    before = read_at(context_start, line_start - context_start)
+    previous = [raw for raw in re.split(rb"[\r\n]", before) if raw.strip()]
+    if context_start > start and previous:
+        previous = previous[1:]  # the first piece may be the tail of a longer line
+    for raw in reversed(previous[-_LOOKBACK_LINES:]):
+        parser = LogParser()
+        parser.feed(raw.decode("utf-8", errors="replace"))
+        if parser.step is None:
+            continue
+        again = parser.feed(text)
+        return again if again is not None else record
+    return record
+
+
+def _parse_event_line(read_at: ReadAt, start: int, end: int, line_start: int,
+                      line: bytes) -> tuple[list[Record], int]:
+    """Records for a line with an event word; a traceback is followed to its end."""
+    record = _parse_line(read_at, start, line_start, line)
+    line_end = line_start + len(line) + 1
+    if record is None:
+        return [], line_end
+    records = [replace(record, sparse=True)]
+    if not any(e.kind is EventKind.TRACEBACK_START for e in record.events):
+        return records, line_end
+    parser = LogParser()
+    parser.feed(line.decode("utf-8", errors="replace"))
+    follow = read_at(line_end, min(end - line_end, _TRACEBACK_WINDOW))
+    position = line_end
+    for raw in re.split(rb"[\r\n]", follow):
+        position += len(raw) + 1
+        more = parser.feed(raw.decode("utf-8", errors="replace")) if raw else None
+        if more is not None and more.events:
+            records.append(replace(more, sparse=True))
+            if any(e.kind is EventKind.EXCEPTION for e in more.events):
+                break
+    return records, min(position, end)
+
+
+def _next_separator(data: bytes, position: int) -> int:
+    newline = data.find(b"\n", position)
+    carriage = data.find(b"\r", position)
+    if newline < 0:
+        return carriage
+    if carriage < 0:
+        return newline
+    return min(newline, carriage)
+
+
+# --- finders ---------------------------------------------------------------------------
+
+_CHUNK = 1024 * 1024  # fits the CPU's caches: faster than bigger reads
+_HITS_PER_SCAN = 4096
+
+
+def local_finder(path: str) -> OffsetFinder | None:
+    """The fastest searcher this machine has for a local file: hyperscan, else grep."""
+    try:
+        import hyperscan
+    except ImportError:
+        return local_grep(path)
+    return _hyperscan_finder(hyperscan, path)
+
+
+def _hyperscan_finder(hyperscan: Any, path: str) -> OffsetFinder:
+    databases: dict[str, Any] = {}
+
+    def database(pattern: str) -> Any:
+        if pattern not in databases:
+            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            db.compile(expressions=[pattern.encode()], ids=[0], elements=1, flags=[0])
+            databases[pattern] = db
+        return databases[pattern]
+
+    def find(pattern: str, offset: int, end: int) -> Iterator[int]:
+        db = database(pattern)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            position = offset
+            while position < end:
+                data = os.pread(fd, min(_CHUNK, end - position), position)
+                if not data:
+                    return
+                # Hits on the chunk's last, unfinished line wait for the next chunk,
+                # which starts with that line (unless it is longer than a chunk).
+                usable = len(data)
+                if position + usable < end:
+                    cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+                    usable = cut + 1 if cut > 0 else usable
+                hits: list[int] = []
+
+                def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object,
+                             hits: list[int] = hits) -> bool:
+                    hits.append(to - 1)
+                    return len(hits) >= _HITS_PER_SCAN  # True stops the scan
+
+                db.scan(data, match_event_handler=on_match)
+                for hit in hits:
+                    if hit >= usable:
+                        break
+                    yield position + hit
+                if len(hits) >= _HITS_PER_SCAN and hits[-1] < usable:
+                    # Go on from the line after the last hit, not from the chunk's end.
+                    following = _next_separator(data, hits[-1])
+                    position += following + 1 if 0 <= following < usable else usable
+                else:
+                    position += usable
+        finally:
+            os.close(fd)
+
+    return find
 
 
 def local_grep(path: str) -> OffsetFinder | None:
-    """A finder that runs this machine's grep over `path`; None without grep."""
-    grep = shutil.which("grep")
-    if grep is None:
+    """A finder that runs this machine's grep over `path`; None without grep.
+
+    grep buffers a whole line, and a `\\r`-only tqdm log or a sparse file is one
+    endless line to it, so `tr` first turns carriage returns and NULs into newlines
+    (byte for byte: the offsets stay true)."""
+    grep, tr = shutil.which("grep"), shutil.which("tr")
+    if grep is None or tr is None:
         return None
 
     def find(pattern: str, offset: int, end: int) -> Iterator[int]:
+        env = {**os.environ, "LC_ALL": "C"}
         with open(path, "rb") as handle:
             handle.seek(offset)
-            proc = subprocess.Popen(
-                [grep, *GREP_ARGS, pattern],
-                stdin=handle, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        assert proc.stdout is not None
+            split = subprocess.Popen([tr, "\\r\\000", "\\n\\n"], stdin=handle,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        assert split.stdout is not None
+        search = subprocess.Popen([grep, *GREP_ARGS, pattern], stdin=split.stdout,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        split.stdout.close()
+        assert search.stdout is not None
         try:
-            yield from offsets_from_grep(proc.stdout, offset, end)
+            yield from offsets_from_grep(search.stdout, offset, end)
         finally:
-            proc.kill()
-            proc.stdout.close()
-            proc.wait()
+            for proc in (search, split):
+                proc.kill()
+            search.stdout.close()
+            search.wait()
+            split.wait()
 
     return find
+
+
+GREP_ARGS = ("--line-buffered", "-a", "-b", "-o", "-E")
 
 
 def offsets_from_grep(lines: Iterable[bytes], offset: int, end: int) -> Iterator[int]:
@@ -117,8 +342,9 @@ def offsets_from_grep(lines: Iterable[bytes], offset: int, end: int) -> Iterator
         yield hit
 
 
-def _python_offsets(read_at: ReadAt, pattern: str, offset: int, end: int,
-                    chunk: int = 8 * 1024 * 1024) -> Iterator[int]:
+def python_offsets(read_at: ReadAt, pattern: str, offset: int, end: int,
+                   chunk: int = _CHUNK) -> Iterator[int]:
+    """The same search with Python's `re`: slow on big files, but everywhere."""
     compiled = re.compile(pattern.encode())
     position = offset
     while position < end:
@@ -130,45 +356,3 @@ def _python_offsets(read_at: ReadAt, pattern: str, offset: int, end: int,
                 break
             yield position + match.start()
         position += min(chunk, len(data))
-
-
-def _parse_candidate(read_at: ReadAt, start: int, end: int,
-                     hit: int) -> tuple[list[Record], int]:
-    """Parse the line holding byte `hit`, after a little context to set the parser's
-    state; a traceback is followed to its closing exception line."""
-    window_start = max(start, hit - _CONTEXT_BEFORE)
-    window = read_at(window_start, min(end, hit + _LINE_WINDOW) - window_start)
-    rel = hit - window_start
-    line_start = max(window.rfind(b"\n", 0, rel), window.rfind(b"\r", 0, rel)) + 1
-    line_end = _next_separator(window, rel)
-    if line_end < 0:
-        line_end = len(window)
-    before = window[:line_start]
-    if window_start > start:
-        first_break = max(before.find(b"\n"), 0)
-        before = before[first_break:]  # drop the partial first line of the context
-    parser = LogParser()
-    parser.feed_lines([raw.decode("utf-8", errors="replace")
-                       for raw in re.split(rb"[\r\n]", before) if raw])
-    records: list[Record] = []
-    record = parser.feed(window[line_start:line_end].decode("utf-8", errors="replace"))
-    if record is not None:
-        records.append(replace(record, sparse=True))
-    absolute_end = window_start + line_end + 1
-    if record is not None and any(e.kind is EventKind.TRACEBACK_START for e in record.events):
-        follow = read_at(absolute_end, min(end - absolute_end, _TRACEBACK_WINDOW))
-        for raw in re.split(rb"[\r\n]", follow):
-            absolute_end += len(raw) + 1
-            more = parser.feed(raw.decode("utf-8", errors="replace")) if raw else None
-            if more is not None and more.events:
-                records.append(replace(more, sparse=True))
-                if any(e.kind is EventKind.EXCEPTION for e in more.events):
-                    break
-    return records, absolute_end
-
-
-def _next_separator(data: bytes, position: int) -> int:
-    newline = data.find(b"\n", position)
-    carriage = data.find(b"\r", position)
-    candidates = [i for i in (newline, carriage) if i >= 0]
-    return min(candidates) if candidates else -1

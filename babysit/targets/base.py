@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from babysit.model import Snapshot
+if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
+    from babysit.model import Snapshot
 
 
 class TargetError(Exception):

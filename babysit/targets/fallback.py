@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from babysit.model import Snapshot
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindOption, Request
+
+if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
+    from babysit.model import Snapshot
 
 
 class FallbackTarget:

@@ -1,109 +1,16 @@
-"""A training log on this machine, followed incrementally (see `reading.follower`)."""
+"""The local-log kind: a training log (or the rank logs of one run) on this machine.
+
+Only the kind lives here, so building the command line costs nothing; the reading
+(`targets.log_file`) is imported when a log is opened."""
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
-import time
-from collections.abc import Callable, Hashable
-from pathlib import Path
-from typing import ClassVar
-
-from babysit.model import Snapshot
-from babysit.reading.follower import TAIL_BYTES, LogFollower
-from babysit.reading.history import OffsetFinder, local_grep
-from babysit.targets.base import Target, TargetError, TargetUnavailable, cannot_open
+from babysit.targets.base import Target
 from babysit.targets.kinds import Request, TargetKind
 
 
-class _LocalFile:
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def size(self) -> int:
-        return os.fstat(self.fd).st_size
-
-    def mtime(self) -> float:
-        return os.fstat(self.fd).st_mtime
-
-    def read_at(self, offset: int, size: int) -> bytes:
-        return os.pread(self.fd, size, offset)
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-class LocalFileAccess:
-    def __init__(self, path: str, use_grep: bool = True,
-                 wall_time: Callable[[], float] = time.time) -> None:
-        self.path = path
-        self._use_grep = use_grep
-        self._wall_time = wall_time
-
-    def identity(self) -> Hashable | None:
-        info = os.stat(self.path)
-        return (info.st_dev, info.st_ino)
-
-    def open(self) -> tuple[_LocalFile, Hashable | None]:
-        # Non-blocking: the path may have been replaced by a FIFO since it was checked.
-        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            raise OSError(errno.EINVAL, "not a regular file")
-        return _LocalFile(fd), (info.st_dev, info.st_ino)
-
-    def offsets(self) -> OffsetFinder | None:
-        return local_grep(self.path) if self._use_grep else None
-
-    def now(self) -> float:
-        return self._wall_time()
-
-
-class LocalLogTarget:
-    target_type: ClassVar[str] = "local-log"
-
-    def __init__(self, path: str | os.PathLike[str], *, tail_bytes: int = TAIL_BYTES,
-                 use_grep: bool = True, wall_time: Callable[[], float] = time.time) -> None:
-        self.path = Path(path)
-        self._label = os.fspath(path)  # as the user wrote it: `./demo` stays `./demo`
-        self._follower = LogFollower(LocalFileAccess(str(self.path), use_grep, wall_time),
-                                     tail_bytes)
-        if not self.path.exists():
-            raise TargetError(f"log file not found: {self.path}")
-        if self.path.is_dir():
-            raise TargetError(f"{self.path} is a directory; give the path of the log file")
-        if not self.path.is_file():
-            # Opening a FIFO blocks until a writer appears; a device never ends.
-            kind = "a named pipe (FIFO)" if self.path.is_fifo() else "not a regular file"
-            raise TargetError(f"{self.path} is {kind}: babysit follows log files (write the "
-                              f"run's output to a file, e.g. `python train.py > train.log`)")
-        try:
-            self._follower.open()
-        except OSError as error:
-            raise cannot_open(str(self.path), error) from error
-
-    @property
-    def label(self) -> str:
-        return self._label
-
-    @property
-    def log_path(self) -> str | None:
-        return self._label
-
-    def poll(self, final: bool = False) -> Snapshot:
-        try:
-            return self._follower.poll(final)
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise TargetUnavailable(f"cannot read {self.path}: {reason}") from error
-
-    def close(self) -> None:
-        self._follower.close()
-
-
 def _open(request: Request) -> Target:
+    from babysit.targets.log_file import LocalLogTarget
     from babysit.targets.rank_logs import RankLogsTarget, expand
 
     paths = expand([request.value, *request.more])

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from babysit.model import Record, Snapshot
 from babysit.targets.base import TargetError
-from babysit.targets.local_log import LocalLogTarget
+from babysit.targets.log_file import LocalLogTarget
 
 _RANK_IN_NAME = re.compile(r"(?:rank|r|worker|proc)[_-]?(\d+)|[_.-](\d+)\.(?:log|out|err|txt)$",
                            re.IGNORECASE)

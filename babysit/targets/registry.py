@@ -107,4 +107,6 @@ def open_log(text: str, accept_new: bool = False) -> Target:
     """A log given as text: remote (`user@host:/path`) or on this machine."""
     if remote_log.looks_remote(text):
         return remote_log.open_remote_log(text, accept_new)
-    return local_log.LocalLogTarget(text)
+    from babysit.targets.log_file import LocalLogTarget
+
+    return LocalLogTarget(text)

@@ -16,7 +16,7 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
 from babysit.targets.base import TargetError
 from babysit.targets.fallback import FallbackTarget
-from babysit.targets.local_log import LocalLogTarget
+from babysit.targets.log_file import LocalLogTarget
 from babysit.targets.mlflow.run import MlflowTarget
 from tests.conftest import FakeClock, append, artifact_in
 from tests.targets.trackers.conftest import start_writer
