@@ -28,3 +28,22 @@ class SystemClock:
 
     def sleep(self, seconds: float) -> None:
         time.sleep(max(0.0, seconds))
+
+
+class Waker(Protocol):
+    """Waits between polls, and may end the wait early when something new arrived."""
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`; True when woken early by news, False on time out."""
+        ...
+
+
+class SleepingWaker:
+    """No news channel: sleep on the loop's clock (so a fake clock never really sleeps)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    def wait(self, seconds: float) -> bool:
+        self._clock.sleep(seconds)
+        return False

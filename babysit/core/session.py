@@ -28,7 +28,7 @@ from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
 from babysit.model import Decision, TerminalState, Verdict
 from babysit.redact import scrub_value
-from babysit.targets.base import RunControls, Target, TargetError
+from babysit.targets.base import RunControls, Target, TargetError, Wakes
 
 
 class ExitCode(IntEnum):
@@ -70,6 +70,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
                 reviewer: Reviewer | None = None) -> SessionResult:
     mark_session_started()
+    real_time = clock is None
     clock = clock or SystemClock()
     observer = ScrubbingObserver(observer)  # nothing leaves unscrubbed, whatever renders it
     run_id = settings.run_id or str(uuid.uuid4())
@@ -98,8 +99,10 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
     known = _already_reported(settings, target.label) if settings.poll.until_event \
         else frozenset()
     try:
+        # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
+        waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
         watcher = Watcher(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                          known_anomalies=known)
+                          known_anomalies=known, waker=waker)
         try:
             stop = watcher.run()
         except TargetError as error:

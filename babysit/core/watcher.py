@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from babysit.clock import Clock, SystemClock
+from babysit.clock import Clock, SleepingWaker, SystemClock, Waker
 from babysit.config import Settings
 from babysit.core.backoff import PollOutcome, next_interval, reset_reason
 from babysit.core.fixer import FixEffects, Fixer, FixView
@@ -53,11 +53,14 @@ class Watcher:
     def __init__(self, target: Target, settings: Settings, observer: Observer,
                  clock: Clock | None = None, fixer: Fixer | None = None,
                  reviewer: Reviewer | None = None,
-                 known_anomalies: frozenset[tuple[str, int | None]] = frozenset()) -> None:
+                 known_anomalies: frozenset[tuple[str, int | None]] = frozenset(),
+                 waker: Waker | None = None) -> None:
         self.target = target
         self.settings = settings
         self.observer = observer
         self.clock = clock or SystemClock()
+        # Between polls: a local log's changes end the wait early (see reading.changes).
+        self.waker = waker or SleepingWaker(self.clock)
         self.fixer = fixer
         self.reviewer = reviewer
         # (type, step) of anomalies an agent already heard about (--until-event).
@@ -70,6 +73,7 @@ class Watcher:
         self._polls = 0
         self._last_loss: float | None = None
         self._flushed = False
+        self._lines_read_early = 0  # by early reads since the last report
 
     def run(self) -> WatchStop:
         """Watch until a stop condition. Raises TargetError if there is no baseline;
@@ -92,9 +96,9 @@ class Watcher:
                 note = self._interval_note(interval, outcome)
                 interval = next_interval(interval, outcome, poll_settings)
                 self._emit(report, interval, note, baseline=self._polls == 0)
-                self.clock.sleep(interval)
+                early = self._wait(interval)
                 self._polls += 1
-                report, outcome = self._poll_once(interval)
+                report, outcome = early or self._poll_once(interval)
         except KeyboardInterrupt:
             return WatchStop(interruption(), interrupted=True)
         except OutputClosed as closed:
@@ -142,6 +146,21 @@ class Watcher:
         )
 
     # --- one poll -----------------------------------------------------------------
+
+    def _wait(self, interval: float) -> tuple[PollReport, PollOutcome] | None:
+        """Wait for the next poll, reading what a local log gains as it comes. What
+        would reset the backoff (an anomaly, a state change, a new epoch, a big loss
+        change) or end the watch is reported at once, as this interval's poll; anything
+        else waits for the report the backoff asked for."""
+        deadline = self.clock.monotonic() + interval
+        while True:
+            remaining = deadline - self.clock.monotonic()
+            if remaining <= 0 or not self.waker.wait(remaining):
+                return None
+            report, outcome = self._poll_once(interval)
+            if reset_reason(outcome, self.settings.poll) is not None or self._stop_reason():
+                return report, outcome
+            self._lines_read_early += report.new_lines
 
     def _poll_once(self, interval: float) -> tuple[PollReport, PollOutcome]:
         try:
@@ -372,7 +391,7 @@ class Watcher:
             eta_seconds=eta,
             next_poll_seconds=None,
             interval_note="",
-            new_lines=snapshot.new_lines,
+            new_lines=snapshot.new_lines + self._take_early_lines(),
             new_anomalies=tuple(fresh),
             notices=snapshot.notices,
             formats=self.run_state.formats,
@@ -380,6 +399,10 @@ class Watcher:
             gpu=snapshot.gpu,
             log_path=self._log_path,
         )
+
+    def _take_early_lines(self) -> int:
+        lines, self._lines_read_early = self._lines_read_early, 0
+        return lines
 
     def _interval_note(self, interval: float, outcome: PollOutcome) -> str:
         settings = self.settings.poll

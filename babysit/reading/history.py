@@ -15,6 +15,7 @@ metric not already seen non-finite, the search goes on without them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -276,7 +277,8 @@ def _hyperscan_finder(hyperscan: Any, path: str) -> OffsetFinder:
                     hits.append(to - 1)
                     return len(hits) >= _HITS_PER_SCAN  # True stops the scan
 
-                db.scan(data, match_event_handler=on_match)
+                with contextlib.suppress(hyperscan.ScanTerminated):
+                    db.scan(data, match_event_handler=on_match)
                 for hit in hits:
                     if hit >= usable:
                         break

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
+    from babysit.clock import Waker
     from babysit.model import Snapshot
 
 
@@ -54,6 +55,14 @@ class Target(Protocol):
 
 
 # --- capabilities a target may have, checked by protocol, not by class ------------------
+
+@runtime_checkable
+class Wakes(Protocol):
+    """A target that can tell, between polls, that something new arrived (a local file
+    grew), so the loop reads it at once instead of at the next poll."""
+
+    def change_waker(self) -> Waker | None: ...
+
 
 @runtime_checkable
 class RunControls(Protocol):

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from babysit.clock import Waker
 from babysit.model import ProcessView, Snapshot
-from babysit.targets.base import Target
+from babysit.targets.base import Target, Wakes
 
 
 class LivenessProbe(Protocol):
@@ -72,6 +73,10 @@ class WatchedRun:
         self._notices = []
         return replace(snapshot, notices=notices + snapshot.notices, alive=view.alive,
                        process=view, gpu=gpu)
+
+    def change_waker(self) -> Waker | None:
+        """The log's: a process that writes nothing new is looked at on the backoff."""
+        return self.log.change_waker() if isinstance(self.log, Wakes) else None
 
     def note(self, text: str) -> None:
         """A notice for the next snapshot."""

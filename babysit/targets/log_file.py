@@ -12,7 +12,9 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import ClassVar
 
+from babysit.clock import Waker
 from babysit.model import Snapshot
+from babysit.reading.changes import GrowthWaker
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.reading.history import OffsetFinder, local_finder
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
@@ -99,6 +101,9 @@ class LocalLogTarget:
         except OSError as error:
             reason = error.strerror or str(error)
             raise TargetUnavailable(f"cannot read {self.path}: {reason}") from error
+
+    def change_waker(self) -> Waker:
+        return GrowthWaker([str(self.path)])
 
     def close(self) -> None:
         self._follower.close()

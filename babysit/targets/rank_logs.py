@@ -14,7 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from babysit.clock import Waker
 from babysit.model import Record, Snapshot
+from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError
 from babysit.targets.log_file import LocalLogTarget
 
@@ -95,6 +97,9 @@ class RankLogsTarget:
         return Snapshot(records=tuple(records), new_bytes=new_bytes, new_lines=new_lines,
                         formats=tuple(formats), notices=tuple(notices),
                         quiet_for=min(quiet) if quiet else None, phase=phase)
+
+    def change_waker(self) -> Waker:
+        return GrowthWaker([str(log.path) for _, log in self._logs])
 
     def close(self) -> None:
         for _, log in self._logs:
