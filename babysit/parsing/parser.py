@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
@@ -93,6 +94,13 @@ def _redraw_key(line: str) -> str | None:
     return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
 
 
+def _same_moment(bar: Record, after: Record) -> bool:
+    """Whether a bar-only record and the record of the line after it describe the same
+    step: the bar said nothing but where the run is and how fast it goes."""
+    return (not bar.events and after.step == bar.step and after.rank == bar.rank
+            and after.epoch is not None and bar.epoch is None)
+
+
 class LogParser:
     """Feed it lines in order; it returns what each line said."""
 
@@ -130,11 +138,21 @@ class LogParser:
                 pending, pending_key = line, key
                 continue
             if pending is not None:
-                record = feed(pending)
-                if record is not None:
-                    records.append(record)
+                bar_record = feed(pending)
                 pending = None
-            record = feed(line)
+                record = feed(line)
+                if bar_record is not None:
+                    if record is not None and _same_moment(bar_record, record):
+                        # A loss dict right after the bar that gave it its step: one
+                        # point, not two (half the work for the rules, same history).
+                        record = replace(record, metrics={**bar_record.metrics,
+                                                          **record.metrics},
+                                         target_steps=record.target_steps
+                                         or bar_record.target_steps)
+                    else:
+                        records.append(bar_record)
+            else:
+                record = feed(line)
             if record is not None:
                 records.append(record)
         if pending is not None:
