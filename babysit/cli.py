@@ -385,7 +385,8 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
         severity = parse_severity(notify.severity)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--notify-severity") from error
-    policy = NotifyPolicy(tuple(notify.urls), severity, notify.repeat_seconds)
+    policy = NotifyPolicy(tuple(notify.urls), severity, notify.repeat_seconds,
+                          deadline_seconds=notify.deadline_seconds)
     return NotifyingObserver(observer, policy)
 
 

@@ -114,6 +114,8 @@ class NotifySettings:
     severity: str = "high"  # the least severe anomaly worth a message
     # The same anomaly type at most once per this.
     repeat_seconds: float = _bounded(3600.0, 0, _MONTH)
+    # The most babysit waits at its end for notifications still being sent.
+    deadline_seconds: float = _bounded(10.0, 0.5, 600)
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,7 @@ def test_ctrl_c_exits_130_with_a_running_artifact(tmp_path: Path):
     assert data["terminal_state"] == "RUNNING" and data["decision"] == "CONDITIONAL"
 
 
-@pytest.mark.skipif(os.environ.get("BABYSIT_SKIP_DEMO") == "1", reason="demo takes ~12 s")
+@pytest.mark.skipif(os.environ.get("BABYSIT_SKIP_DEMO") == "1", reason="the demo takes ~8 s")
 def test_demo_catches_the_nan_and_writes_the_verdict(tmp_path: Path):
     done = babysit("demo", "--out-dir", "out", cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr

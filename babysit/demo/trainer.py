@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--spike-at", type=int, default=150)
     parser.add_argument("--nan-at", type=int, default=260)
-    parser.add_argument("--delay", type=float, default=0.04, help="seconds per step")
+    parser.add_argument("--delay", type=float, default=0.025, help="seconds per step")
     parser.add_argument("--checkpoint-every", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()

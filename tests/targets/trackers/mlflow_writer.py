@@ -6,7 +6,8 @@ Modes:
   crash         raise inside `with mlflow.start_run()` at --at (MLflow marks it FAILED)
   bare-crash    raise after a bare `mlflow.start_run()` (MLflow's atexit hook ends it FINISHED)
   hang          log to --at, then sleep (the test kills it: the run stays RUNNING)
-Prints the run id on its first line, then logs one step every --delay seconds.
+Prints the run id on its first line, then logs one step every --delay seconds; with
+--batch, all steps in a few `log_batch` requests (a long finished run, quickly).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--at", type=int, default=10)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--batch", action="store_true")
     args = parser.parse_args()
     if args.mode == "bare-crash":
         run = mlflow.start_run()
@@ -37,6 +39,9 @@ def main() -> None:
 def train(run_id: str, args: argparse.Namespace) -> None:
     print(run_id, flush=True)
     mlflow.log_params({"max_steps": args.steps, "learning_rate": 3e-4})
+    if args.batch:
+        log_in_batches(run_id, args.steps)
+        return
     for step in range(1, args.steps + 1):
         loss = 2.5 * math.exp(-step / 20) + 0.4
         if args.mode == "nan" and step >= args.at:
@@ -51,6 +56,23 @@ def train(run_id: str, args: argparse.Namespace) -> None:
             time.sleep(3600)
         time.sleep(args.delay)
     sys.stdout.flush()
+
+
+def log_in_batches(run_id: str, steps: int) -> None:
+    from mlflow.entities import Metric
+    from mlflow.tracking import MlflowClient
+
+    now = int(time.time() * 1000)
+    metrics = []
+    for step in range(1, steps + 1):
+        loss = 2.5 * math.exp(-step / 20) + 0.4
+        metrics += [Metric(key, value, now, step)
+                    for key, value in (("loss", loss), ("lr", 3e-4), ("grad_norm", 0.9))]
+        if step % 10 == 0:
+            metrics.append(Metric("eval_loss", loss + 0.1, now, step))
+    client = MlflowClient()
+    for start in range(0, len(metrics), 1000):  # the server's limit per request
+        client.log_batch(run_id, metrics=metrics[start : start + 1000])
 
 
 if __name__ == "__main__":

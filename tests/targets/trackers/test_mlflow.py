@@ -96,7 +96,7 @@ def test_killed_writer_leaves_running_status_and_staleness_says_stalled(mlflow_s
 
 
 def test_requests_per_poll_stay_constant_as_the_run_grows(mlflow_server: str):
-    proc, run_id = start_writer(mlflow_server, "--steps", "2500")
+    proc, run_id = start_writer(mlflow_server, "--steps", "2500", "--batch")
     proc.wait()
     target = MlflowTarget(run_id, mlflow_server)
     first = target.poll()
