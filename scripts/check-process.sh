@@ -58,9 +58,9 @@ json_string() {
 }
 
 if [[ $mode == --pid ]]; then
-  rows=$(ps -o pid=,etimes=,stat=,rss=,args= -p "$value" 2>/dev/null || true)
+  rows=$(ps -ww -o pid=,etimes=,stat=,rss=,args= -p "$value" 2>/dev/null || true)
 else
-  rows=$(ps -eo pid=,etimes=,stat=,rss=,args= 2>/dev/null |
+  rows=$(ps -ww -eo pid=,etimes=,stat=,rss=,args= 2>/dev/null |
          NAME="$value" SELF="$$" awk '
            index($0, ENVIRON["NAME"]) && $1 != ENVIRON["SELF"] && $0 !~ /check-process[.]sh/ &&
            $0 !~ /awk / { print }' || true)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,16 +12,15 @@ import psutil
 import pytest
 
 from tests.conftest import artifact_in
-from tests.core.test_fixer import TRAINER, start
+from tests.core.test_fixer import TRAINER, kill_strays, start
 from tests.test_cli import babysit
 
 
 @pytest.fixture(autouse=True)
-def _cleanup():
+def _cleanup(tmp_path: Path):
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     yield
-    for proc in psutil.process_iter(["cmdline"]):
-        if str(TRAINER) in " ".join(proc.info["cmdline"] or []):
-            proc.kill()
+    kill_strays(tmp_path, before)
 
 
 def test_pid_once_finds_the_process_and_its_log(tmp_path: Path):
@@ -45,26 +45,36 @@ def test_pid_watch_until_the_run_finishes(tmp_path: Path):
     assert (final["terminal_state"], final["total_steps"]) == ("SUCCEEDED", 30)
 
 
+def named_trainer(tmp_path: Path) -> Path:
+    """The trainer under a name no other test's process has (tests run side by side)."""
+    script = tmp_path / f"trainer_{tmp_path.name}.py"
+    shutil.copyfile(TRAINER, script)
+    return script
+
+
 def test_proc_with_several_unrelated_matches_is_a_clear_usage_error(tmp_path: Path):
-    first = start(tmp_path, "--steps", "100000", "--delay", "0.05")
-    second = subprocess.Popen([sys.executable, str(TRAINER), "--steps", "100000"],
+    script = named_trainer(tmp_path)
+    first = start(tmp_path, "--steps", "100000", "--delay", "0.05", script=script)
+    second = subprocess.Popen([sys.executable, str(script), "--steps", "100000"],
                               stdout=subprocess.DEVNULL)
-    done = babysit("--proc", "fake_trainer.py", "--once", cwd=tmp_path)
+    done = babysit("--proc", script.name, "--once", cwd=tmp_path)
     assert done.returncode == 2
-    assert f"PID {first.pid}" in done.stderr and f"PID {second.pid}" in done.stderr
+    listing = " ".join(done.stderr.replace("│", " ").split())  # unwrapped from the panel
+    assert f"PID {first.pid}" in listing and f"PID {second.pid}" in listing
     assert "--pid" in done.stderr
 
 
 def test_proc_with_one_match_and_an_explicit_log(tmp_path: Path):
-    start(tmp_path, "--steps", "100000", "--delay", "0.05")
+    script = named_trainer(tmp_path)
+    start(tmp_path, "--steps", "100000", "--delay", "0.05", script=script)
     other_log = tmp_path / "explicit.log"
     other_log.write_text("step 7/100 | loss=1.5\n")
-    done = babysit("--proc", "fake_trainer.py", str(other_log), "--once", cwd=tmp_path)
+    done = babysit("--proc", script.name, str(other_log), "--once", cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     assert "given on the command line" in done.stdout
     data = artifact_in(tmp_path)
     assert (data["target"], data["target_type"], data["total_steps"]) == (
-        "fake_trainer.py", "process", 7)
+        script.name, "process", 7)
 
 
 def test_proc_without_a_match_exits_4(tmp_path: Path):

@@ -3,6 +3,7 @@ above all what it refuses to do."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -42,10 +43,10 @@ class Approver:
         return self.answer
 
 
-def start(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
+def start(tmp_path: Path, *args: str, script: Path = TRAINER) -> subprocess.Popen[bytes]:
     log = tmp_path / "train.log"
     with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, str(TRAINER), *args], stdout=out,
+        proc = subprocess.Popen([sys.executable, str(script), *args], stdout=out,
                                 stderr=subprocess.STDOUT, cwd=tmp_path)
     deadline = time.monotonic() + 10
     while log.stat().st_size == 0:  # started and printing: its log can be found
@@ -83,16 +84,25 @@ def actions(data: dict) -> list[tuple[str, str]]:
     return [(a["kind"], a["status"]) for a in data["actions"]]
 
 
-@pytest.fixture(autouse=True)
-def _no_strays():
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
-    yield
+def kill_strays(tmp_path: Path, before: set[int]) -> None:
+    """This test's leftovers only (tests run side by side): its own new children, and
+    trainers working in its directory (a double-forked one is no longer a child)."""
     for child in psutil.Process().children(recursive=True):
         if child.pid not in before:
-            child.kill()
-    for proc in psutil.process_iter(["cmdline"]):
-        if str(TRAINER) in " ".join(proc.info["cmdline"] or []):
-            proc.kill()
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+    for proc in psutil.process_iter(["cmdline", "cwd"]):
+        if str(TRAINER) in " ".join(proc.info["cmdline"] or []) \
+                and proc.info["cwd"] == str(tmp_path):
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+
+
+@pytest.fixture(autouse=True)
+def _no_strays(tmp_path: Path):
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    yield
+    kill_strays(tmp_path, before)
 
 
 def test_clean_exit_is_succeeded_and_go(tmp_path: Path):

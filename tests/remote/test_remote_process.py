@@ -3,6 +3,7 @@ over the same SSH connection."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -21,9 +22,12 @@ TRAINER = Path(__file__).parents[1] / "fake_trainer.py"
 
 @pytest.fixture
 def trainer(tmp_path: Path):
+    # Under a name of its own: other tests' trainers may be running side by side.
+    script = tmp_path / f"trainer_{tmp_path.name}.py"
+    shutil.copyfile(TRAINER, script)
     log = tmp_path / "train.log"
     with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, str(TRAINER), "--steps", "100000", "--delay",
+        proc = subprocess.Popen([sys.executable, str(script), "--steps", "100000", "--delay",
                                  "0.05"], stdout=out, stderr=subprocess.STDOUT)
     while log.stat().st_size == 0:
         time.sleep(0.02)
@@ -59,7 +63,7 @@ def test_remote_pid_is_watched_with_its_gpus_over_the_one_connection(ssh_home: S
 
 def test_remote_proc_by_name(ssh_home: Sshd, trainer):
     proc, log = trainer
-    target = remote(ssh_home, log, proc="fake_trainer.py")
+    target = remote(ssh_home, log, proc=f"trainer_{log.parent.name}.py")
     assert target.probe.pid == proc.pid
     target.close()
 

@@ -64,3 +64,12 @@ def start_writer(uri: str, *args: str) -> tuple[subprocess.Popen[str], str]:
     run_id = proc.stdout.readline().strip()
     assert len(run_id) == 32, run_id
     return proc, run_id
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
+    """Finished offline W&B runs of each kind, written once for every test that reads them."""
+    pytest.importorskip("wandb")
+    from tests.targets.trackers.wandb_runs import make_runs
+
+    return make_runs(tmp_path_factory.mktemp("wandb-runs"))

@@ -19,7 +19,7 @@ from babysit.targets.base import TargetError
 from babysit.targets.wandb.run import WandbApiTarget, wandb_target
 from tests.conftest import FakeClock, artifact_in
 from tests.fakes.wandb_api import FakeWandbServer
-from tests.targets.trackers.test_wandb_files import _env, _start, runs  # noqa: F401 - fixture
+from tests.targets.trackers.wandb_runs import _start
 
 pytest.importorskip("wandb")
 
@@ -38,7 +38,7 @@ def watch(tmp_path: Path, target, *, max_polls: int = 40, clock: FakeClock | Non
     # wandb keeps a step's row until the next step begins: the last row saved is step 4.
     ("raise", "FAILED", "NO-GO", ("crash", 4)),
 ])
-def test_local_run_directory_verdicts(runs, tmp_path: Path, name: str, state: str,  # noqa: F811
+def test_local_run_directory_verdicts(runs, tmp_path: Path, name: str, state: str,
                                       decision: str, first):
     root, _ = runs[name]
     _, data = watch(tmp_path, wandb_target(str(root / "wandb" / "latest-run")))
@@ -51,7 +51,7 @@ def test_local_run_directory_verdicts(runs, tmp_path: Path, name: str, state: st
         assert "exit code 1" in data["anomalies_detected"][0]["description"]
 
 
-def test_killed_local_run_never_ends_and_is_reported_stalled(runs, tmp_path: Path):  # noqa: F811
+def test_killed_local_run_never_ends_and_is_reported_stalled(runs, tmp_path: Path):
     root, _ = runs["kill"]
     result, data = watch(tmp_path, wandb_target(str(root / "wandb")), max_polls=6)
     assert data["terminal_state"] == "RUNNING" and result.exit_code is ExitCode.CONDITIONAL
