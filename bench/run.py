@@ -283,7 +283,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="P1,P2,P3,P4,P5",
                         help="comma-separated goals to measure (P8 needs --tests)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (P2)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per timing (P2)")
     parser.add_argument("--p3-seconds", type=float, default=600.0)
     parser.add_argument("--p5-samples", type=int, default=20)
     parser.add_argument("--tests", action="store_true", help="also time the test suite (P8)")

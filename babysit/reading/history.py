@@ -16,6 +16,7 @@ metric not already seen non-finite, the search goes on without them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -62,7 +63,6 @@ _LINE_PROBE = 4 * 1024
 _MAX_LINE = 64 * 1024
 _TRACEBACK_WINDOW = 48 * 1024
 _LOOKBACK_LINES = 12
-_EVENT_WORDS = re.compile(EVENTS.encode())
 
 
 def scan_history(read_at: ReadAt, start: int, end: int,
@@ -91,7 +91,7 @@ def scan_history(read_at: ReadAt, start: int, end: int,
                     continue  # another match on a line already read
                 line_start, line = _line_at(read_at, start, end, hit)
                 done_to = line_start + len(line) + 1
-                if with_nonfinite and _EVENT_WORDS.search(line) is None:
+                if with_nonfinite and _event_words().search(line) is None:
                     # Only a non-finite number: worth it while it names a new metric.
                     record = _parse_line(read_at, start, line_start, line)
                     names = _nonfinite_names(record)
@@ -150,6 +150,11 @@ def _only_a_save(line: bytes, known: dict[bytes, bool] = {}) -> bool:  # noqa: B
 
 
 _DIGITS = re.compile(rb"\d+")
+
+
+@functools.cache
+def _event_words() -> re.Pattern[bytes]:
+    return re.compile(EVENTS.encode())  # compiled on first use: start-up stays short
 
 
 def _nonfinite_names(record: Record | None) -> set[str]:
