@@ -22,7 +22,7 @@ TAIL_BYTES = 2 * 1024 * 1024
 # Of a long stretch, the last lines are parsed in full: enough for every rule's window
 # (a loss dict each ten bar redraws still gives hundreds of points), few enough that a
 # log with a metric line every step is judged in a fraction of a second.
-TAIL_LINES = 4000
+TAIL_LINES = 2000
 _READ_CHUNK = 4 * 1024 * 1024
 _MARK_BYTES = 64
 
