@@ -253,9 +253,20 @@ def test_busy_process_without_a_log_is_not_called_stalled(tmp_path: Path):
         def factory() -> ProcessTarget:
             return ProcessTarget(busy.pid, gpu=GpuProbe(use_nvml=False, smi="/nonexistent/smi"))
 
+        watched = psutil.Process(busy.pid)
+
         class Slow(FakeClock):
             def sleep(self, seconds: float) -> None:
-                time.sleep(0.8)  # long enough for the busy loop to burn CPU time
+                # Wait until the busy loop has really burnt CPU time: under a loaded
+                # machine a fixed real pause may give it too little.
+                times = watched.cpu_times()
+                start = times.user + times.system
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    times = watched.cpu_times()
+                    if times.user + times.system - start > 0.7:
+                        break
+                    time.sleep(0.05)
                 super().sleep(seconds)
 
         settings = Settings(poll=replace(PollSettings(), max_polls=5), fix=False,
