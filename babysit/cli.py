@@ -206,6 +206,7 @@ def _watch(values: dict[str, Any]) -> None:
                       "severity": values["notify_severity"]}
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
+                                 defaults=kind.defaults,
                                  fix=not values["no_fix"], out_dir=out_dir,
                                  run_id=values["run_id"], target_steps=values["total_steps"],
                                  json=json_output)

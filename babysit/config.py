@@ -137,9 +137,12 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
                   poll: Mapping[str, Any] | None = None,
                   rules: Mapping[str, Any] | None = None,
                   notify: Mapping[str, Any] | None = None,
+                  defaults: Mapping[str, Mapping[str, Any]] | None = None,
                   **top: Any) -> Settings:
     """Build Settings from the config file in `cwd`, BABYSIT_* variables and the
-    explicit overrides (flags). Overrides whose value is None are ignored.
+    explicit overrides (flags). Overrides whose value is None are ignored. `defaults`
+    (per section) are the target kind's own, below everything else (Vertex AI jobs are
+    polled every 60 s, not 30).
 
     Raises ConfigError naming the offending key."""
     env = os.environ if env is None else env
@@ -150,7 +153,8 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
         if not isinstance(table, Mapping):
             raise ConfigError(f"[{name}] in the babysit config must be a table of settings, "
                               f"not {table!r}")
-        values = _coerce_all(cls, table, f"[{name}]")
+        values = dict((defaults or {}).get(name, {}))
+        values.update(_coerce_all(cls, table, f"[{name}]"))
         values.update(_from_env(cls, env, prefix="BABYSIT_"))
         explicit = {"poll": poll, "rules": rules, "notify": notify}[name]
         known = {f.name: f for f in fields(cls)}

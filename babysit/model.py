@@ -171,6 +171,17 @@ class ProcessView:
 
 
 @dataclass(frozen=True)
+class ServiceAnomaly:
+    """A problem the run's service reports itself (a cloud job or one of a pipeline's
+    tasks failed, ERROR entries in its logs), with the cause it points to."""
+
+    type: AnomalyType
+    severity: Severity
+    description: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """One observation of a target: everything new since the previous poll."""
 
@@ -197,6 +208,20 @@ class Snapshot:
     # Set when the main source could not be reached and a fallback answered instead.
     degraded: str | None = None
     lr_schedule: str | None = None  # the scheduler the run's config names, when it does
+    # Cloud services (Vertex AI) describe the run themselves: a block of lines for the
+    # full reports (`Pipeline: …`, `State: RUNNING | Elapsed: …`, `Tasks: …`) and one
+    # line for each poll.
+    status: tuple[str, ...] = ()
+    headline: str = ""
+    raised: tuple[ServiceAnomaly, ...] = ()
+    # The service's own state, in words (job state and every task's): a change resets
+    # the backoff, as the spec asks for cloud state changes.
+    service_state: str | None = None
+    # The service shows the run doing something this poll (new log entries, a task
+    # moving, a job still queued): not stuck, whether or not a step was seen.
+    activity: bool = False
+    commands: tuple[str, ...] = ()  # next steps the service offers (describe, logs, console)
+    cancel_command: str | None = None  # how a person cancels the run (never run by babysit)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class ProgressSample:
     cpu_seconds: float | None  # CPU time of the run's process tree, when visible
     log_visible: bool  # babysit reads the run's log (else CPU is the only sign of work)
     baseline: bool
+    activity: bool = False  # the service saw the run do something (new log entries...)
 
 
 class Progress:
@@ -49,7 +50,7 @@ class Progress:
 
     def observe(self, sample: ProgressSample) -> bool:
         """Record one poll; True when the run made progress."""
-        progressed = sample.advanced or sample.metrics_without_steps
+        progressed = sample.advanced or sample.metrics_without_steps or sample.activity
         cpu = sample.cpu_seconds
         if (not sample.log_visible and cpu is not None and self._last_cpu is not None
                 and cpu - self._last_cpu > _BUSY_CPU_SECONDS):

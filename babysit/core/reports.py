@@ -61,6 +61,8 @@ class PollReport:
     quiet_seconds: float | None
     gpu: Mapping[str, object] | None = None
     log_path: str | None = None  # the run's log on this machine, when there is one
+    status: tuple[str, ...] = ()  # a cloud service's own description (see Snapshot.status)
+    headline: str = ""
 
     @property
     def percent(self) -> float | None:

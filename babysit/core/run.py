@@ -66,6 +66,10 @@ class Run:
         self._longest_phase: dict[str, float] = {}  # the longest save, eval, ... seen
         self._age_noted = False
         self._reported: TerminalState | None = None
+        self._service_state: str | None = None
+        self.service_state_changed = False  # at the last poll
+        self.service_commands: tuple[str, ...] = ()
+        self.cancel_command: str | None = None
 
     @property
     def state(self) -> TerminalState:
@@ -99,12 +103,14 @@ class Run:
             now=ctx.now, step=self.step, advanced=self.series.advances > advances_before,
             metrics_without_steps=self.step is None and any(r.metrics for r in snapshot.records),
             cpu_seconds=view.cpu_seconds if view is not None else None,
-            log_visible=view is None or self.series.saw_training, baseline=ctx.baseline))
+            log_visible=view is None or self.series.saw_training, baseline=ctx.baseline,
+            activity=snapshot.activity))
         # A rate measured across a save or an evaluation is not the training's rate.
         paused = phase_before in ("save", "eval", "setup")
         if progressed and self.step is not None and not paused:
             self._signals(self.series.measured_rate(self.progress.poll_rate)
                           if self.progress.poll_rate else [])
+        self._from_service(snapshot)
         if snapshot.run_state is not None and snapshot.run_state is not self._reported:
             self._reported = snapshot.run_state
             self._ended(lifecycle.on_reported(snapshot.run_state, snapshot.run_state_detail,
@@ -128,6 +134,21 @@ class Run:
             util = snapshot.gpu.get("util_percent")
             self._gpu_sample(util if isinstance(util, (int, float)) else None, snapshot.alive)
         return self.ledger.take_fresh()
+
+    def _from_service(self, snapshot: Snapshot) -> None:
+        """What a cloud service says of the run itself. Its problems are raised before
+        its end state is taken in, so a failed job is explained by its cause, not by a
+        second, vaguer anomaly."""
+        for found in snapshot.raised:
+            self.ledger.raise_(found.type, self.step, found.description, found.key,
+                               found.severity)
+        previous, self._service_state = self._service_state, snapshot.service_state
+        self.service_state_changed = (previous is not None and snapshot.service_state
+                                      is not None and snapshot.service_state != previous)
+        if snapshot.commands:
+            self.service_commands = snapshot.commands
+        if snapshot.cancel_command:
+            self.cancel_command = snapshot.cancel_command
 
     def absorb(self, records: Iterable[Record]) -> None:
         """Apply records in log order: events from every rank, steps and metrics from

@@ -134,7 +134,7 @@ class Watcher:
             checkpoint=run.checkpoints.choice(),
             actions=tuple(actions),
             awaiting=tuple(awaiting),
-            commands=tuple(self.fixer.commands) if self.fixer else (),
+            commands=(*(self.fixer.commands if self.fixer else ()), *run.service_commands),
             log_path=self._log_path,
             rewatch=rewatch,
             stop_reason=stop.reason,
@@ -200,13 +200,15 @@ class Watcher:
         run.notices.clear()
         if self.fixer is not None:
             fresh += self._apply(self.fixer.consider(self._fix_view(snapshot)))
+        else:
+            self._propose_cancel()
         look_sooner = self._consult_reviewer(fresh, snapshot)
         report = self._report(snapshot, fresh, interval)
         outcome = PollOutcome(
             anomaly=bool(fresh),
             loss_change=self._loss_change(),
             new_epoch=run.series.new_epoch,
-            state_changed=run.state is not state_before,
+            state_changed=run.state is not state_before or run.service_state_changed,
             look_sooner=look_sooner,
         )
         run.series.new_epoch = False
@@ -307,6 +309,23 @@ class Watcher:
             self.awaiting.append(f"stop the run — because {reason}")
         return False
 
+    def _propose_cancel(self) -> None:
+        """A run babysit cannot act on (a cloud job) that keeps going with a blocker open:
+        cancelling it is the user's call; babysit names the exact command."""
+        run = self.run_state
+        command = run.cancel_command
+        if command is None or not run.lifecycle.running or self.awaiting:
+            return
+        blocker = next((a for a in run.ledger.unresolved()
+                        if a.severity is Severity.BLOCKER), None)
+        if blocker is None:
+            return
+        proposal = (f"cancel the run ({command}) — because {blocker.type.value}: "
+                    f"{blocker.description}")
+        self.actions.append(Action("cancel-run", ActionStatus.NEEDS_APPROVAL, proposal,
+                                   self._now()))
+        self.awaiting.append(proposal)
+
     def _now(self) -> str:
         return self.clock.now().isoformat().replace("+00:00", "Z")
 
@@ -398,6 +417,8 @@ class Watcher:
             quiet_seconds=snapshot.quiet_for,
             gpu=snapshot.gpu,
             log_path=self._log_path,
+            status=snapshot.status,
+            headline=snapshot.headline,
         )
 
     def _take_early_lines(self) -> int:
@@ -413,7 +434,10 @@ class Watcher:
             return f"interval reset to {settings.interval:g}s ({reason})" \
                 if interval != settings.interval else ""
         new = min(interval * settings.backoff_factor, settings.max_interval)
-        return f"backed off {interval:.0f}s→{new:.0f}s" if new != interval else ""
+        def secs(value: float) -> str:
+            return f"{value:.0f}s" if value >= 10 or value == int(value) else f"{value:.2g}s"
+
+        return f"backed off {secs(interval)}→{secs(new)}" if new != interval else ""
 
     def _emit(self, report: PollReport, next_poll: float | None, note: str,
               baseline: bool) -> None:

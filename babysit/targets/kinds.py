@@ -78,6 +78,9 @@ class TargetKind:
     prepare: Callable[[Request, Chooser], Request] | None = None  # pin an ambiguous request
     prefix: Callable[[Request], str] | None = None  # `[user@host]` before every line
     takes_many: bool = False  # several positional TARGETs are one run (rank logs)
+    # Settings of its own, below the config file, BABYSIT_* and flags:
+    # {"poll": {"interval": 60.0}, "rules": {"stall_polls": 3}}.
+    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def panel(self) -> str:

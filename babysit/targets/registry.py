@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from babysit.targets import local_log, mlflow, process, remote_log, wandb
+from babysit.targets import local_log, mlflow, process, remote_log, vertex, wandb
 from babysit.targets.base import Target
 from babysit.targets.kinds import KindOption, KindUsageError, Request, TargetKind, option_dest
 
@@ -21,6 +21,7 @@ KINDS: tuple[TargetKind, ...] = (
     process.PROC_KIND,
     mlflow.KIND,
     wandb.KIND,
+    *vertex.KINDS,
 )
 
 

@@ -54,6 +54,11 @@ def progress_line(report: PollReport) -> str:
     return " | ".join(parts)
 
 
+def seconds(value: float) -> str:
+    """`45s`, and `0.3s` for the short intervals of tests and demos."""
+    return f"{value:.0f}s" if value >= 10 or value == int(value) else f"{value:.2g}s"
+
+
 def status_line(report: PollReport) -> str:
     """`ETA: ~1h 23m | next poll in 45s` (GPU figures join here when known)."""
     parts: list[str] = []
@@ -66,7 +71,7 @@ def status_line(report: PollReport) -> str:
     elif report.eta_seconds is not None:
         parts.append(f"ETA: ~{format_duration(report.eta_seconds)}")
     if report.next_poll_seconds is not None:
-        parts.append(f"next poll in {report.next_poll_seconds:.0f}s")
+        parts.append(f"next poll in {seconds(report.next_poll_seconds)}")
     line = " | ".join(parts)
     if report.interval_note:
         line += f"  ← {report.interval_note}"
@@ -80,6 +85,7 @@ class ConsoleObserver:
         self.console = Console(file=self.stream, highlight=False, soft_wrap=True,  # type: ignore[arg-type]
                                force_terminal=color, no_color=color is False)
         self.prefix = prefix
+        self._service_status: tuple[str, ...] = ()  # the last full block a service gave
 
     def _stamp(self, report_time: object) -> Text:
         clock = getattr(report_time, "strftime", None)
@@ -89,6 +95,9 @@ class ConsoleObserver:
         return text
 
     def baseline(self, report: PollReport) -> None:
+        if report.status:
+            self._service_block(report)
+            return
         line = self._stamp(report.time)
         formats = ", ".join(report.formats) if report.formats else "not recognised yet"
         line.append(f"Watching {report.target} (log format: {formats})")
@@ -96,7 +105,43 @@ class ConsoleObserver:
         self._progress(report)
 
     def poll(self, report: PollReport) -> None:
+        if report.headline:
+            self._service_line(report)
+            return
         self._progress(report)
+
+    def _service_block(self, report: PollReport) -> None:
+        """A cloud run's full report: the service's own lines, then what its logs said."""
+        self._service_status = report.status
+        line = self._stamp(report.time)
+        line.append(report.status[0])
+        self.console.print(line)
+        for text in report.status[1:]:
+            self.console.print(Text(_INDENT + text))
+        self._service_tail(report)
+
+    def _service_line(self, report: PollReport) -> None:
+        """`[10:02:00] Tasks: 1 SUCCEEDED, 1 RUNNING (model-training — 12m elapsed) — OK`"""
+        self._service_status = report.status or self._service_status
+        first_line, *more = report.headline.split("\n")
+        line = self._stamp(report.time)
+        line.append(first_line)
+        if report.new_anomalies:
+            first = report.new_anomalies[0]
+            line.append(f" — ANOMALY: {first.type.value}", style=_SEVERITY_STYLE[first.severity])
+        else:
+            line.append(" — OK", style="green")
+        self.console.print(line)
+        for text in more:
+            self.console.print(Text(_INDENT + text))
+        self._service_tail(report)
+
+    def _service_tail(self, report: PollReport) -> None:
+        if report.step is not None or report.loss is not None:
+            self.console.print(Text(_INDENT + "Recent logs: " + progress_line(report)))
+        status = status_line(report)
+        if status:
+            self.console.print(Text(_INDENT + status, style="dim"))
 
     def _progress(self, report: PollReport) -> None:
         line = self._stamp(report.time)
@@ -128,6 +173,8 @@ class ConsoleObserver:
         if report.target_steps:
             steps += f"/{report.target_steps}"
         rate = (f", {report.steps_per_second:.3g} steps/s" if report.steps_per_second else "")
+        for text in self._service_status:
+            self.console.print(Text(f"  {text}"))
         self.console.print(Text(f"  State: {report.state.value} | Step {steps}{rate}"))
         if report.metrics:
             self.console.print(Text("  Metrics: " + _metrics_text(report.metrics)))

@@ -46,6 +46,7 @@ def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
         "formats": list(report.formats),
         "notices": list(report.notices),
         "new_anomalies": [_anomaly(a) for a in report.new_anomalies],
+        "status": list(report.status),  # a cloud service's own description of the run
     }
 
 

@@ -1,0 +1,145 @@
+"""A Vertex AI custom training job: its state and machines from the Jobs API, its
+replicas' output from Cloud Logging, parsed like a local log.
+
+Each poll is one `get` of the job and one `entries:list` for what its replicas wrote
+since the last poll. Steps, losses, NaN, OOM and NCCL errors inside the job are found
+by the same parsers and rules as in a local file; the job's own state decides how the
+run ended, and a failure is explained by its error and the end of its logs.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, ClassVar
+
+from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
+from babysit.targets.vertex import describe
+from babysit.targets.vertex.jobs import (
+    JobLogs,
+    LogsReachable,
+    console_url,
+    failure,
+    gcloud,
+    moment,
+    now,
+)
+from babysit.targets.vertex.names import JobRef
+from babysit.targets.vertex.service import VertexService
+
+_TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
+             "CANCELLED": TerminalState.CANCELLED, "EXPIRED": TerminalState.TIMEOUT,
+             "PARTIALLY_SUCCEEDED": TerminalState.FAILED}
+_WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "STATE_UNSPECIFIED")
+
+
+class CustomJobTarget:
+    target_type: ClassVar[str] = "vertex-training"
+
+    def __init__(self, ref: JobRef, service: VertexService) -> None:
+        self.ref = ref
+        self.service = service
+        self._first: Any = self._get()
+        job = self._first
+        self.display_name = str(job.display_name or ref.job_id)
+        self._logs = JobLogs(service, ref.job_id, moment(job.create_time))
+        self._reachable = LogsReachable()
+        self._state: str | None = None
+        self._raised = False
+        self._notices = [f"Vertex AI custom job {self.display_name} in project "
+                         f"{ref.project}, {ref.region} ({self._machine(job)})"]
+
+    @property
+    def label(self) -> str:
+        return self.ref.name
+
+    def _get(self) -> Any:
+        return self.service.call(self.service.jobs.get_custom_job, f"custom job {self.ref.name}",
+                                 name=self.ref.name)
+
+    @staticmethod
+    def _machine(job: Any) -> str:
+        pools = list(job.job_spec.worker_pool_specs)
+        if not pools:
+            return "no worker pools"
+        first = pools[0]
+        spec = first.machine_spec
+        text = describe.machine(spec.machine_type, spec.accelerator_type.name,
+                                int(spec.accelerator_count), int(first.replica_count or 1))
+        return text + (f" + {len(pools) - 1} more pool(s)" if len(pools) > 1 else "")
+
+    def poll(self, final: bool = False) -> Snapshot:
+        job = self._first if self._first is not None else self._get()
+        self._first = None
+        state = describe.short_state(job.state.name)
+        changed = self._state is not None and state != self._state
+        self._state = state
+        notices, self._notices = self._notices, []
+        entries = self._reachable.read(self._logs, notices)
+        records, lines = self._logs.replicas.feed(entries)
+        run_state = _TERMINAL.get(state)
+        if final or run_state is not None:
+            records += self._logs.replicas.finish()
+        raised: tuple[ServiceAnomaly, ...] = ()
+        if run_state not in (None, TerminalState.SUCCEEDED) and not self._raised:
+            self._raised = True
+            raised = (failure(AnomalyType.JOB_FAILURE, f"custom job {self.display_name}",
+                              state, job.error, list(self._logs.replicas.tail)),)
+        newest = self._logs.reader.newest
+        return Snapshot(
+            records=tuple(records),
+            new_lines=lines,
+            formats=self._logs.replicas.formats or ("vertex",),
+            notices=tuple(notices),
+            quiet_for=(now() - newest).total_seconds() if newest else None,
+            alive=run_state is None,
+            run_state=run_state,
+            run_state_detail=f"Vertex AI job state: JOB_STATE_{state}",
+            run_state_source="Vertex AI",
+            evidence_url=console_url(self.ref),
+            stall_hint=("Vertex AI still reports the job RUNNING, but none of its replicas "
+                        "wrote a log entry in that time") if state == "RUNNING" else "",
+            status=self._status(job, state),
+            headline=self._headline(job, state),
+            raised=raised,
+            service_state=state,
+            activity=bool(lines) or changed or state in _WAITING,
+            commands=self._commands(run_state),
+            cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
+            if run_state is None else None,
+        )
+
+    def _times(self, job: Any, state: str) -> str:
+        start = moment(job.start_time)
+        if start is None:
+            waited = describe.elapsed(moment(job.create_time), None, now())
+            return f"State: {state}" + (f" | Waiting: {waited}" if waited else "")
+        ended = moment(job.end_time)
+        took = describe.elapsed(start, ended, now())
+        return f"State: {state} | {'Duration' if ended else 'Elapsed'}: {took}"
+
+    def _status(self, job: Any, state: str) -> tuple[str, ...]:
+        lines = [f"Custom job: {self.display_name} ({self.ref.name})",
+                 f"{self._times(job, state)} | Machine: {self._machine(job)}"]
+        if state in _TERMINAL and self._logs.replicas.last_line:
+            lines.append(f"Final log: {self._logs.replicas.last_line[:300]}")
+        return tuple(lines)
+
+    def _headline(self, job: Any, state: str) -> str:
+        line = self._times(job, state)
+        if state in _TERMINAL and self._logs.replicas.last_line:
+            line += f"\nFinal log: {self._logs.replicas.last_line[:300]}"
+        return line
+
+    def _commands(self, run_state: TerminalState | None) -> tuple[str, ...]:
+        commands = [gcloud("ai", "custom-jobs", "describe", self.ref.job_id, ref=self.ref)]
+        if run_state is None:
+            commands.append(gcloud("ai", "custom-jobs", "stream-logs", self.ref.job_id,
+                                   ref=self.ref))
+        else:
+            query = f'resource.type="ml_job" AND resource.labels.job_id="{self.ref.job_id}"'
+            commands.append(shlex.join(["gcloud", "logging", "read", query,
+                                        f"--project={self.ref.project}", "--limit=50"]))
+        return tuple(commands)
+
+    def close(self) -> None:
+        self.service.close()

@@ -1,0 +1,51 @@
+"""The Vertex AI tests: a loopback server, and nothing allowed to leave loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.fakes.vertex_api import VertexServer
+
+# What a subprocess needs so the Google libraries never probe the metadata server and
+# any request to a real Google host fails at once (through a proxy that is not there).
+OFFLINE_ENV = {"NO_GCE_CHECK": "true", "GCE_METADATA_HOST": "127.0.0.1:1",
+               "GCE_METADATA_IP": "127.0.0.1:1", "HTTPS_PROXY": "http://127.0.0.1:1",
+               "HTTP_PROXY": "http://127.0.0.1:1", "NO_PROXY": "127.0.0.1,localhost",
+               "GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent/key.json",
+               "CLOUDSDK_CONFIG": "/nonexistent/gcloud"}
+
+
+@pytest.fixture(autouse=True)
+def only_loopback(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    """Fail the test if this process opens a connection anywhere but loopback."""
+    for key, value in OFFLINE_ENV.items():
+        monkeypatch.setenv(key, value)
+    leaks: list[Any] = []
+    real_connect = socket.socket.connect
+
+    def connect(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            try:
+                loopback = ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                loopback = host == "localhost"
+            if not loopback:
+                leaks.append(address)
+                raise OSError(f"test tried to reach {address} (only loopback is allowed)")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    yield leaks
+    assert not leaks, f"requests left loopback: {leaks}"
+
+
+@pytest.fixture
+def vertex() -> Iterator[VertexServer]:
+    with VertexServer() as server:
+        yield server

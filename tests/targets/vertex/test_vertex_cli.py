@@ -1,0 +1,110 @@
+"""Both of the seed's example sessions, and `--once --json`, through the command line
+and the real Google clients against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import validate_artifact
+from tests.fakes.vertex_api import VertexServer
+from tests.targets.vertex.conftest import OFFLINE_ENV
+from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+
+
+def babysit(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **OFFLINE_ENV, "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def test_seed_custom_job_session_runs_to_success_with_its_report_lines(vertex: VertexServer,
+                                                                       tmp_path: Path):
+    job = f"{PARENT}/customJobs/9876543210"
+    vertex.state.add_job(job, [
+        custom_job("RUNNING", logs=lines("9876543210", "Step 100/5000 | loss=2.52 | lr=3e-4",
+                                         "Step 200/5000 | loss=2.31 | lr=3e-4")),
+        custom_job("SUCCEEDED", started=4 * 3600 + 12 * 60, ended=0, logs=lines(
+            "9876543210", "Step 5000/5000 | loss=1.12 | lr=1e-5",
+            "Training complete. Best checkpoint: gs://my-bucket/checkpoints/step-4800/")),
+    ])
+    done = babysit("--vertex-training", "9876543210", "--project", PROJECT,
+                   "--api-endpoint", vertex.endpoint, "--interval", "0.2", cwd=tmp_path)
+    out = done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Custom job: my-gpt2-finetune ({job})" in out
+    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s \| Machine: n1-standard-8 \+ 2x V100", out)
+    assert "Recent logs: Step 200/5000 (4.0%) | loss=2.31 | lr=3e-4" in out
+    assert "State: SUCCEEDED | Duration: 4h 12m" in out
+    assert "Final log: Training complete. Best checkpoint: gs://my-bucket/checkpoints/" \
+           "step-4800/" in out
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert (data["decision"], data["terminal_state"], data["target_type"]) == \
+        ("GO", "SUCCEEDED", "vertex-training")
+    assert data["total_steps"] == 5000 and data["target_steps"] == 5000
+    assert all(host.startswith("127.0.0.1:") for _, _, host in vertex.state.requests)
+
+
+def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
+        vertex: VertexServer, tmp_path: Path):
+    trainer = f"{PARENT}/customJobs/777"
+    planned = ("data-validation", "model-training", "evaluation", "export", "deploy")
+    ok = task(2, "data-validation", "SUCCEEDED", started=900)
+    name = f"{PARENT}/pipelineJobs/1234567890"
+    vertex.state.add_job(name, [
+        pipeline("RUNNING", [ok, task(3, "model-training", "RUNNING", started=600, job=trainer)],
+                 planned=planned),
+        pipeline("RUNNING", [ok, task(3, "model-training", "RUNNING", started=720, job=trainer)],
+                 planned=planned),
+        pipeline("RUNNING", [ok, task(3, "model-training", "FAILED", started=840, job=trainer,
+                                      error="The replica workerpool0-0 exited with a non-zero "
+                                            "status of 1.")], planned=planned),
+    ])
+    vertex.state.add_job(trainer, [custom_job("RUNNING", logs=lines(
+        "777", "Epoch 1: 40%|####      | 400/1000 [05:00<07:30, 1.33it/s, loss=2.1]"))])
+    # The trainer's last words arrive when the task fails.
+    vertex.state.jobs[name][2]["logs"] = lines(
+        "777", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.50 GiB. GPU 0 "
+               "has a total capacity of 23.80 GiB")
+    done = babysit("--vertex-pipeline", "my-llm-pipeline", "--project", PROJECT,
+                   "--api-endpoint", vertex.endpoint, "--interval", "0.2", cwd=tmp_path)
+    out = done.stdout
+    # NO-GO, and waiting for the user to approve cancelling what is left of it (exit 3).
+    assert done.returncode == 3, out + done.stderr
+    assert f"Pipeline: my-llm-pipeline ({name})" in out
+    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s", out)
+    assert "Tasks: 1 SUCCEEDED (data-validation), 1 RUNNING (model-training), 3 PENDING" in out
+    assert re.search(r"Running task: model-training — started 10m [0-9]s ago", out)
+    assert re.search(r"Tasks: 1 SUCCEEDED, 1 RUNNING \(model-training — 12m [0-9]s elapsed\), "
+                     r"3 PENDING — OK", out)
+    assert "Tasks: 1 SUCCEEDED, 1 FAILED (model-training), 3 PENDING — ANOMALY:" in out
+    assert "likely cause: GPU out of memory" in out
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["decision"] == "NO-GO"
+    assert data["target"] == name  # the display name resolved to the job
+    types = {a["type"] for a in data["anomalies_detected"]}
+    assert {"task-failure", "oom"} <= types
+    cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
+    assert cancel["status"] == "needs-approval"
+    assert f'cancel_pipeline_job(name="{name}")' in cancel["reason"]
+
+
+def test_once_json_gives_the_verdict_and_the_exit_code_of_the_spec(vertex: VertexServer,
+                                                                   tmp_path: Path):
+    job = f"{PARENT}/customJobs/456"
+    vertex.state.add_job(job, [custom_job("RUNNING", logs=lines(
+        "456", "Step 4200/10000 | loss=0.842"))])
+    done = babysit("--vertex-training", job, "--once", "--json", cwd=tmp_path,
+                   *["--api-endpoint", vertex.endpoint])
+    assert done.returncode == 3, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["event"] == "baseline" and events[0]["step"] == 4200
+    assert events[0]["status"][0] == f"Custom job: my-gpt2-finetune ({job})"
+    final = events[-1]
+    assert final["event"] == "final"
+    assert (final["artifact"]["decision"], final["artifact"]["terminal_state"]) == \
+        ("CONDITIONAL", "RUNNING")
