@@ -144,10 +144,10 @@ class VertexService:
         except exceptions.NotFound as error:
             raise TargetError(f"{what}: not found (check --project, --region and the job "
                               f"ID): {_message(error)}") from error
-        except exceptions.PermissionDenied as error:
+        except exceptions.Forbidden as error:  # PermissionDenied, or a bare HTTP 403
             raise TargetError(f"{what}: permission denied — the account needs {role} on "
                               f"project {self.project}: {_message(error)}") from error
-        except exceptions.Unauthenticated as error:
+        except exceptions.Unauthorized as error:  # Unauthenticated, or a bare HTTP 401
             raise TargetError(f"{what}: the credentials were refused: {AUTH_HELP}") from error
         except exceptions.RetryError as error:
             raise TargetUnavailable(f"{what}: Vertex AI kept failing: "

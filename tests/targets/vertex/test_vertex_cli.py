@@ -64,8 +64,9 @@ def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
                                       error="The replica workerpool0-0 exited with a non-zero "
                                             "status of 1.")], planned=planned),
     ])
-    vertex.state.add_job(trainer, [custom_job("RUNNING", logs=lines(
-        "777", "Epoch 1: 40%|####      | 400/1000 [05:00<07:30, 1.33it/s, loss=2.1]"))])
+    vertex.state.jobs[name][0]["logs"] = lines(
+        "777", " 40%|####      | 400/1000 [05:00<07:30,  1.33it/s]",
+        "{'loss': 2.1, 'learning_rate': 3e-4, 'epoch': 0.4}")
     # The trainer's last words arrive when the task fails.
     vertex.state.jobs[name][2]["logs"] = lines(
         "777", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.50 GiB. GPU 0 "
@@ -82,6 +83,7 @@ def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
     assert re.search(r"Tasks: 1 SUCCEEDED, 1 RUNNING \(model-training — 12m [0-9]s elapsed\), "
                      r"3 PENDING — OK", out)
     assert "Tasks: 1 SUCCEEDED, 1 FAILED (model-training), 3 PENDING — ANOMALY:" in out
+    assert "Recent logs: Step 400/1000 (40%) | loss=2.1" in out  # the task's job, followed
     assert "likely cause: GPU out of memory" in out
     data = validate_artifact(tmp_path / "babysit-training.json")
     assert data["decision"] == "NO-GO"

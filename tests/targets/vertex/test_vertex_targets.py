@@ -1,0 +1,293 @@
+"""Vertex AI targets through the watch loop (a fake clock, the real Google clients, the
+loopback server): failures and their causes, NaN in a replica's log, EXPIRED, a stuck
+pipeline, a flaky service, resolution and credentials."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from babysit.config import PollSettings, RuleSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, SessionResult, run_session
+from babysit.targets.base import Target
+from babysit.targets.vertex.custom_job import CustomJobTarget
+from babysit.targets.vertex.names import JobRef
+from babysit.targets.vertex.pipeline import PipelineTarget
+from babysit.targets.vertex.service import VertexService
+from tests.conftest import FakeClock, validate_artifact
+from tests.fakes.vertex_api import VertexServer, pipeline_log
+from tests.targets.vertex.conftest import OFFLINE_ENV
+from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+
+
+def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
+          polls: int = 10, retry_seconds: float = 1.0) -> tuple[SessionResult, dict[str, Any]]:
+    ref = JobRef(PROJECT, "us-central1", collection, job_id)
+
+    def open_target() -> Target:
+        service = VertexService(PROJECT, "us-central1", vertex.endpoint,
+                                retry_seconds=retry_seconds, timeout=5)
+        kind = CustomJobTarget if collection == "customJobs" else PipelineTarget
+        return kind(ref, service)
+
+    settings = Settings(poll=replace(PollSettings(), interval=60, max_polls=polls), fix=False,
+                        rules=replace(RuleSettings(), stall_polls=3), out_dir=tmp_path)
+    result = run_session(open_target, ref.name, "vertex-" + ("training" if collection ==
+                                                              "customJobs" else "pipeline"),
+                         settings, NullObserver(), clock=FakeClock())
+    return result, validate_artifact(tmp_path / "babysit-training.json")
+
+
+def types_of(data: dict[str, Any]) -> dict[str, str]:
+    return {a["type"]: a["severity"] for a in data["anomalies_detected"]}
+
+
+def test_custom_job_failing_with_oom_in_its_logs_is_no_go_with_the_cause_named(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/11", [
+        custom_job("RUNNING", logs=lines("11", "Step 10/100 | loss=2.0")),
+        custom_job("FAILED", ended=0, error={"code": 13, "message": "The replica workerpool0-0 "
+                   "exited with a non-zero status of 1."},
+                   logs=lines("11", "Traceback (most recent call last):",
+                              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                              "2.00 GiB")),
+    ])
+    result, data = watch(vertex, "customJobs", "11", tmp_path)
+    assert result.exit_code is ExitCode.NO_GO
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
+    found = types_of(data)
+    assert found["oom"] == "blocker"
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "job-failure")
+    assert "likely cause: GPU out of memory" in failure["description"]
+    assert "non-zero status of 1" in failure["description"]
+    assert not any(a["type"] == "crash" for a in data["anomalies_detected"])
+
+
+def test_nan_in_a_workers_log_stops_with_a_cancel_proposal_for_the_running_job(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/12", [
+        custom_job("RUNNING", logs=lines("12", "Step 1/100 | loss=2.0", "Step 2/100 | loss=1.9")),
+        custom_job("RUNNING", logs=lines("12", "Step 3/100 | loss=nan")),
+    ])
+    result, data = watch(vertex, "customJobs", "12", tmp_path)
+    assert data["decision"] == "NO-GO" and data["terminal_state"] == "RUNNING"
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 3
+    cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
+    assert cancel["status"] == "needs-approval"
+    assert "gcloud ai custom-jobs cancel 12 --region=us-central1 --project=my-gcp-proj" \
+        in cancel["reason"]
+    assert result.exit_code is ExitCode.CONDITIONAL  # waiting for the user's approval
+
+
+def test_a_replica_other_than_the_first_is_heard_for_its_failures(vertex: VertexServer,
+                                                                  tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/13", [
+        custom_job("RUNNING", logs=[*lines("13", "Step 5/100 | loss=2.0"),
+                                    *lines("13", "RuntimeError: NCCL error in: "
+                                                 "ProcessGroupNCCL.cpp:1207, unhandled system "
+                                                 "error", task="workerpool1-2")]),
+    ])
+    _, data = watch(vertex, "customJobs", "13", tmp_path)
+    nccl = next(a for a in data["anomalies_detected"] if a["type"] == "nccl")
+    assert "rank 1002" in nccl["description"]
+    assert data["total_steps"] == 5
+
+
+def test_expired_job_is_timeout_and_no_go(vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/14", [
+        custom_job("RUNNING", logs=lines("14", "Step 10/1000 | loss=2.0")),
+        custom_job("EXPIRED", ended=0),
+    ])
+    result, data = watch(vertex, "customJobs", "14", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "job-failure")
+    assert "expired" in failure["description"] and "deadline exceeded" in failure["description"]
+    assert result.exit_code is ExitCode.NO_GO
+
+
+def test_cancelled_job_is_cancelled_and_no_go(vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/15", [custom_job("CANCELLED", ended=5)])
+    _, data = watch(vertex, "customJobs", "15", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "CANCELLED")
+    assert types_of(data)["job-failure"] == "high"
+
+
+def test_quota_failure_is_named_before_anything_else(vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/16", [custom_job(
+        "FAILED", started=None, ended=0, error={"code": 8, "message": "The following quota "
+        "metrics exceed quota limits: aiplatform.googleapis.com/custom_model_training_nvidia_"
+        "a100_gpus"})])
+    _, data = watch(vertex, "customJobs", "16", tmp_path)
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "job-failure")
+    assert "likely cause: quota or capacity exhausted" in failure["description"]
+
+
+def test_running_job_that_writes_nothing_for_three_polls_is_stalled(vertex: VertexServer,
+                                                                   tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/17", [
+        custom_job("RUNNING", logs=lines("17", "Step 10/1000 | loss=2.0"))])
+    _, data = watch(vertex, "customJobs", "17", tmp_path, polls=6)
+    stalled = next(a for a in data["anomalies_detected"] if a["type"] == "stalled")
+    assert stalled["severity"] == "high"
+    assert "none of its replicas wrote a log entry" in stalled["description"]
+
+
+def test_queued_job_is_not_called_stalled(vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/18", [custom_job("PENDING", started=None)])
+    _, data = watch(vertex, "customJobs", "18", tmp_path, polls=6)
+    assert data["anomalies_detected"] == []
+    assert data["decision"] == "CONDITIONAL"
+
+
+def test_stuck_pipeline_is_stalled_after_three_quiet_polls(vertex: VertexServer,
+                                                          tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p1", [pipeline("RUNNING", [
+        task(2, "prep", "SUCCEEDED", started=900), task(3, "train", "RUNNING", started=600)])])
+    _, data = watch(vertex, "pipelineJobs", "p1", tmp_path, polls=6)
+    stalled = next(a for a in data["anomalies_detected"] if a["type"] == "stalled")
+    assert "no task changed state" in stalled["description"]
+
+
+def test_pipeline_whose_tasks_move_is_not_stalled_and_succeeds(vertex: VertexServer,
+                                                               tmp_path: Path):
+    a, b = "prep", "train"
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p2", [
+        pipeline("RUNNING", [task(2, a, "RUNNING", started=60)], planned=(a, b)),
+        pipeline("RUNNING", [task(2, a, "SUCCEEDED", started=60)], planned=(a, b)),
+        pipeline("RUNNING", [task(2, a, "SUCCEEDED", started=60),
+                             task(3, b, "RUNNING", started=10)], planned=(a, b)),
+        pipeline("SUCCEEDED", [task(2, a, "SUCCEEDED", started=60),
+                               task(3, b, "SUCCEEDED", started=10)], planned=(a, b)),
+    ])
+    result, data = watch(vertex, "pipelineJobs", "p2", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert data["anomalies_detected"] == []
+    assert result.exit_code is ExitCode.GO
+
+
+def test_failed_pipeline_is_a_blocker_naming_its_failed_task(vertex: VertexServer,
+                                                             tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p3", [
+        pipeline("RUNNING", [task(2, "train", "RUNNING", started=60)]),
+        pipeline("FAILED", [task(2, "train", "FAILED", started=60, error="boom")],
+                 error={"code": 9, "message": "The DAG failed because some tasks failed."},
+                 logs=[pipeline_log("p3", "Task train failed: boom")]),
+    ])
+    _, data = watch(vertex, "pipelineJobs", "p3", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
+    found = {(a["type"], a["severity"]) for a in data["anomalies_detected"]}
+    assert {("pipeline-failure", "blocker"), ("task-failure", "high")} <= found
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "pipeline-failure")
+    assert "failed: train" in failure["description"]
+    errors = [a for a in data["anomalies_detected"] if "task events" in a["description"]]
+    assert errors and errors[0]["severity"] == "medium"
+
+
+def test_service_unavailable_is_connectivity_then_recovers(vertex: VertexServer,
+                                                          tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/19", [
+        custom_job("RUNNING", logs=lines("19", "Step 1/10 | loss=2.0")),
+        {"fail": 503},
+        custom_job("RUNNING", logs=lines("19", "Step 5/10 | loss=1.5")),
+        custom_job("SUCCEEDED", ended=0, logs=lines("19", "Step 10/10 | loss=1.0",
+                                                    "Training finished")),
+    ])
+
+    class Flaky(FakeClock):
+        """The service answers 503 for longer than a poll's retries last, once."""
+
+        def sleep(self, seconds: float) -> None:
+            super().sleep(seconds)
+            if len(self.slept) == 1:
+                vertex.state.fail_next[:] = [503] * 3
+
+    ref = JobRef(PROJECT, "us-central1", "customJobs", "19")
+
+    def open_target() -> Target:
+        return CustomJobTarget(ref, VertexService(PROJECT, "us-central1", vertex.endpoint,
+                                                  retry_seconds=0.5, timeout=5))
+
+    settings = Settings(poll=replace(PollSettings(), interval=60, max_polls=10), fix=False,
+                        out_dir=tmp_path)
+    vertex.state.jobs[ref.name].pop(1)  # the failures come from fail_next instead
+    result = run_session(open_target, ref.name, "vertex-training", settings, NullObserver(),
+                         clock=Flaky())
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    connectivity = next(a for a in data["anomalies_detected"] if a["type"] == "connectivity")
+    assert connectivity["severity"] == "medium" and "503" in connectivity["description"]
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert result.exit_code is ExitCode.GO
+
+
+def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd,
+                          env={**os.environ, **OFFLINE_ENV, "COLUMNS": "200", **(env or {})},
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_display_name_with_two_running_matches_is_a_usage_error_listing_them(
+        vertex: VertexServer, tmp_path: Path):
+    for job_id in ("21", "22"):
+        vertex.state.add_job(f"{PARENT}/customJobs/{job_id}", [
+            custom_job("RUNNING", display="nightly-finetune")])
+    done = _cli("--vertex-training", "nightly-finetune", "--project", PROJECT,
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "2 custom jobs are named 'nightly-finetune'" in done.stderr
+    assert f"{PARENT}/customJobs/21" in done.stderr and f"{PARENT}/customJobs/22" in done.stderr
+
+
+def test_display_name_with_one_job_still_running_picks_it(vertex: VertexServer,
+                                                           tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/31", [
+        custom_job("SUCCEEDED", display="nightly", ended=3600)])
+    vertex.state.add_job(f"{PARENT}/customJobs/32", [
+        custom_job("RUNNING", display="nightly", logs=lines("32", "Step 3/9 | loss=1.0"))])
+    done = _cli("--vertex-training", "nightly", "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target"] == f"{PARENT}/customJobs/32" and data["total_steps"] == 3
+
+
+def test_missing_credentials_exit_4_saying_how_to_authenticate(tmp_path: Path):
+    done = _cli("--vertex-training", "123", "--project", PROJECT, "--once", cwd=tmp_path,
+                env={"GOOGLE_APPLICATION_CREDENTIALS": "", "HOME": str(tmp_path)})
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "gcloud auth application-default login" in done.stdout + done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target_type"] == "vertex-training"
+
+
+def test_unknown_job_exit_4_naming_what_to_check(vertex: VertexServer, tmp_path: Path):
+    done = _cli("--vertex-training", "404404", "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 4
+    assert "not found (check --project, --region and the job ID)" in done.stdout + done.stderr
+
+
+def test_permission_denied_names_the_missing_role(vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/41", [{"fail": 403}])
+    done = _cli("--vertex-training", "41", "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 4
+    assert "roles/aiplatform.viewer" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("value, message", [
+    ("projects/p/locations/us-central1/pipelineJobs/9", "watch it with --vertex-pipeline"),
+    ("projects/nope", "is not a Vertex AI job name"),
+])
+def test_a_reference_that_cannot_be_a_custom_job_is_a_usage_error(value: str, message: str,
+                                                                  tmp_path: Path):
+    done = _cli("--vertex-training", value, "--once", cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr
