@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -139,7 +138,7 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
                     return False
             return True
 
-        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_GET(self) -> None:
             if not self._record("GET"):
                 return
             url = urlparse(self.path)
@@ -173,7 +172,7 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
                     found.append(job)
             self._send(200, {collection: found})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if not self._record("POST"):
                 return
             length = int(self.headers.get("Content-Length", "0"))

@@ -3,6 +3,8 @@ import; the Google client libraries are imported only when a job is opened)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from babysit.targets.base import Target, TargetError
 from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
 
@@ -19,7 +21,8 @@ LOGGING_ENDPOINT = KindOption("--logging-endpoint", "Cloud Logging endpoint (def
                               "--api-endpoint).", metavar="HOST")
 _OPTIONS = (PROJECT, REGION, API_ENDPOINT, LOGGING_ENDPOINT)
 # The spec polls cloud jobs every 60 s and calls one stuck after 3 quiet intervals.
-_DEFAULTS = {"poll": {"interval": 60.0}, "rules": {"stall_polls": 3}}
+_DEFAULTS: dict[str, dict[str, Any]] = {"poll": {"interval": 60.0},
+                                        "rules": {"stall_polls": 3}}
 
 
 def _check_region(text: str) -> str:

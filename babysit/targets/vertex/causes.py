@@ -56,7 +56,7 @@ def likely_cause(code: int | None, message: str, lines: Sequence[str]) -> Cause 
         return Cause("spot capacity preempted", "resubmit (on-demand capacity, or spot with "
                      "a restart policy and checkpoints to resume from)",
                      message if _PREEMPTED.search(message) else in_logs(_PREEMPTED) or "")
-    host = _HOST_OOM.search(message) and message or in_logs(_HOST_OOM)
+    host = (_HOST_OOM.search(message) and message) or in_logs(_HOST_OOM)
     if host:
         return Cause("host out of memory (killed)", "the replica used more memory than its "
                      "machine has: a larger machine type, fewer data-loader workers or a "

@@ -112,9 +112,9 @@ class VertexService:
                 raise missing_extra() from error
             options = ({"api_endpoint": self.logging_endpoint} if self.logging_endpoint
                        else None)
-            self._logging = cloud_logging.Client(project=self.project,
-                                                 credentials=self.credentials,
-                                                 _use_grpc=False, client_options=options)
+            self._logging = cloud_logging.Client(  # type: ignore[no-untyped-call]
+                project=self.project,
+                credentials=self.credentials, _use_grpc=False, client_options=options)
         return self._logging
 
     # --- calls --------------------------------------------------------------------------

@@ -4,8 +4,8 @@ and the real Google clients against the loopback server."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +37,8 @@ def test_seed_custom_job_session_runs_to_success_with_its_report_lines(vertex: V
     out = done.stdout
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Custom job: my-gpt2-finetune ({job})" in out
-    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s \| Machine: n1-standard-8 \+ 2x V100", out)
+    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s \| Machine: n1-standard-8 "
+                     r"\+ 2x V100", out)
     assert "Recent logs: Step 200/5000 (4.0%) | loss=2.31 | lr=3e-4" in out
     assert "State: SUCCEEDED | Duration: 4h 12m" in out
     assert "Final log: Training complete. Best checkpoint: gs://my-bucket/checkpoints/" \
@@ -100,8 +101,8 @@ def test_once_json_gives_the_verdict_and_the_exit_code_of_the_spec(vertex: Verte
     job = f"{PARENT}/customJobs/456"
     vertex.state.add_job(job, [custom_job("RUNNING", logs=lines(
         "456", "Step 4200/10000 | loss=0.842"))])
-    done = babysit("--vertex-training", job, "--once", "--json", cwd=tmp_path,
-                   *["--api-endpoint", vertex.endpoint])
+    done = babysit("--vertex-training", job, "--once", "--json", "--api-endpoint",
+                   vertex.endpoint, cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["event"] == "baseline" and events[0]["step"] == 4200
