@@ -1,0 +1,86 @@
+"""The pure parts of the Vertex AI targets: references, causes, descriptions, and the
+incremental Cloud Logging reader against the loopback server."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from babysit.targets.vertex.causes import likely_cause
+from babysit.targets.vertex.cloud_logs import EntryReader
+from babysit.targets.vertex.describe import Task, machine, task_counts
+from babysit.targets.vertex.names import CUSTOM_JOBS, PIPELINE_JOBS, JobRef, read_reference
+from babysit.targets.vertex.service import VertexService
+from tests.fakes.vertex_api import VertexServer, job_log
+
+
+@pytest.mark.parametrize("value, collection, expected", [
+    ("456", CUSTOM_JOBS, JobRef("p", "us-central1", CUSTOM_JOBS, "456")),
+    ("projects/q/locations/europe-west4/customJobs/9", CUSTOM_JOBS,
+     JobRef("q", "europe-west4", CUSTOM_JOBS, "9")),
+    ("my-pipeline-20261130100000", PIPELINE_JOBS,
+     JobRef("p", "us-central1", PIPELINE_JOBS, "my-pipeline-20261130100000")),
+])
+def test_references_name_the_job_and_take_the_region_from_a_resource_name(
+        value: str, collection: str, expected: JobRef):
+    assert read_reference(value, collection, None if value.startswith("projects/") else "p",
+                          "us-central1").ref == expected
+
+
+def test_a_display_name_is_looked_up_and_a_pipeline_id_may_be_one_too():
+    assert read_reference("My Finetune", CUSTOM_JOBS, "p", "us-central1").display_name \
+        == "My Finetune"
+    maybe = read_reference("nightly", PIPELINE_JOBS, "p", "us-central1")
+    assert maybe.maybe_id and maybe.display_name == "nightly"
+
+
+@pytest.mark.parametrize("code, message, logs, title", [
+    (13, "The replica workerpool0-0 exited with a non-zero status of 1.",
+     ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"], "GPU out of memory"),
+    (8, "Resources are insufficient in region: us-central1", [], "quota or capacity exhausted"),
+    (13, "The replica workerpool0-0 ran out-of-memory and exited with a non-zero status of "
+         "9(SIGKILL)", [], "host out of memory (killed)"),
+    (4, "Job exceeded the maximum duration", [], "deadline exceeded"),
+    (7, "Permission 'storage.objects.get' denied", [], "permission denied"),
+    (13, "The replica workerpool0-0 exited with a non-zero status of 1.",
+     ["Traceback (most recent call last):", "KeyError: 'labels'"], "a worker exited with status 1"),
+    (13, "Spot VM was preempted", [], "spot capacity preempted"),
+    (0, "", [], None),
+])
+def test_likely_cause_names_the_most_specific_evidence(code: int, message: str,
+                                                       logs: list[str], title: str | None):
+    cause = likely_cause(code, message, logs)
+    assert (cause.title if cause else None) == title
+
+
+def test_task_counts_read_like_the_seed():
+    now = datetime(2026, 11, 30, 10, 12, tzinfo=timezone.utc)
+    tasks = [Task("data-validation", "SUCCEEDED"),
+             Task("model-training", "RUNNING", started=now - timedelta(minutes=12)),
+             Task("evaluate", "PENDING"), Task("export", "PENDING"), Task("deploy", "PENDING")]
+    assert task_counts(tasks, now, brief=False) == \
+        "Tasks: 1 SUCCEEDED (data-validation), 1 RUNNING (model-training), 3 PENDING"
+    assert task_counts(tasks, now, brief=True) == \
+        "Tasks: 1 SUCCEEDED, 1 RUNNING (model-training — 12m 0s elapsed), 3 PENDING"
+    assert machine("a2-highgpu-8g", "NVIDIA_TESLA_A100", 8, 2) == "2 × (a2-highgpu-8g + 8x A100)"
+
+
+def test_log_reader_pages_takes_the_newest_first_then_only_new_entries_once(
+        vertex: VertexServer, monkeypatch: pytest.MonkeyPatch):
+    service = VertexService("p", "us-central1", vertex.endpoint)
+    store = vertex.state.entries
+    for n in range(2500):  # more than one read takes at the start, over several pages
+        store.append({**job_log("5", f"line {n}", seconds_ago=3000 - n), "insertId": f"a{n}"})
+    reader = EntryReader(lambda **kw: service.logging.list_entries(**kw), "p",
+                         'resource.type="ml_job" AND resource.labels.job_id="5"')
+    first = reader.read()
+    assert [e.text for e in first[:1] + first[-1:]] == ["line 500", "line 2499"]
+    assert len(first) == 2000
+    store.append({**job_log("5", "late", seconds_ago=3000 - 2490), "insertId": "late"})
+    store.append({**job_log("5", "new", seconds_ago=0), "insertId": "new"})
+    store.append({**job_log("6", "another job", seconds_ago=0), "insertId": "other"})
+    assert [e.text for e in reader.read()] == ["late", "new"]
+    assert reader.read() == []
+    filters = [path for method, path, _ in vertex.state.requests if method == "POST"]
+    assert len(filters) >= 4  # two pages at the start, then one request per read
