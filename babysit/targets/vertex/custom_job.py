@@ -20,6 +20,7 @@ from babysit.targets.vertex.jobs import (
     console_url,
     failure,
     gcloud,
+    later,
     moment,
     now,
 )
@@ -68,7 +69,7 @@ class CustomJobTarget:
         return text + (f" + {len(pools) - 1} more pool(s)" if len(pools) > 1 else "")
 
     def poll(self, final: bool = False) -> Snapshot:
-        job = self._first if self._first is not None else self._get()
+        job = self._first if self._first is not None else later(self._get)
         self._first = None
         state = describe.short_state(job.state.name)
         changed = self._state is not None and state != self._state

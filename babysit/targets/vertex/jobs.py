@@ -4,16 +4,19 @@ reports, failure descriptions and the commands a person runs next."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity
-from babysit.targets.base import TargetUnavailable
+from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import Entry, EntryReader
 from babysit.targets.vertex.names import JobRef
 from babysit.targets.vertex.replicas import ReplicaLogs
 from babysit.targets.vertex.service import LOGS_ROLE, VertexService
+
+T = TypeVar("T")
 
 
 def moment(value: Any) -> datetime | None:
@@ -27,6 +30,16 @@ def moment(value: Any) -> datetime | None:
 
 def now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def later(read: Callable[[], T]) -> T:
+    """A read after the first: the job was there, so a refusal now (credentials revoked or
+    expired, a role removed) is a problem reaching it, reported as connectivity, not the
+    end of the watch or of the run."""
+    try:
+        return read()
+    except TargetError as error:
+        raise TargetUnavailable(str(error)) from error
 
 
 def job_ref(name: str) -> JobRef | None:
@@ -59,8 +72,6 @@ class LogsReachable:
         self.denied = False
 
     def read(self, logs: JobLogs, notices: list[str]) -> list[Entry]:
-        from babysit.targets.base import TargetError
-
         if self.denied:
             return []
         try:

@@ -21,6 +21,7 @@ from babysit.targets.vertex.jobs import (
     console_url,
     failure,
     job_ref,
+    later,
     moment,
     now,
 )
@@ -66,7 +67,7 @@ class PipelineTarget:
                                  f"pipeline job {self.ref.name}", name=self.ref.name)
 
     def poll(self, final: bool = False) -> Snapshot:
-        job = self._first if self._first is not None else self._get()
+        job = self._first if self._first is not None else later(self._get)
         self._first = None
         state = describe.short_state(job.state.name)
         tasks = self._tasks(job)

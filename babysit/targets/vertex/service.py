@@ -159,6 +159,12 @@ class VertexService:
         except exceptions.GoogleAPICallError as error:
             raise TargetError(f"{what}: {_message(error)}") from error
         except Exception as error:
+            from google.auth import exceptions as auth_exceptions
+
+            if isinstance(error, (auth_exceptions.RefreshError,
+                                  auth_exceptions.DefaultCredentialsError)):
+                raise TargetError(f"{what}: the credentials could not be used ({error}): "
+                                  f"{AUTH_HELP}") from error
             if _is_transport(error):
                 raise TargetUnavailable(f"{what}: cannot reach {self.api_endpoint}: "
                                         f"{type(error).__name__}") from error

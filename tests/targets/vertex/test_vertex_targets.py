@@ -291,3 +291,16 @@ def test_a_reference_that_cannot_be_a_custom_job_is_a_usage_error(value: str, me
                                                                   tmp_path: Path):
     done = _cli("--vertex-training", value, "--once", cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr
+
+
+def test_access_refused_mid_watch_is_connectivity_not_the_end_of_the_run(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/42", [
+        custom_job("RUNNING", logs=lines("42", "Step 1/10 | loss=2.0")),
+        {"fail": 403},
+        custom_job("SUCCEEDED", ended=0, logs=lines("42", "Step 10/10 | loss=1.0")),
+    ])
+    _, data = watch(vertex, "customJobs", "42", tmp_path)
+    refused = next(a for a in data["anomalies_detected"] if a["type"] == "connectivity")
+    assert "roles/aiplatform.viewer" in refused["description"]
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
