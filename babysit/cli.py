@@ -63,24 +63,30 @@ def _watch_options(
     target: Annotated[list[str] | None, typer.Argument(
         help="What to watch: a training log (./logs/train.log), several rank logs of one "
              "run (or a quoted glob), or user@host:/path; with --pid/--proc, the run's log "
-             "when babysit should not look for it.", show_default=False)] = None,
+             "when babysit should not look for it.", show_default=False,
+        metavar="TARGET")] = None,
     interval: Annotated[float | None, typer.Option(
-        min=0.1, help="Initial poll interval in seconds [default: 30].", show_default=False,
-        rich_help_panel="Polling")] = None,
+        help="Initial poll interval in seconds (default: 30; 60 for Vertex AI).",
+        show_default=False, metavar="SECONDS", rich_help_panel="Polling")] = None,
     max_interval: Annotated[float | None, typer.Option(
-        min=0.1, help="Cap for the backoff in seconds [default: 300].", show_default=False,
-        rich_help_panel="Polling")] = None,
+        help="Cap for the backoff in seconds (default: 300).", show_default=False,
+        metavar="SECONDS", rich_help_panel="Polling")] = None,
     no_backoff: Annotated[bool, typer.Option(
         "--no-backoff", help="Poll at a fixed --interval.", rich_help_panel="Polling")] = False,
     once: Annotated[bool, typer.Option(
         "--once", help="Take one snapshot, print the verdict, exit.",
         rich_help_panel="Polling")] = False,
     max_polls: Annotated[int | None, typer.Option(
-        min=1, help="Stop after this many polls (the baseline counts as one).",
-        show_default=False, rich_help_panel="Polling")] = None,
+        help="Stop after this many polls (the baseline counts as one).",
+        show_default=False, metavar="N", rich_help_panel="Polling")] = None,
+    timeout: Annotated[str | None, typer.Option(
+        "--timeout", help="Stop after this long (90s, 9m, 2h) with a snapshot of the run "
+                          "as it is (exit 3 while it is still going): for agents whose "
+                          "shell tool has a time limit.", show_default=False,
+        metavar="DURATION", rich_help_panel="Polling")] = None,
     schedule: Annotated[str | None, typer.Option(
         "--schedule", help="Fixed cadence while healthy, e.g. 10m,20m,30m,60m (back to the "
-                           "first after an anomaly).", show_default=False,
+                           "first after an anomaly).", show_default=False, metavar="LIST",
         rich_help_panel="Polling")] = None,
     no_fix: Annotated[bool, typer.Option(
         "--no-fix", help="Observe only: never act on the run.",
@@ -88,18 +94,19 @@ def _watch_options(
     judge: Annotated[str | None, typer.Option(
         "--judge", help="Reviewer command for ambiguous signals: gets a JSON packet on "
                         "stdin, answers STOP, CONTINUE or WAIT (run without a shell).",
-        show_default=False, rich_help_panel="Fixes and judgement")] = None,
+        show_default=False, metavar="CMD", rich_help_panel="Fixes and judgement")] = None,
     judge_timeout: Annotated[float, typer.Option(
-        min=1, help="Seconds the reviewer may take.",
-        rich_help_panel="Fixes and judgement")] = 60.0,
+        help="Seconds the reviewer may take (default: 60).", show_default=False,
+        metavar="SECONDS", rich_help_panel="Fixes and judgement")] = 60.0,
     total_steps: Annotated[int | None, typer.Option(
-        min=1, help="Planned total steps, when the log never says.", show_default=False,
-        rich_help_panel="Fixes and judgement")] = None,
+        help="Planned total steps, when the log never says.", show_default=False,
+        metavar="N", rich_help_panel="Fixes and judgement")] = None,
     out_dir: Annotated[Path, typer.Option(
-        help="Where babysit-training.json is written.", rich_help_panel="Output")] = Path("."),
+        help="Where babysit-training.json is written (default: the current directory).",
+        show_default=False, metavar="DIR", rich_help_panel="Output")] = Path("."),
     run_id: Annotated[str | None, typer.Option(
-        help="Run id for the artifact [default: a new UUID].", show_default=False,
-        rich_help_panel="Output")] = None,
+        help="Run id for the artifact (default: a new UUID).", show_default=False,
+        metavar="ID", rich_help_panel="Output")] = None,
     json_output: Annotated[bool, typer.Option(
         "--json", help="JSON lines on stdout for agents; no human text there.",
         rich_help_panel="Output")] = False,
@@ -110,10 +117,10 @@ def _watch_options(
     notify: Annotated[list[str] | None, typer.Option(
         "--notify", help="Send anomalies, approvals and the verdict to this apprise URL "
                          "(repeatable; e.g. slack://…, mailto://…, json://host/path).",
-        show_default=False, rich_help_panel="Output")] = None,
+        show_default=False, metavar="URL", rich_help_panel="Output")] = None,
     notify_severity: Annotated[str | None, typer.Option(
-        help="Least severe anomaly to notify about: blocker, high, medium, low [default: "
-             "high].", show_default=False, rich_help_panel="Output")] = None,
+        help="Least severe anomaly to notify about: blocker, high, medium, low (default: "
+             "high).", show_default=False, metavar="LEVEL", rich_help_panel="Output")] = None,
 ) -> None:
     """The options every kind of target shares (the kinds add their own)."""
 
@@ -134,8 +141,7 @@ def _watch_command() -> Callable[..., None]:
             continue
         option = typer.Option(kind.flag, metavar=kind.metavar, show_default=False,
                               help=f"{kind.help} E.g. {kind.example}",
-                              rich_help_panel=kind.panel,
-                              min=1 if kind.value_type is int else None)
+                              rich_help_panel=kind.panel)
         params.append(inspect.Parameter(
             _dest(kind.flag), inspect.Parameter.KEYWORD_ONLY, default=None,
             annotation=Annotated[Optional[kind.value_type], option]))  # noqa: UP045
@@ -182,6 +188,10 @@ def _watch(values: dict[str, Any]) -> None:
     out_dir: Path = values.pop("out_dir")
     until_event = values.pop("until_event")
     schedule = values.pop("schedule")
+    for flag, value in (("--judge-timeout", values["judge_timeout"]),
+                        ("--total-steps", values["total_steps"])):
+        if value is not None and not value >= 1:
+            raise typer.BadParameter(f"must be at least 1 (got {value:g})", param_hint=flag)
     try:
         request = select(values, target)
         kind = kind_named(request.kind)
@@ -189,6 +199,14 @@ def _watch(values: dict[str, Any]) -> None:
             request = kind.prepare(request, _chooser(json_output))
     except KindUsageError as error:
         raise typer.BadParameter(str(error), param_hint="TARGET") from error
+    deadline = None
+    if values["timeout"] is not None:
+        from babysit.durations import parse_duration
+
+        try:
+            deadline = parse_duration(values["timeout"])
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--timeout") from error
     cadence = None
     if schedule is not None:
         from babysit.durations import parse_schedule
@@ -200,6 +218,7 @@ def _watch(values: dict[str, Any]) -> None:
     poll = {"interval": cadence[0] if cadence else values["interval"],
             "max_interval": max(cadence[-1], cadence[0]) if cadence else values["max_interval"],
             "once": values["once"] or None, "max_polls": values["max_polls"],
+            "timeout": deadline,
             "backoff": False if values["no_backoff"] else None, "schedule": cadence,
             "until_event": until_event or None}
     notify_options = {"urls": tuple(values["notify"]) if values["notify"] else None,
@@ -217,6 +236,8 @@ def _watch(values: dict[str, Any]) -> None:
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
+    if kind.awaits is not None and not settings.poll.once:
+        _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
     reviewer = _reviewer(values["judge"], values["judge_timeout"])
     prefix = kind.prefix(request) if kind.prefix is not None else ""
     observer = _observer(json_output, prefix=prefix, until_event=until_event,
@@ -229,8 +250,32 @@ def _watch(values: dict[str, Any]) -> None:
     rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
     result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                          observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
-    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
+                     json_output)
     raise typer.Exit(int(result.exit_code))
+
+
+def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: float,
+                    json_output: bool) -> None:
+    """Like `tail -F`: babysit may be started before the training creates its log."""
+    import time
+
+    missing = awaits(request)
+    if missing is None or limit <= 0:
+        return
+    from babysit.units import format_duration
+
+    typer.echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
+               f"Ctrl-C to stop)", err=True)
+    deadline = time.monotonic() + limit
+    while awaits(request) is not None:
+        if time.monotonic() >= deadline:
+            typer.echo(f"babysit: {missing} did not appear within {format_duration(limit)}",
+                       err=True)
+            return
+        time.sleep(0.25)
+    if not json_output:
+        typer.echo(f"babysit: {missing} appeared", err=True)
 
 
 def _chooser(json_output: bool) -> Callable[[Sequence[str]], int | None]:
@@ -244,14 +289,20 @@ def _chooser(json_output: bool) -> Callable[[Sequence[str]], int | None]:
     return choose
 
 
-@app.command("demo", help="Watch a built-in synthetic training run that goes bad (~20 s).")
+@app.command("demo", help="Watch a built-in synthetic training run that goes bad (~8 s).")
 def demo(
     out_dir: Annotated[Path, typer.Option(
-        help="Where babysit-training.json is written.")] = Path("."),
+        help="Where the demo's files go: the run's log and babysit-training.json.",
+        metavar="DIR")] = Path("babysit-demo"),
     json_output: Annotated[bool, typer.Option("--json", help="JSON lines for agents.")] = False,
 ) -> None:
     from babysit.demo.run import run_demo
 
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise typer.BadParameter(f"cannot create {out_dir}: {error.strerror or error}",
+                                 param_hint="--out-dir") from error
     _check_out_dir(out_dir)
     observer = _observer(json_output)
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
@@ -403,8 +454,9 @@ def _check_out_dir(out_dir: Path) -> None:
             from error
 
 
-def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
-    if exit_code == 4:
+def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None,
+                     json_output: bool) -> None:
+    if exit_code == 4 and json_output:  # the human output already said it, once
         typer.echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
         typer.echo(f"babysit: error: {artifact_error}", err=True)

@@ -48,8 +48,14 @@ class PollSettings:
     # A relative change of the loss between polls above this resets the interval.
     loss_change_reset: float = _bounded(0.05, 0, 100)
     summary_every: int = _bounded(5, 0, 100000)
+    # A log that does not exist yet is waited for this long (training not started yet);
+    # 0: give up at once. Never with --once, which answers now.
+    wait_for_log: float = _bounded(600.0, 0, 7 * _DAY)
     once: bool = False
     max_polls: int | None = _bounded(None, 1, 1000000000)
+    # Stop watching after this many seconds with a snapshot of a run still going (an
+    # agent's shell tool gives up after minutes; --until-event could wait for hours).
+    timeout: float | None = _bounded(None, 1, 365 * _DAY)
     schedule: tuple[float, ...] | None = None  # fixed cadence while healthy, in seconds
     until_event: bool = False  # stop at the first thing that needs attention
 

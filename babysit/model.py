@@ -280,3 +280,4 @@ class Verdict:
     actions: tuple[Action, ...]
     duration_seconds: float
     stop_reason: str
+    unreachable: str | None = None  # why the target could not be read at all

@@ -20,6 +20,13 @@ def format_duration(seconds: float) -> str:
     return f"{secs}s"
 
 
+def format_interval(seconds: float) -> str:
+    """A poll interval: `45s`, `2s`, and `0.3s` for the short ones of tests and demos."""
+    if seconds >= 10 or seconds == int(seconds):
+        return f"{seconds:.0f}s"
+    return f"{seconds:.2g}s"
+
+
 def format_value(value: float) -> str:
     """Compact and faithful: `0.342`, `1e-4`, `2.5e-5`, `nan`, `1842`."""
     if not math.isfinite(value):

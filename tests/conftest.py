@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -15,6 +16,45 @@ from babysit.artifact import ARTIFACT_NAME, load_schema
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LOGS = FIXTURES / "logs"
+
+# A missing log is waited for at a terminal (like `tail -F`); the tests that mean to wait
+# say so, the others want the old answer at once.
+os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")
+
+
+def _services() -> list[tuple[str, bool, str]]:
+    """(what, found, the tests that need it) for the real services the suite starts."""
+    import importlib.util
+    import shutil
+
+    def module(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:
+            return False
+
+    sshd = shutil.which("sshd") or Path("/usr/sbin/sshd").exists()
+    smi = shutil.which("nvidia-smi")
+    gpu = smi is not None and "tests/fakes" not in smi
+    return [
+        ("OpenSSH server (sshd)", bool(sshd), "tests/remote (remote logs and processes)"),
+        ("MLflow server", module("mlflow"), "tests/targets/trackers MLflow tests"),
+        ("wandb", module("wandb"), "tests/targets/trackers W&B tests"),
+        ("Google Vertex AI / Logging clients", module("google.cloud.aiplatform_v1")
+         and module("google.cloud.logging"), "tests/targets/vertex"),
+        ("hyperscan", module("hyperscan"), "the history scan's fast path (grep is used "
+                                           "without it)"),
+        ("NVIDIA GPU (nvidia-smi)", gpu, "tests/telemetry GPU checks on real hardware"),
+    ]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say at the top which real services were found, and which tests skip without them."""
+    lines = ["real services for the tests:"]
+    for what, found, needs in _services():
+        lines.append(f"  {'found  ' if found else 'MISSING'} {what}"
+                     + ("" if found else f" — skipped: {needs}"))
+    return lines
 
 
 class FakeClock:

@@ -166,11 +166,14 @@ def test_ctrl_c_exits_130_with_a_running_artifact(tmp_path: Path):
 
 
 @pytest.mark.skipif(os.environ.get("BABYSIT_SKIP_DEMO") == "1", reason="the demo takes ~8 s")
-def test_demo_catches_the_nan_and_writes_the_verdict(tmp_path: Path):
-    done = babysit("demo", "--out-dir", "out", cwd=tmp_path, timeout=60)
+def test_demo_catches_the_nan_and_keeps_its_files_in_one_folder(tmp_path: Path):
+    done = babysit("demo", cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ANOMALY (blocker) nan-inf" in done.stdout
-    data = artifact_in(tmp_path / "out")
+    assert [p.name for p in tmp_path.iterdir()] == ["babysit-demo"]
+    assert sorted(p.name for p in (tmp_path / "babysit-demo").iterdir()) == \
+        ["babysit-training.json", "train.log"]
+    data = artifact_in(tmp_path / "babysit-demo")
     assert data["decision"] == "NO-GO"
     assert any(a["type"] == "nan-inf" for a in data["anomalies_detected"])
 

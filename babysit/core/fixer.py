@@ -221,9 +221,8 @@ class Fixer:
         if self.fix_enabled:
             advice = "; ".join(t.split(" — ")[0] for t in texts.values())
             answer = self.approver.ask(
-                f"{decisions[0].reason}. Proposed: {advice or 'stop the run'}. Cancel the run "
-                f"now (PID {self.controls.control_pid} and its workers) so that you can apply "
-                f"it?")
+                f"{decisions[0].reason}. Proposed: {advice or 'stop the run'}. Stop the run "
+                f"now (PID {self.controls.control_pid} and its workers)?")
         if answer is None:
             note = " (--no-fix: not asked)" if not self.fix_enabled else ""
             self._record(FixKind.CANCEL, ActionStatus.NEEDS_APPROVAL, cancel + note)

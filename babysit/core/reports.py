@@ -63,6 +63,8 @@ class PollReport:
     log_path: str | None = None  # the run's log on this machine, when there is one
     status: tuple[str, ...] = ()  # a cloud service's own description (see Snapshot.status)
     headline: str = ""
+    no_progress_for: float | None = None  # seconds, when this poll saw no progress
+    subject: str = ""  # what the target is, in words: a process's command line
 
     @property
     def percent(self) -> float | None:

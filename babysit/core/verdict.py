@@ -220,4 +220,5 @@ def _unreachable(outcome: WatchOutcome, run_id: str, reason: str) -> Verdict:
         actions=(),
         duration_seconds=round(outcome.watched_seconds, 3),
         stop_reason=f"target unreachable: {reason}",
+        unreachable=reason,
     )

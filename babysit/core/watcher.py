@@ -8,12 +8,13 @@ Time comes from an injected Clock, so tests drive hours of watching in milliseco
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from babysit.clock import Clock, SleepingWaker, SystemClock, Waker
 from babysit.config import Settings
 from babysit.core.backoff import PollOutcome, next_interval, reset_reason
-from babysit.core.fixer import FixEffects, Fixer, FixView
+from babysit.core.fixer import Approver, FixEffects, Fixer, FixView
 from babysit.core.outcome import WatchOutcome
 from babysit.core.reports import (
     Observer,
@@ -36,6 +37,7 @@ from babysit.model import (
 )
 from babysit.redact import scrub_value
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
+from babysit.units import format_duration, format_interval
 
 # Training problems a cancel (with the user's approval) is about.
 _PROBLEMS = frozenset({AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.GRAD_EXPLOSION,
@@ -74,6 +76,14 @@ class Watcher:
         self._last_loss: float | None = None
         self._flushed = False
         self._lines_read_early = 0  # by early reads since the last report
+        self._summary_at: int | None = None  # the poll the last summary was printed at
+        # A question to the user comes after the lines that explain it: the poll's report
+        # and its anomalies are shown first, and not again when the poll is emitted.
+        self._asking_about: tuple[Snapshot, list[Anomaly], float, bool] | None = None
+        self._shown: set[int] = set()  # ids of anomalies already shown
+        self._poll_shown = False
+        if fixer is not None:
+            fixer.approver = _ShowFirst(fixer.approver, self._show_before_asking)
 
     def run(self) -> WatchStop:
         """Watch until a stop condition. Raises TargetError if there is no baseline;
@@ -147,12 +157,20 @@ class Watcher:
 
     # --- one poll -----------------------------------------------------------------
 
+    def _time_left(self) -> float | None:
+        """Seconds left before --timeout (None without one)."""
+        timeout = self.settings.poll.timeout
+        if timeout is None:
+            return None
+        return max(0.0, timeout - (self.clock.monotonic() - self._started))
+
     def _wait(self, interval: float) -> tuple[PollReport, PollOutcome] | None:
         """Wait for the next poll, reading what a local log gains as it comes. What
         would reset the backoff (an anomaly, a state change, a new epoch, a big loss
         change) or end the watch is reported at once, as this interval's poll; anything
         else waits for the report the backoff asked for."""
-        deadline = self.clock.monotonic() + interval
+        left = self._time_left()
+        deadline = self.clock.monotonic() + (interval if left is None else min(interval, left))
         while True:
             remaining = deadline - self.clock.monotonic()
             if remaining <= 0 or not self.waker.wait(remaining):
@@ -199,7 +217,9 @@ class Watcher:
             self.observer.notice(notice)
         run.notices.clear()
         if self.fixer is not None:
+            self._asking_about = (snapshot, list(fresh), interval, baseline)
             fresh += self._apply(self.fixer.consider(self._fix_view(snapshot)))
+            self._asking_about = None
         else:
             self._propose_cancel()
         look_sooner = self._consult_reviewer(fresh, snapshot)
@@ -368,6 +388,8 @@ class Watcher:
         limit = self.settings.poll.max_polls
         if limit is not None and self._polls + 1 >= limit:
             return f"--max-polls {limit} reached"
+        if self._time_left() == 0:
+            return f"--timeout {format_duration(self.settings.poll.timeout or 0)} reached"
         return ""
 
     # --- reporting -----------------------------------------------------------------
@@ -390,6 +412,11 @@ class Watcher:
         elif rate is not None:
             throughput = (rate, "steps/s")
         eta = None
+        progress = self.run_state.progress
+        # A rate and an ETA from before the run went quiet would be stale: say so instead.
+        quiet = progress.quiet_for(self.clock.monotonic()) if progress.quiet_polls else None
+        if quiet is not None:
+            throughput, rate = None, None
         if rate and series.step is not None and series.target_steps:
             remaining = series.target_steps - series.step
             eta = remaining / rate if remaining > 0 else 0.0
@@ -419,6 +446,8 @@ class Watcher:
             log_path=self._log_path,
             status=snapshot.status,
             headline=snapshot.headline,
+            no_progress_for=quiet,
+            subject=snapshot.process.command if snapshot.process is not None else "",
         )
 
     def _take_early_lines(self) -> int:
@@ -426,34 +455,55 @@ class Watcher:
         return lines
 
     def _interval_note(self, interval: float, outcome: PollOutcome) -> str:
+        """What happened to the interval, only when it changed: the backoff's step, the
+        schedule's next entry, or the reset and why."""
         settings = self.settings.poll
-        if not settings.backoff:
+        new = next_interval(interval, outcome, settings)
+        if new == interval:
             return ""
         reason = reset_reason(outcome, settings)
         if reason is not None:
-            return f"interval reset to {settings.interval:g}s ({reason})" \
-                if interval != settings.interval else ""
-        new = min(interval * settings.backoff_factor, settings.max_interval)
-        def secs(value: float) -> str:
-            return f"{value:.0f}s" if value >= 10 or value == int(value) else f"{value:.2g}s"
+            return f"interval reset to {format_interval(new)} ({reason})"
+        verb = "schedule" if settings.schedule else "backed off"
+        return f"{verb} {format_interval(interval)}→{format_interval(new)}"
 
-        return f"backed off {secs(interval)}→{secs(new)}" if new != interval else ""
+    def _show_before_asking(self) -> None:
+        if self._asking_about is None or self._poll_shown:
+            return
+        snapshot, fresh, interval, baseline = self._asking_about
+        report = self._report(snapshot, fresh, interval)
+        if baseline:
+            self.observer.baseline(report)
+        else:
+            self.observer.poll(report)
+        for anomaly in fresh:
+            self.observer.anomaly(anomaly, report)
+            self._shown.add(id(anomaly))
+        self._poll_shown = True
 
     def _emit(self, report: PollReport, next_poll: float | None, note: str,
               baseline: bool) -> None:
         report = replace(report, next_poll_seconds=next_poll, interval_note=note,
                          state=self.run_state.state)
-        if baseline:
-            self.observer.baseline(report)
-        else:
-            self.observer.poll(report)
+        if not self._poll_shown:
+            if baseline:
+                self.observer.baseline(report)
+            else:
+                self.observer.poll(report)
+        self._poll_shown = False
         for anomaly in report.new_anomalies:
-            self.observer.anomaly(anomaly, report)
+            if id(anomaly) not in self._shown:
+                self.observer.anomaly(anomaly, report)
+        self._shown.clear()
         every = self.settings.poll.summary_every
-        due = every > 0 and self._polls > 0 and self._polls % every == 0
-        if due or report.new_anomalies or next_poll is None:
+        last = self._summary_at
+        due = every > 0 and self._polls > 0 and self._polls - (last or 0) >= every
+        # An anomaly earns a summary too, but never two in a row (its own line says it).
+        notable = bool(report.new_anomalies) and (last is None or self._polls - last >= 2)
+        if due or notable or next_poll is None:
             reason = ("stopping" if next_poll is None else
                       "anomaly" if report.new_anomalies else f"every {every} polls")
+            self._summary_at = self._polls
             self.observer.summary(self.summary(reason))
 
     def summary(self, reason: str) -> SummaryReport:
@@ -475,3 +525,15 @@ class Watcher:
             formats=run.formats,
             reason=reason,
         )
+
+
+class _ShowFirst:
+    """An approver that first has the watcher show what the question is about."""
+
+    def __init__(self, inner: Approver, show: Callable[[], None]) -> None:
+        self.inner = inner
+        self.show = show
+
+    def ask(self, question: str) -> bool | None:
+        self.show()
+        return self.inner.ask(question)

@@ -17,8 +17,9 @@ from babysit.targets.log_file import LocalLogTarget
 
 def run_demo(out_dir: Path, observer: Observer, say: Callable[[str], None]) -> int:
     """Returns 0 when babysit caught what the demo run does wrong, 1 otherwise."""
-    # The log stays next to the verdict so both can be read afterwards.
-    log = out_dir / "babysit-demo.log"
+    # The log stays next to the verdict, in the demo's own folder, so both can be read
+    # afterwards and nothing else lands in the user's directory.
+    log = out_dir / "train.log"
     log.write_text("", encoding="utf-8")
     trainer = subprocess.Popen(
         [sys.executable, "-m", "babysit.demo.trainer", "--log", str(log)],

@@ -82,6 +82,11 @@ class TargetKind:
     # {"poll": {"interval": 60.0}, "rules": {"stall_polls": 3}}.
     defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    group: str | None = None  # kinds that share a help panel (and its options)
+    # What the target waits for before it can be opened (a log the run has not created
+    # yet), or None when it can be opened now.
+    awaits: Callable[[Request], str | None] | None = None
+
     @property
     def panel(self) -> str:
-        return f"Target: {self.title}"
+        return f"Target: {self.group or self.title}"

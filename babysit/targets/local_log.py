@@ -21,9 +21,18 @@ def _open(request: Request) -> Target:
     return RankLogsTarget(paths, shown)
 
 
+def _awaits(request: Request) -> str | None:
+    """One log path that does not exist yet (not a glob, not several ranks)."""
+    import os
+
+    if request.more or any(c in request.value for c in "*?["):
+        return None
+    return None if os.path.lexists(request.value) else request.value
+
+
 KIND = TargetKind(
     name="local-log", title="log file", flag=None, metavar="PATH",
     help="A training log on this machine, followed as it grows; several files (or a quoted "
          "glob, 'logs/rank*.log') are the ranks of one run.",
     open=_open, example="babysit ./logs/train.log --once",
-    claims=lambda text: True, takes_many=True)
+    claims=lambda text: True, takes_many=True, awaits=_awaits)

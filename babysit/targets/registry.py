@@ -57,7 +57,10 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
         if positional is not None and not kind.takes_log:
             raise KindUsageError(f"{kind.flag} watches a {kind.title}; a TARGET "
                                  f"({positional!r}) cannot be given with it")
-        value = str(values[option_dest(kind.flag or "")])
+        given = values[option_dest(kind.flag or "")]
+        if kind.value_type is int and not (isinstance(given, int) and given >= 1):
+            raise KindUsageError(f"{kind.flag} takes a positive number, not {given!r}")
+        value = str(given)
     elif positional is None:
         flags = ", ".join(f"{k.flag} {k.metavar or 'X'}" for k in KINDS if k.flag)
         raise KindUsageError(f"nothing to watch: give a log file (or user@host:/path), {flags}")

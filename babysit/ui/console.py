@@ -17,7 +17,7 @@ from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
 from babysit.ui.streams import GuardedStream
-from babysit.units import format_duration, format_value
+from babysit.units import format_duration, format_interval, format_value
 
 _SEVERITY_STYLE = {
     Severity.BLOCKER: "bold red",
@@ -54,11 +54,6 @@ def progress_line(report: PollReport) -> str:
     return " | ".join(parts)
 
 
-def seconds(value: float) -> str:
-    """`45s`, and `0.3s` for the short intervals of tests and demos."""
-    return f"{value:.0f}s" if value >= 10 or value == int(value) else f"{value:.2g}s"
-
-
 def status_line(report: PollReport) -> str:
     """`ETA: ~1h 23m | next poll in 45s` (GPU figures join here when known)."""
     parts: list[str] = []
@@ -68,10 +63,13 @@ def status_line(report: PollReport) -> str:
             parts.append(gpu_text)
     if report.state is not TerminalState.RUNNING:
         parts.append(f"State: {report.state.value}")
+    elif report.no_progress_for is not None:
+        parts.append(f"no progress for {format_duration(report.no_progress_for)} "
+                     f"(rate and ETA unknown)")
     elif report.eta_seconds is not None:
         parts.append(f"ETA: ~{format_duration(report.eta_seconds)}")
     if report.next_poll_seconds is not None:
-        parts.append(f"next poll in {seconds(report.next_poll_seconds)}")
+        parts.append(f"next poll in {format_interval(report.next_poll_seconds)}")
     line = " | ".join(parts)
     if report.interval_note:
         line += f"  ← {report.interval_note}"
@@ -86,6 +84,7 @@ class ConsoleObserver:
                                force_terminal=color, no_color=color is False)
         self.prefix = prefix
         self._service_status: tuple[str, ...] = ()  # the last full block a service gave
+        self._subject = ""  # what the target is, in words (a process's command line)
 
     def _stamp(self, report_time: object) -> Text:
         clock = getattr(report_time, "strftime", None)
@@ -100,7 +99,9 @@ class ConsoleObserver:
             return
         line = self._stamp(report.time)
         formats = ", ".join(report.formats) if report.formats else "not recognised yet"
-        line.append(f"Watching {report.target} (log format: {formats})")
+        self._subject = report.subject
+        what = f"{report.target} — {report.subject}" if report.subject else report.target
+        line.append(f"Watching {what} (log format: {formats})")
         self.console.print(line)
         self._progress(report)
 
@@ -166,7 +167,8 @@ class ConsoleObserver:
     def summary(self, report: SummaryReport) -> None:
         if report.reason == "stopping":
             return  # the final block follows immediately
-        self.console.print(Text(f"── summary after {report.polls} polls, "
+        polls = f"{report.polls} poll" + ("s" if report.polls != 1 else "")
+        self.console.print(Text(f"── summary after {polls}, "
                                 f"{format_duration(report.watched_seconds)} watched ──",
                                 style="bold"))
         steps = "?" if report.step is None else str(report.step)
@@ -194,13 +196,16 @@ class ConsoleObserver:
             self._final(verdict, artifact_path)
 
     def _final(self, verdict: Verdict, artifact_path: str | None) -> None:
-        ended = verdict.terminal_state is not TerminalState.RUNNING
-        title = "Training Complete" if ended else "Babysit stopped (run not finished)"
         out = self.console
+        if verdict.unreachable is not None:
+            self._unreadable(verdict, artifact_path)
+            return
+        title = _TITLES[verdict.terminal_state]
         out.print()
         out.print(Text(title, style="bold"))
         out.print(Text("=" * len(title)))
-        out.print(Text(f"Target: {verdict.target}"))
+        subject = f" — {self._subject}" if self._subject else ""
+        out.print(Text(f"Target: {verdict.target}{subject}"))
         out.print(Text(f"Terminal state: {verdict.terminal_state.value}"))
         steps = "unknown" if verdict.total_steps is None else str(verdict.total_steps)
         total = "?" if verdict.target_steps is None else str(verdict.target_steps)
@@ -225,6 +230,33 @@ class ConsoleObserver:
                 out.print(Text(f"  $ {command}"))
         if artifact_path:
             out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+
+    def _unreadable(self, verdict: Verdict, artifact_path: str | None) -> None:
+        """Nothing is known about the run: say why once, and what to check."""
+        out = self.console
+        out.print()
+        title = "Babysit could not read the target"
+        out.print(Text(title, style="bold"))
+        out.print(Text("=" * len(title)))
+        out.print(Text(f"Target: {verdict.target}"))
+        out.print(Text(f"Problem: {verdict.unreachable}", style="red"))
+        decision = Text("Decision: ")
+        decision.append(verdict.decision.value, style=_DECISION_STYLE[verdict.decision])
+        decision.append(" (nothing is known about the run)")
+        out.print(decision)
+        for finding in verdict.findings:
+            out.print(Text(f"  fix: {finding.fix}"))
+        if artifact_path:
+            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+
+
+_TITLES = {
+    TerminalState.SUCCEEDED: "Training Complete",
+    TerminalState.FAILED: "Training Failed",
+    TerminalState.CANCELLED: "Training Cancelled",
+    TerminalState.TIMEOUT: "Training Timed Out",
+    TerminalState.RUNNING: "Babysit stopped (run not finished)",
+}
 
 
 def _short(anomaly: Anomaly) -> str:

@@ -218,7 +218,8 @@ def test_approved_cancel_stops_the_run(tmp_path: Path):
     proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
     approver = Approver(True)
     result, data = watch(tmp_path, proc, approver=approver)
-    assert approver.questions and "Cancel the run now" in approver.questions[0]
+    assert approver.questions and "Stop the run now" in approver.questions[0]
+    assert approver.questions[0].endswith("and its workers)?")
     assert ("cancel-run", "applied") in actions(data)
     assert data["terminal_state"] == "CANCELLED" and result.exit_code is ExitCode.NO_GO
     proc.wait(timeout=10)  # (babysit already reaped it: it is this test's child)
@@ -277,3 +278,34 @@ def test_busy_process_without_a_log_is_not_called_stalled(tmp_path: Path):
     finally:
         busy.kill()
         busy.wait()
+
+
+def test_the_question_comes_after_the_anomaly_that_raised_it(tmp_path: Path):
+    proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
+    seen: list[str] = []
+
+    class Recorder(NullObserver):
+        def poll(self, report) -> None:  # type: ignore[no-untyped-def]
+            seen.append(f"poll {report.step}")
+
+        def anomaly(self, anomaly, report) -> None:  # type: ignore[no-untyped-def]
+            seen.append(f"anomaly {anomaly.type.value}")
+
+    class Asker(Approver):
+        def ask(self, question: str) -> bool | None:
+            seen.append("question")
+            return False
+
+    def factory() -> ProcessTarget:
+        return ProcessTarget(proc.pid, gpu=GpuProbe(use_nvml=False, smi="/nonexistent/smi"),
+                             kernel_log=_unreadable_kernel_log)
+
+    settings = Settings(poll=replace(PollSettings(), max_polls=400),
+                        rules=RuleSettings(stall_polls=6), out_dir=tmp_path / "out")
+    run_session(factory, str(proc.pid), "pid", settings, Recorder(), clock=FastClock(),
+                approver=Asker(None))
+    asked = seen.index("question")
+    assert "anomaly nan-inf" in seen[:asked]
+    last_poll = max(i for i, event in enumerate(seen[:asked]) if event.startswith("poll"))
+    assert seen.index("anomaly nan-inf") > last_poll  # the poll's line, its anomaly, then ask
+    assert seen.count("anomaly nan-inf") == 1  # shown once, not again after the answer

@@ -7,8 +7,8 @@ from babysit.targets.base import Target
 from babysit.targets.fallback import FALLBACK_LOG, with_fallback
 from babysit.targets.kinds import KindOption, Request, TargetKind
 
-TRACKING_URI = KindOption("--tracking-uri", "MLflow tracking server [default: "
-                          "$MLFLOW_TRACKING_URI].", metavar="URI")
+TRACKING_URI = KindOption("--tracking-uri", "MLflow tracking server (default: "
+                          "$MLFLOW_TRACKING_URI).", metavar="URI")
 
 
 def _open(request: Request) -> Target:

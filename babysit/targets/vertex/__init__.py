@@ -78,7 +78,7 @@ PIPELINE_KIND = TargetKind(
          "and task states, the running task's logs, ERROR entries.",
     open=_opener("pipelineJobs"), prepare=_prepare("pipelineJobs"),
     example="babysit --vertex-pipeline my-llm-pipeline --project my-proj --interval 120",
-    extra="vertex", options=_OPTIONS, defaults=_DEFAULTS)
+    extra="vertex", options=_OPTIONS, defaults=_DEFAULTS, group="Vertex AI")
 
 TRAINING_KIND = TargetKind(
     name="vertex-training", title="Vertex AI custom job", flag="--vertex-training",
@@ -87,6 +87,6 @@ TRAINING_KIND = TargetKind(
          "name): state, machines, and every replica's log parsed like a local one.",
     open=_opener("customJobs"), prepare=_prepare("customJobs"),
     example="babysit --vertex-training 9876543210 --project my-proj --region europe-west4",
-    extra="vertex", options=_OPTIONS, defaults=_DEFAULTS)
+    extra="vertex", options=_OPTIONS, defaults=_DEFAULTS, group="Vertex AI")
 
 KINDS = (PIPELINE_KIND, TRAINING_KIND)

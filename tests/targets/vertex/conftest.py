@@ -11,6 +11,9 @@ import pytest
 
 from tests.fakes.vertex_api import VertexServer
 
+pytest.importorskip("google.cloud.aiplatform_v1", reason="the [vertex] extra is not installed")
+pytest.importorskip("google.cloud.logging", reason="the [vertex] extra is not installed")
+
 # What a subprocess needs so the Google libraries never probe the metadata server and
 # any request to a real Google host fails at once (through a proxy that is not there).
 OFFLINE_ENV = {"NO_GCE_CHECK": "true", "GCE_METADATA_HOST": "127.0.0.1:1",
