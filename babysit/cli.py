@@ -250,8 +250,7 @@ def _watch(values: dict[str, Any]) -> None:
     rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
     result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                          observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
-    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
-                     json_output)
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
     raise typer.Exit(int(result.exit_code))
 
 
@@ -454,9 +453,8 @@ def _check_out_dir(out_dir: Path) -> None:
             from error
 
 
-def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None,
-                     json_output: bool) -> None:
-    if exit_code == 4 and json_output:  # the human output already said it, once
+def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
+    if exit_code == 4:  # one line on stderr too: stdout may be a file or JSON lines
         typer.echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
         typer.echo(f"babysit: error: {artifact_error}", err=True)

@@ -119,10 +119,12 @@ def test_at_a_terminal_babysit_asks_before_cancelling(tmp_path: Path):
     seen = b""
     deadline = time.monotonic() + 30
     try:
-        while b"Cancel the run now" not in seen:
+        while b"Stop the run now" not in seen:
             assert time.monotonic() < deadline, seen.decode(errors="replace")
             if select.select([leader], [], [], 0.2)[0]:
                 seen += os.read(leader, 65536)
+        # What the question is about comes first: the anomaly, then the question.
+        assert seen.index(b"nan-inf") < seen.index(b"Stop the run now")
         os.write(leader, b"y\n")
         assert child.wait(timeout=30) == 1
     finally:

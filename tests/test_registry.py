@@ -37,7 +37,7 @@ def test_every_kind_has_its_flag_and_options_in_the_help(tmp_path: Path):
     text = done.stdout
     for kind in KINDS:
         assert (kind.flag or "TARGET") in text, kind.name
-        assert f"Target: {kind.title}" in text or kind.flag is None
+        assert kind.panel in text or kind.flag is None
     for flag in all_options():
         assert flag in text
 
