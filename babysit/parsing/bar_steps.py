@@ -28,6 +28,9 @@ class BarSteps:
         self._epoch_offset = 0
         self._epoch_last_n = 0
         self.keras_epoch: tuple[int, int] | None = None
+        self._keras_last_n: int | None = None  # the last training bar under this header
+        self._keras_batches: int | None = None  # batches per epoch, once a bar says
+        self._keras_first_epoch_n = 0  # batches counted in a first epoch of unknown length
         self.yolo_columns: tuple[str, ...] = ()
         # The run prints its own global step (Lightning's checkpoint messages): bars then
         # only count the batches of the current epoch.
@@ -100,19 +103,45 @@ class BarSteps:
         return Parsed(fmt, self._epoch_offset + bar.n, target, epoch + fraction, epochs,
                       metrics, per_epoch=bar.total)
 
+    def keras_header(self, epoch: int, epochs: int) -> None:
+        """`Epoch 3/5`: the Keras bars that follow count the batches of that epoch."""
+        self.keras_epoch = (epoch, epochs)
+        self._keras_last_n = None
+
     def _from_keras_bar(self, bar: Bar,
                         rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
+        """A Keras bar counts the batches of the epoch its header announced (from 1 in
+        every epoch): the global step adds the batches of the epochs before."""
         events: list[LogEvent] = []
         metrics = {k: v for k, v in {**bar.metrics, **rate}.items() if k != "eta"}
-        if self.keras_epoch is None or bar.total is None:
+        if self.keras_epoch is None:
             return Parsed("keras", bar.n, bar.total, None, None, metrics), events
         epoch, epochs = self.keras_epoch
-        step = (epoch - 1) * bar.total + bar.n
+        if self._keras_last_n is not None and (
+                bar.n < self._keras_last_n
+                or (bar.total is not None and bar.total != self._keras_batches)):
+            # Under the same header a training bar only counts up, to the same total:
+            # this one is another loop's (`model.evaluate` or `predict` after `fit`).
+            self.evaluating = True
+            return Parsed("keras"), events
+        self._keras_last_n = bar.n
+        if bar.total is not None:
+            self._keras_batches = bar.total
+        elif epoch == 1:
+            # `37/Unknown`: a dataset of unknown length; its first epoch gives the length.
+            self._keras_first_epoch_n = max(self._keras_first_epoch_n, bar.n)
+        batches = self._keras_batches
+        if batches is None and epoch > 1 and self._keras_first_epoch_n:
+            batches = self._keras_first_epoch_n
+        if batches is None:
+            step = bar.n if epoch == 1 else None
+            return Parsed("keras", step, None, None, epochs, metrics), events
+        step = (epoch - 1) * batches + bar.n
         if epoch == epochs and bar.n == bar.total:
             events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
                                    "keras: last epoch finished"))
-        return Parsed("keras", step, epochs * bar.total, epoch - 1 + bar.n / bar.total, epochs,
-                      metrics, per_epoch=bar.total), events
+        return Parsed("keras", step, epochs * batches, epoch - 1 + min(bar.n / batches, 1.0),
+                      epochs, metrics, per_epoch=batches), events
 
     def restart_epochs(self, offset: int) -> None:
         """The run printed its global step: later epoch bars count from there."""

@@ -104,9 +104,15 @@ def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
 # Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2`
 # Keras 2: ` 32/32 [==============================] - 1s 10ms/step - loss: 1.2`
 # verbose=2: `32/32 - 1s - 10ms/step - loss: 1.2`
+# Before an epoch's last batch the time is how long is left: Keras 3 writes it where
+# the elapsed time goes (` 16/32 ━━━━━━━━━━━━━━━━━━━━ 1:23 10ms/step - ...`), Keras 2
+# instead of it (` 16/32 [=========>....................] - ETA: 1:23 - loss: 1.2`).
+# A dataset of unknown length counts up to `37/Unknown` in the first epoch.
+_DURATION = r"\d+(?:\.\d+)?(?:m|u|µ)?s|\d+(?::\d\d){1,2}"
 _KERAS = re.compile(
-    r"^\s*(?P<n>\d+)/(?P<total>\d+)\s+(?:━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
-    r"(?P<elapsed>\d+(?:\.\d+)?m?s)\s+(?:-\s*)?(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/step"
+    r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?:━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
+    rf"(?:ETA:\s*(?:{_DURATION})|(?:{_DURATION})\s+(?:-\s*)?"
+    r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
 _KERAS_PAIR = re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
@@ -114,24 +120,27 @@ _UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
 
 
 def parse_keras(segment: str) -> Bar | None:
-    if "/step" not in segment:
+    if "/step" not in segment and "ETA:" not in segment and "/sample" not in segment:
         return None
     match = _KERAS.match(segment)
     if match is None:
         return None
-    per = match.group("per")
-    unit = per.lstrip("0123456789.")
-    seconds = to_number(per[: len(per) - len(unit)])
     rate = None
-    if seconds and unit in _UNIT_SECONDS:
-        rate = 1.0 / (seconds * _UNIT_SECONDS[unit])
+    per = match.group("per")
+    if per is not None:
+        unit = per.lstrip("0123456789.")
+        seconds = to_number(per[: len(per) - len(unit)])
+        if seconds and unit in _UNIT_SECONDS:
+            rate = 1.0 / (seconds * _UNIT_SECONDS[unit])
     metrics: dict[str, float] = {}
     for pair in _KERAS_PAIR.finditer(match.group("rest")):
+        key = normalise_key(pair.group("key"))
         value = to_number(pair.group("value"))
-        if value is not None:
-            metrics[normalise_key(pair.group("key"))] = value
-    return Bar("keras", "", int(match.group("n")), int(match.group("total")), rate, metrics,
-               match.end())
+        if value is not None and key != "eta":  # time left, not a metric
+            metrics[key] = value
+    total = match.group("total")
+    return Bar("keras", "", int(match.group("n")), None if total == "Unknown" else int(total),
+               rate, metrics, match.end())
 
 
 # Lightning's RichProgressBar:

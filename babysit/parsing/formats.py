@@ -34,7 +34,7 @@ TARGET_KEYS = ("max_steps", "total_steps", "max_iters", "train_iters", "num_trai
                "target_steps")
 EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch")
 _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
-    "v_num", "_runtime", "_timestamp", "timestamp", "time", "rank", "local_rank",
+    "v_num", "_runtime", "_timestamp", "timestamp", "time", "eta", "rank", "local_rank",
     "world_size", "pid", "total_epochs", "max_epochs", "num_epochs"))
 
 

@@ -217,7 +217,7 @@ class LogParser:
         to emit nothing, None for an ordinary line."""
         keras = _KERAS_EPOCH.match(line)
         if keras is not None:
-            self._bars.keras_epoch = (int(keras.group(1)), int(keras.group(2)))
+            self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
             self.formats["keras"] += 1
             return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
                           events=(LogEvent(EventKind.NEW_STAGE, line.strip(),

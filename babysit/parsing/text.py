@@ -12,7 +12,7 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?|"
                           r"^\[\d+,mpirank:(\d+),[^\]]*\]<std(?:out|err)>:")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
+_BACKSPACES = re.compile(r"(\x08+)")
 
 
 def decode(raw: bytes) -> str:
@@ -21,12 +21,33 @@ def decode(raw: bytes) -> str:
 
 
 def clean(text: str) -> str:
-    """Strip ANSI escapes and other control characters (keeps tabs)."""
+    """Strip ANSI escapes and other control characters (keeps tabs); backspaces are
+    applied as a terminal would apply them."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "\x08" in text:
+        text = _render_backspaces(text)
     if text.isprintable():
         return text
     return _CONTROL.sub("", text)
+
+
+def _render_backspaces(text: str) -> str:
+    """What a terminal shows for text with backspaces in it: each backspace moves the
+    cursor one column left and what follows overwrites. Keras 2 redraws its bar by
+    backspacing over the whole previous frame, so a line of several frames becomes
+    its last frame, not the frames glued together."""
+    shown: list[str] = []
+    at = 0
+    for piece in _BACKSPACES.split(text):
+        if not piece:
+            continue
+        if piece[0] == "\x08":
+            at = max(0, at - len(piece))
+            continue
+        shown[at : at + len(piece)] = piece
+        at += len(piece)
+    return "".join(shown)
 
 
 def split_rank(line: str) -> tuple[int | None, str]:

@@ -4,6 +4,7 @@ final headings, an unreadable target, a log that does not exist yet, a process b
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def test_summaries_are_never_printed_back_to_back(tmp_path: Path):
     blocks = [line for line in text.splitlines() if line.startswith("── summary after")]
     assert "summary after 1 polls" not in text
     polls = [int(line.split()[3]) for line in blocks]
-    assert all(b - a >= 2 for a, b in zip(polls, polls[1:])), blocks
+    assert all(b - a >= 2 for a, b in itertools.pairwise(polls)), blocks
 
 
 def test_a_run_that_stopped_moving_shows_no_stale_rate_or_eta(tmp_path: Path):
