@@ -335,14 +335,17 @@ app.command("watch", help="Watch TARGET until the run ends (the default command)
                                    "looks (.claude/ for Claude Code, ~/.codex/ for Codex).")
 def agent_install(
     agent: Annotated[str, typer.Option("--for", help="claude or codex")] = "claude",
-    scope: Annotated[str, typer.Option(help="project (this directory) or user (home).")
-    ] = "project",
+    scope: Annotated[str | None, typer.Option(
+        help="project (this directory) or user (home) (default: project for Claude Code, "
+             "user for Codex, which reads only ~/.codex).", show_default=False)] = None,
     print_only: Annotated[bool, typer.Option("--print", help="Print the files; write none.")
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace files you changed.")] = False,
 ) -> None:
     from babysit.agent.install import InstallError, install, plan
 
+    if scope is None:
+        scope = "user" if agent == "codex" else "project"
     if scope not in ("project", "user"):
         raise typer.BadParameter("project or user", param_hint="--scope")
     try:
