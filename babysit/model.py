@@ -134,6 +134,9 @@ class Record:
     # isolated points, so windowed rules (spikes, trends) must not use them.
     sparse: bool = False
     time: float | None = None  # when the line was written, from its own timestamp
+    # What the run says about itself once (its parameter count, tokens per step): not
+    # metrics of a step, inputs to the efficiency figures.
+    facts: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,10 @@ class Snapshot:
     run_state_detail: str = ""  # e.g. "W&B state: crashed"
     run_state_source: str = ""  # who reported it, for people: "MLflow", "W&B"
     evidence_url: str | None = None  # the run's page, kept as evidence
+    # The records' steps are indices counted from 0 (a tracker's own numbering, kept so
+    # anomalies match its charts): the steps completed are the last step + 1. False
+    # when a step is already a count of steps completed (a log's `step 30/30`).
+    steps_from_zero: bool = False
     stall_hint: str = ""  # added to a stall report: why the source may mislead
     # What the run was doing at the end of what was read: "setup" (no step yet),
     # "train", "eval" or "save". Stalls get a longer allowance during the last three.

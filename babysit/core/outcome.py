@@ -21,6 +21,8 @@ class WatchOutcome:
     state: TerminalState
     ending: Ending | None = None
     step: int | None = None
+    # `step` is an index from 0 (a tracker's): the steps completed are step + 1.
+    steps_from_zero: bool = False
     target_steps: int | None = None
     metrics: Mapping[str, float] = field(default_factory=dict)
     saw_training: bool = False

@@ -57,6 +57,8 @@ class Run:
         self.evidence_url: str | None = None
         self.formats: tuple[str, ...] = ()
         self.unreachable = False
+        # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
+        self.steps_from_zero = False
         self._idle_polls = 0
         self._restart_note = ""
         self._cleared_by_restart: list[AnomalyType] = []
@@ -87,6 +89,10 @@ class Run:
         pending_before = lifecycle.crash_pending
         advances_before = self.series.advances
         self.absorb(snapshot.records)
+        if any(r.step is not None for r in snapshot.records):
+            # Said by whoever delivered the latest steps (a tracker, or the log it fell
+            # back on); a snapshot with no new step leaves it as it was.
+            self.steps_from_zero = snapshot.steps_from_zero
         if snapshot.degraded is not None:
             self.unreachable = True
             self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, snapshot.degraded)

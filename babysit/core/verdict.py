@@ -55,7 +55,7 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
         decision=decision,
         confidence=_confidence(outcome, decision, blockers),
         summary=_clip(_with_notes(_summary(outcome, decision, blockers, highs), outcome)),
-        total_steps=outcome.step,
+        total_steps=_completed(outcome),
         target_steps=outcome.target_steps,
         final_metrics=dict(outcome.metrics),
         best_checkpoint=outcome.checkpoint.path if outcome.checkpoint else None,
@@ -89,11 +89,19 @@ def _where(anomaly: Anomaly) -> str:
     return f" at step {anomaly.step}" if anomaly.step is not None else ""
 
 
-def _steps(outcome: WatchOutcome) -> str:
+def _completed(outcome: WatchOutcome) -> int | None:
+    """The steps completed: the last step, + 1 when steps are indices from 0."""
     if outcome.step is None:
+        return None
+    return outcome.step + 1 if outcome.steps_from_zero else outcome.step
+
+
+def _steps(outcome: WatchOutcome) -> str:
+    completed = _completed(outcome)
+    if completed is None:
         return ""
     total = f"/{outcome.target_steps}" if outcome.target_steps else ""
-    return f" after {outcome.step}{total} steps"
+    return f" after {completed}{total} steps"
 
 
 def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],

@@ -136,6 +136,7 @@ class Watcher:
             state=run.state,
             ending=run.lifecycle.ending,
             step=series.step,
+            steps_from_zero=run.steps_from_zero,
             target_steps=series.target_steps,
             metrics=dict(series.metrics),
             saw_training=series.saw_training,

@@ -1,11 +1,15 @@
 """Turning a tracker's metric points into Records, and its system metrics into the GPU
-line. Shared by the MLflow and W&B targets."""
+line; and saying in a few words why a tracker's server could not be reached. Shared by
+the MLflow and W&B targets."""
 
 from __future__ import annotations
 
+import errno
 import math
 import re
-from collections.abc import Iterable, Mapping
+import socket
+import ssl
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from babysit.model import Record
@@ -26,6 +30,93 @@ def records_from_points(points: Iterable[Point], fmt: str) -> list[Record]:
     for point in points:
         by_step.setdefault(point.step, {})[point.key] = point.value
     return [Record(step=step, metrics=by_step[step], fmt=fmt) for step in sorted(by_step)]
+
+
+class StepOrigin:
+    """Whether a tracker's run numbers its steps from 0, which a snapshot says as
+    `steps_from_zero`: records keep the tracker's own step numbers (as its charts show
+    them), and only the count of steps completed is the last index + 1.
+
+    A tracker keeps the step the script passed (MLflow, W&B's `step=`) or counts
+    `wandb.log` calls from 0 (W&B's `_step`). The first step seen decides: 0 means the
+    run counts from 0; 1 or later, that it already counts completed steps. A 0-based run
+    never logs its planned number of steps as an index, so one that does (a point logged
+    at step 0 before training, then steps 1..N) counts completed steps after all."""
+
+    def __init__(self) -> None:
+        self._from_zero: bool | None = None  # decided by the first step seen
+
+    @property
+    def from_zero(self) -> bool:
+        return bool(self._from_zero)
+
+    def see(self, steps: Iterable[int | None], target: int | None) -> bool:
+        """Take in steps, in order; returns whether the run counts from 0."""
+        for step in steps:
+            if step is None:
+                continue
+            if self._from_zero is None:
+                self._from_zero = step == 0
+            if self._from_zero and target is not None and step >= target:
+                self._from_zero = False
+        return self.from_zero
+
+    def counts(self) -> None:
+        """The run's steps are counts of completed steps (a trainer's own step)."""
+        self._from_zero = False
+
+
+def unreachable_reason(error: BaseException) -> str | None:
+    """A few words on why a server could not be reached ("connection refused", "timed
+    out", …) when `error`, or what it wraps, says so; None for any other error. Never the
+    wrapped text itself: HTTP clients put their own class names and the whole request
+    URL, query string included, into their messages."""
+    links = list(_wrapped(error))
+    for link in links:
+        if isinstance(link, socket.gaierror):
+            return "host name not found"
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, ConnectionResetError) and type(link).__name__ == \
+                "RemoteDisconnected":
+            return "the server closed the connection without answering"
+        if isinstance(link, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return "connection lost"
+        if isinstance(link, TimeoutError):
+            return "timed out"
+        if isinstance(link, ssl.SSLError):
+            return "TLS error"
+        if isinstance(link, OSError) and link.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "no route to the host"
+    for link in links:  # HTTP clients' own failures, known by name (not imported here)
+        names = {cls.__name__ for cls in type(link).__mro__}
+        if names & {"Timeout", "ReadTimeout", "ConnectTimeout", "TimeoutError",
+                    "ReadTimeoutError", "ConnectTimeoutError"}:
+            return "timed out"
+        if names & {"NameResolutionError"}:
+            return "host name not found"
+        if names & {"SSLError"}:
+            return "TLS error"
+        if names & {"NewConnectionError", "MaxRetryError", "ProtocolError",
+                    "ChunkedEncodingError", "ProxyError"} or (
+                "ConnectionError" in names and "requests" in type(link).__module__):
+            return "connection failed"
+    return None
+
+
+def _wrapped(error: BaseException) -> Iterator[BaseException]:
+    """`error` and every exception it wraps (cause, context, arguments, `reason`)."""
+    seen: set[int] = set()
+    todo = [error]
+    while todo and len(seen) < 50:
+        link = todo.pop(0)
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        inner = [link.__cause__, link.__context__, getattr(link, "reason", None),
+                 *link.args]
+        todo.extend(e for e in inner if isinstance(e, BaseException))
 
 
 _GPU_UTIL = re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:utilization_percentage|gpu)$")

@@ -115,3 +115,24 @@ def test_an_ending_read_from_the_log_is_said_to_be_inferred():
     verdict = decide(outcome, run_id="r")
     assert verdict.decision.value == "GO"
     assert verdict.summary.count("not visible") == 1
+
+
+def test_steps_from_zero_is_said_by_whoever_delivered_the_latest_steps():
+    from babysit.core.run import PollContext
+    from babysit.model import Snapshot
+
+    run = Run(RuleSettings(), 20, 0.0)
+
+    def poll(now: float, *steps: int, from_zero: bool) -> None:
+        records = tuple(Record(step=s, metrics={"loss": 2.0}, fmt="wandb") for s in steps)
+        run.observe(Snapshot(records=records, steps_from_zero=from_zero),
+                    PollContext(now=now, baseline=False, final=False, interval=1.0,
+                                log_only=False))
+
+    assert run.steps_from_zero is False
+    poll(1.0, 0, 1, 2, from_zero=True)
+    assert (run.step, run.steps_from_zero) == (2, True)  # steps kept as the tracker's own
+    poll(2.0, from_zero=False)  # nothing new: no say
+    assert run.steps_from_zero is True
+    poll(3.0, 4, 5, from_zero=False)  # a fallback log's steps, already counts
+    assert (run.step, run.steps_from_zero) == (5, False)

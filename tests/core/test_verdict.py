@@ -113,3 +113,23 @@ def test_rollback_advice_names_the_checkpoint_and_why():
 def test_decide_is_pure():
     watched = outcome(S.RUNNING, (HIGH, MEDIUM), awaiting=True)
     assert decide(watched, "r") == decide(watched, "r")
+
+
+@pytest.mark.parametrize("from_zero, completed", [(False, 99), (True, 100)])
+def test_steps_completed_count_a_zero_based_index_once(from_zero: bool, completed: int):
+    # A tracker's run counted from step 0: its last index 99 is 100 steps completed. The
+    # anomalies keep the tracker's own step, as its charts show it.
+    spike = Anomaly(AnomalyType.LOSS_SPIKE, Severity.MEDIUM, 40, "loss spike")
+    watched = WatchOutcome(target="t", target_type="wandb", state=S.SUCCEEDED,
+                           ending=ending(S.SUCCEEDED), step=99, steps_from_zero=from_zero,
+                           target_steps=100, saw_training=True, anomalies=(spike,), polls=3)
+    verdict = decide(watched, "r")
+    assert verdict.total_steps == completed
+    assert f"training finished after {completed}/100 steps" in verdict.summary
+    assert verdict.anomalies[0].step == 40
+
+
+def test_no_step_is_no_steps_completed_even_from_zero():
+    watched = WatchOutcome(target="t", target_type="wandb", state=S.RUNNING,
+                           steps_from_zero=True, polls=1)
+    assert decide(watched, "r").total_steps is None

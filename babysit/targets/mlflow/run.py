@@ -23,17 +23,21 @@ from typing import Any, ClassVar
 from babysit.model import Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.fallback import TrackerUnreachable
 from babysit.targets.tracker_rows import (
     Point,
+    StepOrigin,
     gpu_from_system,
     records_from_points,
     schedule_from_params,
     target_from_params,
+    unreachable_reason,
 )
 
 _STATES = {"FINISHED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
            "KILLED": TerminalState.CANCELLED}
 _CHUNK = 2000  # steps per bulk-interval request: below the server's 2500 sampling cap
+_GATEWAY = (502, 503, 504)  # a proxy in front of the server cannot reach it
 
 
 class MlflowTarget:
@@ -69,8 +73,11 @@ class MlflowTarget:
         self._system: dict[str, float] = {}
         self._bulk = True
         self._notices: list[str] = []
+        self._origin = StepOrigin()
         try:
             run = self._get_run()
+        except _Unreachable as error:  # --fallback-log can start without the server
+            raise TrackerUnreachable(str(error)) from error
         except TargetUnavailable as error:
             raise TargetError(f"cannot read MLflow run {run_id} at {self.uri}: {error}") \
                 from error
@@ -99,11 +106,12 @@ class MlflowTarget:
             response = http_request(  # type: ignore[no-untyped-call]
                 self._creds, endpoint, "GET", params=dict(params), max_retries=0,
                 timeout=self._timeout, raise_on_status=False)
-        except MlflowException as error:
-            raise TargetUnavailable(f"MLflow server {self.uri} unreachable: "
-                                    f"{error.message.splitlines()[0]}") from error
-        except OSError as error:
-            raise TargetUnavailable(f"MLflow server {self.uri} unreachable: {error}") from error
+        except (MlflowException, OSError) as error:
+            # The client's own text names the whole request URL and the HTTP library's
+            # exceptions: a few words say the same.
+            raise _Unreachable(f"MLflow server {self.uri} unreachable: "
+                               f"{unreachable_reason(error) or 'the request failed'}") \
+                from error
         self.bytes_received += len(response.content)
         if response.status_code == 404 and "bulk-interval" in endpoint:
             raise _NoBulkEndpoint
@@ -113,6 +121,9 @@ class MlflowTarget:
             raise TargetUnavailable(f"MLflow server {self.uri} refused the credentials "
                                     f"(HTTP {response.status_code}): check "
                                     f"MLFLOW_TRACKING_TOKEN / _USERNAME / _PASSWORD")
+        if response.status_code in _GATEWAY:
+            raise _Unreachable(f"MLflow server {self.uri} unreachable: HTTP "
+                               f"{response.status_code} from the server or a proxy before it")
         if response.status_code >= 400:
             detail = response.text[:300].replace("\n", " ")
             raise TargetUnavailable(f"MLflow server {self.uri} answered HTTP "
@@ -155,6 +166,7 @@ class MlflowTarget:
         params = {p["key"]: p.get("value") for p in data.get("params", []) if "key" in p}
         target = target_from_params(params)
         records = records_from_points(points, "mlflow")
+        from_zero = self._origin.see((r.step for r in records), target)
         if target is not None and records:
             records = [replace(r, target_steps=target) for r in records]
         status = str(info.get("status", "RUNNING"))
@@ -171,6 +183,7 @@ class MlflowTarget:
             run_state_detail=f"MLflow status: {status}",
             run_state_source="MLflow",
             evidence_url=self.url,
+            steps_from_zero=from_zero,
             lr_schedule=schedule_from_params(params),
             stall_hint=("MLflow still reports the run as RUNNING, which it does forever when "
                         "the process dies without ending the run (evidence: the newest "
@@ -220,6 +233,10 @@ class MlflowTarget:
 
 class _NoBulkEndpoint(Exception):
     pass
+
+
+class _Unreachable(TargetUnavailable):
+    """The server did not answer (or a proxy before it could not reach it)."""
 
 
 def _points(metrics: list[dict[str, Any]], key: str) -> list[Point]:

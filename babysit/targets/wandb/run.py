@@ -20,7 +20,14 @@ from typing import Any, ClassVar
 from babysit.model import Record, Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.targets.base import Target, TargetError, TargetUnavailable
-from babysit.targets.tracker_rows import gpu_from_system, schedule_from_params, target_from_params
+from babysit.targets.fallback import TrackerUnreachable
+from babysit.targets.tracker_rows import (
+    StepOrigin,
+    gpu_from_system,
+    schedule_from_params,
+    target_from_params,
+    unreachable_reason,
+)
 
 _STATES = {"finished": TerminalState.SUCCEEDED, "crashed": TerminalState.FAILED,
            "failed": TerminalState.FAILED, "killed": TerminalState.CANCELLED}
@@ -41,16 +48,21 @@ def wandb_target(spec: str) -> Target:
     return WandbApiTarget(spec, "/".join(parts))
 
 
-def _records(rows: Iterable[tuple[int | None, dict[str, float]]],
-             target: int | None) -> list[Record]:
-    """W&B's `_step` counts `wandb.log` calls; the trainer's own step (HF logs
-    `train/global_step`) is preferred when the row carries one."""
+def _records(rows: Iterable[tuple[int | None, dict[str, float]]], target: int | None,
+             origin: StepOrigin) -> list[Record]:
+    """W&B's `_step` counts `wandb.log` calls (from 0, unless the script passes its own
+    `step=`): records keep it as W&B's charts show it, and `origin` learns whether the
+    run counts from 0. The trainer's own step (HF logs `train/global_step`, a count of
+    completed steps) is preferred when the row carries one."""
     records = []
     for step, values in rows:
         trainer_step = next((values[k] for k in _TRAINER_STEPS if k in values), None)
         if trainer_step is not None and math.isfinite(trainer_step):
             step = int(trainer_step)
             values = {k: v for k, v in values.items() if k not in _TRAINER_STEPS}
+            origin.counts()
+        else:
+            origin.see((step,), target)
         if values or step is not None:
             records.append(Record(step=step, metrics=values, fmt="wandb", target_steps=target))
     return records
@@ -78,6 +90,7 @@ class WandbDirTarget:
         self._system: dict[str, float] = {}
         self._run: dict[str, str] = {}
         self._exit: int | None = None
+        self._origin = StepOrigin()
         self._notices = [f"reading the W&B run file {self._dir.path}"]
 
     @property
@@ -107,8 +120,9 @@ class WandbDirTarget:
         if self._exit is not None:
             state = TerminalState.SUCCEEDED if self._exit == 0 else TerminalState.FAILED
             detail = f"W&B run ended with exit code {self._exit}"
+        records = _records(update.history, self._target, self._origin)
         return Snapshot(
-            records=tuple(_records(update.history, self._target)),
+            records=tuple(records),
             new_lines=len(update.history),
             formats=("wandb",),
             notices=tuple(notices),
@@ -118,6 +132,7 @@ class WandbDirTarget:
             run_state_detail=detail,
             run_state_source="W&B",
             evidence_url=self._url(),
+            steps_from_zero=self._origin.from_zero,
             lr_schedule=self._schedule,
             stall_hint=("a W&B run whose process was killed writes no exit record, so its "
                         "file stays 'running' (evidence: the run file's age)"),
@@ -145,12 +160,21 @@ class WandbApiTarget:
         self._label = spec
         self._path = path
         self._last_step = -1
+        self._origin = StepOrigin()
         self._timeout = timeout
         try:
             api = wandb.Api(timeout=timeout)
             self._run = api.run(path)
         except Exception as error:
+            # wandb says "failed to verify credentials" when it cannot reach the server
+            # at all: asking the server directly tells the two apart.
+            base = _base_url()
+            reason = _probe(base, timeout)
+            if reason is not None:  # --fallback-log can start without the server
+                raise TrackerUnreachable(f"W&B server {base} unreachable: {reason}") \
+                    from error
             raise TargetError(_explain_start(error, path)) from error
+        self._base = str(api.settings["base_url"])
         # History pages are asked for directly (the GraphQL the client itself sends for a
         # page), so a poll costs what is new; the client's scan_history first lists
         # every step of a live run. Other kinds of credentials use scan_history.
@@ -179,6 +203,10 @@ class WandbApiTarget:
                     self._last_step = int(step)
             system = dict(run.system_metrics or {})
         except Exception as error:
+            reason = unreachable_reason(error)
+            if reason is not None:
+                raise TargetUnavailable(f"W&B API at {self._base} unreachable: {reason}") \
+                    from error
             raise TargetUnavailable(f"W&B API: {_words(error)}") from error
         latest_system = {k.removeprefix("system."): float(v) for k, v in system.items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
@@ -186,7 +214,7 @@ class WandbApiTarget:
         state_name = str(run.state or "running")
         state = _STATES.get(state_name)
         notices, self._notices = tuple(self._notices), []
-        records = _records(rows, target)
+        records = _records(rows, target, self._origin)
         if target is not None:
             records = [replace(r, target_steps=target) for r in records]
         return Snapshot(
@@ -198,6 +226,7 @@ class WandbApiTarget:
             run_state_detail=f"W&B state: {state_name}",
             run_state_source="W&B",
             evidence_url=str(run.url),
+            steps_from_zero=self._origin.from_zero,
             gpu=gpu_from_system(latest_system),
             lr_schedule=schedule_from_params(dict(run.config or {})),
             stall_hint=("W&B still reports the run as running; a run whose process died "
@@ -256,6 +285,28 @@ def _api_row(row: dict[str, Any]) -> tuple[int | None, dict[str, float]]:
         if number is not None:
             values[key] = number
     return (int(step) if isinstance(step, (int, float)) else None), values
+
+
+def _base_url() -> str:
+    """The W&B server the client talks to (as `wandb.Api` finds it)."""
+    try:
+        from wandb import env
+        from wandb.sdk import wandb_setup
+
+        return str(env.get_base_url(wandb_setup.singleton().settings.base_url)).rstrip("/")
+    except Exception:  # wandb's internals moved: its documented variable, or its default
+        return os.environ.get("WANDB_BASE_URL", "https://api.wandb.ai").rstrip("/")
+
+
+def _probe(base: str, timeout: float) -> str | None:
+    """Why the server at `base` cannot be reached, or None when it answers at all."""
+    import requests
+
+    try:
+        requests.get(base, timeout=min(timeout, 10.0), allow_redirects=False).close()
+    except Exception as error:  # a bad address is not an unreachable one
+        return unreachable_reason(error)
+    return None
 
 
 def _words(error: BaseException) -> str:

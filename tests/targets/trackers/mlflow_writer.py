@@ -7,7 +7,8 @@ Modes:
   bare-crash    raise after a bare `mlflow.start_run()` (MLflow's atexit hook ends it FINISHED)
   hang          log to --at, then sleep (the test kills it: the run stays RUNNING)
 Prints the run id on its first line, then logs one step every --delay seconds; with
---batch, all steps in a few `log_batch` requests (a long finished run, quickly).
+--batch, all steps in a few `log_batch` requests (a long finished run, quickly). Steps
+are numbered from --first (1; 0 for a loop that logs `step=i` for i in range(steps)).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, default=10)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--batch", action="store_true")
+    parser.add_argument("--first", type=int, default=1)
     args = parser.parse_args()
     if args.mode == "bare-crash":
         run = mlflow.start_run()
@@ -42,7 +44,7 @@ def train(run_id: str, args: argparse.Namespace) -> None:
     if args.batch:
         log_in_batches(run_id, args.steps)
         return
-    for step in range(1, args.steps + 1):
+    for step in range(args.first, args.first + args.steps):
         loss = 2.5 * math.exp(-step / 20) + 0.4
         if args.mode == "nan" and step >= args.at:
             loss = float("nan")

@@ -41,6 +41,17 @@ def anomalies(data: dict) -> list[tuple[str, int | None]]:
     return [(a["type"], a["step"]) for a in data["anomalies_detected"]]
 
 
+def _unused_uri() -> str:
+    from tests.targets.trackers.conftest import _free_port
+
+    return f"http://127.0.0.1:{_free_port()}"
+
+
+# What an unreachable server must not show: the HTTP libraries' words, the request's URL.
+_RAW = ("HTTPConnectionPool", "urllib3", "NewConnectionError", "Max retries", "?run_id=",
+        "Errno")
+
+
 def test_finished_run_is_go_with_its_url_as_evidence(mlflow_server: str, tmp_path: Path):
     proc, run_id = start_writer(mlflow_server, "--steps", "30", "--delay", "0.02")
     result, data = watch(tmp_path, MlflowTarget(run_id, mlflow_server))
@@ -133,6 +144,7 @@ def test_unreachable_server_is_connectivity_and_the_fallback_log_takes_over(
     connectivity = data["anomalies_detected"][kinds.index("connectivity")]
     assert "MLflow unreachable" in connectivity["description"]
     assert "resolved" in connectivity["description"]
+    assert not [raw for raw in _RAW if raw in connectivity["description"]]
     assert data["total_steps"] == 24  # the log's newer steps were read while MLflow was down
     proxy.down()
     proc.kill()
@@ -175,3 +187,112 @@ def test_tracker_usage_errors(tmp_path: Path, args: list[str]):
     done = subprocess.run([sys.executable, "-m", "babysit", *args], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+
+
+# --- a run counted from step 0 ------------------------------------------------------------
+
+def test_finished_zero_based_run_shows_every_step_completed(mlflow_server: str,
+                                                            tmp_path: Path):
+    import json
+    import subprocess
+    import sys
+
+    proc, run_id = start_writer(mlflow_server, "--first", "0", "--steps", "80")  # 0..79
+    proc.wait()
+    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", run_id,
+                           "--tracking-uri", mlflow_server, "--interval", "0.5"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Progress lines keep MLflow's own step; only the count of steps completed is + 1.
+    assert "Step 79/80" in done.stdout
+    assert "Steps completed: 80/80" in done.stdout
+    assert "Steps completed: 79/80" not in done.stdout
+    data = json.loads((tmp_path / "babysit-training.json").read_text())
+    assert (data["terminal_state"], data["decision"], data["total_steps"],
+            data["target_steps"]) == ("SUCCEEDED", "GO", 80, 80)
+    assert "training finished after 80/80 steps" in data["summary"]
+
+
+# --- the tracker down when babysit starts -------------------------------------------------
+
+def test_cli_without_a_fallback_log_says_in_one_clean_line_that_mlflow_is_down(
+        tmp_path: Path):
+    import subprocess
+    import sys
+
+    uri = _unused_uri()
+    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", "a" * 32,
+                           "--tracking-uri", uri, "--once"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 4
+    [line] = [x for x in done.stderr.splitlines() if x.strip()]
+    assert line == f"babysit: error: target unreachable: MLflow server {uri} unreachable: " \
+                   f"connection refused"
+    text = done.stdout + done.stderr + (tmp_path / "babysit-training.json").read_text()
+    assert not [raw for raw in _RAW if raw in text]
+
+
+def test_cli_starts_on_the_fallback_log_when_mlflow_is_down(tmp_path: Path):
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "train.log").write_text(
+        "".join(f"step {s}/30 | loss={2.0 - s * 0.01:.3f}\n" for s in range(1, 13)))
+    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", "a" * 32,
+                           "--tracking-uri", _unused_uri(), "--fallback-log", "train.log",
+                           "--once"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == ExitCode.CONDITIONAL, done.stdout + done.stderr
+    assert "starting on the fallback log train.log, and trying MLflow again" in done.stdout
+    assert "Steps completed: 12/30" in done.stdout
+    data = json.loads((tmp_path / "babysit-training.json").read_text())
+    assert (data["target_type"], data["target"], data["total_steps"]) == (
+        "mlflow", "a" * 32, 12)
+    [connectivity] = data["anomalies_detected"]
+    assert connectivity["type"] == "connectivity"
+    assert "MLflow unreachable" in connectivity["description"]
+    assert "connection refused" in connectivity["description"]
+    assert not [raw for raw in _RAW if raw in done.stdout + done.stderr + json.dumps(data)]
+
+
+def test_fallback_from_the_start_switches_back_to_mlflow_when_it_answers(
+        mlflow_server: str, tmp_path: Path):
+    from babysit.targets.kinds import Request
+    from babysit.targets.mlflow import KIND
+
+    proc, run_id = start_writer(mlflow_server, "--steps", "30")
+    proc.wait()  # FINISHED, steps 1..30
+    proxy = Proxy(urlsplit(mlflow_server).port or 80)
+    proxy.down()
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {s}/30 | loss={2.0 - s * 0.01:.3f}\n" for s in range(1, 21)))
+    request = Request("mlflow", run_id, options={
+        "tracking_uri": f"http://127.0.0.1:{proxy.port}", "fallback_log": str(log)})
+    polls = {"n": 0}
+
+    def world(clock: FakeClock) -> None:
+        polls["n"] += 1
+        if polls["n"] == 1:
+            append(log, "".join(f"step {s}/30 | loss=1.7\n" for s in range(21, 25)))
+        if polls["n"] == 3:
+            proxy.up()
+
+    settings = Settings(poll=replace(PollSettings(), max_polls=8),
+                        rules=RuleSettings(stall_polls=4), out_dir=tmp_path / "out")
+    try:
+        result = run_session(lambda: KIND.open(request), run_id, "mlflow", settings,
+                             NullObserver(), clock=FakeClock(on_sleep=world))
+    finally:
+        proxy.down()
+    data = artifact_in(tmp_path / "out")
+    assert polls["n"] >= 3  # MLflow answered only once the log had been read for a while
+    assert result.exit_code is ExitCode.GO
+    assert (data["terminal_state"], data["total_steps"], data["target_steps"]) == (
+        "SUCCEEDED", 30, 30)
+    assert f"/runs/{run_id}" in data["summary"]
+    # Down at the start, back later; MLflow's copy of the steps the log had already given
+    # is not read again as the run going back to step 1.
+    assert [(a["type"], a["step"]) for a in data["anomalies_detected"]] == [
+        ("connectivity", 20)]
+    assert "resolved" in data["anomalies_detected"][0]["description"]
