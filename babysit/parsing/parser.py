@@ -17,6 +17,7 @@ from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.events import find_events
+from babysit.parsing.facts import run_facts
 from babysit.parsing.failures import FailureTracker
 from babysit.parsing.formats import (
     LineParser,
@@ -120,6 +121,8 @@ class LogParser:
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see Snapshot.phase).
         self.phase = "setup"
+        self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
+        self._fresh_facts: dict[str, float] = {}
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -209,7 +212,12 @@ class LogParser:
                     self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
-        return self._merge(bar_parsed, parsed, events, rank, line)
+        record = self._merge(bar_parsed, parsed, events, rank, line)
+        if self._fresh_facts:
+            facts, self._fresh_facts = self._fresh_facts, {}
+            return replace(record, facts=facts) if record is not None else Record(
+                step=self.step, facts=facts, rank=rank)
+        return record
 
     def _structure(self, line: str, rank: int | None) -> Record | bool | None:
         """Lines that set context rather than report a step: a Keras epoch header, an
@@ -241,6 +249,11 @@ class LogParser:
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
+        if parsed is None and ("param" in rest or "tokens per" in rest):
+            found = run_facts(rest)
+            if found:
+                self.facts.update(found)
+                self._fresh_facts = found
         if ("steps" in rest or "iters" in rest) and (target := _target_in(rest)):
             self.target = self._target_announced = target
             return parsed or Parsed("", target=target)
