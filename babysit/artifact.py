@@ -65,6 +65,7 @@ def verdict_to_dict(verdict: Verdict, written_at: datetime) -> dict[str, Any]:
             {"kind": a.kind, "status": a.status.value, "reason": a.reason, "at": a.at}
             for a in verdict.actions
         ],
+        **({"efficiency": dict(verdict.efficiency)} if verdict.efficiency is not None else {}),
     }
 
 

@@ -18,7 +18,7 @@ from babysit import __version__
 if TYPE_CHECKING:  # the core is imported by each command, not at start-up
     from babysit.core.reports import Observer
 
-_SUBCOMMANDS = ("watch", "demo", "schedule", "agent")
+_SUBCOMMANDS = ("watch", "demo", "schedule", "trace", "agent")
 
 
 class _TargetFirstGroup(TyperGroup):
@@ -101,6 +101,41 @@ def _watch_options(
     total_steps: Annotated[int | None, typer.Option(
         help="Planned total steps, when the log never says.", show_default=False,
         metavar="N", rich_help_panel="Fixes and judgement")] = None,
+    gpu: Annotated[str | None, typer.Option(
+        "--gpu", help="GPU type for MFU: a100, h100-sxm, h100-pcie, h200, b200, l4, a10, "
+                      "v100, t4.", show_default=False, metavar="NAME",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    gpus: Annotated[int | None, typer.Option(
+        "--gpus", help="How many GPUs the run uses (all ranks).", show_default=False,
+        metavar="N", rich_help_panel="Efficiency (MFU)")] = None,
+    precision: Annotated[str | None, typer.Option(
+        "--precision", help="fp32, tf32, bf16, fp16 or fp8: which peak applies (default: "
+                            "bf16).", show_default=False, metavar="P",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    peak_tflops: Annotated[float | None, typer.Option(
+        "--peak-tflops", help="Dense peak per GPU, instead of the built-in table.",
+        show_default=False, metavar="TFLOPS", rich_help_panel="Efficiency (MFU)")] = None,
+    flops_per_token: Annotated[float | None, typer.Option(
+        "--flops-per-token", help="Useful training FLOPs per token (else estimated from "
+                                  "the parameter count).", show_default=False, metavar="F",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    model_params: Annotated[float | None, typer.Option(
+        "--model-params", help="Parameter count, e.g. 124e6 (when the log does not say).",
+        show_default=False, metavar="N", rich_help_panel="Efficiency (MFU)")] = None,
+    layers: Annotated[int | None, typer.Option(
+        "--layers", help="Transformer layers (with --width and --seq-len: attention FLOPs "
+                         "are counted).", show_default=False, metavar="L",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    width: Annotated[int | None, typer.Option(
+        "--width", help="Model width (hidden size).", show_default=False, metavar="D",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    seq_len: Annotated[int | None, typer.Option(
+        "--seq-len", help="Tokens per sequence.", show_default=False, metavar="T",
+        rich_help_panel="Efficiency (MFU)")] = None,
+    tokens_per_step: Annotated[float | None, typer.Option(
+        "--tokens-per-step", help="Tokens per optimizer step, all ranks (when the log does "
+                                  "not say).", show_default=False, metavar="N",
+        rich_help_panel="Efficiency (MFU)")] = None,
     out_dir: Annotated[Path, typer.Option(
         help="Where babysit-training.json is written (default: the current directory).",
         show_default=False, metavar="DIR", rich_help_panel="Output")] = Path("."),
@@ -223,8 +258,16 @@ def _watch(values: dict[str, Any]) -> None:
             "until_event": until_event or None}
     notify_options = {"urls": tuple(values["notify"]) if values["notify"] else None,
                       "severity": values["notify_severity"]}
+    efficiency = {name: values.pop(name) for name in (
+        "gpu", "gpus", "precision", "peak_tflops", "flops_per_token", "model_params", "layers",
+        "width", "seq_len", "tokens_per_step")}
+    if efficiency["precision"] is not None and efficiency["precision"] not in (
+            "fp32", "tf32", "bf16", "fp16", "fp8"):
+        raise typer.BadParameter("one of fp32, tf32, bf16, fp16, fp8",
+                                 param_hint="--precision")
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
+                                 efficiency=efficiency,
                                  defaults=kind.defaults,
                                  fix=not values["no_fix"], out_dir=out_dir,
                                  run_id=values["run_id"], target_steps=values["total_steps"],
@@ -404,6 +447,45 @@ def schedule_command(
             typer.echo(line)
     except (ValueError, ScheduleError) as error:
         raise typer.BadParameter(str(error), param_hint="--every") from error
+
+
+@app.command("trace", help="Summarize a PyTorch profiler trace (export_chrome_trace JSON, "
+                            "gzipped or not): where a training step's time goes.")
+def trace_command(
+    trace: Annotated[Path, typer.Argument(
+        help="The Chrome trace: trace.json or trace.json.gz.", metavar="TRACE",
+        show_default=False)],
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print the summary as one JSON object instead of text.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="Also write the JSON summary to FILE (atomically).",
+        metavar="FILE", show_default=False)] = None,
+    top: Annotated[int, typer.Option(
+        "--top", min=1, help="How many device events and host ranges to list.")] = 10,
+) -> None:
+    import json
+
+    from babysit.efficiency.trace import summarize_file
+    from babysit.efficiency.trace_load import TraceError
+    from babysit.efficiency.trace_report import render_lines, summary_to_dict, write_json
+
+    try:
+        summary = summarize_file(trace, top=top)
+    except TraceError as error:  # exit 4, as for any target babysit cannot read
+        typer.echo(f"babysit: error: {error}", err=True)
+        raise typer.Exit(4) from None
+    data = summary_to_dict(summary, str(trace))
+    if output is not None:
+        try:
+            write_json(data, output)
+        except OSError as error:
+            raise typer.BadParameter(f"{output}: cannot write it ({error.strerror or error})",
+                                     param_hint="--output") from error
+    if json_output:
+        typer.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        for line in render_lines(summary, str(trace)):
+            typer.echo(line)
 
 
 def _observer(json_output: bool, prefix: str = "", until_event: bool = False,

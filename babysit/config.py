@@ -125,10 +125,28 @@ class NotifySettings:
 
 
 @dataclass(frozen=True)
+class EfficiencySettings:
+    """What MFU needs that a log rarely says: the hardware and the model's size. None:
+    not given (then taken from the log when it says, else MFU is unavailable)."""
+
+    gpu: str | None = None  # h100-sxm, a100, h200, … (the peak table's names)
+    gpus: int | None = _bounded(None, 1, 1000000)
+    precision: str = "bf16"  # fp32, tf32, bf16, fp16, fp8
+    peak_tflops: float | None = _bounded(None, 0.001, 1e7)  # per GPU, overrides the table
+    flops_per_token: float | None = _bounded(None, 1, 1e20)
+    model_params: float | None = _bounded(None, 1, 1e16)
+    layers: int | None = _bounded(None, 1, 100000)
+    width: int | None = _bounded(None, 1, 10000000)
+    seq_len: int | None = _bounded(None, 1, 100000000)
+    tokens_per_step: float | None = _bounded(None, 1, 1e15)
+
+
+@dataclass(frozen=True)
 class Settings:
     poll: PollSettings = field(default_factory=PollSettings)
     rules: RuleSettings = field(default_factory=RuleSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    efficiency: EfficiencySettings = field(default_factory=EfficiencySettings)
     fix: bool = True
     out_dir: Path = Path(".")
     run_id: str | None = None
@@ -136,13 +154,15 @@ class Settings:
     json: bool = False
 
 
-_SECTIONS = {"poll": PollSettings, "rules": RuleSettings, "notify": NotifySettings}
+_SECTIONS = {"poll": PollSettings, "rules": RuleSettings, "notify": NotifySettings,
+             "efficiency": EfficiencySettings}
 
 
 def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
                   poll: Mapping[str, Any] | None = None,
                   rules: Mapping[str, Any] | None = None,
                   notify: Mapping[str, Any] | None = None,
+                  efficiency: Mapping[str, Any] | None = None,
                   defaults: Mapping[str, Mapping[str, Any]] | None = None,
                   **top: Any) -> Settings:
     """Build Settings from the config file in `cwd`, BABYSIT_* variables and the
@@ -162,7 +182,8 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
         values = dict((defaults or {}).get(name, {}))
         values.update(_coerce_all(cls, table, f"[{name}]"))
         values.update(_from_env(cls, env, prefix="BABYSIT_"))
-        explicit = {"poll": poll, "rules": rules, "notify": notify}[name]
+        explicit = {"poll": poll, "rules": rules, "notify": notify,
+                    "efficiency": efficiency}[name]
         known = {f.name: f for f in fields(cls)}
         for key, value in (explicit or {}).items():
             if value is not None:
@@ -171,7 +192,7 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
     unknown = set(from_file) - set(_SECTIONS)
     if unknown:
         raise ConfigError(f"unknown table(s) in babysit config: {', '.join(sorted(unknown))}; "
-                          f"expected [poll], [rules] and [notify]")
+                          f"expected [poll], [rules], [notify] and [efficiency]")
     return Settings(**sections, **{k: v for k, v in top.items() if v is not None})
 
 

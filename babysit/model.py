@@ -288,3 +288,5 @@ class Verdict:
     duration_seconds: float
     stop_reason: str
     unreachable: str | None = None  # why the target could not be read at all
+    # MFU, tokens/s and goodput, with their inputs (core.efficiency.Efficiency.to_json).
+    efficiency: Mapping[str, object] | None = None

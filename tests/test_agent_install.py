@@ -53,7 +53,11 @@ def test_codex_installs_into_the_user_home(tmp_path: Path):
     done = agent("--for", "codex", "--scope", "user", cwd=tmp_path, home=home)
     assert done.returncode == 0, done.stderr
     assert (home / ".codex" / "prompts" / "babysit.md").is_file()
-    assert agent("--for", "codex", cwd=tmp_path, home=home).returncode == 2
+    # Codex only reads ~/.codex: without --scope it goes there; a project scope is refused.
+    again = agent("--for", "codex", cwd=tmp_path, home=home)
+    assert again.returncode == 0 and "babysit.md" in again.stdout
+    assert agent("--for", "codex", "--scope", "project", cwd=tmp_path, home=home).returncode \
+        == 2
 
 
 def test_print_writes_nothing(tmp_path: Path):

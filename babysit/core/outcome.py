@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from babysit.core.checkpoints import CheckpointChoice
+from babysit.core.efficiency import Efficiency
 from babysit.core.lifecycle import Ending
 from babysit.model import Action, Anomaly, TerminalState
 
@@ -41,6 +42,7 @@ class WatchOutcome:
     formats: tuple[str, ...] = ()
     evidence_url: str | None = None
     unreachable: str | None = None  # why the target could not be read at all
+    efficiency: Efficiency | None = None
 
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self.anomalies if not a.resolved]

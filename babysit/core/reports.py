@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from babysit import stopping
+from babysit.core.efficiency import Efficiency
 from babysit.model import Anomaly, TerminalState, Verdict
 from babysit.redact import scrub, scrub_value
 
@@ -65,6 +66,7 @@ class PollReport:
     headline: str = ""
     no_progress_for: float | None = None  # seconds, when this poll saw no progress
     subject: str = ""  # what the target is, in words: a process's command line
+    efficiency: Efficiency | None = None
 
     @property
     def percent(self) -> float | None:
@@ -89,6 +91,7 @@ class SummaryReport:
     checkpoint: str | None
     formats: tuple[str, ...]
     reason: str = ""  # why this summary was printed now
+    efficiency: Efficiency | None = None
 
 
 class Observer(Protocol):

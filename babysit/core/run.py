@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from babysit.config import RuleSettings
+from babysit.config import EfficiencySettings, RuleSettings
 from babysit.core.checkpoints import Checkpoints
+from babysit.core.efficiency import EfficiencyTracker
 from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
@@ -47,8 +48,11 @@ class PollContext:
 
 
 class Run:
-    def __init__(self, rules: RuleSettings, target_steps: int | None, started: float) -> None:
+    def __init__(self, rules: RuleSettings, target_steps: int | None, started: float,
+                 efficiency: EfficiencySettings | None = None) -> None:
         self.rules = rules
+        self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
+        self._last_poll_at = started
         self.ledger = AnomalyLedger()
         self.lifecycle = RunLifecycle()
         self.series = MetricSeries(rules, target_steps)
@@ -111,6 +115,9 @@ class Run:
             cpu_seconds=view.cpu_seconds if view is not None else None,
             log_visible=view is None or self.series.saw_training, baseline=ctx.baseline,
             activity=snapshot.activity))
+        if not ctx.baseline:  # the baseline looks back; only time watched counts
+            self.efficiency.poll(max(0.0, ctx.now - self._last_poll_at), progressed)
+        self._last_poll_at = ctx.now
         # A rate measured across a save or an evaluation is not the training's rate.
         paused = phase_before in ("save", "eval", "setup")
         if progressed and self.step is not None and not paused:
@@ -160,8 +167,13 @@ class Run:
         """Apply records in log order: events from every rank, steps and metrics from
         the primary one."""
         series = self.series
+        efficiency = self.efficiency
         for record in records:
+            if record.facts:
+                efficiency.observe(record)
             if series.is_primary(record):
+                if record.metrics:
+                    efficiency.observe(record)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
                 change, signals = series.absorb(record)

@@ -65,6 +65,7 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
         actions=outcome.actions,
         duration_seconds=round(outcome.watched_seconds, 3),
         stop_reason=outcome.stop_reason,
+        efficiency=outcome.efficiency.to_json() if outcome.efficiency is not None else None,
     )
 
 

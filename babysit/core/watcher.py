@@ -71,7 +71,8 @@ class Watcher:
         self.awaiting: list[str] = []  # proposals waiting for the user (without a fixer)
         self._log_path = target.log_path if isinstance(target, HasLogPath) else None
         self._started = self.clock.monotonic()
-        self.run_state = Run(settings.rules, settings.target_steps, self._started)
+        self.run_state = Run(settings.rules, settings.target_steps, self._started,
+                             settings.efficiency)
         self._polls = 0
         self._last_loss: float | None = None
         self._flushed = False
@@ -154,6 +155,7 @@ class Watcher:
             interrupted=stop.interrupted,
             formats=run.formats,
             evidence_url=run.evidence_url,
+            efficiency=run.efficiency.now(),
         )
 
     # --- one poll -----------------------------------------------------------------
@@ -449,6 +451,7 @@ class Watcher:
             headline=snapshot.headline,
             no_progress_for=quiet,
             subject=snapshot.process.command if snapshot.process is not None else "",
+            efficiency=self.run_state.efficiency.now(),
         )
 
     def _take_early_lines(self) -> int:
@@ -525,6 +528,7 @@ class Watcher:
             checkpoint=run.checkpoints.good_path(),
             formats=run.formats,
             reason=reason,
+            efficiency=run.efficiency.now(),
         )
 
 

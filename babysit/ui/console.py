@@ -13,6 +13,7 @@ from typing import IO
 from rich.console import Console
 from rich.text import Text
 
+from babysit.core.efficiency import Efficiency
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
@@ -51,7 +52,44 @@ def progress_line(report: PollReport) -> str:
     if report.throughput is not None:
         value, unit = report.throughput
         parts.append(f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}")
+    efficiency = report.efficiency
+    if efficiency is not None and efficiency.mfu is not None and \
+            report.no_progress_for is None:
+        parts.append(efficiency.short())
     return " | ".join(parts)
+
+
+def efficiency_lines(efficiency: Efficiency | None, gpu_util: float | None = None) -> list[str]:
+    """The summary's and the final block's efficiency figures, with their inputs."""
+    if efficiency is None:
+        return []
+    parts = []
+    if efficiency.mfu is not None:
+        parts.append(efficiency.short())
+    if efficiency.tokens_per_second is not None:
+        parts.append(f"{efficiency.tokens_per_second:,.0f} tokens/s")
+    if efficiency.goodput is not None:
+        parts.append(f"goodput {100 * efficiency.goodput:.0f}% of the time watched")
+    if not parts and efficiency.status == "unavailable" and not efficiency.reason.startswith(
+            ("no FLOPs per token", "no GPU type")):
+        return []
+    lines = ["Efficiency: " + (" | ".join(parts) if parts else "—")]
+    inputs = efficiency.inputs
+    if efficiency.mfu is not None:
+        lines.append(f"  MFU estimate: {inputs.get('formula')} FLOPs/token, "
+                     f"{inputs.get('gpus')} × {inputs.get('peak_tflops_per_gpu'):g} TFLOP/s "
+                     f"({inputs.get('peak_source')})"
+                     + (f"; leaves out {efficiency.leaves_out}" if efficiency.leaves_out else ""))
+        if gpu_util is not None:
+            lines.append(f"  GPU utilisation {gpu_util:.0f}% is not MFU: it counts the time a "
+                         f"kernel runs, not the useful FLOPs it does")
+    else:
+        lines.append(f"  MFU unavailable: {efficiency.reason}")
+    if efficiency.log_mfu is not None:
+        lines.append(f"  the run's own MFU: {100 * efficiency.log_mfu:.3g}%")
+    if efficiency.disagreement:
+        lines.append(f"  note: {efficiency.disagreement}")
+    return lines
 
 
 def status_line(report: PollReport) -> str:
@@ -85,6 +123,8 @@ class ConsoleObserver:
         self.prefix = prefix
         self._service_status: tuple[str, ...] = ()  # the last full block a service gave
         self._subject = ""  # what the target is, in words (a process's command line)
+        self._efficiency: Efficiency | None = None  # the latest figures, for the final block
+        self._gpu_util: float | None = None
 
     def _stamp(self, report_time: object) -> Text:
         clock = getattr(report_time, "strftime", None)
@@ -138,13 +178,20 @@ class ConsoleObserver:
         self._service_tail(report)
 
     def _service_tail(self, report: PollReport) -> None:
+        self._remember(report)
         if report.step is not None or report.loss is not None:
             self.console.print(Text(_INDENT + "Recent logs: " + progress_line(report)))
         status = status_line(report)
         if status:
             self.console.print(Text(_INDENT + status, style="dim"))
 
+    def _remember(self, report: PollReport) -> None:
+        self._efficiency = report.efficiency or self._efficiency
+        util = report.gpu.get("util_percent") if report.gpu else None
+        self._gpu_util = float(util) if isinstance(util, (int, float)) else self._gpu_util
+
     def _progress(self, report: PollReport) -> None:
+        self._remember(report)
         line = self._stamp(report.time)
         line.append(progress_line(report))
         self.console.print(line)
@@ -182,6 +229,8 @@ class ConsoleObserver:
             self.console.print(Text("  Metrics: " + _metrics_text(report.metrics)))
         if report.checkpoint:
             self.console.print(Text(f"  Last checkpoint: {report.checkpoint}"))
+        for line in efficiency_lines(report.efficiency, self._gpu_util):
+            self.console.print(Text(f"  {line}"))
         if report.open_anomalies:
             self.console.print(Text("  Open anomalies: " + "; ".join(
                 _short(a) for a in report.open_anomalies), style="yellow"))
@@ -213,6 +262,8 @@ class ConsoleObserver:
         shown = key_metrics(verdict.final_metrics, 10)
         out.print(Text("Final metrics: " + (_metrics_text(shown) or "none")))
         out.print(Text(f"Best checkpoint: {verdict.best_checkpoint or 'none'}"))
+        for text in efficiency_lines(self._efficiency, self._gpu_util):
+            out.print(Text(text))
         decision = Text("Decision: ")
         decision.append(verdict.decision.value, style=_DECISION_STYLE[verdict.decision])
         out.print(decision)

@@ -47,6 +47,7 @@ def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
         "notices": list(report.notices),
         "new_anomalies": [_anomaly(a) for a in report.new_anomalies],
         "status": list(report.status),  # a cloud service's own description of the run
+        "efficiency": report.efficiency.to_json() if report.efficiency is not None else None,
     }
 
 

@@ -1,0 +1,36 @@
+"""Interval arithmetic for busy time: kernels on several streams of one device overlap,
+and the device was busy once, not twice, while they did."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+Interval = tuple[float, float]  # (start, end), end >= start, in microseconds
+
+
+def merge(intervals: Iterable[Interval]) -> list[Interval]:
+    """The union as disjoint intervals sorted by start (touching ones are joined)."""
+    merged: list[Interval] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def covered(merged: Sequence[Interval], start: float, end: float) -> float:
+    """How much of [start, end] the union `merged` (the result of `merge`) covers.
+
+    Disjoint sorted intervals have sorted ends too, so the first one that can reach
+    into the window is found by bisection: a trace with many steps and many kernels
+    stays O((steps + kernels) log kernels)."""
+    total = 0.0
+    first = bisect_right(merged, start, key=lambda interval: interval[1])
+    for busy_start, busy_end in merged[first:]:
+        if busy_start >= end:
+            break
+        total += min(busy_end, end) - max(busy_start, start)
+    return total
