@@ -18,7 +18,7 @@ from babysit import __version__
 if TYPE_CHECKING:  # the core is imported by each command, not at start-up
     from babysit.core.reports import Observer
 
-_SUBCOMMANDS = ("watch", "demo", "schedule", "trace", "agent")
+_SUBCOMMANDS = ("watch", "demo", "serve", "schedule", "trace", "agent")
 
 
 class _TargetFirstGroup(TyperGroup):
@@ -145,6 +145,16 @@ def _watch_options(
     json_output: Annotated[bool, typer.Option(
         "--json", help="JSON lines on stdout for agents; no human text there.",
         rich_help_panel="Output")] = False,
+    serve: Annotated[bool, typer.Option(
+        "--serve", help="Also serve a live dashboard and /api/metrics on 127.0.0.1 (port "
+                        "--serve-port, or the next free one).", rich_help_panel="Output")] = False,
+    serve_port: Annotated[int, typer.Option(
+        "--serve-port", help="Port of the dashboard (default: 8765).", show_default=False,
+        metavar="PORT", rich_help_panel="Output")] = 8765,
+    serve_linger: Annotated[float | None, typer.Option(
+        "--serve-linger", help="Keep the dashboard up this many seconds after the verdict "
+                               "(default: until Ctrl-C at a terminal, else not at all).",
+        show_default=False, metavar="SECONDS", rich_help_panel="Output")] = None,
     until_event: Annotated[bool, typer.Option(
         "--until-event", help="Print nothing until something needs attention (an anomaly, "
                               "a proposal to approve, the end of the run), then the verdict "
@@ -267,7 +277,7 @@ def _watch(values: dict[str, Any]) -> None:
                                  param_hint="--precision")
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
-                                 efficiency=efficiency,
+                                 efficiency=efficiency, serve=values["serve"] or None,
                                  defaults=kind.defaults,
                                  fix=not values["no_fix"], out_dir=out_dir,
                                  run_id=values["run_id"], target_steps=values["total_steps"],
@@ -285,14 +295,27 @@ def _watch(values: dict[str, Any]) -> None:
     prefix = kind.prefix(request) if kind.prefix is not None else ""
     observer = _observer(json_output, prefix=prefix, until_event=until_event,
                          notify=settings.notify)
+    dashboard = None
+    if values["serve"]:
+        observer, dashboard = _serving(observer, request.value, kind.name, settings,
+                                       values["serve_port"])
     approver = None
     if not json_output:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
     rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
-    result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
-                         observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
+    try:
+        result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
+                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
+        if dashboard is not None:
+            _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
+    finally:
+        if dashboard is not None:
+            from babysit.serve import registry
+
+            dashboard.stop()
+            registry.withdraw()
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
     raise typer.Exit(int(result.exit_code))
 
@@ -318,6 +341,49 @@ def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: fl
         time.sleep(0.25)
     if not json_output:
         typer.echo(f"babysit: {missing} appeared", err=True)
+
+
+def _linger(dashboard: Any, seconds: float | None, decision: str) -> None:
+    """The page of a finished watch stays up for a person to read; the exit code is the
+    verdict's all the same."""
+    import time
+
+    from babysit.ui.prompt import interactive
+
+    if seconds is None:
+        seconds = float("inf") if interactive() else 0.0
+    if seconds <= 0:
+        return
+    typer.echo(f"babysit: the watch ended ({decision}); the dashboard stays up at "
+               f"{dashboard.url}" + (" until Ctrl-C" if seconds == float("inf") else
+                                     f" for {seconds:g}s"), err=True)
+    import contextlib
+
+    with contextlib.suppress(KeyboardInterrupt):
+        time.sleep(seconds if seconds != float("inf") else 10 ** 9)
+
+
+def _serving(observer: Observer, target: str, kind: str, settings: Any,
+             port: int) -> tuple[Observer, Any]:
+    """The watch's own dashboard on loopback, and the observer that feeds it."""
+    import uuid
+
+    from babysit.serve.board import RunBoard
+    from babysit.serve.observer import BoardObserver
+    from babysit.serve.server import Dashboard, ServeError
+
+    board = RunBoard(target, kind, settings.run_id or str(uuid.uuid4()))
+    error: ServeError | None = None
+    for candidate in range(port, port + 10):
+        try:
+            dashboard = Dashboard(lambda: [board.entry()], "127.0.0.1", candidate).start()
+            break
+        except ServeError as failed:
+            error = failed
+    else:
+        raise typer.BadParameter(str(error), param_hint="--serve-port")
+    typer.echo(f"babysit: dashboard at {dashboard.url} (/api/metrics for agents)", err=True)
+    return BoardObserver(observer, board), dashboard
 
 
 def _chooser(json_output: bool) -> Callable[[Sequence[str]], int | None]:
@@ -350,6 +416,46 @@ def demo(
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
     code = run_demo(out_dir, observer, say)
     raise typer.Exit(code)
+
+
+@app.command("serve", help="A dashboard over every babysit session running on this "
+                           "machine with --serve (and /api/metrics for agents).")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to bind; anything but loopback needs "
+                                           "--token-file.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8765,
+    token_file: Annotated[Path | None, typer.Option(
+        "--token-file", help="A file holding the token clients must send (Authorization: "
+                             "Bearer, or ?token= for the page).", show_default=False,
+        metavar="FILE")] = None,
+) -> None:
+    import time
+
+    from babysit.serve import registry
+    from babysit.serve.server import Dashboard, ServeError
+
+    token = None
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise typer.BadParameter(f"cannot read {token_file}: {error.strerror or error}",
+                                     param_hint="--token-file") from error
+        if len(token) < 16:
+            raise typer.BadParameter("the token must be at least 16 characters",
+                                     param_hint="--token-file")
+    try:
+        dashboard = Dashboard(registry.collect, host, port, token).start()
+    except ServeError as error:
+        raise typer.BadParameter(str(error), param_hint="--host/--port") from error
+    typer.echo(f"babysit: dashboard at {dashboard.url} over the sessions in "
+               f"{registry.runtime_dir()} (Ctrl-C to stop)", err=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        dashboard.stop()
+        raise typer.Exit(130) from None
 
 
 def _reviewer(judge: str | None, timeout: float) -> Any:

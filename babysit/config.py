@@ -152,6 +152,7 @@ class Settings:
     run_id: str | None = None
     target_steps: int | None = None
     json: bool = False
+    serve: bool = False  # reports carry the metric curves (for the dashboard)
 
 
 _SECTIONS = {"poll": PollSettings, "rules": RuleSettings, "notify": NotifySettings,

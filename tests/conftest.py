@@ -45,6 +45,8 @@ def _services() -> list[tuple[str, bool, str]]:
         ("hyperscan", module("hyperscan"), "the history scan's fast path (grep is used "
                                            "without it)"),
         ("NVIDIA GPU (nvidia-smi)", gpu, "tests/telemetry GPU checks on real hardware"),
+        ("Chromium + chromedriver", bool(shutil.which("chromedriver")) and module("selenium"),
+         "tests/serve browser test of the dashboard"),
     ]
 
 

@@ -67,6 +67,9 @@ class PollReport:
     no_progress_for: float | None = None  # seconds, when this poll saw no progress
     subject: str = ""  # what the target is, in words: a process's command line
     efficiency: Efficiency | None = None
+    url: str | None = None  # the run's page on its service, when it has one
+    # The metric curves so far (downsampled), only when something shows them (--serve).
+    history: Mapping[str, list[tuple[int, float]]] | None = None
 
     @property
     def percent(self) -> float | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from babysit.config import EfficiencySettings, RuleSettings
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.efficiency import EfficiencyTracker
+from babysit.core.history import MetricHistory
 from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
@@ -52,6 +53,7 @@ class Run:
                  efficiency: EfficiencySettings | None = None) -> None:
         self.rules = rules
         self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
+        self.history = MetricHistory()
         self._last_poll_at = started
         self.ledger = AnomalyLedger()
         self.lifecycle = RunLifecycle()
@@ -146,7 +148,10 @@ class Run:
         if snapshot.gpu is not None:
             util = snapshot.gpu.get("util_percent")
             self._gpu_sample(util if isinstance(util, (int, float)) else None, snapshot.alive)
-        return self.ledger.take_fresh()
+        fresh = self.ledger.take_fresh()
+        for anomaly in fresh:
+            self.history.pin(anomaly.step)
+        return fresh
 
     def _from_service(self, snapshot: Snapshot) -> None:
         """What a cloud service says of the run itself. Its problems are raised before
@@ -174,6 +179,8 @@ class Run:
             if series.is_primary(record):
                 if record.metrics:
                     efficiency.observe(record)
+                    if record.step is not None:
+                        self.history.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
                 change, signals = series.absorb(record)

@@ -452,6 +452,8 @@ class Watcher:
             no_progress_for=quiet,
             subject=snapshot.process.command if snapshot.process is not None else "",
             efficiency=self.run_state.efficiency.now(),
+            url=self.run_state.evidence_url,
+            history=self.run_state.history.series() if self.settings.serve else None,
         )
 
     def _take_early_lines(self) -> int:

@@ -25,8 +25,8 @@ def flops_per_token(*, given: float | None, params: float | None, layers: int | 
     if given is not None:
         return FlopsPerToken(given, "given (--flops-per-token)")
     if params is None:
-        return ("no FLOPs per token: pass --flops-per-token, or --model-params (the log "
-                "did not print a parameter count)")
+        return ("the FLOPs per token are unknown (pass --flops-per-token, or "
+                "--model-params: the log did not print a parameter count)")
     dense = 6.0 * params
     if layers and width and seq_len:
         attention = 12.0 * layers * width * seq_len

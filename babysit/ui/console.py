@@ -71,7 +71,7 @@ def efficiency_lines(efficiency: Efficiency | None, gpu_util: float | None = Non
     if efficiency.goodput is not None:
         parts.append(f"goodput {100 * efficiency.goodput:.0f}% of the time watched")
     if not parts and efficiency.status == "unavailable" and not efficiency.reason.startswith(
-            ("no FLOPs per token", "no GPU type")):
+            ("the FLOPs per token", "no GPU type")):
         return []
     lines = ["Efficiency: " + (" | ".join(parts) if parts else "—")]
     inputs = efficiency.inputs
