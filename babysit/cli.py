@@ -308,7 +308,7 @@ def _watch(values: dict[str, Any]) -> None:
     try:
         result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
-        if dashboard is not None:
+        if dashboard is not None and int(result.exit_code) != 130:  # not after Ctrl-C
             _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
     finally:
         if dashboard is not None:
