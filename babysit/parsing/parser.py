@@ -199,6 +199,11 @@ class LogParser:
         has_rest = bool(rest.strip())
         # The W&B client's own output (its end-of-run summary and history) repeats the
         # run's metrics out of order: not training lines.
+        if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest):
+            found_facts = run_facts(rest)
+            if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
+                self.facts.update(found_facts)
+                return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             parsed = self._parse_text(rest)
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS

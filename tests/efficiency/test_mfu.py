@@ -148,3 +148,12 @@ def test_goodput_is_the_share_of_watched_time_with_progress(tmp_path: Path):
     efficiency = artifact_in(tmp_path / "out")["efficiency"]
     assert efficiency["goodput"] == pytest.approx(0.5)  # 2 of 4 watched intervals moved
     assert efficiency["mfu"]["status"] == "unavailable"
+
+
+def test_a_line_about_tokens_per_step_is_a_fact_not_a_step():
+    from babysit.parsing.parser import LogParser
+
+    parser = LogParser()
+    record = parser.feed("tokens per step: 524288")
+    assert record is not None and record.step is None
+    assert record.facts == {"tokens_per_step": 524288}
