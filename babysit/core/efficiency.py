@@ -67,6 +67,7 @@ class EfficiencyTracker:
         self.settings = settings
         self.facts: dict[str, float] = {}
         self._updates: deque[Update] = deque(maxlen=_WINDOW)
+        self._flops_updates: deque[tuple[float, float]] = deque(maxlen=_WINDOW)
         self._last_step: int | None = None
         self._last_time: float | None = None
         self._log_mfu: float | None = None
@@ -98,6 +99,11 @@ class EfficiencyTracker:
             self._last_step = record.step
         per_step = self._tokens_per_step()
         seconds = self._step_seconds(metrics)
+        flops = metrics.get("model_flops")
+        if seconds is not None and flops is not None and flops > 0:
+            # The run counted its own useful FLOPs for this step (babysit.hooks'
+            # model_flops): exact for variable workloads, no per-token estimate needed.
+            self._flops_updates.append((flops, seconds))
         if seconds is not None and per_step is not None:
             # A per-step time covers the step it is printed with (nanoGPT's `dt`).
             self._updates.append(Update(per_step, seconds))
@@ -150,6 +156,38 @@ class EfficiencyTracker:
 
     # --- the figures ---------------------------------------------------------------------
 
+    def _peak(self) -> tuple[float, str, str] | str:
+        s = self.settings
+        if s.peak_tflops is not None:
+            return s.peak_tflops, "given (--peak-tflops)", s.precision
+        if s.gpu is None:
+            return "no GPU type: pass --gpu (e.g. h100-sxm, a100) or --peak-tflops"
+        found = peak_for(s.gpu, s.precision)
+        if isinstance(found, str):
+            return found
+        return found.tflops, f"{found.gpu} {found.precision}: {found.source}", found.precision
+
+    def _from_reported_flops(self, rate: float | None, log_mfu: float | None,
+                             goodput: float | None) -> Efficiency | None:
+        """MFU from the FLOPs the run reported per step, when it did and the hardware
+        is known."""
+        if not self._flops_updates or self.settings.gpus is None:
+            return None
+        peak = self._peak()
+        if isinstance(peak, str):
+            return None
+        flops = sum(f for f, _ in self._flops_updates)
+        seconds = sum(t for _, t in self._flops_updates)
+        if seconds <= 0:
+            return None
+        value = flops / seconds / (self.settings.gpus * peak[0] * 1e12)
+        inputs = {"formula": "model_flops reported by the run for each step",
+                  "peak_tflops_per_gpu": peak[0], "peak_source": peak[1],
+                  "precision": peak[2], "gpus": self.settings.gpus,
+                  "window_updates": len(self._flops_updates)}
+        return Efficiency("estimated", value, inputs=inputs, tokens_per_second=rate,
+                          log_mfu=log_mfu, goodput=goodput)
+
     def now(self) -> Efficiency:
         s = self.settings
         # One look (--once) says nothing about time lost: goodput needs a watch.
@@ -168,6 +206,9 @@ class EfficiencyTracker:
             return Efficiency("unavailable", reason=reason, tokens_per_second=rate,
                               log_mfu=log_mfu, goodput=goodput)
 
+        measured = self._from_reported_flops(rate, log_mfu, goodput)
+        if measured is not None:
+            return measured
         if isinstance(per_token, str):
             return unavailable(per_token)
         if s.peak_tflops is not None:

@@ -157,3 +157,13 @@ def test_a_line_about_tokens_per_step_is_a_fact_not_a_step():
     record = parser.feed("tokens per step: 524288")
     assert record is not None and record.step is None
     assert record.facts == {"tokens_per_step": 524288}
+
+
+def test_flops_the_run_reports_per_step_are_used_before_any_estimate():
+    settings = EfficiencySettings(peak_tflops=100, gpus=2)  # no model size at all
+    tracker = EfficiencyTracker(settings)
+    tracker.observe(Record(step=1, metrics={"model_flops": 4e13, "step_time": 0.5}))
+    tracker.observe(Record(step=2, metrics={"model_flops": 2e13, "step_time": 0.5}))
+    found = tracker.now()  # 6e13 FLOPs in 1 s over 2 × 1e14 = 30 %
+    assert found.status == "estimated" and found.mfu == pytest.approx(0.30)
+    assert found.inputs["formula"] == "model_flops reported by the run for each step"
