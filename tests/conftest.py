@@ -45,6 +45,10 @@ def _services() -> list[tuple[str, bool, str]]:
         ("hyperscan", module("hyperscan"), "the history scan's fast path (grep is used "
                                            "without it)"),
         ("NVIDIA GPU (nvidia-smi)", gpu, "tests/telemetry GPU checks on real hardware"),
+        ("Slurm (slurmctld, slurmd, munged)", all(shutil.which(n) or Path(f"/usr/sbin/{n}")
+                                                  .exists() for n in ("slurmctld", "slurmd",
+                                                                      "munged")),
+         "tests/targets/slurm (a throwaway single-node cluster; needs root)"),
         ("Chromium + chromedriver", bool(shutil.which("chromedriver")) and module("selenium"),
          "tests/serve browser test of the dashboard"),
     ]

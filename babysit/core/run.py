@@ -139,7 +139,8 @@ class Run:
             quiet_for = snapshot.quiet_for or 0.0
             grace = quiet_for >= self.rules.crash_grace_seconds
             self._ended(lifecycle.settle_from_log(
-                step=self.step, reached=self.series.reached_target(),
+                step=self.step, reached=self.series.reached_target(
+                    counted_from_zero=self.steps_from_zero),
                 confirm_pending=ctx.final or (pending_before and not progressed) or grace,
                 settled=(ctx.final or self.progress.quiet_polls >= 1
                          or snapshot.alive is False or grace)))

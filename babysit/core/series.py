@@ -142,9 +142,12 @@ class MetricSeries:
             return None
         return statistics.median(self._timed_gaps)
 
-    def reached_target(self) -> bool:
-        return (self.step is not None and self.target_steps is not None
-                and self.step >= self.target_steps)
+    def reached_target(self, counted_from_zero: bool = False) -> bool:
+        """The planned steps are done (a run counting from 0 ends at target − 1)."""
+        done = (self.step + 1 if counted_from_zero else self.step) \
+            if self.step is not None else None
+        return done is not None and self.target_steps is not None \
+            and done >= self.target_steps
 
     def recent_losses(self, count: int) -> list[float]:
         rule = self._rules.find(LossRule)

@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from babysit.targets import local_log, mlflow, process, remote_log, vertex, wandb
+from babysit.targets import k8s, local_log, mlflow, process, remote_log, tensorboard, vertex, wandb
 from babysit.targets.base import Target
 from babysit.targets.kinds import KindOption, KindUsageError, Request, TargetKind, option_dest
+from babysit.targets.slurm import KIND as SLURM_KIND
 
 KINDS: tuple[TargetKind, ...] = (
     remote_log.KIND,
+    tensorboard.KIND,  # before local_log: that one claims every path
     local_log.KIND,
     process.PID_KIND,
     process.PROC_KIND,
     mlflow.KIND,
     wandb.KIND,
     *vertex.KINDS,
+    k8s.KIND,
+    SLURM_KIND,
 )
 
 

@@ -1,0 +1,47 @@
+"""What the user typed: `job/NAME`, `pytorchjob/NAME` or a bare NAME (a Job)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from babysit.targets.kinds import KindUsageError
+
+_KINDS = {"job": "job", "jobs": "job", "job.batch": "job", "jobs.batch": "job",
+          "pytorchjob": "pytorchjob", "pytorchjobs": "pytorchjob",
+          "pytorchjob.kubeflow.org": "pytorchjob", "pytorchjobs.kubeflow.org": "pytorchjob"}
+# A DNS-1123 subdomain (object names) and label (namespaces).
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+@dataclass(frozen=True)
+class JobReference:
+    kind: str  # "job" or "pytorchjob"
+    name: str
+
+    @property
+    def title(self) -> str:
+        return "Job" if self.kind == "job" else "PyTorchJob"
+
+
+def parse_reference(text: str) -> JobReference:
+    text = text.strip()
+    kind, slash, name = text.partition("/")
+    if not slash:
+        kind, name = "job", text
+    found = _KINDS.get(kind.lower())
+    if found is None:
+        raise KindUsageError(f"--k8s takes job/NAME or pytorchjob/NAME, not {text!r} "
+                             f"({kind!r} is not a kind babysit watches)")
+    if not name or len(name) > 253 or not _SUBDOMAIN.fullmatch(name):
+        raise KindUsageError(f"--k8s: {name!r} is not a Kubernetes object name (lower-case "
+                             f"letters, digits, '-' and '.')")
+    return JobReference(found, name)
+
+
+def check_namespace(text: str) -> str:
+    if len(text) > 63 or not _LABEL.fullmatch(text):
+        raise ValueError(f"{text!r} is not a namespace name (lower-case letters, digits "
+                         f"and '-', at most 63)")
+    return text

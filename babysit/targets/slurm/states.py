@@ -1,0 +1,166 @@
+"""What Slurm's commands print about a job, read into plain values: `scontrol show job
+-o` records, `sacct -P` rows, the job's states and what each means for the run."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from babysit.model import AnomalyType, ServiceAnomaly, Severity, TerminalState
+
+# scontrol -o: `Key=value Key=value …` on one line. A key follows a space; values may
+# hold `=` (TRES=cpu=1,mem=4G) and the odd `:` or `/` in a key (CPUs/Task, AllocNode:Sid).
+_FIELD = re.compile(r"(?:^|\s)([A-Za-z][A-Za-z0-9_/:]*)=")
+
+TERMINAL: dict[str, TerminalState] = {
+    "COMPLETED": TerminalState.SUCCEEDED,
+    "FAILED": TerminalState.FAILED,
+    "NODE_FAIL": TerminalState.FAILED,
+    "BOOT_FAIL": TerminalState.FAILED,
+    "OUT_OF_MEMORY": TerminalState.FAILED,
+    "TIMEOUT": TerminalState.TIMEOUT,
+    "DEADLINE": TerminalState.TIMEOUT,
+    "CANCELLED": TerminalState.CANCELLED,
+    "REVOKED": TerminalState.CANCELLED,  # a federation sibling ran it instead
+}
+# Not running yet, or between attempts: the job is not stuck, the queue is.
+WAITING = ("PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED",
+           "RESV_DEL_HOLD", "SUSPENDED", "STOPPED", "RESIZING", "PREEMPTED")
+# Pending reasons that the job cannot get past as submitted: the queue will not move it.
+NEVER_STARTS = {
+    "PartitionConfig": "it asks for more than its partition allows (CPUs, memory, GPUs, "
+                       "nodes)",
+    "BadConstraints": "its constraints match no node",
+    "PartitionNodeLimit": "it asks for more nodes than its partition allows",
+    "PartitionTimeLimit": "its --time is longer than its partition allows",
+    "InvalidQOS": "its QOS is not valid",
+    "InvalidAccount": "its account is not valid",
+    "DependencyNeverSatisfied": "a job it depends on ended in a way its dependency excludes",
+    "JobHeldAdmin": "an administrator holds it",
+}
+# What the common pending reasons mean, for the status line.
+PENDING_MEANS = {
+    "Resources": "waiting for resources to free up",
+    "Priority": "jobs of higher priority go first",
+    "Dependency": "waiting for the jobs it depends on",
+    "QOSMaxJobsPerUserLimit": "you already run as many jobs as your QOS allows",
+    "QOSMaxJobsPerUser": "you already run as many jobs as your QOS allows",
+    "AssocMaxJobsLimit": "your account already runs as many jobs as it may",
+    "AssocGrpGRES": "your account's GPU share is in use",
+    "ReqNodeNotAvail": "a node it needs is down, drained or reserved",
+    "BeginTime": "its --begin time has not come",
+    "JobHeldUser": "held by its user (scontrol release)",
+    "Reservation": "waiting for its reservation",
+    "None": "just submitted",
+}
+
+
+def parse_record(line: str) -> dict[str, str]:
+    """One `scontrol show job -o` line as a dict (values stripped)."""
+    found = list(_FIELD.finditer(line))
+    fields: dict[str, str] = {}
+    for index, match in enumerate(found):
+        end = found[index + 1].start() if index + 1 < len(found) else len(line)
+        fields[match.group(1)] = line[match.end():end].strip()
+    return fields
+
+
+def parse_records(text: str) -> list[dict[str, str]]:
+    return [parse_record(line) for line in text.splitlines() if line.startswith("JobId=")]
+
+
+def task_id(record: dict[str, str]) -> str:
+    """`123_4` for an array task, else the job ID."""
+    array, task = record.get("ArrayJobId"), record.get("ArrayTaskId", "")
+    if array and task.isdigit():
+        return f"{array}_{task}"
+    return record.get("JobId", "")
+
+
+def pick(records: list[dict[str, str]], wanted: str) -> dict[str, str] | None:
+    """The record of `wanted` (a job ID or `ARRAY_TASK`) among what scontrol printed."""
+    for record in records:
+        if ("_" in wanted and task_id(record) == wanted) or record.get("JobId") == wanted:
+            return record
+    return None
+
+
+def array_tasks(records: list[dict[str, str]], wanted: str) -> list[str]:
+    """The array tasks (`123_1`, …) scontrol printed for array job `wanted`."""
+    found = [task_id(r) for r in records if r.get("ArrayJobId") == wanted
+             and r.get("ArrayTaskId", "").isdigit()]
+    return sorted(found, key=lambda t: int(t.split("_")[1]))
+
+
+def base_state(state: str) -> str:
+    """`CANCELLED by 1000` -> `CANCELLED`; `RUNNING+` (sacct) -> `RUNNING`."""
+    return state.split()[0].rstrip("+") if state.strip() else "UNKNOWN"
+
+
+def cancelled_by(state: str) -> str | None:
+    match = re.search(r"\bby (\d+)", state)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class AccountingRow:
+    job_id: str
+    state: str  # as sacct prints it: `CANCELLED by 1000`
+    exit_code: str
+    reason: str
+    elapsed: str
+    nodes: str
+    tres: str
+
+
+SACCT_FORMAT = "JobID,State,ExitCode,Reason,Elapsed,NodeList,AllocTRES"
+
+
+def parse_sacct(text: str, wanted: str) -> AccountingRow | None:
+    """The job's own row of `sacct -n -P --format=SACCT_FORMAT` (not its steps')."""
+    for line in text.splitlines():
+        parts = line.split("|")
+        if len(parts) < 7 or parts[0] != wanted:
+            continue
+        return AccountingRow(*parts[:7])
+    return None
+
+
+def gpus(tres: str) -> str | None:
+    """`4x a100` or `4` from TRES / TresPerNode (`gres/gpu:a100=4`, `gres:gpu:4`)."""
+    match = re.search(r"gres[/:]gpu(?::([\w.\-]+))?[=:](\d+)", tres)
+    if match is None:
+        return None
+    kind, count = match.group(1), match.group(2)
+    if kind and kind.isdigit():  # `gres:gpu:4` read as kind 4 with no count
+        kind, count = None, kind
+    return f"{count}x {kind}" if kind else count
+
+
+def job_failure(what: str, state: str, exit_code: str, reason: str, who: str | None,
+                tail: str) -> ServiceAnomaly | None:
+    """The anomaly an ended job raises, or None when it succeeded."""
+    name = base_state(state)
+    where = f" Last log line: {tail[:300]}" if tail else ""
+    code = f"ExitCode {exit_code}" if exit_code else "exit code unknown"
+    why = f", Reason {reason}" if reason and reason != "None" else ""
+    if name == "COMPLETED":
+        return None
+    if name == "OUT_OF_MEMORY":
+        return ServiceAnomaly(AnomalyType.OOM, Severity.BLOCKER,
+                              f"{what} ran out of memory: Slurm killed it (OUT_OF_MEMORY, "
+                              f"{code}). Ask for more --mem / --mem-per-gpu or lower the batch "
+                              f"size.{where}", key="slurm-oom")
+    if name in ("TIMEOUT", "DEADLINE"):
+        return ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER,
+                              f"{what} ran past its time limit ({name}{why}); resume from its "
+                              f"last checkpoint with a longer --time.{where}", key="slurm-timeout")
+    if name in ("CANCELLED", "REVOKED"):
+        by = f" by {who}" if who else ""
+        return ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.HIGH,
+                              f"{what} was cancelled{by} ({name}{why}).", key="slurm-cancelled")
+    meaning = {"NODE_FAIL": "a node it ran on failed", "BOOT_FAIL": "its node failed to boot",
+               "PREEMPTED": "it was preempted and not requeued"}.get(name, "it failed")
+    return ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER,
+                          f"{what} failed: {meaning} ({name}, {code}{why}).{where}",
+                          key="slurm-failed")

@@ -1,0 +1,58 @@
+"""The Kubernetes tests: a loopback API server, and nothing allowed to leave loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.k8s_api import KubeServer
+
+pytest.importorskip("kubernetes", reason="the [k8s] extra is not installed")
+
+# What a subprocess needs so that no real cluster or proxy is ever used: no in-cluster
+# service account, no ~/.kube/config of the person running the tests.
+OFFLINE_ENV = {"KUBERNETES_SERVICE_HOST": "", "KUBERNETES_SERVICE_PORT": "",
+               "KUBECONFIG": "/nonexistent/kubeconfig", "HTTPS_PROXY": "", "HTTP_PROXY": "",
+               "https_proxy": "", "http_proxy": "", "NO_PROXY": "127.0.0.1,localhost"}
+
+
+@pytest.fixture(autouse=True)
+def only_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Any]]:
+    """Fail the test if this process opens a connection anywhere but loopback."""
+    for key, value in OFFLINE_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    leaks: list[Any] = []
+    real_connect = socket.socket.connect
+
+    def connect(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            try:
+                loopback = ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                loopback = host == "localhost"
+            if not loopback:
+                leaks.append(address)
+                raise OSError(f"test tried to reach {address} (only loopback is allowed)")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    yield leaks
+    assert not leaks, f"requests left loopback: {leaks}"
+
+
+@pytest.fixture
+def kube() -> Iterator[KubeServer]:
+    with KubeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def kubeconfig(kube: KubeServer, tmp_path: Path) -> str:
+    return kube.kubeconfig(tmp_path / "kubeconfig.json")

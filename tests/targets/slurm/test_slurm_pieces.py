@@ -1,0 +1,76 @@
+"""Reading what Slurm prints, without a cluster."""
+
+from __future__ import annotations
+
+import pytest
+
+from babysit.model import AnomalyType, Severity
+from babysit.targets.kinds import KindUsageError
+from babysit.targets.slurm import check_job_id
+from babysit.targets.slurm.job import resolve_path, view_of
+from babysit.targets.slurm.states import (
+    array_tasks,
+    gpus,
+    job_failure,
+    parse_records,
+    parse_sacct,
+    pick,
+)
+
+LINE = ("JobId=42 ArrayJobId=40 ArrayTaskId=2 JobName=my train UserId=ana(1000) "
+        "JobState=OUT_OF_MEMORY Reason=OutOfMemory Requeue=1 Restarts=1 ExitCode=0:125 "
+        "RunTime=00:10:00 TimeLimit=01:00:00 Partition=gpu NodeList=gn[01-02] BatchHost=gn01 "
+        "TRES=cpu=8,mem=64G,node=2,billing=8,gres/gpu:a100=4 WorkDir=/home/ana/run "
+        "StdErr=/home/ana/run/%x-%A_%a.err StdOut=logs/%u-%j-%N-%4a.out")
+
+
+def test_a_record_is_read_with_spaces_in_values_and_patterns_resolved():
+    record = parse_records(LINE)[0]
+    assert record["JobName"] == "my train"
+    view = view_of(record)
+    assert view.restarts == 1 and view.user == "ana" and gpus(view.tres) == "4x a100"
+    assert view.stderr == "/home/ana/run/my train-40_2.err"
+    assert view.stdout == "/home/ana/run/logs/ana-42-gn01-0002.out"
+    assert resolve_path("/already/resolved.out", record) == "/already/resolved.out"
+
+
+def test_array_tasks_and_picking():
+    records = parse_records(LINE + "\n" + LINE.replace("JobId=42", "JobId=40")
+                            .replace("ArrayTaskId=2", "ArrayTaskId=1"))
+    assert array_tasks(records, "40") == ["40_1", "40_2"]
+    assert pick(records, "40_2") is records[0]
+    assert pick(records, "42") is records[0]
+    assert pick(records, "7") is None
+
+
+@pytest.mark.parametrize("text, count", [("cpu=1,gres/gpu=2", "2"), ("gres:gpu:4", "4"),
+                                         ("cpu=1,mem=1G", None)])
+def test_gpus_from_tres(text, count):
+    assert gpus(text) == count
+
+
+def test_sacct_row_of_the_job_not_its_steps():
+    text = "77|CANCELLED by 1000|0:15|None|00:01:00|n1|cpu=1\n77.batch|CANCELLED|0:15||||\n"
+    row = parse_sacct(text, "77")
+    assert row is not None and row.state == "CANCELLED by 1000"
+
+
+def test_end_states_raise_what_they_mean():
+    oom = job_failure("job 1", "OUT_OF_MEMORY", "0:125", "OutOfMemory", None, "")
+    assert oom is not None and (oom.type, oom.severity) == (AnomalyType.OOM, Severity.BLOCKER)
+    failed = job_failure("job 1", "NODE_FAIL", "0:0", "NodeDown", None, "")
+    assert failed is not None and "a node it ran on failed" in failed.description
+    cancelled = job_failure("job 1", "CANCELLED by 1000", "0:0", "None", "UID 1000", "")
+    assert cancelled is not None and "cancelled by UID 1000" in cancelled.description
+    assert job_failure("job 1", "COMPLETED", "0:0", "None", None, "") is None
+
+
+@pytest.mark.parametrize("text", ["12", "12_3", " 12 "])
+def test_job_ids(text):
+    assert check_job_id(text) == text.strip()
+
+
+@pytest.mark.parametrize("text", ["", "12;rm", "12_", "abc", "12_3_4", "-1"])
+def test_bad_job_ids_are_usage_errors(text):
+    with pytest.raises(KindUsageError):
+        check_job_id(text)
