@@ -61,9 +61,10 @@ def _root(
 
 def _watch_options(
     target: Annotated[list[str] | None, typer.Argument(
-        help="What to watch: a training log (./logs/train.log), several rank logs of one "
-             "run (or a quoted glob), or user@host:/path; with --pid/--proc, the run's log "
-             "when babysit should not look for it.", show_default=False,
+        help="What to watch: a training log (./logs/train.log), a TensorBoard log dir "
+             "(./runs/exp1), several rank logs of one run (or a quoted glob), or "
+             "user@host:/path; with --pid/--proc, the run's log when babysit should not "
+             "look for it.", show_default=False,
         metavar="TARGET")] = None,
     interval: Annotated[float | None, typer.Option(
         help="Initial poll interval in seconds (default: 30; 60 for Vertex AI).",
