@@ -199,9 +199,10 @@ def _watch_command() -> Callable[..., None]:
                                                            rich_help_panel=panel)]
             default: Any = False
         else:
+            names = [flag, kind_option.short] if kind_option.short else [flag]
             annotation = Annotated[Optional[kind_option.type], typer.Option(  # noqa: UP045
-                flag, help=kind_option.help, metavar=kind_option.metavar, show_default=False,
-                rich_help_panel=panel)]
+                *names, help=kind_option.help, metavar=kind_option.metavar,
+                show_default=False, rich_help_panel=panel)]
             default = None
         params.append(inspect.Parameter(kind_option.dest, inspect.Parameter.KEYWORD_ONLY,
                                         default=default, annotation=annotation))

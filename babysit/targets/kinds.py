@@ -29,6 +29,7 @@ class KindOption:
     rewatch: bool = True  # repeated in the "watch it again" command
     # Checks and converts the value; raises ValueError with a message for the user.
     parse: Callable[[Any], Any] | None = None
+    short: str | None = None  # a one-letter form people type (`-n` for --namespace)
 
     @property
     def dest(self) -> str:

@@ -10,7 +10,7 @@ from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, 
 
 NAMESPACE = KindOption("--namespace", "Namespace of the job (default: the kubeconfig "
                        "context's namespace, or `default`).", metavar="NS",
-                       parse=lambda text: _check_namespace(str(text)))
+                       parse=lambda text: _check_namespace(str(text)), short="-n")
 KUBECONFIG = KindOption("--kubeconfig", "Kubeconfig file (default: $KUBECONFIG or "
                         "~/.kube/config; in a pod without one, its service account).",
                         metavar="FILE")
@@ -60,6 +60,6 @@ KIND = TargetKind(
          "(pytorchjob/NAME): its conditions, its pods' states, restarts and events, and "
          "every pod's log parsed like a local one.",
     open=_open, prepare=_prepare,
-    example="babysit --k8s pytorchjob/llama-ft --namespace research",
+    example="babysit --k8s pytorchjob/llama-ft -n research",
     extra="k8s", options=(NAMESPACE, KUBECONFIG, CONTEXT), defaults=_DEFAULTS,
     group="Kubernetes")

@@ -43,7 +43,8 @@ def test_job_runs_to_success_through_the_command_line(kube: KubeServer, kubeconf
                           [container("trainer", terminated(0, "Completed"))])],
          "logs": [(pod, "trainer", "Step 500/500 | loss=1.10\nTraining complete.")]},
     ])
-    done = babysit("--k8s", f"job/{NAME}", "--namespace", "research", "--kubeconfig",
+    # As the README writes it: `-n` is the namespace, as with kubectl.
+    done = babysit("--k8s", f"job/{NAME}", "-n", "research", "--kubeconfig",
                    kubeconfig, "--interval", "0.2", cwd=tmp_path)
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
