@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import validate_artifact
 from tests.targets.slurm.conftest import Cluster
 
@@ -119,6 +121,7 @@ def test_an_unknown_job_is_reported_with_exit_code_4(slurm: Cluster, tmp_path: P
     assert "no Slurm job 999999" in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_job_past_its_time_limit_is_timeout(slurm: Cluster, tmp_path: Path):
     """Slow (~75 s): Slurm's limits are whole minutes, and slurmctld checks them about
     every 30 s, so a 1-minute limit ends the job 60-90 s after it starts."""
