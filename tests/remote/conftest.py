@@ -10,7 +10,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,9 +68,11 @@ class Sshd:
         return f"[127.0.0.1]:{self.port} {key[0]} {key[1]}\n"
 
 
-def make_server(root: Path) -> Sshd:
+def make_server(root: Path, env: Mapping[str, str] | None = None) -> Sshd:
     """An sshd on a free loopback port with its own host key, a user key for the
-    current user, and a HOME whose ~/.ssh/config names it `babysit-test`."""
+    current user, and a HOME whose ~/.ssh/config names it `babysit-test`. `env` adds
+    variables to every session (sshd honours only its first SetEnv line, so they join
+    it)."""
     assert SSHD is not None
     home = root / "home"
     (home / ".ssh").mkdir(parents=True)
@@ -83,6 +85,7 @@ def make_server(root: Path) -> Sshd:
     authorized.write_text(user_key.with_suffix(".pub").read_text())
     authorized.chmod(0o600)
     port = _free_port()
+    extra = "".join(f" {name}={value}" for name, value in (env or {}).items())
     config = root / "sshd_config"
     config.write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\n"
@@ -93,7 +96,8 @@ def make_server(root: Path) -> Sshd:
         "LogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n"
         # Remote sessions find the fake nvidia-smi first, reading these two files.
         f"SetEnv PATH={FAKES}:/usr/local/bin:/usr/bin:/bin "
-        f"FAKE_NVIDIA_SMI_GPUS={root / 'gpus.csv'} FAKE_NVIDIA_SMI_APPS={root / 'apps.csv'}\n")
+        f"FAKE_NVIDIA_SMI_GPUS={root / 'gpus.csv'} FAKE_NVIDIA_SMI_APPS={root / 'apps.csv'}"
+        f"{extra}\n")
     (root / "gpus.csv").write_text("")
     (root / "apps.csv").write_text("")
     if os.geteuid() == 0:

@@ -175,7 +175,10 @@ class SlurmJobTarget:
 
     @property
     def label(self) -> str:
-        return self.job_id
+        # Over SSH the job ID alone does not say which cluster: `login:ID`, the way a
+        # remote log is `host:path` (and a new verdict for job 1 elsewhere is not taken
+        # for this one's by --until-event).
+        return f"{self.login}:{self.job_id}" if self.login else self.job_id
 
     @property
     def log_path(self) -> str | None:
