@@ -75,20 +75,27 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path) -> Path:
     Raises OSError when the directory cannot be created or written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / ARTIFACT_NAME
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, temp = tempfile.mkstemp(prefix=".babysit-training.", suffix=".tmp", dir=out_dir)
+    write_text_atomically(final, json.dumps(data, indent=2, ensure_ascii=False,
+                                            allow_nan=False) + "\n")
+    return final
+
+
+def write_text_atomically(final: Path, text: str, mode: int = 0o644) -> None:
+    """A temp file beside `final`, synced, then renamed over it: a reader sees the old
+    file or the new one, never half of one. Raises OSError."""
+    directory = final.parent if str(final.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp, 0o644)  # mkstemp makes it private; the verdict is for other tools
+        os.chmod(temp, mode)  # mkstemp makes it private; these files are for other tools
         os.replace(temp, final)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    return final
 
 
 def check_writable(out_dir: Path) -> None:

@@ -3,15 +3,13 @@ object, printed or written atomically). Times become milliseconds here."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import statistics
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from babysit.artifact import write_text_atomically
 from babysit.efficiency.trace import DeviceBusy, EventTotal, Step, TraceSummary
 
 _STEPS_LISTED = 20  # more than this and the text shows the first ones; --json has all
@@ -56,22 +54,8 @@ def render_lines(summary: TraceSummary, source: str) -> list[str]:
 
 
 def write_json(data: Mapping[str, Any], path: Path) -> None:
-    """Atomically: a reader sees the old file or the new one, never half of one.
-    Raises OSError when it cannot be written."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o644)  # mkstemp makes it private; the summary is for other tools
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    """Atomically (see artifact.write_text_atomically). Raises OSError."""
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _step_lines(summary: TraceSummary) -> list[str]:

@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from babysit.artifact import write_text_atomically
+
 
 def runtime_dir() -> Path:
     base = os.environ.get("BABYSIT_RUNTIME_DIR") or os.environ.get("XDG_RUNTIME_DIR")
@@ -22,16 +24,8 @@ def runtime_dir() -> Path:
 
 def publish(entry: dict[str, Any], directory: Path | None = None) -> None:
     directory = directory or runtime_dir()
-    final = directory / f"session-{os.getpid()}.json"
-    fd, temp = tempfile.mkstemp(prefix=".session-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entry, handle, allow_nan=False)
-        os.replace(temp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_text_atomically(directory / f"session-{os.getpid()}.json",
+                          json.dumps(entry, allow_nan=False), mode=0o600)
 
 
 def withdraw(directory: Path | None = None) -> None:

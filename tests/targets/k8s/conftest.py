@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.k8s_api import KubeServer
+from tests.fakes.loopback import only_loopback as refuse_beyond_loopback
 
 pytest.importorskip("kubernetes", reason="the [k8s] extra is not installed")
 
@@ -27,22 +26,7 @@ def only_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[l
     for key, value in OFFLINE_ENV.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    leaks: list[Any] = []
-    real_connect = socket.socket.connect
-
-    def connect(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            host = address[0]
-            try:
-                loopback = ipaddress.ip_address(host).is_loopback
-            except ValueError:
-                loopback = host == "localhost"
-            if not loopback:
-                leaks.append(address)
-                raise OSError(f"test tried to reach {address} (only loopback is allowed)")
-        return real_connect(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
+    leaks = refuse_beyond_loopback(monkeypatch)
     yield leaks
     assert not leaks, f"requests left loopback: {leaks}"
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.fakes.loopback import only_loopback as refuse_beyond_loopback
 from tests.fakes.vertex_api import VertexServer
 
 pytest.importorskip("google.cloud.aiplatform_v1", reason="the [vertex] extra is not installed")
@@ -28,22 +27,7 @@ def only_loopback(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     """Fail the test if this process opens a connection anywhere but loopback."""
     for key, value in OFFLINE_ENV.items():
         monkeypatch.setenv(key, value)
-    leaks: list[Any] = []
-    real_connect = socket.socket.connect
-
-    def connect(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            host = address[0]
-            try:
-                loopback = ipaddress.ip_address(host).is_loopback
-            except ValueError:
-                loopback = host == "localhost"
-            if not loopback:
-                leaks.append(address)
-                raise OSError(f"test tried to reach {address} (only loopback is allowed)")
-        return real_connect(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
+    leaks = refuse_beyond_loopback(monkeypatch)
     yield leaks
     assert not leaks, f"requests left loopback: {leaks}"
 
