@@ -211,17 +211,10 @@ class EfficiencyTracker:
             return measured
         if isinstance(per_token, str):
             return unavailable(per_token)
-        if s.peak_tflops is not None:
-            peak, source, precision = s.peak_tflops, "given (--peak-tflops)", s.precision
-        elif s.gpu is None:
-            return unavailable("no GPU type: pass --gpu (e.g. h100-sxm, a100) or "
-                               "--peak-tflops")
-        else:
-            found = peak_for(s.gpu, s.precision)
-            if isinstance(found, str):
-                return unavailable(found)
-            peak, source, precision = found.tflops, f"{found.gpu} {found.precision}: " \
-                f"{found.source}", found.precision
+        found_peak = self._peak()
+        if isinstance(found_peak, str):
+            return unavailable(found_peak)
+        peak, source, precision = found_peak
         if s.gpus is None:
             return unavailable("the number of GPUs is not known: pass --gpus")
         if not self._updates:
