@@ -16,11 +16,10 @@ from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
     JobLogs,
-    LogsReachable,
+    VertexJob,
     console_url,
     failure,
     gcloud,
-    later,
     moment,
     now,
 )
@@ -33,25 +32,17 @@ _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILE
 _WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "STATE_UNSPECIFIED")
 
 
-class CustomJobTarget:
+class CustomJobTarget(VertexJob):
     target_type: ClassVar[str] = "vertex-training"
 
     def __init__(self, ref: JobRef, service: VertexService) -> None:
-        self.ref = ref
-        self.service = service
-        self._first: Any = self._get()
+        super().__init__(ref, service)
         job = self._first
-        self.display_name = str(job.display_name or ref.job_id)
         self._logs = JobLogs(service, ref.job_id, moment(job.create_time))
-        self._reachable = LogsReachable()
         self._state: str | None = None
         self._raised = False
         self._notices = [f"Vertex AI custom job {self.display_name} in project "
                          f"{ref.project}, {ref.region} ({self._machine(job)})"]
-
-    @property
-    def label(self) -> str:
-        return self.ref.name
 
     def _get(self) -> Any:
         return self.service.call(self.service.jobs.get_custom_job, f"custom job {self.ref.name}",
@@ -69,8 +60,7 @@ class CustomJobTarget:
         return text + (f" + {len(pools) - 1} more pool(s)" if len(pools) > 1 else "")
 
     def poll(self, final: bool = False) -> Snapshot:
-        job = self._first if self._first is not None else later(self._get)
-        self._first = None
+        job = self._read()
         state = describe.short_state(job.state.name)
         changed = self._state is not None and state != self._state
         self._state = state
@@ -142,5 +132,3 @@ class CustomJobTarget:
                                         f"--project={self.ref.project}", "--limit=50"]))
         return tuple(commands)
 
-    def close(self) -> None:
-        self.service.close()

@@ -117,3 +117,32 @@ def console_url(ref: JobRef) -> str:
                 f"{ref.job_id}/cpu?project={ref.project}")
     return (f"https://console.cloud.google.com/vertex-ai/locations/{ref.region}/pipelines/"
             f"runs/{ref.job_id}?project={ref.project}")
+
+
+class VertexJob:
+    """What both Vertex AI targets do alike: the job read once at opening (an error then
+    is the watch's start failing), handed to the first poll; later reads through `later`;
+    the resource name as label."""
+
+    def __init__(self, ref: JobRef, service: VertexService) -> None:
+        self.ref = ref
+        self.service = service
+        self._first: Any = self._get()
+        self.display_name = str(self._first.display_name or ref.job_id)
+        self._reachable = LogsReachable()
+
+    @property
+    def label(self) -> str:
+        return self.ref.name
+
+    def _get(self) -> Any:
+        raise NotImplementedError
+
+    def _read(self) -> Any:
+        """The job for this poll: the one read at opening, once, then a fresh read."""
+        job = self._first if self._first is not None else later(self._get)
+        self._first = None
+        return job
+
+    def close(self) -> None:
+        self.service.close()

@@ -17,11 +17,10 @@ from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (
     JobLogs,
-    LogsReachable,
+    VertexJob,
     console_url,
     failure,
     job_ref,
-    later,
     moment,
     now,
 )
@@ -34,18 +33,14 @@ _WAITING = ("QUEUED", "PENDING", "PAUSED", "STATE_UNSPECIFIED")
 _TASK_DONE = ("SUCCEEDED", "SKIPPED", "FAILED", "CANCELLED", "NOT_TRIGGERED")
 
 
-class PipelineTarget:
+class PipelineTarget(VertexJob):
     target_type: ClassVar[str] = "vertex-pipeline"
 
     def __init__(self, ref: JobRef, service: VertexService) -> None:
-        self.ref = ref
-        self.service = service
-        self._first: Any = self._get()
+        super().__init__(ref, service)
         job = self._first
-        self.display_name = str(job.display_name or ref.job_id)
         self._planned = _planned_tasks(job.pipeline_spec)
         self._job_logs: dict[str, JobLogs] = {}  # custom job name → its logs
-        self._reachable = LogsReachable()
         self._errors = EntryReader(
             lambda **kw: service.logging.list_entries(**kw), service.project,
             f'resource.type="aiplatform.googleapis.com/PipelineJob" AND '
@@ -58,17 +53,12 @@ class PipelineTarget:
                          f"{ref.region}" + (f", {len(self._planned)} tasks planned"
                                             if self._planned else "")]
 
-    @property
-    def label(self) -> str:
-        return self.ref.name
-
     def _get(self) -> Any:
         return self.service.call(self.service.pipelines.get_pipeline_job,
                                  f"pipeline job {self.ref.name}", name=self.ref.name)
 
     def poll(self, final: bool = False) -> Snapshot:
-        job = self._first if self._first is not None else later(self._get)
-        self._first = None
+        job = self._read()
         state = describe.short_state(job.state.name)
         tasks = self._tasks(job)
         notices, self._notices = self._notices, []
@@ -223,8 +213,6 @@ class PipelineTarget:
                 f'}}).cancel_pipeline_job(name="{self.ref.name}")')
         return shlex.join(["python", "-c", code])
 
-    def close(self) -> None:
-        self.service.close()
 
 
 class _Error:
