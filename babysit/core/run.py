@@ -50,10 +50,13 @@ class PollContext:
 
 class Run:
     def __init__(self, rules: RuleSettings, target_steps: int | None, started: float,
-                 efficiency: EfficiencySettings | None = None) -> None:
+                 efficiency: EfficiencySettings | None = None,
+                 keep_history: bool = False) -> None:
         self.rules = rules
         self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
+        # The curves cost work on every record: kept only when something shows them.
         self.history = MetricHistory()
+        self._keep_history = keep_history
         self._last_poll_at = started
         self.ledger = AnomalyLedger()
         self.lifecycle = RunLifecycle()
@@ -180,7 +183,7 @@ class Run:
             if series.is_primary(record):
                 if record.metrics:
                     efficiency.observe(record)
-                    if record.step is not None:
+                    if record.step is not None and self._keep_history:
                         self.history.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
