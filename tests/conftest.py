@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
+import sys
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,6 +22,29 @@ LOGS = FIXTURES / "logs"
 # A missing log is waited for at a terminal (like `tail -F`); the tests that mean to wait
 # say so, the others want the old answer at once.
 os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")
+
+# The suite starts babysit in a few hundred subprocesses and every worker imports the
+# test modules: compiled once, they are not compiled again by each of them, even where
+# PYTHONDONTWRITEBYTECODE is set (it only stops writing; the files are still read).
+sys.dont_write_bytecode = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        compileall.compile_dir(Path(__file__).parent.parent / "babysit", quiet=2)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Two workers per CPU: much of the suite waits on real servers and processes."""
+    return max(2, min(8, 2 * (os.cpu_count() or 1)))
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Files holding a slow test first (xdist hands files out in this order), so their
+    waiting overlaps the rest of the suite instead of ending it."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 def _services() -> list[tuple[str, bool, str]]:

@@ -90,6 +90,10 @@ class AnomalyLedger:
     def is_open(self, kind: AnomalyType, key: str = "") -> bool:
         return (kind, key) in self._open
 
+    def any_open(self, kinds: tuple[AnomalyType, ...]) -> bool:
+        """Whether an anomaly of one of these types is open (asked once per record)."""
+        return bool(self._open) and any(kind in kinds for kind, _ in self._open)
+
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self._anomalies if not a.resolved]
 

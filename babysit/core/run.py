@@ -189,7 +189,8 @@ class Run:
                 # stopping) happened after the step the bar shows.
                 change, signals = series.absorb(record)
                 moved = (change.advanced or change.went_back) and self.step is not None
-                if moved and self.lifecycle.on_step(self.step or 0, series.target_steps):
+                if moved and self.lifecycle.on_step(self.step or 0, series.target_steps) \
+                        and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
                 self._signals(signals)

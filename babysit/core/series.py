@@ -37,6 +37,11 @@ class StepChange:
     went_back: bool = False
 
 
+_STILL = StepChange()
+_ADVANCED = StepChange(advanced=True)
+_WENT_BACK = StepChange(went_back=True)
+
+
 class MetricSeries:
     def __init__(self, rules: RuleSettings, target_steps: int | None = None) -> None:
         self.step: int | None = None
@@ -82,29 +87,25 @@ class MetricSeries:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
             self.epoch = record.epoch
-        change = StepChange()
+        change = _STILL
         if record.step is not None and record.step != self.step:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
-                change = StepChange(went_back=True)
+                change = _WENT_BACK
             else:
                 self.advances += 1
-                change = StepChange(advanced=True)
-                self._timed(record.time)
+                change = _ADVANCED
+                if record.time is not None:
+                    self._timed(record.time)
             self.step = record.step
         signals = self._observe(record) if record.metrics else []
         return change, signals
 
     def _observe(self, record: Record) -> list[Signal]:
         metrics = record.metrics
+        if not metrics.keys() <= self.metrics.keys():  # a name not seen before
+            self._pick_keys(metrics)
         self.metrics.update(metrics)
-        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
-        self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
-        self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
-        if self._throughput_key is None:
-            found = throughput_key(metrics)
-            if found is not None:
-                self._throughput_key, self.throughput_unit = found
         train = self.metrics.get(self.loss_key) if self.loss_key else None
         point = Observation(
             step=self.step,
@@ -119,6 +120,15 @@ class MetricSeries:
             lr_schedule=self.lr_schedule,
         )
         return self._rules.observe(point, record.sparse)
+
+    def _pick_keys(self, metrics: dict[str, float]) -> None:
+        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
+        self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
+        self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
+        if self._throughput_key is None:
+            found = throughput_key(metrics)
+            if found is not None:
+                self._throughput_key, self.throughput_unit = found
 
     def measured_rate(self, steps_per_second: float) -> list[Signal]:
         """Throughput measured between polls, for logs that print none of their own."""

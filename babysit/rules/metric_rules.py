@@ -80,9 +80,9 @@ def evaluate_grad_explosion(previous: Sequence[float], value: float,
         else list(previous)[-rules.grad_norm_window:]
     # The absolute ceiling is for a norm that jumps there, not for a model whose norms
     # always run that high (detection heads summing many losses sit near 1000).
-    usual = statistics.median(window) if len(window) >= 5 else None
-    ceiling = rules.grad_norm_max if usual is not None else 10 * rules.grad_norm_max
-    if value > ceiling and (usual is None or usual < rules.grad_norm_max / 3):
+    known = len(window) >= 5
+    ceiling = rules.grad_norm_max if known else 10 * rules.grad_norm_max
+    if value > ceiling and (not known or statistics.median(window) < rules.grad_norm_max / 3):
         return f"grad_norm {value:.4g} > {ceiling:g}"
     if len(window) >= 5:
         mean = sum(window) / len(window)  # the caller keeps only finite values

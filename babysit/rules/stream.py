@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +22,10 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Observation:
-    """One record's metrics, as the rules see them."""
+    """One record's metrics, as the rules see them (made for every record, so slotted
+    rather than frozen: a frozen dataclass is several times slower to build)."""
 
     step: int | None
     metrics: Mapping[str, float]
@@ -63,6 +63,13 @@ class MetricRule(Protocol):
     windowed: ClassVar[bool]
 
     def observe(self, point: Observation) -> Sequence[Signal]: ...
+
+
+def _median(values: deque[float]) -> float:
+    """The median of a short window (statistics.median costs more than the sort)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 class NonFiniteRule:
@@ -130,8 +137,11 @@ class LossRule:
             del self._sorted[bisect.bisect_left(self._sorted, self._window[0])]
         self._window.append(value)
         bisect.insort(self._sorted, value)
-        self._recent.append(value)
-        rising = mr.evaluate_divergence(list(self._recent), self.rules)
+        recent = self._recent
+        recent.append(value)
+        # A loss that did not rise at this point ends any rising run: nothing to judge.
+        rising = mr.evaluate_divergence(list(recent), self.rules) \
+            if len(recent) >= 2 and recent[-1] > recent[-2] else None
         # A spike that has not recovered is already the story of this excursion.
         stuck = self._stuck_high(value) if not self._spiking else None
         if rising is not None or stuck is not None:
@@ -150,7 +160,7 @@ class LossRule:
         if value > self.rules.loss_blowup:
             return f"loss is {value:.3g}: the numbers have blown up"
         self._smooth.append(value)
-        level = statistics.median(self._smooth)  # robust to one noisy batch
+        level = _median(self._smooth)  # robust to one noisy batch
         if self._start is None:
             self._start = level
         best = self._best
@@ -197,16 +207,21 @@ class GradNormRule:
         self.rules = rules
         self._recent: deque[float] = deque(maxlen=rules.grad_norm_window)
         self._baseline: list[float] = []
+        # What this rule raised and has not resolved: a healthy point says nothing else.
+        self._raised: set[str] = set()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.grad_norm
         if value is None:
             return []
         out: list[Signal] = []
+        raised = self._raised
         reason = mr.evaluate_grad_explosion(self._recent, value, self.rules)
         if reason is not None:
+            raised.add("")
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, f"gradient explosion: {reason}"))
-        elif math.isfinite(value):
+        elif "" in raised and math.isfinite(value):
+            raised.discard("")
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.4g}"))
         if not math.isfinite(value):
             return out
@@ -216,8 +231,10 @@ class GradNormRule:
         vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules) \
             or mr.evaluate_grad_collapse(self._baseline, self._recent)
         if vanished is not None:
+            raised.add("vanishing")
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, vanished, key="vanishing"))
-        elif value > 0:
+        elif "vanishing" in raised and value > 0:
+            raised.discard("vanishing")
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.3g}",
                                key="vanishing"))
         return out
@@ -229,6 +246,7 @@ class LrScheduleRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._trace: mr.LrTrace | None = None
+        self._raised = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.lr
@@ -250,8 +268,10 @@ class LrScheduleRule:
         reason = mr.evaluate_lr_schedule(trace, point.step, point.target_steps,
                                          point.lr_schedule, self.rules)
         if reason is not None:
+            self._raised = True
             return [Raise(AnomalyType.LR_SCHEDULE, reason)]
-        if trace.zero_run == 0 and trace.rising_run == 0:
+        if self._raised and trace.zero_run == 0 and trace.rising_run == 0:
+            self._raised = False
             return [Resolve(AnomalyType.LR_SCHEDULE, f"learning rate now {value:.3g}")]
         return []
 
@@ -315,6 +335,7 @@ class ThroughputRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._samples: list[float] = []
+        self._raised = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.throughput
@@ -326,9 +347,11 @@ class ThroughputRule:
             del self._samples[keep : keep + 10]  # keep the baseline and the recent past
         reason = mr.evaluate_throughput(self._samples, self.rules)
         if reason is not None:
+            self._raised = True
             return [Raise(AnomalyType.SLOW_THROUGHPUT,
                           f"slow throughput: {reason} ({point.throughput_unit})")]
-        if len(self._samples) >= keep + self.rules.slow_recent_samples:
+        if self._raised and len(self._samples) >= keep + self.rules.slow_recent_samples:
+            self._raised = False
             return [Resolve(AnomalyType.SLOW_THROUGHPUT, "throughput recovered")]
         return []
 

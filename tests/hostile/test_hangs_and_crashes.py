@@ -231,9 +231,10 @@ def test_a_signal_at_any_moment_of_start_up_is_clear(tmp_path: Path, delay: floa
         time.sleep(delay)
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
-        # Python's own start-up (runpy finding the module) may take the Ctrl-C before a
-        # line of babysit runs: then the traceback names no file of babysit's.
-        before_babysit = "KeyboardInterrupt" in err and "babysit" not in err
+        # Python's own start-up (site, runpy finding the module) may take the Ctrl-C
+        # before a line of babysit runs: then the traceback names no file of the package.
+        package = f"{os.sep}babysit{os.sep}"
+        before_babysit = "KeyboardInterrupt" in err and package not in err
         assert "Traceback" not in err or before_babysit, err
         artifact = tmp_path / "babysit-training.json"
         # A verdict, or a sentence saying why there is none; or the signal arrived before

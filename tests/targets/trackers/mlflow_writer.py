@@ -17,6 +17,7 @@ import argparse
 import math
 import sys
 import time
+from typing import Any
 
 import mlflow
 
@@ -75,6 +76,32 @@ def log_in_batches(run_id: str, steps: int) -> None:
     client = MlflowClient()
     for start in range(0, len(metrics), 1000):  # the server's limit per request
         client.log_batch(run_id, metrics=metrics[start : start + 1000])
+
+
+def forked(uri: str, args: list[str], out: Any) -> None:
+    """Run as a child forked from a process that has already imported mlflow (see
+    conftest.Writer): the same script, its stdout the pipe `out`, and the interpreter's exit
+    hooks run at the end as they would at a normal exit (mlflow ends a bare `start_run()`
+    there)."""
+    import atexit
+    import os
+    import traceback
+
+    os.dup2(out.fileno(), 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # as quiet as the script run on its own
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+    os.environ["MLFLOW_TRACKING_URI"] = uri
+    sys.argv = [__file__, *args]
+    code = 0
+    try:
+        main()
+    except BaseException:  # the script's own crash, as Python reports it
+        traceback.print_exc()
+        code = 1
+    finally:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
