@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
@@ -121,7 +122,7 @@ class MetricSeries:
         )
         return self._rules.observe(point, record.sparse)
 
-    def _pick_keys(self, metrics: dict[str, float]) -> None:
+    def _pick_keys(self, metrics: Mapping[str, float]) -> None:
         self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
         self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
         self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)

@@ -98,7 +98,8 @@ def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
         else:
             metric_parts.append(part)
     return Bar("tqdm", desc, int(match.group("n")), total, rate,
-               _postfix_metrics(", ".join(metric_parts)), match.end())
+               _postfix_metrics(", ".join(metric_parts)) if metric_parts else {},
+               match.end())
 
 
 # Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2`

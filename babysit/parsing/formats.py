@@ -38,28 +38,39 @@ _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
     "world_size", "pid", "total_epochs", "max_epochs", "num_epochs"))
 
 
-def split_counters(values: Mapping[str, float]) -> Parsed:
+_STEP_SET, _TARGET_SET, _EPOCH_SET = frozenset(STEP_KEYS), frozenset(TARGET_KEYS), \
+    frozenset(EPOCH_KEYS)
+_TOTAL_EPOCH_KEYS = ("total_epochs", "max_epochs", "num_epochs")
+
+
+def split_counters(values: Mapping[str, float], fmt: str = "") -> Parsed:
     """Pull step/target/epoch out of a flat key→number map; the rest are metrics."""
-    step = next((values[k] for k in STEP_KEYS if k in values), None)
-    target = next((values[k] for k in TARGET_KEYS if k in values), None)
-    epoch = next((values[k] for k in EPOCH_KEYS if k in values), None)
-    total_epochs = next((values[k] for k in ("total_epochs", "max_epochs", "num_epochs")
-                         if k in values), None)
-    metrics = {k: v for k, v in values.items() if k not in _COUNTER_KEYS}
-    return Parsed("", _int_or_none(step), _int_or_none(target),
+    present = _COUNTER_KEYS.intersection(values)  # most lines carry one or two of them
+    if not present:
+        return Parsed(fmt, metrics=dict(values))
+    step = _first(STEP_KEYS, values, present) if not present.isdisjoint(_STEP_SET) else None
+    target = _first(TARGET_KEYS, values, present) \
+        if not present.isdisjoint(_TARGET_SET) else None
+    epoch = _first(EPOCH_KEYS, values, present) if not present.isdisjoint(_EPOCH_SET) else None
+    total_epochs = _first(_TOTAL_EPOCH_KEYS, values, present)
+    metrics = {k: v for k, v in values.items() if k not in present}
+    return Parsed(fmt, _int_or_none(step), _int_or_none(target),
                   epoch if epoch is not None and math.isfinite(epoch) else None,
                   _int_or_none(total_epochs), metrics)
+
+
+def _first(keys: tuple[str, ...], values: Mapping[str, float],
+           present: frozenset[str]) -> float | None:
+    for key in keys:
+        if key in present:
+            return values[key]
+    return None
 
 
 def _int_or_none(value: float | None) -> int | None:
     if value is None or not math.isfinite(value):
         return None
     return int(value)
-
-
-def _with_fmt(parsed: Parsed, fmt: str) -> Parsed:
-    return Parsed(fmt, parsed.step, parsed.target, parsed.epoch, parsed.total_epochs,
-                  parsed.metrics)
 
 
 # --- JSON lines -------------------------------------------------------------------
@@ -106,7 +117,7 @@ def parse_json_line(segment: str) -> Parsed | None:
             values[normalise_key(key)] = number
     if not values:
         return None
-    return _with_fmt(split_counters(values), "jsonl")
+    return split_counters(values, "jsonl")
     return None
 
 
@@ -131,7 +142,7 @@ def parse_hf_dict(segment: str) -> Parsed | None:
             values[normalise_key(key)] = number
     if not values:
         return None
-    return _with_fmt(split_counters(values), "hf-trainer")
+    return split_counters(values, "hf-trainer")
 
 
 # --- Megatron-LM ------------------------------------------------------------------

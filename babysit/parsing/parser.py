@@ -59,7 +59,7 @@ _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 # Text that shows a line in a training format may carry a failure glued after it.
-_GLUED_FAILURE = ("Traceback (", "Error", "error", "Exception", "signal")
+_GLUED_FAILURE = re.compile(r"Traceback \(|Error|error|Exception|signal")
 
 
 def _target_in(line: str) -> int | None:
@@ -148,10 +148,13 @@ class LogParser:
                     if record is not None and _same_moment(bar_record, record):
                         # A loss dict right after the bar that gave it its step: one
                         # point, not two (half the work for the rules, same history).
-                        record = replace(record, metrics={**bar_record.metrics,
-                                                          **record.metrics},
-                                         target_steps=record.target_steps
-                                         or bar_record.target_steps)
+                        record = Record(
+                            step=record.step, target_steps=record.target_steps
+                            or bar_record.target_steps, epoch=record.epoch,
+                            total_epochs=record.total_epochs,
+                            metrics={**bar_record.metrics, **record.metrics},
+                            events=record.events, rank=record.rank, fmt=record.fmt,
+                            sparse=record.sparse, time=record.time, facts=record.facts)
                     else:
                         records.append(bar_record)
             else:
@@ -207,7 +210,7 @@ class LogParser:
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             parsed = self._parse_text(rest)
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
-                         or any(t in rest for t in _GLUED_FAILURE)):
+                         or _GLUED_FAILURE.search(rest) is not None):
             found = find_events(rest)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))

@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import validate_artifact
 from tests.targets.slurm.conftest import Cluster
 

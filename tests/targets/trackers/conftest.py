@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 
-
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
