@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import importlib.util
 import json
 import os
 import sys
@@ -39,25 +40,53 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(2, min(8, 2 * (os.cpu_count() or 1)))
 
 
+# The files that take longest as a whole (real servers, many processes; measured with
+# `--durations`), longest first. Files go to the workers in the order collected, so these
+# start first and none of them is left running alone at the end.
+LONG_FILES = (
+    "targets/trackers/test_mlflow.py", "targets/trackers/test_wandb_targets.py",
+    "targets/slurm/test_slurm_cluster.py", "test_cli.py", "hostile/test_hangs_and_crashes.py",
+    "targets/vertex/test_vertex_targets.py", "hostile/test_fuzz.py",
+    "remote/test_remote_log.py", "core/test_fixer.py", "targets/trackers/test_wandb_files.py",
+    "remote/test_remote_watch.py", "targets/vertex/test_vertex_cli.py",
+    "targets/slurm/test_slurm_over_ssh.py", "parsing/test_parser_properties.py",
+)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Files holding a slow test first (xdist hands files out in this order), so their
-    waiting overlaps the rest of the suite instead of ending it."""
+    """Files holding a slow test first, then the long files, then the rest as collected."""
+    here = Path(__file__).parent
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+    rank = {here / name: index for index, name in enumerate(LONG_FILES)}
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        return item.path not in slow_files, rank.get(item.path, len(rank))
+
+    items.sort(key=order)
+
+
+def installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is missing
+        return False
+
+
+def require(module: str, reason: str) -> None:
+    """Skip the calling test module (or directory, from a conftest) when `module` is not
+    installed, without importing it: every worker collects every module, and importing
+    the Google or Kubernetes clients there costs a second each time."""
+    if not installed(module):
+        pytest.skip(reason, allow_module_level=True)
 
 
 def _services() -> list[tuple[str, bool, str]]:
     """(what, found, the tests that need it) for the real services the suite starts."""
-    import importlib.util
     import shutil
 
-    def module(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(name) is not None
-        except ModuleNotFoundError:
-            return False
-
+    module = installed
     sshd = shutil.which("sshd") or Path("/usr/sbin/sshd").exists()
     smi = shutil.which("nvidia-smi")
     gpu = smi is not None and "tests/fakes" not in smi

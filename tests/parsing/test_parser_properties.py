@@ -14,7 +14,7 @@ _PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(st.text(max_size=40), st.lists(_PIECES, max_size=12).map("".join)),
                 max_size=30))
 def test_parser_never_raises_on_arbitrary_lines(lines: list[str]):
@@ -32,7 +32,7 @@ _JSON = st.recursive(
     max_leaves=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.dictionaries(st.sampled_from(["step", "loss", "lr", "train", "x", "_step"]),
                                 _JSON, max_size=5), max_size=10))
 def test_json_lines_of_any_shape_never_crash_the_parser(objects: list[dict]):
@@ -67,7 +67,7 @@ _FRAMEWORK_PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(st.binary(max_size=120),
                           st.lists(st.one_of(_PIECES, _FRAMEWORK_PIECES), max_size=10)
                           .map(lambda parts: "".join(parts).encode())), max_size=40))

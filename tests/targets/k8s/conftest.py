@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require
 from tests.fakes.k8s_api import KubeServer
 from tests.fakes.loopback import only_loopback as refuse_beyond_loopback
 
-pytest.importorskip("kubernetes", reason="the [k8s] extra is not installed")
+require("kubernetes", "the [k8s] extra is not installed")
 
 # What a subprocess needs so that no real cluster or proxy is ever used: no in-cluster
 # service account, no ~/.kube/config of the person running the tests.

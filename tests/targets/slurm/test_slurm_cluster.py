@@ -1,10 +1,9 @@
 """`babysit --slurm` against a real single-node Slurm cluster (see conftest.py): jobs
-that complete, print NaN, are cancelled, can never start, and an array
-task, each watched through the command line as a user would."""
+that complete, print NaN, are cancelled, and an array task, each watched through the
+command line as a user would (the limits are in test_slurm_limits.py)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -83,26 +82,6 @@ def test_a_cancelled_job_is_cancelled(slurm: Cluster, tmp_path: Path):
     assert proc.returncode != 0
 
 
-def test_a_job_that_can_never_start_shows_its_pending_reason_and_is_not_stalled(
-        slurm: Cluster, tmp_path: Path):
-    cpus = (os.cpu_count() or 1) * 8 + 8
-    job = slurm.sbatch("echo never\n", "-c", str(cpus))
-    try:
-        slurm.wait_state(job, ("PENDING",))
-        done, data = watch(slurm, job, tmp_path, "--timeout", "6s")
-    finally:
-        slurm.run("scancel", job, check=False)
-    reason = slurm.field(job, "Reason") or "PartitionConfig"
-    assert f"State: PENDING ({reason}" in done.stdout, done.stdout
-    assert data["terminal_state"] == "RUNNING"
-    assert "stalled" not in types(data)
-    if reason == "PartitionConfig":
-        never = [a for a in data["anomalies_detected"] if a["type"] == "job-failure"]
-        assert never and "will not start as submitted" in never[0]["description"]
-    # Cancelling is proposed with the exact command, never done.
-    assert f"scancel {job}" in done.stdout
-
-
 def test_an_array_task_is_watched_on_its_own(slurm: Cluster, tmp_path: Path):
     job = slurm.sbatch(STEPS, "--array=1-2", f"--output={slurm.root}/jobs/arr-%A_%a.out")
     done, data = watch(slurm, f"{job}_1", tmp_path)
@@ -110,10 +89,3 @@ def test_an_array_task_is_watched_on_its_own(slurm: Cluster, tmp_path: Path):
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
     assert data["target"] == f"{job}_1"
     assert f"tail -n 80 {slurm.root}/jobs/arr-{job}_1.out" in data["next_commands"]
-
-
-def test_an_unknown_job_is_reported_with_exit_code_4(slurm: Cluster, tmp_path: Path):
-    done = subprocess.run(babysit_args(slurm, "999999", tmp_path), env=env(slurm),
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 4, done.stdout + done.stderr
-    assert "no Slurm job 999999" in done.stdout + done.stderr

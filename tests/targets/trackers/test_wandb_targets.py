@@ -17,11 +17,11 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
 from babysit.targets.base import TargetError
 from babysit.targets.wandb.run import WandbApiTarget, wandb_target
-from tests.conftest import FakeClock, artifact_in
+from tests.conftest import FakeClock, artifact_in, require
 from tests.fakes.wandb_api import FakeWandbServer
 from tests.targets.trackers.wandb_runs import _start
 
-pytest.importorskip("wandb")
+require("wandb", "wandb is not installed (the test extra installs it)")
 
 
 def watch(tmp_path: Path, target, *, max_polls: int = 40, clock: FakeClock | None = None):

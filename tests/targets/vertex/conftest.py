@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require
 from tests.fakes.loopback import only_loopback as refuse_beyond_loopback
 from tests.fakes.vertex_api import VertexServer
 
-pytest.importorskip("google.cloud.aiplatform_v1", reason="the [vertex] extra is not installed")
-pytest.importorskip("google.cloud.logging", reason="the [vertex] extra is not installed")
+require("google.cloud.aiplatform_v1", "the [vertex] extra is not installed")
+require("google.cloud.logging", "the [vertex] extra is not installed")
 
 # What a subprocess needs so the Google libraries never probe the metadata server and
 # any request to a real Google host fails at once (through a proxy that is not there).
