@@ -91,10 +91,15 @@ def test_a_job_that_completes_is_go_over_ssh(login: Sshd, slurm: Cluster, tmp_pa
 
 def test_a_job_that_prints_nan_is_no_go_over_ssh(login: Sshd, slurm: Cluster,
                                                  tmp_path: Path):
+    # The job goes on long after its NaN (however slow the machine is): babysit must
+    # meet it running, stop at the NaN and propose the cancel.
     job = slurm.sbatch('echo "Step 1/5 | loss=2.5"; sleep 0.5\necho "Step 2/5 | loss=nan"\n'
-                       'sleep 0.5\necho "Step 3/5 | loss=nan"\nsleep 1\n')
+                       'sleep 0.5\necho "Step 3/5 | loss=nan"\nsleep 60\n')
     ssh = f"{login.user}@{login.alias}"
-    done, data = watch(login, job, tmp_path, ssh)
+    try:
+        done, data = watch(login, job, tmp_path, ssh)
+    finally:
+        slurm.run("scancel", job, check=False)
     assert data["decision"] == "NO-GO", done.stdout
     assert data["target"] == f"{ssh}:{job}"
     nan = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
