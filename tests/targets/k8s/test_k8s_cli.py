@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import validate_artifact
@@ -19,6 +18,7 @@ from tests.fakes.k8s_api import (
     running,
     terminated,
 )
+from tests.forked_cli import run_babysit
 from tests.targets.k8s.conftest import OFFLINE_ENV
 
 NAME = "llama-ft"
@@ -26,8 +26,8 @@ NAME = "llama-ft"
 
 def babysit(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **OFFLINE_ENV, "HOME": str(cwd), "COLUMNS": "200", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    # Forked with the Kubernetes client already imported (tests/forked_cli.py).
+    return run_babysit(args, cwd=cwd, env=env, timeout=timeout, preload=["kubernetes"])
 
 
 def test_job_runs_to_success_through_the_command_line(kube: KubeServer, kubeconfig: str,

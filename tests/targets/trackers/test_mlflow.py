@@ -3,7 +3,9 @@ babysit watches."""
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +21,7 @@ from babysit.targets.fallback import FallbackTarget
 from babysit.targets.log_file import LocalLogTarget
 from babysit.targets.mlflow.run import MlflowTarget
 from tests.conftest import FakeClock, append, artifact_in
+from tests.forked_cli import run_babysit
 from tests.targets.trackers.conftest import start_writer
 from tests.targets.trackers.tcp_proxy import Proxy
 
@@ -39,6 +42,11 @@ def watch(tmp_path: Path, target, max_polls: int = 300, clock: FakeClock | None 
 
 def anomalies(data: dict) -> list[tuple[str, int | None]]:
     return [(a["type"], a["step"]) for a in data["anomalies_detected"]]
+
+
+def mlflow_cli(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`babysit ARGS` in a process forked with mlflow already imported (tests/forked_cli)."""
+    return run_babysit(args, cwd=cwd, env=os.environ, timeout=timeout, preload=["mlflow"])
 
 
 def _unused_uri() -> str:
@@ -162,13 +170,10 @@ def test_unknown_run_and_missing_server_fail_at_start_with_clear_messages(
 
 def test_cli_watches_an_mlflow_run_to_its_end(mlflow_server: str, tmp_path: Path):
     import json
-    import subprocess
-    import sys
 
     proc, run_id = start_writer(mlflow_server, "--steps", "40", "--delay", "0.05")
-    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", run_id,
-                           "--tracking-uri", mlflow_server, "--interval", "0.5", "--json"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = mlflow_cli(["--mlflow", run_id, "--tracking-uri", mlflow_server, "--interval", "0.5",
+                       "--json"], tmp_path, timeout=120)
     proc.wait()
     assert done.returncode == 0, done.stderr
     final = json.loads(done.stdout.splitlines()[-1])["artifact"]
@@ -180,12 +185,9 @@ def test_cli_watches_an_mlflow_run_to_its_end(mlflow_server: str, tmp_path: Path
                                   ["--mlflow", "abc", "train.log"],
                                   ["--mlflow", "abc", "--wandb", "e/p/r"]])
 def test_tracker_usage_errors(tmp_path: Path, args: list[str]):
-    import subprocess
-    import sys
 
     (tmp_path / "train.log").write_text("step 1 | loss=1\n")
-    done = subprocess.run([sys.executable, "-m", "babysit", *args], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = mlflow_cli([*args], tmp_path, timeout=60)
     assert done.returncode == 2
 
 
@@ -194,14 +196,11 @@ def test_tracker_usage_errors(tmp_path: Path, args: list[str]):
 def test_finished_zero_based_run_shows_every_step_completed(mlflow_server: str,
                                                             tmp_path: Path):
     import json
-    import subprocess
-    import sys
 
     proc, run_id = start_writer(mlflow_server, "--first", "0", "--steps", "80")  # 0..79
     proc.wait()
-    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", run_id,
-                           "--tracking-uri", mlflow_server, "--interval", "0.5"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = mlflow_cli(["--mlflow", run_id, "--tracking-uri", mlflow_server, "--interval", "0.5"],
+                      tmp_path, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     # Progress lines keep MLflow's own step; only the count of steps completed is + 1.
     assert "Step 79/80" in done.stdout
@@ -217,13 +216,10 @@ def test_finished_zero_based_run_shows_every_step_completed(mlflow_server: str,
 
 def test_cli_without_a_fallback_log_says_in_one_clean_line_that_mlflow_is_down(
         tmp_path: Path):
-    import subprocess
-    import sys
 
     uri = _unused_uri()
-    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", "a" * 32,
-                           "--tracking-uri", uri, "--once"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = mlflow_cli(["--mlflow", "a" * 32, "--tracking-uri", uri, "--once"], tmp_path,
+                      timeout=120)
     assert done.returncode == 4
     [line] = [x for x in done.stderr.splitlines() if x.strip()]
     assert line == f"babysit: error: target unreachable: MLflow server {uri} unreachable: " \
@@ -234,15 +230,11 @@ def test_cli_without_a_fallback_log_says_in_one_clean_line_that_mlflow_is_down(
 
 def test_cli_starts_on_the_fallback_log_when_mlflow_is_down(tmp_path: Path):
     import json
-    import subprocess
-    import sys
 
     (tmp_path / "train.log").write_text(
         "".join(f"step {s}/30 | loss={2.0 - s * 0.01:.3f}\n" for s in range(1, 13)))
-    done = subprocess.run([sys.executable, "-m", "babysit", "--mlflow", "a" * 32,
-                           "--tracking-uri", _unused_uri(), "--fallback-log", "train.log",
-                           "--once"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    done = mlflow_cli(["--mlflow", "a" * 32, "--tracking-uri", _unused_uri(),
+                       "--fallback-log", "train.log", "--once"], tmp_path, timeout=120)
     assert done.returncode == ExitCode.CONDITIONAL, done.stdout + done.stderr
     assert "starting on the fallback log train.log, and trying MLflow again" in done.stdout
     assert "Steps completed: 12/30" in done.stdout

@@ -7,19 +7,21 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import validate_artifact
 from tests.fakes.vertex_api import VertexServer
+from tests.forked_cli import run_babysit
 from tests.targets.vertex.conftest import OFFLINE_ENV
 from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+
+_GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
 
 def babysit(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **OFFLINE_ENV, "COLUMNS": "200", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    # Forked with the Google clients already imported (tests/forked_cli.py).
+    return run_babysit(args, cwd=cwd, env=env, timeout=timeout, preload=_GOOGLE)
 
 
 def test_seed_custom_job_session_runs_to_success_with_its_report_lines(vertex: VertexServer,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,11 @@ from babysit.targets.vertex.pipeline import PipelineTarget
 from babysit.targets.vertex.service import VertexService
 from tests.conftest import FakeClock, validate_artifact
 from tests.fakes.vertex_api import VertexServer, pipeline_log
+from tests.forked_cli import run_babysit
 from tests.targets.vertex.conftest import OFFLINE_ENV
 from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+
+_GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
 
 def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
@@ -229,9 +231,9 @@ def test_service_unavailable_is_connectivity_then_recovers(vertex: VertexServer,
 
 def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None
          ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd,
-                          env={**os.environ, **OFFLINE_ENV, "COLUMNS": "200", **(env or {})},
-                          capture_output=True, text=True, timeout=60, check=False)
+    # Forked with the Google clients already imported (tests/forked_cli.py).
+    return run_babysit(args, cwd=cwd, timeout=60, preload=_GOOGLE,
+                       env={**os.environ, **OFFLINE_ENV, "COLUMNS": "200", **(env or {})})
 
 
 def test_display_name_with_two_running_matches_is_a_usage_error_listing_them(
