@@ -14,27 +14,37 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+
+
+def fork(target: Callable[..., None], args: Sequence[Any], preload: Sequence[str],
+         pipes: int) -> tuple[Any, list[TextIO]]:
+    """Start `target(*args, *write_ends)` in a child of the forkserver (which imports
+    `preload` once per worker); returns the process and the read end of each of `pipes`
+    pipes. The first call in a worker starts its server: later preload lists are ignored
+    (the child then imports what it lacks itself)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([*preload, "babysit.entry", "tests.forked_cli"])
+    # Pipe ends are handed to the child by the forkserver, not inherited.
+    ends = [context.Pipe(duplex=False) for _ in range(pipes)]
+    child = context.Process(target=target, args=(*args, *(w for _, w in ends)))
+    child.start()
+    readers = []
+    for reader, writer in ends:
+        writer.close()
+        readers.append(os.fdopen(os.dup(reader.fileno()), "r", errors="replace"))
+        reader.close()
+    return child, readers
 
 
 def run_babysit(args: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
                 preload: Sequence[str]) -> subprocess.CompletedProcess[str]:
-    context = multiprocessing.get_context("forkserver")
-    # The first call in a worker starts its server; later lists are ignored (and the
-    # child imports what is missing itself).
-    context.set_forkserver_preload([*preload, "babysit.entry", "tests.forked_cli"])
-    out_reader, out_writer = context.Pipe(duplex=False)
-    err_reader, err_writer = context.Pipe(duplex=False)
-    child = context.Process(target=_babysit, args=(list(args), str(cwd), dict(env), out_writer,
-                                                   err_writer))
-    child.start()
-    out_writer.close()
-    err_writer.close()
-    texts: dict[str, str] = {}
-    readers = [threading.Thread(target=_read_all, args=(conn, name, texts), daemon=True)
-               for conn, name in ((out_reader, "out"), (err_reader, "err"))]
+    child, streams = fork(_babysit, (list(args), str(cwd), dict(env)), preload, pipes=2)
+    texts: dict[int, str] = {}
+    readers = [threading.Thread(target=_read_all, args=(stream, index, texts), daemon=True)
+               for index, stream in enumerate(streams)]
     for reader in readers:
         reader.start()
     child.join(timeout)
@@ -45,13 +55,12 @@ def run_babysit(args: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeo
     for reader in readers:
         reader.join(10)
     return subprocess.CompletedProcess(["babysit", *args], child.exitcode,
-                                       texts.get("out", ""), texts.get("err", ""))
+                                       texts.get(0, ""), texts.get(1, ""))
 
 
-def _read_all(conn: Any, name: str, texts: dict[str, str]) -> None:
-    with os.fdopen(os.dup(conn.fileno()), "r", errors="replace") as stream:
-        conn.close()
-        texts[name] = stream.read()
+def _read_all(stream: TextIO, index: int, texts: dict[int, str]) -> None:
+    with stream:
+        texts[index] = stream.read()
 
 
 def _babysit(args: list[str], cwd: str, env: dict[str, str], out: Any, err: Any) -> None:

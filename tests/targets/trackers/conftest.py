@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import signal
@@ -59,17 +58,12 @@ class Writer:
     imported mlflow once (importing it costs two CPU seconds, a dozen times a session)."""
 
     def __init__(self, uri: str, args: tuple[str, ...]) -> None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["mlflow", "tests.targets.trackers.mlflow_writer"])
+        from tests.forked_cli import fork
         from tests.targets.trackers.mlflow_writer import forked
 
-        # A pipe end is handed to the child by the forkserver, not inherited.
-        reader, writer = context.Pipe(duplex=False)
-        self._process = context.Process(target=forked, args=(uri, list(args), writer))
-        self._process.start()
-        writer.close()
-        self.stdout = os.fdopen(os.dup(reader.fileno()), "r")
-        reader.close()
+        self._process, (self.stdout,) = fork(
+            forked, (uri, list(args)), ["mlflow", "tests.targets.trackers.mlflow_writer"],
+            pipes=1)
         self.pid = self._process.pid
 
     def wait(self, timeout: float | None = 60) -> int | None:
