@@ -96,8 +96,7 @@ class MetricSeries:
             else:
                 self.advances += 1
                 change = _ADVANCED
-                if record.time is not None:
-                    self._timed(record.time)
+                self._timed(record.time)
             self.step = record.step
         signals = self._observe(record) if record.metrics else []
         return change, signals

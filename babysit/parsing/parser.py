@@ -148,13 +148,10 @@ class LogParser:
                     if record is not None and _same_moment(bar_record, record):
                         # A loss dict right after the bar that gave it its step: one
                         # point, not two (half the work for the rules, same history).
-                        record = Record(
-                            step=record.step, target_steps=record.target_steps
-                            or bar_record.target_steps, epoch=record.epoch,
-                            total_epochs=record.total_epochs,
-                            metrics={**bar_record.metrics, **record.metrics},
-                            events=record.events, rank=record.rank, fmt=record.fmt,
-                            sparse=record.sparse, time=record.time, facts=record.facts)
+                        record = replace(record, metrics={**bar_record.metrics,
+                                                          **record.metrics},
+                                         target_steps=record.target_steps
+                                         or bar_record.target_steps)
                     else:
                         records.append(bar_record)
             else:

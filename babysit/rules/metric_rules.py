@@ -35,7 +35,7 @@ def evaluate_spike(ordered: Sequence[float], value: float,
     the threshold."""
     if len(ordered) < rules.spike_min_points or not math.isfinite(value):
         return None
-    median = _sorted_median(ordered)
+    median = sorted_median(ordered)
     if value <= median + abs(median) * rules.spike_min_rise:
         return None  # cheap test first: most points end here
     mad = statistics.median(abs(x - median) for x in ordered)
@@ -48,7 +48,7 @@ def evaluate_spike(ordered: Sequence[float], value: float,
             threshold)
 
 
-def _sorted_median(ordered: Sequence[float]) -> float:
+def sorted_median(ordered: Sequence[float]) -> float:
     middle = len(ordered) // 2
     if len(ordered) % 2:
         return ordered[middle]

@@ -65,13 +65,6 @@ class MetricRule(Protocol):
     def observe(self, point: Observation) -> Sequence[Signal]: ...
 
 
-def _median(values: deque[float]) -> float:
-    """The median of a short window (statistics.median costs more than the sort)."""
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 class NonFiniteRule:
     windowed: ClassVar[bool] = False
 
@@ -160,7 +153,7 @@ class LossRule:
         if value > self.rules.loss_blowup:
             return f"loss is {value:.3g}: the numbers have blown up"
         self._smooth.append(value)
-        level = _median(self._smooth)  # robust to one noisy batch
+        level = mr.sorted_median(sorted(self._smooth))  # robust to one noisy batch
         if self._start is None:
             self._start = level
         best = self._best
