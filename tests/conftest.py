@@ -6,6 +6,7 @@ import compileall
 import importlib.util
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -28,6 +29,12 @@ os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")
 # test modules: compiled once, they are not compiled again by each of them, even where
 # PYTHONDONTWRITEBYTECODE is set (it only stops writing; the files are still read).
 sys.dont_write_bytecode = False
+
+# Started in the background (`cmd &` in a script, some CI runners), the suite inherits
+# SIGINT ignored, and so would every babysit it starts: the tests that press Ctrl-C on
+# one would wait for nothing. Give the processes the disposition of a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config: pytest.Config) -> None:
