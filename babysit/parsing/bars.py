@@ -8,12 +8,13 @@ decided by the LogParser, which has the context.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from babysit.model import line_value
 from babysit.parsing.text import normalise_key, to_number
 
 
-@dataclass(frozen=True)
+@line_value
 class Bar:
     style: str  # "tqdm" | "keras" | "rich"
     desc: str

@@ -10,13 +10,14 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from babysit.model import line_value
 from babysit.parsing.text import normalise_key, number_from, to_number
 
 
-@dataclass(frozen=True)
+@line_value
 class Parsed:
     fmt: str
     step: int | None = None
