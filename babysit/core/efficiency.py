@@ -28,6 +28,7 @@ _SAMPLES_RATE = ("samples/s", "samples_per_second", "train_samples_per_second",
 # usually log a fraction.
 _LOG_MFU_PERCENT = ("mfu", "MFU")
 _LOG_MFU_TRACKER = ("train/mfu",)
+_TIMING_KEYS = frozenset((*_TOKENS_RATE, *_STEP_MS, *_STEP_S, *_SAMPLES_RATE, "model_flops"))
 _DISAGREE = 0.2  # relative difference between the log's MFU and babysit's worth a flag
 
 
@@ -97,6 +98,8 @@ class EfficiencyTracker:
             steps = max(1, record.step - self._last_step)
         if record.step is not None:
             self._last_step = record.step
+        if metrics.keys().isdisjoint(_TIMING_KEYS):
+            return  # nothing here times a step (most tracker rows, eval records)
         per_step = self._tokens_per_step()
         seconds = self._step_seconds(metrics)
         flops = metrics.get("model_flops")

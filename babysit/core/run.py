@@ -193,7 +193,8 @@ class Run:
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
-                self._signals(signals)
+                if signals:
+                    self._signals(signals)
             for event in record.events:
                 self._on_event(event, record.rank)
 

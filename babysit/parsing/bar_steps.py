@@ -10,6 +10,7 @@ columns of an Ultralytics table, and whether the run prints its global step itse
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
@@ -18,6 +19,15 @@ from babysit.parsing.frameworks import parse_ultralytics_row
 
 _EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
 _EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+
+
+@lru_cache(maxsize=256)  # a run draws a handful of bars, each under one description
+def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
+    """Whether a bar's description names an evaluation, and the epoch (and last epoch)
+    it names, if any."""
+    epoch = _EPOCH_DESC.match(desc)
+    return (_EVAL_DESC.search(desc) is not None,
+            (epoch.group(1), epoch.group(2)) if epoch is not None else None)
 
 
 class BarSteps:
@@ -39,8 +49,9 @@ class BarSteps:
 
     def from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
         """Decide whether a bar is the training loop's, and if so where it puts us."""
-        self.evaluating = _EVAL_DESC.search(bar.desc) is not None
-        if self.evaluating:
+        evaluating, epoch_match = _describe(bar.desc)
+        self.evaluating = evaluating
+        if evaluating:
             return Parsed(bar.style), []
         rate = {"it/s": bar.rate} if bar.rate is not None else {}
         if bar.style == "keras":
@@ -53,10 +64,8 @@ class BarSteps:
             # Lightning 1.x opens with `Training: 0/18` before its `Epoch 0:` bars: that
             # total is one epoch's, not the run's.
             return Parsed(bar.style, bar.n, None, None, None, {**bar.metrics, **rate}), []
-        epoch_match = _EPOCH_DESC.match(bar.desc)
         if epoch_match is not None:
-            return self._from_epoch_bar(bar, int(epoch_match.group(1)), epoch_match.group(2),
-                                        rate), []
+            return self._from_epoch_bar(bar, int(epoch_match[0]), epoch_match[1], rate), []
         if bar.total is not None and self.main_total is not None and bar.total < self.main_total:
             # A shorter loop inside training: an evaluation or a data pass.
             self.evaluating = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import field
+from functools import lru_cache
 
 from babysit.model import line_value
 from babysit.parsing.text import normalise_key, to_number
@@ -32,10 +33,12 @@ _TQDM_TAIL = re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[
 # `Epoch 0: 100% 2/2 [00:00<00:00, 12.3it/s, loss=2.29]`
 _TQDM_PLAIN = re.compile(r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
 _TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
+_PERCENT = re.compile(r"\d{1,3}$")  # searched just before the `%|`
 _RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
 _PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
 
 
+@lru_cache(maxsize=1024)  # a run's bars show a few hundred distinct rates at most
 def _rate_per_second(text: str) -> float | None:
     match = _RATE.match(text)
     if match is None:
@@ -70,11 +73,10 @@ def parse_tqdm(segment: str) -> Bar | None:
             return _tqdm_bar(desc, plain, int(plain.group("total")))
     if at >= 0:
         match = _TQDM_TAIL.match(segment, at + 1)
-        digits = at
-        while digits > max(0, at - 3) and segment[digits - 1].isdigit():
-            digits -= 1
-        if match is None or digits == at:
+        percent = _PERCENT.search(segment, max(0, at - 3), at)
+        if match is None or percent is None:
             return None
+        digits = percent.start()
         total = int(match.group("total"))
         desc = segment[:digits]
     elif "it [" in segment:

@@ -95,6 +95,19 @@ def _redraw_key(line: str) -> str | None:
     return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
 
 
+def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
+    """What a bar and the text after it say together; the text wins where both speak."""
+    if bar is None or text is None:
+        return text if bar is None else bar
+    return Parsed(bar.fmt or text.fmt,
+                  text.step if text.step is not None else bar.step,
+                  text.target if text.target is not None else bar.target,
+                  text.epoch if text.epoch is not None else bar.epoch,
+                  text.total_epochs if text.total_epochs is not None else bar.total_epochs,
+                  {**bar.metrics, **text.metrics},
+                  text.per_epoch if text.per_epoch is not None else bar.per_epoch)
+
+
 def _same_moment(bar: Record, after: Record) -> bool:
     """Whether a bar-only record and the record of the line after it describe the same
     step: the bar said nothing but where the run is and how fast it goes."""
@@ -228,6 +241,8 @@ class LogParser:
         """Lines that set context rather than report a step: a Keras epoch header, an
         Ultralytics table header or its validation row. Returns the record to emit, True
         to emit nothing, None for an ordinary line."""
+        if not self._yolo_val and "Epoch" not in line and "Class" not in line:
+            return None  # what every pattern below needs: most lines end here
         keras = _KERAS_EPOCH.match(line)
         if keras is not None:
             self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
@@ -313,32 +328,24 @@ class LogParser:
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
-        parts = [p for p in (bar, text) if p is not None]
-        for part in parts:
-            if part.fmt:
+        for part in (bar, text):
+            if part is not None and part.fmt:
                 self.formats[part.fmt] += 1
-        if not events and not any(p.step is not None or p.target is not None or p.metrics
-                                  or p.epoch is not None for p in parts):
+        part = _combined(bar, text)
+        if not events and (part is None or (part.step is None and part.target is None
+                                            and not part.metrics and part.epoch is None)):
             return None  # an evaluation bar, a format seen: nothing about training
-        metrics: dict[str, float] = {}
-        step = target = total_epochs = per_epoch = None
-        epoch = None
-        fmt = ""
-        for part in parts:
-            fmt = fmt or part.fmt
-            metrics.update(part.metrics)
-            step = part.step if part.step is not None else step
-            target = part.target if part.target is not None else target
-            epoch = part.epoch if part.epoch is not None else epoch
-            total_epochs = part.total_epochs if part.total_epochs is not None else total_epochs
-            per_epoch = part.per_epoch if part.per_epoch is not None else per_epoch
+        if part is None:
+            part = Parsed("")
+        fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
+        metrics = dict(part.metrics)
         for event in events:
             if event.kind is EventKind.LOSS_SCALE:
                 scale = to_number(event.detail) if event.detail else None
                 if scale is not None:
                     metrics["loss_scale"] = scale
-        if per_epoch:
-            self._per_epoch = per_epoch
+        if part.per_epoch:
+            self._per_epoch = part.per_epoch
         if step is None and epoch is not None and self._steps_from_epochs is not False \
                 and self._epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
@@ -363,7 +370,7 @@ class LogParser:
             step=step if step is not None else self.step,
             target_steps=target if target is not None else self.target,
             epoch=epoch,
-            total_epochs=total_epochs,
+            total_epochs=part.total_epochs,
             metrics=metrics,
             events=tuple(events),
             rank=rank,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 
 from babysit.config import RuleSettings
+from babysit.model import line_value
 
 # Scale factor that makes the median absolute deviation estimate the standard
 # deviation of normally distributed noise.
@@ -121,8 +121,8 @@ def evaluate_throughput(samples: Sequence[float], rules: RuleSettings) -> str | 
     base_n, recent_n = rules.slow_baseline_samples, rules.slow_recent_samples
     if len(samples) < base_n + recent_n:
         return None
-    baseline = statistics.median(samples[:base_n])
-    recent = statistics.median(samples[-recent_n:])
+    baseline = sorted_median(sorted(samples[:base_n]))
+    recent = sorted_median(sorted(samples[-recent_n:]))
     if baseline <= 0 or recent >= baseline * (1 - rules.slow_drop):
         return None
     return (f"throughput {recent:.3g} is {100 * (1 - recent / baseline):.0f}% below its "
@@ -135,7 +135,7 @@ DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt"
                                 "linearlr", "polynomiallr", "onecyclelr"})
 
 
-@dataclass(frozen=True)
+@line_value
 class LrTrace:
     """What the learning rate has done so far (kept by the tracker, O(1) per point)."""
 
@@ -194,9 +194,9 @@ def evaluate_grad_collapse(baseline: Sequence[float], recent: Sequence[float]) -
     has stopped learning at once (the loss collapsed, or the graph was cut)."""
     if not baseline or len(recent) < 2 or baseline[0] <= 0:
         return None
-    first = baseline[0]
-    if all(x <= first * 1e-6 for x in list(recent)[-2:]):
-        return (f"grad_norm collapsed from {first:.3g} to {recent[-1]:.3g}: nothing is being "
+    floor = baseline[0] * 1e-6
+    if recent[-1] <= floor and recent[-2] <= floor:
+        return (f"grad_norm collapsed from {baseline[0]:.3g} to {recent[-1]:.3g}: nothing is being "
                 f"learned (a loss that fell to zero, labels leaking into the inputs, or a "
                 f"detached graph)")
     return None

@@ -284,12 +284,22 @@ class EvalRule:
         self.series: dict[str, deque[tuple[float, float | None]]] = {}
         self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
         self._raised: set[str] = set()
+        # The judged metrics among a record's names (most records share a few shapes).
+        self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
-        for key, value in point.metrics.items():
-            direction = eval_direction(key)
-            if not direction or not math.isfinite(value):
+        metrics = point.metrics
+        names = tuple(metrics)
+        judged = self._judged.get(names)
+        if judged is None:
+            if len(self._judged) >= 256:
+                self._judged.clear()
+            judged = self._judged[names] = tuple(
+                (key, direction) for key in names if (direction := eval_direction(key)))
+        for key, direction in judged:
+            value = metrics[key]
+            if not math.isfinite(value):
                 continue
             series = self.series.setdefault(
                 key, deque(maxlen=self.rules.eval_degradation_evals + 1))
@@ -434,16 +444,19 @@ class RuleSet:
 
     rules: RuleSettings
     instances: list[MetricRule] = field(default_factory=list)
+    # The rules an isolated point (picked out of a long history) may feed.
+    _pointwise: list[MetricRule] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.instances = [make(self.rules) for make in METRIC_RULES]
+        self._pointwise = [rule for rule in self.instances if not rule.windowed]
 
     def observe(self, point: Observation, sparse: bool) -> list[Signal]:
         signals: list[Signal] = []
-        for rule in self.instances:
-            if sparse and rule.windowed:
-                continue
-            signals.extend(rule.observe(point))
+        for rule in self._pointwise if sparse else self.instances:
+            found = rule.observe(point)
+            if found:
+                signals.extend(found)
         return signals
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
