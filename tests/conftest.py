@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -24,6 +25,10 @@ LOGS = FIXTURES / "logs"
 # A missing log is waited for at a terminal (like `tail -F`); the tests that mean to wait
 # say so, the others want the old answer at once.
 os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")
+# What babysit keeps between runs (compiled search patterns) goes to a directory of the
+# suite's own, not the user's ~/.cache; each process of the suite shares it.
+os.environ.setdefault("BABYSIT_CACHE_DIR",
+                      str(Path(tempfile.gettempdir()) / f"babysit-test-cache-{os.getuid()}"))
 
 # The suite starts babysit in a few hundred subprocesses and every worker imports the
 # test modules: compiled once, they are not compiled again by each of them, even where

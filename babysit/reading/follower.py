@@ -15,7 +15,8 @@ from typing import Protocol
 
 from babysit.model import Record, Snapshot
 from babysit.parsing.parser import LogParser
-from babysit.reading.history import OffsetFinder, scan_history
+from babysit.reading.finders import OffsetFinder
+from babysit.reading.history import scan_history
 from babysit.reading.lines import LineSplitter
 
 TAIL_BYTES = 2 * 1024 * 1024

@@ -15,24 +15,16 @@ metric not already seen non-finite, the search goes on without them.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-import os
 import re
-import shutil
-import subprocess
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
 
 from babysit.model import EventKind, Record
 from babysit.parsing.events import find_events
 from babysit.parsing.parser import LogParser
-
-ReadAt = Callable[[int, int], bytes]  # (offset, size) -> bytes
-# (extended regex, start offset, end offset) -> offsets of matches in [start, end), in order
-OffsetFinder = Callable[[str, int, int], Iterator[int]]
+from babysit.reading.finders import OffsetFinder, ReadAt, next_separator, python_offsets
 
 NONFINITE = r"\b(nan|NaN|NAN|inf|Inf|INF|Infinity)\b"
 # A superset of what `parsing.events` reports, as plain words so the search stays fast.
@@ -173,10 +165,10 @@ def _line_at(read_at: ReadAt, start: int, end: int, hit: int) -> tuple[int, byte
     line_start = max(window.rfind(b"\n", 0, rel), window.rfind(b"\r", 0, rel)) + 1
     if line_start == 0 and window_start > start:
         line_start = rel  # a line longer than the window: start at the match
-    stop = _next_separator(window, rel)
+    stop = next_separator(window, rel)
     if stop < 0 and window_start + len(window) < end:
         window = read_at(window_start, min(end, hit + _MAX_LINE) - window_start)
-        stop = _next_separator(window, rel)
+        stop = next_separator(window, rel)
     if stop < 0:
         stop = len(window)
     return window_start + line_start, window[line_start:stop]
@@ -225,143 +217,3 @@ def _parse_event_line(read_at: ReadAt, start: int, end: int, line_start: int,
             if any(e.kind is EventKind.EXCEPTION for e in more.events):
                 break
     return records, min(position, end)
-
-
-def _next_separator(data: bytes, position: int) -> int:
-    newline = data.find(b"\n", position)
-    carriage = data.find(b"\r", position)
-    if newline < 0:
-        return carriage
-    if carriage < 0:
-        return newline
-    return min(newline, carriage)
-
-
-# --- finders ---------------------------------------------------------------------------
-
-_CHUNK = 1024 * 1024  # fits the CPU's caches: faster than bigger reads
-_HITS_PER_SCAN = 4096
-
-
-def local_finder(path: str) -> OffsetFinder | None:
-    """The fastest searcher this machine has for a local file: hyperscan, else grep."""
-    try:
-        import hyperscan
-    except ImportError:
-        return local_grep(path)
-    return _hyperscan_finder(hyperscan, path)
-
-
-def _hyperscan_finder(hyperscan: Any, path: str) -> OffsetFinder:
-    databases: dict[str, Any] = {}
-
-    def database(pattern: str) -> Any:
-        if pattern not in databases:
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            db.compile(expressions=[pattern.encode()], ids=[0], elements=1, flags=[0])
-            databases[pattern] = db
-        return databases[pattern]
-
-    def find(pattern: str, offset: int, end: int) -> Iterator[int]:
-        db = database(pattern)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            position = offset
-            while position < end:
-                data = os.pread(fd, min(_CHUNK, end - position), position)
-                if not data:
-                    return
-                # Hits on the chunk's last, unfinished line wait for the next chunk,
-                # which starts with that line (unless it is longer than a chunk).
-                usable = len(data)
-                if position + usable < end:
-                    cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
-                    usable = cut + 1 if cut > 0 else usable
-                hits: list[int] = []
-
-                def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object,
-                             hits: list[int] = hits) -> bool:
-                    hits.append(to - 1)
-                    return len(hits) >= _HITS_PER_SCAN  # True stops the scan
-
-                with contextlib.suppress(hyperscan.ScanTerminated):
-                    db.scan(data, match_event_handler=on_match)
-                for hit in hits:
-                    if hit >= usable:
-                        break
-                    yield position + hit
-                if len(hits) >= _HITS_PER_SCAN and hits[-1] < usable:
-                    # Go on from the line after the last hit, not from the chunk's end.
-                    following = _next_separator(data, hits[-1])
-                    position += following + 1 if 0 <= following < usable else usable
-                else:
-                    position += usable
-        finally:
-            os.close(fd)
-
-    return find
-
-
-def local_grep(path: str) -> OffsetFinder | None:
-    """A finder that runs this machine's grep over `path`; None without grep.
-
-    grep buffers a whole line, and a `\\r`-only tqdm log or a sparse file is one
-    endless line to it, so `tr` first turns carriage returns and NULs into newlines
-    (byte for byte: the offsets stay true)."""
-    grep, tr = shutil.which("grep"), shutil.which("tr")
-    if grep is None or tr is None:
-        return None
-
-    def find(pattern: str, offset: int, end: int) -> Iterator[int]:
-        env = {**os.environ, "LC_ALL": "C"}
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            split = subprocess.Popen([tr, "\\r\\000", "\\n\\n"], stdin=handle,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        assert split.stdout is not None
-        search = subprocess.Popen([grep, *GREP_ARGS, pattern], stdin=split.stdout,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        split.stdout.close()
-        assert search.stdout is not None
-        try:
-            yield from offsets_from_grep(search.stdout, offset, end)
-        finally:
-            for proc in (search, split):
-                proc.kill()
-            search.stdout.close()
-            search.wait()
-            split.wait()
-
-    return find
-
-
-GREP_ARGS = ("--line-buffered", "-a", "-b", "-o", "-E")
-
-
-def offsets_from_grep(lines: Iterable[bytes], offset: int, end: int) -> Iterator[int]:
-    """Absolute offsets from `grep -b -o` output over a stream that began at `offset`."""
-    for raw in lines:
-        relative, _, _ = raw.partition(b":")
-        try:
-            hit = offset + int(relative)
-        except ValueError:
-            continue
-        if hit >= end:
-            return
-        yield hit
-
-
-def python_offsets(read_at: ReadAt, pattern: str, offset: int, end: int,
-                   chunk: int = _CHUNK) -> Iterator[int]:
-    """The same search with Python's `re`: slow on big files, but everywhere."""
-    compiled = re.compile(pattern.encode())
-    position = offset
-    while position < end:
-        data = read_at(position, min(chunk + 256, end - position))
-        if not data:
-            return
-        for match in compiled.finditer(data):
-            if match.start() >= chunk and position + len(data) < end:
-                break
-            yield position + match.start()
-        position += min(chunk, len(data))

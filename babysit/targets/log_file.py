@@ -15,8 +15,8 @@ from typing import ClassVar
 from babysit.clock import Waker
 from babysit.model import Snapshot
 from babysit.reading.changes import GrowthWaker
+from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
-from babysit.reading.history import OffsetFinder, local_finder
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 
 

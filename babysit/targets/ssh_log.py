@@ -18,8 +18,8 @@ from typing import ClassVar
 import paramiko
 
 from babysit.model import ProcessView, Snapshot
+from babysit.reading.finders import GREP_ARGS, OffsetFinder, offsets_from_grep
 from babysit.reading.follower import TAIL_BYTES, LogFollower
-from babysit.reading.history import GREP_ARGS, OffsetFinder, offsets_from_grep
 from babysit.remote.address import RemoteAddress, sftp_path
 from babysit.remote.connection import SshConnection, SshError, SshFatal, SshSettings
 from babysit.remote.process import RemoteProcess, RemoteProcessError, find_remote

@@ -14,14 +14,8 @@ import pytest
 from babysit.model import EventKind
 from babysit.parsing.events import find_events
 from babysit.parsing.text import clean
-from babysit.reading.history import (
-    EVENTS,
-    NONFINITE,
-    OffsetFinder,
-    local_finder,
-    local_grep,
-    scan_history,
-)
+from babysit.reading.finders import OffsetFinder, local_finder, local_grep
+from babysit.reading.history import EVENTS, NONFINITE, scan_history
 from tests.conftest import FIXTURES
 
 FINDERS = ["hyperscan", "grep", "python"]
@@ -162,7 +156,8 @@ def test_memory_stays_bounded_on_a_sparse_file_without_a_newline(tmp_path: Path)
         handle.seek(512 * 1024**2)
         handle.write(b"\nstep 2/100 | loss=nan\n")
     probe = ("import re, resource, sys\n"
-             "from babysit.reading.history import local_grep, local_finder, scan_history\n"
+             "from babysit.reading.finders import local_grep, local_finder\n"
+             "from babysit.reading.history import scan_history\n"
              "path = sys.argv[1]\nend = 512 * 1024**2\n"
              "fd = open(path, 'rb')\nread = lambda o, n: (fd.seek(o), fd.read(n))[1]\n"
              "for finder in (local_finder(path), local_grep(path)):\n"
