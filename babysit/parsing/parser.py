@@ -36,6 +36,7 @@ from babysit.parsing.frameworks import (
     lightning_global_step,
     planned_epochs,
 )
+from babysit.parsing.redraws import kept_lines
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.timestamps import line_time
 
@@ -69,30 +70,6 @@ def _target_in(line: str) -> int | None:
     text = next(g for g in match.groups() if g is not None)
     value = int(text.replace(",", ""))
     return value if value > 0 else None
-
-
-def _redraw_key(line: str) -> str | None:
-    """For a line that is nothing but a tqdm bar, a key naming the bar (its
-    description and total); None for any other line, including a bar with text glued
-    after it (a loss dict, a traceback)."""
-    if line[-1:] != "]":
-        end = line.rstrip()
-        if not end.endswith("]"):
-            return None
-    else:
-        end = line
-    bar_at = end.find("%|")
-    if bar_at < 0:
-        return None
-    bracket = end.find(" [", bar_at)
-    if bracket < 0:
-        bracket = end.find("[", bar_at)
-        if bracket < 0:
-            return None
-    if "=" in end[bracket:]:
-        return None  # a postfix (`loss=0.52`) makes every frame worth reading
-    slash = end.rfind("/", bar_at, bracket)
-    return f"{end[: max(0, bar_at - 3)]}|{end[slash + 1 : bracket]}"
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -141,17 +118,16 @@ class LogParser:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
         only at its last redraw: the ones before it say nothing the last does not."""
         records: list[Record] = []
-        pending: str | None = None
-        pending_key = ""
+        pending: str | None = None  # a bar's last redraw, waiting for what follows it
         feed = self.feed
-        for line in lines:
-            key = _redraw_key(line)
-            if key is not None:
-                if pending is not None and key != pending_key:
+        for index, is_bar in kept_lines(lines):
+            line = lines[index]
+            if is_bar:
+                if pending is not None:  # a different bar: the last one is done
                     record = feed(pending)
                     if record is not None:
                         records.append(record)
-                pending, pending_key = line, key
+                pending = line
                 continue
             if pending is not None:
                 bar_record = feed(pending)

@@ -1,0 +1,136 @@
+"""The redraw collapse: of a run of redraws of one bar only the last is read, and the
+compiled version (built at install time where a C compiler is at hand) answers exactly
+as the Python one, on real logs and on any text."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from babysit.parsing import parser as parser_module
+from babysit.parsing import redraws
+from babysit.parsing.parser import LogParser
+from babysit.parsing.redraws import python_kept_lines, redraw_key
+from tests.conftest import LOGS
+
+compiled = pytest.mark.skipif(redraws.COMPILED is None,
+                              reason="babysit.parsing._redraws was not built (no C compiler)")
+
+BAR = " 50%|#####     | 500/1000 [01:02<01:02,  8.00it/s]"
+
+
+def test_only_the_last_redraw_of_a_bar_is_read():
+    lines = [BAR.replace("500/", f"{n}/") for n in range(500, 510)]
+    lines.append("{'loss': 2.0, 'epoch': 0.5}")
+    assert python_kept_lines(lines) == [(9, True), (10, False)]
+
+
+def test_redraws_of_two_bars_are_read_where_one_gives_way_to_the_other():
+    train = [BAR.replace("500/", f"{n}/") for n in (500, 501)]
+    evaluation = ["Evaluating: 10%|#  | 1/10 [00:01<00:09, 1.00it/s]",
+                  "Evaluating: 20%|## | 2/10 [00:02<00:08, 1.00it/s]"]
+    assert python_kept_lines(train + evaluation + train) == [(1, True), (3, True), (5, True)]
+
+
+def test_a_bar_with_a_postfix_or_text_after_it_is_read_at_every_frame():
+    assert redraw_key(BAR[:-1] + ", loss=0.52]") is None
+    assert redraw_key(BAR + "{'loss': 2.0}") is None
+    assert redraw_key(BAR + "  \t") == ("", "1000")
+    assert redraw_key("train: " + BAR) == ("train: ", "1000")
+
+
+@compiled
+@pytest.mark.parametrize("name", sorted(str(p.relative_to(LOGS)) for p in LOGS.rglob("*.log")))
+def test_compiled_collapse_answers_as_the_python_one_on_every_fixture_log(name: str):
+    text = (LOGS / name).read_bytes().decode("utf-8", errors="replace")
+    lines = [line for line in re.split(r"[\r\n]", text) if line]
+    assert redraws.COMPILED is not None
+    assert redraws.COMPILED(lines) == python_kept_lines(lines)
+
+
+_PIECES = st.sampled_from([
+    "%|", "%", "|", " [", "[", "]", "=", "/", " ", "\t", "\u00a0", "\u2003", "50", "100",
+    "it/s", "Epoch 1", "é", "语", "😀", "\x00", "\r", "#####", "loss", "{'", "<", ",",
+])
+_LINE = st.lists(_PIECES, max_size=14).map("".join)
+
+
+@compiled
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, max_size=25))
+def test_compiled_collapse_answers_as_the_python_one_on_any_text(lines: list[str]):
+    assert redraws.COMPILED is not None
+    assert redraws.COMPILED(lines) == python_kept_lines(lines)
+
+
+# The parts of frames of a few bars, so that runs of redraws of one bar (and their
+# edges: another bar of the same shape, a different total, a postfix) are common.
+_FRAME_PARTS = (
+    ["", "a", "ab", "Epoch 1: ", "Epoch 2: ", "x|y ", "é: ", "50%"],
+    ["", "5", "50", " 5", "  5", " 50", "100", "1%|"],
+    ["1", "9", "10", " 10"], ["10", "100", "1/10", "20", ""],
+    [" [", "[", "  [", "", " [a/b ["],
+    ["00:01<00:02, 1it/s", "", "loss=1", "a]b", "語"],
+    ["", " ", "\t", "\u3000", "x", "\u00a0"],
+)
+
+
+def _frame(desc: str, pct: str, n: str, total: str, bracket: str, inside: str,
+           tail: str) -> str:
+    return f"{desc}{pct}%|##  |{n}/{total}{bracket}{inside}]{tail}"
+
+
+_FRAME = st.builds(_frame, *(st.sampled_from(parts) for parts in _FRAME_PARTS))
+
+
+@compiled
+def test_compiled_collapse_answers_as_the_python_one_on_a_seeded_sweep_of_frames():
+    """Hypothesis favours the first choices of each part; a plain seeded sweep covers
+    the pairs of neighbours evenly (3,000 runs of six frames)."""
+    assert redraws.COMPILED is not None
+    rng = random.Random(20261201)
+    for _ in range(3000):
+        lines = [_frame(*(rng.choice(parts) for parts in _FRAME_PARTS)) for _ in range(6)]
+        assert redraws.COMPILED(lines) == python_kept_lines(lines), lines
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_FRAME, _FRAME, _FRAME, _LINE), max_size=30))
+def test_compiled_collapse_answers_as_the_python_one_on_runs_of_frames(lines: list[str]):
+    assert redraws.COMPILED is not None
+    assert redraws.COMPILED(lines) == python_kept_lines(lines)
+
+
+@compiled
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=30), max_size=20))
+def test_compiled_collapse_answers_as_the_python_one_on_arbitrary_unicode(lines: list[str]):
+    assert redraws.COMPILED is not None
+    assert redraws.COMPILED(lines) == python_kept_lines(lines)
+
+
+@compiled
+def test_compiled_collapse_refuses_what_is_not_a_list_of_str():
+    assert redraws.COMPILED is not None
+    with pytest.raises(TypeError):
+        redraws.COMPILED(["ok", b"bytes"])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        redraws.COMPILED(("a", "b"))  # type: ignore[arg-type]
+
+
+@compiled
+def test_a_parser_on_the_compiled_collapse_reads_every_fixture_log_as_on_the_python_one(
+        monkeypatch: pytest.MonkeyPatch):
+    for log in sorted(LOGS.rglob("*.log")):
+        text = log.read_bytes().decode("utf-8", errors="replace")
+        lines = [line for line in re.split(r"[\r\n]", text) if line]
+        fast = LogParser().feed_lines(lines)
+        with monkeypatch.context() as patch:
+            patch.setattr(parser_module, "kept_lines", python_kept_lines)
+            slow = LogParser().feed_lines(lines)
+        assert repr(fast) == repr(slow), log.name  # repr: NaN metrics compare unequal
