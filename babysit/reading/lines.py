@@ -48,13 +48,16 @@ class LineSplitter:
             # for log text that is harmless, and it is much faster than a regex.
             parts = decode(data[first_break.end() : last]).splitlines()
             limit = self._max_line
-            for part in parts:
-                if not part:
-                    continue
-                if len(part) > limit:
-                    part = part[:limit]
-                    self.cut_lines += 1
-                lines.append(part)
+            if parts and max(map(len, parts)) <= limit:
+                lines.extend(filter(None, parts))  # the usual case, without a loop here
+            else:
+                for part in parts:
+                    if not part:
+                        continue
+                    if len(part) > limit:
+                        part = part[:limit]
+                        self.cut_lines += 1
+                    lines.append(part)
         self._append(data[last + 1 :])
         return lines
 

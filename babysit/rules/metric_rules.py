@@ -114,19 +114,27 @@ def evaluate_eval_degradation(evals: Sequence[tuple[float, float | None]], direc
             f"({first_train:.4g} → {last_train:.4g})")
 
 
-def evaluate_throughput(samples: Sequence[float], rules: RuleSettings) -> str | None:
+def evaluate_throughput(samples: Sequence[float], rules: RuleSettings,
+                        baseline: float | None = None) -> str | None:
     """Recent throughput (median of the last `slow_recent_samples`) more than
-    `slow_drop` below the baseline (median of the first `slow_baseline_samples`).
-    Medians on both sides let one slow step (an evaluation, a checkpoint save) pass."""
+    `slow_drop` below the baseline (median of the first `slow_baseline_samples`, which
+    the caller may pass once it has it). Medians on both sides let one slow step (an
+    evaluation, a checkpoint save) pass."""
     base_n, recent_n = rules.slow_baseline_samples, rules.slow_recent_samples
     if len(samples) < base_n + recent_n:
         return None
-    baseline = sorted_median(sorted(samples[:base_n]))
+    if baseline is None:
+        baseline = baseline_median(samples, rules)
     recent = sorted_median(sorted(samples[-recent_n:]))
     if baseline <= 0 or recent >= baseline * (1 - rules.slow_drop):
         return None
     return (f"throughput {recent:.3g} is {100 * (1 - recent / baseline):.0f}% below its "
             f"baseline {baseline:.3g}")
+
+
+def baseline_median(samples: Sequence[float], rules: RuleSettings) -> float:
+    """The throughput baseline: the median of the first `slow_baseline_samples`."""
+    return sorted_median(sorted(samples[: rules.slow_baseline_samples]))
 
 
 DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt", "exponential",
