@@ -85,6 +85,12 @@ def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
                   text.per_epoch if text.per_epoch is not None else bar.per_epoch)
 
 
+def _folded(bar: Record, after: Record) -> Record:
+    """The record of the line after a bar, with what the bar said."""
+    return replace(after, metrics={**bar.metrics, **after.metrics},
+                   target_steps=after.target_steps or bar.target_steps)
+
+
 def _same_moment(bar: Record, after: Record) -> bool:
     """Whether a bar-only record and the record of the line after it describe the same
     step: the bar said nothing but where the run is and how fast it goes."""
@@ -113,6 +119,10 @@ class LogParser:
         self.phase = "setup"
         self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
         self._fresh_facts: dict[str, float] = {}
+        # The bar record just before the line being read, for _merge to fold in (set
+        # by feed_lines); _folded says it did.
+        self._after_bar: Record | None = None
+        self._folded = False
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -132,15 +142,17 @@ class LogParser:
             if pending is not None:
                 bar_record = feed(pending)
                 pending = None
-                record = feed(line)
-                if bar_record is not None:
+                # A loss dict right after the bar that gave it its step is one point, not
+                # two (half the work for the rules, same history): _merge folds the bar in
+                # as it builds the record.
+                self._after_bar, self._folded = bar_record, False
+                try:
+                    record = feed(line)
+                finally:
+                    self._after_bar = None
+                if bar_record is not None and not self._folded:
                     if record is not None and _same_moment(bar_record, record):
-                        # A loss dict right after the bar that gave it its step: one
-                        # point, not two (half the work for the rules, same history).
-                        record = replace(record, metrics={**bar_record.metrics,
-                                                          **record.metrics},
-                                         target_steps=record.target_steps
-                                         or bar_record.target_steps)
+                        record = _folded(bar_record, record)  # a record _merge did not build
                     else:
                         records.append(bar_record)
             else:
@@ -342,9 +354,17 @@ class LogParser:
             self.step = step
         if target is not None:
             self.target = target
+        step = step if step is not None else self.step
+        target = target if target is not None else self.target
+        after = self._after_bar
+        if after is not None and not after.events and after.step == step \
+                and after.rank == rank and epoch is not None and after.epoch is None:
+            metrics = {**after.metrics, **metrics}  # as _folded does, without a second record
+            target = target or after.target_steps
+            self._folded = True
         return Record(
-            step=step if step is not None else self.step,
-            target_steps=target if target is not None else self.target,
+            step=step,
+            target_steps=target,
             epoch=epoch,
             total_epochs=part.total_epochs,
             metrics=metrics,
