@@ -39,33 +39,45 @@ _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
     "world_size", "pid", "total_epochs", "max_epochs", "num_epochs"))
 
 
-_STEP_SET, _TARGET_SET, _EPOCH_SET = frozenset(STEP_KEYS), frozenset(TARGET_KEYS), \
-    frozenset(EPOCH_KEYS)
 _TOTAL_EPOCH_KEYS = ("total_epochs", "max_epochs", "num_epochs")
 
 
 def split_counters(values: Mapping[str, float], fmt: str = "") -> Parsed:
     """Pull step/target/epoch out of a flat key→number map; the rest are metrics."""
-    present = _COUNTER_KEYS.intersection(values)  # most lines carry one or two of them
-    if not present:
+    names = tuple(values)
+    plan = _PLANS.get(names)
+    if plan is None:
+        plan = _plan(names)
+    step_key, target_key, epoch_key, total_key, counters = plan
+    if not counters:
         return Parsed(fmt, metrics=dict(values))
-    step = _first(STEP_KEYS, values, present) if not present.isdisjoint(_STEP_SET) else None
-    target = _first(TARGET_KEYS, values, present) \
-        if not present.isdisjoint(_TARGET_SET) else None
-    epoch = _first(EPOCH_KEYS, values, present) if not present.isdisjoint(_EPOCH_SET) else None
-    total_epochs = _first(_TOTAL_EPOCH_KEYS, values, present)
-    metrics = {k: v for k, v in values.items() if k not in present}
-    return Parsed(fmt, _int_or_none(step), _int_or_none(target),
+    epoch = values[epoch_key] if epoch_key is not None else None
+    return Parsed(fmt,
+                  _int_or_none(values[step_key]) if step_key is not None else None,
+                  _int_or_none(values[target_key]) if target_key is not None else None,
                   epoch if epoch is not None and math.isfinite(epoch) else None,
-                  _int_or_none(total_epochs), metrics)
+                  _int_or_none(values[total_key]) if total_key is not None else None,
+                  {k: v for k, v in values.items() if k not in counters})
 
 
-def _first(keys: tuple[str, ...], values: Mapping[str, float],
-           present: frozenset[str]) -> float | None:
-    for key in keys:
-        if key in present:
-            return values[key]
-    return None
+_Plan = tuple[str | None, str | None, str | None, str | None, frozenset[str]]
+# Which of a line's names are its step, planned total, epoch and planned epochs, by the
+# names it has: a log prints the same few shapes of line over and over.
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+
+
+def _plan(names: tuple[str, ...]) -> _Plan:
+    present = _COUNTER_KEYS.intersection(names)
+    plan = (_first(STEP_KEYS, present), _first(TARGET_KEYS, present),
+            _first(EPOCH_KEYS, present), _first(_TOTAL_EPOCH_KEYS, present), present)
+    if len(_PLANS) >= 512:
+        _PLANS.clear()
+    _PLANS[names] = plan
+    return plan
+
+
+def _first(keys: tuple[str, ...], present: frozenset[str]) -> str | None:
+    return next((key for key in keys if key in present), None)
 
 
 def _int_or_none(value: float | None) -> int | None:

@@ -52,7 +52,8 @@ def _render_backspaces(text: str) -> str:
 
 def split_rank(line: str) -> tuple[int | None, str]:
     """Separate a distributed launcher's rank prefix from the line."""
-    if "]:" not in line[:24] and "mpirank" not in line[:24]:
+    head = line[:24]
+    if "]:" not in head and "mpirank" not in head:
         return None, line
     match = _RANK_PREFIX.match(line)
     if match is None:
