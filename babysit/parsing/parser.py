@@ -85,7 +85,7 @@ def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
                   text.per_epoch if text.per_epoch is not None else bar.per_epoch)
 
 
-def _folded(bar: Record, after: Record) -> Record:
+def _with_bar(bar: Record, after: Record) -> Record:
     """The record of the line after a bar, with what the bar said."""
     return replace(after, metrics={**bar.metrics, **after.metrics},
                    target_steps=after.target_steps or bar.target_steps)
@@ -120,9 +120,9 @@ class LogParser:
         self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
         self._fresh_facts: dict[str, float] = {}
         # The bar record just before the line being read, for _merge to fold in (set
-        # by feed_lines); _folded says it did.
+        # by feed_lines); _bar_folded says it did.
         self._after_bar: Record | None = None
-        self._folded = False
+        self._bar_folded = False
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -145,14 +145,14 @@ class LogParser:
                 # A loss dict right after the bar that gave it its step is one point, not
                 # two (half the work for the rules, same history): _merge folds the bar in
                 # as it builds the record.
-                self._after_bar, self._folded = bar_record, False
+                self._after_bar, self._bar_folded = bar_record, False
                 try:
                     record = feed(line)
                 finally:
                     self._after_bar = None
-                if bar_record is not None and not self._folded:
+                if bar_record is not None and not self._bar_folded:
                     if record is not None and _same_moment(bar_record, record):
-                        record = _folded(bar_record, record)  # a record _merge did not build
+                        record = _with_bar(bar_record, record)  # a record _merge did not build
                     else:
                         records.append(bar_record)
             else:
@@ -359,9 +359,9 @@ class LogParser:
         after = self._after_bar
         if after is not None and not after.events and after.step == step \
                 and after.rank == rank and epoch is not None and after.epoch is None:
-            metrics = {**after.metrics, **metrics}  # as _folded does, without a second record
+            metrics = {**after.metrics, **metrics}  # as _with_bar does, in this one record
             target = target or after.target_steps
-            self._folded = True
+            self._bar_folded = True
         return Record(
             step=step,
             target_steps=target,

@@ -134,3 +134,17 @@ def test_a_parser_on_the_compiled_collapse_reads_every_fixture_log_as_on_the_pyt
             patch.setattr(parser_module, "kept_lines", python_kept_lines)
             slow = LogParser().feed_lines(lines)
         assert repr(fast) == repr(slow), log.name  # repr: NaN metrics compare unequal
+
+
+def test_a_loss_dict_after_its_bar_is_one_point_with_the_bar_s_step_and_rate():
+    frames = [BAR.replace("500/", f"{n}/") for n in (500, 501, 502)]
+    records = LogParser().feed_lines([*frames, "{'loss': 2.0, 'epoch': 0.5}"])
+    assert [(r.step, r.target_steps, r.epoch, dict(r.metrics)) for r in records] == [
+        (502, 1000, 0.5, {"it/s": 8.0, "loss": 2.0})]
+
+
+def test_a_line_read_apart_from_the_usual_records_still_takes_in_the_bar_before_it():
+    """A Keras epoch header is built by its own path, not with the other records: the
+    bar before it is folded into it all the same, as into a loss dict."""
+    records = LogParser().feed_lines([BAR, "Epoch 2/5"])
+    assert [(r.step, r.epoch, dict(r.metrics)) for r in records] == [(500, 2.0, {"it/s": 8.0})]
