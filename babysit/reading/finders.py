@@ -63,25 +63,23 @@ def _hyperscan_finder(hyperscan: Any, path: str) -> OffsetFinder:
         own = hyperscan.Scratch(db)  # a loaded database has none of its own
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            chunks = (end - offset + _CHUNK - 1) // _CHUNK
-            workers = min(_workers(), chunks)
+            bounds = [(low, min(end, low + _CHUNK)) for low in range(offset, end, _CHUNK)]
+            workers = min(_workers(), len(bounds))
 
             def scan(low: int, high: int, scratch: Any) -> tuple[list[int], int | None]:
                 return _scan_chunk(hyperscan, db, scratch, fd, offset, low, high)
 
             if workers <= 1:
                 results: Iterable[tuple[list[int], int | None]] = (
-                    scan(low, min(end, low + _CHUNK), own)
-                    for low in range(offset, end, _CHUNK))
+                    scan(low, high, own) for low, high in bounds)
                 scans = None
             else:
                 scans = _ParallelScans(scan, [hyperscan.Scratch(db) for _ in range(workers)],
-                                       offset, end)
+                                       bounds)
                 results = scans
             try:
-                for index, (hits, resume) in enumerate(results):
+                for (_, high), (hits, resume) in zip(bounds, results, strict=True):
                     yield from hits
-                    high = min(end, offset + (index + 1) * _CHUNK)
                     while resume is not None:  # a chunk thick with hits: the rest of it
                         hits, resume = scan(resume, high, own)
                         yield from hits
@@ -175,14 +173,15 @@ def _scan_chunk(hyperscan: Any, db: Any, scratch: Any, fd: int, start: int, low:
 
 
 class _ParallelScans:
-    """The chunks of [start, end), scanned by worker threads a little ahead of the
-    reader and handed to it in file order. An error in a worker reaches the reader."""
+    """The chunks (their [low, high) bounds), scanned by worker threads a little ahead
+    of the reader and handed to it in file order. An error in a worker reaches the
+    reader."""
 
     def __init__(self, scan: Callable[[int, int, Any], tuple[list[int], int | None]],
-                 scratches: list[Any], start: int, end: int) -> None:
+                 scratches: list[Any], bounds: list[tuple[int, int]]) -> None:
         self._scan = scan
-        self._start, self._end = start, end
-        self._count = (end - start + _CHUNK - 1) // _CHUNK
+        self._bounds = bounds
+        self._count = len(bounds)
         self._ahead = _AHEAD_PER_WORKER * len(scratches)
         self._done: dict[int, tuple[list[int], int | None] | BaseException] = {}
         self._claimed = 0  # the next chunk a worker takes
@@ -205,10 +204,9 @@ class _ParallelScans:
                     return
                 index = self._claimed
                 self._claimed += 1
-            low = self._start + index * _CHUNK
             result: tuple[list[int], int | None] | BaseException
             try:
-                result = self._scan(low, min(self._end, low + _CHUNK), scratch)
+                result = self._scan(*self._bounds[index], scratch)
             except BaseException as error:  # handed to the reader, which raises it
                 result = error
             with lock:
