@@ -66,6 +66,7 @@ def verdict_to_dict(verdict: Verdict, written_at: datetime) -> dict[str, Any]:
             for a in verdict.actions
         ],
         **({"efficiency": dict(verdict.efficiency)} if verdict.efficiency is not None else {}),
+        **({"reading": verdict.reading.to_json()} if verdict.reading is not None else {}),
     }
 
 

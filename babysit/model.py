@@ -71,6 +71,9 @@ class TerminalState(StrEnum):
     CANCELLED = "CANCELLED"
     TIMEOUT = "TIMEOUT"
     RUNNING = "RUNNING"
+    # The run is over (its process is gone, or it printed its end-of-training summary
+    # early), but nothing shows it finished what it set out to do.
+    ENDED = "ENDED"
 
 
 class Decision(StrEnum):
@@ -203,6 +206,44 @@ class ServiceAnomaly:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """How much of a log babysit understood: the lines it read, those it could place (a
+    step, a metric, an event, a bar, a table header...), the metric names it found, and
+    what its progress counts — the run's own `step`, the training `record`s babysit
+    counted for a log that prints no step, or `none`."""
+
+    lines: int
+    lines_read: int
+    metrics: tuple[str, ...]
+    progress: str
+
+    @property
+    def share(self) -> float | None:
+        return self.lines_read / self.lines if self.lines else None
+
+    @property
+    def found_progress(self) -> bool:
+        return self.progress != "none" or bool(self.metrics)
+
+    def to_json(self) -> dict[str, object]:
+        share = self.share
+        return {"lines": self.lines, "lines_understood": self.lines_read,
+                "share_understood": None if share is None else round(share, 3),
+                "metrics_found": list(self.metrics), "progress": self.progress}
+
+    def describe(self) -> str:
+        """`read 96% of 1,204 lines: step; loss, lr, grad_norm`"""
+        share = self.share
+        if share is None:
+            return "no lines read yet"
+        names = ", ".join(self.metrics[:6]) + (" …" if len(self.metrics) > 6 else "")
+        progress = {"step": "its own step", "record": "no step printed: records counted",
+                    "none": "no progress counter found"}[self.progress]
+        what = f"{progress}; {names}" if names else f"{progress}; no metric found"
+        return f"understood {share:.0%} of {self.lines:,} lines ({what})"
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """One observation of a target: everything new since the previous poll."""
 
@@ -247,6 +288,7 @@ class Snapshot:
     activity: bool = False
     commands: tuple[str, ...] = ()  # next steps the service offers (describe, logs, console)
     cancel_command: str | None = None  # how a person cancels the run (never run by babysit)
+    reading: Reading | None = None  # how much of the log was understood, so far
 
 
 @dataclass(frozen=True)
@@ -308,3 +350,4 @@ class Verdict:
     unreachable: str | None = None  # why the target could not be read at all
     # MFU, tokens/s and goodput, with their inputs (core.efficiency.Efficiency.to_json).
     efficiency: Mapping[str, object] | None = None
+    reading: Reading | None = None  # how much of the log babysit understood

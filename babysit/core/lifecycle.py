@@ -9,8 +9,10 @@ user's cancel — and the rules below hold whatever the target:
 - An ending the OS, the service or the user confirmed is final: a log line read after
   it was written before it, and cannot bring the run back. An ending read from a
   quiet log alone is not: if training goes on, something restarted the run.
-- SUCCEEDED is confirmed only by a completion line or the planned steps, reached in
-  the current attempt. A clean exit without either is "completion not confirmed".
+- SUCCEEDED needs evidence: a completion line, the planned steps reached in the current
+  attempt, an exit status 0 babysit saw, or the service's own word. A run that is over
+  without any of these is ENDED ("outcome not confirmed"), never SUCCEEDED; so is one
+  that printed its end-of-training summary well before its planned total.
 - A restart by babysit starts a new attempt that has to earn its own ending; one that
   ends without training at all leaves the run where the previous attempt left it.
 """
@@ -78,6 +80,19 @@ class _Pending:
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Steps short of the planned total a completion may be printed at: a run logs every so
+# many steps, so its last logged step is a little below the total.
+_NEAR_END = 0.98
+
+
+# Completion lines that end a run wherever it stands (see `parsing.events`).
+_DELIBERATE = ("early-stop", "final-save")
+
+
+def premature(step: int | None, target: int | None) -> bool:
+    """Whether a run at `step` is well short of its planned total."""
+    return step is not None and target is not None and target > 0 \
+        and step < _NEAR_END * target
 
 
 class RunLifecycle:
@@ -173,7 +188,7 @@ class RunLifecycle:
         return None
 
     def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,
-                        settled: bool) -> Ending | None:
+                        settled: bool, target: int | None = None) -> Ending | None:
         """For a run whose process babysit cannot see: end it on the log's evidence.
         `confirm_pending`: nothing followed the traceback for long enough; `settled`:
         the log has stopped moving (or no more input will come)."""
@@ -188,13 +203,37 @@ class RunLifecycle:
             else:
                 return self._end(self._crash_from_pending("", inferred=False, final=False))
         if self._completion is not None:
-            return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
-                                    self._completion.line, step, self.attempt, final=False))
+            return self._from_completion(self._completion, step, target, settled)
         if reached and settled:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
                                     "the planned steps were reached", step, self.attempt,
                                     final=False))
         return None
+
+    def _from_completion(self, completion: LogEvent, step: int | None,
+                         target: int | None, settled: bool) -> Ending | None:
+        """What a completion line proves. Said well before the planned total, a sentence
+        ("training done") may be a stage's or a sub-task's: while the log moves it is not
+        the end, and once it stops the run is over without its plan done (ENDED). The
+        trainer's own end-of-training summary that early says the run stopped early.
+        An early stop, or the final model saved, ends a run wherever it stands."""
+        early = premature(step, target) and completion.detail not in _DELIBERATE
+        if early and completion.detail != "summary":
+            if not settled:
+                return None
+            return self._end(Ending(
+                TerminalState.ENDED, EndingSource.COMPLETION,
+                f"{completion.line[:200]} — said at step {step} of {target} planned",
+                step, self.attempt, confirmed=False, final=False))
+        if early:
+            return self._end(Ending(
+                TerminalState.ENDED, EndingSource.COMPLETION, completion.line, step,
+                self.attempt, confirmed=False, final=False, anomaly=EndingAnomaly(
+                    AnomalyType.CRASH,
+                    f"the run printed its end-of-training summary at step {step} of {target} "
+                    f"planned: it stopped early ({completion.line[:160]})", Severity.HIGH)))
+        return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
+                                completion.line, step, self.attempt, final=False))
 
     # --- evidence from the process -------------------------------------------------------
 
@@ -206,7 +245,8 @@ class RunLifecycle:
             return None
         exit_info = exit_info or ExitInfo(None, None, "unknown")
         reached = step is not None and target is not None and step >= target
-        done = self._completion is not None or reached
+        done = reached or (self._completion is not None and (
+            not premature(step, target) or self._completion.detail in _DELIBERATE))
         how = exit_info.describe()
         if exit_info.code == 0:
             self._pending = None  # a traceback it survived
@@ -262,11 +302,16 @@ class RunLifecycle:
                           inferred=inferred)
         short = (f" at step {step} of {target} planned" if target is not None
                  and step is not None and not reached else "")
+        if not inferred and not short:
+            # An exit status 0 that babysit saw is the run's own word that it finished.
+            return Ending(TerminalState.SUCCEEDED, EndingSource.EXIT_STATUS,
+                          "the process exited with code 0", step, self.attempt,
+                          exit=exit_info)
         what = ("exited with code 0" if not inferred else
                 "is gone (its exit status is not visible to babysit)")
-        return Ending(TerminalState.SUCCEEDED, EndingSource.EXIT_STATUS,
+        return Ending(TerminalState.ENDED, EndingSource.EXIT_STATUS,
                       f"the process {what}{short} with no completion line and no traceback "
-                      f"in the log: completion not confirmed", step, self.attempt,
+                      f"in the log: outcome not confirmed", step, self.attempt,
                       confirmed=False, exit=exit_info, inferred=inferred)
 
     # --- evidence from a tracker or cloud service ------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from babysit.core.checkpoints import CheckpointChoice
 from babysit.core.efficiency import Efficiency
 from babysit.core.lifecycle import Ending
-from babysit.model import Action, Anomaly, TerminalState
+from babysit.model import Action, Anomaly, Reading, TerminalState
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class WatchOutcome:
     evidence_url: str | None = None
     unreachable: str | None = None  # why the target could not be read at all
     efficiency: Efficiency | None = None
+    reading: Reading | None = None  # how much of the log babysit understood
 
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self.anomalies if not a.resolved]

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from babysit import stopping
 from babysit.core.efficiency import Efficiency
-from babysit.model import Anomaly, TerminalState, Verdict
+from babysit.model import Anomaly, Reading, TerminalState, Verdict
 from babysit.redact import scrub, scrub_value
 
 
@@ -70,6 +70,7 @@ class PollReport:
     url: str | None = None  # the run's page on its service, when it has one
     # The metric curves so far (downsampled), only when something shows them (--serve).
     history: Mapping[str, list[tuple[int, float]]] | None = None
+    reading: Reading | None = None  # how much of the log babysit understood so far
 
     @property
     def percent(self) -> float | None:

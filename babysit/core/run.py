@@ -25,6 +25,7 @@ from babysit.model import (
     AnomalyType,
     EventKind,
     LogEvent,
+    Reading,
     Record,
     Severity,
     Snapshot,
@@ -65,6 +66,7 @@ class Run:
         self.checkpoints = Checkpoints()
         self.evidence_url: str | None = None
         self.formats: tuple[str, ...] = ()
+        self.reading: Reading | None = None  # how much of the log was understood
         self.unreachable = False
         # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
         self.steps_from_zero = False
@@ -107,6 +109,8 @@ class Run:
             self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, snapshot.degraded)
         if snapshot.formats:
             self.formats = snapshot.formats
+        if snapshot.reading is not None:
+            self.reading = snapshot.reading
         phase_before = self._phase
         self._enter_phase(snapshot.phase, ctx.now)
         if snapshot.evidence_url:
@@ -146,7 +150,8 @@ class Run:
                     counted_from_zero=self.steps_from_zero),
                 confirm_pending=ctx.final or (pending_before and not progressed) or grace,
                 settled=(ctx.final or self.progress.quiet_polls >= 1
-                         or snapshot.alive is False or grace)))
+                         or snapshot.alive is False or grace),
+                target=self.series.target_steps))
         if lifecycle.running and not lifecycle.crash_pending:
             self._check_stall(snapshot, ctx)
         if snapshot.gpu is not None:

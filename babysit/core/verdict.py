@@ -5,8 +5,9 @@ A pure function of a frozen `WatchOutcome`. The rules of `shared/spec/artifact.m
                planned steps, or the service's own word) and no blocker or high
                anomaly is unresolved
   NO-GO        it ended FAILED / CANCELLED / TIMEOUT, or a blocker is unresolved
-  CONDITIONAL  anything else: still running, finished with unresolved highs, ended
-               without its completion being confirmed, or the target was unreadable
+  CONDITIONAL  anything else: still running, finished with unresolved highs, ENDED
+               (over, with no evidence that it finished), a log babysit could not read
+               any training progress from, or a target it could not read at all
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
     confirmed = ending is not None and ending.confirmed
     if outcome.state in _ENDED_BADLY or blockers:
         decision = Decision.NO_GO
-    elif outcome.state is TerminalState.SUCCEEDED and not highs and confirmed:
+    elif outcome.state is TerminalState.SUCCEEDED and not highs and confirmed \
+            and _read_enough(outcome):
         decision = Decision.GO
     else:
         decision = Decision.CONDITIONAL
@@ -66,7 +68,16 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
         duration_seconds=round(outcome.watched_seconds, 3),
         stop_reason=outcome.stop_reason,
         efficiency=outcome.efficiency.to_json() if outcome.efficiency is not None else None,
+        reading=outcome.reading,
     )
+
+
+def _read_enough(outcome: WatchOutcome) -> bool:
+    """A GO rests on training babysit saw, unless the run's own service (a tracker, a
+    cloud job) vouches for its end: "could not read" is never "healthy"."""
+    ending = outcome.ending
+    return outcome.saw_training or (ending is not None
+                                    and ending.source is EndingSource.REPORTED)
 
 
 def _confidence(outcome: WatchOutcome, decision: Decision,
@@ -101,6 +112,8 @@ def _steps(outcome: WatchOutcome) -> str:
     completed = _completed(outcome)
     if completed is None:
         return ""
+    if outcome.reading is not None and outcome.reading.progress == "record":
+        return f" after {completed} training records (the log prints no step)"
     total = f"/{outcome.target_steps}" if outcome.target_steps else ""
     return f" after {completed}{total} steps"
 
@@ -121,6 +134,12 @@ def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
         return f"NO-GO — {head}{tail}"
     if decision is Decision.GO:
         return f"GO — training finished{_steps(outcome)} with no unresolved serious anomaly"
+    if state is TerminalState.ENDED:
+        evidence = ending.evidence if ending is not None else "no evidence of how it ended"
+        return f"CONDITIONAL — the run ended{_steps(outcome)}, outcome not confirmed: {evidence}"
+    if state is TerminalState.SUCCEEDED and not _read_enough(outcome):
+        return ("CONDITIONAL — could not read training progress from this log: it says the "
+                "run finished, but babysit found no step and no metric in it")
     if state is TerminalState.SUCCEEDED:
         if highs:
             first = highs[0]
@@ -180,7 +199,13 @@ def _findings(outcome: WatchOutcome, unresolved: list[Anomaly]) -> list[Finding]
             fix += f" babysit: {first.action_taken}."
         add(severity, f"{first.type.value}{_where(first)}{more}", first.description, fix)
     ending = outcome.ending
-    if (ending is not None and outcome.state is TerminalState.SUCCEEDED
+    if outcome.state is TerminalState.SUCCEEDED and not _read_enough(outcome):
+        add(Severity.HIGH, "could not read training progress from this log",
+            "babysit recognised no step and no metric in the log, so it cannot tell whether "
+            "the run trained at all.",
+            "Check that this is the training's own output (stdout and stderr), or point "
+            "babysit at the run's tracker (--wandb, --mlflow) or TensorBoard directory.")
+    if (ending is not None and outcome.state in (TerminalState.SUCCEEDED, TerminalState.ENDED)
             and not ending.confirmed):
         add(Severity.HIGH, "completion not confirmed", ending.evidence,
             "Check that the run did all it was meant to (its last steps, the saved model). "

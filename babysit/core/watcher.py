@@ -156,6 +156,7 @@ class Watcher:
             formats=run.formats,
             evidence_url=run.evidence_url,
             efficiency=run.efficiency.now(),
+            reading=run.reading,
         )
 
     # --- one poll -----------------------------------------------------------------
@@ -454,6 +455,7 @@ class Watcher:
             efficiency=self.run_state.efficiency.now(),
             url=self.run_state.evidence_url,
             history=self.run_state.history.series() if self.settings.serve else None,
+            reading=self.run_state.reading,
         )
 
     def _take_early_lines(self) -> int:

@@ -19,10 +19,12 @@ class Signature:
     pattern: re.Pattern[str]
     # Index of the group holding a detail worth keeping (a path, an exception name).
     detail_group: int = 0
+    detail: str = ""  # a fixed detail, when the kind of line is the detail
 
 
-def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0) -> Signature:
-    return Signature(kind, re.compile(pattern, flags), detail_group)
+def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
+         detail: str = "") -> Signature:
+    return Signature(kind, re.compile(pattern, flags), detail_group, detail)
 
 
 _I = re.IGNORECASE
@@ -102,12 +104,22 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_CHECKPOINT, r"Loading best model from\s+(\S+?)(?:\s+\(score|\s*$)", 1),
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),
+    # The trainer's own report as training returns (detectron2, DETR and DeiT, fairseq,
+    # Megatron): printed however training ended, so it is checked against the plan.
+    _sig(EventKind.COMPLETED, r"Overall training speed: \d+ iterations in|"
+         r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
+         r"done training in [\d.]+ seconds|\[after training is done\]", detail="summary"),
+    # Early stopping: a planned end before the planned total.
+    _sig(EventKind.COMPLETED, r"Stopping training early as no improvement|"
+         r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
+         r"EarlyStopping: Training stopped early", detail="early-stop"),
+    # The model saved once training is over: what a script does last, however early its
+    # training stopped (an early-stopping callback may say nothing).
+    _sig(EventKind.COMPLETED, r"^\s*(?:Saving|Saved) (?:the )?final model\b|"
+         r"^\s*Saving the model\.?\s*$|^\s*Final model saved\b", detail="final-save"),
     _sig(EventKind.COMPLETED, r"[Tt]raining (?:is )?(?:finished|completed?|done)\b|"
-         r"^\d+ epochs completed in [\d.]+ hours|Stopping training early as no improvement|"
-         r"^Epoch \d+: early stopping|Signaling Trainer to stop|"
+         r"^\d+ epochs completed in [\d.]+ hours|Signaling Trainer to stop|"
          r"Process \d+ exits successfully|"
-         r"^\s*(?:Saving|Saved) (?:the )?final model\b|^\s*Saving the model\.?\s*$|"
-         r"^\s*Final model saved\b|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
          r"Trainer\.fit stopped|^Epoch \d+/\d+ (?:done|finished|complete)\b|"
          r"[Tt]raining (?:run )?(?:has )?(?:ended|succeeded)\b|"
@@ -158,18 +170,46 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
             continue
         if benign and sig.kind not in _NEVER_BENIGN:
             continue
+        if _quoted(line, match.start()) and not match.group(0).startswith('"'):
+            continue  # words inside a quoted string: data, a prompt, a sample — not the run
         if sig.detail_group < 0:  # the first alternative's group that matched
             detail = next((g for g in match.groups() if g is not None), "")
         else:
-            detail = (match.group(sig.detail_group) or "") if sig.detail_group else ""
-        if sig.kind is EventKind.JOB_STATE:
+            detail = (match.group(sig.detail_group) or "") if sig.detail_group else sig.detail
+        kind = sig.kind
+        if kind is EventKind.JOB_STATE:
             detail = _job_state(line)
-        elif sig.kind is EventKind.RESTARTED and "/" in detail:
+        elif kind is EventKind.RESTARTED and "/" in detail:
             left, allowed = (int(x) for x in detail.split("/"))
             detail = f"restart_count={allowed - left + 1}"
-        found.append(LogEvent(sig.kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
+        elif kind is EventKind.COMPLETED and not detail and _part_way(line):
+            # `Epoch 3/10 done`, `Finished training epoch 3/10`: a stage of the run ended.
+            kind, detail = EventKind.NEW_STAGE, "a stage finished"
+        found.append(LogEvent(kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
         seen.add(sig.kind)
     return tuple(found)
+
+
+_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_STAGE_WORDS = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*\d|[Ss]witching to|[Mm]oving on to|"
+                          r"[Ss]tarting (?:stage|phase|the next)|[Nn]ext (?:stage|phase)")
+
+
+def _part_way(line: str) -> bool:
+    """Whether a line that says training finished names a counter short of its end
+    (`epoch 3/10`) or a stage of a larger run (`stage 1 ... switching to stage 2`)."""
+    for match in _COUNTER.finditer(line):
+        done, total = int(match.group(1)), int(match.group(2))
+        if 0 <= done < total:
+            return True
+    return _STAGE_WORDS.search(line) is not None
+
+
+def _quoted(line: str, at: int) -> bool:
+    """Whether position `at` lies inside a quoted string of the line (an odd number of
+    double quotes before it, and one after)."""
+    before = line.count('"', 0, at)
+    return before % 2 == 1 and '"' in line[at:]
 
 
 # Warnings that are, all the same, what a launcher or a scaler says about the run.

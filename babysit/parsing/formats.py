@@ -271,15 +271,15 @@ _KV = re.compile(
     # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
     r"(?<![\w./-])(?P<key>[A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*){0,3})\s*[=:]\s*"
     r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
-    r"inf|Inf|INF|-inf|-Inf|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
+    r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
 _STEP_OF = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
                       r"(?P<target>\d+)")
 _STEP_WORD = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
-_EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+_EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 _SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss|lr|grad_norm|gnorm|acc|"
                         r"accuracy|ppl|perplexity))\s+"
-                        r"(?P<value>[+-]?\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf)\b")
+                        r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
 _RATE_UNIT = re.compile(r"(?<![\w.])(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>samples|tokens|tok|"

@@ -9,13 +9,15 @@ Record.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import replace
 
-from babysit.model import EventKind, LogEvent, Record
+from babysit.metric_names import is_bookkeeping, is_eval_metric
+from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
-from babysit.parsing.bars import parse_bar
+from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import run_facts
 from babysit.parsing.failures import FailureTracker
@@ -37,6 +39,7 @@ from babysit.parsing.frameworks import (
     planned_epochs,
 )
 from babysit.parsing.redraws import kept_lines
+from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.timestamps import line_time
 
@@ -49,7 +52,7 @@ LINE_PARSERS: tuple[LineParser, ...] = (
 _TARGET_LINE = re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
-    r"\b(?:max_iters|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
+    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
     r"\biters:\s*(\d[\d,]*)")
 _ACCUMULATION = re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
@@ -61,6 +64,18 @@ _SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 # Text that shows a line in a training format may carry a failure glued after it.
 _GLUED_FAILURE = re.compile(r"Traceback \(|Error|error|Exception|signal")
+# What a non-finite token needs, checked before the real pattern (most lines lack it).
+_NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
+# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
+# Its counters count the evaluation's batches and its metrics are not the training's.
+_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uat(?:e|ion|ing))?|EVAL|"
+                        r"[Vv]al(?:id(?:ation|ating)?)?|VAL)\s*(?:\(\w+\))?\s*(?::|\[)")
+_ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
+# A comment: what it says about losses or errors is not the run's.
+_COMMENT = ("# ", "## ", "// ")
+# Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
+_SUMMARY_KEYS = ("train_runtime", "train/train_runtime")
+_FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
 
 
 def _target_in(line: str) -> int | None:
@@ -70,6 +85,26 @@ def _target_in(line: str) -> int | None:
     text = next(g for g in match.groups() if g is not None)
     value = int(text.replace(",", ""))
     return value if value > 0 else None
+
+
+def _as_eval(text: str, parsed: Parsed) -> Parsed:
+    """A generic key/value line that an evaluation printed (its head says so, before any
+    value): its metrics are the evaluation's and its counters not the training's."""
+    head = _EVAL_HEAD.search(text, 0, 80)
+    if head is None or _ASSIGNMENT.search(text, 0, head.start()) is not None:
+        return parsed
+    metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
+    return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
+                  metrics=metrics)
+
+
+_EVALISH = re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
+
+
+def _trains(metrics: dict[str, float]) -> bool:
+    """Whether a record's metrics are the training's own (not only an evaluation's,
+    not only timings)."""
+    return any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in metrics)
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -101,7 +136,9 @@ def _same_moment(bar: Record, after: Record) -> bool:
 class LogParser:
     """Feed it lines in order; it returns what each line said."""
 
-    def __init__(self) -> None:
+    def __init__(self, count_records: bool = True) -> None:
+        # Lines parsed alone (the history scan) cannot count the records before them.
+        self._count_records = count_records
         self.formats: Counter[str] = Counter()
         self.step: int | None = None
         self.target: int | None = None
@@ -123,6 +160,14 @@ class LogParser:
         # by feed_lines); _bar_folded says it did.
         self._after_bar: Record | None = None
         self._bar_folded = False
+        self._shapes = ShapeReader()
+        # How much of the log was understood (see `reading`).
+        self.lines_seen = 0
+        self.lines_read = 0
+        self.metric_names: set[str] = set()
+        self.step_found = False  # the log prints a step of its own
+        self._records_counted = 0  # training records, for a log that prints no step
+        self._took = False  # the line being read was understood, record or not
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -130,7 +175,10 @@ class LogParser:
         records: list[Record] = []
         pending: str | None = None  # a bar's last redraw, waiting for what follows it
         feed = self.feed
+        kept = 0
+        self.lines_seen += len(lines)
         for index, is_bar in kept_lines(lines):
+            kept += 1
             line = lines[index]
             if is_bar:
                 if pending is not None:  # a different bar: the last one is done
@@ -163,7 +211,22 @@ class LogParser:
             record = feed(pending)
             if record is not None:
                 records.append(record)
+        self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
+        self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
+
+    def reading(self) -> Reading:
+        """How much of the log this parser understood so far."""
+        names = sorted(self.metric_names, key=lambda k: (k not in _FIRST_NAMES, k))
+        return Reading(self.lines_seen, self.lines_read, tuple(names[:32]), self.progress_unit)
+
+    @property
+    def progress_unit(self) -> str:
+        """What the run's steps count: its own `step`, the training records babysit
+        counted for a log that prints none, or nothing yet."""
+        if self.step_found:
+            return "step"
+        return "record" if self._records_counted else "none"
 
     def finish(self) -> list[Record]:
         """No more input will come: what is still open (a traceback the log ends in)."""
@@ -174,18 +237,36 @@ class LogParser:
 
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
+        self._took = False
+        self.lines_seen += 1
+        record = self._feed(raw_line)
+        if record is not None or self._took:
+            self.lines_read += 1
+        return record
+
+    def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)
         if not line.strip():
             return None
         rank, line = split_rank(line)
+        self._shapes.note(line)
+        if line.lstrip().startswith(_COMMENT):
+            return None
         in_traceback = self._failures.in_traceback and self._failures.continues(line)
 
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
         rest = line
+        if in_traceback:
+            self._took = True
         bar = None if in_traceback else parse_bar(line)
         if bar is not None:
-            bar_parsed, events = self._bars.from_bar(bar)
+            self._took = True
+            row = self._table_bar(bar)
+            if row is not None:
+                bar_parsed = row
+            else:
+                bar_parsed, events = self._bars.from_bar(bar)
             if self._bars.evaluating:
                 self.phase = "eval"
             rest = line[bar.end :]
@@ -195,6 +276,7 @@ class LogParser:
         elif not in_traceback:
             special = self._structure(line, rank)
             if special is not None:
+                self._took = True
                 return special if isinstance(special, Record) else None
         parsed: Parsed | None = None
         has_rest = bool(rest.strip())
@@ -207,6 +289,20 @@ class LogParser:
                 return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             parsed = self._parse_text(rest)
+            if parsed is None and bar_parsed is None:
+                shaped = self._shapes.read(rest)
+                if shaped is True:
+                    self._took = True
+                    return None
+                parsed = shaped if isinstance(shaped, Parsed) else None
+            elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
+                parsed = _as_eval(rest, parsed)
+                if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
+                        and not self._shapes.recurring(rest):
+                    # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
+                    # value the run measured (a metric line comes back).
+                    parsed = replace(parsed, metrics={
+                        k: v for k, v in parsed.metrics.items() if math.isfinite(v)})
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _GLUED_FAILURE.search(rest) is not None):
             found = find_events(rest)
@@ -219,11 +315,48 @@ class LogParser:
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
         record = self._merge(bar_parsed, parsed, events, rank, line)
+        if has_rest and not in_traceback and _NON_FINITE_HINT.search(rest) is not None:
+            record = self._with_stray_non_finite(rest, record, rank)
         if self._fresh_facts:
             facts, self._fresh_facts = self._fresh_facts, {}
             return replace(record, facts=facts) if record is not None else Record(
                 step=self.step, facts=facts, rank=rank)
         return record
+
+    def _table_bar(self, bar: Bar) -> Parsed | None:
+        """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
+        100%|...| 7/7`): the row says the epoch and the losses; the bar counts the
+        batches of that epoch, so its count is neither the run's step nor its total
+        (the trainer may accumulate several batches per step)."""
+        if self._bars.yolo_columns or bar.style != "tqdm" or not any(
+                c.isdigit() for c in bar.desc):
+            return None
+        row = self._shapes.bar_row(bar.desc)
+        if row is None:
+            return None
+        self._bars.evaluating = False
+        rate = {"it/s": bar.rate} if bar.rate is not None else {}
+        epoch = row.epoch + bar.n / bar.total if row.epoch is not None and bar.total else \
+            row.epoch
+        return Parsed("table", row.step, row.target, epoch, row.total_epochs,
+                      {**row.metrics, **rate})
+
+    def _with_stray_non_finite(self, text: str, record: Record | None,
+                               rank: int | None) -> Record | None:
+        """A `nan` that no parser placed, in a line of a shape the run prints with a
+        number there: a non-finite value all the same (see `shapes`)."""
+        if NON_FINITE_TOKEN.search(text) is None:
+            return record
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            return record
+        found = self._shapes.stray_non_finite(text)
+        if not found:
+            return record
+        self._took = True
+        if record is None:
+            return Record(step=self.step, target_steps=self.target, metrics=found, rank=rank,
+                          fmt="shape")
+        return replace(record, metrics={**record.metrics, **found})
 
     def _structure(self, line: str, rank: int | None) -> Record | bool | None:
         """Lines that set context rather than report a step: a Keras epoch header, an
@@ -262,7 +395,8 @@ class LogParser:
             if found:
                 self.facts.update(found)
                 self._fresh_facts = found
-        if ("steps" in rest or "iters" in rest) and (target := _target_in(rest)):
+        if ("steps" in rest or "iter" in rest or "ITER" in rest) \
+                and (target := _target_in(rest)):
             self.target = self._target_announced = target
             return parsed or Parsed("", target=target)
         if "poch" in rest:
@@ -332,6 +466,11 @@ class LogParser:
                 scale = to_number(event.detail) if event.detail else None
                 if scale is not None:
                     metrics["loss_scale"] = scale
+        if any(key in metrics for key in _SUMMARY_KEYS):
+            # The trainer's end-of-training summary: averages over the whole run, not a
+            # step of it. It says training returned (see lifecycle for an early one).
+            events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], "summary"))
+            metrics = {}
         if part.per_epoch:
             self._per_epoch = part.per_epoch
         if step is None and epoch is not None and self._steps_from_epochs is not False \
@@ -345,6 +484,17 @@ class LogParser:
             target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
+        if step is not None:
+            self.step_found = True
+        elif self._count_records and not self.step_found and bar is None and metrics \
+                and _trains(metrics) and (epoch is None or epoch != int(epoch)
+                                          or self._records_counted):
+            # The log prints no step of its own: its training records are the progress
+            # (a log whose records each count a whole epoch has its epochs for that).
+            self._records_counted += 1
+            step = self._records_counted
+        if metrics and len(self.metric_names) < 256:
+            self.metric_names.update(metrics)
         written = None
         if step is not None:
             if self.step is None or step > self.step:

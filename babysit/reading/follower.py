@@ -106,7 +106,8 @@ class LogFollower:
         if self._file is None:  # rotated to a file that cannot be opened: keep what was read
             return Snapshot(records=tuple(records), new_lines=self._lines - lines_before,
                             formats=tuple(f for f, _ in self._parser.formats.most_common()),
-                            notices=tuple(notices), phase=self._parser.phase)
+                            notices=tuple(notices), phase=self._parser.phase,
+                            reading=self._parser.reading())
         size = self._file.size()
         if size < self._offset:
             notices.append(f"log truncated ({self._offset} → {size} bytes); reading it from "
@@ -131,6 +132,7 @@ class LogFollower:
             notices=tuple(notices),
             quiet_for=max(0.0, self.access.now() - mtime),
             phase=self._parser.phase,
+            reading=self._parser.reading(),
         )
 
     def _follow_path(self, records: list[Record]) -> list[str]:

@@ -44,6 +44,8 @@ EVENTS = "|".join((
     "death signal", "closing signal", "estarting workers", "Worker group FAILED",
     "oss scale", "Grad overflow", "Successfully completed", "TERM_OWNER", "TERM_RUNLIMIT",
     r"\*\*\* JOB", r"\*\*\* STEP", "raining is", "raining finished", "raining complete",
+    "raining speed", "raining time", "done training", "after training", "arly stopping",
+    "topped early",
     "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
@@ -177,7 +179,7 @@ def _line_at(read_at: ReadAt, start: int, end: int, hit: int) -> tuple[int, byte
 def _parse_line(read_at: ReadAt, start: int, line_start: int, line: bytes) -> Record | None:
     """Parse one line on its own; if it needs a step, lend it the nearest step above."""
     text = line.decode("utf-8", errors="replace")
-    record = LogParser().feed(text)
+    record = LogParser(count_records=False).feed(text)
     if record is None or record.step is not None:
         return record
     context_start = max(start, line_start - _CONTEXT_BEFORE)
@@ -186,7 +188,7 @@ def _parse_line(read_at: ReadAt, start: int, line_start: int, line: bytes) -> Re
     if context_start > start and previous:
         previous = previous[1:]  # the first piece may be the tail of a longer line
     for raw in reversed(previous[-_LOOKBACK_LINES:]):
-        parser = LogParser()
+        parser = LogParser(count_records=False)
         parser.feed(raw.decode("utf-8", errors="replace"))
         if parser.step is None:
             continue
@@ -205,7 +207,7 @@ def _parse_event_line(read_at: ReadAt, start: int, end: int, line_start: int,
     records = [replace(record, sparse=True)]
     if not any(e.kind is EventKind.TRACEBACK_START for e in record.events):
         return records, line_end
-    parser = LogParser()
+    parser = LogParser(count_records=False)
     parser.feed(line.decode("utf-8", errors="replace"))
     follow = read_at(line_end, min(end - line_end, _TRACEBACK_WINDOW))
     position = line_end

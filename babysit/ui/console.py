@@ -35,7 +35,9 @@ def progress_line(report: PollReport) -> str:
     """`Step 1200/10000 (12%) | loss=0.342 | lr=1e-4 | grad_norm=0.8 | 142 samples/s`"""
     parts: list[str] = []
     if report.step is not None:
-        head = f"Step {report.step}"
+        unit = "Record" if report.reading is not None and report.reading.progress == "record" \
+            else "Step"
+        head = f"{unit} {report.step}"
         if report.target_steps:
             head += f"/{report.target_steps}"
             if report.percent is not None:
@@ -143,6 +145,8 @@ class ConsoleObserver:
         what = f"{report.target} — {report.subject}" if report.subject else report.target
         line.append(f"Watching {what} (log format: {formats})")
         self.console.print(line)
+        if report.reading is not None and report.reading.lines:
+            self.console.print(Text(f"{_INDENT}Read: {report.reading.describe()}", style="dim"))
         self._progress(report)
 
     def poll(self, report: PollReport) -> None:
@@ -258,7 +262,13 @@ class ConsoleObserver:
         out.print(Text(f"Terminal state: {verdict.terminal_state.value}"))
         steps = "unknown" if verdict.total_steps is None else str(verdict.total_steps)
         total = "?" if verdict.target_steps is None else str(verdict.target_steps)
-        out.print(Text(f"Steps completed: {steps}/{total}"))
+        reading = verdict.reading
+        if reading is not None and reading.progress == "record":
+            out.print(Text(f"Records counted: {steps} (the log prints no step)"))
+        else:
+            out.print(Text(f"Steps completed: {steps}/{total}"))
+        if reading is not None and reading.lines:
+            out.print(Text(f"Log read: {reading.describe()}"))
         shown = key_metrics(verdict.final_metrics, 10)
         out.print(Text("Final metrics: " + (_metrics_text(shown) or "none")))
         out.print(Text(f"Best checkpoint: {verdict.best_checkpoint or 'none'}"))
@@ -307,6 +317,7 @@ _TITLES = {
     TerminalState.CANCELLED: "Training Cancelled",
     TerminalState.TIMEOUT: "Training Timed Out",
     TerminalState.RUNNING: "Babysit stopped (run not finished)",
+    TerminalState.ENDED: "Run ended — outcome not confirmed",
 }
 
 

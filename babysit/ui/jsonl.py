@@ -48,6 +48,7 @@ def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
         "new_anomalies": [_anomaly(a) for a in report.new_anomalies],
         "status": list(report.status),  # a cloud service's own description of the run
         "efficiency": report.efficiency.to_json() if report.efficiency is not None else None,
+        "reading": report.reading.to_json() if report.reading is not None else None,
     }
 
 

@@ -1,0 +1,264 @@
+"""Reading a line by its shape, when no framework parser knows it.
+
+The framework parsers in `formats` and `frameworks` are hints: they know the shapes of
+the logs they were written for. Everything else a training log prints is still made of
+a few shapes, and this module reads those from the log itself:
+
+- tables: a row of column names, then rows of values with as many cells (YOLOv5,
+  fastai, CSV/TSV metric files, `step<TAB>loss`); a row may also be the description of
+  a progress bar (YOLOv5 draws one per epoch, with the row before the bar);
+- bare columns: rows of numbers without a header, read once the same shape has come
+  back a few times (the first integer column is the step);
+- boxed key/value blocks (`| ep_rew_mean | 21.3 |`, stable-baselines3), read as one
+  record when the block closes;
+- a non-finite value (`nan`, `-inf`) in a line whose shape the run has printed before
+  with a number in that place: a value of that metric, named or not. A `nan` nobody
+  could name is still reported, never dropped.
+
+Nothing here runs for a line a framework parser already understood, so the usual
+shapes cost nothing extra.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, deque
+
+from babysit.parsing.formats import STEP_KEYS, Parsed, split_counters
+from babysit.parsing.text import normalise_key, to_number
+
+_NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+# A token that is a non-finite number on its own (`nan`, `-inf`, `NaN`, C's `-nan`), not
+# part of a word (`nanoGPT`, `info`, `inference`) or a call (`isnan(`).
+NON_FINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w(.])", re.IGNORECASE)
+# Any number-like token, for a line's template: numbers and non-finite tokens alike.
+_VALUE_TOKEN = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w])|{NON_FINITE_TOKEN.pattern}",
+                          re.IGNORECASE)
+_CELL = re.compile(rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
+_COUNTER_CELL = re.compile(r"^(\d+)/(\d+)$")
+_TIME_CELL = re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$")
+_NAME_CELL = re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
+_BOX_LINE = re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
+_RULE_LINE = re.compile(r"^\s*-{8,}\s*$")
+_EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
+_STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
+_MAX_CELLS = 40
+_HEADER_REACH = 40  # lines a header may stand above the first row it names
+_BARE_REPEATS = 3  # rows of one shape before bare columns are believed
+_RECENT = 64  # lines kept to tell a metric line's shape from a one-off
+
+
+def template(line: str) -> str:
+    """The line with every number-like token masked: lines of one template differ only
+    in their values."""
+    return _VALUE_TOKEN.sub("#", line)
+
+
+def _split(line: str) -> tuple[str, list[str]]:
+    text = line.strip()
+    for sep in ("\t", ","):
+        if sep in text:
+            return sep, [cell.strip() for cell in text.split(sep)]
+    if text.startswith("|") and text.endswith("|") and text.count("|") >= 3:
+        return "|", [cell.strip() for cell in text.strip("|").split("|")]
+    return " ", text.split()
+
+
+def _is_value(cell: str) -> bool:
+    return _CELL.match(cell) is not None or _COUNTER_CELL.match(cell) is not None \
+        or _TIME_CELL.match(cell) is not None
+
+
+def _number(cell: str) -> float | None:
+    if _TIME_CELL.match(cell):
+        return None
+    return to_number(cell.rstrip("KMGTiB") if cell[-1:] in "KMGTiB" else cell)
+
+
+class ShapeReader:
+    """The context that reading by shape needs: the column names a log announced, how
+    often each bare shape came back, an open boxed block, and the last lines read."""
+
+    def __init__(self) -> None:
+        self._pending: tuple[int, str, tuple[str, ...]] | None = None  # (line no, sep, names)
+        self._headers: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._bare: Counter[tuple[str, int]] = Counter()
+        self._box: dict[str, float] = {}
+        self._section = ""
+        self._line_no = 0
+        self.recent: deque[str] = deque(maxlen=_RECENT)
+        self.epoch_base: int | None = None  # 0 when the log counts epochs from 0
+
+    def note(self, line: str) -> None:
+        """Every line read, whatever parsed it: the recent lines a `nan` is judged by."""
+        self._line_no += 1
+        self.recent.append(line)
+
+    # --- lines no parser understood ----------------------------------------------------
+
+    def read(self, line: str) -> Parsed | bool | None:
+        """What an otherwise unknown line says: a Parsed record, True when it was taken
+        in as context (a header, part of a boxed block), None when it says nothing."""
+        box = _BOX_LINE.match(line)
+        if box is not None:
+            return self._box_line(box.group(1), box.group(2))
+        if self._box and _RULE_LINE.match(line):
+            return self._close_box()
+        sep, cells = _split(line)
+        if not 2 <= len(cells) <= _MAX_CELLS:
+            return None
+        if all(_NAME_CELL.match(c) for c in cells):
+            if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells):
+                return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
+            self._pending = (self._line_no, sep, tuple(normalise_key(c) for c in cells))
+            return None  # a header only counts once a row follows it
+        if not all(_is_value(c) for c in cells):
+            return None
+        return self.row(cells, sep)
+
+    def row(self, cells: list[str], sep: str) -> Parsed | None:
+        """A row of values: named by the header announced for rows of its width, or, for
+        bare numbers, once their shape has come back a few times."""
+        key = (sep, len(cells))
+        names = self._headers.get(key)
+        pending = self._pending
+        if pending is not None and pending[1] == sep and len(pending[2]) == len(cells) \
+                and self._line_no - pending[0] <= _HEADER_REACH:
+            names = self._headers[key] = pending[2]
+            self._pending = None
+        if names is None:
+            self._bare[key] += 1
+            if self._bare[key] < _BARE_REPEATS:
+                return None
+            names = tuple(self._bare_names(cells))
+        return self._named(names, cells, "table")
+
+    def bar_row(self, desc: str) -> Parsed | None:
+        """The description of a progress bar that is a row of a table (YOLOv5 draws one
+        bar per epoch after the row's values)."""
+        sep, cells = _split(desc.rstrip(":").strip())
+        if len(cells) < 2 or not all(_is_value(c) for c in cells):
+            return None
+        key = (sep, len(cells))
+        pending = self._pending
+        if key not in self._headers and pending is not None and pending[1] == sep \
+                and len(pending[2]) == len(cells) and self._line_no - pending[0] <= _HEADER_REACH:
+            self._headers[key] = pending[2]
+            self._pending = None
+        names = self._headers.get(key)
+        return self._named(names, cells, "table") if names is not None else None
+
+    @staticmethod
+    def _bare_names(cells: list[str]) -> list[str]:
+        names = [f"col{i + 1}" for i in range(len(cells))]
+        if cells[0].isdigit():
+            names[0] = "step"
+        return names
+
+    def _named(self, names: tuple[str, ...], cells: list[str], fmt: str) -> Parsed:
+        values: dict[str, float] = {}
+        epoch: float | None = None
+        epochs: int | None = None
+        step: int | None = None
+        target: int | None = None
+        for name, cell in zip(names, cells, strict=False):
+            counter = _COUNTER_CELL.match(cell)
+            if counter is not None:
+                done, total = int(counter.group(1)), int(counter.group(2))
+                if name in _EPOCH_NAMES:
+                    epoch, epochs = self._epoch(done, total)
+                elif name in _STEP_NAMES:
+                    step, target = done, total
+                continue
+            number = _number(cell)
+            if number is not None:
+                values[name] = number
+        parsed = split_counters(values, fmt)
+        return Parsed(fmt, step if step is not None else parsed.step,
+                      target if target is not None else parsed.target,
+                      epoch if epoch is not None else parsed.epoch,
+                      epochs if epochs is not None else parsed.total_epochs, parsed.metrics)
+
+    def _epoch(self, done: int, total: int) -> tuple[float, int]:
+        """An `e/E` epoch cell: logs that count from 0 print the last index (YOLOv5's
+        `0/299` of 300 epochs), logs that count from 1 the number of epochs."""
+        if self.epoch_base is None or done == 0:
+            self.epoch_base = 0 if done == 0 else (self.epoch_base or 1)
+        if self.epoch_base == 0:
+            return float(done), total + 1
+        return float(done - 1), total
+
+    # --- boxed key/value blocks (stable-baselines3) ------------------------------------
+
+    def _box_line(self, key: str, value: str) -> Parsed | bool | None:
+        if not key:
+            return None
+        if not value:
+            self._section = normalise_key(key).rstrip("/") + "/"
+            return True
+        number = to_number(value)
+        if number is None:
+            return True
+        name = normalise_key(key)
+        if not key.startswith(("/", " ")) and self._section and "/" not in name:
+            name = self._section + name
+        self._box[name] = number
+        return True
+
+    def _close_box(self) -> Parsed | None:
+        values, self._box, self._section = self._box, {}, ""
+        step = None
+        for name, value in list(values.items()):
+            if name.rsplit("/", 1)[-1] in ("total_timesteps", "timesteps") \
+                    and math.isfinite(value):
+                step = int(value)
+                del values[name]
+        parsed = split_counters(values, "boxed-table")
+        return Parsed("boxed-table", step if step is not None else parsed.step, parsed.target,
+                      parsed.epoch, parsed.total_epochs, parsed.metrics)
+
+    # --- a `nan` no parser placed ----------------------------------------------------
+
+    def recurring(self, line: str) -> bool:
+        """Whether the run printed a line of this template shortly before: a metric line
+        comes back, a configuration value or a remark does not."""
+        shape = template(line)
+        recent = list(self.recent)[:-1]
+        return any(earlier is not line and template(earlier) == shape for earlier in recent)
+
+    def stray_non_finite(self, line: str) -> dict[str, float]:
+        """Non-finite values in a line whose template the run printed before with a
+        number where the `nan` stands now: named after the word before them, or
+        `value` when none. A one-off line (a config value `max_norm: inf`, a sentence
+        quoting `nan`) has no such history and gives nothing."""
+        found: dict[str, float] = {}
+        shape = template(line)
+        slots = [m for m in _VALUE_TOKEN.finditer(line)]
+        odd = [i for i, m in enumerate(slots) if NON_FINITE_TOKEN.fullmatch(m.group(0))]
+        if not odd:
+            return found
+        for earlier in list(self.recent)[:-1]:
+            if earlier is line or template(earlier) != shape:
+                continue
+            values = [m.group(0) for m in _VALUE_TOKEN.finditer(earlier)]
+            for index in odd:
+                if index < len(values) and NON_FINITE_TOKEN.fullmatch(values[index]) is None:
+                    match = slots[index]
+                    name = _name_before(line, match.start()) or f"value{index + 1}"
+                    found[name] = to_number(match.group(0)) or math.nan
+            if found:
+                return found
+        return found
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\W{0,3}$")
+
+
+def _name_before(line: str, at: int) -> str | None:
+    """The name a value follows (`loss: nan`, `loss nan`, `Loss=nan`), if any."""
+    match = _WORD_BEFORE.search(line[max(0, at - 40):at])
+    if match is None:
+        return None
+    name = normalise_key(match.group(1))
+    return name if name not in ("step", "iter", "epoch") else None

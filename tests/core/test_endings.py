@@ -1,0 +1,128 @@
+"""Endings only on evidence (issue 23): what a log and a vanished process prove about how
+a run ended, judged through the whole watch and its verdict file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from babysit.config import PollSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
+from babysit.targets.log_file import LocalLogTarget
+from tests.conftest import FakeClock, artifact_in
+from tests.core.test_fixer import watch
+
+
+def once(tmp_path: Path, text: str) -> dict[str, Any]:
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log",
+                Settings(poll=replace(PollSettings(), once=True), out_dir=tmp_path),
+                NullObserver(), clock=FakeClock())
+    return artifact_in(tmp_path)
+
+
+def hf_stdout(records: int) -> str:
+    """What `python train.py > train.log` keeps of a Hugging Face Trainer run: the loss
+    dicts and the final summary (the tqdm bar and the logger go to stderr)."""
+    lines = [f"{{'loss': {2.5 - i * 0.05:.4f}, 'grad_norm': {1.0 + i * 0.01:.3f}, "
+             f"'learning_rate': {5e-5 * (1 - i / records):.3e}, "
+             f"'epoch': {3 * (i + 1) / records:.2f}}}" for i in range(records)]
+    return "\n".join(lines) + "\n"
+
+
+HF_SUMMARY = ("{'train_runtime': 812.4, 'train_samples_per_second': 11.8, "
+              "'train_steps_per_second': 0.369, 'train_loss': 1.93, 'epoch': 3.0}\n")
+
+
+def test_a_finished_stdout_only_hf_trainer_run_is_go_with_its_records_counted(tmp_path: Path):
+    data = once(tmp_path, hf_stdout(30) + HF_SUMMARY)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
+    assert data["total_steps"] == 30
+    assert data["reading"]["progress"] == "record"
+    assert "loss" in data["reading"]["metrics_found"]
+    assert "train_loss" not in data["final_metrics"]  # the summary's averages are no step
+
+
+def test_a_stdout_only_hf_trainer_log_without_its_summary_is_still_running(tmp_path: Path):
+    data = once(tmp_path, hf_stdout(30))
+    assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "RUNNING")
+
+
+def test_an_end_of_training_summary_long_before_the_planned_total_is_an_early_end(
+        tmp_path: Path):
+    """detectron2 prints its timing summary however training stopped: at iteration 16k
+    of a planned 111k that is a run that ended early, not one that finished."""
+    lines = [f"[06/13 10:{i % 60:02d}:00 d2.utils.events]:  eta: 1 day, 2:03:04  iter: {i}  "
+             f"total_loss: {1.5 - i / 40000:.3f}  lr: 0.02  max_mem: 9000M"
+             for i in range(15_999, 16_400, 20)]
+    lines.insert(0, "[06/13 09:00:00 d2.engine.train_loop]: Starting training from iteration 0")
+    lines.insert(1, "[06/13 09:00:00 d2.config]: SOLVER.MAX_ITER: 111000  max_iter: 111000")
+    lines += ["[06/13 11:00:00 d2.engine.hooks]: Overall training speed: 16378 iterations in "
+              "5:03:02 (1.1102 s / it)",
+              "[06/13 11:00:00 d2.engine.hooks]: Total training time: 5:05:06 (0:02:04 on hooks)"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    assert data["decision"] != "GO"
+    assert any(a["type"] == "crash" and "stopped early" in a["description"]
+               for a in data["anomalies_detected"])
+
+
+def test_training_done_said_part_way_is_not_the_end(tmp_path: Path):
+    lines = ["Total optimization steps = 100"]
+    lines += [f"step {s}/100 loss {3 - s * 0.02:.3f}" for s in range(1, 31)]
+    lines += ["Tokenizer training completed in 3.2s"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
+
+
+def test_a_stage_done_line_at_the_end_of_the_log_is_not_the_runs_end(tmp_path: Path):
+    lines = [f"Epoch 3/10 step {s} loss {3 - s * 0.02:.3f}" for s in range(1, 40)]
+    lines += ["Epoch 3/10 done"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_log_with_a_completion_line_and_nothing_readable_is_never_go(tmp_path: Path):
+    data = once(tmp_path, "loading data\nbuilding the model\nall good so far\n"
+                          "Training complete\n")
+    assert data["decision"] == "CONDITIONAL", data["summary"]
+    assert "could not read training progress" in data["summary"]
+    assert data["reading"]["progress"] == "none"
+
+
+def _hf_child(tmp_path: Path) -> subprocess.Popen[bytes]:
+    """A stdout-only Hugging Face-style loop that never prints its summary: it is killed
+    with SIGKILL half way."""
+    log = tmp_path / "train.log"
+    code = ("import time\nfor i in range(400):\n"
+            "    print({'loss': round(2.5 - i * 0.001, 4), 'learning_rate': 5e-05, "
+            "'epoch': round(i / 100, 2)}, flush=True)\n"
+            "    time.sleep(0.05)\n")
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-c", code], stdout=out,
+                                stderr=subprocess.STDOUT)
+
+
+def test_a_stdout_only_run_killed_and_reaped_by_its_parent_is_not_succeeded(tmp_path: Path):
+    proc = _hf_child(tmp_path)
+    reaper = threading.Thread(target=proc.wait, daemon=True)
+    reaper.start()  # the parent reaps it: babysit sees no exit status
+
+    def kill_soon() -> None:
+        log = tmp_path / "train.log"
+        import time
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and log.stat().st_size < 2000:
+            time.sleep(0.05)
+        proc.kill()
+
+    threading.Thread(target=kill_soon, daemon=True).start()
+    result, data = watch(tmp_path, proc)
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    assert data["decision"] == "CONDITIONAL" and result.exit_code is ExitCode.CONDITIONAL

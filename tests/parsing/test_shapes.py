@@ -1,0 +1,147 @@
+"""Lines read by their shape when no framework parser knows them (issue 23): tables with
+a header row, bare columns, boxed key/value blocks, a `nan` in a metric line's place,
+evaluation lines, logs that print no step, and completion lines read in context."""
+
+from __future__ import annotations
+
+import math
+
+from babysit.model import EventKind, Record
+from babysit.parsing.events import find_events
+from babysit.parsing.parser import LogParser
+
+
+def _read(lines: list[str]) -> tuple[LogParser, list[Record]]:
+    parser = LogParser()
+    return parser, parser.feed_lines(lines)
+
+
+def _non_finite(records: list[Record]) -> list[Record]:
+    return [r for r in records if any(not math.isfinite(v) for v in r.metrics.values())]
+
+
+# YOLOv5 prints `gpu_mem` (not v8's `GPU_mem`), counts epochs from 0 and draws one bar
+# per epoch after the row (ultralytics/yolov5 train.py, `pbar.set_description`).
+YOLOV5 = [
+    "     Epoch   gpu_mem       box       obj       cls     total    labels  img_size",
+    "     0/299     3.62G   0.08364   0.05006   0.03137    0.1651        45       640: "
+    "100%|##########| 7/7 [00:05<00:00,  1.35it/s]",
+    "               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: "
+    "100%|##########| 4/4 [00:01<00:00,  2.71it/s]",
+    "                 all        128        929      0.613      0.558       0.61      0.402",
+    "     1/299     3.62G       nan       nan       nan       nan        45       640: "
+    "100%|##########| 7/7 [00:05<00:00,  1.35it/s]",
+]
+
+
+def test_a_yolov5_table_row_with_nan_losses_is_a_nan_and_its_bar_is_one_epochs():
+    parser, records = _read(YOLOV5)
+    [first, second] = [r for r in records if r.metrics]
+    assert first.metrics["box"] == 0.08364 and first.epoch == 1.0 and first.total_epochs == 300
+    assert math.isnan(second.metrics["box"]) and math.isnan(second.metrics["total"])
+    # The bar's `7/7` counts the batches of one epoch: never the run's planned total.
+    assert all(r.target_steps is None for r in records)
+
+
+def test_bare_columns_are_read_once_their_shape_comes_back_and_a_nan_there_counts():
+    lines = [f"{76975 + i} {2.3 - i * 0.01:.3f}" for i in range(5)] + ["76980 nan"]
+    _, records = _read(lines)
+    [bad] = _non_finite(records)
+    assert bad.step == 76980 and math.isnan(bad.metrics["col2"])
+
+
+def test_a_tab_separated_metrics_file_is_named_by_its_header():
+    lines = ["step\tloss\tlr", "10\t2.5\t0.001", "20\t2.4\t0.001", "30\tinf\t0.001"]
+    _, records = _read(lines)
+    assert [r.step for r in records] == [10, 20, 30]
+    assert math.isinf(records[-1].metrics["loss"])
+
+
+def test_a_fastai_table_counts_epochs_and_reads_its_columns():
+    lines = ["epoch     train_loss  valid_loss  accuracy  time",
+             "0         0.912       0.602       0.801     00:12",
+             "1         0.581       0.497       0.842     00:12"]
+    _, records = _read(lines)
+    assert [r.metrics["train_loss"] for r in records] == [0.912, 0.581]
+    assert records[-1].epoch == 1.0 and "time" not in records[-1].metrics
+
+
+def test_a_stable_baselines3_block_is_one_record_at_its_timestep():
+    block = ["-----------------------------",
+             "| rollout/           |      |",
+             "|    ep_len_mean     | 200  |",
+             "|    ep_rew_mean     | nan  |",
+             "| time/              |      |",
+             "|    fps             | 1094 |",
+             "|    total_timesteps | 2048 |",
+             "-----------------------------"]
+    _, records = _read(block)
+    [record] = records
+    assert record.step == 2048
+    assert math.isnan(record.metrics["rollout/ep_rew_mean"])
+
+
+def test_a_nan_where_the_run_prints_a_number_is_reported_even_unnamed():
+    lines = ["[12:00:01] 100 | 2.31 | ok", "[12:00:02] 101 | 2.30 | ok",
+             "[12:00:03] 102 | nan | ok"]
+    _, records = _read(lines)
+    [bad] = _non_finite(records)
+    assert any(math.isnan(v) for v in bad.metrics.values())
+
+
+def test_a_one_off_inf_in_a_config_line_or_a_comment_is_not_a_metric():
+    lines = ["grad_norm_max: inf", "# loss: inf (what the loss was before the fix)",
+             "  max_norm = inf", "step 1 loss 2.3"]
+    _, records = _read(lines)
+    assert _non_finite(records) == []
+
+
+def test_an_evaluation_line_feeds_eval_metrics_not_the_training_loss():
+    lines = ["Epoch: [3]  [ 10/500]  eta: 0:01:00  lr: 0.0001  loss: 0.52 (0.55)",
+             "Test:  [ 0/50]  eta: 0:00:49  loss: 3.75 (3.75)  acc1: 91.4"]
+    _, records = _read(lines)
+    test = records[-1]
+    assert "loss" not in test.metrics and test.metrics["eval/loss"] == 3.75
+    assert test.step == records[0].step  # the eval's `0/50` is not a training step
+
+
+def test_a_stdout_only_hf_trainer_log_counts_records_and_ends_on_its_summary():
+    lines = [f"{{'loss': {2.0 - i * 0.1:.2f}, 'learning_rate': 1e-05, "
+             f"'epoch': {0.1 * (i + 1):.2f}}}" for i in range(6)]
+    lines += ["{'eval_loss': 1.5, 'eval_runtime': 2.0, 'epoch': 0.6}",
+              "{'train_runtime': 120.5, 'train_samples_per_second': 4.1, "
+              "'train_steps_per_second': 0.5, 'train_loss': 1.7, 'epoch': 0.6}"]
+    parser, records = _read(lines)
+    assert [r.step for r in records if "loss" in r.metrics] == [1, 2, 3, 4, 5, 6]
+    assert parser.progress_unit == "record"
+    summary = records[-1]
+    assert summary.metrics == {}  # averages over the run, not a step of it
+    assert [e.detail for e in summary.events] == ["summary"]
+
+
+def test_reading_counts_what_was_understood():
+    parser, _ = _read(["Loading the model", "step 1 loss 2.0", "step 2 loss 1.9",
+                       "some chatter here"])
+    assert (parser.lines_seen, parser.lines_read) == (4, 2)
+    assert parser.step_found and parser.metric_names == {"loss"}
+
+
+def test_completion_words_in_context():
+    def kinds(line: str) -> list[EventKind]:
+        return [e.kind for e in find_events(line)]
+
+    assert kinds("Epoch 3/10 done") == [EventKind.NEW_STAGE]
+    assert kinds("Finished training epoch 3/10") == [EventKind.NEW_STAGE]
+    assert kinds("Stage 1 training done, switching to stage 2") == [EventKind.NEW_STAGE]
+    assert kinds('sample: "the model said: Training completed, thanks"') == []
+    assert kinds("Training completed.") == [EventKind.COMPLETED]
+    assert kinds("Epoch 10/10 done") == [EventKind.COMPLETED]
+    assert [e.detail for e in find_events("Total training time: 1:02:03 (0.31 s / it)")] == [
+        "summary"]
+    assert [e.detail for e in find_events("Training time 0:13:00")] == ["summary"]
+
+
+def test_c_printf_minus_nan_is_nan():
+    _, records = _read(["step 1 | loss 2.31 | norm 0.9", "step 2 | loss -nan | norm -nan"])
+    [bad] = _non_finite(records)
+    assert bad.step == 2
