@@ -158,6 +158,9 @@ class Record:
     # What the run says about itself once (its parameter count, tokens per step): not
     # metrics of a step, inputs to the efficiency figures.
     facts: Mapping[str, float] = field(default_factory=dict)
+    # The planned total said before was an inner loop's (a bar that came round again):
+    # the run's own total is not known.
+    target_withdrawn: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,12 @@ from babysit.artifact import ARTIFACT_NAME, load_schema
 FIXTURES = Path(__file__).parent / "fixtures"
 LOGS = FIXTURES / "logs"
 
+
+def development_logs(root: Path = LOGS) -> list[Path]:
+    """Every fixture log under `root` but the sealed split of the public logs, which
+    nothing is developed against (tests/public_split.py)."""
+    return sorted(p for p in root.rglob("*.log") if "sealed" not in p.relative_to(root).parts)
+
 # A missing log is waited for at a terminal (like `tail -F`); the tests that mean to wait
 # say so, the others want the old answer at once.
 os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")

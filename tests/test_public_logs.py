@@ -1,7 +1,15 @@
 """Real logs other people posted (issue threads, committed training logs), each judged
 against the verdict decided by reading it before babysit ever ran on it. Sources and
 cuts: tests/fixtures/logs/public/SOURCES.md; verdicts and the reasoning behind them:
-expected.json (a few were revised after a second reading, each with its reason)."""
+expected.json (a few were revised after a second reading, each with its reason).
+
+The entries collected for issue 23 say which anomaly types a verdict must carry
+(`must_flag`) rather than the exact set, and whether the run is healthy (then no high or
+blocker anomaly may stay open). One in three of those logs is sealed (tests/public_split.py,
+sealed/): scored by scripts/score_public_logs.py, never developed against; the test
+here only holds that split to the score it had when it was first run. An entry babysit
+still gets wrong says why in `known_failure`, and its test is an expected failure that
+must keep failing until it is fixed."""
 
 from __future__ import annotations
 
@@ -20,19 +28,35 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.targets.log_file import LocalLogTarget
 from tests.conftest import FIXTURES, FakeClock, artifact_in
+from tests.public_split import is_sealed
 
 PUBLIC = FIXTURES / "logs" / "public"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((PUBLIC / "expected.json").read_text())
+SEALED = PUBLIC / "sealed"
+SEALED_EXPECTED: dict[str, dict[str, Any]] = json.loads((SEALED / "expected.json").read_text())
 # Where a trend rule (rather than one line) fires depends on its window: the first step
 # is checked for anomalies a single line reveals.
 _ONE_LINE = {"nan-inf", "oom", "crash", "cuda-error", "nccl", "checkpoint-failure"}
 
 
 def test_every_public_log_has_an_expectation_and_a_source():
-    logs = sorted(p.name for p in PUBLIC.glob("*.log"))
-    assert logs == sorted(EXPECTED)
-    sources = (PUBLIC / "SOURCES.md").read_text(encoding="utf-8")
-    assert all(name in sources for name in logs)
+    for folder, expected in ((PUBLIC, EXPECTED), (SEALED, SEALED_EXPECTED)):
+        logs = sorted(p.name for p in folder.glob("*.log"))
+        assert logs == sorted(expected)
+        sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
+        assert all(name in sources for name in logs)
+
+
+def test_the_sealed_split_follows_its_rule():
+    assert all(is_sealed(name) for name in SEALED_EXPECTED)
+    assert not any(is_sealed(name) for name, e in EXPECTED.items()
+                   if e.get("collected_for") == "issue 23")
+
+
+def _cases(expected: dict[str, dict[str, Any]], key: str = "known_failure") -> list[Any]:
+    return [pytest.param(name, marks=pytest.mark.xfail(reason=e[key], strict=True))
+            if e.get(key) else name for name, e in sorted(expected.items())
+            if key == "known_failure" or not e.get("known_failure")]
 
 
 def _copy(tmp_path: Path, name: str) -> Path:
@@ -43,7 +67,25 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return log
 
 
+def _check_insisted(data: dict[str, Any], expect: dict[str, Any], live: bool) -> None:
+    """An issue-23 entry: the decision and state, the anomaly types it insists on, no
+    open high or blocker on a healthy run, and the step when it names one."""
+    assert data["decision"] == expect["decision"], data["summary"]
+    if not live:
+        assert data["terminal_state"] == expect["terminal_state"], data["summary"]
+    types = {a["type"] for a in data["anomalies_detected"]}
+    stopped_early = live and data["decision"] == "NO-GO"
+    if not stopped_early:
+        assert set(expect["must_flag"]) <= types, data["anomalies_detected"]
+    if expect.get("healthy"):
+        assert not [a for a in data["anomalies_detected"] if a["severity"] in ("high", "blocker")
+                    and "resolved:" not in a["description"] and a["type"] != "stalled"]
+
+
 def _check(data: dict[str, Any], expect: dict[str, Any], live: bool = False) -> None:
+    if "must_flag" in expect:
+        _check_insisted(data, expect, live)
+        return
     assert data["decision"] == expect["decision"], data["summary"]
     if not live:
         assert data["terminal_state"] == expect["terminal_state"], data["summary"]
@@ -68,7 +110,7 @@ def _check(data: dict[str, Any], expect: dict[str, Any], live: bool = False) -> 
         assert steps[0] == first
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", _cases(EXPECTED))
 def test_once_verdict_on_a_public_log(tmp_path: Path, name: str):
     log = _copy(tmp_path, name)
     run_session(lambda: LocalLogTarget(log), str(log), "local-log",
@@ -77,7 +119,7 @@ def test_once_verdict_on_a_public_log(tmp_path: Path, name: str):
     _check(artifact_in(tmp_path), EXPECTED[name])
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", _cases(EXPECTED, "known_failure_live"))
 def test_live_replay_of_a_public_log_in_uneven_pieces(tmp_path: Path, name: str):
     """The same log written in 7 uneven pieces, cut mid-line and mid-character, one per
     poll, and then the run goes quiet: the same decision as reading it at once."""

@@ -19,6 +19,7 @@ user's cancel — and the rules below hold whatever the target:
 
 from __future__ import annotations
 
+import re
 import signal
 from dataclasses import dataclass, replace
 
@@ -71,8 +72,11 @@ class _Pending:
 
     @property
     def cancelled(self) -> bool:
+        """Stopped from outside: Ctrl-C, a launcher's death signal, SIGTERM/SIGHUP (a
+        scheduler, the owner) — not a failure of the run's own."""
         return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
-                or self.event.detail.startswith("KeyboardInterrupt"))
+                or self.event.detail.startswith("KeyboardInterrupt")
+                or _STOP_SIGNAL_TEXT.search(self.event.detail) is not None)
 
     @property
     def traceback(self) -> str:
@@ -80,13 +84,20 @@ class _Pending:
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# An exception that says the process was sent one of those (torch.distributed.elastic's
+# `SignalException: Process 123 got signal: 15`).
+_STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
+                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b")
+# Failures that end a process when nothing follows them: an OOM, a CUDA error, a
+# collective that timed out (the NCCL watchdog takes the process down).
+_FATAL = (EventKind.OOM, EventKind.CUDA_ERROR)
 # Steps short of the planned total a completion may be printed at: a run logs every so
 # many steps, so its last logged step is a little below the total.
 _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", "final-save")
+_DELIBERATE = ("early-stop", "final-save", "final-epoch")
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -149,6 +160,10 @@ class RunLifecycle:
             return None  # the log ends in the traceback of a failure already noted
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):
+            self._pending = _Pending(event, step)
+        elif (kind in _FATAL or (kind is EventKind.NCCL and "WARN" not in event.line)) \
+                and self._pending is None:
+            # Fatal unless training goes on after it (then on_step clears it).
             self._pending = _Pending(event, step)
         elif kind is EventKind.WORKERS_STOPPED and self._pending is None:
             # The launcher stops the other workers because one of them failed.

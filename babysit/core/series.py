@@ -82,6 +82,8 @@ class MetricSeries:
         """Apply one primary-rank record: the step change it made and the rules' signals."""
         if record.target_steps is not None and not self._target_fixed:
             self.target_steps = record.target_steps
+        elif record.target_withdrawn and not self._target_fixed:
+            self.target_steps = None
         if record.total_epochs is not None:
             self.total_epochs = record.total_epochs
         if record.epoch is not None:

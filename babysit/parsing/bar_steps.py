@@ -33,6 +33,9 @@ def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
 class BarSteps:
     def __init__(self) -> None:
         self.main_total: int | None = None
+        self._done_in_epoch: int | None = None  # the epoch in which the main bar finished
+        self.epoch_hint = 0  # the whole epochs the log's lines say have begun
+        self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
         self._first_bar_epoch: int | None = None
         self._epoch_offset = 0
@@ -71,8 +74,19 @@ class BarSteps:
             self.evaluating = True
             return Parsed(bar.style), []
         if bar.total is not None:
+            if bar.n == bar.total and self.main_total in (None, bar.total):
+                if self._done_in_epoch is not None and self.epoch_hint > self._done_in_epoch:
+                    # The bar finished again, in a later epoch: it counts one epoch's
+                    # batches, not the run's steps (a Hugging Face bar redrawn after an
+                    # evaluation finishes again in the same epoch).
+                    self.laps += 1
+                self._done_in_epoch = self.epoch_hint
             self.main_total = bar.total
-        return Parsed(bar.style, bar.n, bar.total, None, None, {**bar.metrics, **rate}), []
+        metrics = {**bar.metrics, **rate}
+        if self.laps:
+            return Parsed(bar.style, self.laps * bar.total + bar.n if bar.total else bar.n,
+                          None, None, None, metrics, per_epoch=bar.total), []
+        return Parsed(bar.style, bar.n, bar.total, None, None, metrics), []
 
     def _from_epoch_bar(self, bar: Bar, epoch: int, last: str | None,
                         rate: dict[str, float]) -> Parsed:

@@ -32,6 +32,7 @@ _I = re.IGNORECASE
 SIGNATURES: tuple[Signature, ...] = (
     # Out of memory: CUDA caching allocator, XLA/JAX, and the CPU allocator.
     _sig(EventKind.OOM, r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|"
+         r"OOM when allocating tensor|^\s*out of memory\s*$|"
          r"CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|"
          r"RESOURCE_EXHAUSTED:? .*[Oo]ut of memory|"
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
@@ -41,7 +42,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
     _sig(EventKind.CUDA_ERROR, r"device-side assert triggered|illegal memory access|"
-         r"\.cu:\d+: .*Assertion .* failed|"
+         r"\.cu:\d+: .*Assertion .* failed|\[CUDA ERROR\] at file|"
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
          r"uncorrectable ECC error|CUDA driver error|illegal instruction was encountered|"
@@ -55,12 +56,16 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:[Tt]imed out|[Tt]imeout) (?:in|waiting for) (?:all_?reduce|barrier|broadcast|"
          r"all_?gather|reduce_?scatter)"),
     # Anywhere in the line: a progress bar or a record is often glued before it.
-    _sig(EventKind.TRACEBACK_START, r"Traceback \(most recent call last\):"),
+    # IPython prints `NameError    Traceback (most recent call last)`, without the colon.
+    _sig(EventKind.TRACEBACK_START, r"Traceback \(most recent call last\)"),
+    # C++ fatal checks (glog / dmlc `Check failed:`): the process aborts after them.
+    _sig(EventKind.EXCEPTION, r"(?:^F\d{4} .*|\] )(Check failed: .*)", 1),
     # detectron2 and mmengine say so before the traceback.
     _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
     # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
     # workers (after one failed), or it restarts them (a new attempt).
-    _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers", 1),
+    _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers|"
+         r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$", -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
@@ -115,9 +120,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"EarlyStopping: Training stopped early", detail="early-stop"),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
-    _sig(EventKind.COMPLETED, r"^\s*(?:Saving|Saved) (?:the )?final model\b|"
+    _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
          r"^\s*Saving the model\.?\s*$|^\s*Final model saved\b", detail="final-save"),
-    _sig(EventKind.COMPLETED, r"[Tt]raining (?:is )?(?:finished|completed?|done)\b|"
+    _sig(EventKind.COMPLETED, r"(?:[Tt]raining|[Oo]ptimi[sz]ation|[Ff]ine-?tuning) (?:is |has )?"
+         r"(?:finished|completed?|done)\b|"
          r"^\d+ epochs completed in [\d.]+ hours|Signaling Trainer to stop|"
          r"Process \d+ exits successfully|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
@@ -151,6 +157,7 @@ _TRIGGERS = (
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
+    "ptimi", "Check failed", "^C", "received SIG", "Model",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
 )
 
@@ -162,13 +169,11 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
     benign = _BENIGN.search(line) is not None
     found: list[LogEvent] = []
     seen: set[EventKind] = set()
-    for sig in SIGNATURES:
+    for sig in _EVEN_IN_WARNINGS if benign else SIGNATURES:
         if sig.kind in seen:
             continue
         match = sig.pattern.search(line)
         if match is None:
-            continue
-        if benign and sig.kind not in _NEVER_BENIGN:
             continue
         if _quoted(line, match.start()) and not match.group(0).startswith('"'):
             continue  # words inside a quoted string: data, a prompt, a sample — not the run
@@ -217,6 +222,7 @@ _NEVER_BENIGN = frozenset({EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
                            EventKind.BEST_CHECKPOINT, EventKind.STOPPED_BY_SIGNAL,
                            EventKind.WORKERS_STOPPED, EventKind.RESTARTED,
                            EventKind.LOSS_SCALE, EventKind.LOSS_SCALE_FLOOR})
+_EVEN_IN_WARNINGS = tuple(s for s in SIGNATURES if s.kind in _NEVER_BENIGN)
 
 
 def _job_state(line: str) -> str:

@@ -23,6 +23,10 @@ _SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
 # A logger's level before `Traceback (`: the library handled it and said so.
 _LOGGED = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+# Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`) and loguru's
+# better-exceptions (`> File "x.py", line 3, in f`) print them, unindented.
+_FRAME_LINE = re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in \S+\(|\d+ frames\s*$|"
+                         r"<ipython-input-|-{20,}$")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
 
 
@@ -98,7 +102,8 @@ class FailureTracker:
         if self._lines == 0:
             return False
         text = self._unprefixed(line)
-        if not text.strip() or text[:1].isspace() or text.startswith(_CHAIN):
+        if not text.strip() or text[:1].isspace() or text.startswith(_CHAIN) \
+                or _FRAME_LINE.match(text):
             return True
         if exception_line(text) is not None:
             return True

@@ -30,7 +30,8 @@ class Parsed:
 
 # Keys that count progress rather than measure training.
 STEP_KEYS = ("step", "global_step", "iter", "iteration", "iter_num", "_step",
-             "trainer/global_step", "train/global_step", "train/step", "num_steps", "steps")
+             "trainer/global_step", "train/global_step", "train/step", "num_steps", "steps",
+             "current_steps", "current_step")
 TARGET_KEYS = ("max_steps", "total_steps", "max_iters", "train_iters", "num_training_steps",
                "target_steps")
 EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch")
@@ -319,13 +320,17 @@ def _looks_like_metrics(values: Mapping[str, float]) -> bool:
     return any(h in key for key in values for h in _METRIC_HINTS)
 
 
-def parse_key_values(segment: str) -> Parsed | None:
+def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
     A line counts only if it carries something metric-like, so ordinary log chatter
-    with a colon in it (`Loading: 3 files`) is not mistaken for training output."""
+    with a colon in it (`Loading: 3 files`) is not mistaken for training output; with
+    `known_names=False` (a line whose shape the run prints over and over, with a step)
+    any name will do (`l_pix: 0.03`)."""
     values = key_values(segment)
-    if not _looks_like_metrics(values):
+    if known_names and not _looks_like_metrics(values):
+        return None
+    if not values:
         return None
     parsed = split_counters(values)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None

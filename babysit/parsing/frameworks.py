@@ -279,15 +279,15 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
 
 
 # Lines that announce the planned number of epochs.
-_EPOCHS_LINE = re.compile(r"\bmax: (\d+) epochs\b|\bNum Epochs = (\d+)|\bmax_epochs\s*[=:]\s*(\d+)"
-                          r"|\bepochs\s*[=:]\s*(\d+)\b")
+_EPOCHS_LINE = re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
+                          r"\bmax_epochs\s*[=:]\s*(\d+)|\bepochs\s*[=:]\s*(\d+)\b")
 
 
 def planned_epochs(line: str) -> int | None:
     match = _EPOCHS_LINE.search(line)
     if match is None:
         return None
-    value = int(next(g for g in match.groups() if g is not None))
+    value = int(next(g for g in match.groups() if g is not None).replace(",", ""))
     return value if value > 0 else None
 
 

@@ -168,6 +168,7 @@ class LogParser:
         self.step_found = False  # the log prints a step of its own
         self._records_counted = 0  # training records, for a log that prints no step
         self._took = False  # the line being read was understood, record or not
+        self._withdrawn = False  # a total said before turned out to be an epoch's
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -265,8 +266,16 @@ class LogParser:
             row = self._table_bar(bar)
             if row is not None:
                 bar_parsed = row
+                if self._shapes.final_row and bar.total and bar.n == bar.total:
+                    events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500],
+                                           "final-epoch"))
             else:
+                laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
+                if self._bars.laps and not laps and self.target == self._bars.main_total \
+                        and self._target_announced is None:
+                    self.target = None  # that total was one epoch's
+                    self._withdrawn = True
             if self._bars.evaluating:
                 self.phase = "eval"
             rest = line[bar.end :]
@@ -289,16 +298,26 @@ class LogParser:
                 return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             parsed = self._parse_text(rest)
+            if parsed is None and bar_parsed is None and ("=" in rest or ":" in rest) \
+                    and self._shapes.recurring(rest):
+                # A line the run prints over and over, with a step: its names need not be
+                # known ones (`iter: 649, l_pix: 0.03`).
+                parsed = parse_key_values(rest, known_names=False)
+                if parsed is not None and parsed.step is None:
+                    parsed = None
             if parsed is None and bar_parsed is None:
                 shaped = self._shapes.read(rest)
                 if shaped is True:
                     self._took = True
                     return None
                 parsed = shaped if isinstance(shaped, Parsed) else None
+                if parsed is not None and self._shapes.final_row:
+                    events.append(LogEvent(EventKind.COMPLETED, rest.strip()[:500],
+                                           "final-epoch"))
             elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
                 parsed = _as_eval(rest, parsed)
                 if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
-                        and not self._shapes.recurring(rest):
+                        and not self._shapes.printed_before(rest):
                     # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
                     # value the run measured (a metric line comes back).
                     parsed = replace(parsed, metrics={
@@ -484,6 +503,8 @@ class LogParser:
             target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
+        if epoch is not None and epoch >= self._bars.epoch_hint + 1:
+            self._bars.epoch_hint = int(epoch)
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
@@ -512,6 +533,7 @@ class LogParser:
             metrics = {**after.metrics, **metrics}  # as _with_bar does, in this one record
             target = target or after.target_steps
             self._bar_folded = True
+        withdrawn, self._withdrawn = self._withdrawn, False
         return Record(
             step=step,
             target_steps=target,
@@ -522,4 +544,5 @@ class LogParser:
             rank=rank,
             fmt=fmt,
             time=written,
+            target_withdrawn=withdrawn,
         )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, deque
+from itertools import pairwise
 
 from babysit.parsing.formats import STEP_KEYS, Parsed, split_counters
 from babysit.parsing.text import normalise_key, to_number
@@ -47,6 +48,7 @@ _MAX_CELLS = 40
 _HEADER_REACH = 40  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
 _RECENT = 64  # lines kept to tell a metric line's shape from a one-off
+_MAX_TEMPLATES = 8192
 
 
 def template(line: str) -> str:
@@ -88,7 +90,9 @@ class ShapeReader:
         self._section = ""
         self._line_no = 0
         self.recent: deque[str] = deque(maxlen=_RECENT)
+        self._templates: dict[str, int] = {}  # how often each template was asked about
         self.epoch_base: int | None = None  # 0 when the log counts epochs from 0
+        self.final_row = False  # the last row read was the planned last epoch's
 
     def note(self, line: str) -> None:
         """Every line read, whatever parsed it: the recent lines a `nan` is judged by."""
@@ -108,6 +112,10 @@ class ShapeReader:
         sep, cells = _split(line)
         if not 2 <= len(cells) <= _MAX_CELLS:
             return None
+        if sep == " " and "=" not in line and ":" not in line:
+            pairs = self._spaced_pairs(cells, line)
+            if pairs is not None:
+                return pairs
         if all(_NAME_CELL.match(c) for c in cells):
             if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells):
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
@@ -116,6 +124,19 @@ class ShapeReader:
         if not all(_is_value(c) for c in cells):
             return None
         return self.row(cells, sep)
+
+    def _spaced_pairs(self, cells: list[str], line: str) -> Parsed | None:
+        """`tick 3  kimg 18.2  lod 0.00  minibatch 32  sec/tick 652.4`: names each followed
+        by a value, in a line the run prints over and over."""
+        values: dict[str, float] = {}
+        for name, cell in pairwise(cells):
+            if _NAME_CELL.match(name) and _CELL.match(cell) and not name[0].isdigit():
+                number = _number(cell)
+                if number is not None:
+                    values.setdefault(normalise_key(name), number)
+        if len(values) < 3 or len(values) * 2 < len(cells) - 2 or not self.recurring(line):
+            return None
+        return split_counters(values, "spaced-pairs")
 
     def row(self, cells: list[str], sep: str) -> Parsed | None:
         """A row of values: named by the header announced for rows of its width, or, for
@@ -154,9 +175,12 @@ class ShapeReader:
         names = [f"col{i + 1}" for i in range(len(cells))]
         if cells[0].isdigit():
             names[0] = "step"
+        elif _COUNTER_CELL.match(cells[0]):
+            names[0] = "epoch"  # YOLO's results.txt: `12/299  0.18G  0.079 ...`
         return names
 
     def _named(self, names: tuple[str, ...], cells: list[str], fmt: str) -> Parsed:
+        self.final_row = False
         values: dict[str, float] = {}
         epoch: float | None = None
         epochs: int | None = None
@@ -168,6 +192,8 @@ class ShapeReader:
                 done, total = int(counter.group(1)), int(counter.group(2))
                 if name in _EPOCH_NAMES:
                     epoch, epochs = self._epoch(done, total)
+                    # A row is written as its epoch ends: the last epoch's row ends the run.
+                    self.final_row = done == total
                 elif name in _STEP_NAMES:
                     step, target = done, total
                 continue
@@ -221,11 +247,25 @@ class ShapeReader:
     # --- a `nan` no parser placed ----------------------------------------------------
 
     def recurring(self, line: str) -> bool:
-        """Whether the run printed a line of this template shortly before: a metric line
-        comes back, a configuration value or a remark does not."""
+        """Whether this line's template came before (the caller asks once per line, for
+        the lines no parser placed): a metric line comes back, a configuration value or
+        a remark does not."""
+        shape = template(line)
+        seen = self._templates.get(shape, 0)
+        if len(self._templates) >= _MAX_TEMPLATES:
+            self._templates.clear()
+        self._templates[shape] = seen + 1
+        return seen > 0
+
+    def printed_before(self, line: str) -> bool:
+        """Whether a line of this template is among the recent lines, or came before in
+        the lines asked about (for the rare lines that need it: a `nan` in a line
+        without a step)."""
         shape = template(line)
         recent = list(self.recent)[:-1]
-        return any(earlier is not line and template(earlier) == shape for earlier in recent)
+        if any(earlier is not line and template(earlier) == shape for earlier in recent):
+            return True
+        return self.recurring(line)
 
     def stray_non_finite(self, line: str) -> dict[str, float]:
         """Non-finite values in a line whose template the run printed before with a

@@ -71,6 +71,7 @@ class LogFollower:
         self._deleted = False
         self._lines = 0
         self._mark = b""  # the last bytes read: still there if the file was only appended to
+        self._history_notes: list[str] = []  # what the history scan found worth saying
 
     @property
     def offset(self) -> int:
@@ -118,6 +119,8 @@ class LogFollower:
                            f"{self._offset} between two polls); reading it from the start")
             self._restart_file()
         new_bytes = self._read_to(size, records)
+        notices.extend(self._history_notes)
+        self._history_notes.clear()
         mtime = self._file.mtime()
         if final:
             records.extend(self._parse_lines(self._splitter.flush()))
@@ -188,7 +191,7 @@ class LogFollower:
             # history fast and parse only the tail in full.
             tail_start = self._tail_start(size)
             records.extend(scan_history(self._read_at, start, tail_start,
-                                        self.access.offsets()))
+                                        self.access.offsets(), self._history_notes))
             self._splitter.reset()
             self._offset = start = tail_start
         for chunk in self._chunks(start, size):

@@ -10,7 +10,10 @@ its own. A line that needs a step from its neighbours (a Hugging Face loss dict,
 `saving checkpoint`) borrows it from the nearest line above that has one.
 
 Non-finite numbers are a flood once a run has gone NaN: after a few lines that name no
-metric not already seen non-finite, the search goes on without them.
+metric not already seen non-finite, the search goes on without them. Lines that repeat
+(a warning printed at every step that happens to say "checkpoint") cost nothing after
+their first: a line whose shape (its long numbers masked) was parsed before and said
+nothing is counted, not parsed again, and a shape repeated many times is reported.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ EVENTS = "|".join((
     "oss scale", "Grad overflow", "Successfully completed", "TERM_OWNER", "TERM_RUNLIMIT",
     r"\*\*\* JOB", r"\*\*\* STEP", "raining is", "raining finished", "raining complete",
     "raining speed", "raining time", "done training", "after training", "arly stopping",
-    "topped early",
+    "topped early", "ptimization complete", "ptimisation complete", "inal Model",
+    "Check failed", "received SIG", r"\^C", "CUDA ERROR", "OOM when",
     "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
@@ -62,13 +66,68 @@ _LOOKBACK_LINES = 12
 
 
 def scan_history(read_at: ReadAt, start: int, end: int,
-                 finder: OffsetFinder | None = None) -> Iterator[Record]:
+                 finder: OffsetFinder | None = None,
+                 notes: list[str] | None = None) -> Iterator[Record]:
     """Records for the notable lines in bytes [start, end) of a log, in file order.
 
     Every record is marked `sparse`: they are isolated points, not a series. `finder`
-    searches the file fast; without one, Python's `re` searches the same patterns."""
+    searches the file fast; without one, Python's `re` searches the same patterns.
+    `notes` receives a sentence for each line repeated very often (a warning at every
+    step)."""
     if end <= start:
         return
+    quiet: dict[bytes, list[int | bytes]] = {}  # shape → [repeats, first line]
+    try:
+        yield from _scan(read_at, start, end, finder, quiet)
+    finally:
+        if notes is not None:
+            notes.extend(_repeated(quiet))
+
+
+def _repeated(quiet: dict[bytes, list[int | bytes]]) -> list[str]:
+    often = sorted((entry for entry in quiet.values() if int(entry[0]) >= _OFTEN),
+                   key=lambda entry: -int(entry[0]))[:3]
+    return [f"a line that says nothing about the run repeats {int(count):,} times in the "
+            f"log's history (read once): {bytes(line)[:120].decode('utf-8', 'replace')}"
+            for count, line in often]
+
+
+def _shape(line: bytes) -> bytes:
+    """The line with its digits masked (each digit kept as a digit, so numbers of
+    another length make another shape); lines whose short numbers change their meaning
+    (`signal 11`, `exitcode: -9`, `[Errno 28]`) are their own shape."""
+    head = line[:512]
+    if b"ignal" in head or b"xitcode" in head or b"rrno" in head:
+        return head
+    return head.translate(_MASK_DIGITS)
+
+
+class _Blocks:
+    """Reads served from the last block read: hits come in file order, often many to a
+    block (a line repeated at every step), and each wants a few KiB around it."""
+
+    def __init__(self, read_at: ReadAt, size: int = 256 * 1024) -> None:
+        self._read_at = read_at
+        self._size = size
+        self._start = -1
+        self._data = b""
+
+    def __call__(self, offset: int, size: int) -> bytes:
+        data = self._data
+        if self._start <= offset and offset + size <= self._start + len(data):
+            at = offset - self._start
+            return data[at:at + size]
+        if size > self._size // 2:
+            return self._read_at(offset, size)
+        self._start = offset - min(offset, _CONTEXT_BEFORE)
+        self._data = self._read_at(self._start, self._size)
+        at = offset - self._start
+        return self._data[at:at + size]
+
+
+def _scan(read_at: ReadAt, start: int, end: int, finder: OffsetFinder | None,
+          quiet: dict[bytes, list[int | bytes]]) -> Iterator[Record]:
+    read_at = _Blocks(read_at)
     search = finder or (lambda pattern, offset, stop: python_offsets(read_at, pattern, offset,
                                                                      stop))
     seen_nonfinite: set[str] = set()
@@ -87,6 +146,13 @@ def scan_history(read_at: ReadAt, start: int, end: int,
                     continue  # another match on a line already read
                 line_start, line = _line_at(read_at, start, end, hit)
                 done_to = line_start + len(line) + 1
+                shape = _shape(line)
+                seen = quiet.get(shape)
+                if seen is not None:
+                    seen[0] = int(seen[0]) + 1  # parsed once already, and it said nothing
+                    continue
+                if len(quiet) >= _MAX_SHAPES:
+                    quiet.clear()
                 if with_nonfinite and _event_words().search(line) is None:
                     # Only a non-finite number: worth it while it names a new metric.
                     record = _parse_line(read_at, start, line_start, line)
@@ -114,6 +180,8 @@ def scan_history(read_at: ReadAt, start: int, end: int,
                     yield from _parse_event_line(read_at, start, end, *pending_save)[0]
                     pending_save = None
                 records, done_to = _parse_event_line(read_at, start, end, line_start, line)
+                if not any(r.events or r.facts or _nonfinite_names(r) for r in records):
+                    quiet[shape] = [1, line]  # noise that matched a word: read it once
                 for record in records:
                     seen_nonfinite |= _nonfinite_names(record)
                 yield from records
@@ -146,6 +214,9 @@ def _only_a_save(line: bytes, known: dict[bytes, bool] = {}) -> bool:  # noqa: B
 
 
 _DIGITS = re.compile(rb"\d+")
+_MASK_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_MAX_SHAPES = 4096
+_OFTEN = 100  # repeats that make a line worth mentioning
 
 
 @functools.cache

@@ -15,7 +15,7 @@ from babysit.parsing import parser as parser_module
 from babysit.parsing import redraws
 from babysit.parsing.parser import LogParser
 from babysit.parsing.redraws import python_kept_lines, redraw_key
-from tests.conftest import LOGS
+from tests.conftest import LOGS, development_logs
 
 compiled = pytest.mark.skipif(redraws.COMPILED is None,
                               reason="babysit.parsing._redraws was not built (no C compiler)")
@@ -44,7 +44,7 @@ def test_a_bar_with_a_postfix_or_text_after_it_is_read_at_every_frame():
 
 
 @compiled
-@pytest.mark.parametrize("name", sorted(str(p.relative_to(LOGS)) for p in LOGS.rglob("*.log")))
+@pytest.mark.parametrize("name", [str(p.relative_to(LOGS)) for p in development_logs(LOGS)])
 def test_compiled_collapse_answers_as_the_python_one_on_every_fixture_log(name: str):
     text = (LOGS / name).read_bytes().decode("utf-8", errors="replace")
     lines = [line for line in re.split(r"[\r\n]", text) if line]
@@ -126,7 +126,7 @@ def test_compiled_collapse_refuses_what_is_not_a_list_of_str():
 @compiled
 def test_a_parser_on_the_compiled_collapse_reads_every_fixture_log_as_on_the_python_one(
         monkeypatch: pytest.MonkeyPatch):
-    for log in sorted(LOGS.rglob("*.log")):
+    for log in development_logs(LOGS):
         text = log.read_bytes().decode("utf-8", errors="replace")
         lines = [line for line in re.split(r"[\r\n]", text) if line]
         fast = LogParser().feed_lines(lines)

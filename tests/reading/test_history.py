@@ -16,7 +16,7 @@ from babysit.parsing.events import find_events
 from babysit.parsing.text import clean
 from babysit.reading.finders import OffsetFinder, local_finder, local_grep
 from babysit.reading.history import EVENTS, NONFINITE, scan_history
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, development_logs
 
 FINDERS = ["hyperscan", "grep", "python"]
 
@@ -101,7 +101,7 @@ def test_nan_flood_is_dropped_after_a_few_lines(tmp_path: Path, finder: str):
 
 def _all_fixture_lines() -> list[str]:
     lines: list[str] = []
-    for log in sorted((FIXTURES / "logs").rglob("*.log")):
+    for log in development_logs():
         text = log.read_bytes().decode("utf-8", errors="replace")
         lines.extend(part for part in re.split(r"[\r\n]", text) if part.strip())
     return lines
@@ -117,7 +117,7 @@ def test_every_event_line_in_the_recorded_and_public_logs_is_a_search_hit():
 
 
 @pytest.mark.parametrize("name", sorted(str(p.relative_to(FIXTURES / "logs"))
-                                        for p in (FIXTURES / "logs").rglob("*.log")
+                                        for p in development_logs()
                                         if p.stat().st_size > 8 * 1024))
 def test_history_scan_finds_the_one_line_events_a_full_parse_finds(name: str):
     """Each recorded or public log read with a 2 KiB tail (so nearly all of it goes

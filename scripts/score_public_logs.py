@@ -1,0 +1,125 @@
+"""Score babysit's `--once` verdicts on the public logs against their written expectations.
+
+    python scripts/score_public_logs.py            # the development split
+    python scripts/score_public_logs.py --sealed   # the sealed split (run it once, at the end)
+    python scripts/score_public_logs.py --json     # one line per log, for tools
+
+A verdict is right when its decision and terminal state are the expected ones. Also
+counted: anomaly types the expectation insists on (`must_flag`, or `anomalies` for the
+older entries) that babysit missed, and high or blocker anomalies on a log the
+expectation calls healthy (false alarms). Failures are grouped by class.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from babysit.config import PollSettings, Settings  # noqa: E402
+from babysit.core.reports import NullObserver  # noqa: E402
+from babysit.core.session import run_session  # noqa: E402
+from babysit.targets.log_file import LocalLogTarget  # noqa: E402
+
+PUBLIC = ROOT / "tests" / "fixtures" / "logs" / "public"
+
+
+def verdict_on(log: Path) -> dict[str, Any]:
+    """babysit's `--once` verdict on a copy of the log written just now."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / log.name
+        shutil.copyfile(log, copy)
+        now = time.time()
+        os.utime(copy, (now, now))
+        run_session(lambda: LocalLogTarget(copy), str(copy), "local-log",
+                    Settings(poll=replace(PollSettings(), once=True), out_dir=Path(tmp)),
+                    NullObserver())
+        data: dict[str, Any] = json.loads((Path(tmp) / "babysit-training.json").read_text())
+        return data
+
+
+def judge(data: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """The ways a verdict differs from its expectation (empty: right)."""
+    wrong: list[str] = []
+    if data["decision"] != expect["decision"]:
+        wrong.append(f"decision {data['decision']} (expected {expect['decision']})")
+    if data["terminal_state"] != expect["terminal_state"]:
+        wrong.append(f"state {data['terminal_state']} (expected {expect['terminal_state']})")
+    types = {a["type"] for a in data["anomalies_detected"]}
+    insisted = expect.get("must_flag", expect.get("anomalies", []))
+    missed = [t for t in insisted if t not in types]
+    if missed:
+        wrong.append("missed " + ", ".join(missed))
+    if expect.get("healthy") or (not insisted and expect["decision"] == "GO"):
+        alarms = sorted({a["type"] for a in data["anomalies_detected"]
+                         if a["severity"] in ("high", "blocker") and a["type"] != "stalled"
+                         and "resolved:" not in a["description"]})
+        if alarms:
+            wrong.append("false alarm " + ", ".join(alarms))
+    return wrong
+
+
+def failure_class(expect: dict[str, Any], data: dict[str, Any], wrong: list[str]) -> str:
+    head = wrong[0].split(" (")[0]
+    if data["decision"] == "GO" and expect["decision"] != "GO":
+        return "false GO"
+    if head.startswith("missed"):
+        return "missed anomaly"
+    if head.startswith("false alarm"):
+        return "false alarm on a healthy run"
+    if head.startswith("state"):
+        return f"terminal state {data['terminal_state']} for {expect['terminal_state']}"
+    return f"decision {data['decision']} for {expect['decision']}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sealed", action="store_true", help="score the sealed split")
+    parser.add_argument("--json", action="store_true", help="one JSON line per log")
+    parser.add_argument("--only", default="", help="only logs whose name contains this")
+    args = parser.parse_args()
+    folder = PUBLIC / "sealed" if args.sealed else PUBLIC
+    expected: dict[str, dict[str, Any]] = json.loads((folder / "expected.json").read_text())
+    right = both = 0
+    classes: Counter[str] = Counter()
+    failures: list[str] = []
+    scored = 0
+    for name, expect in sorted(expected.items()):
+        if args.only and args.only not in name:
+            continue
+        scored += 1
+        data = verdict_on(folder / name)
+        wrong = judge(data, expect)
+        verdict_right = not any(w.startswith(("decision", "state")) for w in wrong)
+        right += verdict_right
+        both += not wrong
+        if args.json:
+            print(json.dumps({"log": name, "right": verdict_right, "wrong": wrong,
+                              "summary": data["summary"]}))
+        elif wrong:
+            classes[failure_class(expect, data, wrong)] += 1
+            failures.append(f"  {name}: {'; '.join(wrong)}\n      {data['summary'][:200]}")
+    if not args.json:
+        print("\n".join(failures))
+        split = "sealed" if args.sealed else "development"
+        print(f"\n{split} split: {right}/{scored} verdicts right (decision and terminal state, "
+              f"{100 * right / max(scored, 1):.0f}%); {both}/{scored} with no missed or false "
+              f"anomaly either")
+        for name, count in classes.most_common():
+            print(f"  {count:3d}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
