@@ -121,7 +121,9 @@ class ShapeReader:
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
             self._pending = (self._line_no, sep, tuple(normalise_key(c) for c in cells))
             return None  # a header only counts once a row follows it
-        if not all(_is_value(c) for c in cells):
+        # A CSV or TSV row may leave a column empty (a metric logged at other steps).
+        empty_ok = sep in (",", "\t")
+        if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
             return None
         return self.row(cells, sep)
 
@@ -187,6 +189,8 @@ class ShapeReader:
         step: int | None = None
         target: int | None = None
         for name, cell in zip(names, cells, strict=False):
+            if not cell:
+                continue
             counter = _COUNTER_CELL.match(cell)
             if counter is not None:
                 done, total = int(counter.group(1)), int(counter.group(2))

@@ -145,3 +145,11 @@ def test_c_printf_minus_nan_is_nan():
     _, records = _read(["step 1 | loss 2.31 | norm 0.9", "step 2 | loss -nan | norm -nan"])
     [bad] = _non_finite(records)
     assert bad.step == 2
+
+
+def test_a_csv_metrics_file_with_empty_cells_reads_what_each_row_has():
+    lines = ["epoch,step,train_loss,val_loss", "0,49,0.63,", "0,99,0.19,", "0,99,,0.05",
+             "1,149,0.31,"]
+    _, records = _read(lines)
+    assert [r.step for r in records] == [49, 99, 99, 149]
+    assert records[2].metrics == {"val_loss": 0.05}
