@@ -10,6 +10,7 @@ from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
 from babysit.serve import registry
 from babysit.serve.board import RunBoard
+from babysit.serve.local_files import UnsafeFile
 
 
 class BoardObserver:
@@ -22,8 +23,10 @@ class BoardObserver:
         if self._publish:
             try:
                 registry.publish(self.board.entry())
-            except OSError:
-                self._publish = False  # a read-only runtime dir: the own page still works
+            except (OSError, UnsafeFile) as error:
+                # A read-only or untrusted runtime dir: the own page still works.
+                self._publish = False
+                self.inner.notice(f"babysit serve will not list this session: {error}")
 
     def baseline(self, report: PollReport) -> None:
         self.board.report(report)
