@@ -396,8 +396,8 @@ def _own_token() -> str:
     fresh one for this watch alone when that directory cannot be trusted."""
     import secrets
 
+    from babysit.safe_files import UnsafeFile
     from babysit.serve import registry
-    from babysit.serve.local_files import UnsafeFile
     from babysit.serve.tokens import own_token
 
     try:
@@ -453,8 +453,8 @@ def serve_command(
 ) -> None:
     import time
 
+    from babysit.safe_files import UnsafeFile
     from babysit.serve import registry
-    from babysit.serve.local_files import UnsafeFile
     from babysit.serve.server import Dashboard, ServeError, is_loopback
     from babysit.serve.tokens import own_token, read_token_file
 

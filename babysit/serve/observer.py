@@ -8,9 +8,9 @@ from typing import Any
 
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
+from babysit.safe_files import UnsafeFile
 from babysit.serve import registry
 from babysit.serve.board import RunBoard
-from babysit.serve.local_files import UnsafeFile
 
 
 class BoardObserver:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from babysit.artifact import write_text_atomically
-from babysit.serve.local_files import UnsafeFile, ensure_private_dir, read_regular
+from babysit.safe_files import UnsafeFile, ensure_private_dir, read_regular
 
 # A long run's document is downsampled to ~2,000 points per metric: well under this.
 MAX_SESSION_BYTES = 8 * 1024 * 1024

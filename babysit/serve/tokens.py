@@ -9,7 +9,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from babysit.serve.local_files import UnsafeFile, read_regular
+from babysit.safe_files import UnsafeFile, read_regular
 
 MAX_TOKEN_FILE_BYTES = 4096
 MIN_TOKEN_CHARS = 16

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from babysit.cli import main
+from babysit.safe_files import UnsafeFile, ensure_private_dir
 from babysit.serve import registry
 from babysit.serve.api import metrics_document
-from babysit.serve.local_files import UnsafeFile, ensure_private_dir
 from babysit.serve.server import Dashboard
 from babysit.serve.tokens import own_token, read_token_file
 from tests.serve.test_dashboard import fetch, free_port, wait_for
@@ -60,6 +60,15 @@ def handler_threads() -> int:
     return sum("process_request_thread" in t.name for t in threading.enumerate())
 
 
+def closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False  # still open, waiting for the request
+    except ConnectionResetError:
+        return True
+
+
 def test_half_open_connections_hold_no_more_threads_than_the_cap(dashboard: Dashboard):
     port = int(dashboard.url.rsplit(":", 1)[1].strip("/"))
     before = handler_threads()
@@ -69,12 +78,7 @@ def test_half_open_connections_hold_no_more_threads_than_the_cap(dashboard: Dash
             sock.setblocking(False)
 
         def refused() -> int:
-            closed = 0
-            for sock in silent:
-                try:
-                    closed += sock.recv(1) == b""
-                except BlockingIOError:
-                    pass
+            closed = sum(closed_by_server(sock) for sock in silent)
             return closed if closed >= 36 else 0
 
         # Four are held by a thread each; every one past the cap is closed at once.

@@ -1,7 +1,9 @@
-"""Files the dashboard trusts on a shared machine: its runtime directory, the session
-files in it, a token file. Each is checked before it is read: a directory of ours and no
-one else's (0700), regular files opened without following links, never more bytes than
-a cap. Anything else is refused with one line that says why and what to do."""
+"""Files babysit reads or replaces on a machine others may share: a trace, a token file,
+the dashboard's runtime directory and its session files, an output path. Each is checked
+before use: a regular file (a FIFO, a device or a directory refused at once, before any
+read that could block or never end), never more bytes than a cap, without following a
+link where a link would let someone else choose the file, a directory of ours and no one
+else's (0700). Anything else is refused with one line that says why."""
 
 from __future__ import annotations
 
@@ -41,12 +43,11 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def read_regular(path: Path, limit: int, *, follow: bool = False,
-                 private: bool = False) -> bytes:
-    """At most `limit` bytes of a regular file. Raises UnsafeFile for a link (unless
-    `follow`), a FIFO, a device or a directory (refused before any read: nothing blocks),
-    a file over `limit`, or, with `private`, one that others can read or that is not
-    ours. OSError (missing, unreadable) is raised as UnsafeFile too."""
+def open_regular(path: Path, *, follow: bool = True) -> tuple[int, os.stat_result]:
+    """A descriptor open for reading on the regular file `path`, and its stat. Raises
+    UnsafeFile for a link (unless `follow`), a FIFO, a device, a socket or a directory,
+    refused before any read (opened non-blocking: a FIFO without a writer does not
+    hang), and for OSError (missing, unreadable)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if not follow:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -56,10 +57,22 @@ def read_regular(path: Path, limit: int, *, follow: bool = False,
         reason = "a symbolic link" if not follow and _is_link(path) else \
             (error.strerror or str(error))
         raise UnsafeFile(f"cannot read {path}: {reason}") from error
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnsafeFile(f"{path} is not a regular file (a FIFO, a device, a socket or a "
+                         f"directory)")
+    os.set_blocking(fd, True)
+    return fd, info
+
+
+def read_regular(path: Path, limit: int, *, follow: bool = False,
+                 private: bool = False) -> bytes:
+    """At most `limit` bytes of a regular file (see `open_regular`). Raises UnsafeFile
+    as it does, and for a file over `limit` or, with `private`, one that others can use
+    or that is not ours."""
+    fd, info = open_regular(path, follow=follow)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"{path} is not a regular file")
         if private and info.st_uid != os.getuid():
             raise UnsafeFile(f"{path} belongs to another user (uid {info.st_uid})")
         if private and info.st_mode & 0o077:
@@ -92,3 +105,18 @@ def _is_link(path: Path) -> bool:
         return path.is_symlink()
     except OSError:
         return False
+
+
+def check_replaceable(path: Path) -> None:
+    """Raises UnsafeFile unless `path` is missing or a regular file: a device node
+    (`/dev/full`, `/dev/null`), a FIFO, a socket or a directory is never replaced by a
+    file babysit writes (as root, a rename over `/dev/null` would replace the device)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise UnsafeFile(f"cannot write {path}: {error.strerror or error}") from error
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeFile(f"{path} is not a regular file (a device, a FIFO or a directory): "
+                         f"babysit writes only to a regular file or a new path")
