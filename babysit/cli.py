@@ -608,6 +608,12 @@ def trace_command(
         raise typer.Exit(4) from None
     data = summary_to_dict(summary, str(trace))
     if output is not None:
+        from babysit.safe_files import UnsafeFile, check_replaceable
+
+        try:
+            check_replaceable(output)
+        except UnsafeFile as error:
+            raise typer.BadParameter(str(error), param_hint="--output") from None
         try:
             write_json(data, output)
         except OSError as error:

@@ -28,8 +28,11 @@ def covered(merged: Sequence[Interval], start: float, end: float) -> float:
     into the window is found by bisection: a trace with many steps and many kernels
     stays O((steps + kernels) log kernels)."""
     total = 0.0
-    first = bisect_right(merged, start, key=lambda interval: interval[1])
-    for busy_start, busy_end in merged[first:]:
+    # Walked by index: a slice `merged[first:]` would copy the rest of the list for
+    # every window, and the time would grow with steps × kernels again.
+    for index in range(bisect_right(merged, start, key=lambda interval: interval[1]),
+                       len(merged)):
+        busy_start, busy_end = merged[index]
         if busy_start >= end:
             break
         total += min(busy_end, end) - max(busy_start, start)

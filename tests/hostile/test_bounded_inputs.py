@@ -1,0 +1,125 @@
+"""Every input bounded, second pass: traces with absurd numbers, gzip bombs, FIFOs and
+devices where a file belongs, more events than a summary needs, outputs that are device
+nodes. Each ends in one clear line and a documented exit code, at once."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from pathlib import Path
+
+import pytest
+
+from babysit.efficiency import trace_load
+from babysit.efficiency.trace import summarize_file
+from babysit.efficiency.trace_load import TraceError
+from tests.efficiency.test_trace import babysit, kernel, step, write_trace
+
+
+def one_error_line(done: object, code: int, says: str) -> None:
+    stderr = done.stderr  # type: ignore[attr-defined]
+    assert done.returncode == code, stderr  # type: ignore[attr-defined]
+    assert "Traceback" not in stderr and says in " ".join(stderr.replace("│", " ").split())
+
+
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_timestamps_of_thousands_of_digits_are_skipped_not_a_crash(tmp_path: Path,
+                                                                   digits: int):
+    huge = "9" * digits
+    text = json.dumps({"traceEvents": [step(0, 100), kernel(0, 50)]})
+    text = text[:-2] + f', {{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, ' \
+        f'"ts": {huge}, "dur": 1}}, {{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, ' \
+        f'"ts": 1, "dur": "{huge}.5"}}]}}'
+    (tmp_path / "t.json").write_text(text)
+    done = babysit("trace", "t.json", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["devices"][0]["busy_fraction"] == 0.5 and summary["skipped_events"] == 2
+
+
+@pytest.mark.parametrize("make", ["fifo", "dev-zero", "directory"])
+def test_a_trace_that_is_not_a_regular_file_is_refused_at_once(tmp_path: Path, make: str):
+    if make == "fifo":
+        os.mkfifo(tmp_path / "t.json")
+        name = "t.json"
+    elif make == "directory":
+        (tmp_path / "t.json").mkdir()
+        name = "t.json"
+    else:
+        name = "/dev/zero"
+    done = babysit("trace", name, cwd=tmp_path)  # a FIFO without a writer: no hang
+    one_error_line(done, 4, "is not a regular file")
+    assert done.stderr.count("\n") == 1
+
+
+def bomb(path: Path, size: int) -> Path:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+    chunk = b" " * (1 << 20)
+    with path.open("wb") as handle:
+        handle.write(packer.compress(b'{"traceEvents": ['))
+        for _ in range(size >> 20):
+            handle.write(packer.compress(chunk))
+        handle.write(packer.flush())
+    return path
+
+
+def test_a_gzip_bomb_stops_at_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(trace_load, "MAX_TRACE_BYTES", 4 << 20)
+    path = bomb(tmp_path / "bomb.json.gz", 64 << 20)
+    assert path.stat().st_size < 200_000
+    with pytest.raises(TraceError, match=r"bomb.json.gz: decompresses to more than 4 MiB"):
+        summarize_file(path)
+
+
+def test_a_plain_trace_over_the_cap_is_refused_before_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(trace_load, "MAX_TRACE_BYTES", 1 << 20)
+    path = write_trace(tmp_path / "t.json", [step(0, 100)] * 20_000)
+    with pytest.raises(TraceError, match=r"t.json: more than 1 MiB: too large"):
+        summarize_file(path)
+
+
+def test_more_events_than_the_cap_are_refused_with_the_count(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(trace_load, "MAX_TRACE_EVENTS", 1000)
+    path = write_trace(tmp_path / "t.json", [kernel(n, 1) for n in range(1001)])
+    with pytest.raises(TraceError, match=r"t.json: more than 1,000 events"):
+        summarize_file(path)
+    path = write_trace(tmp_path / "t.json", [kernel(n, 1) for n in range(1000)])
+    assert summarize_file(path).device_events == 1000
+
+
+def test_metadata_before_the_events_is_skipped_and_a_cut_file_named(tmp_path: Path):
+    # Kineto writes schemaVersion and deviceProperties before traceEvents.
+    text = json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100"}],
+                       "traceEvents": [step(0, 100), kernel(0, 25)], "traceName": "x"})
+    (tmp_path / "t.json").write_text(text)
+    assert summarize_file(tmp_path / "t.json").devices[0].busy_fraction == 0.25
+    (tmp_path / "t.json").write_text(text[:text.index("traceEvents") + 40])
+    with pytest.raises(TraceError, match="not valid JSON"):
+        summarize_file(tmp_path / "t.json")
+    with gzip.open(tmp_path / "nested.json.gz", "wt") as handle:
+        handle.write('{"traceEvents": [' + "[" * 100_000 + "]" * 100_000 + "]}")
+    with pytest.raises(TraceError, match="nested too deeply"):
+        summarize_file(tmp_path / "nested.json.gz")
+
+
+@pytest.mark.parametrize("output", ["/dev/null", "dir"])
+def test_output_onto_a_device_or_a_directory_is_refused_and_left_alone(tmp_path: Path,
+                                                                       output: str):
+    write_trace(tmp_path / "t.json", [step(0, 100), kernel(0, 50)])
+    (tmp_path / "dir").mkdir()
+    before = os.stat(output if output.startswith("/") else tmp_path / output)
+    done = babysit("trace", "t.json", "--output", output, cwd=tmp_path)
+    one_error_line(done, 2, "is not a regular file")
+    after = os.stat(output if output.startswith("/") else tmp_path / output)
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+
+
+def test_output_onto_a_fifo_is_refused_without_waiting_for_a_reader(tmp_path: Path):
+    write_trace(tmp_path / "t.json", [step(0, 100), kernel(0, 50)])
+    os.mkfifo(tmp_path / "out")
+    done = babysit("trace", "t.json", "--output", "out", cwd=tmp_path)
+    one_error_line(done, 2, "is not a regular file")
