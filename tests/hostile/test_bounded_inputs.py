@@ -7,11 +7,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import zlib
 from pathlib import Path
 
 import pytest
 
+from babysit.config import ConfigError, load_settings
 from babysit.efficiency import trace_load
 from babysit.efficiency.trace import summarize_file
 from babysit.efficiency.trace_load import TraceError
@@ -123,3 +125,46 @@ def test_output_onto_a_fifo_is_refused_without_waiting_for_a_reader(tmp_path: Pa
     os.mkfifo(tmp_path / "out")
     done = babysit("trace", "t.json", "--output", "out", cwd=tmp_path)
     one_error_line(done, 2, "is not a regular file")
+
+
+# --- config values ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("depth", [100, 5000])
+def test_a_deeply_nested_config_value_is_one_clear_error(tmp_path: Path, depth: int):
+    (tmp_path / "babysit.toml").write_text(
+        "[rules]\nstall_polls = " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(ConfigError) as raised:
+        load_settings(tmp_path, env={})
+    message = str(raised.value)
+    assert ("nested too deeply" in message or "stall_polls: expected int" in message)
+    assert len(message) < 300
+
+
+@pytest.mark.parametrize("text, says", [
+    ('tool = "x"\n', None),  # not a table: no [tool.babysit], nothing to read
+    ('[tool]\nbabysit = "x"\n', "[tool.babysit] in"),
+    ("[tool.babysit]\npoll = 3\n", "[poll] in the babysit config must be a table"),
+])
+def test_a_pyproject_whose_tool_is_not_a_table(tmp_path: Path, text: str, says: str | None):
+    (tmp_path / "pyproject.toml").write_text(text)
+    if says is None:
+        assert load_settings(tmp_path, env={}).poll.interval > 0
+        return
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_settings(tmp_path, env={})
+
+
+def test_a_config_file_that_is_a_fifo_or_too_large_is_refused_at_once(tmp_path: Path):
+    os.mkfifo(tmp_path / "babysit.toml")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_settings(tmp_path, env={})
+    (tmp_path / "babysit.toml").unlink()
+    (tmp_path / "babysit.toml").write_text("# " + "x" * (5 << 20) + "\n")
+    with pytest.raises(ConfigError, match="larger than"):
+        load_settings(tmp_path, env={})
+
+
+def test_a_variable_of_thousands_of_digits_is_one_short_error(tmp_path: Path):
+    with pytest.raises(ConfigError) as raised:
+        load_settings(tmp_path, env={"BABYSIT_STALL_POLLS": "9" * 5000})
+    assert "BABYSIT_STALL_POLLS" in str(raised.value) and len(str(raised.value)) < 300
