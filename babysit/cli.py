@@ -517,14 +517,15 @@ def agent_install(
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace files you changed.")] = False,
 ) -> None:
-    from babysit.agent.install import InstallError, install, plan
+    from babysit.agent.install import InstallError, install, plan, user_home
 
     if scope is None:
         scope = "user" if agent == "codex" else "project"
     if scope not in ("project", "user"):
         raise typer.BadParameter("project or user", param_hint="--scope")
     try:
-        files = plan(agent, scope, Path.cwd(), Path.home())
+        home = user_home() if scope == "user" else Path.home()
+        files = plan(agent, scope, Path.cwd(), home)
     except InstallError as error:
         raise typer.BadParameter(str(error), param_hint="--for/--scope") from error
     if print_only:
@@ -533,8 +534,7 @@ def agent_install(
         return
     kept = False
     try:
-        outcomes = install(files, Path.cwd() if scope == "project" else Path.home(),
-                           force=force)
+        outcomes = install(files, Path.cwd() if scope == "project" else home, force=force)
     except InstallError as error:
         raise typer.BadParameter(str(error), param_hint="agent install") from error
     for outcome in outcomes:
