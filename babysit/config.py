@@ -222,6 +222,8 @@ def _read_file(cwd: Path) -> Mapping[str, Any]:
     except RecursionError:
         raise ConfigError(f"cannot read babysit config {path}: values nested too deeply "
                           f"to parse") from None
+    except ValueError as error:  # an integer of thousands of digits: int() refuses it
+        raise ConfigError(f"cannot read babysit config {path}: {str(error)[:200]}") from None
     if path == own:
         return data
     tool: Any = data.get("tool", {})

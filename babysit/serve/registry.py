@@ -69,10 +69,17 @@ def collect(directory: Path | None = None) -> list[dict[str, Any]]:
 
 def _read_session(path: Path) -> dict[str, Any] | None:
     try:
-        entry = json.loads(read_regular(path, MAX_SESSION_BYTES, private=True))
+        # NaN/Infinity are refused: babysit never writes them (allow_nan=False), and the
+        # document built from the entries must be strict JSON for the page and agents.
+        entry = json.loads(read_regular(path, MAX_SESSION_BYTES, private=True),
+                           parse_constant=_not_json)
     except (UnsafeFile, ValueError, RecursionError):
         return None  # being replaced, damaged, forged or nested too deep: not shown
     return entry if isinstance(entry, dict) else None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _ours_and_alive(pid: int) -> bool:
