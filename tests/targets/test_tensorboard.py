@@ -468,3 +468,16 @@ def test_a_million_events_at_once_are_thinned_not_the_nan(tmp_path: Path,
     assert sorted(s for s in steps if s is not None and s > 4900) == list(range(4901, 5001))
     assert any("5,000 steps read at once" in n for n in snapshot.notices)
     assert snapshot.new_lines == 5001  # the points: step 2001 holds two
+
+
+def test_a_sweep_of_thousands_of_run_folders_is_a_log_dir_not_a_directory_error(
+        tmp_path: Path):
+    sweep = tmp_path / "sweep"
+    for n in range(1, 2500):  # each run's writer has just created its (still empty) file
+        (sweep / f"run{n:04d}").mkdir(parents=True)
+        (sweep / f"run{n:04d}" / "events.out.tfevents.1.host").touch()
+    write_run(sweep / "run0000", healthy(3))
+    assert claims(str(sweep))
+    assert select(values(), str(sweep)).kind == "tensorboard"
+    target = TensorBoardTarget(sweep)
+    assert any("more than 2,000 event files" in n for n in target.poll().notices)

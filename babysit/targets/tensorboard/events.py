@@ -365,6 +365,10 @@ class TensorBoardTarget:
         if not found:
             raise TargetError(f"no TensorBoard event files (events.out.tfevents.*) in "
                               f"{self.root}")
+        if len(found) >= MAX_FILES:
+            self._notices.append(f"{self.root} holds more than {MAX_FILES:,} event files (a "
+                                 f"whole sweep?): following the first {MAX_FILES:,}; give "
+                                 f"one run's folder to watch that run")
         self._check_start(found)
         self._main = self._pick_main(found)
         runs = sorted({run or "." for _, run in found})
