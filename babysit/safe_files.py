@@ -22,6 +22,9 @@ def ensure_private_dir(path: Path) -> Path:
     user who can write there could forge sessions or read the token."""
     try:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except FileExistsError as error:  # a file (or a link to one) where it belongs
+        raise UnsafeFile(f"the runtime directory {path} is not a directory (a file or a "
+                         f"link): remove it or set BABYSIT_RUNTIME_DIR") from error
     except OSError as error:
         raise UnsafeFile(f"cannot create the runtime directory {path}: "
                          f"{error.strerror or error}") from error

@@ -166,7 +166,7 @@ def test_a_runtime_directory_of_another_user_is_refused(tmp_path: Path):
 
 def test_a_runtime_directory_that_is_a_file_or_a_link_is_refused(tmp_path: Path):
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UnsafeFile, match="cannot create"):
+    with pytest.raises(UnsafeFile, match="is not a directory"):
         ensure_private_dir(tmp_path / "file")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
