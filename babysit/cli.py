@@ -666,7 +666,8 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
 
 def _check_out_dir(out_dir: Path) -> None:
     """Find out now, not after hours of watching, that the verdict cannot be written."""
-    from babysit.artifact import check_writable
+    from babysit.artifact import ARTIFACT_NAME, check_writable
+    from babysit.safe_files import UnsafeFile, check_replaceable
 
     try:
         check_writable(out_dir)
@@ -674,6 +675,10 @@ def _check_out_dir(out_dir: Path) -> None:
         raise typer.BadParameter(f"{out_dir}: the verdict file cannot be written there "
                                  f"({error.strerror or error})", param_hint="--out-dir") \
             from error
+    try:  # a FIFO or a device where the verdict goes is someone's, not babysit's to replace
+        check_replaceable(out_dir / ARTIFACT_NAME)
+    except UnsafeFile as error:
+        raise typer.BadParameter(str(error), param_hint="--out-dir") from None
 
 
 def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:

@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import re
+import stat
 import zlib
 from pathlib import Path
 
@@ -168,3 +169,11 @@ def test_a_variable_of_thousands_of_digits_is_one_short_error(tmp_path: Path):
     with pytest.raises(ConfigError) as raised:
         load_settings(tmp_path, env={"BABYSIT_STALL_POLLS": "9" * 5000})
     assert "BABYSIT_STALL_POLLS" in str(raised.value) and len(str(raised.value)) < 300
+
+
+def test_a_fifo_where_the_verdict_goes_is_refused_and_left_alone(tmp_path: Path):
+    (tmp_path / "train.log").write_text("step 1/10 | loss=2.5\n")
+    os.mkfifo(tmp_path / "babysit-training.json")
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    one_error_line(done, 2, "babysit-training.json is not a regular file")
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "babysit-training.json").st_mode)
