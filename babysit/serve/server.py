@@ -144,6 +144,9 @@ class Dashboard:
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
                 self.send_header("X-Content-Type-Options", "nosniff")
+                # The page's address may carry ?token=: a link to the run's page on W&B
+                # or MLflow must not send it along as the Referer.
+                self.send_header("Referrer-Policy", "no-referrer")
                 self.end_headers()
                 self.wfile.write(body)
 

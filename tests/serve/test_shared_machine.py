@@ -45,7 +45,9 @@ def test_a_rebound_name_gets_421_and_no_data(dashboard: Dashboard):
         answer = raw_get(port, host)
         assert answer.startswith(b"HTTP/1.0 421") and b"runs" not in answer
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
-        assert raw_get(port, host).startswith(b"HTTP/1.0 200")
+        answer = raw_get(port, host)
+        assert answer.startswith(b"HTTP/1.0 200")
+        assert b"Referrer-Policy: no-referrer" in answer  # ?token= never leaves in a Referer
 
 
 def test_a_token_is_needed_on_loopback_too_and_the_static_files_hold_no_data(
