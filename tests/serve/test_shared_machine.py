@@ -83,8 +83,9 @@ def test_half_open_connections_hold_no_more_threads_than_the_cap(dashboard: Dash
             closed = sum(closed_by_server(sock) for sock in silent)
             return closed if closed >= 36 else 0
 
-        # Four are held by a thread each; every one past the cap is closed at once.
-        assert wait_for(refused) == 36
+        # Four are held by a thread each (until their idle timeout); every one past the
+        # cap is closed at once.
+        assert wait_for(refused) >= 36
         assert handler_threads() - before <= 4
     finally:
         for sock in silent:
