@@ -151,7 +151,7 @@ def _watch_options(
                         "--serve-port, or the next free one).", rich_help_panel="Output")] = False,
     serve_port: Annotated[int, typer.Option(
         "--serve-port", help="Port of the dashboard (default: 8765).", show_default=False,
-        metavar="PORT", rich_help_panel="Output")] = 8765,
+        metavar="PORT", min=0, max=65535, rich_help_panel="Output")] = 8765,
     serve_linger: Annotated[float | None, typer.Option(
         "--serve-linger", help="Keep the dashboard up this many seconds after the verdict "
                                "(default: until Ctrl-C at a terminal, else not at all).",
@@ -375,17 +375,35 @@ def _serving(observer: Observer, target: str, kind: str, settings: Any,
     from babysit.serve.server import Dashboard, ServeError
 
     board = RunBoard(target, kind, settings.run_id or str(uuid.uuid4()))
+    token = _own_token()
     error: ServeError | None = None
-    for candidate in range(port, port + 10):
+    for candidate in range(port, min(port + 10, 65536)) if port else [0]:
         try:
-            dashboard = Dashboard(lambda: [board.entry()], "127.0.0.1", candidate).start()
+            dashboard = Dashboard(lambda: [board.entry()], "127.0.0.1", candidate,
+                                  token).start()
             break
         except ServeError as failed:
             error = failed
     else:
         raise typer.BadParameter(str(error), param_hint="--serve-port")
-    typer.echo(f"babysit: dashboard at {dashboard.url} (/api/metrics for agents)", err=True)
+    typer.echo(f"babysit: dashboard at {dashboard.url}?token={token} (/api/metrics for "
+               f"agents, with that token)", err=True)
     return BoardObserver(observer, board), dashboard
+
+
+def _own_token() -> str:
+    """This user's dashboard token from the runtime directory (agents read it there); a
+    fresh one for this watch alone when that directory cannot be trusted."""
+    import secrets
+
+    from babysit.safe_files import UnsafeFile
+    from babysit.serve import registry
+    from babysit.serve.tokens import own_token
+
+    try:
+        return own_token(registry.runtime_dir())
+    except UnsafeFile:
+        return secrets.token_urlsafe(32)
 
 
 def _chooser(json_output: bool) -> Callable[[Sequence[str]], int | None]:
@@ -425,33 +443,39 @@ def demo(
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to bind; anything but loopback needs "
                                            "--token-file.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port.")] = 8765,
+    port: Annotated[int, typer.Option(help="Port (0: any free one).", min=0,
+                                      max=65535)] = 8765,
     token_file: Annotated[Path | None, typer.Option(
-        "--token-file", help="A file holding the token clients must send (Authorization: "
-                             "Bearer, or ?token= for the page).", show_default=False,
-        metavar="FILE")] = None,
+        "--token-file", help="A file of yours, mode 600, holding the token clients must "
+                             "send (Authorization: Bearer, or #token= for the page); "
+                             "default: the runtime directory's own token.",
+        show_default=False, metavar="FILE")] = None,
 ) -> None:
     import time
 
+    from babysit.safe_files import UnsafeFile
     from babysit.serve import registry
-    from babysit.serve.server import Dashboard, ServeError
+    from babysit.serve.server import Dashboard, ServeError, is_loopback
+    from babysit.serve.tokens import own_token, read_token_file
 
-    token = None
-    if token_file is not None:
-        try:
-            token = token_file.read_text(encoding="utf-8").strip()
-        except OSError as error:
-            raise typer.BadParameter(f"cannot read {token_file}: {error.strerror or error}",
-                                     param_hint="--token-file") from error
-        if len(token) < 16:
-            raise typer.BadParameter("the token must be at least 16 characters",
-                                     param_hint="--token-file")
     try:
-        dashboard = Dashboard(registry.collect, host, port, token).start()
+        directory = registry.runtime_dir()
+    except UnsafeFile as error:
+        raise typer.BadParameter(str(error), param_hint="BABYSIT_RUNTIME_DIR") from None
+    try:
+        if token_file is not None:
+            token: str | None = read_token_file(token_file)
+        else:  # off loopback the user chooses the token (Dashboard refuses without one)
+            token = own_token(directory) if is_loopback(host) else None
+    except UnsafeFile as error:
+        raise typer.BadParameter(str(error), param_hint="--token-file") from None
+    try:
+        dashboard = Dashboard(lambda: registry.collect(directory), host, port, token).start()
     except ServeError as error:
-        raise typer.BadParameter(str(error), param_hint="--host/--port") from error
-    typer.echo(f"babysit: dashboard at {dashboard.url} over the sessions in "
-               f"{registry.runtime_dir()} (Ctrl-C to stop)", err=True)
+        raise typer.BadParameter(str(error), param_hint="--host/--port") from None
+    shown = f"{dashboard.url}?token={token}" if token_file is None else dashboard.url
+    typer.echo(f"babysit: dashboard at {shown} over the sessions in {directory} "
+               f"(Ctrl-C to stop)", err=True)
     try:
         while True:
             time.sleep(3600)
@@ -493,14 +517,15 @@ def agent_install(
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace files you changed.")] = False,
 ) -> None:
-    from babysit.agent.install import InstallError, install, plan
+    from babysit.agent.install import InstallError, install, plan, user_home
 
     if scope is None:
         scope = "user" if agent == "codex" else "project"
     if scope not in ("project", "user"):
         raise typer.BadParameter("project or user", param_hint="--scope")
     try:
-        files = plan(agent, scope, Path.cwd(), Path.home())
+        home = user_home() if scope == "user" else Path.home()
+        files = plan(agent, scope, Path.cwd(), home)
     except InstallError as error:
         raise typer.BadParameter(str(error), param_hint="--for/--scope") from error
     if print_only:
@@ -509,8 +534,7 @@ def agent_install(
         return
     kept = False
     try:
-        outcomes = install(files, Path.cwd() if scope == "project" else Path.home(),
-                           force=force)
+        outcomes = install(files, Path.cwd() if scope == "project" else home, force=force)
     except InstallError as error:
         raise typer.BadParameter(str(error), param_hint="agent install") from error
     for outcome in outcomes:
@@ -584,6 +608,12 @@ def trace_command(
         raise typer.Exit(4) from None
     data = summary_to_dict(summary, str(trace))
     if output is not None:
+        from babysit.safe_files import UnsafeFile, check_replaceable
+
+        try:
+            check_replaceable(output)
+        except UnsafeFile as error:
+            raise typer.BadParameter(str(error), param_hint="--output") from None
         try:
             write_json(data, output)
         except OSError as error:
@@ -636,7 +666,8 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
 
 def _check_out_dir(out_dir: Path) -> None:
     """Find out now, not after hours of watching, that the verdict cannot be written."""
-    from babysit.artifact import check_writable
+    from babysit.artifact import ARTIFACT_NAME, check_writable
+    from babysit.safe_files import UnsafeFile, check_replaceable
 
     try:
         check_writable(out_dir)
@@ -644,6 +675,10 @@ def _check_out_dir(out_dir: Path) -> None:
         raise typer.BadParameter(f"{out_dir}: the verdict file cannot be written there "
                                  f"({error.strerror or error})", param_hint="--out-dir") \
             from error
+    try:  # a FIFO or a device where the verdict goes is someone's, not babysit's to replace
+        check_replaceable(out_dir / ARTIFACT_NAME)
+    except UnsafeFile as error:
+        raise typer.BadParameter(str(error), param_hint="--out-dir") from None
 
 
 def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import reprlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from babysit.safe_files import UnsafeFile, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,6 +32,9 @@ class ConfigError(Exception):
     """A setting has an unknown name, a value of the wrong type, or one out of bounds."""
 
 
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a pyproject.toml is a few kB
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist = 3, 80, 80, 6
 _DAY = 86400
 _MONTH = 30 * _DAY
 
@@ -179,7 +185,7 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
         table = from_file.get(name, {})
         if not isinstance(table, Mapping):
             raise ConfigError(f"[{name}] in the babysit config must be a table of settings, "
-                              f"not {table!r}")
+                              f"not {_shown(table)}")
         values = dict((defaults or {}).get(name, {}))
         values.update(_coerce_all(cls, table, f"[{name}]"))
         values.update(_from_env(cls, env, prefix="BABYSIT_"))
@@ -198,19 +204,39 @@ def load_settings(cwd: Path, env: Mapping[str, str] | None = None,
 
 
 def _read_file(cwd: Path) -> Mapping[str, Any]:
+    """The babysit table of `babysit.toml`, else of `pyproject.toml` (`[tool.babysit]`).
+    Raises ConfigError for a file that is not a small regular file (a FIFO or a device
+    is refused before any read), is not UTF-8 TOML, or nests too deeply to parse."""
     own = cwd / "babysit.toml"
+    project = cwd / "pyproject.toml"
+    path = own if os.path.lexists(own) else project if os.path.lexists(project) else None
+    if path is None:
+        return {}
     try:
-        if own.is_file():
-            mine: dict[str, Any] = tomllib.loads(own.read_text(encoding="utf-8"))
-            return mine
-        project = cwd / "pyproject.toml"
-        if project.is_file():
-            data: dict[str, Any] = tomllib.loads(project.read_text(encoding="utf-8"))
-            section: Any = data.get("tool", {}).get("babysit", {})
-            return section if isinstance(section, dict) else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"cannot read babysit config in {cwd}: {error}") from error
-    return {}
+        data: dict[str, Any] = tomllib.loads(
+            read_regular(path, MAX_CONFIG_BYTES, follow=True).decode("utf-8"))
+    except UnsafeFile as error:
+        raise ConfigError(f"cannot read babysit config: {error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"cannot read babysit config {path}: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read babysit config {path}: values nested too deeply "
+                          f"to parse") from None
+    except ValueError as error:  # an integer of thousands of digits: int() refuses it
+        raise ConfigError(f"cannot read babysit config {path}: {str(error)[:200]}") from None
+    if path == own:
+        return data
+    tool: Any = data.get("tool", {})
+    section: Any = tool.get("babysit", {}) if isinstance(tool, dict) else {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"[tool.babysit] in {path} must be a table of settings, not "
+                          f"{_shown(section)}")
+    return section
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message: short, and safe on a value nested thousands deep."""
+    return _REPR.repr(value)
 
 
 def _coerce_all(cls: type, values: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -218,7 +244,8 @@ def _coerce_all(cls: type, values: Mapping[str, Any], where: str) -> dict[str, A
     out: dict[str, Any] = {}
     for key, value in values.items():
         if key not in known:
-            raise ConfigError(f"unknown setting {key!r} in {where}; known: {', '.join(known)}")
+            raise ConfigError(f"unknown setting {_shown(key)} in {where}; known: "
+                              f"{', '.join(known)}")
         out[key] = _coerce(known[key], value, f"{where} {key}")
     return out
 
@@ -257,7 +284,8 @@ def _coerce(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
                 raise ValueError(value)
             return _check(f, float(value), where)
     except (TypeError, ValueError, OverflowError) as error:
-        raise ConfigError(f"{where}: expected {kind.split(' ')[0]}, got {value!r}") from error
+        raise ConfigError(f"{where}: expected {kind.split(' ')[0]}, got {_shown(value)}") \
+            from error
     return value
 
 
@@ -269,5 +297,6 @@ def _check(f: dataclasses.Field[Any], value: Any, where: str) -> Any:
             or isinstance(value, bool):
         return value
     if not math.isfinite(value) or not low <= value <= high:
-        raise ConfigError(f"{where}: must be between {low:g} and {high:g}, got {value!r}")
+        raise ConfigError(f"{where}: must be between {low:g} and {high:g}, got "
+                          f"{_shown(value)}")
     return value

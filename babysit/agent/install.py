@@ -12,11 +12,15 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from babysit.safe_files import UnsafeFile, check_replaceable, read_regular
+
 _MARKER = re.compile(r"\n<!-- babysit:agent-file sha256=([0-9a-f]{64}) -->\n?$")
+MAX_EXISTING_BYTES = 1024 * 1024  # the files babysit writes are a few kB
 
 
 class InstallError(Exception):
@@ -42,6 +46,23 @@ def _template(name: str) -> str:
 def _stamped(text: str) -> str:
     digest = hashlib.sha256(text.encode()).hexdigest()
     return f"{text.rstrip()}\n\n<!-- babysit:agent-file sha256={digest} -->\n"
+
+
+def user_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The home directory for --scope user: $HOME when set, else the password database's.
+    Raises InstallError for a HOME that is empty or relative: files meant for ~ would land
+    under / or the current directory."""
+    environ = os.environ if environ is None else environ
+    home = environ.get("HOME")
+    if home is None:
+        return Path.home()
+    if not home.strip():
+        raise InstallError("HOME is empty: set it to your home directory to install for "
+                           "--scope user")
+    if not os.path.isabs(home):
+        raise InstallError(f"HOME is a relative path ({home!r}): set it to your home "
+                           f"directory (an absolute path) to install for --scope user")
+    return Path(home)
 
 
 def plan(agent: str, scope: str, project: Path, home: Path) -> list[Planned]:
@@ -82,10 +103,13 @@ def install(files: list[Planned], root: Path, force: bool = False) -> list[Outco
             raise InstallError(f"{item.path} is a directory; move it away to install here")
         if item.path.exists():
             try:
-                existing = item.path.read_text(encoding="utf-8", errors="replace")
-            except OSError as error:
-                raise InstallError(f"cannot read {item.path}: {error.strerror or error}") \
-                    from error
+                # A FIFO or a device where the file belongs is refused before any read
+                # (a FIFO would hang it), and never replaced, even with --force.
+                check_replaceable(item.path)
+                existing = read_regular(item.path, MAX_EXISTING_BYTES).decode(
+                    "utf-8", errors="replace")
+            except UnsafeFile as error:
+                raise InstallError(str(error)) from error
             if existing == item.text:
                 outcomes.append(Outcome(item.path, "unchanged"))
                 continue

@@ -28,7 +28,7 @@ from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
 from babysit.model import Decision, TerminalState, Verdict
 from babysit.redact import scrub_value
-from babysit.targets.base import RunControls, Target, TargetError, Wakes
+from babysit.targets.base import RunControls, Target, TargetError, TargetUnavailable, Wakes
 
 
 class ExitCode(IntEnum):
@@ -83,7 +83,9 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
 
     try:
         target = target_factory()
-    except TargetError as error:
+    except (TargetError, TargetUnavailable) as error:
+        # TargetUnavailable: a service that hangs or drops while the target is opened
+        # (an `scontrol` past its deadline) is as unreachable as one that refused.
         return unreachable(target_text, target_type, str(error))
     except KeyboardInterrupt:
         outcome = WatchOutcome(target=target_text, target_type=target_type,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from babysit.efficiency.trace_intervals import Interval, covered, merge
+from babysit.efficiency.trace_intervals import Interval, covered_each, merge
 from babysit.efficiency.trace_load import TraceError, load_events
 
 # Looked for in this order: a `perf::step` the user wrote is what they mean by a step,
@@ -114,10 +114,11 @@ def summarize(events: Iterable[Any], top: int = 10) -> TraceSummary:
     devices = _device_order(scan.device_intervals)
     merged = {device: _merged(scan.device_intervals[device]) for device in devices}
     labels = [scan.device_labels.get(device, f"device {device}") for device in devices]
+    busy = [_busy_each(label, merged[device], windows) for label, device in
+            zip(labels, devices, strict=True)]
     steps = tuple(
-        Step(number, name, start, duration,
-             tuple(_busy(label, merged[device], start, duration)
-                   for label, device in zip(labels, devices, strict=True)))
+        Step(number, name, start, duration, tuple(per_device[number - 1]
+                                                  for per_device in busy))
         for number, (start, duration, name) in enumerate(windows, start=1))
     return TraceSummary(
         step_marker=marker,
@@ -208,13 +209,14 @@ def _merged(intervals: Mapping[str, list[Interval]]) -> dict[str, list[Interval]
     return merged
 
 
-def _busy(label: str, merged: Mapping[str, list[Interval]], start: float,
-          duration: float) -> DeviceBusy:
-    end = start + duration
-    return DeviceBusy(label, duration, covered(merged["any"], start, end),
-                      covered(merged["kernel"], start, end),
-                      covered(merged["memcpy"], start, end),
-                      covered(merged["memset"], start, end))
+def _busy_each(label: str, merged: Mapping[str, list[Interval]],
+               windows: list[_Range]) -> list[DeviceBusy]:
+    """The device's busy time in every window (sorted by start, as `_outermost` leaves
+    them): one walk per kind over the windows and the intervals together."""
+    bounds = [(start, start + duration) for start, duration, _ in windows]
+    kinds = [covered_each(merged[kind], bounds) for kind in ("any", *DEVICE_KINDS)]
+    return [DeviceBusy(label, duration, *(k[i] for k in kinds))
+            for i, (_, duration, _) in enumerate(windows)]
 
 
 def _added(label: str, parts: list[DeviceBusy]) -> DeviceBusy:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from functools import cache
@@ -12,10 +13,22 @@ from typing import Any
 API_VERSION = 1
 
 
+# The run's page on its service (W&B, MLflow, Vertex AI): a web address and nothing else.
+# The page draws it as a link, so `javascript:` or `data:` would run in the page.
+_WEB_URL = re.compile(r"https?://[!-~]{1,2000}")
+
+
 def metrics_document(runs: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return {"api_version": API_VERSION,
             "generated_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
-            "runs": list(runs)}
+            "runs": [_with_safe_url(run) for run in runs]}
+
+
+def _with_safe_url(run: dict[str, Any]) -> dict[str, Any]:
+    url = run.get("url")
+    if url is None or (isinstance(url, str) and _WEB_URL.fullmatch(url)):
+        return run
+    return {**run, "url": None}
 
 
 @cache

@@ -8,6 +8,7 @@ from typing import Any
 
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
+from babysit.safe_files import UnsafeFile
 from babysit.serve import registry
 from babysit.serve.board import RunBoard
 
@@ -22,8 +23,10 @@ class BoardObserver:
         if self._publish:
             try:
                 registry.publish(self.board.entry())
-            except OSError:
-                self._publish = False  # a read-only runtime dir: the own page still works
+            except (OSError, UnsafeFile) as error:
+                # A read-only or untrusted runtime dir: the own page still works.
+                self._publish = False
+                self.inner.notice(f"babysit serve will not list this session: {error}")
 
     def baseline(self, report: PollReport) -> None:
         self.board.report(report)

@@ -1,66 +1,92 @@
 """Where running sessions publish their dashboard document, so `babysit serve` finds
-every one on this machine: a per-user runtime directory, one file per session, written
-atomically each poll; the file of a session whose process is gone is removed."""
+every one on this machine: a per-user runtime directory (0700, ours, checked every time),
+one file per session, written atomically each poll. A session file is read only when it
+is a regular file of ours, not a link, under a size cap, named after a live babysit
+process; the file of a session whose process is gone is removed."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from babysit.artifact import write_text_atomically
+from babysit.safe_files import UnsafeFile, ensure_private_dir, read_regular
+
+# A long run's document is downsampled to ~2,000 points per metric: well under this.
+MAX_SESSION_BYTES = 8 * 1024 * 1024
+MAX_SESSIONS = 64
+_SESSION_NAME = re.compile(r"session-([1-9][0-9]{0,9})\.json")
 
 
 def runtime_dir() -> Path:
+    """This user's runtime directory, created 0700. Raises UnsafeFile when it is not a
+    directory of ours closed to others."""
     base = os.environ.get("BABYSIT_RUNTIME_DIR") or os.environ.get("XDG_RUNTIME_DIR")
     path = Path(base) / "babysit" if base else Path(tempfile.gettempdir()) / \
         f"babysit-{os.getuid()}"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    return ensure_private_dir(path)
 
 
 def publish(entry: dict[str, Any], directory: Path | None = None) -> None:
+    """Raises OSError or UnsafeFile."""
     directory = directory or runtime_dir()
     write_text_atomically(directory / f"session-{os.getpid()}.json",
                           json.dumps(entry, allow_nan=False), mode=0o600)
 
 
 def withdraw(directory: Path | None = None) -> None:
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, UnsafeFile):
         ((directory or runtime_dir()) / f"session-{os.getpid()}.json").unlink()
 
 
 def collect(directory: Path | None = None) -> list[dict[str, Any]]:
-    """The entries of live sessions, oldest first; dead sessions' files are removed."""
+    """The entries of live sessions, oldest first (at most MAX_SESSIONS); dead sessions'
+    files are removed; a file that is not a session we can trust is skipped."""
     directory = directory or runtime_dir()
     entries = []
     for path in sorted(directory.glob("session-*.json")):
-        try:
-            pid = int(path.stem.removeprefix("session-"))
-        except ValueError:
+        named = _SESSION_NAME.fullmatch(path.name)
+        if named is None:
             continue
-        if not _alive(pid):
+        pid = int(named.group(1))
+        if not _ours_and_alive(pid):
             with contextlib.suppress(OSError):
                 path.unlink()
             continue
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # being replaced, or damaged: next time
-        if isinstance(entry, dict):
+        entry = _read_session(path)
+        if entry is not None and entry.get("babysit_pid") == pid:
             entries.append(entry)
+            if len(entries) == MAX_SESSIONS:
+                break
     entries.sort(key=lambda e: str(e.get("started_at", "")))
     return entries
 
 
-def _alive(pid: int) -> bool:
+def _read_session(path: Path) -> dict[str, Any] | None:
+    try:
+        # NaN/Infinity are refused: babysit never writes them (allow_nan=False), and the
+        # document built from the entries must be strict JSON for the page and agents.
+        entry = json.loads(read_regular(path, MAX_SESSION_BYTES, private=True),
+                           parse_constant=_not_json)
+    except (UnsafeFile, ValueError, RecursionError):
+        return None  # being replaced, damaged, forged or nested too deep: not shown
+    return entry if isinstance(entry, dict) else None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _ours_and_alive(pid: int) -> bool:
+    """A process of this user is running as `pid` (another user's process cannot be one
+    of our sessions)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError, OverflowError):
         return False
-    except PermissionError:
-        return True
     return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from babysit.efficiency.trace_intervals import covered, merge
+from babysit.efficiency.trace_intervals import covered, covered_each, merge
 
 
 def test_overlapping_and_touching_intervals_merge_into_one():
@@ -34,3 +34,10 @@ def test_coverage_matches_counting_unit_slots(intervals, window):
     busy = {t for start, end in intervals for t in range(start, end)}
     expected = sum(1 for t in range(window[0], window[1]) if t in busy)
     assert covered(merge(intervals), *window) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_interval, max_size=12), st.lists(_interval, max_size=8))
+def test_one_walk_over_sorted_windows_matches_each_window_alone(intervals, windows):
+    merged, ordered = merge(intervals), sorted(windows)  # overlapping windows too
+    assert covered_each(merged, ordered) == [covered(merged, *w) for w in ordered]

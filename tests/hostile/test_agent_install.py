@@ -3,7 +3,13 @@ cloned repository planted there."""
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.test_agent_install import agent
 
@@ -47,3 +53,24 @@ def test_a_directory_or_a_file_in_the_way_is_a_clear_error(tmp_path: Path):
     done = agent("--for", "claude", cwd=second, home=tmp_path / "home")
     assert done.returncode == 2 and "is a file" in said(done.stderr)
     assert "Traceback" not in done.stderr
+
+
+def test_a_fifo_where_the_command_goes_is_refused_at_once_even_with_force(tmp_path: Path):
+    commands = tmp_path / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    os.mkfifo(commands / "babysit.md")
+    for args in ([], ["--force"]):
+        done = agent("--for", "claude", *args, cwd=tmp_path, home=tmp_path / "home")
+        assert done.returncode == 2 and "is not a regular file" in said(done.stderr)
+        assert "Traceback" not in done.stderr
+    assert stat.S_ISFIFO(os.lstat(commands / "babysit.md").st_mode)  # left as it was
+
+
+@pytest.mark.parametrize("home", ["", "relative/home", " "])
+def test_an_empty_or_relative_home_is_refused_for_the_user_scope(tmp_path: Path, home: str):
+    done = subprocess.run([sys.executable, "-m", "babysit", "agent", "install", "--for",
+                           "codex"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "HOME": home})
+    assert done.returncode == 2 and "HOME is" in said(done.stderr)
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written here (nor under /)

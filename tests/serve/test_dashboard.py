@@ -70,9 +70,16 @@ class Session:
             env={**os.environ, "BABYSIT_RUNTIME_DIR": str(runtime)},
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.url = f"http://127.0.0.1:{self.port}/"
+        self.runtime = runtime
+
+    @property
+    def token(self) -> str:
+        """The user's own dashboard token, made in the runtime directory by the first
+        session (agents read it there)."""
+        return (self.runtime / "babysit" / "token").read_text().strip()
 
     def metrics(self) -> dict[str, Any]:
-        status, document = fetch(self.url + "api/metrics")
+        status, document = fetch(self.url + "api/metrics", self.token)
         assert status == 200
         return document  # type: ignore[no-any-return]
 
@@ -92,7 +99,7 @@ class Session:
 @pytest.fixture
 def runtime(tmp_path: Path) -> Path:
     path = tmp_path / "runtime"
-    path.mkdir()
+    path.mkdir(mode=0o700)
     return path
 
 
@@ -151,12 +158,14 @@ def test_babysit_serve_shows_every_session_running_on_the_machine(tmp_path: Path
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}/api/metrics"
-        document = wait_for(lambda: (d := fetch(url)[1]) and len(d["runs"]) == 2 and d)
+        document = wait_for(lambda: (d := fetch(url, one.token)[1]) and len(d["runs"]) == 2
+                            and d)
         jsonschema.validate(document, api_schema())
         assert sorted(Path(r["target"]).name for r in document["runs"]) == ["one.log",
                                                                            "two.log"]
         one.stop()  # a session that ended is cleaned up
-        left = wait_for(lambda: (d := fetch(url)[1]) and len(d["runs"]) == 1 and d)
+        left = wait_for(lambda: (d := fetch(url, two.token)[1]) and len(d["runs"]) == 1
+                        and d)
         assert Path(left["runs"][0]["target"]).name == "two.log"
     finally:
         serve.terminate()
@@ -191,7 +200,7 @@ def test_a_real_browser_draws_the_curve_and_marks_the_nan(session: Session, tmp_
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         wait_for(lambda: (d := session.metrics())["runs"] and d["runs"][0]["step"] is not None)
-        browser.get(session.url)
+        browser.get(f"{session.url}?token={session.token}")
         points = wait_for(lambda: browser.execute_script(
             "const c = Object.entries(window.babysitCharts || {})"
             ".find(([k]) => k.endsWith(':loss')); return c ? c[1].points : 0"))

@@ -420,3 +420,64 @@ def test_a_run_counting_from_zero_to_its_planned_steps_is_go(tmp_path: Path):
     artifact = artifact_in(out)
     assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
     assert artifact["total_steps"] == 50 and done.returncode == 0
+
+
+# --- bounded, whatever the files claim or hold ----------------------------------------
+
+def header_claiming(length: int) -> bytes:
+    """A record header with a valid checksum whose length field claims `length` bytes."""
+    field = struct.pack("<Q", length)
+    return field + struct.pack("<I", masked_crc32c(field))
+
+
+def test_a_length_field_claiming_a_gibibyte_is_stepped_over_unread(tmp_path: Path):
+    path = write_run(tmp_path / "run", healthy(3))
+    big = 1 << 30
+    with path.open("ab") as handle:  # the claimed record, all there (sparse: no disk used)
+        handle.write(header_claiming(big))
+        handle.truncate(handle.tell() + big + 4)
+    append_bytes(path, framed(scalar_event(4, {"train/loss": float("nan")})))
+    target = TensorBoardTarget(tmp_path / "run")
+    snapshot = target.poll()
+    assert 3 in by_step(snapshot.records)
+    assert math.isnan(by_step(snapshot.records)[4]["loss"])  # read past it
+    assert any("of more than 16 MiB" in n and "unread" in n for n in snapshot.notices)
+
+
+def test_a_claimed_gibibyte_not_yet_written_waits_without_reading(tmp_path: Path):
+    path = write_run(tmp_path / "run", healthy(3))
+    append_bytes(path, header_claiming(1 << 30) + b"\0" * 1000)
+    target = TensorBoardTarget(tmp_path / "run")
+    assert sorted(s for s in by_step(target.poll().records) if s is not None) == [1, 2, 3]
+    assert target.poll().records == ()
+
+
+def test_a_million_events_at_once_are_thinned_not_the_nan(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    from babysit.targets.tensorboard import events
+
+    monkeypatch.setattr(events, "MAX_ROWS_PER_POLL", 200)  # 10⁶ events: 100,000
+    rows = [(n, {"train/loss": 2.0 - n / 10_000}) for n in range(1, 5001)]
+    rows[1234] = (1235, {"train/loss": float("nan")})
+    rows[2000] = (2001, {"train/loss": 1.8, "train/grad_norm": 0.5})
+    write_run(tmp_path / "run", rows)
+    snapshot = TensorBoardTarget(tmp_path / "run").poll()
+    steps = by_step(snapshot.records)
+    assert len(snapshot.records) <= 200 + events.MAX_SPECIAL_ROWS
+    assert math.isnan(steps[1235]["loss"]) and steps[2001]["grad_norm"] == 0.5
+    assert sorted(s for s in steps if s is not None and s > 4900) == list(range(4901, 5001))
+    assert any("5,000 steps read at once" in n for n in snapshot.notices)
+    assert snapshot.new_lines == 5001  # the points: step 2001 holds two
+
+
+def test_a_sweep_of_thousands_of_run_folders_is_a_log_dir_not_a_directory_error(
+        tmp_path: Path):
+    sweep = tmp_path / "sweep"
+    for n in range(1, 2500):  # each run's writer has just created its (still empty) file
+        (sweep / f"run{n:04d}").mkdir(parents=True)
+        (sweep / f"run{n:04d}" / "events.out.tfevents.1.host").touch()
+    write_run(sweep / "run0000", healthy(3))
+    assert claims(str(sweep))
+    assert select(values(), str(sweep)).kind == "tensorboard"
+    target = TensorBoardTarget(sweep)
+    assert any("more than 2,000 event files" in n for n in target.poll().notices)

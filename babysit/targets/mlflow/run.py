@@ -10,10 +10,16 @@ the paginated full history, and babysit says so.
 MLflow's status alone is not trusted: a run whose process died can stay RUNNING forever
 (staleness of the newest metric then decides), and a script that died after a bare
 `mlflow.start_run()` can end FINISHED (the planned steps then decide).
+
+Every answer is bounded: at most MAX_RESPONSE_BYTES (decompressed), read within the
+request's timeout as a whole (a server that trickles its answer is unreachable, not
+waited for), JSON nested deeper than the parser allows refused; fields of the wrong type
+are skipped, never a crash.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -37,6 +43,8 @@ from babysit.targets.tracker_rows import (
 _STATES = {"FINISHED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
            "KILLED": TerminalState.CANCELLED}
 _CHUNK = 2000  # steps per bulk-interval request: below the server's 2500 sampling cap
+# A bulk-interval page of 2,100 points is ~250 kB, a full-history page of 25,000 ~3 MB.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 _GATEWAY = (502, 503, 504)  # a proxy in front of the server cannot reach it
 
 
@@ -81,7 +89,7 @@ class MlflowTarget:
         except TargetUnavailable as error:
             raise TargetError(f"cannot read MLflow run {run_id} at {self.uri}: {error}") \
                 from error
-        info = run.get("info", {})
+        info = _object(run.get("info"))
         self._experiment = str(info.get("experiment_id", ""))
         self._notices.append(f"MLflow run {info.get('run_name') or run_id} "
                              f"(experiment {self._experiment}) at {self.uri}")
@@ -105,17 +113,19 @@ class MlflowTarget:
         try:
             response = http_request(  # type: ignore[no-untyped-call]
                 self._creds, endpoint, "GET", params=dict(params), max_retries=0,
-                timeout=self._timeout, raise_on_status=False)
+                timeout=self._timeout, raise_on_status=False, stream=True)
+            body = self._body(response)
         except (MlflowException, OSError) as error:
             # The client's own text names the whole request URL and the HTTP library's
             # exceptions: a few words say the same.
             raise _Unreachable(f"MLflow server {self.uri} unreachable: "
                                f"{unreachable_reason(error) or 'the request failed'}") \
                 from error
-        self.bytes_received += len(response.content)
+        self.bytes_received += len(body)
+        text = body.decode(response.encoding or "utf-8", errors="replace")
         if response.status_code == 404 and "bulk-interval" in endpoint:
             raise _NoBulkEndpoint
-        if response.status_code == 404 and "RESOURCE_DOES_NOT_EXIST" in response.text:
+        if response.status_code == 404 and "RESOURCE_DOES_NOT_EXIST" in text:
             raise TargetUnavailable(f"MLflow run {self.run_id} not found at {self.uri}")
         if response.status_code in (401, 403):
             raise TargetUnavailable(f"MLflow server {self.uri} refused the credentials "
@@ -125,15 +135,44 @@ class MlflowTarget:
             raise _Unreachable(f"MLflow server {self.uri} unreachable: HTTP "
                                f"{response.status_code} from the server or a proxy before it")
         if response.status_code >= 400:
-            detail = response.text[:300].replace("\n", " ")
+            detail = text[:300].replace("\n", " ")
             raise TargetUnavailable(f"MLflow server {self.uri} answered HTTP "
                                     f"{response.status_code}: {detail}")
         try:
-            data: dict[str, Any] = response.json()
+            data = json.loads(text)
         except ValueError as error:
             raise TargetUnavailable(f"MLflow server {self.uri} sent something that is not "
                                     f"JSON") from error
+        except RecursionError:
+            raise TargetUnavailable(f"MLflow server {self.uri} sent JSON nested too deeply "
+                                    f"to be an answer of its API") from None
+        if not isinstance(data, dict):
+            raise TargetUnavailable(f"MLflow server {self.uri} sent JSON that is not an "
+                                    f"object: not an answer of its API")
         return data
+
+    def _body(self, response: Any) -> bytes:
+        """The answer's body, decompressed, at most MAX_RESPONSE_BYTES, all of it within
+        the timeout. Raises TargetUnavailable (too large), _Unreachable (too slow) or
+        OSError (the connection failed)."""
+        deadline = time.monotonic() + self._timeout
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            for chunk in response.iter_content(1 << 16):
+                total += len(chunk)
+                if total > MAX_RESPONSE_BYTES:
+                    raise TargetUnavailable(
+                        f"MLflow server {self.uri} sent more than "
+                        f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MiB in one answer: not "
+                        f"an answer of its API, not read further")
+                if time.monotonic() > deadline:
+                    raise _Unreachable(f"MLflow server {self.uri} unreachable: its answer "
+                                       f"took more than {self._timeout:g}s to arrive")
+                chunks.append(chunk)
+        finally:
+            response.close()
+        return b"".join(chunks)
 
     def _get_run(self) -> dict[str, Any]:
         data = self._call("/api/2.0/mlflow/runs/get", {"run_id": self.run_id})
@@ -147,13 +186,14 @@ class MlflowTarget:
     def poll(self, final: bool = False) -> Snapshot:
         run = self._first if self._first is not None else self._get_run()
         self._first = None
-        info, data = run.get("info", {}), run.get("data", {})
-        latest = {m["key"]: m for m in data.get("metrics", []) if "key" in m}
+        info, data = _object(run.get("info")), _object(run.get("data"))
+        latest = {m["key"]: m for m in _objects(data.get("metrics"))
+                  if isinstance(m.get("key"), str)}
         points: list[Point] = []
         newest = 0.0
         for key, metric in latest.items():
-            newest = max(newest, float(metric.get("timestamp", 0)) / 1000.0)
-            step = int(metric.get("step", 0))
+            newest = max(newest, _whole(metric.get("timestamp")) / 1000.0)
+            step = _whole(metric.get("step"))
             if key.startswith("system/"):
                 value = number_from(metric.get("value"))
                 if value is not None:
@@ -163,7 +203,8 @@ class MlflowTarget:
                 continue
             points.extend(self._history(key, self._last_step.get(key, -1) + 1, step))
             self._last_step[key] = step
-        params = {p["key"]: p.get("value") for p in data.get("params", []) if "key" in p}
+        params = {p["key"]: p.get("value") for p in _objects(data.get("params"))
+                  if isinstance(p.get("key"), str)}
         target = target_from_params(params)
         records = records_from_points(points, "mlflow")
         from_zero = self._origin.see((r.step for r in records), target)
@@ -209,7 +250,7 @@ class MlflowTarget:
             data = self._call("/ajax-api/2.0/mlflow/metrics/get-history-bulk-interval",
                               {"run_ids": self.run_id, "metric_key": key, "start_step": low,
                                "end_step": high, "max_results": _CHUNK + 100})
-            points.extend(_points(data.get("metrics", []), key))
+            points.extend(_points(data.get("metrics"), key))
             low = high + 1
         return points
 
@@ -222,9 +263,9 @@ class MlflowTarget:
             if token:
                 params["page_token"] = token
             data = self._call("/api/2.0/mlflow/metrics/get-history", params)
-            points.extend(_points(data.get("metrics", []), key))
+            points.extend(_points(data.get("metrics"), key))
             token = data.get("next_page_token")
-            if not token:
+            if not token or not isinstance(token, str):
                 return points
 
     def close(self) -> None:
@@ -239,12 +280,36 @@ class _Unreachable(TargetUnavailable):
     """The server did not answer (or a proxy before it could not reach it)."""
 
 
-def _points(metrics: list[dict[str, Any]], key: str) -> list[Point]:
+def _points(metrics: Any, key: str) -> list[Point]:
     out = []
-    for metric in metrics:
+    for metric in _objects(metrics):
         value = number_from(metric.get("value"))
         if value is None:
             continue
-        out.append(Point(key, int(metric.get("step", 0)), value,
-                         float(metric.get("timestamp", 0)) / 1000.0))
+        out.append(Point(key, _whole(metric.get("step")), value,
+                         _whole(metric.get("timestamp")) / 1000.0))
     return out
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _objects(values: Any) -> list[dict[str, Any]]:
+    """The objects of a JSON list; anything else in it (or instead of it) left out."""
+    return [v for v in values if isinstance(v, dict)] if isinstance(values, list) else []
+
+
+def _whole(value: Any) -> int:
+    """An integer field (MLflow writes int64 as a number or a string); 0 when absent or
+    not an integer of at most 19 digits."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if abs(value) < 10 ** 19 else 0
+    if isinstance(value, str) and 0 < len(value) <= 20:
+        try:
+            return int(value)
+        except ValueError:
+            return 0
+    return 0

@@ -10,7 +10,8 @@ from babysit.targets.base import Target
 from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
 from babysit.targets.remote_log import SSH_ACCEPT_NEW
 
-_JOB_ID = re.compile(r"^\d+(?:_\d+)?$")
+# ASCII digits only (`\d` takes `٣` too), and fullmatch: `$` would let a newline through.
+_JOB_ID = re.compile(r"[0-9]{1,10}(?:_[0-9]{1,10})?")
 _LOGIN = re.compile(r"^(?:[\w.\-]+@)?[\w.\-]+$")
 
 
@@ -41,7 +42,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {"poll": {"interval": 30.0},
 def check_job_id(text: str) -> str:
     """`123456` or an array task `123456_7`; anything else is a usage error."""
     value = text.strip()
-    if not _JOB_ID.match(value):
+    if not _JOB_ID.fullmatch(value):
         raise KindUsageError(f"--slurm takes a job ID (123456) or an array task (123456_7), "
                              f"not {text!r}")
     return value

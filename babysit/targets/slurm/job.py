@@ -39,10 +39,12 @@ from babysit.targets.slurm.states import (
     parse_records,
     parse_sacct,
     pick,
+    small_int,
 )
 
 MAX_PENDING = 2 * 3600.0
-_PATTERN = re.compile(r"%(\d*)([jJAaxuNns%])")
+_PATTERN = re.compile(r"%([0-9]*)([jJAaxuNns%])")
+_MAX_PAD = 10  # sbatch(1): "the maximal number is 10": a wider pad is padded to 10
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def view_of(record: dict[str, str]) -> JobView:
     restarts = record.get("Restarts", "0")
     return JobView(
         state=record.get("JobState", "UNKNOWN"), reason=record.get("Reason", ""),
-        exit_code=record.get("ExitCode", ""), restarts=int(restarts) if restarts.isdigit() else 0,
+        exit_code=record.get("ExitCode", ""), restarts=small_int(restarts) or 0,
         requeue=record.get("Requeue", "1") != "0", name=record.get("JobName", ""),
         partition=record.get("Partition", ""), user=user,
         nodes=record.get("NodeList", "") if record.get("NodeList") != "(null)" else "",
@@ -99,14 +101,17 @@ def resolve_path(path: str, record: dict[str, str]) -> str:
     array = record.get("ArrayJobId", "") or job
     task = record.get("ArrayTaskId", "")
     first_node = (record.get("BatchHost") or record.get("NodeList", "")).split(",")[0]
-    values = {"j": job, "J": job, "A": array, "a": task if task.isdigit() else "4294967294",
+    values = {"j": job, "J": job, "A": array,
+              "a": task if small_int(task) is not None else "4294967294",
               "x": record.get("JobName", ""), "u": record.get("UserId", "").split("(")[0],
               "N": first_node, "n": "0", "s": "batch", "%": "%"}
 
     def fill(match: re.Match[str]) -> str:
         width, key = match.group(1), match.group(2)
         value = values[key]
-        return value.zfill(int(width)) if width and value.isdigit() else value
+        if not width or small_int(value, 20) is None:
+            return value
+        return value.zfill(min(_MAX_PAD, int(width)) if len(width) <= 2 else _MAX_PAD)
 
     path = _PATTERN.sub(fill, path) if "%" in path else path
     workdir = record.get("WorkDir", "")
@@ -239,7 +244,7 @@ class SlurmJobTarget:
         if self.login is None:
             try:
                 return f"{pwd.getpwuid(int(uid)).pw_name} (UID {uid})"
-            except KeyError:
+            except (KeyError, OverflowError):
                 pass
         return f"UID {uid}"
 

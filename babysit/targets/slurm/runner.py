@@ -31,9 +31,10 @@ class Result:
 class Runner(Protocol):
     where: str  # for messages: "this machine", "me@login-node"
 
-    def run(self, argv: Sequence[str], timeout: float = TIMEOUT) -> Result:
-        """Run one command. Raises TargetError when the command does not exist here,
-        TargetUnavailable when it (or the link) timed out or dropped."""
+    def run(self, argv: Sequence[str], timeout: float | None = None) -> Result:
+        """Run one command within `timeout` (default: the runner's). Raises TargetError
+        when the command does not exist here, TargetUnavailable when it (or the link)
+        timed out or dropped: a controller that hangs is unreachable, not a crash."""
         ...
 
     def close(self) -> None: ...
@@ -42,7 +43,11 @@ class Runner(Protocol):
 class LocalRunner:
     where = "this machine"
 
-    def run(self, argv: Sequence[str], timeout: float = TIMEOUT) -> Result:
+    def __init__(self, timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
+
+    def run(self, argv: Sequence[str], timeout: float | None = None) -> Result:
+        timeout = timeout or self.timeout
         env = {**os.environ, "SLURM_TIME_FORMAT": "standard", "LC_ALL": "C"}
         try:
             done = subprocess.run(list(argv), capture_output=True, text=True, errors="replace",
@@ -67,9 +72,10 @@ class SshRunner:
         self.connection = connection
         self.where = connection.where
 
-    def run(self, argv: Sequence[str], timeout: float = TIMEOUT) -> Result:
+    def run(self, argv: Sequence[str], timeout: float | None = None) -> Result:
         from babysit.remote.connection import SshError, SshFatal
 
+        timeout = timeout or TIMEOUT
         # `env` sets the variables without a shell; every argument is quoted remotely.
         command = ["env", "SLURM_TIME_FORMAT=standard", "LC_ALL=C", *argv]
         try:

@@ -69,10 +69,19 @@ def parse_records(text: str) -> list[dict[str, str]]:
     return [parse_record(line) for line in text.splitlines() if line.startswith("JobId=")]
 
 
+def small_int(text: str, digits: int = 9) -> int | None:
+    """`text` as an integer when it is 1 to `digits` ASCII digits, else None: Slurm's
+    numbers are ASCII, and `str.isdigit` also accepts `²` and `٣`, which `int` refuses
+    or reads as another number."""
+    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def task_id(record: dict[str, str]) -> str:
     """`123_4` for an array task, else the job ID."""
     array, task = record.get("ArrayJobId"), record.get("ArrayTaskId", "")
-    if array and task.isdigit():
+    if array and small_int(task) is not None:
         return f"{array}_{task}"
     return record.get("JobId", "")
 
@@ -88,7 +97,7 @@ def pick(records: list[dict[str, str]], wanted: str) -> dict[str, str] | None:
 def array_tasks(records: list[dict[str, str]], wanted: str) -> list[str]:
     """The array tasks (`123_1`, …) scontrol printed for array job `wanted`."""
     found = [task_id(r) for r in records if r.get("ArrayJobId") == wanted
-             and r.get("ArrayTaskId", "").isdigit()]
+             and small_int(r.get("ArrayTaskId", "")) is not None]
     return sorted(found, key=lambda t: int(t.split("_")[1]))
 
 
@@ -98,7 +107,7 @@ def base_state(state: str) -> str:
 
 
 def cancelled_by(state: str) -> str | None:
-    match = re.search(r"\bby (\d+)", state)
+    match = re.search(r"\bby ([0-9]{1,10})\b", state)
     return match.group(1) if match else None
 
 
@@ -128,11 +137,11 @@ def parse_sacct(text: str, wanted: str) -> AccountingRow | None:
 
 def gpus(tres: str) -> str | None:
     """`4x a100` or `4` from TRES / TresPerNode (`gres/gpu:a100=4`, `gres:gpu:4`)."""
-    match = re.search(r"gres[/:]gpu(?::([\w.\-]+))?[=:](\d+)", tres)
+    match = re.search(r"gres[/:]gpu(?::([\w.\-]+))?[=:]([0-9]{1,6})\b", tres)
     if match is None:
         return None
     kind, count = match.group(1), match.group(2)
-    if kind and kind.isdigit():  # `gres:gpu:4` read as kind 4 with no count
+    if kind and small_int(kind) is not None:  # `gres:gpu:4` read as kind 4 with no count
         kind, count = None, kind
     return f"{count}x {kind}" if kind else count
 

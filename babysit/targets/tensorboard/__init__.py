@@ -5,7 +5,9 @@ TensorBoard's protobufs are imported when a target is opened (`events`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from babysit.targets.base import Target
 from babysit.targets.kinds import Request, TargetKind
@@ -24,29 +26,40 @@ def is_event_file_name(name: str) -> bool:
 def holds_event_files(directory: str, depth: int = SEARCH_DEPTH,
                       budget: int = SEARCH_ENTRIES) -> bool:
     """Whether `directory`, or a folder up to `depth` levels below it, holds an event file;
-    gives up (False) after looking at `budget` entries."""
-    todo = [(directory, 0)]
+    gives up (False) after looking at `budget` entries. Depth first, each folder entered
+    as soon as it is met: a sweep's log dir of thousands of run folders is recognised in
+    its first run, not given up on while its top level is still being listed."""
+    stack: list[tuple[Iterator[os.DirEntry[str]], int]] = []
+
+    def enter(folder: str, level: int) -> None:
+        with contextlib.suppress(OSError):
+            stack.append((os.scandir(folder), level))
+
+    enter(directory, 0)
     seen = 0
-    while todo:
-        folder, level = todo.pop(0)
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                seen += 1
-                if seen > budget:
-                    return False
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if level < depth and not entry.name.startswith("."):
-                            todo.append((entry.path, level + 1))
-                    elif is_event_file_name(entry.name) and entry.is_file():
-                        return True
-                except OSError:
-                    continue
-    return False
+    try:
+        while stack:
+            entries, level = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                entries.close()  # type: ignore[attr-defined]
+                continue
+            seen += 1
+            if seen > budget:
+                return False
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if level < depth and not entry.name.startswith("."):
+                        enter(entry.path, level + 1)
+                elif is_event_file_name(entry.name) and entry.is_file():
+                    return True
+            except OSError:
+                continue
+        return False
+    finally:
+        for entries, _ in stack:
+            entries.close()  # type: ignore[attr-defined]
 
 
 def claims(text: str) -> bool:

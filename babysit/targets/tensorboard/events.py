@@ -39,6 +39,7 @@ import math
 import os
 import struct
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,13 +50,15 @@ from babysit.model import Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.tensorboard import SEARCH_DEPTH, is_event_file_name
-from babysit.targets.tensorboard.framing import frame
+from babysit.targets.tensorboard.framing import MAX_KEPT, frame
 from babysit.targets.tensorboard.tags import EVAL_WORDS, TRAIN_WORDS, metric_name, scope_of_run
 from babysit.targets.tracker_rows import StepOrigin
 
 FORMAT = "tensorboard"
 CHUNK = 4 * 1024 * 1024
 MAX_FILES = 2000  # event files followed at most (a log dir of a whole sweep is too many)
+MAX_ROWS_PER_POLL = 100_000  # rows of one file handed over by one poll (see _RowKeeper)
+MAX_SPECIAL_ROWS = 1000
 _SCAN_ENTRIES = 20000
 
 
@@ -72,11 +75,12 @@ class EventFile:
         self.broken: str | None = None  # why it is no longer read
         self.mtime = 0.0
 
-    def read(self, notices: list[str]) -> tuple[list[bytes], int]:
-        """The data of every whole record appended since the last read, and the bytes
+    def read(self, notices: list[str], take: Callable[[list[bytes]], None]) -> int:
+        """Hands `take` the data of every whole record appended since the last read, a
+        chunk's worth at a time (never the whole file at once), and returns the bytes
         read. Raises OSError when the file cannot be read."""
         if self.broken is not None:
-            return [], 0
+            return 0
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         try:
             info = os.fstat(fd)
@@ -91,14 +95,14 @@ class EventFile:
                                f"reading it from the start")
                 self.offset = 0
             self.identity = identity
-            return self._read_to(fd, info.st_size, notices)
+            return self._read_to(fd, info.st_size, notices, take)
         finally:
             os.close(fd)
 
-    def _read_to(self, fd: int, size: int, notices: list[str]) -> tuple[list[bytes], int]:
-        payloads: list[bytes] = []
+    def _read_to(self, fd: int, size: int, notices: list[str],
+                 take: Callable[[list[bytes]], None]) -> int:
         start = self.offset
-        skipped = bad = 0
+        skipped = bad = oversized = 0
         need = 0
         while self.offset < size:
             want = min(size - self.offset, max(CHUNK, need))
@@ -111,18 +115,28 @@ class EventFile:
                 notices.append(f"{self.path} is not a TensorBoard event file (its first "
                                f"record's checksum fails); skipping it")
                 break
-            payloads.extend(framed.payloads)
+            take(framed.payloads)
             skipped += framed.skipped_bytes
             bad += framed.bad_records
             self.offset += framed.consumed
             need = framed.need
+            if framed.oversized and framed.consumed == 0:
+                if self.offset + framed.oversized > size:
+                    break  # still being written: stepped over once it is all there
+                self.offset += framed.oversized
+                oversized += 1
+                continue
             if framed.consumed == 0 and not (need and self.offset + need <= size):
                 break  # the rest is a record still being written
         if skipped:
             notices.append(f"skipped {skipped} damaged byte(s) in {self.path}")
         if bad:
             notices.append(f"skipped {bad} damaged record(s) in {self.path}")
-        return payloads, self.offset - start
+        if oversized:
+            notices.append(f"skipped {oversized} record(s) of more than "
+                           f"{MAX_KEPT // (1024 * 1024)} MiB in {self.path} unread (no "
+                           f"scalar is that large)")
+        return self.offset - start
 
 
 def first_header_ok(path: Path) -> bool | None:
@@ -243,16 +257,66 @@ class _Row:
     runs: set[str] = field(default_factory=set)
 
 
-def _rows(points: Iterable[tuple[int, str, float, float]], run: str) -> list[_Row]:
-    """Consecutive points of one file at the same step, as one row each."""
-    rows: list[_Row] = []
-    for step, name, value, wall in points:
-        if rows and rows[-1].step == step:
-            rows[-1].metrics[name] = value
-            rows[-1].time = max(rows[-1].time, wall)
-        else:
-            rows.append(_Row(step, {name: value}, wall, {run}))
-    return rows
+class _RowKeeper:
+    """The rows of one file's new points, consecutive points at the same step joined,
+    bounded: at most `cap` rows, however many events a poll reads (a first poll of a
+    log dir holding 10⁶ events). The last cap/2 rows are kept whole; the earlier ones
+    one in `stride` (the stride doubles whenever they would pass cap/2), and always
+    those that hold a non-finite value or a metric's first appearance (up to
+    MAX_SPECIAL_ROWS), so the history's NaN is not thinned away."""
+
+    def __init__(self, run: str, cap: int) -> None:
+        self.run = run
+        self._half = max(1, cap // 2)
+        self._tail: deque[tuple[int, _Row]] = deque()
+        self._early: list[tuple[int, bool, _Row]] = []
+        self._current: _Row | None = None
+        self._names: set[str] = set()
+        self._special = 0
+        self.stride = 1
+        self.points = 0
+        self.rows_seen = 0
+
+    def add(self, points: Iterable[tuple[int, str, float, float]]) -> None:
+        for step, name, value, wall in points:
+            self.points += 1
+            current = self._current
+            if current is not None and current.step == step:
+                current.metrics[name] = value
+                current.time = max(current.time, wall)
+                continue
+            if current is not None:
+                self._push(current)
+            self._current = _Row(step, {name: value}, wall, {self.run})
+
+    def rows(self) -> list[_Row]:
+        if self._current is not None:
+            self._push(self._current)
+            self._current = None
+        return [row for _, _, row in self._early] + [row for _, row in self._tail]
+
+    @property
+    def thinned(self) -> int:
+        return self.rows_seen - len(self._early) - len(self._tail)
+
+    def _push(self, row: _Row) -> None:
+        self.rows_seen += 1
+        self._tail.append((self.rows_seen, row))
+        if len(self._tail) > self._half:
+            self._retire(*self._tail.popleft())
+
+    def _retire(self, index: int, row: _Row) -> None:
+        special = self._special < MAX_SPECIAL_ROWS and (
+            not row.metrics.keys() <= self._names
+            or not all(math.isfinite(v) for v in row.metrics.values()))
+        self._names.update(row.metrics)
+        self._special += special
+        if special or index % self.stride == 0:
+            self._early.append((index, special, row))
+            if len(self._early) > self._half:
+                self.stride *= 2
+                self._early = [kept for kept in self._early
+                               if kept[1] or kept[0] % self.stride == 0]
 
 
 def _merged(per_file: list[list[_Row]]) -> list[_Row]:
@@ -301,6 +365,10 @@ class TensorBoardTarget:
         if not found:
             raise TargetError(f"no TensorBoard event files (events.out.tfevents.*) in "
                               f"{self.root}")
+        if len(found) >= MAX_FILES:
+            self._notices.append(f"{self.root} holds more than {MAX_FILES:,} event files (a "
+                                 f"whole sweep?): following the first {MAX_FILES:,}; give "
+                                 f"one run's folder to watch that run")
         self._check_start(found)
         self._main = self._pick_main(found)
         runs = sorted({run or "." for _, run in found})
@@ -379,8 +447,14 @@ class TensorBoardTarget:
         new_bytes = points = 0
         for path in sorted(self._files, key=lambda p: (self._files[p].run, p.name)):
             event_file = self._files[path]
+            keeper = _RowKeeper(event_file.run, MAX_ROWS_PER_POLL)
+
+            def take(payloads: list[bytes], event_file: EventFile = event_file,
+                     keeper: _RowKeeper = keeper) -> None:
+                keeper.add(self._decode(event_file, payloads, notices))
+
             try:
-                payloads, read = event_file.read(notices)
+                new_bytes += event_file.read(notices, take)
             except FileNotFoundError:
                 if self.single:
                     raise TargetUnavailable(f"{path} is gone") from None
@@ -388,10 +462,14 @@ class TensorBoardTarget:
             except OSError as error:
                 raise TargetUnavailable(f"cannot read {path}: {error.strerror or error}") \
                     from error
-            new_bytes += read
-            file_points = list(self._decode(event_file, payloads, notices))
-            points += len(file_points)
-            per_file.append(_rows(file_points, event_file.run))
+            points += keeper.points
+            per_file.append(keeper.rows())
+            if keeper.thinned:
+                notices.append(
+                    f"{path}: {keeper.rows_seen:,} steps read at once; the last "
+                    f"{MAX_ROWS_PER_POLL // 2:,} are kept whole, the earlier ones one in "
+                    f"{keeper.stride} (with every non-finite value and each metric's first "
+                    f"point): {keeper.thinned:,} left out, memory bounded")
         records = self._records(_merged(per_file))
         self._origin.see((r.step for r in records), None)
         return Snapshot(

@@ -11,7 +11,10 @@ A writer appends whole records, but a reader may see one half written: a record 
 header or data is not all there yet is left for the next read, never an error. A header
 whose checksum fails is damage (or not an event file at all, when it is the first): the
 reader looks for the next good header and counts the bytes it skipped. A record whose
-data checksum fails is skipped whole.
+data checksum fails is skipped whole. A record longer than `MAX_KEPT` (an image or a
+histogram a writer made huge, or a length field forged to claim a gigabyte) is stepped
+over without being read: scalars are a few dozen bytes, and memory stays bounded by the
+chunk size whatever a header claims.
 
 The data checksum is checked with google-crc32c when it is installed (it comes with
 Google's cloud clients), else in Python for records up to `PY_CHECK_LIMIT` bytes:
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 HEADER = 12  # length + its checksum
 FOOTER = 4
 MAX_RECORD = 1 << 30  # a length beyond this is damage, not a record
+MAX_KEPT = 16 * 1024 * 1024  # a longer record is skipped unread (no scalar is that big)
 PY_CHECK_LIMIT = 16 * 1024
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -89,6 +93,9 @@ class Framed:
     skipped_bytes: int = 0
     bad_records: int = 0
     need: int = 0  # a record starts at `consumed` and is this long: read that much
+    # A record over MAX_KEPT starts at `consumed` and is this long, header and footer
+    # included: step over it once the file holds all of it, without reading it.
+    oversized: int = 0
     not_tfrecord: bool = False  # the first header of a file failed its checksum
 
 
@@ -125,6 +132,9 @@ def frame(buf: bytes, *, file_start: bool = False) -> Framed:
             pos = found
             continue
         end = pos + HEADER + length + FOOTER
+        if length > MAX_KEPT:
+            out.oversized = HEADER + length + FOOTER
+            break
         if end > size:
             out.need = HEADER + length + FOOTER
             break

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
+from babysit.config import PollSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import ExitCode, run_session
 from babysit.model import AnomalyType, Severity
 from babysit.targets.kinds import KindUsageError
 from babysit.targets.slurm import check_job_id
-from babysit.targets.slurm.job import resolve_path, view_of
+from babysit.targets.slurm.job import SlurmJobTarget, _local_log, resolve_path, view_of
+from babysit.targets.slurm.runner import LocalRunner
 from babysit.targets.slurm.states import (
     array_tasks,
+    cancelled_by,
     gpus,
     job_failure,
     parse_records,
     parse_sacct,
     pick,
 )
+from tests.conftest import FakeClock, artifact_in
 
 LINE = ("JobId=42 ArrayJobId=40 ArrayTaskId=2 JobName=my train UserId=ana(1000) "
         "JobState=OUT_OF_MEMORY Reason=OutOfMemory Requeue=1 Restarts=1 ExitCode=0:125 "
@@ -74,3 +85,57 @@ def test_job_ids(text):
 def test_bad_job_ids_are_usage_errors(text):
     with pytest.raises(KindUsageError):
         check_job_id(text)
+
+
+# --- fields a broken or hostile controller prints -----------------------------------------
+
+@pytest.mark.parametrize("field", ["Restarts=²", "Restarts=٣", "ArrayTaskId=²",
+                                   "Restarts=" + "9" * 5000, "ArrayTaskId=" + "1" * 5000])
+def test_digits_that_int_refuses_are_not_numbers(field: str):
+    name = field.split("=")[0]
+    line = LINE.replace(f"{name}=" + ("1" if name == "Restarts" else "2"), field)
+    records = parse_records(line + "\n" + line.replace("JobId=42", "JobId=40"))
+    view = view_of(records[0])  # no ValueError
+    assert view.restarts == (1 if name != "Restarts" else 0)
+    assert array_tasks(records, "40") == ([] if name == "ArrayTaskId" else ["40_2", "40_2"])
+
+
+@pytest.mark.parametrize("pattern, resolved", [
+    ("out-%999999999j.log", "out-0000000042.log"),  # sbatch pads to 10 at most
+    ("out-%12j.log", "out-0000000042.log"),
+    ("out-%4j.log", "out-0042.log"),
+    ("out-%" + "9" * 5000 + "j.log", "out-0000000042.log"),
+    ("out-%²j.log", "out-%²j.log"),  # not a pattern Slurm knows: left as written
+])
+def test_stdout_pad_widths_are_bounded_as_sbatch_bounds_them(pattern: str, resolved: str):
+    record = parse_records(LINE.replace("StdOut=logs/%u-%j-%N-%4a.out", f"StdOut=/l/{pattern}"))[0]
+    assert view_of(record).stdout == f"/l/{resolved}"
+
+
+def test_a_cancelling_uid_too_large_for_the_system_is_shown_as_a_number():
+    assert cancelled_by("CANCELLED by 99999999999") is None
+    assert cancelled_by("CANCELLED by ²") is None
+    assert cancelled_by("CANCELLED by 4294967295") == "4294967295"
+
+
+@pytest.mark.parametrize("text", ["٣", "1" * 11, "12_٣", "²"])
+def test_job_ids_are_ascii_digits(text: str):
+    with pytest.raises(KindUsageError):
+        check_job_id(text)
+
+
+def test_an_scontrol_that_hangs_is_the_cluster_unreachable_not_a_crash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    hanging = bin_dir / "scontrol"
+    hanging.write_text("#!/bin/sh\nexec sleep 600\n")
+    hanging.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    result = run_session(
+        lambda: SlurmJobTarget("123", LocalRunner(timeout=1), _local_log), "123", "slurm",
+        Settings(poll=replace(PollSettings(), once=True), out_dir=tmp_path), NullObserver(),
+        clock=FakeClock())
+    assert result.exit_code is ExitCode.UNREACHABLE
+    verdict = artifact_in(tmp_path)
+    assert "took longer than 1s (is slurmctld reachable?)" in json.dumps(verdict)
