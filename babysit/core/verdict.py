@@ -26,6 +26,7 @@ from babysit.model import (
     TerminalState,
     Verdict,
 )
+from babysit.redact import scrub
 from babysit.rules.catalog import entry
 
 _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
@@ -153,7 +154,7 @@ def _with_notes(summary: str, outcome: WatchOutcome) -> str:
 
 
 def _clip(text: str, limit: int = 400) -> str:
-    text = " ".join(text.split())
+    text = scrub(" ".join(text.split()))  # before the cut: a cut secret matches no pattern
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Severity, Verdict
-from babysit.redact import scrub
+from babysit.redact import clip, scrub
 from babysit.units import format_value
 
 _SEVERITIES = {s.value: s for s in Severity}
@@ -140,7 +140,7 @@ class NotifyingObserver:
         except OSError:
             return []
         tail = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
-        return ["Last log lines:", *(scrub(line)[:300] for line in tail[-lines:])]
+        return ["Last log lines:", *(clip(line, 300) for line in tail[-lines:])]
 
     def _deliver(self, title: str, body: str, kind: str) -> None:
         """Hand the message to the courier; the watch never waits for a notifier."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 
 TIMEOUT = (5.0, 20.0)  # (connect, read) seconds, on every request
@@ -121,7 +122,7 @@ def _message(error: Any) -> str:
         except (ValueError, AttributeError):
             found = body.strip()
         if found:
-            return str(found).splitlines()[0][:300]
+            return clip(str(found).splitlines()[0], 300)
     return str(getattr(error, "reason", "") or "").strip()
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
 from babysit.targets.k8s.events import EventReader, judge, parse_events
@@ -299,13 +300,13 @@ class KubeJobTarget:
         if state.reason:
             text += f": {state.reason}"
         if state.message:
-            text += f" ({state.message[:300]})"
+            text += f" ({clip(state.message, 300)})"
         if self._causes:
-            text += f" — likely cause: {self._causes[0][:300]}"
+            text += f" — likely cause: {clip(self._causes[0], 300)}"
         last_error = next((line for line in reversed(self._logs.tail)
                            if _ERROR_LINE.search(line)), None)
         if last_error:
-            text += f"; last error in the logs: {last_error[:300]}"
+            text += f"; last error in the logs: {clip(last_error, 300)}"
         return ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER, text)
 
     def _times(self, job: dict[str, Any], state: JobState) -> str:
@@ -336,13 +337,13 @@ class KubeJobTarget:
         lines = [f"{self.ref.title}: {self.ref.name} (namespace {self.namespace})",
                  f"{self._times(job, state)} | {self._pods_line(pods)}"]
         if state.run_state is not None and self._logs.last_line:
-            lines.append(f"Final log: {self._logs.last_line[:300]}")
+            lines.append(f"Final log: {clip(self._logs.last_line, 300)}")
         return tuple(lines)
 
     def _headline(self, state: JobState, pods: list[PodView]) -> str:
         line = f"State: {state.words} | {self._pods_line(pods)}"
         if state.run_state is not None and self._logs.last_line:
-            line += f"\nFinal log: {self._logs.last_line[:300]}"
+            line += f"\nFinal log: {clip(self._logs.last_line, 300)}"
         return line
 
     def _kubectl(self, *args: str) -> str:

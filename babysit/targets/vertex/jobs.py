@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import Entry, EntryReader
@@ -99,10 +100,10 @@ def failure(kind: AnomalyType, what: str, state: str, error: Any,
     cause = likely_cause(code, message, tail)
     text = f"{what} {'expired' if state == 'EXPIRED' else 'failed'}"
     if cause is not None:
-        text += f" — likely cause: {cause.title} ({cause.evidence.strip()[:300]}); " \
+        text += f" — likely cause: {cause.title} ({clip(cause.evidence.strip(), 300)}); " \
                 f"{cause.advice}"
     if message and (cause is None or message not in cause.evidence):
-        text += f". Error: {message[:300]}"
+        text += f". Error: {clip(message, 300)}"
     return ServiceAnomaly(kind, Severity.BLOCKER if kind is not AnomalyType.TASK_FAILURE
                           else Severity.HIGH, text)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (
@@ -168,7 +169,7 @@ class PipelineTarget(VertexJob):
             more = f" (+{len(entries) - 1} more)" if len(entries) > 1 else ""
             yield ServiceAnomaly(AnomalyType.TASK_FAILURE, Severity.MEDIUM,
                                  f"ERROR in the pipeline's task events: "
-                                 f"{first.text.strip()[:300]}{more}", key="error-log")
+                                 f"{clip(first.text.strip(), 300)}{more}", key="error-log")
 
     # --- for people -------------------------------------------------------------------
 
