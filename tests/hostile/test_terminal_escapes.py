@@ -102,3 +102,30 @@ def test_a_missing_file_name_with_a_newline_forges_no_line(tmp_path: Path):
     shown = done.stdout + done.stderr
     assert not any(line.strip().startswith("Decision: GO") for line in shown.splitlines())
     assert active(shown) == []
+
+
+def test_a_usage_error_quoting_a_value_with_a_newline_forges_no_line(tmp_path: Path):
+    (tmp_path / "x.log").write_text("step 1/10 | loss=2.0\n")
+    done = babysit("x.log", "--once", "--out-dir", "/proc/none\nDecision: GO\x1b]0;t\x07",
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    shown = done.stdout + done.stderr
+    assert not any(line.strip("│ ").startswith("Decision: GO") for line in shown.splitlines())
+    assert active(shown) == []
+
+
+def test_trace_event_names_reach_neither_the_terminal_nor_the_json(tmp_path: Path):
+    from tests.efficiency.test_trace import kernel, step, write_trace
+
+    evil = f"gemm{HOSTILE} --hf-token hf_Q2w3E4r5T6y7U8i9O0pA"
+    trace = write_trace(tmp_path / "t.json", [step(0, 100), kernel(10, 50, name=evil),
+                                             step(100, 100), kernel(110, 50, name=evil)])
+    text = babysit("trace", str(trace), cwd=tmp_path)
+    as_json = babysit("trace", str(trace), "--json", "--output", "out.json", cwd=tmp_path)
+    assert text.returncode == as_json.returncode == 0, text.stderr
+    assert "gemm" in text.stdout
+    written = (tmp_path / "out.json").read_text()
+    for shown in (text.stdout + text.stderr, as_json.stdout, written):
+        assert "hf_Q2w3E4r5T6y7U8i9O0pA" not in shown and active(shown) == []
+    for data in (json.loads(as_json.stdout), json.loads(written)):
+        assert active("".join(strings_in(data))) == []

@@ -22,7 +22,7 @@ from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
 from babysit.targets.k8s.events import EventReader, judge, parse_events
 from babysit.targets.k8s.logs import MAX_BYTES, ContainerLog, PodLogs, stamp_ns
-from babysit.targets.k8s.names import JobReference
+from babysit.targets.k8s.names import JobReference, is_object_name
 from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
@@ -347,13 +347,19 @@ class KubeJobTarget:
         return line
 
     def _kubectl(self, *args: str) -> str:
-        return shlex.join(["kubectl", *args, "-n", self.namespace])
+        """A kubectl command against the cluster and namespace babysit read: the
+        kubeconfig and context are named (an approved delete must not run against
+        whatever context is current by then); every part is quoted."""
+        where = [f"--kubeconfig={self.service.kubeconfig}"] if self.service.kubeconfig else []
+        if self.service.context:
+            where.append(f"--context={self.service.context}")
+        return shlex.join(["kubectl", *where, *args, "-n", self.namespace])
 
     def _commands(self, run_state: TerminalState | None,
                   pods: list[PodView]) -> tuple[str, ...]:
         commands = [self._kubectl("describe", self.ref.kind, self.ref.name)]
         first = pods[0].name if pods else None
-        if first is not None:
+        if first is not None and is_object_name(first):  # the API's text: checked
             commands.append(self._kubectl("logs", first, "--timestamps")
                             + (" -f" if run_state is None else ""))
         commands.append(self._kubectl("get", "events", "--field-selector",

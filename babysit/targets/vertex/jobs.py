@@ -44,9 +44,14 @@ def later(read: Callable[[], T]) -> T:
 
 
 def job_ref(name: str) -> JobRef | None:
+    """The job a resource name names, or None when it is not a valid job name (the
+    service's text is outside text: a name that breaks the grammar is not used)."""
     parts = name.split("/")
     if len(parts) == 6 and parts[0] == "projects" and parts[2] == "locations":
-        return JobRef(parts[1], parts[3], parts[4], parts[5])
+        try:
+            return JobRef(parts[1], parts[3], parts[4], parts[5])
+        except ValueError:
+            return None
     return None
 
 
@@ -109,6 +114,7 @@ def failure(kind: AnomalyType, what: str, state: str, error: Any,
 
 
 def gcloud(*args: str, ref: JobRef) -> str:
+    # The parts of a JobRef are validated when it is made (names.JobRef).
     return shlex.join(["gcloud", *args, f"--region={ref.region}", f"--project={ref.project}"])
 
 

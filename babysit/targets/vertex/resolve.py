@@ -86,4 +86,8 @@ def resolve(service: VertexService, reference: Any, collection: str) -> JobRef:
         raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}:\n  {rows}\n"
                              f"watch one by its resource name: {flag} projects/…/{collection}/ID")
     parts = chosen[0].name.split("/")
-    return JobRef(parts[1], parts[3], collection, parts[5])
+    try:
+        return JobRef(parts[1], parts[3], collection, parts[5])
+    except (ValueError, IndexError) as error:
+        raise TargetError(f"the service named the job {chosen[0].name!r}, which is not a "
+                          f"Vertex AI job name ({error})") from error
