@@ -306,7 +306,9 @@ def _watch(values: dict[str, Any]) -> None:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
+    from babysit.scheduling import running_babysit  # by full path, not a bare `babysit`
+
+    rewatch = [*running_babysit(), *rewatch_args(request), "--out-dir", str(out_dir)]
     try:
         result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
@@ -554,7 +556,9 @@ def schedule_command(
             line = crontab_line(seconds, command, cwd, str(Path(log).absolute()))
             typer.echo("# add with `crontab -e` (babysit prints this; it installs nothing):")
             typer.echo(line)
-    except (ValueError, ScheduleError) as error:
+    except ScheduleError as error:
+        raise _BadValue(str(error), param_hint="schedule") from error
+    except ValueError as error:
         raise _BadValue(str(error), param_hint="--every") from error
 
 

@@ -10,12 +10,15 @@ from babysit.targets.base import Target
 from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
 from babysit.targets.remote_log import SSH_ACCEPT_NEW
 
-_JOB_ID = re.compile(r"^\d+(?:_\d+)?$")
-_LOGIN = re.compile(r"^(?:[\w.\-]+@)?[\w.\-]+$")
+_JOB_ID = re.compile(r"[0-9]+(?:_[0-9]+)?")  # ASCII digits: `²` is no job ID
+_LOGIN = re.compile(r"(?:[\w.\-]+@)?[\w.\-]+", re.ASCII)
 
 
 def _check_login(text: str) -> str:
-    if not _LOGIN.match(text):
+    """USER@HOST or an alias; neither part may begin with `-` (ssh would read an option
+    there: `--ssh -oProxyCommand=…`). Raises ValueError (a usage error)."""
+    user, _, host = text.rpartition("@")
+    if not _LOGIN.fullmatch(text) or host.startswith("-") or user.startswith("-"):
         raise ValueError(f"{text!r} is not USER@HOST or a host alias from ~/.ssh/config")
     return text
 
@@ -41,7 +44,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {"poll": {"interval": 30.0},
 def check_job_id(text: str) -> str:
     """`123456` or an array task `123456_7`; anything else is a usage error."""
     value = text.strip()
-    if not _JOB_ID.match(value):
+    if not _JOB_ID.fullmatch(value):
         raise KindUsageError(f"--slurm takes a job ID (123456) or an array task (123456_7), "
                              f"not {text!r}")
     return value
