@@ -335,12 +335,12 @@ def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: fl
     from babysit.units import format_duration
 
     _echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
-               f"Ctrl-C to stop)", err=True)
+          f"Ctrl-C to stop)", err=True)
     deadline = time.monotonic() + limit
     while awaits(request) is not None:
         if time.monotonic() >= deadline:
             _echo(f"babysit: {missing} did not appear within {format_duration(limit)}",
-                       err=True)
+                  err=True)
             return
         time.sleep(0.25)
     if not json_output:
@@ -359,8 +359,8 @@ def _linger(dashboard: Any, seconds: float | None, decision: str) -> None:
     if seconds <= 0:
         return
     _echo(f"babysit: the watch ended ({decision}); the dashboard stays up at "
-               f"{dashboard.url}" + (" until Ctrl-C" if seconds == float("inf") else
-                                     f" for {seconds:g}s"), err=True)
+          f"{dashboard.url}" + (" until Ctrl-C" if seconds == float("inf") else
+                                f" for {seconds:g}s"), err=True)
     import contextlib
 
     with contextlib.suppress(KeyboardInterrupt):
@@ -453,7 +453,7 @@ def serve_command(
     except ServeError as error:
         raise _BadValue(str(error), param_hint="--host/--port") from error
     _echo(f"babysit: dashboard at {dashboard.url} over the sessions in "
-               f"{registry.runtime_dir()} (Ctrl-C to stop)", err=True)
+          f"{registry.runtime_dir()} (Ctrl-C to stop)", err=True)
     try:
         while True:
             time.sleep(3600)

@@ -97,23 +97,24 @@ def _replace(match: re.Match[str]) -> str:
     if match.group("url") is not None:
         return f"{match.group('url')}{match.group('user')}:{MASK}@"
     if match.group("quoted") is not None:
-        quote = match.group("quote")
+        quote, name = match.group("quote"), _SHAPES.sub(MASK, match.group("name"))
         if not _secret_name(match.group("name")):
-            return f"{match.group('name')}{match.group('sep')}{quote}" \
-                   f"{scrub(match.group('quoted'))}{quote}"
+            return f"{name}{match.group('sep')}{quote}" \
+                   f"{_scrub_inner(match.group('quoted'))}{quote}"
         if _not_a_secret(match.group("quoted")):
-            return match.group(0)
-        return f"{match.group('name')}{match.group('sep')}{quote}{MASK}{quote}"
+            return f"{name}{match.group('sep')}{quote}{match.group('quoted')}{quote}"
+        return f"{name}{match.group('sep')}{quote}{MASK}{quote}"
     if match.group("blob") is not None:
         return MASK if _looks_made(match.group("blob")) else match.group(0)
     if match.group("name") is not None:
         value = match.group("value")
+        name = _SHAPES.sub(MASK, match.group("name"))  # a token may stand where a name does
         if not _secret_name(match.group("name")):
             # Not secret by name; its value may still hold a URL or a token.
-            return f"{match.group('name')}{match.group('sep')}{scrub(value)}"
+            return f"{name}{match.group('sep')}{_scrub_inner(value)}"
         if _not_a_secret(value.lstrip("\\\"'")):
-            return match.group(0)
-        return f"{match.group('name')}{match.group('sep')}{MASK}"
+            return f"{name}{match.group('sep')}{value}"
+        return f"{name}{match.group('sep')}{MASK}"
     if match.group("bearer") is not None:
         return f"{match.group('scheme')} {MASK}"
     return MASK
@@ -143,6 +144,23 @@ def scrub(text: str) -> str:
         return text
     text = _SCRUB.sub(_replace, text)
     return _SPACED.sub(_replace_spaced, text)
+
+
+# A value is scrubbed again inside (`a=b=token=x`); so deep a nesting is no text a
+# person wrote, and it is masked whole rather than recursed into without end.
+_MAX_NESTING = 8
+_nesting = 0
+
+
+def _scrub_inner(value: str) -> str:
+    global _nesting
+    if _nesting >= _MAX_NESTING:
+        return MASK
+    _nesting += 1
+    try:
+        return _SCRUB.sub(_replace, value)
+    finally:
+        _nesting -= 1
 
 
 def clip(text: str, limit: int) -> str:
