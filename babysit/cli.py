@@ -276,7 +276,7 @@ def _watch(values: dict[str, Any]) -> None:
     if efficiency["precision"] is not None and efficiency["precision"] not in (
             "fp32", "tf32", "bf16", "fp16", "fp8"):
         raise _BadValue("one of fp32, tf32, bf16, fp16, fp8",
-                                 param_hint="--precision")
+                        param_hint="--precision")
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
                                  efficiency=efficiency, serve=values["serve"] or None,
@@ -414,7 +414,7 @@ def demo(
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise _BadValue(f"cannot create {out_dir}: {error.strerror or error}",
-                                 param_hint="--out-dir") from error
+                        param_hint="--out-dir") from error
     _check_out_dir(out_dir)
     observer = _observer(json_output)
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
@@ -444,10 +444,10 @@ def serve_command(
             token = token_file.read_text(encoding="utf-8").strip()
         except OSError as error:
             raise _BadValue(f"cannot read {token_file}: {error.strerror or error}",
-                                     param_hint="--token-file") from error
+                            param_hint="--token-file") from error
         if len(token) < 16:
             raise _BadValue("the token must be at least 16 characters",
-                                     param_hint="--token-file")
+                            param_hint="--token-file")
     try:
         dashboard = Dashboard(registry.collect, host, port, token).start()
     except ServeError as error:
@@ -594,7 +594,7 @@ def trace_command(
             write_json(data, output)
         except OSError as error:
             raise _BadValue(f"{output}: cannot write it ({error.strerror or error})",
-                                     param_hint="--output") from error
+                            param_hint="--output") from error
     if json_output:
         _echo(json.dumps(data, ensure_ascii=False))
     else:
@@ -628,7 +628,7 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
         import apprise  # noqa: F401 - only to say clearly when the extra is missing
     except ImportError as error:
         raise _BadValue("notifications need the [notify] extra: pip install "
-                                 "'babysit[notify]'", param_hint="--notify") from error
+                        "'babysit[notify]'", param_hint="--notify") from error
     from babysit.ui.notify import NotifyingObserver, NotifyPolicy, parse_severity
 
     try:
@@ -648,7 +648,7 @@ def _check_out_dir(out_dir: Path) -> None:
         check_writable(out_dir)
     except OSError as error:
         raise _BadValue(f"{out_dir}: the verdict file cannot be written there "
-                                 f"({error.strerror or error})", param_hint="--out-dir") \
+                        f"({error.strerror or error})", param_hint="--out-dir") \
             from error
 
 
