@@ -372,11 +372,14 @@ def _serving(observer: Observer, target: str, kind: str, settings: Any,
     """The watch's own dashboard on loopback, and the observer that feeds it."""
     import uuid
 
+    from babysit.sanitise import outbound
     from babysit.serve.board import RunBoard
     from babysit.serve.observer import BoardObserver
     from babysit.serve.server import Dashboard, ServeError
 
-    board = RunBoard(target, kind, settings.run_id or str(uuid.uuid4()))
+    # The board's own label is shown on the page and written to the session file: it
+    # takes the outbound pass like every other way out.
+    board = RunBoard(outbound(target), kind, settings.run_id or str(uuid.uuid4()))
     error: ServeError | None = None
     for candidate in range(port, port + 10):
         try:
