@@ -343,7 +343,7 @@ class KubeJobTarget:
     def _headline(self, state: JobState, pods: list[PodView]) -> str:
         line = f"State: {state.words} | {self._pods_line(pods)}"
         if state.run_state is not None and self._logs.last_line:
-            line += f"\nFinal log: {clip(self._logs.last_line, 300)}"
+            line += f" | Final log: {clip(self._logs.last_line, 300)}"
         return line
 
     def _kubectl(self, *args: str) -> str:

@@ -119,7 +119,7 @@ class CustomJobTarget(VertexJob):
     def _headline(self, job: Any, state: str) -> str:
         line = self._times(job, state)
         if state in _TERMINAL and self._logs.replicas.last_line:
-            line += f"\nFinal log: {clip(self._logs.replicas.last_line, 300)}"
+            line += f" | Final log: {clip(self._logs.replicas.last_line, 300)}"
         return line
 
     def _commands(self, run_state: TerminalState | None) -> tuple[str, ...]:
