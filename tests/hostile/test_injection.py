@@ -16,7 +16,7 @@ import pytest
 
 from tests.test_cli import babysit
 
-PAYLOAD = "__import__('os').system('touch PWNED')"
+PAYLOAD = "__import__('os').system('touch${IFS}PWNED')"  # no space: a space is refused anyway
 
 
 def usage_error(done: subprocess.CompletedProcess[str]) -> None:
@@ -38,12 +38,12 @@ def test_a_vertex_resource_name_carrying_code_is_refused_at_start(tmp_path: Path
 
 
 @pytest.mark.parametrize("args", [
-    ["--slurm", "123", "--ssh", "-oProxyCommand=touch PWNED"],
+    ["--slurm", "123", "--ssh", "-oProxyCommand=touch${IFS}PWNED"],
     ["--slurm", "123", "--ssh", "-v"],
     ["--slurm", "123", "--ssh", "me@-v"],
-    ["--once", "--", "-oProxyCommand:/runs/train.log"],
-    ["--once", "--", "ssh://-v/runs/train.log"],
-    ["--once", "--", "me@-v:/runs/train.log"],
+    ["--", "-oProxyCommand:/runs/train.log"],
+    ["--", "ssh://-v/runs/train.log"],
+    ["--", "me@-v:/runs/train.log"],
     ["--pid", "1", "--", "-v:/runs/train.log"],
     ["--mlflow", "abc", "--fallback-log", "-v:/runs/train.log"],
     ["--slurm", "12²"],
@@ -53,7 +53,7 @@ def test_a_vertex_resource_name_carrying_code_is_refused_at_start(tmp_path: Path
 ])
 def test_a_value_that_ssh_or_kubectl_would_take_for_more_is_a_usage_error(tmp_path: Path,
                                                                            args: list[str]):
-    done = babysit(*args, "--once", cwd=tmp_path)
+    done = babysit("--once", *args, cwd=tmp_path)  # after `--`, every word is a TARGET
     usage_error(done)
     assert not (tmp_path / "PWNED").exists()
 
