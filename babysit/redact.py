@@ -221,4 +221,6 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def redacted_command(argv: Sequence[str]) -> str:
-    return shlex.join(redact_argv(argv))
+    """A command line for people: each argument redacted, then the line scrubbed whole (a
+    secret may be split over arguments: `-H 'Authorization:' Bearer xyz`)."""
+    return scrub(shlex.join(redact_argv(argv)))

@@ -137,3 +137,11 @@ def test_the_command_line_of_a_watched_process_is_scrubbed(tmp_path: Path):
     text = done.stdout + done.stderr + (tmp_path / "babysit-training.json").read_text()
     assert f"PID {child.pid}" in text
     assert WANDB_KEY not in text and "w0rd" not in text and "abc123def456ghi" not in text
+
+
+def test_a_secret_split_over_arguments_is_scrubbed_in_the_shown_command():
+    from babysit.redact import redacted_command
+
+    shown = redacted_command(["curl", "-H", "Authorization:", "Bearer", "xyz123456abc",
+                              "--lr", "3e-4"])
+    assert "xyz123456abc" not in shown and shown.endswith("--lr 3e-4")
