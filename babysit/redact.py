@@ -42,7 +42,8 @@ _SHAPES = re.compile("|".join(f"(?:{shape})" for shape in _TOKEN_SHAPES))
 _BARE_VALUE = r"(?:[^\s\"',;}\\]|\\(?![\"']))+"
 _SCRUB = re.compile(
     # A PEM private key block, on one line or several (within one text), or cut short.
-    r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z))"
+    r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z))"
     # Credentials in a URL: `scheme://user:password@host`; the password may hold `@`
     # or `/`, so it runs to the last `@` of the URL.
     r"|(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/:@]+(?:@[^\s/:@]+)?):"

@@ -52,7 +52,9 @@ def test_a_pem_block_over_several_lines_is_scrubbed_line_by_line_and_whole():
     block = ["-----BEGIN OPENSSH PRIVATE KEY-----", PEM_BODY, PEM_BODY[::-1],
              "-----END OPENSSH PRIVATE KEY-----"]
     assert all(PEM_BODY[:20] not in scrub(line) for line in block)
-    assert PEM_BODY[:20] not in scrub("\n".join(block))
+    whole = scrub("\n".join([*block, "step 5/10 | loss=2.0"]))
+    assert PEM_BODY[:20] not in whole and whole.count("REDACTED") == 1  # one block, one mask
+    assert whole.endswith("step 5/10 | loss=2.0")  # what follows the block is kept
 
 
 @pytest.mark.parametrize("text", [
