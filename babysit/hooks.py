@@ -238,74 +238,68 @@ class Monitor:
         if self._off:
             return
         try:  # free when nothing raises (Python 3.11+): the hot path pays nothing
-            self._step_line(step, loss, lr, grad_norm, tokens, step_time, model_flops, total,
-                            metrics)
+            if step.__class__ is not int:
+                step = int(step)
+            self._step = step
+            # Finite floats, the common case, are written inline (a call costs as much as
+            # the formatting); everything else goes through _number.
+            line = '{"step": ' + repr(step)
+            if loss is not None:
+                line += ', "loss": ' + (repr(loss) if loss.__class__ is float
+                                        and loss - loss == 0.0 else _number(loss))
+            if lr is not None:
+                line += ', "lr": ' + (repr(lr) if lr.__class__ is float and lr - lr == 0.0
+                                      else _number(lr))
+            if grad_norm is not None:
+                line += ', "grad_norm": ' + (repr(grad_norm) if grad_norm.__class__ is float
+                                             and grad_norm - grad_norm == 0.0
+                                             else _number(grad_norm))
+            if tokens is not None:
+                line += ', "tokens": ' + (repr(tokens) if tokens.__class__ is int
+                                          else _number(tokens))
+                if step_time is not None:
+                    try:
+                        rate = float(tokens) / float(step_time)
+                    except (ZeroDivisionError, TypeError, ValueError):
+                        pass
+                    else:
+                        # Derived, so 7 digits: a full repr of the quotient costs 3× more.
+                        line += ', "tokens/s": ' + (f"{rate:.7g}" if rate - rate == 0.0
+                                                    else _number(rate))
+            if step_time is not None:
+                line += ', "step_time": ' + (repr(step_time) if step_time.__class__ is float
+                                             and step_time - step_time == 0.0
+                                             else _number(step_time))
+            if model_flops is not None:
+                line += ', "model_flops": ' + (repr(model_flops)
+                                               if model_flops.__class__ is float
+                                               and model_flops - model_flops == 0.0
+                                               else _number(model_flops))
+            if metrics:
+                for name, value in metrics.items():
+                    if value.__class__ is float and value - value == 0.0:
+                        line += (_key_text.get(name) or _key(name)) + repr(value)
+                    elif value is not None:
+                        try:  # a value that cannot be written costs it, not the line
+                            line += _key(name) + _number(value)
+                        except Exception as error:
+                            self._failed(error)
+            if total is not None and total != self._total:
+                self._set_total(total)
+            errors = self._errors
+            if errors != self._errors_told:
+                line = self._error_line() + line
+            self._write(line + self._total_text + "}\n")
+            self._errors_told = errors
+            if "NaN" in line or "Infinity" in line:
+                self.flush()  # the step where it went wrong must not wait in a buffer
+            elif self._flush_every is not None:
+                now = time.monotonic()
+                if now - self._last_flush >= self._flush_every:
+                    self._file.flush()
+                    self._last_flush = now
         except Exception as error:
             self._failed(error)
-
-    def _step_line(self, step: int, loss: float | None, lr: float | None,
-                   grad_norm: float | None, tokens: float | None, step_time: float | None,
-                   model_flops: float | None, total: int | None,
-                   metrics: dict[str, Any]) -> None:
-        if step.__class__ is not int:
-            step = int(step)
-        self._step = step
-        # Finite floats, the common case, are written inline (a call costs as much as
-        # the formatting); everything else goes through _number.
-        line = '{"step": ' + repr(step)
-        if loss is not None:
-            line += ', "loss": ' + (repr(loss) if loss.__class__ is float and loss - loss == 0.0
-                                    else _number(loss))
-        if lr is not None:
-            line += ', "lr": ' + (repr(lr) if lr.__class__ is float and lr - lr == 0.0
-                                  else _number(lr))
-        if grad_norm is not None:
-            line += ', "grad_norm": ' + (repr(grad_norm) if grad_norm.__class__ is float
-                                         and grad_norm - grad_norm == 0.0
-                                         else _number(grad_norm))
-        if tokens is not None:
-            line += ', "tokens": ' + (repr(tokens) if tokens.__class__ is int
-                                      else _number(tokens))
-            if step_time is not None:
-                try:
-                    rate = float(tokens) / float(step_time)
-                except (ZeroDivisionError, TypeError, ValueError):
-                    pass
-                else:
-                    # Derived, so 7 digits: a full repr of the quotient costs 3× more.
-                    line += ', "tokens/s": ' + (f"{rate:.7g}" if rate - rate == 0.0
-                                                else _number(rate))
-        if step_time is not None:
-            line += ', "step_time": ' + (repr(step_time) if step_time.__class__ is float
-                                         and step_time - step_time == 0.0
-                                         else _number(step_time))
-        if model_flops is not None:
-            line += ', "model_flops": ' + (repr(model_flops) if model_flops.__class__ is float
-                                           and model_flops - model_flops == 0.0
-                                           else _number(model_flops))
-        if metrics:
-            for name, value in metrics.items():
-                if value.__class__ is float and value - value == 0.0:
-                    line += (_key_text.get(name) or _key(name)) + repr(value)
-                elif value is not None:
-                    try:  # one value that cannot be written costs that value, not the line
-                        line += _key(name) + _number(value)
-                    except Exception as error:
-                        self._failed(error)
-        if total is not None and total != self._total:
-            self._set_total(total)
-        errors = self._errors
-        if errors != self._errors_told:
-            line = self._error_line() + line
-        self._write(line + self._total_text + "}\n")
-        self._errors_told = errors
-        if "NaN" in line or "Infinity" in line:
-            self.flush()  # the step where it went wrong must not wait in a buffer
-        elif self._flush_every is not None:
-            now = time.monotonic()
-            if now - self._last_flush >= self._flush_every:
-                self._file.flush()
-                self._last_flush = now
 
     def eval(self, step: int | None = None, **metrics: Any) -> None:
         """An evaluation at `step` (default: the last step written). A name without an
