@@ -599,7 +599,9 @@ def trace_command(
             raise _BadValue(f"{output}: cannot write it ({error.strerror or error})",
                             param_hint="--output") from error
     if json_output:
-        _echo(json.dumps(data, ensure_ascii=False))
+        # `data` took the outbound pass value by value; scrubbing the JSON text again
+        # could unquote a value (`"token_count": 5` reads as a secret's name and value).
+        typer.echo(json.dumps(data, ensure_ascii=False))
     else:
         for line in render_lines(summary, str(trace)):
             _echo(line)

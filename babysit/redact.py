@@ -94,7 +94,7 @@ _NOT_SECRET_KEYS = frozenset({"sort", "primary", "foreign", "metric", "monitor",
 
 def _replace(match: re.Match[str]) -> str:
     if match.group("pem") is not None:
-        return f"-----BEGIN PRIVATE KEY----- {MASK}"
+        return MASK  # not the BEGIN line again: a second pass would mask what follows
     if match.group("url") is not None:
         return f"{match.group('url')}{match.group('user')}:{MASK}@"
     if match.group("quoted") is not None:
