@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from babysit.model import Verdict
+from babysit.redact import MASK
 
 ARTIFACT_NAME = "babysit-training.json"
 SCHEMA_VERSION = "1.0"
@@ -76,14 +77,18 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path) -> Path:
     Raises OSError when the directory cannot be created or written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / ARTIFACT_NAME
-    write_text_atomically(final, json.dumps(data, indent=2, ensure_ascii=False,
-                                            allow_nan=False) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # A verdict that had to hide a secret says where the secret was: the owner's alone.
+    write_text_atomically(final, text, 0o600 if MASK in text else None)
     return final
 
 
-def write_text_atomically(final: Path, text: str, mode: int = 0o644) -> None:
+def write_text_atomically(final: Path, text: str, mode: int | None = None) -> None:
     """A temp file beside `final`, synced, then renamed over it: a reader sees the old
-    file or the new one, never half of one. Raises OSError."""
+    file or the new one, never half of one. `mode` None: what the user's umask gives a
+    new file (0o666 less the umask). Raises OSError."""
+    if mode is None:
+        mode = 0o666 & ~_umask()
     directory = final.parent if str(final.parent) else Path(".")
     fd, temp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=directory)
     try:
@@ -91,12 +96,25 @@ def write_text_atomically(final: Path, text: str, mode: int = 0o644) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp, mode)  # mkstemp makes it private; these files are for other tools
+        os.chmod(temp, mode)  # mkstemp makes it 0600, whatever the umask says
         os.replace(temp, final)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux);
+    elsewhere set and restored at once."""
+    with contextlib.suppress(OSError, ValueError), \
+            open("/proc/self/status", encoding="ascii", errors="replace") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def check_writable(out_dir: Path) -> None:

@@ -238,14 +238,14 @@ def _watch(values: dict[str, Any]) -> None:
     for flag, value in (("--judge-timeout", values["judge_timeout"]),
                         ("--total-steps", values["total_steps"])):
         if value is not None and not value >= 1:
-            raise typer.BadParameter(f"must be at least 1 (got {value:g})", param_hint=flag)
+            raise _BadValue(f"must be at least 1 (got {value:g})", param_hint=flag)
     try:
         request = select(values, target)
         kind = kind_named(request.kind)
         if kind.prepare is not None:
             request = kind.prepare(request, _chooser(json_output))
     except KindUsageError as error:
-        raise typer.BadParameter(str(error), param_hint="TARGET") from error
+        raise _BadValue(str(error), param_hint="TARGET") from error
     deadline = None
     if values["timeout"] is not None:
         from babysit.durations import parse_duration
@@ -253,7 +253,7 @@ def _watch(values: dict[str, Any]) -> None:
         try:
             deadline = parse_duration(values["timeout"])
         except ValueError as error:
-            raise typer.BadParameter(str(error), param_hint="--timeout") from error
+            raise _BadValue(str(error), param_hint="--timeout") from error
     cadence = None
     if schedule is not None:
         from babysit.durations import parse_schedule
@@ -261,7 +261,7 @@ def _watch(values: dict[str, Any]) -> None:
         try:
             cadence = parse_schedule(schedule)
         except ValueError as error:
-            raise typer.BadParameter(str(error), param_hint="--schedule") from error
+            raise _BadValue(str(error), param_hint="--schedule") from error
     poll = {"interval": cadence[0] if cadence else values["interval"],
             "max_interval": max(cadence[-1], cadence[0]) if cadence else values["max_interval"],
             "once": values["once"] or None, "max_polls": values["max_polls"],
@@ -275,8 +275,8 @@ def _watch(values: dict[str, Any]) -> None:
         "width", "seq_len", "tokens_per_step")}
     if efficiency["precision"] is not None and efficiency["precision"] not in (
             "fp32", "tf32", "bf16", "fp16", "fp8"):
-        raise typer.BadParameter("one of fp32, tf32, bf16, fp16, fp8",
-                                 param_hint="--precision")
+        raise _BadValue("one of fp32, tf32, bf16, fp16, fp8",
+                        param_hint="--precision")
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
                                  efficiency=efficiency, serve=values["serve"] or None,
@@ -285,9 +285,9 @@ def _watch(values: dict[str, Any]) -> None:
                                  run_id=values["run_id"], target_steps=values["total_steps"],
                                  json=json_output)
     except ConfigError as error:
-        raise typer.BadParameter(str(error), param_hint="babysit config") from error
+        raise _BadValue(str(error), param_hint="babysit config") from error
     if settings.poll.max_interval < settings.poll.interval:
-        raise typer.BadParameter(
+        raise _BadValue(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
@@ -306,7 +306,9 @@ def _watch(values: dict[str, Any]) -> None:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
+    from babysit.scheduling import running_babysit  # by full path, not a bare `babysit`
+
+    rewatch = [*running_babysit(), *rewatch_args(request), "--out-dir", str(out_dir)]
     try:
         result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
@@ -332,17 +334,17 @@ def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: fl
         return
     from babysit.units import format_duration
 
-    typer.echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
-               f"Ctrl-C to stop)", err=True)
+    _echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
+          f"Ctrl-C to stop)", err=True)
     deadline = time.monotonic() + limit
     while awaits(request) is not None:
         if time.monotonic() >= deadline:
-            typer.echo(f"babysit: {missing} did not appear within {format_duration(limit)}",
-                       err=True)
+            _echo(f"babysit: {missing} did not appear within {format_duration(limit)}",
+                  err=True)
             return
         time.sleep(0.25)
     if not json_output:
-        typer.echo(f"babysit: {missing} appeared", err=True)
+        _echo(f"babysit: {missing} appeared", err=True)
 
 
 def _linger(dashboard: Any, seconds: float | None, decision: str) -> None:
@@ -356,9 +358,9 @@ def _linger(dashboard: Any, seconds: float | None, decision: str) -> None:
         seconds = float("inf") if interactive() else 0.0
     if seconds <= 0:
         return
-    typer.echo(f"babysit: the watch ended ({decision}); the dashboard stays up at "
-               f"{dashboard.url}" + (" until Ctrl-C" if seconds == float("inf") else
-                                     f" for {seconds:g}s"), err=True)
+    _echo(f"babysit: the watch ended ({decision}); the dashboard stays up at "
+          f"{dashboard.url}" + (" until Ctrl-C" if seconds == float("inf") else
+                                f" for {seconds:g}s"), err=True)
     import contextlib
 
     with contextlib.suppress(KeyboardInterrupt):
@@ -370,11 +372,14 @@ def _serving(observer: Observer, target: str, kind: str, settings: Any,
     """The watch's own dashboard on loopback, and the observer that feeds it."""
     import uuid
 
+    from babysit.sanitise import outbound
     from babysit.serve.board import RunBoard
     from babysit.serve.observer import BoardObserver
     from babysit.serve.server import Dashboard, ServeError
 
-    board = RunBoard(target, kind, settings.run_id or str(uuid.uuid4()))
+    # The board's own label is shown on the page and written to the session file: it
+    # takes the outbound pass like every other way out.
+    board = RunBoard(outbound(target), kind, settings.run_id or str(uuid.uuid4()))
     token = _own_token()
     error: ServeError | None = None
     for candidate in range(port, min(port + 10, 65536)) if port else [0]:
@@ -385,7 +390,9 @@ def _serving(observer: Observer, target: str, kind: str, settings: Any,
         except ServeError as failed:
             error = failed
     else:
-        raise typer.BadParameter(str(error), param_hint="--serve-port")
+        raise _BadValue(str(error), param_hint="--serve-port")
+    # babysit's own address and the token it made: printed as they are (the scrubber
+    # would mask the token the user needs).
     typer.echo(f"babysit: dashboard at {dashboard.url}?token={token} (/api/metrics for "
                f"agents, with that token)", err=True)
     return BoardObserver(observer, board), dashboard
@@ -429,8 +436,8 @@ def demo(
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise typer.BadParameter(f"cannot create {out_dir}: {error.strerror or error}",
-                                 param_hint="--out-dir") from error
+        raise _BadValue(f"cannot create {out_dir}: {error.strerror or error}",
+                        param_hint="--out-dir") from error
     _check_out_dir(out_dir)
     observer = _observer(json_output)
     say = (lambda text: typer.echo(text, err=True)) if json_output else typer.echo
@@ -472,9 +479,11 @@ def serve_command(
     try:
         dashboard = Dashboard(lambda: registry.collect(directory), host, port, token).start()
     except ServeError as error:
-        raise typer.BadParameter(str(error), param_hint="--host/--port") from None
+        raise _BadValue(str(error), param_hint="--host/--port") from None
     shown = f"{dashboard.url}?token={token}" if token_file is None else dashboard.url
-    typer.echo(f"babysit: dashboard at {shown} over the sessions in {directory} "
+    from babysit.sanitise import outbound
+
+    typer.echo(f"babysit: dashboard at {shown} over the sessions in {outbound(str(directory))} "
                f"(Ctrl-C to stop)", err=True)
     try:
         while True:
@@ -494,9 +503,9 @@ def _reviewer(judge: str | None, timeout: float) -> Any:
     try:
         argv = shlex.split(judge)
     except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--judge") from error
+        raise _BadValue(str(error), param_hint="--judge") from error
     if not argv:
-        raise typer.BadParameter("is empty", param_hint="--judge")
+        raise _BadValue("is empty", param_hint="--judge")
     return Reviewer(argv, timeout)
 
 
@@ -522,23 +531,24 @@ def agent_install(
     if scope is None:
         scope = "user" if agent == "codex" else "project"
     if scope not in ("project", "user"):
-        raise typer.BadParameter("project or user", param_hint="--scope")
+        raise _BadValue("project or user", param_hint="--scope")
     try:
         home = user_home() if scope == "user" else Path.home()
         files = plan(agent, scope, Path.cwd(), home)
     except InstallError as error:
-        raise typer.BadParameter(str(error), param_hint="--for/--scope") from error
+        raise _BadValue(str(error), param_hint="--for/--scope") from error
     if print_only:
         for item in files:
-            typer.echo(f"# {item.path}\n{item.text}")
+            _echo(f"# {item.path}")
+            typer.echo(item.text)  # babysit's own text
         return
     kept = False
     try:
         outcomes = install(files, Path.cwd() if scope == "project" else home, force=force)
     except InstallError as error:
-        raise typer.BadParameter(str(error), param_hint="agent install") from error
+        raise _BadValue(str(error), param_hint="agent install") from error
     for outcome in outcomes:
-        typer.echo(f"{outcome.status}: {outcome.path}")
+        _echo(f"{outcome.status}: {outcome.path}")
         kept = kept or outcome.status.startswith("kept")
     if kept:
         raise typer.Exit(1)
@@ -577,8 +587,10 @@ def schedule_command(
             line = crontab_line(seconds, command, cwd, str(Path(log).absolute()))
             typer.echo("# add with `crontab -e` (babysit prints this; it installs nothing):")
             typer.echo(line)
-    except (ValueError, ScheduleError) as error:
-        raise typer.BadParameter(str(error), param_hint="--every") from error
+    except ScheduleError as error:
+        raise _BadValue(str(error), param_hint="schedule") from error
+    except ValueError as error:
+        raise _BadValue(str(error), param_hint="--every") from error
 
 
 @app.command("trace", help="Summarize a PyTorch profiler trace (export_chrome_trace JSON, "
@@ -600,13 +612,14 @@ def trace_command(
     from babysit.efficiency.trace import summarize_file
     from babysit.efficiency.trace_load import TraceError
     from babysit.efficiency.trace_report import render_lines, summary_to_dict, write_json
+    from babysit.sanitise import outbound_value
 
     try:
         summary = summarize_file(trace, top=top)
     except TraceError as error:  # exit 4, as for any target babysit cannot read
-        typer.echo(f"babysit: error: {error}", err=True)
+        _echo(f"babysit: error: {error}", err=True)
         raise typer.Exit(4) from None
-    data = summary_to_dict(summary, str(trace))
+    data = outbound_value(summary_to_dict(summary, str(trace)))  # event names come from outside
     if output is not None:
         from babysit.safe_files import UnsafeFile, check_replaceable
 
@@ -617,13 +630,15 @@ def trace_command(
         try:
             write_json(data, output)
         except OSError as error:
-            raise typer.BadParameter(f"{output}: cannot write it ({error.strerror or error})",
-                                     param_hint="--output") from error
+            raise _BadValue(f"{output}: cannot write it ({error.strerror or error})",
+                            param_hint="--output") from error
     if json_output:
+        # `data` took the outbound pass value by value; scrubbing the JSON text again
+        # could unquote a value (`"token_count": 5` reads as a secret's name and value).
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:
         for line in render_lines(summary, str(trace)):
-            typer.echo(line)
+            _echo(line)
 
 
 def _observer(json_output: bool, prefix: str = "", until_event: bool = False,
@@ -651,14 +666,14 @@ def _notifying(observer: Observer, notify: Any) -> Observer:
     try:
         import apprise  # noqa: F401 - only to say clearly when the extra is missing
     except ImportError as error:
-        raise typer.BadParameter("notifications need the [notify] extra: pip install "
-                                 "'babysit[notify]'", param_hint="--notify") from error
+        raise _BadValue("notifications need the [notify] extra: pip install "
+                        "'babysit[notify]'", param_hint="--notify") from error
     from babysit.ui.notify import NotifyingObserver, NotifyPolicy, parse_severity
 
     try:
         severity = parse_severity(notify.severity)
     except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--notify-severity") from error
+        raise _BadValue(str(error), param_hint="--notify-severity") from error
     policy = NotifyPolicy(tuple(notify.urls), severity, notify.repeat_seconds,
                           deadline_seconds=notify.deadline_seconds)
     return NotifyingObserver(observer, policy)
@@ -672,8 +687,8 @@ def _check_out_dir(out_dir: Path) -> None:
     try:
         check_writable(out_dir)
     except OSError as error:
-        raise typer.BadParameter(f"{out_dir}: the verdict file cannot be written there "
-                                 f"({error.strerror or error})", param_hint="--out-dir") \
+        raise _BadValue(f"{out_dir}: the verdict file cannot be written there "
+                        f"({error.strerror or error})", param_hint="--out-dir") \
             from error
     try:  # a FIFO or a device where the verdict goes is someone's, not babysit's to replace
         check_replaceable(out_dir / ARTIFACT_NAME)
@@ -681,11 +696,29 @@ def _check_out_dir(out_dir: Path) -> None:
         raise typer.BadParameter(str(error), param_hint="--out-dir") from None
 
 
+class _BadValue(typer.BadParameter):
+    """A usage error (exit 2) whose message goes through the outbound pass: the values
+    it quotes come from the user or from outside (a file name with a newline in it)."""
+
+    def format_message(self) -> str:
+        from babysit.sanitise import outbound
+
+        return outbound(super().format_message())
+
+
+def _echo(text: str, err: bool = False) -> None:
+    """A line of the CLI's own that may carry outside text (a path, a name, an error):
+    through the outbound pass (babysit.sanitise) like everything else that leaves."""
+    from babysit.sanitise import outbound
+
+    typer.echo(outbound(text), err=err)
+
+
 def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
     if exit_code == 4:  # one line on stderr too: stdout may be a file or JSON lines
-        typer.echo(f"babysit: error: {stop_reason}", err=True)
+        _echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
-        typer.echo(f"babysit: error: {artifact_error}", err=True)
+        _echo(f"babysit: error: {artifact_error}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,15 @@ line with a non-finite value are flushed at once, and so is everything at exit, 
 `flush()` and on `close()`. `flush_every=0` flushes every line; `None` leaves flushing
 to `flush()`, `close()` and the file's own buffer.
 
+A Monitor never breaks the run it watches: a write that fails (a full disk, a closed
+stream), a value that cannot be formatted (its `str()` raises) or a call given a value
+it cannot use (`phase("x")`, `total=0`) is swallowed and counted, the first one also
+said once on stderr. The count and the last error go into the next line that can be
+written, as `{"event": "hook_errors", "msg": "babysit.hooks: N lines or values could
+not be written (last: OSError: …)"}` (the count in the words only: a number field would
+be read as a metric), so babysit's reader learns of lines it never got. Only a bad
+`flush_every`, given before the loop starts, raises.
+
 A Monitor is not thread-safe: call it from the training loop's thread. In a
 distributed run, give it a target on one rank only: `Monitor(path if rank == 0 else
 None)` writes nothing on the others.
@@ -94,6 +103,22 @@ def _text(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _shown(value: object) -> str:
+    """`repr(value)`, or a stand-in when even that raises."""
+    try:
+        return repr(value)[:200]
+    except Exception:
+        return f"<a {type(value).__name__} that cannot be shown>"
+
+
+def _describe(error: BaseException) -> str:
+    try:
+        text = str(error)
+    except Exception:
+        text = "(its message cannot be shown)"
+    return f"{type(error).__name__}: {text}"[:300]
+
+
 def _whole(value: float) -> str:
     """A count (parameters, tokens) as digits: `124000000`, not `124000000.0`."""
     number = float(value)
@@ -129,15 +154,22 @@ class Monitor:
             raise ValueError("flush_every must be >= 0 seconds, or None")
         self._off = target is None
         self._owned = False
+        self._errors = 0  # lines or values lost to an error, all told
+        self._errors_told = 0  # the count the last written error line carried
+        self._last_error = ""
         self._file: IO[str] | _Discard
         if target is None:
             self._file = _Discard()
         elif isinstance(target, (str, os.PathLike)):
-            folder = os.path.dirname(os.fspath(target))
-            if folder:
-                os.makedirs(folder, exist_ok=True)
-            self._file = open(target, "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
-            self._owned = True
+            try:
+                folder = os.path.dirname(os.fspath(target))
+                if folder:
+                    os.makedirs(folder, exist_ok=True)
+                self._file = open(target, "a", encoding="utf-8")  # noqa: SIM115 (closed in close())
+                self._owned = True
+            except Exception as error:  # an unwritable place must not stop the training
+                self._file = _Discard()
+                self._failed(error)
         else:
             self._file = target
         self._write = self._file.write
@@ -167,6 +199,13 @@ class Monitor:
         not written. The planned steps are also repeated on every step line after."""
         if self._off:
             return
+        try:
+            self._config(model_params, tokens_per_step, total_steps)
+        except Exception as error:
+            self._failed(error)
+
+    def _config(self, model_params: float | None, tokens_per_step: float | None,
+                total_steps: int | None) -> None:
         if model_params is not None:
             self._event("config", f', "msg": "number of parameters: {_whole(model_params)}"')
         if tokens_per_step is not None:
@@ -198,58 +237,69 @@ class Monitor:
         a metric of that name (`epoch=` is read as the epoch)."""
         if self._off:
             return
-        if step.__class__ is not int:
-            step = int(step)
-        self._step = step
-        # Finite floats, the common case, are written inline (a call costs as much as
-        # the formatting); everything else goes through _number.
-        line = '{"step": ' + repr(step)
-        if loss is not None:
-            line += ', "loss": ' + (repr(loss) if loss.__class__ is float and loss - loss == 0.0
-                                    else _number(loss))
-        if lr is not None:
-            line += ', "lr": ' + (repr(lr) if lr.__class__ is float and lr - lr == 0.0
-                                  else _number(lr))
-        if grad_norm is not None:
-            line += ', "grad_norm": ' + (repr(grad_norm) if grad_norm.__class__ is float
-                                         and grad_norm - grad_norm == 0.0
-                                         else _number(grad_norm))
-        if tokens is not None:
-            line += ', "tokens": ' + (repr(tokens) if tokens.__class__ is int
-                                      else _number(tokens))
+        try:  # free when nothing raises (Python 3.11+): the hot path pays nothing
+            if step.__class__ is not int:
+                step = int(step)
+            self._step = step
+            # Finite floats, the common case, are written inline (a call costs as much as
+            # the formatting); everything else goes through _number.
+            line = '{"step": ' + repr(step)
+            if loss is not None:
+                line += ', "loss": ' + (repr(loss) if loss.__class__ is float
+                                        and loss - loss == 0.0 else _number(loss))
+            if lr is not None:
+                line += ', "lr": ' + (repr(lr) if lr.__class__ is float and lr - lr == 0.0
+                                      else _number(lr))
+            if grad_norm is not None:
+                line += ', "grad_norm": ' + (repr(grad_norm) if grad_norm.__class__ is float
+                                             and grad_norm - grad_norm == 0.0
+                                             else _number(grad_norm))
+            if tokens is not None:
+                line += ', "tokens": ' + (repr(tokens) if tokens.__class__ is int
+                                          else _number(tokens))
+                if step_time is not None:
+                    try:
+                        rate = float(tokens) / float(step_time)
+                    except (ZeroDivisionError, TypeError, ValueError):
+                        pass
+                    else:
+                        # Derived, so 7 digits: a full repr of the quotient costs 3× more.
+                        line += ', "tokens/s": ' + (f"{rate:.7g}" if rate - rate == 0.0
+                                                    else _number(rate))
             if step_time is not None:
-                try:
-                    rate = float(tokens) / float(step_time)
-                except (ZeroDivisionError, TypeError, ValueError):
-                    pass
-                else:
-                    # Derived, so 7 digits: a full repr of the quotient costs 3× more.
-                    line += ', "tokens/s": ' + (f"{rate:.7g}" if rate - rate == 0.0
-                                                else _number(rate))
-        if step_time is not None:
-            line += ', "step_time": ' + (repr(step_time) if step_time.__class__ is float
-                                         and step_time - step_time == 0.0
-                                         else _number(step_time))
-        if model_flops is not None:
-            line += ', "model_flops": ' + (repr(model_flops) if model_flops.__class__ is float
-                                           and model_flops - model_flops == 0.0
-                                           else _number(model_flops))
-        if metrics:
-            for name, value in metrics.items():
-                if value.__class__ is float and value - value == 0.0:
-                    line += (_key_text.get(name) or _key(name)) + repr(value)
-                elif value is not None:
-                    line += _key(name) + _number(value)
-        if total is not None and total != self._total:
-            self._set_total(total)
-        self._write(line + self._total_text + "}\n")
-        if "NaN" in line or "Infinity" in line:
-            self.flush()  # the step where it went wrong must not wait in a buffer
-        elif self._flush_every is not None:
-            now = time.monotonic()
-            if now - self._last_flush >= self._flush_every:
-                self._file.flush()
-                self._last_flush = now
+                line += ', "step_time": ' + (repr(step_time) if step_time.__class__ is float
+                                             and step_time - step_time == 0.0
+                                             else _number(step_time))
+            if model_flops is not None:
+                line += ', "model_flops": ' + (repr(model_flops)
+                                               if model_flops.__class__ is float
+                                               and model_flops - model_flops == 0.0
+                                               else _number(model_flops))
+            if metrics:
+                for name, value in metrics.items():
+                    if value.__class__ is float and value - value == 0.0:
+                        line += (_key_text.get(name) or _key(name)) + repr(value)
+                    elif value is not None:
+                        try:  # a value that cannot be written costs it, not the line
+                            line += _key(name) + _number(value)
+                        except Exception as error:
+                            self._failed(error)
+            if total is not None and total != self._total:
+                self._set_total(total)
+            errors = self._errors
+            if errors != self._errors_told:
+                line = self._error_line() + line
+            self._write(line + self._total_text + "}\n")
+            self._errors_told = errors
+            if "NaN" in line or "Infinity" in line:
+                self.flush()  # the step where it went wrong must not wait in a buffer
+            elif self._flush_every is not None:
+                now = time.monotonic()
+                if now - self._last_flush >= self._flush_every:
+                    self._file.flush()
+                    self._last_flush = now
+        except Exception as error:
+            self._failed(error)
 
     def eval(self, step: int | None = None, **metrics: Any) -> None:
         """An evaluation at `step` (default: the last step written). A name without an
@@ -257,6 +307,12 @@ class Monitor:
         an evaluation metric rather than as the training loss."""
         if self._off:
             return
+        try:
+            self._eval(step, metrics)
+        except Exception as error:
+            self._failed(error)
+
+    def _eval(self, step: int | None, metrics: dict[str, Any]) -> None:
         if step is None:
             step = self._step
         parts = [] if step is None else ['"step": ' + repr(int(step))]
@@ -268,7 +324,7 @@ class Monitor:
                 name = "eval_" + name
             parts.append(_key(name)[2:] + _number(value))
         if len(parts) > (step is not None):
-            self._write("{" + ", ".join(parts) + "}\n")
+            self._emit("{" + ", ".join(parts) + "}\n")
             self.flush()
 
     def phase(self, name: str) -> None:
@@ -278,7 +334,9 @@ class Monitor:
         if self._off:
             return
         if name not in PHASES:
-            raise ValueError(f"phase must be one of {', '.join(PHASES)}, got {name!r}")
+            self._failed(ValueError(f"phase must be one of {', '.join(PHASES)}, got "
+                                    f"{_shown(name)}"))
+            return
         # babysit's evaluation banners include `Evaluating`.
         self._event("phase", ', "phase": "eval", "msg": "Evaluating"' if name == "eval"
                     else ', "phase": "train"')
@@ -293,6 +351,13 @@ class Monitor:
         path up to the first space, so a path with spaces is known by its first word."""
         if self._off:
             return
+        try:
+            self._checkpoint(path, ok, step, error)
+        except Exception as problem:
+            self._failed(problem)
+
+    def _checkpoint(self, path: str | os.PathLike[str], ok: bool, step: int | None,
+                    error: str | None) -> None:
         where = os.fspath(path)
         at = self._step if step is None else int(step)
         at_text = "" if at is None else f', "step": {at}'
@@ -316,7 +381,11 @@ class Monitor:
         last step written."""
         if self._off:
             return
-        at = self._step if step is None else int(step)
+        try:
+            at = self._step if step is None else int(step)
+        except Exception as error:
+            self._failed(error)
+            return
         self._event("train_end", "" if at is None else f', "step": {at}')
 
     def exception(self, error: BaseException | None = None) -> None:
@@ -330,38 +399,86 @@ class Monitor:
             error = sys.exc_info()[1]
             if error is None:
                 return
-        import traceback  # only when the run fails
+        try:
+            import traceback  # only when the run fails
 
-        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        self._write(text if text.endswith("\n") else text + "\n")
-        self.flush()
+            text = "".join(traceback.format_exception(type(error), error,
+                                                      error.__traceback__))
+            self._emit(text if text.endswith("\n") else text + "\n")
+            self.flush()
+        except Exception as problem:
+            self._failed(problem)
 
     def _event(self, kind: str, fields: str) -> None:
-        self._write(f'{{"event": "{kind}"{fields}}}\n')
-        self.flush()
+        try:
+            self._emit(f'{{"event": "{kind}"{fields}}}\n')
+            self.flush()
+        except Exception as error:
+            self._failed(error)
+
+    # --- errors: counted, never raised into the training loop -------------------------
+
+    def _emit(self, text: str) -> None:
+        """Write `text`, after the line telling of errors not yet told."""
+        errors = self._errors
+        if errors != self._errors_told:
+            text = self._error_line() + text
+        self._write(text)
+        self._errors_told = errors  # told only once the write went through
+
+    def _error_line(self) -> str:
+        """The error event line and its newline. It starts with a newline too: a write
+        that failed may have left half a line in the file."""
+        count = self._errors
+        msg = (f"babysit.hooks: {count} line{'s' if count != 1 else ''} or "
+               f"value{'s' if count != 1 else ''} could not be written "
+               f"(last: {self._last_error})")
+        return f'\n{{"event": "hook_errors", "msg": {_text(msg)}}}\n'
+
+    def _failed(self, error: BaseException) -> None:
+        self._errors += 1
+        self._last_error = _describe(error)
+        if self._errors == 1:  # said once, where a person sees it; later ones only counted
+            try:  # noqa: SIM105 (contextlib is not imported for this)
+                sys.stderr.write(f"babysit.hooks: {self._last_error} (the training goes "
+                                 "on; later errors are counted in the log)\n")
+            except Exception:
+                pass
 
     # --- the file ---------------------------------------------------------------------
 
     def flush(self) -> None:
         """Hand what is buffered to the operating system (babysit sees it then)."""
-        self._file.flush()
         self._last_flush = time.monotonic()
+        try:
+            self._file.flush()
+        except Exception as error:
+            self._failed(error)
 
     def _flush_quietly(self) -> None:
         try:
             if not getattr(self._file, "closed", False):
                 self._file.flush()
-        except (OSError, ValueError):
+        except Exception:
             pass  # at exit, a closed or broken stream is not worth a traceback
 
     def close(self) -> None:
         """Flush, and close the file if the Monitor opened it. Idempotent."""
         atexit.unregister(self._at_exit)
-        if getattr(self._file, "closed", False):
-            return
-        self._file.flush()
-        if self._owned:
-            self._file.close()
+        try:
+            if getattr(self._file, "closed", False):
+                return
+            if self._errors != self._errors_told:
+                self._emit("")
+            self._file.flush()
+        except Exception as error:
+            self._failed(error)
+        finally:
+            if self._owned and not getattr(self._file, "closed", False):
+                try:
+                    self._file.close()
+                except Exception as error:  # a failed final flush: counted, not raised
+                    self._failed(error)
 
     def __enter__(self) -> Monitor:
         return self

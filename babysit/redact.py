@@ -37,53 +37,137 @@ _TOKEN_SHAPES = (
     r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWTs
 )
 _SHAPES = re.compile("|".join(f"(?:{shape})" for shape in _TOKEN_SHAPES))
+# The value after a name; a backslash is part of it unless it escapes a quote (JSON
+# escaped inside a line: `{\\"password\\": \\"x\\"}`).
+_BARE_VALUE = r"(?:[^\s\"',;}\\]|\\(?![\"']))+"
 _SCRUB = re.compile(
-    # Credentials in a URL: `scheme://user:password@host`.
-    r"(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/:@]+):(?P<pw>[^\s/@]+)@"
-    # `NAME=value`, `name: value`, `"name": "value"`: scrubbed when the name says secret.
-    r"|(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>[\"']?\s*[=:]\s*[\"']?)(?!//)"
-    r"(?P<value>(?:Bearer\s+|Basic\s+|token\s+)?[^\s\"',;}]+)"
-    # `Bearer xyz` on its own.
-    r"|(?P<scheme>\b(?:Bearer|Basic))\s+(?P<bearer>[A-Za-z0-9._~+/=\-]{8,})"
-    r"|(?P<shape>" + _SHAPES.pattern + ")",
+    # A PEM private key block, on one line or several (within one text), or cut short.
+    r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z))"
+    # Credentials in a URL: `scheme://user:password@host`; the password may hold `@`
+    # or `/`, so it runs to the last `@` of the URL.
+    r"|(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/:@]+(?:@[^\s/:@]+)?):"
+    r"(?P<pw>[^\s@]*(?:@[^\s@]*)*?)@(?=[^\s@]*(?:[\s\"'<>]|\Z))"
+    # `NAME=value`, `name: value`, `"name": "value"`, `\\"name\\": \\"value\\"`: scrubbed
+    # when the name says secret. A quoted value runs to its closing quote.
+    r"|(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>\\?[\"']?\s*[=:]\s*)(?!//)"
+    r"(?:(?P<quote>\\?[\"'])(?P<quoted>[^\"'\n]{0,2000}?)(?P=quote)"
+    r"|(?P<value>\\?[\"']?(?:(?i:bearer|basic|token)\s+)?" + _BARE_VALUE + r"))"
+    # `Bearer xyz` on its own, in any letter case.
+    r"|(?P<scheme>\b(?i:bearer|basic))\s+(?P<bearer>(?=[A-Za-z0-9._~+/=\-]*[\d._~+/=\-])"
+    r"[A-Za-z0-9._~+/=\-]{8,})"
+    r"|(?P<shape>" + _SHAPES.pattern + ")"
+    # A long run of base64 (a PEM body line, an account key) in mixed case with digits.
+    r"|(?P<blob>(?<![\w+/=])[A-Za-z0-9+/]{40,}={0,2}(?![\w+/=]))",
 )
+# A secret name, then spaces, then the secret: `aws_secret_access_key wJalr…`,
+# `--wandb_key 3f…`, `Authorization: Token abc…`. Only a value that looks made (digits
+# and letters, 8 or more) is taken, so `password incorrect` keeps its words.
+_SPACED = re.compile(
+    r"(?P<name>(?<![\w.\-])[A-Za-z_\-][\w.\-]*)(?P<sep>[ \t]+)"
+    r"(?P<value>(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_.~\-]{8,})")
 # Words that make a name secret when they are a whole part of it (`HF_TOKEN`,
-# `db.password`, `auth-key`), not when they are only inside one (`num_tokens`).
+# `db.password`, `auth-key`, `AccountKey`), not when they are only inside one
+# (`num_tokens`).
 _SECRET_PARTS = frozenset({"token", "secret", "password", "passwd", "passphrase", "pwd",
                            "apikey", "credential", "credentials", "auth", "authorization",
-                           "bearer", "privatekey", "accesskey", "secretkey"})
-_PAIRS = ("api", "access", "private", "secret")
+                           "bearer", "privatekey", "accesskey", "secretkey", "sig",
+                           "signature", "accountkey", "sas"})
+_PAIRS = ("api", "access", "private", "secret", "account", "shared", "sas")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _secret_name(name: str) -> bool:
-    parts = [p for p in re.split(r"[_.\-]", name.lower()) if p]
+    parts = [p for p in re.split(r"[_.\-]", _CAMEL.sub("_", name).lower()) if p]
     if any(p in _SECRET_PARTS for p in parts):
+        return True
+    # `wandb_key`, `openai-key`: a name ending in `key` names one; `key_metrics` does not.
+    if len(parts) > 1 and parts[-1] == "key" and parts[-2] not in _NOT_SECRET_KEYS:
         return True
     return any(a in _PAIRS and b == "key" for a, b in itertools.pairwise(parts))
 
 
+# `sort_key`, `primary_key`, `metric_key`: keys that hold no secret.
+_NOT_SECRET_KEYS = frozenset({"sort", "primary", "foreign", "metric", "monitor", "group",
+                              "partition", "cache", "dict", "hash", "public", "lookup"})
+
+
 def _replace(match: re.Match[str]) -> str:
+    if match.group("pem") is not None:
+        return MASK  # not the BEGIN line again: a second pass would mask what follows
     if match.group("url") is not None:
         return f"{match.group('url')}{match.group('user')}:{MASK}@"
+    if match.group("quoted") is not None:
+        quote, name = match.group("quote"), _SHAPES.sub(MASK, match.group("name"))
+        if not _secret_name(match.group("name")):
+            return f"{name}{match.group('sep')}{quote}" \
+                   f"{_scrub_inner(match.group('quoted'))}{quote}"
+        if _not_a_secret(match.group("quoted")):
+            return f"{name}{match.group('sep')}{quote}{match.group('quoted')}{quote}"
+        return f"{name}{match.group('sep')}{quote}{MASK}{quote}"
+    if match.group("blob") is not None:
+        return MASK if _looks_made(match.group("blob")) else match.group(0)
     if match.group("name") is not None:
         value = match.group("value")
+        name = _SHAPES.sub(MASK, match.group("name"))  # a token may stand where a name does
         if not _secret_name(match.group("name")):
             # Not secret by name; its value may still hold a URL or a token.
-            return f"{match.group('name')}{match.group('sep')}{scrub(value)}"
-        if value.lower() in ("none", "null", "false", "true", "0", "''", '""') or \
-                value.startswith(MASK):
-            return match.group(0)
-        return f"{match.group('name')}{match.group('sep')}{MASK}"
+            return f"{name}{match.group('sep')}{_scrub_inner(value)}"
+        if _not_a_secret(value.lstrip("\\\"'")):
+            return f"{name}{match.group('sep')}{value}"
+        return f"{name}{match.group('sep')}{MASK}"
     if match.group("bearer") is not None:
         return f"{match.group('scheme')} {MASK}"
     return MASK
+
+
+def _not_a_secret(value: str) -> bool:
+    return value.lower() in ("", "none", "null", "false", "true", "0", "''", '""') or \
+        value.startswith(MASK)
+
+
+def _looks_made(blob: str) -> bool:
+    """Base64 of a key (upper, lower and digits), not a path (slashes every few
+    letters) nor a hex digest (one letter case)."""
+    return (any(c.isupper() for c in blob) and any(c.islower() for c in blob)
+            and any(c.isdigit() for c in blob) and blob.count("/") * 16 <= len(blob))
+
+
+def _replace_spaced(match: re.Match[str]) -> str:
+    if not _secret_name(match.group("name").lstrip("-")):
+        return match.group(0)
+    return f"{match.group('name')}{match.group('sep')}{MASK}"
 
 
 def scrub(text: str) -> str:
     """The text with everything that looks like a credential replaced by REDACTED."""
     if not text:
         return text
-    return _SCRUB.sub(_replace, text)
+    text = _SCRUB.sub(_replace, text)
+    return _SPACED.sub(_replace_spaced, text)
+
+
+# A value is scrubbed again inside (`a=b=token=x`); so deep a nesting is no text a
+# person wrote, and it is masked whole rather than recursed into without end.
+_MAX_NESTING = 8
+_nesting = 0
+
+
+def _scrub_inner(value: str) -> str:
+    global _nesting
+    if _nesting >= _MAX_NESTING:
+        return MASK
+    _nesting += 1
+    try:
+        return _SCRUB.sub(_replace, value)
+    finally:
+        _nesting -= 1
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` scrubbed, then cut to `limit` characters: scrubbing a cut would leave a
+    fragment of a secret that no pattern matches any more."""
+    return scrub(text)[:limit]
 
 
 T = TypeVar("T")
@@ -125,9 +209,11 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
             mask_next = False
             continue
         name, sep, _ = arg.partition("=")
-        if sep and (is_secret_name(name) or name in _SECRET_FLAGS):
+        if sep and (is_secret_name(name) or _secret_name(name.lstrip("-"))
+                    or name in _SECRET_FLAGS):
             out.append(f"{name}={MASK}")
-        elif arg.startswith("-") and (is_secret_name(arg) or arg in _SECRET_FLAGS):
+        elif arg.startswith("-") and (is_secret_name(arg) or _secret_name(arg.lstrip("-"))
+                                      or arg in _SECRET_FLAGS):
             out.append(arg)
             mask_next = True
         else:
@@ -136,4 +222,6 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def redacted_command(argv: Sequence[str]) -> str:
-    return shlex.join(redact_argv(argv))
+    """A command line for people: each argument redacted, then the line scrubbed whole (a
+    secret may be split over arguments: `-H 'Authorization:' Bearer xyz`)."""
+    return scrub(shlex.join(redact_argv(argv)))

@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 from collections.abc import Sequence
 
 
@@ -32,9 +33,39 @@ def cron_fields(seconds: float) -> str:
                         f"of an hour or a day): use --systemd, which can")
 
 
+# Control characters (a newline adds a crontab line or a systemd directive), C1 too.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def running_babysit() -> list[str]:
+    """The command that runs this babysit again, by full path: the console script that
+    is running, or this interpreter with `-m babysit` (a bare `babysit` would be
+    whichever one comes first on the PATH of whoever runs the line, if any)."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) == "babysit" and os.access(script, os.X_OK):
+        return [script]
+    return [os.path.abspath(sys.executable), "-m", "babysit"]
+
+
+def check_text(value: str, what: str) -> str:
+    """`value` without control characters. Raises ScheduleError."""
+    if _CONTROL.search(value):
+        raise ScheduleError(f"{what} {value!r} holds a control character (a newline would "
+                            f"add a line to the schedule): refused")
+    return value
+
+
 def _absolute_command(command: Sequence[str]) -> list[str]:
-    """cron and systemd run with a bare PATH: name the program by its full path."""
+    """cron and systemd run with a bare PATH: name the program by its full path, and
+    `babysit` as the one running now. Raises ScheduleError for an empty command or one
+    with control characters."""
     argv = list(command)
+    if not argv:
+        raise ScheduleError("no command: give it after --, e.g. -- babysit ./train.log --once")
+    for arg in argv:
+        check_text(arg, "the argument")
+    if argv[0] == "babysit":
+        return [*running_babysit(), *argv[1:]]
     found = shutil.which(argv[0])
     if found:
         argv[0] = os.path.abspath(found)
@@ -42,7 +73,11 @@ def _absolute_command(command: Sequence[str]) -> list[str]:
 
 
 def crontab_line(seconds: float, command: Sequence[str], cwd: str, log: str) -> str:
+    """One crontab line; every part quoted for sh, `%` escaped for cron. Raises
+    ScheduleError (a part with a control character is refused, never escaped)."""
     argv = _absolute_command(command)
+    check_text(cwd, "the working directory")
+    check_text(log, "--log")
     shell = (f"cd {shlex.quote(cwd)} && {shlex.join(argv)} >> {shlex.quote(log)} 2>&1")
     # In a crontab, an unescaped % ends the command and starts its stdin.
     return f"{cron_fields(seconds)} {shell.replace('%', chr(92) + '%')}"
@@ -54,18 +89,29 @@ def _systemd_quote(arg: str) -> str:
     return f'"{escaped}"'
 
 
+def _systemd_path(path: str) -> str:
+    """A path for a systemd setting that takes one unquoted: `%` is a specifier (so
+    doubled); a backslash could continue the line, so it is refused. Raises
+    ScheduleError."""
+    if "\\" in path:
+        raise ScheduleError(f"the working directory {path!r} holds a backslash, which a "
+                            f"systemd unit cannot carry unquoted: run from another folder")
+    return path.replace("%", "%%")
+
+
 def systemd_units(seconds: float, command: Sequence[str], cwd: str,
                   name: str) -> dict[str, str]:
     """A oneshot service and the timer that starts it every `seconds`."""
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ScheduleError(f"--name {name!r}: use letters, digits, '.', '_' or '-'")
     argv = _absolute_command(command)
+    check_text(cwd, "the working directory")
     service = (
         "[Unit]\n"
         f"Description=babysit check ({name})\n\n"
         "[Service]\n"
         "Type=oneshot\n"
-        f"WorkingDirectory={cwd}\n"
+        f"WorkingDirectory={_systemd_path(cwd)}\n"
         f"ExecStart={' '.join(_systemd_quote(a) for a in argv)}\n"
         # babysit's exit codes carry the verdict (1 NO-GO, 3 CONDITIONAL): not failures.
         "SuccessExitStatus=1 3\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -39,7 +40,10 @@ def test_crontab_line_parses_back_to_the_same_command(tmp_path: Path):
     assert fields == ["*/30", "*", "*", "*", "*"]
     words = shlex.split(shell.replace("\\%", "%"))
     assert words[:3] == ["cd", str(tmp_path), "&&"]
-    assert words[4:4 + len(command) - 1] == command[1:]
+    # `babysit` named by the full path of the one running (here, `python -m babysit`).
+    running = [os.path.abspath(sys.executable), "-m", "babysit"]
+    assert words[3:6] == running
+    assert words[6:6 + len(command) - 1] == command[1:]
     assert words[-3:] == [">>", str(tmp_path / "babysit-schedule.log"), "2>&1"]
 
 
@@ -51,7 +55,7 @@ def test_systemd_timer_and_service(tmp_path: Path):
     exec_line = next(text for text in done.stdout.splitlines()
                      if text.startswith("ExecStart="))
     words = shlex.split(exec_line[len("ExecStart="):].replace("%%", "%"))
-    assert words[1:] == ["my log%.txt", "--once"]
+    assert words == [os.path.abspath(sys.executable), "-m", "babysit", "my log%.txt", "--once"]
     assert f"WorkingDirectory={tmp_path}" in done.stdout
 
 

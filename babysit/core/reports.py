@@ -10,7 +10,7 @@ from typing import Protocol
 from babysit import stopping
 from babysit.core.efficiency import Efficiency
 from babysit.model import Anomaly, Reading, TerminalState, Verdict
-from babysit.redact import scrub, scrub_value
+from babysit.sanitise import outbound, outbound_value
 
 
 def interruption() -> str:
@@ -140,28 +140,28 @@ class NullObserver:
 
 
 class ScrubbingObserver:
-    """The one redaction pass on the way out: every report, notice and verdict is
-    scrubbed of credentials before any observer (console, JSON lines, notifications)
-    sees it."""
+    """The one pass on the way out: every report, notice and verdict is sanitised of
+    terminal control and scrubbed of credentials (babysit.sanitise.outbound) before any
+    observer (console, JSON lines, notifications, the dashboard) sees it."""
 
     def __init__(self, inner: Observer) -> None:
         self.inner = inner
 
     def baseline(self, report: PollReport) -> None:
-        self.inner.baseline(scrub_value(report))
+        self.inner.baseline(outbound_value(report))
 
     def poll(self, report: PollReport) -> None:
-        self.inner.poll(scrub_value(report))
+        self.inner.poll(outbound_value(report))
 
     def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
-        self.inner.anomaly(scrub_value(anomaly), scrub_value(report))
+        self.inner.anomaly(outbound_value(anomaly), outbound_value(report))
 
     def summary(self, report: SummaryReport) -> None:
-        self.inner.summary(scrub_value(report))
+        self.inner.summary(outbound_value(report))
 
     def notice(self, text: str) -> None:
-        self.inner.notice(scrub(text))
+        self.inner.notice(outbound(text))
 
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
-        self.inner.final(scrub_value(verdict), scrub_value(dict(artifact)), artifact_path)
+        self.inner.final(outbound_value(verdict), outbound_value(dict(artifact)), artifact_path)

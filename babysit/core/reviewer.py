@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from babysit._compat import StrEnum
+from babysit.redact import clip
 from babysit.rules.catalog import reviewed_types
 
 AMBIGUOUS = reviewed_types()
@@ -73,13 +74,13 @@ class Reviewer:
         if code != 0:
             last = (err.decode("utf-8", errors="replace") or stdout).strip().splitlines()
             return Judgment(None, f"the reviewer exited with code {code}"
-                                  + (f": {last[-1][:200]}" if last else ""))
+                                  + (f": {clip(last[-1], 200)}" if last else ""))
         answer = parse_answer(stdout)
         if answer is None:
-            shown = " ".join(stdout.split())[:120] or "nothing"
+            shown = clip(" ".join(stdout.split()), 120) or "nothing"
             return Judgment(None, f"the reviewer's answer was not exactly one of STOP, "
                                   f"CONTINUE, WAIT: {shown!r}")
-        return Judgment(answer, stdout.strip()[:300])
+        return Judgment(answer, clip(stdout.strip(), 300))
 
 
 def _exchange(proc: subprocess.Popen[bytes], packet: bytes, timeout: float,

@@ -27,7 +27,7 @@ from babysit.core.reviewer import Reviewer
 from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
 from babysit.model import Decision, TerminalState, Verdict
-from babysit.redact import scrub_value
+from babysit.sanitise import outbound_value
 from babysit.targets.base import RunControls, Target, TargetError, TargetUnavailable, Wakes
 
 
@@ -152,7 +152,7 @@ _PREVIOUS_LIMIT = 16 * 1024 * 1024  # a verdict file bigger than this is not one
 
 def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Observer,
             clock: Clock) -> SessionResult:
-    verdict = scrub_value(decide(outcome, run_id))
+    verdict = outbound_value(decide(outcome, run_id))  # the artifact: the same one pass
     data = verdict_to_dict(verdict, clock.now())
     path: Path | None = None
     error: str | None = None

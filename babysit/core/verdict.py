@@ -27,6 +27,7 @@ from babysit.model import (
     TerminalState,
     Verdict,
 )
+from babysit.redact import scrub
 from babysit.rules.catalog import entry
 
 _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
@@ -172,7 +173,7 @@ def _with_notes(summary: str, outcome: WatchOutcome) -> str:
 
 
 def _clip(text: str, limit: int = 400) -> str:
-    text = " ".join(text.split())
+    text = scrub(" ".join(text.split()))  # before the cut: a cut secret matches no pattern
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -221,12 +222,15 @@ def _findings(outcome: WatchOutcome, unresolved: list[Anomaly]) -> list[Finding]
 
 def _next_commands(outcome: WatchOutcome, decision: Decision) -> list[str]:
     commands: list[str] = []
-    if outcome.log_path is not None:
+    # A log path is outside text: quoted, after `--` (a name may begin with `-`), and
+    # left out when it holds a control character (no quoting makes a newline safe to
+    # paste into a terminal).
+    if outcome.log_path is not None and outcome.log_path.isprintable():
         quoted = shlex.quote(outcome.log_path)
         if outcome.state in _ENDED_BADLY or decision is Decision.NO_GO:
-            commands.append(f"tail -n 80 {quoted}")
+            commands.append(f"tail -n 80 -- {quoted}")
         if any(a.type is AnomalyType.NAN_INF for a in outcome.anomalies):
-            commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' {quoted}")
+            commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' -- {quoted}")
     if outcome.state is TerminalState.RUNNING and outcome.rewatch:
         commands.append(shlex.join(outcome.rewatch))
     return commands

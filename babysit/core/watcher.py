@@ -35,7 +35,7 @@ from babysit.model import (
     Snapshot,
     TerminalState,
 )
-from babysit.redact import scrub_value
+from babysit.sanitise import outbound_value
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
 from babysit.units import format_duration, format_interval
 
@@ -298,7 +298,7 @@ class Watcher:
                       "CONTINUE (fine, check again next interval) or WAIT (not enough data, "
                       "check again sooner).",
         }
-        judgment = self.reviewer.review(scrub_value(packet))
+        judgment = self.reviewer.review(outbound_value(packet))
         at = self._now()
         if judgment.answer is None:
             self.observer.notice(f"reviewer ignored: {judgment.detail}")

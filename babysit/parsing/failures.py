@@ -13,6 +13,7 @@ import re
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
+from babysit.redact import clip
 
 _MAX_TRACEBACK_LINES = 400
 # Frames that write checkpoints (torch.save, safetensors, the trainers' save hooks).
@@ -68,7 +69,7 @@ class FailureTracker:
                 return added  # a traceback a library logged as a warning and carried on
             self._lines = 1
             self._prefix = prefix.strip()
-            self._header = line.strip()[:300]
+            self._header = clip(line.strip(), 300)
             return added
         if self._lines == 0:
             return added
@@ -81,7 +82,7 @@ class FailureTracker:
             self._lines = 0
             name, message = closing
             text = f"{name}: {message}" if message else name
-            added.append(LogEvent(EventKind.EXCEPTION, line.strip()[:500], text[:300]))
+            added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300)))
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
             # unless the traceback shows the save itself failing.
             broke_save = self._save_frame or (self._save_failed is not None

@@ -27,6 +27,17 @@ _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[
                        r"(?P<path>.*)$")
 
 
+def check_ssh_name(text: str, what: str = "host") -> str:
+    """A host or user name as it will be handed to ssh: never something ssh would take
+    for an option (`-oProxyCommand=…`, `-v`), nor one with spaces or control
+    characters. Raises AddressError."""
+    if not text or text.startswith("-") or any(c.isspace() or not c.isprintable()
+                                               for c in text):
+        raise AddressError(f"{text!r} is not a {what} name (a {what} may not begin with "
+                           f"'-', nor hold spaces or control characters)")
+    return text
+
+
 def parse_remote(text: str) -> RemoteAddress:
     """Raises AddressError with a message naming the expected forms."""
     if text.startswith("ssh://"):
@@ -40,12 +51,18 @@ def parse_remote(text: str) -> RemoteAddress:
         path = unquote(parts.path)
         if path.startswith("/~/"):
             path = path[3:]
-        return RemoteAddress(parts.hostname, path, unquote(parts.username or "") or None, port)
+        user = unquote(parts.username or "") or None
+        check_ssh_name(parts.hostname)
+        if user is not None:
+            check_ssh_name(user, "user")
+        return RemoteAddress(parts.hostname, path, user, port)
     match = _SCP_LIKE.match(text)
     if match is None or not match.group("path"):
         raise AddressError(f"{text!r}: expected user@host:/path/to/log, host:path or "
                            f"ssh://user@host:port/path")
-    host = match.group("host").strip("[]")
+    host = check_ssh_name(match.group("host").strip("[]"))
+    if match.group("user") is not None:
+        check_ssh_name(match.group("user"), "user")
     return RemoteAddress(host, match.group("path"), match.group("user"), None)
 
 

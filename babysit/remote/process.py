@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from babysit.model import ProcessView
-from babysit.redact import redact_argv
+from babysit.redact import redact_argv, scrub
 from babysit.remote.connection import SshCommandTimeout, SshConnection, SshError
 from babysit.telemetry.gpu import GpuQueryError
 
@@ -60,7 +60,7 @@ def find_remote(connection: SshConnection, name: str) -> list[tuple[int, str]]:
                if name in row.args and "babysit" not in row.args.split(" ")[0]
                and not row.args.startswith("ps -eo")}
     roots = [pid for pid in matches if rows[pid].ppid not in matches]
-    return [(pid, " ".join(redact_argv(rows[pid].args.split()))) for pid in sorted(roots)]
+    return [(pid, scrub(" ".join(redact_argv(rows[pid].args.split())))) for pid in sorted(roots)]
 
 
 class RemoteProcess:
@@ -72,7 +72,7 @@ class RemoteProcess:
             raise RemoteProcessError(f"no process with PID {pid} on {connection.where}")
         row = rows[pid]
         self._started = connection.now() - row.elapsed
-        self.command = " ".join(redact_argv(row.args.split()))
+        self.command = scrub(" ".join(redact_argv(row.args.split())))
         self._descendants: set[int] = set()
 
     def run(self, argv: Sequence[str], timeout: float) -> str:

@@ -82,9 +82,11 @@ def _prepare_proc(request: Request, choose: Chooser) -> Request:
         rows = [describe_process(p) for p in roots]
         index = choose(rows)
         if index is None:
-            listing = "\n  ".join(rows)
-            raise KindUsageError(f"{len(roots)} unrelated processes match {request.value!r}:"
-                                 f"\n  {listing}\npick one with --pid")
+            # One line: the message takes the outbound pass whole, which shows a newline
+            # as `\n` (a command line could carry one to forge a line).
+            listing = "; ".join(f"{n}. {row}" for n, row in enumerate(rows, start=1))
+            raise KindUsageError(f"{len(roots)} unrelated processes match {request.value!r}: "
+                                 f"{listing}; pick one with --pid")
         roots = [roots[index]]
     return Request(request.kind, request.value, request.log,
                    {**request.options, "_pid": roots[0].pid})

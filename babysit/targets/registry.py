@@ -90,6 +90,11 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
             except ValueError as error:
                 raise KindUsageError(f"{flag}: {error}") from error
         options[option.dest] = given
+    # Every address that may reach ssh, checked before anything is opened.
+    for text in (value if kind.name == "remote-log" else None, positional,
+                 options.get("fallback_log")):
+        if isinstance(text, str):
+            remote_log.check_remote(text)
     return Request(kind.name, value, positional, options, more if kind.takes_many else ())
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from babysit.remote.address import AddressError, RemoteAddress, parse_remote
 from babysit.targets.base import Target, TargetError
-from babysit.targets.kinds import KindOption, Request, TargetKind
+from babysit.targets.kinds import KindOption, KindUsageError, Request, TargetKind
 
 _REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
 
@@ -62,10 +62,21 @@ def _open(request: Request) -> Target:
     return open_remote_log(request.value, bool(request.option("ssh_accept_new")))
 
 
+def check_remote(text: str) -> None:
+    """A remote address babysit would hand to ssh is usable: a host that is an ssh
+    option (`-oProxyCommand=…:/x.log`) is refused. Raises KindUsageError."""
+    if looks_remote(text):
+        try:
+            parse_remote(text)
+        except AddressError as error:
+            raise KindUsageError(str(error)) from error
+
+
 KIND = TargetKind(
     name="remote-log", title="remote log", flag=None, metavar="user@host:/path",
     help="A training log on another host, read over one SSH connection (host aliases from "
          "~/.ssh/config work: host:path).",
-    open=_open, example="babysit user@gpu-box:/runs/gpt2/train.log --interval 30",
+    open=_open,
+    example="babysit user@gpu-box:/runs/gpt2/train.log --interval 30",
     extra="ssh", options=(SSH_ACCEPT_NEW,), claims=looks_remote,
     prefix=lambda request: remote_prefix(request.value))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Severity, Verdict
-from babysit.redact import scrub
+from babysit.sanitise import outbound
 from babysit.units import format_value
 
 _SEVERITIES = {s.value: s for s in Severity}
@@ -92,7 +92,7 @@ class NotifyingObserver:
         self._sent[anomaly.type.value] = self.now()
         where = f" at step {anomaly.step}" if anomaly.step is not None else ""
         body = [f"{anomaly.severity.value.upper()} {anomaly.type.value}{where}: "
-                f"{scrub(anomaly.description)}", f"Run: {report.target}"]
+                f"{outbound(anomaly.description)}", f"Run: {report.target}"]
         if report.step is not None:
             body.append(f"Step: {report.step}" + (f"/{report.target_steps}"
                                                   if report.target_steps else ""))
@@ -105,11 +105,11 @@ class NotifyingObserver:
               artifact_path: str | None) -> None:
         self.inner.final(verdict, artifact, artifact_path)
         waiting = [a for a in verdict.actions if a.status.value == "needs-approval"]
-        body = [scrub(verdict.summary), f"Terminal state: {verdict.terminal_state.value}",
+        body = [outbound(verdict.summary), f"Terminal state: {verdict.terminal_state.value}",
                 f"Steps: {verdict.total_steps}" + (f"/{verdict.target_steps}"
                                                   if verdict.target_steps else "")]
-        body += [f"Needs your approval: {scrub(a.reason)}" for a in waiting]
-        body += [f"{f.id} {f.severity.value}: {scrub(f.title)} — {scrub(f.fix)}"
+        body += [f"Needs your approval: {outbound(a.reason)}" for a in waiting]
+        body += [f"{f.id} {f.severity.value}: {outbound(f.title)} — {outbound(f.fix)}"
                  for f in verdict.findings[:5]]
         body += self._metrics(verdict.final_metrics)
         if artifact_path:
@@ -140,7 +140,7 @@ class NotifyingObserver:
         except OSError:
             return []
         tail = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
-        return ["Last log lines:", *(scrub(line)[:300] for line in tail[-lines:])]
+        return ["Last log lines:", *(outbound(line)[:300] for line in tail[-lines:])]
 
     def _deliver(self, title: str, body: str, kind: str) -> None:
         """Hand the message to the courier; the watch never waits for a notifier."""

@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.prompt import Confirm, IntPrompt
 from rich.text import Text
 
+from babysit.sanitise import outbound
+
 
 def interactive() -> bool:
     """True when a person can answer: both stdin and stdout are terminals."""
@@ -23,7 +25,7 @@ class ConsoleApprover:
 
     def ask(self, question: str) -> bool | None:
         try:
-            return Confirm.ask(Text(question), console=self.console, default=False)
+            return Confirm.ask(Text(outbound(question)), console=self.console, default=False)
         except EOFError:
             return None
 
@@ -33,7 +35,7 @@ def choose_process(rows: Sequence[str], console: Console | None = None) -> int:
     console = console or Console(highlight=False)
     console.print("Several processes match:")
     for number, row in enumerate(rows, start=1):
-        console.print(Text(f"  {number}. {row}"))
+        console.print(Text(f"  {number}. {outbound(row)}"))
     choice = IntPrompt.ask("Which one should babysit watch?", console=console,
                            choices=[str(n) for n in range(1, len(rows) + 1)])
     return int(choice) - 1

@@ -13,9 +13,10 @@ NAMESPACE = KindOption("--namespace", "Namespace of the job (default: the kubeco
                        parse=lambda text: _check_namespace(str(text)), short="-n")
 KUBECONFIG = KindOption("--kubeconfig", "Kubeconfig file (default: $KUBECONFIG or "
                         "~/.kube/config; in a pod without one, its service account).",
-                        metavar="FILE")
+                        metavar="FILE",
+                        parse=lambda text: _check_text(str(text), "--kubeconfig"))
 CONTEXT = KindOption("--context", "Kubeconfig context to use (default: the current one).",
-                     metavar="NAME")
+                     metavar="NAME", parse=lambda text: _check_text(str(text), "--context"))
 # Kubernetes answers reads at once and for free (no per-read quota, unlike Cloud
 # Logging's), and a crash-looping pod restarts within 10 s-5 min: every 30 s sees each
 # restart and OOM kill while staying far below what an API server is sized for. Logs are
@@ -28,6 +29,12 @@ def _check_namespace(text: str) -> str:
     from babysit.targets.k8s.names import check_namespace
 
     return check_namespace(text)
+
+
+def _check_text(text: str, flag: str) -> str:
+    from babysit.targets.k8s.names import check_text_option
+
+    return check_text_option(text, flag)
 
 
 def _prepare(request: Request, choose: Chooser) -> Request:

@@ -17,7 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.k8s.names import check_namespace
 
 TIMEOUT = (5.0, 20.0)  # (connect, read) seconds, on every request
 RBAC_HELP = ("the account needs get, list and watch on {resource}, pods, pods/log and "
@@ -46,11 +48,20 @@ class KubeService:
             raise missing_extra() from error
         self.timeout = timeout
         found_namespace = None
+        # The cluster babysit reads is the one its proposed kubectl commands must name:
+        # the kubeconfig and context given, or the context that was current at start.
+        self.kubeconfig = os.path.abspath(kubeconfig) if kubeconfig else None
+        self.context = context
         if api_client is None:
-            api_client, found_namespace = _configured(kubeconfig, context)
+            api_client, found_namespace, used = _configured(kubeconfig, context)
+            self.context = context or used
         self.api_client = api_client
         self.host = str(getattr(api_client.configuration, "host", "") or "the API server")
-        self.namespace: str = namespace or found_namespace or "default"
+        chosen = namespace or found_namespace or "default"
+        try:
+            self.namespace: str = check_namespace(chosen)
+        except ValueError as error:  # the kubeconfig's own namespace is outside text
+            raise TargetError(f"the kubeconfig's namespace: {error}; pass -n NS") from error
         self.batch = client.BatchV1Api(api_client)
         self.core = client.CoreV1Api(api_client)
         self.custom = client.CustomObjectsApi(api_client)
@@ -121,13 +132,15 @@ def _message(error: Any) -> str:
         except (ValueError, AttributeError):
             found = body.strip()
         if found:
-            return str(found).splitlines()[0][:300]
+            return clip(str(found).splitlines()[0], 300)
     return str(getattr(error, "reason", "") or "").strip()
 
 
-def _configured(kubeconfig: str | None, context: str | None) -> tuple[Any, str | None]:
+def _configured(kubeconfig: str | None,
+                context: str | None) -> tuple[Any, str | None, str | None]:
     """An API client from a kubeconfig (the flag, $KUBECONFIG, ~/.kube/config) or, in a pod
-    with none of them, from its service account; and the namespace it names."""
+    with none of them, from its service account; the namespace it names; the name of the
+    context used (None in a pod)."""
     from kubernetes import client, config
 
     path = kubeconfig or os.environ.get("KUBECONFIG") or None
@@ -136,6 +149,7 @@ def _configured(kubeconfig: str | None, context: str | None) -> tuple[Any, str |
                   and bool(os.environ.get("KUBERNETES_SERVICE_HOST")))
     configuration = client.Configuration()
     namespace: str | None = None
+    used: str | None = None
     try:
         if in_cluster:
             config.load_incluster_config(client_configuration=configuration)
@@ -149,6 +163,8 @@ def _configured(kubeconfig: str | None, context: str | None) -> tuple[Any, str |
             chosen = next((c for c in contexts if c.get("name") == context), None) \
                 if context else active
             namespace = ((chosen or {}).get("context") or {}).get("namespace")
+            name = (chosen or {}).get("name")
+            used = name if isinstance(name, str) else None
     except config.ConfigException as error:
         where = path or str(default)
         raise TargetError(f"no usable Kubernetes configuration ({where}): {error} — pass "
@@ -158,4 +174,4 @@ def _configured(kubeconfig: str | None, context: str | None) -> tuple[Any, str |
         raise TargetError(f"cannot read the kubeconfig {path or default}: "
                           f"{getattr(error, 'strerror', None) or error}") from error
     configuration.retries = 1  # one quick retry of a dropped connection; the loop backs off
-    return client.ApiClient(configuration), namespace
+    return client.ApiClient(configuration), namespace, used

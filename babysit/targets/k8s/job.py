@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
 from babysit.targets.k8s.events import EventReader, judge, parse_events
 from babysit.targets.k8s.logs import MAX_BYTES, ContainerLog, PodLogs, stamp_ns
-from babysit.targets.k8s.names import JobReference
+from babysit.targets.k8s.names import JobReference, is_object_name
 from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
@@ -299,13 +300,13 @@ class KubeJobTarget:
         if state.reason:
             text += f": {state.reason}"
         if state.message:
-            text += f" ({state.message[:300]})"
+            text += f" ({clip(state.message, 300)})"
         if self._causes:
-            text += f" — likely cause: {self._causes[0][:300]}"
+            text += f" — likely cause: {clip(self._causes[0], 300)}"
         last_error = next((line for line in reversed(self._logs.tail)
                            if _ERROR_LINE.search(line)), None)
         if last_error:
-            text += f"; last error in the logs: {last_error[:300]}"
+            text += f"; last error in the logs: {clip(last_error, 300)}"
         return ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER, text)
 
     def _times(self, job: dict[str, Any], state: JobState) -> str:
@@ -336,23 +337,29 @@ class KubeJobTarget:
         lines = [f"{self.ref.title}: {self.ref.name} (namespace {self.namespace})",
                  f"{self._times(job, state)} | {self._pods_line(pods)}"]
         if state.run_state is not None and self._logs.last_line:
-            lines.append(f"Final log: {self._logs.last_line[:300]}")
+            lines.append(f"Final log: {clip(self._logs.last_line, 300)}")
         return tuple(lines)
 
     def _headline(self, state: JobState, pods: list[PodView]) -> str:
         line = f"State: {state.words} | {self._pods_line(pods)}"
         if state.run_state is not None and self._logs.last_line:
-            line += f"\nFinal log: {self._logs.last_line[:300]}"
+            line += f" | Final log: {clip(self._logs.last_line, 300)}"
         return line
 
     def _kubectl(self, *args: str) -> str:
-        return shlex.join(["kubectl", *args, "-n", self.namespace])
+        """A kubectl command against the cluster and namespace babysit read: the
+        kubeconfig and context are named (an approved delete must not run against
+        whatever context is current by then); every part is quoted."""
+        where = [f"--kubeconfig={self.service.kubeconfig}"] if self.service.kubeconfig else []
+        if self.service.context:
+            where.append(f"--context={self.service.context}")
+        return shlex.join(["kubectl", *where, *args, "-n", self.namespace])
 
     def _commands(self, run_state: TerminalState | None,
                   pods: list[PodView]) -> tuple[str, ...]:
         commands = [self._kubectl("describe", self.ref.kind, self.ref.name)]
         first = pods[0].name if pods else None
-        if first is not None:
+        if first is not None and is_object_name(first):  # the API's text: checked
             commands.append(self._kubectl("logs", first, "--timestamps")
                             + (" -f" if run_state is None else ""))
         commands.append(self._kubectl("get", "events", "--field-selector",

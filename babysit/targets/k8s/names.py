@@ -40,6 +40,21 @@ def parse_reference(text: str) -> JobReference:
     return JobReference(found, name)
 
 
+def is_object_name(text: str) -> bool:
+    """A DNS-1123 subdomain, as Kubernetes names objects (pods, jobs)."""
+    return 0 < len(text) <= 253 and _SUBDOMAIN.fullmatch(text) is not None
+
+
+def check_text_option(text: str, flag: str) -> str:
+    """A free-form option (a context name, a file) that ends up in proposed commands:
+    any text but control characters, and not an option itself. Raises ValueError."""
+    if not text or text.startswith("-") or any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f
+                                               for c in text):
+        raise ValueError(f"{flag} {text!r}: expected a name (no control characters, not "
+                         f"starting with '-')")
+    return text
+
+
 def check_namespace(text: str) -> str:
     if len(text) > 63 or not _LABEL.fullmatch(text):
         raise ValueError(f"{text!r} is not a namespace name (lower-case letters, digits "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.redact import clip
 
 _BAD_WAITING = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                 "CreateContainerConfigError", "CreateContainerError", "RunContainerError")
@@ -102,7 +103,7 @@ def _exit_words(terminated: dict[str, Any]) -> str:
         text += f", {reason}"
     message = str(terminated.get("message") or "").strip()
     if message:
-        text += f": {message.splitlines()[-1][:200]}"
+        text += f": {clip(message.splitlines()[-1], 200)}"
     return text
 
 
@@ -165,13 +166,13 @@ class PodStates:
         elif reason in _BAD_WAITING:
             raised.append(ServiceAnomaly(
                 AnomalyType.JOB_FAILURE, Severity.HIGH,
-                f"{where} cannot start: {reason}" + (f" ({message[:300]})" if message else "")
+                f"{where} cannot start: {reason}" + (f" ({clip(message, 300)})" if message else "")
                 + " — fix the image or the pod spec; Kubernetes keeps retrying meanwhile",
                 key=f"start:{pod.name}"))
         elif reason and (pod.name, name, reason) not in self._noted_waiting \
                 and reason not in ("ContainerCreating", "PodInitializing"):
             self._noted_waiting.add((pod.name, name, reason))
-            notices.append(f"{where} is waiting: {reason}" + (f" ({message[:200]})"
+            notices.append(f"{where} is waiting: {reason}" + (f" ({clip(message, 200)})"
                                                               if message else ""))
         return raised
 

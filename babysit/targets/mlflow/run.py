@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from babysit.model import Snapshot, TerminalState
 from babysit.parsing.text import number_from
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.fallback import TrackerUnreachable
 from babysit.targets.tracker_rows import (
@@ -135,7 +136,7 @@ class MlflowTarget:
             raise _Unreachable(f"MLflow server {self.uri} unreachable: HTTP "
                                f"{response.status_code} from the server or a proxy before it")
         if response.status_code >= 400:
-            detail = text[:300].replace("\n", " ")
+            detail = clip(text, 300).replace("\n", " ")
             raise TargetUnavailable(f"MLflow server {self.uri} answered HTTP "
                                     f"{response.status_code}: {detail}")
         try:

@@ -12,11 +12,14 @@ from babysit.targets.remote_log import SSH_ACCEPT_NEW
 
 # ASCII digits only (`\d` takes `٣` too), and fullmatch: `$` would let a newline through.
 _JOB_ID = re.compile(r"[0-9]{1,10}(?:_[0-9]{1,10})?")
-_LOGIN = re.compile(r"^(?:[\w.\-]+@)?[\w.\-]+$")
+_LOGIN = re.compile(r"(?:[\w.\-]+@)?[\w.\-]+", re.ASCII)
 
 
 def _check_login(text: str) -> str:
-    if not _LOGIN.match(text):
+    """USER@HOST or an alias; neither part may begin with `-` (ssh would read an option
+    there: `--ssh -oProxyCommand=…`). Raises ValueError (a usage error)."""
+    user, _, host = text.rpartition("@")
+    if not _LOGIN.fullmatch(text) or host.startswith("-") or user.startswith("-"):
         raise ValueError(f"{text!r} is not USER@HOST or a host alias from ~/.ssh/config")
     return text
 

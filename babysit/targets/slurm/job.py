@@ -417,8 +417,8 @@ class SlurmJobTarget:
         commands = [self._command("scontrol", "show", "job", self.job_id),
                     self._command("sacct", "-j", self.job_id,
                                   "--format=JobID,State,ExitCode,Reason,Elapsed,MaxRSS")]
-        if view.stdout:
-            commands.append(self._command("tail", "-n", "80", view.stdout))
+        if view.stdout and view.stdout.isprintable():  # scontrol's text: no controls
+            commands.append(self._command("tail", "-n", "80", "--", view.stdout))
         if run_state in (None, TerminalState.FAILED):
             # Starts the job again from its script (a hung or node-failed attempt).
             commands.append(self._command("scontrol", "requeue", self.job_id))

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity, TerminalState
+from babysit.redact import clip
 
 # scontrol -o: `Key=value Key=value …` on one line. A key follows a space; values may
 # hold `=` (TRES=cpu=1,mem=4G) and the odd `:` or `/` in a key (CPUs/Task, AllocNode:Sid).
@@ -150,7 +151,7 @@ def job_failure(what: str, state: str, exit_code: str, reason: str, who: str | N
                 tail: str) -> ServiceAnomaly | None:
     """The anomaly an ended job raises, or None when it succeeded."""
     name = base_state(state)
-    where = f" Last log line: {tail[:300]}" if tail else ""
+    where = f" Last log line: {clip(tail, 300)}" if tail else ""
     code = f"ExitCode {exit_code}" if exit_code else "exit code unknown"
     why = f", Reason {reason}" if reason and reason != "None" else ""
     if name == "COMPLETED":

@@ -13,6 +13,7 @@ import shlex
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
+from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
     JobLogs,
@@ -112,13 +113,13 @@ class CustomJobTarget(VertexJob):
         lines = [f"Custom job: {self.display_name} ({self.ref.name})",
                  f"{self._times(job, state)} | Machine: {self._machine(job)}"]
         if state in _TERMINAL and self._logs.replicas.last_line:
-            lines.append(f"Final log: {self._logs.replicas.last_line[:300]}")
+            lines.append(f"Final log: {clip(self._logs.replicas.last_line, 300)}")
         return tuple(lines)
 
     def _headline(self, job: Any, state: str) -> str:
         line = self._times(job, state)
         if state in _TERMINAL and self._logs.replicas.last_line:
-            line += f"\nFinal log: {self._logs.replicas.last_line[:300]}"
+            line += f" | Final log: {clip(self._logs.replicas.last_line, 300)}"
         return line
 
     def _commands(self, run_state: TerminalState | None) -> tuple[str, ...]:

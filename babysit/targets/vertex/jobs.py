@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import Entry, EntryReader
@@ -43,9 +44,14 @@ def later(read: Callable[[], T]) -> T:
 
 
 def job_ref(name: str) -> JobRef | None:
+    """The job a resource name names, or None when it is not a valid job name (the
+    service's text is outside text: a name that breaks the grammar is not used)."""
     parts = name.split("/")
     if len(parts) == 6 and parts[0] == "projects" and parts[2] == "locations":
-        return JobRef(parts[1], parts[3], parts[4], parts[5])
+        try:
+            return JobRef(parts[1], parts[3], parts[4], parts[5])
+        except ValueError:
+            return None
     return None
 
 
@@ -99,15 +105,16 @@ def failure(kind: AnomalyType, what: str, state: str, error: Any,
     cause = likely_cause(code, message, tail)
     text = f"{what} {'expired' if state == 'EXPIRED' else 'failed'}"
     if cause is not None:
-        text += f" — likely cause: {cause.title} ({cause.evidence.strip()[:300]}); " \
+        text += f" — likely cause: {cause.title} ({clip(cause.evidence.strip(), 300)}); " \
                 f"{cause.advice}"
     if message and (cause is None or message not in cause.evidence):
-        text += f". Error: {message[:300]}"
+        text += f". Error: {clip(message, 300)}"
     return ServiceAnomaly(kind, Severity.BLOCKER if kind is not AnomalyType.TASK_FAILURE
                           else Severity.HIGH, text)
 
 
 def gcloud(*args: str, ref: JobRef) -> str:
+    # The parts of a JobRef are validated when it is made (names.JobRef).
     return shlex.join(["gcloud", *args, f"--region={ref.region}", f"--project={ref.project}"])
 
 

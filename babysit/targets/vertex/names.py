@@ -14,9 +14,13 @@ _RESOURCE = re.compile(r"^projects/(?P<project>[^/\s]+)/locations/(?P<region>[^/
                        r"(?P<collection>customJobs|pipelineJobs)/(?P<job>[^/\s]+)$")
 # A job's own ID: digits for custom jobs; pipeline jobs get generated names such as
 # `my-pipeline-20261130100000` (lower case, digits, dashes).
-_JOB_ID = {CUSTOM_JOBS: re.compile(r"^\d{1,40}$"),
+_JOB_ID = {CUSTOM_JOBS: re.compile(r"^[0-9]{1,40}$"),
            PIPELINE_JOBS: re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")}
-_REGION = re.compile(r"^[a-z]+(?:-[a-z]+)*\d*$")
+_REGION = re.compile(r"^[a-z]+(?:-[a-z]+)*[0-9]*$")
+# A project ID (6 to 30: a lower-case letter, then letters, digits, dashes, not ending
+# in a dash), a project number, or a legacy domain-scoped ID (`example.com:my-project`).
+_PROJECT = re.compile(r"^(?:(?:[a-z0-9][a-z0-9.\-]{0,62}:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]"
+                      r"|[0-9]{1,20})$")
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,20 @@ class JobRef:
     region: str
     collection: str  # customJobs or pipelineJobs
     job_id: str
+
+    def __post_init__(self) -> None:
+        """Each part matched against its documented grammar: the parts end up in the
+        commands babysit proposes (a cancel command that is Python code, gcloud flags),
+        so a part that is not what it claims to be is refused here. Raises ValueError."""
+        if self.collection not in _JOB_ID:
+            raise ValueError(f"{self.collection!r} is not customJobs or pipelineJobs")
+        if not _PROJECT.fullmatch(self.project):
+            raise ValueError(f"{self.project!r} is not a Google Cloud project ID or number")
+        check_region(self.region)
+        if not _JOB_ID[self.collection].fullmatch(self.job_id):
+            kind = "a custom job ID (digits)" if self.collection == CUSTOM_JOBS else \
+                "a pipeline job ID (lower-case letters, digits and dashes)"
+            raise ValueError(f"{self.job_id!r} is not {kind}")
 
     @property
     def name(self) -> str:
@@ -54,8 +72,8 @@ def read_reference(value: str, collection: str, project: str | None, region: str
                 else "--vertex-pipeline"
             raise ValueError(f"{value} is a {match['collection'][:-1]}: watch it with {wanted}")
         if project is not None and project != match["project"]:
-            raise ValueError(f"--project {project} disagrees with the resource name "
-                             f"({match['project']})")
+            raise ValueError(f"--project {project!r} disagrees with the resource name "
+                             f"({match['project']!r})")
         return Reference(JobRef(match["project"], match["region"], collection, match["job"]))
     if value.startswith("projects/"):
         raise ValueError(f"{value!r} is not a Vertex AI job name: expected "
@@ -65,6 +83,8 @@ def read_reference(value: str, collection: str, project: str | None, region: str
     if project is None:
         raise ValueError("no project: pass --project or set one with `gcloud config set "
                          "project …`")
+    if not _PROJECT.fullmatch(project):
+        raise ValueError(f"--project {project!r} is not a Google Cloud project ID or number")
     if _JOB_ID[collection].match(value):
         ref = JobRef(project, region, collection, value)
         # Custom job IDs are numeric and never a display name worth trying.
@@ -74,7 +94,7 @@ def read_reference(value: str, collection: str, project: str | None, region: str
 
 
 def check_region(region: str) -> str:
-    if not _REGION.match(region):
+    if not _REGION.fullmatch(region):
         raise ValueError(f"{region!r} is not a region (e.g. us-central1, europe-west4)")
     return region
 

@@ -8,11 +8,13 @@ error and the end of its job's logs (read once more when it fails).
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (
@@ -168,7 +170,7 @@ class PipelineTarget(VertexJob):
             more = f" (+{len(entries) - 1} more)" if len(entries) > 1 else ""
             yield ServiceAnomaly(AnomalyType.TASK_FAILURE, Severity.MEDIUM,
                                  f"ERROR in the pipeline's task events: "
-                                 f"{first.text.strip()[:300]}{more}", key="error-log")
+                                 f"{clip(first.text.strip(), 300)}{more}", key="error-log")
 
     # --- for people -------------------------------------------------------------------
 
@@ -207,10 +209,13 @@ class PipelineTarget(VertexJob):
         return tuple(commands)
 
     def _cancel_command(self) -> str:
-        # gcloud has no command for pipeline jobs; the client library does it.
+        # gcloud has no command for pipeline jobs; the client library does it. The region
+        # and name are validated parts (names.JobRef), written as string literals (JSON's
+        # double-quoted strings are Python's too; the shell quotes the whole in '…').
+        endpoint = json.dumps(f"{self.ref.region}-aiplatform.googleapis.com")
         code = (f"from google.cloud import aiplatform_v1 as v; v.PipelineServiceClient("
-                f'client_options={{"api_endpoint": "{self.ref.region}-aiplatform.googleapis.com"'
-                f'}}).cancel_pipeline_job(name="{self.ref.name}")')
+                f"client_options={{\"api_endpoint\": {endpoint}}})"
+                f".cancel_pipeline_job(name={json.dumps(self.ref.name)})")
         return shlex.join(["python", "-c", code])
 
 

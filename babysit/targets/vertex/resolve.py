@@ -80,10 +80,15 @@ def resolve(service: VertexService, reference: Any, collection: str) -> JobRef:
         # A recurring pipeline keeps its display name: the one still going is meant.
         chosen = [j for j in jobs if short_state(j.state.name) not in _ENDED]
     if len(chosen) != 1:
-        rows = "\n  ".join(f"{j.name}  {short_state(j.state.name)}  created "
-                           f"{j.create_time:%Y-%m-%d %H:%M}" for j in jobs[:_LISTED])
+        # One line: the message takes the outbound pass whole (a newline shows as `\n`).
+        rows = "; ".join(f"{j.name} {short_state(j.state.name)} created "
+                         f"{j.create_time:%Y-%m-%d %H:%M}" for j in jobs[:_LISTED])
         flag = "--vertex-training" if custom else "--vertex-pipeline"
-        raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}:\n  {rows}\n"
-                             f"watch one by its resource name: {flag} projects/…/{collection}/ID")
+        raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}: {rows}; watch one by "
+                             f"its resource name: {flag} projects/…/{collection}/ID")
     parts = chosen[0].name.split("/")
-    return JobRef(parts[1], parts[3], collection, parts[5])
+    try:
+        return JobRef(parts[1], parts[3], collection, parts[5])
+    except (ValueError, IndexError) as error:
+        raise TargetError(f"the service named the job {chosen[0].name!r}, which is not a "
+                          f"Vertex AI job name ({error})") from error

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.vertex.names import DEFAULT_REGION
 
@@ -180,7 +181,7 @@ class VertexService:
 def _message(error: BaseException) -> str:
     text = getattr(error, "message", None) or str(error)
     code = getattr(error, "code", None)
-    first = str(text).splitlines()[0][:300] if text else type(error).__name__
+    first = clip(str(text).splitlines()[0], 300) if text else type(error).__name__
     return f"HTTP {int(code)} {first}" if isinstance(code, int) else first
 
 

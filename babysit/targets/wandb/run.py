@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from babysit.model import Record, Snapshot, TerminalState
 from babysit.parsing.text import number_from
+from babysit.redact import clip
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.fallback import TrackerUnreachable
 from babysit.targets.tracker_rows import (
@@ -255,7 +256,7 @@ class WandbApiTarget:
             response.raise_for_status()
             body = response.json()
             if body.get("errors"):
-                raise RuntimeError(str(body["errors"])[:300])
+                raise RuntimeError(clip(str(body["errors"]), 300))
             lines = body["data"]["project"]["run"]["history"]
             yield from (json.loads(line) for line in lines)
             low = up
@@ -311,7 +312,7 @@ def _probe(base: str, timeout: float) -> str | None:
 
 def _words(error: BaseException) -> str:
     text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}"[:300]
+    return clip(f"{type(error).__name__}: {text[0] if text else ''}", 300)
 
 
 def _explain_start(error: BaseException, path: str) -> str:

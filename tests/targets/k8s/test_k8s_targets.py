@@ -69,7 +69,9 @@ def test_job_that_completes_is_go(kube: KubeServer, kubeconfig: str, tmp_path: P
     assert data["total_steps"] == 1000 and data["anomalies_detected"] == []
     assert result.exit_code is ExitCode.GO
     assert data["target"] == f"job/{NAME} (namespace research)"
-    assert "kubectl describe job llama-ft -n research" in data["next_commands"]
+    # The cluster read is the one named: an approved command cannot hit another.
+    assert f"kubectl --kubeconfig={kubeconfig} --context=fake describe job llama-ft -n " \
+        "research" in data["next_commands"]
     # Every request carried the kubeconfig's token and a step was never read twice.
     assert all(auth == "Bearer fake-token" for _, auth in kube.state.requests)
 
@@ -129,7 +131,8 @@ def test_crash_loop_with_restarts_is_a_crash_and_a_notice_per_restart(
     assert "exit code 1, Error" in crashes[0]["description"]
     assert data["decision"] == "NO-GO" and data["terminal_state"] == "RUNNING"
     assert data["actions"][0]["kind"] == "cancel-run"
-    assert "kubectl delete job llama-ft -n research" in data["actions"][0]["reason"]
+    assert f"kubectl --kubeconfig={kubeconfig} --context=fake delete job llama-ft " \
+        "-n research" in data["actions"][0]["reason"]
     restarts = [n for n in notices if "restarted" in n]
     assert any("restart count 1" in n for n in restarts), notices
     assert any("restart count 2" in n for n in restarts), notices
@@ -166,7 +169,8 @@ def test_nan_in_the_rank0_log_stops_with_a_kubectl_delete_proposal(
     assert nan["step"] == 3 and data["decision"] == "NO-GO"
     cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
     assert cancel["status"] == "needs-approval"
-    assert "kubectl delete job llama-ft -n research" in cancel["reason"]
+    assert f"kubectl --kubeconfig={kubeconfig} --context=fake delete job llama-ft " \
+        "-n research" in cancel["reason"]
     assert result.exit_code is ExitCode.CONDITIONAL
 
 
@@ -196,7 +200,8 @@ def test_pytorchjob_worker_nccl_error_counts_and_the_master_speaks_for_metrics(
     assert "rank 2" in nccl["description"]  # worker 1 is torch rank 2
     assert data["total_steps"] == 60 and data["target_steps"] == 500
     cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
-    assert "kubectl delete pytorchjob llama-ft -n research" in cancel["reason"]
+    assert f"kubectl --kubeconfig={kubeconfig} --context=fake delete pytorchjob llama-ft " \
+        "-n research" in cancel["reason"]
 
 
 def test_pytorchjob_succeeded_and_failed_conditions(kube: KubeServer, kubeconfig: str,

@@ -49,7 +49,7 @@ def test_a_job_that_completes_is_go(slurm: Cluster, tmp_path: Path):
     assert f"Slurm job: {job} (fine) | Partition: debug" in done.stdout
     assert "State: COMPLETED" in done.stdout
     assert f"scontrol show job {job}" in data["next_commands"]
-    assert f"tail -n 80 {slurm.root}/jobs/fine-{job}.out" in data["next_commands"]
+    assert f"tail -n 80 -- {slurm.root}/jobs/fine-{job}.out" in data["next_commands"]
 
 
 def test_a_job_that_prints_nan_is_no_go(slurm: Cluster, tmp_path: Path):
@@ -88,4 +88,4 @@ def test_an_array_task_is_watched_on_its_own(slurm: Cluster, tmp_path: Path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
     assert data["target"] == f"{job}_1"
-    assert f"tail -n 80 {slurm.root}/jobs/arr-{job}_1.out" in data["next_commands"]
+    assert f"tail -n 80 -- {slurm.root}/jobs/arr-{job}_1.out" in data["next_commands"]

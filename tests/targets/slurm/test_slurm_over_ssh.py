@@ -85,7 +85,7 @@ def test_a_job_that_completes_is_go_over_ssh(login: Sshd, slurm: Cluster, tmp_pa
     assert stamped and all(line.startswith(f"[{login.alias}] ") for line in stamped), \
         done.stdout
     assert f"ssh {login.alias} 'scontrol show job {job}'" in data["next_commands"]
-    assert f"ssh {login.alias} 'tail -n 80 {slurm.root}/jobs/fine-{job}.out'" in \
+    assert f"ssh {login.alias} 'tail -n 80 -- {slurm.root}/jobs/fine-{job}.out'" in \
         data["next_commands"]
 
 

@@ -3,9 +3,11 @@ and the real Google clients against the loopback server."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -96,6 +98,13 @@ def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
     cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
     assert cancel["status"] == "needs-approval"
     assert f'cancel_pipeline_job(name="{name}")' in cancel["reason"]
+    # The proposal is a shell word list whose Python is one call, nothing more.
+    command = cancel["reason"].split("cancel the run (", 1)[1].split(") — because")[0]
+    argv = shlex.split(command)
+    assert argv[:2] == ["python", "-c"] and len(argv) == 3
+    calls = [n for n in ast.walk(ast.parse(argv[2])) if isinstance(n, ast.Call)]
+    assert [c.func.attr for c in calls if isinstance(c.func, ast.Attribute)] == [
+        "cancel_pipeline_job", "PipelineServiceClient"]
 
 
 def test_once_json_gives_the_verdict_and_the_exit_code_of_the_spec(vertex: VertexServer,

@@ -16,23 +16,35 @@ from tests.fakes.vertex_api import VertexServer, job_log
 
 
 @pytest.mark.parametrize("value, collection, expected", [
-    ("456", CUSTOM_JOBS, JobRef("p", "us-central1", CUSTOM_JOBS, "456")),
-    ("projects/q/locations/europe-west4/customJobs/9", CUSTOM_JOBS,
-     JobRef("q", "europe-west4", CUSTOM_JOBS, "9")),
+    ("456", CUSTOM_JOBS, JobRef("proj-p", "us-central1", CUSTOM_JOBS, "456")),
+    ("projects/proj-q/locations/europe-west4/customJobs/9", CUSTOM_JOBS,
+     JobRef("proj-q", "europe-west4", CUSTOM_JOBS, "9")),
     ("my-pipeline-20261130100000", PIPELINE_JOBS,
-     JobRef("p", "us-central1", PIPELINE_JOBS, "my-pipeline-20261130100000")),
+     JobRef("proj-p", "us-central1", PIPELINE_JOBS, "my-pipeline-20261130100000")),
 ])
 def test_references_name_the_job_and_take_the_region_from_a_resource_name(
         value: str, collection: str, expected: JobRef):
-    assert read_reference(value, collection, None if value.startswith("projects/") else "p",
+    assert read_reference(value, collection, None if value.startswith("projects/") else "proj-p",
                           "us-central1").ref == expected
 
 
 def test_a_display_name_is_looked_up_and_a_pipeline_id_may_be_one_too():
-    assert read_reference("My Finetune", CUSTOM_JOBS, "p", "us-central1").display_name \
+    assert read_reference("My Finetune", CUSTOM_JOBS, "proj-p", "us-central1").display_name \
         == "My Finetune"
-    maybe = read_reference("nightly", PIPELINE_JOBS, "p", "us-central1")
+    maybe = read_reference("nightly", PIPELINE_JOBS, "proj-p", "us-central1")
     assert maybe.maybe_id and maybe.display_name == "nightly"
+
+
+@pytest.mark.parametrize("value", [
+    'projects/p");__import__("os").system("id");("/locations/us-central1/pipelineJobs/j1',
+    "projects/my-proj/locations/us\"+__import__('os').system('id')+\"/pipelineJobs/j1",
+    "projects/my-proj/locations/us-central1/pipelineJobs/J1;id",
+    "projects/-oops/locations/us-central1/customJobs/12",
+])
+def test_a_resource_name_with_parts_outside_their_grammar_is_refused(value: str):
+    collection = PIPELINE_JOBS if "pipelineJobs" in value else CUSTOM_JOBS
+    with pytest.raises(ValueError):
+        read_reference(value, collection, None, "us-central1")
 
 
 @pytest.mark.parametrize("code, message, logs, title", [
