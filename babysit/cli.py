@@ -227,6 +227,7 @@ def _dest(flag: str) -> str:
 def _watch(values: dict[str, Any]) -> None:
     from babysit.config import ConfigError, load_settings
     from babysit.core.session import run_session
+    from babysit.invocation import running_babysit
     from babysit.targets.kinds import KindUsageError
     from babysit.targets.registry import kind_named, rewatch_args, select
 
@@ -306,7 +307,10 @@ def _watch(values: dict[str, Any]) -> None:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    rewatch = ["babysit", *rewatch_args(request), "--out-dir", str(out_dir)]
+    rewatch = [*running_babysit(), *rewatch_args(request),
+               *_mode_args(values, efficiency, json_output=json_output,
+                           until_event=until_event, schedule=schedule),
+               "--out-dir", str(out_dir)]
     try:
         result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
@@ -320,6 +324,28 @@ def _watch(values: dict[str, Any]) -> None:
             registry.withdraw()
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
     raise typer.Exit(int(result.exit_code))
+
+
+def _mode_args(values: dict[str, Any], efficiency: dict[str, Any], *, json_output: bool,
+               until_event: bool, schedule: str | None) -> list[str]:
+    """The caller's own way of watching, for the command that watches again: an agent
+    that ran `--json --until-event --timeout 100s` gets a next command that stops the
+    same way, not one that blocks until the run ends. Notify URLs (secrets), the
+    dashboard (a port), the reviewer (a program) and the run id are left out."""
+    args: list[str] = []
+    for flag, value in (("--once", values["once"]), ("--no-backoff", values["no_backoff"]),
+                        ("--no-fix", values["no_fix"]), ("--until-event", until_event),
+                        ("--json", json_output)):
+        if value:
+            args.append(flag)
+    valued = {"--timeout": values["timeout"], "--max-polls": values["max_polls"],
+              "--interval": values["interval"], "--max-interval": values["max_interval"],
+              "--schedule": schedule, "--total-steps": values["total_steps"],
+              **{"--" + name.replace("_", "-"): value for name, value in efficiency.items()}}
+    for flag, value in valued.items():
+        if value is not None:
+            args += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    return args
 
 
 def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: float,

@@ -9,6 +9,8 @@ import shlex
 import shutil
 from collections.abc import Sequence
 
+from babysit.invocation import running_babysit
+
 
 class ScheduleError(ValueError):
     pass
@@ -33,8 +35,12 @@ def cron_fields(seconds: float) -> str:
 
 
 def _absolute_command(command: Sequence[str]) -> list[str]:
-    """cron and systemd run with a bare PATH: name the program by its full path."""
+    """cron and systemd run with a bare PATH: name the program by its full path. For
+    `babysit`, that is the babysit running now (started by its full path or as
+    `python -m babysit`, it may be on no PATH at all)."""
     argv = list(command)
+    if argv[:1] == ["babysit"]:
+        return [*running_babysit(absolute=True), *argv[1:]]
     found = shutil.which(argv[0])
     if found:
         argv[0] = os.path.abspath(found)

@@ -202,7 +202,10 @@ def _next_commands(outcome: WatchOutcome, decision: Decision) -> list[str]:
             commands.append(f"tail -n 80 {quoted}")
         if any(a.type is AnomalyType.NAN_INF for a in outcome.anomalies):
             commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' {quoted}")
-    if outcome.state is TerminalState.RUNNING and outcome.rewatch:
+    # Watching again only helps while the verdict can still change: after a NO-GO it
+    # would give the same NO-GO and propose itself once more.
+    if (outcome.state is TerminalState.RUNNING and decision is not Decision.NO_GO
+            and outcome.rewatch):
         commands.append(shlex.join(outcome.rewatch))
     return commands
 
