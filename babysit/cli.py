@@ -292,8 +292,6 @@ def _watch(values: dict[str, Any]) -> None:
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
-    if kind.awaits is not None and not settings.poll.once:
-        _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
     reviewer = _reviewer(values["judge"], values["judge_timeout"])
     prefix = kind.prefix(request) if kind.prefix is not None else ""
     observer = _observer(json_output, prefix=prefix, until_event=until_event,
@@ -312,7 +310,14 @@ def _watch(values: dict[str, Any]) -> None:
                            until_event=until_event, schedule=schedule),
                "--out-dir", str(out_dir)]
     try:
-        result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
+        def open_target() -> Any:
+            # The wait is part of the session: a SIGTERM or Ctrl-C during it ends the
+            # session the way it ends a watch, with a verdict file.
+            if kind.awaits is not None and not settings.poll.once:
+                _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
+            return kind.open(request)
+
+        result = run_session(open_target, request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
         if dashboard is not None and int(result.exit_code) != 130:  # not after Ctrl-C
             _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
@@ -322,7 +327,8 @@ def _watch(values: dict[str, Any]) -> None:
 
             dashboard.stop()
             registry.withdraw()
-    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
+                     json_output)
     raise typer.Exit(int(result.exit_code))
 
 
@@ -358,8 +364,9 @@ def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: fl
         return
     from babysit.units import format_duration
 
-    typer.echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
-               f"Ctrl-C to stop)", err=True)
+    until = time.strftime("%H:%M", time.localtime(time.time() + limit))
+    typer.echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}, "
+               f"until {until}; Ctrl-C to stop)", err=True)
     deadline = time.monotonic() + limit
     while awaits(request) is not None:
         if time.monotonic() >= deadline:
@@ -672,8 +679,12 @@ def _check_out_dir(out_dir: Path) -> None:
             from error
 
 
-def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
-    if exit_code == 4:  # one line on stderr too: stdout may be a file or JSON lines
+def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None,
+                     json_output: bool) -> None:
+    # One line on stderr too when stdout is a file or JSON lines; at a terminal the
+    # panel on stdout already said it, on the same screen.
+    on_screen = not json_output and sys.stdout.isatty() and sys.stderr.isatty()
+    if exit_code == 4 and not on_screen:
         typer.echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
         typer.echo(f"babysit: error: {artifact_error}", err=True)

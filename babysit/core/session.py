@@ -155,7 +155,8 @@ def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Ob
     path: Path | None = None
     error: str | None = None
     try:
-        path = write_artifact(data, settings.out_dir)
+        path = write_artifact(data, settings.out_dir,
+                              stub=outcome.unreachable is not None or outcome.polls == 0)
     except OSError as problem:
         error = f"cannot write the verdict to {settings.out_dir}: {problem}"
     observer.final(verdict, data, str(path) if path else None)

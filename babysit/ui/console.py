@@ -7,12 +7,14 @@ so a log line containing `[bold]` is printed as written."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping
 from typing import IO
 
 from rich.console import Console
 from rich.text import Text
 
+from babysit.artifact import ARTIFACT_NAME, STUB_NAME
 from babysit.core.efficiency import Efficiency
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
@@ -280,7 +282,7 @@ class ConsoleObserver:
             for command in verdict.next_commands:
                 out.print(Text(f"  $ {command}"))
         if artifact_path:
-            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+            out.print(Text(_written(artifact_path), style="dim"))
 
     def _unreadable(self, verdict: Verdict, artifact_path: str | None) -> None:
         """Nothing is known about the run: say why once, and what to check."""
@@ -298,7 +300,14 @@ class ConsoleObserver:
         for finding in verdict.findings:
             out.print(Text(f"  fix: {finding.fix}"))
         if artifact_path:
-            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+            out.print(Text(_written(artifact_path), style="dim"))
+
+
+def _written(artifact_path: str) -> str:
+    if os.path.basename(artifact_path) == STUB_NAME:
+        return (f"Verdict written to {artifact_path} ({ARTIFACT_NAME} beside it holds the "
+                f"verdict on another target: kept)")
+    return f"Verdict written to {artifact_path}"
 
 
 _TITLES = {

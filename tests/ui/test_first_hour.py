@@ -101,12 +101,15 @@ def test_a_log_that_does_not_exist_yet_is_waited_for(tmp_path: Path):
     log = tmp_path / "train.log"
     proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "0.2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "BABYSIT_WAIT_FOR_LOG": "30"})
-    time.sleep(1.0)
+                            text=True, env={**os.environ, "BABYSIT_WAIT_FOR_LOG": "600"})
+    assert proc.stderr is not None
+    # The log is created once babysit says it waits (however long it took to start):
+    # a sleep here would race a slow start.
+    announced = proc.stderr.readline()
+    assert "waiting for train.log to appear (up to 10m 0s, until " in announced, announced
     assert proc.poll() is None  # still waiting, not exit 4
     log.write_text("Step 10/10 | loss=1.0\nTraining finished\n")
-    out, err = proc.communicate(timeout=30)
-    assert "waiting for train.log to appear (up to 30s" in err
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
     assert artifact_in(tmp_path)["decision"] == "GO"
 
