@@ -243,10 +243,16 @@ def _watch(values: dict[str, Any]) -> None:
     try:
         request = select(values, target)
         kind = kind_named(request.kind)
-        if kind.prepare is not None:
-            request = kind.prepare(request, _chooser(json_output))
     except KindUsageError as error:
         raise typer.BadParameter(str(error), param_hint="TARGET") from error
+    if kind.prepare is not None:
+        try:
+            request = kind.prepare(request, _chooser(json_output))
+        except KindUsageError as error:
+            # About what was found (several processes match), not about how TARGET was
+            # typed: one plain line, the usage exit code, no pointer to -h.
+            typer.echo(f"babysit: error: {error}", err=True)
+            raise typer.Exit(2) from None
     deadline = None
     if values["timeout"] is not None:
         from babysit.durations import parse_duration

@@ -81,10 +81,10 @@ def _prepare_proc(request: Request, choose: Chooser) -> Request:
     if len(roots) > 1:
         rows = [describe_process(p) for p in roots]
         index = choose(rows)
-        if index is None:
+        if index is None:  # no one to ask (no terminal, --json), or no answer (end of input)
             listing = "\n  ".join(rows)
-            raise KindUsageError(f"{len(roots)} unrelated processes match {request.value!r}:"
-                                 f"\n  {listing}\npick one with --pid")
+            raise KindUsageError(f"{len(roots)} unrelated processes match {request.value!r}; "
+                                 f"pick one with --pid:\n  {listing}")
         roots = [roots[index]]
     return Request(request.kind, request.value, request.log,
                    {**request.options, "_pid": roots[0].pid})
