@@ -33,8 +33,15 @@ class _TargetFirstGroup(TyperGroup):
         return [name for name in _SUBCOMMANDS if name in self.commands]
 
 
+# Kept beside ExitCode (core.session) by a test: every code there is listed here.
+_EXIT_CODES = ("Exit codes: 0 GO, 1 NO-GO, 2 usage error, 3 CONDITIONAL (still running, "
+               "or approval needed), 4 target unreadable, 5 verdict file not written, "
+               "130 interrupted.")
+
 app = typer.Typer(
     cls=_TargetFirstGroup,
+    epilog="Every option of a watch (polling, fixes, output, targets): babysit watch -h\n\n"
+           + _EXIT_CODES,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -517,7 +524,8 @@ def _reviewer(judge: str | None, timeout: float) -> Any:
 
 agent_app = typer.Typer(help="Set babysit up for a coding agent.", add_completion=False)
 app.add_typer(agent_app, name="agent")
-app.command("watch", help="Watch TARGET until the run ends (the default command).")(
+app.command("watch", help="Watch TARGET until the run ends (the default command).",
+            epilog=_EXIT_CODES)(
     _watch_command())
 
 

@@ -18,9 +18,11 @@ FINISHED = "".join(f"step {s}/50 | loss={3 - s * 0.01:.3f} | lr=1e-4\n" for s in
 FINISHED += "Training finished\n"
 
 
-def babysit(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def babysit(*args: str, cwd: Path, timeout: float = 60,
+            env_columns: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
     return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout)
+                          capture_output=True, timeout=timeout, env=env)
 
 
 def test_version(tmp_path: Path):
@@ -244,3 +246,15 @@ def test_an_agent_reading_only_until_event_output_follows_a_run_to_its_end(tmp_p
     assert 3 in codes
     woken_by = [e["stop_reason"] for e in events[:-1]]
     assert any("loss-spike" in reason for reason in woken_by)
+
+
+def test_help_points_to_the_watch_options_and_lists_every_exit_code(tmp_path: Path):
+    from babysit.core.session import ExitCode
+
+    top = babysit("--help", cwd=tmp_path, env_columns=200)
+    watch = babysit("watch", "-h", cwd=tmp_path, env_columns=200)
+    assert "babysit watch -h" in top.stdout
+    for text in (top.stdout, watch.stdout):
+        codes = text[text.index("Exit codes:"):]
+        for code in ExitCode:
+            assert f" {int(code)} " in " ".join(codes.split()), (code, codes)
