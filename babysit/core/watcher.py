@@ -17,6 +17,7 @@ from babysit.core.backoff import PollOutcome, next_interval, reset_reason
 from babysit.core.fixer import Approver, FixEffects, Fixer, FixView
 from babysit.core.outcome import WatchOutcome
 from babysit.core.reports import (
+    LiveView,
     Observer,
     OutputClosed,
     PollReport,
@@ -182,6 +183,10 @@ class Watcher:
             if reset_reason(outcome, self.settings.poll) is not None or self._stop_reason():
                 return report, outcome
             self._lines_read_early += report.new_lines
+            if isinstance(self.observer, LiveView) and report.new_lines:
+                # The printed report waits for the backoff; a live page need not.
+                self.observer.between(replace(report, state=self.run_state.state,
+                                              next_poll_seconds=max(0.0, remaining)))
 
     def _poll_once(self, interval: float) -> tuple[PollReport, PollOutcome]:
         try:
