@@ -330,8 +330,11 @@ def _watch(values: dict[str, Any]) -> None:
                 _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
             return kind.open(request)
 
+        from babysit.ui.streams import pipe_reader_watch
+
         result = run_session(open_target, request.value, kind.name, settings,
-                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
+                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer,
+                             output_gone=pipe_reader_watch())
         if dashboard is not None and int(result.exit_code) != 130:  # not after Ctrl-C
             _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
     finally:

@@ -68,7 +68,8 @@ def exit_code_for(verdict: Verdict, outcome: WatchOutcome,
 def run_session(target_factory: Callable[[], Target], target_text: str, target_type: str,
                 settings: Settings, observer: Observer, clock: Clock | None = None,
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
-                reviewer: Reviewer | None = None) -> SessionResult:
+                reviewer: Reviewer | None = None,
+                output_gone: Callable[[], str | None] | None = None) -> SessionResult:
     mark_session_started()
     real_time = clock is None
     clock = clock or SystemClock()
@@ -102,7 +103,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
         waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
         watcher = Watcher(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                          known_anomalies=known, waker=waker)
+                          known_anomalies=known, waker=waker, output_gone=output_gone)
         try:
             stop = watcher.run()
         except TargetError as error:

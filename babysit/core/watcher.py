@@ -57,13 +57,16 @@ class Watcher:
                  clock: Clock | None = None, fixer: Fixer | None = None,
                  reviewer: Reviewer | None = None,
                  known_anomalies: frozenset[tuple[str, int | None]] = frozenset(),
-                 waker: Waker | None = None) -> None:
+                 waker: Waker | None = None,
+                 output_gone: Callable[[], str | None] | None = None) -> None:
         self.target = target
         self.settings = settings
         self.observer = observer
         self.clock = clock or SystemClock()
         # Between polls: a local log's changes end the wait early (see reading.changes).
         self.waker = waker or SleepingWaker(self.clock)
+        if output_gone is not None:
+            self.waker = _OutputWatchingWaker(self.waker, output_gone, self.clock)
         self.fixer = fixer
         self.reviewer = reviewer
         # (type, step) of anomalies an agent already heard about (--until-event).
@@ -549,3 +552,28 @@ class _ShowFirst:
     def ask(self, question: str) -> bool | None:
         self.show()
         return self.inner.ask(question)
+
+
+class _OutputWatchingWaker:
+    """Waits as `inner` does, looking at babysit's output every `every` seconds: when its
+    reader went away (`babysit … | head -3`), the watch ends then, with its verdict,
+    rather than at the next print, which may be minutes away."""
+
+    def __init__(self, inner: Waker, gone: Callable[[], str | None], clock: Clock,
+                 every: float = 0.5) -> None:
+        self.inner = inner
+        self.gone = gone
+        self.clock = clock
+        self.every = every
+
+    def wait(self, seconds: float) -> bool:
+        deadline = self.clock.monotonic() + seconds
+        while True:
+            reason = self.gone()
+            if reason is not None:
+                raise OutputClosed(reason)
+            left = deadline - self.clock.monotonic()
+            if left <= 0:
+                return False
+            if self.inner.wait(min(left, self.every)):
+                return True

@@ -208,6 +208,27 @@ def test_a_reader_that_goes_away_ends_the_watch_with_a_verdict(tmp_path: Path):
     assert data["terminal_state"] == "RUNNING" and "broken pipe" in data["summary"]
 
 
+def test_a_reader_that_goes_away_is_noticed_before_the_next_print(tmp_path: Path):
+    """`babysit train.log | head -3` at the backoff's cap: the next print is 300 s away,
+    the closed pipe is noticed when it closes."""
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {s}/1000 | loss=2.0\n" for s in range(1, 5)))
+    reader, writer = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "300"],
+                            cwd=tmp_path, stdout=writer, stderr=subprocess.PIPE, text=True)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as head:
+        assert head.readline()  # what `head` reads before it exits
+    try:
+        assert proc.wait(timeout=60) == 130  # long before the 300 s report
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+    data = artifact_in(tmp_path)
+    assert data["terminal_state"] == "RUNNING" and "broken pipe" in data["summary"]
+
+
 @pytest.mark.parametrize("sig, words", [(signal.SIGHUP, "SIGHUP"), (signal.SIGTERM, "SIGTERM")])
 def test_hangup_and_terminate_leave_a_verdict_saying_which(tmp_path: Path, sig: int,
                                                             words: str):
