@@ -38,7 +38,7 @@ from babysit.model import (
 )
 from babysit.redact import scrub_value
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
-from babysit.units import format_duration, format_interval
+from babysit.units import count, format_duration, format_interval
 
 # Training problems a cancel (with the user's approval) is about.
 _PROBLEMS = frozenset({AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.GRAD_EXPLOSION,
@@ -425,7 +425,7 @@ class Watcher:
         eta = None
         progress = self.run_state.progress
         # A rate and an ETA from before the run went quiet would be stale: say so instead.
-        quiet = progress.quiet_for(self.clock.monotonic()) if progress.quiet_polls else None
+        quiet = self._no_progress_for(snapshot, interval) if progress.quiet_polls else None
         if quiet is not None:
             throughput, rate = None, None
         if rate and series.step is not None and series.target_steps:
@@ -463,6 +463,17 @@ class Watcher:
             url=self.run_state.evidence_url,
             history=self.run_state.history.series() if self.settings.serve else None,
         )
+
+    def _no_progress_for(self, snapshot: Snapshot, interval: float) -> float | None:
+        """How long the run has shown no progress, when that is worth saying: counted
+        from its last progress or, when longer, from the source's last change (a log last
+        written before babysit started has been quiet since then, not since babysit's
+        start); None while that is under one polling interval (progress read early, a
+        moment ago, is not "no progress for 0s")."""
+        since = self.run_state.progress.quiet_for(self.clock.monotonic())
+        if snapshot.quiet_for is not None:
+            since = max(since, snapshot.quiet_for)
+        return since if since >= max(interval, 1.0) else None
 
     def _take_early_lines(self) -> int:
         lines, self._lines_read_early = self._lines_read_early, 0
@@ -516,7 +527,7 @@ class Watcher:
         notable = bool(report.new_anomalies) and (last is None or self._polls - last >= 2)
         if due or notable or next_poll is None:
             reason = ("stopping" if next_poll is None else
-                      "anomaly" if report.new_anomalies else f"every {every} polls")
+                      "anomaly" if report.new_anomalies else f"every {count(every, 'poll')}")
             self._summary_at = self._polls
             self.observer.summary(self.summary(reason))
 

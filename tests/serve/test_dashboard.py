@@ -178,7 +178,8 @@ CHROMEDRIVER = shutil.which("chromedriver")
 @pytest.mark.skipif(CHROMEDRIVER is None, reason="chromium-driver is not installed "
                                                  "(.ci/run installs it)")
 def test_a_real_browser_draws_the_curve_and_marks_the_nan(session: Session, tmp_path: Path):
-    webdriver = pytest.importorskip("selenium.webdriver")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                                    "(pip install -e '.[test-services]')")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -136,3 +136,49 @@ def test_a_process_is_named_by_its_command_line(tmp_path: Path):
     watching = next(line for line in done.stdout.splitlines() if "Watching" in line)
     assert f"Watching {proc.pid} — " in watching and "named_trainer_for_label.py --lr 3e-4" \
         in watching
+
+
+def test_no_progress_is_counted_from_the_logs_last_write(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("".join(steps(1, 4)))
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(log, (two_hours_ago, two_hours_ago))
+    out = io.StringIO()
+    settings = Settings(poll=replace(PollSettings(), max_polls=3, interval=30, backoff=False),
+                        fix=False, out_dir=tmp_path / "out")
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log", settings,
+                ConsoleObserver(out, color=False), clock=FakeClock())
+    quiet = [line for line in out.getvalue().splitlines() if "no progress for" in line]
+    assert quiet and all("no progress for 2h 0m" in line for line in quiet), quiet
+
+
+class _EarlyRead:
+    """A waker that sees the log grow half a second before the poll is due, once."""
+
+    def __init__(self, clock: FakeClock, log: Path) -> None:
+        self.clock, self.log, self.calls = clock, log, 0
+
+    def wait(self, seconds: float) -> bool:
+        self.calls += 1
+        if self.calls == 1:
+            self.clock.t += seconds - 0.5
+            append(self.log, "Step 5/1000 | loss=2.9950\n")
+            return True
+        self.clock.t += seconds
+        return False
+
+
+def test_progress_read_a_moment_before_a_poll_is_not_no_progress_for_0s(tmp_path: Path):
+    from babysit.core.watcher import Watcher
+
+    log = tmp_path / "train.log"
+    log.write_text("".join(steps(1, 4)))
+    clock = FakeClock()
+    out = io.StringIO()
+    settings = Settings(poll=replace(PollSettings(), max_polls=3, interval=30, backoff=False),
+                        fix=False, out_dir=tmp_path / "out")
+    Watcher(LocalLogTarget(log), settings, ConsoleObserver(out, color=False), clock,
+            waker=_EarlyRead(clock, log)).run()
+    text = out.getvalue()
+    assert "Step 5/1000" in text
+    assert "no progress for 0s" not in text, text
