@@ -300,6 +300,13 @@ def _watch(values: dict[str, Any]) -> None:
                                  json=json_output)
     except ConfigError as error:
         raise typer.BadParameter(str(error), param_hint="babysit config") from error
+    from babysit.model import Severity
+
+    if settings.notify.severity.lower() not in {level.value for level in Severity}:
+        # Checked whether or not --notify is given: a typo must not wait for the day a URL
+        # is added to be found.
+        raise typer.BadParameter(f"{settings.notify.severity!r}: choose blocker, high, medium "
+                                 f"or low", param_hint="--notify-severity")
     if settings.poll.max_interval < settings.poll.interval:
         raise typer.BadParameter(
             f"{settings.poll.max_interval:g}s is shorter than --interval "

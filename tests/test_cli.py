@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -65,10 +66,17 @@ def test_missing_file_exits_4_with_a_clear_message_and_an_artifact(tmp_path: Pat
     ["train.log", "--interval", "60", "--max-interval", "30"],
     ["train.log", "--max-polls", "zero"],
     ["train.log", "--no-such-flag"],
+    # A typo is found now, not on the day a --notify URL is added.
+    ["train.log", "--notify-severity", "urgent"],
+    # A value that names no W&B run is the command line's fault, not an unreachable run.
+    ["--wandb", "foo"],
+    ["--wandb", "entity/project"],
 ])
 def test_usage_errors_exit_2(tmp_path: Path, args: list[str]):
     (tmp_path / "train.log").write_text(FINISHED)
-    assert babysit(*args, cwd=tmp_path).returncode == 2
+    done = babysit(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert not (tmp_path / "babysit-training.json").exists()
 
 
 def test_unknown_setting_in_babysit_toml_is_a_usage_error(tmp_path: Path):
@@ -258,3 +266,13 @@ def test_help_points_to_the_watch_options_and_lists_every_exit_code(tmp_path: Pa
         codes = text[text.index("Exit codes:"):]
         for code in ExitCode:
             assert f" {int(code)} " in " ".join(codes.split()), (code, codes)
+
+
+@pytest.mark.parametrize("written", ["babysit-demo/train.log", "babysit-demo/babysit-training.json",
+                                     "babysit-training.json", "babysit-training.unread.json"])
+def test_what_babysit_writes_in_a_checkout_is_ignored_by_git(written: str):
+    root = Path(__file__).parents[1]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    done = subprocess.run(["git", "check-ignore", "-q", written], cwd=root, timeout=30)
+    assert done.returncode == 0, f"{written} would show up in git status"

@@ -120,7 +120,8 @@ def test_api_metrics_of_a_live_session_follows_the_run_and_matches_its_schema(
     jsonschema.validate(late, api_schema())
     run = late["runs"][0]
     assert run["series"]["loss"]["nonfinite"] == [61]
-    assert run["series"]["loss"]["values"][-1] is None  # missing, not a number
+    assert run["series"]["loss"]["values"][-1] is None  # a gap in the curve, not a number
+    assert run["latest"]["loss"] == "nan"  # the value, written as in the artifact
     nan = next(a for a in run["anomalies"] if a["type"] == "nan-inf")
     assert nan["step"] == 61 and nan["severity"] == "blocker"
 
