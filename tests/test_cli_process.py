@@ -39,7 +39,10 @@ def test_pid_once_finds_the_process_and_its_log(tmp_path: Path):
 
 def test_pid_watch_until_the_run_finishes(tmp_path: Path):
     proc = start(tmp_path, "--steps", "30", "--delay", "0.05")
-    done = babysit("--pid", str(proc.pid), "--json", "--interval", "0.3", cwd=tmp_path)
+    # The log is named: on a busy machine the run may be over (a zombie, whose open files
+    # are gone) before babysit looks for it. Finding the log is the test above's subject.
+    done = babysit("--pid", str(proc.pid), "train.log", "--json", "--interval", "0.3",
+                   cwd=tmp_path)
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.returncode == 0, done.stderr
     final = events[-1]["artifact"]

@@ -236,9 +236,13 @@ def test_hangup_and_terminate_leave_a_verdict_saying_which(tmp_path: Path, sig: 
     proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "0.2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(1.5)
+    assert proc.stdout is not None
+    # Signalled once the watch has begun (its first line), however slow the start: a
+    # sleep here lands before the session on a busy machine, where no verdict is due.
+    while "Watching" not in (line := proc.stdout.readline()):
+        assert line, "babysit ended before it began watching"
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
     assert words in artifact_in(tmp_path)["summary"]
 

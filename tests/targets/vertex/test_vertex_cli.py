@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 from tests.conftest import validate_artifact
@@ -52,8 +53,21 @@ def test_seed_custom_job_session_runs_to_success_with_its_report_lines(vertex: V
     assert all(host.startswith("127.0.0.1:") for _, _, host in vertex.state.requests)
 
 
+def elapsed_in(pattern: str, text: str, at_least: float, slack: float) -> bool:
+    """Whether `pattern` (its `(?P<m>)` minutes and `(?P<s>)` seconds) is in `text`, with a
+    time between `at_least` and `at_least + slack` seconds. The fake's times are set when
+    the scenario is built and babysit reads them after it started, however long that took
+    on a busy machine: the slack is the time the test really took, not a guess."""
+    match = re.search(pattern, text)
+    if match is None:
+        return False
+    seconds = 60 * int(match["m"]) + int(match["s"])
+    return at_least <= seconds <= at_least + slack + 1
+
+
 def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
         vertex: VertexServer, tmp_path: Path):
+    built = time.monotonic()
     trainer = f"{PARENT}/customJobs/777"
     planned = ("data-validation", "model-training", "evaluation", "export", "deploy")
     ok = task(2, "data-validation", "SUCCEEDED", started=900)
@@ -77,14 +91,16 @@ def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
     done = babysit("--vertex-pipeline", "my-llm-pipeline", "--project", PROJECT,
                    "--api-endpoint", vertex.endpoint, "--interval", "0.2", cwd=tmp_path)
     out = done.stdout
+    slack = time.monotonic() - built
     # NO-GO, and waiting for the user to approve cancelling what is left of it (exit 3).
     assert done.returncode == 3, out + done.stderr
     assert f"Pipeline: my-llm-pipeline ({name})" in out
-    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s", out)
+    assert elapsed_in(r"State: RUNNING \| Elapsed: (?P<m>\d+)m (?P<s>\d+)s", out, 600, slack), out
     assert "Tasks: 1 SUCCEEDED (data-validation), 1 RUNNING (model-training), 3 PENDING" in out
-    assert re.search(r"Running task: model-training — started 10m [0-9]s ago", out)
-    assert re.search(r"Tasks: 1 SUCCEEDED, 1 RUNNING \(model-training — 12m [0-9]s elapsed\), "
-                     r"3 PENDING — OK", out)
+    assert elapsed_in(r"Running task: model-training — started (?P<m>\d+)m (?P<s>\d+)s ago", out,
+                      600, slack), out
+    assert elapsed_in(r"Tasks: 1 SUCCEEDED, 1 RUNNING \(model-training — (?P<m>\d+)m "
+                      r"(?P<s>\d+)s elapsed\), 3 PENDING — OK", out, 720, slack), out
     assert "Tasks: 1 SUCCEEDED, 1 FAILED (model-training), 3 PENDING — ANOMALY:" in out
     assert "Recent logs: Step 400/1000 (40%) | loss=2.1" in out  # the task's job, followed
     assert "likely cause: GPU out of memory" in out
