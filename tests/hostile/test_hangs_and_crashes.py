@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import babysit as babysit_package
 from tests.conftest import artifact_in
 from tests.test_cli import babysit
 
@@ -258,7 +259,9 @@ def test_a_signal_at_any_moment_of_start_up_is_clear(tmp_path: Path, delay: floa
         out, err = proc.communicate(timeout=30)
         # Python's own start-up (site, runpy finding the module) may take the Ctrl-C
         # before a line of babysit runs: then the traceback names no file of the package.
-        package = f"{os.sep}babysit{os.sep}"
+        # The package's own folder: a clone or venv named `babysit` holds Python's files
+        # too, and their names must not count as babysit's.
+        package = os.path.dirname(babysit_package.__file__) + os.sep
         before_babysit = "KeyboardInterrupt" in err and package not in err
         assert "Traceback" not in err or before_babysit, err
         artifact = tmp_path / "babysit-training.json"
