@@ -82,8 +82,8 @@ def pipe_reader_watch(stream: IO[str] | None = None) -> Callable[[], str | None]
         mode = os.fstat(fd).st_mode
     except (OSError, ValueError, AttributeError):
         return None
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) or not hasattr(select, "poll"):
+        return None  # (no poll() on Windows: the next print finds out, as before)
     poller = select.poll()
     poller.register(fd, 0)  # no events asked for: only errors and hang-ups are reported
 
