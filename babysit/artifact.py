@@ -21,6 +21,7 @@ from babysit.model import Verdict
 from babysit.redact import MASK
 
 ARTIFACT_NAME = "babysit-training.json"
+STUB_NAME = "babysit-training.unread.json"  # a verdict on a target never read (see below)
 SCHEMA_VERSION = "1.0"
 SKILL_NAME = "babysit-training"
 
@@ -71,16 +72,37 @@ def verdict_to_dict(verdict: Verdict, written_at: datetime) -> dict[str, Any]:
     }
 
 
-def write_artifact(data: Mapping[str, Any], out_dir: Path) -> Path:
+def write_artifact(data: Mapping[str, Any], out_dir: Path, *, stub: bool = False) -> Path:
     """Write atomically: a reader sees the old file or the new one, never half of one.
+    Returns the path written.
+
+    A `stub` (a verdict that rests on no reading of its target: a typo'd path, an
+    interruption before the target was opened) never replaces the verdict on another
+    target: it goes to `babysit-training.unread.json` beside it instead.
 
     Raises OSError when the directory cannot be created or written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / ARTIFACT_NAME
+    if stub and _holds_another_target(final, data.get("target")):
+        final = out_dir / STUB_NAME
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     # A verdict that had to hide a secret says where the secret was: the owner's alone.
     write_text_atomically(final, text, 0o600 if MASK in text else None)
     return final
+
+
+def _holds_another_target(path: Path, target: object) -> bool:
+    """Whether `path` holds something other than a verdict on `target`: another
+    target's verdict, or a file babysit cannot read as one (kept, in doubt)."""
+    try:
+        if not path.exists():
+            return False
+        if path.stat().st_size > 16 * 1024 * 1024:
+            return True
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return True
+    return not isinstance(previous, dict) or previous.get("target") != target
 
 
 def write_text_atomically(final: Path, text: str, mode: int | None = None) -> None:

@@ -33,8 +33,15 @@ class _TargetFirstGroup(TyperGroup):
         return [name for name in _SUBCOMMANDS if name in self.commands]
 
 
+# Kept beside ExitCode (core.session) by a test: every code there is listed here.
+_EXIT_CODES = ("Exit codes: 0 GO, 1 NO-GO, 2 usage error, 3 CONDITIONAL (still running, "
+               "or approval needed), 4 target unreadable, 5 verdict file not written, "
+               "130 interrupted.")
+
 app = typer.Typer(
     cls=_TargetFirstGroup,
+    epilog="Every option of a watch (polling, fixes, output, targets): babysit watch -h\n\n"
+           + _EXIT_CODES,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -227,6 +234,7 @@ def _dest(flag: str) -> str:
 def _watch(values: dict[str, Any]) -> None:
     from babysit.config import ConfigError, load_settings
     from babysit.core.session import run_session
+    from babysit.invocation import running_babysit
     from babysit.targets.kinds import KindUsageError
     from babysit.targets.registry import kind_named, rewatch_args, select
 
@@ -242,10 +250,16 @@ def _watch(values: dict[str, Any]) -> None:
     try:
         request = select(values, target)
         kind = kind_named(request.kind)
-        if kind.prepare is not None:
-            request = kind.prepare(request, _chooser(json_output))
     except KindUsageError as error:
         raise _BadValue(str(error), param_hint="TARGET") from error
+    if kind.prepare is not None:
+        try:
+            request = kind.prepare(request, _chooser(json_output))
+        except KindUsageError as error:
+            # About what was found (several processes match), not about how TARGET was
+            # typed: one plain line, the usage exit code, no pointer to -h.
+            _echo(f"babysit: error: {error}", err=True)
+            raise typer.Exit(2) from None
     deadline = None
     if values["timeout"] is not None:
         from babysit.durations import parse_duration
@@ -286,13 +300,18 @@ def _watch(values: dict[str, Any]) -> None:
                                  json=json_output)
     except ConfigError as error:
         raise _BadValue(str(error), param_hint="babysit config") from error
+    from babysit.model import Severity
+
+    if settings.notify.severity.lower() not in {level.value for level in Severity}:
+        # Checked whether or not --notify is given: a typo must not wait for the day a URL
+        # is added to be found.
+        raise _BadValue(f"{settings.notify.severity!r}: choose blocker, high, medium or low",
+                        param_hint="--notify-severity")
     if settings.poll.max_interval < settings.poll.interval:
         raise _BadValue(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
     _check_out_dir(out_dir)
-    if kind.awaits is not None and not settings.poll.once:
-        _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
     reviewer = _reviewer(values["judge"], values["judge_timeout"])
     prefix = kind.prefix(request) if kind.prefix is not None else ""
     observer = _observer(json_output, prefix=prefix, until_event=until_event,
@@ -306,12 +325,23 @@ def _watch(values: dict[str, Any]) -> None:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    from babysit.scheduling import running_babysit  # by full path, not a bare `babysit`
-
-    rewatch = [*running_babysit(), *rewatch_args(request), "--out-dir", str(out_dir)]
+    rewatch = [*running_babysit(), *rewatch_args(request),
+               *_mode_args(values, efficiency, json_output=json_output,
+                           until_event=until_event, schedule=schedule),
+               "--out-dir", str(out_dir)]
     try:
-        result = run_session(lambda: kind.open(request), request.value, kind.name, settings,
-                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer)
+        def open_target() -> Any:
+            # The wait is part of the session: a SIGTERM or Ctrl-C during it ends the
+            # session the way it ends a watch, with a verdict file.
+            if kind.awaits is not None and not settings.poll.once:
+                _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
+            return kind.open(request)
+
+        from babysit.ui.streams import pipe_reader_watch
+
+        result = run_session(open_target, request.value, kind.name, settings,
+                             observer, rewatch=rewatch, approver=approver, reviewer=reviewer,
+                             output_gone=pipe_reader_watch())
         if dashboard is not None and int(result.exit_code) != 130:  # not after Ctrl-C
             _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
     finally:
@@ -320,8 +350,31 @@ def _watch(values: dict[str, Any]) -> None:
 
             dashboard.stop()
             registry.withdraw()
-    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error)
+    _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
+                     json_output)
     raise typer.Exit(int(result.exit_code))
+
+
+def _mode_args(values: dict[str, Any], efficiency: dict[str, Any], *, json_output: bool,
+               until_event: bool, schedule: str | None) -> list[str]:
+    """The caller's own way of watching, for the command that watches again: an agent
+    that ran `--json --until-event --timeout 100s` gets a next command that stops the
+    same way, not one that blocks until the run ends. Notify URLs (secrets), the
+    dashboard (a port), the reviewer (a program) and the run id are left out."""
+    args: list[str] = []
+    for flag, value in (("--once", values["once"]), ("--no-backoff", values["no_backoff"]),
+                        ("--no-fix", values["no_fix"]), ("--until-event", until_event),
+                        ("--json", json_output)):
+        if value:
+            args.append(flag)
+    valued = {"--timeout": values["timeout"], "--max-polls": values["max_polls"],
+              "--interval": values["interval"], "--max-interval": values["max_interval"],
+              "--schedule": schedule, "--total-steps": values["total_steps"],
+              **{"--" + name.replace("_", "-"): value for name, value in efficiency.items()}}
+    for flag, value in valued.items():
+        if value is not None:
+            args += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    return args
 
 
 def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: float,
@@ -334,8 +387,9 @@ def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: fl
         return
     from babysit.units import format_duration
 
-    _echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}; "
-          f"Ctrl-C to stop)", err=True)
+    until = time.strftime("%H:%M", time.localtime(time.time() + limit))
+    _echo(f"babysit: waiting for {missing} to appear (up to {format_duration(limit)}, "
+          f"until {until}; Ctrl-C to stop)", err=True)
     deadline = time.monotonic() + limit
     while awaits(request) is not None:
         if time.monotonic() >= deadline:
@@ -511,7 +565,8 @@ def _reviewer(judge: str | None, timeout: float) -> Any:
 
 agent_app = typer.Typer(help="Set babysit up for a coding agent.", add_completion=False)
 app.add_typer(agent_app, name="agent")
-app.command("watch", help="Watch TARGET until the run ends (the default command).")(
+app.command("watch", help="Watch TARGET until the run ends (the default command).",
+            epilog=_EXIT_CODES)(
     _watch_command())
 
 
@@ -714,8 +769,12 @@ def _echo(text: str, err: bool = False) -> None:
     typer.echo(outbound(text), err=err)
 
 
-def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None) -> None:
-    if exit_code == 4:  # one line on stderr too: stdout may be a file or JSON lines
+def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | None,
+                     json_output: bool) -> None:
+    # One line on stderr too when stdout is a file or JSON lines; at a terminal the
+    # panel on stdout already said it, on the same screen.
+    on_screen = not json_output and sys.stdout.isatty() and sys.stderr.isatty()
+    if exit_code == 4 and not on_screen:
         _echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
         _echo(f"babysit: error: {artifact_error}", err=True)

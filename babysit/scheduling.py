@@ -7,8 +7,9 @@ import os
 import re
 import shlex
 import shutil
-import sys
 from collections.abc import Sequence
+
+from babysit.invocation import running_babysit
 
 
 class ScheduleError(ValueError):
@@ -37,16 +38,6 @@ def cron_fields(seconds: float) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def running_babysit() -> list[str]:
-    """The command that runs this babysit again, by full path: the console script that
-    is running, or this interpreter with `-m babysit` (a bare `babysit` would be
-    whichever one comes first on the PATH of whoever runs the line, if any)."""
-    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(script) == "babysit" and os.access(script, os.X_OK):
-        return [script]
-    return [os.path.abspath(sys.executable), "-m", "babysit"]
-
-
 def check_text(value: str, what: str) -> str:
     """`value` without control characters. Raises ScheduleError."""
     if _CONTROL.search(value):
@@ -56,16 +47,17 @@ def check_text(value: str, what: str) -> str:
 
 
 def _absolute_command(command: Sequence[str]) -> list[str]:
-    """cron and systemd run with a bare PATH: name the program by its full path, and
-    `babysit` as the one running now. Raises ScheduleError for an empty command or one
-    with control characters."""
+    """cron and systemd run with a bare PATH: name the program by its full path. For
+    `babysit`, that is the babysit running now (started by its full path or as
+    `python -m babysit`, it may be on no PATH at all). Raises ScheduleError for an empty
+    command or one with control characters."""
     argv = list(command)
     if not argv:
         raise ScheduleError("no command: give it after --, e.g. -- babysit ./train.log --once")
     for arg in argv:
         check_text(arg, "the argument")
-    if argv[0] == "babysit":
-        return [*running_babysit(), *argv[1:]]
+    if argv[:1] == ["babysit"]:
+        return [*running_babysit(absolute=True), *argv[1:]]
     found = shutil.which(argv[0])
     if found:
         argv[0] = os.path.abspath(found)

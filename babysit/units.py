@@ -20,6 +20,11 @@ def format_duration(seconds: float) -> str:
     return f"{secs}s"
 
 
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 event`, `3 events`, `1 process`, `2 processes` (given): never `1 events`."""
+    return f"{number} {noun if number == 1 else (plural or noun + 's')}"
+
+
 def format_interval(seconds: float) -> str:
     """A poll interval: `45s`, `2s`, and `0.3s` for the short ones of tests and demos."""
     if seconds >= 10 or seconds == int(seconds):

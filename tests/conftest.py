@@ -115,6 +115,8 @@ def _services() -> list[tuple[str, bool, str]]:
         ("wandb", module("wandb"), "tests/targets/trackers W&B tests"),
         ("Google Vertex AI / Logging clients", module("google.cloud.aiplatform_v1")
          and module("google.cloud.logging"), "tests/targets/vertex"),
+        ("Kubernetes client", module("kubernetes"), "tests/targets/k8s"),
+        ("TensorBoard", module("tensorboard"), "tests/targets/test_tensorboard.py"),
         ("hyperscan", module("hyperscan"), "the history scan's fast path (grep is used "
                                            "without it)"),
         ("NVIDIA GPU (nvidia-smi)", gpu, "tests/telemetry GPU checks on real hardware"),
@@ -129,7 +131,8 @@ def _services() -> list[tuple[str, bool, str]]:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Say at the top which real services were found, and which tests skip without them."""
-    lines = ["real services for the tests:"]
+    lines = ["real services for the tests (clients: pip install -e '.[test-services]'; "
+             "programs: .ci/run installs them with apt-get):"]
     for what, found, needs in _services():
         lines.append(f"  {'found  ' if found else 'MISSING'} {what}"
                      + ("" if found else f" — skipped: {needs}"))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from babysit.agent.install import _stamped
+from babysit.core.session import ExitCode
 
 
 def agent(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
@@ -64,3 +66,54 @@ def test_print_writes_nothing(tmp_path: Path):
     done = agent("--for", "claude", "--print", cwd=tmp_path, home=tmp_path / "home")
     assert "# " + str(tmp_path / ".claude" / "commands" / "babysit.md") in done.stdout
     assert not (tmp_path / ".claude").exists()
+
+
+def _installed(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    assert agent("--for", "claude", cwd=tmp_path, home=home).returncode == 0
+    assert agent("--for", "codex", "--scope", "user", cwd=tmp_path, home=home).returncode == 0
+    return {"claude": (tmp_path / ".claude" / "commands" / "babysit.md").read_text(),
+            "codex": (home / ".codex" / "prompts" / "babysit.md").read_text(),
+            "skill": (home / ".codex" / "skills" / "babysit-training" / "SKILL.md").read_text()}
+
+
+def test_every_babysit_call_an_agent_is_told_to_make_ends_within_its_tool_timeout(
+        tmp_path: Path):
+    # Claude Code's Bash tool: 2 minutes by default; Codex's shell tool: `timeout_ms`,
+    # which the Codex prompt sets to 120000. babysit must answer (--timeout) before that.
+    for name, text in _installed(tmp_path).items():
+        calls = re.findall(r"`babysit <target>[^`]*`", text)
+        assert calls, name
+        for call in calls:
+            in_background = call.rstrip("`").endswith("&")
+            if ("--until-event" in call or "--once" in call) and not in_background:
+                found = re.search(r"--timeout (\d+)s", call)
+                assert found and int(found.group(1)) <= 100, (name, call)
+        assert "--timeout 9m" not in text, name
+
+
+def test_the_agent_files_cover_every_exit_code_and_every_kind_of_target(tmp_path: Path):
+    files = _installed(tmp_path)
+    for name in ("claude", "codex"):
+        for code in ExitCode:
+            assert f"`{int(code)}`" in files[name], (name, code)
+    for name, text in files.items():
+        for target in ("--slurm", "--k8s", "TensorBoard", "--pid", "--wandb", "user@host"):
+            assert target in text, (name, target)
+
+
+def test_claude_may_run_the_reading_commands_next_commands_propose(tmp_path: Path):
+    front = _installed(tmp_path)["claude"].split("---")[1]
+    tools = re.search(r"^allowed-tools: (.*)$", front, re.M)
+    assert tools is not None
+    for program in ("babysit", "tail", "grep"):
+        assert f"Bash({program}:*)" in tools.group(1)
+    assert "kill" not in tools.group(1)
+
+
+def test_the_codex_prompt_is_written_for_codex(tmp_path: Path):
+    files = _installed(tmp_path)
+    assert files["codex"] != files["claude"]
+    assert "timeout_ms" in files["codex"] and "sandbox" in files["codex"]
+    assert "Claude" not in files["codex"] and "allowed-tools" not in files["codex"]
+    assert "$ARGUMENTS" in files["codex"]

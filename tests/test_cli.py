@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,9 +19,11 @@ FINISHED = "".join(f"step {s}/50 | loss={3 - s * 0.01:.3f} | lr=1e-4\n" for s in
 FINISHED += "Training finished\n"
 
 
-def babysit(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def babysit(*args: str, cwd: Path, timeout: float = 60,
+            env_columns: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
     return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout)
+                          capture_output=True, timeout=timeout, env=env)
 
 
 def test_version(tmp_path: Path):
@@ -63,10 +66,17 @@ def test_missing_file_exits_4_with_a_clear_message_and_an_artifact(tmp_path: Pat
     ["train.log", "--interval", "60", "--max-interval", "30"],
     ["train.log", "--max-polls", "zero"],
     ["train.log", "--no-such-flag"],
+    # A typo is found now, not on the day a --notify URL is added.
+    ["train.log", "--notify-severity", "urgent"],
+    # A value that names no W&B run is the command line's fault, not an unreachable run.
+    ["--wandb", "foo"],
+    ["--wandb", "entity/project"],
 ])
 def test_usage_errors_exit_2(tmp_path: Path, args: list[str]):
     (tmp_path / "train.log").write_text(FINISHED)
-    assert babysit(*args, cwd=tmp_path).returncode == 2
+    done = babysit(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert not (tmp_path / "babysit-training.json").exists()
 
 
 def test_unknown_setting_in_babysit_toml_is_a_usage_error(tmp_path: Path):
@@ -244,3 +254,25 @@ def test_an_agent_reading_only_until_event_output_follows_a_run_to_its_end(tmp_p
     assert 3 in codes
     woken_by = [e["stop_reason"] for e in events[:-1]]
     assert any("loss-spike" in reason for reason in woken_by)
+
+
+def test_help_points_to_the_watch_options_and_lists_every_exit_code(tmp_path: Path):
+    from babysit.core.session import ExitCode
+
+    top = babysit("--help", cwd=tmp_path, env_columns=200)
+    watch = babysit("watch", "-h", cwd=tmp_path, env_columns=200)
+    assert "babysit watch -h" in top.stdout
+    for text in (top.stdout, watch.stdout):
+        codes = text[text.index("Exit codes:"):]
+        for code in ExitCode:
+            assert f" {int(code)} " in " ".join(codes.split()), (code, codes)
+
+
+@pytest.mark.parametrize("written", ["babysit-demo/train.log", "babysit-demo/babysit-training.json",
+                                     "babysit-training.json", "babysit-training.unread.json"])
+def test_what_babysit_writes_in_a_checkout_is_ignored_by_git(written: str):
+    root = Path(__file__).parents[1]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    done = subprocess.run(["git", "check-ignore", "-q", written], cwd=root, timeout=30)
+    assert done.returncode == 0, f"{written} would show up in git status"

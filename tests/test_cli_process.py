@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import artifact_in
 from tests.core.test_fixer import TRAINER, kill_strays, start
 from tests.test_cli import babysit
+from tests.ui.terminal import at_a_terminal
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +39,10 @@ def test_pid_once_finds_the_process_and_its_log(tmp_path: Path):
 
 def test_pid_watch_until_the_run_finishes(tmp_path: Path):
     proc = start(tmp_path, "--steps", "30", "--delay", "0.05")
-    done = babysit("--pid", str(proc.pid), "--json", "--interval", "0.3", cwd=tmp_path)
+    # The log is named: on a busy machine the run may be over (a zombie, whose open files
+    # are gone) before babysit looks for it. Finding the log is the test above's subject.
+    done = babysit("--pid", str(proc.pid), "train.log", "--json", "--interval", "0.3",
+                   cwd=tmp_path)
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.returncode == 0, done.stderr
     final = events[-1]["artifact"]
@@ -59,9 +63,37 @@ def test_proc_with_several_unrelated_matches_is_a_clear_usage_error(tmp_path: Pa
                               stdout=subprocess.DEVNULL)
     done = babysit("--proc", script.name, "--once", cwd=tmp_path)
     assert done.returncode == 2
-    listing = " ".join(done.stderr.replace("│", " ").split())  # unwrapped from the panel
-    assert f"PID {first.pid}" in listing and f"PID {second.pid}" in listing
-    assert "--pid" in done.stderr
+    assert f"\n  PID {first.pid}  " in done.stderr and f"\n  PID {second.pid}  " in done.stderr
+    assert done.stderr.startswith(f"babysit: error: 2 unrelated processes match "
+                                  f"'{script.name}'; pick one with --pid:")
+    # Not a complaint about TARGET, which the user never typed.
+    assert "TARGET" not in done.stderr and "watch -h" not in done.stderr
+
+
+def two_matches(tmp_path: Path) -> tuple[Path, subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    script = named_trainer(tmp_path)
+    first = start(tmp_path, "--steps", "100000", "--delay", "0.05", script=script)
+    second = subprocess.Popen([sys.executable, str(script), "--steps", "100000"],
+                              stdout=subprocess.DEVNULL)
+    return script, first, second
+
+
+def test_at_a_terminal_the_picker_takes_the_pid_the_user_typed(tmp_path: Path):
+    script, _, second = two_matches(tmp_path)
+    screen = at_a_terminal(["--proc", script.name, "--once", "--no-fix"], tmp_path,
+                           answers=[("or a PID): ", f"{second.pid}\n".encode())])
+    assert screen.code == 3, screen.text
+    assert f"process found: PID {second.pid}" in screen.text
+
+
+def test_at_a_terminal_end_of_input_at_the_picker_is_a_usage_error_that_says_so(
+        tmp_path: Path):
+    script, first, _ = two_matches(tmp_path)
+    screen = at_a_terminal(["--proc", script.name, "--once"], tmp_path,
+                           close_after="or a PID): ")
+    assert screen.code == 2, screen.text
+    assert "Aborted" not in screen.text
+    assert "pick one with --pid:" in screen.text and f"PID {first.pid}" in screen.text
 
 
 def test_proc_with_one_match_and_an_explicit_log(tmp_path: Path):

@@ -40,9 +40,8 @@ def test_crontab_line_parses_back_to_the_same_command(tmp_path: Path):
     assert fields == ["*/30", "*", "*", "*", "*"]
     words = shlex.split(shell.replace("\\%", "%"))
     assert words[:3] == ["cd", str(tmp_path), "&&"]
-    # `babysit` named by the full path of the one running (here, `python -m babysit`).
-    running = [os.path.abspath(sys.executable), "-m", "babysit"]
-    assert words[3:6] == running
+    # The babysit running now (`python -m babysit` here), by its full path.
+    assert words[3:6] == [os.path.abspath(sys.executable), "-m", "babysit"]
     assert words[6:6 + len(command) - 1] == command[1:]
     assert words[-3:] == [">>", str(tmp_path / "babysit-schedule.log"), "2>&1"]
 
@@ -57,6 +56,22 @@ def test_systemd_timer_and_service(tmp_path: Path):
     words = shlex.split(exec_line[len("ExecStart="):].replace("%%", "%"))
     assert words == [os.path.abspath(sys.executable), "-m", "babysit", "my log%.txt", "--once"]
     assert f"WorkingDirectory={tmp_path}" in done.stdout
+
+
+def test_babysit_started_by_its_full_path_is_named_by_it(tmp_path: Path):
+    # A console script as pip writes it, in a folder on no PATH (cron's is /usr/bin:/bin).
+    program = tmp_path / "venv" / "bin" / "babysit"
+    program.parent.mkdir(parents=True)
+    program.write_text(f"#!{sys.executable}\nimport sys\nfrom babysit.entry import main\n"
+                       "sys.exit(main())\n")
+    program.chmod(0o755)
+    done = subprocess.run([str(program), "schedule", "--every", "10m", "--", "babysit",
+                           "train.log", "--once"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    line = next(text for text in done.stdout.splitlines() if not text.startswith("#"))
+    words = shlex.split(line.split(" ", 5)[5])
+    assert words[3:6] == [str(program), "train.log", "--once"]
 
 
 def test_bad_interval_is_a_usage_error(tmp_path: Path):

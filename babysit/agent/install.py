@@ -67,16 +67,17 @@ def user_home(environ: Mapping[str, str] | None = None) -> Path:
 
 def plan(agent: str, scope: str, project: Path, home: Path) -> list[Planned]:
     """The files for `agent` ("claude" or "codex") at `scope` ("project" or "user")."""
-    command, skill = _stamped(_template("command.md")), _stamped(_template("skill.md"))
+    skill = _stamped(_template("skill.md"))
     if agent == "claude":
         base = project / ".claude" if scope == "project" else home / ".claude"
-        return [Planned(base / "commands" / "babysit.md", command),
+        return [Planned(base / "commands" / "babysit.md", _stamped(_template("command.md"))),
                 Planned(base / "skills" / "babysit-training" / "SKILL.md", skill)]
     if agent == "codex":
         if scope == "project":
             raise InstallError("Codex reads custom prompts from ~/.codex only: use --scope user")
         base = home / ".codex"
-        return [Planned(base / "prompts" / "babysit.md", command),
+        # Codex's own prompt: its shell tool, time limit and sandbox are not Claude's.
+        return [Planned(base / "prompts" / "babysit.md", _stamped(_template("codex_prompt.md"))),
                 Planned(base / "skills" / "babysit-training" / "SKILL.md", skill)]
     raise InstallError(f"unknown agent {agent!r}: choose claude or codex")
 

@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
+from babysit.units import count
 
 # CPU seconds a log-less process must burn between polls to count as working.
 _BUSY_CPU_SECONDS = 0.5
@@ -135,7 +136,7 @@ def stall_allowance(*, interval: float, longest_gap: float, cadence: float | Non
     `stall_unknown_seconds`. Start-up, a checkpoint save and an evaluation get their own,
     longer allowance: a barrier, an NFS write or an eval pass looks like a hang."""
     seconds = max(rules.stall_polls * interval, 3.0 * longest_gap, rules.stall_seconds)
-    why = f"{rules.stall_polls} polls"
+    why = count(rules.stall_polls, "poll")
     if cadence is not None:
         if rules.stall_cadence_factor * cadence > seconds:
             seconds = rules.stall_cadence_factor * cadence

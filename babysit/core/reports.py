@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from babysit import stopping
 from babysit.core.efficiency import Efficiency
@@ -116,6 +116,15 @@ class Observer(Protocol):
               artifact_path: str | None) -> None: ...
 
 
+@runtime_checkable
+class LiveView(Protocol):
+    """An observer that shows the run as it is now (the dashboard), not a printed stream:
+    it also gets what is read between reports, so it is never staler than the log (a
+    report may be minutes away at the backoff's cap; the log is read within a second)."""
+
+    def between(self, report: PollReport) -> None: ...
+
+
 class NullObserver:
     """Observer that ignores everything (library use, tests)."""
 
@@ -158,6 +167,10 @@ class ScrubbingObserver:
 
     def summary(self, report: SummaryReport) -> None:
         self.inner.summary(outbound_value(report))
+
+    def between(self, report: PollReport) -> None:
+        if isinstance(self.inner, LiveView):  # scrubbed only when someone shows it
+            self.inner.between(outbound_value(report))
 
     def notice(self, text: str) -> None:
         self.inner.notice(outbound(text))

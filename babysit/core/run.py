@@ -34,7 +34,7 @@ from babysit.model import (
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.stream import Raise, Signal
-from babysit.units import format_duration
+from babysit.units import count, format_duration
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
@@ -298,8 +298,8 @@ class Run:
             quiet = self.progress.quiet_for(ctx.now)
             if quiet < allowance.seconds:
                 return
-            why = (f"no training progress for {format_duration(quiet)} ({polls} polls), beyond "
-                   f"{allowance.why}")
+            why = (f"no training progress for {format_duration(quiet)} "
+                   f"({count(polls, 'poll')}), beyond {allowance.why}")
         if snapshot.stall_hint:
             why += f"; {snapshot.stall_hint}"
         elif ctx.log_only and snapshot.alive is None:
@@ -316,7 +316,7 @@ class Run:
             if self._idle_polls >= self.rules.gpu_idle_polls:
                 self.ledger.raise_(AnomalyType.GPU_IDLE, self.step, (
                     f"the run's GPUs were under {self.rules.gpu_idle_percent:g}% utilisation "
-                    f"for {self._idle_polls} polls while its process was alive (now "
+                    f"for {count(self._idle_polls, 'poll')} while its process was alive (now "
                     f"{util_percent:.0f}%)"))
         else:
             self._idle_polls = 0

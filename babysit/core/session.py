@@ -68,7 +68,8 @@ def exit_code_for(verdict: Verdict, outcome: WatchOutcome,
 def run_session(target_factory: Callable[[], Target], target_text: str, target_type: str,
                 settings: Settings, observer: Observer, clock: Clock | None = None,
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
-                reviewer: Reviewer | None = None) -> SessionResult:
+                reviewer: Reviewer | None = None,
+                output_gone: Callable[[], str | None] | None = None) -> SessionResult:
     mark_session_started()
     real_time = clock is None
     clock = clock or SystemClock()
@@ -104,7 +105,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
         waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
         watcher = Watcher(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                          known_anomalies=known, waker=waker)
+                          known_anomalies=known, waker=waker, output_gone=output_gone)
         try:
             stop = watcher.run()
         except TargetError as error:
@@ -157,7 +158,8 @@ def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Ob
     path: Path | None = None
     error: str | None = None
     try:
-        path = write_artifact(data, settings.out_dir)
+        path = write_artifact(data, settings.out_dir,
+                              stub=outcome.unreachable is not None or outcome.polls == 0)
     except OSError as problem:
         error = f"cannot write the verdict to {settings.out_dir}: {problem}"
     observer.final(verdict, data, str(path) if path else None)

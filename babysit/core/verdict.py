@@ -98,8 +98,12 @@ def _confidence(outcome: WatchOutcome, decision: Decision,
         else Confidence.LOW
 
 
-def _where(anomaly: Anomaly) -> str:
-    return f" at step {anomaly.step}" if anomaly.step is not None else ""
+def _where(anomaly: Anomaly, outcome: WatchOutcome) -> str:
+    """` at step 62`, in the run's own numbering; a tracker that counts steps from 0
+    says so, or "crash at step 62" reads wrong beside "Steps completed: 63"."""
+    if anomaly.step is None:
+        return ""
+    return f" at step {anomaly.step}" + (" (counted from 0)" if outcome.steps_from_zero else "")
 
 
 def _completed(outcome: WatchOutcome) -> int | None:
@@ -126,7 +130,7 @@ def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
     if decision is Decision.NO_GO:
         if blockers:
             first = blockers[0]
-            head = f"{first.type.value}{_where(first)}: {first.description}"
+            head = f"{first.type.value}{_where(first, outcome)}: {first.description}"
         elif ending is not None:
             head = f"the run ended {state.value}: {ending.evidence}"
         else:
@@ -145,12 +149,12 @@ def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
         if highs:
             first = highs[0]
             return (f"CONDITIONAL — finished{_steps(outcome)}, but {first.type.value}"
-                    f"{_where(first)} is unresolved: {first.description}")
+                    f"{_where(first, outcome)} is unresolved: {first.description}")
         evidence = ending.evidence if ending is not None else "no completion evidence"
         return f"CONDITIONAL — the run ended{_steps(outcome)}, but {evidence}"
     if not outcome.saw_training:
         return "CONDITIONAL — no training progress could be read from the target yet"
-    caveat = f"; open: {highs[0].type.value}{_where(highs[0])}" if highs else ""
+    caveat = f"; open: {highs[0].type.value}{_where(highs[0], outcome)}" if highs else ""
     return (f"CONDITIONAL — still running{_steps(outcome)} when babysit stopped "
             f"({outcome.stop_reason}){caveat}")
 
@@ -198,7 +202,7 @@ def _findings(outcome: WatchOutcome, unresolved: list[Anomaly]) -> list[Finding]
             fix += f" The checkpoint to go back to ({checkpoint.why}): {checkpoint.path}."
         if first.action_taken != "none":
             fix += f" babysit: {first.action_taken}."
-        add(severity, f"{first.type.value}{_where(first)}{more}", first.description, fix)
+        add(severity, f"{first.type.value}{_where(first, outcome)}{more}", first.description, fix)
     ending = outcome.ending
     if outcome.state is TerminalState.SUCCEEDED and not _read_enough(outcome):
         add(Severity.HIGH, "could not read training progress from this log",
@@ -231,7 +235,10 @@ def _next_commands(outcome: WatchOutcome, decision: Decision) -> list[str]:
             commands.append(f"tail -n 80 -- {quoted}")
         if any(a.type is AnomalyType.NAN_INF for a in outcome.anomalies):
             commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' -- {quoted}")
-    if outcome.state is TerminalState.RUNNING and outcome.rewatch:
+    # Watching again only helps while the verdict can still change: after a NO-GO it
+    # would give the same NO-GO and propose itself once more.
+    if (outcome.state is TerminalState.RUNNING and decision is not Decision.NO_GO
+            and outcome.rewatch):
         commands.append(shlex.join(outcome.rewatch))
     return commands
 

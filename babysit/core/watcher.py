@@ -17,6 +17,7 @@ from babysit.core.backoff import PollOutcome, next_interval, reset_reason
 from babysit.core.fixer import Approver, FixEffects, Fixer, FixView
 from babysit.core.outcome import WatchOutcome
 from babysit.core.reports import (
+    LiveView,
     Observer,
     OutputClosed,
     PollReport,
@@ -37,7 +38,7 @@ from babysit.model import (
 )
 from babysit.sanitise import outbound_value
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
-from babysit.units import format_duration, format_interval
+from babysit.units import count, format_duration, format_interval
 
 # Training problems a cancel (with the user's approval) is about.
 _PROBLEMS = frozenset({AnomalyType.NAN_INF, AnomalyType.DIVERGENCE, AnomalyType.GRAD_EXPLOSION,
@@ -56,13 +57,16 @@ class Watcher:
                  clock: Clock | None = None, fixer: Fixer | None = None,
                  reviewer: Reviewer | None = None,
                  known_anomalies: frozenset[tuple[str, int | None]] = frozenset(),
-                 waker: Waker | None = None) -> None:
+                 waker: Waker | None = None,
+                 output_gone: Callable[[], str | None] | None = None) -> None:
         self.target = target
         self.settings = settings
         self.observer = observer
         self.clock = clock or SystemClock()
         # Between polls: a local log's changes end the wait early (see reading.changes).
         self.waker = waker or SleepingWaker(self.clock)
+        if output_gone is not None:
+            self.waker = _OutputWatchingWaker(self.waker, output_gone, self.clock)
         self.fixer = fixer
         self.reviewer = reviewer
         # (type, step) of anomalies an agent already heard about (--until-event).
@@ -183,6 +187,10 @@ class Watcher:
             if reset_reason(outcome, self.settings.poll) is not None or self._stop_reason():
                 return report, outcome
             self._lines_read_early += report.new_lines
+            if isinstance(self.observer, LiveView) and report.new_lines:
+                # The printed report waits for the backoff; a live page need not.
+                self.observer.between(replace(report, state=self.run_state.state,
+                                              next_poll_seconds=max(0.0, remaining)))
 
     def _poll_once(self, interval: float) -> tuple[PollReport, PollOutcome]:
         try:
@@ -418,7 +426,7 @@ class Watcher:
         eta = None
         progress = self.run_state.progress
         # A rate and an ETA from before the run went quiet would be stale: say so instead.
-        quiet = progress.quiet_for(self.clock.monotonic()) if progress.quiet_polls else None
+        quiet = self._no_progress_for(snapshot, interval) if progress.quiet_polls else None
         if quiet is not None:
             throughput, rate = None, None
         if rate and series.step is not None and series.target_steps:
@@ -457,6 +465,17 @@ class Watcher:
             history=self.run_state.history.series() if self.settings.serve else None,
             reading=self.run_state.reading,
         )
+
+    def _no_progress_for(self, snapshot: Snapshot, interval: float) -> float | None:
+        """How long the run has shown no progress, when that is worth saying: counted
+        from its last progress or, when longer, from the source's last change (a log last
+        written before babysit started has been quiet since then, not since babysit's
+        start); None while that is under one polling interval (progress read early, a
+        moment ago, is not "no progress for 0s")."""
+        since = self.run_state.progress.quiet_for(self.clock.monotonic())
+        if snapshot.quiet_for is not None:
+            since = max(since, snapshot.quiet_for)
+        return since if since >= max(interval, 1.0) else None
 
     def _take_early_lines(self) -> int:
         lines, self._lines_read_early = self._lines_read_early, 0
@@ -510,7 +529,7 @@ class Watcher:
         notable = bool(report.new_anomalies) and (last is None or self._polls - last >= 2)
         if due or notable or next_poll is None:
             reason = ("stopping" if next_poll is None else
-                      "anomaly" if report.new_anomalies else f"every {every} polls")
+                      "anomaly" if report.new_anomalies else f"every {count(every, 'poll')}")
             self._summary_at = self._polls
             self.observer.summary(self.summary(reason))
 
@@ -546,3 +565,28 @@ class _ShowFirst:
     def ask(self, question: str) -> bool | None:
         self.show()
         return self.inner.ask(question)
+
+
+class _OutputWatchingWaker:
+    """Waits as `inner` does, looking at babysit's output every `every` seconds: when its
+    reader went away (`babysit … | head -3`), the watch ends then, with its verdict,
+    rather than at the next print, which may be minutes away."""
+
+    def __init__(self, inner: Waker, gone: Callable[[], str | None], clock: Clock,
+                 every: float = 0.5) -> None:
+        self.inner = inner
+        self.gone = gone
+        self.clock = clock
+        self.every = every
+
+    def wait(self, seconds: float) -> bool:
+        deadline = self.clock.monotonic() + seconds
+        while True:
+            reason = self.gone()
+            if reason is not None:
+                raise OutputClosed(reason)
+            left = deadline - self.clock.monotonic()
+            if left <= 0:
+                return False
+            if self.inner.wait(min(left, self.every)):
+                return True

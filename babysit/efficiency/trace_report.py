@@ -11,6 +11,7 @@ from typing import Any
 
 from babysit.artifact import write_text_atomically
 from babysit.efficiency.trace import DeviceBusy, EventTotal, Step, TraceSummary
+from babysit.units import count
 
 _STEPS_LISTED = 20  # more than this and the text shows the first ones; --json has all
 _NO_DEVICE = ("no device events (no kernel, memcpy or memset): a CPU-only trace, so there "
@@ -80,8 +81,8 @@ def _device_lines(summary: TraceSummary) -> list[str]:
     if not summary.devices:
         return [f"Devices: {_NO_DEVICE}."]
     within = "the steps" if summary.step_marker else "the whole trace"
-    lines = [f"Devices ({summary.device_events} events; busy = kernels, memcpy and memset, "
-             f"overlaps counted once, within {within}):"]
+    lines = [f"Devices ({count(summary.device_events, 'event')}; busy = kernels, memcpy and "
+             f"memset, overlaps counted once, within {within}):"]
     lines += [f"  {d.device}: busy {_percent(d.busy_fraction)} ({_time(d.busy_us)} of "
               f"{_time(d.window_us)}); kernels {_time(d.kernel_us)}, memcpy "
               f"{_time(d.memcpy_us)}, memset {_time(d.memset_us)}" for d in summary.devices]

@@ -14,6 +14,7 @@ from babysit.model import ProcessView
 from babysit.redact import redact_argv, scrub
 from babysit.remote.connection import SshCommandTimeout, SshConnection, SshError
 from babysit.telemetry.gpu import GpuQueryError
+from babysit.telemetry.processes import is_babysit_command
 
 
 class RemoteProcessError(Exception):
@@ -56,8 +57,10 @@ def find_remote(connection: SshConnection, name: str) -> list[tuple[int, str]]:
     """(pid, command) of remote processes whose command line contains `name` (a fixed
     string, matched here, never handed to a remote shell), launchers only."""
     rows = _table(connection)
+    # babysit itself is left out by its program name, as the local finder does: an
+    # interpreter under a venv with "babysit" in its path may well be the run.
     matches = {pid for pid, row in rows.items()
-               if name in row.args and "babysit" not in row.args.split(" ")[0]
+               if name in row.args and not is_babysit_command(row.args.split())
                and not row.args.startswith("ps -eo")}
     roots = [pid for pid in matches if rows[pid].ppid not in matches]
     return [(pid, scrub(" ".join(redact_argv(rows[pid].args.split())))) for pid in sorted(roots)]

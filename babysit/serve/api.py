@@ -10,7 +10,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-API_VERSION = 1
+# 2: a non-finite value in `latest` is "nan"/"inf"/"-inf", as in the artifact (1: null).
+API_VERSION = 2
 
 
 # The run's page on its service (W&B, MLflow, Vertex AI): a web address and nothing else.

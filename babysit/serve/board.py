@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from babysit.artifact import json_number
 from babysit.core.reports import PollReport, SummaryReport
 from babysit.model import Anomaly, Severity, Verdict
 
@@ -51,7 +52,10 @@ class RunBoard:
                 "updated_at": _iso(report.time), "state": report.state.value,
                 "step": report.step, "target_steps": report.target_steps,
                 "epoch": report.epoch, "eta_seconds": report.eta_seconds,
-                "latest": {k: _number(v) for k, v in report.metrics.items()},
+                # A metric's value is written as in the artifact and the JSON events:
+                # "nan"/"inf"/"-inf" when non-finite (the series' values are plot points:
+                # a gap there, its step in `nonfinite`).
+                "latest": {k: json_number(v) for k, v in report.metrics.items()},
                 "gpu": dict(report.gpu) if report.gpu else None,
                 "efficiency": report.efficiency.to_json() if report.efficiency else None,
                 "status": list(report.status),

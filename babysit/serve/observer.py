@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from babysit.core.reports import Observer, PollReport, SummaryReport
+from babysit.core.reports import LiveView, Observer, PollReport, SummaryReport
 from babysit.model import Anomaly, Verdict
 from babysit.safe_files import UnsafeFile
 from babysit.serve import registry
@@ -37,6 +37,14 @@ class BoardObserver:
         self.board.report(report)
         self._published()
         self.inner.poll(report)
+
+    def between(self, report: PollReport) -> None:
+        """A read between reports: the page shows it; the printed stream waits for its
+        report."""
+        self.board.report(report)
+        self._published()
+        if isinstance(self.inner, LiveView):
+            self.inner.between(report)
 
     def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
         self.board.anomaly(anomaly)

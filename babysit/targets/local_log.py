@@ -22,12 +22,18 @@ def _open(request: Request) -> Target:
 
 
 def _awaits(request: Request) -> str | None:
-    """One log path that does not exist yet (not a glob, not several ranks)."""
+    """One log path that does not exist yet (not a glob, not several ranks) and that the
+    run may still create: its folder is there and nothing in it has a close name (that
+    is a typo, reported at once with the name it resembles)."""
     import os
+
+    from babysit.targets.log_paths import worth_waiting_for
 
     if request.more or any(c in request.value for c in "*?["):
         return None
-    return None if os.path.lexists(request.value) else request.value
+    if os.path.lexists(request.value) or not worth_waiting_for(request.value):
+        return None
+    return request.value
 
 
 KIND = TargetKind(

@@ -18,6 +18,7 @@ from babysit.reading.changes import GrowthWaker
 from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
+from babysit.targets.log_paths import did_you_mean, logs_inside, not_found
 
 
 class _LocalFile:
@@ -74,9 +75,10 @@ class LocalLogTarget:
         self._follower = LogFollower(LocalFileAccess(str(self.path), use_grep, wall_time),
                                      tail_bytes)
         if not self.path.exists():
-            raise TargetError(f"log file not found: {self.path}")
+            raise TargetError(not_found(self._label))
         if self.path.is_dir():
-            raise TargetError(f"{self.path} is a directory; give the path of the log file")
+            raise TargetError(f"{self._label} is a directory; give the path of the log file"
+                              f"{did_you_mean(logs_inside(self._label))}")
         if not self.path.is_file():
             # Opening a FIFO blocks until a writer appears; a device never ends.
             kind = "a named pipe (FIFO)" if self.path.is_fifo() else "not a regular file"

@@ -81,7 +81,7 @@ def _prepare_proc(request: Request, choose: Chooser) -> Request:
     if len(roots) > 1:
         rows = [describe_process(p) for p in roots]
         index = choose(rows)
-        if index is None:
+        if index is None:  # no one to ask (no terminal, --json), or no answer (end of input)
             # One line: the message takes the outbound pass whole, which shows a newline
             # as `\n` (a command line could carry one to forge a line).
             listing = "; ".join(f"{n}. {row}" for n, row in enumerate(rows, start=1))

@@ -13,7 +13,7 @@ import re
 import select
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import psutil
@@ -322,9 +322,22 @@ def _zombie_exit_status(identity: Identity) -> ExitInfo | None:
 
 # --- finding the run ------------------------------------------------------------------
 
-def _is_babysit(cmdline: list[str]) -> bool:
-    head = " ".join(cmdline[:3])
-    return "babysit" in os.path.basename(cmdline[0] if cmdline else "") or "-m babysit" in head
+def is_babysit_command(cmdline: Sequence[str]) -> bool:
+    """Whether this command line runs babysit itself: the program's own name says so
+    (`babysit`, `/venv/bin/python /venv/bin/babysit …`, `python -m babysit`). Only the
+    program is looked at, never the folder it lives in: a venv or conda env with
+    "babysit" in its path runs training scripts too."""
+    if not cmdline:
+        return False
+    program = os.path.basename(cmdline[0])
+    if "babysit" in program:
+        return True
+    if not program.startswith("python"):
+        return False
+    # A console script runs as `<interpreter> <script>`: the script is the program.
+    rest = list(cmdline[1:3])
+    return (rest[:2] == ["-m", "babysit"] or rest[:1] == ["-mbabysit"]
+            or (bool(rest) and os.path.basename(rest[0]) == "babysit"))
 
 
 def find_processes(name: str) -> list[psutil.Process]:
@@ -339,7 +352,7 @@ def find_processes(name: str) -> list[psutil.Process]:
         if info["pid"] in own:
             continue
         cmdline = info.get("cmdline") or []
-        if _is_babysit(cmdline):
+        if is_babysit_command(cmdline):
             continue
         if info.get("name") == name or name in " ".join(cmdline):
             found.append(proc)

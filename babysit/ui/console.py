@@ -7,12 +7,15 @@ so a log line containing `[bold]` is printed as written."""
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 from collections.abc import Mapping
 from typing import IO
 
 from rich.console import Console
 from rich.text import Text
 
+from babysit.artifact import ARTIFACT_NAME, STUB_NAME
 from babysit.core.efficiency import Efficiency
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
@@ -75,7 +78,10 @@ def efficiency_lines(efficiency: Efficiency | None, gpu_util: float | None = Non
     if not parts and efficiency.status == "unavailable" and not efficiency.reason.startswith(
             ("the FLOPs per token", "no GPU type")):
         return []
-    lines = ["Efficiency: " + (" | ".join(parts) if parts else "—")]
+    if not parts:  # nothing measured: the reason is the line, not a dash and a second line
+        lines = [f"Efficiency: MFU unavailable: {efficiency.reason}"]
+    else:
+        lines = ["Efficiency: " + " | ".join(parts)]
     inputs = efficiency.inputs
     if efficiency.mfu is not None:
         lines.append(f"  MFU estimate: {inputs.get('formula')} FLOPs/token, "
@@ -85,7 +91,7 @@ def efficiency_lines(efficiency: Efficiency | None, gpu_util: float | None = Non
         if gpu_util is not None:
             lines.append(f"  GPU utilisation {gpu_util:.0f}% is not MFU: it counts the time a "
                          f"kernel runs, not the useful FLOPs it does")
-    else:
+    elif parts:
         lines.append(f"  MFU unavailable: {efficiency.reason}")
     if efficiency.log_mfu is not None:
         lines.append(f"  the run's own MFU: {100 * efficiency.log_mfu:.3g}%")
@@ -239,7 +245,8 @@ class ConsoleObserver:
             self.console.print(Text("  Open anomalies: " + "; ".join(
                 _short(a) for a in report.open_anomalies), style="yellow"))
         if report.resolved_anomalies:
-            self.console.print(Text(f"  Resolved: {len(report.resolved_anomalies)}", style="dim"))
+            self.console.print(Text("  Resolved: " + "; ".join(
+                _short(a) for a in report.resolved_anomalies), style="dim"))
 
     def final(self, verdict: Verdict, artifact: Mapping[str, object],
               artifact_path: str | None) -> None:
@@ -290,7 +297,7 @@ class ConsoleObserver:
             for command in verdict.next_commands:
                 out.print(Text(f"  $ {command}"))
         if artifact_path:
-            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+            out.print(Text(_written(artifact_path), style="dim"))
 
     def _unreadable(self, verdict: Verdict, artifact_path: str | None) -> None:
         """Nothing is known about the run: say why once, and what to check."""
@@ -308,7 +315,14 @@ class ConsoleObserver:
         for finding in verdict.findings:
             out.print(Text(f"  fix: {finding.fix}"))
         if artifact_path:
-            out.print(Text(f"Verdict written to {artifact_path}", style="dim"))
+            out.print(Text(_written(artifact_path), style="dim"))
+
+
+def _written(artifact_path: str) -> str:
+    if os.path.basename(artifact_path) == STUB_NAME:
+        return (f"Verdict written to {artifact_path} ({ARTIFACT_NAME} beside it holds the "
+                f"verdict on another target: kept)")
+    return f"Verdict written to {artifact_path}"
 
 
 _TITLES = {
@@ -328,4 +342,13 @@ def _short(anomaly: Anomaly) -> str:
 
 def _metrics_text(metrics: Mapping[str, float], limit: int = 12) -> str:
     items = list(metrics.items())[:limit]
-    return ", ".join(f"{k}={format_value(v)}" for k, v in items)
+    return ", ".join(f"{k}={format_value(v)}{'%' if _in_percent(k, v) else ''}"
+                     for k, v in items)
+
+
+def _in_percent(name: str, value: float) -> bool:
+    """A metric the run printed in percent (`mfu 16.91%`, `gpu_util_percent`), so that
+    `mfu=169.1` is not read as a ratio; core.efficiency reads `mfu` the same way."""
+    bare = name.rsplit("/", 1)[-1].lower()
+    return math.isfinite(value) and ((bare == "mfu" and "/" not in name)
+                                     or bare.endswith(("_percent", "_pct")))

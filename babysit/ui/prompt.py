@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
-from rich.prompt import Confirm, IntPrompt
+from rich.prompt import Confirm
 from rich.text import Text
 
 from babysit.sanitise import outbound
@@ -30,12 +30,34 @@ class ConsoleApprover:
             return None
 
 
-def choose_process(rows: Sequence[str], console: Console | None = None) -> int:
-    """Index of the process the user picks from `rows`."""
+def choose_process(rows: Sequence[str], console: Console | None = None,
+                   read: Callable[[str], str] | None = None) -> int | None:
+    """Index of the process the user picks from `rows` (each `PID n  …`): its number in
+    the list, or its PID as `ps` shows it. None at the end of input (Ctrl-D): no choice."""
     console = console or Console(highlight=False)
+    read = read or (lambda prompt: console.input(prompt))
+    pids = [_pid_of(row) for row in rows]
     console.print("Several processes match:")
     for number, row in enumerate(rows, start=1):
         console.print(Text(f"  {number}. {outbound(row)}"))
-    choice = IntPrompt.ask("Which one should babysit watch?", console=console,
-                           choices=[str(n) for n in range(1, len(rows) + 1)])
-    return int(choice) - 1
+    while True:
+        try:
+            answer = read(f"Which one should babysit watch? (1-{len(rows)} or a PID): ").strip()
+        except EOFError:
+            console.print()
+            return None
+        if answer.isdigit():
+            value = int(answer)
+            if value in pids:
+                return pids.index(value)
+            if 1 <= value <= len(rows):
+                return value - 1
+        console.print(Text(f"{outbound(answer)!r} is neither a number from 1 to {len(rows)} "
+                           f"nor one of the PIDs listed", style="red"))
+
+
+def _pid_of(row: str) -> int | None:
+    words = row.split()
+    if len(words) > 1 and words[0] == "PID" and words[1].isdigit():
+        return int(words[1])
+    return None

@@ -7,7 +7,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
+import stat
 import sys
+from collections.abc import Callable
 from typing import IO
 
 from babysit.core.reports import OutputClosed
@@ -65,3 +68,32 @@ class GuardedStream:
             os.dup2(devnull, self.stream.fileno())
             os.close(devnull)
         raise OutputClosed(self.closed_reason)
+
+
+def pipe_reader_watch(stream: IO[str] | None = None) -> Callable[[], str | None] | None:
+    """For stdout on a pipe or socket: a check that says when its reader went away
+    (`babysit … | head -3` after the third line), which polling the write end reports
+    as an error at once. babysit would otherwise learn it at its next print, minutes
+    later at the backoff's cap. None for a terminal or a file (they have no reader to
+    lose)."""
+    stream = stream if stream is not None else sys.stdout
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) or not hasattr(select, "poll"):
+        return None  # (no poll() on Windows: the next print finds out, as before)
+    poller = select.poll()
+    poller.register(fd, 0)  # no events asked for: only errors and hang-ups are reported
+
+    def gone() -> str | None:
+        try:
+            events = poller.poll(0)
+        except OSError:
+            return None
+        if any(flags & (select.POLLERR | select.POLLHUP) for _, flags in events):
+            return "the reader of babysit's output went away (broken pipe)"
+        return None
+
+    return gone

@@ -26,10 +26,30 @@ TRAINER = Path(__file__).parents[1] / "fake_trainer.py"
 
 class FastClock(FakeClock):
     """Fake time for the loop (a 30 s interval passes at once) while the real training
-    process gets a little real time between polls."""
+    process gets a little real time between polls.
+
+    Given the run's log, a pause lasts until the log grew (up to `most` real seconds):
+    on a busy machine a fixed pause may give the run no time at all, and a working run
+    would look stalled, or a restarted one hung. A run that really stopped writing costs
+    `most` per poll."""
+
+    def __init__(self, log: Path | None = None, most: float = 1.0) -> None:
+        super().__init__()
+        self.log = log
+        self.most = most
+        self._size = -1
 
     def sleep(self, seconds: float) -> None:
-        time.sleep(0.08)
+        if self.log is None:
+            time.sleep(0.08)
+        else:
+            deadline = time.monotonic() + self.most
+            while True:
+                time.sleep(0.02)
+                size = self.log.stat().st_size if self.log.exists() else -1
+                if size != self._size or time.monotonic() >= deadline:
+                    self._size = size
+                    break
         super().sleep(seconds)
 
 
@@ -67,7 +87,7 @@ def watch(tmp_path: Path, proc: subprocess.Popen[bytes], *, fix: bool = True,
     settings = Settings(poll=replace(PollSettings(), max_polls=max_polls),
                         rules=RuleSettings(stall_polls=6), fix=fix, out_dir=tmp_path / "out")
     result = run_session(factory, str(proc.pid), "pid", settings, NullObserver(),
-                         clock=FastClock(), approver=approver)
+                         clock=FastClock(tmp_path / "train.log"), approver=approver)
     return result, artifact_in(tmp_path / "out")
 
 

@@ -129,6 +129,16 @@ def test_steps_completed_count_a_zero_based_index_once(from_zero: bool, complete
     assert verdict.anomalies[0].step == 40
 
 
+def test_a_crash_at_a_step_counted_from_zero_says_so_beside_the_steps_completed():
+    crash = Anomaly(AnomalyType.CRASH, Severity.BLOCKER, 62, "the process died")
+    watched = WatchOutcome(target="t", target_type="wandb", state=S.FAILED,
+                           ending=ending(S.FAILED), step=62, steps_from_zero=True,
+                           target_steps=300, saw_training=True, anomalies=(crash,), polls=3)
+    verdict = decide(watched, "r")
+    assert verdict.total_steps == 63
+    assert verdict.findings[0].title == "crash at step 62 (counted from 0)"
+
+
 def test_no_step_is_no_steps_completed_even_from_zero():
     watched = WatchOutcome(target="t", target_type="wandb", state=S.RUNNING,
                            steps_from_zero=True, polls=1)

@@ -292,3 +292,10 @@ def test_unreadable_input_exits_4_with_one_line(tmp_path: Path, name: str,
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"babysit: error: {name}: ") and reason in done.stderr
+
+
+@pytest.mark.parametrize("kernels, counted", [(1, "(1 event;"), (2, "(2 events;")])
+def test_the_device_event_count_reads_as_english(tmp_path: Path, kernels: int, counted: str):
+    write_trace(tmp_path / "t.json", [kernel(30 * n, 10) for n in range(kernels)])
+    done = babysit("trace", "t.json", cwd=tmp_path)
+    assert f"Devices {counted}" in done.stdout, done.stdout

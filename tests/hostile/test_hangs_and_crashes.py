@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import babysit as babysit_package
 from tests.conftest import artifact_in
 from tests.test_cli import babysit
 
@@ -208,6 +209,27 @@ def test_a_reader_that_goes_away_ends_the_watch_with_a_verdict(tmp_path: Path):
     assert data["terminal_state"] == "RUNNING" and "broken pipe" in data["summary"]
 
 
+def test_a_reader_that_goes_away_is_noticed_before_the_next_print(tmp_path: Path):
+    """`babysit train.log | head -3` at the backoff's cap: the next print is 300 s away,
+    the closed pipe is noticed when it closes."""
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {s}/1000 | loss=2.0\n" for s in range(1, 5)))
+    reader, writer = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "300"],
+                            cwd=tmp_path, stdout=writer, stderr=subprocess.PIPE, text=True)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as head:
+        assert head.readline()  # what `head` reads before it exits
+    try:
+        assert proc.wait(timeout=60) == 130  # long before the 300 s report
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+    data = artifact_in(tmp_path)
+    assert data["terminal_state"] == "RUNNING" and "broken pipe" in data["summary"]
+
+
 @pytest.mark.parametrize("sig, words", [(signal.SIGHUP, "SIGHUP"), (signal.SIGTERM, "SIGTERM")])
 def test_hangup_and_terminate_leave_a_verdict_saying_which(tmp_path: Path, sig: int,
                                                             words: str):
@@ -215,9 +237,13 @@ def test_hangup_and_terminate_leave_a_verdict_saying_which(tmp_path: Path, sig: 
     proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "0.2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(1.5)
+    assert proc.stdout is not None
+    # Signalled once the watch has begun (its first line), however slow the start: a
+    # sleep here lands before the session on a busy machine, where no verdict is due.
+    while "Watching" not in (line := proc.stdout.readline()):
+        assert line, "babysit ended before it began watching"
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
     assert words in artifact_in(tmp_path)["summary"]
 
@@ -233,7 +259,9 @@ def test_a_signal_at_any_moment_of_start_up_is_clear(tmp_path: Path, delay: floa
         out, err = proc.communicate(timeout=30)
         # Python's own start-up (site, runpy finding the module) may take the Ctrl-C
         # before a line of babysit runs: then the traceback names no file of the package.
-        package = f"{os.sep}babysit{os.sep}"
+        # The package's own folder: a clone or venv named `babysit` holds Python's files
+        # too, and their names must not count as babysit's.
+        package = os.path.dirname(babysit_package.__file__) + os.sep
         before_babysit = "KeyboardInterrupt" in err and package not in err
         assert "Traceback" not in err or before_babysit, err
         artifact = tmp_path / "babysit-training.json"

@@ -68,6 +68,28 @@ def test_remote_proc_by_name(ssh_home: Sshd, trainer):
     target.close()
 
 
+def test_remote_proc_by_name_under_an_interpreter_whose_path_says_babysit(
+        ssh_home: Sshd, tmp_path: Path):
+    # A venv or conda env named after the project (a clone called `babysit`): the run's
+    # interpreter path contains "babysit", the program does not, so it is the run.
+    env = tmp_path / "babysit" / ".venv" / "bin"
+    env.mkdir(parents=True)
+    (env / "python3").symlink_to(sys.executable)
+    script = tmp_path / f"trainer_{tmp_path.name}.py"
+    shutil.copyfile(TRAINER, script)
+    log = tmp_path / "train.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen([str(env / "python3"), str(script), "--steps", "100000",
+                                 "--delay", "0.05"], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        target = remote(ssh_home, log, proc=script.name)
+        assert target.probe.pid == proc.pid
+        target.close()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_remote_proc_without_a_match_is_a_target_error(ssh_home: Sshd, trainer):
     _, log = trainer
     with pytest.raises(TargetError, match="no process matches"):

@@ -127,7 +127,8 @@ def test_api_metrics_of_a_live_session_follows_the_run_and_matches_its_schema(
     jsonschema.validate(late, api_schema())
     run = late["runs"][0]
     assert run["series"]["loss"]["nonfinite"] == [61]
-    assert run["series"]["loss"]["values"][-1] is None  # missing, not a number
+    assert run["series"]["loss"]["values"][-1] is None  # a gap in the curve, not a number
+    assert run["latest"]["loss"] == "nan"  # the value, written as in the artifact
     nan = next(a for a in run["anomalies"] if a["type"] == "nan-inf")
     assert nan["step"] == 61 and nan["severity"] == "blocker"
 
@@ -187,7 +188,8 @@ CHROMEDRIVER = shutil.which("chromedriver")
 @pytest.mark.skipif(CHROMEDRIVER is None, reason="chromium-driver is not installed "
                                                  "(.ci/run installs it)")
 def test_a_real_browser_draws_the_curve_and_marks_the_nan(session: Session, tmp_path: Path):
-    webdriver = pytest.importorskip("selenium.webdriver")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                                    "(pip install -e '.[test-services]')")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("tensorboard")
+pytest.importorskip("tensorboard", reason="TensorBoard is not installed "
+                                          "(pip install -e '.[test-services]')")
 
 from tensorboard.compat.proto.event_pb2 import Event
 from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata

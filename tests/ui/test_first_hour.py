@@ -101,12 +101,15 @@ def test_a_log_that_does_not_exist_yet_is_waited_for(tmp_path: Path):
     log = tmp_path / "train.log"
     proc = subprocess.Popen([sys.executable, "-m", "babysit", "train.log", "--interval", "0.2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "BABYSIT_WAIT_FOR_LOG": "30"})
-    time.sleep(1.0)
+                            text=True, env={**os.environ, "BABYSIT_WAIT_FOR_LOG": "600"})
+    assert proc.stderr is not None
+    # The log is created once babysit says it waits (however long it took to start):
+    # a sleep here would race a slow start.
+    announced = proc.stderr.readline()
+    assert "waiting for train.log to appear (up to 10m 0s, until " in announced, announced
     assert proc.poll() is None  # still waiting, not exit 4
     log.write_text("Step 10/10 | loss=1.0\nTraining finished\n")
-    out, err = proc.communicate(timeout=30)
-    assert "waiting for train.log to appear (up to 30s" in err
+    out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
     assert artifact_in(tmp_path)["decision"] == "GO"
 
@@ -133,3 +136,49 @@ def test_a_process_is_named_by_its_command_line(tmp_path: Path):
     watching = next(line for line in done.stdout.splitlines() if "Watching" in line)
     assert f"Watching {proc.pid} — " in watching and "named_trainer_for_label.py --lr 3e-4" \
         in watching
+
+
+def test_no_progress_is_counted_from_the_logs_last_write(tmp_path: Path):
+    log = tmp_path / "train.log"
+    log.write_text("".join(steps(1, 4)))
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(log, (two_hours_ago, two_hours_ago))
+    out = io.StringIO()
+    settings = Settings(poll=replace(PollSettings(), max_polls=3, interval=30, backoff=False),
+                        fix=False, out_dir=tmp_path / "out")
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log", settings,
+                ConsoleObserver(out, color=False), clock=FakeClock())
+    quiet = [line for line in out.getvalue().splitlines() if "no progress for" in line]
+    assert quiet and all("no progress for 2h 0m" in line for line in quiet), quiet
+
+
+class _EarlyRead:
+    """A waker that sees the log grow half a second before the poll is due, once."""
+
+    def __init__(self, clock: FakeClock, log: Path) -> None:
+        self.clock, self.log, self.calls = clock, log, 0
+
+    def wait(self, seconds: float) -> bool:
+        self.calls += 1
+        if self.calls == 1:
+            self.clock.t += seconds - 0.5
+            append(self.log, "Step 5/1000 | loss=2.9950\n")
+            return True
+        self.clock.t += seconds
+        return False
+
+
+def test_progress_read_a_moment_before_a_poll_is_not_no_progress_for_0s(tmp_path: Path):
+    from babysit.core.watcher import Watcher
+
+    log = tmp_path / "train.log"
+    log.write_text("".join(steps(1, 4)))
+    clock = FakeClock()
+    out = io.StringIO()
+    settings = Settings(poll=replace(PollSettings(), max_polls=3, interval=30, backoff=False),
+                        fix=False, out_dir=tmp_path / "out")
+    Watcher(LocalLogTarget(log), settings, ConsoleObserver(out, color=False), clock,
+            waker=_EarlyRead(clock, log)).run()
+    text = out.getvalue()
+    assert "Step 5/1000" in text
+    assert "no progress for 0s" not in text, text

@@ -143,7 +143,7 @@ async function refresh() {
     const holder = document.getElementById("runs");
     if (doc.runs.length) holder.querySelector(".empty")?.remove();
     for (const run of doc.runs) renderRun(run, holder);
-    status.textContent = `${doc.runs.length} run(s) · updated ${new Date().toLocaleTimeString()}`;
+    status.textContent = `${doc.runs.length} ${doc.runs.length === 1 ? "run" : "runs"} · updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
   } catch (error) {
     status.textContent = `cannot read /api/metrics: ${error.message}`;

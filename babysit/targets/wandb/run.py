@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -29,24 +28,19 @@ from babysit.targets.tracker_rows import (
     target_from_params,
     unreachable_reason,
 )
+from babysit.targets.wandb.spec import run_path
 
 _STATES = {"finished": TerminalState.SUCCEEDED, "crashed": TerminalState.FAILED,
            "failed": TerminalState.FAILED, "killed": TerminalState.CANCELLED}
-_URL = re.compile(r"^https?://[^/]+/(?P<entity>[^/]+)/(?P<project>[^/]+)/runs/(?P<run>[^/?#]+)")
 
 
 def wandb_target(spec: str) -> Target:
     """A local run directory when `spec` is one, else an entity/project/run path or URL."""
-    if os.path.exists(spec):
-        return WandbDirTarget(spec)
-    match = _URL.match(spec)
-    if match is not None:
-        return WandbApiTarget(spec, f"{match['entity']}/{match['project']}/{match['run']}")
-    parts = [p for p in spec.strip("/").split("/") if p and p != "runs"]
-    if len(parts) != 3:
-        raise TargetError(f"--wandb {spec!r}: expected entity/project/run_id, a run URL, or a "
-                          f"local run directory (e.g. ./wandb/latest-run)")
-    return WandbApiTarget(spec, "/".join(parts))
+    try:
+        path = run_path(spec)
+    except ValueError as error:
+        raise TargetError(str(error)) from error
+    return WandbDirTarget(spec) if path is None else WandbApiTarget(spec, path)
 
 
 def _records(rows: Iterable[tuple[int | None, dict[str, float]]], target: int | None,

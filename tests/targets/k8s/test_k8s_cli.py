@@ -19,7 +19,9 @@ from tests.fakes.k8s_api import (
     terminated,
 )
 from tests.forked_cli import run_babysit
-from tests.targets.k8s.conftest import OFFLINE_ENV
+from tests.targets.k8s.conftest import OFFLINE_ENV, need_kubernetes_client
+
+need_kubernetes_client()
 
 NAME = "llama-ft"
 

@@ -28,6 +28,9 @@ from tests.fakes.k8s_api import (
     terminated,
     waiting,
 )
+from tests.targets.k8s.conftest import need_kubernetes_client
+
+need_kubernetes_client()
 
 NAME = "llama-ft"
 

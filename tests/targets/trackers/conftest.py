@@ -27,7 +27,7 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     mlflow_bin = shutil.which("mlflow", path=os.path.dirname(sys.executable)) or \
         shutil.which("mlflow")
     if mlflow_bin is None:
-        pytest.skip("the mlflow server is not installed (the test extra installs it)")
+        pytest.skip("the mlflow server is not installed (pip install -e '.[test-services]')")
     root = tmp_path_factory.mktemp("mlflow")
     port = _free_port()
     env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
@@ -89,7 +89,8 @@ def start_writer(uri: str, *args: str) -> tuple[Writer, str]:
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
     """Finished offline W&B runs of each kind, written once for every test that reads them."""
-    pytest.importorskip("wandb")
+    pytest.importorskip("wandb", reason="wandb is not installed "
+                                        "(pip install -e '.[test-services]')")
     from tests.targets.trackers.wandb_runs import make_runs
 
     return make_runs(tmp_path_factory.mktemp("wandb-runs"))

@@ -20,7 +20,7 @@ from babysit.targets.base import TargetError
 from babysit.targets.fallback import FallbackTarget
 from babysit.targets.log_file import LocalLogTarget
 from babysit.targets.mlflow.run import MlflowTarget
-from tests.conftest import FakeClock, append, artifact_in
+from tests.conftest import FakeClock, append, artifact_in, installed
 from tests.forked_cli import run_babysit
 from tests.targets.trackers.conftest import start_writer
 from tests.targets.trackers.tcp_proxy import Proxy
@@ -47,6 +47,11 @@ def anomalies(data: dict) -> list[tuple[str, int | None]]:
 def mlflow_cli(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     """`babysit ARGS` in a process forked with mlflow already imported (tests/forked_cli)."""
     return run_babysit(args, cwd=cwd, env=os.environ, timeout=timeout, preload=["mlflow"])
+
+
+# The command line says what it could not reach only once the client is there to try.
+needs_mlflow = pytest.mark.skipif(not installed("mlflow"), reason="mlflow is not installed "
+                                  "(pip install -e '.[test-services]')")
 
 
 def _unused_uri() -> str:
@@ -214,6 +219,7 @@ def test_finished_zero_based_run_shows_every_step_completed(mlflow_server: str,
 
 # --- the tracker down when babysit starts -------------------------------------------------
 
+@needs_mlflow
 def test_cli_without_a_fallback_log_says_in_one_clean_line_that_mlflow_is_down(
         tmp_path: Path):
 
@@ -228,6 +234,7 @@ def test_cli_without_a_fallback_log_says_in_one_clean_line_that_mlflow_is_down(
     assert not [raw for raw in _RAW if raw in text]
 
 
+@needs_mlflow
 def test_cli_starts_on_the_fallback_log_when_mlflow_is_down(tmp_path: Path):
     import json
 

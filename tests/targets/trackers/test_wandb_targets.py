@@ -21,7 +21,7 @@ from tests.conftest import FakeClock, artifact_in, require
 from tests.fakes.wandb_api import FakeWandbServer
 from tests.targets.trackers.wandb_runs import _start
 
-require("wandb", "wandb is not installed (the test extra installs it)")
+require("wandb", "wandb is not installed (pip install -e '.[test-services]')")
 
 
 def watch(tmp_path: Path, target, *, max_polls: int = 40, clock: FakeClock | None = None):

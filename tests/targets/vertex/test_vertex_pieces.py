@@ -13,6 +13,9 @@ from babysit.targets.vertex.describe import Task, machine, task_counts
 from babysit.targets.vertex.names import CUSTOM_JOBS, PIPELINE_JOBS, JobRef, read_reference
 from babysit.targets.vertex.service import VertexService
 from tests.fakes.vertex_api import VertexServer, job_log
+from tests.targets.vertex.conftest import need_google_clients
+
+need_google_clients()
 
 
 @pytest.mark.parametrize("value, collection, expected", [

@@ -23,8 +23,10 @@ from babysit.targets.vertex.service import VertexService
 from tests.conftest import FakeClock, validate_artifact
 from tests.fakes.vertex_api import VertexServer, pipeline_log
 from tests.forked_cli import run_babysit
-from tests.targets.vertex.conftest import OFFLINE_ENV
+from tests.targets.vertex.conftest import OFFLINE_ENV, need_google_clients
 from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+
+need_google_clients()
 
 _GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
