@@ -64,13 +64,27 @@ class PollSettings:
 class RuleSettings:
     """Thresholds for the rules; see references/common-issues.md for each one."""
 
-    divergence_steps: int = _bounded(5, 1, 10000)
-    divergence_min_rise: float = _bounded(0.05, 0, 1000)
-    # A loss this far above its best (1.0: twice the best) for this many points diverged.
-    divergence_level: float = _bounded(1.0, 0.01, 1e6)
-    divergence_level_points: int = _bounded(3, 1, 10000)
-    # ... and giving back this share of its improvement.
-    divergence_giveback: float = _bounded(0.5, 0, 1)
+    # Consecutive logged points the loss level must stay beyond its noise and the
+    # least rise over its best (a short run, under 10 points, needs 2).
+    divergence_steps: int = _bounded(3, 1, 10000)
+    divergence_min_rise: float = _bounded(0.07, 0, 1000)  # of the best level
+    # Robust sigmas of the run's noise (5/8 of it for a shift lasting 2·steps+1 points).
+    divergence_noise_k: float = _bounded(4.0, 0, 1000)
+    # A level this far above its best (0.5: 1.5×) diverged, however slowly it got there.
+    divergence_level: float = _bounded(0.5, 0.01, 1e6)
+    # Above where the run started by this much, and not coming back: a blocker.
+    divergence_blocker_rise: float = _bounded(0.25, 0, 1000)
+    # The log's first loss is the run's starting value only at or before this step (a
+    # log that begins mid-run has no starting value to compare with).
+    divergence_start_steps: int = _bounded(100, 0, 10**12)
+    # Not learning: logged points before a flat loss counts, the least fall from the
+    # start that counts as learning, identical losses in a row, and (after this many
+    # warm-up points) points at an lr or grad_norm of exactly 0.
+    not_learning_points: int = _bounded(20, 3, 100000)
+    not_learning_min_fall: float = _bounded(0.02, 0, 1)
+    not_learning_identical: int = _bounded(10, 2, 100000)
+    not_learning_warmup_points: int = _bounded(1, 0, 100000)
+    not_learning_zero_points: int = _bounded(5, 1, 100000)
     # A training loss above this has blown up numerically.
     loss_blowup: float = _bounded(1e8, 1e-6, 1e300)
     spike_window: int = _bounded(50, 2, 100000)

@@ -63,6 +63,7 @@ class AnomalyType(StrEnum):
     JOB_FAILURE = "job-failure"
     CONNECTIVITY = "connectivity"
     LOSS_SCALE = "loss-scale"
+    NOT_LEARNING = "not-learning"
 
 
 class TerminalState(StrEnum):

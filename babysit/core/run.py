@@ -32,7 +32,7 @@ from babysit.model import (
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
-from babysit.rules.stream import Raise, Signal
+from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.units import format_duration
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
@@ -180,6 +180,7 @@ class Run:
         for record in records:
             if record.facts:
                 efficiency.observe(record)
+                series.note_facts(record.facts)
             if series.is_primary(record):
                 if record.metrics:
                     efficiency.observe(record)
@@ -203,6 +204,8 @@ class Run:
             if isinstance(signal, Raise):
                 self.ledger.raise_(signal.type, self.step, signal.description, signal.key,
                                    signal.severity)
+            elif isinstance(signal, Reassess):
+                self.ledger.reassess(signal.type, signal.key, signal.severity, signal.why)
             else:
                 self.ledger.resolve(signal.type, signal.how, signal.key)
 
@@ -360,4 +363,5 @@ class Run:
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             if at_end is not None:
-                self.ledger.escalate(kind, at_end, "still open when the run ended")
+                self.ledger.escalate(kind, at_end, "still open when the run ended",
+                                     lowered_too=False)

@@ -64,6 +64,8 @@ class MetricSeries:
         self._rules = RuleSet(rules)
         self._last_timed: float | None = None  # the log's own time of the last step
         self._timed_gaps: deque[float] = deque(maxlen=20)
+        self.vocab_size: int | None = None  # said by the run (ln of it: a random guess's loss)
+        self._advanced = True  # the last record moved the step (or had none)
 
     @property
     def saw_training(self) -> bool:
@@ -89,6 +91,7 @@ class MetricSeries:
                 self.new_epoch = True
             self.epoch = record.epoch
         change = _STILL
+        self._advanced = record.step is None or record.step != self.step
         if record.step is not None and record.step != self.step:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
@@ -118,8 +121,19 @@ class MetricSeries:
             train_loss=train if train is not None and math.isfinite(train) else None,
             target_steps=self.target_steps,
             lr_schedule=self.lr_schedule,
+            vocab_size=self.vocab_size,
+            advanced=self._advanced,
         )
         return self._rules.observe(point, record.sparse)
+
+    def note_facts(self, facts: Mapping[str, float]) -> None:
+        """What the run said about itself that the rules use (its vocabulary)."""
+        vocab = facts.get("vocab_size")
+        if vocab is not None and vocab >= 2 and vocab == int(vocab):
+            self.vocab_size = int(vocab)
+            rule = self._rules.find(LossRule)
+            if isinstance(rule, LossRule):
+                rule.note_vocab(self.vocab_size)
 
     def _pick_keys(self, metrics: Mapping[str, float]) -> None:
         self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)

@@ -134,6 +134,13 @@ _ENTRIES = (
         proposals=(FixKind.ROLLBACK, FixKind.CANCEL),
         proposal_reason="with the loss scale at its floor no step changes the weights"),
     AnomalyEntry(
+        AnomalyType.NOT_LEARNING, Severity.MEDIUM,
+        "Check that the optimizer steps and sees the parameters (a learning rate of 0, a "
+        "scheduler stuck in warm-up, frozen or detached weights, a loss scale at its "
+        "floor), and that the data and labels change from batch to batch; compare with a "
+        "run known to learn.",
+        ask_reviewer=True, severity_at_end=Severity.HIGH),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

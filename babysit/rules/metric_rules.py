@@ -55,22 +55,6 @@ def sorted_median(ordered: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def evaluate_divergence(recent: Sequence[float], rules: RuleSettings) -> str | None:
-    """Loss rising on `divergence_steps` consecutive logged points, by a meaningful
-    total amount (noise alone rises five times in a row now and then)."""
-    need = rules.divergence_steps + 1
-    if len(recent) < need:
-        return None
-    tail = recent[-need:]
-    if not all(b > a for a, b in pairwise(tail)):
-        return None
-    start, end = tail[0], tail[-1]
-    if end - start <= abs(start) * rules.divergence_min_rise:
-        return None
-    return (f"loss rose on {rules.divergence_steps} consecutive logged steps, "
-            f"{start:.4g} → {end:.4g}")
-
-
 def evaluate_grad_explosion(previous: Sequence[float], value: float,
                             rules: RuleSettings) -> str | None:
     """grad_norm above an absolute ceiling, or far above the mean of its recent past."""
@@ -160,10 +144,10 @@ def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,
     """A learning-rate schedule not doing what it should: stuck at 0, a warm-up that
     never ends, or the rate rising again after it started to decay under a schedule
     that only decays."""
-    if trace.zero_run >= rules.lr_zero_points:
-        when = "after being positive" if trace.was_positive else "from the start"
-        return (f"learning rate has been 0 for {trace.zero_run} logged points {when}: the "
-                f"weights are not being updated")
+    # An lr of 0 from the start is the not-learning rule's; here, one that fell to 0.
+    if trace.zero_run >= rules.lr_zero_points and trace.was_positive:
+        return (f"learning rate has been 0 for {trace.zero_run} logged points after being "
+                f"positive: the weights are not being updated")
     if (target and step is not None and step > rules.lr_warmup_fraction * target
             and trace.rising_run >= rules.lr_zero_points and schedule != "constant"):
         return (f"learning rate still rising at step {step} of {target} "
@@ -189,7 +173,8 @@ def evaluate_grad_vanishing(baseline: Sequence[float], recent: Sequence[float],
         return None  # the common case, decided without a median
     early = statistics.median(baseline)
     tail = list(recent)[-need:]
-    if all(x == 0 for x in tail):
+    # Zero from the start is the not-learning rule's; here, a norm that fell to 0.
+    if all(x == 0 for x in tail) and any(x > 0 for x in baseline):
         return f"grad_norm has been 0 for {need} logged points: nothing is being learned"
     if early > 0 and all(x < early * rules.grad_vanish_ratio for x in tail):
         return (f"grad_norm vanished: the last {need} values are below "
