@@ -107,6 +107,8 @@ class RuleSettings:
     slow_drop: float = _bounded(0.5, 0.01, 0.99)
     slow_baseline_samples: int = _bounded(5, 1, 100000)
     slow_recent_samples: int = _bounded(5, 1, 100000)
+    # Robust sigmas of the baseline's own spread the drop must exceed as well.
+    slow_noise_k: float = _bounded(4.0, 0, 1000)
     eval_degradation_evals: int = _bounded(3, 2, 1000)
     eval_min_worsening: float = _bounded(0.01, 0, 1000)
     # Back within this of the best eval: recovered.

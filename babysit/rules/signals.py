@@ -22,6 +22,7 @@ class Observation:
     grad_norm: float | None = None
     throughput: float | None = None
     throughput_unit: str = ""
+    measured: bool = False  # the throughput is babysit's own, between polls
     train_loss: float | None = None  # the newest finite training loss known
     target_steps: int | None = None
     lr_schedule: str | None = None  # the scheduler the run's config names

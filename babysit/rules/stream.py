@@ -212,12 +212,13 @@ class ThroughputRule:
             del samples[keep : keep + 10]  # keep the baseline and the recent past
         if self._baseline is None and len(samples) >= keep:
             self._baseline = mr.baseline_median(samples, self.rules)
-        reason = mr.evaluate_throughput(samples, self.rules, self._baseline)
+        reason = mr.evaluate_throughput(samples, self.rules, self._baseline,
+                                        short_ok=not point.measured)
         if reason is not None:
             self._raised = True
             return [Raise(AnomalyType.SLOW_THROUGHPUT,
                           f"slow throughput: {reason} ({point.throughput_unit})")]
-        if self._raised and len(self._samples) >= keep + self.rules.slow_recent_samples:
+        if self._raised:
             self._raised = False
             return [Resolve(AnomalyType.SLOW_THROUGHPUT, "throughput recovered")]
         return []
