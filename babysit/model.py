@@ -64,6 +64,7 @@ class AnomalyType(StrEnum):
     CONNECTIVITY = "connectivity"
     LOSS_SCALE = "loss-scale"
     NOT_LEARNING = "not-learning"
+    HARDWARE_FAULT = "hardware-fault"
 
 
 class TerminalState(StrEnum):
@@ -105,6 +106,8 @@ class EventKind(StrEnum):
     OOM = "oom"
     HOST_KILL = "host-kill"  # SIGKILL / "Killed": usually the kernel's OOM killer
     CUDA_ERROR = "cuda-error"
+    HARDWARE_FAULT = "hardware-fault"  # ECC, a GPU off the bus, NVLink, a hardware Xid
+    WORKER_KILLED = "worker-killed"  # a DataLoader worker killed by the kernel (SIGKILL)
     NCCL = "nccl"
     TRACEBACK_START = "traceback-start"
     EXCEPTION = "exception"  # the closing `SomeError: message` line of a traceback

@@ -69,8 +69,13 @@ class _Pending:
 
     @property
     def cancelled(self) -> bool:
+        """Stopped from outside: a launcher's death signal, Ctrl-C, or torchelastic's
+        `SignalException: Process N got signal: 15` (the traceback of the launcher that
+        received the signal, not a fault of the training code)."""
+        detail = self.event.detail
         return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
-                or self.event.detail.startswith("KeyboardInterrupt"))
+                or detail.startswith("KeyboardInterrupt")
+                or "SignalException" in detail.partition(":")[0])
 
     @property
     def traceback(self) -> str:
