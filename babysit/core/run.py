@@ -223,6 +223,8 @@ class Run:
                                 f"a later checkpoint was saved ({event.detail})", "save")
         elif event.kind is EventKind.CHECKPOINT_ERROR:
             self.checkpoints.failed(event.detail)
+        elif event.kind is EventKind.DISK_FULL and event.detail:
+            self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked)
         elif event.kind is EventKind.NEW_STAGE:

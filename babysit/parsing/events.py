@@ -100,8 +100,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
          r"terminate called (?:without an active exception|after throwing an instance)|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
-    _sig(EventKind.DISK_FULL, r"No space left on device|Disk quota exceeded|\[Errno 28\]|"
-         r"\[Errno 122\]"),
+    # `OSError: [Errno 28] No space left on device: 'out/checkpoint-1000/model.safetensors'`
+    # names the file that could not be written (kept: that checkpoint is not whole).
+    _sig(EventKind.DISK_FULL, r"(?:\[Errno (?:28|122)\] )?(?:No space left on device|"
+         r"Disk quota exceeded)(?:: '([^']+)')?|\[Errno 28\]|\[Errno 122\]", 1),
     # torch.save / safetensors writing a file that could not be completed.
     _sig(EventKind.CHECKPOINT_ERROR, r"PytorchStreamWriter failed writing file|"
          r"inline_container\.cc.*unexpected pos|unexpected pos \d+ vs \d+|"
