@@ -65,6 +65,7 @@ class AnomalyType(StrEnum):
     LOSS_SCALE = "loss-scale"
     NOT_LEARNING = "not-learning"
     HARDWARE_FAULT = "hardware-fault"
+    USER_ALERT = "user-alert"  # one of the user's own [[alerts]]
 
 
 class TerminalState(StrEnum):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from babysit.config import EfficiencySettings, RuleSettings
+from babysit.config import EfficiencySettings, RuleSettings, UserAlert
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.efficiency import EfficiencyTracker
 from babysit.core.history import MetricHistory
@@ -51,7 +51,7 @@ class PollContext:
 class Run:
     def __init__(self, rules: RuleSettings, target_steps: int | None, started: float,
                  efficiency: EfficiencySettings | None = None,
-                 keep_history: bool = False) -> None:
+                 keep_history: bool = False, alerts: tuple[UserAlert, ...] = ()) -> None:
         self.rules = rules
         self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
         # The curves cost work on every record: kept only when something shows them.
@@ -60,7 +60,7 @@ class Run:
         self._last_poll_at = started
         self.ledger = AnomalyLedger()
         self.lifecycle = RunLifecycle()
-        self.series = MetricSeries(rules, target_steps)
+        self.series = MetricSeries(rules, target_steps, alerts)
         self.progress = Progress(started)
         self.checkpoints = Checkpoints()
         self.evidence_url: str | None = None

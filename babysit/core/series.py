@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from babysit.config import RuleSettings
+from babysit.config import RuleSettings, UserAlert
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
@@ -47,7 +47,8 @@ _WENT_BACK = StepChange(went_back=True)
 
 
 class MetricSeries:
-    def __init__(self, rules: RuleSettings, target_steps: int | None = None) -> None:
+    def __init__(self, rules: RuleSettings, target_steps: int | None = None,
+                 alerts: tuple[UserAlert, ...] = ()) -> None:
         self.step: int | None = None
         self.target_steps = target_steps
         self._target_fixed = target_steps is not None
@@ -65,7 +66,7 @@ class MetricSeries:
         self.restarts_seen = 0  # times the step counter went back
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
-        self._rules = RuleSet(rules)
+        self._rules = RuleSet(rules, alerts)
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)

@@ -148,6 +148,10 @@ _ENTRIES = (
         "run known to learn.",
         ask_reviewer=True, severity_at_end=Severity.HIGH),
     AnomalyEntry(
+        AnomalyType.USER_ALERT, Severity.MEDIUM,
+        "One of your own alerts ([[alerts]] in babysit.toml) is broken: do what you meant "
+        "to when you wrote it; its severity is the one you gave it."),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

@@ -15,12 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from babysit.config import RuleSettings
+from babysit.config import RuleSettings, UserAlert
 from babysit.metric_names import eval_direction, is_bookkeeping
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules.loss_rules import LossRule, NotLearningRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.user_rules import UserAlertRule
 
 __all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule",
            "NotLearningRule", "Observation", "Raise", "Reassess", "Resolve", "RuleSet",
@@ -309,12 +310,15 @@ class RuleSet:
     """One instance of every registered rule, for one run."""
 
     rules: RuleSettings
+    alerts: tuple[UserAlert, ...] = ()  # the user's own, checked after the built-in rules
     instances: list[MetricRule] = field(default_factory=list)
     # The rules an isolated point (picked out of a long history) may feed.
     _pointwise: list[MetricRule] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.instances = [make(self.rules) for make in METRIC_RULES]
+        if self.alerts:
+            self.instances.append(UserAlertRule(self.alerts))
         self._pointwise = [rule for rule in self.instances if not rule.windowed]
 
     def observe(self, point: Observation, sparse: bool) -> list[Signal]:
