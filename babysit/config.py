@@ -93,6 +93,9 @@ class RuleSettings:
     not_learning_identical: int = _bounded(10, 2, 100000)
     not_learning_warmup_points: int = _bounded(1, 0, 100000)
     not_learning_zero_points: int = _bounded(5, 1, 100000)
+    # The model's vocabulary, when the log does not say it: a language model's loss above
+    # ln(vocab_size) scores worse than a uniform guess.
+    vocab_size: int | None = _bounded(None, 2, 10**9)
     # A training loss above this has blown up numerically.
     loss_blowup: float = _bounded(1e8, 1e-6, 1e300)
     spike_window: int = _bounded(50, 2, 100000)

@@ -93,6 +93,7 @@ class LossRule:
         self._above = 0  # consecutive levels beyond noise and min rise over the best
         self._diverging: Severity | None = None  # the severity of the open divergence
         self._eval = _EvalWitness()
+        self.note_vocab(rules.vocab_size)
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
 
     def observe(self, point: Observation) -> Sequence[Signal]:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from babysit.config import PollSettings, RuleSettings, Settings
+from babysit.config import PollSettings, RuleSettings, Settings, load_settings
 from babysit.core.reports import NullObserver
 from babysit.core.run import Run
 from babysit.core.session import run_session
@@ -156,3 +156,16 @@ def test_a_converged_loss_printed_with_few_digits_is_not_identical():
     # lsf_painn's public log: 0.0008 on every line once converged.
     lines = losses([0.5 / (1 + t) for t in range(20)] + [0.0008] * 20)
     assert all(a.key != "identical" for a in run_of(lines).ledger.anomalies)
+
+
+def test_the_vocabulary_can_be_given_in_the_config_when_the_log_does_not_say_it(
+        tmp_path: Path):
+    (tmp_path / "babysit.toml").write_text("[rules]\nvocab_size = 50257\n")
+    rules = load_settings(tmp_path, env={}).rules
+    values = [7.0, 7.1, 6.9, 7.0, 6.95] + [7.0 + 0.4 * i for i in range(1, 20)]
+    run = Run(rules, None, 0.0)
+    run.absorb(LogParser().feed_lines(
+        [f" iteration {5000 + 10 * i:8d}/  100000 | lm loss: {v:.6E} |"
+         for i, v in enumerate(values)]))
+    [found] = run.ledger.anomalies
+    assert found.severity is Severity.BLOCKER and "ln(vocabulary)" in found.description
