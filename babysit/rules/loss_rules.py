@@ -248,14 +248,14 @@ class LossRule:
         """How much a rise matters: a notice when validation does not share it; a
         blocker once the loss has stayed above where the run started, or above what
         a model guessing at random scores (ln of the vocabulary), without coming back
-        for twice the points a divergence needs; otherwise high. A blocker stays one
+        for one point more than a divergence needs; otherwise high. A blocker stays one
         until the loss is back near its best."""
         unshared = self._eval.unshared(self.rules.eval_recovery_tolerance)
         if unshared is not None:
             return Severity.LOW, unshared
         if self._diverging is Severity.BLOCKER:
             return Severity.BLOCKER, "still far above its best"
-        if self._above_start >= 2 * need:
+        if self._above_start > need:
             chance = self._chance_level
             if self._start is not None and self._levels[-1] > self._start:
                 return Severity.BLOCKER, (

@@ -105,6 +105,14 @@ def test_a_megatron_loss_climbing_from_116_to_204_is_a_blocker():
     assert "above where the run started" in run.ledger.anomalies[0].description
 
 
+def test_a_short_megatron_log_climbing_from_116_to_204_is_a_blocker_too():
+    values = [11.6, 11.2, 11.3, 11.9, 12.6, 13.4, 14.5, 15.7, 16.9, 18.2, 19.3, 20.4]
+    run = run_of([f" iteration {10 * (i + 1):8d}/    1000 | lm loss: {v:.6E} |"
+                  for i, v in enumerate(values)])
+    found = [(a.type, a.severity) for a in run.ledger.anomalies]
+    assert found == [(AnomalyType.DIVERGENCE, Severity.BLOCKER)], run.ledger.anomalies
+
+
 def test_a_loss_above_ln_vocab_and_not_coming_back_is_a_blocker():
     # A log that begins mid-run (no starting value) but names its vocabulary: a loss
     # above ln(50257) = 10.8 scores worse than a uniform guess.
