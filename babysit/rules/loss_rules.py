@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import statistics
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
@@ -24,7 +25,8 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
 _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
 _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
-_NOISE_POINTS = 200  # the stretch over which the run's noise is measured
+_NOISE_POINTS = 200
+_NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
 
 
 class _EvalWitness:
@@ -148,31 +150,36 @@ class LossRule:
                 Severity.BLOCKER, f"loss is {value:.3g}: the numbers have blown up")
         if self._count < 3:
             return []
-        window = list(self._window)
+        window = self._window
         short = self._count < _SHORT_RUN
         width = 3 if short else _LEVEL_WIDTH
-        now = trends.level(window, width)
-        self._levels.append(now)
+        now = statistics.median([window[-i] for i in range(1, min(width, len(window)) + 1)])
+        levels = self._levels
+        levels.append(now)
         need = 2 if short else rules.divergence_steps
         # The best is the lowest level *held* for `need` points: the lowest single
         # level of a long noisy plateau is an outlier of its own, and measuring from it
         # would call the plateau's ordinary wander a rise.
-        held = max(list(self._levels)[-need:]) if len(self._levels) >= need else now
+        held = max(levels[-i] for i in range(1, need + 1)) if len(levels) >= need else now
         if self._best is None or held < self._best:
             self._best = held
             self._eval.train_best()
         best = self._best
+        least = rules.divergence_min_rise * (2 if short else 1)
+        # The cheap test first: most points of a healthy run are nowhere near a rise
+        # (every test below needs at least this much over the best).
+        rising = now - best > abs(best) * least
         if self._above == 0 and self._lasting == 0 and self._diverging is None \
-                and now - best > best * rules.divergence_min_rise:
+                and self._count - self._sigma_at >= (5 if rising else _NOISE_EVERY):
             # The noise is measured outside an excursion: a loss that explodes
             # (5 → 23 → 401 → 3.6e6) must not count its own climb as noise, so it is
             # taken before this point and held while the level stays up. Over a long
             # stretch (`_noise`): a short window's estimate is low now and then, and
             # exactly then a wander would look like a rise.
             self._sigma = trends.noise_scale(list(self._noise)[:-1])
+            self._sigma_at = self._count
         sigma = self._sigma
         # Few points say little about the noise: a short run needs twice the rise.
-        least = rules.divergence_min_rise * (2 if short else 1)
         bar = near = trends.threshold(best, sigma, rules.divergence_noise_k, least)
         judged = self._count >= 4
         if not short:
@@ -185,8 +192,8 @@ class LossRule:
         # against the median of the stretch before them, judged by the noise of a
         # difference of two medians (σ·1.25·√(1/n₁ + 1/n₂)), so that averaging over
         # the points makes a lasting 3σ shift stand out where one level cannot.
-        self._lasting = self._lasting + 1 if judged and self._shifted(window, sigma, least) \
-            else 0
+        shifted = judged and (rising or self._lasting > 0) and self._shifted(sigma, least)
+        self._lasting = self._lasting + 1 if shifted else 0
         falling = len(self._levels) > need and now < self._levels[-need - 1]
         self._track_above_start(now, sigma, falling)
         if self._diverging is not None:
@@ -214,9 +221,10 @@ class LossRule:
                       f"from its best {best:.4g} and stayed there for {self._above} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
 
-    def _shifted(self, window: list[float], sigma: float, least: float) -> bool:
+    def _shifted(self, sigma: float, least: float) -> bool:
         """The last `_SHIFT_POINTS` values sit above the ones before them by more than
         the noise of the difference of their medians allows, and by `least` of them."""
+        window = list(self._window)
         recent, before = window[-_SHIFT_POINTS:], window[:-_SHIFT_POINTS]
         if len(before) < _SHIFT_POINTS or sigma <= 0:
             return False
@@ -271,6 +279,7 @@ class LossRule:
     _chance_level: float | None = None
     _start_known = False
     _sigma = 0.0
+    _sigma_at = 0  # the point the noise was last measured at
     _above_start = 0
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
 
