@@ -26,6 +26,14 @@ THROUGHPUT_KEYS = (
     ("tokens_per_sec", "tokens/s"), ("tok/s", "tokens/s"), ("tokens/s", "tokens/s"),
     ("tps", "tokens/s"), ("steps_per_second", "steps/s"), ("it/s", "it/s"),
 )
+# How long one step took, as runs print it, and the factor to seconds: the inverse is a
+# throughput (steps/s). Megatron-LM `elapsed time per iteration (ms): 170.6`, `step_time`,
+# `sec/iter`, `time/iter` (a log that prints a time per step and no rate).
+STEP_TIME_KEYS = (
+    ("elapsed_time_per_iteration_(ms)", 1e-3), ("step_time", 1.0), ("step_time_ms", 1e-3),
+    ("train/step_time", 1.0), ("sec/iter", 1.0), ("s/it", 1.0), ("time/iter", 1.0),
+    ("time_per_step", 1.0), ("time_per_iteration", 1.0), ("iter_time", 1.0),
+)
 
 _EVAL_PREFIX = re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 _LOWER_IS_BETTER = re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
@@ -60,6 +68,12 @@ def eval_direction(key: str) -> int:
 def throughput_key(metrics: Iterable[str]) -> tuple[str, str] | None:
     names = set(metrics)
     return next(((k, unit) for k, unit in THROUGHPUT_KEYS if k in names), None)
+
+
+def step_time_key(metrics: Iterable[str]) -> tuple[str, float] | None:
+    """The key of a time per step, and its factor to seconds (None: none printed)."""
+    names = set(metrics)
+    return next(((k, scale) for k, scale in STEP_TIME_KEYS if k in names), None)
 
 
 def key_metrics(metrics: Mapping[str, float], limit: int = 12) -> dict[str, float]:

@@ -63,6 +63,9 @@ class AnomalyType(StrEnum):
     JOB_FAILURE = "job-failure"
     CONNECTIVITY = "connectivity"
     LOSS_SCALE = "loss-scale"
+    NOT_LEARNING = "not-learning"
+    HARDWARE_FAULT = "hardware-fault"
+    USER_ALERT = "user-alert"  # one of the user's own [[alerts]]
 
 
 class TerminalState(StrEnum):
@@ -107,6 +110,8 @@ class EventKind(StrEnum):
     OOM = "oom"
     HOST_KILL = "host-kill"  # SIGKILL / "Killed": usually the kernel's OOM killer
     CUDA_ERROR = "cuda-error"
+    HARDWARE_FAULT = "hardware-fault"  # ECC, a GPU off the bus, NVLink, a hardware Xid
+    WORKER_KILLED = "worker-killed"  # a DataLoader worker killed by the kernel (SIGKILL)
     NCCL = "nccl"
     TRACEBACK_START = "traceback-start"
     EXCEPTION = "exception"  # the closing `SomeError: message` line of a traceback

@@ -222,9 +222,9 @@ def test_until_event_is_silent_until_the_nan_then_prints_one_json_line(tmp_path:
 
 def test_until_event_does_not_wake_again_for_what_it_already_reported(tmp_path: Path):
     log = tmp_path / "train.log"
-    text = "".join(f"step {s}/500 | loss=2.0\n" for s in range(1, 30))
+    text = "".join(f"step {s}/500 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(1, 30))
     log.write_text(text + "step 30/500 | loss=9.0\n" + "".join(
-        f"step {s}/500 | loss=2.0\n" for s in range(31, 40)))
+        f"step {s}/500 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(31, 40)))
     first = babysit("train.log", "--json", "--until-event", cwd=tmp_path)
     assert first.returncode == 3  # a (resolved) loss spike: worth a look, run still going
     assert json.loads(first.stdout)["stop_reason"].startswith("event: loss-spike")

@@ -30,7 +30,7 @@ class _Save:
 class Checkpoints:
     def __init__(self) -> None:
         self._saves: list[_Save] = []
-        self._failed: set[str] = set()
+        self._failed: dict[str, None] = {}  # in the order they failed (a bounded set)
         self._named_best: str | None = None  # the one the run itself called best
 
     def saved(self, path: str, step: int | None, blocked: bool,
@@ -48,21 +48,28 @@ class Checkpoints:
         if not path and self._saves:
             path = self._saves[-1].path
         if path:
-            self._failed.add(path)
+            self._failed[path] = None
+            if len(self._failed) > 200:  # bounded: a run failing every save all month
+                del self._failed[next(iter(self._failed))]
 
     def named_best(self, path: str, blocked: bool) -> None:
         if path and not blocked:
             self._named_best = path
 
+    def _failed_save(self, path: str) -> bool:
+        """Whether any file of this checkpoint failed to be written (a failure names
+        `checkpoint-1000/model.safetensors`, the save `checkpoint-1000`)."""
+        return any(_covers(path, failed) for failed in self._failed)
+
     def choice(self) -> CheckpointChoice | None:
-        good = [s for s in self._saves if s.path not in self._failed]
+        good = [s for s in self._saves if not self._failed_save(s.path)]
         scored = [s for s in good if s.eval_value is not None and s.direction]
         if scored:
             best = max(scored, key=lambda s: (s.eval_value or 0.0) * s.direction)
             at = f" at step {best.step}" if best.step is not None else ""
             return CheckpointChoice(best.path, f"best {best.eval_key} ({best.eval_value:.4g}"
                                                f"{at})")
-        if self._named_best and self._named_best not in self._failed:
+        if self._named_best and not self._failed_save(self._named_best):
             return CheckpointChoice(self._named_best, "the run's best")
         if good:
             return CheckpointChoice(good[-1].path, "newest complete save")
@@ -71,3 +78,20 @@ class Checkpoints:
     def good_path(self) -> str | None:
         chosen = self.choice()
         return chosen.path if chosen else None
+
+
+def _covers(save: str, failed: str) -> bool:
+    """Whether `failed` is the checkpoint `save` or a file inside it, however either is
+    spelled (one absolute, the other relative to the run's directory)."""
+    saved = [p for p in save.replace("\\", "/").split("/") if p not in ("", ".")]
+    parts = [p for p in failed.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not saved:
+        return False
+    for end in range(1, len(parts) + 1):
+        prefix = parts[:end]
+        if prefix[-1] != saved[-1]:
+            continue
+        shorter = min(len(prefix), len(saved))
+        if prefix[-shorter:] == saved[-shorter:]:
+            return True
+    return False

@@ -6,7 +6,7 @@ unavailable with the reason, never a guess."""
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from babysit.config import EfficiencySettings
@@ -192,6 +192,12 @@ class EfficiencyTracker:
                           log_mfu=log_mfu, goodput=goodput)
 
     def now(self) -> Efficiency:
+        """The figures now. An MFU above 100 % (babysit's or the run's own) is not a
+        figure but a reading error: one of its inputs is wrong, so it is reported as
+        such, never as a value."""
+        return _plausible(self._now())
+
+    def _now(self) -> Efficiency:
         s = self.settings
         # One look (--once) says nothing about time lost: goodput needs a watch.
         goodput = self._productive / self._watched if self._polls >= 1 and \
@@ -246,3 +252,21 @@ class EfficiencyTracker:
                           leaves_out=per_token.leaves_out,
                           tokens_per_second=found_mfu.tokens_per_second, log_mfu=log_mfu,
                           disagreement=disagreement, goodput=goodput)
+
+
+def _plausible(found: Efficiency) -> Efficiency:
+    """Turn an impossible MFU (above 100 % of the hardware's peak) into what it is: a
+    reading error, with the inputs kept so a person can see which one is wrong."""
+    log_mfu, note = found.log_mfu, found.disagreement
+    if log_mfu is not None and log_mfu > 1:
+        note = (f"the run printed MFU {100 * log_mfu:.3g}%, above 100% of the hardware's "
+                f"peak: a reading error in its own FLOPs or peak, not a figure")
+        log_mfu = None
+    if found.mfu is not None and found.mfu > 1:
+        return replace(found, status="unavailable", mfu=None, log_mfu=log_mfu,
+                       disagreement=note,
+                       reason=(f"the estimate came out at {100 * found.mfu:.3g}% of the "
+                               f"hardware's peak, which is impossible: an input is wrong "
+                               f"(the GPU count or type, the precision, the tokens per step "
+                               f"or the FLOPs per token); see inputs"))
+    return replace(found, log_mfu=log_mfu, disagreement=note)

@@ -30,6 +30,7 @@ class Cause(StrEnum):
     TRANSIENT = "transient"  # would likely not happen again: worth a restart
     DETERMINISTIC = "deterministic"  # will happen again: report, don't restart
     INTENTIONAL = "intentional"  # someone stopped it: restarting would overrule them
+    HARDWARE = "hardware"  # the device failed: resume elsewhere, never on the same one
     UNKNOWN = "unknown"  # no evidence either way: don't restart
 
 
@@ -110,6 +111,10 @@ def _restart(kind: FixKind, situation: Situation, history: History, fix_enabled:
     if kind is FixKind.RESTART and situation.cause is Cause.DETERMINISTIC:
         return FixDecision(kind, FixVerdict.SKIP,
                            f"{situation.cause_text}: it would only happen again")
+    if kind is FixKind.RESTART and situation.cause is Cause.HARDWARE:
+        return FixDecision(kind, FixVerdict.SKIP,
+                           f"{situation.cause_text}: drain this GPU or node and resume "
+                           f"elsewhere; a restart on the same device would fail again")
     if kind is FixKind.RESTART and situation.cause is Cause.INTENTIONAL:
         return FixDecision(kind, FixVerdict.SKIP,
                            f"{situation.cause_text}: restarting would overrule whoever stopped it")
@@ -151,18 +156,25 @@ _TRANSIENT_TEXT = re.compile(
     r"NCCL|nccl|Gloo|gloo|DistBackendError|DistNetworkError|DistStoreError|"
     r"ConnectionResetError|ConnectionRefusedError|ConnectionAbortedError|BrokenPipeError|"
     r"TimeoutError|[Tt]imed out|Connection (?:reset|refused|closed|aborted)|"
-    r"uncorrectable ECC|Xid|unspecified launch failure|NVLink|[Pp]reempt"
+    r"unspecified launch failure|[Pp]reempt"
 )
+# The device itself failed: restarting on it would fail again (or corrupt results).
+_HARDWARE_TEXT = re.compile(r"uncorrectable ECC|double bit|fallen off the bus|Xid|NVLink")
 
 
 def classify_cause(evidence: str, exit_signal: int | None, exit_code: int | None,
                    oom_killed: bool | None, seen: frozenset[AnomalyType]) -> tuple[Cause, str]:
     """Why the run died, as far as the evidence goes, and whether that is worth a
     restart. `evidence` is the closing line of the last traceback ('' if none)."""
+    if AnomalyType.HARDWARE_FAULT in seen or (evidence and _HARDWARE_TEXT.search(evidence)):
+        return Cause.HARDWARE, "a GPU hardware fault (ECC, Xid, bus or NVLink)"
     if AnomalyType.OOM in seen or oom_killed:
         return Cause.DETERMINISTIC, "it ran out of memory"
     if exit_signal in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP) and not evidence:
         return Cause.INTENTIONAL, f"it was stopped with {signal.Signals(exit_signal).name}"
+    if evidence and "SignalException" in evidence.partition(":")[0]:
+        # torchelastic's launcher received a signal (a scheduler, a kill): from outside.
+        return Cause.INTENTIONAL, f"its launcher was stopped from outside ({evidence})"
     if evidence and _TRANSIENT_TEXT.search(evidence):
         return Cause.TRANSIENT, evidence
     if AnomalyType.NCCL in seen:

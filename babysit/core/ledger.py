@@ -66,14 +66,32 @@ class AnomalyLedger:
             index = self._open[key]
             self._anomalies[index] = replace(self._anomalies[index], action_taken=action)
 
-    def escalate(self, kind: AnomalyType, severity: Severity, why: str) -> None:
-        """Raise the severity of the open anomalies of this type (never lowers it)."""
+    def escalate(self, kind: AnomalyType, severity: Severity, why: str,
+                 lowered_too: bool = True) -> None:
+        """Raise the severity of the open anomalies of this type (never lowers it).
+        With `lowered_too` False, one a rule raised below its catalogue severity on
+        evidence (a rise validation does not share) keeps its judgement."""
+        usual = entry(kind).severity.rank
         for key in [k for k in self._open if k[0] is kind]:
             index = self._open[key]
             old = self._anomalies[index]
+            if not lowered_too and old.severity.rank < usual:
+                continue
             if old.severity.rank < severity.rank:
                 self._anomalies[index] = replace(old, severity=severity,
                                                  description=f"{old.description} ({why})")
+
+    def reassess(self, kind: AnomalyType, key: str, severity: Severity, why: str) -> None:
+        """Judge one open anomaly again: its severity becomes `severity`, either way, with
+        the reason added to its description."""
+        index = self._open.get((kind, key))
+        if index is None:
+            return
+        old = self._anomalies[index]
+        if old.severity is not severity:
+            self._anomalies[index] = replace(
+                old, severity=severity,
+                description=f"{old.description} — now {severity.value}: {why}"[:_MAX_DESCRIPTION])
 
     def reopen_latest(self, kind: AnomalyType, note: str) -> None:
         """Mark the newest anomaly of this type open again (a reviewer disagreed that it

@@ -73,10 +73,13 @@ class _Pending:
     @property
     def cancelled(self) -> bool:
         """Stopped from outside: Ctrl-C, a launcher's death signal, SIGTERM/SIGHUP (a
-        scheduler, the owner) — not a failure of the run's own."""
+        scheduler, the owner), torchelastic's `SignalException: Process N got signal: 15`
+        (the launcher that received the signal) — not a failure of the run's own."""
+        detail = self.event.detail
         return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
-                or self.event.detail.startswith("KeyboardInterrupt")
-                or _STOP_SIGNAL_TEXT.search(self.event.detail) is not None)
+                or detail.startswith("KeyboardInterrupt")
+                or "SignalException" in detail.partition(":")[0]
+                or _STOP_SIGNAL_TEXT.search(detail) is not None)
 
     @property
     def traceback(self) -> str:

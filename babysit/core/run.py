@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from babysit.config import EfficiencySettings, RuleSettings
+from babysit.config import EfficiencySettings, RuleSettings, UserAlert
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.efficiency import EfficiencyTracker
 from babysit.core.history import MetricHistory
@@ -33,7 +33,7 @@ from babysit.model import (
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
-from babysit.rules.stream import Raise, Signal
+from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.units import count, format_duration
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
@@ -52,7 +52,7 @@ class PollContext:
 class Run:
     def __init__(self, rules: RuleSettings, target_steps: int | None, started: float,
                  efficiency: EfficiencySettings | None = None,
-                 keep_history: bool = False) -> None:
+                 keep_history: bool = False, alerts: tuple[UserAlert, ...] = ()) -> None:
         self.rules = rules
         self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
         # The curves cost work on every record: kept only when something shows them.
@@ -61,7 +61,7 @@ class Run:
         self._last_poll_at = started
         self.ledger = AnomalyLedger()
         self.lifecycle = RunLifecycle()
-        self.series = MetricSeries(rules, target_steps)
+        self.series = MetricSeries(rules, target_steps, alerts)
         self.progress = Progress(started)
         self.checkpoints = Checkpoints()
         self.evidence_url: str | None = None
@@ -185,6 +185,7 @@ class Run:
         for record in records:
             if record.facts:
                 efficiency.observe(record)
+                series.note_facts(record.facts)
             if series.is_primary(record):
                 if record.metrics:
                     efficiency.observe(record)
@@ -208,6 +209,8 @@ class Run:
             if isinstance(signal, Raise):
                 self.ledger.raise_(signal.type, self.step, signal.description, signal.key,
                                    signal.severity)
+            elif isinstance(signal, Reassess):
+                self.ledger.reassess(signal.type, signal.key, signal.severity, signal.why)
             else:
                 self.ledger.resolve(signal.type, signal.how, signal.key)
 
@@ -225,6 +228,8 @@ class Run:
                                 f"a later checkpoint was saved ({event.detail})", "save")
         elif event.kind is EventKind.CHECKPOINT_ERROR:
             self.checkpoints.failed(event.detail)
+        elif event.kind is EventKind.DISK_FULL and event.detail:
+            self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked)
         elif event.kind is EventKind.NEW_STAGE:
@@ -365,4 +370,5 @@ class Run:
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             if at_end is not None:
-                self.ledger.escalate(kind, at_end, "still open when the run ended")
+                self.ledger.escalate(kind, at_end, "still open when the run ended",
+                                     lowered_too=False)

@@ -14,19 +14,22 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from babysit.config import RuleSettings
+from babysit.config import RuleSettings, UserAlert
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
     LR_KEYS,
     eval_direction,
     first_present,
+    step_time_key,
     throughput_key,
 )
 from babysit.model import Record
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 
 MEASURED_UNIT = "steps/s (measured)"
+STEP_TIME_UNIT = "steps/s (from the time per step)"
+TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,8 @@ _WENT_BACK = StepChange(went_back=True)
 
 
 class MetricSeries:
-    def __init__(self, rules: RuleSettings, target_steps: int | None = None) -> None:
+    def __init__(self, rules: RuleSettings, target_steps: int | None = None,
+                 alerts: tuple[UserAlert, ...] = ()) -> None:
         self.step: int | None = None
         self.target_steps = target_steps
         self._target_fixed = target_steps is not None
@@ -56,14 +60,18 @@ class MetricSeries:
         self.grad_key: str | None = None
         self.throughput_unit: str | None = None
         self._throughput_key: str | None = None
+        self._step_time: tuple[str, float] | None = None  # a time per step and its scale
         self.lr_schedule: str | None = None  # the configured scheduler, when known
         self.advances = 0  # records that moved the step forward, ever
         self.restarts_seen = 0  # times the step counter went back
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
-        self._rules = RuleSet(rules)
+        self._rules = RuleSet(rules, alerts)
         self._last_timed: float | None = None  # the log's own time of the last step
+        self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
+        self.vocab_size: int | None = None  # said by the run (ln of it: a random guess's loss)
+        self._advanced = True  # the last record moved the step (or had none)
 
     @property
     def saw_training(self) -> bool:
@@ -91,6 +99,8 @@ class MetricSeries:
                 self.new_epoch = True
             self.epoch = record.epoch
         change = _STILL
+        rate: float | None = None
+        self._advanced = record.step is None or record.step != self.step
         if record.step is not None and record.step != self.step:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
@@ -98,9 +108,11 @@ class MetricSeries:
             else:
                 self.advances += 1
                 change = _ADVANCED
-                self._timed(record.time)
+                rate = self._timed(record.time, record.step)
             self.step = record.step
         signals = self._observe(record) if record.metrics else []
+        if change is _ADVANCED and rate is not None:
+            signals += self._timestamp_rate(rate)
         return change, signals
 
     def _observe(self, record: Record) -> list[Signal]:
@@ -115,13 +127,44 @@ class MetricSeries:
             loss=metrics.get(self.loss_key) if self.loss_key else None,
             lr=metrics.get(self.lr_key) if self.lr_key else None,
             grad_norm=metrics.get(self.grad_key) if self.grad_key else None,
-            throughput=metrics.get(self._throughput_key) if self._throughput_key else None,
+            throughput=self._throughput(metrics),
             throughput_unit=self.throughput_unit or "",
             train_loss=train if train is not None and math.isfinite(train) else None,
             target_steps=self.target_steps,
             lr_schedule=self.lr_schedule,
+            vocab_size=self.vocab_size,
+            advanced=self._advanced,
         )
         return self._rules.observe(point, record.sparse)
+
+    def _throughput(self, metrics: Mapping[str, float]) -> float | None:
+        if self._throughput_key is not None:
+            return metrics.get(self._throughput_key)
+        if self._step_time is not None:
+            key, scale = self._step_time
+            took = metrics.get(key)
+            if took is not None and math.isfinite(took) and took > 0:
+                return 1.0 / (took * scale)
+        return None
+
+    def _timestamp_rate(self, rate: float) -> list[Signal]:
+        """Steps per second between two timestamped steps, for a log that prints no rate
+        and no time per step of its own (so that `--once` on a finished log still sees
+        its throughput fall)."""
+        if self.throughput_unit not in (None, TIMESTAMP_UNIT, MEASURED_UNIT):
+            return []
+        self.throughput_unit = TIMESTAMP_UNIT
+        return self._rules.observe(Observation(step=self.step, metrics={}, throughput=rate,
+                                               throughput_unit=TIMESTAMP_UNIT), sparse=False)
+
+    def note_facts(self, facts: Mapping[str, float]) -> None:
+        """What the run said about itself that the rules use (its vocabulary)."""
+        vocab = facts.get("vocab_size")
+        if vocab is not None and vocab >= 2 and vocab == int(vocab):
+            self.vocab_size = int(vocab)
+            rule = self._rules.find(LossRule)
+            if isinstance(rule, LossRule):
+                rule.note_vocab(self.vocab_size)
 
     def _pick_keys(self, metrics: Mapping[str, float]) -> None:
         self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
@@ -131,22 +174,41 @@ class MetricSeries:
             found = throughput_key(metrics)
             if found is not None:
                 self._throughput_key, self.throughput_unit = found
+                self._step_time = None
+            elif self._step_time is None:
+                self._step_time = step_time_key(metrics)
+                if self._step_time is not None:
+                    self.throughput_unit = STEP_TIME_UNIT
 
     def measured_rate(self, steps_per_second: float) -> list[Signal]:
         """Throughput measured between polls, for logs that print none of their own."""
+        # The run's own figures (a rate, a time per step, its timestamps) come first.
         if self.throughput_unit not in (None, MEASURED_UNIT):
             return []
         self.throughput_unit = MEASURED_UNIT
         return self._rules.observe(Observation(step=self.step, metrics={},
                                                throughput=steps_per_second,
-                                               throughput_unit=MEASURED_UNIT), sparse=False)
+                                               throughput_unit=MEASURED_UNIT, measured=True),
+                                   sparse=False)
 
-    def _timed(self, written: float | None) -> None:
+    def _timed(self, written: float | None, step: int | None) -> float | None:
+        """Note when a step was written; returns the steps per second since the
+        previous timestamped step, when both are known."""
         if written is None:
-            return
+            return None
+        rate = None
         if self._last_timed is not None and written >= self._last_timed:
             self._timed_gaps.append(written - self._last_timed)
         self._last_timed = written
+        anchor = self._rate_anchor
+        # Measured from the last step whose time differed (stamps to the second put
+        # many steps on one time), over at least a second.
+        if anchor is None or step is None or step < anchor[1] or written < anchor[0]:
+            self._rate_anchor = (written, step) if step is not None else None
+        elif written - anchor[0] >= 1.0:
+            rate = (step - anchor[1]) / (written - anchor[0])
+            self._rate_anchor = (written, step)
+        return rate
 
     def logged_cadence(self) -> float | None:
         """The run's usual seconds between progress lines, from its own timestamps."""

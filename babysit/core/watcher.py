@@ -76,7 +76,8 @@ class Watcher:
         self._log_path = target.log_path if isinstance(target, HasLogPath) else None
         self._started = self.clock.monotonic()
         self.run_state = Run(settings.rules, settings.target_steps, self._started,
-                             settings.efficiency, keep_history=settings.serve)
+                             settings.efficiency, keep_history=settings.serve,
+                             alerts=settings.alerts)
         self._polls = 0
         self._last_loss: float | None = None
         self._flushed = False

@@ -41,12 +41,22 @@ SIGNATURES: tuple[Signature, ...] = (
          r"exceeded memory limit .*being killed|Detected \d+ oom[-_]kill event|"
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
+    # `RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.`
+    _sig(EventKind.WORKER_KILLED, r"DataLoader worker \(pid:? ?\d+\) is killed by signal: Killed"),
+    # The GPU itself failed (a restart on the same device fails again): uncorrectable
+    # ECC (`CUDA error: uncorrectable ECC error encountered`, a double bit error), the
+    # driver's hardware Xids (`NVRM: Xid (PCI:0000:06:00): 79, pid=..., GPU has fallen
+    # off the bus.`; 48 DBE, 61/62 micro-controller, 63/64 row remapping, 74 NVLink,
+    # 79 off the bus, 92-95 ECC, 119/120 GSP), NVLink failures.
+    _sig(EventKind.HARDWARE_FAULT, r"uncorrectable ECC error|double bit (?:ECC )?error|"
+         r"GPU has fallen off the bus|"
+         r"\bXid (?:\(PCI:[^)]*\): )?(48|6[1-4]|74|79|9[2-5]|119|120)\b|"
+         r"NVLink: fatal error|NVLink (?:link \d+ disabled|[Ee]rror)"),
     _sig(EventKind.CUDA_ERROR, r"device-side assert triggered|illegal memory access|"
          r"\.cu:\d+: .*Assertion .* failed|\[CUDA ERROR\] at file|"
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
-         r"uncorrectable ECC error|CUDA driver error|illegal instruction was encountered|"
-         r"NVRM: Xid"),
+         r"CUDA driver error|illegal instruction was encountered|NVRM: Xid"),
     _sig(EventKind.NCCL, r"NCCL (?:error|WARN|timeout)|ncclInternalError|ncclSystemError|"
          r"ncclUnhandledCudaError|ncclRemoteError|ncclInvalidUsage|"
          r"ProcessGroupNCCL.*(?:[Tt]imeout|timed out|[Ee]rror)|"
@@ -70,11 +80,21 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
     # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
+    # The floor is the scale at its minimum: fairseq's `Minimum loss scale reached
+    # (0.0001)`, DeepSpeed's `already at minimum`, or an "attempted" scale of 1 (DeepSpeed's
+    # default minimum) or less that could not be reduced. ZeRO prints the scale before
+    # and after its update, and hysteresis keeps it (`Attempted loss scale: 256,
+    # reducing to 256`): the same value above 1 is a reading, not the floor.
     _sig(EventKind.LOSS_SCALE_FLOOR, r"Minimum loss scale reached|"
          r"[Cc]urrent loss scale already at minimum|"
-         r"Attempted loss scale: (\S+), reducing to \1(?![\d.])"),
+         r"Attempted loss scale: (0|1|0?\.\d+|1\.0+|0\.0+), reducing to \1(?![\d.])|"
+         r"Reducing dynamic loss scale from (1|1\.0+|0?\.\d+) to \2(?![\d.])"),
+    # fairseq: `NOTE: gradient overflow detected, ignoring gradient, setting loss scale
+    # to: 64.0` (and the older `overflow detected, setting loss scale to: 64.0`, AMP's
+    # `setting scale to`).
     _sig(EventKind.LOSS_SCALE, r"Attempted loss scale: \S+, reducing to ([\d.eE+-]+)|"
-         r"overflow detected, setting loss scale to:?\s*([\d.eE+-]+)|"
+         r"overflow detected,(?: ignoring gradient,)? setting (?:loss )?scale to:?\s*"
+         r"([\d.eE+-]+)|"
          r"[Rr]educing dynamic loss scale from \S+ to ([\d.eE+-]+)|"
          r"reducing loss scale to ([\d.eE+-]+)|Grad overflow on iteration (?:\d+)()", -1),
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
@@ -82,10 +102,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"TERM_RUNLIMIT: (job killed) after reaching|"
          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT .*?(DUE TO TIME LIMIT)?\s*\*\*\*",
          -1),
+    # A native abort: C++ `std::terminate` (a thread left running, an exception thrown
+    # through C++), then usually `Aborted (core dumped)`.
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
+         r"terminate called (?:without an active exception|after throwing an instance)|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
-    _sig(EventKind.DISK_FULL, r"No space left on device|Disk quota exceeded|\[Errno 28\]|"
-         r"\[Errno 122\]"),
+    # `OSError: [Errno 28] No space left on device: 'out/checkpoint-1000/model.safetensors'`
+    # names the file that could not be written (kept: that checkpoint is not whole).
+    _sig(EventKind.DISK_FULL, r"(?:\[Errno (?:28|122)\] )?(?:No space left on device|"
+         r"Disk quota exceeded)(?:: '([^']+)')?|\[Errno 28\]|\[Errno 122\]", 1),
     # torch.save / safetensors writing a file that could not be completed.
     _sig(EventKind.CHECKPOINT_ERROR, r"PytorchStreamWriter failed writing file|"
          r"inline_container\.cc.*unexpected pos|unexpected pos \d+ vs \d+|"
@@ -159,6 +184,7 @@ _TRIGGERS = (
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "Check failed", "^C", "received SIG", "Model",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
+    "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
 )
 
 
@@ -192,6 +218,10 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
             kind, detail = EventKind.NEW_STAGE, "a stage finished"
         found.append(LogEvent(kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
         seen.add(sig.kind)
+    if EventKind.HARDWARE_FAULT in seen and EventKind.CUDA_ERROR in seen:
+        # `CUDA error: uncorrectable ECC error encountered` is the hardware's, not the
+        # code's: one event, with the advice that fits.
+        found = [e for e in found if e.kind is not EventKind.CUDA_ERROR]
     return tuple(found)
 
 

@@ -1,5 +1,6 @@
-"""What a run says about itself once, near its start: how many parameters the model has
-and how many tokens one optimizer step trains on. Inputs to MFU, never metrics."""
+"""What a run says about itself once, near its start: how many parameters the model has,
+how many tokens one optimizer step trains on (inputs to MFU) and the size of its
+vocabulary (ln of it is the loss of a uniform guess). Never metrics."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ _PARAMS = re.compile(
 # nanoGPT `tokens per iteration will be: 491,520`; `tokens per step: 524288`.
 _TOKENS = re.compile(r"tokens per (?:iteration|iter|step|batch)(?: will be)?\s*[:=]\s*"
                      r"(\d[\d,]*)", re.IGNORECASE)
+
+# Megatron-LM `> padded vocab (size: 50257) with 431 dummy tokens (new size: 50688)` (the
+# size before padding), a config dump's `"vocab_size": 32000`, nanoGPT's `found
+# vocab_size = 65 (inside data/shakespeare_char/meta.pkl)`, Megatron's argument dump
+# `padded_vocab_size ....... 256`.
+_VOCAB = re.compile(r"padded vocab \(size:\s*(\d+)|"
+                    r"(?:\b|_)vocab(?:ulary)?[_ ]size[\"']?\s*(?:[:=]|\.{3,})\s*(\d+)",
+                    re.IGNORECASE)
 
 
 def _number(text: str, scale: str) -> float | None:
@@ -41,4 +50,9 @@ def run_facts(line: str) -> dict[str, float]:
         value = _number(tokens.group(1), "")
         if value:
             found["tokens_per_step"] = value
+    vocab = _VOCAB.search(line) if "ocab" in line else None
+    if vocab is not None:
+        value = _number(vocab.group(1) or vocab.group(2), "")
+        if value is not None and value >= 2:
+            found["vocab_size"] = value
     return found

@@ -134,6 +134,24 @@ _ENTRIES = (
         proposals=(FixKind.ROLLBACK, FixKind.CANCEL),
         proposal_reason="with the loss scale at its floor no step changes the weights"),
     AnomalyEntry(
+        AnomalyType.HARDWARE_FAULT, Severity.BLOCKER,
+        "A hardware fault: drain this GPU or node and resume elsewhere from the last good "
+        "checkpoint; a restart on the same device fails again or silently corrupts the "
+        "results. Report the device to whoever runs the machines (nvidia-smi -q -d ECC, "
+        "the Xid lines in dmesg).",
+        rollback=True),
+    AnomalyEntry(
+        AnomalyType.NOT_LEARNING, Severity.MEDIUM,
+        "Check that the optimizer steps and sees the parameters (a learning rate of 0, a "
+        "scheduler stuck in warm-up, frozen or detached weights, a loss scale at its "
+        "floor), and that the data and labels change from batch to batch; compare with a "
+        "run known to learn.",
+        ask_reviewer=True, severity_at_end=Severity.HIGH),
+    AnomalyEntry(
+        AnomalyType.USER_ALERT, Severity.MEDIUM,
+        "One of your own alerts ([[alerts]] in babysit.toml) is broken: do what you meant "
+        "to when you wrote it; its severity is the one you gave it."),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

@@ -20,6 +20,12 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.OOM,
         "process killed with SIGKILL and no traceback: most likely the host's OOM killer"),
     EventKind.CUDA_ERROR: EventRule(AnomalyType.CUDA_ERROR, "CUDA error"),
+    EventKind.HARDWARE_FAULT: EventRule(AnomalyType.HARDWARE_FAULT,
+                                        "GPU hardware fault (ECC, Xid, bus or NVLink)"),
+    EventKind.WORKER_KILLED: EventRule(
+        AnomalyType.OOM,
+        "a DataLoader worker was killed by the kernel (SIGKILL): host memory (or /dev/shm) "
+        "ran out"),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),
     EventKind.CHECKPOINT_ERROR: EventRule(AnomalyType.CHECKPOINT_FAILURE,
@@ -33,6 +39,10 @@ EVENT_RULES: dict[EventKind, EventRule] = {
 
 # Exceptions whose text already names a cause with its own anomaly type.
 CAUSE_BY_EXCEPTION: tuple[tuple[str, AnomalyType], ...] = (
+    # Before "CUDA error": `CUDA error: uncorrectable ECC error encountered` is hardware.
+    ("uncorrectable ECC", AnomalyType.HARDWARE_FAULT),
+    ("fallen off the bus", AnomalyType.HARDWARE_FAULT),
+    ("is killed by signal: Killed", AnomalyType.OOM),
     ("OutOfMemory", AnomalyType.OOM),
     ("out of memory", AnomalyType.OOM),
     ("can't allocate memory", AnomalyType.OOM),

@@ -55,22 +55,6 @@ def sorted_median(ordered: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def evaluate_divergence(recent: Sequence[float], rules: RuleSettings) -> str | None:
-    """Loss rising on `divergence_steps` consecutive logged points, by a meaningful
-    total amount (noise alone rises five times in a row now and then)."""
-    need = rules.divergence_steps + 1
-    if len(recent) < need:
-        return None
-    tail = recent[-need:]
-    if not all(b > a for a, b in pairwise(tail)):
-        return None
-    start, end = tail[0], tail[-1]
-    if end - start <= abs(start) * rules.divergence_min_rise:
-        return None
-    return (f"loss rose on {rules.divergence_steps} consecutive logged steps, "
-            f"{start:.4g} → {end:.4g}")
-
-
 def evaluate_grad_explosion(previous: Sequence[float], value: float,
                             rules: RuleSettings) -> str | None:
     """grad_norm above an absolute ceiling, or far above the mean of its recent past."""
@@ -115,21 +99,53 @@ def evaluate_eval_degradation(evals: Sequence[tuple[float, float | None]], direc
 
 
 def evaluate_throughput(samples: Sequence[float], rules: RuleSettings,
-                        baseline: float | None = None) -> str | None:
+                        baseline: float | None = None, short_ok: bool = True) -> str | None:
     """Recent throughput (median of the last `slow_recent_samples`) more than
     `slow_drop` below the baseline (median of the first `slow_baseline_samples`, which
-    the caller may pass once it has it). Medians on both sides let one slow step (an
-    evaluation, a checkpoint save) pass."""
+    the caller may pass once it has it) *and* beyond the noise of that difference (the
+    baseline samples' robust spread, `slow_noise_k` times). Medians on both sides let
+    one slow step (an evaluation, a checkpoint save) pass.
+
+    A short or sparse log (fewer samples than that, at least 3) compares its first
+    third with its last: every one of the last third must be that far below, and with
+    one sample a side the rate must have fallen at every logged point (85 → 142 →
+    202 s per iteration). Its baseline is the slowest of the first third (a progress
+    bar's first reading is often far off). Not for rates babysit measured between its
+    own polls (`short_ok` False): a few of those say nothing."""
     base_n, recent_n = rules.slow_baseline_samples, rules.slow_recent_samples
-    if len(samples) < base_n + recent_n:
-        return None
+    count = len(samples)
+    if count < base_n + recent_n:
+        return _short_throughput(samples, rules) if count >= 3 and short_ok else None
     if baseline is None:
         baseline = baseline_median(samples, rules)
     recent = sorted_median(sorted(samples[-recent_n:]))
     if baseline <= 0 or recent >= baseline * (1 - rules.slow_drop):
         return None
+    first = samples[:base_n]
+    centre = statistics.median(first)
+    spread = _MAD_TO_SIGMA * statistics.median(abs(x - centre) for x in first)
+    noise = 1.2533 * spread * math.sqrt(1 / base_n + 1 / recent_n)
+    if baseline - recent <= rules.slow_noise_k * noise:
+        return None
     return (f"throughput {recent:.3g} is {100 * (1 - recent / baseline):.0f}% below its "
             f"baseline {baseline:.3g}")
+
+
+def _short_throughput(samples: Sequence[float], rules: RuleSettings) -> str | None:
+    per = max(1, len(samples) // 3)
+    baseline = min(samples[:per])
+    recent = samples[-per:]
+    limit = baseline * (1 - rules.slow_drop)
+    if baseline <= 0 or max(recent) >= limit:
+        return None
+    if per == 1 and not all(b <= a for a, b in pairwise(samples)):
+        return None
+    now = sorted_median(sorted(recent))
+    return (f"throughput {now:.3g} is {100 * (1 - now / baseline):.0f}% below where this "
+            f"short log began ({baseline:.3g}), falling over all {len(samples)} readings"
+            if per == 1 else
+            f"throughput {now:.3g} is {100 * (1 - now / baseline):.0f}% below where this "
+            f"short log began ({baseline:.3g}; {per} readings a side)")
 
 
 def baseline_median(samples: Sequence[float], rules: RuleSettings) -> float:
@@ -160,10 +176,10 @@ def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,
     """A learning-rate schedule not doing what it should: stuck at 0, a warm-up that
     never ends, or the rate rising again after it started to decay under a schedule
     that only decays."""
-    if trace.zero_run >= rules.lr_zero_points:
-        when = "after being positive" if trace.was_positive else "from the start"
-        return (f"learning rate has been 0 for {trace.zero_run} logged points {when}: the "
-                f"weights are not being updated")
+    # An lr of 0 from the start is the not-learning rule's; here, one that fell to 0.
+    if trace.zero_run >= rules.lr_zero_points and trace.was_positive:
+        return (f"learning rate has been 0 for {trace.zero_run} logged points after being "
+                f"positive: the weights are not being updated")
     if (target and step is not None and step > rules.lr_warmup_fraction * target
             and trace.rising_run >= rules.lr_zero_points and schedule != "constant"):
         return (f"learning rate still rising at step {step} of {target} "
@@ -189,7 +205,8 @@ def evaluate_grad_vanishing(baseline: Sequence[float], recent: Sequence[float],
         return None  # the common case, decided without a median
     early = statistics.median(baseline)
     tail = list(recent)[-need:]
-    if all(x == 0 for x in tail):
+    # Zero from the start is the not-learning rule's; here, a norm that fell to 0.
+    if all(x == 0 for x in tail) and any(x > 0 for x in baseline):
         return f"grad_norm has been 0 for {need} logged points: nothing is being learned"
     if early > 0 and all(x < early * rules.grad_vanish_ratio for x in tail):
         return (f"grad_norm vanished: the last {need} values are below "

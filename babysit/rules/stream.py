@@ -9,60 +9,23 @@ class here and one line in `METRIC_RULES`.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
-from babysit.config import RuleSettings
+from babysit.config import RuleSettings, UserAlert
 from babysit.metric_names import eval_direction, is_bookkeeping
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
+from babysit.rules.loss_rules import LossRule, NotLearningRule
+from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.user_rules import UserAlertRule
 
-
-@dataclass(slots=True)
-class Observation:
-    """One record's metrics, as the rules see them (made for every record, so slotted
-    rather than frozen: a frozen dataclass is several times slower to build)."""
-
-    step: int | None
-    metrics: Mapping[str, float]
-    loss: float | None = None  # the training loss, under the key the run uses
-    lr: float | None = None
-    grad_norm: float | None = None
-    throughput: float | None = None
-    throughput_unit: str = ""
-    train_loss: float | None = None  # the newest finite training loss known
-    target_steps: int | None = None
-    lr_schedule: str | None = None  # the scheduler the run's config names
-
-
-@dataclass(frozen=True)
-class Raise:
-    type: AnomalyType
-    description: str
-    key: str = ""
-    severity: Severity | None = None  # None: the catalogue's
-
-
-@dataclass(frozen=True)
-class Resolve:
-    type: AnomalyType
-    how: str
-    key: str = ""
-
-
-Signal = Raise | Resolve
-
-
-class MetricRule(Protocol):
-    # Windowed rules judge a series; isolated points picked out of a long history by
-    # the fast scan must not feed them.
-    windowed: ClassVar[bool]
-
-    def observe(self, point: Observation) -> Sequence[Signal]: ...
+__all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule",
+           "NotLearningRule", "Observation", "Raise", "Reassess", "Resolve", "RuleSet",
+           "Signal"]
 
 
 class NonFiniteRule:
@@ -86,111 +49,6 @@ class NonFiniteRule:
             return [Raise(AnomalyType.NAN_INF, f"Megatron-LM reports {skipped:g} NaN "
                                                f"iteration(s) in this logging interval")]
         return []
-
-
-class LossRule:
-    """Spikes against the recent robust spread, and divergence (a loss that keeps
-    rising). A spike is not reported while the loss is diverging: that is one problem."""
-
-    windowed: ClassVar[bool] = True
-
-    def __init__(self, rules: RuleSettings) -> None:
-        self.rules = rules
-        self._window: deque[float] = deque(maxlen=rules.spike_window)
-        self._sorted: list[float] = []  # the same values, kept sorted
-        self._recent: deque[float] = deque(maxlen=rules.divergence_steps + 1)
-        self._lrs: deque[float] = deque(maxlen=5)
-        self._spiking = False
-        self._diverging = False
-        self._recovery = math.inf  # a spiked loss has recovered below this
-        self._smooth: deque[float] = deque(maxlen=5)  # the last few points, for a level
-        self._best: float | None = None  # the lowest level so far
-        self._start: float | None = None  # the first level
-        self._above_best = 0  # consecutive points whose level is far above that best
-
-    def observe(self, point: Observation) -> Sequence[Signal]:
-        if point.lr is not None and math.isfinite(point.lr):
-            self._lrs.append(point.lr)
-        value = point.loss
-        if value is None or not math.isfinite(value):
-            return []
-        out: list[Signal] = []
-        spike = mr.evaluate_spike(self._sorted, value, self.rules)
-        if spike is not None and not self._diverging:
-            reason, threshold = spike
-            if not self._spiking:
-                # Recovered means back to where the loss was just before the spike, not
-                # merely under the (wider) detection threshold.
-                before = list(self._window)[-5:]
-                level = max(before) if before else threshold
-                self._recovery = min(threshold, level + abs(level) * self.rules.spike_min_rise)
-            self._spiking = True
-            out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
-        elif self._spiking and value < self._recovery:
-            self._spiking = False
-            out.append(Resolve(AnomalyType.LOSS_SPIKE, f"loss back to {value:.4g}"))
-        if len(self._window) == self._window.maxlen:
-            del self._sorted[bisect.bisect_left(self._sorted, self._window[0])]
-        self._window.append(value)
-        bisect.insort(self._sorted, value)
-        recent = self._recent
-        recent.append(value)
-        # A loss that did not rise at this point ends any rising run: nothing to judge.
-        rising = mr.evaluate_divergence(list(recent), self.rules) \
-            if len(recent) >= 2 and recent[-1] > recent[-2] else None
-        # A spike that has not recovered is already the story of this excursion.
-        stuck = self._stuck_high(value) if not self._spiking else None
-        if rising is not None or stuck is not None:
-            self._diverging = True
-            out.append(Raise(AnomalyType.DIVERGENCE, f"divergence: {rising or stuck}"))
-        elif self._diverging and len(self._recent) >= 2 and value < self._recent[-2] \
-                and self._above_best == 0:
-            self._diverging = False
-            out.append(Resolve(AnomalyType.DIVERGENCE, f"loss fell again to {value:.4g}"))
-        return out
-
-    def _stuck_high(self, value: float) -> str | None:
-        """A loss that jumped far above its best and stays there: the run got worse and
-        is not coming back (too few points for a slope, too long for a spike); or a loss
-        so large the numbers have blown up."""
-        if value > self.rules.loss_blowup:
-            return f"loss is {value:.3g}: the numbers have blown up"
-        self._smooth.append(value)
-        level = mr.sorted_median(sorted(self._smooth))  # robust to one noisy batch
-        if self._start is None:
-            self._start = level
-        best = self._best
-        if best is None or level < best:
-            self._best = level
-            self._above_best = 0
-            return None
-        # Far above its best, and giving back a good part of what it had gained (a loss
-        # near zero wobbling by 2× has not diverged).
-        gained = max(self._start - best, 0.0)
-        if best > 0 and level > best * (1 + self.rules.divergence_level) \
-                and level - best >= self.rules.divergence_giveback * gained:
-            self._above_best += 1
-        else:
-            self._above_best = 0
-        if self._above_best >= self.rules.divergence_level_points:
-            return (f"the loss level has stayed above {1 + self.rules.divergence_level:g}× "
-                    f"its best ({best:.4g}) for {self._above_best} logged points, now "
-                    f"{value:.4g}")
-        return None
-
-    def recent(self, count: int) -> list[float]:
-        return list(self._window)[-count:]
-
-    def _lr_note(self) -> str:
-        """A spike right after the learning rate went up may be a planned schedule
-        change (a warm restart) or an LR bug; the log cannot tell which, so say it."""
-        if len(self._lrs) < 2:
-            return ""
-        low = min(self._lrs)
-        if low > 0 and self._lrs[-1] > 1.5 * low:
-            return (f"; it follows a learning-rate increase {low:.3g} → {self._lrs[-1]:.3g} "
-                    f"(expected only if that is a planned warm restart)")
-        return ""
 
 
 class GradNormRule:
@@ -355,12 +213,13 @@ class ThroughputRule:
             del samples[keep : keep + 10]  # keep the baseline and the recent past
         if self._baseline is None and len(samples) >= keep:
             self._baseline = mr.baseline_median(samples, self.rules)
-        reason = mr.evaluate_throughput(samples, self.rules, self._baseline)
+        reason = mr.evaluate_throughput(samples, self.rules, self._baseline,
+                                        short_ok=not point.measured)
         if reason is not None:
             self._raised = True
             return [Raise(AnomalyType.SLOW_THROUGHPUT,
                           f"slow throughput: {reason} ({point.throughput_unit})")]
-        if self._raised and len(self._samples) >= keep + self.rules.slow_recent_samples:
+        if self._raised:
             self._raised = False
             return [Resolve(AnomalyType.SLOW_THROUGHPUT, "throughput recovered")]
         return []
@@ -442,6 +301,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     EvalRule,
     ThroughputRule,
     LossScaleRule,
+    NotLearningRule,
 )
 
 
@@ -450,12 +310,15 @@ class RuleSet:
     """One instance of every registered rule, for one run."""
 
     rules: RuleSettings
+    alerts: tuple[UserAlert, ...] = ()  # the user's own, checked after the built-in rules
     instances: list[MetricRule] = field(default_factory=list)
     # The rules an isolated point (picked out of a long history) may feed.
     _pointwise: list[MetricRule] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.instances = [make(self.rules) for make in METRIC_RULES]
+        if self.alerts:
+            self.instances.append(UserAlertRule(self.alerts))
         self._pointwise = [rule for rule in self.instances if not rule.windowed]
 
     def observe(self, point: Observation, sparse: bool) -> list[Signal]:

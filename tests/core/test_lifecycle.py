@@ -147,9 +147,10 @@ def test_the_workers_of_a_crashed_run_are_not_taken_for_the_run_going_on(tmp_pat
 
 
 def test_a_reviewer_stop_on_a_finished_run_proposes_nothing(tmp_path: Path):
-    lines = [f"step {s}/60 | loss={2.0 + 0.01 * (s % 3):.3f}" for s in range(1, 34)]
+    lines = [f"step {s}/60 | loss={2.0 - 0.005 * s + 0.01 * (s % 3):.3f}" for s in range(1, 34)]
     lines += ["step 34/60 | loss=40.000"]
-    lines += [f"step {s}/60 | loss={2.0 + 0.01 * (s % 3):.3f}" for s in range(35, 61)]
+    lines += [f"step {s}/60 | loss={2.0 - 0.005 * s + 0.01 * (s % 3):.3f}"
+              for s in range(35, 61)]
     (tmp_path / "train.log").write_text("\n".join(lines) + "\nTraining finished\n")
     reviewer = tmp_path / "reviewer.py"
     reviewer.write_text("import sys\nsys.stdin.read()\nprint('STOP')\n")

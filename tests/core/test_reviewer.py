@@ -13,8 +13,9 @@ import pytest
 from babysit.core.reviewer import Answer, Reviewer, parse_answer
 from tests.conftest import artifact_in
 
-SPIKE_LOG = "".join(f"step {s}/500 | loss=2.0\n" for s in range(1, 30)) + \
-    "step 30/500 | loss=9.0\n" + "".join(f"step {s}/500 | loss=2.0\n" for s in range(31, 35))
+SPIKE_LOG = "".join(f"step {s}/500 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(1, 30)) + \
+    "step 30/500 | loss=9.0\n" + \
+    "".join(f"step {s}/500 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(31, 35))
 
 
 def reviewer_script(tmp_path: Path, body: str) -> Path:
@@ -47,7 +48,7 @@ def test_reviewer_is_asked_about_a_spike_and_its_answer_recorded(tmp_path: Path,
     done = watch(tmp_path, reviewer_script(tmp_path, f"print({word!r})\n"))
     packet = json.loads((tmp_path / "packet.json").read_text())
     assert packet["concern"].startswith("loss-spike") and packet["step"] == 34
-    assert packet["last_losses"][-1] == 2.0
+    assert packet["last_losses"][-1] == 1.83  # the step before the review
     assert f"reviewer says {word}" in done.stdout
     data = artifact_in(tmp_path)
     assert {"kind": "ask-reviewer", "status": "applied"}.items() <= data["actions"][0].items()

@@ -51,7 +51,7 @@ def watch(tmp_path: Path, log: Path, clock: FakeClock, observer=None, **poll: An
     return result, observer
 
 
-def lines(start: int, stop: int, loss=lambda s: 3.0 - s * 0.001) -> str:
+def lines(start: int, stop: int, loss=lambda s: 3.0 - s * 0.01) -> str:
     return "".join(f"step {s}/100 | loss={loss(s):.4f} | lr=1e-4\n" for s in range(start, stop))
 
 

@@ -45,7 +45,8 @@ def test_once_on_a_quiet_log_without_timestamps_notes_its_age_instead_of_a_stall
 
 
 def test_once_on_a_log_far_quieter_than_its_own_timestamps_is_stalled(tmp_path: Path):
-    lines = [f"2026-11-30 10:{s // 10:02d}:{(s % 10) * 6:02d} | step {s}/500 | loss=2.0\n"
+    lines = [f"2026-11-30 10:{s // 10:02d}:{(s % 10) * 6:02d} | step {s}/500 | "
+             f"loss={2.0 - 0.005 * s:.3f}\n"
              for s in range(1, 41)]
     log = tmp_path / "train.log"
     log.write_text("".join(lines))
@@ -66,7 +67,7 @@ def test_a_run_that_logs_every_six_seconds_is_not_stalled_at_a_one_second_interv
     def world(clock: FakeClock) -> None:
         if clock.t - 1000 - state["since"] >= 6:  # a line every 6 s of (fake) time
             state["since"] = clock.t - 1000
-            append(log, f"step {state['next']}/100 | loss=3.0\n")
+            append(log, f"step {state['next']}/100 | loss={3.0 - 0.01 * state['next']:.2f}\n")
             state["next"] += 1
 
     run_session(lambda: LocalLogTarget(log), str(log), "local-log",

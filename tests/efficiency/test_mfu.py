@@ -167,3 +167,25 @@ def test_flops_the_run_reports_per_step_are_used_before_any_estimate():
     found = tracker.now()  # 6e13 FLOPs in 1 s over 2 × 1e14 = 30 %
     assert found.status == "estimated" and found.mfu == pytest.approx(0.30)
     assert found.inputs["formula"] == "model_flops reported by the run for each step"
+
+
+def test_an_mfu_above_100_percent_is_a_reading_error_not_a_figure():
+    # 8 GPUs assumed where the run has 1: 1000 tokens × 1e9 / 0.001 s / 1e14 = 1000 %.
+    settings = EfficiencySettings(peak_tflops=100, gpus=1, flops_per_token=1e9,
+                                  tokens_per_step=1000)
+    tracker = EfficiencyTracker(settings)
+    tracker.observe(Record(step=1, metrics={"time_ms": 1.0}))
+    found = tracker.now()
+    assert found.status == "unavailable" and found.mfu is None and found.short() == ""
+    assert "1e+03% of the hardware's peak, which is impossible" in found.reason
+    assert found.inputs["gpus"] == 1  # the inputs stay, to see which one is wrong
+    assert found.to_json()["mfu"]["value"] is None
+
+
+def test_an_impossible_mfu_printed_by_the_run_is_flagged_not_reported():
+    # nanoGPT prints `mfu 312.00%` when its peak is set for another GPU.
+    tracker = EfficiencyTracker(EfficiencySettings())
+    tracker.observe(Record(step=10, metrics={"loss": 2.0, "time_ms": 85.0, "mfu": 312.0}))
+    found = tracker.now().to_json()["mfu"]
+    assert found["log_reported"] is None
+    assert "printed MFU 312%" in found["disagreement"] and "reading error" in found["disagreement"]

@@ -40,15 +40,6 @@ def test_spike_needs_enough_history():
     assert mr.evaluate_spike([2.0] * 5, 50.0, RULES) is None
 
 
-def test_five_consecutive_meaningful_rises_are_divergence():
-    assert mr.evaluate_divergence([2.0, 2.1, 2.2, 2.35, 2.5, 2.8], RULES) is not None
-
-
-def test_four_rises_or_a_tiny_drift_are_not_divergence():
-    assert mr.evaluate_divergence([2.0, 1.9, 2.1, 2.2, 2.3, 2.4], RULES) is None
-    assert mr.evaluate_divergence([2.0, 2.001, 2.002, 2.003, 2.004, 2.005], RULES) is None
-
-
 def test_grad_norm_above_the_absolute_ceiling():
     assert "1000" in (mr.evaluate_grad_explosion([1.0] * 20, 1842.0, RULES) or "")
 

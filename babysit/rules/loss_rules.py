@@ -1,0 +1,418 @@
+"""Rules over the training loss: spikes, divergence, and a run that is not learning.
+
+Each judges the loss against the run's own noise (`trends`): a level (the median of the
+last few points) compared with a reference, and a change that must exceed both a
+multiple of the run's robust scale and a minimum relative size. Severity follows what
+the change means for the run, not how fast it came.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import statistics
+from collections import deque
+from collections.abc import Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.metric_names import eval_direction
+from babysit.model import AnomalyType, Severity
+from babysit.rules import metric_rules as mr
+from babysit.rules import trends
+from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
+
+_LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
+_SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
+_SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
+_NOISE_POINTS = 200
+_NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
+
+
+class _EvalWitness:
+    """The run's main validation metric, kept to ask whether it shares a rise of the
+    training loss (a curriculum or a data mix makes the training loss rise by design
+    while the model keeps improving)."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.direction = 0
+        self.latest: float | None = None
+        self.reference: float | None = None  # its value when the training loss was best
+        self.since_reference = 0  # evaluations since then
+
+    def observe(self, point: Observation) -> None:
+        if self.key is None:
+            self.key = next((k for k in point.metrics if eval_direction(k)), None)
+            if self.key is None:
+                return
+            self.direction = eval_direction(self.key)
+        value = point.metrics.get(self.key)
+        if value is None or not math.isfinite(value) or value == self.latest:
+            return  # the same evaluation printed twice is one evaluation
+        self.latest = value
+        if self.reference is None:
+            self.reference = value
+        self.since_reference += 1
+
+    def train_best(self) -> None:
+        """The training loss reached a new best: validation is measured from here."""
+        self.reference, self.since_reference = self.latest, 0
+
+    def unshared(self, tolerance: float) -> str | None:
+        """Why validation does not share the rise (it held or improved since the best
+        training loss), or None when it does or cannot tell."""
+        if self.reference is None or self.latest is None or self.since_reference == 0:
+            return None
+        worse = (self.reference - self.latest) * self.direction
+        if worse > abs(self.reference) * tolerance:
+            return None
+        verb = "improved" if worse < 0 else "held"
+        return (f"{self.key} {verb} meanwhile ({self.reference:.4g} → {self.latest:.4g}): "
+                f"the rise is not shared by validation (a curriculum or a data mix can do "
+                f"this by design)")
+
+
+class LossRule:
+    """Spikes against the recent robust spread, and divergence: a loss level that rose
+    beyond the run's noise and a minimum relative size over its best, and stayed there.
+    A spike is not reported while the loss is diverging: that is one problem."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._window: deque[float] = deque(maxlen=rules.spike_window)
+        self._sorted: list[float] = []  # the same values, kept sorted
+        self._lrs: deque[float] = deque(maxlen=5)
+        self._spiking = False
+        self._recovery = math.inf  # a spiked loss has recovered below this
+        self._count = 0  # finite losses seen
+        self._levels: deque[float] = deque(maxlen=rules.divergence_steps + 2)
+        self._start: float | None = None  # the run's first level, when the log begins it
+        self._start_checked = False
+        self._best: float | None = None  # the lowest level so far
+        self._above = 0  # consecutive levels beyond noise and min rise over the best
+        self._diverging: Severity | None = None  # the severity of the open divergence
+        self._eval = _EvalWitness()
+        self.note_vocab(rules.vocab_size)
+        self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        if point.lr is not None and math.isfinite(point.lr):
+            self._lrs.append(point.lr)
+        if point.metrics:
+            self._eval.observe(point)
+        value = point.loss
+        if value is None or not math.isfinite(value):
+            return []
+        if self._window and self._window[-1] == value:
+            # The same value printed again (a bar's postfix lagging a step, a summary
+            # line): one point. A loss truly identical step after step is the
+            # not-learning rule's.
+            return []
+        if not self._start_checked:
+            self._start_checked = True
+            self._start_known = point.step is not None \
+                and point.step <= self.rules.divergence_start_steps
+        out: list[Signal] = []
+        spike = mr.evaluate_spike(self._sorted, value, self.rules)
+        if spike is not None and self._diverging is None:
+            reason, threshold = spike
+            if not self._spiking:
+                # Recovered means back to where the loss was just before the spike, not
+                # merely under the (wider) detection threshold.
+                before = list(self._window)[-5:]
+                lvl = max(before) if before else threshold
+                self._recovery = min(threshold, lvl + abs(lvl) * self.rules.spike_min_rise)
+            self._spiking = True
+            out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
+        elif self._spiking and value < self._recovery:
+            self._spiking = False
+            out.append(Resolve(AnomalyType.LOSS_SPIKE, f"loss back to {value:.4g}"))
+        if len(self._window) == self._window.maxlen:
+            del self._sorted[bisect.bisect_left(self._sorted, self._window[0])]
+        self._window.append(value)
+        self._noise.append(value)
+        bisect.insort(self._sorted, value)
+        self._count += 1
+        out.extend(self._divergence(value))
+        return out
+
+    # --- divergence ----------------------------------------------------------------------
+
+    def _divergence(self, value: float) -> list[Signal]:
+        rules = self.rules
+        if self._start is None and self._start_known:
+            self._start = value  # the loss the run started from
+        if value > rules.loss_blowup:
+            return self._raise_or_reassess(
+                Severity.BLOCKER, f"loss is {value:.3g}: the numbers have blown up")
+        if self._count < 3:
+            return []
+        window = self._window
+        short = self._count < _SHORT_RUN
+        width = 3 if short else _LEVEL_WIDTH
+        now = statistics.median([window[-i] for i in range(1, min(width, len(window)) + 1)])
+        levels = self._levels
+        levels.append(now)
+        need = 2 if short else rules.divergence_steps
+        # The best is the lowest level *held* for `need` points: the lowest single
+        # level of a long noisy plateau is an outlier of its own, and measuring from it
+        # would call the plateau's ordinary wander a rise.
+        held = max(levels[-i] for i in range(1, need + 1)) if len(levels) >= need else now
+        if self._best is None or held < self._best:
+            self._best = held
+            self._eval.train_best()
+        best = self._best
+        least = rules.divergence_min_rise * (2 if short else 1)
+        # The cheap test first: most points of a healthy run are nowhere near a rise
+        # (every test below needs at least this much over the best).
+        rising = now - best > abs(best) * least
+        if self._above == 0 and self._lasting == 0 and self._diverging is None \
+                and self._count - self._sigma_at >= (5 if rising else _NOISE_EVERY):
+            # The noise is measured outside an excursion: a loss that explodes
+            # (5 → 23 → 401 → 3.6e6) must not count its own climb as noise, so it is
+            # taken before this point and held while the level stays up. Over a long
+            # stretch (`_noise`): a short window's estimate is low now and then, and
+            # exactly then a wander would look like a rise.
+            self._sigma = trends.noise_scale(list(self._noise)[:-1])
+            self._sigma_at = self._count
+        sigma = self._sigma
+        # Few points say little about the noise: a short run needs twice the rise.
+        bar = near = trends.threshold(best, sigma, rules.divergence_noise_k, least)
+        judged = self._count >= 4
+        if not short:
+            # Against the best, only a large rise counts (the lowest level of a long
+            # noisy run is an outlier of its own); smaller ones by the shift test.
+            bar = trends.threshold(best, sigma, rules.divergence_noise_k,
+                                   rules.divergence_level)
+        self._above = self._above + 1 if judged and now - best > bar else 0
+        # A smaller shift counts when it is sustained: the median of the last points
+        # against the median of the stretch before them, judged by the noise of a
+        # difference of two medians (σ·1.25·√(1/n₁ + 1/n₂)), so that averaging over
+        # the points makes a lasting 3σ shift stand out where one level cannot.
+        shifted = judged and (rising or self._lasting > 0) and self._shifted(sigma, least)
+        self._lasting = self._lasting + 1 if shifted else 0
+        falling = len(self._levels) > need and now < self._levels[-need - 1]
+        self._track_above_start(now, sigma, falling)
+        if self._diverging is not None:
+            # Back near its best (this point, not only the level: the level lags).
+            if value <= best + near:
+                self._diverging = None
+                self._above = self._above_start = self._lasting = 0
+                return [Resolve(AnomalyType.DIVERGENCE, f"loss fell again to {value:.4g}")]
+            severity, why = self._severity(need)
+            if severity is not self._diverging:
+                self._diverging = severity
+                return [Reassess(AnomalyType.DIVERGENCE, severity, why)]
+            return []
+        if self._lasting >= need:
+            self._above = max(self._above, self._lasting)
+        if self._above < need or falling or self._spiking or value <= best + near:
+            # Not yet; or the level (or this very point) is already coming back down;
+            # or a spike that has not recovered, which is already this excursion's story.
+            return []
+        severity, why = self._severity(need)
+        if severity is Severity.LOW and self._above < 3 * need:
+            return []  # a rise validation does not share is worth a notice once it lasts
+        return self._raise_or_reassess(
+            severity, f"the loss level (median of the last {width} points) rose to {now:.4g} "
+                      f"from its best {best:.4g} and stayed there for {self._above} logged "
+                      f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
+
+    def _shifted(self, sigma: float, least: float) -> bool:
+        """The last `_SHIFT_POINTS` values sit above the ones before them by more than
+        the noise of the difference of their medians allows, and by `least` of them."""
+        window = list(self._window)
+        recent, before = window[-_SHIFT_POINTS:], window[:-_SHIFT_POINTS]
+        if len(before) < _SHIFT_POINTS or sigma <= 0:
+            return False
+        base = trends.level(before, len(before))
+        shift = trends.level(recent, _SHIFT_POINTS) - base
+        noise = 1.2533 * sigma * math.sqrt(1 / len(before) + 1 / _SHIFT_POINTS)
+        return trends.beyond_noise(shift, base, noise, self.rules.divergence_noise_k, least)
+
+    def _track_above_start(self, now: float, sigma: float, falling: bool) -> None:
+        """Count the levels in a row that sit above where the run started (or above a
+        random guess's loss) and are not coming back down."""
+        start, chance, k = self._start, self._chance_level, self.rules.divergence_noise_k
+        above = (start is not None and trends.beyond_noise(
+            now - start, start, sigma, k, self.rules.divergence_blocker_rise)) or \
+            (chance is not None and now > chance + sigma)
+        self._above_start = self._above_start + 1 if above and not falling else 0
+
+    def _raise_or_reassess(self, severity: Severity, description: str) -> list[Signal]:
+        if self._diverging is None:
+            self._diverging = severity
+            return [Raise(AnomalyType.DIVERGENCE, f"divergence: {description}",
+                          severity=severity)]
+        if severity.rank > self._diverging.rank:
+            self._diverging = severity
+            return [Reassess(AnomalyType.DIVERGENCE, severity, description)]
+        return []
+
+    def _severity(self, need: int) -> tuple[Severity, str]:
+        """How much a rise matters: a notice when validation does not share it; a
+        blocker once the loss has stayed above where the run started, or above what
+        a model guessing at random scores (ln of the vocabulary), without coming back
+        for one point more than a divergence needs; otherwise high. A blocker stays one
+        until the loss is back near its best."""
+        unshared = self._eval.unshared(self.rules.eval_recovery_tolerance)
+        if unshared is not None:
+            return Severity.LOW, unshared
+        if self._diverging is Severity.BLOCKER:
+            return Severity.BLOCKER, "still far above its best"
+        if self._above_start > need:
+            chance = self._chance_level
+            if self._start is not None and self._levels[-1] > self._start:
+                return Severity.BLOCKER, (
+                    f"it has stayed above where the run started ({self._start:.4g}) for "
+                    f"{self._above_start} logged points without coming back: the training "
+                    f"has undone itself")
+            if chance is not None:
+                return Severity.BLOCKER, (
+                    f"it has stayed above ln(vocabulary) = {chance:.4g}, what a model "
+                    f"guessing at random scores, for {self._above_start} logged points")
+        return Severity.HIGH, "still rising or holding"
+
+    _chance_level: float | None = None
+    _start_known = False
+    _sigma = 0.0
+    _sigma_at = 0  # the point the noise was last measured at
+    _above_start = 0
+    _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
+
+    def note_vocab(self, vocab_size: int | None) -> None:
+        """The model's vocabulary: ln(vocab) is the loss of a uniform guess."""
+        if vocab_size is not None and vocab_size > 1:
+            self._chance_level = math.log(vocab_size)
+
+    def recent(self, count: int) -> list[float]:
+        return list(self._window)[-count:]
+
+    def _lr_note(self) -> str:
+        """A spike right after the learning rate went up may be a planned schedule
+        change (a warm restart) or an LR bug; the log cannot tell which, so say it."""
+        if len(self._lrs) < 2:
+            return ""
+        low = min(self._lrs)
+        if low > 0 and self._lrs[-1] > 1.5 * low:
+            return (f"; it follows a learning-rate increase {low:.3g} → {self._lrs[-1]:.3g} "
+                    f"(expected only if that is a planned warm restart)")
+        return ""
+
+
+class NotLearningRule:
+    """A run that is not learning: a loss that has not moved beyond its noise over a
+    meaningful share of the run, a loss identical to many digits on every step, or a
+    learning rate or gradient norm of exactly 0 on every logged point after warm-up."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._first: list[float] = []  # the first few losses: where the run started
+        self._recent: deque[float] = deque(maxlen=max(rules.not_learning_points, 5))
+        self._best: float | None = None
+        self._count = 0
+        self._start_known: bool | None = None
+        self._same = 0  # consecutive steps with the very same loss
+        self._last: float | None = None
+        self._lr_points = 0
+        self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
+        self._grad_points = 0
+        self._grad_zero = 0
+        self._raised: set[str] = set()
+        self._learned = False
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        out: list[Signal] = []
+        if not point.advanced:
+            return out  # a step printed twice (bar and summary) is one step
+        out.extend(self._zeros(point))
+        value = point.loss
+        if value is None or not math.isfinite(value):
+            return out
+        if self._start_known is None:
+            self._start_known = point.step is not None \
+                and point.step <= self.rules.divergence_start_steps
+        out.extend(self._identical(value))
+        out.extend(self._flat(value))
+        return out
+
+    def _identical(self, value: float) -> list[Signal]:
+        # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),
+        # and a loss printed with few digits (0.0008) repeats once it has converged.
+        self._same = self._same + 1 if value == self._last and _digits(value) >= 4 else 0
+        self._last = value
+        need = self.rules.not_learning_identical
+        if self._same + 1 >= need and "identical" not in self._raised:
+            self._raised.add("identical")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: the loss is exactly {value!r} on {self._same + 1} "
+                          f"logged steps in a row (no batch changes it: the weights or the "
+                          f"data are not changing)", key="identical", severity=Severity.HIGH)]
+        if self._same == 0 and "identical" in self._raised:
+            self._raised.discard("identical")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"the loss changed to {value:.6g}",
+                            key="identical")]
+        return []
+
+    def _flat(self, value: float) -> list[Signal]:
+        rules = self.rules
+        if self._learned:
+            return []  # a run that has learned has learned; later trouble is another rule's
+        self._count += 1
+        self._recent.append(value)
+        if len(self._first) < _LEVEL_WIDTH:
+            self._first.append(value)
+            return []
+        now = trends.level(list(self._recent), _LEVEL_WIDTH)
+        self._best = now if self._best is None else min(self._best, now)
+        if not self._start_known or self._count < rules.not_learning_points:
+            return []
+        start = trends.level(self._first, _LEVEL_WIDTH)
+        sigma = trends.noise_scale(list(self._recent))
+        if trends.beyond_noise(start - self._best, start, sigma, 3.0,
+                               rules.not_learning_min_fall):
+            self._learned = True
+            if "flat" in self._raised:
+                return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {now:.4g}",
+                                key="flat")]
+            return []
+        rose = trends.beyond_noise(now - start, start, sigma, 3.0, rules.not_learning_min_fall)
+        if not rose and "flat" not in self._raised:
+            self._raised.add("flat")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: over {self._count} logged points the loss has not "
+                          f"moved beyond its noise from where it started ({start:.4g} → "
+                          f"{now:.4g}, σ≈{sigma:.2g})", key="flat")]
+        return []
+
+    def _zeros(self, point: Observation) -> list[Signal]:
+        out: list[Signal] = []
+        warmup = self.rules.not_learning_warmup_points
+        if point.lr is not None and math.isfinite(point.lr):
+            self._lr_points += 1
+            if self._lr_points > warmup and self._lr_zero >= 0:  # -1: it moved, for good
+                self._lr_zero = self._lr_zero + 1 if point.lr == 0 else -1
+        if point.grad_norm is not None and math.isfinite(point.grad_norm):
+            self._grad_points += 1
+            if self._grad_points > warmup and self._grad_zero >= 0:
+                self._grad_zero = self._grad_zero + 1 if point.grad_norm == 0 else -1
+        need = self.rules.not_learning_zero_points
+        for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
+            if run >= need and name not in self._raised:
+                self._raised.add(name)
+                out.append(Raise(AnomalyType.NOT_LEARNING,
+                                 f"not learning: the {name} has been exactly 0 on every one "
+                                 f"of {run} logged points after warm-up: no weight changes",
+                                 key=name, severity=Severity.HIGH))
+        return out
+
+
+def _digits(value: float) -> int:
+    """Significant digits in the shortest form of a value (10.8259: 6, 0.0008: 1)."""
+    mantissa = repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0")
+    return len(mantissa)

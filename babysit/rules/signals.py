@@ -1,0 +1,67 @@
+"""What a metric rule sees (one `Observation` per record) and what it answers with
+(signals: raise this anomaly, resolve that one, judge an open one again)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+from babysit.model import AnomalyType, Severity
+
+
+@dataclass(slots=True)
+class Observation:
+    """One record's metrics, as the rules see them (made for every record, so slotted
+    rather than frozen: a frozen dataclass is several times slower to build)."""
+
+    step: int | None
+    metrics: Mapping[str, float]
+    loss: float | None = None  # the training loss, under the key the run uses
+    lr: float | None = None
+    grad_norm: float | None = None
+    throughput: float | None = None
+    throughput_unit: str = ""
+    measured: bool = False  # the throughput is babysit's own, between polls
+    train_loss: float | None = None  # the newest finite training loss known
+    target_steps: int | None = None
+    lr_schedule: str | None = None  # the scheduler the run's config names
+    vocab_size: int | None = None  # the model's vocabulary, when the run says it
+    advanced: bool = True  # the step moved since the previous record (or has no number)
+
+
+@dataclass(frozen=True)
+class Raise:
+    type: AnomalyType
+    description: str
+    key: str = ""
+    severity: Severity | None = None  # None: the catalogue's
+
+
+@dataclass(frozen=True)
+class Resolve:
+    type: AnomalyType
+    how: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Reassess:
+    """An open anomaly judged again on new evidence: its severity becomes this (up, or
+    down when the evidence says it matters less, e.g. validation kept improving)."""
+
+    type: AnomalyType
+    severity: Severity
+    why: str
+    key: str = ""
+
+
+Signal = Raise | Resolve | Reassess
+
+
+class MetricRule(Protocol):
+    # Windowed rules judge a series; isolated points picked out of a long history by
+    # the fast scan must not feed them.
+    windowed: ClassVar[bool]
+
+    def observe(self, point: Observation) -> Sequence[Signal]: ...
