@@ -1,8 +1,9 @@
 """babysit's performance goals, each measured beside its baseline in the same run.
 
   P1  one poll after 64 KiB is appended to a 1 GiB log    vs `tail -c 65536 FILE`     ≤ 2×
-  P2  `--once` verdict on a finished 256 MiB log, dense     vs `grep -cE 'loss|nan|Error'` ≤ 3×
-      and sparse (and the dense cost at 16 and 64 MiB);   peak memory                  ≤ 60 MB
+  P2  `--once` verdict on a finished 256 MiB log, dense,    vs `grep -cE 'loss|nan|Error'` ≤ 3×
+      sparse, a warning at every step and newline bars   peak memory                  ≤ 60 MB
+      (and the dense cost at 16 and 64 MiB)
   P3  watching a live run at the default cadence            CPU (tail -F beside it)    ≤ 0.2 %
                                                              peak memory                ≤ 40 MB
   P4  `babysit --version`                                   vs `python -c "import typer"` ≤ 1.5×
@@ -10,7 +11,7 @@
                                                              p50 ≤ 1 s, p99 ≤ 2 s
   P8  (with --tests) `python -m pytest`                                                  ≤ 120 s
 
-Logs are generated once under bench/.data/ (dense_log.py, sparse_log.py). The exit
+Logs are generated once under bench/.data/ (dense_log.py, sparse_log.py, repeat_logs.py). The exit
 status is 1 when a goal is missed, for those who want to gate on it; CI does not run
 this (a shared machine is too noisy for timings).
 
@@ -43,6 +44,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from dense_log import write_dense_log  # noqa: E402
+from repeat_logs import write_repeat_log  # noqa: E402
 from sparse_log import appended_block, write_sparse_log  # noqa: E402
 
 GREP = ["grep", "-cE", "loss|nan|Error"]
@@ -134,8 +136,13 @@ def p2(repeat: int) -> list[Row]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        for shape, write, sizes in (("dense", write_dense_log, (16, 64, 256)),
-                                    ("sparse", write_sparse_log, (256,))):
+        shapes: tuple[tuple[str, Callable[[Path, int], object], tuple[int, ...]], ...] = (
+            ("dense", write_dense_log, (16, 64, 256)), ("sparse", write_sparse_log, (256,)),
+            ("warning-every-step",
+             lambda path, size: write_repeat_log(path, size, "warnings"), (256,)),
+            ("newline-bars",
+             lambda path, size: write_repeat_log(path, size, "newline-bars"), (256,)))
+        for shape, write, sizes in shapes:
             for size in sizes:
                 log = cached(shape, size, write)
                 runs = [babysit_once(log, out) for _ in range(repeat)]

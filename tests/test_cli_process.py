@@ -63,9 +63,11 @@ def test_proc_with_several_unrelated_matches_is_a_clear_usage_error(tmp_path: Pa
                               stdout=subprocess.DEVNULL)
     done = babysit("--proc", script.name, "--once", cwd=tmp_path)
     assert done.returncode == 2
-    assert f"\n  PID {first.pid}  " in done.stderr and f"\n  PID {second.pid}  " in done.stderr
+    # One line (the message takes the outbound pass, which would show a newline as `\n`).
+    assert f"1. PID {first.pid}  " in done.stderr and f"2. PID {second.pid}  " in done.stderr
     assert done.stderr.startswith(f"babysit: error: 2 unrelated processes match "
-                                  f"'{script.name}'; pick one with --pid:")
+                                  f"'{script.name}': 1. PID ")
+    assert done.stderr.rstrip().endswith("pick one with --pid")
     # Not a complaint about TARGET, which the user never typed.
     assert "TARGET" not in done.stderr and "watch -h" not in done.stderr
 
@@ -93,7 +95,7 @@ def test_at_a_terminal_end_of_input_at_the_picker_is_a_usage_error_that_says_so(
                            close_after="or a PID): ")
     assert screen.code == 2, screen.text
     assert "Aborted" not in screen.text
-    assert "pick one with --pid:" in screen.text and f"PID {first.pid}" in screen.text
+    assert "pick one with --pid" in screen.text and f"PID {first.pid}" in screen.text
 
 
 def test_proc_with_one_match_and_an_explicit_log(tmp_path: Path):

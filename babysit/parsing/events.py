@@ -69,7 +69,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # IPython prints `NameError    Traceback (most recent call last)`, without the colon.
     _sig(EventKind.TRACEBACK_START, r"Traceback \(most recent call last\)"),
     # C++ fatal checks (glog / dmlc `Check failed:`): the process aborts after them.
-    _sig(EventKind.EXCEPTION, r"(?:^F\d{4} .*|\] )(Check failed: .*)", 1),
+    _sig(EventKind.EXCEPTION, r"(?:^|\s)(Check failed: .+)", 1),
     # detectron2 and mmengine say so before the traceback.
     _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
     # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
@@ -182,7 +182,7 @@ _TRIGGERS = (
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
-    "ptimi", "Check failed", "^C", "received SIG", "Model",
+    "ptimi", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
 )
@@ -240,11 +240,19 @@ def _part_way(line: str) -> bool:
     return _STAGE_WORDS.search(line) is not None
 
 
+# Fields of a structured (JSON) log line that hold the run's own words, not data.
+_MESSAGE_KEY = re.compile(r'"(?:msg|message|event|status|log|error|detail|text_log)"\s*:\s*"'
+                          r'[^"]*$')
+
+
 def _quoted(line: str, at: int) -> bool:
     """Whether position `at` lies inside a quoted string of the line (an odd number of
-    double quotes before it, and one after)."""
+    double quotes before it, and one after) that is data: a sample, a prompt, a config
+    value — not the message field of a structured log line."""
     before = line.count('"', 0, at)
-    return before % 2 == 1 and '"' in line[at:]
+    if before % 2 == 0 or '"' not in line[at:]:
+        return False
+    return _MESSAGE_KEY.search(line, 0, at) is None
 
 
 # Warnings that are, all the same, what a launcher or a scaler says about the run.

@@ -68,7 +68,8 @@ class FailureTracker:
             if _LOGGED.search(prefix):
                 return added  # a traceback a library logged as a warning and carried on
             self._lines = 1
-            self._prefix = prefix.strip()
+            # IPython heads its traceback with the exception's name, not a logger's prefix.
+            self._prefix = "" if exception_line(prefix.strip()) else prefix.strip()
             self._header = clip(line.strip(), 300)
             return added
         if self._lines == 0:

@@ -45,7 +45,7 @@ _RULE_LINE = re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
 _MAX_CELLS = 40
-_HEADER_REACH = 40  # lines a header may stand above the first row it names
+_HEADER_REACH = 200  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
 _RECENT = 64  # lines kept to tell a metric line's shape from a one-off
 _MAX_TEMPLATES = 8192
@@ -83,7 +83,8 @@ class ShapeReader:
     often each bare shape came back, an open boxed block, and the last lines read."""
 
     def __init__(self) -> None:
-        self._pending: tuple[int, str, tuple[str, ...]] | None = None  # (line no, sep, names)
+        # Headers waiting for their first row, by (separator, width): (line no, names).
+        self._pending: dict[tuple[str, int], tuple[int, tuple[str, ...]]] = {}
         self._headers: dict[tuple[str, int], tuple[str, ...]] = {}
         self._bare: Counter[tuple[str, int]] = Counter()
         self._box: dict[str, float] = {}
@@ -119,7 +120,10 @@ class ShapeReader:
         if all(_NAME_CELL.match(c) for c in cells):
             if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells):
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
-            self._pending = (self._line_no, sep, tuple(normalise_key(c) for c in cells))
+            if len(self._pending) > 64:
+                self._pending.clear()
+            self._pending[(sep, len(cells))] = (self._line_no,
+                                                tuple(normalise_key(c) for c in cells))
             return None  # a header only counts once a row follows it
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t")
@@ -144,12 +148,7 @@ class ShapeReader:
         """A row of values: named by the header announced for rows of its width, or, for
         bare numbers, once their shape has come back a few times."""
         key = (sep, len(cells))
-        names = self._headers.get(key)
-        pending = self._pending
-        if pending is not None and pending[1] == sep and len(pending[2]) == len(cells) \
-                and self._line_no - pending[0] <= _HEADER_REACH:
-            names = self._headers[key] = pending[2]
-            self._pending = None
+        names = self._take_header(key)
         if names is None:
             self._bare[key] += 1
             if self._bare[key] < _BARE_REPEATS:
@@ -163,14 +162,20 @@ class ShapeReader:
         sep, cells = _split(desc.rstrip(":").strip())
         if len(cells) < 2 or not all(_is_value(c) for c in cells):
             return None
-        key = (sep, len(cells))
-        pending = self._pending
-        if key not in self._headers and pending is not None and pending[1] == sep \
-                and len(pending[2]) == len(cells) and self._line_no - pending[0] <= _HEADER_REACH:
-            self._headers[key] = pending[2]
-            self._pending = None
-        names = self._headers.get(key)
+        names = self._take_header((sep, len(cells)))
+        if names is None and _COUNTER_CELL.match(cells[0]):
+            # No header seen (a pasted piece of the log): the row still leads with its
+            # epoch, so the bar after it counts that epoch's batches.
+            names = tuple(self._bare_names(cells))
         return self._named(names, cells, "table") if names is not None else None
+
+    def _take_header(self, key: tuple[str, int]) -> tuple[str, ...] | None:
+        """The names for rows of this shape: a header of that width printed shortly
+        before (a newer one replaces an older: YOLO prints its header every epoch)."""
+        pending = self._pending.pop(key, None)
+        if pending is not None and self._line_no - pending[0] <= _HEADER_REACH:
+            self._headers[key] = pending[1]
+        return self._headers.get(key)
 
     @staticmethod
     def _bare_names(cells: list[str]) -> list[str]:
