@@ -89,7 +89,9 @@ class RuleSettings:
     # start that counts as learning, identical losses in a row, and (after this many
     # warm-up points) points at an lr or grad_norm of exactly 0.
     not_learning_points: int = _bounded(20, 3, 100000)
-    not_learning_min_fall: float = _bounded(0.02, 0, 1)
+    not_learning_min_fall: float = _bounded(0.005, 0, 1)
+    # ... and, when the planned steps are known, not before this share of them.
+    not_learning_share: float = _bounded(0.1, 0, 1)
     not_learning_identical: int = _bounded(10, 2, 100000)
     not_learning_warmup_points: int = _bounded(1, 0, 100000)
     not_learning_zero_points: int = _bounded(5, 1, 100000)

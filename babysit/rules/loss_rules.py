@@ -338,7 +338,11 @@ class NotLearningRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out.extend(self._identical(value))
-        out.extend(self._flat(value))
+        target = point.target_steps
+        # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
+        early = target is not None and point.step is not None and \
+            point.step < self.rules.not_learning_share * target
+        out.extend(self._flat(value, judge=not early))
         return out
 
     def _identical(self, value: float) -> list[Signal]:
@@ -359,7 +363,7 @@ class NotLearningRule:
                             key="identical")]
         return []
 
-    def _flat(self, value: float) -> list[Signal]:
+    def _flat(self, value: float, judge: bool = True) -> list[Signal]:
         rules = self.rules
         if self._learned:
             return []  # a run that has learned has learned; later trouble is another rule's
@@ -370,7 +374,7 @@ class NotLearningRule:
             return []
         now = trends.level(list(self._recent), _LEVEL_WIDTH)
         self._best = now if self._best is None else min(self._best, now)
-        if not self._start_known or self._count < rules.not_learning_points:
+        if not self._start_known or self._count < rules.not_learning_points or not judge:
             return []
         start = trends.level(self._first, _LEVEL_WIDTH)
         sigma = trends.noise_scale(list(self._recent))
