@@ -78,8 +78,8 @@ class RuleSettings:
     divergence_min_rise: float = _bounded(0.07, 0, 1000)  # of the best level
     # Robust sigmas of the run's noise (5/8 of it for a shift lasting 2·steps+1 points).
     divergence_noise_k: float = _bounded(4.0, 0, 1000)
-    # A level this far above its best (0.5: 1.5×) diverged, however slowly it got there.
-    divergence_level: float = _bounded(0.5, 0.01, 1e6)
+    # A level this far above its best (1.0: 2×) diverged, however slowly it got there.
+    divergence_level: float = _bounded(1.0, 0.01, 1e6)
     # Above where the run started by this much, and not coming back: a blocker.
     divergence_blocker_rise: float = _bounded(0.25, 0, 1000)
     # The log's first loss is the run's starting value only at or before this step (a
