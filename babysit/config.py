@@ -84,8 +84,8 @@ class RuleSettings:
     divergence_min_rise: float = _bounded(0.07, 0, 1000)  # of the best level
     # Robust sigmas of the run's noise (5/8 of it for a shift lasting 2·steps+1 points).
     divergence_noise_k: float = _bounded(4.0, 0, 1000)
-    # A level this far above its best (0.5: 1.5×) diverged, however slowly it got there.
-    divergence_level: float = _bounded(0.5, 0.01, 1e6)
+    # A level this far above its best (1.0: 2×) diverged, however slowly it got there.
+    divergence_level: float = _bounded(1.0, 0.01, 1e6)
     # Above where the run started by this much, and not coming back: a blocker.
     divergence_blocker_rise: float = _bounded(0.25, 0, 1000)
     # The log's first loss is the run's starting value only at or before this step (a
@@ -95,7 +95,9 @@ class RuleSettings:
     # start that counts as learning, identical losses in a row, and (after this many
     # warm-up points) points at an lr or grad_norm of exactly 0.
     not_learning_points: int = _bounded(20, 3, 100000)
-    not_learning_min_fall: float = _bounded(0.02, 0, 1)
+    not_learning_min_fall: float = _bounded(0.005, 0, 1)
+    # ... and, when the planned steps are known, not before this share of them.
+    not_learning_share: float = _bounded(0.1, 0, 1)
     not_learning_identical: int = _bounded(10, 2, 100000)
     not_learning_warmup_points: int = _bounded(1, 0, 100000)
     not_learning_zero_points: int = _bounded(5, 1, 100000)

@@ -26,6 +26,7 @@ _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
 _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
 _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
 _NOISE_POINTS = 200
+_RANGE_POINTS = 500
 _NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
 
 
@@ -97,6 +98,8 @@ class LossRule:
         self._eval = _EvalWitness()
         self.note_vocab(rules.vocab_size)
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
+        # The levels of a long stretch: the range the loss has held.
+        self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if point.lr is not None and math.isfinite(point.lr):
@@ -117,6 +120,8 @@ class LossRule:
                 and point.step <= self.rules.divergence_start_steps
         out: list[Signal] = []
         spike = mr.evaluate_spike(self._sorted, value, self.rules)
+        if spike is not None and not self._spiking and not self._jumped(value):
+            spike = None  # a climb, not a jump: the divergence rule's to judge
         if spike is not None and self._diverging is None:
             reason, threshold = spike
             if not self._spiking:
@@ -139,6 +144,14 @@ class LossRule:
         out.extend(self._divergence(value))
         return out
 
+    def _jumped(self, value: float) -> bool:
+        """A spike is a jump: the value far above the last few points, by more than the
+        run's point-to-point noise allows (a loss wandering slowly up a band for fifty
+        points also ends far above the window's median, without any jump)."""
+        window = self._window
+        last = max(window[-i] for i in range(1, min(3, len(window)) + 1))
+        return value - last > self.rules.spike_k * trends.noise_scale(list(window))
+
     # --- divergence ----------------------------------------------------------------------
 
     def _divergence(self, value: float) -> list[Signal]:
@@ -156,6 +169,7 @@ class LossRule:
         now = statistics.median([window[-i] for i in range(1, min(width, len(window)) + 1)])
         levels = self._levels
         levels.append(now)
+        self._history.append(now)
         need = 2 if short else rules.divergence_steps
         # The best is the lowest level *held* for `need` points: the lowest single
         # level of a long noisy plateau is an outlier of its own, and measuring from it
@@ -176,9 +190,13 @@ class LossRule:
             # taken before this point and held while the level stays up. Over a long
             # stretch (`_noise`): a short window's estimate is low now and then, and
             # exactly then a wander would look like a rise.
-            self._sigma = trends.noise_scale(list(self._noise)[:-1])
+            earlier = list(self._noise)[:-1]
+            self._sigma = trends.noise_scale(earlier)
+            # The scale a level moves by on its own: the noise of single points, times
+            # how slowly the series wanders (a smoothed loss drifting within a band).
+            self._level_sigma = self._sigma * trends.persistence(earlier, self._sigma)
             self._sigma_at = self._count
-        sigma = self._sigma
+        sigma = self._level_sigma
         # Few points say little about the noise: a short run needs twice the rise.
         bar = near = trends.threshold(best, sigma, rules.divergence_noise_k, least)
         judged = self._count >= 4
@@ -192,7 +210,7 @@ class LossRule:
         # against the median of the stretch before them, judged by the noise of a
         # difference of two medians (σ·1.25·√(1/n₁ + 1/n₂)), so that averaging over
         # the points makes a lasting 3σ shift stand out where one level cannot.
-        shifted = judged and (rising or self._lasting > 0) and self._shifted(sigma, least)
+        shifted = judged and (rising or self._lasting > 0) and self._shifted(self._sigma, least)
         self._lasting = self._lasting + 1 if shifted else 0
         falling = len(self._levels) > need and now < self._levels[-need - 1]
         self._track_above_start(now, sigma, falling)
@@ -209,7 +227,11 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if self._above < need or falling or self._spiking or value <= best + near:
+        # Back above where the run started (or above a random guess's loss) and staying
+        # there is a divergence whatever the noise tests say: its consequence decides.
+        climbed = self._above_start > need
+        if (self._above < need and not climbed) or falling or self._spiking \
+                or value <= best + near:
             # Not yet; or the level (or this very point) is already coming back down;
             # or a spike that has not recovered, which is already this excursion's story.
             return []
@@ -218,7 +240,8 @@ class LossRule:
             return []  # a rise validation does not share is worth a notice once it lasts
         return self._raise_or_reassess(
             severity, f"the loss level (median of the last {width} points) rose to {now:.4g} "
-                      f"from its best {best:.4g} and stayed there for {self._above} logged "
+                      f"from its best {best:.4g} and stayed there for "
+                      f"{max(self._above, self._above_start)} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
 
     def _shifted(self, sigma: float, least: float) -> bool:
@@ -229,9 +252,28 @@ class LossRule:
         if len(before) < _SHIFT_POINTS or sigma <= 0:
             return False
         base = trends.level(before, len(before))
-        shift = trends.level(recent, _SHIFT_POINTS) - base
-        noise = 1.2533 * sigma * math.sqrt(1 / len(before) + 1 / _SHIFT_POINTS)
-        return trends.beyond_noise(shift, base, noise, self.rules.divergence_noise_k, least)
+        now = trends.level(recent, _SHIFT_POINTS)
+        # Medians of points that follow each other closely (a smoothed loss wandering
+        # slowly) vary far more than those of independent points: the spread of the
+        # values against that of their changes tells how much (for AR(1) noise,
+        # σ_changes = σ_values·√(1-φ)), and the effective number of points shrinks by
+        # (1-φ)/(1+φ).
+        inflate = trends.persistence(before, sigma)
+        noise = 1.2533 * max(sigma, trends.spread(before)) * inflate * \
+            math.sqrt(1 / len(before) + 1 / _SHIFT_POINTS)
+        if not trends.beyond_noise(now - base, base, noise, self.rules.divergence_noise_k,
+                                   least):
+            return False
+        # And above the range the loss has held since it first came near its best: a
+        # loss that wanders slowly within a band (a smoothed fine-tune loss, 0.42-0.65)
+        # shifts between stretches all the time, but a divergence leaves its range.
+        history = list(self._history)[:-_SHIFT_POINTS]
+        best = self._best if self._best is not None else base
+        near = next((i for i, lvl in enumerate(history) if lvl <= best + abs(best) * least),
+                    None)
+        if near is None:
+            return True
+        return now > max(history[near:]) + sigma
 
     def _track_above_start(self, now: float, sigma: float, falling: bool) -> None:
         """Count the levels in a row that sit above where the run started (or above a
@@ -279,6 +321,7 @@ class LossRule:
     _chance_level: float | None = None
     _start_known = False
     _sigma = 0.0
+    _level_sigma = 0.0
     _sigma_at = 0  # the point the noise was last measured at
     _above_start = 0
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
@@ -338,7 +381,11 @@ class NotLearningRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out.extend(self._identical(value))
-        out.extend(self._flat(value))
+        target = point.target_steps
+        # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
+        early = target is not None and point.step is not None and \
+            point.step < self.rules.not_learning_share * target
+        out.extend(self._flat(value, judge=not early))
         return out
 
     def _identical(self, value: float) -> list[Signal]:
@@ -359,7 +406,7 @@ class NotLearningRule:
                             key="identical")]
         return []
 
-    def _flat(self, value: float) -> list[Signal]:
+    def _flat(self, value: float, judge: bool = True) -> list[Signal]:
         rules = self.rules
         if self._learned:
             return []  # a run that has learned has learned; later trouble is another rule's
@@ -370,7 +417,7 @@ class NotLearningRule:
             return []
         now = trends.level(list(self._recent), _LEVEL_WIDTH)
         self._best = now if self._best is None else min(self._best, now)
-        if not self._start_known or self._count < rules.not_learning_points:
+        if not self._start_known or self._count < rules.not_learning_points or not judge:
             return []
         start = trends.level(self._first, _LEVEL_WIDTH)
         sigma = trends.noise_scale(list(self._recent))

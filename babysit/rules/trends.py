@@ -37,6 +37,31 @@ def noise_scale(values: Sequence[float]) -> float:
     return MAD_TO_SIGMA * mad / math.sqrt(2)
 
 
+def spread(values: Sequence[float]) -> float:
+    """The robust standard deviation of the values themselves (1.4826·MAD of their
+    distances from their median); 0 for fewer than two."""
+    if len(values) < 2:
+        return 0.0
+    centre = statistics.median(values)
+    return MAD_TO_SIGMA * statistics.median(abs(v - centre) for v in values)
+
+
+def persistence(values: Sequence[float], sigma: float) -> float:
+    """How much slower than independent noise a series wanders: √((1+φ)/(1-φ)) for
+    AR(1) noise, with φ estimated from the spread of its changes against that of its
+    values (σ_changes = σ_values·√(1-φ)). 1 for independent points; large for a
+    smoothed loss that drifts slowly up and down (and for a steady trend, where caution
+    is the point). 1 with fewer than 30 values: too few to tell a wander from a trend."""
+    if len(values) < 30:
+        return 1.0
+    values_spread = spread(values)
+    if values_spread <= 0 or sigma <= 0:
+        return 1.0
+    ratio = min(1.0, sigma / values_spread)
+    phi = min(0.98, 1 - ratio * ratio)
+    return math.sqrt((1 + phi) / (1 - phi))
+
+
 def beyond_noise(change: float, reference: float, sigma: float, k: float,
                  min_relative: float) -> bool:
     """Whether a change is larger than k robust sigmas *and* than `min_relative` of

@@ -69,7 +69,7 @@ def test_secrets_stay_out_when_the_watch_is_interrupted(tmp_path: Path):
 
 
 def test_the_reviewer_gets_a_scrubbed_packet(tmp_path: Path):
-    lines = [f"step {s}/60 | loss=2.0" for s in range(1, 30)]
+    lines = [f"step {s}/60 | loss={2.0 - 0.005 * s:.3f}" for s in range(1, 30)]
     lines += [f"key={SECRETS['password']} step 30/60 | loss=40.0"]
     (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
     reviewer = tmp_path / "reviewer.py"

@@ -81,8 +81,9 @@ def test_anomaly_and_verdict_arrive_as_json_with_evidence_and_no_secrets(tmp_pat
 
 def test_form_notifications_and_severity_threshold(tmp_path: Path, receiver: Receiver):
     (tmp_path / "train.log").write_text(
-        "".join(f"step {s}/100 | loss=2.0\n" for s in range(1, 30))
-        + "step 30/100 | loss=9.0\n" + "".join(f"step {s}/100 | loss=2.0\n" for s in range(31, 40)))
+        "".join(f"step {s}/100 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(1, 30))
+        + "step 30/100 | loss=9.0\n"
+        + "".join(f"step {s}/100 | loss={2.0 - 0.005 * s:.3f}\n" for s in range(31, 40)))
     url = f"form://127.0.0.1:{receiver.port}/form"
     babysit("train.log", "--once", "--notify", url, "--notify-severity", "blocker", cwd=tmp_path)
     assert len(receiver.bodies) == 1  # only the verdict: a spike is below "blocker"

@@ -211,8 +211,8 @@ def test_api_finished_zero_based_run_shows_every_step_completed(server: FakeWand
     import json
 
     run = server.add_run("team/proj/zero", config={"max_steps": 100})
-    for _ in range(100):  # _step 0..99
-        run.log(loss=2.0, lr=3e-4)
+    for step in range(100):  # _step 0..99; a loss that falls (a flat one is not learning)
+        run.log(loss=2.0 - 0.005 * step, lr=3e-4)
     run.state = "finished"
     done = subprocess.run([sys.executable, "-m", "babysit", "--wandb", "team/proj/zero",
                            "--interval", "0.5"], cwd=tmp_path, capture_output=True, text=True,
