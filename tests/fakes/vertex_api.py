@@ -9,6 +9,17 @@ with Google's JSON error body). Served: `GET …/customJobs/ID`, `GET …/pipeli
 their list endpoints with a `display_name="…"` filter, and `POST /v2/entries:list`
 with `resource.labels.job_id` / `pipeline_job_id`, `severity>=ERROR` and
 `timestamp>=` terms, `orderBy` and paging (no `nextPageToken` on the last page).
+
+Jobs are served as the service serialises its protos: each frame is read into the
+installed library's `CustomJob` / `PipelineJob` message (so a field or enum name that
+the API does not have fails the test) and written back out, with enums as numbers when
+the client asks for them. The `aiplatform_v1` REST transports send
+`$alt=json;enum-encoding=int` on every call (`rest_numeric_enums=True` in each
+`transcode_request` of `services/job_service/transports/rest.py`, google-api-core's
+`rest_helpers.flatten_query_params`), and the service then answers `"state": 3`,
+`"acceleratorType": 15`. A frame may hold a number where an enum goes: a value newer
+than the installed library knows, which the service sends all the same and the client
+keeps as a plain `int` (proto-plus `marshal/rules/enums.py`).
 """
 
 from __future__ import annotations
@@ -90,6 +101,21 @@ def _public(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k not in ("logs", "fail")}
 
 
+def served(collection: str, frame: dict[str, Any], numeric_enums: bool) -> dict[str, Any]:
+    """A frame as the service writes it: through the API's own message type (unknown
+    fields or enum names raise), enums as numbers when asked for."""
+    from google.cloud.aiplatform_v1.types import CustomJob, PipelineJob
+    from google.protobuf import json_format
+
+    message = (CustomJob if collection == "customJobs" else PipelineJob).pb()()
+    json_format.ParseDict(_public(frame), message)
+    return json_format.MessageToDict(message, use_integers_for_enums=numeric_enums)
+
+
+def _numeric(query: dict[str, list[str]]) -> bool:
+    return any("enum-encoding=int" in value for value in query.get("$alt", []))
+
+
 def _matches(entry: dict[str, Any], query: str) -> bool:
     labels = entry.get("resource", {}).get("labels", {})
     for key, value in re.findall(r'resource\.labels\.(\w+)="([^"]*)"', query):
@@ -149,9 +175,10 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no such path {path}")
                 return
             parent, collection, job = match.groups()
+            query = parse_qs(url.query)
             with state.lock:
                 if job is None:
-                    self._list(parent, collection, parse_qs(url.query))
+                    self._list(parent, collection, query)
                     return
                 frame = state.frame(f"{parent}/{collection}/{job}")
             if frame is None:
@@ -159,7 +186,7 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
             elif "fail" in frame:
                 self._error(int(frame["fail"]), "the fake service failed this request")
             else:
-                self._send(200, _public(frame))
+                self._send(200, served(collection, frame, _numeric(query)))
 
         def _list(self, parent: str, collection: str, query: dict[str, list[str]]) -> None:
             wanted = re.search(r'display_name="([^"]*)"', query.get("filter", [""])[0])
@@ -167,9 +194,9 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
             for name in state.jobs:
                 if not name.startswith(f"{parent}/{collection}/"):
                     continue
-                job = _public(state.latest(name))
+                job = state.latest(name)
                 if wanted is None or job.get("displayName") == wanted[1]:
-                    found.append(job)
+                    found.append(served(collection, job, _numeric(query)))
             self._send(200, {collection: found})
 
         def do_POST(self) -> None:

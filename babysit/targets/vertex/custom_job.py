@@ -29,7 +29,7 @@ from babysit.targets.vertex.service import VertexService
 _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
              "CANCELLED": TerminalState.CANCELLED, "EXPIRED": TerminalState.TIMEOUT,
              "PARTIALLY_SUCCEEDED": TerminalState.FAILED}
-_WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "STATE_UNSPECIFIED")
+_WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "UNSPECIFIED")
 
 
 class CustomJobTarget(VertexJob):
@@ -55,16 +55,18 @@ class CustomJobTarget(VertexJob):
             return "no worker pools"
         first = pools[0]
         spec = first.machine_spec
-        text = describe.machine(spec.machine_type, spec.accelerator_type.name,
+        text = describe.machine(spec.machine_type, describe.enum_name(spec.accelerator_type),
                                 int(spec.accelerator_count), int(first.replica_count or 1))
         return text + (f" + {len(pools) - 1} more pool(s)" if len(pools) > 1 else "")
 
     def poll(self, final: bool = False) -> Snapshot:
         job = self._read()
-        state = describe.short_state(job.state.name)
+        state = describe.short_state(describe.enum_name(job.state))
         changed = self._state is not None and state != self._state
-        self._state = state
         notices, self._notices = self._notices, []
+        if describe.is_unknown(state) and state != self._state:
+            notices.append(describe.unknown_state_notice(state))
+        self._state = state
         entries = self._reachable.read(self._logs, notices)
         records, lines = self._logs.replicas.feed(entries)
         run_state = _TERMINAL.get(state)

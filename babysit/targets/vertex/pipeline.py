@@ -29,7 +29,7 @@ from babysit.targets.vertex.service import LOGS_ROLE, VertexService
 
 _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
              "CANCELLED": TerminalState.CANCELLED}
-_WAITING = ("QUEUED", "PENDING", "PAUSED", "STATE_UNSPECIFIED")
+_WAITING = ("QUEUED", "PENDING", "PAUSED", "UNSPECIFIED")
 _TASK_DONE = ("SUCCEEDED", "SKIPPED", "FAILED", "CANCELLED", "NOT_TRIGGERED")
 
 
@@ -59,9 +59,11 @@ class PipelineTarget(VertexJob):
 
     def poll(self, final: bool = False) -> Snapshot:
         job = self._read()
-        state = describe.short_state(job.state.name)
+        state = describe.short_state(describe.enum_name(job.state))
         tasks = self._tasks(job)
         notices, self._notices = self._notices, []
+        if describe.is_unknown(state) and state != self._state:
+            notices.append(describe.unknown_state_notice(state, "the pipeline"))
         before = dict(self._task_states)
         self._task_states = {t.name: t.state for t in tasks}
         moved = bool(before) and before != self._task_states
@@ -138,7 +140,7 @@ class PipelineTarget(VertexJob):
             executor = detail.executor_detail
             jobs = [executor.custom_job_detail.job, executor.container_detail.main_job]
             tasks.append(describe.Task(
-                name=str(detail.task_name), state=detail.state.name,
+                name=str(detail.task_name), state=describe.enum_name(detail.state),
                 started=moment(detail.start_time), ended=moment(detail.end_time),
                 error=str(detail.error.message or ""),
                 jobs=tuple(j for j in jobs if j)))

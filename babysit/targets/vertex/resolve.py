@@ -7,7 +7,7 @@ from typing import Any
 
 from babysit.targets.base import TargetError
 from babysit.targets.kinds import KindUsageError, Request
-from babysit.targets.vertex.describe import short_state
+from babysit.targets.vertex.describe import enum_name, short_state
 from babysit.targets.vertex.names import (
     CUSTOM_JOBS,
     DEFAULT_REGION,
@@ -78,9 +78,9 @@ def resolve(service: VertexService, reference: Any, collection: str) -> JobRef:
     chosen = jobs
     if len(jobs) > 1:
         # A recurring pipeline keeps its display name: the one still going is meant.
-        chosen = [j for j in jobs if short_state(j.state.name) not in _ENDED]
+        chosen = [j for j in jobs if short_state(enum_name(j.state)) not in _ENDED]
     if len(chosen) != 1:
-        rows = "\n  ".join(f"{j.name}  {short_state(j.state.name)}  created "
+        rows = "\n  ".join(f"{j.name}  {short_state(enum_name(j.state))}  created "
                            f"{j.create_time:%Y-%m-%d %H:%M}" for j in jobs[:_LISTED])
         flag = "--vertex-training" if custom else "--vertex-pipeline"
         raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}:\n  {rows}\n"

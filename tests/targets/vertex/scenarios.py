@@ -10,13 +10,20 @@ PROJECT = "my-gcp-proj"
 PARENT = f"projects/{PROJECT}/locations/us-central1"
 
 
-def custom_job(state: str, *, display: str = "my-gpt2-finetune", started: float | None = 600,
+def newer(enum: Any) -> int:
+    """A number past every value of one of the installed library's enums: what the
+    service sends once the API has grown a value (a new accelerator, a new state)."""
+    return max(int(member) for member in enum) + 1
+
+
+def custom_job(state: str | int, *, display: str = "my-gpt2-finetune", started: float | None = 600,
                ended: float | None = None, error: dict[str, Any] | None = None,
                logs: list[dict[str, Any]] | None = None,
-               accelerator: tuple[str, int] = ("NVIDIA_TESLA_V100", 2)) -> dict[str, Any]:
-    """One frame of a custom job; times are seconds ago."""
+               accelerator: tuple[str | int, int] = ("NVIDIA_TESLA_V100", 2)) -> dict[str, Any]:
+    """One frame of a custom job; times are seconds ago; a number is an enum value as sent."""
     frame: dict[str, Any] = {
-        "displayName": display, "state": f"JOB_STATE_{state}",
+        "displayName": display,
+        "state": state if isinstance(state, int) else f"JOB_STATE_{state}",
         "createTime": ago((started or 0) + 120),
         "jobSpec": {"workerPoolSpecs": [{
             "machineSpec": {"machineType": "n1-standard-8", "acceleratorType": accelerator[0],
@@ -33,7 +40,7 @@ def custom_job(state: str, *, display: str = "my-gpt2-finetune", started: float 
     return frame
 
 
-def task(task_id: int, name: str, state: str, *, started: float | None = None,
+def task(task_id: int, name: str, state: str | int, *, started: float | None = None,
          job: str | None = None, error: str | None = None, parent: int = 1) -> dict[str, Any]:
     detail: dict[str, Any] = {"taskId": str(task_id), "parentTaskId": str(parent),
                               "taskName": name, "state": state, "createTime": ago(3600)}

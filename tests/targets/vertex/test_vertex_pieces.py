@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from google.protobuf import json_format
 
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.describe import Task, machine, task_counts
 from babysit.targets.vertex.names import CUSTOM_JOBS, PIPELINE_JOBS, JobRef, read_reference
 from babysit.targets.vertex.service import VertexService
-from tests.fakes.vertex_api import VertexServer, job_log
+from tests.fakes.vertex_api import VertexServer, job_log, served
 
 
 @pytest.mark.parametrize("value, collection, expected", [
@@ -84,3 +85,10 @@ def test_log_reader_pages_takes_the_newest_first_then_only_new_entries_once(
     assert reader.read() == []
     filters = [path for method, path, _ in vertex.state.requests if method == "POST"]
     assert len(filters) >= 4  # two pages at the start, then one request per read
+
+
+def test_the_fake_refuses_a_job_field_or_enum_name_the_api_does_not_have():
+    assert served("customJobs", {"state": "JOB_STATE_RUNNING"}, True) == {"state": 3}
+    for made_up in ({"state": "JOB_STATE_STUCK"}, {"jobSpec": {"workerPools": []}}):
+        with pytest.raises(json_format.ParseError):
+            served("customJobs", made_up, False)

@@ -9,11 +9,12 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
-from babysit.core.reports import NullObserver
+from babysit.core.reports import NullObserver, PollReport
 from babysit.core.session import ExitCode, SessionResult, run_session
 from babysit.targets.base import Target
 from babysit.targets.vertex.custom_job import CustomJobTarget
@@ -24,13 +25,37 @@ from tests.conftest import FakeClock, validate_artifact
 from tests.fakes.vertex_api import VertexServer, pipeline_log
 from tests.forked_cli import run_babysit
 from tests.targets.vertex.conftest import OFFLINE_ENV
-from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+from tests.targets.vertex.scenarios import (
+    PARENT,
+    PROJECT,
+    custom_job,
+    lines,
+    newer,
+    pipeline,
+    task,
+)
 
 _GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
 
+class Recorder(NullObserver):
+    """What a person would read: the notices and each poll's status lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.lines.append(text)
+
+    def poll(self, report: PollReport) -> None:
+        self.lines += [*report.status, report.headline]
+
+    baseline = poll
+
+
 def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
-          polls: int = 10, retry_seconds: float = 1.0) -> tuple[SessionResult, dict[str, Any]]:
+          polls: int = 10, retry_seconds: float = 1.0, observer: NullObserver | None = None,
+          ) -> tuple[SessionResult, dict[str, Any]]:
     ref = JobRef(PROJECT, "us-central1", collection, job_id)
 
     def open_target() -> Target:
@@ -43,7 +68,7 @@ def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
                         rules=replace(RuleSettings(), stall_polls=3), out_dir=tmp_path)
     result = run_session(open_target, ref.name, "vertex-" + ("training" if collection ==
                                                               "customJobs" else "pipeline"),
-                         settings, NullObserver(), clock=FakeClock())
+                         settings, observer or NullObserver(), clock=FakeClock())
     return result, validate_artifact(tmp_path / "babysit-training.json")
 
 
@@ -306,3 +331,41 @@ def test_access_refused_mid_watch_is_connectivity_not_the_end_of_the_run(
     refused = next(a for a in data["anomalies_detected"] if a["type"] == "connectivity")
     assert "roles/aiplatform.viewer" in refused["description"]
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_enum_values_newer_than_the_installed_library_are_read_not_a_crash(
+        vertex: VertexServer, tmp_path: Path):
+    from google.cloud.aiplatform_v1.types import AcceleratorType, JobState
+
+    job = f"{PARENT}/customJobs/51"
+    vertex.state.add_job(job, [
+        custom_job(newer(JobState), accelerator=(newer(AcceleratorType), 8), started=None),
+        custom_job("RUNNING", accelerator=(newer(AcceleratorType), 8),
+                   logs=lines("51", "Step 1/10 | loss=2.0")),
+        custom_job("SUCCEEDED", ended=0, accelerator=(newer(AcceleratorType), 8),
+                   logs=lines("51", "Step 10/10 | loss=1.0")),
+    ])
+    seen = Recorder()
+    result, data = watch(vertex, "customJobs", "51", tmp_path, observer=seen)
+    # The client asked for numbers, as every aiplatform_v1 REST call does.
+    assert all("enum-encoding=int" in unquote(path) for method, path, _ in vertex.state.requests
+               if method == "GET")
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert result.exit_code is ExitCode.GO
+    text = "\n".join(seen.lines)
+    assert f"n1-standard-8 + 8x accelerator #{newer(AcceleratorType)}" in text
+    assert f"in state {newer(JobState)}, which the installed google-cloud-aiplatform does " \
+           "not know" in text
+
+
+def test_a_pipeline_task_in_a_state_newer_than_the_library_is_neither_done_nor_failed(
+        vertex: VertexServer, tmp_path: Path):
+    from google.cloud.aiplatform_v1.types import PipelineTaskDetail
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p51", [
+        pipeline("RUNNING", [task(2, "train", newer(PipelineTaskDetail.State), started=60)]),
+        pipeline("SUCCEEDED", [task(2, "train", "SUCCEEDED", started=60)]),
+    ])
+    result, data = watch(vertex, "pipelineJobs", "p51", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert data["anomalies_detected"] == []
