@@ -60,6 +60,21 @@ def condition(kind: str, reason: str = "", message: str = "", *,
             "lastProbeTime": ago(seconds_ago), "lastTransitionTime": ago(seconds_ago)}
 
 
+def operator_failed(job_name: str, *, deadline: bool, kind: str = "PyTorchJob",
+                    seconds_ago: float = 0) -> dict[str, Any]:
+    """The Failed condition the Kubeflow training-operator (v1.7+) writes when a job runs
+    past `runPolicy.activeDeadlineSeconds` or its backoff limit, as
+    `pkg/controller.v1/common/job.go` (`ReconcileJobs`) builds it: reason
+    `commonutil.NewReason(jobKind, commonutil.JobFailedReason)`, i.e. `<Kind>Failed`
+    (`pkg/util/status.go`), and the message `Job <name> has failed because it was active
+    longer than specified deadline` / `... it has reached the specified backoff limit`.
+    Nothing in it says "DeadlineExceeded": only the message tells a timeout apart."""
+    why = ("it was active longer than specified deadline" if deadline
+           else "it has reached the specified backoff limit")
+    return condition("Failed", f"{kind}Failed", f"Job {job_name} has failed because {why}",
+                     seconds_ago=seconds_ago)
+
+
 def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
         conditions: tuple[dict[str, Any], ...] = (), started: float | None = 600,
         completed: float | None = None, backoff_limit: int = 6) -> dict[str, Any]:
@@ -79,7 +94,8 @@ def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
 
 
 def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
-               workers: int = 2, started: float | None = 600) -> dict[str, Any]:
+               workers: int = 2, started: float | None = 600,
+               deadline: int | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {"conditions": list(conditions), "replicaStatuses": {
         "Master": {"active": 1}, "Worker": {"active": workers}}}
     if started is not None:
@@ -91,7 +107,8 @@ def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
                          "creationTimestamp": ago(700)},
             "spec": {"pytorchReplicaSpecs": {"Master": {**replica, "replicas": 1},
                                              "Worker": {**replica, "replicas": workers}},
-                     "runPolicy": {"backoffLimit": 3}},
+                     "runPolicy": {"backoffLimit": 3, **(
+                         {"activeDeadlineSeconds": deadline} if deadline else {})}},
             "status": status}
 
 

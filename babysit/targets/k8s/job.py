@@ -26,6 +26,12 @@ from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
 _ERROR_LINE = re.compile(r"Error|Exception|Traceback|error:|FATAL|Killed", re.I)
+# How a timeout reads in a Failed condition. batch/v1 Jobs say DeadlineExceeded; the
+# Kubeflow training-operator (pkg/controller.v1/common/job.go) says `<Kind>Failed` for
+# every failure and only its message, "Job X has failed because it was active longer
+# than specified deadline", tells a deadline from a backoff limit.
+_DEADLINE = re.compile(r"DeadlineExceeded|active longer than specified deadline|"
+                       r"ActiveDeadlineSeconds", re.I)
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ def pytorchjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
         if condition.get("type") == "Succeeded":
             return JobState("SUCCEEDED", TerminalState.SUCCEEDED, reason, message)
         if condition.get("type") == "Failed":
-            timeout = "DeadlineExceeded" in reason or "ActiveDeadlineSeconds" in message
+            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
             return JobState("FAILED", TerminalState.TIMEOUT if timeout else
                             TerminalState.FAILED, reason, message)
     if not true:

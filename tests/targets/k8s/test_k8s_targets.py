@@ -22,6 +22,7 @@ from tests.fakes.k8s_api import (
     event,
     job,
     job_pod,
+    operator_failed,
     pytorchjob,
     replica_pod,
     running,
@@ -199,19 +200,25 @@ def test_pytorchjob_worker_nccl_error_counts_and_the_master_speaks_for_metrics(
     assert "kubectl delete pytorchjob llama-ft -n research" in cancel["reason"]
 
 
-def test_pytorchjob_succeeded_and_failed_conditions(kube: KubeServer, kubeconfig: str,
-                                                    tmp_path: Path):
+@pytest.mark.parametrize("deadline, ends, verb", [(True, "TIMEOUT", "timed out"),
+                                                  (False, "FAILED", "failed")])
+def test_pytorchjob_failed_by_the_operator_past_its_deadline_is_a_timeout(
+        deadline: bool, ends: str, verb: str, kube: KubeServer, kubeconfig: str,
+        tmp_path: Path):
+    """The operator's own condition (reason PyTorchJobFailed for both causes): only its
+    message tells a deadline from a backoff limit."""
     kube.state.add("pytorchjobs", NAME, [
-        {"job": pytorchjob(NAME, conditions=(condition("Created", seconds_ago=60),)),
-         "pods": []},
-        {"job": pytorchjob(NAME, conditions=(
-            condition("Created", seconds_ago=60),
-            condition("Failed", "PyTorchJobFailed", "PyTorchJob research/llama-ft has failed "
-                      "because it has reached the specified ActiveDeadlineSeconds"))),
+        {"job": pytorchjob(NAME, conditions=(condition("Created", seconds_ago=60),),
+                           deadline=3600), "pods": []},
+        {"job": pytorchjob(NAME, deadline=3600, conditions=(
+            condition("Created", seconds_ago=60), operator_failed(NAME, deadline=deadline))),
          "pods": []},
     ])
     _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4)
-    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", ends)
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "job-failure")
+    assert f"PyTorchJob {NAME} {verb}: PyTorchJobFailed (Job {NAME} has failed because" \
+        in failure["description"]
 
 
 def test_failed_scheduling_while_pending_is_a_medium_job_failure(kube: KubeServer,
