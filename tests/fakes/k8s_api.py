@@ -134,7 +134,11 @@ def container(name: str, state: dict[str, Any], *, restarts: int = 0,
 
 def pod(name: str, phase: str, containers: list[dict[str, Any]], *,
         labels: dict[str, str] | None = None, memory: str = "64Gi",
-        reason: str = "") -> dict[str, Any]:
+        reason: str = "", attempt: int = 0) -> dict[str, Any]:
+    """attempt: which pod of that name this is. Controllers name pods for their place
+    (the training-operator's `<job>-<type>-<index>`, a StatefulSet's `<set>-<ordinal>`),
+    so a failed or evicted pod is deleted and a new one made under the same name; only
+    its `metadata.uid` is new (and its log starts empty)."""
     spec_containers = [{"name": c["name"], "image": "ghcr.io/acme/trainer:1",
                         "resources": {"limits": {"memory": memory, "nvidia.com/gpu": "8"}}}
                        for c in containers]
@@ -143,7 +147,8 @@ def pod(name: str, phase: str, containers: list[dict[str, Any]], *,
     if reason:
         status["reason"] = reason
     return {"kind": "Pod", "apiVersion": "v1",
-            "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
+            "metadata": {"name": name, "namespace": "research",
+                         "uid": f"uid-{name}" + (f"-{attempt}" if attempt else ""),
                          "labels": labels or {}, "creationTimestamp": ago(600)},
             "spec": {"containers": spec_containers, "nodeName": "gpu-node-1"},
             "status": status}
@@ -187,6 +192,7 @@ class FakeKube:
     jobs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     pods: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
+    # (pod UID, container) → lines: a log belongs to one pod, not to a name
     logs: dict[tuple[str, str], list[tuple[int, str]]] = field(default_factory=dict)
     previous: dict[tuple[str, str], list[tuple[int, str]]] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # path, Authorization
@@ -216,19 +222,33 @@ class FakeKube:
 
     def _enter(self, frame: dict[str, Any]) -> None:
         for new in frame.get("pods", ()):
-            name = new["metadata"]["name"]
+            name, uid = new["metadata"]["name"], new["metadata"]["uid"]
             old = self.pods.get(name)
+            if old is not None and old["metadata"]["uid"] != uid:
+                old = None  # deleted and made again: a new pod, nothing carried over
             for status in new["status"].get("containerStatuses", ()):
-                key = (name, status["name"])
+                key = (uid, status["name"])
                 before = next((c["restartCount"] for c in (old or {}).get("status", {})
                                .get("containerStatuses", ()) if c["name"] == status["name"]), 0)
                 if status["restartCount"] > before:
                     self.previous[key] = self.logs.pop(key, [])
         self.pods = {p["metadata"]["name"]: p for p in frame.get("pods", ())}
         for pod_name, container_name, text in frame.get("logs", ()):
-            lines = self.logs.setdefault((pod_name, container_name), [])
+            uid = self.pods[pod_name]["metadata"]["uid"]
+            lines = self.logs.setdefault((uid, container_name), [])
             lines.extend((self._stamp(), line) for line in text.split("\n"))
         self.events.extend(frame.get("events", ()))
+
+
+def flag(query: dict[str, str], name: str) -> bool:
+    """A boolean query parameter as the API server reads it (apimachinery
+    `pkg/runtime/conversion.go`, `Convert_Slice_string_To_bool`): absent, "0" or "false"
+    in any case is false; anything else, "True" and "" included, is true. The Python
+    client sends `True` / `False`."""
+    if name not in query:
+        return False
+    value = query[name]
+    return not (value == "0" or value.lower() == "false")
 
 
 def _status_body(code: int, message: str) -> dict[str, Any]:
@@ -257,7 +277,7 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             url = urlparse(self.path)
             path = unquote(url.path)
-            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
             with state.lock:
                 state.requests.append((self.path, self.headers.get("Authorization", "")))
                 if state.fail_next:
@@ -309,14 +329,15 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f'pods "{pod_name}" not found')
                 return
             container_name = query.get("container", "")
-            store = state.previous if query.get("previous") == "true" else state.logs
-            lines = list(store.get((pod_name, container_name), []))
+            store = state.previous if flag(query, "previous") else state.logs
+            uid = state.pods[pod_name]["metadata"]["uid"]
+            lines = list(store.get((uid, container_name), []))
             if "sinceSeconds" in query:
                 floor = time.time_ns() - int(query["sinceSeconds"]) * 1_000_000_000
                 lines = [(t, line) for t, line in lines if t >= floor]
             if "tailLines" in query:
                 lines = lines[-int(query["tailLines"]):] if int(query["tailLines"]) else []
-            stamped = query.get("timestamps") == "true"
+            stamped = flag(query, "timestamps")
             text = "".join(f"{rfc3339(t)} {line}\n" if stamped else f"{line}\n"
                            for t, line in lines).encode()
             if "limitBytes" in query:

@@ -111,7 +111,7 @@ class KubeJobTarget:
         self._state: str | None = None
         self._raised = False
         self._causes: list[str] = []  # the pods' own reasons, for explaining a failure
-        self._known_pods: set[str] = set()
+        self._known_pods: dict[str, str] = {}  # UID → name
         self._notices = [f"Kubernetes {ref.title} {ref.name} in namespace {self.namespace} "
                          f"({service.host})"]
 
@@ -192,9 +192,13 @@ class KubeJobTarget:
         notices, self._notices = self._notices, []
         first_look = not self._known_pods
         for pod in pods:
-            if pod.name not in self._known_pods:
-                self._known_pods.add(pod.name)
-                if not first_look:
+            if pod.identity not in self._known_pods:
+                again = pod.name in self._known_pods.values()
+                self._known_pods[pod.identity] = pod.name
+                if again:
+                    notices.append(f"pod {pod.name} was made again (a new pod, rank "
+                                   f"{pod.rank}, {pod.phase}): its log is read from the start")
+                elif not first_look:
                     notices.append(f"new pod {pod.name} (rank {pod.rank}, {pod.phase})")
         raised, said = self._states.look(pods)
         notices += said
@@ -261,7 +265,7 @@ class KubeJobTarget:
         for pod in pods:
             for status in pod.containers:
                 name = str(status.get("name") or "")
-                key = (pod.name, name)
+                key = (pod.identity, name)
                 state = status.get("state") or {}
                 restarts = int(status.get("restartCount") or 0)
                 started = "running" in state or "terminated" in state or restarts > 0
@@ -276,7 +280,7 @@ class KubeJobTarget:
                 for previous in reads:
                     lines = self._read_container(pod, name, reader, previous, notices)
                     count += len(lines)
-                    records += self._logs.feed(pod.name, pod.rank, lines)
+                    records += self._logs.feed(pod.identity, pod.name, pod.rank, lines)
                 if "terminated" in state:
                     self._finished.add(key)  # its last words are read: done with it
         return records, count

@@ -101,10 +101,13 @@ class PodLogs:
         self.last_line = ""
         self.newest_ns: int | None = None
 
-    def feed(self, pod: str, rank: int, lines: list[tuple[int, str]]) -> list[Record]:
-        held = self._parsers.get(pod)
+    def feed(self, identity: str, pod: str, rank: int,
+             lines: list[tuple[int, str]]) -> list[Record]:
+        """identity: the pod's UID (a pod made again under its name is a new process
+        with its own parser); pod: its name, for people."""
+        held = self._parsers.get(identity)
         if held is None:
-            held = self._parsers[pod] = (LogParser(), rank)
+            held = self._parsers[identity] = (LogParser(), rank)
         parser = held[0]
         texts: list[str] = []
         times: list[float] = []

@@ -41,6 +41,14 @@ class PodView:
     message: str
 
     @property
+    def identity(self) -> str:
+        """Which pod this is. Controllers give a pod the name of its place (the
+        training-operator's `<job>-<type>-<index>`), and make a deleted or evicted one
+        again under that name with a new UID: what is known of a pod (its restarts, its
+        log read so far, that it ended) belongs to the UID, not the name."""
+        return self.uid or self.name
+
+    @property
     def restarts(self) -> int:
         return sum(int(c.get("restartCount") or 0) for c in self.containers)
 
@@ -129,8 +137,8 @@ class PodStates:
         state = status.get("state") or {}
         last = (status.get("lastState") or {}).get("terminated") or {}
         count = int(status.get("restartCount") or 0)
-        before = self._restarts.get((pod.name, name), 0)
-        self._restarts[(pod.name, name)] = count
+        before = self._restarts.get((pod.identity, name), 0)
+        self._restarts[(pod.identity, name)] = count
         raised: list[ServiceAnomaly] = []
         ends: list[tuple[dict[str, Any], str]] = []
         if count > before:
@@ -145,7 +153,7 @@ class PodStates:
         if terminated:
             ends.append((terminated, "final"))
         for ended, which in ends:
-            key = (pod.name, name, f"{ended.get('finishedAt')}|{which}")
+            key = (pod.identity, name, f"{ended.get('finishedAt')}|{which}")
             if key in self._seen_end:
                 continue
             self._seen_end.add(key)
@@ -168,9 +176,9 @@ class PodStates:
                 f"{where} cannot start: {reason}" + (f" ({message[:300]})" if message else "")
                 + " — fix the image or the pod spec; Kubernetes keeps retrying meanwhile",
                 key=f"start:{pod.name}"))
-        elif reason and (pod.name, name, reason) not in self._noted_waiting \
+        elif reason and (pod.identity, name, reason) not in self._noted_waiting \
                 and reason not in ("ContainerCreating", "PodInitializing"):
-            self._noted_waiting.add((pod.name, name, reason))
+            self._noted_waiting.add((pod.identity, name, reason))
             notices.append(f"{where} is waiting: {reason}" + (f" ({message[:200]})"
                                                               if message else ""))
         return raised

@@ -33,13 +33,25 @@ from tests.fakes.k8s_api import (
 NAME = "llama-ft"
 
 
+class Recorder(NullObserver):
+    """The notices a person would read."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.lines.append(text)
+
+
 def watch(kubeconfig: str, value: str, tmp_path: Path, *, polls: int = 10,
-          clock: FakeClock | None = None) -> tuple[SessionResult, dict[str, Any]]:
+          clock: FakeClock | None = None, observer: NullObserver | None = None,
+          ) -> tuple[SessionResult, dict[str, Any]]:
     request = Request("k8s", value, options={"kubeconfig": kubeconfig,
                                              "namespace": "research"})
     settings = Settings(poll=replace(PollSettings(), interval=30, max_polls=polls), fix=False,
                         rules=replace(RuleSettings(), stall_polls=4), out_dir=tmp_path)
-    result = run_session(lambda: KIND.open(request), value, "k8s", settings, NullObserver(),
+    result = run_session(lambda: KIND.open(request), value, "k8s", settings,
+                         observer or NullObserver(),
                          clock=clock or FakeClock())
     return result, validate_artifact(tmp_path / "babysit-training.json")
 
@@ -279,3 +291,34 @@ def test_bad_references_are_usage_errors(text: str):
 
     with pytest.raises(KindUsageError):
         parse_reference(text)
+
+
+def test_a_pod_recreated_under_its_name_is_read_as_a_new_pod(kube: KubeServer,
+                                                              kubeconfig: str, tmp_path: Path):
+    """The operator deletes an evicted pod and makes `llama-ft-master-0` again, with a
+    new UID and an empty log: the new pod's lines are read, its NaN seen."""
+    def worker() -> dict[str, Any]:
+        return replica_pod(NAME, "Worker", 0, "Running", [container("pytorch", running())])
+
+    master = f"{NAME}-master-0"
+    running_job = pytorchjob(NAME, workers=1, conditions=(
+        condition("Created", seconds_ago=600), condition("Running", seconds_ago=500)))
+    kube.state.add("pytorchjobs", NAME, [
+        {"job": running_job,
+         "pods": [worker(), replica_pod(NAME, "Master", 0, "Running",
+                                        [container("pytorch", running())])],
+         "logs": [(master, "pytorch", "Step 10/500 | loss=2.0")]},
+        {"job": running_job,
+         "pods": [worker(), replica_pod(NAME, "Master", 0, "Failed", [container(
+             "pytorch", terminated(137, "Error"))], reason="Evicted")]},
+        {"job": running_job,
+         "pods": [worker(), replica_pod(NAME, "Master", 0, "Running",
+                                        [container("pytorch", running(5))], attempt=1)],
+         "logs": [(master, "pytorch", "Step 20/500 | loss=1.9\nStep 30/500 | loss=nan")]},
+    ])
+    seen = Recorder()
+    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=5, observer=seen)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 30 and data["decision"] == "NO-GO"
+    assert any(f"pod {master} was made again (a new pod, rank 0, Running)" in line
+               for line in seen.lines)
