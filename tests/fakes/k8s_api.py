@@ -198,6 +198,7 @@ class FakeKube:
     requests: list[tuple[str, str]] = field(default_factory=list)  # path, Authorization
     gets: dict[tuple[str, str], int] = field(default_factory=dict)
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
+    node_ahead_ns: int = 0  # the node's clock against the test's (logs are stamped by it)
     lock: threading.Lock = field(default_factory=threading.Lock)
     _last_ns: int = 0
 
@@ -206,7 +207,7 @@ class FakeKube:
         self.jobs[(collection, name)] = frames
 
     def _stamp(self) -> int:
-        self._last_ns = max(time.time_ns(), self._last_ns + 1000)
+        self._last_ns = max(time.time_ns() + self.node_ahead_ns, self._last_ns + 1000)
         return self._last_ns
 
     def frame(self, collection: str, name: str) -> dict[str, Any] | None:
@@ -249,6 +250,25 @@ def flag(query: dict[str, str], name: str) -> bool:
         return False
     value = query[name]
     return not (value == "0" or value.lower() == "false")
+
+
+def kubelet_log(lines: list[tuple[int, str]], query: dict[str, str], node_now_ns: int) -> bytes:
+    """A container's log as the kubelet serves it (kubernetes
+    `pkg/kubelet/kuberuntime/logs/logs.go`: `NewLogOptions` sets `since` to the kubelet's
+    `time.Now()` less `sinceSeconds`, so the node's clock counts), then `tailLines`,
+    each line prefixed with its RFC3339Nano time when `timestamps` is set, and the
+    answer cut at `limitBytes` (mid-line)."""
+    if "sinceSeconds" in query:
+        floor = node_now_ns - int(query["sinceSeconds"]) * 1_000_000_000
+        lines = [(t, line) for t, line in lines if t >= floor]
+    if "tailLines" in query:
+        lines = lines[-int(query["tailLines"]):] if int(query["tailLines"]) else []
+    stamped = flag(query, "timestamps")
+    text = "".join(f"{rfc3339(t)} {line}\n" if stamped else f"{line}\n"
+                   for t, line in lines).encode()
+    if "limitBytes" in query:
+        text = text[:int(query["limitBytes"])]
+    return text
 
 
 def _status_body(code: int, message: str) -> dict[str, Any]:
@@ -332,16 +352,7 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
             store = state.previous if flag(query, "previous") else state.logs
             uid = state.pods[pod_name]["metadata"]["uid"]
             lines = list(store.get((uid, container_name), []))
-            if "sinceSeconds" in query:
-                floor = time.time_ns() - int(query["sinceSeconds"]) * 1_000_000_000
-                lines = [(t, line) for t, line in lines if t >= floor]
-            if "tailLines" in query:
-                lines = lines[-int(query["tailLines"]):] if int(query["tailLines"]) else []
-            stamped = flag(query, "timestamps")
-            text = "".join(f"{rfc3339(t)} {line}\n" if stamped else f"{line}\n"
-                           for t, line in lines).encode()
-            if "limitBytes" in query:
-                text = text[:int(query["limitBytes"])]
+            text = kubelet_log(lines, query, time.time_ns() + state.node_ahead_ns)
             self._send(200, text, "text/plain")
 
     return Handler

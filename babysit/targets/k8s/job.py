@@ -287,14 +287,15 @@ class KubeJobTarget:
 
     def _read_container(self, pod: PodView, container: str, reader: ContainerLog,
                         previous: bool, notices: list[str]) -> list[tuple[int, str]]:
-        query = reader.query(time.time_ns())
+        asked = time.time_ns()
+        query = reader.query(asked)
         text = self._secondary("logs", lambda: self.service.text(
             self.service.core.read_namespaced_pod_log, f"the log of {pod.name}/{container}",
             self._resource, pod.name, self.namespace, container=container, timestamps=True,
             limit_bytes=MAX_BYTES, previous=previous, **query), notices)
         if text is None:
             return []
-        lines, more = reader.take(text, capped=len(text.encode()) >= MAX_BYTES)
+        lines, more = reader.take(text, capped=len(text.encode()) >= MAX_BYTES, now_ns=asked)
         if more:
             notices.append(f"{pod.name}/{container} wrote more than one poll takes; babysit "
                            f"reads the rest at the next polls")
