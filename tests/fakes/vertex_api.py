@@ -20,6 +20,11 @@ the client asks for them. The `aiplatform_v1` REST transports send
 `"acceleratorType": 15`. A frame may hold a number where an enum goes: a value newer
 than the installed library knows, which the service sends all the same and the client
 keeps as a plain `int` (proto-plus `marshal/rules/enums.py`).
+
+A job's `error` comes a poll after its FAILED state: the first `get` that finds a frame
+FAILED answers it without `error`, the next one with it (Vertex AI writes the state
+first and the error about a minute later, as watched on real jobs and reported in
+issue 25; the API promises nothing about the two arriving together).
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ class FakeVertex:
     gets: dict[str, int] = field(default_factory=dict)
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
     lock: threading.Lock = field(default_factory=threading.Lock)
+    failed_seen: set[str] = field(default_factory=set)  # jobs already served FAILED once
     _ids: int = 0
 
     def add_job(self, name: str, frames: list[dict[str, Any]]) -> None:
@@ -90,6 +96,9 @@ class FakeVertex:
             for entry in frame.get("logs", ()):
                 self._ids += 1
                 self.entries.append({**entry, "insertId": f"e{self._ids:08d}"})
+        if str(frame.get("state", "")).endswith("FAILED") and name not in self.failed_seen:
+            self.failed_seen.add(name)
+            return {k: v for k, v in frame.items() if k != "error"}
         return frame
 
     def latest(self, name: str) -> dict[str, Any]:

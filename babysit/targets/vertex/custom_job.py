@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
+    ErrorWait,
     JobLogs,
     VertexJob,
     console_url,
@@ -41,6 +42,7 @@ class CustomJobTarget(VertexJob):
         self._logs = JobLogs(service, ref.job_id, moment(job.create_time))
         self._state: str | None = None
         self._raised = False
+        self._error_wait = ErrorWait()
         self._notices = [f"Vertex AI custom job {self.display_name} in project "
                          f"{ref.project}, {ref.region} ({self._machine(job)})"]
 
@@ -70,6 +72,9 @@ class CustomJobTarget(VertexJob):
         entries = self._reachable.read(self._logs, notices)
         records, lines = self._logs.replicas.feed(entries)
         run_state = _TERMINAL.get(state)
+        holding = self._error_wait.hold(state, job.error, final, notices)
+        if holding:
+            run_state = None
         if final or run_state is not None:
             records += self._logs.replicas.finish()
         raised: tuple[ServiceAnomaly, ...] = ()
@@ -95,10 +100,10 @@ class CustomJobTarget(VertexJob):
             headline=self._headline(job, state),
             raised=raised,
             service_state=state,
-            activity=bool(lines) or changed or state in _WAITING,
+            activity=bool(lines) or changed or holding or state in _WAITING,
             commands=self._commands(run_state),
             cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
-            if run_state is None else None,
+            if run_state is None and not holding else None,
         )
 
     def _times(self, job: Any, state: str) -> str:

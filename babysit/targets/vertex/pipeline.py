@@ -16,6 +16,7 @@ from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapsho
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (
+    ErrorWait,
     JobLogs,
     VertexJob,
     console_url,
@@ -49,6 +50,7 @@ class PipelineTarget(VertexJob):
         self._task_states: dict[str, str] = {}
         self._state: str | None = None
         self._raised_end = False
+        self._error_wait = ErrorWait()
         self._notices = [f"Vertex AI pipeline {self.display_name} in project {ref.project}, "
                          f"{ref.region}" + (f", {len(self._planned)} tasks planned"
                                             if self._planned else "")]
@@ -93,6 +95,9 @@ class PipelineTarget(VertexJob):
                                              anomaly.description, key=f"task:{task.name}"))
         raised += self._error_entries(notices)
         run_state = _TERMINAL.get(state)
+        holding = self._error_wait.hold(state, job.error, final, notices)
+        if holding:
+            run_state = None
         if final or run_state is not None:
             for logs in self._job_logs.values():
                 records += logs.replicas.finish()
@@ -122,9 +127,10 @@ class PipelineTarget(VertexJob):
             headline=describe.task_counts(tasks, now(), brief=True),
             raised=tuple(raised),
             service_state=service_state,
-            activity=bool(lines) or moved or changed or state in _WAITING,
+            activity=bool(lines) or moved or changed or holding or state in _WAITING,
             commands=self._commands(),
-            cancel_command=self._cancel_command() if run_state is None else None,
+            cancel_command=self._cancel_command() if run_state is None and not holding
+            else None,
         )
 
     # --- tasks ------------------------------------------------------------------------

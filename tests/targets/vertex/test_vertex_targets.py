@@ -214,6 +214,7 @@ def test_failed_pipeline_is_a_blocker_naming_its_failed_task(vertex: VertexServe
     assert {("pipeline-failure", "blocker"), ("task-failure", "high")} <= found
     failure = next(a for a in data["anomalies_detected"] if a["type"] == "pipeline-failure")
     assert "failed: train" in failure["description"]
+    assert "The DAG failed because some tasks failed." in failure["description"]
     errors = [a for a in data["anomalies_detected"] if "task events" in a["description"]]
     assert errors and errors[0]["severity"] == "medium"
 
@@ -369,3 +370,12 @@ def test_a_pipeline_task_in_a_state_newer_than_the_library_is_neither_done_nor_f
     result, data = watch(vertex, "pipelineJobs", "p51", tmp_path)
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
     assert data["anomalies_detected"] == []
+
+
+def test_a_failed_job_whose_error_never_comes_ends_after_two_more_polls(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/52", [custom_job("FAILED", ended=0)])
+    seen = Recorder()
+    _, data = watch(vertex, "customJobs", "52", tmp_path, observer=seen)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
+    assert sum("has not said why yet" in line for line in seen.lines) == 2
