@@ -8,6 +8,8 @@ error and the end of its job's logs (read once more when it fails).
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -82,7 +84,7 @@ class PipelineTarget(VertexJob):
                     and not (task.state == "FAILED" and task.name not in before):
                 continue
             for name in task.jobs:
-                logs = self._logs_of(name, task)
+                logs = self._logs_of(name, task, notices)
                 found, count = logs.replicas.feed(self._reachable.read(logs, notices))
                 records += found
                 lines += count
@@ -144,19 +146,23 @@ class PipelineTarget(VertexJob):
                     not detail.parent_task_id and (len(details) > 1 or self._planned)):
                 continue  # the pipeline's own DAG (or a nested one), not a step of work
             executor = detail.executor_detail
-            jobs = [executor.custom_job_detail.job, executor.container_detail.main_job]
+            jobs = [executor.custom_job_detail.job, executor.container_detail.main_job,
+                    *launched_jobs(detail.execution.metadata)]
             tasks.append(describe.Task(
                 name=str(detail.task_name), state=describe.enum_name(detail.state),
                 started=moment(detail.start_time), ended=moment(detail.end_time),
                 error=str(detail.error.message or ""),
-                jobs=tuple(j for j in jobs if j)))
+                jobs=tuple(dict.fromkeys(j for j in jobs if j))))
         seen = {t.name for t in tasks}
         tasks += [describe.Task(name, "PENDING") for name in self._planned if name not in seen]
         return tasks
 
-    def _logs_of(self, job_name: str, task: describe.Task) -> JobLogs:
+    def _logs_of(self, job_name: str, task: describe.Task,
+                 notices: list[str] | None = None) -> JobLogs:
         logs = self._job_logs.get(job_name)
         if logs is None:
+            if notices is not None:
+                notices.append(f"task {task.name}: reading the logs of custom job {job_name}")
             ref = job_ref(job_name)
             job_id = ref.job_id if ref is not None else job_name.rsplit("/", 1)[-1]
             logs = self._job_logs[job_name] = JobLogs(self.service, job_id, task.started)
@@ -229,6 +235,37 @@ class _Error:
     def __init__(self, message: str) -> None:
         self.code = 0
         self.message = message
+
+
+_CUSTOM_JOB_NAME = re.compile(r"projects/[^/\s]+/locations/[^/\s]+/customJobs/[^/\s\"]+")
+
+
+def launched_jobs(metadata: Any) -> list[str]:
+    """The custom jobs a Google Cloud Pipeline Components task started. Its container
+    (`containerDetail.mainJob`) is only a launcher; the training job it creates is named
+    in the task's `gcp_resources` output, which Vertex AI keeps in the execution's
+    metadata as `output:gcp_resources`, a JSON string:
+    `{"resources": [{"resourceType": "CustomJob", "resourceUri":
+    "https://REGION-aiplatform.googleapis.com/v1/projects/…/customJobs/ID"}]}`
+    (google-cloud-aiplatform reads it so, `model_evaluation/model_evaluation_job.py`)."""
+    try:
+        text = metadata.get("output:gcp_resources", "")
+    except (TypeError, KeyError, AttributeError):
+        return []
+    if not isinstance(text, str) or not text or len(text) > 100_000:
+        return []
+    try:
+        resources = json.loads(text).get("resources") or []
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for resource in resources if isinstance(resources, list) else []:
+        if not isinstance(resource, dict) or resource.get("resourceType") != "CustomJob":
+            continue
+        match = _CUSTOM_JOB_NAME.search(str(resource.get("resourceUri") or ""))
+        if match is not None:
+            found.append(match[0])
+    return found
 
 
 def _planned_tasks(spec: Any) -> list[str]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.fakes.vertex_api import ago, job_log
 
 PROJECT = "my-gcp-proj"
+PROJECT_NUMBER = "123456789012"  # what Vertex AI writes in the resource names it makes
 PARENT = f"projects/{PROJECT}/locations/us-central1"
 
 
@@ -41,14 +43,25 @@ def custom_job(state: str | int, *, display: str = "my-gpt2-finetune", started: 
 
 
 def task(task_id: int, name: str, state: str | int, *, started: float | None = None,
-         job: str | None = None, error: str | None = None, parent: int = 1) -> dict[str, Any]:
+         job: str | None = None, error: str | None = None, parent: int = 1,
+         launched: str | None = None) -> dict[str, Any]:
+    """launched: the custom job a Google Cloud Pipeline Components task creates (its
+    container, `job`, being the launcher), as its `gcp_resources` output names it in
+    the execution's metadata (the shape of google-cloud-aiplatform's own test data,
+    `tests/unit/aiplatform/test_model_evaluation.py`, `_BP_JOB_GCP_RESOURCES_STR`)."""
     detail: dict[str, Any] = {"taskId": str(task_id), "parentTaskId": str(parent),
                               "taskName": name, "state": state, "createTime": ago(3600)}
     if started is not None:
         detail["startTime"] = ago(started)
     if state in ("SUCCEEDED", "FAILED"):
         detail["endTime"] = ago(1)
-    if job is not None:
+    if job is not None and launched is not None:
+        detail["executorDetail"] = {"containerDetail": {"mainJob": job}}
+        detail["execution"] = {"metadata": {"output:gcp_resources": json.dumps({
+            "resources": [{"resourceType": "CustomJob", "resourceUri":
+                           f"https://us-central1-aiplatform.googleapis.com/v1/{launched}"}]},
+            indent=2)}}
+    elif job is not None:
         detail["executorDetail"] = {"customJobDetail": {"job": job}}
     if error is not None:
         detail["error"] = {"code": 9, "message": error}

@@ -28,6 +28,7 @@ from tests.targets.vertex.conftest import OFFLINE_ENV
 from tests.targets.vertex.scenarios import (
     PARENT,
     PROJECT,
+    PROJECT_NUMBER,
     custom_job,
     lines,
     newer,
@@ -379,3 +380,27 @@ def test_a_failed_job_whose_error_never_comes_ends_after_two_more_polls(
     _, data = watch(vertex, "customJobs", "52", tmp_path, observer=seen)
     assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
     assert sum("has not said why yet" in line for line in seen.lines) == 2
+
+
+def test_a_gcpc_tasks_training_job_is_followed_past_its_launcher(vertex: VertexServer,
+                                                                  tmp_path: Path):
+    """CustomTrainingJobOp: the task's container is a launcher; its gcp_resources name
+    the CustomJob that trains (with the project number, as Vertex AI writes it)."""
+    launcher = f"{PARENT}/customJobs/700"
+    trainer = f"projects/{PROJECT_NUMBER}/locations/us-central1/customJobs/888"
+
+    def train(**kw: Any) -> dict[str, Any]:
+        return task(2, "custom-training-job", "RUNNING", started=300, job=launcher,
+                    launched=trainer, **kw)
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p52", [
+        pipeline("RUNNING", [train()], logs=[
+            *lines("700", "Job projects/x/locations/us-central1/customJobs/888 is running"),
+            *lines("888", "Step 1/100 | loss=2.0", "Step 2/100 | loss=1.9")]),
+        pipeline("RUNNING", [train()], logs=lines("888", "Step 3/100 | loss=nan")),
+    ])
+    seen = Recorder()
+    _, data = watch(vertex, "pipelineJobs", "p52", tmp_path, observer=seen)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 3 and data["decision"] == "NO-GO"
+    assert f"task custom-training-job: reading the logs of custom job {trainer}" in seen.lines
