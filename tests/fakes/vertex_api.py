@@ -21,6 +21,10 @@ the client asks for them. The `aiplatform_v1` REST transports send
 than the installed library knows, which the service sends all the same and the client
 keeps as a plain `int` (proto-plus `marshal/rules/enums.py`).
 
+Jobs are asked for by project ID or number alike, and answered with the project's number
+in their `name`, as Vertex AI does (`projects/123456789012/locations/…`): `numbers`
+maps the IDs of a scenario to their numbers.
+
 A job's `error` comes a poll after its FAILED state: the first `get` that finds a frame
 FAILED answers it without `error`, the next one with it (Vertex AI writes the state
 first and the error about a minute later, as watched on real jobs and reported in
@@ -80,10 +84,26 @@ class FakeVertex:
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
     lock: threading.Lock = field(default_factory=threading.Lock)
     failed_seen: set[str] = field(default_factory=set)  # jobs already served FAILED once
+    numbers: dict[str, str] = field(default_factory=dict)  # project ID → project number
     _ids: int = 0
 
     def add_job(self, name: str, frames: list[dict[str, Any]]) -> None:
-        self.jobs[name] = [{**frame, "name": name} for frame in frames]
+        self.jobs[name] = [{**frame, "name": self.numbered(name)} for frame in frames]
+
+    def numbered(self, name: str) -> str:
+        """A resource name as the service writes it: with the project's number."""
+        parts = name.split("/")
+        if len(parts) > 1 and parts[0] == "projects":
+            parts[1] = self.numbers.get(parts[1], parts[1])
+        return "/".join(parts)
+
+    def by_id(self, name: str) -> str:
+        """A resource name as the scenario keys it: with the project's ID."""
+        ids = {number: project for project, number in self.numbers.items()}
+        parts = name.split("/")
+        if len(parts) > 1 and parts[0] == "projects":
+            parts[1] = ids.get(parts[1], parts[1])
+        return "/".join(parts)
 
     def frame(self, name: str) -> dict[str, Any] | None:
         frames = self.jobs.get(name)
@@ -184,6 +204,7 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no such path {path}")
                 return
             parent, collection, job = match.groups()
+            parent = state.by_id(parent)
             query = parse_qs(url.query)
             with state.lock:
                 if job is None:
@@ -232,8 +253,8 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
 
 
 class VertexServer:
-    def __init__(self) -> None:
-        self.state = FakeVertex()
+    def __init__(self, numbers: dict[str, str] | None = None) -> None:
+        self.state = FakeVertex(numbers=dict(numbers or {}))
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

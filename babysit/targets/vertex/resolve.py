@@ -37,8 +37,9 @@ def service_for(request: Request, collection: str) -> tuple[VertexService, Any]:
             and region != ref.region:
         raise KindUsageError(f"--region {region} disagrees with the resource name "
                              f"({ref.region})")
-    service = VertexService(ref.project if ref is not None and request.value.startswith(
-                                "projects/") else request.option("project"),
+    service = VertexService((request.option("project") or ref.project) if ref is not None
+                            and request.value.startswith("projects/")
+                            else request.option("project"),
                             ref.region if ref is not None else region or DEFAULT_REGION,
                             request.option("api_endpoint"), request.option("logging_endpoint"))
     if reference is None:
@@ -80,10 +81,20 @@ def resolve(service: VertexService, reference: Any, collection: str) -> JobRef:
         # A recurring pipeline keeps its display name: the one still going is meant.
         chosen = [j for j in jobs if short_state(enum_name(j.state)) not in _ENDED]
     if len(chosen) != 1:
-        rows = "\n  ".join(f"{j.name}  {short_state(enum_name(j.state))}  created "
+        rows = "\n  ".join(f"{_with_id(j.name, service.project)}  "
+                           f"{short_state(enum_name(j.state))}  created "
                            f"{j.create_time:%Y-%m-%d %H:%M}" for j in jobs[:_LISTED])
         flag = "--vertex-training" if custom else "--vertex-pipeline"
         raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}:\n  {rows}\n"
                              f"watch one by its resource name: {flag} projects/…/{collection}/ID")
-    parts = chosen[0].name.split("/")
+    parts = _with_id(chosen[0].name, service.project).split("/")
     return JobRef(parts[1], parts[3], collection, parts[5])
+
+
+def _with_id(name: str, project: str) -> str:
+    """A listed job's name with the project as asked for: the service answers with the
+    project's number, and the ID the user knows is what babysit prints and proposes."""
+    parts = name.split("/")
+    if len(parts) == 6 and parts[1].isdigit():
+        parts[1] = project
+    return "/".join(parts)

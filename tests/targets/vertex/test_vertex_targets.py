@@ -404,3 +404,17 @@ def test_a_gcpc_tasks_training_job_is_followed_past_its_launcher(vertex: VertexS
     nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
     assert nan["step"] == 3 and data["decision"] == "NO-GO"
     assert f"task custom-training-job: reading the logs of custom job {trainer}" in seen.lines
+
+
+def test_a_resource_name_with_the_project_number_goes_with_the_projects_id(
+        vertex: VertexServer, tmp_path: Path):
+    """Vertex AI prints and returns names with the project number; pasting one beside
+    --project with the ID is the same project, not a usage error."""
+    vertex.state.add_job(f"{PARENT}/customJobs/61", [
+        custom_job("RUNNING", logs=lines("61", "Step 4/9 | loss=1.0"))])
+    name = f"projects/{PROJECT_NUMBER}/locations/us-central1/customJobs/61"
+    done = _cli("--vertex-training", name, "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target"] == name and data["total_steps"] == 4
