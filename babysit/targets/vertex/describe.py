@@ -23,6 +23,7 @@ class Task:
     ended: datetime | None = None
     error: str = ""
     jobs: tuple[str, ...] = ()  # custom jobs that run it (their resource names)
+    key: str = ""  # the task's ID: iterations of a ParallelFor share their name
 
 
 def enum_name(value: Any) -> str:

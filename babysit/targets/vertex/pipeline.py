@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
@@ -69,7 +70,7 @@ class PipelineTarget(VertexJob):
         if describe.is_unknown(state) and state != self._state:
             notices.append(describe.unknown_state_notice(state, "the pipeline"))
         before = dict(self._task_states)
-        self._task_states = {t.name: t.state for t in tasks}
+        self._task_states = {t.key: t.state for t in tasks}
         moved = bool(before) and before != self._task_states
         changed = self._state is not None and state != self._state
         self._state = state
@@ -78,10 +79,10 @@ class PipelineTarget(VertexJob):
         lines = 0
         # Follow the jobs of running tasks, and of tasks that just ended (their last words).
         for task in tasks:
-            just_ended = before.get(task.name) not in (None, task.state) \
+            just_ended = before.get(task.key) not in (None, task.state) \
                 and task.state in _TASK_DONE
             if task.state != "RUNNING" and not just_ended \
-                    and not (task.state == "FAILED" and task.name not in before):
+                    and not (task.state == "FAILED" and task.key not in before):
                 continue
             for name in task.jobs:
                 logs = self._logs_of(name, task, notices)
@@ -94,7 +95,7 @@ class PipelineTarget(VertexJob):
                 anomaly = failure(AnomalyType.TASK_FAILURE, f"task {task.name}", "FAILED",
                                   _Error(task.error), tail)
                 raised.append(ServiceAnomaly(anomaly.type, anomaly.severity,
-                                             anomaly.description, key=f"task:{task.name}"))
+                                             anomaly.description, key=f"task:{task.key}"))
         raised += self._error_entries(notices)
         run_state = _TERMINAL.get(state)
         holding = self._error_wait.hold(state, job.error, final, notices)
@@ -110,8 +111,7 @@ class PipelineTarget(VertexJob):
                                                       if failed else "")
             tail = [line for logs in self._job_logs.values() for line in logs.replicas.tail]
             raised.append(failure(AnomalyType.PIPELINE_FAILURE, what, state, job.error, tail))
-        service_state = state + "|" + ",".join(f"{k}={v}" for k, v in
-                                               sorted(self._task_states.items()))
+        service_state = state + "|" + ",".join(f"{t.name}={t.state}" for t in tasks)
         return Snapshot(
             records=tuple(records),
             new_lines=lines,
@@ -149,12 +149,21 @@ class PipelineTarget(VertexJob):
             jobs = [executor.custom_job_detail.job, executor.container_detail.main_job,
                     *launched_jobs(detail.execution.metadata)]
             tasks.append(describe.Task(
-                name=str(detail.task_name), state=describe.enum_name(detail.state),
+                name=str(getattr(detail, "task_unique_name", "") or detail.task_name),
+                state=describe.enum_name(detail.state),
                 started=moment(detail.start_time), ended=moment(detail.end_time),
                 error=str(detail.error.message or ""),
-                jobs=tuple(dict.fromkeys(j for j in jobs if j))))
-        seen = {t.name for t in tasks}
-        tasks += [describe.Task(name, "PENDING") for name in self._planned if name not in seen]
+                jobs=tuple(dict.fromkeys(j for j in jobs if j)),
+                key=str(detail.task_id)))
+        # Iterations of a ParallelFor share their name (and unique name): told apart by ID.
+        counts: dict[str, int] = {}
+        for task in tasks:
+            counts[task.name] = counts.get(task.name, 0) + 1
+        tasks = [replace(t, name=f"{t.name} [task {t.key}]") if counts[t.name] > 1 else t
+                 for t in tasks]
+        seen = {str(d.task_name) for d in details}
+        tasks += [describe.Task(name, "PENDING", key=f"planned:{name}")
+                  for name in self._planned if name not in seen]
         return tasks
 
     def _logs_of(self, job_name: str, task: describe.Task,

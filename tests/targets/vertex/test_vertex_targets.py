@@ -418,3 +418,28 @@ def test_a_resource_name_with_the_project_number_goes_with_the_projects_id(
     assert done.returncode == 3, done.stdout + done.stderr
     data = validate_artifact(tmp_path / "babysit-training.json")
     assert data["target"] == name and data["total_steps"] == 4
+
+
+def test_parallel_for_iterations_sharing_a_name_are_each_their_own_task(
+        vertex: VertexServer, tmp_path: Path):
+    """ParallelFor runs its body once per item: task details with one task_name (and
+    unique name), told apart only by task_id."""
+    loop = {"taskId": "2", "parentTaskId": "1", "taskName": "for-loop-2", "state": "RUNNING"}
+
+    def shard(task_id: int, state: str, error: str | None = None) -> dict[str, Any]:
+        return {**task(task_id, "train-shard", state, started=60, parent=2, error=error),
+                "taskUniqueName": "for-loop-2.train-shard"}
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p53", [
+        pipeline("RUNNING", [loop, shard(3, "RUNNING"), shard(4, "RUNNING")]),
+        pipeline("RUNNING", [loop, shard(3, "FAILED", "shard 0: bad input"),
+                             shard(4, "RUNNING")]),
+        pipeline("RUNNING", [loop, shard(3, "FAILED", "shard 0: bad input"),
+                             shard(4, "FAILED", "shard 1: disk full")]),
+    ])
+    _, data = watch(vertex, "pipelineJobs", "p53", tmp_path, polls=4)
+    failed = sorted(a["description"] for a in data["anomalies_detected"]
+                    if a["type"] == "task-failure")
+    assert len(failed) == 2, failed
+    assert "task for-loop-2.train-shard [task 3] failed" in failed[0]
+    assert "shard 0: bad input" in failed[0] and "shard 1: disk full" in failed[1]
