@@ -17,7 +17,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import ClassVar
 
 from babysit.model import AnomalyType, ServiceAnomaly, Severity, Snapshot, TerminalState
@@ -74,7 +74,11 @@ class JobView:
 def view_of(record: dict[str, str]) -> JobView:
     """A `scontrol show job -o` record, with the %-patterns of its files resolved."""
     user = record.get("UserId", "").split("(")[0]
-    gres = record.get("TRES", "") or record.get("ReqTRES", "")
+    # What was allocated: `AllocTRES=` since Slurm 23.02 (src/api/job_info.c prints
+    # `ReqTRES=` then `AllocTRES=`), `TRES=` before; what was asked for otherwise.
+    gres = record.get("AllocTRES", "") or record.get("TRES", "")
+    if gres in ("", "(null)"):
+        gres = record.get("ReqTRES", "")
     if "gpu" not in gres:
         gres = record.get("TresPerNode", "") or record.get("TresPerJob", "") or gres
     restarts = record.get("Restarts", "0")
@@ -115,12 +119,19 @@ def resolve_path(path: str, record: dict[str, str]) -> str:
     return path
 
 
-def _seconds_since(text: str) -> float | None:
+def slurm_time(text: str) -> datetime | None:
+    """A clock time Slurm printed (`2026-12-01T10:00:00`, no zone): UTC, as the runners
+    ask for it (`TZ=UTC`)."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return max(0.0, time.time() - moment.timestamp())
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _seconds_since(text: str) -> float | None:
+    moment = slurm_time(text)
+    return None if moment is None else max(0.0, time.time() - moment.timestamp())
 
 
 def _words(seconds: float) -> str:

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from babysit.remote.connection import SshConnection
 
 TIMEOUT = 20.0  # seconds: a controller this slow is a connectivity problem, not the job's
+# Slurm prints clock times (SubmitTime, …) in the local time of wherever its command
+# runs, with no zone: a login node in another time zone than babysit would shift them
+# by hours. Asked for in UTC, they mean the same everywhere (see job.slurm_time).
+ENV = {"SLURM_TIME_FORMAT": "standard", "LC_ALL": "C", "TZ": "UTC"}
 
 
 class Result:
@@ -43,7 +47,7 @@ class LocalRunner:
     where = "this machine"
 
     def run(self, argv: Sequence[str], timeout: float = TIMEOUT) -> Result:
-        env = {**os.environ, "SLURM_TIME_FORMAT": "standard", "LC_ALL": "C"}
+        env = {**os.environ, **ENV}
         try:
             done = subprocess.run(list(argv), capture_output=True, text=True, errors="replace",
                                   timeout=timeout, check=False, env=env,
@@ -71,7 +75,7 @@ class SshRunner:
         from babysit.remote.connection import SshError, SshFatal
 
         # `env` sets the variables without a shell; every argument is quoted remotely.
-        command = ["env", "SLURM_TIME_FORMAT=standard", "LC_ALL=C", *argv]
+        command = ["env", *(f"{key}={value}" for key, value in ENV.items()), *argv]
         try:
             status, out, err = self.connection.run(command, timeout=timeout)
         except SshFatal as error:

@@ -50,7 +50,8 @@ def test_gpus_from_tres(text, count):
 
 
 def test_sacct_row_of_the_job_not_its_steps():
-    text = "77|CANCELLED by 1000|0:15|None|00:01:00|n1|cpu=1\n77.batch|CANCELLED|0:15||||\n"
+    text = ("77|77|CANCELLED by 1000|0:15|None|00:01:00|n1|cpu=1\n"
+            "77.batch|77.batch|CANCELLED|0:15||||\n")
     row = parse_sacct(text, "77")
     assert row is not None and row.state == "CANCELLED by 1000"
 
