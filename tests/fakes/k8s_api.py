@@ -77,7 +77,8 @@ def operator_failed(job_name: str, *, deadline: bool, kind: str = "PyTorchJob",
 
 def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
         conditions: tuple[dict[str, Any], ...] = (), started: float | None = 600,
-        completed: float | None = None, backoff_limit: int = 6) -> dict[str, Any]:
+        completed: float | None = None, backoff_limit: int = 6,
+        ttl: int | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {"active": active, "succeeded": succeeded, "failed": failed,
                               "ready": active, "conditions": list(conditions)}
     if started is not None:
@@ -88,6 +89,7 @@ def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
             "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
                          "labels": {"job-name": name}, "creationTimestamp": ago(700)},
             "spec": {"parallelism": 1, "completions": 1, "backoffLimit": backoff_limit,
+                     **({"ttlSecondsAfterFinished": ttl} if ttl is not None else {}),
                      "template": {"spec": {"restartPolicy": "Never", "containers": [
                          {"name": "trainer", "image": "ghcr.io/acme/trainer:1"}]}}},
             "status": {k: v for k, v in status.items() if v or k == "conditions"}}
@@ -199,6 +201,7 @@ class FakeKube:
     gets: dict[tuple[str, str], int] = field(default_factory=dict)
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
     node_ahead_ns: int = 0  # the node's clock against the test's (logs are stamped by it)
+    deleted: set[tuple[str, str]] = field(default_factory=set)  # jobs the TTL removed
     lock: threading.Lock = field(default_factory=threading.Lock)
     _last_ns: int = 0
 
@@ -212,13 +215,20 @@ class FakeKube:
 
     def frame(self, collection: str, name: str) -> dict[str, Any] | None:
         frames = self.jobs.get((collection, name))
-        if frames is None:
+        if frames is None or (collection, name) in self.deleted:
             return None
         index = self.gets.get((collection, name), 0)
         self.gets[(collection, name)] = index + 1
         frame = frames[min(index, len(frames) - 1)]
         if index < len(frames) and "fail" not in frame:
             self._enter(frame)
+        if "job" in frame and _expired(frame["job"]):
+            # The TTL-after-finished controller deletes the finished Job, and the garbage
+            # collector its pods with it (pkg/controller/ttlafterfinished; the Job API
+            # reference, `ttlSecondsAfterFinished`).
+            self.deleted.add((collection, name))
+            self.pods = {}
+            return None
         return frame
 
     def _enter(self, frame: dict[str, Any]) -> None:
@@ -239,6 +249,21 @@ class FakeKube:
             lines = self.logs.setdefault((uid, container_name), [])
             lines.extend((self._stamp(), line) for line in text.split("\n"))
         self.events.extend(frame.get("events", ()))
+
+
+def _expired(job: dict[str, Any]) -> bool:
+    """A finished Job whose ttlSecondsAfterFinished has passed since it completed."""
+    spec = job.get("spec") or {}
+    ttl = spec.get("ttlSecondsAfterFinished", (spec.get("runPolicy") or {})
+                   .get("ttlSecondsAfterFinished"))
+    finished = next((c.get("lastTransitionTime") for c in
+                     (job.get("status") or {}).get("conditions") or []
+                     if c.get("type") in ("Complete", "Failed", "Succeeded")
+                     and c.get("status") == "True"), None)
+    if ttl is None or finished is None:
+        return False
+    moment = datetime.fromisoformat(str(finished).replace("Z", "+00:00"))
+    return moment.timestamp() + int(ttl) <= time.time()
 
 
 def flag(query: dict[str, str], name: str) -> bool:

@@ -112,6 +112,9 @@ class KubeJobTarget:
         self._raised = False
         self._causes: list[str] = []  # the pods' own reasons, for explaining a failure
         self._known_pods: dict[str, str] = {}  # UID → name
+        self._last_job: dict[str, Any] | None = None  # as read at the last poll
+        self._last_pods: list[PodView] = []
+        self._gone = False  # the job was deleted: said once
         self._notices = [f"Kubernetes {ref.title} {ref.name} in namespace {self.namespace} "
                          f"({service.host})"]
 
@@ -149,14 +152,42 @@ class KubeJobTarget:
                                   label_selector=self._selector())
         return list(found.get("items") or [])
 
-    def _later(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """A read after the first: the job was there, so a refusal or a 404 now is a
-        problem reaching it (a token expired, a role removed, the job deleted), reported
-        as connectivity, not as the end of the run."""
+    def _later(self) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """A read after the first: the job was there, so a refusal now is a problem
+        reaching it (a token expired, a role removed), reported as connectivity, not as
+        the end of the run. None: the job is gone (a 404)."""
         try:
             return self._get(), self._pods()
+        except NotFound:
+            return None
         except TargetError as error:
             raise TargetUnavailable(str(error)) from error
+
+    def _deleted(self, final: bool) -> Snapshot:
+        """The job was deleted between two polls: most often by the TTL controller
+        (`ttlSecondsAfterFinished`) right after it finished, before babysit read how.
+        Its end is not known: the run is over, and its logs say what they say."""
+        ttl = ((self._last_job or {}).get("spec") or {}).get("ttlSecondsAfterFinished")
+        if ttl is None:  # a PyTorchJob keeps it in its runPolicy
+            ttl = (((self._last_job or {}).get("spec") or {}).get("runPolicy") or {}) \
+                .get("ttlSecondsAfterFinished")
+        why = (f"its ttlSecondsAfterFinished ({ttl} s) deletes it that long after it ends"
+               if ttl is not None else "someone or something deleted it")
+        pods = "; ".join(f"{p.name} {p.phase}" for p in self._last_pods) or "none"
+        last = self._state.split(";")[0] if self._state else "not read"
+        detail = (f"Kubernetes {self.ref.title} {self.ref.name} was deleted before its end "
+                  f"was read ({why}); last seen: {last}, pods: {pods}")
+        records = self._logs.finish() if not self._gone else []
+        notices = () if self._gone else (detail,)
+        self._gone = True
+        return Snapshot(records=tuple(records), notices=notices, alive=False,
+                        run_state=None, run_state_detail=detail,
+                        run_state_source="Kubernetes", formats=self._logs.formats or ("k8s",),
+                        status=(detail,), headline=detail,
+                        stall_hint=f"the {self.ref.title} was deleted, so nothing more of it "
+                                   f"can be read; its end is not known",
+                        commands=(self._kubectl("get", "events", "--field-selector",
+                                                f"involvedObject.name={self.ref.name}"),))
 
     def _secondary(self, part: str, read: Any, notices: list[str]) -> Any:
         """Events and logs: when they fail, the job's state still counts. A transient
@@ -181,9 +212,13 @@ class KubeJobTarget:
     # --- one poll ----------------------------------------------------------------------
 
     def poll(self, final: bool = False) -> Snapshot:
-        job, raw_pods = self._first if self._first is not None else self._later()
+        read = self._first if self._first is not None else self._later()
         self._first = None
+        if read is None:
+            return self._deleted(final)
+        job, raw_pods = read
         pods = views(raw_pods)
+        self._last_job, self._last_pods = job, pods
         state = (job_state if self.ref.kind == "job" else pytorchjob_state)(job, pods)
         service_state = state.words + "".join(
             f"; {p.name} {p.phase} r{p.restarts}" for p in pods)

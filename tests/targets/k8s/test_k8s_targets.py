@@ -322,3 +322,23 @@ def test_a_pod_recreated_under_its_name_is_read_as_a_new_pod(kube: KubeServer,
     assert nan["step"] == 30 and data["decision"] == "NO-GO"
     assert any(f"pod {master} was made again (a new pod, rank 0, Running)" in line
                for line in seen.lines)
+
+
+def test_a_job_deleted_by_its_ttl_between_polls_ends_the_watch_saying_so(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """ttlSecondsAfterFinished: 0 — the Job and its pods are gone before babysit reads
+    how it ended: not "unreachable" forever, and not a made-up end."""
+    pod = "llama-ft-ttl"
+    kube.state.add("jobs", NAME, [
+        {"job": job(NAME, ttl=0), "pods": [job_pod(NAME, pod, "Running", trainer(running()))],
+         "logs": [(pod, "trainer", "Step 5/10 | loss=2.0")]},
+        {"job": job(NAME, ttl=0, active=0, succeeded=1, completed=0,
+                    conditions=(condition("Complete", "CompletionsReached"),)),
+         "pods": [job_pod(NAME, pod, "Succeeded", trainer(terminated(0, "Completed")))]},
+    ])
+    seen = Recorder()
+    _, data = watch(kubeconfig, f"job/{NAME}", tmp_path, observer=seen)
+    assert not any(a["type"] == "connectivity" for a in data["anomalies_detected"])
+    assert data["decision"] != "GO"
+    assert any("was deleted before its end was read (its ttlSecondsAfterFinished (0 s)"
+               in line and f"pods: {pod} Running" in line for line in seen.lines), seen.lines
