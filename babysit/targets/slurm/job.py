@@ -20,7 +20,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import ClassVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import (
+    AnomalyType,
+    ServiceAnomaly,
+    Severity,
+    Snapshot,
+    TerminalState,
+    TimeLimit,
+)
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
 from babysit.targets.slurm import check_job_id
@@ -39,6 +46,7 @@ from babysit.targets.slurm.states import (
     parse_records,
     parse_sacct,
     pick,
+    slurm_seconds,
 )
 
 MAX_PENDING = 2 * 3600.0
@@ -303,7 +311,20 @@ class SlurmJobTarget:
             activity=bool(snapshot.new_lines) or changed or name in WAITING,
             commands=self._commands(view, run_state),
             cancel_command=self._command("scancel", self.job_id) if run_state is None
-            and not gone else None)
+            and not gone else None,
+            time_limit=self._time_limit(view) if name == "RUNNING" and not gone else None)
+
+    def _time_limit(self, view: JobView) -> TimeLimit | None:
+        """TimeLimit and RunTime, both Slurm's own count (suspended time excluded)."""
+        limit, used = slurm_seconds(view.time_limit), slurm_seconds(view.run_time)
+        if limit is None or used is None:
+            return None
+        # Raising a limit is an administrator's (a user may only lower it); a requeued
+        # job starts again from its script, which resumes if it reads its checkpoint.
+        return TimeLimit(limit, used, "Slurm TimeLimit", (
+            self._command("scontrol", "update", f"JobId={self.job_id}",
+                          "TimeLimit={minutes}"),
+            self._command("scontrol", "requeue", self.job_id)))
 
     def _problems(self, view: JobView, name: str,
                   run_state: TerminalState | None) -> tuple[ServiceAnomaly, ...]:
@@ -382,6 +403,9 @@ class SlurmJobTarget:
             if view.run_time:
                 limit = f" of {view.time_limit}" if view.time_limit else ""
                 line += f" | Elapsed: {view.run_time}{limit}"
+                known = self._time_limit(view)
+                if known is not None:
+                    line += f" | Left: {_words(known.left_seconds)}"
         else:
             if view.run_time:
                 line += f" | Duration: {view.run_time}"

@@ -130,6 +130,19 @@ def parse_sacct(text: str, wanted: str) -> AccountingRow | None:
     return None
 
 
+_DURATION = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$")
+
+
+def slurm_seconds(text: str) -> float | None:
+    """A duration as Slurm prints one (`[DAYS-]HH:MM:SS`, `MM:SS`); None for
+    `UNLIMITED`, `Partition_Limit`, `INVALID` or anything else."""
+    match = _DURATION.match(text.strip())
+    if match is None:
+        return None
+    days, hours, minutes, seconds = (int(g) if g else 0 for g in match.groups())
+    return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
+
+
 def gpus(tres: str) -> str | None:
     """`4x a100` or `4` from TRES / TresPerNode (`gres/gpu:a100=4`, `gres:gpu:4`); an
     allocation lists `gres/gpu=4,gres/gpu:h100=4`, and the typed entry says more."""
