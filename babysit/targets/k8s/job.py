@@ -16,7 +16,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import (
+    AnomalyType,
+    Record,
+    ServiceAnomaly,
+    Severity,
+    Snapshot,
+    TerminalState,
+    TimeLimit,
+)
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
 from babysit.targets.k8s.events import EventReader, judge, parse_events
@@ -270,7 +278,27 @@ class KubeJobTarget:
             commands=self._commands(run_state, pods),
             cancel_command=self._kubectl("delete", self.ref.kind, self.ref.name)
             if run_state is None else None,
+            time_limit=self._time_limit(job) if state.words == "RUNNING" else None,
         )
+
+    def _time_limit(self, job: dict[str, Any]) -> TimeLimit | None:
+        """activeDeadlineSeconds (a Job's spec, a PyTorchJob's runPolicy), counted by the
+        controller from status.startTime."""
+        spec = job.get("spec") or {}
+        field = "spec.activeDeadlineSeconds"
+        limit = spec.get("activeDeadlineSeconds")
+        if limit is None and self.ref.kind != "job":
+            field = "spec.runPolicy.activeDeadlineSeconds"
+            limit = (spec.get("runPolicy") or {}).get("activeDeadlineSeconds")
+        start = stamp_ns(str((job.get("status") or {}).get("startTime") or ""))
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0 or start is None:
+            return None
+        patch = ('{"spec":{"activeDeadlineSeconds":{seconds}}}' if field.count(".") == 1
+                 else '{"spec":{"runPolicy":{"activeDeadlineSeconds":{seconds}}}}')
+        return TimeLimit(float(limit), max(0.0, (time.time_ns() - start) / 1e9),
+                         f"Kubernetes {field}",
+                         (self._kubectl("patch", self.ref.kind, self.ref.name, "--type=merge",
+                                        "-p", patch),))
 
     def _read_events(self, pods: list[PodView], notices: list[str]) -> list[ServiceAnomaly]:
         targets = [(self.ref.name, None)] + [(p.name, p.rank) for p in pods]

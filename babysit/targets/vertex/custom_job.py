@@ -10,9 +10,10 @@ run ended, and a failure is explained by its error and the end of its logs.
 from __future__ import annotations
 
 import shlex
+from datetime import timedelta
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
+from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState, TimeLimit
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
     ErrorWait,
@@ -31,6 +32,17 @@ _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILE
              "CANCELLED": TerminalState.CANCELLED, "EXPIRED": TerminalState.TIMEOUT,
              "PARTIALLY_SUCCEEDED": TerminalState.FAILED}
 _WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "UNSPECIFIED")
+
+
+def _time_limit(job: Any) -> TimeLimit | None:
+    """jobSpec.scheduling.timeout, counted from the job's start (Vertex AI ends the job
+    EXPIRED then). It cannot be changed on a running job: only a new job resumes."""
+    timeout = getattr(job.job_spec.scheduling, "timeout", None)
+    start = moment(job.start_time)
+    if not isinstance(timeout, timedelta) or timeout.total_seconds() <= 0 or start is None:
+        return None
+    return TimeLimit(timeout.total_seconds(), max(0.0, (now() - start).total_seconds()),
+                     "Vertex AI scheduling.timeout")
 
 
 class CustomJobTarget(VertexJob):
@@ -104,6 +116,7 @@ class CustomJobTarget(VertexJob):
             commands=self._commands(run_state),
             cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
             if run_state is None and not holding else None,
+            time_limit=_time_limit(job) if state == "RUNNING" else None,
         )
 
     def _times(self, job: Any, state: str) -> str:

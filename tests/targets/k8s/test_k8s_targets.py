@@ -342,3 +342,24 @@ def test_a_job_deleted_by_its_ttl_between_polls_ends_the_watch_saying_so(
     assert data["decision"] != "GO"
     assert any("was deleted before its end was read (its ttlSecondsAfterFinished (0 s)"
                in line and f"pods: {pod} Running" in line for line in seen.lines), seen.lines
+
+
+def test_a_pytorchjob_that_will_not_finish_before_its_active_deadline_raises_deadline(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    master = f"{NAME}-master-0"
+
+    def frame(step: int) -> dict[str, Any]:
+        conditions = (condition("Created", seconds_ago=3100),
+                      condition("Running", seconds_ago=3000))
+        return {"job": pytorchjob(NAME, workers=0, started=3000, deadline=3600,
+                                  conditions=conditions),
+                "pods": [replica_pod(NAME, "Master", 0, "Running",
+                                     [container("pytorch", running())])],
+                "logs": [(master, "pytorch", f"Step {step}/100000 | loss=1.0")]}
+
+    kube.state.add("pytorchjobs", NAME, [frame(100 * n) for n in range(1, 5)])
+    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4)
+    deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
+    assert "(Kubernetes spec.runPolicy.activeDeadlineSeconds, 1h" in deadline["description"]
+    assert "kubectl patch pytorchjob llama-ft --type=merge -p " \
+           "'{\"spec\":{\"runPolicy\":{\"activeDeadlineSeconds\":" in deadline["description"]

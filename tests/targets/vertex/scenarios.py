@@ -21,7 +21,8 @@ def newer(enum: Any) -> int:
 def custom_job(state: str | int, *, display: str = "my-gpt2-finetune", started: float | None = 600,
                ended: float | None = None, error: dict[str, Any] | None = None,
                logs: list[dict[str, Any]] | None = None,
-               accelerator: tuple[str | int, int] = ("NVIDIA_TESLA_V100", 2)) -> dict[str, Any]:
+               accelerator: tuple[str | int, int] = ("NVIDIA_TESLA_V100", 2),
+               timeout: int | None = None) -> dict[str, Any]:
     """One frame of a custom job; times are seconds ago; a number is an enum value as sent."""
     frame: dict[str, Any] = {
         "displayName": display,
@@ -30,7 +31,8 @@ def custom_job(state: str | int, *, display: str = "my-gpt2-finetune", started: 
         "jobSpec": {"workerPoolSpecs": [{
             "machineSpec": {"machineType": "n1-standard-8", "acceleratorType": accelerator[0],
                             "acceleratorCount": accelerator[1]},
-            "replicaCount": "1", "containerSpec": {"imageUri": "gcr.io/x/trainer:1"}}]},
+            "replicaCount": "1", "containerSpec": {"imageUri": "gcr.io/x/trainer:1"}}],
+            **({"scheduling": {"timeout": f"{timeout}s"}} if timeout else {})},
         "logs": logs or [],
     }
     if started is not None:

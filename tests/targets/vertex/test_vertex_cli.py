@@ -39,7 +39,7 @@ def test_seed_custom_job_session_runs_to_success_with_its_report_lines(vertex: V
     out = done.stdout
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Custom job: my-gpt2-finetune ({job})" in out
-    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s \| Machine: n1-standard-8 "
+    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]+s \| Machine: n1-standard-8 "
                      r"\+ 2x V100", out)
     assert "Recent logs: Step 200/5000 (4.0%) | loss=2.31 | lr=3e-4" in out
     assert "State: SUCCEEDED | Duration: 4h 12m" in out
@@ -80,7 +80,7 @@ def test_seed_pipeline_session_reports_tasks_then_the_failed_task_and_its_oom(
     # NO-GO, and waiting for the user to approve cancelling what is left of it (exit 3).
     assert done.returncode == 3, out + done.stderr
     assert f"Pipeline: my-llm-pipeline ({name})" in out
-    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]s", out)
+    assert re.search(r"State: RUNNING \| Elapsed: 10m [0-9]+s", out)
     assert "Tasks: 1 SUCCEEDED (data-validation), 1 RUNNING (model-training), 3 PENDING" in out
     assert re.search(r"Running task: model-training — started 10m [0-9]s ago", out)
     assert re.search(r"Tasks: 1 SUCCEEDED, 1 RUNNING \(model-training — 12m [0-9]s elapsed\), "

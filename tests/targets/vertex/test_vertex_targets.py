@@ -443,3 +443,13 @@ def test_parallel_for_iterations_sharing_a_name_are_each_their_own_task(
     assert len(failed) == 2, failed
     assert "task for-loop-2.train-shard [task 3] failed" in failed[0]
     assert "shard 0: bad input" in failed[0] and "shard 1: disk full" in failed[1]
+
+
+def test_a_custom_job_that_will_not_finish_before_its_timeout_raises_deadline(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/62", [
+        custom_job("RUNNING", started=3000, timeout=3600,
+                   logs=lines("62", f"Step {100 * n}/100000 | loss=1.0")) for n in range(1, 5)])
+    _, data = watch(vertex, "customJobs", "62", tmp_path, polls=4)
+    deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
+    assert "its time limit (Vertex AI scheduling.timeout, 1h" in deadline["description"]
