@@ -8,6 +8,7 @@ from typing import Any
 from babysit.targets.base import TargetError
 from babysit.targets.kinds import KindUsageError, Request
 from babysit.targets.vertex.describe import enum_name, short_state
+from babysit.targets.vertex.gcloud_config import gcloud_region
 from babysit.targets.vertex.names import (
     CUSTOM_JOBS,
     DEFAULT_REGION,
@@ -24,7 +25,9 @@ _LISTED = 10
 def service_for(request: Request, collection: str) -> tuple[VertexService, Any]:
     """The service for a request, and the request read (a KindUsageError when it
     cannot be a job reference)."""
-    region = request.option("region")
+    # A flag first; gcloud's own ai/region as `gcloud ai …` would use; else us-central1.
+    flag = request.option("region")
+    region = flag or gcloud_region()
     try:
         reference = read_reference(request.value, collection, request.option("project"),
                                    region or DEFAULT_REGION)
@@ -33,9 +36,9 @@ def service_for(request: Request, collection: str) -> tuple[VertexService, Any]:
             raise KindUsageError(str(error)) from error
         reference = None  # the credentials may name a default project
     ref = reference.ref if reference is not None else None
-    if ref is not None and region is not None and request.value.startswith("projects/") \
-            and region != ref.region:
-        raise KindUsageError(f"--region {region} disagrees with the resource name "
+    if ref is not None and flag is not None and request.value.startswith("projects/") \
+            and flag != ref.region:
+        raise KindUsageError(f"--region {flag} disagrees with the resource name "
                              f"({ref.region})")
     service = VertexService((request.option("project") or ref.project) if ref is not None
                             and request.value.startswith("projects/")

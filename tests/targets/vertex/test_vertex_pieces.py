@@ -107,3 +107,18 @@ def test_the_fake_refuses_a_job_field_or_enum_name_the_api_does_not_have():
     for made_up in ({"state": "JOB_STATE_STUCK"}, {"jobSpec": {"workerPools": []}}):
         with pytest.raises(json_format.ParseError):
             served("customJobs", made_up, False)
+
+
+def test_gcloud_ai_region_is_read_from_the_active_configuration(tmp_path):
+    from babysit.targets.vertex.gcloud_config import gcloud_region
+
+    (tmp_path / "configurations").mkdir()
+    (tmp_path / "active_config").write_text("work\n")
+    (tmp_path / "configurations" / "config_work").write_text(
+        "[core]\nproject = my-gcp-proj\n\n[ai]\nregion = europe-west4\n")
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path)}) == "europe-west4"
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path),
+                          "CLOUDSDK_AI_REGION": "asia-east1"}) == "asia-east1"
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path / "none")}) is None
+    (tmp_path / "configurations" / "config_work").write_text("[ai]\nregion = ../../etc\n")
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path)}) is None

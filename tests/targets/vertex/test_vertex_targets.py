@@ -453,3 +453,17 @@ def test_a_custom_job_that_will_not_finish_before_its_timeout_raises_deadline(
     _, data = watch(vertex, "customJobs", "62", tmp_path, polls=4)
     deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
     assert "its time limit (Vertex AI scheduling.timeout, 1h" in deadline["description"]
+
+
+def test_a_job_id_is_looked_for_in_gcloud_s_ai_region(vertex: VertexServer, tmp_path: Path):
+    config = tmp_path / "gcloud"
+    (config / "configurations").mkdir(parents=True)
+    (config / "configurations" / "config_default").write_text("[ai]\nregion = europe-west4\n")
+    vertex.state.add_job(f"projects/{PROJECT}/locations/europe-west4/customJobs/63", [
+        custom_job("RUNNING", logs=lines("63", "Step 2/9 | loss=1.0"))])
+    done = _cli("--vertex-training", "63", "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path,
+                env={"CLOUDSDK_CONFIG": str(config)})
+    assert done.returncode == 3, done.stdout + done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target"] == f"projects/{PROJECT}/locations/europe-west4/customJobs/63"
