@@ -130,6 +130,12 @@ def _public(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k not in ("logs", "fail")}
 
 
+# Fields the service sends that google-cloud-aiplatform learned after the oldest version
+# babysit allows (1.60): an older client drops them (`ignore_unknown_fields=True` in its
+# REST transport), so the fake may too when the installed library does not know them.
+_NEWER_FIELDS = ("taskUniqueName",)  # PipelineTaskDetail.task_unique_name
+
+
 def served(collection: str, frame: dict[str, Any], numeric_enums: bool) -> dict[str, Any]:
     """A frame as the service writes it: through the API's own message type (unknown
     fields or enum names raise), enums as numbers when asked for."""
@@ -137,7 +143,13 @@ def served(collection: str, frame: dict[str, Any], numeric_enums: bool) -> dict[
     from google.protobuf import json_format
 
     message = (CustomJob if collection == "customJobs" else PipelineJob).pb()()
-    json_format.ParseDict(_public(frame), message)
+    try:
+        json_format.ParseDict(_public(frame), message)
+    except json_format.ParseError as error:
+        if not any(f'no field named "{name}"' in str(error) for name in _NEWER_FIELDS):
+            raise
+        message = (CustomJob if collection == "customJobs" else PipelineJob).pb()()
+        json_format.ParseDict(_public(frame), message, ignore_unknown_fields=True)
     return json_format.MessageToDict(message, use_integers_for_enums=numeric_enums)
 
 
