@@ -17,6 +17,13 @@ Shapes follow the API reference:
   Failed and the `training.kubeflow.org/{job-name,replica-type,replica-index}` pod labels:
   https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/ and
   https://github.com/kubeflow/training-operator/blob/v1.8.1/pkg/apis/kubeflow.org/v1/common_types.go
+- TrainJob (trainer.kubeflow.org/v1alpha1, Kubeflow Trainer v2): conditions Complete /
+  Failed (reason DeadlineExceeded, message "TrainJob exceeded its active deadline") /
+  Suspended, `spec.activeDeadlineSeconds` (kubeflow/trainer
+  pkg/apis/trainer/v1alpha1/trainjob_types.go, pkg/constants/constants.go); it runs as a
+  JobSet of the same name whose pods carry `jobset.sigs.k8s.io/jobset-name`,
+  `jobset.sigs.k8s.io/replicatedjob-name` (`node`, `dataset-initializer`, …) and the
+  Indexed Job's `batch.kubernetes.io/job-completion-index`
 
 A scenario gives a job a list of frames; the n-th GET of the job answers its n-th frame
 (the last one forever after). A frame holds the job object (`job`), the pods that exist
@@ -114,6 +121,35 @@ def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
             "status": status}
 
 
+def trainjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (), nodes: int = 2,
+             started: float | None = 600, deadline: int | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"runtimeRef": {"name": "torch-distributed"},
+                            "trainer": {"numNodes": nodes,
+                                        "image": "ghcr.io/acme/trainer:1"}}
+    if deadline:
+        spec["activeDeadlineSeconds"] = deadline
+    status: dict[str, Any] = {"conditions": list(conditions)}
+    if started is not None:
+        status["startTime"] = ago(started)  # what babysit counts a deadline from
+    return {"kind": "TrainJob", "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
+                         "creationTimestamp": ago(700)},
+            "spec": spec, "status": status}
+
+
+def node_pod(job_name: str, replicated: str, index: int, phase: str,
+             containers: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+    """A pod of a TrainJob's JobSet: `<jobset>-<replicatedjob>-<job index>-<completion
+    index>-<suffix>` (JobSet names its Jobs `<jobset>-<replicatedjob>-<job index>`)."""
+    labels = {"jobset.sigs.k8s.io/jobset-name": job_name,
+              "jobset.sigs.k8s.io/replicatedjob-name": replicated,
+              "jobset.sigs.k8s.io/job-index": "0",
+              "batch.kubernetes.io/job-completion-index": str(index),
+              "batch.kubernetes.io/job-name": f"{job_name}-{replicated}-0"}
+    return pod(f"{job_name}-{replicated}-0-{index}-x{index}k", phase, containers,
+               labels=labels, **kw)
+
+
 def running(started: float = 500) -> dict[str, Any]:
     return {"running": {"startedAt": ago(started)}}
 
@@ -206,7 +242,7 @@ class FakeKube:
     _last_ns: int = 0
 
     def add(self, collection: str, name: str, frames: list[dict[str, Any]]) -> None:
-        """collection: "jobs" or "pytorchjobs"."""
+        """collection: "jobs", "pytorchjobs" or "trainjobs"."""
         self.jobs[(collection, name)] = frames
 
     def _stamp(self) -> int:
@@ -331,8 +367,9 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
                 self._route(path, query)
 
         def _route(self, path: str, query: dict[str, str]) -> None:
-            found = re.fullmatch(r"/apis/(?:batch/v1|kubeflow\.org/v1)/namespaces/([^/]+)/"
-                                 r"(jobs|pytorchjobs)/([^/]+)", path)
+            found = re.fullmatch(r"/apis/(?:batch/v1|kubeflow\.org/v1|trainer\.kubeflow\.org/"
+                                 r"v1alpha1)/namespaces/([^/]+)/(jobs|pytorchjobs|trainjobs)/"
+                                 r"([^/]+)", path)
             if found:
                 _, collection, name = found.groups()
                 frame = state.frame(collection, name)

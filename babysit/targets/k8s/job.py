@@ -96,6 +96,26 @@ def pytorchjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
     return JobState(words, None)
 
 
+def trainjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
+    """A trainer.kubeflow.org/v1alpha1 TrainJob: Complete, Failed (reason DeadlineExceeded
+    past activeDeadlineSeconds), Suspended (kubeflow/trainer trainjob_types.go); running
+    while its JobSet's pods run."""
+    for condition in _true(job):
+        kind = condition.get("type")
+        reason = str(condition.get("reason") or "")
+        message = str(condition.get("message") or "")
+        if kind == "Complete":
+            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
+        if kind == "Failed":
+            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
+            return JobState(f"FAILED ({reason})" if reason else "FAILED",
+                            TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
+                            reason, message)
+        if kind == "Suspended":
+            return JobState("SUSPENDED", None, reason, message)
+    return JobState("RUNNING" if any(p.phase == "Running" for p in pods) else "PENDING", None)
+
+
 class KubeJobTarget:
     target_type: ClassVar[str] = "k8s"
 
@@ -103,7 +123,7 @@ class KubeJobTarget:
         self.ref = ref
         self.service = service
         self.namespace = service.namespace
-        resource = "jobs (batch)" if ref.kind == "job" else "pytorchjobs (kubeflow.org)"
+        resource = f"{ref.api.plural} ({ref.api.group or 'batch'})"
         self._resource = resource
         # Read at once: a job that is not there, or that may not be read, ends the watch
         # before it starts (exit 4) with what to check.
@@ -138,20 +158,18 @@ class KubeJobTarget:
             found = self.service.read(self.service.batch.read_namespaced_job, what,
                                       self._resource, self.ref.name, self.namespace)
         else:
+            api = self.ref.api
             try:
                 found = self.service.read(
                     self.service.custom.get_namespaced_custom_object, what, self._resource,
-                    "kubeflow.org", "v1", self.namespace, "pytorchjobs", self.ref.name)
+                    api.group, api.version, self.namespace, api.plural, self.ref.name)
             except NotFound as error:
-                raise NotFound(f"{error} (and if no PyTorchJob exists anywhere, is the "
-                               f"Kubeflow training-operator installed? `kubectl get crd "
-                               f"pytorchjobs.kubeflow.org`)") from error
+                raise NotFound(f"{error} (and if no {api.title} exists anywhere, is "
+                               f"{api.installed_by} installed?)") from error
         return dict(found)
 
     def _selector(self) -> str:
-        if self.ref.kind == "job":
-            return f"job-name={self.ref.name}"
-        return f"training.kubeflow.org/job-name={self.ref.name}"
+        return f"{self.ref.api.pod_label}={self.ref.name}"
 
     def _pods(self) -> list[dict[str, Any]]:
         found = self.service.read(self.service.core.list_namespaced_pod,
@@ -227,7 +245,8 @@ class KubeJobTarget:
         job, raw_pods = read
         pods = views(raw_pods)
         self._last_job, self._last_pods = job, pods
-        state = (job_state if self.ref.kind == "job" else pytorchjob_state)(job, pods)
+        state = {"job": job_state, "pytorchjob": pytorchjob_state,
+                 "trainjob": trainjob_state}[self.ref.kind](job, pods)
         service_state = state.words + "".join(
             f"; {p.name} {p.phase} r{p.restarts}" for p in pods)
         changed = self._state is not None and service_state != self._state

@@ -24,7 +24,7 @@ from babysit.model import AnomalyType, ServiceAnomaly, Severity
 
 _BAD_WAITING = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                 "CreateContainerConfigError", "CreateContainerError", "RunContainerError")
-_REPLICA_ORDER = {"master": 0, "launcher": 0, "chief": 0, "worker": 1}
+_REPLICA_ORDER = {"master": 0, "launcher": 0, "chief": 0, "node": 0, "worker": 1}
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,11 @@ def rank_key(pod: dict[str, Any]) -> tuple[int, int, str, str]:
     annotations = meta.get("annotations") or {}
     replica = str(labels.get("training.kubeflow.org/replica-type")
                   or labels.get("replica-type") or "").lower()
+    # A TrainJob's JobSet: its trainer nodes ("node", ranked by completion index) and
+    # its initializers (dataset-initializer, model-initializer), ranked after them.
+    replicated = str(labels.get("jobset.sigs.k8s.io/replicatedjob-name") or "").lower()
+    if replicated and not replica:
+        replica = "node" if replicated in ("node", "trainer-node") else replicated
     index_text = (labels.get("training.kubeflow.org/replica-index")
                   or labels.get("replica-index")
                   or labels.get("batch.kubernetes.io/job-completion-index")

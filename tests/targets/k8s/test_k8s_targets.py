@@ -22,11 +22,13 @@ from tests.fakes.k8s_api import (
     event,
     job,
     job_pod,
+    node_pod,
     operator_failed,
     pytorchjob,
     replica_pod,
     running,
     terminated,
+    trainjob,
     waiting,
 )
 
@@ -363,3 +365,34 @@ def test_a_pytorchjob_that_will_not_finish_before_its_active_deadline_raises_dea
     assert "(Kubernetes spec.runPolicy.activeDeadlineSeconds, 1h" in deadline["description"]
     assert "kubectl patch pytorchjob llama-ft --type=merge -p " \
            "'{\"spec\":{\"runPolicy\":{\"activeDeadlineSeconds\":" in deadline["description"]
+
+
+def _nodes(*logs: str) -> dict[str, Any]:
+    pods = [node_pod(NAME, "node", i, "Running", [container("node", running())])
+            for i in (1, 0)]
+    pods.append(node_pod(NAME, "dataset-initializer", 0, "Succeeded",
+                         [container("dataset-initializer", terminated(0, "Completed"))]))
+    return {"job": trainjob(NAME, conditions=()), "pods": pods,
+            "logs": [(f"{NAME}-node-0-0-x0k", "node", text) for text in logs]}
+
+
+def test_a_trainjob_is_watched_through_its_jobsets_pods_node_0_first(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """Kubeflow Trainer v2: the TrainJob's pods are its JobSet's; node 0 is rank 0."""
+    kube.state.add("trainjobs", NAME, [
+        _nodes("Step 10/100 | loss=2.0"), _nodes("Step 20/100 | loss=nan")])
+    _, data = watch(kubeconfig, f"trainjob/{NAME}", tmp_path, polls=3)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 20 and data["decision"] == "NO-GO"
+    cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
+    assert "kubectl delete trainjob llama-ft -n research" in cancel["reason"]
+
+
+def test_a_trainjob_past_its_active_deadline_is_a_timeout(kube: KubeServer, kubeconfig: str,
+                                                          tmp_path: Path):
+    failed = condition("Failed", "DeadlineExceeded", "TrainJob exceeded its active deadline")
+    kube.state.add("trainjobs", NAME, [
+        _nodes("Step 10/100 | loss=2.0"),
+        {"job": trainjob(NAME, deadline=600, conditions=(failed,)), "pods": []}])
+    _, data = watch(kubeconfig, f"trainjob/{NAME}", tmp_path, polls=3)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
