@@ -28,7 +28,8 @@ Shapes follow the API reference:
 A scenario gives a job a list of frames; the n-th GET of the job answers its n-th frame
 (the last one forever after). A frame holds the job object (`job`), the pods that exist
 while it is current (`pods`), log lines the containers write when it is served (`logs`:
-(pod, container, text) triples), events that happen then (`events`) and, instead of all
+(pod, container, text) triples; `logs_before`: written by a container's instance before
+the restart the frame shows), events that happen then (`events`) and, instead of all
 that, an HTTP status to answer (`fail`). As the kubelet does, a container whose
 restartCount goes up keeps its earlier output as the `previous=true` log.
 """
@@ -268,6 +269,11 @@ class FakeKube:
         return frame
 
     def _enter(self, frame: dict[str, Any]) -> None:
+        # Written by the instance that then ended (before the restart this frame shows).
+        for pod_name, container_name, text in frame.get("logs_before", ()):
+            uid = self.pods[pod_name]["metadata"]["uid"]
+            lines = self.logs.setdefault((uid, container_name), [])
+            lines.extend((self._stamp(), line) for line in text.split("\n"))
         for new in frame.get("pods", ()):
             name, uid = new["metadata"]["name"], new["metadata"]["uid"]
             old = self.pods.get(name)

@@ -396,3 +396,22 @@ def test_a_trainjob_past_its_active_deadline_is_a_timeout(kube: KubeServer, kube
         {"job": trainjob(NAME, deadline=600, conditions=(failed,)), "pods": []}])
     _, data = watch(kubeconfig, f"trainjob/{NAME}", tmp_path, polls=3)
     assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
+
+
+def test_what_a_container_wrote_before_it_restarted_is_read_from_its_previous_log(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """Between two polls the trainer prints a NaN and crashes; the kubelet restarts it.
+    Its last words are only in the `previous=true` log."""
+    pod = "llama-ft-prev"
+    kube.state.add("jobs", NAME, [
+        {"job": job(NAME), "pods": [job_pod(NAME, pod, "Running", trainer(running()))],
+         "logs": [(pod, "trainer", "Step 1/100 | loss=2.0")]},
+        {"job": job(NAME), "pods": [job_pod(NAME, pod, "Running", trainer(
+            running(1), restarts=1, last=terminated(1, "Error", finished=2)))],
+         "logs_before": [(pod, "trainer", "Step 2/100 | loss=nan\nValueError: loss is nan")],
+         "logs": [(pod, "trainer", "resuming from checkpoint")]},
+    ])
+    _, data = watch(kubeconfig, NAME, tmp_path, polls=3)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 2
+    assert any("previous=True" in path for path, _ in kube.state.requests)
