@@ -105,9 +105,10 @@ def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
 
 def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
                workers: int = 2, started: float | None = 600,
-               deadline: int | None = None) -> dict[str, Any]:
+               deadline: int | None = None, master: bool = True) -> dict[str, Any]:
+    """master=False: workers only (torchrun / elastic), worker 0 is rank 0."""
     status: dict[str, Any] = {"conditions": list(conditions), "replicaStatuses": {
-        "Master": {"active": 1}, "Worker": {"active": workers}}}
+        **({"Master": {"active": 1}} if master else {}), "Worker": {"active": workers}}}
     if started is not None:
         status["startTime"] = ago(started)
     replica = {"restartPolicy": "OnFailure", "template": {"spec": {"containers": [
@@ -115,8 +116,9 @@ def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
     return {"kind": "PyTorchJob", "apiVersion": "kubeflow.org/v1",
             "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
                          "creationTimestamp": ago(700)},
-            "spec": {"pytorchReplicaSpecs": {"Master": {**replica, "replicas": 1},
-                                             "Worker": {**replica, "replicas": workers}},
+            "spec": {"pytorchReplicaSpecs": {
+                         **({"Master": {**replica, "replicas": 1}} if master else {}),
+                         "Worker": {**replica, "replicas": workers}},
                      "runPolicy": {"backoffLimit": 3, **(
                          {"activeDeadlineSeconds": deadline} if deadline else {})}},
             "status": status}

@@ -297,34 +297,34 @@ def test_bad_references_are_usage_errors(text: str):
 
 def test_a_pod_recreated_under_its_name_is_read_as_a_new_pod(kube: KubeServer,
                                                               kubeconfig: str, tmp_path: Path):
-    """The operator deletes an evicted pod and makes `llama-ft-master-0` again, with a
-    new UID and an empty log: the new pod's lines are read, its NaN seen."""
-    def worker() -> dict[str, Any]:
-        return replica_pod(NAME, "Worker", 0, "Running", [container("pytorch", running())])
+    """The operator deletes an evicted worker and makes `llama-ft-worker-0` again, with a
+    new UID and an empty log: the new pod's lines are read, its NaN seen (workers only,
+    as torchrun runs them: worker 0 is rank 0)."""
+    def other() -> dict[str, Any]:
+        return replica_pod(NAME, "Worker", 1, "Running", [container("pytorch", running())])
 
-    master = f"{NAME}-master-0"
-    running_job = pytorchjob(NAME, workers=1, conditions=(
+    worker = f"{NAME}-worker-0"
+    running_job = pytorchjob(NAME, workers=2, master=False, conditions=(
         condition("Created", seconds_ago=600), condition("Running", seconds_ago=500)))
     kube.state.add("pytorchjobs", NAME, [
         {"job": running_job,
-         "pods": [worker(), replica_pod(NAME, "Master", 0, "Running",
-                                        [container("pytorch", running())])],
-         "logs": [(master, "pytorch", "Step 10/500 | loss=2.0")]},
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Running",
+                                       [container("pytorch", running())])],
+         "logs": [(worker, "pytorch", "Step 10/500 | loss=2.0")]},
         {"job": running_job,
-         "pods": [worker(), replica_pod(NAME, "Master", 0, "Failed", [container(
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Failed", [container(
              "pytorch", terminated(137, "Error"))], reason="Evicted")]},
         {"job": running_job,
-         "pods": [worker(), replica_pod(NAME, "Master", 0, "Running",
-                                        [container("pytorch", running(5))], attempt=1)],
-         "logs": [(master, "pytorch", "Step 20/500 | loss=1.9\nStep 30/500 | loss=nan")]},
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Running",
+                                       [container("pytorch", running(5))], attempt=1)],
+         "logs": [(worker, "pytorch", "Step 20/500 | loss=1.9\nStep 30/500 | loss=nan")]},
     ])
     seen = Recorder()
     _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=5, observer=seen)
     nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
     assert nan["step"] == 30 and data["decision"] == "NO-GO"
-    assert any(f"pod {master} was made again (a new pod, rank 0, Running)" in line
+    assert any(f"pod {worker} was made again (a new pod, rank 0, Running)" in line
                for line in seen.lines)
-
 
 def test_a_job_deleted_by_its_ttl_between_polls_ends_the_watch_saying_so(
         kube: KubeServer, kubeconfig: str, tmp_path: Path):
