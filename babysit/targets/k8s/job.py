@@ -290,7 +290,7 @@ class KubeJobTarget:
                         f"its pods wrote a log line in that time")
             if state.words == "RUNNING" else "",
             status=self._status(job, state, pods),
-            headline=self._headline(state, pods),
+            headline=self._headline(job, state, pods),
             raised=tuple(raised),
             service_state=service_state,
             activity=bool(lines) or changed or state.words in _WAITING,
@@ -410,8 +410,13 @@ class KubeJobTarget:
         if start is None:
             return f"State: {state.words}"
         took = ((end or time.time_ns()) - start) / 1e9
-        return (f"State: {state.words} | {'Duration' if end else 'Elapsed'}: "
+        line = (f"State: {state.words} | {'Duration' if end else 'Elapsed'}: "
                 f"{format_duration(max(0.0, took))}")
+        limit = self._time_limit(job) if state.words == "RUNNING" else None
+        if limit is not None:
+            line += f" of {format_duration(limit.limit_seconds)} | Left: " \
+                    f"{format_duration(limit.left_seconds)}"
+        return line
 
     @staticmethod
     def _pods_line(pods: list[PodView]) -> str:
@@ -432,8 +437,13 @@ class KubeJobTarget:
             lines.append(f"Final log: {self._logs.last_line[:300]}")
         return tuple(lines)
 
-    def _headline(self, state: JobState, pods: list[PodView]) -> str:
+    def _headline(self, job: dict[str, Any], state: JobState, pods: list[PodView]) -> str:
         line = f"State: {state.words} | {self._pods_line(pods)}"
+        limit = self._time_limit(job) if state.words == "RUNNING" else None
+        if limit is not None:
+            from babysit.units import format_duration
+
+            line += f" | Left: {format_duration(limit.left_seconds)}"
         if state.run_state is not None and self._logs.last_line:
             line += f"\nFinal log: {self._logs.last_line[:300]}"
         return line

@@ -27,6 +27,7 @@ from babysit.targets.vertex.jobs import (
 )
 from babysit.targets.vertex.names import JobRef
 from babysit.targets.vertex.service import VertexService
+from babysit.units import format_duration
 
 _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
              "CANCELLED": TerminalState.CANCELLED, "EXPIRED": TerminalState.TIMEOUT,
@@ -126,7 +127,11 @@ class CustomJobTarget(VertexJob):
             return f"State: {state}" + (f" | Waiting: {waited}" if waited else "")
         ended = moment(job.end_time)
         took = describe.elapsed(start, ended, now())
-        return f"State: {state} | {'Duration' if ended else 'Elapsed'}: {took}"
+        line = f"State: {state} | {'Duration' if ended else 'Elapsed'}: {took}"
+        limit = _time_limit(job) if state == "RUNNING" else None
+        if limit is not None:
+            line += f" | Left: {format_duration(limit.left_seconds)} of the timeout"
+        return line
 
     def _status(self, job: Any, state: str) -> tuple[str, ...]:
         lines = [f"Custom job: {self.display_name} ({self.ref.name})",

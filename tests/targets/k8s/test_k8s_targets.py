@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
-from babysit.core.reports import NullObserver
+from babysit.core.reports import NullObserver, PollReport
 from babysit.core.session import ExitCode, SessionResult, run_session
 from babysit.targets.k8s import KIND
 from babysit.targets.kinds import Request
@@ -360,7 +360,17 @@ def test_a_pytorchjob_that_will_not_finish_before_its_active_deadline_raises_dea
                 "logs": [(master, "pytorch", f"Step {step}/100000 | loss=1.0")]}
 
     kube.state.add("pytorchjobs", NAME, [frame(100 * n) for n in range(1, 5)])
-    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4)
+
+    class Headlines(NullObserver):
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def poll(self, report: PollReport) -> None:
+            self.lines.append(report.headline)
+
+    seen = Headlines()
+    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4, observer=seen)
+    assert any(" | Left: 9m" in line for line in seen.lines), seen.lines
     deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
     assert "(Kubernetes spec.runPolicy.activeDeadlineSeconds, 1h" in deadline["description"]
     assert "kubectl patch pytorchjob llama-ft --type=merge -p " \

@@ -5,6 +5,7 @@ pipeline, a flaky service, resolution and credentials."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -475,3 +476,15 @@ def test_a_job_id_is_looked_for_in_gcloud_s_ai_region(vertex: VertexServer, tmp_
     assert done.returncode == 3, done.stdout + done.stderr
     data = validate_artifact(tmp_path / "babysit-training.json")
     assert data["target"] == f"projects/{PROJECT}/locations/europe-west4/customJobs/63"
+
+
+def test_a_running_custom_job_with_a_timeout_shows_the_time_left(vertex: VertexServer,
+                                                                  tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/64", [
+        custom_job("RUNNING", started=600, timeout=3600,
+                   logs=lines("64", "Step 1/10 | loss=1.0"))])
+    seen = Recorder()
+    watch(vertex, "customJobs", "64", tmp_path, polls=1, observer=seen)
+    # Started 10 minutes ago with a one-hour timeout (a few seconds pass in the test).
+    assert any(re.search(r"\| Left: (49|50)m \d+s of the timeout", line)
+               for line in seen.lines), seen.lines
