@@ -12,6 +12,7 @@ connectivity, never as evidence about the job.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -46,6 +47,10 @@ class VertexService:
             from google.auth.credentials import AnonymousCredentials
         except ImportError as error:
             raise missing_extra() from error
+        # proto-plus warns on every enum number it has no name for (a value newer than
+        # the installed library); babysit says so itself, once, in words (describe.py).
+        warnings.filterwarnings("ignore", message=r"Unrecognized \w+ enum value",
+                                category=UserWarning)
         self.region = region
         self.api_endpoint = api_endpoint or f"{region}-aiplatform.googleapis.com"
         self.emulator = self.api_endpoint.startswith("http://")
