@@ -1,4 +1,4 @@
-"""A Kubernetes Job or a Kubeflow PyTorchJob: its conditions from the API, its pods'
+"""A Kubernetes Job, a Kubeflow PyTorchJob or TrainJob: its conditions from the API, its pods'
 states and events, and every pod's log parsed like a local one.
 
 Each poll is one GET of the job, one LIST of its pods (by the controller's label), one
@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from babysit.model import (
@@ -27,6 +26,7 @@ from babysit.model import (
 )
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
+from babysit.targets.k8s.conditions import STATE_OF, JobState
 from babysit.targets.k8s.events import EventReader, judge, parse_events
 from babysit.targets.k8s.logs import MAX_BYTES, ContainerLog, PodLogs, stamp_ns
 from babysit.targets.k8s.names import JobReference
@@ -34,88 +34,6 @@ from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
 _ERROR_LINE = re.compile(r"Error|Exception|Traceback|error:|FATAL|Killed", re.I)
-# How a timeout reads in a Failed condition. batch/v1 Jobs say DeadlineExceeded; the
-# Kubeflow training-operator (pkg/controller.v1/common/job.go) says `<Kind>Failed` for
-# every failure and only its message, "Job X has failed because it was active longer
-# than specified deadline", tells a deadline from a backoff limit.
-_DEADLINE = re.compile(r"DeadlineExceeded|active longer than specified deadline|"
-                       r"ActiveDeadlineSeconds", re.I)
-
-
-@dataclass(frozen=True)
-class JobState:
-    words: str  # for people and the backoff: RUNNING, PENDING, COMPLETE, FAILED ...
-    run_state: TerminalState | None
-    reason: str = ""
-    message: str = ""
-
-
-def _true(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    conditions = (obj.get("status") or {}).get("conditions") or []
-    return [c for c in conditions if str(c.get("status")) == "True"]
-
-
-def job_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A batch/v1 Job: Complete and Failed are final (DeadlineExceeded is a timeout)."""
-    running = any(p.phase == "Running" for p in pods)
-    for condition in _true(job):
-        kind = condition.get("type")
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if kind == "Complete":
-            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
-        if kind == "Failed":
-            timeout = reason == "DeadlineExceeded"
-            return JobState(f"FAILED ({reason})" if reason else "FAILED",
-                            TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
-                            reason, message)
-    if any(c.get("type") == "Suspended" for c in _true(job)):
-        return JobState("SUSPENDED", None)
-    return JobState("RUNNING" if running else "PENDING", None)
-
-
-def pytorchjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A kubeflow.org/v1 PyTorchJob: its newest true condition (Created, Running,
-    Restarting, Succeeded, Failed, Suspended)."""
-    true = _true(job)
-    for condition in true:
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if condition.get("type") == "Succeeded":
-            return JobState("SUCCEEDED", TerminalState.SUCCEEDED, reason, message)
-        if condition.get("type") == "Failed":
-            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
-            return JobState("FAILED", TerminalState.TIMEOUT if timeout else
-                            TerminalState.FAILED, reason, message)
-    if not true:
-        return JobState("PENDING", None)
-    newest = max(true, key=lambda c: str(c.get("lastTransitionTime") or ""))
-    words = str(newest.get("type") or "Created").upper()
-    if words == "RUNNING" and not any(p.phase == "Running" for p in pods):
-        words = "PENDING"
-    return JobState(words, None)
-
-
-def trainjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A trainer.kubeflow.org/v1alpha1 TrainJob: Complete, Failed (reason DeadlineExceeded
-    past activeDeadlineSeconds), Suspended (kubeflow/trainer trainjob_types.go); running
-    while its JobSet's pods run."""
-    for condition in _true(job):
-        kind = condition.get("type")
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if kind == "Complete":
-            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
-        if kind == "Failed":
-            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
-            return JobState(f"FAILED ({reason})" if reason else "FAILED",
-                            TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
-                            reason, message)
-        if kind == "Suspended":
-            return JobState("SUSPENDED", None, reason, message)
-    return JobState("RUNNING" if any(p.phase == "Running" for p in pods) else "PENDING", None)
-
-
 class KubeJobTarget:
     target_type: ClassVar[str] = "k8s"
 
@@ -245,8 +163,7 @@ class KubeJobTarget:
         job, raw_pods = read
         pods = views(raw_pods)
         self._last_job, self._last_pods = job, pods
-        state = {"job": job_state, "pytorchjob": pytorchjob_state,
-                 "trainjob": trainjob_state}[self.ref.kind](job, pods)
+        state = STATE_OF[self.ref.kind](job, pods)
         service_state = state.words + "".join(
             f"; {p.name} {p.phase} r{p.restarts}" for p in pods)
         changed = self._state is not None and service_state != self._state

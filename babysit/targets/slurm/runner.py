@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 TIMEOUT = 20.0  # seconds: a controller this slow is a connectivity problem, not the job's
 # Slurm prints clock times (SubmitTime, …) in the local time of wherever its command
 # runs, with no zone: a login node in another time zone than babysit would shift them
-# by hours. Asked for in UTC, they mean the same everywhere (see job.slurm_time).
+# by hours. Asked for in UTC, they mean the same everywhere (see view.slurm_time).
 ENV = {"SLURM_TIME_FORMAT": "standard", "LC_ALL": "C", "TZ": "UTC"}
 
 

@@ -7,7 +7,6 @@ import pytest
 from babysit.model import AnomalyType, Severity
 from babysit.targets.kinds import KindUsageError
 from babysit.targets.slurm import check_job_id
-from babysit.targets.slurm.job import resolve_path, view_of
 from babysit.targets.slurm.states import (
     array_tasks,
     gpus,
@@ -16,6 +15,7 @@ from babysit.targets.slurm.states import (
     parse_sacct,
     pick,
 )
+from babysit.targets.slurm.view import resolve_path, view_of
 
 LINE = ("JobId=42 ArrayJobId=40 ArrayTaskId=2 JobName=my train UserId=ana(1000) "
         "JobState=OUT_OF_MEMORY Reason=OutOfMemory Requeue=1 Restarts=1 ExitCode=0:125 "

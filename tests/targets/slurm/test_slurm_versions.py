@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import Target, TargetError
-from babysit.targets.slurm.job import SlurmJobTarget, view_of
+from babysit.targets.slurm.job import SlurmJobTarget
 from babysit.targets.slurm.runner import SshRunner
 from babysit.targets.slurm.states import gpus, parse_records, parse_sacct, pick
+from babysit.targets.slurm.view import view_of
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "slurm"
 
