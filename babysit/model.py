@@ -66,6 +66,7 @@ class AnomalyType(StrEnum):
     NOT_LEARNING = "not-learning"
     HARDWARE_FAULT = "hardware-fault"
     USER_ALERT = "user-alert"  # one of the user's own [[alerts]]
+    DEADLINE = "deadline"
 
 
 class TerminalState(StrEnum):
@@ -252,6 +253,23 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class TimeLimit:
+    """The run's time limit as its scheduler counts it (Slurm's TimeLimit, a Kubernetes
+    Job's activeDeadlineSeconds, a Vertex AI job's scheduling.timeout)."""
+
+    limit_seconds: float  # the whole allowance
+    elapsed_seconds: float  # used so far, by the scheduler's own count
+    source: str  # for people: "Slurm TimeLimit"
+    # How a person extends the limit or resumes past it (never run by babysit). `{minutes}`
+    # and `{seconds}` in them stand for the limit the run needs, filled in when it is known.
+    commands: tuple[str, ...] = ()
+
+    @property
+    def left_seconds(self) -> float:
+        return max(0.0, self.limit_seconds - self.elapsed_seconds)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """One observation of a target: everything new since the previous poll."""
 
@@ -297,6 +315,7 @@ class Snapshot:
     commands: tuple[str, ...] = ()  # next steps the service offers (describe, logs, console)
     cancel_command: str | None = None  # how a person cancels the run (never run by babysit)
     reading: Reading | None = None  # how much of the log was understood, so far
+    time_limit: TimeLimit | None = None  # when the scheduler will end the run, if it will
 
 
 @dataclass(frozen=True)

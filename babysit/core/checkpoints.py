@@ -52,6 +52,10 @@ class Checkpoints:
             if len(self._failed) > 200:  # bounded: a run failing every save all month
                 del self._failed[next(iter(self._failed))]
 
+    def save_steps(self) -> list[int]:
+        """The steps of the saves that began (and did not fail): the run's cadence."""
+        return [s.step for s in self._saves if s.step is not None and s.path not in self._failed]
+
     def named_best(self, path: str, blocked: bool) -> None:
         if path and not blocked:
             self._named_best = path

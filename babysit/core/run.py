@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from babysit.config import EfficiencySettings, RuleSettings, UserAlert
 from babysit.core.checkpoints import Checkpoints
+from babysit.core.deadline import deadline_warning
 from babysit.core.efficiency import EfficiencyTracker
 from babysit.core.history import MetricHistory
 from babysit.core.ledger import AnomalyLedger
@@ -30,6 +31,7 @@ from babysit.model import (
     Severity,
     Snapshot,
     TerminalState,
+    TimeLimit,
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
@@ -133,6 +135,8 @@ class Run:
             self._signals(self.series.measured_rate(self.progress.poll_rate)
                           if self.progress.poll_rate else [])
         self._from_service(snapshot)
+        if snapshot.time_limit is not None and lifecycle.running:
+            self._check_deadline(snapshot.time_limit)
         if snapshot.run_state is not None and snapshot.run_state is not self._reported:
             self._reported = snapshot.run_state
             self._ended(lifecycle.on_reported(snapshot.run_state, snapshot.run_state_detail,
@@ -161,6 +165,14 @@ class Run:
         for anomaly in fresh:
             self.history.pin(anomaly.step)
         return fresh
+
+    def _check_deadline(self, limit: TimeLimit) -> None:
+        warning = deadline_warning(limit, self.step, self.series.target_steps,
+                                   self.progress.steps_per_second(),
+                                   self.checkpoints.save_steps())
+        if warning is not None:
+            self.ledger.raise_(AnomalyType.DEADLINE, self.step, warning.description,
+                               "deadline")
 
     def _from_service(self, snapshot: Snapshot) -> None:
         """What a cloud service says of the run itself. Its problems are raised before

@@ -152,6 +152,12 @@ _ENTRIES = (
         "One of your own alerts ([[alerts]] in babysit.toml) is broken: do what you meant "
         "to when you wrote it; its severity is the one you gave it."),
     AnomalyEntry(
+        AnomalyType.DEADLINE, Severity.HIGH,
+        "At its present rate the run reaches its time limit before its last step: have the "
+        "limit raised (the command is named; usually an administrator's), or make sure a "
+        "checkpoint is saved before the limit and resume from it in a new job.",
+        severity_at_end=Severity.HIGH),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

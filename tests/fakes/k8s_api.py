@@ -17,11 +17,19 @@ Shapes follow the API reference:
   Failed and the `training.kubeflow.org/{job-name,replica-type,replica-index}` pod labels:
   https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/ and
   https://github.com/kubeflow/training-operator/blob/v1.8.1/pkg/apis/kubeflow.org/v1/common_types.go
+- TrainJob (trainer.kubeflow.org/v1alpha1, Kubeflow Trainer v2): conditions Complete /
+  Failed (reason DeadlineExceeded, message "TrainJob exceeded its active deadline") /
+  Suspended, `spec.activeDeadlineSeconds` (kubeflow/trainer
+  pkg/apis/trainer/v1alpha1/trainjob_types.go, pkg/constants/constants.go); it runs as a
+  JobSet of the same name whose pods carry `jobset.sigs.k8s.io/jobset-name`,
+  `jobset.sigs.k8s.io/replicatedjob-name` (`node`, `dataset-initializer`, …) and the
+  Indexed Job's `batch.kubernetes.io/job-completion-index`
 
 A scenario gives a job a list of frames; the n-th GET of the job answers its n-th frame
 (the last one forever after). A frame holds the job object (`job`), the pods that exist
 while it is current (`pods`), log lines the containers write when it is served (`logs`:
-(pod, container, text) triples), events that happen then (`events`) and, instead of all
+(pod, container, text) triples; `logs_before`: written by a container's instance before
+the restart the frame shows), events that happen then (`events`) and, instead of all
 that, an HTTP status to answer (`fail`). As the kubelet does, a container whose
 restartCount goes up keeps its earlier output as the `previous=true` log.
 """
@@ -60,9 +68,25 @@ def condition(kind: str, reason: str = "", message: str = "", *,
             "lastProbeTime": ago(seconds_ago), "lastTransitionTime": ago(seconds_ago)}
 
 
+def operator_failed(job_name: str, *, deadline: bool, kind: str = "PyTorchJob",
+                    seconds_ago: float = 0) -> dict[str, Any]:
+    """The Failed condition the Kubeflow training-operator (v1.7+) writes when a job runs
+    past `runPolicy.activeDeadlineSeconds` or its backoff limit, as
+    `pkg/controller.v1/common/job.go` (`ReconcileJobs`) builds it: reason
+    `commonutil.NewReason(jobKind, commonutil.JobFailedReason)`, i.e. `<Kind>Failed`
+    (`pkg/util/status.go`), and the message `Job <name> has failed because it was active
+    longer than specified deadline` / `... it has reached the specified backoff limit`.
+    Nothing in it says "DeadlineExceeded": only the message tells a timeout apart."""
+    why = ("it was active longer than specified deadline" if deadline
+           else "it has reached the specified backoff limit")
+    return condition("Failed", f"{kind}Failed", f"Job {job_name} has failed because {why}",
+                     seconds_ago=seconds_ago)
+
+
 def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
         conditions: tuple[dict[str, Any], ...] = (), started: float | None = 600,
-        completed: float | None = None, backoff_limit: int = 6) -> dict[str, Any]:
+        completed: float | None = None, backoff_limit: int = 6,
+        ttl: int | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {"active": active, "succeeded": succeeded, "failed": failed,
                               "ready": active, "conditions": list(conditions)}
     if started is not None:
@@ -73,15 +97,18 @@ def job(name: str, *, active: int = 1, succeeded: int = 0, failed: int = 0,
             "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
                          "labels": {"job-name": name}, "creationTimestamp": ago(700)},
             "spec": {"parallelism": 1, "completions": 1, "backoffLimit": backoff_limit,
+                     **({"ttlSecondsAfterFinished": ttl} if ttl is not None else {}),
                      "template": {"spec": {"restartPolicy": "Never", "containers": [
                          {"name": "trainer", "image": "ghcr.io/acme/trainer:1"}]}}},
             "status": {k: v for k, v in status.items() if v or k == "conditions"}}
 
 
 def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
-               workers: int = 2, started: float | None = 600) -> dict[str, Any]:
+               workers: int = 2, started: float | None = 600,
+               deadline: int | None = None, master: bool = True) -> dict[str, Any]:
+    """master=False: workers only (torchrun / elastic), worker 0 is rank 0."""
     status: dict[str, Any] = {"conditions": list(conditions), "replicaStatuses": {
-        "Master": {"active": 1}, "Worker": {"active": workers}}}
+        **({"Master": {"active": 1}} if master else {}), "Worker": {"active": workers}}}
     if started is not None:
         status["startTime"] = ago(started)
     replica = {"restartPolicy": "OnFailure", "template": {"spec": {"containers": [
@@ -89,10 +116,41 @@ def pytorchjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (),
     return {"kind": "PyTorchJob", "apiVersion": "kubeflow.org/v1",
             "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
                          "creationTimestamp": ago(700)},
-            "spec": {"pytorchReplicaSpecs": {"Master": {**replica, "replicas": 1},
-                                             "Worker": {**replica, "replicas": workers}},
-                     "runPolicy": {"backoffLimit": 3}},
+            "spec": {"pytorchReplicaSpecs": {
+                         **({"Master": {**replica, "replicas": 1}} if master else {}),
+                         "Worker": {**replica, "replicas": workers}},
+                     "runPolicy": {"backoffLimit": 3, **(
+                         {"activeDeadlineSeconds": deadline} if deadline else {})}},
             "status": status}
+
+
+def trainjob(name: str, *, conditions: tuple[dict[str, Any], ...] = (), nodes: int = 2,
+             started: float | None = 600, deadline: int | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"runtimeRef": {"name": "torch-distributed"},
+                            "trainer": {"numNodes": nodes,
+                                        "image": "ghcr.io/acme/trainer:1"}}
+    if deadline:
+        spec["activeDeadlineSeconds"] = deadline
+    status: dict[str, Any] = {"conditions": list(conditions)}
+    if started is not None:
+        status["startTime"] = ago(started)  # what babysit counts a deadline from
+    return {"kind": "TrainJob", "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
+                         "creationTimestamp": ago(700)},
+            "spec": spec, "status": status}
+
+
+def node_pod(job_name: str, replicated: str, index: int, phase: str,
+             containers: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+    """A pod of a TrainJob's JobSet: `<jobset>-<replicatedjob>-<job index>-<completion
+    index>-<suffix>` (JobSet names its Jobs `<jobset>-<replicatedjob>-<job index>`)."""
+    labels = {"jobset.sigs.k8s.io/jobset-name": job_name,
+              "jobset.sigs.k8s.io/replicatedjob-name": replicated,
+              "jobset.sigs.k8s.io/job-index": "0",
+              "batch.kubernetes.io/job-completion-index": str(index),
+              "batch.kubernetes.io/job-name": f"{job_name}-{replicated}-0"}
+    return pod(f"{job_name}-{replicated}-0-{index}-x{index}k", phase, containers,
+               labels=labels, **kw)
 
 
 def running(started: float = 500) -> dict[str, Any]:
@@ -117,7 +175,11 @@ def container(name: str, state: dict[str, Any], *, restarts: int = 0,
 
 def pod(name: str, phase: str, containers: list[dict[str, Any]], *,
         labels: dict[str, str] | None = None, memory: str = "64Gi",
-        reason: str = "") -> dict[str, Any]:
+        reason: str = "", attempt: int = 0) -> dict[str, Any]:
+    """attempt: which pod of that name this is. Controllers name pods for their place
+    (the training-operator's `<job>-<type>-<index>`, a StatefulSet's `<set>-<ordinal>`),
+    so a failed or evicted pod is deleted and a new one made under the same name; only
+    its `metadata.uid` is new (and its log starts empty)."""
     spec_containers = [{"name": c["name"], "image": "ghcr.io/acme/trainer:1",
                         "resources": {"limits": {"memory": memory, "nvidia.com/gpu": "8"}}}
                        for c in containers]
@@ -126,7 +188,8 @@ def pod(name: str, phase: str, containers: list[dict[str, Any]], *,
     if reason:
         status["reason"] = reason
     return {"kind": "Pod", "apiVersion": "v1",
-            "metadata": {"name": name, "namespace": "research", "uid": f"uid-{name}",
+            "metadata": {"name": name, "namespace": "research",
+                         "uid": f"uid-{name}" + (f"-{attempt}" if attempt else ""),
                          "labels": labels or {}, "creationTimestamp": ago(600)},
             "spec": {"containers": spec_containers, "nodeName": "gpu-node-1"},
             "status": status}
@@ -170,48 +233,111 @@ class FakeKube:
     jobs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     pods: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
+    # (pod UID, container) → lines: a log belongs to one pod, not to a name
     logs: dict[tuple[str, str], list[tuple[int, str]]] = field(default_factory=dict)
     previous: dict[tuple[str, str], list[tuple[int, str]]] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # path, Authorization
     gets: dict[tuple[str, str], int] = field(default_factory=dict)
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
+    node_ahead_ns: int = 0  # the node's clock against the test's (logs are stamped by it)
+    deleted: set[tuple[str, str]] = field(default_factory=set)  # jobs the TTL removed
     lock: threading.Lock = field(default_factory=threading.Lock)
     _last_ns: int = 0
 
     def add(self, collection: str, name: str, frames: list[dict[str, Any]]) -> None:
-        """collection: "jobs" or "pytorchjobs"."""
+        """collection: "jobs", "pytorchjobs" or "trainjobs"."""
         self.jobs[(collection, name)] = frames
 
     def _stamp(self) -> int:
-        self._last_ns = max(time.time_ns(), self._last_ns + 1000)
+        self._last_ns = max(time.time_ns() + self.node_ahead_ns, self._last_ns + 1000)
         return self._last_ns
 
     def frame(self, collection: str, name: str) -> dict[str, Any] | None:
         frames = self.jobs.get((collection, name))
-        if frames is None:
+        if frames is None or (collection, name) in self.deleted:
             return None
         index = self.gets.get((collection, name), 0)
         self.gets[(collection, name)] = index + 1
         frame = frames[min(index, len(frames) - 1)]
         if index < len(frames) and "fail" not in frame:
             self._enter(frame)
+        if "job" in frame and _expired(frame["job"]):
+            # The TTL-after-finished controller deletes the finished Job, and the garbage
+            # collector its pods with it (pkg/controller/ttlafterfinished; the Job API
+            # reference, `ttlSecondsAfterFinished`).
+            self.deleted.add((collection, name))
+            self.pods = {}
+            return None
         return frame
 
     def _enter(self, frame: dict[str, Any]) -> None:
+        # Written by the instance that then ended (before the restart this frame shows).
+        for pod_name, container_name, text in frame.get("logs_before", ()):
+            uid = self.pods[pod_name]["metadata"]["uid"]
+            lines = self.logs.setdefault((uid, container_name), [])
+            lines.extend((self._stamp(), line) for line in text.split("\n"))
         for new in frame.get("pods", ()):
-            name = new["metadata"]["name"]
+            name, uid = new["metadata"]["name"], new["metadata"]["uid"]
             old = self.pods.get(name)
+            if old is not None and old["metadata"]["uid"] != uid:
+                old = None  # deleted and made again: a new pod, nothing carried over
             for status in new["status"].get("containerStatuses", ()):
-                key = (name, status["name"])
+                key = (uid, status["name"])
                 before = next((c["restartCount"] for c in (old or {}).get("status", {})
                                .get("containerStatuses", ()) if c["name"] == status["name"]), 0)
                 if status["restartCount"] > before:
                     self.previous[key] = self.logs.pop(key, [])
         self.pods = {p["metadata"]["name"]: p for p in frame.get("pods", ())}
         for pod_name, container_name, text in frame.get("logs", ()):
-            lines = self.logs.setdefault((pod_name, container_name), [])
+            uid = self.pods[pod_name]["metadata"]["uid"]
+            lines = self.logs.setdefault((uid, container_name), [])
             lines.extend((self._stamp(), line) for line in text.split("\n"))
         self.events.extend(frame.get("events", ()))
+
+
+def _expired(job: dict[str, Any]) -> bool:
+    """A finished Job whose ttlSecondsAfterFinished has passed since it completed."""
+    spec = job.get("spec") or {}
+    ttl = spec.get("ttlSecondsAfterFinished", (spec.get("runPolicy") or {})
+                   .get("ttlSecondsAfterFinished"))
+    finished = next((c.get("lastTransitionTime") for c in
+                     (job.get("status") or {}).get("conditions") or []
+                     if c.get("type") in ("Complete", "Failed", "Succeeded")
+                     and c.get("status") == "True"), None)
+    if ttl is None or finished is None:
+        return False
+    moment = datetime.fromisoformat(str(finished).replace("Z", "+00:00"))
+    return moment.timestamp() + int(ttl) <= time.time()
+
+
+def flag(query: dict[str, str], name: str) -> bool:
+    """A boolean query parameter as the API server reads it (apimachinery
+    `pkg/runtime/conversion.go`, `Convert_Slice_string_To_bool`): absent, "0" or "false"
+    in any case is false; anything else, "True" and "" included, is true. The Python
+    client sends `True` / `False`."""
+    if name not in query:
+        return False
+    value = query[name]
+    return not (value == "0" or value.lower() == "false")
+
+
+def kubelet_log(lines: list[tuple[int, str]], query: dict[str, str], node_now_ns: int) -> bytes:
+    """A container's log as the kubelet serves it (kubernetes
+    `pkg/kubelet/kuberuntime/logs/logs.go`: `NewLogOptions` sets `since` to the kubelet's
+    `time.Now()` less `sinceSeconds`, so the node's clock counts), then `tailLines`,
+    each line prefixed with its RFC3339Nano time when `timestamps` is set, and the
+    answer cut at `limitBytes` (mid-line)."""
+    if "sinceSeconds" in query:
+        floor = node_now_ns - int(query["sinceSeconds"]) * 1_000_000_000
+        lines = [(t, line) for t, line in lines if t >= floor]
+    if "tailLines" in query:
+        lines = lines[-int(query["tailLines"]):] if int(query["tailLines"]) else []
+    stamped = flag(query, "timestamps")
+    text = "".join(f"{rfc3339(t)} {line}\n" if stamped else f"{line}\n"
+                   for t, line in lines).encode()
+    if "limitBytes" in query:
+        text = text[:int(query["limitBytes"])]
+    return text
 
 
 def _status_body(code: int, message: str) -> dict[str, Any]:
@@ -240,7 +366,7 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             url = urlparse(self.path)
             path = unquote(url.path)
-            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
             with state.lock:
                 state.requests.append((self.path, self.headers.get("Authorization", "")))
                 if state.fail_next:
@@ -249,8 +375,9 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
                 self._route(path, query)
 
         def _route(self, path: str, query: dict[str, str]) -> None:
-            found = re.fullmatch(r"/apis/(?:batch/v1|kubeflow\.org/v1)/namespaces/([^/]+)/"
-                                 r"(jobs|pytorchjobs)/([^/]+)", path)
+            found = re.fullmatch(r"/apis/(?:batch/v1|kubeflow\.org/v1|trainer\.kubeflow\.org/"
+                                 r"v1alpha1)/namespaces/([^/]+)/(jobs|pytorchjobs|trainjobs)/"
+                                 r"([^/]+)", path)
             if found:
                 _, collection, name = found.groups()
                 frame = state.frame(collection, name)
@@ -292,18 +419,10 @@ def _handler(state: FakeKube) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f'pods "{pod_name}" not found')
                 return
             container_name = query.get("container", "")
-            store = state.previous if query.get("previous") == "true" else state.logs
-            lines = list(store.get((pod_name, container_name), []))
-            if "sinceSeconds" in query:
-                floor = time.time_ns() - int(query["sinceSeconds"]) * 1_000_000_000
-                lines = [(t, line) for t, line in lines if t >= floor]
-            if "tailLines" in query:
-                lines = lines[-int(query["tailLines"]):] if int(query["tailLines"]) else []
-            stamped = query.get("timestamps") == "true"
-            text = "".join(f"{rfc3339(t)} {line}\n" if stamped else f"{line}\n"
-                           for t, line in lines).encode()
-            if "limitBytes" in query:
-                text = text[:int(query["limitBytes"])]
+            store = state.previous if flag(query, "previous") else state.logs
+            uid = state.pods[pod_name]["metadata"]["uid"]
+            lines = list(store.get((uid, container_name), []))
+            text = kubelet_log(lines, query, time.time_ns() + state.node_ahead_ns)
             self._send(200, text, "text/plain")
 
     return Handler

@@ -9,6 +9,26 @@ with Google's JSON error body). Served: `GET …/customJobs/ID`, `GET …/pipeli
 their list endpoints with a `display_name="…"` filter, and `POST /v2/entries:list`
 with `resource.labels.job_id` / `pipeline_job_id`, `severity>=ERROR` and
 `timestamp>=` terms, `orderBy` and paging (no `nextPageToken` on the last page).
+
+Jobs are served as the service serialises its protos: each frame is read into the
+installed library's `CustomJob` / `PipelineJob` message (so a field or enum name that
+the API does not have fails the test) and written back out, with enums as numbers when
+the client asks for them. The `aiplatform_v1` REST transports send
+`$alt=json;enum-encoding=int` on every call (`rest_numeric_enums=True` in each
+`transcode_request` of `services/job_service/transports/rest.py`, google-api-core's
+`rest_helpers.flatten_query_params`), and the service then answers `"state": 3`,
+`"acceleratorType": 15`. A frame may hold a number where an enum goes: a value newer
+than the installed library knows, which the service sends all the same and the client
+keeps as a plain `int` (proto-plus `marshal/rules/enums.py`).
+
+Jobs are asked for by project ID or number alike, and answered with the project's number
+in their `name`, as Vertex AI does (`projects/123456789012/locations/…`): `numbers`
+maps the IDs of a scenario to their numbers.
+
+A job's `error` comes a poll after its FAILED state: the first `get` that finds a frame
+FAILED answers it without `error`, the next one with it (Vertex AI writes the state
+first and the error about a minute later, as watched on real jobs and reported in
+issue 25; the API promises nothing about the two arriving together).
 """
 
 from __future__ import annotations
@@ -63,10 +83,27 @@ class FakeVertex:
     gets: dict[str, int] = field(default_factory=dict)
     fail_next: list[int] = field(default_factory=list)  # statuses for the next requests
     lock: threading.Lock = field(default_factory=threading.Lock)
+    failed_seen: set[str] = field(default_factory=set)  # jobs already served FAILED once
+    numbers: dict[str, str] = field(default_factory=dict)  # project ID → project number
     _ids: int = 0
 
     def add_job(self, name: str, frames: list[dict[str, Any]]) -> None:
-        self.jobs[name] = [{**frame, "name": name} for frame in frames]
+        self.jobs[name] = [{**frame, "name": self.numbered(name)} for frame in frames]
+
+    def numbered(self, name: str) -> str:
+        """A resource name as the service writes it: with the project's number."""
+        parts = name.split("/")
+        if len(parts) > 1 and parts[0] == "projects":
+            parts[1] = self.numbers.get(parts[1], parts[1])
+        return "/".join(parts)
+
+    def by_id(self, name: str) -> str:
+        """A resource name as the scenario keys it: with the project's ID."""
+        ids = {number: project for project, number in self.numbers.items()}
+        parts = name.split("/")
+        if len(parts) > 1 and parts[0] == "projects":
+            parts[1] = ids.get(parts[1], parts[1])
+        return "/".join(parts)
 
     def frame(self, name: str) -> dict[str, Any] | None:
         frames = self.jobs.get(name)
@@ -79,6 +116,9 @@ class FakeVertex:
             for entry in frame.get("logs", ()):
                 self._ids += 1
                 self.entries.append({**entry, "insertId": f"e{self._ids:08d}"})
+        if str(frame.get("state", "")).endswith("FAILED") and name not in self.failed_seen:
+            self.failed_seen.add(name)
+            return {k: v for k, v in frame.items() if k != "error"}
         return frame
 
     def latest(self, name: str) -> dict[str, Any]:
@@ -88,6 +128,33 @@ class FakeVertex:
 
 def _public(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k not in ("logs", "fail")}
+
+
+# Fields the service sends that google-cloud-aiplatform learned after the oldest version
+# babysit allows (1.60): an older client drops them (`ignore_unknown_fields=True` in its
+# REST transport), so the fake may too when the installed library does not know them.
+_NEWER_FIELDS = ("taskUniqueName",)  # PipelineTaskDetail.task_unique_name
+
+
+def served(collection: str, frame: dict[str, Any], numeric_enums: bool) -> dict[str, Any]:
+    """A frame as the service writes it: through the API's own message type (unknown
+    fields or enum names raise), enums as numbers when asked for."""
+    from google.cloud.aiplatform_v1.types import CustomJob, PipelineJob
+    from google.protobuf import json_format
+
+    message = (CustomJob if collection == "customJobs" else PipelineJob).pb()()
+    try:
+        json_format.ParseDict(_public(frame), message)
+    except json_format.ParseError as error:
+        if not any(f'no field named "{name}"' in str(error) for name in _NEWER_FIELDS):
+            raise
+        message = (CustomJob if collection == "customJobs" else PipelineJob).pb()()
+        json_format.ParseDict(_public(frame), message, ignore_unknown_fields=True)
+    return json_format.MessageToDict(message, use_integers_for_enums=numeric_enums)
+
+
+def _numeric(query: dict[str, list[str]]) -> bool:
+    return any("enum-encoding=int" in value for value in query.get("$alt", []))
 
 
 def _matches(entry: dict[str, Any], query: str) -> bool:
@@ -149,9 +216,11 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no such path {path}")
                 return
             parent, collection, job = match.groups()
+            parent = state.by_id(parent)
+            query = parse_qs(url.query)
             with state.lock:
                 if job is None:
-                    self._list(parent, collection, parse_qs(url.query))
+                    self._list(parent, collection, query)
                     return
                 frame = state.frame(f"{parent}/{collection}/{job}")
             if frame is None:
@@ -159,7 +228,7 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
             elif "fail" in frame:
                 self._error(int(frame["fail"]), "the fake service failed this request")
             else:
-                self._send(200, _public(frame))
+                self._send(200, served(collection, frame, _numeric(query)))
 
         def _list(self, parent: str, collection: str, query: dict[str, list[str]]) -> None:
             wanted = re.search(r'display_name="([^"]*)"', query.get("filter", [""])[0])
@@ -167,9 +236,9 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
             for name in state.jobs:
                 if not name.startswith(f"{parent}/{collection}/"):
                     continue
-                job = _public(state.latest(name))
+                job = state.latest(name)
                 if wanted is None or job.get("displayName") == wanted[1]:
-                    found.append(job)
+                    found.append(served(collection, job, _numeric(query)))
             self._send(200, {collection: found})
 
         def do_POST(self) -> None:
@@ -196,8 +265,8 @@ def _handler(state: FakeVertex) -> type[BaseHTTPRequestHandler]:
 
 
 class VertexServer:
-    def __init__(self) -> None:
-        self.state = FakeVertex()
+    def __init__(self, numbers: dict[str, str] | None = None) -> None:
+        self.state = FakeVertex(numbers=dict(numbers or {}))
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

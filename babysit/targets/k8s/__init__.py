@@ -38,8 +38,9 @@ def _check_text(text: str, flag: str) -> str:
 
 
 def _prepare(request: Request, choose: Chooser) -> Request:
-    """Check `job/NAME` / `pytorchjob/NAME` before the watch starts and write it in full
-    (so the re-watch command names the kind); a bad reference is a usage error."""
+    """Check `job/NAME` / `pytorchjob/NAME` / `trainjob/NAME` before the watch starts and
+    write it in full (so the re-watch command names the kind); a bad reference is a usage
+    error."""
     from babysit.targets.k8s.names import parse_reference
 
     ref = parse_reference(request.value)
@@ -63,8 +64,9 @@ def _open(request: Request) -> Target:
 
 KIND = TargetKind(
     name="k8s", title="Kubernetes job", flag="--k8s", metavar="KIND/NAME",
-    help="Watch a Kubernetes Job (job/NAME, or a bare NAME) or a Kubeflow PyTorchJob "
-         "(pytorchjob/NAME): its conditions, its pods' states, restarts and events, and "
+    help="Watch a Kubernetes Job (job/NAME, or a bare NAME), a Kubeflow PyTorchJob "
+         "(pytorchjob/NAME) or a Kubeflow Trainer TrainJob (trainjob/NAME): its conditions, "
+         "its pods' states, restarts and events, and "
          "every pod's log parsed like a local one.",
     open=_open, prepare=_prepare,
     example="babysit --k8s pytorchjob/llama-ft -n research",

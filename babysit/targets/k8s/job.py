@@ -1,4 +1,4 @@
-"""A Kubernetes Job or a Kubeflow PyTorchJob: its conditions from the API, its pods'
+"""A Kubernetes Job, a Kubeflow PyTorchJob or TrainJob: its conditions from the API, its pods'
 states and events, and every pod's log parsed like a local one.
 
 Each poll is one GET of the job, one LIST of its pods (by the controller's label), one
@@ -13,13 +13,21 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import (
+    AnomalyType,
+    Record,
+    ServiceAnomaly,
+    Severity,
+    Snapshot,
+    TerminalState,
+    TimeLimit,
+)
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
+from babysit.targets.k8s.conditions import STATE_OF, JobState
 from babysit.targets.k8s.events import EventReader, judge, parse_events
 from babysit.targets.k8s.logs import MAX_BYTES, ContainerLog, PodLogs, stamp_ns
 from babysit.targets.k8s.names import JobReference, is_object_name
@@ -27,62 +35,6 @@ from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
 _ERROR_LINE = re.compile(r"Error|Exception|Traceback|error:|FATAL|Killed", re.I)
-
-
-@dataclass(frozen=True)
-class JobState:
-    words: str  # for people and the backoff: RUNNING, PENDING, COMPLETE, FAILED ...
-    run_state: TerminalState | None
-    reason: str = ""
-    message: str = ""
-
-
-def _true(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    conditions = (obj.get("status") or {}).get("conditions") or []
-    return [c for c in conditions if str(c.get("status")) == "True"]
-
-
-def job_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A batch/v1 Job: Complete and Failed are final (DeadlineExceeded is a timeout)."""
-    running = any(p.phase == "Running" for p in pods)
-    for condition in _true(job):
-        kind = condition.get("type")
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if kind == "Complete":
-            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
-        if kind == "Failed":
-            timeout = reason == "DeadlineExceeded"
-            return JobState(f"FAILED ({reason})" if reason else "FAILED",
-                            TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
-                            reason, message)
-    if any(c.get("type") == "Suspended" for c in _true(job)):
-        return JobState("SUSPENDED", None)
-    return JobState("RUNNING" if running else "PENDING", None)
-
-
-def pytorchjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A kubeflow.org/v1 PyTorchJob: its newest true condition (Created, Running,
-    Restarting, Succeeded, Failed, Suspended)."""
-    true = _true(job)
-    for condition in true:
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if condition.get("type") == "Succeeded":
-            return JobState("SUCCEEDED", TerminalState.SUCCEEDED, reason, message)
-        if condition.get("type") == "Failed":
-            timeout = "DeadlineExceeded" in reason or "ActiveDeadlineSeconds" in message
-            return JobState("FAILED", TerminalState.TIMEOUT if timeout else
-                            TerminalState.FAILED, reason, message)
-    if not true:
-        return JobState("PENDING", None)
-    newest = max(true, key=lambda c: str(c.get("lastTransitionTime") or ""))
-    words = str(newest.get("type") or "Created").upper()
-    if words == "RUNNING" and not any(p.phase == "Running" for p in pods):
-        words = "PENDING"
-    return JobState(words, None)
-
-
 class KubeJobTarget:
     target_type: ClassVar[str] = "k8s"
 
@@ -90,7 +42,7 @@ class KubeJobTarget:
         self.ref = ref
         self.service = service
         self.namespace = service.namespace
-        resource = "jobs (batch)" if ref.kind == "job" else "pytorchjobs (kubeflow.org)"
+        resource = f"{ref.api.plural} ({ref.api.group or 'batch'})"
         self._resource = resource
         # Read at once: a job that is not there, or that may not be read, ends the watch
         # before it starts (exit 4) with what to check.
@@ -106,7 +58,10 @@ class KubeJobTarget:
         self._state: str | None = None
         self._raised = False
         self._causes: list[str] = []  # the pods' own reasons, for explaining a failure
-        self._known_pods: set[str] = set()
+        self._known_pods: dict[str, str] = {}  # UID → name
+        self._last_job: dict[str, Any] | None = None  # as read at the last poll
+        self._last_pods: list[PodView] = []
+        self._gone = False  # the job was deleted: said once
         self._notices = [f"Kubernetes {ref.title} {ref.name} in namespace {self.namespace} "
                          f"({service.host})"]
 
@@ -122,20 +77,18 @@ class KubeJobTarget:
             found = self.service.read(self.service.batch.read_namespaced_job, what,
                                       self._resource, self.ref.name, self.namespace)
         else:
+            api = self.ref.api
             try:
                 found = self.service.read(
                     self.service.custom.get_namespaced_custom_object, what, self._resource,
-                    "kubeflow.org", "v1", self.namespace, "pytorchjobs", self.ref.name)
+                    api.group, api.version, self.namespace, api.plural, self.ref.name)
             except NotFound as error:
-                raise NotFound(f"{error} (and if no PyTorchJob exists anywhere, is the "
-                               f"Kubeflow training-operator installed? `kubectl get crd "
-                               f"pytorchjobs.kubeflow.org`)") from error
+                raise NotFound(f"{error} (and if no {api.title} exists anywhere, is "
+                               f"{api.installed_by} installed?)") from error
         return dict(found)
 
     def _selector(self) -> str:
-        if self.ref.kind == "job":
-            return f"job-name={self.ref.name}"
-        return f"training.kubeflow.org/job-name={self.ref.name}"
+        return f"{self.ref.api.pod_label}={self.ref.name}"
 
     def _pods(self) -> list[dict[str, Any]]:
         found = self.service.read(self.service.core.list_namespaced_pod,
@@ -144,14 +97,42 @@ class KubeJobTarget:
                                   label_selector=self._selector())
         return list(found.get("items") or [])
 
-    def _later(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """A read after the first: the job was there, so a refusal or a 404 now is a
-        problem reaching it (a token expired, a role removed, the job deleted), reported
-        as connectivity, not as the end of the run."""
+    def _later(self) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """A read after the first: the job was there, so a refusal now is a problem
+        reaching it (a token expired, a role removed), reported as connectivity, not as
+        the end of the run. None: the job is gone (a 404)."""
         try:
             return self._get(), self._pods()
+        except NotFound:
+            return None
         except TargetError as error:
             raise TargetUnavailable(str(error)) from error
+
+    def _deleted(self, final: bool) -> Snapshot:
+        """The job was deleted between two polls: most often by the TTL controller
+        (`ttlSecondsAfterFinished`) right after it finished, before babysit read how.
+        Its end is not known: the run is over, and its logs say what they say."""
+        ttl = ((self._last_job or {}).get("spec") or {}).get("ttlSecondsAfterFinished")
+        if ttl is None:  # a PyTorchJob keeps it in its runPolicy
+            ttl = (((self._last_job or {}).get("spec") or {}).get("runPolicy") or {}) \
+                .get("ttlSecondsAfterFinished")
+        why = (f"its ttlSecondsAfterFinished ({ttl} s) deletes it that long after it ends"
+               if ttl is not None else "someone or something deleted it")
+        pods = "; ".join(f"{p.name} {p.phase}" for p in self._last_pods) or "none"
+        last = self._state.split(";")[0] if self._state else "not read"
+        detail = (f"Kubernetes {self.ref.title} {self.ref.name} was deleted before its end "
+                  f"was read ({why}); last seen: {last}, pods: {pods}")
+        records = self._logs.finish() if not self._gone else []
+        notices = () if self._gone else (detail,)
+        self._gone = True
+        return Snapshot(records=tuple(records), notices=notices, alive=False,
+                        run_state=None, run_state_detail=detail,
+                        run_state_source="Kubernetes", formats=self._logs.formats or ("k8s",),
+                        status=(detail,), headline=detail,
+                        stall_hint=f"the {self.ref.title} was deleted, so nothing more of it "
+                                   f"can be read; its end is not known",
+                        commands=(self._kubectl("get", "events", "--field-selector",
+                                                f"involvedObject.name={self.ref.name}"),))
 
     def _secondary(self, part: str, read: Any, notices: list[str]) -> Any:
         """Events and logs: when they fail, the job's state still counts. A transient
@@ -176,10 +157,14 @@ class KubeJobTarget:
     # --- one poll ----------------------------------------------------------------------
 
     def poll(self, final: bool = False) -> Snapshot:
-        job, raw_pods = self._first if self._first is not None else self._later()
+        read = self._first if self._first is not None else self._later()
         self._first = None
+        if read is None:
+            return self._deleted(final)
+        job, raw_pods = read
         pods = views(raw_pods)
-        state = (job_state if self.ref.kind == "job" else pytorchjob_state)(job, pods)
+        self._last_job, self._last_pods = job, pods
+        state = STATE_OF[self.ref.kind](job, pods)
         service_state = state.words + "".join(
             f"; {p.name} {p.phase} r{p.restarts}" for p in pods)
         changed = self._state is not None and service_state != self._state
@@ -187,9 +172,13 @@ class KubeJobTarget:
         notices, self._notices = self._notices, []
         first_look = not self._known_pods
         for pod in pods:
-            if pod.name not in self._known_pods:
-                self._known_pods.add(pod.name)
-                if not first_look:
+            if pod.identity not in self._known_pods:
+                again = pod.name in self._known_pods.values()
+                self._known_pods[pod.identity] = pod.name
+                if again:
+                    notices.append(f"pod {pod.name} was made again (a new pod, rank "
+                                   f"{pod.rank}, {pod.phase}): its log is read from the start")
+                elif not first_look:
                     notices.append(f"new pod {pod.name} (rank {pod.rank}, {pod.phase})")
         raised, said = self._states.look(pods)
         notices += said
@@ -219,14 +208,34 @@ class KubeJobTarget:
                         f"its pods wrote a log line in that time")
             if state.words == "RUNNING" else "",
             status=self._status(job, state, pods),
-            headline=self._headline(state, pods),
+            headline=self._headline(job, state, pods),
             raised=tuple(raised),
             service_state=service_state,
             activity=bool(lines) or changed or state.words in _WAITING,
             commands=self._commands(run_state, pods),
             cancel_command=self._kubectl("delete", self.ref.kind, self.ref.name)
             if run_state is None else None,
+            time_limit=self._time_limit(job) if state.words == "RUNNING" else None,
         )
+
+    def _time_limit(self, job: dict[str, Any]) -> TimeLimit | None:
+        """activeDeadlineSeconds (a Job's spec, a PyTorchJob's runPolicy), counted by the
+        controller from status.startTime."""
+        spec = job.get("spec") or {}
+        field = "spec.activeDeadlineSeconds"
+        limit = spec.get("activeDeadlineSeconds")
+        if limit is None and self.ref.kind != "job":
+            field = "spec.runPolicy.activeDeadlineSeconds"
+            limit = (spec.get("runPolicy") or {}).get("activeDeadlineSeconds")
+        start = stamp_ns(str((job.get("status") or {}).get("startTime") or ""))
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0 or start is None:
+            return None
+        patch = ('{"spec":{"activeDeadlineSeconds":{seconds}}}' if field.count(".") == 1
+                 else '{"spec":{"runPolicy":{"activeDeadlineSeconds":{seconds}}}}')
+        return TimeLimit(float(limit), max(0.0, (time.time_ns() - start) / 1e9),
+                         f"Kubernetes {field}",
+                         (self._kubectl("patch", self.ref.kind, self.ref.name, "--type=merge",
+                                        "-p", patch),))
 
     def _read_events(self, pods: list[PodView], notices: list[str]) -> list[ServiceAnomaly]:
         targets = [(self.ref.name, None)] + [(p.name, p.rank) for p in pods]
@@ -256,7 +265,7 @@ class KubeJobTarget:
         for pod in pods:
             for status in pod.containers:
                 name = str(status.get("name") or "")
-                key = (pod.name, name)
+                key = (pod.identity, name)
                 state = status.get("state") or {}
                 restarts = int(status.get("restartCount") or 0)
                 started = "running" in state or "terminated" in state or restarts > 0
@@ -271,21 +280,22 @@ class KubeJobTarget:
                 for previous in reads:
                     lines = self._read_container(pod, name, reader, previous, notices)
                     count += len(lines)
-                    records += self._logs.feed(pod.name, pod.rank, lines)
+                    records += self._logs.feed(pod.identity, pod.name, pod.rank, lines)
                 if "terminated" in state:
                     self._finished.add(key)  # its last words are read: done with it
         return records, count
 
     def _read_container(self, pod: PodView, container: str, reader: ContainerLog,
                         previous: bool, notices: list[str]) -> list[tuple[int, str]]:
-        query = reader.query(time.time_ns())
+        asked = time.time_ns()
+        query = reader.query(asked)
         text = self._secondary("logs", lambda: self.service.text(
             self.service.core.read_namespaced_pod_log, f"the log of {pod.name}/{container}",
             self._resource, pod.name, self.namespace, container=container, timestamps=True,
             limit_bytes=MAX_BYTES, previous=previous, **query), notices)
         if text is None:
             return []
-        lines, more = reader.take(text, capped=len(text.encode()) >= MAX_BYTES)
+        lines, more = reader.take(text, capped=len(text.encode()) >= MAX_BYTES, now_ns=asked)
         if more:
             notices.append(f"{pod.name}/{container} wrote more than one poll takes; babysit "
                            f"reads the rest at the next polls")
@@ -318,8 +328,13 @@ class KubeJobTarget:
         if start is None:
             return f"State: {state.words}"
         took = ((end or time.time_ns()) - start) / 1e9
-        return (f"State: {state.words} | {'Duration' if end else 'Elapsed'}: "
+        line = (f"State: {state.words} | {'Duration' if end else 'Elapsed'}: "
                 f"{format_duration(max(0.0, took))}")
+        limit = self._time_limit(job) if state.words == "RUNNING" else None
+        if limit is not None:
+            line += f" of {format_duration(limit.limit_seconds)} | Left: " \
+                    f"{format_duration(limit.left_seconds)}"
+        return line
 
     @staticmethod
     def _pods_line(pods: list[PodView]) -> str:
@@ -340,8 +355,13 @@ class KubeJobTarget:
             lines.append(f"Final log: {clip(self._logs.last_line, 300)}")
         return tuple(lines)
 
-    def _headline(self, state: JobState, pods: list[PodView]) -> str:
+    def _headline(self, job: dict[str, Any], state: JobState, pods: list[PodView]) -> str:
         line = f"State: {state.words} | {self._pods_line(pods)}"
+        limit = self._time_limit(job) if state.words == "RUNNING" else None
+        if limit is not None:
+            from babysit.units import format_duration
+
+            line += f" | Left: {format_duration(limit.left_seconds)}"
         if state.run_state is not None and self._logs.last_line:
             line += f" | Final log: {clip(self._logs.last_line, 300)}"
         return line

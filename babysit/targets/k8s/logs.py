@@ -1,10 +1,13 @@
 """Each container's log, read a little at a time, through the same parsers as a local log.
 
 The API serves a container's log from a moment on (`sinceSeconds`, whole seconds before
-now), each line prefixed with the kubelet's RFC 3339 timestamp (`timestamps=true`). The
-reader asks from just before the newest line it has (a second of overlap), skips lines
-older than that one and, at that same instant, the ones it already holds: nothing is
-lost or repeated at the edge. A poll takes at most `MAX_LINES` lines and `MAX_BYTES`
+now), each line prefixed with the kubelet's RFC 3339 timestamp (`timestamps=true`). Both
+are the node's clock, not babysit's (the Python client has no `sinceTime`), so the reader
+asks from well before the newest line it has: what babysit's clock says has passed since,
+plus how far ahead of it the node's clock has shown itself to be (a line stamped after
+babysit's "now"), plus `OVERLAP_S`. It then skips lines older than the newest one it has
+and, at that same instant, the ones it already holds: nothing is lost to a node clock a
+few seconds ahead, and nothing is read twice. A poll takes at most `MAX_LINES` lines and `MAX_BYTES`
 bytes per container, oldest first, so a chatty run is caught up over several polls
 instead of flooding one. When a container restarts, what its previous instance wrote
 after the last read (its traceback, its last step) is read once from `previous=true`.
@@ -28,6 +31,7 @@ from babysit.parsing.parser import LogParser
 MAX_LINES = 5000  # per container per poll
 MAX_BYTES = 4 * 1024 * 1024
 FIRST_LINES = 2000  # of a container met running: the end of what it wrote so far
+OVERLAP_S = 10  # seconds asked for before the newest line held, for clocks that disagree
 _TAIL = 50
 _STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
                     r"(Z|[+-]\d\d:\d\d)$")
@@ -56,16 +60,19 @@ class ContainerLog:
 
     last_ns: int | None = None  # the newest line taken
     at_last: set[str] = field(default_factory=set)  # the lines taken at that instant
+    ahead_ns: int = 0  # how far the node's clock has shown itself ahead of babysit's
 
     def query(self, now_ns: int) -> dict[str, Any]:
         if self.last_ns is None:
             return {"tail_lines": FIRST_LINES}
-        behind = max(0.0, (now_ns - self.last_ns) / 1e9)
-        return {"since_seconds": max(1, math.ceil(behind) + 1)}
+        behind = max(0.0, (now_ns - self.last_ns + self.ahead_ns) / 1e9)
+        return {"since_seconds": math.ceil(behind) + OVERLAP_S}
 
-    def take(self, text: str, *, capped: bool) -> tuple[list[tuple[int, str]], bool]:
+    def take(self, text: str, *, capped: bool,
+             now_ns: int | None = None) -> tuple[list[tuple[int, str]], bool]:
         """The new (time, line) pairs of an answer, oldest first, and whether more are
-        waiting (the answer or the poll's share was cut short)."""
+        waiting (the answer or the poll's share was cut short). now_ns: babysit's clock
+        when the answer was asked for (a line stamped later shows the node ahead)."""
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -82,6 +89,8 @@ class ContainerLog:
             if self.last_ns is not None and (
                     moment < self.last_ns or (moment == self.last_ns and line in self.at_last)):
                 continue
+            if now_ns is not None and moment - now_ns > self.ahead_ns:
+                self.ahead_ns = moment - now_ns
             if len(fresh) >= MAX_LINES:
                 more = True
                 break
@@ -101,10 +110,13 @@ class PodLogs:
         self.last_line = ""
         self.newest_ns: int | None = None
 
-    def feed(self, pod: str, rank: int, lines: list[tuple[int, str]]) -> list[Record]:
-        held = self._parsers.get(pod)
+    def feed(self, identity: str, pod: str, rank: int,
+             lines: list[tuple[int, str]]) -> list[Record]:
+        """identity: the pod's UID (a pod made again under its name is a new process
+        with its own parser); pod: its name, for people."""
+        held = self._parsers.get(identity)
         if held is None:
-            held = self._parsers[pod] = (LogParser(), rank)
+            held = self._parsers[identity] = (LogParser(), rank)
         parser = held[0]
         texts: list[str] = []
         times: list[float] = []

@@ -1,4 +1,5 @@
-"""What the user typed: `job/NAME`, `pytorchjob/NAME` or a bare NAME (a Job)."""
+"""What the user typed: `job/NAME`, `pytorchjob/NAME`, `trainjob/NAME` or a bare NAME
+(a Job), and where each kind lives in the API."""
 
 from __future__ import annotations
 
@@ -9,7 +10,35 @@ from babysit.targets.kinds import KindUsageError
 
 _KINDS = {"job": "job", "jobs": "job", "job.batch": "job", "jobs.batch": "job",
           "pytorchjob": "pytorchjob", "pytorchjobs": "pytorchjob",
-          "pytorchjob.kubeflow.org": "pytorchjob", "pytorchjobs.kubeflow.org": "pytorchjob"}
+          "pytorchjob.kubeflow.org": "pytorchjob", "pytorchjobs.kubeflow.org": "pytorchjob",
+          "trainjob": "trainjob", "trainjobs": "trainjob",
+          "trainjob.trainer.kubeflow.org": "trainjob",
+          "trainjobs.trainer.kubeflow.org": "trainjob"}
+
+
+@dataclass(frozen=True)
+class KindApi:
+    title: str
+    group: str  # "" for batch/v1 (read through its own client)
+    version: str
+    plural: str
+    pod_label: str  # the label its pods carry with the job's name
+    installed_by: str  # what to check when no such object exists anywhere
+
+
+API = {
+    "job": KindApi("Job", "", "v1", "jobs", "job-name", ""),
+    # kubeflow/training-operator v1: pods labelled training.kubeflow.org/job-name.
+    "pytorchjob": KindApi("PyTorchJob", "kubeflow.org", "v1", "pytorchjobs",
+                          "training.kubeflow.org/job-name",
+                          "the Kubeflow training-operator (`kubectl get crd "
+                          "pytorchjobs.kubeflow.org`)"),
+    # Kubeflow Trainer v2: a TrainJob runs as a JobSet of its own name, whose pods carry
+    # jobset.sigs.k8s.io/jobset-name (kubeflow/trainer pkg/apis/trainer/v1alpha1).
+    "trainjob": KindApi("TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs",
+                        "jobset.sigs.k8s.io/jobset-name",
+                        "Kubeflow Trainer (`kubectl get crd trainjobs.trainer.kubeflow.org`)"),
+}
 # A DNS-1123 subdomain (object names) and label (namespaces).
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -17,12 +46,16 @@ _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 @dataclass(frozen=True)
 class JobReference:
-    kind: str  # "job" or "pytorchjob"
+    kind: str  # "job", "pytorchjob" or "trainjob"
     name: str
 
     @property
+    def api(self) -> KindApi:
+        return API[self.kind]
+
+    @property
     def title(self) -> str:
-        return "Job" if self.kind == "job" else "PyTorchJob"
+        return self.api.title
 
 
 def parse_reference(text: str) -> JobReference:
@@ -32,7 +65,8 @@ def parse_reference(text: str) -> JobReference:
         kind, name = "job", text
     found = _KINDS.get(kind.lower())
     if found is None:
-        raise KindUsageError(f"--k8s takes job/NAME or pytorchjob/NAME, not {text!r} "
+        raise KindUsageError(f"--k8s takes job/NAME, pytorchjob/NAME or trainjob/NAME, not "
+                             f"{text!r} "
                              f"({kind!r} is not a kind babysit watches)")
     if not name or len(name) > 253 or not _SUBDOMAIN.fullmatch(name):
         raise KindUsageError(f"--k8s: {name!r} is not a Kubernetes object name (lower-case "

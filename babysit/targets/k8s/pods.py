@@ -25,7 +25,7 @@ from babysit.redact import clip
 
 _BAD_WAITING = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                 "CreateContainerConfigError", "CreateContainerError", "RunContainerError")
-_REPLICA_ORDER = {"master": 0, "launcher": 0, "chief": 0, "worker": 1}
+_REPLICA_ORDER = {"master": 0, "launcher": 0, "chief": 0, "node": 0, "worker": 1}
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,14 @@ class PodView:
     message: str
 
     @property
+    def identity(self) -> str:
+        """Which pod this is. Controllers give a pod the name of its place (the
+        training-operator's `<job>-<type>-<index>`), and make a deleted or evicted one
+        again under that name with a new UID: what is known of a pod (its restarts, its
+        log read so far, that it ended) belongs to the UID, not the name."""
+        return self.uid or self.name
+
+    @property
     def restarts(self) -> int:
         return sum(int(c.get("restartCount") or 0) for c in self.containers)
 
@@ -54,6 +62,11 @@ def rank_key(pod: dict[str, Any]) -> tuple[int, int, str, str]:
     annotations = meta.get("annotations") or {}
     replica = str(labels.get("training.kubeflow.org/replica-type")
                   or labels.get("replica-type") or "").lower()
+    # A TrainJob's JobSet: its trainer nodes ("node", ranked by completion index) and
+    # its initializers (dataset-initializer, model-initializer), ranked after them.
+    replicated = str(labels.get("jobset.sigs.k8s.io/replicatedjob-name") or "").lower()
+    if replicated and not replica:
+        replica = "node" if replicated in ("node", "trainer-node") else replicated
     index_text = (labels.get("training.kubeflow.org/replica-index")
                   or labels.get("replica-index")
                   or labels.get("batch.kubernetes.io/job-completion-index")
@@ -130,8 +143,8 @@ class PodStates:
         state = status.get("state") or {}
         last = (status.get("lastState") or {}).get("terminated") or {}
         count = int(status.get("restartCount") or 0)
-        before = self._restarts.get((pod.name, name), 0)
-        self._restarts[(pod.name, name)] = count
+        before = self._restarts.get((pod.identity, name), 0)
+        self._restarts[(pod.identity, name)] = count
         raised: list[ServiceAnomaly] = []
         ends: list[tuple[dict[str, Any], str]] = []
         if count > before:
@@ -146,7 +159,7 @@ class PodStates:
         if terminated:
             ends.append((terminated, "final"))
         for ended, which in ends:
-            key = (pod.name, name, f"{ended.get('finishedAt')}|{which}")
+            key = (pod.identity, name, f"{ended.get('finishedAt')}|{which}")
             if key in self._seen_end:
                 continue
             self._seen_end.add(key)
@@ -169,9 +182,9 @@ class PodStates:
                 f"{where} cannot start: {reason}" + (f" ({clip(message, 300)})" if message else "")
                 + " — fix the image or the pod spec; Kubernetes keeps retrying meanwhile",
                 key=f"start:{pod.name}"))
-        elif reason and (pod.name, name, reason) not in self._noted_waiting \
+        elif reason and (pod.identity, name, reason) not in self._noted_waiting \
                 and reason not in ("ContainerCreating", "PodInitializing"):
-            self._noted_waiting.add((pod.name, name, reason))
+            self._noted_waiting.add((pod.identity, name, reason))
             notices.append(f"{where} is waiting: {reason}" + (f" ({clip(message, 200)})"
                                                               if message else ""))
         return raised

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import os
 import pwd
-import re
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import replace
 from typing import ClassVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import (
+    AnomalyType,
+    ServiceAnomaly,
+    Severity,
+    Snapshot,
+    TerminalState,
+    TimeLimit,
+)
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
 from babysit.targets.slurm import check_job_id
@@ -32,100 +37,20 @@ from babysit.targets.slurm.states import (
     TERMINAL,
     WAITING,
     array_tasks,
-    base_state,
     cancelled_by,
     gpus,
     job_failure,
     parse_records,
     parse_sacct,
     pick,
-    small_int,
+    slurm_seconds,
 )
+from babysit.targets.slurm.view import JobView, slurm_time, view_of
 
 MAX_PENDING = 2 * 3600.0
-_PATTERN = re.compile(r"%([0-9]*)([jJAaxuNns%])")
-_MAX_PAD = 10  # sbatch(1): "the maximal number is 10": a wider pad is padded to 10
-
-
-@dataclass(frozen=True)
-class JobView:
-    """What the controller (or accounting) said of the job at one poll."""
-
-    state: str  # as Slurm prints it, `CANCELLED by 1000` included
-    reason: str = ""
-    exit_code: str = ""
-    restarts: int = 0
-    requeue: bool = True
-    name: str = ""
-    partition: str = ""
-    user: str = ""
-    nodes: str = ""
-    tres: str = ""
-    run_time: str = ""
-    time_limit: str = ""
-    submitted: str = ""
-    stdout: str = ""
-    stderr: str = ""
-    source: str = "scontrol"
-
-    @property
-    def base(self) -> str:
-        return base_state(self.state)
-
-
-def view_of(record: dict[str, str]) -> JobView:
-    """A `scontrol show job -o` record, with the %-patterns of its files resolved."""
-    user = record.get("UserId", "").split("(")[0]
-    gres = record.get("TRES", "") or record.get("ReqTRES", "")
-    if "gpu" not in gres:
-        gres = record.get("TresPerNode", "") or record.get("TresPerJob", "") or gres
-    restarts = record.get("Restarts", "0")
-    return JobView(
-        state=record.get("JobState", "UNKNOWN"), reason=record.get("Reason", ""),
-        exit_code=record.get("ExitCode", ""), restarts=small_int(restarts) or 0,
-        requeue=record.get("Requeue", "1") != "0", name=record.get("JobName", ""),
-        partition=record.get("Partition", ""), user=user,
-        nodes=record.get("NodeList", "") if record.get("NodeList") != "(null)" else "",
-        tres=gres, run_time=record.get("RunTime", ""), time_limit=record.get("TimeLimit", ""),
-        submitted=record.get("SubmitTime", ""),
-        stdout=resolve_path(record.get("StdOut", ""), record),
-        stderr=resolve_path(record.get("StdErr", ""), record))
-
-
-def resolve_path(path: str, record: dict[str, str]) -> str:
-    """A StdOut/StdErr path with the %-patterns scontrol left in it filled (it fills
-    most itself); relative paths start at the job's WorkDir."""
-    if not path or path in ("(null)", "/dev/null"):
-        return ""
-    job = record.get("JobId", "")
-    array = record.get("ArrayJobId", "") or job
-    task = record.get("ArrayTaskId", "")
-    first_node = (record.get("BatchHost") or record.get("NodeList", "")).split(",")[0]
-    values = {"j": job, "J": job, "A": array,
-              "a": task if small_int(task) is not None else "4294967294",
-              "x": record.get("JobName", ""), "u": record.get("UserId", "").split("(")[0],
-              "N": first_node, "n": "0", "s": "batch", "%": "%"}
-
-    def fill(match: re.Match[str]) -> str:
-        width, key = match.group(1), match.group(2)
-        value = values[key]
-        if not width or small_int(value, 20) is None:
-            return value
-        return value.zfill(min(_MAX_PAD, int(width)) if len(width) <= 2 else _MAX_PAD)
-
-    path = _PATTERN.sub(fill, path) if "%" in path else path
-    workdir = record.get("WorkDir", "")
-    if not path.startswith("/") and workdir:
-        path = f"{workdir.rstrip('/')}/{path}"
-    return path
-
-
 def _seconds_since(text: str) -> float | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return max(0.0, time.time() - moment.timestamp())
+    moment = slurm_time(text)
+    return None if moment is None else max(0.0, time.time() - moment.timestamp())
 
 
 def _words(seconds: float) -> str:
@@ -297,7 +222,20 @@ class SlurmJobTarget:
             activity=bool(snapshot.new_lines) or changed or name in WAITING,
             commands=self._commands(view, run_state),
             cancel_command=self._command("scancel", self.job_id) if run_state is None
-            and not gone else None)
+            and not gone else None,
+            time_limit=self._time_limit(view) if name == "RUNNING" and not gone else None)
+
+    def _time_limit(self, view: JobView) -> TimeLimit | None:
+        """TimeLimit and RunTime, both Slurm's own count (suspended time excluded)."""
+        limit, used = slurm_seconds(view.time_limit), slurm_seconds(view.run_time)
+        if limit is None or used is None:
+            return None
+        # Raising a limit is an administrator's (a user may only lower it); a requeued
+        # job starts again from its script, which resumes if it reads its checkpoint.
+        return TimeLimit(limit, used, "Slurm TimeLimit", (
+            self._command("scontrol", "update", f"JobId={self.job_id}",
+                          "TimeLimit={minutes}"),
+            self._command("scontrol", "requeue", self.job_id)))
 
     def _problems(self, view: JobView, name: str,
                   run_state: TerminalState | None) -> tuple[ServiceAnomaly, ...]:
@@ -376,6 +314,9 @@ class SlurmJobTarget:
             if view.run_time:
                 limit = f" of {view.time_limit}" if view.time_limit else ""
                 line += f" | Elapsed: {view.run_time}{limit}"
+                known = self._time_limit(view)
+                if known is not None:
+                    line += f" | Left: {_words(known.left_seconds)}"
         else:
             if view.run_time:
                 line += f" | Duration: {view.run_time}"

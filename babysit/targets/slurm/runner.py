@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from babysit.remote.connection import SshConnection
 
 TIMEOUT = 20.0  # seconds: a controller this slow is a connectivity problem, not the job's
+# Slurm prints clock times (SubmitTime, …) in the local time of wherever its command
+# runs, with no zone: a login node in another time zone than babysit would shift them
+# by hours. Asked for in UTC, they mean the same everywhere (see view.slurm_time).
+ENV = {"SLURM_TIME_FORMAT": "standard", "LC_ALL": "C", "TZ": "UTC"}
 
 
 class Result:
@@ -48,7 +52,7 @@ class LocalRunner:
 
     def run(self, argv: Sequence[str], timeout: float | None = None) -> Result:
         timeout = timeout or self.timeout
-        env = {**os.environ, "SLURM_TIME_FORMAT": "standard", "LC_ALL": "C"}
+        env = {**os.environ, **ENV}
         try:
             done = subprocess.run(list(argv), capture_output=True, text=True, errors="replace",
                                   timeout=timeout, check=False, env=env,
@@ -77,7 +81,7 @@ class SshRunner:
 
         timeout = timeout or TIMEOUT
         # `env` sets the variables without a shell; every argument is quoted remotely.
-        command = ["env", "SLURM_TIME_FORMAT=standard", "LC_ALL=C", *argv]
+        command = ["env", *(f"{key}={value}" for key, value in ENV.items()), *argv]
         try:
             status, out, err = self.connection.run(command, timeout=timeout)
         except SshFatal as error:

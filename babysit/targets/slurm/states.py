@@ -123,24 +123,43 @@ class AccountingRow:
     tres: str
 
 
-SACCT_FORMAT = "JobID,State,ExitCode,Reason,Elapsed,NodeList,AllocTRES"
+# JobIDRaw first: sacct prints an array task's JobID as `ARRAY_TASK` (`2280887_0`), so
+# `--slurm` with the task's own (raw) ID, as scontrol and the job's environment give it,
+# is found only by JobIDRaw (`2281126`).
+SACCT_FORMAT = "JobIDRaw,JobID,State,ExitCode,Reason,Elapsed,NodeList,AllocTRES"
 
 
 def parse_sacct(text: str, wanted: str) -> AccountingRow | None:
-    """The job's own row of `sacct -n -P --format=SACCT_FORMAT` (not its steps')."""
+    """The job's own row of `sacct -n -P --format=SACCT_FORMAT` (not its steps'), by
+    its raw ID or its JobID (`ARRAY_TASK`)."""
     for line in text.splitlines():
         parts = line.split("|")
-        if len(parts) < 7 or parts[0] != wanted:
+        if len(parts) < 8 or wanted not in (parts[0], parts[1]):
             continue
-        return AccountingRow(*parts[:7])
+        return AccountingRow(parts[1], *parts[2:8])
     return None
 
 
-def gpus(tres: str) -> str | None:
-    """`4x a100` or `4` from TRES / TresPerNode (`gres/gpu:a100=4`, `gres:gpu:4`)."""
-    match = re.search(r"gres[/:]gpu(?::([\w.\-]+))?[=:]([0-9]{1,6})\b", tres)
+_DURATION = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$", re.ASCII)
+
+
+def slurm_seconds(text: str) -> float | None:
+    """A duration as Slurm prints one (`[DAYS-]HH:MM:SS`, `MM:SS`); None for
+    `UNLIMITED`, `Partition_Limit`, `INVALID` or anything else."""
+    match = _DURATION.match(text.strip())
     if match is None:
         return None
+    days, hours, minutes, seconds = (int(g) if g else 0 for g in match.groups())
+    return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
+
+
+def gpus(tres: str) -> str | None:
+    """`4x a100` or `4` from TRES / TresPerNode (`gres/gpu:a100=4`, `gres:gpu:4`); an
+    allocation lists `gres/gpu=4,gres/gpu:h100=4`, and the typed entry says more."""
+    found = list(re.finditer(r"gres[/:]gpu(?::([\w.\-]+))?[=:]([0-9]{1,6})\b", tres))
+    if not found:
+        return None
+    match = next((m for m in found if m.group(1) and not m.group(1).isdigit()), found[0])
     kind, count = match.group(1), match.group(2)
     if kind and small_int(kind) is not None:  # `gres:gpu:4` read as kind 4 with no count
         kind, count = None, kind

@@ -10,8 +10,8 @@ from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, 
 
 PROJECT = KindOption("--project", "Google Cloud project (default: the gcloud / application "
                      "default credentials' project).", metavar="PROJECT")
-REGION = KindOption("--region", "Region of the job (default: us-central1, or the one in a "
-                    "resource name).", metavar="REGION",
+REGION = KindOption("--region", "Region of the job (default: the one in a resource name, "
+                    "else gcloud's ai/region, else us-central1).", metavar="REGION",
                     parse=lambda text: _check_region(str(text)))
 API_ENDPOINT = KindOption("--api-endpoint", "Vertex AI endpoint, HOST[:PORT] (regional, "
                           "private / PSC); http://HOST:PORT means an emulator (plain HTTP, "

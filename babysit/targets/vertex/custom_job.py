@@ -10,12 +10,14 @@ run ended, and a failure is explained by its error and the end of its logs.
 from __future__ import annotations
 
 import shlex
+from datetime import timedelta
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState
+from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState, TimeLimit
 from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
+    ErrorWait,
     JobLogs,
     VertexJob,
     console_url,
@@ -26,11 +28,23 @@ from babysit.targets.vertex.jobs import (
 )
 from babysit.targets.vertex.names import JobRef
 from babysit.targets.vertex.service import VertexService
+from babysit.units import format_duration
 
 _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
              "CANCELLED": TerminalState.CANCELLED, "EXPIRED": TerminalState.TIMEOUT,
              "PARTIALLY_SUCCEEDED": TerminalState.FAILED}
-_WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "STATE_UNSPECIFIED")
+_WAITING = ("QUEUED", "PENDING", "UPDATING", "PAUSED", "UNSPECIFIED")
+
+
+def _time_limit(job: Any) -> TimeLimit | None:
+    """jobSpec.scheduling.timeout, counted from the job's start (Vertex AI ends the job
+    EXPIRED then). It cannot be changed on a running job: only a new job resumes."""
+    timeout = getattr(job.job_spec.scheduling, "timeout", None)
+    start = moment(job.start_time)
+    if not isinstance(timeout, timedelta) or timeout.total_seconds() <= 0 or start is None:
+        return None
+    return TimeLimit(timeout.total_seconds(), max(0.0, (now() - start).total_seconds()),
+                     "Vertex AI scheduling.timeout")
 
 
 class CustomJobTarget(VertexJob):
@@ -42,6 +56,7 @@ class CustomJobTarget(VertexJob):
         self._logs = JobLogs(service, ref.job_id, moment(job.create_time))
         self._state: str | None = None
         self._raised = False
+        self._error_wait = ErrorWait()
         self._notices = [f"Vertex AI custom job {self.display_name} in project "
                          f"{ref.project}, {ref.region} ({self._machine(job)})"]
 
@@ -56,19 +71,24 @@ class CustomJobTarget(VertexJob):
             return "no worker pools"
         first = pools[0]
         spec = first.machine_spec
-        text = describe.machine(spec.machine_type, spec.accelerator_type.name,
+        text = describe.machine(spec.machine_type, describe.enum_name(spec.accelerator_type),
                                 int(spec.accelerator_count), int(first.replica_count or 1))
         return text + (f" + {len(pools) - 1} more pool(s)" if len(pools) > 1 else "")
 
     def poll(self, final: bool = False) -> Snapshot:
         job = self._read()
-        state = describe.short_state(job.state.name)
+        state = describe.short_state(describe.enum_name(job.state))
         changed = self._state is not None and state != self._state
-        self._state = state
         notices, self._notices = self._notices, []
+        if describe.is_unknown(state) and state != self._state:
+            notices.append(describe.unknown_state_notice(state))
+        self._state = state
         entries = self._reachable.read(self._logs, notices)
         records, lines = self._logs.replicas.feed(entries)
         run_state = _TERMINAL.get(state)
+        holding = self._error_wait.hold(state, job.error, final, notices)
+        if holding:
+            run_state = None
         if final or run_state is not None:
             records += self._logs.replicas.finish()
         raised: tuple[ServiceAnomaly, ...] = ()
@@ -94,10 +114,11 @@ class CustomJobTarget(VertexJob):
             headline=self._headline(job, state),
             raised=raised,
             service_state=state,
-            activity=bool(lines) or changed or state in _WAITING,
+            activity=bool(lines) or changed or holding or state in _WAITING,
             commands=self._commands(run_state),
             cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
-            if run_state is None else None,
+            if run_state is None and not holding else None,
+            time_limit=_time_limit(job) if state == "RUNNING" else None,
         )
 
     def _times(self, job: Any, state: str) -> str:
@@ -107,7 +128,11 @@ class CustomJobTarget(VertexJob):
             return f"State: {state}" + (f" | Waiting: {waited}" if waited else "")
         ended = moment(job.end_time)
         took = describe.elapsed(start, ended, now())
-        return f"State: {state} | {'Duration' if ended else 'Elapsed'}: {took}"
+        line = f"State: {state} | {'Duration' if ended else 'Elapsed'}: {took}"
+        limit = _time_limit(job) if state == "RUNNING" else None
+        if limit is not None:
+            line += f" | Left: {format_duration(limit.left_seconds)} of the timeout"
+        return line
 
     def _status(self, job: Any, state: str) -> tuple[str, ...]:
         lines = [f"Custom job: {self.display_name} ({self.ref.name})",

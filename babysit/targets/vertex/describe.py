@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from babysit.units import format_duration
 
@@ -22,6 +23,31 @@ class Task:
     ended: datetime | None = None
     error: str = ""
     jobs: tuple[str, ...] = ()  # custom jobs that run it (their resource names)
+    key: str = ""  # the task's ID: iterations of a ParallelFor share their name
+
+
+def enum_name(value: Any) -> str:
+    """The name of an enum field's value. The REST clients ask for enums as numbers
+    (`$alt=json;enum-encoding=int`), so a value newer than the installed
+    google-cloud-aiplatform knows arrives as a plain `int` with no `.name`: it is
+    written `UNKNOWN_<number>`, never a crash and never mistaken for a known value."""
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return name
+    try:
+        return f"UNKNOWN_{int(value)}"
+    except (TypeError, ValueError):
+        return "UNKNOWN"
+
+
+def is_unknown(name: str) -> bool:
+    return name.startswith("UNKNOWN")
+
+
+def unknown_state_notice(state: str, what: str = "the job") -> str:
+    return (f"Vertex AI reports {what} in state {state[len('UNKNOWN_'):] or '?'}, which the "
+            f"installed google-cloud-aiplatform does not know (pip install -U "
+            f"google-cloud-aiplatform); it is taken as not ended until a known state follows")
 
 
 def short_state(state: str) -> str:
@@ -33,7 +59,10 @@ def short_state(state: str) -> str:
 
 
 def accelerator(kind: str) -> str:
-    """`NVIDIA_TESLA_T4` → `T4`, `NVIDIA_H100_80GB` → `H100_80GB`, `TPU_V5_LITEPOD` kept."""
+    """`NVIDIA_TESLA_T4` → `T4`, `NVIDIA_H100_80GB` → `H100_80GB`, `TPU_V5_LITEPOD` kept;
+    a type newer than the installed library → `accelerator #N`."""
+    if kind.startswith("UNKNOWN_"):
+        return f"accelerator #{kind[len('UNKNOWN_'):]}"
     for prefix in ("NVIDIA_TESLA_", "NVIDIA_"):
         if kind.startswith(prefix):
             return kind[len(prefix):]

@@ -113,6 +113,32 @@ def failure(kind: AnomalyType, what: str, state: str, error: Any,
                           else Severity.HIGH, text)
 
 
+# Vertex AI turns a job FAILED first and fills its `error` a little later (about a
+# minute, one poll): so many polls are waited for the reason before the failure is
+# reported without one.
+ERROR_WAITS = 2
+
+
+def has_error(error: Any) -> bool:
+    return bool(int(getattr(error, "code", 0) or 0) or getattr(error, "message", ""))
+
+
+class ErrorWait:
+    """Holds back a FAILED job's end while its error is still empty, at most
+    `ERROR_WAITS` polls (never on the last poll of a watch)."""
+
+    def __init__(self) -> None:
+        self.waited = 0
+
+    def hold(self, state: str, error: Any, final: bool, notices: list[str]) -> bool:
+        if state != "FAILED" or has_error(error) or final or self.waited >= ERROR_WAITS:
+            return False
+        self.waited += 1
+        notices.append("Vertex AI reports the job FAILED but has not said why yet; it is "
+                       "read again at the next poll for its error")
+        return True
+
+
 def gcloud(*args: str, ref: JobRef) -> str:
     # The parts of a JobRef are validated when it is made (names.JobRef).
     return shlex.join(["gcloud", *args, f"--region={ref.region}", f"--project={ref.project}"])

@@ -71,7 +71,10 @@ def read_reference(value: str, collection: str, project: str | None, region: str
             wanted = "--vertex-training" if match["collection"] == CUSTOM_JOBS \
                 else "--vertex-pipeline"
             raise ValueError(f"{value} is a {match['collection'][:-1]}: watch it with {wanted}")
-        if project is not None and project != match["project"]:
+        # Vertex AI writes the project *number* in the names it makes (console, gcloud,
+        # the API's own answers): with --project's ID beside it, neither says they differ.
+        if project is not None and project != match["project"] \
+                and project.isdigit() == match["project"].isdigit():
             raise ValueError(f"--project {project!r} disagrees with the resource name "
                              f"({match['project']!r})")
         return Reference(JobRef(match["project"], match["region"], collection, match["job"]))

@@ -9,8 +9,10 @@ error and the end of its job's logs (read once more when it fails).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
@@ -18,6 +20,7 @@ from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (
+    ErrorWait,
     JobLogs,
     VertexJob,
     console_url,
@@ -31,7 +34,7 @@ from babysit.targets.vertex.service import LOGS_ROLE, VertexService
 
 _TERMINAL = {"SUCCEEDED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
              "CANCELLED": TerminalState.CANCELLED}
-_WAITING = ("QUEUED", "PENDING", "PAUSED", "STATE_UNSPECIFIED")
+_WAITING = ("QUEUED", "PENDING", "PAUSED", "UNSPECIFIED")
 _TASK_DONE = ("SUCCEEDED", "SKIPPED", "FAILED", "CANCELLED", "NOT_TRIGGERED")
 
 
@@ -51,6 +54,7 @@ class PipelineTarget(VertexJob):
         self._task_states: dict[str, str] = {}
         self._state: str | None = None
         self._raised_end = False
+        self._error_wait = ErrorWait()
         self._notices = [f"Vertex AI pipeline {self.display_name} in project {ref.project}, "
                          f"{ref.region}" + (f", {len(self._planned)} tasks planned"
                                             if self._planned else "")]
@@ -61,11 +65,13 @@ class PipelineTarget(VertexJob):
 
     def poll(self, final: bool = False) -> Snapshot:
         job = self._read()
-        state = describe.short_state(job.state.name)
+        state = describe.short_state(describe.enum_name(job.state))
         tasks = self._tasks(job)
         notices, self._notices = self._notices, []
+        if describe.is_unknown(state) and state != self._state:
+            notices.append(describe.unknown_state_notice(state, "the pipeline"))
         before = dict(self._task_states)
-        self._task_states = {t.name: t.state for t in tasks}
+        self._task_states = {t.key: t.state for t in tasks}
         moved = bool(before) and before != self._task_states
         changed = self._state is not None and state != self._state
         self._state = state
@@ -74,13 +80,13 @@ class PipelineTarget(VertexJob):
         lines = 0
         # Follow the jobs of running tasks, and of tasks that just ended (their last words).
         for task in tasks:
-            just_ended = before.get(task.name) not in (None, task.state) \
+            just_ended = before.get(task.key) not in (None, task.state) \
                 and task.state in _TASK_DONE
             if task.state != "RUNNING" and not just_ended \
-                    and not (task.state == "FAILED" and task.name not in before):
+                    and not (task.state == "FAILED" and task.key not in before):
                 continue
             for name in task.jobs:
-                logs = self._logs_of(name, task)
+                logs = self._logs_of(name, task, notices)
                 found, count = logs.replicas.feed(self._reachable.read(logs, notices))
                 records += found
                 lines += count
@@ -90,9 +96,12 @@ class PipelineTarget(VertexJob):
                 anomaly = failure(AnomalyType.TASK_FAILURE, f"task {task.name}", "FAILED",
                                   _Error(task.error), tail)
                 raised.append(ServiceAnomaly(anomaly.type, anomaly.severity,
-                                             anomaly.description, key=f"task:{task.name}"))
+                                             anomaly.description, key=f"task:{task.key}"))
         raised += self._error_entries(notices)
         run_state = _TERMINAL.get(state)
+        holding = self._error_wait.hold(state, job.error, final, notices)
+        if holding:
+            run_state = None
         if final or run_state is not None:
             for logs in self._job_logs.values():
                 records += logs.replicas.finish()
@@ -103,8 +112,7 @@ class PipelineTarget(VertexJob):
                                                       if failed else "")
             tail = [line for logs in self._job_logs.values() for line in logs.replicas.tail]
             raised.append(failure(AnomalyType.PIPELINE_FAILURE, what, state, job.error, tail))
-        service_state = state + "|" + ",".join(f"{k}={v}" for k, v in
-                                               sorted(self._task_states.items()))
+        service_state = state + "|" + ",".join(f"{t.name}={t.state}" for t in tasks)
         return Snapshot(
             records=tuple(records),
             new_lines=lines,
@@ -122,9 +130,10 @@ class PipelineTarget(VertexJob):
             headline=describe.task_counts(tasks, now(), brief=True),
             raised=tuple(raised),
             service_state=service_state,
-            activity=bool(lines) or moved or changed or state in _WAITING,
+            activity=bool(lines) or moved or changed or holding or state in _WAITING,
             commands=self._commands(),
-            cancel_command=self._cancel_command() if run_state is None else None,
+            cancel_command=self._cancel_command() if run_state is None and not holding
+            else None,
         )
 
     # --- tasks ------------------------------------------------------------------------
@@ -138,19 +147,32 @@ class PipelineTarget(VertexJob):
                     not detail.parent_task_id and (len(details) > 1 or self._planned)):
                 continue  # the pipeline's own DAG (or a nested one), not a step of work
             executor = detail.executor_detail
-            jobs = [executor.custom_job_detail.job, executor.container_detail.main_job]
+            jobs = [executor.custom_job_detail.job, executor.container_detail.main_job,
+                    *launched_jobs(detail.execution.metadata)]
             tasks.append(describe.Task(
-                name=str(detail.task_name), state=detail.state.name,
+                name=str(getattr(detail, "task_unique_name", "") or detail.task_name),
+                state=describe.enum_name(detail.state),
                 started=moment(detail.start_time), ended=moment(detail.end_time),
                 error=str(detail.error.message or ""),
-                jobs=tuple(j for j in jobs if j)))
-        seen = {t.name for t in tasks}
-        tasks += [describe.Task(name, "PENDING") for name in self._planned if name not in seen]
+                jobs=tuple(dict.fromkeys(j for j in jobs if j)),
+                key=str(detail.task_id)))
+        # Iterations of a ParallelFor share their name (and unique name): told apart by ID.
+        counts: dict[str, int] = {}
+        for task in tasks:
+            counts[task.name] = counts.get(task.name, 0) + 1
+        tasks = [replace(t, name=f"{t.name} [task {t.key}]") if counts[t.name] > 1 else t
+                 for t in tasks]
+        seen = {str(d.task_name) for d in details}
+        tasks += [describe.Task(name, "PENDING", key=f"planned:{name}")
+                  for name in self._planned if name not in seen]
         return tasks
 
-    def _logs_of(self, job_name: str, task: describe.Task) -> JobLogs:
+    def _logs_of(self, job_name: str, task: describe.Task,
+                 notices: list[str] | None = None) -> JobLogs:
         logs = self._job_logs.get(job_name)
         if logs is None:
+            if notices is not None:
+                notices.append(f"task {task.name}: reading the logs of custom job {job_name}")
             ref = job_ref(job_name)
             job_id = ref.job_id if ref is not None else job_name.rsplit("/", 1)[-1]
             logs = self._job_logs[job_name] = JobLogs(self.service, job_id, task.started)
@@ -226,6 +248,37 @@ class _Error:
     def __init__(self, message: str) -> None:
         self.code = 0
         self.message = message
+
+
+_CUSTOM_JOB_NAME = re.compile(r"projects/[^/\s]+/locations/[^/\s]+/customJobs/[^/\s\"]+")
+
+
+def launched_jobs(metadata: Any) -> list[str]:
+    """The custom jobs a Google Cloud Pipeline Components task started. Its container
+    (`containerDetail.mainJob`) is only a launcher; the training job it creates is named
+    in the task's `gcp_resources` output, which Vertex AI keeps in the execution's
+    metadata as `output:gcp_resources`, a JSON string:
+    `{"resources": [{"resourceType": "CustomJob", "resourceUri":
+    "https://REGION-aiplatform.googleapis.com/v1/projects/…/customJobs/ID"}]}`
+    (google-cloud-aiplatform reads it so, `model_evaluation/model_evaluation_job.py`)."""
+    try:
+        text = metadata.get("output:gcp_resources", "")
+    except (TypeError, KeyError, AttributeError):
+        return []
+    if not isinstance(text, str) or not text or len(text) > 100_000:
+        return []
+    try:
+        resources = json.loads(text).get("resources") or []
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for resource in resources if isinstance(resources, list) else []:
+        if not isinstance(resource, dict) or resource.get("resourceType") != "CustomJob":
+            continue
+        match = _CUSTOM_JOB_NAME.search(str(resource.get("resourceUri") or ""))
+        if match is not None:
+            found.append(match[0])
+    return found
 
 
 def _planned_tasks(spec: Any) -> list[str]:

@@ -7,7 +7,8 @@ from typing import Any
 
 from babysit.targets.base import TargetError
 from babysit.targets.kinds import KindUsageError, Request
-from babysit.targets.vertex.describe import short_state
+from babysit.targets.vertex.describe import enum_name, short_state
+from babysit.targets.vertex.gcloud_config import gcloud_region
 from babysit.targets.vertex.names import (
     CUSTOM_JOBS,
     DEFAULT_REGION,
@@ -24,7 +25,9 @@ _LISTED = 10
 def service_for(request: Request, collection: str) -> tuple[VertexService, Any]:
     """The service for a request, and the request read (a KindUsageError when it
     cannot be a job reference)."""
-    region = request.option("region")
+    # A flag first; gcloud's own ai/region as `gcloud ai …` would use; else us-central1.
+    flag = request.option("region")
+    region = flag or gcloud_region()
     try:
         reference = read_reference(request.value, collection, request.option("project"),
                                    region or DEFAULT_REGION)
@@ -33,12 +36,13 @@ def service_for(request: Request, collection: str) -> tuple[VertexService, Any]:
             raise KindUsageError(str(error)) from error
         reference = None  # the credentials may name a default project
     ref = reference.ref if reference is not None else None
-    if ref is not None and region is not None and request.value.startswith("projects/") \
-            and region != ref.region:
-        raise KindUsageError(f"--region {region} disagrees with the resource name "
+    if ref is not None and flag is not None and request.value.startswith("projects/") \
+            and flag != ref.region:
+        raise KindUsageError(f"--region {flag} disagrees with the resource name "
                              f"({ref.region})")
-    service = VertexService(ref.project if ref is not None and request.value.startswith(
-                                "projects/") else request.option("project"),
+    service = VertexService((request.option("project") or ref.project) if ref is not None
+                            and request.value.startswith("projects/")
+                            else request.option("project"),
                             ref.region if ref is not None else region or DEFAULT_REGION,
                             request.option("api_endpoint"), request.option("logging_endpoint"))
     if reference is None:
@@ -78,17 +82,27 @@ def resolve(service: VertexService, reference: Any, collection: str) -> JobRef:
     chosen = jobs
     if len(jobs) > 1:
         # A recurring pipeline keeps its display name: the one still going is meant.
-        chosen = [j for j in jobs if short_state(j.state.name) not in _ENDED]
+        chosen = [j for j in jobs if short_state(enum_name(j.state)) not in _ENDED]
     if len(chosen) != 1:
         # One line: the message takes the outbound pass whole (a newline shows as `\n`).
-        rows = "; ".join(f"{j.name} {short_state(j.state.name)} created "
+        rows = "; ".join(f"{_with_id(j.name, service.project)} "
+                         f"{short_state(enum_name(j.state))} created "
                          f"{j.create_time:%Y-%m-%d %H:%M}" for j in jobs[:_LISTED])
         flag = "--vertex-training" if custom else "--vertex-pipeline"
         raise KindUsageError(f"{len(jobs)} {what}s are named {name!r}: {rows}; watch one by "
                              f"its resource name: {flag} projects/…/{collection}/ID")
-    parts = chosen[0].name.split("/")
+    parts = _with_id(chosen[0].name, service.project).split("/")
     try:
         return JobRef(parts[1], parts[3], collection, parts[5])
     except (ValueError, IndexError) as error:
         raise TargetError(f"the service named the job {chosen[0].name!r}, which is not a "
                           f"Vertex AI job name ({error})") from error
+
+
+def _with_id(name: str, project: str) -> str:
+    """A listed job's name with the project as asked for: the service answers with the
+    project's number, and the ID the user knows is what babysit prints and proposes."""
+    parts = name.split("/")
+    if len(parts) == 6 and parts[1].isdigit():
+        parts[1] = project
+    return "/".join(parts)

@@ -12,6 +12,7 @@ connectivity, never as evidence about the job.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -47,6 +48,10 @@ class VertexService:
             from google.auth.credentials import AnonymousCredentials
         except ImportError as error:
             raise missing_extra() from error
+        # proto-plus warns on every enum number it has no name for (a value newer than
+        # the installed library); babysit says so itself, once, in words (describe.py).
+        warnings.filterwarnings("ignore", message=r"Unrecognized \w+ enum value",
+                                category=UserWarning)
         self.region = region
         self.api_endpoint = api_endpoint or f"{region}-aiplatform.googleapis.com"
         self.emulator = self.api_endpoint.startswith("http://")
@@ -111,8 +116,11 @@ class VertexService:
                 from google.cloud import logging as cloud_logging
             except ImportError as error:
                 raise missing_extra() from error
-            options = ({"api_endpoint": self.logging_endpoint} if self.logging_endpoint
-                       else None)
+            # The JSON connection of google-cloud-logging takes the endpoint as its base
+            # URL (`logging_v2/_http.py`: `API_BASE_URL = api_endpoint`), so a bare
+            # HOST[:PORT], as documented for the flag, needs its scheme put in front.
+            options = ({"api_endpoint": logging_url(self.logging_endpoint)}
+                       if self.logging_endpoint else None)
             self._logging = cloud_logging.Client(  # type: ignore[no-untyped-call]
                 project=self.project,
                 credentials=self.credentials, _use_grpc=False, client_options=options)
@@ -167,7 +175,9 @@ class VertexService:
                 raise TargetError(f"{what}: the credentials could not be used ({error}): "
                                   f"{AUTH_HELP}") from error
             if _is_transport(error):
-                raise TargetUnavailable(f"{what}: cannot reach {self.api_endpoint}: "
+                host = (self.logging_endpoint or "logging.googleapis.com") \
+                    if role == LOGS_ROLE else self.api_endpoint
+                raise TargetUnavailable(f"{what}: cannot reach {host}: "
                                         f"{type(error).__name__}") from error
             raise
 
@@ -176,6 +186,11 @@ class VertexService:
             transport = getattr(client, "transport", None)
             if transport is not None:
                 transport.close()
+
+
+def logging_url(endpoint: str) -> str:
+    """`HOST[:PORT]` → `https://HOST[:PORT]`; an `http://` or `https://` URL is kept."""
+    return endpoint if endpoint.startswith(("http://", "https://")) else f"https://{endpoint}"
 
 
 def _message(error: BaseException) -> str:

@@ -87,7 +87,7 @@ def test_no_kubeconfig_exits_4(tmp_path: Path):
 def test_a_kind_babysit_does_not_watch_is_a_usage_error(tmp_path: Path):
     done = babysit("--k8s", "deployment/web", "--once", cwd=tmp_path)
     assert done.returncode == 2
-    assert "job/NAME or pytorchjob/NAME" in done.stderr
+    assert "job/NAME, pytorchjob/NAME or trainjob/NAME" in done.stderr
 
 
 def test_once_json_of_a_running_job(kube: KubeServer, kubeconfig: str, tmp_path: Path):

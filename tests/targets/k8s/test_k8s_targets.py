@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
-from babysit.core.reports import NullObserver
+from babysit.core.reports import NullObserver, PollReport
 from babysit.core.session import ExitCode, SessionResult, run_session
 from babysit.targets.k8s import KIND
 from babysit.targets.kinds import Request
@@ -22,10 +22,13 @@ from tests.fakes.k8s_api import (
     event,
     job,
     job_pod,
+    node_pod,
+    operator_failed,
     pytorchjob,
     replica_pod,
     running,
     terminated,
+    trainjob,
     waiting,
 )
 from tests.targets.k8s.conftest import need_kubernetes_client
@@ -35,13 +38,25 @@ need_kubernetes_client()
 NAME = "llama-ft"
 
 
+class Recorder(NullObserver):
+    """The notices a person would read."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.lines.append(text)
+
+
 def watch(kubeconfig: str, value: str, tmp_path: Path, *, polls: int = 10,
-          clock: FakeClock | None = None) -> tuple[SessionResult, dict[str, Any]]:
+          clock: FakeClock | None = None, observer: NullObserver | None = None,
+          ) -> tuple[SessionResult, dict[str, Any]]:
     request = Request("k8s", value, options={"kubeconfig": kubeconfig,
                                              "namespace": "research"})
     settings = Settings(poll=replace(PollSettings(), interval=30, max_polls=polls), fix=False,
                         rules=replace(RuleSettings(), stall_polls=4), out_dir=tmp_path)
-    result = run_session(lambda: KIND.open(request), value, "k8s", settings, NullObserver(),
+    result = run_session(lambda: KIND.open(request), value, "k8s", settings,
+                         observer or NullObserver(),
                          clock=clock or FakeClock())
     return result, validate_artifact(tmp_path / "babysit-training.json")
 
@@ -207,19 +222,25 @@ def test_pytorchjob_worker_nccl_error_counts_and_the_master_speaks_for_metrics(
         "-n research" in cancel["reason"]
 
 
-def test_pytorchjob_succeeded_and_failed_conditions(kube: KubeServer, kubeconfig: str,
-                                                    tmp_path: Path):
+@pytest.mark.parametrize("deadline, ends, verb", [(True, "TIMEOUT", "timed out"),
+                                                  (False, "FAILED", "failed")])
+def test_pytorchjob_failed_by_the_operator_past_its_deadline_is_a_timeout(
+        deadline: bool, ends: str, verb: str, kube: KubeServer, kubeconfig: str,
+        tmp_path: Path):
+    """The operator's own condition (reason PyTorchJobFailed for both causes): only its
+    message tells a deadline from a backoff limit."""
     kube.state.add("pytorchjobs", NAME, [
-        {"job": pytorchjob(NAME, conditions=(condition("Created", seconds_ago=60),)),
-         "pods": []},
-        {"job": pytorchjob(NAME, conditions=(
-            condition("Created", seconds_ago=60),
-            condition("Failed", "PyTorchJobFailed", "PyTorchJob research/llama-ft has failed "
-                      "because it has reached the specified ActiveDeadlineSeconds"))),
+        {"job": pytorchjob(NAME, conditions=(condition("Created", seconds_ago=60),),
+                           deadline=3600), "pods": []},
+        {"job": pytorchjob(NAME, deadline=3600, conditions=(
+            condition("Created", seconds_ago=60), operator_failed(NAME, deadline=deadline))),
          "pods": []},
     ])
     _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4)
-    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", ends)
+    failure = next(a for a in data["anomalies_detected"] if a["type"] == "job-failure")
+    assert f"PyTorchJob {NAME} {verb}: PyTorchJobFailed (Job {NAME} has failed because" \
+        in failure["description"]
 
 
 def test_failed_scheduling_while_pending_is_a_medium_job_failure(kube: KubeServer,
@@ -280,3 +301,135 @@ def test_bad_references_are_usage_errors(text: str):
 
     with pytest.raises(KindUsageError):
         parse_reference(text)
+
+
+def test_a_pod_recreated_under_its_name_is_read_as_a_new_pod(kube: KubeServer,
+                                                              kubeconfig: str, tmp_path: Path):
+    """The operator deletes an evicted worker and makes `llama-ft-worker-0` again, with a
+    new UID and an empty log: the new pod's lines are read, its NaN seen (workers only,
+    as torchrun runs them: worker 0 is rank 0)."""
+    def other() -> dict[str, Any]:
+        return replica_pod(NAME, "Worker", 1, "Running", [container("pytorch", running())])
+
+    worker = f"{NAME}-worker-0"
+    running_job = pytorchjob(NAME, workers=2, master=False, conditions=(
+        condition("Created", seconds_ago=600), condition("Running", seconds_ago=500)))
+    kube.state.add("pytorchjobs", NAME, [
+        {"job": running_job,
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Running",
+                                       [container("pytorch", running())])],
+         "logs": [(worker, "pytorch", "Step 10/500 | loss=2.0")]},
+        {"job": running_job,
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Failed", [container(
+             "pytorch", terminated(137, "Error"))], reason="Evicted")]},
+        {"job": running_job,
+         "pods": [other(), replica_pod(NAME, "Worker", 0, "Running",
+                                       [container("pytorch", running(5))], attempt=1)],
+         "logs": [(worker, "pytorch", "Step 20/500 | loss=1.9\nStep 30/500 | loss=nan")]},
+    ])
+    seen = Recorder()
+    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=5, observer=seen)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 30 and data["decision"] == "NO-GO"
+    assert any(f"pod {worker} was made again (a new pod, rank 0, Running)" in line
+               for line in seen.lines)
+
+def test_a_job_deleted_by_its_ttl_between_polls_ends_the_watch_saying_so(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """ttlSecondsAfterFinished: 0 — the Job and its pods are gone before babysit reads
+    how it ended: not "unreachable" forever, and not a made-up end."""
+    pod = "llama-ft-ttl"
+    kube.state.add("jobs", NAME, [
+        {"job": job(NAME, ttl=0), "pods": [job_pod(NAME, pod, "Running", trainer(running()))],
+         "logs": [(pod, "trainer", "Step 5/10 | loss=2.0")]},
+        {"job": job(NAME, ttl=0, active=0, succeeded=1, completed=0,
+                    conditions=(condition("Complete", "CompletionsReached"),)),
+         "pods": [job_pod(NAME, pod, "Succeeded", trainer(terminated(0, "Completed")))]},
+    ])
+    seen = Recorder()
+    _, data = watch(kubeconfig, f"job/{NAME}", tmp_path, observer=seen)
+    assert not any(a["type"] == "connectivity" for a in data["anomalies_detected"])
+    assert data["decision"] != "GO"
+    assert any("was deleted before its end was read (its ttlSecondsAfterFinished (0 s)"
+               in line and f"pods: {pod} Running" in line for line in seen.lines), seen.lines
+
+
+def test_a_pytorchjob_that_will_not_finish_before_its_active_deadline_raises_deadline(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    master = f"{NAME}-master-0"
+
+    def frame(step: int) -> dict[str, Any]:
+        conditions = (condition("Created", seconds_ago=3100),
+                      condition("Running", seconds_ago=3000))
+        return {"job": pytorchjob(NAME, workers=0, started=3000, deadline=3600,
+                                  conditions=conditions),
+                "pods": [replica_pod(NAME, "Master", 0, "Running",
+                                     [container("pytorch", running())])],
+                "logs": [(master, "pytorch", f"Step {step}/100000 | loss=1.0")]}
+
+    kube.state.add("pytorchjobs", NAME, [frame(100 * n) for n in range(1, 5)])
+
+    class Headlines(NullObserver):
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def poll(self, report: PollReport) -> None:
+            self.lines.append(report.headline)
+
+    seen = Headlines()
+    _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=4, observer=seen)
+    assert any(" | Left: 9m" in line for line in seen.lines), seen.lines
+    deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
+    assert "(Kubernetes spec.runPolicy.activeDeadlineSeconds, 1h" in deadline["description"]
+    assert "kubectl patch pytorchjob llama-ft --type=merge -p " \
+           "'{\"spec\":{\"runPolicy\":{\"activeDeadlineSeconds\":" in deadline["description"]
+
+
+def _nodes(*logs: str) -> dict[str, Any]:
+    pods = [node_pod(NAME, "node", i, "Running", [container("node", running())])
+            for i in (1, 0)]
+    pods.append(node_pod(NAME, "dataset-initializer", 0, "Succeeded",
+                         [container("dataset-initializer", terminated(0, "Completed"))]))
+    return {"job": trainjob(NAME, conditions=()), "pods": pods,
+            "logs": [(f"{NAME}-node-0-0-x0k", "node", text) for text in logs]}
+
+
+def test_a_trainjob_is_watched_through_its_jobsets_pods_node_0_first(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """Kubeflow Trainer v2: the TrainJob's pods are its JobSet's; node 0 is rank 0."""
+    kube.state.add("trainjobs", NAME, [
+        _nodes("Step 10/100 | loss=2.0"), _nodes("Step 20/100 | loss=nan")])
+    _, data = watch(kubeconfig, f"trainjob/{NAME}", tmp_path, polls=3)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 20 and data["decision"] == "NO-GO"
+    cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
+    assert "kubectl delete trainjob llama-ft -n research" in cancel["reason"]
+
+
+def test_a_trainjob_past_its_active_deadline_is_a_timeout(kube: KubeServer, kubeconfig: str,
+                                                          tmp_path: Path):
+    failed = condition("Failed", "DeadlineExceeded", "TrainJob exceeded its active deadline")
+    kube.state.add("trainjobs", NAME, [
+        _nodes("Step 10/100 | loss=2.0"),
+        {"job": trainjob(NAME, deadline=600, conditions=(failed,)), "pods": []}])
+    _, data = watch(kubeconfig, f"trainjob/{NAME}", tmp_path, polls=3)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "TIMEOUT")
+
+
+def test_what_a_container_wrote_before_it_restarted_is_read_from_its_previous_log(
+        kube: KubeServer, kubeconfig: str, tmp_path: Path):
+    """Between two polls the trainer prints a NaN and crashes; the kubelet restarts it.
+    Its last words are only in the `previous=true` log."""
+    pod = "llama-ft-prev"
+    kube.state.add("jobs", NAME, [
+        {"job": job(NAME), "pods": [job_pod(NAME, pod, "Running", trainer(running()))],
+         "logs": [(pod, "trainer", "Step 1/100 | loss=2.0")]},
+        {"job": job(NAME), "pods": [job_pod(NAME, pod, "Running", trainer(
+            running(1), restarts=1, last=terminated(1, "Error", finished=2)))],
+         "logs_before": [(pod, "trainer", "Step 2/100 | loss=nan\nValueError: loss is nan")],
+         "logs": [(pod, "trainer", "resuming from checkpoint")]},
+    ])
+    _, data = watch(kubeconfig, NAME, tmp_path, polls=3)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 2
+    assert any("previous=True" in path for path, _ in kube.state.requests)

@@ -56,3 +56,21 @@ def test_an_unknown_job_is_reported_with_exit_code_4(slurm: Cluster, tmp_path: P
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 4, done.stdout + done.stderr
     assert "no Slurm job 999999" in done.stdout + done.stderr
+
+
+def test_a_job_whose_rate_will_not_reach_its_last_step_in_its_time_limit_is_told_early(
+        slurm: Cluster, tmp_path: Path):
+    """Two steps a second, 100 000 planned, two minutes allowed: `deadline` within
+    seconds, long before Slurm ends the job."""
+    job = slurm.sbatch('for i in $(seq 1 100000); do echo "Step $i/100000 | loss=1.0"; '
+                       'sleep 0.5; done\n', "--time=2")
+    try:
+        slurm.wait_state(job, ("RUNNING",))
+        done, data = watch(slurm, job, tmp_path, "--timeout", "8s")
+    finally:
+        slurm.run("scancel", job, check=False)
+    deadline = [a for a in data["anomalies_detected"] if a["type"] == "deadline"]
+    assert deadline, done.stdout
+    assert "its time limit (Slurm TimeLimit, 2m" in deadline[0]["description"]
+    assert f"scontrol requeue {job}" in deadline[0]["description"]
+    assert "| Left: " in done.stdout

@@ -15,7 +15,7 @@ from babysit.core.session import ExitCode, run_session
 from babysit.model import AnomalyType, Severity
 from babysit.targets.kinds import KindUsageError
 from babysit.targets.slurm import check_job_id
-from babysit.targets.slurm.job import SlurmJobTarget, _local_log, resolve_path, view_of
+from babysit.targets.slurm.job import SlurmJobTarget, _local_log
 from babysit.targets.slurm.runner import LocalRunner
 from babysit.targets.slurm.states import (
     array_tasks,
@@ -26,6 +26,7 @@ from babysit.targets.slurm.states import (
     parse_sacct,
     pick,
 )
+from babysit.targets.slurm.view import resolve_path, view_of
 from tests.conftest import FakeClock, artifact_in
 
 LINE = ("JobId=42 ArrayJobId=40 ArrayTaskId=2 JobName=my train UserId=ana(1000) "
@@ -61,7 +62,8 @@ def test_gpus_from_tres(text, count):
 
 
 def test_sacct_row_of_the_job_not_its_steps():
-    text = "77|CANCELLED by 1000|0:15|None|00:01:00|n1|cpu=1\n77.batch|CANCELLED|0:15||||\n"
+    text = ("77|77|CANCELLED by 1000|0:15|None|00:01:00|n1|cpu=1\n"
+            "77.batch|77.batch|CANCELLED|0:15||||\n")
     row = parse_sacct(text, "77")
     assert row is not None and row.state == "CANCELLED by 1000"
 

@@ -40,5 +40,7 @@ def only_loopback(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
 @pytest.fixture
 def vertex() -> Iterator[VertexServer]:
-    with VertexServer() as server:
+    from tests.targets.vertex.scenarios import PROJECT, PROJECT_NUMBER
+
+    with VertexServer(numbers={PROJECT: PROJECT_NUMBER}) as server:
         yield server

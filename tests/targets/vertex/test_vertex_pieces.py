@@ -6,13 +6,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from google.protobuf import json_format
 
+from babysit.targets.base import TargetUnavailable
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.describe import Task, machine, task_counts
 from babysit.targets.vertex.names import CUSTOM_JOBS, PIPELINE_JOBS, JobRef, read_reference
-from babysit.targets.vertex.service import VertexService
-from tests.fakes.vertex_api import VertexServer, job_log
+from babysit.targets.vertex.service import LOGS_ROLE, VertexService
+from tests.fakes.vertex_api import VertexServer, job_log, served
 from tests.targets.vertex.conftest import need_google_clients
 
 need_google_clients()
@@ -99,3 +101,39 @@ def test_log_reader_pages_takes_the_newest_first_then_only_new_entries_once(
     assert reader.read() == []
     filters = [path for method, path, _ in vertex.state.requests if method == "POST"]
     assert len(filters) >= 4  # two pages at the start, then one request per read
+
+
+def test_a_logging_endpoint_given_as_a_host_is_reached_over_https(vertex: VertexServer):
+    """`--logging-endpoint HOST:PORT`, as documented: google-cloud-logging takes it as its
+    base URL, so without a scheme requests refused it (InvalidSchema) and the watch
+    crashed. Here the host answers plain HTTP, so HTTPS to it fails as a transport
+    error: the logs are unreachable this poll, nothing worse."""
+    host = vertex.endpoint.removeprefix("http://")
+    service = VertexService("p", "us-central1", vertex.endpoint, host, timeout=5,
+                            retry_seconds=0.5)
+    reader = EntryReader(lambda **kw: service.logging.list_entries(**kw), "p",
+                         'resource.type="ml_job" AND resource.labels.job_id="5"')
+    with pytest.raises(TargetUnavailable, match=f"cannot reach {host}: SSLError"):
+        service.guard(reader.read, "reading the job's logs", LOGS_ROLE)
+
+
+def test_the_fake_refuses_a_job_field_or_enum_name_the_api_does_not_have():
+    assert served("customJobs", {"state": "JOB_STATE_RUNNING"}, True) == {"state": 3}
+    for made_up in ({"state": "JOB_STATE_STUCK"}, {"jobSpec": {"workerPools": []}}):
+        with pytest.raises(json_format.ParseError):
+            served("customJobs", made_up, False)
+
+
+def test_gcloud_ai_region_is_read_from_the_active_configuration(tmp_path):
+    from babysit.targets.vertex.gcloud_config import gcloud_region
+
+    (tmp_path / "configurations").mkdir()
+    (tmp_path / "active_config").write_text("work\n")
+    (tmp_path / "configurations" / "config_work").write_text(
+        "[core]\nproject = my-gcp-proj\n\n[ai]\nregion = europe-west4\n")
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path)}) == "europe-west4"
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path),
+                          "CLOUDSDK_AI_REGION": "asia-east1"}) == "asia-east1"
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path / "none")}) is None
+    (tmp_path / "configurations" / "config_work").write_text("[ai]\nregion = ../../etc\n")
+    assert gcloud_region({"CLOUDSDK_CONFIG": str(tmp_path)}) is None

@@ -5,15 +5,17 @@ pipeline, a flaky service, resolution and credentials."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
-from babysit.core.reports import NullObserver
+from babysit.core.reports import NullObserver, PollReport
 from babysit.core.session import ExitCode, SessionResult, run_session
 from babysit.targets.base import Target
 from babysit.targets.vertex.custom_job import CustomJobTarget
@@ -24,15 +26,40 @@ from tests.conftest import FakeClock, validate_artifact
 from tests.fakes.vertex_api import VertexServer, pipeline_log
 from tests.forked_cli import run_babysit
 from tests.targets.vertex.conftest import OFFLINE_ENV, need_google_clients
-from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
+from tests.targets.vertex.scenarios import (
+    PARENT,
+    PROJECT,
+    PROJECT_NUMBER,
+    custom_job,
+    lines,
+    newer,
+    pipeline,
+    task,
+)
 
 need_google_clients()
 
 _GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
 
+class Recorder(NullObserver):
+    """What a person would read: the notices and each poll's status lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.lines.append(text)
+
+    def poll(self, report: PollReport) -> None:
+        self.lines += [*report.status, report.headline]
+
+    baseline = poll
+
+
 def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
-          polls: int = 10, retry_seconds: float = 1.0) -> tuple[SessionResult, dict[str, Any]]:
+          polls: int = 10, retry_seconds: float = 1.0, observer: NullObserver | None = None,
+          ) -> tuple[SessionResult, dict[str, Any]]:
     ref = JobRef(PROJECT, "us-central1", collection, job_id)
 
     def open_target() -> Target:
@@ -45,7 +72,7 @@ def watch(vertex: VertexServer, collection: str, job_id: str, tmp_path: Path, *,
                         rules=replace(RuleSettings(), stall_polls=3), out_dir=tmp_path)
     result = run_session(open_target, ref.name, "vertex-" + ("training" if collection ==
                                                               "customJobs" else "pipeline"),
-                         settings, NullObserver(), clock=FakeClock())
+                         settings, observer or NullObserver(), clock=FakeClock())
     return result, validate_artifact(tmp_path / "babysit-training.json")
 
 
@@ -191,6 +218,7 @@ def test_failed_pipeline_is_a_blocker_naming_its_failed_task(vertex: VertexServe
     assert {("pipeline-failure", "blocker"), ("task-failure", "high")} <= found
     failure = next(a for a in data["anomalies_detected"] if a["type"] == "pipeline-failure")
     assert "failed: train" in failure["description"]
+    assert "The DAG failed because some tasks failed." in failure["description"]
     errors = [a for a in data["anomalies_detected"] if "task events" in a["description"]]
     assert errors and errors[0]["severity"] == "medium"
 
@@ -308,3 +336,157 @@ def test_access_refused_mid_watch_is_connectivity_not_the_end_of_the_run(
     refused = next(a for a in data["anomalies_detected"] if a["type"] == "connectivity")
     assert "roles/aiplatform.viewer" in refused["description"]
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_enum_values_newer_than_the_installed_library_are_read_not_a_crash(
+        vertex: VertexServer, tmp_path: Path):
+    from google.cloud.aiplatform_v1.types import AcceleratorType, JobState
+
+    job = f"{PARENT}/customJobs/51"
+    vertex.state.add_job(job, [
+        custom_job(newer(JobState), accelerator=(newer(AcceleratorType), 8), started=None),
+        custom_job("RUNNING", accelerator=(newer(AcceleratorType), 8),
+                   logs=lines("51", "Step 1/10 | loss=2.0")),
+        custom_job("SUCCEEDED", ended=0, accelerator=(newer(AcceleratorType), 8),
+                   logs=lines("51", "Step 10/10 | loss=1.0")),
+    ])
+    seen = Recorder()
+    result, data = watch(vertex, "customJobs", "51", tmp_path, observer=seen)
+    # google-cloud-aiplatform >= 1.80 asks for numbers on every REST call; older ones for
+    # names, and the service then sends the number of a value it has no name for there.
+    asked = {"enum-encoding=int" in unquote(path) for method, path, _ in
+             vertex.state.requests if method == "GET"}
+    assert len(asked) == 1
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert result.exit_code is ExitCode.GO
+    text = "\n".join(seen.lines)
+    assert f"n1-standard-8 + 8x accelerator #{newer(AcceleratorType)}" in text
+    assert f"in state {newer(JobState)}, which the installed google-cloud-aiplatform does " \
+           "not know" in text
+
+
+def test_a_pipeline_task_in_a_state_newer_than_the_library_is_neither_done_nor_failed(
+        vertex: VertexServer, tmp_path: Path):
+    from google.cloud.aiplatform_v1.types import PipelineTaskDetail
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p51", [
+        pipeline("RUNNING", [task(2, "train", newer(PipelineTaskDetail.State), started=60)]),
+        pipeline("SUCCEEDED", [task(2, "train", "SUCCEEDED", started=60)]),
+    ])
+    result, data = watch(vertex, "pipelineJobs", "p51", tmp_path)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert data["anomalies_detected"] == []
+
+
+def test_a_failed_job_whose_error_never_comes_ends_after_two_more_polls(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/52", [custom_job("FAILED", ended=0)])
+    seen = Recorder()
+    _, data = watch(vertex, "customJobs", "52", tmp_path, observer=seen)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
+    assert sum("has not said why yet" in line for line in seen.lines) == 2
+
+
+def test_a_gcpc_tasks_training_job_is_followed_past_its_launcher(vertex: VertexServer,
+                                                                  tmp_path: Path):
+    """CustomTrainingJobOp: the task's container is a launcher; its gcp_resources name
+    the CustomJob that trains (with the project number, as Vertex AI writes it)."""
+    launcher = f"{PARENT}/customJobs/700"
+    trainer = f"projects/{PROJECT_NUMBER}/locations/us-central1/customJobs/888"
+
+    def train(**kw: Any) -> dict[str, Any]:
+        return task(2, "custom-training-job", "RUNNING", started=300, job=launcher,
+                    launched=trainer, **kw)
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p52", [
+        pipeline("RUNNING", [train()], logs=[
+            *lines("700", "Job projects/x/locations/us-central1/customJobs/888 is running"),
+            *lines("888", "Step 1/100 | loss=2.0", "Step 2/100 | loss=1.9")]),
+        pipeline("RUNNING", [train()], logs=lines("888", "Step 3/100 | loss=nan")),
+    ])
+    seen = Recorder()
+    _, data = watch(vertex, "pipelineJobs", "p52", tmp_path, observer=seen)
+    nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
+    assert nan["step"] == 3 and data["decision"] == "NO-GO"
+    assert f"task custom-training-job: reading the logs of custom job {trainer}" in seen.lines
+
+
+def test_a_resource_name_with_the_project_number_goes_with_the_projects_id(
+        vertex: VertexServer, tmp_path: Path):
+    """Vertex AI prints and returns names with the project number; pasting one beside
+    --project with the ID is the same project, not a usage error."""
+    vertex.state.add_job(f"{PARENT}/customJobs/61", [
+        custom_job("RUNNING", logs=lines("61", "Step 4/9 | loss=1.0"))])
+    name = f"projects/{PROJECT_NUMBER}/locations/us-central1/customJobs/61"
+    done = _cli("--vertex-training", name, "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target"] == name and data["total_steps"] == 4
+
+
+def test_parallel_for_iterations_sharing_a_name_are_each_their_own_task(
+        vertex: VertexServer, tmp_path: Path):
+    """ParallelFor runs its body once per item: task details with one task_name (and
+    unique name), told apart only by task_id."""
+    loop = {"taskId": "2", "parentTaskId": "1", "taskName": "for-loop-2", "state": "RUNNING"}
+
+    def shard(task_id: int, state: str, error: str | None = None) -> dict[str, Any]:
+        return {**task(task_id, "train-shard", state, started=60, parent=2, error=error),
+                "taskUniqueName": "for-loop-2.train-shard"}
+
+    vertex.state.add_job(f"{PARENT}/pipelineJobs/p53", [
+        pipeline("RUNNING", [loop, shard(3, "RUNNING"), shard(4, "RUNNING")]),
+        pipeline("RUNNING", [loop, shard(3, "FAILED", "shard 0: bad input"),
+                             shard(4, "RUNNING")]),
+        pipeline("RUNNING", [loop, shard(3, "FAILED", "shard 0: bad input"),
+                             shard(4, "FAILED", "shard 1: disk full")]),
+    ])
+    _, data = watch(vertex, "pipelineJobs", "p53", tmp_path, polls=4)
+    failed = sorted(a["description"] for a in data["anomalies_detected"]
+                    if a["type"] == "task-failure")
+    assert len(failed) == 2, failed
+    # google-cloud-aiplatform 1.60 has no task_unique_name: its client drops it, and the
+    # task's own name is shown.
+    from google.cloud.aiplatform_v1.types import PipelineTaskDetail
+
+    known = "task_unique_name" in PipelineTaskDetail.meta.fields
+    shown = "for-loop-2.train-shard" if known else "train-shard"
+    assert f"task {shown} [task 3] failed" in failed[0]
+    assert "shard 0: bad input" in failed[0] and "shard 1: disk full" in failed[1]
+
+
+def test_a_custom_job_that_will_not_finish_before_its_timeout_raises_deadline(
+        vertex: VertexServer, tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/62", [
+        custom_job("RUNNING", started=3000, timeout=3600,
+                   logs=lines("62", f"Step {100 * n}/100000 | loss=1.0")) for n in range(1, 5)])
+    _, data = watch(vertex, "customJobs", "62", tmp_path, polls=4)
+    deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
+    assert "its time limit (Vertex AI scheduling.timeout, 1h" in deadline["description"]
+
+
+def test_a_job_id_is_looked_for_in_gcloud_s_ai_region(vertex: VertexServer, tmp_path: Path):
+    config = tmp_path / "gcloud"
+    (config / "configurations").mkdir(parents=True)
+    (config / "configurations" / "config_default").write_text("[ai]\nregion = europe-west4\n")
+    vertex.state.add_job(f"projects/{PROJECT}/locations/europe-west4/customJobs/63", [
+        custom_job("RUNNING", logs=lines("63", "Step 2/9 | loss=1.0"))])
+    done = _cli("--vertex-training", "63", "--project", PROJECT, "--once",
+                "--api-endpoint", vertex.endpoint, cwd=tmp_path,
+                env={"CLOUDSDK_CONFIG": str(config)})
+    assert done.returncode == 3, done.stdout + done.stderr
+    data = validate_artifact(tmp_path / "babysit-training.json")
+    assert data["target"] == f"projects/{PROJECT}/locations/europe-west4/customJobs/63"
+
+
+def test_a_running_custom_job_with_a_timeout_shows_the_time_left(vertex: VertexServer,
+                                                                  tmp_path: Path):
+    vertex.state.add_job(f"{PARENT}/customJobs/64", [
+        custom_job("RUNNING", started=600, timeout=3600,
+                   logs=lines("64", "Step 1/10 | loss=1.0"))])
+    seen = Recorder()
+    watch(vertex, "customJobs", "64", tmp_path, polls=1, observer=seen)
+    # Started 10 minutes ago with a one-hour timeout (a few seconds pass in the test).
+    assert any(re.search(r"\| Left: (49|50)m \d+s of the timeout", line)
+               for line in seen.lines), seen.lines
