@@ -9,6 +9,7 @@ built from it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
+from babysit.metric_names import is_bookkeeping
 from babysit.model import (
     Anomaly,
     AnomalyType,
@@ -213,8 +215,22 @@ class Run:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
                 if signals:
                     self._signals(signals)
+            elif record.metrics:
+                self._other_rank(record)
             for event in record.events:
-                self._on_event(event, record.rank)
+                self._on_event(event, record.rank, record.step)
+
+    def _other_rank(self, record: Record) -> None:
+        """Another rank's metrics do not make the run's series (each rank prints its own,
+        often identical, losses), but a non-finite value on any rank is the run's: named
+        with that rank and its own step."""
+        bad = {k: v for k, v in record.metrics.items()
+               if not math.isfinite(v) and not is_bookkeeping(k)}
+        if bad:
+            values = ", ".join(f"{k}={v}" for k, v in sorted(bad.items())[:6])
+            self.ledger.raise_(AnomalyType.NAN_INF, record.step if record.step is not None
+                               else self.step, f"non-finite metric on rank {record.rank}: "
+                               f"{values}", f"rank{record.rank}")
 
     def _signals(self, signals: Iterable[Signal]) -> None:
         for signal in signals:
@@ -226,12 +242,15 @@ class Run:
             else:
                 self.ledger.resolve(signal.type, signal.how, signal.key)
 
-    def _on_event(self, event: LogEvent, rank: int | None = None) -> None:
+    def _on_event(self, event: LogEvent, rank: int | None = None,
+                  step: int | None = None) -> None:
         rule = EVENT_RULES.get(event.kind)
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
             where = f"rank {rank}: " if rank is not None else ""
-            self.ledger.raise_(rule.type, self.step, f"{where}{rule.title}: {event.line}", key)
+            # A failure on another rank is labelled with that rank's own step.
+            at = step if rank is not None and step is not None else self.step
+            self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key)
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:

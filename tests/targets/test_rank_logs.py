@@ -65,3 +65,31 @@ def test_a_glob_that_matches_nothing_is_a_clear_error(tmp_path: Path):
 def test_several_targets_are_only_for_local_rank_logs(tmp_path: Path):
     done = babysit("--pid", "1", "a.log", "b.log", cwd=tmp_path)
     assert done.returncode == 2 and sys.executable
+
+
+def _rank_lines(rank: int, nan_at: int | None) -> list[str]:
+    return [f"step {s}/100 | loss={'nan' if nan_at and s >= nan_at else f'{3 - s * 0.01:.3f}'}"
+            for s in range(1, 41 if rank else 40)]
+
+
+def test_a_nan_on_rank_2_of_4_in_its_own_file_is_the_runs_naming_that_rank(tmp_path: Path):
+    """Issue 24: other ranks' metrics do not make the series, but their NaN is the run's."""
+    for rank in range(4):
+        lines = _rank_lines(rank, 31 if rank == 2 else None)
+        (tmp_path / f"rank{rank}.log").write_text("\n".join(lines) + "\n")
+    done = babysit("rank0.log", "rank1.log", "rank2.log", "rank3.log", "--once", cwd=tmp_path)
+    data = artifact_in(tmp_path)
+    assert done.returncode == 1 and data["decision"] == "NO-GO", data["summary"]
+    [nan] = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert "rank 2" in nan["description"] and nan["step"] == 31
+
+
+def test_a_nan_on_rank_2_in_interleaved_prefixed_lines_is_the_runs(tmp_path: Path):
+    ranks = [_rank_lines(rank, 31 if rank == 2 else None) for rank in range(4)]
+    lines = [f"[rank{rank}]: {ranks[rank][i]}" for i in range(39) for rank in range(4)]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    babysit("train.log", "--once", cwd=tmp_path)
+    data = artifact_in(tmp_path)
+    assert data["decision"] == "NO-GO", data["summary"]
+    [nan] = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert "rank 2" in nan["description"] and nan["step"] == 31
