@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from babysit.config import EfficiencySettings, RuleSettings, UserAlert
+from babysit.config import EfficiencySettings, RuleSettings
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.deadline import deadline_warning
 from babysit.core.efficiency import EfficiencyTracker
@@ -39,6 +39,7 @@ from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.units import count, format_duration
+from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)

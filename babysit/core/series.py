@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from babysit.config import RuleSettings, UserAlert
+from babysit.config import RuleSettings
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
@@ -26,6 +26,7 @@ from babysit.metric_names import (
 )
 from babysit.model import Record
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
+from babysit.user_alerts import UserAlert
 
 MEASURED_UNIT = "steps/s (measured)"
 STEP_TIME_UNIT = "steps/s (from the time per step)"

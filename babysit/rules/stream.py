@@ -15,13 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from babysit.config import RuleSettings, UserAlert
+from babysit.config import RuleSettings
 from babysit.metric_names import eval_direction, is_bookkeeping
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
-from babysit.rules.loss_rules import LossRule, NotLearningRule
+from babysit.rules.learning_rules import NotLearningRule
+from babysit.rules.loss_rules import LossRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
+from babysit.user_alerts import UserAlert
 
 __all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule",
            "NotLearningRule", "Observation", "Raise", "Reassess", "Resolve", "RuleSet",

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from babysit.config import ConfigError, RuleSettings, UserAlert, load_settings
+from babysit.config import ConfigError, RuleSettings, load_settings
 from babysit.core.run import Run
 from babysit.model import AnomalyType, Severity
 from babysit.parsing.parser import LogParser
+from babysit.user_alerts import UserAlert
 from tests.test_cli import babysit
 
 VAL_ACC_FLOOR = """
