@@ -291,7 +291,8 @@ class LogParser:
         has_rest = bool(rest.strip())
         # The W&B client's own output (its end-of-run summary and history) repeats the
         # run's metrics out of order: not training lines.
-        if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest):
+        if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest
+                                              or "ocab" in rest):
             found_facts = run_facts(rest)
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
                 self.facts.update(found_facts)
@@ -409,7 +410,7 @@ class LogParser:
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
-        if parsed is None and ("param" in rest or "tokens per" in rest):
+        if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest):
             found = run_facts(rest)
             if found:
                 self.facts.update(found)

@@ -56,7 +56,7 @@ EVENTS = "|".join((
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
-    "arameters", "params", "tokens per",
+    "arameters", "params", "tokens per", "ocab",
 ))
 _FLOOD_LIMIT = 16  # non-finite lines naming nothing new before the search drops them
 _CONTEXT_BEFORE = 2 * 1024

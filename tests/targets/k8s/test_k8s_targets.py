@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -381,8 +382,10 @@ def test_a_pytorchjob_that_will_not_finish_before_its_active_deadline_raises_dea
     assert any(" | Left: 9m" in line for line in seen.lines), seen.lines
     deadline = next(a for a in data["anomalies_detected"] if a["type"] == "deadline")
     assert "(Kubernetes spec.runPolicy.activeDeadlineSeconds, 1h" in deadline["description"]
-    assert "kubectl patch pytorchjob llama-ft --type=merge -p " \
-           "'{\"spec\":{\"runPolicy\":{\"activeDeadlineSeconds\":" in deadline["description"]
+    # The cluster babysit read, named (issue 26): --kubeconfig and --context before the verb.
+    assert re.search(r"kubectl --kubeconfig=\S+ --context=\S+ patch pytorchjob llama-ft "
+                     r"--type=merge -p '\{\"spec\":\{\"runPolicy\":\{\"activeDeadlineSeconds\":",
+                     deadline["description"]), deadline["description"]
 
 
 def _nodes(*logs: str) -> dict[str, Any]:
@@ -403,7 +406,8 @@ def test_a_trainjob_is_watched_through_its_jobsets_pods_node_0_first(
     nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
     assert nan["step"] == 20 and data["decision"] == "NO-GO"
     cancel = next(a for a in data["actions"] if a["kind"] == "cancel-run")
-    assert "kubectl delete trainjob llama-ft -n research" in cancel["reason"]
+    assert re.search(r"kubectl --kubeconfig=\S+ --context=\S+ delete trainjob llama-ft "
+                     r"-n research", cancel["reason"]), cancel["reason"]
 
 
 def test_a_trainjob_past_its_active_deadline_is_a_timeout(kube: KubeServer, kubeconfig: str,
