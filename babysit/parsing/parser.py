@@ -169,6 +169,9 @@ class LogParser:
         self._records_counted = 0  # training records, for a log that prints no step
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
+        # Lines that said nothing, by their text: the same warning printed at every step is
+        # read twice (the second time may show it is a recurring metric line), then skipped.
+        self._quiet: dict[str, int] = {}
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -240,9 +243,16 @@ class LogParser:
         """Parse one line (already split on newlines and carriage returns)."""
         self._took = False
         self.lines_seen += 1
+        quiet = self._quiet.get(raw_line, 0)
+        if quiet >= 2:
+            return None  # the very same line said nothing twice: a repeated warning
         record = self._feed(raw_line)
         if record is not None or self._took:
             self.lines_read += 1
+        else:
+            if len(self._quiet) >= 4096:
+                self._quiet.clear()
+            self._quiet[raw_line] = quiet + 1
         return record
 
     def _feed(self, raw_line: str) -> Record | None:

@@ -42,7 +42,10 @@ EVENTS = "|".join((
     "Timeout", "timeout", "Segmentation", "SIGSEGV", "SIGBUS", "SIGABRT", "Bus error",
     "Fatal Python", "core dumped", "Aborted", "ignal 11", "No space left", "quota exceeded",
     "Errno 28", "Errno 122", "PytorchStreamWriter", "unexpected pos", "SafetensorError",
-    "rror while serializing", "heckpoint", "aving model", "aved model", "inal model",
+    "rror while serializing",
+    # Phrases, not the bare word: `torch.utils.checkpoint` warns at every step in many runs.
+    "ave checkpoint", "aving checkpoint", "aved checkpoint", "the checkpoint",
+    "odel checkpoint", "heckpoint saved", "heckpoint to", "aving model", "aved model", "inal model",
     "Saving the model", "Loading best", "est model", "est checkpoint", "Exception during",
     "death signal", "closing signal", "estarting workers", "Worker group FAILED",
     "oss scale", "Grad overflow", "Successfully completed", "TERM_OWNER", "TERM_RUNLIMIT",
