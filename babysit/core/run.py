@@ -72,6 +72,7 @@ class Run:
         self.evidence_url: str | None = None
         self.formats: tuple[str, ...] = ()
         self.reading: Reading | None = None  # how much of the log was understood
+        self._resumed_from: int | None = None  # the step the run last went back to
         self.unreachable = False
         # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
         self.steps_from_zero = False
@@ -209,6 +210,10 @@ class Run:
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
                 change, signals = series.absorb(record)
+                if change.went_back and self.step is not None:
+                    self._resumed_from = self.step
+                elif change.advanced and self._resumed_from is not None:
+                    self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and self.step is not None
                 if moved and self.lifecycle.on_step(self.step or 0, series.target_steps) \
                         and self.ledger.any_open(_RECOVERS):
@@ -220,6 +225,21 @@ class Run:
                 self._other_rank(record)
             for event in record.events:
                 self._on_event(event, record.rank, record.step)
+
+    def _trained_past_nan(self, record: Record) -> None:
+        """A run that went back to a checkpoint saved before its NaN and trained past the
+        step of the NaN with finite values recovered from it: the NaN is resolved, with
+        how (the verdict then rests on the rest of the evidence)."""
+        if any(not math.isfinite(v) for v in record.metrics.values()) or self.step is None:
+            return
+        for anomaly in self.ledger.unresolved():
+            if anomaly.type is AnomalyType.NAN_INF and anomaly.step is not None \
+                    and self._resumed_from is not None and self._resumed_from < anomaly.step \
+                    < self.step:
+                self.ledger.resolve(AnomalyType.NAN_INF, (
+                    f"the run resumed from step {self._resumed_from} (before the NaN) and "
+                    f"trained past step {anomaly.step} with finite values (now step "
+                    f"{self.step})"), anomaly.key)
 
     def _other_rank(self, record: Record) -> None:
         """Another rank's metrics do not make the run's series (each rank prints its own,

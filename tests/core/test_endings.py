@@ -126,3 +126,23 @@ def test_a_stdout_only_run_killed_and_reaped_by_its_parent_is_not_succeeded(tmp_
     result, data = watch(tmp_path, proc)
     assert data["terminal_state"] == "ENDED", data["summary"]
     assert data["decision"] == "CONDITIONAL" and result.exit_code is ExitCode.CONDITIONAL
+
+
+def test_a_nan_followed_by_a_resume_from_before_it_that_completes_is_resolved(tmp_path: Path):
+    """Issue 26: the run NaNs at step 31, resumes from its step-30 checkpoint and finishes
+    with finite losses: the NaN is resolved (and says how), not a NO-GO."""
+    lines = [f"step {s}/100 | loss={3 - s * 0.02:.3f}" for s in range(1, 31)]
+    lines += ["step 31/100 | loss=nan", "Resuming from checkpoint out/ckpt-30"]
+    lines += [f"step {s}/100 | loss={3 - s * 0.02:.3f}" for s in range(30, 101)]
+    lines += ["Training completed."]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["decision"] != "NO-GO", data["summary"]
+    [nan] = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert "resolved: the run resumed from step 30" in nan["description"]
+
+
+def test_a_nan_the_run_never_went_back_from_stays_open(tmp_path: Path):
+    lines = [f"step {s}/100 | loss={3 - s * 0.02:.3f}" for s in range(1, 31)]
+    lines += ["step 31/100 | loss=nan"] + [f"step {s}/100 | loss=2.0" for s in range(32, 101)]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["decision"] == "NO-GO"
