@@ -12,7 +12,7 @@ import dataclasses
 import itertools
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 MASK = "REDACTED"
@@ -176,20 +176,26 @@ T = TypeVar("T")
 def scrub_value(value: T) -> T:
     """Every string inside `value` scrubbed: strings, mappings, sequences and frozen
     dataclasses (rebuilt, never mutated). Numbers and enums pass untouched."""
-    return _scrub_any(value)  # type: ignore[no-any-return]
+    return map_strings(value, scrub)
 
 
-def _scrub_any(value: Any) -> Any:
+def map_strings(value: T, change: Callable[[str], str]) -> T:
+    """`change` applied to every string inside `value` (the walk `scrub_value` and
+    `sanitise.outbound_value` share)."""
+    return _map_any(value, change)  # type: ignore[no-any-return]
+
+
+def _map_any(value: Any, change: Callable[[str], str]) -> Any:
     if isinstance(value, str):
-        return scrub(value) if type(value) is str else value  # enums are left alone
+        return change(value) if type(value) is str else value  # enums are left alone
     if isinstance(value, Mapping):
-        return {_scrub_any(k): _scrub_any(v) for k, v in value.items()}
+        return {_map_any(k, change): _map_any(v, change) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        items = [_scrub_any(v) for v in value]
+        items = [_map_any(v, change) for v in value]
         return tuple(items) if isinstance(value, tuple) else items
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _scrub_any(getattr(value, f.name)) for f in dataclasses.fields(value)
-                   if f.init}
+        changes = {f.name: _map_any(getattr(value, f.name), change)
+                   for f in dataclasses.fields(value) if f.init}
         return dataclasses.replace(value, **changes)
     return value
 

@@ -16,12 +16,10 @@ both passes, sanitiser then scrubber, in the one place each way out calls them.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from babysit.redact import scrub
+from babysit.redact import map_strings, scrub
 
 # Escape sequences, 7-bit (ESC …) and 8-bit (C1) forms. A sequence cut short by the end
 # of the text is removed too: what follows it would be swallowed by a terminal anyway.
@@ -68,19 +66,4 @@ T = TypeVar("T")
 def outbound_value(value: T) -> T:
     """`outbound` applied to every string inside `value`: strings, mappings, sequences
     and frozen dataclasses (rebuilt, never mutated). Numbers and enums pass untouched."""
-    return _outbound_any(value)  # type: ignore[no-any-return]
-
-
-def _outbound_any(value: Any) -> Any:
-    if isinstance(value, str):
-        return outbound(value) if type(value) is str else value  # enums are left alone
-    if isinstance(value, Mapping):
-        return {_outbound_any(k): _outbound_any(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [_outbound_any(v) for v in value]
-        return tuple(items) if isinstance(value, tuple) else items
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _outbound_any(getattr(value, f.name))
-                   for f in dataclasses.fields(value) if f.init}
-        return dataclasses.replace(value, **changes)
-    return value
+    return map_strings(value, outbound)
