@@ -42,6 +42,7 @@ from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
+_NAN = (AnomalyType.NAN_INF,)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
 
 
@@ -212,7 +213,8 @@ class Run:
                 change, signals = series.absorb(record)
                 if change.went_back and self.step is not None:
                     self._resumed_from = self.step
-                elif change.advanced and self._resumed_from is not None:
+                elif change.advanced and self._resumed_from is not None \
+                        and self.ledger.any_open(_NAN):
                     self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and self.step is not None
                 if moved and self.lifecycle.on_step(self.step or 0, series.target_steps) \

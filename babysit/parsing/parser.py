@@ -74,7 +74,6 @@ _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 # Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
-_SUMMARY_KEYS = ("train_runtime", "train/train_runtime")
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
 
 
@@ -358,7 +357,7 @@ class LogParser:
         100%|...| 7/7`): the row says the epoch and the losses; the bar counts the
         batches of that epoch, so its count is neither the run's step nor its total
         (the trainer may accumulate several batches per step)."""
-        if self._bars.yolo_columns or bar.style != "tqdm" or not any(
+        if not bar.desc or self._bars.yolo_columns or bar.style != "tqdm" or not any(
                 c.isdigit() for c in bar.desc):
             return None
         row = self._shapes.bar_row(bar.desc)
@@ -496,7 +495,7 @@ class LogParser:
                 scale = to_number(event.detail) if event.detail else None
                 if scale is not None:
                     metrics["loss_scale"] = scale
-        if any(key in metrics for key in _SUMMARY_KEYS):
+        if "train_runtime" in metrics or "train/train_runtime" in metrics:
             # The trainer's end-of-training summary: averages over the whole run, not a
             # step of it. It says training returned (see lifecycle for an early one).
             events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], "summary"))
