@@ -67,6 +67,7 @@ class AnomalyType(StrEnum):
     HARDWARE_FAULT = "hardware-fault"
     USER_ALERT = "user-alert"  # one of the user's own [[alerts]]
     DEADLINE = "deadline"
+    STRAGGLER = "straggler"  # one rank falls behind the others
 
 
 class TerminalState(StrEnum):

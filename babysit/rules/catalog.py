@@ -158,6 +158,13 @@ _ENTRIES = (
         "checkpoint is saved before the limit and resume from it in a new job.",
         severity_at_end=Severity.HIGH),
     AnomalyEntry(
+        AnomalyType.STRAGGLER, Severity.MEDIUM,
+        "One rank is falling behind the others, and in synchronous training every rank "
+        "waits for it: look at that rank's host (GPU clocks and temperature, a throttled or "
+        "faulty GPU, other jobs on the node, its data loading or its network link) and "
+        "move the rank off it if it stays slow.",
+        recovers_on_progress=False),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

@@ -93,3 +93,24 @@ def test_a_nan_on_rank_2_in_interleaved_prefixed_lines_is_the_runs(tmp_path: Pat
     assert data["decision"] == "NO-GO", data["summary"]
     [nan] = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
     assert "rank 2" in nan["description"] and nan["step"] == 31
+
+
+def test_a_rank_30_percent_slower_than_the_others_is_a_straggler_named(tmp_path: Path):
+    for rank in range(4):
+        last = 70 if rank == 3 else 100
+        lines = [f"step {s}/1000 | loss={3 - s * 0.001:.4f}" for s in range(1, last + 1)]
+        (tmp_path / f"rank{rank}.log").write_text("\n".join(lines) + "\n")
+    babysit("rank0.log", "rank1.log", "rank2.log", "rank3.log", "--once", cwd=tmp_path)
+    data = artifact_in(tmp_path)
+    [straggler] = [a for a in data["anomalies_detected"] if a["type"] == "straggler"]
+    assert "rank 3" in straggler["description"] and straggler["step"] == 70
+
+
+def test_ranks_in_step_raise_no_straggler(tmp_path: Path):
+    for rank in range(4):
+        last = 99 if rank == 2 else 100  # a line not yet flushed
+        lines = [f"step {s}/1000 | loss={3 - s * 0.001:.4f}" for s in range(1, last + 1)]
+        (tmp_path / f"rank{rank}.log").write_text("\n".join(lines) + "\n")
+    babysit("rank0.log", "rank1.log", "rank2.log", "rank3.log", "--once", cwd=tmp_path)
+    assert not [a for a in artifact_in(tmp_path)["anomalies_detected"]
+                if a["type"] == "straggler"]
