@@ -168,6 +168,9 @@ class Record:
     # The planned total said before was an inner loop's (a bar that came round again):
     # the run's own total is not known.
     target_withdrawn: bool = False
+    # Where the line came from, when the target knows and a person needs it to find it
+    # (`task model-training` of a pipeline): anomalies the record raises name it.
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -226,11 +226,11 @@ class Run:
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
                 if signals:
-                    self._signals(signals)
+                    self._signals(signals, record.source)
             elif record.metrics:
                 self._other_rank(record)
             for event in record.events:
-                self._on_event(event, record.rank, record.step)
+                self._on_event(event, record.rank, record.step, record.source)
             if record.rank is not None and record.step is not None:
                 self._rank_steps[record.rank] = record.step
         if len(self._rank_steps) > 1:
@@ -280,22 +280,24 @@ class Run:
                                else self.step, f"non-finite metric on rank {record.rank}: "
                                f"{values}", f"rank{record.rank}")
 
-    def _signals(self, signals: Iterable[Signal]) -> None:
+    def _signals(self, signals: Iterable[Signal], source: str = "") -> None:
         for signal in signals:
             if isinstance(signal, Raise):
-                self.ledger.raise_(signal.type, self.step, signal.description, signal.key,
-                                   signal.severity)
+                where = f"{source}: " if source else ""
+                self.ledger.raise_(signal.type, self.step, where + signal.description,
+                                   signal.key, signal.severity)
             elif isinstance(signal, Reassess):
                 self.ledger.reassess(signal.type, signal.key, signal.severity, signal.why)
             else:
                 self.ledger.resolve(signal.type, signal.how, signal.key)
 
     def _on_event(self, event: LogEvent, rank: int | None = None,
-                  step: int | None = None) -> None:
+                  step: int | None = None, source: str = "") -> None:
         rule = EVENT_RULES.get(event.kind)
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
-            where = f"rank {rank}: " if rank is not None else ""
+            named = [p for p in (source, f"rank {rank}" if rank is not None else "") if p]
+            where = ", ".join(named) + ": " if named else ""
             # A failure on another rank is labelled with that rank's own step.
             at = step if rank is not None and step is not None else self.step
             self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key)

@@ -408,6 +408,7 @@ def test_a_gcpc_tasks_training_job_is_followed_past_its_launcher(vertex: VertexS
     _, data = watch(vertex, "pipelineJobs", "p52", tmp_path, observer=seen)
     nan = next(a for a in data["anomalies_detected"] if a["type"] == "nan-inf")
     assert nan["step"] == 3 and data["decision"] == "NO-GO"
+    assert nan["description"].startswith("task custom-training-job: ")  # which task NaN'd
     assert f"task custom-training-job: reading the logs of custom job {trainer}" in seen.lines
 
 
