@@ -199,10 +199,17 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         if sig.kind in seen:
             continue
         match = sig.pattern.search(line)
+        if match is not None and sig.kind in _FAILURE_KINDS and _inside_a_name(line, match.start()):
+            # `/runs/Traceback_CUDA out of memory/`: a path, not a message; a real one may
+            # still come later in the line (`torch.distributed.DistBackendError: NCCL error`).
+            match = next((m for m in sig.pattern.finditer(line, match.end())
+                          if not _inside_a_name(line, m.start())), None)
         if match is None:
             continue
         if _quoted(line, match.start()) and not match.group(0).startswith('"'):
             continue  # words inside a quoted string: data, a prompt, a sample — not the run
+        if sig.kind is EventKind.NCCL and _SETTING.search(line) and not _HAPPENED.search(line):
+            continue  # `Setting NCCL timeout to 1800 seconds`: a setting, not a timeout
         if sig.detail_group < 0:  # the first alternative's group that matched
             detail = next((g for g in match.groups() if g is not None), "")
         else:
@@ -223,6 +230,20 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         # code's: one event, with the advice that fits.
         found = [e for e in found if e.kind is not EventKind.CUDA_ERROR]
     return tuple(found)
+
+
+_FAILURE_KINDS = frozenset({EventKind.OOM, EventKind.CUDA_ERROR})
+# A timeout being set or printed as a setting, and words that say one really happened.
+_SETTING = re.compile(r"[Tt]imeout\w*\s*(?:\(\w*\))?\s*(?:=|:\s*\d|to\s+\d|of\s+\d|\d)|"
+                      r"[Ss]etting\b|[Ee]xport\b|--\w*timeout")
+_HAPPENED = re.compile(r"[Ww]atchdog caught|timed out|timing out|ran for|[Ee]rror|[Ee]xception|"
+                       r"[Tt]imeout (?:in|waiting)|[Aa]borting")
+
+
+def _inside_a_name(line: str, at: int) -> bool:
+    """Whether a match that begins with a word begins inside a longer word or a path
+    (`Traceback_CUDA out of memory`, `/runs/CUDA error/`); `THCTensor.cu:361:` is not."""
+    return at > 0 and line[at].isalpha() and (line[at - 1].isalnum() or line[at - 1] in "_/")
 
 
 _COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -127,12 +127,16 @@ def parse_json_line(segment: str) -> Parsed | None:
     values: dict[str, float] = {}
     for key, value in _flatten(obj):
         number = number_from(value)
-        if number is not None:
-            values[normalise_key(key)] = number
+        if number is None:
+            continue
+        name = normalise_key(key)
+        if isinstance(value, str) and not math.isfinite(number) \
+                and not any(hint in name for hint in _METRIC_HINTS):
+            continue  # the word "nan" as a note or a label, not a measured value
+        values[name] = number
     if not values:
         return None
     return split_counters(values, "jsonl")
-    return None
 
 
 # --- Hugging Face Trainer ---------------------------------------------------------

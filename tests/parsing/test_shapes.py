@@ -153,3 +153,19 @@ def test_a_csv_metrics_file_with_empty_cells_reads_what_each_row_has():
     _, records = _read(lines)
     assert [r.step for r in records] == [49, 99, 99, 149]
     assert records[2].metrics == {"val_loss": 0.05}
+
+
+def test_settings_paths_and_notes_that_name_failures_raise_nothing():
+    """Issue 26: a timeout being set, a path with failure words in it, a JSON note that
+    says "nan" are not the failures they name."""
+    assert find_events("Setting NCCL timeout to 1800 seconds") == ()
+    assert [e.kind for e in find_events(
+        "saving checkpoint to /runs/Traceback_CUDA out of memory/ckpt-10")] == [
+        EventKind.CHECKPOINT_SAVED]
+    assert [e.kind for e in find_events(
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, "
+        "unhandled system error")] == [EventKind.NCCL]
+    _, records = _read(['{"step": 3, "loss": 2.1, "note": "nan", "status": "Killed"}'])
+    assert records[0].metrics == {"loss": 2.1}
+    _, records = _read(['{"step": 3, "loss": "nan"}'])
+    assert math.isnan(records[0].metrics["loss"])
