@@ -10,6 +10,7 @@ labelled as such.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ class _Save:
     eval_key: str | None
     eval_value: float | None
     direction: int  # +1: higher eval is better, -1: lower is better, 0: no eval
+
+
+# Cadences a run may go past its last save before the next one is called overdue.
+OVERDUE_FACTOR = 2.5
 
 
 class Checkpoints:
@@ -55,6 +60,18 @@ class Checkpoints:
     def save_steps(self) -> list[int]:
         """The steps of the saves that began (and did not fail): the run's cadence."""
         return [s.step for s in self._saves if s.step is not None and s.path not in self._failed]
+
+    def overdue(self, step: int) -> tuple[int, int] | None:
+        """(cadence, last save's step) when the run saved at a regular cadence and has now
+        gone `OVERDUE_FACTOR` cadences past its last save without another; else None."""
+        steps = sorted(set(self.save_steps()))
+        if len(steps) < 2:
+            return None
+        gaps = sorted(b - a for a, b in pairwise(steps))
+        cadence = gaps[len(gaps) // 2]
+        if cadence <= 0 or step - steps[-1] <= OVERDUE_FACTOR * cadence:
+            return None
+        return cadence, steps[-1]
 
     def named_best(self, path: str, blocked: bool) -> None:
         if path and not blocked:

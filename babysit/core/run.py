@@ -235,6 +235,14 @@ class Run:
                 self._rank_steps[record.rank] = record.step
         if len(self._rank_steps) > 1:
             self._check_stragglers()
+        if self.step is not None and self.lifecycle.running:
+            late = self.checkpoints.overdue(self.step)
+            if late is not None:
+                cadence, last = late
+                self.ledger.raise_(AnomalyType.CHECKPOINT_FAILURE, self.step, (
+                    f"checkpoint overdue: the run saved every ~{cadence} steps, but none since "
+                    f"step {last} (now at step {self.step}); a save that fails or stops "
+                    f"silently leaves nothing to resume from"), "overdue")
 
     def _check_stragglers(self) -> None:
         """A rank whose step falls behind the others' beyond what interleaved printing
@@ -305,8 +313,9 @@ class Run:
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:
             self.checkpoints.saved(event.detail, self.step, blocked, self.series.main_eval())
-            self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
-                                f"a later checkpoint was saved ({event.detail})", "save")
+            for key in ("save", "overdue"):
+                self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
+                                    f"a later checkpoint was saved ({event.detail})", key)
         elif event.kind is EventKind.CHECKPOINT_ERROR:
             self.checkpoints.failed(event.detail)
         elif event.kind is EventKind.DISK_FULL and event.detail:

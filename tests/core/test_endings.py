@@ -146,3 +146,26 @@ def test_a_nan_the_run_never_went_back_from_stays_open(tmp_path: Path):
     lines += ["step 31/100 | loss=nan"] + [f"step {s}/100 | loss=2.0" for s in range(32, 101)]
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["decision"] == "NO-GO"
+
+
+def test_a_checkpoint_cadence_that_stops_is_an_overdue_save(tmp_path: Path):
+    """Issue 24: saves every 300 steps that stop after step 600."""
+    lines = []
+    for s in range(1, 1501):
+        lines.append(f"step {s}/3000 | loss={3 - s * 0.0005:.4f}")
+        if s in (300, 600):
+            lines.append(f"Saving checkpoint to out/ckpt-{s}")
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    [late] = [a for a in data["anomalies_detected"] if "overdue" in a["description"]]
+    assert late["type"] == "checkpoint-failure" and "none since step 600" in late["description"]
+    assert data["best_checkpoint"] == "out/ckpt-600"
+
+
+def test_saves_on_cadence_are_not_overdue(tmp_path: Path):
+    lines = []
+    for s in range(1, 1501):
+        lines.append(f"step {s}/3000 | loss={3 - s * 0.0005:.4f}")
+        if s % 300 == 0:
+            lines.append(f"Saving checkpoint to out/ckpt-{s}")
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert not [a for a in data["anomalies_detected"] if "overdue" in a["description"]]
