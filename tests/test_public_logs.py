@@ -138,3 +138,17 @@ def test_live_replay_of_a_public_log_in_uneven_pieces(tmp_path: Path, name: str)
                 Settings(poll=replace(PollSettings(), max_polls=len(pieces) + 3),
                          out_dir=tmp_path), NullObserver(), clock=FakeClock(on_sleep=grow))
     _check(artifact_in(tmp_path), EXPECTED[name], live=True)
+
+
+def test_the_sealed_split_keeps_the_score_it_was_first_given():
+    """The sealed logs are never developed against; a change may not make babysit wrong on
+    a sealed log it was right on when the split was first scored (sealed/score.json)."""
+    from scripts.score_public_logs import judge, verdict_on
+
+    kept = json.loads((SEALED / "score.json").read_text())
+    now_wrong = []
+    for name in kept["right_logs"]:
+        wrong = judge(verdict_on(SEALED / name), SEALED_EXPECTED[name])
+        if any(w.startswith(("decision", "state")) for w in wrong):
+            now_wrong.append(f"{name}: {'; '.join(wrong)}")
+    assert not now_wrong, now_wrong
