@@ -30,10 +30,11 @@ class FastClock(FakeClock):
 
     Given the run's log, a pause lasts until the log grew (up to `most` real seconds):
     on a busy machine a fixed pause may give the run no time at all, and a working run
-    would look stalled, or a restarted one hung. A run that really stopped writing costs
-    `most` per poll."""
+    would look stalled, or a restarted one hung (a new Python process beside a full test
+    suite took over a second to print its first line). A run that really stopped writing
+    costs `most` per poll."""
 
-    def __init__(self, log: Path | None = None, most: float = 1.0) -> None:
+    def __init__(self, log: Path | None = None, most: float = 3.0) -> None:
         super().__init__()
         self.log = log
         self.most = most
@@ -211,7 +212,11 @@ def test_no_fix_never_acts(tmp_path: Path):
     assert result.exit_code is ExitCode.NO_GO
 
 
+@pytest.mark.slow
 def test_hung_run_is_stopped_and_restarted(tmp_path: Path):
+    """Slow (~18 s): the fake clock gives a silent run up to 3 real seconds a poll to
+    write (a restarted process starting on a loaded machine needs that), and a hung run
+    stays silent for the six quiet polls that call it hung."""
     proc = start(tmp_path, "--mode", "hang", "--at", "6", "--steps", "12",
                  "--state", str(tmp_path / "state"), "--fail-times", "1")
     result, data = watch(tmp_path, proc)
