@@ -110,6 +110,10 @@ class Run:
         lifecycle = self.lifecycle
         pending_before = lifecycle.crash_pending
         advances_before = self.series.advances
+        if snapshot.lr_schedule:
+            # Before the records: the schedule a header named applies to all of them (a
+            # --once read gives the header and the points in one snapshot).
+            self.series.lr_schedule = snapshot.lr_schedule
         self.absorb(snapshot.records)
         if any(r.step is not None for r in snapshot.records):
             # Said by whoever delivered the latest steps (a tracker, or the log it fell
@@ -126,8 +130,6 @@ class Run:
         self._enter_phase(snapshot.phase, ctx.now)
         if snapshot.evidence_url:
             self.evidence_url = snapshot.evidence_url
-        if snapshot.lr_schedule:
-            self.series.lr_schedule = snapshot.lr_schedule
         view = snapshot.process
         progressed = self.progress.observe(ProgressSample(
             now=ctx.now, step=self.step, advanced=self.series.advances > advances_before,

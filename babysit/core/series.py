@@ -98,6 +98,12 @@ class MetricSeries:
         if record.epoch is not None:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
+            elif self.epoch is not None and record.epoch < self.epoch - 0.5:
+                # The epoch went back with no step to say so (a new run in the same log,
+                # a resume whose dicts carry no step): the schedule starts again.
+                rule = self._rules.find(LrScheduleRule)
+                if isinstance(rule, LrScheduleRule):
+                    rule.restart()
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None

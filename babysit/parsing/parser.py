@@ -55,6 +55,12 @@ _TARGET_LINE = re.compile(
     r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
     r"\biters:\s*(\d[\d,]*)")
 _ACCUMULATION = re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
+# The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
+# (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
+# `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
+_SCHEDULE = re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
+                       r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
+                       r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
@@ -154,6 +160,7 @@ class LogParser:
         # What the run was doing at the last line read (see Snapshot.phase).
         self.phase = "setup"
         self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
+        self.lr_schedule: str | None = None  # the scheduler the run's configuration names
         self._fresh_facts: dict[str, float] = {}
         # The bar record just before the line being read, for _merge to fold in (set
         # by feed_lines); _bar_folded says it did.
@@ -438,6 +445,10 @@ class LogParser:
                 self._epochs, self._per_epoch = plan[0], plan[1] // self._accumulation
                 self.target = self._target_announced = self._epochs * self._per_epoch
                 return parsed or Parsed("", target=self.target)
+        if ("chedul" in rest or "decay_style" in rest) and parsed is None:
+            schedule = _SCHEDULE.search(rest)
+            if schedule is not None:
+                self.lr_schedule = schedule.group(1).lower()
         if "accumulation" in rest:
             accumulation = _ACCUMULATION.search(rest)
             if accumulation is not None and int(accumulation.group(1)) > 0:

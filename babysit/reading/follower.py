@@ -108,7 +108,8 @@ class LogFollower:
             return Snapshot(records=tuple(records), new_lines=self._lines - lines_before,
                             formats=tuple(f for f, _ in self._parser.formats.most_common()),
                             notices=tuple(notices), phase=self._parser.phase,
-                            reading=self._parser.reading())
+                            reading=self._parser.reading(),
+                            lr_schedule=self._parser.lr_schedule)
         size = self._file.size()
         if size < self._offset:
             notices.append(f"log truncated ({self._offset} → {size} bytes); reading it from "
@@ -136,6 +137,7 @@ class LogFollower:
             quiet_for=max(0.0, self.access.now() - mtime),
             phase=self._parser.phase,
             reading=self._parser.reading(),
+            lr_schedule=self._parser.lr_schedule,
         )
 
     def _follow_path(self, records: list[Record]) -> list[str]:

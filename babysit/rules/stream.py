@@ -103,33 +103,53 @@ class LrScheduleRule:
         self.rules = rules
         self._trace: mr.LrTrace | None = None
         self._raised = False
+        self._step: int | None = None
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.lr
         if value is None or not math.isfinite(value):
             return []
+        if point.step is not None:
+            if self._step is not None and point.step < self._step:
+                self.restart()
+            self._step = point.step
         previous = self._trace
         if previous is None:
             trace = mr.LrTrace(value, value, value, int(value == 0), value > 0, 0)
         else:
             peak = max(previous.peak, value)
-            low = value if value >= previous.peak else min(previous.low_after_peak, value)
+            # Back at (or above) the peak after decaying well below it is a return to the
+            # peak, not a new warm-up: the low it fell to is kept, so the rule sees it.
+            decayed = previous.low_after_peak < previous.peak * 0.95
+            low = value if value >= previous.peak and not decayed else \
+                min(previous.low_after_peak, value)
             trace = mr.LrTrace(
                 current=value, peak=peak, low_after_peak=low,
                 zero_run=previous.zero_run + 1 if value == 0 else 0,
                 was_positive=previous.was_positive or value > 0,
                 rising_run=previous.rising_run + 1 if value > previous.current else 0,
             )
+        if trace.rising_run >= 2 and trace.low_after_peak < 0.5 * trace.peak:
+            # Climbing again for several points from far below its peak: a new warm-up
+            # (a restart, or a new run in the same log), not a schedule gone wrong.
+            trace = mr.LrTrace(value, value, value, 0, True, 0)
         self._trace = trace
+        if trace.rising_run == 1:
+            return []  # one rise: a jump back, or the start of a new warm-up; the next says
         reason = mr.evaluate_lr_schedule(trace, point.step, point.target_steps,
                                          point.lr_schedule, self.rules)
         if reason is not None:
             self._raised = True
             return [Raise(AnomalyType.LR_SCHEDULE, reason)]
-        if self._raised and trace.zero_run == 0 and trace.rising_run == 0:
+        if self._raised:  # the schedule is doing what it should again
             self._raised = False
             return [Resolve(AnomalyType.LR_SCHEDULE, f"learning rate now {value:.3g}")]
         return []
+
+    def restart(self) -> None:
+        """The run started again (a resume, or a new run in the same log): a new schedule."""
+        self._trace = None
+        self._raised = False
 
     @property
     def peak(self) -> float | None:

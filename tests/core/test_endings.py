@@ -169,3 +169,29 @@ def test_saves_on_cadence_are_not_overdue(tmp_path: Path):
             lines.append(f"Saving checkpoint to out/ckpt-{s}")
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert not [a for a in data["anomalies_detected"] if "overdue" in a["description"]]
+
+
+def _cosine_log(jump_back: bool) -> str:
+    import math
+
+    lines = ["  lr_scheduler_type: cosine", "Total optimization steps = 1000"]
+    for s in range(1, 801):
+        lr = 3e-4 * s / 50 if s <= 50 else 3e-4 * 0.5 * (1 + math.cos(math.pi * (s - 50) / 950))
+        if jump_back and s > 600:
+            lr = 3e-4
+        lines.append(f"step {s}/1000 | loss={3 - s * 0.001:.4f} | lr={lr:.3e}")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_learning_rate_back_at_its_peak_under_a_cosine_schedule_is_flagged(tmp_path: Path):
+    """Issue 24: the schedule the log's configuration names is known to the rule from the
+    first point, under --once too."""
+    data = once(tmp_path, _cosine_log(jump_back=True))
+    [lr] = [a for a in data["anomalies_detected"] if a["type"] == "lr-schedule"]
+    assert "rose again" in lr["description"] and "'cosine'" in lr["description"]
+    assert "resolved" not in lr["description"]
+
+
+def test_a_cosine_schedule_that_decays_raises_nothing(tmp_path: Path):
+    data = once(tmp_path, _cosine_log(jump_back=False))
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "lr-schedule"]
