@@ -31,38 +31,40 @@ def _true(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in conditions if str(c.get("status")) == "True"]
 
 
-def job_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
-    """A batch/v1 Job: Complete and Failed are final (DeadlineExceeded is a timeout)."""
-    running = any(p.phase == "Running" for p in pods)
+def _ended(job: dict[str, Any], done: str, failed_with_reason: bool) -> JobState | None:
+    """The final state a true condition gives (`done` succeeded; Failed past a deadline
+    is a timeout), or None while none does."""
     for condition in _true(job):
         kind = condition.get("type")
         reason = str(condition.get("reason") or "")
         message = str(condition.get("message") or "")
-        if kind == "Complete":
-            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
+        if kind == done:
+            return JobState(done.upper(), TerminalState.SUCCEEDED, reason, message)
         if kind == "Failed":
-            timeout = reason == "DeadlineExceeded"
-            return JobState(f"FAILED ({reason})" if reason else "FAILED",
+            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
+            return JobState(f"FAILED ({reason})" if reason and failed_with_reason else "FAILED",
                             TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
                             reason, message)
+    return None
+
+
+def job_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
+    """A batch/v1 Job: Complete and Failed are final (DeadlineExceeded is a timeout)."""
+    ended = _ended(job, "Complete", failed_with_reason=True)
+    if ended is not None:
+        return ended
     if any(c.get("type") == "Suspended" for c in _true(job)):
         return JobState("SUSPENDED", None)
-    return JobState("RUNNING" if running else "PENDING", None)
+    return JobState("RUNNING" if any(p.phase == "Running" for p in pods) else "PENDING", None)
 
 
 def pytorchjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
     """A kubeflow.org/v1 PyTorchJob: its newest true condition (Created, Running,
     Restarting, Succeeded, Failed, Suspended)."""
+    ended = _ended(job, "Succeeded", failed_with_reason=False)
+    if ended is not None:
+        return ended
     true = _true(job)
-    for condition in true:
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if condition.get("type") == "Succeeded":
-            return JobState("SUCCEEDED", TerminalState.SUCCEEDED, reason, message)
-        if condition.get("type") == "Failed":
-            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
-            return JobState("FAILED", TerminalState.TIMEOUT if timeout else
-                            TerminalState.FAILED, reason, message)
     if not true:
         return JobState("PENDING", None)
     newest = max(true, key=lambda c: str(c.get("lastTransitionTime") or ""))
@@ -76,19 +78,13 @@ def trainjob_state(job: dict[str, Any], pods: list[PodView]) -> JobState:
     """A trainer.kubeflow.org/v1alpha1 TrainJob: Complete, Failed (reason DeadlineExceeded
     past activeDeadlineSeconds), Suspended (kubeflow/trainer trainjob_types.go); running
     while its JobSet's pods run."""
+    ended = _ended(job, "Complete", failed_with_reason=True)
+    if ended is not None:
+        return ended
     for condition in _true(job):
-        kind = condition.get("type")
-        reason = str(condition.get("reason") or "")
-        message = str(condition.get("message") or "")
-        if kind == "Complete":
-            return JobState("COMPLETE", TerminalState.SUCCEEDED, reason, message)
-        if kind == "Failed":
-            timeout = bool(_DEADLINE.search(reason) or _DEADLINE.search(message))
-            return JobState(f"FAILED ({reason})" if reason else "FAILED",
-                            TerminalState.TIMEOUT if timeout else TerminalState.FAILED,
-                            reason, message)
-        if kind == "Suspended":
-            return JobState("SUSPENDED", None, reason, message)
+        if condition.get("type") == "Suspended":
+            return JobState("SUSPENDED", None, str(condition.get("reason") or ""),
+                            str(condition.get("message") or ""))
     return JobState("RUNNING" if any(p.phase == "Running" for p in pods) else "PENDING", None)
 
 
