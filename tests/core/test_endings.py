@@ -3,11 +3,15 @@ a run ended, judged through the whole watch and its verdict file."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from babysit.config import PollSettings, Settings
@@ -96,34 +100,38 @@ def test_a_log_with_a_completion_line_and_nothing_readable_is_never_go(tmp_path:
     assert data["reading"]["progress"] == "none"
 
 
-def _hf_child(tmp_path: Path) -> subprocess.Popen[bytes]:
-    """A stdout-only Hugging Face-style loop that never prints its summary: it is killed
-    with SIGKILL half way."""
-    log = tmp_path / "train.log"
-    code = ("import time\nfor i in range(400):\n"
+_HF_LOOP = ("import time\nfor i in range(400):\n"
             "    print({'loss': round(2.5 - i * 0.001, 4), 'learning_rate': 5e-05, "
             "'epoch': round(i / 100, 2)}, flush=True)\n"
             "    time.sleep(0.05)\n")
-    with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-c", code], stdout=out,
-                                stderr=subprocess.STDOUT)
+# A parent that starts the loop and reaps it, as a shell or a launcher does: once the loop
+# is killed its exit status goes to this parent, never to babysit.
+_PARENT = ("import subprocess, sys\n"
+           "with open(sys.argv[1], 'ab') as out:\n"
+           "    child = subprocess.Popen([sys.executable, '-c', sys.argv[2]], stdout=out,\n"
+           "                             stderr=subprocess.STDOUT)\n"
+           "print(child.pid, flush=True)\n"
+           "child.wait()\n")
 
 
 def test_a_stdout_only_run_killed_and_reaped_by_its_parent_is_not_succeeded(tmp_path: Path):
-    proc = _hf_child(tmp_path)
-    reaper = threading.Thread(target=proc.wait, daemon=True)
-    reaper.start()  # the parent reaps it: babysit sees no exit status
+    log = tmp_path / "train.log"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(log), _HF_LOOP],
+                              stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
 
     def kill_soon() -> None:
-        log = tmp_path / "train.log"
-        import time
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and log.stat().st_size < 2000:
+        while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 2000):
             time.sleep(0.05)
-        proc.kill()
+        os.kill(pid, signal.SIGKILL)
 
     threading.Thread(target=kill_soon, daemon=True).start()
-    result, data = watch(tmp_path, proc)
+    try:
+        result, data = watch(tmp_path, SimpleNamespace(pid=pid))  # type: ignore[arg-type]
+    finally:
+        parent.wait(timeout=60)
     assert data["terminal_state"] == "ENDED", data["summary"]
     assert data["decision"] == "CONDITIONAL" and result.exit_code is ExitCode.CONDITIONAL
 
