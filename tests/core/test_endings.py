@@ -114,12 +114,18 @@ _PARENT = ("import subprocess, sys\n"
            "child.wait()\n")
 
 
-def test_a_stdout_only_run_killed_and_reaped_by_its_parent_is_not_succeeded(tmp_path: Path):
-    log = tmp_path / "train.log"
-    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(log), _HF_LOOP],
+def under_a_parent(log: Path, code: str) -> tuple[subprocess.Popen[str], int]:
+    """`code` run by a parent process that reaps it (babysit never sees its exit status):
+    the parent and the pid of the run."""
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(log), code],
                               stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
-    pid = int(parent.stdout.readline())
+    return parent, int(parent.stdout.readline())
+
+
+def test_a_stdout_only_run_killed_and_reaped_by_its_parent_is_not_succeeded(tmp_path: Path):
+    log = tmp_path / "train.log"
+    parent, pid = under_a_parent(log, _HF_LOOP)
 
     def kill_soon() -> None:
         deadline = time.monotonic() + 60

@@ -9,7 +9,6 @@ import json
 import signal
 import subprocess
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,14 +39,16 @@ def test_a_restart_command_that_returns_at_once_is_not_a_success(tmp_path: Path)
                                                        for a in data["actions"]]
 
 
+_PLAIN_LOOP = ("import time\nfor s in range(1, 13):\n"
+               "    print(f'step {s} loss {3 - s * 0.1:.2f}', flush=True); time.sleep(0.05)")
+
+
 def plain_loop(tmp_path: Path) -> subprocess.Popen[bytes]:
     """A hand-written loop: `step N loss X`, no planned total, no completion line."""
     log = tmp_path / "train.log"
     with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-c", "import time\nfor s in range(1, 13):\n"
-             "    print(f'step {s} loss {3 - s * 0.1:.2f}', flush=True); time.sleep(0.05)"],
-            stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([sys.executable, "-c", _PLAIN_LOOP], stdout=out,
+                                stderr=subprocess.STDOUT)
 
 
 def test_a_clean_exit_babysit_saw_is_the_runs_word_that_it_finished(tmp_path: Path):
@@ -66,9 +67,15 @@ def test_an_unseen_exit_of_a_loop_without_a_planned_total_is_ended_not_succeeded
     """Not babysit's child and reaped by its parent at once (as after `kill -9`): the exit
     status is not visible and nothing in the log says how it ended — ENDED, never
     SUCCEEDED, and at best CONDITIONAL."""
-    proc = plain_loop(tmp_path)
-    threading.Thread(target=proc.wait, daemon=True).start()  # the parent reaps it
-    result, data = watch(tmp_path, proc)
+    from types import SimpleNamespace
+
+    from tests.core.test_endings import under_a_parent
+
+    parent, pid = under_a_parent(tmp_path / "train.log", _PLAIN_LOOP)
+    try:
+        result, data = watch(tmp_path, SimpleNamespace(pid=pid))  # type: ignore[arg-type]
+    finally:
+        parent.wait(timeout=60)
     assert result.exit_code is ExitCode.CONDITIONAL, data["summary"]
     assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "ENDED")
     assert data["anomalies_detected"] == []
