@@ -68,6 +68,11 @@ class WatchedRun:
     def poll(self, final: bool = False) -> Snapshot:
         snapshot = self.log.poll(final) if self.log is not None else Snapshot()
         view = self.probe.view(log_moved=snapshot.new_bytes > 0)
+        if not view.alive and self.log is not None:
+            # It died between the read and the look: what it wrote last (its traceback,
+            # on stderr after stdout) may have landed after the read. Nothing more can
+            # come from it, so read to the end once more, as a final read.
+            snapshot = _joined(snapshot, self.log.poll(final=True))
         gpu = self.gpu.for_pids(view.tree) if self.gpu is not None and view.tree else None
         notices = (*self._notices, *self.probe.take_notices())
         self._notices = []
@@ -89,3 +94,10 @@ class WatchedRun:
         if self.gpu is not None:
             self.gpu.close()
 
+
+def _joined(first: Snapshot, then: Snapshot) -> Snapshot:
+    """Two reads of one log in a row, as one snapshot."""
+    return replace(then, records=first.records + then.records,
+                   new_bytes=first.new_bytes + then.new_bytes,
+                   new_lines=first.new_lines + then.new_lines,
+                   notices=first.notices + then.notices)
