@@ -2,7 +2,7 @@
 
 Everything here is a frozen dataclass (or, for the values made per log line, a
 `line_value`: frozen to the type checker, slotted at run time) or a closed enum:
-targets produce them, the tracker and the rules read them, the artifact writer
+targets produce them, the run and the rules read them, the artifact writer
 serialises them.
 """
 
@@ -379,6 +379,6 @@ class Verdict:
     duration_seconds: float
     stop_reason: str
     unreachable: str | None = None  # why the target could not be read at all
-    # MFU, tokens/s and goodput, with their inputs (core.efficiency.Efficiency.to_json).
+    # MFU, tokens/s and goodput, with their inputs (core.efficiency_meter.Efficiency.to_json).
     efficiency: Mapping[str, object] | None = None
     reading: Reading | None = None  # how much of the log babysit understood

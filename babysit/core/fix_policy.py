@@ -55,7 +55,7 @@ class Situation:
 
 
 @dataclass(frozen=True)
-class History:
+class FixHistory:
     applied: Mapping[FixKind, int] = field(default_factory=dict)
     step_at_last_restart: int | None = None
     restarted: bool = False  # any restart so far
@@ -69,7 +69,7 @@ class FixDecision:
     reason: str
 
 
-def decide_fixes(situation: Situation, history: History, *, fix_enabled: bool,
+def decide_fixes(situation: Situation, history: FixHistory, *, fix_enabled: bool,
            max_attempts: int = 3) -> list[FixDecision]:
     """Every fix the situation calls for, each with its verdict and reason."""
     decisions: list[FixDecision] = []
@@ -88,7 +88,7 @@ def decide_fixes(situation: Situation, history: History, *, fix_enabled: bool,
     return decisions
 
 
-def _bounded(kind: FixKind, history: History, fix_enabled: bool, max_attempts: int,
+def _bounded(kind: FixKind, history: FixHistory, fix_enabled: bool, max_attempts: int,
              why: str) -> FixDecision:
     if not fix_enabled:
         return FixDecision(kind, FixVerdict.SKIP, f"--no-fix: observing only ({why})")
@@ -99,7 +99,7 @@ def _bounded(kind: FixKind, history: History, fix_enabled: bool, max_attempts: i
     return FixDecision(kind, FixVerdict.APPLY, why)
 
 
-def _restart(kind: FixKind, situation: Situation, history: History, fix_enabled: bool,
+def _restart(kind: FixKind, situation: Situation, history: FixHistory, fix_enabled: bool,
              max_attempts: int) -> FixDecision:
     what = "crashed" if kind is FixKind.RESTART else "hung"
     if not fix_enabled:
@@ -131,7 +131,7 @@ def _restart(kind: FixKind, situation: Situation, history: History, fix_enabled:
     return _bounded(kind, history, True, max_attempts, why)
 
 
-def _proposals(situation: Situation, history: History) -> list[FixDecision]:
+def _proposals(situation: Situation, history: FixHistory) -> list[FixDecision]:
     """Changes only the user may approve, each proposed once, while the run still
     lives (for a run that has ended, the findings carry the same advice). Which problem
     calls for which change is the catalogue's: only problems that will not go away on

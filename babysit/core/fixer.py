@@ -18,8 +18,8 @@ from typing import Protocol
 from babysit.core.fix_policy import (
     Cause,
     FixDecision,
+    FixHistory,
     FixVerdict,
-    History,
     Situation,
     classify_cause,
     decide_fixes,
@@ -118,7 +118,7 @@ class Fixer:
     def consider(self, view: FixView) -> FixEffects:
         """Decide and act on this poll's situation."""
         situation = self._situation(view)
-        history = History(dict(self._applied), self._step_at_restart, self._restarted,
+        history = FixHistory(dict(self._applied), self._step_at_restart, self._restarted,
                           frozenset(self._proposed))
         effects = FixEffects()
         proposals: list[FixDecision] = []

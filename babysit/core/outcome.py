@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from babysit.core.checkpoints import CheckpointChoice
-from babysit.core.efficiency import Efficiency
+from babysit.core.efficiency_meter import Efficiency
 from babysit.core.lifecycle import Ending
 from babysit.model import Action, Anomaly, Reading, TerminalState
 

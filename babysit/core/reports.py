@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from babysit import stopping
-from babysit.core.efficiency import Efficiency
+from babysit.core.efficiency_meter import Efficiency
 from babysit.model import Anomaly, Reading, TerminalState, Verdict
 from babysit.sanitise import outbound, outbound_value
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from babysit.config import EfficiencySettings, RuleSettings
 from babysit.core.checkpoints import Checkpoints
+from babysit.core.curves import MetricCurves
 from babysit.core.deadline import deadline_warning
-from babysit.core.efficiency import EfficiencyTracker
-from babysit.core.history import MetricHistory
+from babysit.core.efficiency_meter import EfficiencyMeter
 from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
@@ -63,9 +63,9 @@ class Run:
                  efficiency: EfficiencySettings | None = None,
                  keep_history: bool = False, alerts: tuple[UserAlert, ...] = ()) -> None:
         self.rules = rules
-        self.efficiency = EfficiencyTracker(efficiency or EfficiencySettings())
+        self.efficiency = EfficiencyMeter(efficiency or EfficiencySettings())
         # The curves cost work on every record: kept only when something shows them.
-        self.history = MetricHistory()
+        self.curves = MetricCurves()
         self._keep_history = keep_history
         self._last_poll_at = started
         self.ledger = AnomalyLedger()
@@ -174,7 +174,7 @@ class Run:
             self._gpu_sample(util if isinstance(util, (int, float)) else None, snapshot.alive)
         fresh = self.ledger.take_fresh()
         for anomaly in fresh:
-            self.history.pin(anomaly.step)
+            self.curves.pin(anomaly.step)
         return fresh
 
     def _check_deadline(self, limit: TimeLimit) -> None:
@@ -213,7 +213,7 @@ class Run:
                 if record.metrics:
                     efficiency.observe(record)
                     if record.step is not None and self._keep_history:
-                        self.history.add(record.step, record.metrics)
+                        self.curves.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
                 change, signals = series.absorb(record)

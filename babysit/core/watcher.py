@@ -463,7 +463,7 @@ class Watcher:
             subject=snapshot.process.command if snapshot.process is not None else "",
             efficiency=self.run_state.efficiency.now(),
             url=self.run_state.evidence_url,
-            history=self.run_state.history.series() if self.settings.serve else None,
+            history=self.run_state.curves.series() if self.settings.serve else None,
             reading=self.run_state.reading,
         )
 

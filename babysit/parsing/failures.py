@@ -35,7 +35,7 @@ def _interrupted(events: tuple[LogEvent, ...]) -> bool:
     return any(e.detail.startswith(("KeyboardInterrupt", "SystemExit")) for e in events)
 
 
-class FailureTracker:
+class FailureReader:
     def __init__(self) -> None:
         self._lines = 0  # >0 while inside a traceback
         self._header = ""

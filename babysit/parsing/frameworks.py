@@ -13,6 +13,112 @@ import re
 from babysit.parsing.formats import Parsed, key_values, split_counters
 from babysit.parsing.text import normalise_key, to_number
 
+# --- Megatron-LM ------------------------------------------------------------------
+
+_MEGATRON = re.compile(r"iteration\s+(?P<step>\d+)\s*/\s*(?P<target>\d+)\s*\|(?P<rest>.*)")
+
+
+def parse_megatron(segment: str) -> Parsed | None:
+    """` iteration      100/  500000 | consumed samples: 51200 | lm loss: 7.2E+00 | ...`"""
+    if "iteration" not in segment:
+        return None
+    match = _MEGATRON.search(segment)
+    if match is None:
+        return None
+    metrics: dict[str, float] = {}
+    for field_text in match.group("rest").split("|"):
+        key, sep, value = field_text.partition(":")
+        number = to_number(value) if sep else None
+        if number is not None:
+            metrics[normalise_key(key)] = number
+    metrics.pop("consumed_samples", None)
+    return Parsed("megatron", int(match.group("step")), int(match.group("target")),
+                  metrics=metrics)
+
+
+# --- nanoGPT ----------------------------------------------------------------------
+
+_NANOGPT_ITER = re.compile(
+    r"^iter (?P<step>\d+): loss (?P<loss>\S+), time (?P<ms>[\d.]+)ms(?:, mfu (?P<mfu>-?[\d.]+)%)?"
+)
+_NANOGPT_EVAL = re.compile(
+    r"^step (?P<step>\d+): train loss (?P<train>\S+), val loss (?P<val>\S+?),?\s*$"
+)
+
+
+def parse_nanogpt(segment: str) -> Parsed | None:
+    text = segment.strip()
+    if not text.startswith(("iter ", "step ")):
+        return None
+    match = _NANOGPT_ITER.match(text)
+    if match is not None:
+        metrics = {"loss": to_number(match.group("loss").rstrip(","))}
+        ms = to_number(match.group("ms"))
+        if ms:
+            metrics["time_ms"] = ms
+            metrics["steps_per_second"] = 1000.0 / ms
+        if match.group("mfu") is not None:
+            metrics["mfu"] = to_number(match.group("mfu"))
+        return Parsed("nanogpt", int(match.group("step")),
+                      metrics={k: v for k, v in metrics.items() if v is not None})
+    match = _NANOGPT_EVAL.match(text)
+    if match is not None:
+        evals = {"train_loss_est": to_number(match.group("train")),
+                 "val_loss": to_number(match.group("val"))}
+        return Parsed("nanogpt", int(match.group("step")),
+                      metrics={k: v for k, v in evals.items() if v is not None})
+    return None
+
+
+# --- `Epoch [1/10], Step [100/600], Loss: 0.2345` -----------------------------------
+
+_EPOCH_STEP = re.compile(
+    r"Epoch\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]?\s*[,|]?\s*"
+    r"(?:Step|Iter|Batch)\s*\[?\s*(?P<step>\d+)\s*/\s*(?P<steps>\d+)\s*\]?(?P<rest>.*)",
+    re.IGNORECASE,
+)
+
+
+def parse_epoch_step(segment: str) -> Parsed | None:
+    if "poch" not in segment and "POCH" not in segment:
+        return None
+    match = _EPOCH_STEP.search(segment)
+    if match is None:
+        return None
+    epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
+    step, steps = int(match.group("step")), int(match.group("steps"))
+    metrics = key_values(match.group("rest"))
+    # Epochs print 1-based; the global step counts every batch of earlier epochs.
+    first_epoch = max(epoch - 1, 0)
+    return Parsed("epoch-step", first_epoch * steps + step, epochs * steps,
+                  float(first_epoch) + step / steps if steps else None, epochs, metrics)
+
+
+# --- torchtitan ---------------------------------------------------------------------
+
+_TITAN = re.compile(r"step:\s*(?P<step>\d+)\s+(?P<rest>loss:.*)")
+_TITAN_PAIR = re.compile(r"(?P<key>[a-z_]+):\s*(?P<value>[\d.,eE+\-]+|nan|inf)(?P<unit>[A-Za-z]*)")
+
+
+def parse_torchtitan(segment: str) -> Parsed | None:
+    """`step:  1  loss: 12.2345  memory: 1.23GiB(1.23%)  tps: 1,234  tflops: 12.3  mfu: 1.2%`"""
+    if "step:" not in segment:
+        return None
+    match = _TITAN.search(segment)
+    if match is None:
+        return None
+    metrics: dict[str, float] = {}
+    for pair in _TITAN_PAIR.finditer(match.group("rest")):
+        number = to_number(pair.group("value"))
+        if number is None:
+            continue
+        key = pair.group("key")
+        if pair.group("unit") == "GiB":
+            key = f"{key}_gib"
+        metrics[key] = number
+    return Parsed("torchtitan", int(match.group("step")), metrics=metrics)
+
+
 # --- fairseq ----------------------------------------------------------------------------
 # legacy: `| epoch 027 | loss 6.343 | nll_loss 4.984 | ... | num_updates 10198 | ...`
 #         `| epoch 001:    200 / 1374 loss=14.351, ppl=20899.56, ..., num_updates=190, ...`

@@ -20,22 +20,22 @@ from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import run_facts
-from babysit.parsing.failures import FailureTracker
+from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
-    parse_epoch_step,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
-    parse_megatron,
-    parse_nanogpt,
-    parse_torchtitan,
 )
 from babysit.parsing.frameworks import (
     FRAMEWORK_PARSERS,
     deepspeed_chat_plan,
     lightning_global_step,
+    parse_epoch_step,
+    parse_megatron,
+    parse_nanogpt,
+    parse_torchtitan,
     planned_epochs,
 )
 from babysit.parsing.redraws import kept_lines
@@ -154,7 +154,7 @@ class LogParser:
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         self._bars = BarSteps()
-        self._failures = FailureTracker()
+        self._failures = FailureReader()
         self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see Snapshot.phase).

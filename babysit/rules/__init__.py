@@ -1,2 +1,2 @@
 """Anomaly rules: declared as data (thresholds in RuleSettings, event tables) and
-evaluated by pure functions; the RunTracker decides when to call them."""
+evaluated by pure functions; the run (core/run.py) decides when to call them."""

@@ -161,7 +161,7 @@ DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt"
 
 @line_value
 class LrTrace:
-    """What the learning rate has done so far (kept by the tracker, O(1) per point)."""
+    """What the learning rate has done so far (kept by the run, O(1) per point)."""
 
     current: float
     peak: float

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from babysit.artifact import ARTIFACT_NAME, STUB_NAME
-from babysit.core.efficiency import Efficiency
+from babysit.core.efficiency_meter import Efficiency
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
@@ -348,7 +348,7 @@ def _metrics_text(metrics: Mapping[str, float], limit: int = 12) -> str:
 
 def _in_percent(name: str, value: float) -> bool:
     """A metric the run printed in percent (`mfu 16.91%`, `gpu_util_percent`), so that
-    `mfu=169.1` is not read as a ratio; core.efficiency reads `mfu` the same way."""
+    `mfu=169.1` is not read as a ratio; core.efficiency_meter reads `mfu` the same way."""
     bare = name.rsplit("/", 1)[-1].lower()
     return math.isfinite(value) and ((bare == "mfu" and "/" not in name)
                                      or bare.endswith(("_percent", "_pct")))

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from babysit.core.fix_policy import (
     NEEDS_APPROVAL,
     Cause,
+    FixHistory,
     FixVerdict,
-    History,
     Situation,
     decide_fixes,
 )
@@ -41,7 +41,7 @@ def test_policy_never_exceeds_its_bounds(sequence: list[Situation], fix_enabled:
     restarted, last_restart_step = False, None
     proposed: set[FixKind] = set()
     for situation in sequence:
-        history = History(dict(applied), last_restart_step, restarted, frozenset(proposed))
+        history = FixHistory(dict(applied), last_restart_step, restarted, frozenset(proposed))
         for decision in decide_fixes(situation, history, fix_enabled=fix_enabled):
             if decision.verdict is FixVerdict.ASK:
                 assert decision.kind in NEEDS_APPROVAL

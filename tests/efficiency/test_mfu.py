@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from babysit.config import EfficiencySettings
-from babysit.core.efficiency import EfficiencyTracker
+from babysit.core.efficiency_meter import EfficiencyMeter
 from babysit.efficiency.flops import flops_per_token
 from babysit.efficiency.mfu import Update, mfu
 from babysit.efficiency.peaks import Peak, peak_for
@@ -74,19 +74,19 @@ def test_what_a_run_says_about_its_size(line: str, facts: dict[str, float]):
 
 
 def test_missing_inputs_make_mfu_unavailable_with_the_reason():
-    tracker = EfficiencyTracker(EfficiencySettings(gpu="h100-sxm", model_params=1e9))
+    tracker = EfficiencyMeter(EfficiencySettings(gpu="h100-sxm", model_params=1e9))
     tracker.observe(Record(step=1, metrics={"tokens/s": 1e5}))
     found = tracker.now()
     assert found.status == "unavailable" and found.mfu is None
     assert "--gpus" in found.reason
     assert found.tokens_per_second == pytest.approx(1e5)
-    no_size = EfficiencyTracker(EfficiencySettings(gpu="h100-sxm", gpus=8)).now()
+    no_size = EfficiencyMeter(EfficiencySettings(gpu="h100-sxm", gpus=8)).now()
     assert "--model-params" in no_size.reason
 
 
 def test_multi_gpu_mfu_from_samples_per_second_and_sequence_length():
     settings = EfficiencySettings(gpu="a100", gpus=4, model_params=1e9, seq_len=2048)
-    tracker = EfficiencyTracker(settings)
+    tracker = EfficiencyMeter(settings)
     tracker.observe(Record(step=10, metrics={"samples/s": 50.0}))
     found = tracker.now()
     # 50 × 2048 tokens/s × 6e9 FLOPs/token / (4 × 312e12) = 49.23 %
@@ -98,7 +98,7 @@ def test_multi_gpu_mfu_from_samples_per_second_and_sequence_length():
 def test_the_runs_own_mfu_is_shown_and_a_large_disagreement_flagged():
     settings = EfficiencySettings(peak_tflops=100, gpus=1, flops_per_token=1e9,
                                   tokens_per_step=1000)
-    tracker = EfficiencyTracker(settings)
+    tracker = EfficiencyMeter(settings)
     tracker.observe(Record(step=1, metrics={"time_ms": 100.0, "mfu": 25.0}))
     found = tracker.now()  # 1000 × 1e9 / 0.1 s / 1e14 = 10 %
     assert found.mfu == pytest.approx(0.10) and found.log_mfu == pytest.approx(0.25)
@@ -161,7 +161,7 @@ def test_a_line_about_tokens_per_step_is_a_fact_not_a_step():
 
 def test_flops_the_run_reports_per_step_are_used_before_any_estimate():
     settings = EfficiencySettings(peak_tflops=100, gpus=2)  # no model size at all
-    tracker = EfficiencyTracker(settings)
+    tracker = EfficiencyMeter(settings)
     tracker.observe(Record(step=1, metrics={"model_flops": 4e13, "step_time": 0.5}))
     tracker.observe(Record(step=2, metrics={"model_flops": 2e13, "step_time": 0.5}))
     found = tracker.now()  # 6e13 FLOPs in 1 s over 2 × 1e14 = 30 %
@@ -173,7 +173,7 @@ def test_an_mfu_above_100_percent_is_a_reading_error_not_a_figure():
     # 8 GPUs assumed where the run has 1: 1000 tokens × 1e9 / 0.001 s / 1e14 = 1000 %.
     settings = EfficiencySettings(peak_tflops=100, gpus=1, flops_per_token=1e9,
                                   tokens_per_step=1000)
-    tracker = EfficiencyTracker(settings)
+    tracker = EfficiencyMeter(settings)
     tracker.observe(Record(step=1, metrics={"time_ms": 1.0}))
     found = tracker.now()
     assert found.status == "unavailable" and found.mfu is None and found.short() == ""
@@ -184,7 +184,7 @@ def test_an_mfu_above_100_percent_is_a_reading_error_not_a_figure():
 
 def test_an_impossible_mfu_printed_by_the_run_is_flagged_not_reported():
     # nanoGPT prints `mfu 312.00%` when its peak is set for another GPU.
-    tracker = EfficiencyTracker(EfficiencySettings())
+    tracker = EfficiencyMeter(EfficiencySettings())
     tracker.observe(Record(step=10, metrics={"loss": 2.0, "time_ms": 85.0, "mfu": 312.0}))
     found = tracker.now().to_json()["mfu"]
     assert found["log_reported"] is None

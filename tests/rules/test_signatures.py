@@ -9,8 +9,8 @@ import pytest
 
 from babysit.core.fix_policy import (
     Cause,
+    FixHistory,
     FixVerdict,
-    History,
     Situation,
     classify_cause,
     decide_fixes,
@@ -145,7 +145,7 @@ def test_an_ecc_error_advises_draining_the_gpu_and_is_never_restarted_there(tmp_
                                 frozenset({AnomalyType.HARDWARE_FAULT}))
     assert cause is Cause.HARDWARE
     decisions = decide_fixes(Situation(crashed=True, cause=cause, cause_text=why,
-                                       restart_known=True, step=20), History(),
+                                       restart_known=True, step=20), FixHistory(),
                              fix_enabled=True)
     restart = next(d for d in decisions if d.kind is FixKind.RESTART)
     assert restart.verdict is FixVerdict.SKIP and "resume elsewhere" in restart.reason

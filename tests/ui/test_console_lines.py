@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from datetime import datetime, timezone
 
-from babysit.core.efficiency import Efficiency
+from babysit.core.efficiency_meter import Efficiency
 from babysit.core.reports import SummaryReport
 from babysit.model import Anomaly, AnomalyType, Severity, TerminalState
 from babysit.ui.console import ConsoleObserver, efficiency_lines

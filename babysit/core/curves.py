@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 _LIMIT = 2000  # points per metric before halving
 
 
-class MetricHistory:
+class MetricCurves:
     def __init__(self, limit: int = _LIMIT) -> None:
         self.limit = max(16, limit)
         self._points: dict[str, list[tuple[int, float]]] = {}

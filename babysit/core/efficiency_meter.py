@@ -63,7 +63,7 @@ class Efficiency:
                 "goodput": None if self.goodput is None else round(self.goodput, 4)}
 
 
-class EfficiencyTracker:
+class EfficiencyMeter:
     def __init__(self, settings: EfficiencySettings) -> None:
         self.settings = settings
         self.facts: dict[str, float] = {}
