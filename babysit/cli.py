@@ -14,6 +14,8 @@ import typer
 from typer.core import TyperGroup
 
 from babysit import __version__
+from babysit.exit_codes import HELP as _EXIT_CODES
+from babysit.exit_codes import ExitCode
 
 if TYPE_CHECKING:  # the core is imported by each command, not at start-up
     from babysit.core.reports import Observer
@@ -32,11 +34,6 @@ class _TargetFirstGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return [name for name in _SUBCOMMANDS if name in self.commands]
 
-
-# Kept beside ExitCode (core.session) by a test: every code there is listed here.
-_EXIT_CODES = ("Exit codes: 0 GO, 1 NO-GO, 2 usage error, 3 CONDITIONAL (still running, "
-               "or approval needed), 4 target unreadable, 5 verdict file not written, "
-               "130 interrupted.")
 
 app = typer.Typer(
     cls=_TargetFirstGroup,
@@ -215,11 +212,7 @@ def _watch_command() -> Callable[..., None]:
                                         default=default, annotation=annotation))
 
     def watch(**values: Any) -> None:
-        try:
-            _watch(values)
-        except KeyboardInterrupt:
-            # Before the session began (after it, the session writes the verdict itself).
-            raise typer.Exit(130) from None
+        _watch(values)
 
     watch.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     watch.__annotations__ = {p.name: p.annotation for p in params}
@@ -259,7 +252,7 @@ def _watch(values: dict[str, Any]) -> None:
             # About what was found (several processes match), not about how TARGET was
             # typed: one plain line, the usage exit code, no pointer to -h.
             _echo(f"babysit: error: {error}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.USAGE) from None
     deadline = None
     if values["timeout"] is not None:
         from babysit.durations import parse_duration
@@ -342,7 +335,7 @@ def _watch(values: dict[str, Any]) -> None:
         result = run_session(open_target, request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer,
                              output_gone=pipe_reader_watch())
-        if dashboard is not None and int(result.exit_code) != 130:  # not after Ctrl-C
+        if dashboard is not None and result.exit_code != ExitCode.INTERRUPTED:  # not after Ctrl-C
             _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
     finally:
         if dashboard is not None:
@@ -542,9 +535,8 @@ def serve_command(
     try:
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    finally:  # Ctrl-C: the interruption itself is answered where every exit is (entry.py)
         dashboard.stop()
-        raise typer.Exit(130) from None
 
 
 def _reviewer(judge: str | None, timeout: float) -> Any:
@@ -673,7 +665,7 @@ def trace_command(
         summary = summarize_file(trace, top=top)
     except TraceError as error:  # exit 4, as for any target babysit cannot read
         _echo(f"babysit: error: {error}", err=True)
-        raise typer.Exit(4) from None
+        raise typer.Exit(ExitCode.UNREACHABLE) from None
     data = outbound_value(summary_to_dict(summary, str(trace)))  # event names come from outside
     if output is not None:
         from babysit.safe_files import UnsafeFile, check_replaceable
@@ -774,14 +766,15 @@ def _report_problems(exit_code: int, stop_reason: str, artifact_error: str | Non
     # One line on stderr too when stdout is a file or JSON lines; at a terminal the
     # panel on stdout already said it, on the same screen.
     on_screen = not json_output and sys.stdout.isatty() and sys.stderr.isatty()
-    if exit_code == 4 and not on_screen:
+    if exit_code == ExitCode.UNREACHABLE and not on_screen:
         _echo(f"babysit: error: {stop_reason}", err=True)
     if artifact_error:
         _echo(f"babysit: error: {artifact_error}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point; returns the exit status instead of exiting."""
+    """Runs the command line and returns its exit status. An interruption is not caught
+    here: it goes up to `babysit.entry`, the one place that answers it."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:  # answered before the whole command line is built
         print(f"babysit {__version__}")
@@ -789,15 +782,5 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=args, prog_name="babysit")
     except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-        if code == 130:
-            _say_if_no_verdict()
-        return code
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     return 0
-
-
-def _say_if_no_verdict() -> None:
-    from babysit.core.reports import session_started
-
-    if not session_started():
-        typer.echo("babysit: interrupted before the watch began: no verdict written", err=True)

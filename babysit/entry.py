@@ -1,8 +1,10 @@
-"""The `babysit` command: signals are taken care of before anything heavy is imported.
+"""The `babysit` command, and the one way out of it: every exit status and every
+interruption that is not part of a watch's own verdict ends here.
 
-SIGTERM (a scheduler, `kill`) and SIGHUP (a closed terminal or SSH session) end a watch
-the way Ctrl-C does — with a verdict file — and one that arrives before the watch began
-says so instead of printing a traceback."""
+Signals are taken care of before anything heavy is imported. SIGTERM (a scheduler,
+`kill`) and SIGHUP (a closed terminal or SSH session) end a watch the way Ctrl-C does —
+with a verdict file, written by the watch itself — and one that arrives before the watch
+began says so instead of printing a traceback."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import threading
 from types import FrameType
 
 from babysit import stopping
+from babysit.exit_codes import NO_VERDICT, ExitCode
 
 _NAMES: dict[int, str] = {
     signal.SIGTERM: "terminated (SIGTERM)",
@@ -34,11 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         from babysit.cli import main as run
 
         code = run(argv)
-    except KeyboardInterrupt:
-        sys.stderr.write("babysit: interrupted before the watch began: no verdict written\n")
-        code = 130
+    except KeyboardInterrupt:  # outside a watch: nothing below turned it into a verdict
+        code = ExitCode.INTERRUPTED
+    if code == ExitCode.INTERRUPTED and not stopping.session_started():
+        sys.stderr.write(NO_VERDICT + "\n")
     _leave_stragglers(code)
-    return code
+    return int(code)
 
 
 def _leave_stragglers(code: int) -> None:

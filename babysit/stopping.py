@@ -15,3 +15,16 @@ def note(reason: str) -> None:
 
 def reason() -> str:
     return _REASON[0]
+
+
+# Whether a watch session began in this process: from then on, an interruption ends
+# with a verdict file; before it, with a sentence saying there is none.
+_SESSION_STARTED = [False]
+
+
+def session_started() -> bool:
+    return _SESSION_STARTED[0]
+
+
+def mark_session_started() -> None:
+    _SESSION_STARTED[0] = True

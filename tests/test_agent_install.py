@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from babysit.agent.install import _stamped
-from babysit.core.session import ExitCode
+from babysit.exit_codes import ExitCode
 
 
 def agent(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:

@@ -257,7 +257,7 @@ def test_an_agent_reading_only_until_event_output_follows_a_run_to_its_end(tmp_p
 
 
 def test_help_points_to_the_watch_options_and_lists_every_exit_code(tmp_path: Path):
-    from babysit.core.session import ExitCode
+    from babysit.exit_codes import ExitCode
 
     top = babysit("--help", cwd=tmp_path, env_columns=200)
     watch = babysit("watch", "-h", cwd=tmp_path, env_columns=200)

@@ -19,19 +19,6 @@ def interruption() -> str:
     return stopping.reason()
 
 
-# Whether a session began in this process: from then on, an interruption ends with a
-# verdict file; before it, with a sentence saying there is none.
-_SESSION_STARTED = [False]
-
-
-def session_started() -> bool:
-    return _SESSION_STARTED[0]
-
-
-def mark_session_started() -> None:
-    _SESSION_STARTED[0] = True
-
-
 class OutputClosed(Exception):
     """An observer can no longer write (its reader went away, its disk is full): the
     watch ends the way an interruption does, with its verdict file."""

@@ -9,9 +9,9 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 from pathlib import Path
 
+from babysit import stopping
 from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
@@ -21,24 +21,14 @@ from babysit.core.reports import (
     Observer,
     ScrubbingObserver,
     interruption,
-    mark_session_started,
 )
 from babysit.core.reviewer import Reviewer
 from babysit.core.verdict import decide
 from babysit.core.watcher import Watcher, WatchStop
+from babysit.exit_codes import ExitCode
 from babysit.model import Decision, TerminalState, Verdict
 from babysit.sanitise import outbound_value
 from babysit.targets.base import RunControls, Target, TargetError, TargetUnavailable, Wakes
-
-
-class ExitCode(IntEnum):
-    GO = 0
-    NO_GO = 1
-    USAGE = 2
-    CONDITIONAL = 3
-    UNREACHABLE = 4
-    ARTIFACT_FAILED = 5  # the verdict could not be written: whatever it said is lost
-    INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -70,7 +60,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
                 reviewer: Reviewer | None = None,
                 output_gone: Callable[[], str | None] | None = None) -> SessionResult:
-    mark_session_started()
+    stopping.mark_session_started()
     real_time = clock is None
     clock = clock or SystemClock()
     observer = ScrubbingObserver(observer)  # nothing leaves unscrubbed, whatever renders it

@@ -11,7 +11,8 @@ import pytest
 
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
-from babysit.core.session import ExitCode, run_session
+from babysit.core.session import run_session
+from babysit.exit_codes import ExitCode
 from babysit.model import AnomalyType, Snapshot
 from babysit.targets.base import TargetUnavailable
 from babysit.targets.log_file import LocalLogTarget

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
-from babysit.core.session import ExitCode, run_session
+from babysit.core.session import run_session
+from babysit.exit_codes import ExitCode
 from babysit.targets.log_file import LocalLogTarget
 from tests.conftest import FakeClock, append, artifact_in
 from tests.core.test_fixer import FastClock, _no_strays, watch  # noqa: F401

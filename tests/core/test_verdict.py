@@ -7,8 +7,9 @@ import pytest
 from babysit.core.checkpoints import CheckpointChoice
 from babysit.core.lifecycle import Ending, EndingSource
 from babysit.core.outcome import WatchOutcome
-from babysit.core.session import ExitCode, exit_code_for
+from babysit.core.session import exit_code_for
 from babysit.core.verdict import decide
+from babysit.exit_codes import ExitCode
 from babysit.model import (
     Action,
     ActionStatus,

@@ -15,7 +15,8 @@ import pytest
 
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
-from babysit.core.session import ExitCode, run_session
+from babysit.core.session import run_session
+from babysit.exit_codes import ExitCode
 from babysit.model import Snapshot
 from babysit.remote.address import parse_remote
 from babysit.targets.base import Target

@@ -12,7 +12,8 @@ import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver, PollReport
-from babysit.core.session import ExitCode, SessionResult, run_session
+from babysit.core.session import SessionResult, run_session
+from babysit.exit_codes import ExitCode
 from babysit.targets.k8s import KIND
 from babysit.targets.kinds import Request
 from tests.conftest import FakeClock, validate_artifact

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from babysit.core.session import ExitCode
+from babysit.exit_codes import ExitCode
 from tests.conftest import validate_artifact
 from tests.remote.conftest import SSHD, Sshd, make_server
 from tests.targets.slurm.conftest import Cluster

@@ -15,7 +15,8 @@ import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
-from babysit.core.session import ExitCode, run_session
+from babysit.core.session import run_session
+from babysit.exit_codes import ExitCode
 from babysit.targets.base import TargetError
 from babysit.targets.fallback import FallbackTarget
 from babysit.targets.log_file import LocalLogTarget

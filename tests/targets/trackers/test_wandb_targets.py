@@ -14,7 +14,8 @@ import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
-from babysit.core.session import ExitCode, run_session
+from babysit.core.session import run_session
+from babysit.exit_codes import ExitCode
 from babysit.targets.base import TargetError
 from babysit.targets.wandb.run import WandbApiTarget, wandb_target
 from tests.conftest import FakeClock, artifact_in, require

@@ -16,7 +16,8 @@ import pytest
 
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver, PollReport
-from babysit.core.session import ExitCode, SessionResult, run_session
+from babysit.core.session import SessionResult, run_session
+from babysit.exit_codes import ExitCode
 from babysit.targets.base import Target
 from babysit.targets.vertex.custom_job import CustomJobTarget
 from babysit.targets.vertex.names import JobRef

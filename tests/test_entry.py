@@ -1,0 +1,49 @@
+"""The one way out (babysit/entry.py): whatever stops the command, the status and the
+words a script sees come from one place."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from babysit import entry, stopping
+from babysit.exit_codes import HELP, NO_VERDICT, ExitCode
+
+
+def test_an_interruption_before_any_watch_says_no_verdict_was_written_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    import babysit.cli
+
+    def interrupted(argv: list[str] | None = None) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(babysit.cli, "main", interrupted)
+    monkeypatch.setattr(stopping, "_SESSION_STARTED", [False])
+    assert entry.main(["train.log"]) == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err.count(NO_VERDICT) == 1
+
+
+def test_an_interruption_after_the_watch_began_leaves_the_talking_to_the_verdict(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    import babysit.cli
+
+    monkeypatch.setattr(babysit.cli, "main", lambda argv=None: int(ExitCode.INTERRUPTED))
+    monkeypatch.setattr(stopping, "_SESSION_STARTED", [True])
+    assert entry.main(["train.log"]) == ExitCode.INTERRUPTED
+    assert NO_VERDICT not in capsys.readouterr().err
+
+
+def test_the_help_lists_each_exit_code_once_in_order():
+    listed = [int(code) for code in re.findall(r"(\d+) [A-Za-z]", HELP)]
+    assert listed == [int(code) for code in ExitCode]
+
+
+def test_a_usage_error_is_status_2_from_the_real_command(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-m", "babysit", "train.log", "--total-steps", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == ExitCode.USAGE
+    assert "--total-steps" in done.stderr and "Traceback" not in done.stderr
