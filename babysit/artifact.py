@@ -1,6 +1,6 @@
 """babysit-training.json: the verdict as a dict (pure), and its atomic write.
 
-The field names and enum strings are a contract (shared/spec/artifact.md); the JSON
+The field names and enum strings are a contract (references/artifact.md); the JSON
 Schema shipped beside this module pins them and the tests validate every artifact.
 """
 

@@ -181,6 +181,7 @@ def _watch_command() -> Callable[..., None]:
     import inspect
     from typing import Optional, get_type_hints
 
+    from babysit.targets.kinds import option_dest
     from babysit.targets.registry import KINDS, all_options
 
     hints = get_type_hints(_watch_options, include_extras=True)
@@ -193,7 +194,7 @@ def _watch_command() -> Callable[..., None]:
                               help=f"{kind.help} E.g. {kind.example}",
                               rich_help_panel=kind.panel)
         params.append(inspect.Parameter(
-            _dest(kind.flag), inspect.Parameter.KEYWORD_ONLY, default=None,
+            option_dest(kind.flag), inspect.Parameter.KEYWORD_ONLY, default=None,
             annotation=Annotated[Optional[kind.value_type], option]))  # noqa: UP045
     for flag, kind_option in all_options().items():
         panels = {k.panel for k in KINDS if kind_option in k.options}
@@ -218,10 +219,6 @@ def _watch_command() -> Callable[..., None]:
     watch.__annotations__ = {p.name: p.annotation for p in params}
     watch.__doc__ = "Watch TARGET until the run ends (the default command)."
     return watch
-
-
-def _dest(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
 
 
 def _watch(values: dict[str, Any]) -> None:
@@ -280,10 +277,10 @@ def _watch(values: dict[str, Any]) -> None:
     efficiency = {name: values.pop(name) for name in (
         "gpu", "gpus", "precision", "peak_tflops", "flops_per_token", "model_params", "layers",
         "width", "seq_len", "tokens_per_step")}
-    if efficiency["precision"] is not None and efficiency["precision"] not in (
-            "fp32", "tf32", "bf16", "fp16", "fp8"):
-        raise _BadValue("one of fp32, tf32, bf16, fp16, fp8",
-                        param_hint="--precision")
+    from babysit.efficiency.peaks import PRECISIONS
+
+    if efficiency["precision"] is not None and efficiency["precision"] not in PRECISIONS:
+        raise _BadValue("one of " + ", ".join(PRECISIONS), param_hint="--precision")
     try:
         settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
                                  efficiency=efficiency, serve=values["serve"] or None,

@@ -1,7 +1,7 @@
 """The fix policy, as one pure function: given the situation and what was already
 tried, which fixes to apply, which to skip (and why), and which to put to the user.
 
-The rules (shared/spec/rules.md):
+The rules (references/common-issues.md, "Fix policy"):
 - safe fixes, automatic unless --no-fix: restart a crashed process, restart a hung one,
   free GPU memory held by the dead run's own leftover processes;
 - at most `max_attempts` of each kind per session;

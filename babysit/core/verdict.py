@@ -1,6 +1,6 @@
 """From a watch's outcome to GO / NO-GO / CONDITIONAL, with findings and next steps.
 
-A pure function of a frozen `WatchOutcome`. The rules of `shared/spec/artifact.md`:
+A pure function of a frozen `WatchOutcome`. The rules of `references/artifact.md`:
   GO           the run SUCCEEDED, its completion is confirmed (a completion line, the
                planned steps, or the service's own word) and no blocker or high
                anomaly is unresolved

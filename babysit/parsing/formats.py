@@ -120,11 +120,9 @@ def parse_json_line(segment: str) -> Parsed | None:
     text = segment.strip()
     if not (text.startswith('{"') and text.endswith("}")):
         return None
-    try:
+    try:  # a text that opens with `{"` decodes to an object or not at all
         obj = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested thousands deep
-        return None
-    if not isinstance(obj, dict):
         return None
     values: dict[str, float] = {}
     for key, value in _flatten(obj):

@@ -1,6 +1,6 @@
 """Agent output: one JSON object per line on stdout, nothing else there.
 
-Events: baseline, poll, anomaly, summary, final (see shared/spec/artifact.md). Each
+Events: baseline, poll, anomaly, summary, final (see references/artifact.md). Each
 carries `event` and `time`; an agent can act on these lines alone."""
 
 from __future__ import annotations

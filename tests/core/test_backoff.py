@@ -1,4 +1,4 @@
-"""The backoff table of shared/spec/rules.md."""
+"""The polling cadence of references/common-issues.md, "How often does babysit look?"."""
 
 from __future__ import annotations
 
