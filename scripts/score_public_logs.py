@@ -2,6 +2,7 @@
 
     python scripts/score_public_logs.py            # the development split
     python scripts/score_public_logs.py --sealed   # the sealed split (run it once, at the end)
+    python scripts/score_public_logs.py --split sealed-2   # a later held-out set, likewise
     python scripts/score_public_logs.py --json     # one line per log, for tools
 
 A verdict is right when its decision and terminal state are the expected ones. Also
@@ -86,10 +87,16 @@ def failure_class(expect: dict[str, Any], data: dict[str, Any], wrong: list[str]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sealed", action="store_true", help="score the sealed split")
+    parser.add_argument("--split", default="",
+                        help="score the held-out set in this folder of the public logs "
+                             "(sealed, sealed-2, ...)")
     parser.add_argument("--json", action="store_true", help="one JSON line per log")
     parser.add_argument("--only", default="", help="only logs whose name contains this")
     args = parser.parse_args()
-    folder = PUBLIC / "sealed" if args.sealed else PUBLIC
+    split = args.split or ("sealed" if args.sealed else "")
+    if split and not (PUBLIC / split / "expected.json").is_file():
+        parser.error(f"no held-out set named {split!r} in {PUBLIC}")
+    folder = PUBLIC / split if split else PUBLIC
     expected: dict[str, dict[str, Any]] = json.loads((folder / "expected.json").read_text())
     right = both = 0
     classes: Counter[str] = Counter()
@@ -112,8 +119,7 @@ def main() -> int:
             failures.append(f"  {name}: {'; '.join(wrong)}\n      {data['summary'][:200]}")
     if not args.json:
         print("\n".join(failures))
-        split = "sealed" if args.sealed else "development"
-        print(f"\n{split} split: {right}/{scored} verdicts right (decision and terminal state, "
+        print(f"\n{split or 'development'} split: {right}/{scored} verdicts right (decision and terminal state, "
               f"{100 * right / max(scored, 1):.0f}%); {both}/{scored} with no missed or false "
               f"anomaly either")
         for name, count in classes.most_common():
