@@ -119,9 +119,9 @@ def main() -> int:
             failures.append(f"  {name}: {'; '.join(wrong)}\n      {data['summary'][:200]}")
     if not args.json:
         print("\n".join(failures))
-        print(f"\n{split or 'development'} split: {right}/{scored} verdicts right (decision and terminal state, "
-              f"{100 * right / max(scored, 1):.0f}%); {both}/{scored} with no missed or false "
-              f"anomaly either")
+        print(f"\n{split or 'development'} split: {right}/{scored} verdicts right "
+              f"(decision and terminal state, {100 * right / max(scored, 1):.0f}%); "
+              f"{both}/{scored} with no missed or false anomaly either")
         for name, count in classes.most_common():
             print(f"  {count:3d}  {name}")
     return 0
