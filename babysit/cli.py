@@ -227,67 +227,33 @@ def _watch(values: dict[str, Any]) -> None:
     from babysit.invocation import running_babysit
     from babysit.targets.kinds import KindUsageError
     from babysit.targets.registry import kind_named, rewatch_args, select
+    from babysit.watch_request import RequestError, WatchRequest
 
-    target = values.pop("target")
-    json_output = values.pop("json_output")
-    out_dir: Path = values.pop("out_dir")
-    until_event = values.pop("until_event")
-    schedule = values.pop("schedule")
-    for flag, value in (("--judge-timeout", values["judge_timeout"]),
-                        ("--total-steps", values["total_steps"])):
-        if value is not None and not value >= 1:
-            raise _BadValue(f"must be at least 1 (got {value:g})", param_hint=flag)
     try:
-        request = select(values, target)
+        asked = WatchRequest.from_flags(values)
+    except RequestError as error:
+        raise _BadValue(str(error), param_hint=error.flag) from error
+    try:
+        request = select(asked.kind_values, asked.target)
         kind = kind_named(request.kind)
     except KindUsageError as error:
         raise _BadValue(str(error), param_hint="TARGET") from error
     if kind.prepare is not None:
         try:
-            request = kind.prepare(request, _chooser(json_output))
+            request = kind.prepare(request, _chooser(asked.json_output))
         except KindUsageError as error:
             # About what was found (several processes match), not about how TARGET was
             # typed: one plain line, the usage exit code, no pointer to -h.
             _echo(f"babysit: error: {error}", err=True)
             raise typer.Exit(ExitCode.USAGE) from None
-    deadline = None
-    if values["timeout"] is not None:
-        from babysit.durations import parse_duration
-
-        try:
-            deadline = parse_duration(values["timeout"])
-        except ValueError as error:
-            raise _BadValue(str(error), param_hint="--timeout") from error
-    cadence = None
-    if schedule is not None:
-        from babysit.durations import parse_schedule
-
-        try:
-            cadence = parse_schedule(schedule)
-        except ValueError as error:
-            raise _BadValue(str(error), param_hint="--schedule") from error
-    poll = {"interval": cadence[0] if cadence else values["interval"],
-            "max_interval": max(cadence[-1], cadence[0]) if cadence else values["max_interval"],
-            "once": values["once"] or None, "max_polls": values["max_polls"],
-            "timeout": deadline,
-            "backoff": False if values["no_backoff"] else None, "schedule": cadence,
-            "until_event": until_event or None}
-    notify_options = {"urls": tuple(values["notify"]) if values["notify"] else None,
-                      "severity": values["notify_severity"]}
-    efficiency = {name: values.pop(name) for name in (
-        "gpu", "gpus", "precision", "peak_tflops", "flops_per_token", "model_params", "layers",
-        "width", "seq_len", "tokens_per_step")}
-    from babysit.efficiency.peaks import PRECISIONS
-
-    if efficiency["precision"] is not None and efficiency["precision"] not in PRECISIONS:
-        raise _BadValue("one of " + ", ".join(PRECISIONS), param_hint="--precision")
     try:
-        settings = load_settings(Path.cwd(), poll=poll, notify=notify_options,
-                                 efficiency=efficiency, serve=values["serve"] or None,
-                                 defaults=kind.defaults,
-                                 fix=not values["no_fix"], out_dir=out_dir,
-                                 run_id=values["run_id"], target_steps=values["total_steps"],
-                                 json=json_output)
+        settings = load_settings(Path.cwd(), poll=asked.poll_overrides(),
+                                 notify=asked.notify_overrides(),
+                                 efficiency=asked.efficiency_overrides(),
+                                 serve=asked.serve or None, defaults=kind.defaults,
+                                 fix=not asked.no_fix, out_dir=asked.out_dir,
+                                 run_id=asked.run_id, target_steps=asked.total_steps,
+                                 json=asked.json_output)
     except ConfigError as error:
         raise _BadValue(str(error), param_hint="babysit config") from error
     from babysit.model import Severity
@@ -301,30 +267,29 @@ def _watch(values: dict[str, Any]) -> None:
         raise _BadValue(
             f"{settings.poll.max_interval:g}s is shorter than --interval "
             f"({settings.poll.interval:g}s)", param_hint="--max-interval")
-    _check_out_dir(out_dir)
-    reviewer = _reviewer(values["judge"], values["judge_timeout"])
+    _check_out_dir(asked.out_dir)
+    reviewer = _reviewer(asked.judge, asked.judge_timeout)
     prefix = kind.prefix(request) if kind.prefix is not None else ""
-    observer = _observer(json_output, prefix=prefix, until_event=until_event,
+    observer = _observer(asked.json_output, prefix=prefix, until_event=asked.until_event,
                          notify=settings.notify)
     dashboard = None
-    if values["serve"]:
+    if asked.serve:
         observer, dashboard = _serving(observer, request.value, kind.name, settings,
-                                       values["serve_port"])
+                                       asked.serve_port)
     approver = None
-    if not json_output:
+    if not asked.json_output:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    rewatch = [*running_babysit(), *rewatch_args(request),
-               *_mode_args(values, efficiency, json_output=json_output,
-                           until_event=until_event, schedule=schedule),
-               "--out-dir", str(out_dir)]
+    rewatch = [*running_babysit(), *rewatch_args(request), *asked.mode_args(),
+               "--out-dir", str(asked.out_dir)]
     try:
         def open_target() -> Any:
             # The wait is part of the session: a SIGTERM or Ctrl-C during it ends the
             # session the way it ends a watch, with a verdict file.
             if kind.awaits is not None and not settings.poll.once:
-                _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log, json_output)
+                _wait_to_appear(kind.awaits, request, settings.poll.wait_for_log,
+                                asked.json_output)
             return kind.open(request)
 
         from babysit.ui.streams import pipe_reader_watch
@@ -333,7 +298,7 @@ def _watch(values: dict[str, Any]) -> None:
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer,
                              output_gone=pipe_reader_watch())
         if dashboard is not None and result.exit_code != ExitCode.INTERRUPTED:  # not after Ctrl-C
-            _linger(dashboard, values["serve_linger"], result.verdict.decision.value)
+            _linger(dashboard, asked.serve_linger, result.verdict.decision.value)
     finally:
         if dashboard is not None:
             from babysit.serve import registry
@@ -341,30 +306,8 @@ def _watch(values: dict[str, Any]) -> None:
             dashboard.stop()
             registry.withdraw()
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
-                     json_output)
+                     asked.json_output)
     raise typer.Exit(int(result.exit_code))
-
-
-def _mode_args(values: dict[str, Any], efficiency: dict[str, Any], *, json_output: bool,
-               until_event: bool, schedule: str | None) -> list[str]:
-    """The caller's own way of watching, for the command that watches again: an agent
-    that ran `--json --until-event --timeout 100s` gets a next command that stops the
-    same way, not one that blocks until the run ends. Notify URLs (secrets), the
-    dashboard (a port), the reviewer (a program) and the run id are left out."""
-    args: list[str] = []
-    for flag, value in (("--once", values["once"]), ("--no-backoff", values["no_backoff"]),
-                        ("--no-fix", values["no_fix"]), ("--until-event", until_event),
-                        ("--json", json_output)):
-        if value:
-            args.append(flag)
-    valued = {"--timeout": values["timeout"], "--max-polls": values["max_polls"],
-              "--interval": values["interval"], "--max-interval": values["max_interval"],
-              "--schedule": schedule, "--total-steps": values["total_steps"],
-              **{"--" + name.replace("_", "-"): value for name, value in efficiency.items()}}
-    for flag, value in valued.items():
-        if value is not None:
-            args += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-    return args
 
 
 def _wait_to_appear(awaits: Callable[[Any], str | None], request: Any, limit: float,
