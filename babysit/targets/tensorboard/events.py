@@ -1,35 +1,10 @@
-"""A TensorBoard log dir (or one event file), read incrementally.
+"""A TensorBoard log dir (or one event file), read incrementally: each event file from
+a byte offset of its own, so a poll reads only the records appended since the last.
 
-Every event file under the log dir (up to `SEARCH_DEPTH` folders down) is followed from
-a byte offset of its own: each poll reads only the records appended since the last,
-and a file that appears later (a new run's folder, or the next file of a writer that
-was restarted) is read from its start. Events are decoded with TensorBoard's own
-protobufs, imported when the target is opened (about 35 ms, most of it protobuf).
-
-Scalars are taken from `simple_value` (tf.summary v1, PyTorch's SummaryWriter,
-tensorboardX) and from one-element tensors (tf.summary v2, TensorBoard's scalar
-plugin), skipping tensors another plugin wrote (histograms, images, text). Each becomes
-a metric of babysit's (`tags.metric_name`), at the event's step, with its wall time as
-the record's time.
-
-Runs. The folder an event file lies in is its run (`train`, `eval`, `version_0/eval`,
-or the log dir itself). A run whose folder says train or eval (a word of
-`tags.TRAIN_WORDS` / `tags.EVAL_WORDS`) is that part of the training: `loss` written in
-`eval/` is `eval_loss`. What is left of a run's path without those words names the
-training it belongs to; when the log dir holds several (`lightning_logs/version_0` and
-`version_1`), the one written last when babysit started is watched as the run, and
-every metric of the others is kept under its name (`version_0/loss`), where the rules
-do not read it.
-
-Steps. Files are read side by side, in step order within a poll. A record from one run
-whose step is behind what another run already reported (an eval file flushed after the
-train file moved on) is taken as late, without a step, so it is not mistaken for the
-run going back; a run whose own steps go back (resumed from a checkpoint) did restart.
-Whether steps count from 0 is decided by the first step, as for trackers.
-
-An event file has no "training finished" line: like a log, a run that stops writing is
-judged by the stall rules, and with --total-steps reaching the planned step is done.
-babysit cannot see the process (alive: None)."""
+What is read (scalars only), how runs and train/eval folders are told apart, and how
+steps from several files are ordered is written once, for users, in
+references/log-formats.md ("TensorBoard event files"); the comments below say why each
+piece of code does what it does."""
 
 from __future__ import annotations
 
