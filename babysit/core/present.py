@@ -113,7 +113,7 @@ class Presenter:
             watched_seconds=self.clock.monotonic() - self.started, state=view.state,
             step=view.step, target_steps=view.target_steps,
             steps_per_second=view.steps_per_second, metrics=key_metrics(view.metrics),
-            open_anomalies=view.open,
+            open_anomalies=view.unresolved,
             resolved_anomalies=tuple(a for a in view.anomalies if a.resolved),
             checkpoint=view.good_checkpoint, formats=view.formats, reason=reason,
             efficiency=view.efficiency,

@@ -35,7 +35,7 @@ class RunView:
     saw_training: bool
     new_epoch: bool
     anomalies: tuple[Anomaly, ...]
-    open: tuple[Anomaly, ...]  # the unresolved anomalies, oldest first
+    unresolved: tuple[Anomaly, ...]  # oldest first
     suppressed: int
     checkpoint: CheckpointChoice | None
     steps_per_second: float | None
@@ -75,7 +75,7 @@ class RunView:
             saw_training=series.saw_training,
             new_epoch=series.new_epoch,
             anomalies=tuple(ledger.anomalies),
-            open=tuple(ledger.unresolved()),
+            unresolved=tuple(ledger.unresolved()),
             suppressed=ledger.suppressed,
             checkpoint=run.checkpoints.choice(),
             steps_per_second=progress.steps_per_second(series.metrics.get("it/s")),
@@ -101,7 +101,7 @@ class RunView:
 
     @property
     def blockers(self) -> tuple[Anomaly, ...]:
-        return tuple(a for a in self.open if a.severity is Severity.BLOCKER)
+        return tuple(a for a in self.unresolved if a.severity is Severity.BLOCKER)
 
     def metric(self, key: str | None) -> tuple[str, float] | None:
         """(key, value) of a metric the run reports now, else None."""

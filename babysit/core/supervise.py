@@ -76,7 +76,7 @@ def fix_view(view: RunView, snapshot: Snapshot) -> FixView:
     """What the fix policy needs to know about the run this poll."""
     ending = view.ending
     process = snapshot.process
-    stalled = any(a.type is AnomalyType.STALLED for a in view.open)
+    stalled = any(a.type is AnomalyType.STALLED for a in view.unresolved)
     return FixView(
         process=process,
         failed=ending is not None and ending.state is TerminalState.FAILED,
@@ -88,8 +88,8 @@ def fix_view(view: RunView, snapshot: Snapshot) -> FixView:
               and snapshot.phase != "save"),
         step=view.step,
         checkpoint=view.good_checkpoint,
-        open_types=frozenset(a.type for a in view.open),
-        open_problems=frozenset(a.type for a in view.open if a.type in _PROBLEMS
+        open_types=frozenset(a.type for a in view.unresolved),
+        open_problems=frozenset(a.type for a in view.unresolved if a.type in _PROBLEMS
                                 and a.severity in (Severity.BLOCKER, Severity.HIGH)),
         lr=view.metrics.get(view.lr_key) if view.lr_key else None,
         lr_peak=view.lr_peak,

@@ -88,12 +88,12 @@ def view(**changes: Any) -> RunView:
         state=TerminalState.RUNNING, running=True, ending=None, step=10, target_steps=100,
         steps_from_zero=False, epoch=None, total_epochs=None, metrics={"loss": 2.0},
         loss_key="loss", lr_key=None, grad_key=None, lr_peak=None, saw_training=True,
-        new_epoch=False, anomalies=(), open=(), suppressed=0, checkpoint=None,
+        new_epoch=False, anomalies=(), unresolved=(), suppressed=0, checkpoint=None,
         steps_per_second=None, quiet_polls=0, quiet_since_progress=0.0,
         cpu_idle_since_progress=False, state_changed_by_service=False, formats=("plain",),
         evidence_url=None, reading=None, efficiency=Efficiency("unavailable", reason="test"),
         history=None, cancel_command=None, service_commands=(), recent_losses=(2.1, 2.0),
         recent_evals={})
-    if "open" in changes and "anomalies" not in changes:
-        changes["anomalies"] = changes["open"]
+    if "unresolved" in changes and "anomalies" not in changes:
+        changes["anomalies"] = changes["unresolved"]
     return replace(plain, **changes)

@@ -95,13 +95,13 @@ def test_open_problems_are_serious_training_problems_only():
     open_now = (anomaly(AnomalyType.NAN_INF, Severity.BLOCKER),
                 anomaly(AnomalyType.LOSS_SPIKE, Severity.MEDIUM),
                 anomaly(AnomalyType.STALLED, Severity.HIGH))
-    seen = fix_view(view(open=open_now), ALIVE)
+    seen = fix_view(view(unresolved=open_now), ALIVE)
     assert seen.open_problems == {AnomalyType.NAN_INF}
     assert seen.open_types == {AnomalyType.NAN_INF, AnomalyType.LOSS_SPIKE, AnomalyType.STALLED}
 
 
 def test_hung_means_stalled_alive_idle_and_not_saving():
-    stalled = view(open=(anomaly(AnomalyType.STALLED),), cpu_idle_since_progress=True)
+    stalled = view(unresolved=(anomaly(AnomalyType.STALLED),), cpu_idle_since_progress=True)
     assert fix_view(stalled, ALIVE).hung
     assert not fix_view(replace(stalled, cpu_idle_since_progress=False), ALIVE).hung
     assert not fix_view(stalled, replace(ALIVE, phase="save")).hung
@@ -120,14 +120,14 @@ def test_a_failed_ending_tells_the_fixer_how_it_died():
 
 def test_a_cloud_run_with_a_blocker_gets_a_cancel_proposal_once():
     blocked = view(cancel_command="gcloud ai custom-jobs cancel 7",
-                   open=(anomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER),))
+                   unresolved=(anomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER),))
     effects = supervisor().propose_cancel(blocked, awaiting=())
     assert effects.awaiting == ("cancel the run (gcloud ai custom-jobs cancel 7) — because "
                                 "job-failure: job-failure seen",)
     assert [(a.kind, a.status) for a in effects.actions] == [("cancel-run",
                                                               ActionStatus.NEEDS_APPROVAL)]
     assert supervisor().propose_cancel(blocked, awaiting=effects.awaiting) == Effects()
-    assert supervisor().propose_cancel(replace(blocked, open=()), awaiting=()) == Effects()
+    assert supervisor().propose_cancel(replace(blocked, unresolved=()), awaiting=()) == Effects()
     assert supervisor().propose_cancel(replace(blocked, cancel_command=None), ()) == Effects()
 
 
@@ -195,7 +195,7 @@ def test_the_poll_is_shown_before_the_user_is_asked():
     log: list[str] = []
     controls = FakeControls()
     watch = supervisor(fixer=fixer(log, answer=True, controls=controls))
-    nan = view(open=(anomaly(AnomalyType.NAN_INF, Severity.BLOCKER),))
+    nan = view(unresolved=(anomaly(AnomalyType.NAN_INF, Severity.BLOCKER),))
     effects = watch.consider(nan, ALIVE, awaiting=(), before_asking=lambda: log.append("shown"))
     assert log.index("shown") < log.index("asked")
     assert controls.cancelled and effects.cancelled == "run cancelled with the user's approval"
@@ -206,7 +206,7 @@ def test_the_poll_is_shown_before_the_user_is_asked():
 def test_nobody_to_ask_leaves_the_proposals_waiting():
     log: list[str] = []
     watch = supervisor(fixer=fixer(log, answer=None))
-    nan = view(open=(anomaly(AnomalyType.NAN_INF, Severity.BLOCKER),))
+    nan = view(unresolved=(anomaly(AnomalyType.NAN_INF, Severity.BLOCKER),))
     effects = watch.consider(nan, ALIVE, awaiting=(), before_asking=lambda: None)
     assert effects.cancelled is None and not effects.touch_run
     # No checkpoint to roll back to: a lower rate, and cancelling
