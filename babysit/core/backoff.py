@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from babysit.config import PollSettings
@@ -48,3 +49,13 @@ def next_interval(current: float, outcome: PollOutcome, settings: PollSettings) 
     if reset_reason(outcome, settings) is not None:
         return settings.interval
     return min(current * settings.backoff_factor, settings.max_interval)
+
+
+def relative_change(previous: float | None, value: float | None) -> float | None:
+    """|value − previous| / |previous| (a loss between two polls); None when either is
+    missing or not finite, or the previous one is 0."""
+    if value is None or previous is None or not math.isfinite(value):
+        return None
+    if not math.isfinite(previous) or previous == 0:
+        return None
+    return abs(value - previous) / abs(previous)

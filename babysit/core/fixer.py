@@ -2,11 +2,11 @@
 happen, act through the target's controls, and record every decision.
 
 Nothing here decides on its own, and nothing here changes what babysit knows about the
-run: `consider` returns the effects (a restart, a cancel, notes on anomalies) and the
-watcher applies them to the run. Safe fixes run only when the policy says APPLY;
-changes that need the user's approval are put to them at a terminal (only cancelling
-the run is something babysit can then do itself) and otherwise recorded as
-needs-approval, which ends the watch with exit code 3."""
+run: `consider` returns the effects (a restart, a cancel, notes on anomalies, the
+decisions it recorded) and the watch loop applies them (core.supervise). Safe fixes
+run only when the policy says APPLY; changes that need the user's approval are put to
+them at a terminal (only cancelling the run is something babysit can then do itself)
+and otherwise recorded as needs-approval, which ends the watch with exit code 3."""
 
 from __future__ import annotations
 
@@ -59,11 +59,14 @@ class FixView:
 
 @dataclass
 class FixEffects:
-    """What a fix did to the run, for the watcher to apply."""
+    """What a fix did to the run, and the decisions taken, for the loop to apply."""
 
     restarted: str | None = None  # a note on what was started
     cancelled: str | None = None
     notes: list[tuple[AnomalyType, str]] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+    awaiting: list[str] = field(default_factory=list)  # proposals nobody could approve
+    commands: list[str] = field(default_factory=list)  # exact commands for the user or agent
 
     @property
     def changed(self) -> bool:
@@ -106,9 +109,6 @@ class Fixer:
         self.now = now
         self.approver = approver or NoApprover()
         self.max_attempts = max_attempts
-        self.actions: list[Action] = []
-        self.awaiting: list[str] = []  # proposals nobody could approve
-        self.commands: list[str] = []  # exact commands for the user or agent
         self._applied: Counter[FixKind] = Counter()
         self._step_at_restart: int | None = None
         self._restarted = False
@@ -129,7 +129,7 @@ class Fixer:
                 if effects.changed:
                     break
             elif decision.verdict is FixVerdict.SKIP:
-                self._record_once(decision, ActionStatus.SKIPPED, decision.reason)
+                self._record_once(effects, decision, ActionStatus.SKIPPED, decision.reason)
                 if decision.kind in _NOTED and not self._applied[decision.kind]:
                     # Once babysit has restarted the run, the anomaly keeps that note.
                     effects.notes.append((_NOTED[decision.kind],
@@ -187,10 +187,10 @@ class Fixer:
                     self.controls.stop_hung()
                 result = self.controls.restart()
         except Exception as error:  # any failure is recorded, not raised
-            self._record(kind, ActionStatus.FAILED, f"{decision.reason}; failed: {error}")
+            self._record(effects, kind, ActionStatus.FAILED, f"{decision.reason}; failed: {error}")
             effects.notes.append((_NOTED[kind], f"{_WHAT[kind]} failed: {error}"))
             return
-        self._record(kind, ActionStatus.APPLIED, f"{decision.reason}; {result}")
+        self._record(effects, kind, ActionStatus.APPLIED, f"{decision.reason}; {result}")
         self.notice(f"ACTION done: {result}")
         if kind is FixKind.FREE_GPU:
             return
@@ -213,10 +213,10 @@ class Fixer:
         cancel = texts.pop(FixKind.CANCEL, None)
         for kind, proposal in texts.items():
             # babysit cannot change a run's configuration; the user applies these.
-            self._record(kind, ActionStatus.NEEDS_APPROVAL, proposal)
+            self._record(effects, kind, ActionStatus.NEEDS_APPROVAL, proposal)
         if cancel is None:
             return
-        self.commands.append(f"kill -TERM {self.controls.control_pid}")
+        effects.commands.append(f"kill -TERM {self.controls.control_pid}")
         answer = None
         if self.fix_enabled:
             advice = "; ".join(t.split(" — ")[0] for t in texts.values())
@@ -225,30 +225,34 @@ class Fixer:
                 f"now (PID {self.controls.control_pid} and its workers)?")
         if answer is None:
             note = " (--no-fix: not asked)" if not self.fix_enabled else ""
-            self._record(FixKind.CANCEL, ActionStatus.NEEDS_APPROVAL, cancel + note)
-            self.awaiting.extend([*texts.values(), cancel])
+            self._record(effects, FixKind.CANCEL, ActionStatus.NEEDS_APPROVAL, cancel + note)
+            effects.awaiting.extend([*texts.values(), cancel])
             return
         if not answer:
-            self._record(FixKind.CANCEL, ActionStatus.SKIPPED, f"{cancel}: declined by the user")
+            self._record(effects, FixKind.CANCEL, ActionStatus.SKIPPED,
+                         f"{cancel}: declined by the user")
             return
         self.notice(f"ACTION: about to cancel the run (approved): terminating PID "
                     f"{self.controls.control_pid} and its workers")
         try:
             done = self.controls.cancel()
         except Exception as error:  # recorded, not raised
-            self._record(FixKind.CANCEL, ActionStatus.FAILED, f"{cancel}; failed: {error}")
+            self._record(effects, FixKind.CANCEL, ActionStatus.FAILED,
+                         f"{cancel}; failed: {error}")
             return
-        self._record(FixKind.CANCEL, ActionStatus.APPLIED,
+        self._record(effects, FixKind.CANCEL, ActionStatus.APPLIED,
                      f"approved by the user; terminated PIDs {done}")
         effects.cancelled = "run cancelled with the user's approval"
         effects.notes.extend((t, effects.cancelled) for t in situation.open_problems)
 
-    def _record(self, kind: FixKind, status: ActionStatus, reason: str) -> None:
-        self.actions.append(Action(kind.value, status, reason, self.now()))
+    def _record(self, effects: FixEffects, kind: FixKind, status: ActionStatus,
+                reason: str) -> None:
+        effects.actions.append(Action(kind.value, status, reason, self.now()))
 
-    def _record_once(self, decision: FixDecision, status: ActionStatus, reason: str) -> None:
+    def _record_once(self, effects: FixEffects, decision: FixDecision, status: ActionStatus,
+                     reason: str) -> None:
         """A skip repeats every poll while its reason holds; record it once."""
         key = (decision.kind, reason)
         if key not in self._said:
             self._said.add(key)
-            self._record(decision.kind, status, reason)
+            self._record(effects, decision.kind, status, reason)

@@ -16,6 +16,7 @@ from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.core.fixer import Approver, Fixer
+from babysit.core.loop import WatchLoop, WatchStop
 from babysit.core.outcome import WatchOutcome
 from babysit.core.reports import (
     Observer,
@@ -24,7 +25,6 @@ from babysit.core.reports import (
 )
 from babysit.core.reviewer import Reviewer
 from babysit.core.verdict import decide
-from babysit.core.watcher import Watcher, WatchStop
 from babysit.exit_codes import ExitCode
 from babysit.model import Decision, TerminalState, Verdict
 from babysit.sanitise import outbound_value
@@ -94,8 +94,8 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
     try:
         # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
         waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
-        watcher = Watcher(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                          known_anomalies=known, waker=waker, output_gone=output_gone)
+        watcher = WatchLoop(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
+                            known_anomalies=known, waker=waker, output_gone=output_gone)
         try:
             stop = watcher.run()
         except TargetError as error:

@@ -33,6 +33,9 @@ class AnomalyEntry:
     severity_at_end: Severity | None = None
     # The fix names the newest good checkpoint to go back to.
     rollback: bool = False
+    # A problem with the training itself: while one is open and serious, cancelling the
+    # run (with the user's approval) is about it, and the cancel is noted on it.
+    training_problem: bool = False
 
 
 _ENTRIES = (
@@ -43,20 +46,20 @@ _ENTRIES = (
         "at that step.",
         proposals=(FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
         proposal_reason="non-finite values make every further step worthless",
-        rollback=True),
+        rollback=True, training_problem=True),
     AnomalyEntry(
         AnomalyType.OOM, Severity.BLOCKER,
         "Reduce the per-device batch size (keep the global batch with gradient accumulation), "
         "enable gradient checkpointing or mixed precision; for a host OOM kill, lower "
         "data-loader workers or host-side buffers.",
-        recovers_on_progress=True),
+        recovers_on_progress=True, training_problem=True),
     AnomalyEntry(
         AnomalyType.DIVERGENCE, Severity.HIGH,
         "Lower the learning rate or lengthen warm-up, enable gradient clipping, and resume from "
         "a checkpoint before the rise.",
         proposals=(FixKind.ROLLBACK, FixKind.LOWER_LR, FixKind.CANCEL),
         proposal_reason="the loss keeps rising",
-        severity_at_end=Severity.BLOCKER, rollback=True),
+        severity_at_end=Severity.BLOCKER, rollback=True, training_problem=True),
     AnomalyEntry(
         AnomalyType.STALLED, Severity.HIGH,
         "Check that the process is alive and not blocked (data loading, a collective waiting "
@@ -81,13 +84,13 @@ _ENTRIES = (
         AnomalyType.LOSS_SPIKE, Severity.HIGH,
         "Check the batch at that step for bad data; if spikes repeat, lower the learning rate "
         "or clip gradients.",
-        ask_reviewer=True, rollback=True),
+        ask_reviewer=True, rollback=True, training_problem=True),
     AnomalyEntry(
         AnomalyType.GRAD_EXPLOSION, Severity.HIGH,
         "Enable or tighten gradient clipping and lower the learning rate; look for bad samples "
         "at that step. A norm that collapsed to zero means nothing is learned: check the "
         "learning rate, frozen parameters and the loss scale.",
-        rollback=True),
+        rollback=True, training_problem=True),
     AnomalyEntry(
         AnomalyType.CUDA_ERROR, Severity.BLOCKER,
         "Re-run with CUDA_LAUNCH_BLOCKING=1 to locate the failing kernel; device-side asserts "
@@ -132,7 +135,8 @@ _ENTRIES = (
         "rate and gradient clipping; look for bad samples where the overflows began.",
         recovers_on_progress=False, rollback=True,
         proposals=(FixKind.ROLLBACK, FixKind.CANCEL),
-        proposal_reason="with the loss scale at its floor no step changes the weights"),
+        proposal_reason="with the loss scale at its floor no step changes the weights",
+        training_problem=True),
     AnomalyEntry(
         AnomalyType.HARDWARE_FAULT, Severity.BLOCKER,
         "A hardware fault: drain this GPU or node and resume elsewhere from the last good "
@@ -181,3 +185,8 @@ def entry(kind: AnomalyType) -> AnomalyEntry:
 def reviewed_types() -> frozenset[AnomalyType]:
     """Types a reviewer (--judge) is asked about."""
     return frozenset(e.type for e in _ENTRIES if e.ask_reviewer)
+
+
+def training_problems() -> frozenset[AnomalyType]:
+    """Types that are problems with the training itself (a cancel is about them)."""
+    return frozenset(e.type for e in _ENTRIES if e.training_problem)

@@ -169,7 +169,7 @@ class _EarlyRead:
 
 
 def test_progress_read_a_moment_before_a_poll_is_not_no_progress_for_0s(tmp_path: Path):
-    from babysit.core.watcher import Watcher
+    from babysit.core.loop import WatchLoop
 
     log = tmp_path / "train.log"
     log.write_text("".join(steps(1, 4)))
@@ -177,8 +177,8 @@ def test_progress_read_a_moment_before_a_poll_is_not_no_progress_for_0s(tmp_path
     out = io.StringIO()
     settings = Settings(poll=replace(PollSettings(), max_polls=3, interval=30, backoff=False),
                         fix=False, out_dir=tmp_path / "out")
-    Watcher(LocalLogTarget(log), settings, ConsoleObserver(out, color=False), clock,
-            waker=_EarlyRead(clock, log)).run()
+    WatchLoop(LocalLogTarget(log), settings, ConsoleObserver(out, color=False), clock,
+              waker=_EarlyRead(clock, log)).run()
     text = out.getvalue()
     assert "Step 5/1000" in text
     assert "no progress for 0s" not in text, text
