@@ -104,7 +104,7 @@ def babysit_once(log: Path, out_dir: Path) -> tuple[float, float, dict]:
 def p1(repeat: int) -> list[Row]:
     from babysit.config import RuleSettings
     from babysit.core.run import Run
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     big = cached("sparse", 1024, write_sparse_log)
     with tempfile.TemporaryDirectory(dir=DATA) as tmp:

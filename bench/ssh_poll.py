@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
     from babysit.remote.address import parse_remote
-    from babysit.targets.remote_log import RemoteLogTarget
+    from babysit.targets.common.ssh_log import RemoteLogTarget
     from tests.remote.conftest import SSHD, make_server
 
     if SSHD is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 
 GOOD_START = "step 1/10 | loss=2.5\nstep 2/10 | loss=2.4\n"

@@ -17,7 +17,7 @@ from typing import Any
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 from tests.core.test_fixer import watch
 

@@ -17,7 +17,7 @@ import pytest
 from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
-from babysit.targets.local_process import ProcessTarget
+from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from tests.conftest import FakeClock, artifact_in
 

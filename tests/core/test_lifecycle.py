@@ -16,7 +16,7 @@ from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
 from babysit.model import Snapshot
-from babysit.targets.local_process import ProcessTarget
+from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from tests.conftest import append, artifact_in
 from tests.core.test_fixer import TRAINER, FastClock, _no_strays, start, watch  # noqa: F401

@@ -14,8 +14,8 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
 from babysit.model import AnomalyType, Snapshot
 from babysit.targets.base import TargetUnavailable
-from babysit.targets.log_file import LocalLogTarget
-from babysit.targets.registry import open_log
+from babysit.targets.common.log_file import LocalLogTarget
+from babysit.targets.common.open_log import open_log
 from tests.conftest import FakeClock, append, artifact_in
 
 

@@ -123,7 +123,7 @@ def test_history_scan_finds_the_one_line_events_a_full_parse_finds(name: str):
     """Each recorded or public log read with a 2 KiB tail (so nearly all of it goes
     through the history scan) reports the same errors, crashes, completion and first
     non-finite step as a full parse of it."""
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     log = FIXTURES / "logs" / name
 

@@ -9,7 +9,7 @@ import pytest
 from babysit.remote.address import parse_remote
 from babysit.remote.connection import SshSettings
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.ssh_log import RemoteLogTarget
+from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import append
 from tests.remote.conftest import Sshd
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import TargetError
-from babysit.targets.composed import WatchedRun
-from babysit.targets.ssh_log import remote_process_target
+from babysit.targets.common.composed import WatchedRun
+from babysit.targets.process.remote import remote_process_target
 from tests.conftest import FIXTURES
 from tests.remote.conftest import Sshd
 

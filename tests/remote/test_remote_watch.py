@@ -19,7 +19,7 @@ from babysit.core.session import ExitCode, run_session
 from babysit.model import Snapshot
 from babysit.remote.address import parse_remote
 from babysit.targets.base import Target
-from babysit.targets.ssh_log import RemoteLogTarget
+from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd
 
@@ -95,7 +95,7 @@ def test_remote_pid_killed_stays_failed_whatever_the_log_says_after(ssh_home: Ss
                                                                    tmp_path: Path):
     """The remote process is gone (kill -9); a line the SFTP read brings in after that was
     written before it, and cannot bring the run back."""
-    from babysit.targets.ssh_log import remote_process_target
+    from babysit.targets.process.remote import remote_process_target
 
     log = tmp_path / "train.log"
     log.write_text("Starting training: max_steps=400\n"

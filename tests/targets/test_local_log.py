@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import TargetError
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import append
 
 

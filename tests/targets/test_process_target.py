@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from babysit.targets.local_process import ProcessTarget
+from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from babysit.telemetry.processes import Identity, find_log, identity_of, kernel_oom_killed
 

@@ -30,8 +30,8 @@ from babysit.model import Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.fallback import TrackerUnreachable
-from babysit.targets.tracker_rows import (
+from babysit.targets.common.fallback import TrackerUnreachable
+from babysit.targets.common.tracker_rows import (
     Point,
     StepOrigin,
     gpu_from_system,
@@ -40,6 +40,8 @@ from babysit.targets.tracker_rows import (
     target_from_params,
     unreachable_reason,
 )
+from babysit.targets.kinds import require_extra
+from babysit.targets.mlflow import KIND
 
 _STATES = {"FINISHED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
            "KILLED": TerminalState.CANCELLED}
@@ -64,8 +66,7 @@ class MlflowTarget:
         try:
             from mlflow.utils.rest_utils import MlflowHostCreds
         except ImportError as error:
-            raise TargetError("watching MLflow runs needs the [mlflow] extra: "
-                              "pip install 'babysit[mlflow]'") from error
+            raise require_extra(KIND, "watching MLflow runs") from error
         self.uri = uri.rstrip("/")
         self.run_id = run_id
         self._timeout = timeout

@@ -28,7 +28,7 @@ from babysit.model import (
 )
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
-from babysit.targets.slurm import check_job_id
+from babysit.targets.slurm.job_ids import check_job_id
 from babysit.targets.slurm.runner import LocalRunner, Runner
 from babysit.targets.slurm.states import (
     NEVER_STARTS,
@@ -373,7 +373,7 @@ class SlurmJobTarget:
 
 
 def _local_log(path: str) -> Target:
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     if not os.path.exists(path):
         raise TargetError(f"log file not found: {path}")
@@ -389,7 +389,12 @@ def open_job(request: Request) -> Target:
     login = request.option("ssh")
     if login is None:
         return SlurmJobTarget(job_id, LocalRunner(), _local_log, max_pending=max_pending)
-    from babysit.targets.slurm.remote import open_remote
+    from babysit.targets.slurm.remote import connect
 
-    return open_remote(job_id, str(login), bool(request.option("ssh_accept_new")),
-                       max_pending=max_pending)
+    runner, open_log = connect(str(login), bool(request.option("ssh_accept_new")))
+    try:
+        return SlurmJobTarget(job_id, runner, open_log, max_pending=max_pending,
+                              login=str(login))
+    except BaseException:
+        runner.close()
+        raise

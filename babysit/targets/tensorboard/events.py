@@ -49,10 +49,11 @@ from babysit.clock import Waker
 from babysit.model import Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.tensorboard import SEARCH_DEPTH, is_event_file_name
+from babysit.targets.common.tracker_rows import StepOrigin
+from babysit.targets.kinds import require_extra
+from babysit.targets.tensorboard import KIND, SEARCH_DEPTH, is_event_file_name
 from babysit.targets.tensorboard.framing import MAX_KEPT, frame
 from babysit.targets.tensorboard.tags import EVAL_WORDS, TRAIN_WORDS, metric_name, scope_of_run
-from babysit.targets.tracker_rows import StepOrigin
 
 FORMAT = "tensorboard"
 CHUNK = 4 * 1024 * 1024
@@ -188,8 +189,7 @@ def _event_class() -> Any:
         # Through importlib: the generated module is not typed.
         module: Any = importlib.import_module("tensorboard.compat.proto.event_pb2")
     except ImportError as error:
-        raise TargetError("reading TensorBoard event files needs the [tensorboard] extra: "
-                          "pip install 'babysit[tensorboard]'") from error
+        raise require_extra(KIND, "reading TensorBoard event files") from error
     return module.Event
 
 

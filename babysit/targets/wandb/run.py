@@ -20,14 +20,16 @@ from babysit.model import Record, Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import Target, TargetError, TargetUnavailable
-from babysit.targets.fallback import TrackerUnreachable
-from babysit.targets.tracker_rows import (
+from babysit.targets.common.fallback import TrackerUnreachable
+from babysit.targets.common.tracker_rows import (
     StepOrigin,
     gpu_from_system,
     schedule_from_params,
     target_from_params,
     unreachable_reason,
 )
+from babysit.targets.kinds import require_extra
+from babysit.targets.wandb import KIND
 from babysit.targets.wandb.spec import run_path
 
 _STATES = {"finished": TerminalState.SUCCEEDED, "crashed": TerminalState.FAILED,
@@ -96,8 +98,8 @@ class WandbDirTarget:
         try:
             update = self._dir.poll()
         except ModuleNotFoundError as error:
-            raise TargetUnavailable("decoding W&B run files needs the [wandb] extra: "
-                                    "pip install 'babysit[wandb]'") from error
+            raise TargetUnavailable(str(require_extra(KIND, "decoding W&B run files"))) \
+                from error
         except (OSError, self._format_error) as error:
             raise TargetUnavailable(f"cannot read {self._dir.path}: {error}") from error
         if update.config:
@@ -150,8 +152,7 @@ class WandbApiTarget:
         try:
             import wandb
         except ImportError as error:
-            raise TargetError("watching W&B runs needs the [wandb] extra: "
-                              "pip install 'babysit[wandb]'") from error
+            raise require_extra(KIND, "watching W&B runs") from error
         self._label = spec
         self._path = path
         self._last_step = -1

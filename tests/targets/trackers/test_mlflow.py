@@ -17,8 +17,8 @@ from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import ExitCode, run_session
 from babysit.targets.base import TargetError
-from babysit.targets.fallback import FallbackTarget
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.fallback import FallbackTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from babysit.targets.mlflow.run import MlflowTarget
 from tests.conftest import FakeClock, append, artifact_in, installed
 from tests.forked_cli import run_babysit

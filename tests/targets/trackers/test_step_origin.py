@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from babysit.model import Record, Snapshot
 from babysit.targets.base import TargetUnavailable
-from babysit.targets.tracker_rows import StepOrigin
+from babysit.targets.common.tracker_rows import StepOrigin
 
 
 def test_the_first_step_decides():
@@ -55,7 +55,7 @@ def _steps(*steps: int, from_zero: bool = False) -> Snapshot:
 
 
 def test_fallback_compares_a_zero_based_tracker_with_its_log_as_steps_completed():
-    from babysit.targets.fallback import FallbackTarget
+    from babysit.targets.common.fallback import FallbackTarget
 
     tracker = _Scripted(_steps(0, 1, 2, from_zero=True), None,
                         _steps(3, 4, 5, 6, from_zero=True))

@@ -250,7 +250,7 @@ def test_api_down_at_start_without_a_fallback_log_is_one_clean_reason(
         server: FakeWandbServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import json
 
-    from babysit.targets.fallback import with_fallback
+    from babysit.targets.common.fallback import with_fallback
     from babysit.targets.kinds import Request
     from tests.targets.trackers.conftest import _free_port
 
@@ -271,7 +271,7 @@ def test_api_down_at_start_starts_on_the_fallback_log_and_switches_back(
         server: FakeWandbServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from urllib.parse import urlsplit
 
-    from babysit.targets.fallback import with_fallback
+    from babysit.targets.common.fallback import with_fallback
     from babysit.targets.kinds import Request
     from tests.targets.trackers.tcp_proxy import Proxy
 

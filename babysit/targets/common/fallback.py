@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from babysit.targets.base import Target, TargetError, TargetUnavailable
+from babysit.targets.common.open_log import open_log
 from babysit.targets.kinds import KindOption, Request
 
 if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
@@ -161,8 +162,6 @@ def with_fallback(primary: Callable[[], Target], request: Request, source: str) 
     log = request.option("fallback_log")
     if log is None:
         return primary()
-    from babysit.targets.registry import open_log
-
     accept_new = bool(request.option("ssh_accept_new"))
 
     def fallback() -> Target:

@@ -18,7 +18,7 @@ from babysit.clock import Waker
 from babysit.model import Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 
 _RANK_IN_NAME = re.compile(r"(?:rank|r|worker|proc)[_-]?(\d+)|[_.-](\d+)\.(?:log|out|err|txt)$",
                            re.IGNORECASE)
