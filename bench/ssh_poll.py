@@ -68,7 +68,7 @@ def main() -> None:
             start = time.perf_counter()
             snapshot = target.poll()
             ours.append(time.perf_counter() - start)
-            our_bytes.append(snapshot.new_bytes)
+            our_bytes.append(snapshot.log.new_bytes)
             start = time.perf_counter()
             done = subprocess.run([*ssh, "tail", "-n", "100", str(log)], capture_output=True,
                                   check=True)

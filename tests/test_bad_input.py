@@ -49,7 +49,7 @@ def test_fifty_megabyte_line_without_newline(tmp_path: Path):
         handle.write(b"x" * (50 * 1024 * 1024))
     target = LocalLogTarget(log, tail_bytes=1024 * 1024)
     snapshot = target.poll()
-    assert snapshot.new_bytes > 0
+    assert snapshot.log.new_bytes > 0
     code, data = once(tmp_path, log.read_bytes())
     assert data["decision"] != "GO"
 

@@ -250,7 +250,7 @@ class Watcher:
     def _fix_view(self, snapshot: Snapshot) -> FixView:
         run = self.run_state
         ending = run.lifecycle.ending
-        view = snapshot.process
+        view = snapshot.process.view
         open_now = run.ledger.unresolved()
         stalled = any(a.type is AnomalyType.STALLED for a in open_now)
         cpu = view.cpu_seconds if view is not None else None
@@ -262,8 +262,8 @@ class Watcher:
             exit_signal=ending.exit.signal if ending is not None and ending.exit else None,
             exit_code=ending.exit.code if ending is not None and ending.exit else None,
             # Never during a save: writing a checkpoint (to NFS, say) looks like a hang.
-            hung=(stalled and snapshot.alive is True and run.progress.hung(cpu)
-                  and snapshot.phase != "save"),
+            hung=(stalled and snapshot.process.alive is True and run.progress.hung(cpu)
+                  and snapshot.log.phase != "save"),
             step=series.step,
             checkpoint=run.checkpoints.good_path(),
             open_types=frozenset(a.type for a in open_now),
@@ -450,17 +450,17 @@ class Watcher:
             eta_seconds=eta,
             next_poll_seconds=None,
             interval_note="",
-            new_lines=snapshot.new_lines + self._take_early_lines(),
+            new_lines=snapshot.log.new_lines + self._take_early_lines(),
             new_anomalies=tuple(fresh),
             notices=snapshot.notices,
             formats=self.run_state.formats,
-            quiet_seconds=snapshot.quiet_for,
-            gpu=snapshot.gpu,
+            quiet_seconds=snapshot.log.quiet_for,
+            gpu=snapshot.process.gpu,
             log_path=self._log_path,
-            status=snapshot.status,
-            headline=snapshot.headline,
+            status=snapshot.service.status,
+            headline=snapshot.service.headline,
             no_progress_for=quiet,
-            subject=snapshot.process.command if snapshot.process is not None else "",
+            subject=snapshot.process.view.command if snapshot.process.view is not None else "",
             efficiency=self.run_state.efficiency.now(),
             url=self.run_state.evidence_url,
             history=self.run_state.curves.series() if self.settings.serve else None,
@@ -474,8 +474,8 @@ class Watcher:
         start); None while that is under one polling interval (progress read early, a
         moment ago, is not "no progress for 0s")."""
         since = self.run_state.progress.quiet_for(self.clock.monotonic())
-        if snapshot.quiet_for is not None:
-            since = max(since, snapshot.quiet_for)
+        if snapshot.log.quiet_for is not None:
+            since = max(since, snapshot.log.quiet_for)
         return since if since >= max(interval, 1.0) else None
 
     def _take_early_lines(self) -> int:

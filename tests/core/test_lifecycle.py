@@ -103,7 +103,7 @@ class LateLine:
 
     def poll(self, final: bool = False) -> Snapshot:
         snapshot = self.inner.poll(final)
-        if snapshot.alive is False and not self.done:
+        if snapshot.process.alive is False and not self.done:
             self.done = True
             append(self.log, "step 99/400 | loss=1.0000 | lr=3.0e-04\n")
         return snapshot

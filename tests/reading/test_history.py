@@ -130,7 +130,7 @@ def test_history_scan_finds_the_one_line_events_a_full_parse_finds(name: str):
     def seen(tail_bytes: int | None) -> tuple[set[EventKind], int | None]:
         target = LocalLogTarget(log) if tail_bytes is None else \
             LocalLogTarget(log, tail_bytes=tail_bytes)
-        records = target.poll(final=True).records
+        records = target.poll(final=True).log.records
         target.close()
         kinds = {e.kind for r in records for e in r.events} & _ONE_LINE_EVENTS
         first_nan = next((r.step for r in records

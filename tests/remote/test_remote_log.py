@@ -20,7 +20,7 @@ def target(server: Sshd, path: Path | str, **settings) -> RemoteLogTarget:
 
 
 def steps(snapshot) -> list[int]:
-    return [r.step for r in snapshot.records if r.step is not None]
+    return [r.step for r in snapshot.log.records if r.step is not None]
 
 
 def test_appended_lines_arrive_on_the_next_poll_over_one_connection(ssh_home: Sshd,

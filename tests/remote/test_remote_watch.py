@@ -113,7 +113,7 @@ def test_remote_pid_killed_stays_failed_whatever_the_log_says_after(ssh_home: Ss
     class LateLine(WatchedRunWrapper):
         def poll(self, final: bool = False) -> Snapshot:
             snapshot = self.inner.poll(final)
-            if snapshot.alive is False and not self.done:
+            if snapshot.process.alive is False and not self.done:
                 self.done = True  # read after the kill was seen, written before it
                 append(log, "step 11/400 | loss=2.0\n")
             return snapshot

@@ -97,13 +97,13 @@ class FallbackTarget:
         if self._seen_up_to is None:
             return snapshot
         seen = self._seen_up_to
-        records = tuple(r for r in snapshot.records
+        records = tuple(r for r in snapshot.log.records
                         if r.step is None or _completed(snapshot, r.step) > seen)
         if any(r.step is not None for r in records):
             self._seen_up_to = None  # the tracker is past what the log told
-        if len(records) == len(snapshot.records):
+        if len(records) == len(snapshot.log.records):
             return snapshot
-        return replace(snapshot, records=records)
+        return replace(snapshot, log=replace(snapshot.log, records=records))
 
     def _from_fallback(self, why: str, final: bool) -> Snapshot:
         try:
@@ -113,7 +113,7 @@ class FallbackTarget:
         except (TargetError, TargetUnavailable) as error:
             raise TargetUnavailable(f"{why}; the fallback log {self._name} cannot be read "
                                     f"either: {error}") from error
-        records = tuple(r for r in snapshot.records
+        records = tuple(r for r in snapshot.log.records
                         if r.step is None or self._last_step is None or r.step > self._last_step)
         notices = snapshot.notices
         if not self._on_fallback:
@@ -125,7 +125,7 @@ class FallbackTarget:
             else:
                 notices = (f"{self._source} unreachable ({why}): reading the fallback log "
                            f"{self._name} instead", *notices)
-        fallback = replace(snapshot, records=records, notices=notices,
+        fallback = replace(snapshot, log=replace(snapshot.log, records=records), notices=notices,
                            degraded=f"{self._source} unreachable: {why} (reading "
                                     f"{self._name} meanwhile)")
         self._remember(fallback)
@@ -134,7 +134,7 @@ class FallbackTarget:
         return fallback
 
     def _remember(self, snapshot: Snapshot) -> None:
-        steps = [_completed(snapshot, r.step) for r in snapshot.records if r.step is not None]
+        steps = [_completed(snapshot, r.step) for r in snapshot.log.records if r.step is not None]
         if steps:
             self._last_step = max(steps + ([self._last_step] if self._last_step is not None
                                            else []))
@@ -149,7 +149,7 @@ class FallbackTarget:
 def _completed(snapshot: Snapshot, step: int) -> int:
     """The steps completed at `step`: the tracker's index + 1 when its run counts from 0
     (a log's steps are already counts), so the tracker's and the log's steps compare."""
-    return step + 1 if snapshot.steps_from_zero else step
+    return step + 1 if snapshot.log.steps_from_zero else step
 
 
 FALLBACK_LOG = KindOption("--fallback-log", "The run's log (local or user@host:/path), read "

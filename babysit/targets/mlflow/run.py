@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import Snapshot, TerminalState
+from babysit.model import LogSnapshot, ProcessSnapshot, ServiceSnapshot, Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
@@ -216,18 +216,21 @@ class MlflowTarget:
         state = _STATES.get(status)
         notices, self._notices = tuple(self._notices), []
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(points),
-            formats=("mlflow",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(points),
+                formats=("mlflow",),
+                quiet_for=max(0.0, time.time() - newest) if newest else None,
+                steps_from_zero=from_zero,
+                lr_schedule=schedule_from_params(params)),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(self._system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=f"MLflow status: {status}",
+                run_state_source="MLflow",
+                evidence_url=self.url),
             notices=notices,
-            quiet_for=max(0.0, time.time() - newest) if newest else None,
-            gpu=gpu_from_system(self._system),
-            run_state=state,
-            run_state_detail=f"MLflow status: {status}",
-            run_state_source="MLflow",
-            evidence_url=self.url,
-            steps_from_zero=from_zero,
-            lr_schedule=schedule_from_params(params),
             stall_hint=("MLflow still reports the run as RUNNING, which it does forever when "
                         "the process dies without ending the run (evidence: the newest "
                         "metric's age)") if state is None else "",

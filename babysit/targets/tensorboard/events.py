@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from babysit.clock import Waker
-from babysit.model import Record, Snapshot
+from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.common.tracker_rows import StepOrigin
@@ -473,17 +473,17 @@ class TensorBoardTarget:
         records = self._records(_merged(per_file))
         self._origin.see((r.step for r in records), None)
         return Snapshot(
-            records=tuple(records),
-            new_bytes=new_bytes,
-            new_lines=points,
-            formats=(FORMAT,),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_bytes=new_bytes,
+                new_lines=points,
+                formats=(FORMAT,),
+                quiet_for=self._quiet_for(),
+                steps_from_zero=self._origin.from_zero),
             notices=tuple(notices),
-            quiet_for=self._quiet_for(),
-            alive=None,
-            steps_from_zero=self._origin.from_zero,
             stall_hint=("babysit reads the event files only and cannot see the process; "
-                        "writers flush them every few minutes by default (flush_secs=120 "
-                        "for PyTorch's SummaryWriter)"),
+                         "writers flush them every few minutes by default (flush_secs=120 "
+                         "for PyTorch's SummaryWriter)"),
         )
 
     def _decode(self, event_file: EventFile, payloads: list[bytes],

@@ -16,7 +16,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import Record, Snapshot, TerminalState
+from babysit.model import (
+    LogSnapshot,
+    ProcessSnapshot,
+    Record,
+    ServiceSnapshot,
+    Snapshot,
+    TerminalState,
+)
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import Target, TargetError, TargetUnavailable
@@ -119,20 +126,23 @@ class WandbDirTarget:
             detail = f"W&B run ended with exit code {self._exit}"
         records = _records(update.history, self._target, self._origin)
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(update.history),
-            formats=("wandb",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(update.history),
+                formats=("wandb",),
+                quiet_for=max(0.0, time.time() - self._dir.path.stat().st_mtime),
+                steps_from_zero=self._origin.from_zero,
+                lr_schedule=self._schedule),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(self._system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=detail,
+                run_state_source="W&B",
+                evidence_url=self._url()),
             notices=tuple(notices),
-            quiet_for=max(0.0, time.time() - self._dir.path.stat().st_mtime),
-            gpu=gpu_from_system(self._system),
-            run_state=state,
-            run_state_detail=detail,
-            run_state_source="W&B",
-            evidence_url=self._url(),
-            steps_from_zero=self._origin.from_zero,
-            lr_schedule=self._schedule,
             stall_hint=("a W&B run whose process was killed writes no exit record, so its "
-                        "file stays 'running' (evidence: the run file's age)"),
+                         "file stays 'running' (evidence: the run file's age)"),
         )
 
     def _url(self) -> str | None:
@@ -214,19 +224,22 @@ class WandbApiTarget:
         if target is not None:
             records = [replace(r, target_steps=target) for r in records]
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(rows),
-            formats=("wandb",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(rows),
+                formats=("wandb",),
+                steps_from_zero=self._origin.from_zero,
+                lr_schedule=schedule_from_params(dict(run.config or {}))),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(latest_system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=f"W&B state: {state_name}",
+                run_state_source="W&B",
+                evidence_url=str(run.url)),
             notices=notices,
-            run_state=state,
-            run_state_detail=f"W&B state: {state_name}",
-            run_state_source="W&B",
-            evidence_url=str(run.url),
-            steps_from_zero=self._origin.from_zero,
-            gpu=gpu_from_system(latest_system),
-            lr_schedule=schedule_from_params(dict(run.config or {})),
             stall_hint=("W&B still reports the run as running; a run whose process died "
-                        "shows 'crashed' only after W&B's heartbeat times out"),
+                         "shows 'crashed' only after W&B's heartbeat times out"),
         )
 
     def _new_rows(self, run: Any) -> Iterable[dict[str, Any]]:

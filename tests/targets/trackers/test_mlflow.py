@@ -124,7 +124,7 @@ def test_requests_per_poll_stay_constant_as_the_run_grows(mlflow_server: str):
     proc.wait()
     target = MlflowTarget(run_id, mlflow_server)
     first = target.poll()
-    assert [r.step for r in first.records] == list(range(1, 2501))
+    assert [r.step for r in first.log.records] == list(range(1, 2501))
     before = target.requests
     target.poll()
     assert target.requests - before == 1  # nothing new: only the run itself

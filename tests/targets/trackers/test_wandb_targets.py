@@ -148,7 +148,7 @@ def test_api_requests_per_poll_do_not_grow_with_the_run(server: FakeWandbServer)
             run.log(loss=2.0)
         server.reset_counts()
         snapshot = target.poll()
-        assert len(snapshot.records) == 20
+        assert len(snapshot.log.records) == 20
         costs.append(sum(server.operations().values()))
     assert len(set(costs)) == 1 and costs[0] <= 6
 
