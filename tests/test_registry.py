@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,6 +81,14 @@ def test_rewatch_repeats_the_kind_and_its_options_but_not_a_restart_command():
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _pyproject() -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
 def test_the_schema_names_every_kind_and_no_other():
     schema = json.loads((ROOT / "babysit" / "schema" / "babysit-training.schema.json")
                         .read_text())
@@ -92,12 +101,7 @@ def test_every_positional_kind_has_its_place_in_the_claim_order():
 
 
 def test_every_declared_extra_exists_and_says_how_to_install_it():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]
+    extras = _pyproject()["project"]["optional-dependencies"]
     for kind in KINDS:
         if kind.extra is None:
             with pytest.raises(ValueError):
@@ -108,6 +112,14 @@ def test_every_declared_extra_exists_and_says_how_to_install_it():
         assert isinstance(error, TargetError)
         assert str(error) == (f"watching it needs the [{kind.extra}] extra: "
                               f"pip install 'babysit[{kind.extra}]'")
+
+
+def test_import_linter_keeps_every_kind_package_apart():
+    contracts = _pyproject()["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c.get("containers") == ["babysit.targets"])
+    kind_layer = {name.strip() for name in layers[1].split("|")}
+    packages = {kind.open.__module__.removeprefix("babysit.targets.") for kind in KINDS}
+    assert kind_layer == packages
 
 
 def test_the_table_of_kinds_imports_no_client_library():
