@@ -274,36 +274,69 @@ class TimeLimit:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """One observation of a target: everything new since the previous poll."""
+class GpuSample:
+    """The run's GPUs at one poll, as a process probe or a tracker's system metrics saw
+    them: a line for people, utilisation and memory (None where the source does not say)."""
+
+    text: str
+    util_percent: float | None = None
+    mem_used_mib: float | None = None
+    mem_total_mib: float | None = None
+    gpus: tuple[int, ...] = ()  # device indices
+    # MiB each of the run's PIDs holds; None when the source sees no processes (a tracker).
+    process_mib: Mapping[int, float] | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """As the JSON lines and the dashboard carry it."""
+        out: dict[str, object] = {"text": self.text, "util_percent": self.util_percent,
+                                  "mem_used_mib": self.mem_used_mib,
+                                  "mem_total_mib": self.mem_total_mib, "gpus": list(self.gpus)}
+        if self.process_mib is not None:
+            out["process_mib"] = {str(pid): mib for pid, mib in self.process_mib.items()}
+        return out
+
+
+@dataclass(frozen=True)
+class LogSnapshot:
+    """What the run wrote since the previous poll (its log, or a tracker's metric rows)
+    and what babysit made of it."""
 
     records: tuple[Record, ...] = ()
     new_bytes: int = 0
     new_lines: int = 0
     formats: tuple[str, ...] = ()
-    notices: tuple[str, ...] = ()
     # Seconds since the source last changed (file mtime), when the target knows it.
     quiet_for: float | None = None
+    # The records' steps are indices counted from 0 (a tracker's own numbering, kept so
+    # anomalies match its charts): the steps completed are the last step + 1. False
+    # when a step is already a count of steps completed (a log's `step 30/30`).
+    steps_from_zero: bool = False
+    # What the run was doing at the end of what was read: "setup" (no step yet),
+    # "train", "eval" or "save". Stalls get a longer allowance during the last three.
+    phase: str | None = None
+    lr_schedule: str | None = None  # the scheduler the run's config names, when it does
+    reading: Reading | None = None  # how much of the log was understood, so far
+
+
+@dataclass(frozen=True)
+class ProcessSnapshot:
+    """What the target saw of the run's process and its GPUs."""
+
     # False when the target knows the run's process is gone; None when it cannot tell.
     alive: bool | None = None
-    process: ProcessView | None = None
-    gpu: Mapping[str, object] | None = None  # the run's GPUs: text, util, memory
+    view: ProcessView | None = None
+    gpu: GpuSample | None = None
+
+
+@dataclass(frozen=True)
+class ServiceSnapshot:
+    """What a tracker or a cloud service says of the run itself."""
+
     # Trackers (W&B, MLflow) report the run's state themselves.
     run_state: TerminalState | None = None  # None: running, or not known
     run_state_detail: str = ""  # e.g. "W&B state: crashed"
     run_state_source: str = ""  # who reported it, for people: "MLflow", "W&B"
     evidence_url: str | None = None  # the run's page, kept as evidence
-    # The records' steps are indices counted from 0 (a tracker's own numbering, kept so
-    # anomalies match its charts): the steps completed are the last step + 1. False
-    # when a step is already a count of steps completed (a log's `step 30/30`).
-    steps_from_zero: bool = False
-    stall_hint: str = ""  # added to a stall report: why the source may mislead
-    # What the run was doing at the end of what was read: "setup" (no step yet),
-    # "train", "eval" or "save". Stalls get a longer allowance during the last three.
-    phase: str | None = None
-    # Set when the main source could not be reached and a fallback answered instead.
-    degraded: str | None = None
-    lr_schedule: str | None = None  # the scheduler the run's config names, when it does
     # Cloud services (Vertex AI) describe the run themselves: a block of lines for the
     # full reports (`Pipeline: …`, `State: RUNNING | Elapsed: …`, `Tasks: …`) and one
     # line for each poll.
@@ -318,8 +351,21 @@ class Snapshot:
     activity: bool = False
     commands: tuple[str, ...] = ()  # next steps the service offers (describe, logs, console)
     cancel_command: str | None = None  # how a person cancels the run (never run by babysit)
-    reading: Reading | None = None  # how much of the log was understood, so far
     time_limit: TimeLimit | None = None  # when the scheduler will end the run, if it will
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One observation of a target: everything new since the previous poll, in three
+    parts (each empty when the target has nothing of that kind to say)."""
+
+    log: LogSnapshot = LogSnapshot()
+    process: ProcessSnapshot = ProcessSnapshot()
+    service: ServiceSnapshot = ServiceSnapshot()
+    notices: tuple[str, ...] = ()
+    stall_hint: str = ""  # added to a stall report: why the source may mislead
+    # Set when the main source could not be reached and a fallback answered instead.
+    degraded: str | None = None
 
 
 @dataclass(frozen=True)

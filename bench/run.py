@@ -104,7 +104,7 @@ def babysit_once(log: Path, out_dir: Path) -> tuple[float, float, dict]:
 def p1(repeat: int) -> list[Row]:
     from babysit.config import RuleSettings
     from babysit.core.run import Run
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     big = cached("sparse", 1024, write_sparse_log)
     with tempfile.TemporaryDirectory(dir=DATA) as tmp:
@@ -112,14 +112,14 @@ def p1(repeat: int) -> list[Row]:
         shutil.copyfile(big, live)
         target = LocalLogTarget(live)
         run = Run(RuleSettings(), None, 0.0)
-        run.absorb(target.poll().records)
+        run.absorb(target.poll().log.records)
         block = appended_block(5_000_000)
         polls = []
         for _ in range(repeat):
             with live.open("a", encoding="utf-8") as handle:
                 handle.write(block)
             start = time.perf_counter()  # a poll: read, parse, and apply the rules
-            run.absorb(target.poll().records)
+            run.absorb(target.poll().log.records)
             polls.append(time.perf_counter() - start)
         target.close()
         poll = statistics.median(polls)

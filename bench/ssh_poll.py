@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
     from babysit.remote.address import parse_remote
-    from babysit.targets.remote_log import RemoteLogTarget
+    from babysit.targets.common.ssh_log import RemoteLogTarget
     from tests.remote.conftest import SSHD, make_server
 
     if SSHD is None:
@@ -68,7 +68,7 @@ def main() -> None:
             start = time.perf_counter()
             snapshot = target.poll()
             ours.append(time.perf_counter() - start)
-            our_bytes.append(snapshot.new_bytes)
+            our_bytes.append(snapshot.log.new_bytes)
             start = time.perf_counter()
             done = subprocess.run([*ssh, "tail", "-n", "100", str(log)], capture_output=True,
                                   check=True)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from babysit.config import PollSettings, Settings  # noqa: E402
 from babysit.core.reports import NullObserver  # noqa: E402
 from babysit.core.session import run_session  # noqa: E402
-from babysit.targets.log_file import LocalLogTarget  # noqa: E402
+from babysit.targets.common.log_file import LocalLogTarget  # noqa: E402
 
 PUBLIC = ROOT / "tests" / "fixtures" / "logs" / "public"
 

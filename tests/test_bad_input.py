@@ -11,7 +11,7 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 
 GOOD_START = "step 1/10 | loss=2.5\nstep 2/10 | loss=2.4\n"
@@ -50,7 +50,7 @@ def test_fifty_megabyte_line_without_newline(tmp_path: Path):
         handle.write(b"x" * (50 * 1024 * 1024))
     target = LocalLogTarget(log, tail_bytes=1024 * 1024)
     snapshot = target.poll()
-    assert snapshot.new_bytes > 0
+    assert snapshot.log.new_bytes > 0
     code, data = once(tmp_path, log.read_bytes())
     assert data["decision"] != "GO"
 

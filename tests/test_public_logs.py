@@ -26,7 +26,7 @@ import pytest
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FIXTURES, FakeClock, artifact_in
 from tests.public_split import is_sealed
 

@@ -14,7 +14,7 @@ import pytest
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import LOGS, FakeClock, artifact_in
 
 

@@ -38,8 +38,8 @@ def no_progress_for(view: RunView, snapshot: Snapshot, interval: float) -> float
     while that is under one polling interval (progress read early, a moment ago, is not
     "no progress for 0s")."""
     since = view.quiet_since_progress
-    if snapshot.quiet_for is not None:
-        since = max(since, snapshot.quiet_for)
+    if snapshot.log.quiet_for is not None:
+        since = max(since, snapshot.log.quiet_for)
     return since if since >= max(interval, 1.0) else None
 
 
@@ -91,7 +91,7 @@ class Presenter:
         if rate and view.step is not None and view.target_steps:
             remaining = view.target_steps - view.step
             eta = remaining / rate if remaining > 0 else 0.0
-        lines, self._early_lines = snapshot.new_lines + self._early_lines, 0
+        lines, self._early_lines = snapshot.log.new_lines + self._early_lines, 0
         return PollReport(
             poll=poll, time=self.clock.now(), target=self.subject.label, state=view.state,
             step=view.step, target_steps=view.target_steps, epoch=view.epoch,
@@ -100,9 +100,10 @@ class Presenter:
             throughput=throughput, metrics=dict(metrics), eta_seconds=eta,
             next_poll_seconds=None, interval_note="", new_lines=lines,
             new_anomalies=tuple(fresh), notices=snapshot.notices, formats=view.formats,
-            quiet_seconds=snapshot.quiet_for, gpu=snapshot.gpu, log_path=self.subject.log_path,
-            status=snapshot.status, headline=snapshot.headline, no_progress_for=quiet,
-            subject=snapshot.process.command if snapshot.process is not None else "",
+            quiet_seconds=snapshot.log.quiet_for, gpu=snapshot.process.gpu,
+            log_path=self.subject.log_path, status=snapshot.service.status,
+            headline=snapshot.service.headline, no_progress_for=quiet,
+            subject=snapshot.process.view.command if snapshot.process.view is not None else "",
             efficiency=view.efficiency, url=view.evidence_url, history=view.history,
             reading=view.reading,
         )

@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 from babysit import stopping
 from babysit.core.efficiency_meter import Efficiency
-from babysit.model import Anomaly, Reading, TerminalState, Verdict
+from babysit.model import Anomaly, GpuSample, Reading, TerminalState, Verdict
 from babysit.sanitise import outbound, outbound_value
 
 
@@ -47,9 +47,9 @@ class PollReport:
     notices: tuple[str, ...]
     formats: tuple[str, ...]
     quiet_seconds: float | None
-    gpu: Mapping[str, object] | None = None
+    gpu: GpuSample | None = None
     log_path: str | None = None  # the run's log on this machine, when there is one
-    status: tuple[str, ...] = ()  # a cloud service's own description (see Snapshot.status)
+    status: tuple[str, ...] = ()  # a cloud service's own description (see ServiceSnapshot.status)
     headline: str = ""
     no_progress_for: float | None = None  # seconds, when this poll saw no progress
     subject: str = ""  # what the target is, in words: a process's command line

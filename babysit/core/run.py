@@ -110,33 +110,34 @@ class Run:
         lifecycle = self.lifecycle
         pending_before = lifecycle.crash_pending
         advances_before = self.series.advances
-        if snapshot.lr_schedule:
+        if snapshot.log.lr_schedule:
             # Before the records: the schedule a header named applies to all of them (a
             # --once read gives the header and the points in one snapshot).
-            self.series.lr_schedule = snapshot.lr_schedule
-        self.absorb(snapshot.records)
-        if any(r.step is not None for r in snapshot.records):
+            self.series.lr_schedule = snapshot.log.lr_schedule
+        self.absorb(snapshot.log.records)
+        if any(r.step is not None for r in snapshot.log.records):
             # Said by whoever delivered the latest steps (a tracker, or the log it fell
             # back on); a snapshot with no new step leaves it as it was.
-            self.steps_from_zero = snapshot.steps_from_zero
+            self.steps_from_zero = snapshot.log.steps_from_zero
         if snapshot.degraded is not None:
             self.unreachable = True
             self.ledger.raise_(AnomalyType.CONNECTIVITY, self.step, snapshot.degraded)
-        if snapshot.formats:
-            self.formats = snapshot.formats
-        if snapshot.reading is not None:
-            self.reading = snapshot.reading
+        if snapshot.log.formats:
+            self.formats = snapshot.log.formats
+        if snapshot.log.reading is not None:
+            self.reading = snapshot.log.reading
         phase_before = self._phase
-        self._enter_phase(snapshot.phase, ctx.now)
-        if snapshot.evidence_url:
-            self.evidence_url = snapshot.evidence_url
-        view = snapshot.process
+        self._enter_phase(snapshot.log.phase, ctx.now)
+        if snapshot.service.evidence_url:
+            self.evidence_url = snapshot.service.evidence_url
+        view = snapshot.process.view
         progressed = self.progress.observe(ProgressSample(
             now=ctx.now, step=self.step, advanced=self.series.advances > advances_before,
-            metrics_without_steps=self.step is None and any(r.metrics for r in snapshot.records),
+            metrics_without_steps=self.step is None
+            and any(r.metrics for r in snapshot.log.records),
             cpu_seconds=view.cpu_seconds if view is not None else None,
             log_visible=view is None or self.series.saw_training, baseline=ctx.baseline,
-            activity=snapshot.activity))
+            activity=snapshot.service.activity))
         if not ctx.baseline:  # the baseline looks back; only time watched counts
             self.efficiency.poll(max(0.0, ctx.now - self._last_poll_at), progressed)
         self._last_poll_at = ctx.now
@@ -146,32 +147,34 @@ class Run:
             self._signals(self.series.measured_rate(self.progress.poll_rate)
                           if self.progress.poll_rate else [])
         self._from_service(snapshot)
-        if snapshot.time_limit is not None and lifecycle.running:
-            self._check_deadline(snapshot.time_limit)
-        if snapshot.run_state is not None and snapshot.run_state is not self._reported:
-            self._reported = snapshot.run_state
-            self._ended(lifecycle.on_reported(snapshot.run_state, snapshot.run_state_detail,
-                                              snapshot.run_state_source or "the service",
+        if snapshot.service.time_limit is not None and lifecycle.running:
+            self._check_deadline(snapshot.service.time_limit)
+        reported = snapshot.service
+        if reported.run_state is not None and reported.run_state is not self._reported:
+            self._reported = reported.run_state
+            self._ended(lifecycle.on_reported(reported.run_state, reported.run_state_detail,
+                                              reported.run_state_source or "the service",
                                               self.step, self.series.target_steps))
         if view is not None:
             if not view.alive:
                 self._ended(lifecycle.on_process_gone(view.exit, view.oom_killed, self.step,
                                                       self.series.target_steps))
-        elif snapshot.alive is not True:
-            quiet_for = snapshot.quiet_for or 0.0
+        elif snapshot.process.alive is not True:
+            quiet_for = snapshot.log.quiet_for or 0.0
             grace = quiet_for >= self.rules.crash_grace_seconds
             self._ended(lifecycle.settle_from_log(
                 step=self.step, reached=self.series.reached_target(
                     counted_from_zero=self.steps_from_zero),
                 confirm_pending=ctx.final or (pending_before and not progressed) or grace,
                 settled=(ctx.final or self.progress.quiet_polls >= 1
-                         or snapshot.alive is False or grace),
+                         or snapshot.process.alive is False or grace),
                 target=self.series.target_steps))
         if lifecycle.running and not lifecycle.crash_pending:
             self._check_stall(snapshot, ctx)
-        if snapshot.gpu is not None:
-            util = snapshot.gpu.get("util_percent")
-            self._gpu_sample(util if isinstance(util, (int, float)) else None, snapshot.alive)
+        if snapshot.process.gpu is not None:
+            util = snapshot.process.gpu.util_percent
+            self._gpu_sample(util if isinstance(util, (int, float)) else None,
+                             snapshot.process.alive)
         fresh = self.ledger.take_fresh()
         for anomaly in fresh:
             self.curves.pin(anomaly.step)
@@ -189,16 +192,16 @@ class Run:
         """What a cloud service says of the run itself. Its problems are raised before
         its end state is taken in, so a failed job is explained by its cause, not by a
         second, vaguer anomaly."""
-        for found in snapshot.raised:
+        for found in snapshot.service.raised:
             self.ledger.raise_(found.type, self.step, found.description, found.key,
                                found.severity)
-        previous, self._service_state = self._service_state, snapshot.service_state
-        self.service_state_changed = (previous is not None and snapshot.service_state
-                                      is not None and snapshot.service_state != previous)
-        if snapshot.commands:
-            self.service_commands = snapshot.commands
-        if snapshot.cancel_command:
-            self.cancel_command = snapshot.cancel_command
+        previous, self._service_state = self._service_state, snapshot.service.service_state
+        self.service_state_changed = (previous is not None and snapshot.service.service_state
+                                      is not None and snapshot.service.service_state != previous)
+        if snapshot.service.commands:
+            self.service_commands = snapshot.service.commands
+        if snapshot.service.cancel_command:
+            self.cancel_command = snapshot.service.cancel_command
 
     def absorb(self, records: Iterable[Record]) -> None:
         """Apply records in log order: events from every rank, steps and metrics from
@@ -373,7 +376,7 @@ class Run:
             cadence_source=source, phase=phase,
             longest_phase=self._longest_phase.get(phase or "", 0.0), rules=self.rules)
         if ctx.baseline:
-            quiet = snapshot.quiet_for
+            quiet = snapshot.log.quiet_for
             if quiet is None or quiet < allowance.seconds:
                 return
             if cadence is None:
@@ -399,7 +402,7 @@ class Run:
                    f"({count(polls, 'poll')}), beyond {allowance.why}")
         if snapshot.stall_hint:
             why += f"; {snapshot.stall_hint}"
-        elif ctx.log_only and snapshot.alive is None:
+        elif ctx.log_only and snapshot.process.alive is None:
             why += "; babysit cannot see the process (pass --pid to watch it too)"
         self.ledger.raise_(AnomalyType.STALLED, self.step, f"stalled: {why}")
 

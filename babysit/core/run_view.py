@@ -57,7 +57,7 @@ class RunView:
     def of(cls, run: Run, snapshot: Snapshot, now: float, keep_history: bool) -> RunView:
         """The run now; `snapshot` is this poll's (its CPU time tells a hang)."""
         series, progress, lifecycle, ledger = run.series, run.progress, run.lifecycle, run.ledger
-        process = snapshot.process
+        process = snapshot.process.view
         return cls(
             state=run.state,
             running=lifecycle.running,

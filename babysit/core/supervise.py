@@ -75,7 +75,7 @@ class Effects:
 def fix_view(view: RunView, snapshot: Snapshot) -> FixView:
     """What the fix policy needs to know about the run this poll."""
     ending = view.ending
-    process = snapshot.process
+    process = snapshot.process.view
     stalled = any(a.type is AnomalyType.STALLED for a in view.unresolved)
     return FixView(
         process=process,
@@ -84,8 +84,8 @@ def fix_view(view: RunView, snapshot: Snapshot) -> FixView:
         exit_signal=ending.exit.signal if ending is not None and ending.exit else None,
         exit_code=ending.exit.code if ending is not None and ending.exit else None,
         # Never during a save: writing a checkpoint (to NFS, say) looks like a hang.
-        hung=(stalled and snapshot.alive is True and view.cpu_idle_since_progress
-              and snapshot.phase != "save"),
+        hung=(stalled and snapshot.process.alive is True and view.cpu_idle_since_progress
+              and snapshot.log.phase != "save"),
         step=view.step,
         checkpoint=view.good_checkpoint,
         open_types=frozenset(a.type for a in view.unresolved),

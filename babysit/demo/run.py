@@ -12,7 +12,7 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import Observer
 from babysit.core.session import run_session
 from babysit.model import AnomalyType, Decision
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 
 
 def run_demo(out_dir: Path, observer: Observer, say: Callable[[str], None]) -> int:

@@ -157,7 +157,7 @@ class LogParser:
         self._failures = FailureReader()
         self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
-        # What the run was doing at the last line read (see Snapshot.phase).
+        # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
         self.lr_schedule: str | None = None  # the scheduler the run's configuration names

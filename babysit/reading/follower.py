@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Hashable, Iterator
 from typing import Protocol
 
-from babysit.model import Record, Snapshot
+from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.parsing.parser import LogParser
 from babysit.reading.finders import OffsetFinder
 from babysit.reading.history import scan_history
@@ -105,11 +105,11 @@ class LogFollower:
         lines_before = self._lines
         notices.extend(self._follow_path(records))
         if self._file is None:  # rotated to a file that cannot be opened: keep what was read
-            return Snapshot(records=tuple(records), new_lines=self._lines - lines_before,
-                            formats=tuple(f for f, _ in self._parser.formats.most_common()),
-                            notices=tuple(notices), phase=self._parser.phase,
-                            reading=self._parser.reading(),
-                            lr_schedule=self._parser.lr_schedule)
+            return Snapshot(LogSnapshot(
+                records=tuple(records), new_lines=self._lines - lines_before,
+                formats=tuple(f for f, _ in self._parser.formats.most_common()),
+                phase=self._parser.phase, reading=self._parser.reading(),
+                lr_schedule=self._parser.lr_schedule), notices=tuple(notices))
         size = self._file.size()
         if size < self._offset:
             notices.append(f"log truncated ({self._offset} → {size} bytes); reading it from "
@@ -128,17 +128,16 @@ class LogFollower:
             records.extend(self._parser.finish())
         if self._splitter.cut_lines > cut_before:
             notices.append("an overlong line was cut to 64 KiB")
-        return Snapshot(
+        return Snapshot(LogSnapshot(
             records=tuple(records),
             new_bytes=new_bytes,
             new_lines=self._lines - lines_before,
             formats=tuple(f for f, _ in self._parser.formats.most_common()),
-            notices=tuple(notices),
             quiet_for=max(0.0, self.access.now() - mtime),
             phase=self._parser.phase,
             reading=self._parser.reading(),
             lr_schedule=self._parser.lr_schedule,
-        )
+        ), notices=tuple(notices))
 
     def _follow_path(self, records: list[Record]) -> list[str]:
         """Notice a deleted or replaced file; finish the old one before switching."""

@@ -56,7 +56,7 @@ class RunBoard:
                 # "nan"/"inf"/"-inf" when non-finite (the series' values are plot points:
                 # a gap there, its step in `nonfinite`).
                 "latest": {k: json_number(v) for k, v in report.metrics.items()},
-                "gpu": dict(report.gpu) if report.gpu else None,
+                "gpu": report.gpu.as_json() if report.gpu else None,
                 "efficiency": report.efficiency.to_json() if report.efficiency else None,
                 "status": list(report.status),
             })

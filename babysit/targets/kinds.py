@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from babysit.targets.base import Target
+from babysit.targets.base import Target, TargetError
 
 
 class KindUsageError(Exception):
@@ -91,3 +91,17 @@ class TargetKind:
     @property
     def panel(self) -> str:
         return f"Target: {self.group or self.title}"
+
+
+def missing_extra(extra: str, doing: str) -> TargetError:
+    """The fatal error for an optional package that is not installed: what needed it
+    (`doing`: "watching MLflow runs") and the command that installs babysit's `extra`."""
+    return TargetError(f"{doing} needs the [{extra}] extra: pip install 'babysit[{extra}]'")
+
+
+def require_extra(kind: TargetKind, doing: str) -> TargetError:
+    """`missing_extra` for the extra the kind declares, so the install command is written
+    once, on the kind. Raises ValueError for a kind that declares none (a bug)."""
+    if kind.extra is None:
+        raise ValueError(f"the {kind.name} kind declares no extra")
+    return missing_extra(kind.extra, doing)

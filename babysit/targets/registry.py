@@ -1,8 +1,9 @@
 """The kinds of target babysit can watch: a table, one line per kind.
 
-Each kind declares itself in its own module (`KIND`); the command line is built from
-this table, and a request is matched to its kind here. Adding a kind is one module and
-one line below.
+Each kind declares itself in its own package (`KIND`, in its `__init__`); the command
+line is built from this table, and a request is matched to its kind here. Adding a kind
+is one package, one line in `KINDS` (and, for a positional kind, one in `CLAIM_ORDER`),
+and its name in the artifact schema's `target_type` (a test compares the two).
 """
 
 from __future__ import annotations
@@ -10,14 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from babysit.targets import k8s, local_log, mlflow, process, remote_log, tensorboard, vertex, wandb
-from babysit.targets.base import Target
+from babysit.targets import (
+    k8s,
+    local_log,
+    mlflow,
+    process,
+    remote_log,
+    slurm,
+    tensorboard,
+    vertex,
+    wandb,
+)
+from babysit.targets.common.addresses import check_remote
 from babysit.targets.kinds import KindOption, KindUsageError, Request, TargetKind, option_dest
-from babysit.targets.slurm import KIND as SLURM_KIND
 
+# In the order the help lists them.
 KINDS: tuple[TargetKind, ...] = (
     remote_log.KIND,
-    tensorboard.KIND,  # before local_log: that one claims every path
+    tensorboard.KIND,
     local_log.KIND,
     process.PID_KIND,
     process.PROC_KIND,
@@ -25,8 +36,13 @@ KINDS: tuple[TargetKind, ...] = (
     wandb.KIND,
     *vertex.KINDS,
     k8s.KIND,
-    SLURM_KIND,
+    slurm.KIND,
 )
+
+# Who takes a positional TARGET (the kinds without a flag), asked in this order; the
+# first that claims it wins. An address is remote even where it could be a file name; a
+# folder of event files is TensorBoard's; the local log takes any path left, so it is last.
+CLAIM_ORDER: tuple[TargetKind, ...] = (remote_log.KIND, tensorboard.KIND, local_log.KIND)
 
 
 def kind_named(name: str) -> TargetKind:
@@ -69,7 +85,7 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
         flags = ", ".join(f"{k.flag} {k.metavar or 'X'}" for k in KINDS if k.flag)
         raise KindUsageError(f"nothing to watch: give a log file (or user@host:/path), {flags}")
     else:
-        kind = next(k for k in KINDS if k.flag is None and k.claims and k.claims(positional))
+        kind = next(k for k in CLAIM_ORDER if k.claims is not None and k.claims(positional))
         value, positional = positional, None
     if more and not kind.takes_many:
         raise KindUsageError(f"one TARGET at a time for a {kind.title} (several are for the "
@@ -94,7 +110,7 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
     for text in (value if kind.name == "remote-log" else None, positional,
                  options.get("fallback_log")):
         if isinstance(text, str):
-            remote_log.check_remote(text)
+            check_remote(text)
     return Request(kind.name, value, positional, options, more if kind.takes_many else ())
 
 
@@ -115,11 +131,3 @@ def rewatch_args(request: Request) -> list[str]:
         args += [option.flag] if option.type is bool else [option.flag, str(value)]
     return args
 
-
-def open_log(text: str, accept_new: bool = False) -> Target:
-    """A log given as text: remote (`user@host:/path`) or on this machine."""
-    if remote_log.looks_remote(text):
-        return remote_log.open_remote_log(text, accept_new)
-    from babysit.targets.log_file import LocalLogTarget
-
-    return LocalLogTarget(text)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from babysit.model import GpuSample
+
 MIB = 1024 * 1024
 
 QUERY_GPU_ARGS: tuple[str, ...] = (
@@ -81,12 +83,12 @@ class RunGpu:
     mem_used_mib: float | None
     mem_total_mib: float | None
 
-    def fields(self) -> dict[str, object]:
+    def sample(self) -> GpuSample:
         """As a snapshot carries it: the line for people, utilisation and memory."""
-        return {"text": self.text(), "util_percent": self.util_percent,
-                "mem_used_mib": self.mem_used_mib, "mem_total_mib": self.mem_total_mib,
-                "gpus": [d.index for d in self.devices],
-                "process_mib": {str(k): v for k, v in self.process_mib.items()}}
+        return GpuSample(text=self.text(), util_percent=self.util_percent,
+                         mem_used_mib=self.mem_used_mib, mem_total_mib=self.mem_total_mib,
+                         gpus=tuple(d.index for d in self.devices),
+                         process_mib=dict(self.process_mib))
 
     def text(self) -> str:
         """A one-line summary, e.g. "GPU: 94% util, 18.2/24 GB VRAM".
@@ -412,10 +414,10 @@ class RunGpuSource:
         self.probe = probe
         self.last: GpuReading | None = None
 
-    def for_pids(self, pids: Iterable[int]) -> dict[str, object] | None:
+    def for_pids(self, pids: Iterable[int]) -> GpuSample | None:
         self.last = self.probe.read()
         run = for_run(self.last, pids)
-        return run.fields() if run is not None else None
+        return run.sample() if run is not None else None
 
     def close(self) -> None:
         self.probe.close()

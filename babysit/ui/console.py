@@ -104,9 +104,7 @@ def status_line(report: PollReport) -> str:
     """`ETA: ~1h 23m | next poll in 45s` (GPU figures join here when known)."""
     parts: list[str] = []
     if report.gpu:
-        gpu_text = report.gpu.get("text")
-        if isinstance(gpu_text, str):
-            parts.append(gpu_text)
+        parts.append(report.gpu.text)
     if report.state is not TerminalState.RUNNING:
         parts.append(f"State: {report.state.value}")
     elif report.no_progress_for is not None:
@@ -197,8 +195,8 @@ class ConsoleObserver:
 
     def _remember(self, report: PollReport) -> None:
         self._efficiency = report.efficiency or self._efficiency
-        util = report.gpu.get("util_percent") if report.gpu else None
-        self._gpu_util = float(util) if isinstance(util, (int, float)) else self._gpu_util
+        util = report.gpu.util_percent if report.gpu else None
+        self._gpu_util = float(util) if util is not None else self._gpu_util
 
     def _progress(self, report: PollReport) -> None:
         self._remember(report)

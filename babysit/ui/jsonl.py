@@ -39,7 +39,7 @@ def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
         "metrics": _numbers(report.metrics),
         "throughput": ({"value": json_number(report.throughput[0]), "unit": report.throughput[1]}
                        if report.throughput else None),
-        "gpu": dict(report.gpu) if report.gpu else None,
+        "gpu": report.gpu.as_json() if report.gpu else None,
         "eta_seconds": None if report.eta_seconds is None else round(report.eta_seconds, 1),
         "next_poll_seconds": report.next_poll_seconds,
         "new_lines": report.new_lines,

@@ -10,14 +10,30 @@ from typing import Any
 from babysit.core.efficiency_meter import Efficiency
 from babysit.core.reports import PollReport, SummaryReport
 from babysit.core.run_view import RunView
-from babysit.model import Anomaly, AnomalyType, Record, Severity, Snapshot, TerminalState, Verdict
+from babysit.model import (
+    Anomaly,
+    AnomalyType,
+    LogSnapshot,
+    ProcessSnapshot,
+    Record,
+    Severity,
+    Snapshot,
+    TerminalState,
+    Verdict,
+)
 from babysit.targets.base import TargetUnavailable
 
 
 def steps(step: int, loss: float = 2.0, target: int = 1000) -> Snapshot:
     """A snapshot of a live run at `step`."""
-    return Snapshot(records=(Record(step=step, target_steps=target, metrics={"loss": loss}),),
-                    new_lines=1, alive=True)
+    return Snapshot(log=LogSnapshot(records=(Record(step=step, target_steps=target,
+                                                    metrics={"loss": loss}),), new_lines=1),
+                    process=ProcessSnapshot(alive=True))
+
+
+def said(snapshot: Snapshot, **service: Any) -> Snapshot:
+    """`snapshot` with what its service says changed (`run_state`, `raised`, ...)."""
+    return replace(snapshot, service=replace(snapshot.service, **service))
 
 
 class ScriptedTarget:

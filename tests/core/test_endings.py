@@ -18,7 +18,7 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 from tests.core.test_fixer import watch
 

@@ -17,7 +17,7 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
 from babysit.model import Snapshot
-from babysit.targets.local_process import ProcessTarget
+from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from tests.conftest import append, artifact_in
 from tests.core.test_fixer import TRAINER, FastClock, _no_strays, start, watch  # noqa: F401
@@ -104,7 +104,7 @@ class LateLine:
 
     def poll(self, final: bool = False) -> Snapshot:
         snapshot = self.inner.poll(final)
-        if snapshot.alive is False and not self.done:
+        if snapshot.process.alive is False and not self.done:
             self.done = True
             append(self.log, "step 99/400 | loss=1.0000 | lr=3.0e-04\n")
         return snapshot

@@ -22,7 +22,15 @@ from babysit.core.stops import (
 from babysit.model import AnomalyType, ServiceAnomaly, Severity, Snapshot, TerminalState
 from babysit.targets.base import TargetError
 from tests.conftest import FakeClock
-from tests.core.scripted import UNREACHABLE, Recorder, ScriptedTarget, anomaly, steps, view
+from tests.core.scripted import (
+    UNREACHABLE,
+    Recorder,
+    ScriptedTarget,
+    anomaly,
+    said,
+    steps,
+    view,
+)
 
 
 def settings(tmp_path: Path, **poll: object) -> Settings:
@@ -99,7 +107,7 @@ def test_polls_back_off_until_max_polls_then_a_stopping_summary(tmp_path: Path):
 
 
 def test_the_watch_ends_with_the_run_and_reads_its_last_words(tmp_path: Path):
-    ended = replace(steps(30), run_state=TerminalState.SUCCEEDED)
+    ended = said(steps(30), run_state=TerminalState.SUCCEEDED)
     target = ScriptedTarget(steps(10), steps(20), ended, Snapshot())
     loop, _, reason, _ = watch(tmp_path, target, interval=5, backoff=False)
     assert reason == "the run ended: SUCCEEDED"
@@ -119,7 +127,7 @@ def test_timeout_stops_a_run_that_goes_on(tmp_path: Path):
 
 def test_until_event_wakes_on_a_new_anomaly(tmp_path: Path):
     fault = ServiceAnomaly(AnomalyType.TASK_FAILURE, Severity.HIGH, "task 3 failed")
-    target = ScriptedTarget(steps(10), steps(20), replace(steps(30), raised=(fault,)))
+    target = ScriptedTarget(steps(10), steps(20), said(steps(30), raised=(fault,)))
     _, seen, reason, _ = watch(tmp_path, target, until_event=True, interval=5)
     assert reason == "event: task-failure (high) at step 30"
     assert "anomaly task-failure" in seen.lines
@@ -162,7 +170,7 @@ def test_once_is_one_final_read_and_no_wait(tmp_path: Path):
 
 def test_a_blocker_ends_the_watch(tmp_path: Path):
     fault = ServiceAnomaly(AnomalyType.JOB_FAILURE, Severity.BLOCKER, "job failed")
-    target = ScriptedTarget(steps(10), replace(steps(20), raised=(fault,)))
+    target = ScriptedTarget(steps(10), said(steps(20), raised=(fault,)))
     _, seen, reason, _ = watch(tmp_path, target, interval=5)
     assert reason == "unrecoverable problem: job-failure at step 20"
     assert seen.lines[-2:] == ["anomaly job-failure", "summary (stopping)"]
@@ -179,7 +187,7 @@ class Says:
 
 
 def spike(step: int, severity: Severity = Severity.HIGH) -> Snapshot:
-    return replace(steps(step), raised=(ServiceAnomaly(AnomalyType.LOSS_SPIKE, severity,
+    return said(steps(step), raised=(ServiceAnomaly(AnomalyType.LOSS_SPIKE, severity,
                                                        "loss spiked"),))
 
 
@@ -199,7 +207,7 @@ def test_a_reviewers_stop_waits_for_the_users_approval(tmp_path: Path):
 
 
 def test_a_reviewers_stop_after_the_end_keeps_the_concern_serious(tmp_path: Path):
-    ended = replace(spike(20, Severity.MEDIUM), run_state=TerminalState.SUCCEEDED)
+    ended = said(spike(20, Severity.MEDIUM), run_state=TerminalState.SUCCEEDED)
     loop = WatchLoop(ScriptedTarget(steps(10), ended, Snapshot()),
                      settings(tmp_path, interval=5), Recorder(), FakeClock(),
                      reviewer=Says(Answer.STOP))

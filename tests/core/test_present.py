@@ -7,7 +7,7 @@ from babysit.config import PollSettings
 from babysit.core.backoff import PollOutcome
 from babysit.core.checkpoints import CheckpointChoice
 from babysit.core.present import Presenter, Subject, interval_note
-from babysit.model import Action, ActionStatus, AnomalyType, Snapshot, TerminalState
+from babysit.model import Action, ActionStatus, AnomalyType, LogSnapshot, Snapshot, TerminalState
 from tests.conftest import FakeClock
 from tests.core.scripted import Recorder, anomaly, view
 
@@ -22,7 +22,7 @@ def presenter(every: int = 0) -> tuple[Presenter, Recorder]:
 def test_eta_from_the_rate_and_the_steps_left():
     show, _ = presenter()
     report = show.report(view(step=40, target_steps=100, steps_per_second=2.0),
-                         Snapshot(new_lines=3), (), interval=30, poll=1)
+                         Snapshot(log=LogSnapshot(new_lines=3)), (), interval=30, poll=1)
     assert report.throughput == (2.0, "steps/s")
     assert report.eta_seconds == 30.0
     assert report.loss == ("loss", 2.0) and report.log_path == "/runs/train.log"
@@ -32,7 +32,7 @@ def test_eta_from_the_rate_and_the_steps_left():
 def test_a_quiet_run_has_no_rate_but_how_long_it_has_been_quiet():
     show, _ = presenter()
     quiet = view(steps_per_second=2.0, quiet_polls=2, quiet_since_progress=50.0)
-    report = show.report(quiet, Snapshot(quiet_for=90.0), (), interval=30, poll=3)
+    report = show.report(quiet, Snapshot(log=LogSnapshot(quiet_for=90.0)), (), interval=30, poll=3)
     assert report.throughput is None and report.eta_seconds is None
     assert report.no_progress_for == 90.0  # the log was quiet longer than babysit saw
 
@@ -47,8 +47,8 @@ def test_progress_a_moment_ago_is_not_no_progress():
 def test_lines_read_early_count_in_the_next_report_once():
     show, _ = presenter()
     show.read_early(5)
-    first = show.report(view(), Snapshot(new_lines=2), (), interval=30, poll=1)
-    second = show.report(view(), Snapshot(new_lines=2), (), interval=30, poll=2)
+    first = show.report(view(), Snapshot(log=LogSnapshot(new_lines=2)), (), interval=30, poll=1)
+    second = show.report(view(), Snapshot(log=LogSnapshot(new_lines=2)), (), interval=30, poll=2)
     assert (first.new_lines, second.new_lines) == (7, 2)
 
 

@@ -127,13 +127,13 @@ def test_an_ending_read_from_the_log_is_said_to_be_inferred():
 
 def test_steps_from_zero_is_said_by_whoever_delivered_the_latest_steps():
     from babysit.core.run import PollContext
-    from babysit.model import Snapshot
+    from babysit.model import LogSnapshot, Snapshot
 
     run = Run(RuleSettings(), 20, 0.0)
 
     def poll(now: float, *steps: int, from_zero: bool) -> None:
         records = tuple(Record(step=s, metrics={"loss": 2.0}, fmt="wandb") for s in steps)
-        run.observe(Snapshot(records=records, steps_from_zero=from_zero),
+        run.observe(Snapshot(LogSnapshot(records=records, steps_from_zero=from_zero)),
                     PollContext(now=now, baseline=False, final=False, interval=1.0,
                                 log_only=False))
 

@@ -15,8 +15,8 @@ from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
 from babysit.model import AnomalyType, Snapshot
 from babysit.targets.base import TargetUnavailable
-from babysit.targets.log_file import LocalLogTarget
-from babysit.targets.registry import open_log
+from babysit.targets.common.log_file import LocalLogTarget
+from babysit.targets.common.open_log import open_log
 from tests.conftest import FakeClock, append, artifact_in
 
 

@@ -14,7 +14,7 @@ from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, append, artifact_in
 from tests.core.test_fixer import FastClock, _no_strays, watch  # noqa: F401
 from tests.core.test_session import Recorder
@@ -124,7 +124,7 @@ def test_a_long_checkpoint_save_is_not_a_hang_to_restart(tmp_path: Path):
     """--pid with --interval 3: a healthy run spends 25 s writing a checkpoint with no CPU
     and no output. That is not a hang, and it must not be killed and restarted."""
     from babysit.core.session import run_session as session
-    from babysit.targets.local_process import ProcessTarget
+    from babysit.targets.process.target import ProcessTarget
     from babysit.telemetry.gpu import GpuProbe
 
     log = tmp_path / "train.log"

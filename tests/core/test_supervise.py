@@ -13,6 +13,8 @@ from babysit.core.supervise import Decisions, Effects, Supervisor, fix_view
 from babysit.model import (
     ActionStatus,
     AnomalyType,
+    LogSnapshot,
+    ProcessSnapshot,
     ProcessView,
     Severity,
     Snapshot,
@@ -22,8 +24,8 @@ from babysit.rules.catalog import CATALOG, training_problems
 from tests.core.scripted import anomaly, view
 
 AT = "2026-11-29T10:00:00Z"
-ALIVE = Snapshot(alive=True, process=ProcessView(pid=42, alive=True, status="running",
-                                                 command="python train.py"))
+ALIVE = Snapshot(process=ProcessSnapshot(
+    alive=True, view=ProcessView(pid=42, alive=True, status="running", command="python train.py")))
 
 
 class FakeReviewer:
@@ -104,7 +106,7 @@ def test_hung_means_stalled_alive_idle_and_not_saving():
     stalled = view(unresolved=(anomaly(AnomalyType.STALLED),), cpu_idle_since_progress=True)
     assert fix_view(stalled, ALIVE).hung
     assert not fix_view(replace(stalled, cpu_idle_since_progress=False), ALIVE).hung
-    assert not fix_view(stalled, replace(ALIVE, phase="save")).hung
+    assert not fix_view(stalled, replace(ALIVE, log=LogSnapshot(phase="save"))).hung
     assert not fix_view(view(cpu_idle_since_progress=True), ALIVE).hung
 
 

@@ -129,7 +129,7 @@ def test_goodput_is_the_share_of_watched_time_with_progress(tmp_path: Path):
     from babysit.config import PollSettings, RuleSettings, Settings
     from babysit.core.reports import NullObserver
     from babysit.core.session import run_session
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
     from tests.conftest import FakeClock, append, artifact_in
 
     log = tmp_path / "train.log"

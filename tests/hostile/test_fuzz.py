@@ -255,7 +255,7 @@ def read_tensorboard(data: bytes) -> None:
             snapshot = target.poll()
         except TargetUnavailable:
             return
-        assert all(isinstance(v, float) for r in snapshot.records for v in r.metrics.values())
+        assert all(isinstance(v, float) for r in snapshot.log.records for v in r.metrics.values())
         with (directory / "events.out.tfevents.1.fuzz").open("ab") as handle:
             handle.write(data[: len(data) // 2])
 

@@ -281,7 +281,7 @@ def test_an_ssh_port_that_never_sends_a_banner_is_named_as_such(tmp_path: Path):
     listener.listen(4)
     port = listener.getsockname()[1]
     script = ("from babysit.remote.connection import SshSettings\n"
-              "from babysit.targets.ssh_log import RemoteLogTarget\n"
+              "from babysit.targets.common.ssh_log import RemoteLogTarget\n"
               "from babysit.remote.address import parse_remote\n"
               "from babysit.targets.base import TargetError\n"
               f"text = 'ssh://me@127.0.0.1:{port}/tmp/x.log'\n"

@@ -123,14 +123,14 @@ def test_history_scan_finds_the_one_line_events_a_full_parse_finds(name: str):
     """Each recorded or public log read with a 2 KiB tail (so nearly all of it goes
     through the history scan) reports the same errors, crashes, completion and first
     non-finite step as a full parse of it."""
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     log = FIXTURES / "logs" / name
 
     def seen(tail_bytes: int | None) -> tuple[set[EventKind], int | None]:
         target = LocalLogTarget(log) if tail_bytes is None else \
             LocalLogTarget(log, tail_bytes=tail_bytes)
-        records = target.poll(final=True).records
+        records = target.poll(final=True).log.records
         target.close()
         kinds = {e.kind for r in records for e in r.events} & _ONE_LINE_EVENTS
         first_nan = next((r.step for r in records

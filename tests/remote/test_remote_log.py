@@ -9,7 +9,7 @@ import pytest
 from babysit.remote.address import parse_remote
 from babysit.remote.connection import SshSettings
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.ssh_log import RemoteLogTarget
+from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import append
 from tests.remote.conftest import Sshd
 
@@ -20,7 +20,7 @@ def target(server: Sshd, path: Path | str, **settings) -> RemoteLogTarget:
 
 
 def steps(snapshot) -> list[int]:
-    return [r.step for r in snapshot.records if r.step is not None]
+    return [r.step for r in snapshot.log.records if r.step is not None]
 
 
 def test_appended_lines_arrive_on_the_next_poll_over_one_connection(ssh_home: Sshd,

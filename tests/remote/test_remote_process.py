@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import TargetError
-from babysit.targets.composed import WatchedRun
-from babysit.targets.ssh_log import remote_process_target
+from babysit.targets.common.composed import WatchedRun
+from babysit.targets.process.remote import remote_process_target
 from tests.conftest import FIXTURES
 from tests.remote.conftest import Sshd
 
@@ -49,14 +49,15 @@ def test_remote_pid_is_watched_with_its_gpus_over_the_one_connection(ssh_home: S
         .replace("2620449", str(proc.pid)))
     target = remote(ssh_home, log, pid=proc.pid)
     snapshot = target.poll()
-    assert snapshot.alive is True and snapshot.process is not None
-    assert snapshot.gpu is not None and snapshot.gpu["text"] == "GPU: 70% util, 9.8/11 GB VRAM"
+    assert snapshot.process.alive is True and snapshot.process.view is not None
+    gpu = snapshot.process.gpu
+    assert gpu is not None and gpu.text == "GPU: 70% util, 9.8/11 GB VRAM"
     assert any(f"process found on {ssh_home.alias}: PID {proc.pid}" in n
                for n in snapshot.notices)
     proc.kill()
     proc.wait()
     gone = target.poll()
-    assert gone.alive is False
+    assert gone.process.alive is False
     assert target.log.connection.connects == 1
     target.close()
 
@@ -100,5 +101,5 @@ def test_missing_remote_nvidia_smi_means_no_gpu_line(ssh_home: Sshd, trainer):
     proc, log = trainer
     (ssh_home.root / "gpus.csv").write_text("")
     target = remote(ssh_home, log, pid=proc.pid)
-    assert target.poll().gpu is None
+    assert target.poll().process.gpu is None
     target.close()

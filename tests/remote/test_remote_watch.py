@@ -20,7 +20,7 @@ from babysit.exit_codes import ExitCode
 from babysit.model import Snapshot
 from babysit.remote.address import parse_remote
 from babysit.targets.base import Target
-from babysit.targets.ssh_log import RemoteLogTarget
+from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd
 
@@ -96,7 +96,7 @@ def test_remote_pid_killed_stays_failed_whatever_the_log_says_after(ssh_home: Ss
                                                                    tmp_path: Path):
     """The remote process is gone (kill -9); a line the SFTP read brings in after that was
     written before it, and cannot bring the run back."""
-    from babysit.targets.ssh_log import remote_process_target
+    from babysit.targets.process.remote import remote_process_target
 
     log = tmp_path / "train.log"
     log.write_text("Starting training: max_steps=400\n"
@@ -114,7 +114,7 @@ def test_remote_pid_killed_stays_failed_whatever_the_log_says_after(ssh_home: Ss
     class LateLine(WatchedRunWrapper):
         def poll(self, final: bool = False) -> Snapshot:
             snapshot = self.inner.poll(final)
-            if snapshot.alive is False and not self.done:
+            if snapshot.process.alive is False and not self.done:
                 self.done = True  # read after the kill was seen, written before it
                 append(log, "step 11/400 | loss=2.0\n")
             return snapshot

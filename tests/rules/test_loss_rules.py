@@ -16,7 +16,7 @@ from babysit.core.run import Run
 from babysit.core.session import run_session
 from babysit.model import AnomalyType, Severity
 from babysit.parsing.parser import LogParser
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
 
 _SERIOUS = (Severity.HIGH, Severity.BLOCKER)

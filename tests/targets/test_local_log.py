@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import TargetError
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import append
 
 
 def steps(snapshot) -> list[int]:
-    return [r.step for r in snapshot.records if r.step is not None]
+    return [r.step for r in snapshot.log.records if r.step is not None]
 
 
 def test_each_poll_reads_only_appended_bytes(tmp_path: Path):
@@ -25,8 +25,8 @@ def test_each_poll_reads_only_appended_bytes(tmp_path: Path):
     append(log, "step=3 loss=1.8\n")
     second = target.poll()
     assert steps(second) == [3]
-    assert second.new_bytes == len("step=3 loss=1.8\n")
-    assert target.poll().new_bytes == 0
+    assert second.log.new_bytes == len("step=3 loss=1.8\n")
+    assert target.poll().log.new_bytes == 0
 
 
 def test_partial_line_is_parsed_once_complete(tmp_path: Path):
@@ -44,7 +44,7 @@ def test_final_poll_hands_over_an_unterminated_last_line(tmp_path: Path):
     target = LocalLogTarget(log)
     target.poll()
     final = target.poll(final=True)
-    assert [e.line for r in final.records for e in r.events] == ["Training finished"]
+    assert [e.line for r in final.log.records for e in r.events] == ["Training finished"]
 
 
 def test_rotation_drains_the_old_file_then_reads_the_new_one(tmp_path: Path):
@@ -115,8 +115,8 @@ def test_long_log_first_poll_reads_tail_fully_and_history_sparsely(tmp_path: Pat
             handle.write(f"step={step} loss={loss} lr=1e-4\n")
     target = LocalLogTarget(log, tail_bytes=64 * 1024)
     snapshot = target.poll()
-    sparse = [r for r in snapshot.records if r.sparse]
-    dense = [r for r in snapshot.records if not r.sparse]
+    sparse = [r for r in snapshot.log.records if r.sparse]
+    dense = [r for r in snapshot.log.records if not r.sparse]
     assert [r.step for r in sparse] == [120]
     assert dense[-1].step == 60_000
     assert len(dense) < 5_000

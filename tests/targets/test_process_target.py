@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from babysit.targets.local_process import ProcessTarget
+from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from babysit.telemetry.processes import Identity, find_log, identity_of, kernel_oom_killed
 
@@ -72,11 +72,11 @@ def test_snapshot_reads_log_and_process_and_a_dead_childs_exit_code(tmp_path: Pa
     # and babysit reads the exit status the zombie still carries.
     wait_for(lambda: not target.process.alive())
     snapshot = target.poll(final=True)
-    assert snapshot.process is not None and snapshot.process.alive is False
-    assert snapshot.process.exit is not None
-    assert (snapshot.process.exit.code, snapshot.process.exit.source) == (1, "zombie")
-    assert [r.step for r in snapshot.records if r.step][-1] == 5
-    assert any(e.detail.startswith("ValueError") for r in snapshot.records for e in r.events)
+    assert snapshot.process.view is not None and snapshot.process.view.alive is False
+    assert snapshot.process.view.exit is not None
+    assert (snapshot.process.view.exit.code, snapshot.process.view.exit.source) == (1, "zombie")
+    assert [r.step for r in snapshot.log.records if r.step][-1] == 5
+    assert any(e.detail.startswith("ValueError") for r in snapshot.log.records for e in r.events)
     target.close()
     proc.wait()
 

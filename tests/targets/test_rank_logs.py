@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from babysit.targets.base import TargetError
-from babysit.targets.rank_logs import expand, rank_of
+from babysit.targets.local_log.ranks import expand, rank_of
 from tests.conftest import LOGS, artifact_in
 from tests.test_cli import babysit
 

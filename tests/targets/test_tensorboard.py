@@ -207,43 +207,43 @@ def test_the_kind_module_is_cheap_to_import():
 def test_a_record_still_being_written_waits_for_the_next_poll(tmp_path: Path):
     path = write_run(tmp_path / "exp1", [(1, {"loss": 2.0})])
     target = TensorBoardTarget(tmp_path / "exp1")
-    assert by_step(target.poll().records) == {1: {"loss": 2.0}}
+    assert by_step(target.poll().log.records) == {1: {"loss": 2.0}}
     # cut inside the header, inside the data, inside the footer
     for step, cut in ((2, 5), (3, 14), (4, -3)):
         record = framed(scalar_event(step, {"loss": 1.875}))
         append_bytes(path, record[:cut])
         snapshot = target.poll()
-        assert snapshot.records == () and not any("damaged" in n for n in snapshot.notices)
+        assert snapshot.log.records == () and not any("damaged" in n for n in snapshot.notices)
         append_bytes(path, record[cut:])
-        assert by_step(target.poll().records) == {step: {"loss": 1.875}}
-        assert target.poll().records == ()
+        assert by_step(target.poll().log.records) == {step: {"loss": 1.875}}
+        assert target.poll().log.records == ()
 
 
 def test_only_new_records_are_read_each_poll(tmp_path: Path):
     path = write_run(tmp_path, healthy(5))
     target = TensorBoardTarget(tmp_path)
     first = target.poll()
-    assert [r.step for r in first.records] == [1, 2, 3, 4, 5]
-    assert all(r.time is not None for r in first.records)
+    assert [r.step for r in first.log.records] == [1, 2, 3, 4, 5]
+    assert all(r.time is not None for r in first.log.records)
     append_bytes(path, framed(scalar_event(6, {"train/loss": 0.5})))
     second = target.poll()
-    assert [(r.step, dict(r.metrics)) for r in second.records] == [(6, {"loss": 0.5})]
-    assert second.new_bytes == len(framed(scalar_event(6, {"train/loss": 0.5})))
+    assert [(r.step, dict(r.metrics)) for r in second.log.records] == [(6, {"loss": 0.5})]
+    assert second.log.new_bytes == len(framed(scalar_event(6, {"train/loss": 0.5})))
 
 
 def test_new_event_files_appearing_later_are_read(tmp_path: Path):
     logdir = tmp_path / "exp1"
     write_run(logdir / "train", [(s, {"loss": 2.0}) for s in (1, 2, 3)])
     target = TensorBoardTarget(logdir)
-    assert sorted(by_step(target.poll().records)) == [1, 2, 3]
+    assert sorted(by_step(target.poll().log.records)) == [1, 2, 3]
     write_run(logdir / "eval", [(2, {"loss": 2.25})])  # a new run folder
     write_run(logdir / "train", [(4, {"loss": 1.875})], suffix=".rolled")  # a new file
     snapshot = target.poll()
-    steps = by_step(snapshot.records)
+    steps = by_step(snapshot.log.records)
     assert steps[4] == {"loss": 1.875}
     assert steps[None] == {"eval_loss": 2.25}  # eval behind the train run: late, no step
     assert sum("new event file" in n for n in snapshot.notices) == 2
-    assert target.poll().records == ()
+    assert target.poll().log.records == ()
 
 
 def test_a_run_whose_own_steps_go_back_restarted(tmp_path: Path):
@@ -252,7 +252,7 @@ def test_a_run_whose_own_steps_go_back_restarted(tmp_path: Path):
     target = TensorBoardTarget(logdir)
     target.poll()
     write_run(logdir, [(s, {"loss": 2.0}) for s in (2, 3)], suffix=".resumed")
-    assert [r.step for r in target.poll().records] == [2, 3]
+    assert [r.step for r in target.poll().log.records] == [2, 3]
 
 
 def test_quiet_for_is_the_age_of_the_newest_event(tmp_path: Path):
@@ -260,19 +260,19 @@ def test_quiet_for_is_the_age_of_the_newest_event(tmp_path: Path):
     path.write_bytes(framed(*(scalar_event(s, {"loss": 1.0}, wall=990.0 + s) for s in (1, 2))))
     target = TensorBoardTarget(tmp_path, wall_time=lambda: 1600.0)
     snapshot = target.poll()
-    assert snapshot.quiet_for == pytest.approx(608.0)
-    assert snapshot.alive is None
-    assert [r.time for r in snapshot.records] == [991.0, 992.0]
+    assert snapshot.log.quiet_for == pytest.approx(608.0)
+    assert snapshot.process.alive is None
+    assert [r.time for r in snapshot.log.records] == [991.0, 992.0]
 
 
 def test_the_writers_first_event_counts_as_writing(tmp_path: Path):
     write_run(tmp_path, [(1, {"loss": 1.0})], wall=1000.0)  # file_version: written now
-    assert TensorBoardTarget(tmp_path).poll().quiet_for < 60
+    assert TensorBoardTarget(tmp_path).poll().log.quiet_for < 60
 
 
 def test_steps_counted_from_zero_are_said_so(tmp_path: Path):
     write_run(tmp_path, [(s, {"loss": 1.0}) for s in range(0, 5)])
-    assert TensorBoardTarget(tmp_path).poll().steps_from_zero is True
+    assert TensorBoardTarget(tmp_path).poll().log.steps_from_zero is True
 
 
 def test_garbage_in_the_middle_is_skipped_with_a_notice(tmp_path: Path):
@@ -282,7 +282,7 @@ def test_garbage_in_the_middle_is_skipped_with_a_notice(tmp_path: Path):
     append_bytes(path, b"\x07garbage that is not a record at all" * 3)
     append_bytes(path, framed(scalar_event(2, {"loss": 1.5})))
     snapshot = target.poll()
-    assert by_step(snapshot.records) == {2: {"loss": 1.5}}
+    assert by_step(snapshot.log.records) == {2: {"loss": 1.5}}
     assert any("damaged byte" in n for n in snapshot.notices)
 
 
@@ -294,7 +294,7 @@ def test_a_record_whose_data_checksum_fails_is_skipped(tmp_path: Path):
     bad[14] ^= 0xFF  # inside the data
     append_bytes(path, bytes(bad) + framed(scalar_event(3, {"loss": 1.375})))
     snapshot = target.poll()
-    assert by_step(snapshot.records) == {3: {"loss": 1.375}}
+    assert by_step(snapshot.log.records) == {3: {"loss": 1.375}}
     assert any("damaged record" in n for n in snapshot.notices)
 
 
@@ -303,7 +303,7 @@ def test_a_good_run_beside_a_garbage_file_is_read(tmp_path: Path):
     (tmp_path / "events.out.tfevents.9.junk").write_bytes(b"\x00\x01not an event file" * 10)
     target = TensorBoardTarget(tmp_path)
     snapshot = target.poll()
-    assert by_step(snapshot.records) == {1: {"loss": 2.0}}
+    assert by_step(snapshot.log.records) == {1: {"loss": 2.0}}
     assert any("is not a TensorBoard event file" in n for n in snapshot.notices)
 
 
@@ -331,7 +331,7 @@ def test_tensor_scalars_of_summary_v2_and_torch_writers_are_read(tmp_path: Path)
     ]
     path = tmp_path / "events.out.tfevents.1.host"
     path.write_bytes(framed(Event(wall_time=0.5, file_version="brain.Event:2"), *events))
-    steps = by_step(TensorBoardTarget(tmp_path).poll().records)
+    steps = by_step(TensorBoardTarget(tmp_path).poll().log.records)
     assert steps[1] == {"loss": 2.5}
     assert steps[2] == {"loss": 2.25, "lr": pytest.approx(1e-4), "tokens": 4096.0}
     assert math.isnan(steps[3]["loss"]) and "weights" not in steps[3]
@@ -345,7 +345,7 @@ def test_several_trainings_in_one_log_dir_keep_the_others_apart(tmp_path: Path):
     os.utime(old, (1000.0, 1000.0))
     target = TensorBoardTarget(tmp_path)
     snapshot = target.poll()
-    assert by_step(snapshot.records) == {1: {"loss": 2.0, "version_0/loss": 5.0}}
+    assert by_step(snapshot.log.records) == {1: {"loss": 2.0, "version_0/loss": 5.0}}
     assert any("several runs" in n for n in snapshot.notices)
 
 
@@ -440,8 +440,8 @@ def test_a_length_field_claiming_a_gibibyte_is_stepped_over_unread(tmp_path: Pat
     append_bytes(path, framed(scalar_event(4, {"train/loss": float("nan")})))
     target = TensorBoardTarget(tmp_path / "run")
     snapshot = target.poll()
-    assert 3 in by_step(snapshot.records)
-    assert math.isnan(by_step(snapshot.records)[4]["loss"])  # read past it
+    assert 3 in by_step(snapshot.log.records)
+    assert math.isnan(by_step(snapshot.log.records)[4]["loss"])  # read past it
     assert any("of more than 16 MiB" in n and "unread" in n for n in snapshot.notices)
 
 
@@ -449,8 +449,8 @@ def test_a_claimed_gibibyte_not_yet_written_waits_without_reading(tmp_path: Path
     path = write_run(tmp_path / "run", healthy(3))
     append_bytes(path, header_claiming(1 << 30) + b"\0" * 1000)
     target = TensorBoardTarget(tmp_path / "run")
-    assert sorted(s for s in by_step(target.poll().records) if s is not None) == [1, 2, 3]
-    assert target.poll().records == ()
+    assert sorted(s for s in by_step(target.poll().log.records) if s is not None) == [1, 2, 3]
+    assert target.poll().log.records == ()
 
 
 def test_a_million_events_at_once_are_thinned_not_the_nan(tmp_path: Path,
@@ -463,12 +463,12 @@ def test_a_million_events_at_once_are_thinned_not_the_nan(tmp_path: Path,
     rows[2000] = (2001, {"train/loss": 1.8, "train/grad_norm": 0.5})
     write_run(tmp_path / "run", rows)
     snapshot = TensorBoardTarget(tmp_path / "run").poll()
-    steps = by_step(snapshot.records)
-    assert len(snapshot.records) <= 200 + events.MAX_SPECIAL_ROWS
+    steps = by_step(snapshot.log.records)
+    assert len(snapshot.log.records) <= 200 + events.MAX_SPECIAL_ROWS
     assert math.isnan(steps[1235]["loss"]) and steps[2001]["grad_norm"] == 0.5
     assert sorted(s for s in steps if s is not None and s > 4900) == list(range(4901, 5001))
     assert any("5,000 steps read at once" in n for n in snapshot.notices)
-    assert snapshot.new_lines == 5001  # the points: step 2001 holds two
+    assert snapshot.log.new_lines == 5001  # the points: step 2001 holds two
 
 
 def test_a_sweep_of_thousands_of_run_folders_is_a_log_dir_not_a_directory_error(

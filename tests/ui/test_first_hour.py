@@ -14,7 +14,7 @@ from pathlib import Path
 
 from babysit.config import PollSettings, Settings
 from babysit.core.session import run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from babysit.ui.console import ConsoleObserver
 from tests.conftest import FakeClock, append, artifact_in
 

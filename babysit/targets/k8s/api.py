@@ -19,7 +19,9 @@ from typing import Any
 
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.k8s import KIND
 from babysit.targets.k8s.names import check_namespace
+from babysit.targets.kinds import require_extra
 
 TIMEOUT = (5.0, 20.0)  # (connect, read) seconds, on every request
 RBAC_HELP = ("the account needs get, list and watch on {resource}, pods, pods/log and "
@@ -31,7 +33,7 @@ _IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/name
 
 
 def missing_extra() -> TargetError:
-    return TargetError("watching Kubernetes needs the [k8s] extra: pip install 'babysit[k8s]'")
+    return require_extra(KIND, "watching Kubernetes")
 
 
 class KubeService:

@@ -17,8 +17,11 @@ from typing import Any, ClassVar
 
 from babysit.model import (
     AnomalyType,
+    LogSnapshot,
+    ProcessSnapshot,
     Record,
     ServiceAnomaly,
+    ServiceSnapshot,
     Severity,
     Snapshot,
     TerminalState,
@@ -125,14 +128,24 @@ class KubeJobTarget:
         records = self._logs.finish() if not self._gone else []
         notices = () if self._gone else (detail,)
         self._gone = True
-        return Snapshot(records=tuple(records), notices=notices, alive=False,
-                        run_state=None, run_state_detail=detail,
-                        run_state_source="Kubernetes", formats=self._logs.formats or ("k8s",),
-                        status=(detail,), headline=detail,
-                        stall_hint=f"the {self.ref.title} was deleted, so nothing more of it "
-                                   f"can be read; its end is not known",
-                        commands=(self._kubectl("get", "events", "--field-selector",
-                                                f"involvedObject.name={self.ref.name}"),))
+        return Snapshot(
+            log=LogSnapshot(
+                records=tuple(records),
+                formats=self._logs.formats or ("k8s",)),
+            process=ProcessSnapshot(
+                alive=False),
+            service=ServiceSnapshot(
+                run_state=None,
+                run_state_detail=detail,
+                run_state_source="Kubernetes",
+                status=(detail,),
+                headline=detail,
+                commands=(self._kubectl("get", "events", "--field-selector",
+                                        f"involvedObject.name={self.ref.name}"),)),
+            notices=notices,
+            stall_hint=f"the {self.ref.title} was deleted, so nothing more of it "
+                       f"can be read; its end is not known",
+        )
 
     def _secondary(self, part: str, read: Any, notices: list[str]) -> Any:
         """Events and logs: when they fail, the job's state still counts. A transient
@@ -194,28 +207,31 @@ class KubeJobTarget:
             raised.append(self._failure(state))
         newest = self._logs.newest_ns
         return Snapshot(
-            records=tuple(records),
-            new_lines=lines,
-            formats=self._logs.formats or ("k8s",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=lines,
+                formats=self._logs.formats or ("k8s",),
+                quiet_for=max(0.0, time.time() - newest / 1e9) if newest else None),
+            process=ProcessSnapshot(
+                alive=run_state is None),
+            service=ServiceSnapshot(
+                run_state=run_state,
+                run_state_detail=f"Kubernetes {self.ref.title} condition: {state.words}"
+                + (f" — {state.message}" if state.message else ""),
+                run_state_source="Kubernetes",
+                status=self._status(job, state, pods),
+                headline=self._headline(job, state, pods),
+                raised=tuple(raised),
+                service_state=service_state,
+                activity=bool(lines) or changed or state.words in _WAITING,
+                commands=self._commands(run_state, pods),
+                cancel_command=self._kubectl("delete", self.ref.kind, self.ref.name)
+                if run_state is None else None,
+                time_limit=self._time_limit(job) if state.words == "RUNNING" else None),
             notices=tuple(notices),
-            quiet_for=max(0.0, time.time() - newest / 1e9) if newest else None,
-            alive=run_state is None,
-            run_state=run_state,
-            run_state_detail=f"Kubernetes {self.ref.title} condition: "
-                             f"{state.words}" + (f" — {state.message}" if state.message else ""),
-            run_state_source="Kubernetes",
             stall_hint=(f"Kubernetes still reports the {self.ref.title} running, but none of "
                         f"its pods wrote a log line in that time")
             if state.words == "RUNNING" else "",
-            status=self._status(job, state, pods),
-            headline=self._headline(job, state, pods),
-            raised=tuple(raised),
-            service_state=service_state,
-            activity=bool(lines) or changed or state.words in _WAITING,
-            commands=self._commands(run_state, pods),
-            cancel_command=self._kubectl("delete", self.ref.kind, self.ref.name)
-            if run_state is None else None,
-            time_limit=self._time_limit(job) if state.words == "RUNNING" else None,
         )
 
     def _time_limit(self, job: dict[str, Any]) -> TimeLimit | None:

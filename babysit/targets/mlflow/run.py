@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import Snapshot, TerminalState
+from babysit.model import LogSnapshot, ProcessSnapshot, ServiceSnapshot, Snapshot, TerminalState
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.fallback import TrackerUnreachable
-from babysit.targets.tracker_rows import (
+from babysit.targets.common.fallback import TrackerUnreachable
+from babysit.targets.common.tracker_rows import (
     Point,
     StepOrigin,
     gpu_from_system,
@@ -40,6 +40,8 @@ from babysit.targets.tracker_rows import (
     target_from_params,
     unreachable_reason,
 )
+from babysit.targets.kinds import require_extra
+from babysit.targets.mlflow import KIND
 
 _STATES = {"FINISHED": TerminalState.SUCCEEDED, "FAILED": TerminalState.FAILED,
            "KILLED": TerminalState.CANCELLED}
@@ -64,8 +66,7 @@ class MlflowTarget:
         try:
             from mlflow.utils.rest_utils import MlflowHostCreds
         except ImportError as error:
-            raise TargetError("watching MLflow runs needs the [mlflow] extra: "
-                              "pip install 'babysit[mlflow]'") from error
+            raise require_extra(KIND, "watching MLflow runs") from error
         self.uri = uri.rstrip("/")
         self.run_id = run_id
         self._timeout = timeout
@@ -215,18 +216,21 @@ class MlflowTarget:
         state = _STATES.get(status)
         notices, self._notices = tuple(self._notices), []
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(points),
-            formats=("mlflow",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(points),
+                formats=("mlflow",),
+                quiet_for=max(0.0, time.time() - newest) if newest else None,
+                steps_from_zero=from_zero,
+                lr_schedule=schedule_from_params(params)),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(self._system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=f"MLflow status: {status}",
+                run_state_source="MLflow",
+                evidence_url=self.url),
             notices=notices,
-            quiet_for=max(0.0, time.time() - newest) if newest else None,
-            gpu=gpu_from_system(self._system),
-            run_state=state,
-            run_state_detail=f"MLflow status: {status}",
-            run_state_source="MLflow",
-            evidence_url=self.url,
-            steps_from_zero=from_zero,
-            lr_schedule=schedule_from_params(params),
             stall_hint=("MLflow still reports the run as RUNNING, which it does forever when "
                         "the process dies without ending the run (evidence: the newest "
                         "metric's age)") if state is None else "",

@@ -7,11 +7,10 @@ import re
 from typing import Any
 
 from babysit.targets.base import Target
-from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
-from babysit.targets.remote_log import SSH_ACCEPT_NEW
+from babysit.targets.common.addresses import SSH_ACCEPT_NEW
+from babysit.targets.kinds import Chooser, KindOption, Request, TargetKind
+from babysit.targets.slurm.job_ids import check_job_id
 
-# ASCII digits only (`\d` takes `٣` too), and fullmatch: `$` would let a newline through.
-_JOB_ID = re.compile(r"[0-9]{1,10}(?:_[0-9]{1,10})?")
 _LOGIN = re.compile(r"(?:[\w.\-]+@)?[\w.\-]+", re.ASCII)
 
 
@@ -40,15 +39,6 @@ MAX_PENDING = KindOption("--max-pending", "How long the job may wait in the queu
 # a state change well within a minute. Four quiet polls of a running job are 2 minutes.
 _DEFAULTS: dict[str, dict[str, Any]] = {"poll": {"interval": 30.0},
                                         "rules": {"stall_polls": 4}}
-
-
-def check_job_id(text: str) -> str:
-    """`123456` or an array task `123456_7`; anything else is a usage error."""
-    value = text.strip()
-    if not _JOB_ID.fullmatch(value):
-        raise KindUsageError(f"--slurm takes a job ID (123456) or an array task (123456_7), "
-                             f"not {text!r}")
-    return value
 
 
 def _prepare(request: Request, choose: Chooser) -> Request:

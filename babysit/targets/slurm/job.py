@@ -28,7 +28,7 @@ from babysit.model import (
 )
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
-from babysit.targets.slurm import check_job_id
+from babysit.targets.slurm.job_ids import check_job_id
 from babysit.targets.slurm.runner import LocalRunner, Runner
 from babysit.targets.slurm.states import (
     NEVER_STARTS,
@@ -63,14 +63,15 @@ def _words(seconds: float) -> str:
 
 def _merge(main: Snapshot, other: Snapshot) -> Snapshot:
     """StdOut's snapshot with what StdErr added (tracebacks, warnings, its steps)."""
-    quiet = [q for q in (main.quiet_for, other.quiet_for) if q is not None]
-    return replace(main, records=main.records + other.records,
-                   new_bytes=main.new_bytes + other.new_bytes,
-                   new_lines=main.new_lines + other.new_lines,
-                   formats=main.formats or other.formats,
-                   notices=main.notices + other.notices,
-                   quiet_for=min(quiet) if quiet else None,
-                   phase=main.phase or other.phase)
+    first, then = main.log, other.log
+    quiet = [q for q in (first.quiet_for, then.quiet_for) if q is not None]
+    log = replace(first, records=first.records + then.records,
+                  new_bytes=first.new_bytes + then.new_bytes,
+                  new_lines=first.new_lines + then.new_lines,
+                  formats=first.formats or then.formats,
+                  quiet_for=min(quiet) if quiet else None,
+                  phase=first.phase or then.phase)
+    return replace(main, log=log, notices=main.notices + other.notices)
 
 
 class SlurmJobTarget:
@@ -207,23 +208,25 @@ class SlurmJobTarget:
         return replace(
             snapshot,
             notices=(*notices, *snapshot.notices),
-            formats=snapshot.formats or ("slurm",),
-            alive=False if gone else run_state is None,
-            run_state=run_state,
-            run_state_detail=f"Slurm job state: {view.state}" + (
-                f" ({view.reason})" if view.reason and view.reason != "None" else ""),
-            run_state_source="Slurm",
+            log=replace(snapshot.log, formats=snapshot.log.formats or ("slurm",)),
+            process=replace(snapshot.process, alive=False if gone else run_state is None),
+            service=replace(
+                snapshot.service,
+                run_state=run_state,
+                run_state_detail=f"Slurm job state: {view.state}" + (
+                    f" ({view.reason})" if view.reason and view.reason != "None" else ""),
+                run_state_source="Slurm",
+                status=self._status(view, name),
+                headline=self._headline(view, name),
+                raised=raised,
+                service_state=reason_state,
+                activity=bool(snapshot.log.new_lines) or changed or name in WAITING,
+                commands=self._commands(view, run_state),
+                cancel_command=self._command("scancel", self.job_id) if run_state is None
+                and not gone else None,
+                time_limit=self._time_limit(view) if name == "RUNNING" and not gone else None),
             stall_hint=("Slurm still reports the job RUNNING, but its output files did not "
-                        "grow in that time") if name == "RUNNING" else "",
-            status=self._status(view, name),
-            headline=self._headline(view, name),
-            raised=raised,
-            service_state=reason_state,
-            activity=bool(snapshot.new_lines) or changed or name in WAITING,
-            commands=self._commands(view, run_state),
-            cancel_command=self._command("scancel", self.job_id) if run_state is None
-            and not gone else None,
-            time_limit=self._time_limit(view) if name == "RUNNING" and not gone else None)
+                        "grow in that time") if name == "RUNNING" else "")
 
     def _time_limit(self, view: JobView) -> TimeLimit | None:
         """TimeLimit and RunTime, both Slurm's own count (suspended time excluded)."""
@@ -373,7 +376,7 @@ class SlurmJobTarget:
 
 
 def _local_log(path: str) -> Target:
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
 
     if not os.path.exists(path):
         raise TargetError(f"log file not found: {path}")
@@ -389,7 +392,12 @@ def open_job(request: Request) -> Target:
     login = request.option("ssh")
     if login is None:
         return SlurmJobTarget(job_id, LocalRunner(), _local_log, max_pending=max_pending)
-    from babysit.targets.slurm.remote import open_remote
+    from babysit.targets.slurm.remote import connect
 
-    return open_remote(job_id, str(login), bool(request.option("ssh_accept_new")),
-                       max_pending=max_pending)
+    runner, open_log = connect(str(login), bool(request.option("ssh_accept_new")))
+    try:
+        return SlurmJobTarget(job_id, runner, open_log, max_pending=max_pending,
+                              login=str(login))
+    except BaseException:
+        runner.close()
+        raise

@@ -3,19 +3,23 @@ over one SSH connection (paramiko, the [ssh] extra)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from babysit.targets.base import Target, TargetError
+from babysit.targets.common.addresses import SSH_EXTRA
+from babysit.targets.kinds import missing_extra
+from babysit.targets.slurm.runner import Runner, SshRunner
 
 
-def open_remote(job_id: str, login: str, accept_new: bool, *, max_pending: float) -> Target:
+def connect(login: str, accept_new: bool) -> tuple[Runner, Callable[[str], Target]]:
+    """The login node's command runner and how to open a log there, sharing one
+    connection (closing the runner closes it). Raises TargetError."""
     try:
         from babysit.remote.address import RemoteAddress
         from babysit.remote.connection import SshConnection, SshError, SshSettings
-        from babysit.targets.ssh_log import RemoteLogTarget
+        from babysit.targets.common.ssh_log import RemoteLogTarget
     except ImportError as error:
-        raise TargetError("--ssh needs the [ssh] extra: pip install 'babysit[ssh]'") \
-            from error
-    from babysit.targets.slurm.job import SlurmJobTarget
-    from babysit.targets.slurm.runner import SshRunner
+        raise missing_extra(SSH_EXTRA, "--ssh") from error
 
     user, _, host = login.rpartition("@")
     address = RemoteAddress(host=host, path="", user=user or None)
@@ -30,9 +34,4 @@ def open_remote(job_id: str, login: str, accept_new: bool, *, max_pending: float
         return RemoteLogTarget(f"{login}:{path}", RemoteAddress(host, path, user or None),
                                connection=connection)
 
-    try:
-        return SlurmJobTarget(job_id, SshRunner(connection), open_log,
-                              max_pending=max_pending, login=login)
-    except BaseException:
-        connection.close()
-        raise
+    return SshRunner(connection), open_log

@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from babysit.clock import Waker
-from babysit.model import Record, Snapshot
+from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.tensorboard import SEARCH_DEPTH, is_event_file_name
+from babysit.targets.common.tracker_rows import StepOrigin
+from babysit.targets.kinds import require_extra
+from babysit.targets.tensorboard import KIND, SEARCH_DEPTH, is_event_file_name
 from babysit.targets.tensorboard.framing import MAX_KEPT, frame
 from babysit.targets.tensorboard.tags import EVAL_WORDS, TRAIN_WORDS, metric_name, scope_of_run
-from babysit.targets.tracker_rows import StepOrigin
 
 FORMAT = "tensorboard"
 CHUNK = 4 * 1024 * 1024
@@ -163,8 +164,7 @@ def _event_class() -> Any:
         # Through importlib: the generated module is not typed.
         module: Any = importlib.import_module("tensorboard.compat.proto.event_pb2")
     except ImportError as error:
-        raise TargetError("reading TensorBoard event files needs the [tensorboard] extra: "
-                          "pip install 'babysit[tensorboard]'") from error
+        raise require_extra(KIND, "reading TensorBoard event files") from error
     return module.Event
 
 
@@ -448,17 +448,17 @@ class TensorBoardTarget:
         records = self._records(_merged(per_file))
         self._origin.see((r.step for r in records), None)
         return Snapshot(
-            records=tuple(records),
-            new_bytes=new_bytes,
-            new_lines=points,
-            formats=(FORMAT,),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_bytes=new_bytes,
+                new_lines=points,
+                formats=(FORMAT,),
+                quiet_for=self._quiet_for(),
+                steps_from_zero=self._origin.from_zero),
             notices=tuple(notices),
-            quiet_for=self._quiet_for(),
-            alive=None,
-            steps_from_zero=self._origin.from_zero,
             stall_hint=("babysit reads the event files only and cannot see the process; "
-                        "writers flush them every few minutes by default (flush_secs=120 "
-                        "for PyTorch's SummaryWriter)"),
+                         "writers flush them every few minutes by default (flush_secs=120 "
+                         "for PyTorch's SummaryWriter)"),
         )
 
     def _decode(self, event_file: EventFile, payloads: list[bytes],

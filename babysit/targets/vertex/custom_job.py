@@ -13,7 +13,16 @@ import shlex
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Snapshot, TerminalState, TimeLimit
+from babysit.model import (
+    AnomalyType,
+    LogSnapshot,
+    ProcessSnapshot,
+    ServiceAnomaly,
+    ServiceSnapshot,
+    Snapshot,
+    TerminalState,
+    TimeLimit,
+)
 from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
@@ -98,27 +107,30 @@ class CustomJobTarget(VertexJob):
                               state, job.error, list(self._logs.replicas.tail)),)
         newest = self._logs.reader.newest
         return Snapshot(
-            records=tuple(records),
-            new_lines=lines,
-            formats=self._logs.replicas.formats or ("vertex",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=lines,
+                formats=self._logs.replicas.formats or ("vertex",),
+                quiet_for=(now() - newest).total_seconds() if newest else None),
+            process=ProcessSnapshot(
+                alive=run_state is None),
+            service=ServiceSnapshot(
+                run_state=run_state,
+                run_state_detail=f"Vertex AI job state: JOB_STATE_{state}",
+                run_state_source="Vertex AI",
+                evidence_url=console_url(self.ref),
+                status=self._status(job, state),
+                headline=self._headline(job, state),
+                raised=raised,
+                service_state=state,
+                activity=bool(lines) or changed or holding or state in _WAITING,
+                commands=self._commands(run_state),
+                cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
+                if run_state is None and not holding else None,
+                time_limit=_time_limit(job) if state == "RUNNING" else None),
             notices=tuple(notices),
-            quiet_for=(now() - newest).total_seconds() if newest else None,
-            alive=run_state is None,
-            run_state=run_state,
-            run_state_detail=f"Vertex AI job state: JOB_STATE_{state}",
-            run_state_source="Vertex AI",
-            evidence_url=console_url(self.ref),
             stall_hint=("Vertex AI still reports the job RUNNING, but none of its replicas "
                         "wrote a log entry in that time") if state == "RUNNING" else "",
-            status=self._status(job, state),
-            headline=self._headline(job, state),
-            raised=raised,
-            service_state=state,
-            activity=bool(lines) or changed or holding or state in _WAITING,
-            commands=self._commands(run_state),
-            cancel_command=gcloud("ai", "custom-jobs", "cancel", self.ref.job_id, ref=self.ref)
-            if run_state is None and not holding else None,
-            time_limit=_time_limit(job) if state == "RUNNING" else None,
         )
 
     def _times(self, job: Any, state: str) -> str:

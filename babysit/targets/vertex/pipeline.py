@@ -15,7 +15,17 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import AnomalyType, Record, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import (
+    AnomalyType,
+    LogSnapshot,
+    ProcessSnapshot,
+    Record,
+    ServiceAnomaly,
+    ServiceSnapshot,
+    Severity,
+    Snapshot,
+    TerminalState,
+)
 from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
@@ -115,26 +125,29 @@ class PipelineTarget(VertexJob):
             raised.append(failure(AnomalyType.PIPELINE_FAILURE, what, state, job.error, tail))
         service_state = state + "|" + ",".join(f"{t.name}={t.state}" for t in tasks)
         return Snapshot(
-            records=tuple(records),
-            new_lines=lines,
-            formats=self._formats(),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=lines,
+                formats=self._formats()),
+            process=ProcessSnapshot(
+                alive=run_state is None),
+            service=ServiceSnapshot(
+                run_state=run_state,
+                run_state_detail=f"Vertex AI pipeline state: PIPELINE_STATE_{state}",
+                run_state_source="Vertex AI",
+                evidence_url=console_url(self.ref),
+                status=self._status(job, state, tasks),
+                headline=describe.task_counts(tasks, now(), brief=True),
+                raised=tuple(raised),
+                service_state=service_state,
+                activity=bool(lines) or moved or changed or holding or state in _WAITING,
+                commands=self._commands(),
+                cancel_command=self._cancel_command() if run_state is None and not holding
+                else None),
             notices=tuple(notices),
-            alive=run_state is None,
-            run_state=run_state,
-            run_state_detail=f"Vertex AI pipeline state: PIPELINE_STATE_{state}",
-            run_state_source="Vertex AI",
-            evidence_url=console_url(self.ref),
             stall_hint=("Vertex AI still reports the pipeline RUNNING, but no task changed "
                         "state and no running task wrote a log entry in that time")
             if state == "RUNNING" else "",
-            status=self._status(job, state, tasks),
-            headline=describe.task_counts(tasks, now(), brief=True),
-            raised=tuple(raised),
-            service_state=service_state,
-            activity=bool(lines) or moved or changed or holding or state in _WAITING,
-            commands=self._commands(),
-            cancel_command=self._cancel_command() if run_state is None and not holding
-            else None,
         )
 
     # --- tasks ------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
+from babysit.targets.kinds import require_extra
+from babysit.targets.vertex import TRAINING_KIND
 from babysit.targets.vertex.names import DEFAULT_REGION
 
 T = TypeVar("T")
@@ -31,8 +33,7 @@ LOGS_ROLE = "roles/logging.viewer (Logs Viewer)"
 
 
 def missing_extra() -> TargetError:
-    return TargetError("watching Vertex AI needs the [vertex] extra: "
-                       "pip install 'babysit[vertex]'")
+    return require_extra(TRAINING_KIND, "watching Vertex AI")  # both Vertex kinds: [vertex]
 
 
 class VertexService:

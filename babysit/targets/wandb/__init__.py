@@ -4,7 +4,7 @@ is opened)."""
 from __future__ import annotations
 
 from babysit.targets.base import Target
-from babysit.targets.fallback import FALLBACK_LOG, with_fallback
+from babysit.targets.common.fallback import FALLBACK_LOG, with_fallback
 from babysit.targets.kinds import Chooser, KindUsageError, Request, TargetKind
 
 

@@ -16,18 +16,27 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import Record, Snapshot, TerminalState
+from babysit.model import (
+    LogSnapshot,
+    ProcessSnapshot,
+    Record,
+    ServiceSnapshot,
+    Snapshot,
+    TerminalState,
+)
 from babysit.parsing.text import number_from
 from babysit.redact import clip
 from babysit.targets.base import Target, TargetError, TargetUnavailable
-from babysit.targets.fallback import TrackerUnreachable
-from babysit.targets.tracker_rows import (
+from babysit.targets.common.fallback import TrackerUnreachable
+from babysit.targets.common.tracker_rows import (
     StepOrigin,
     gpu_from_system,
     schedule_from_params,
     target_from_params,
     unreachable_reason,
 )
+from babysit.targets.kinds import require_extra
+from babysit.targets.wandb import KIND
 from babysit.targets.wandb.spec import run_path
 
 _STATES = {"finished": TerminalState.SUCCEEDED, "crashed": TerminalState.FAILED,
@@ -96,8 +105,8 @@ class WandbDirTarget:
         try:
             update = self._dir.poll()
         except ModuleNotFoundError as error:
-            raise TargetUnavailable("decoding W&B run files needs the [wandb] extra: "
-                                    "pip install 'babysit[wandb]'") from error
+            raise TargetUnavailable(str(require_extra(KIND, "decoding W&B run files"))) \
+                from error
         except (OSError, self._format_error) as error:
             raise TargetUnavailable(f"cannot read {self._dir.path}: {error}") from error
         if update.config:
@@ -117,20 +126,23 @@ class WandbDirTarget:
             detail = f"W&B run ended with exit code {self._exit}"
         records = _records(update.history, self._target, self._origin)
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(update.history),
-            formats=("wandb",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(update.history),
+                formats=("wandb",),
+                quiet_for=max(0.0, time.time() - self._dir.path.stat().st_mtime),
+                steps_from_zero=self._origin.from_zero,
+                lr_schedule=self._schedule),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(self._system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=detail,
+                run_state_source="W&B",
+                evidence_url=self._url()),
             notices=tuple(notices),
-            quiet_for=max(0.0, time.time() - self._dir.path.stat().st_mtime),
-            gpu=gpu_from_system(self._system),
-            run_state=state,
-            run_state_detail=detail,
-            run_state_source="W&B",
-            evidence_url=self._url(),
-            steps_from_zero=self._origin.from_zero,
-            lr_schedule=self._schedule,
             stall_hint=("a W&B run whose process was killed writes no exit record, so its "
-                        "file stays 'running' (evidence: the run file's age)"),
+                         "file stays 'running' (evidence: the run file's age)"),
         )
 
     def _url(self) -> str | None:
@@ -150,8 +162,7 @@ class WandbApiTarget:
         try:
             import wandb
         except ImportError as error:
-            raise TargetError("watching W&B runs needs the [wandb] extra: "
-                              "pip install 'babysit[wandb]'") from error
+            raise require_extra(KIND, "watching W&B runs") from error
         self._label = spec
         self._path = path
         self._last_step = -1
@@ -213,19 +224,22 @@ class WandbApiTarget:
         if target is not None:
             records = [replace(r, target_steps=target) for r in records]
         return Snapshot(
-            records=tuple(records),
-            new_lines=len(rows),
-            formats=("wandb",),
+            log=LogSnapshot(
+                records=tuple(records),
+                new_lines=len(rows),
+                formats=("wandb",),
+                steps_from_zero=self._origin.from_zero,
+                lr_schedule=schedule_from_params(dict(run.config or {}))),
+            process=ProcessSnapshot(
+                gpu=gpu_from_system(latest_system)),
+            service=ServiceSnapshot(
+                run_state=state,
+                run_state_detail=f"W&B state: {state_name}",
+                run_state_source="W&B",
+                evidence_url=str(run.url)),
             notices=notices,
-            run_state=state,
-            run_state_detail=f"W&B state: {state_name}",
-            run_state_source="W&B",
-            evidence_url=str(run.url),
-            steps_from_zero=self._origin.from_zero,
-            gpu=gpu_from_system(latest_system),
-            lr_schedule=schedule_from_params(dict(run.config or {})),
             stall_hint=("W&B still reports the run as running; a run whose process died "
-                        "shows 'crashed' only after W&B's heartbeat times out"),
+                         "shows 'crashed' only after W&B's heartbeat times out"),
         )
 
     def _new_rows(self, run: Any) -> Iterable[dict[str, Any]]:

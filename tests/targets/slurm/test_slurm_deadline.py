@@ -13,7 +13,7 @@ from typing import Any
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver, PollReport
 from babysit.core.session import run_session
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from babysit.targets.slurm.job import SlurmJobTarget
 from babysit.targets.slurm.runner import Result
 from tests.conftest import FakeClock, append, validate_artifact

@@ -90,6 +90,6 @@ def test_times_are_asked_for_in_utc_and_read_as_utc(far_timezone: None):
     snapshot = target.poll()
     assert all(command[:4] == ["env", "SLURM_TIME_FORMAT=standard", "LC_ALL=C", "TZ=UTC"]
                for command in connection.commands)
-    pending = [a for a in snapshot.raised if "pending for 3h" in a.description]
-    assert pending, [a.description for a in snapshot.raised]
+    pending = [a for a in snapshot.service.raised if "pending for 3h" in a.description]
+    assert pending, [a.description for a in snapshot.service.raised]
 

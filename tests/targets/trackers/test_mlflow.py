@@ -18,8 +18,8 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
 from babysit.targets.base import TargetError
-from babysit.targets.fallback import FallbackTarget
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.fallback import FallbackTarget
+from babysit.targets.common.log_file import LocalLogTarget
 from babysit.targets.mlflow.run import MlflowTarget
 from tests.conftest import FakeClock, append, artifact_in, installed
 from tests.forked_cli import run_babysit
@@ -125,7 +125,7 @@ def test_requests_per_poll_stay_constant_as_the_run_grows(mlflow_server: str):
     proc.wait()
     target = MlflowTarget(run_id, mlflow_server)
     first = target.poll()
-    assert [r.step for r in first.records] == list(range(1, 2501))
+    assert [r.step for r in first.log.records] == list(range(1, 2501))
     before = target.requests
     target.poll()
     assert target.requests - before == 1  # nothing new: only the run itself

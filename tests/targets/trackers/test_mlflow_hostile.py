@@ -98,4 +98,5 @@ def test_fields_of_the_wrong_type_are_skipped_not_a_crash(server: Callable[[Answ
 
     target = MlflowTarget("abc", server(answer), timeout=10)
     snapshot = target.poll()
-    assert snapshot.run_state is None and "MLflow status" in snapshot.run_state_detail
+    service = snapshot.service
+    assert service.run_state is None and "MLflow status" in service.run_state_detail

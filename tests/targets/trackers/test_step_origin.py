@@ -3,9 +3,9 @@ comparing a tracker's steps with its log's."""
 
 from __future__ import annotations
 
-from babysit.model import Record, Snapshot
+from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.targets.base import TargetUnavailable
-from babysit.targets.tracker_rows import StepOrigin
+from babysit.targets.common.tracker_rows import StepOrigin
 
 
 def test_the_first_step_decides():
@@ -50,19 +50,19 @@ class _Scripted:
 
 
 def _steps(*steps: int, from_zero: bool = False) -> Snapshot:
-    return Snapshot(records=tuple(Record(step=s, metrics={"loss": 1.0}) for s in steps),
-                    steps_from_zero=from_zero)
+    return Snapshot(LogSnapshot(records=tuple(Record(step=s, metrics={"loss": 1.0})
+                                              for s in steps), steps_from_zero=from_zero))
 
 
 def test_fallback_compares_a_zero_based_tracker_with_its_log_as_steps_completed():
-    from babysit.targets.fallback import FallbackTarget
+    from babysit.targets.common.fallback import FallbackTarget
 
     tracker = _Scripted(_steps(0, 1, 2, from_zero=True), None,
                         _steps(3, 4, 5, 6, from_zero=True))
     log = _Scripted(_steps(1, 2, 3, 4, 5))  # the log counts steps completed
     target = FallbackTarget(tracker, lambda: log, "train.log", "W&B")
-    assert [r.step for r in target.poll().records] == [0, 1, 2]  # 3 steps completed
-    assert [r.step for r in target.poll().records] == [4, 5]  # the log's newer steps
+    assert [r.step for r in target.poll().log.records] == [0, 1, 2]  # 3 steps completed
+    assert [r.step for r in target.poll().log.records] == [4, 5]  # the log's newer steps
     # Back on the tracker: index 5 (the 6th step) is new, index 4 (the 5th) is not.
     back = target.poll()
-    assert ([r.step for r in back.records], back.steps_from_zero) == ([5, 6], True)
+    assert ([r.step for r in back.log.records], back.log.steps_from_zero) == ([5, 6], True)

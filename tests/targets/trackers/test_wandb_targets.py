@@ -149,7 +149,7 @@ def test_api_requests_per_poll_do_not_grow_with_the_run(server: FakeWandbServer)
             run.log(loss=2.0)
         server.reset_counts()
         snapshot = target.poll()
-        assert len(snapshot.records) == 20
+        assert len(snapshot.log.records) == 20
         costs.append(sum(server.operations().values()))
     assert len(set(costs)) == 1 and costs[0] <= 6
 
@@ -251,7 +251,7 @@ def test_api_down_at_start_without_a_fallback_log_is_one_clean_reason(
         server: FakeWandbServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import json
 
-    from babysit.targets.fallback import with_fallback
+    from babysit.targets.common.fallback import with_fallback
     from babysit.targets.kinds import Request
     from tests.targets.trackers.conftest import _free_port
 
@@ -272,7 +272,7 @@ def test_api_down_at_start_starts_on_the_fallback_log_and_switches_back(
         server: FakeWandbServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from urllib.parse import urlsplit
 
-    from babysit.targets.fallback import with_fallback
+    from babysit.targets.common.fallback import with_fallback
     from babysit.targets.kinds import Request
     from tests.targets.trackers.tcp_proxy import Proxy
 

@@ -1,14 +1,14 @@
 """A training process on this machine (`--pid N`, `--proc NAME`), with its log.
 
-The kinds themselves are in `targets.process`, which imports this module only when a
-process is watched.
+The kinds themselves are in the package (`targets.process`), which imports this module
+only when a process is watched.
 
 Composed from the parts every process-like target shares: the log (found from the
 process when not given), a liveness probe that also knows how the process ended, and
 the GPUs where its processes hold memory. It is the only target babysit can act on,
 and only through the methods the fix policy calls: `restart`, `free_leftovers`,
 `cancel`. A remote log with `--pid`/`--proc` is the same composition over SSH
-(`remote_log.remote_process_target`).
+(`process.remote`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 
 from babysit.model import ExitInfo, ProcessView
 from babysit.targets.base import Target, TargetError
-from babysit.targets.composed import WatchedRun
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.composed import WatchedRun
+from babysit.targets.common.log_file import LocalLogTarget
 from babysit.telemetry.gpu import GpuProbe, RunGpuSource
 from babysit.telemetry.processes import (
     Identity,

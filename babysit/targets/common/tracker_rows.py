@@ -12,7 +12,7 @@ import ssl
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from babysit.model import Record
+from babysit.model import GpuSample, Record
 from babysit.parsing.text import number_from
 
 
@@ -125,7 +125,7 @@ _GPU_MEM_PCT = re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:memory_usage_percent
                           r"memoryAllocated)$")
 
 
-def gpu_from_system(latest: Mapping[str, float]) -> dict[str, object] | None:
+def gpu_from_system(latest: Mapping[str, float]) -> GpuSample | None:
     """The GPU line from a tracker's system metrics (MLflow `system/gpu_0_…`, W&B
     `gpu.0.gpu`), or None when the run logs none."""
     util: dict[str, float] = {}
@@ -149,8 +149,8 @@ def gpu_from_system(latest: Mapping[str, float]) -> dict[str, object] | None:
         mem_used = sum(used.values())
         mem_total = sum(used[gpu] * 100.0 / percent[gpu] for gpu in used)
         text += f", {mem_used / 1024:.1f}/{mem_total / 1024:.0f} GB VRAM"
-    return {"text": text, "util_percent": mean, "mem_used_mib": mem_used,
-            "mem_total_mib": mem_total, "gpus": sorted(int(g) for g in util)}
+    return GpuSample(text=text, util_percent=mean, mem_used_mib=mem_used,
+                     mem_total_mib=mem_total, gpus=tuple(sorted(int(g) for g in util)))
 
 
 _TARGET_PARAMS = ("max_steps", "num_train_steps", "total_steps", "train_iters", "max_iters",

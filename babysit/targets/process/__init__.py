@@ -1,8 +1,8 @@
 """The process kinds: `--pid N` and `--proc NAME`, a training process with its log.
 
 Only the kinds live here, so building the command line costs nothing; the process
-target (`targets.local_process`, psutil, the GPU probe) is imported when one is
-watched, and `remote_log` when the log is on another host.
+target (`process.target`: psutil, the GPU probe) is imported when one is watched, and
+`process.remote` (over SSH) when the log is on another host.
 """
 
 from __future__ import annotations
@@ -10,12 +10,19 @@ from __future__ import annotations
 import shlex
 
 from babysit.targets.base import Target, TargetError
-from babysit.targets.kinds import Chooser, KindOption, KindUsageError, Request, TargetKind
-from babysit.targets.remote_log import (
+from babysit.targets.common.addresses import (
     SSH_ACCEPT_NEW,
+    SSH_EXTRA,
     looks_remote,
-    open_remote_process,
     remote_prefix,
+)
+from babysit.targets.kinds import (
+    Chooser,
+    KindOption,
+    KindUsageError,
+    Request,
+    TargetKind,
+    missing_extra,
 )
 
 # --- the kinds: --pid and --proc ---------------------------------------------------------
@@ -35,12 +42,21 @@ RESTART_CMD = KindOption("--restart-cmd", "Exact command to restart a crashed ru
                          parse=_restart_argv)
 
 
+def _open_remote_process(text: str, *, pid: int | None, proc: str | None,
+                         accept_new: bool) -> Target:
+    try:
+        from babysit.targets.process.remote import remote_process_target
+    except ImportError as error:
+        raise missing_extra(SSH_EXTRA, f"{text!r} is a remote log; reading it") from error
+    return remote_process_target(text, pid=pid, proc=proc, accept_new=accept_new)
+
+
 def _open(request: Request, pid: int, name: str | None, target_type: str) -> Target:
-    from babysit.targets.local_process import ProcessTarget
+    from babysit.targets.process.target import ProcessTarget
 
     log = request.log
     if log is not None and looks_remote(log):
-        return open_remote_process(log, pid=pid if name is None else None, proc=name,
+        return _open_remote_process(log, pid=pid if name is None else None, proc=name,
                                    accept_new=bool(request.option("ssh_accept_new")))
     return ProcessTarget(pid, name=name, log=log, restart_cmd=request.option("restart_cmd"),
                          target_type=target_type)

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from babysit.clock import Waker
-from babysit.model import Record, Snapshot
+from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.targets.base import TargetError
-from babysit.targets.log_file import LocalLogTarget
+from babysit.targets.common.log_file import LocalLogTarget
 
 _RANK_IN_NAME = re.compile(r"(?:rank|r|worker|proc)[_-]?(\d+)|[_.-](\d+)\.(?:log|out|err|txt)$",
                            re.IGNORECASE)
@@ -85,18 +85,20 @@ class RankLogsTarget:
         phase = None
         for rank, log in sorted(self._logs):
             snapshot = log.poll(final)
+            read = snapshot.log
             records.extend(r if r.rank is not None else replace(r, rank=rank)
-                           for r in snapshot.records)
-            formats.extend(f for f in snapshot.formats if f not in formats)
+                           for r in read.records)
+            formats.extend(f for f in read.formats if f not in formats)
             notices.extend(f"rank {rank}: {n}" for n in snapshot.notices)
-            if snapshot.quiet_for is not None:
-                quiet.append(snapshot.quiet_for)
-            new_bytes += snapshot.new_bytes
-            new_lines += snapshot.new_lines
-            phase = phase or snapshot.phase
-        return Snapshot(records=tuple(records), new_bytes=new_bytes, new_lines=new_lines,
-                        formats=tuple(formats), notices=tuple(notices),
-                        quiet_for=min(quiet) if quiet else None, phase=phase)
+            if read.quiet_for is not None:
+                quiet.append(read.quiet_for)
+            new_bytes += read.new_bytes
+            new_lines += read.new_lines
+            phase = phase or read.phase
+        return Snapshot(LogSnapshot(records=tuple(records), new_bytes=new_bytes,
+                                    new_lines=new_lines, formats=tuple(formats),
+                                    quiet_for=min(quiet) if quiet else None, phase=phase),
+                        notices=tuple(notices))
 
     def change_waker(self) -> Waker:
         return GrowthWaker([str(log.path) for _, log in self._logs])

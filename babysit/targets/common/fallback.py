@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from babysit.targets.base import Target, TargetError, TargetUnavailable
+from babysit.targets.common.open_log import open_log
 from babysit.targets.kinds import KindOption, Request
 
 if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
@@ -96,13 +97,13 @@ class FallbackTarget:
         if self._seen_up_to is None:
             return snapshot
         seen = self._seen_up_to
-        records = tuple(r for r in snapshot.records
+        records = tuple(r for r in snapshot.log.records
                         if r.step is None or _completed(snapshot, r.step) > seen)
         if any(r.step is not None for r in records):
             self._seen_up_to = None  # the tracker is past what the log told
-        if len(records) == len(snapshot.records):
+        if len(records) == len(snapshot.log.records):
             return snapshot
-        return replace(snapshot, records=records)
+        return replace(snapshot, log=replace(snapshot.log, records=records))
 
     def _from_fallback(self, why: str, final: bool) -> Snapshot:
         try:
@@ -112,7 +113,7 @@ class FallbackTarget:
         except (TargetError, TargetUnavailable) as error:
             raise TargetUnavailable(f"{why}; the fallback log {self._name} cannot be read "
                                     f"either: {error}") from error
-        records = tuple(r for r in snapshot.records
+        records = tuple(r for r in snapshot.log.records
                         if r.step is None or self._last_step is None or r.step > self._last_step)
         notices = snapshot.notices
         if not self._on_fallback:
@@ -124,7 +125,7 @@ class FallbackTarget:
             else:
                 notices = (f"{self._source} unreachable ({why}): reading the fallback log "
                            f"{self._name} instead", *notices)
-        fallback = replace(snapshot, records=records, notices=notices,
+        fallback = replace(snapshot, log=replace(snapshot.log, records=records), notices=notices,
                            degraded=f"{self._source} unreachable: {why} (reading "
                                     f"{self._name} meanwhile)")
         self._remember(fallback)
@@ -133,7 +134,7 @@ class FallbackTarget:
         return fallback
 
     def _remember(self, snapshot: Snapshot) -> None:
-        steps = [_completed(snapshot, r.step) for r in snapshot.records if r.step is not None]
+        steps = [_completed(snapshot, r.step) for r in snapshot.log.records if r.step is not None]
         if steps:
             self._last_step = max(steps + ([self._last_step] if self._last_step is not None
                                            else []))
@@ -148,7 +149,7 @@ class FallbackTarget:
 def _completed(snapshot: Snapshot, step: int) -> int:
     """The steps completed at `step`: the tracker's index + 1 when its run counts from 0
     (a log's steps are already counts), so the tracker's and the log's steps compare."""
-    return step + 1 if snapshot.steps_from_zero else step
+    return step + 1 if snapshot.log.steps_from_zero else step
 
 
 FALLBACK_LOG = KindOption("--fallback-log", "The run's log (local or user@host:/path), read "
@@ -161,8 +162,6 @@ def with_fallback(primary: Callable[[], Target], request: Request, source: str) 
     log = request.option("fallback_log")
     if log is None:
         return primary()
-    from babysit.targets.registry import open_log
-
     accept_new = bool(request.option("ssh_accept_new"))
 
     def fallback() -> Target:

@@ -1,7 +1,7 @@
 """The local-log kind: a training log (or the rank logs of one run) on this machine.
 
 Only the kind lives here, so building the command line costs nothing; the reading
-(`targets.log_file`) is imported when a log is opened."""
+(`common.log_file`, and `ranks` for several files) is imported when a log is opened."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from babysit.targets.kinds import Request, TargetKind
 
 
 def _open(request: Request) -> Target:
-    from babysit.targets.log_file import LocalLogTarget
-    from babysit.targets.rank_logs import RankLogsTarget, expand
+    from babysit.targets.common.log_file import LocalLogTarget
+    from babysit.targets.local_log.ranks import RankLogsTarget, expand
 
     paths = expand([request.value, *request.more])
     if len(paths) == 1:
@@ -27,7 +27,7 @@ def _awaits(request: Request) -> str | None:
     is a typo, reported at once with the name it resembles)."""
     import os
 
-    from babysit.targets.log_paths import worth_waiting_for
+    from babysit.targets.common.log_paths import worth_waiting_for
 
     if request.more or any(c in request.value for c in "*?["):
         return None

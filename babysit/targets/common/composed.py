@@ -7,12 +7,12 @@ whether the run lives, who reads its GPUs. This module composes them once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
 from babysit.clock import Waker
-from babysit.model import ProcessView, Snapshot
+from babysit.model import GpuSample, ProcessSnapshot, ProcessView, Snapshot
 from babysit.targets.base import Target, Wakes
 
 
@@ -35,7 +35,7 @@ class LivenessProbe(Protocol):
 
 
 class GpuSource(Protocol):
-    def for_pids(self, pids: Sequence[int]) -> Mapping[str, object] | None:
+    def for_pids(self, pids: Sequence[int]) -> GpuSample | None:
         """The GPUs where these processes hold memory: text, util, memory; None when
         there are none (or no GPU can be read)."""
         ...
@@ -67,7 +67,7 @@ class WatchedRun:
 
     def poll(self, final: bool = False) -> Snapshot:
         snapshot = self.log.poll(final) if self.log is not None else Snapshot()
-        view = self.probe.view(log_moved=snapshot.new_bytes > 0)
+        view = self.probe.view(log_moved=snapshot.log.new_bytes > 0)
         if not view.alive and self.log is not None:
             # It died between the read and the look: what it wrote last (its traceback,
             # on stderr after stdout) may have landed after the read. Nothing more can
@@ -76,8 +76,8 @@ class WatchedRun:
         gpu = self.gpu.for_pids(view.tree) if self.gpu is not None and view.tree else None
         notices = (*self._notices, *self.probe.take_notices())
         self._notices = []
-        return replace(snapshot, notices=notices + snapshot.notices, alive=view.alive,
-                       process=view, gpu=gpu)
+        return replace(snapshot, notices=notices + snapshot.notices,
+                       process=ProcessSnapshot(alive=view.alive, view=view, gpu=gpu))
 
     def change_waker(self) -> Waker | None:
         """The log's: a process that writes nothing new is looked at on the backoff."""
@@ -97,7 +97,7 @@ class WatchedRun:
 
 def _joined(first: Snapshot, then: Snapshot) -> Snapshot:
     """Two reads of one log in a row, as one snapshot."""
-    return replace(then, records=first.records + then.records,
-                   new_bytes=first.new_bytes + then.new_bytes,
-                   new_lines=first.new_lines + then.new_lines,
+    return replace(then, log=replace(then.log, records=first.log.records + then.log.records,
+                                     new_bytes=first.log.new_bytes + then.log.new_bytes,
+                                     new_lines=first.log.new_lines + then.log.new_lines),
                    notices=first.notices + then.notices)

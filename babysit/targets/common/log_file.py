@@ -1,6 +1,7 @@
 """A training log on this machine, followed incrementally (see `reading.follower`).
 
-The kind (`local_log.KIND`) imports this module only when a log is opened."""
+Shared: the local-log kind, the process kinds, Slurm and --fallback-log all read
+logs with it; each imports it only when a log is opened."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from babysit.reading.changes import GrowthWaker
 from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
-from babysit.targets.log_paths import did_you_mean, logs_inside, not_found
+from babysit.targets.common.log_paths import did_you_mean, logs_inside, not_found
 
 
 class _LocalFile:
