@@ -178,6 +178,7 @@ def test_transient_crash_is_restarted_once_and_the_new_process_is_watched(tmp_pa
     assert actions(data) == [("restart-crashed-process", "applied")]
     assert result.exit_code is ExitCode.GO
     assert (data["terminal_state"], data["total_steps"]) == ("SUCCEEDED", 20)
+    assert len(data["anomalies_detected"]) == 1, data["anomalies_detected"]  # says what else
     [crash] = data["anomalies_detected"]
     assert "ConnectionResetError" in crash["description"]
     assert crash["action_taken"].startswith("restart the crashed run: restarted as PID")
