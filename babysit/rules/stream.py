@@ -157,6 +157,9 @@ class LrScheduleRule:
         return self._trace.peak if self._trace is not None else None
 
 
+_EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noise
+
+
 class EvalRule:
     """Evaluation metrics that get worse while the training loss improves."""
 
@@ -185,7 +188,7 @@ class EvalRule:
             if not math.isfinite(value):
                 continue
             series = self.series.setdefault(
-                key, deque(maxlen=self.rules.eval_degradation_evals + 1))
+                key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
             series.append((value, point.train_loss))
