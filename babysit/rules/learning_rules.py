@@ -42,6 +42,7 @@ class NotLearningRule:
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
         self._short: list[float] = []  # a short log's losses, all of them
+        self._first_step: int | None = None
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
@@ -74,8 +75,13 @@ class NotLearningRule:
         early = target is not None and point.step is not None and \
             point.step < self.rules.not_learning_share * target
         out.extend(self._flat(value, judge=not early))
+        if self._first_step is None:
+            self._first_step = point.step
         if self._count < self.rules.not_learning_points and self._start_known:
-            out.extend(self._short_log(value, judge=not early))
+            # A handful of optimizer steps says nothing: the few points must span many.
+            spanned = point.step is not None and self._first_step is not None and \
+                point.step - self._first_step >= self.rules.not_learning_short_steps
+            out.extend(self._short_log(value, judge=not early and spanned))
         return out
 
     def _loss(self, point: Observation) -> float | None:

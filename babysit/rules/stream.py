@@ -21,6 +21,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
+from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
@@ -323,6 +324,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LossRule,
     GradNormRule,
     LrScheduleRule,
+    LrConfigRule,
     EvalRule,
     ThroughputRule,
     LossScaleRule,
@@ -353,6 +355,14 @@ class RuleSet:
             if found:
                 signals.extend(found)
         return signals
+
+    def renew(self, kind: type[MetricRule]) -> None:
+        """Start a rule afresh (a new stage of the run, with a loss of its own level)."""
+        for index, rule in enumerate(self.instances):
+            if isinstance(rule, kind):
+                self.instances[index] = fresh = kind(self.rules)  # type: ignore[call-arg]
+                if not fresh.windowed:
+                    self._pointwise = [r for r in self.instances if not r.windowed]
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)

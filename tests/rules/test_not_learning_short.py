@@ -80,3 +80,9 @@ def test_a_reward_that_grows_is_learning():
     lines = [f"step:{s} - actor/pg_loss:0.01 - critic/score/mean:{0.02 * s:.2f}"
              for s in range(1, 22)]
     assert not_learning(lines) == []
+
+
+def test_a_few_optimizer_steps_are_too_few_to_say_a_run_is_not_learning():
+    # The first six per-step lines of a healthy run: a slow fall under its noise.
+    lines = [f"step {s}/60 | loss={2.0 - 0.005 * s + 0.01 * (s % 3):.3f}" for s in range(1, 7)]
+    assert not_learning(lines) == []
