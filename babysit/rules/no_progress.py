@@ -31,12 +31,15 @@ _REWARD = re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNOR
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
 # the policy learns: its reward says.
 _RL_LOSS = re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
+# Nor a GAN's two players' (each rises as the other wins).
+_GAN_LOSS = re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
+                       r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
 
 
 def fallback_loss_key(metrics: Iterable[str]) -> str | None:
     """A training loss among metric names when none of the known loss keys is there."""
     return next((k for k in metrics if _LOSS_NAME.search(k) and not _NOT_TRAIN_LOSS.search(k)
-                 and not _RL_LOSS.search(k)), None)
+                 and not _RL_LOSS.search(k) and not _GAN_LOSS.search(k)), None)
 
 
 def learning_signs(metrics: Iterable[str], loss_key: str | None) -> list[str]:

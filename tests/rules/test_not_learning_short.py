@@ -11,6 +11,7 @@ from babysit.config import RuleSettings
 from babysit.core.run import Run
 from babysit.model import AnomalyType
 from babysit.parsing.parser import LogParser
+from babysit.rules.no_progress import fallback_loss_key
 from tests.rules.test_loss_rules import verdict_of
 
 
@@ -86,3 +87,18 @@ def test_a_few_optimizer_steps_are_too_few_to_say_a_run_is_not_learning():
     # The first six per-step lines of a healthy run: a slow fall under its noise.
     lines = [f"step {s}/60 | loss={2.0 - 0.005 * s + 0.01 * (s % 3):.3f}" for s in range(1, 7)]
     assert not_learning(lines) == []
+
+
+def test_a_short_finished_run_whose_loss_never_moved_is_not_go(tmp_path: Path):
+    lines = [f"step {100 * i}/500 | loss: {v}"
+             for i, v in enumerate([4.01, 3.95, 3.99, 3.97, 4.0, 3.98])]
+    data = verdict_of(tmp_path, [*lines, "Training complete"])
+    assert ("not-learning", "high") in [(a["type"], a["severity"])
+                                        for a in data["anomalies_detected"]]
+    assert data["decision"] != "GO", data["summary"]
+
+
+def test_a_gan_players_losses_are_not_taken_for_the_training_loss():
+    assert fallback_loss_key(["d_loss", "g_loss"]) is None
+    assert fallback_loss_key(["loss_D", "loss_G"]) is None
+    assert fallback_loss_key(["avr_loss"]) == "avr_loss"
