@@ -48,14 +48,16 @@ class NotLearningRule:
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
         self._rewards: list[float] = []
+        self._interleaved = False  # a record without the loss came since the last loss
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         if not point.advanced:
-            return out  # a step printed twice (bar and summary) is one step
+            return self._same_step(point)
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
         value = self._loss(point)
+        self._interleaved = value is None
         if value is None or not math.isfinite(value):
             return out
         self._losses += 1
@@ -83,6 +85,20 @@ class NotLearningRule:
                 point.step - self._first_step >= self.rules.not_learning_short_steps
             out.extend(self._short_log(value, judge=not early and spanned))
         return out
+
+    def _same_step(self, point: Observation) -> list[Signal]:
+        """A step printed twice (bar and summary) is one step; but a loss printed to
+        many digits once per epoch at a bar's step that never moves (the same step
+        each epoch, other records between) is a new point for the identical test."""
+        value = self._loss(point)
+        if value is None:
+            self._interleaved = True
+            return []
+        if not (self._interleaved and math.isfinite(value) and _digits(value) >= 7):
+            return []
+        self._interleaved = False
+        self._losses += 1
+        return self._identical(value, every_point=self._same + 1 == self._losses - 1)
 
     def _loss(self, point: Observation) -> float | None:
         if point.loss is not None:

@@ -102,3 +102,25 @@ def test_a_gan_players_losses_are_not_taken_for_the_training_loss():
     assert fallback_loss_key(["d_loss", "g_loss"]) is None
     assert fallback_loss_key(["loss_D", "loss_G"]) is None
     assert fallback_loss_key(["avr_loss"]) == "avr_loss"
+
+
+def test_a_frozen_loss_printed_once_an_epoch_at_the_same_bar_step_is_not_learning():
+    # dmrgcn (public): each epoch's bar ends at 2785/2785, then the epoch's summary
+    # prints the very same train loss; the step never moves.
+    lines = []
+    for epoch in range(16, 22):
+        lines += [f"Train Epoch: {epoch} Loss: 0.35977894: 100% 2785/2785 [00:53<00:00, "
+                  f"52.28it/s]", " ", f"Dataset: tag, Epoch: {epoch}",
+                  "Train_loss: 46.05170378351126, Val_los: 0.5",
+                  "Min_val_epoch: -1, Min_val_loss: 10000000000.0", " "]
+    assert not_learning(lines) == ["identical"]
+
+
+def test_a_loss_printed_again_after_an_evaluation_at_the_same_step_is_not_identical():
+    # A summary line repeats the step's loss after the evaluation printed at that step.
+    lines = []
+    for step in range(1, 30):
+        loss = f"{2.3456789 - 0.01 * step:.7f}"
+        lines += [f"step={step} loss={loss}", f"step={step} eval_loss=2.5",
+                  f"step={step} loss={loss}"]
+    assert not_learning(lines) == []
