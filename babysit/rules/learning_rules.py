@@ -1,6 +1,8 @@
 """A run that is not learning: a loss that has not moved beyond its noise over a
 meaningful share of the run, the same loss to many digits on every step, or a learning
-rate or gradient norm of exactly 0 throughout after warm-up. A finished run that never
+rate or gradient norm of exactly 0 throughout after warm-up. A log too short for the
+noise to be known is judged on its few points (no_progress), as are a loss of exactly 0
+that nothing else contradicts and a reward that stays at 0. A finished run that never
 learned is not GO (the catalogue makes it high at the end)."""
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ class NotLearningRule:
         self._zero_losses = 0  # of them exactly 0, while every one has been
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
-        self._rewards: list[float] = []
+        self._rewards = 0  # reward points seen
+        self._zero_rewards = 0
+        self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
 
     def observe(self, point: Observation) -> Sequence[Signal]:
@@ -104,7 +108,12 @@ class NotLearningRule:
         if point.loss is not None:
             return point.loss
         if self._loss_key is None:
-            self._loss_key = no_progress.fallback_loss_key(point.metrics)
+            names = tuple(point.metrics)
+            if names in self._names_without_loss:
+                return None
+            self._loss_key = no_progress.fallback_loss_key(names)
+            if self._loss_key is None and len(self._names_without_loss) < 256:
+                self._names_without_loss.add(names)
         return no_progress.latest(point.metrics, self._loss_key)
 
     def _watch_signs(self, point: Observation) -> None:
@@ -156,8 +165,10 @@ class NotLearningRule:
         value = point.metrics[key]
         if not math.isfinite(value):
             return []
-        self._rewards.append(value)
-        found = no_progress.stuck_reward(self._rewards, self.rules.not_learning_points // 2)
+        self._rewards += 1
+        self._zero_rewards += value == 0
+        found = no_progress.stuck_reward(self._rewards, self._zero_rewards,
+                                         self.rules.not_learning_points // 2)
         if found is None:
             return []
         self._raised.add("reward")

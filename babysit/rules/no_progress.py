@@ -83,20 +83,13 @@ def short_plateau(values: Sequence[float], min_fall: float) -> str | None:
             f"{values[-1]:.4g}) and is no longer falling")
 
 
-def stuck_reward(values: Sequence[float], need: int) -> str | None:
+def stuck_reward(points: int, zeros: int, need: int) -> str | None:
     """A reward exactly 0 on (almost) every step: the policy earns nothing."""
-    if len(values) < need:
+    if points < need or zeros < 0.9 * points:
         return None
-    zeros = sum(v == 0 for v in values)
-    if zeros < 0.9 * len(values):
-        return None
-    return (f"not learning: the reward is exactly 0 on {zeros} of {len(values)} logged "
+    return (f"not learning: the reward is exactly 0 on {zeros} of {points} logged "
             f"steps: the policy earns nothing (a reward function that never matches, "
             f"responses cut at the length limit, or a task too hard to start from)")
-
-
-def all_zero(values: Sequence[float]) -> bool:
-    return bool(values) and all(v == 0 for v in values)
 
 
 def latest(metrics: Mapping[str, float], key: str | None) -> float | None:
