@@ -102,6 +102,12 @@ class RuleSettings:
     not_learning_identical: int = _bounded(10, 2, 100000)
     not_learning_warmup_points: int = _bounded(1, 0, 100000)
     not_learning_zero_points: int = _bounded(5, 1, 100000)
+    # A short log (under not_learning_points) learned when its loss fell this share
+    # below its first value; identical on every point from its first, this many suffice;
+    not_learning_short_fall: float = _bounded(0.1, 0, 1)
+    not_learning_identical_short: int = _bounded(5, 2, 100000)
+    # ... and its few points must span this many steps (five steps say nothing).
+    not_learning_short_steps: int = _bounded(100, 1, 10**9)
     # The model's vocabulary, when the log does not say it: a language model's loss above
     # ln(vocab_size) scores worse than a uniform guess.
     vocab_size: int | None = _bounded(None, 2, 10**9)
@@ -131,12 +137,21 @@ class RuleSettings:
     slow_noise_k: float = _bounded(4.0, 0, 1000)
     eval_degradation_evals: int = _bounded(3, 2, 1000)
     eval_min_worsening: float = _bounded(0.01, 0, 1000)
+    # With few evaluations, the latest this much worse than the best (and beyond the
+    # metric's noise when known) while the training loss improved.
+    eval_jump: float = _bounded(0.5, 0, 1000)
+    # A steady rise within the metric's noise still counts once it ends this far above
+    # the best evaluation.
+    eval_far_from_best: float = _bounded(0.25, 0, 1000)
     # Back within this of the best eval: recovered.
     eval_recovery_tolerance: float = _bounded(0.05, 0, 1000)
     crash_grace_seconds: float = _bounded(10.0, 0, 86400)
     lr_zero_points: int = _bounded(5, 1, 100000)
     lr_warmup_fraction: float = _bounded(0.5, 0.01, 1)
     lr_rise_tolerance: float = _bounded(0.1, 0, 1000)
+    # The learning rate this many times below (its peak, after warm-up) or above the one
+    # the run's configuration or command line gives.
+    lr_config_factor: float = _bounded(10.0, 1.5, 1e6)
     grad_vanish_points: int = _bounded(5, 1, 100000)
     grad_vanish_ratio: float = _bounded(1e-4, 1e-12, 1)
     gpu_idle_percent: float = _bounded(5.0, 0, 100)

@@ -37,15 +37,13 @@ from babysit.model import (
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.stragglers import RankPace
 from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _NAN = (AnomalyType.NAN_INF,)
-_STRAGGLER_START = 20  # steps the ranks must be in before one can be said to lag
-_STRAGGLER_BEHIND = 0.8
-_STRAGGLER_CAUGHT_UP = 0.9
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
 
 
@@ -77,7 +75,7 @@ class Run:
         self.formats: tuple[str, ...] = ()
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
-        self._rank_steps: dict[int, int] = {}  # the latest step each rank printed
+        self._ranks = RankPace()  # every rank's step and pace, for stragglers
         self.unreachable = False
         # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
         self.steps_from_zero = False
@@ -236,9 +234,9 @@ class Run:
                 self._other_rank(record)
             for event in record.events:
                 self._on_event(event, record.rank, record.step, record.source)
-            if record.rank is not None and record.step is not None:
-                self._rank_steps[record.rank] = record.step
-        if len(self._rank_steps) > 1:
+            if record.rank is not None:
+                self._ranks.observe(record)
+        if len(self._ranks.steps) > 1:
             self._check_stragglers()
         if self.step is not None and self.lifecycle.running:
             late = self.checkpoints.overdue(self.step)
@@ -251,20 +249,15 @@ class Run:
 
     def _check_stragglers(self) -> None:
         """A rank whose step falls behind the others' beyond what interleaved printing
-        explains (below 80 % of their median, once they are 20 steps in) is a straggler:
-        in synchronous training the whole run waits for it. Resolved once it catches up
-        (90 %)."""
-        steps = sorted(self._rank_steps.values())
-        median = steps[len(steps) // 2]  # the upper one: with two ranks, the leader
-        for rank, step in self._rank_steps.items():
-            key = f"rank{rank}"
-            if median >= _STRAGGLER_START and step < _STRAGGLER_BEHIND * median:
-                self.ledger.raise_(AnomalyType.STRAGGLER, step, (
-                    f"rank {rank} is at step {step} while the other ranks are at step "
-                    f"{median} (median): it runs {100 * (1 - step / median):.0f} % behind"), key)
-            elif step >= _STRAGGLER_CAUGHT_UP * median:
-                self.ledger.resolve(AnomalyType.STRAGGLER,
-                                    f"rank {rank} caught up (step {step} of {median})", key)
+        explains, or whose steps take longer than theirs beyond their spread, is a
+        straggler: in synchronous training the whole run waits for it. Resolved once
+        it catches up."""
+        for found in self._ranks.judge():
+            if found.behind:
+                self.ledger.raise_(AnomalyType.STRAGGLER, found.step, found.description,
+                                   found.key)
+            else:
+                self.ledger.resolve(AnomalyType.STRAGGLER, found.description, found.key)
 
     def _trained_past_nan(self, record: Record) -> None:
         """A run that went back to a checkpoint saved before its NaN and trained past the

@@ -72,6 +72,7 @@ class MetricSeries:
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
         self.vocab_size: int | None = None  # said by the run (ln of it: a random guess's loss)
+        self.configured_lr: float | None = None  # the learning rate its config or CLI gives
         self._advanced = True  # the last record moved the step (or had none)
 
     @property
@@ -100,10 +101,15 @@ class MetricSeries:
                 self.new_epoch = True
             elif self.epoch is not None and record.epoch < self.epoch - 0.5:
                 # The epoch went back with no step to say so (a new run in the same log,
-                # a resume whose dicts carry no step): the schedule starts again.
+                # a resume whose dicts carry no step): the schedule starts again, and
+                # the loss is judged against the new stage's own level.
                 rule = self._rules.find(LrScheduleRule)
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
+                self._rules.renew(LossRule)
+                loss_rule = self._rules.find(LossRule)
+                if isinstance(loss_rule, LossRule) and self.vocab_size is not None:
+                    loss_rule.note_vocab(self.vocab_size)
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
@@ -140,6 +146,7 @@ class MetricSeries:
             target_steps=self.target_steps,
             lr_schedule=self.lr_schedule,
             vocab_size=self.vocab_size,
+            configured_lr=self.configured_lr,
             advanced=self._advanced,
         )
         return self._rules.observe(point, record.sparse)
@@ -165,7 +172,11 @@ class MetricSeries:
                                                throughput_unit=TIMESTAMP_UNIT), sparse=False)
 
     def note_facts(self, facts: Mapping[str, float]) -> None:
-        """What the run said about itself that the rules use (its vocabulary)."""
+        """What the run said about itself that the rules use (its vocabulary, the
+        learning rate it is configured with)."""
+        lr = facts.get("configured_lr")
+        if lr is not None:
+            self.configured_lr = lr
         vocab = facts.get("vocab_size")
         if vocab is not None and vocab >= 2 and vocab == int(vocab):
             self.vocab_size = int(vocab)

@@ -27,6 +27,35 @@ _VOCAB = re.compile(r"padded vocab \(size:\s*(\d+)|"
                     re.IGNORECASE)
 
 
+# The learning rate a run is configured with: a launcher's flag (`--learning_rate 2e-5`,
+# `--lr=3e-4`), Megatron's argument dump (`lr ........ 0.00015`), a config or
+# TrainingArguments dump (`learning_rate=2e-05,`, `"learning_rate": 0.0002`). Never a
+# metric record (those print a loss beside the rate, and are read as metrics).
+_LR_NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
+_LR_FLAG = re.compile(r"--(?:learning[_-]rate|lr)(?:=|\s+)" + _LR_NUMBER + r"(?![\w.])")
+_LR_ARGS = re.compile(r"^\s*lr\s+\.{3,}\s*" + _LR_NUMBER + r"\s*$")
+_LR_CONFIG = re.compile(r"\blearning_rate[\"']?\s*[:=]\s*[\"']?" + _LR_NUMBER + r"(?![\w.])")
+_A_LOSS = re.compile(r"\bloss\b['\"]?\s*[:=]?\s*[-\d.]", re.IGNORECASE)
+
+
+def may_configure_lr(text: str) -> bool:
+    """A cheap test a line must pass before `configured_lr`'s patterns are tried."""
+    return "--l" in text or "learning_rate" in text or "lr ." in text
+
+
+def configured_lr(line: str) -> float | None:
+    """The learning rate this line configures the run with (None: it says none)."""
+    if "lr" not in line and "learning" not in line:
+        return None
+    found = _LR_FLAG.search(line) or _LR_ARGS.search(line)
+    if found is None and not _A_LOSS.search(line):
+        found = _LR_CONFIG.search(line)
+    if found is None:
+        return None
+    value = _number(found.group(1), "")
+    return value if value is not None and 0 < value < 10 else None
+
+
 def _number(text: str, scale: str) -> float | None:
     try:
         value = float(text.replace(",", ""))
@@ -36,7 +65,8 @@ def _number(text: str, scale: str) -> float | None:
 
 
 def run_facts(line: str) -> dict[str, float]:
-    """`model_params` and `tokens_per_step` said by this line (empty when none)."""
+    """`model_params`, `tokens_per_step`, `vocab_size` and `configured_lr` said by this
+    line (empty when none)."""
     found: dict[str, float] = {}
     params = _PARAMS.search(line)
     if params is not None:
@@ -50,6 +80,9 @@ def run_facts(line: str) -> dict[str, float]:
         value = _number(tokens.group(1), "")
         if value:
             found["tokens_per_step"] = value
+    lr = configured_lr(line)
+    if lr is not None:
+        found["configured_lr"] = lr
     vocab = _VOCAB.search(line) if "ocab" in line else None
     if vocab is not None:
         value = _number(vocab.group(1) or vocab.group(2), "")

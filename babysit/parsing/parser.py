@@ -19,7 +19,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.events import find_events
-from babysit.parsing.facts import run_facts
+from babysit.parsing.facts import may_configure_lr, run_facts
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
     LineParser,
@@ -426,7 +426,8 @@ class LogParser:
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
-        if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest):
+        if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest
+                               or may_configure_lr(rest)):
             found = run_facts(rest)
             if found:
                 self.facts.update(found)

@@ -1,6 +1,8 @@
 """A run that is not learning: a loss that has not moved beyond its noise over a
 meaningful share of the run, the same loss to many digits on every step, or a learning
-rate or gradient norm of exactly 0 throughout after warm-up. A finished run that never
+rate or gradient norm of exactly 0 throughout after warm-up. A log too short for the
+noise to be known is judged on its few points (no_progress), as are a loss of exactly 0
+that nothing else contradicts and a reward that stays at 0. A finished run that never
 learned is not GO (the catalogue makes it high at the end)."""
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import trends
+from babysit.rules import no_progress, trends
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
@@ -40,32 +42,150 @@ class NotLearningRule:
         self._grad_zero = 0
         self._raised: set[str] = set()
         self._learned = False
+        self._loss_key: str | None = None  # a loss under a name of its own, when no known one
+        self._short: list[float] = []  # a short log's losses, all of them
+        self._first_step: int | None = None
+        self._losses = 0  # finite losses seen
+        self._zero_losses = 0  # of them exactly 0, while every one has been
+        self._signs: dict[str, float] = {}  # other learning metrics: their first value
+        self._signs_moved = False
+        self._rewards = 0  # reward points seen
+        self._zero_rewards = 0
+        self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
+        self._interleaved = False  # a record without the loss came since the last loss
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         if not point.advanced:
-            return out  # a step printed twice (bar and summary) is one step
+            return self._same_step(point)
         out.extend(self._zeros(point))
-        value = point.loss
+        out.extend(self._reward(point))
+        value = self._loss(point)
+        self._interleaved = value is None
         if value is None or not math.isfinite(value):
             return out
+        self._losses += 1
+        self._watch_signs(point)
+        if any(not math.isfinite(v) for v in point.metrics.values()):
+            # A loss of 0 beside a NaN is Hugging Face's filtered NaN: the NaN rule's.
+            self._signs_moved = True
+        if value == 0 and self._zero_losses == self._losses - 1:
+            self._zero_losses += 1
+            return out + self._zero_loss()
         if self._start_known is None:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
-        out.extend(self._identical(value))
+        out.extend(self._identical(value, every_point=self._same + 1 == self._losses - 1))
         target = point.target_steps
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
         early = target is not None and point.step is not None and \
             point.step < self.rules.not_learning_share * target
         out.extend(self._flat(value, judge=not early))
+        if self._first_step is None:
+            self._first_step = point.step
+        if self._count < self.rules.not_learning_points and self._start_known:
+            # A handful of optimizer steps says nothing: the few points must span many.
+            spanned = point.step is not None and self._first_step is not None and \
+                point.step - self._first_step >= self.rules.not_learning_short_steps
+            out.extend(self._short_log(value, judge=not early and spanned))
         return out
 
-    def _identical(self, value: float) -> list[Signal]:
+    def _same_step(self, point: Observation) -> list[Signal]:
+        """A step printed twice (bar and summary) is one step; but a loss printed to
+        many digits once per epoch at a bar's step that never moves (the same step
+        each epoch, other records between) is a new point for the identical test."""
+        value = self._loss(point)
+        if value is None:
+            self._interleaved = True
+            return []
+        if not (self._interleaved and math.isfinite(value) and _digits(value) >= 7):
+            return []
+        self._interleaved = False
+        self._losses += 1
+        return self._identical(value, every_point=self._same + 1 == self._losses - 1)
+
+    def _loss(self, point: Observation) -> float | None:
+        if point.loss is not None:
+            return point.loss
+        if self._loss_key is None:
+            names = tuple(point.metrics)
+            if names in self._names_without_loss:
+                return None
+            self._loss_key = no_progress.fallback_loss_key(names)
+            if self._loss_key is None and len(self._names_without_loss) < 256:
+                self._names_without_loss.add(names)
+        return no_progress.latest(point.metrics, self._loss_key)
+
+    def _watch_signs(self, point: Observation) -> None:
+        if self._signs_moved:
+            return
+        for key in no_progress.learning_signs(point.metrics, self._loss_key or "loss"):
+            value = point.metrics[key]
+            if not math.isfinite(value) or key == self._loss_key:
+                continue
+            first = self._signs.setdefault(key, value)
+            if abs(value - first) > 1e-6 * max(abs(first), 1e-12):
+                self._signs_moved = True
+
+    def _zero_loss(self) -> list[Signal]:
+        """A loss of exactly 0 on every point since the log began: no loss is computed
+        (or the printed one is not the objective, which other metrics then show)."""
+        if self._zero_losses < self.rules.not_learning_zero_points or self._signs_moved \
+                or "zero loss" in self._raised:
+            return []
+        self._raised.add("zero loss")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the loss is exactly 0 on every one of the "
+                      f"{self._zero_losses} logged points and nothing else moves: no loss "
+                      f"is being computed (an empty or masked-out batch, labels that are "
+                      f"all ignored, a loss term switched off)", key="zero loss",
+                      severity=Severity.HIGH)]
+
+    def _short_log(self, value: float, judge: bool) -> list[Signal]:
+        """A log too short for the noise-judged test: judged on its few points, from
+        the first (the run's start) on."""
+        self._short.append(value)
+        if not judge:
+            return []
+        found = no_progress.short_plateau(self._short, self.rules.not_learning_short_fall)
+        if found is not None and "flat" not in self._raised:
+            self._raised.add("flat")
+            return [Raise(AnomalyType.NOT_LEARNING, found, key="flat")]
+        if found is None and "flat" in self._raised and len(self._short) >= 5 and \
+                min(self._short[1:]) < self._short[0] * (1 - self.rules.not_learning_short_fall):
+            self._raised.discard("flat")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.4g}",
+                            key="flat")]
+        return []
+
+    def _reward(self, point: Observation) -> list[Signal]:
+        key = no_progress.reward_key(point.metrics)
+        if key is None or "reward" in self._raised:
+            return []
+        value = point.metrics[key]
+        if not math.isfinite(value):
+            return []
+        self._rewards += 1
+        self._zero_rewards += value == 0
+        found = no_progress.stuck_reward(self._rewards, self._zero_rewards,
+                                         self.rules.not_learning_points // 2)
+        if found is None:
+            return []
+        self._raised.add("reward")
+        return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+
+    def _identical(self, value: float, every_point: bool = False) -> list[Signal]:
         # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),
         # and a loss printed with few digits (0.0008) repeats once it has converged.
-        self._same = self._same + 1 if value == self._last and _digits(value) >= 4 else 0
+        # Printed to eight digits, a frozen loss may still wobble in the last one.
+        last = self._last
+        same = last is not None and (value == last or (
+            _digits(value) >= 7 and abs(value - last) <= 1e-6 * abs(value)))
+        self._same = self._same + 1 if same and _digits(value) >= 4 else 0
         self._last = value
         need = self.rules.not_learning_identical
+        if every_point:  # the same from the log's first loss on: a short log may say so
+            need = min(need, self.rules.not_learning_identical_short)
         if self._same + 1 >= need and "identical" not in self._raised:
             self._raised.add("identical")
             return [Raise(AnomalyType.NOT_LEARNING,

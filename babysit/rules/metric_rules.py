@@ -10,6 +10,7 @@ from itertools import pairwise
 
 from babysit.config import RuleSettings
 from babysit.model import line_value
+from babysit.rules import eval_trends
 
 # Scale factor that makes the median absolute deviation estimate the standard
 # deviation of normally distributed noise.
@@ -78,24 +79,10 @@ def evaluate_grad_explosion(previous: Sequence[float], value: float,
 
 def evaluate_eval_degradation(evals: Sequence[tuple[float, float | None]], direction: int,
                               rules: RuleSettings) -> str | None:
-    """An eval metric worse at each of the last `eval_degradation_evals` evaluations
-    than at the one before, by at least `eval_min_worsening` overall, while the
-    training loss improved over the same stretch (overfitting, or a broken eval).
+    """An eval metric getting worse beyond its own noise while the training loss
+    improved over the same stretch (overfitting, or a broken eval); see eval_trends.
     `evals` holds (eval value, train loss at that time) in order."""
-    need = rules.eval_degradation_evals
-    if direction == 0 or len(evals) < need or need < 2:
-        return None
-    tail = evals[-need:]
-    values = [v for v, _ in tail]
-    worse = all((b - a) * direction < 0 for a, b in pairwise(values))
-    if not worse or abs(values[-1] - values[0]) < abs(values[0]) * rules.eval_min_worsening:
-        return None
-    first_train, last_train = tail[0][1], tail[-1][1]
-    if first_train is None or last_train is None or not last_train < first_train:
-        return None
-    return (f"got worse over {rules.eval_degradation_evals} evaluations in a row "
-            f"({values[0]:.4g} → {values[-1]:.4g}) while train loss fell "
-            f"({first_train:.4g} → {last_train:.4g})")
+    return eval_trends.degradation(evals, direction, rules)
 
 
 def evaluate_throughput(samples: Sequence[float], rules: RuleSettings,

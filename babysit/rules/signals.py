@@ -27,6 +27,7 @@ class Observation:
     target_steps: int | None = None
     lr_schedule: str | None = None  # the scheduler the run's config names
     vocab_size: int | None = None  # the model's vocabulary, when the run says it
+    configured_lr: float | None = None  # the learning rate the run's config or CLI gives
     advanced: bool = True  # the step moved since the previous record (or has no number)
 
 

@@ -21,6 +21,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
+from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
@@ -157,6 +158,9 @@ class LrScheduleRule:
         return self._trace.peak if self._trace is not None else None
 
 
+_EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noise
+
+
 class EvalRule:
     """Evaluation metrics that get worse while the training loss improves."""
 
@@ -185,7 +189,7 @@ class EvalRule:
             if not math.isfinite(value):
                 continue
             series = self.series.setdefault(
-                key, deque(maxlen=self.rules.eval_degradation_evals + 1))
+                key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
             series.append((value, point.train_loss))
@@ -320,6 +324,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LossRule,
     GradNormRule,
     LrScheduleRule,
+    LrConfigRule,
     EvalRule,
     ThroughputRule,
     LossScaleRule,
@@ -350,6 +355,14 @@ class RuleSet:
             if found:
                 signals.extend(found)
         return signals
+
+    def renew(self, kind: type[MetricRule]) -> None:
+        """Start a rule afresh (a new stage of the run, with a loss of its own level)."""
+        for index, rule in enumerate(self.instances):
+            if isinstance(rule, kind):
+                self.instances[index] = fresh = kind(self.rules)  # type: ignore[call-arg]
+                if not fresh.windowed:
+                    self._pointwise = [r for r in self.instances if not r.windowed]
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)

@@ -192,3 +192,20 @@ def test_a_smoothed_loss_wandering_slowly_in_its_band_raises_nothing_serious_onc
             run = run_of(losses(values))
             assert [(a.type, a.step) for a in run.ledger.anomalies
                     if a.severity in _SERIOUS and (a.step or 0) > 50] == [], (seed, phi)
+
+
+def test_a_second_training_stage_at_its_own_loss_level_is_not_a_spike():
+    # fits_electricity (public): a second stage starts again at epoch 1 with a loss of
+    # 0.22 where the first ended at 0.11, and stays there.
+    first = [0.8 * 0.9 ** e + 0.112 + 0.004 * ((e * 3) % 5 - 2) / 2 for e in range(1, 101)]
+    second = [0.217 + 0.004 * ((e * 7) % 5 - 2) / 2 for e in range(1, 30)]
+    lines = []
+    for stage in (first, second):
+        for e, v in enumerate(stage, start=1):
+            lines += [f"\titers: 100, epoch: {e} | loss: {v:.7f}",
+                      "\tspeed: 1.7756s/iter; left time: 4746.0909s",
+                      f"Epoch: {e} cost time: 105.48945927619934",
+                      f"Epoch: {e}, Steps: 132 | Train Loss: {v:.7f} Vali Loss: 0.1756565 "
+                      f"Test Loss: 0.2073350",
+                      "Updating learning rate to 9.149791903054614e-06"]
+    assert serious(run_of(lines)) == []

@@ -1,0 +1,138 @@
+"""Evaluation metrics that get worse while the training loss improves, judged against
+the metric's own noise (issue 24).
+
+Evaluations are few and far between, so the tests work on few points: a steady rise
+over the last few evaluations (over-fitting, the classic shape), a robust level well
+above the best one once there are enough evaluations to have a level, and a jump far
+beyond anything noise explains when there are only two or three. Each needs the change
+to exceed both the metric's own robust scale and a minimum relative size, and the
+training loss to have improved over the same stretch: a rise it shares is the run's
+trouble, not the evaluation's.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from itertools import pairwise
+
+from babysit.config import RuleSettings
+from babysit.rules import trends
+
+_NOISE_K = 3.0
+_LEVEL = 5  # evaluations in a level
+_LEVEL_EVALS = 10  # evaluations before the level test speaks
+# A level's noise against a point's (the median of five: 0.54), times √2 for the gap
+# between two levels; and the sigmas that gap must exceed, the best level being the
+# least of many (so itself low by about a sigma of its own).
+_LEVEL_NOISE = 0.76
+_LEVEL_K = 4.0
+
+
+def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
+                rules: RuleSettings) -> str | None:
+    """Why an eval metric is degrading, or None. `evals` holds (eval value, train loss
+    at that time) in order; `direction` is +1 when higher is better, -1 when lower."""
+    if direction == 0 or len(evals) < 2:
+        return None
+    # Oriented so that higher is worse, whatever the metric.
+    worse = [-direction * v for v, _ in evals]
+    return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
+            or _jump(evals, worse, rules))
+
+
+def _noise(worse: Sequence[float]) -> float:
+    """The metric's own point-to-point noise, from the evaluations before the latest few
+    (0 when there are too few to tell)."""
+    return trends.noise_scale(worse)
+
+
+def _train_fell(evals: Sequence[tuple[float, float | None]],
+                since: int) -> tuple[float, float] | None:
+    first, last = evals[since][1], evals[-1][1]
+    if first is None or last is None or not last < first:
+        return None
+    return first, last
+
+
+def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float],
+                 direction: int, rules: RuleSettings) -> str | None:
+    need = rules.eval_degradation_evals
+    if len(evals) < need or need < 2:
+        return None
+    tail = worse[-need:]
+    if not all(b > a for a, b in pairwise(tail)):
+        return None
+    change, reference = tail[-1] - tail[0], evals[-need][0]
+    # The noise of the evaluations before this stretch: a steady climb is not noise. A
+    # climb within it still counts when it ends far above the best evaluation (the
+    # final weights then are not the best ones).
+    sigma = _noise(worse[:-need + 1]) if len(worse) > need + 3 else 0.0
+    best = _best_level(worse)
+    far = worse[-1] - best > abs(best) * rules.eval_far_from_best
+    noisy = trends.beyond_noise(change, reference, sigma, _NOISE_K, rules.eval_min_worsening)
+    if not (noisy or (far and change > abs(reference) * rules.eval_min_worsening)):
+        return None
+    train = _train_fell(evals, -need)
+    if train is None:
+        return None
+    values = [v for v, _ in evals[-need:]]
+    how = (f", beyond its noise σ≈{sigma:.2g}" if noisy and sigma else "" if noisy else
+           f", {100 * (worse[-1] - best) / abs(best):.0f} % worse than its best level "
+           f"{-direction * best:.4g}")
+    return (f"got worse over {need} evaluations in a row ({values[0]:.4g} → {values[-1]:.4g}"
+            f"{how}) while train loss fell ({train[0]:.4g} → {train[1]:.4g})")
+
+
+def _best_level(worse: Sequence[float]) -> float:
+    """The best median of three evaluations in a row (the best single one is as low as
+    the noise once went; all of them when there are fewer than three)."""
+    if len(worse) < 3:
+        return min(worse)
+    return min(statistics.median(worse[i:i + 3]) for i in range(len(worse) - 2))
+
+
+def _above_best_level(evals: Sequence[tuple[float, float | None]], worse: list[float],
+                      rules: RuleSettings) -> str | None:
+    """A level of the last few evaluations well above the best level seen: a rise with
+    ups and downs on the way (an over-fitting run's validation loss wanders as it climbs)."""
+    if len(worse) < _LEVEL_EVALS:
+        return None
+    levels = [statistics.median(worse[i:i + _LEVEL]) for i in range(len(worse) - _LEVEL + 1)]
+    best_at = min(range(len(levels)), key=levels.__getitem__)
+    now = levels[-1]
+    if best_at >= len(levels) - _LEVEL:
+        return None  # the best is recent: nothing has had time to get worse
+    sigma = _noise(worse)
+    if not trends.beyond_noise(now - levels[best_at], levels[best_at], sigma * _LEVEL_NOISE,
+                               _LEVEL_K, 3 * rules.eval_min_worsening):
+        return None
+    train = _train_fell(evals, best_at + _LEVEL - 1)
+    if train is None:
+        return None
+    best_value = statistics.median(v for v, _ in evals[best_at:best_at + _LEVEL])
+    now_value = statistics.median(v for v, _ in evals[-_LEVEL:])
+    return (f"got worse than its best level ({best_value:.4g} → {now_value:.4g}, medians of "
+            f"{_LEVEL} evaluations, beyond its noise σ≈{sigma:.2g}) while train loss fell "
+            f"({train[0]:.4g} → {train[1]:.4g})")
+
+
+def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
+          rules: RuleSettings) -> str | None:
+    """Few evaluations: the latest far worse than the best so far (by half of it, and
+    beyond the noise when there is enough to tell), while the training loss improved:
+    a word error rate from 39 % to 154 % after one epoch. Longer series are the level
+    test's: one bad evaluation among many is noise until the level follows."""
+    if len(worse) >= _LEVEL_EVALS:
+        return None
+    best_at = min(range(len(worse) - 1), key=worse.__getitem__)
+    change, reference = worse[-1] - worse[best_at], evals[best_at][0]
+    sigma = _noise(worse[:-1]) if len(worse) > 5 else 0.0
+    if not trends.beyond_noise(change, reference, sigma, 2 * _NOISE_K, rules.eval_jump):
+        return None
+    train = _train_fell(evals, best_at)
+    if train is None:
+        return None
+    return (f"jumped from {evals[best_at][0]:.4g} (its best) to {evals[-1][0]:.4g} "
+            f"({100 * change / abs(reference):.0f} % worse) while train loss fell "
+            f"({train[0]:.4g} → {train[1]:.4g})")

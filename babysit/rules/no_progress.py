@@ -1,0 +1,96 @@
+"""Pure helpers of the not-learning rule for what its long-run test cannot see: a loss
+under a name the run's key table does not know, a log too short for a noise estimate,
+a loss of exactly 0 that no batch moves, and a reinforcement-learning reward that
+stays at nothing."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
+
+from babysit.rules import trends
+
+# A training loss under a name of its own (`avr_loss`, `loss_cls`, `Train_loss`):
+# never an evaluation's (those are the eval rule's), never a best-so-far or a bound.
+_LOSS_NAME = re.compile(r"loss", re.IGNORECASE)
+_NOT_TRAIN_LOSS = re.compile(
+    r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
+    re.IGNORECASE)
+# Metrics that show learning besides the loss: a loss printed as exactly 0 (GRPO's by
+# construction, a fit whose `loss` column is not the objective) says nothing while
+# these move.
+_LEARNING_SIGN = re.compile(
+    r"loss|err|mse|mae|acc|reward|score|kl|norm|entropy|dice|iou|map|perplex|ppl|f1",
+    re.IGNORECASE)
+# A reward or a score the policy earns, averaged over a batch of episodes or rollouts.
+_REWARD = re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNORECASE)
+
+
+# Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
+# the policy learns: its reward says.
+_RL_LOSS = re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
+# Nor a GAN's two players' (each rises as the other wins).
+_GAN_LOSS = re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
+                       r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
+
+
+def fallback_loss_key(metrics: Iterable[str]) -> str | None:
+    """A training loss among metric names when none of the known loss keys is there."""
+    return next((k for k in metrics if _LOSS_NAME.search(k) and not _NOT_TRAIN_LOSS.search(k)
+                 and not _RL_LOSS.search(k) and not _GAN_LOSS.search(k)), None)
+
+
+def learning_signs(metrics: Iterable[str], loss_key: str | None) -> list[str]:
+    """Training metrics other than the loss whose movement shows learning."""
+    return [k for k in metrics if k != loss_key and _LEARNING_SIGN.search(k)
+            and not _NOT_TRAIN_LOSS.search(k)]
+
+
+def reward_key(metrics: Iterable[str]) -> str | None:
+    return next((k for k in metrics if _REWARD.search(k)), None)
+
+
+def moved(values: Sequence[float]) -> bool:
+    """Whether a short series took more than one value (to many digits)."""
+    return bool(values) and max(values) - min(values) > 1e-9 * max(1.0, abs(values[0]))
+
+
+def short_plateau(values: Sequence[float], min_fall: float) -> str | None:
+    """A short log's loss that never learned: every point within `min_fall` of where
+    it started, and its latter half no lower than its earlier points after the start
+    beyond their noise (not still falling towards a late drop). Five points at least,
+    that differ (a value printed the same with few digits is the identical rule's);
+    None when it learned or may yet, and for a loss that left the band upwards (the
+    divergence rule's)."""
+    if len(values) < 5 or not moved(values):
+        return None
+    start = values[0]
+    band = abs(start) * min_fall
+    if start <= 0 or any(abs(v - start) > band for v in values[1:]):
+        return None
+    if all(b > a for a, b in pairwise(values[-4:])):
+        return None  # climbing: the divergence rule's
+    best = min(statistics.median(values[i:i + 3]) for i in range(1, len(values) - 2))
+    half = len(values) // 2
+    earlier = statistics.median(values[1:half + 1])
+    latter = statistics.median(values[half:])
+    if latter < earlier - trends.noise_scale(values[1:]):
+        return None  # still going down: a slow start, not a plateau
+    return (f"not learning: over {len(values)} logged points the loss has stayed within "
+            f"{100 * (start - best) / start:.1f} % of where it started ({start:.4g} → "
+            f"{values[-1]:.4g}) and is no longer falling")
+
+
+def stuck_reward(points: int, zeros: int, need: int) -> str | None:
+    """A reward exactly 0 on (almost) every step: the policy earns nothing."""
+    if points < need or zeros < 0.9 * points:
+        return None
+    return (f"not learning: the reward is exactly 0 on {zeros} of {points} logged "
+            f"steps: the policy earns nothing (a reward function that never matches, "
+            f"responses cut at the length limit, or a task too hard to start from)")
+
+
+def latest(metrics: Mapping[str, float], key: str | None) -> float | None:
+    return metrics.get(key) if key is not None else None

@@ -1,0 +1,126 @@
+"""Not learning on logs too short for the noise-judged test (issue 24): a plateau just
+below the start, a loss of exactly 0 that nothing else contradicts, a loss under a name
+of its own, a reward that stays at 0. Each shape is a real log's, cut to its point;
+each healthy counterpart is one too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.config import RuleSettings
+from babysit.core.run import Run
+from babysit.model import AnomalyType
+from babysit.parsing.parser import LogParser
+from babysit.rules.no_progress import fallback_loss_key
+from tests.rules.test_loss_rules import verdict_of
+
+
+def not_learning(lines: list[str]) -> list[str]:
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(lines))
+    return [a.key for a in run.ledger.anomalies
+            if a.type is AnomalyType.NOT_LEARNING and not a.resolved]
+
+
+def test_six_points_on_a_plateau_just_below_the_start_are_not_learning():
+    # jax_gpt2_finetune (public): 4.01 at step 0, then 3.87 … 3.92 through step 500.
+    losses = [4.01, 3.87, 3.88, 3.98, 3.91, 3.92]
+    lines = [f"step {100 * i} | elapsed {0.25 + 1.85 * i:.2f}m | loss: {v}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == ["flat"]
+
+
+def test_a_short_fine_tune_that_fell_then_levelled_off_learned():
+    # hf_trl_sft_qwen3 (public): 1.56 → 1.26 → 1.09, then 1.05 … 1.11 to the end.
+    losses = [1.5618, 1.2588, 1.0872, 1.0539, 1.0881, 1.1054, 1.0551, 1.112, 1.1103]
+    lines = [f"{{'loss': {v}, 'grad_norm': 0.5, 'learning_rate': 1e-4, 'epoch': {i / 3:.2f}}}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == []
+
+
+def test_a_short_log_still_falling_slowly_is_not_a_plateau():
+    lines = [f"step={10 * i} loss={5.0 - 0.01 * i:.4f}" for i in range(1, 12)]
+    assert not_learning(lines) == []
+
+
+def test_a_loss_of_exactly_0_under_its_own_name_is_not_learning():
+    # kohya_lora (public): `avr_loss=0` on the bar at every epoch.
+    lines = []
+    for epoch, step in enumerate(range(176, 272, 16), start=11):
+        lines += [f"epoch {epoch}/50", f"steps:  22%|████      | {step}/800 [00:46<02:44,  "
+                                       f"3.79it/s, avr_loss=0]"]
+    assert not_learning(lines) == ["zero loss"]
+
+
+def test_a_loss_printed_as_0_while_the_error_falls_is_learning(tmp_path: Path):
+    # cqpes (public): Keras prints `loss: 0.0000e+00` while mean_squared_error falls.
+    lines = [f"Epoch {e}/40\n1/1 [==============================] - 0s 5ms/step - loss: "
+             f"0.0000e+00 - mean_squared_error: {0.4 * 0.7 ** e:.4e}" for e in range(1, 41)]
+    data = verdict_of(tmp_path, lines)
+    assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []
+
+
+def test_a_grpo_loss_of_0_with_a_moving_reward_is_learning():
+    # trl_grpo (public): GRPO's printed loss is ~0 by construction.
+    lines = [f"{{'loss': 0.0, 'grad_norm': {g}, 'learning_rate': 6.9e-06, 'reward': {r}, "
+             f"'kl': 0.0005, 'epoch': {e}}}"
+             for g, r, e in ((0.09, 1.68, 0.31), (0.11, 1.97, 0.33), (0.1, 1.71, 0.35),
+                             (0.1, 1.88, 0.37), (0.09, 1.8, 0.39))]
+    assert not_learning(lines) == []
+
+
+def test_a_reward_of_0_on_almost_every_step_is_not_learning():
+    # verl_grpo (public): critic/score/mean 0.0 on every step but one.
+    lines = [f"step:{s} - actor/pg_loss:0.0 - actor/grad_norm:0.01 - critic/score/mean:"
+             f"{0.25 if s == 2 else 0.0} - critic/rewards/mean:{0.25 if s == 2 else 0.0}"
+             for s in range(1, 22)]
+    assert not_learning(lines) == ["reward"]
+
+
+def test_a_reward_that_grows_is_learning():
+    lines = [f"step:{s} - actor/pg_loss:0.01 - critic/score/mean:{0.02 * s:.2f}"
+             for s in range(1, 22)]
+    assert not_learning(lines) == []
+
+
+def test_a_few_optimizer_steps_are_too_few_to_say_a_run_is_not_learning():
+    # The first six per-step lines of a healthy run: a slow fall under its noise.
+    lines = [f"step {s}/60 | loss={2.0 - 0.005 * s + 0.01 * (s % 3):.3f}" for s in range(1, 7)]
+    assert not_learning(lines) == []
+
+
+def test_a_short_finished_run_whose_loss_never_moved_is_not_go(tmp_path: Path):
+    lines = [f"step {100 * i}/500 | loss: {v}"
+             for i, v in enumerate([4.01, 3.95, 3.99, 3.97, 4.0, 3.98])]
+    data = verdict_of(tmp_path, [*lines, "Training complete"])
+    assert ("not-learning", "high") in [(a["type"], a["severity"])
+                                        for a in data["anomalies_detected"]]
+    assert data["decision"] != "GO", data["summary"]
+
+
+def test_a_gan_players_losses_are_not_taken_for_the_training_loss():
+    assert fallback_loss_key(["d_loss", "g_loss"]) is None
+    assert fallback_loss_key(["loss_D", "loss_G"]) is None
+    assert fallback_loss_key(["avr_loss"]) == "avr_loss"
+
+
+def test_a_frozen_loss_printed_once_an_epoch_at_the_same_bar_step_is_not_learning():
+    # dmrgcn (public): each epoch's bar ends at 2785/2785, then the epoch's summary
+    # prints the very same train loss; the step never moves.
+    lines = []
+    for epoch in range(16, 22):
+        lines += [f"Train Epoch: {epoch} Loss: 0.35977894: 100% 2785/2785 [00:53<00:00, "
+                  f"52.28it/s]", " ", f"Dataset: tag, Epoch: {epoch}",
+                  "Train_loss: 46.05170378351126, Val_los: 0.5",
+                  "Min_val_epoch: -1, Min_val_loss: 10000000000.0", " "]
+    assert not_learning(lines) == ["identical"]
+
+
+def test_a_loss_printed_again_after_an_evaluation_at_the_same_step_is_not_identical():
+    # A summary line repeats the step's loss after the evaluation printed at that step.
+    lines = []
+    for step in range(1, 30):
+        loss = f"{2.3456789 - 0.01 * step:.7f}"
+        lines += [f"step={step} loss={loss}", f"step={step} eval_loss=2.5",
+                  f"step={step} loss={loss}"]
+    assert not_learning(lines) == []
