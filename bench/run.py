@@ -313,9 +313,7 @@ def main() -> int:
         if goal in wanted:
             print(f"measuring {goal} ...", flush=True)
             rows.extend(measure())
-    from babysit.parsing.redraws import COMPILED
-    print(f"\nmachine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, redraw collapse "
-          f"{'compiled' if COMPILED else 'in Python (babysit/parsing/_redraws.c not built)'}\n")
+    print(f"\nmachine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}\n")
     print(f"{'':4} {'measure':58} {'babysit':>10} {'baseline':>20} {'ratio':>8}  goal")
     for row in rows:
         mark = "ok " if row.met else "MISSED"
