@@ -6,6 +6,7 @@ import compileall
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -64,13 +65,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 # file took is measured by every run that runs whole files and kept in pytest's cache
 # (.pytest_cache), so no list is kept by hand; files holding a `slow` test start first,
 # measured or not. The process that starts the workers reads the figures once and hands
-# them to every worker: all must collect in the same order.
+# them to every worker: all must collect in the same order. A stage (`-m service`, the
+# default `-m 'not service'`) runs a part of some files, so each keeps figures of its own.
 _FILE_SECONDS = "babysit/seconds-per-file"
+
+
+def _cache_key(config: pytest.Config) -> str:
+    stage = re.sub(r"\W+", "-", config.option.markexpr or "").strip("-")
+    return f"{_FILE_SECONDS}/{stage or 'all'}"
 
 
 def _cached_file_seconds(config: pytest.Config) -> dict[str, float]:
     cache = getattr(config, "cache", None)  # absent under `-p no:cacheprovider`
-    found = cache.get(_FILE_SECONDS, {}) if cache is not None else {}
+    found = cache.get(_cache_key(config), {}) if cache is not None else {}
     return found if isinstance(found, dict) else {}
 
 
@@ -109,10 +116,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def _whole_files_ran(config: pytest.Config) -> bool:
-    """Whether this run ran every test of the files it ran: a `-k` or `-m`, a test id,
-    `--lf`, `--deselect` or `-x` (`--maxfail`) would measure a part of a file as the whole."""
+    """Whether this run ran every test of its stage in the files it ran: a `-k`, a test
+    id, `--lf`, `--deselect` or `-x` (`--maxfail`) would measure a part as the whole."""
     option = config.option
-    return not (option.keyword or option.markexpr or getattr(option, "lf", False)
+    return not (option.keyword or getattr(option, "lf", False)
                 or getattr(option, "deselect", None) or option.maxfail
                 or any("::" in arg for arg in config.args))
 
@@ -124,7 +131,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             or exitstatus not in (0, 1) or not _whole_files_ran(config)):
         return
     measured = {path: round(seconds, 2) for path, seconds in _measured_seconds.items()}
-    cache.set(_FILE_SECONDS, {**_cached_file_seconds(config), **measured})
+    cache.set(_cache_key(config), {**_cached_file_seconds(config), **measured})
 
 
 def installed(module: str) -> bool:
