@@ -6,6 +6,7 @@ import compileall
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -60,30 +61,78 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(2, min(8, 3 * (os.cpu_count() or 1)))
 
 
-# The files that take longest as a whole (real servers, many processes; measured with
-# `--durations`), longest first. Files go to the workers in the order collected, so these
-# start first and none of them is left running alone at the end.
-LONG_FILES = (
-    "targets/trackers/test_mlflow.py", "targets/trackers/test_wandb_targets.py",
-    "targets/slurm/test_slurm_cluster.py", "test_cli.py", "hostile/test_hangs_and_crashes.py",
-    "targets/vertex/test_vertex_targets.py", "hostile/test_fuzz.py",
-    "remote/test_remote_log.py", "core/test_fixer.py", "targets/trackers/test_wandb_files.py",
-    "remote/test_remote_watch.py", "targets/vertex/test_vertex_cli.py",
-    "targets/slurm/test_slurm_over_ssh.py", "parsing/test_parser_properties.py",
-)
+# Files go to the workers in the order collected (`--dist loadfile`, no reordering), so
+# the longest should start first and none be left running alone at the end. How long each
+# file took is measured by every run that runs whole files and kept in pytest's cache
+# (.pytest_cache), so no list is kept by hand; files holding a `slow` test start first,
+# measured or not. The process that starts the workers reads the figures once and hands
+# them to every worker: all must collect in the same order. A stage (`-m service`, the
+# default `-m 'not service'`) runs a part of some files, so each keeps figures of its own.
+_FILE_SECONDS = "babysit/seconds-per-file"
+
+
+def _cache_key(config: pytest.Config) -> str:
+    stage = re.sub(r"\W+", "-", config.option.markexpr or "").strip("-")
+    return f"{_FILE_SECONDS}/{stage or 'all'}"
+
+
+def _cached_file_seconds(config: pytest.Config) -> dict[str, float]:
+    cache = getattr(config, "cache", None)  # absent under `-p no:cacheprovider`
+    found = cache.get(_cache_key(config), {}) if cache is not None else {}
+    return found if isinstance(found, dict) else {}
+
+
+def _file_seconds(config: pytest.Config) -> dict[str, float]:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        handed: dict[str, float] = workerinput.get(_FILE_SECONDS, {})
+        return handed
+    return _cached_file_seconds(config)
+
+
+def pytest_configure_node(node: Any) -> None:  # pytest-xdist, in the starting process
+    node.workerinput[_FILE_SECONDS] = _cached_file_seconds(node.config)
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Files holding a slow test first, then the long files, then the rest as collected."""
-    here = Path(__file__).parent
+    """Files holding a slow test first, then the others, longest first as last measured;
+    files not measured yet after them, in the order they were collected."""
+    seconds = _file_seconds(config)
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    rank = {here / name: index for index, name in enumerate(LONG_FILES)}
 
-    def order(item: pytest.Item) -> tuple[bool, int]:
-        return item.path not in slow_files, rank.get(item.path, len(rank))
+    def order(item: pytest.Item) -> tuple[bool, float]:
+        return item.path not in slow_files, -seconds.get(item.nodeid.split("::")[0], 0.0)
 
     items.sort(key=order)
+
+
+_measured_seconds: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # In the starting process, the workers' reports arrive through this hook too.
+    path = report.nodeid.split("::")[0]
+    _measured_seconds[path] = _measured_seconds.get(path, 0.0) + report.duration
+
+
+def _whole_files_ran(config: pytest.Config) -> bool:
+    """Whether this run ran every test of its stage in the files it ran: a `-k`, a test
+    id, `--lf`, `--deselect` or `-x` (`--maxfail`) would measure a part as the whole."""
+    option = config.option
+    return not (option.keyword or getattr(option, "lf", False)
+                or getattr(option, "deselect", None) or option.maxfail
+                or any("::" in arg for arg in config.args))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    cache = getattr(config, "cache", None)
+    if (cache is None or hasattr(config, "workerinput") or not _measured_seconds
+            or exitstatus not in (0, 1) or not _whole_files_ran(config)):
+        return
+    measured = {path: round(seconds, 2) for path, seconds in _measured_seconds.items()}
+    cache.set(_cache_key(config), {**_cached_file_seconds(config), **measured})
 
 
 def installed(module: str) -> bool:

@@ -297,8 +297,10 @@ def test_busy_process_without_a_log_is_not_called_stalled(tmp_path: Path):
                     time.sleep(0.05)
                 super().sleep(seconds)
 
-        settings = Settings(poll=replace(PollSettings(), max_polls=5), fix=False,
-                            out_dir=tmp_path / "out")
+        # A baseline and three polls: two quiet ones would call it stalled (stall_polls=2),
+        # so the run can fail; each poll waits for 0.7 s of the busy loop's CPU.
+        settings = Settings(poll=replace(PollSettings(), max_polls=4), fix=False,
+                            rules=RuleSettings(stall_polls=2), out_dir=tmp_path / "out")
         run_session(factory, str(busy.pid), "pid", settings, NullObserver(), clock=Slow())
         data = artifact_in(tmp_path / "out")
         assert [a["type"] for a in data["anomalies_detected"]] == []

@@ -24,6 +24,8 @@ from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in
 from tests.remote.conftest import Sshd
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 COMPARED = ("decision", "confidence", "terminal_state", "total_steps", "target_steps",
             "final_metrics", "best_checkpoint", "anomalies_detected", "findings")
 

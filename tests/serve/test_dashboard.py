@@ -185,6 +185,7 @@ def test_a_non_loopback_serve_without_a_token_refuses_to_start(tmp_path: Path):
 CHROMEDRIVER = shutil.which("chromedriver")
 
 
+@pytest.mark.service  # a real browser, slow: `-m service` (.ci/run's second stage)
 @pytest.mark.skipif(CHROMEDRIVER is None, reason="chromium-driver is not installed "
                                                  "(.ci/run installs it)")
 def test_a_real_browser_draws_the_curve_and_marks_the_nan(session: Session, tmp_path: Path):

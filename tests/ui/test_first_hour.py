@@ -128,7 +128,9 @@ def test_a_process_is_named_by_its_command_line(tmp_path: Path):
         proc = subprocess.Popen([sys.executable, str(script), "--lr", "3e-4"], stdout=out,
                                 cwd=tmp_path)
     try:
-        time.sleep(0.5)
+        deadline = time.monotonic() + 30  # until the trainer has started: its first line
+        while not (tmp_path / "train.log").stat().st_size and time.monotonic() < deadline:
+            time.sleep(0.02)
         done = babysit("--pid", str(proc.pid), "--once", "--no-fix", cwd=tmp_path)
     finally:
         proc.kill()

@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import validate_artifact
 from tests.fakes.k8s_api import (
     KubeServer,
@@ -22,6 +24,8 @@ from tests.forked_cli import run_babysit
 from tests.targets.k8s.conftest import OFFLINE_ENV, need_kubernetes_client
 
 need_kubernetes_client()
+
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
 
 NAME = "llama-ft"
 

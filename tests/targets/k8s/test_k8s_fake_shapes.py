@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from kubernetes.client import ApiClient
 
 from tests.fakes.k8s_api import (
     condition,
@@ -23,6 +22,9 @@ from tests.fakes.k8s_api import (
     terminated,
     waiting,
 )
+from tests.targets.k8s.conftest import need_kubernetes_client
+
+need_kubernetes_client()
 
 
 class _Response:
@@ -41,6 +43,10 @@ def _timeless(value: Any) -> Any:
 
 
 def _round_trip(body: dict[str, Any], model: str) -> dict[str, Any]:
+    # Imported here, not at the top: every worker collects this module, and importing
+    # the client costs a second or more; only the worker that runs these tests needs it.
+    from kubernetes.client import ApiClient
+
     client = ApiClient()
     value = client.deserialize(_Response(body), model)
     return client.sanitize_for_serialization(value)  # type: ignore[no-any-return]

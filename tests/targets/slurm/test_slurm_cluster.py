@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import validate_artifact
 from tests.targets.slurm.conftest import Cluster
+
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
 
 STEPS = 'for i in 1 2 3 4 5; do echo "Step $i/5 | loss=$((20 - i)).5"; sleep 0.4; done\n'
 

@@ -17,6 +17,8 @@ import pytest
 from tests.targets.slurm.conftest import Cluster
 from tests.targets.slurm.test_slurm_cluster import babysit_args, env, types, watch
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 
 @pytest.mark.slow
 def test_a_job_past_its_time_limit_is_timeout(slurm: Cluster, tmp_path: Path):

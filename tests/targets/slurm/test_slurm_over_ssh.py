@@ -20,6 +20,8 @@ from tests.conftest import validate_artifact
 from tests.remote.conftest import SSHD, Sshd, make_server
 from tests.targets.slurm.conftest import Cluster
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 STEPS = 'for i in 1 2 3 4 5; do echo "Step $i/5 | loss=$((20 - i)).5"; sleep 0.4; done\n'
 
 

@@ -26,6 +26,8 @@ from tests.forked_cli import run_babysit
 from tests.targets.trackers.conftest import start_writer
 from tests.targets.trackers.tcp_proxy import Proxy
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 
 class FastClock(FakeClock):
     def sleep(self, seconds: float) -> None:

@@ -14,11 +14,14 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mlflow")
-
 from babysit.targets.base import TargetError
 from babysit.targets.mlflow import run as mlflow_run
 from babysit.targets.mlflow.run import MlflowTarget
+from tests.conftest import require
+
+# Found, not imported: every worker collects this module, and importing MLflow costs
+# seconds; babysit imports it when a test opens the target.
+require("mlflow", "mlflow is not installed (pip install -e '.[test-services]')")
 
 Answer = Callable[[str], tuple[bytes, dict[str, str]]]
 

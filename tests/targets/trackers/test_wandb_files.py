@@ -17,8 +17,9 @@ from babysit.targets.wandb import files as wandb_files
 from babysit.targets.wandb.files import RunFileUpdate, WandbFormatError, WandbRunDir
 from tests.targets.trackers.wandb_runs import STEPS, WIDE, _start
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("wandb") is None,
-                                reason="wandb is not installed")
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("wandb") is None,
+                                 reason="wandb is not installed"),
+              pytest.mark.service]  # real W&B runs, slow: `-m service` (.ci/run's second stage)
 
 def _steps(update: RunFileUpdate) -> list[int | None]:
     return [step for step, _ in update.history]

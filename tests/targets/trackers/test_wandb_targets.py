@@ -24,6 +24,8 @@ from tests.targets.trackers.wandb_runs import _start
 
 require("wandb", "wandb is not installed (pip install -e '.[test-services]')")
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 
 def watch(tmp_path: Path, target, *, max_polls: int = 40, clock: FakeClock | None = None):
     return watch_opened(tmp_path, target.label, lambda: target, max_polls=max_polls,

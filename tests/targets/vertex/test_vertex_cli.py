@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import validate_artifact
 from tests.fakes.vertex_api import VertexServer
 from tests.forked_cli import run_babysit
@@ -19,6 +21,8 @@ from tests.targets.vertex.conftest import OFFLINE_ENV, need_google_clients
 from tests.targets.vertex.scenarios import PARENT, PROJECT, custom_job, lines, pipeline, task
 
 need_google_clients()
+
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
 
 _GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 

@@ -40,6 +40,8 @@ from tests.targets.vertex.scenarios import (
 
 need_google_clients()
 
+pytestmark = pytest.mark.service  # a real service, slow: `-m service` (.ci/run's second stage)
+
 _GOOGLE = ["google.cloud.aiplatform_v1", "google.cloud.logging"]
 
 
