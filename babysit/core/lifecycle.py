@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.endings import AFTER_TRAINING, FINAL_EPOCH, FINAL_SAVE
 from babysit.parsing.failures import CUT_OFF
 
 
@@ -100,7 +101,7 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", "final-save", "final-epoch")
+_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -191,7 +192,12 @@ class RunLifecycle:
                               Severity.HIGH if self.launcher_restarts < 2 else None),
                           final=False)
         elif kind is EventKind.COMPLETED:
-            self._completion = event
+            held = self._completion
+            if held is None or held.detail in AFTER_TRAINING \
+                    or event.detail not in AFTER_TRAINING:
+                # What a run does after training never hides its own word that it
+                # finished (a summary line, then the final evaluation).
+                self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
             if state is TerminalState.SUCCEEDED:
@@ -235,6 +241,14 @@ class RunLifecycle:
         the end, and once it stops the run is over without its plan done (ENDED). The
         trainer's own end-of-training summary that early says the run stopped early.
         An early stop, or the final model saved, ends a run wherever it stands."""
+        if completion.detail in AFTER_TRAINING:
+            # What a run does after training (a test pass, a line past its last step at
+            # the planned total): the end once nothing more comes, and no evidence at all
+            # for a run well short of its plan.
+            if not settled or premature(step, target):
+                return None
+            return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
+                                    completion.line, step, self.attempt, final=False))
         early = premature(step, target) and completion.detail not in _DELIBERATE
         if early and completion.detail != "summary":
             if not settled:

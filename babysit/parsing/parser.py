@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
+from babysit.parsing.endings import EndingReader
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import run_facts
 from babysit.parsing.failures import FailureReader
@@ -106,7 +108,7 @@ def _as_eval(text: str, parsed: Parsed) -> Parsed:
 _EVALISH = re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
-def _trains(metrics: dict[str, float]) -> bool:
+def _trains(metrics: Mapping[str, float]) -> bool:
     """Whether a record's metrics are the training's own (not only an evaluation's,
     not only timings)."""
     return any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in metrics)
@@ -167,6 +169,9 @@ class LogParser:
         self._after_bar: Record | None = None
         self._bar_folded = False
         self._shapes = ShapeReader()
+        self._endings = EndingReader()
+        self._advanced = False  # the line being read moved training on
+        self._train_names: set[str] = set()  # metrics of the counted training records
         # How much of the log was understood (see `reading`).
         self.lines_seen = 0
         self.lines_read = 0
@@ -248,6 +253,7 @@ class LogParser:
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
         self._took = False
+        self._advanced = False
         self.lines_seen += 1
         quiet = self._quiet.get(raw_line, 0)
         if quiet >= 2:
@@ -350,7 +356,13 @@ class LogParser:
                     self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
+        if has_rest and not in_traceback:
+            events.extend(self._endings.line_events(rest, self.target, self._epochs,
+                                                      events))
+        self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
+        if has_rest and not in_traceback and not self._advanced:
+            record = self._after_training(rest, record, rank)
         if has_rest and not in_traceback and _NON_FINITE_HINT.search(rest) is not None:
             record = self._with_stray_non_finite(rest, record, rank)
         if self._fresh_facts:
@@ -358,6 +370,30 @@ class LogParser:
             return replace(record, facts=facts) if record is not None else Record(
                 step=self.step, facts=facts, rank=rank)
         return record
+
+    def _losses(self) -> set[str]:
+        """The names the counted training records carry their loss under (all their
+        names, for a run that names no loss)."""
+        names = self._train_names
+        return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
+                or {k for k in names if "loss" in k} or names)
+
+    def _after_training(self, text: str, record: Record | None,
+                        rank: int | None) -> Record | None:
+        """A line that did not move training on, read after it: evidence of the run's
+        end when it comes at the planned total or is a test pass (see `endings`)."""
+        event = None
+        if record is not None and record.metrics:
+            event = self._endings.test_record(text, record.metrics)
+        trains = record is not None and (record.epoch is not None or _trains(record.metrics))
+        if event is None:
+            event = self._endings.after_step(text, self.target, trains)
+        if event is None:
+            return record
+        self._endings.noted([event])
+        if record is None:
+            return Record(step=self.step, target_steps=self.target, events=(event,), rank=rank)
+        return replace(record, events=(*record.events, event))
 
     def _table_bar(self, bar: Bar) -> Parsed | None:
         """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
@@ -530,11 +566,16 @@ class LogParser:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
                 and _trains(metrics) and (epoch is None or epoch != int(epoch)
-                                          or self._records_counted):
+                                          or self._records_counted) \
+                and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
+            # After a completion line, a record without the training's loss is the final
+            # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
             self._records_counted += 1
             step = self._records_counted
+            if len(self._train_names) < 64:
+                self._train_names.update(metrics)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
@@ -543,6 +584,8 @@ class LogParser:
                 self._failures.progressed()
                 self.phase = "train"
                 written = line_time(line)
+                self._endings.stepped(step)
+                self._advanced = True
             self.step = step
         if target is not None:
             self.target = target
