@@ -40,6 +40,7 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
+from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.text import clean, split_rank, to_number
@@ -170,6 +171,7 @@ class LogParser:
         self._bar_folded = False
         self._shapes = ShapeReader()
         self._endings = EndingReader()
+        self._nan_words = NonFiniteWords()
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
         # How much of the log was understood (see `reading`).
@@ -365,11 +367,34 @@ class LogParser:
             record = self._after_training(rest, record, rank)
         if has_rest and not in_traceback and _NON_FINITE_HINT.search(rest) is not None:
             record = self._with_stray_non_finite(rest, record, rank)
+        if has_rest and (_NON_FINITE_HINT.search(rest) is not None or "finite" in rest):
+            record = self._with_said_non_finite(rest, record, rank)
         if self._fresh_facts:
             facts, self._fresh_facts = self._fresh_facts, {}
             return replace(record, facts=facts) if record is not None else Record(
                 step=self.step, facts=facts, rank=rank)
         return record
+
+    def _with_said_non_finite(self, text: str, record: Record | None,
+                              rank: int | None) -> Record | None:
+        """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
+        metric is non-finite, at the step the sentence names when it is not behind."""
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            return record
+        said = self._nan_words.read(text)
+        if said is None:
+            return record
+        metrics, named = said
+        self._took = True
+        step = self.step
+        if named is not None and (step is None or named >= step):
+            step = self.step = named
+        if record is None:
+            return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
+                          fmt="words")
+        return replace(record, step=step if record.step is None or (step is not None
+                       and step > record.step) else record.step,
+                       metrics={**record.metrics, **metrics})
 
     def _losses(self) -> set[str]:
         """The names the counted training records carry their loss under (all their
@@ -574,6 +599,7 @@ class LogParser:
             # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
             self._records_counted += 1
             step = self._records_counted
+            self._nan_words.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
         if metrics and len(self.metric_names) < 256:
@@ -585,6 +611,7 @@ class LogParser:
                 self.phase = "train"
                 written = line_time(line)
                 self._endings.stepped(step)
+                self._nan_words.trained()
                 self._advanced = True
             self.step = step
         if target is not None:

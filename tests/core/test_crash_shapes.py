@@ -137,3 +137,50 @@ def test_a_coqui_run_stopped_by_its_user_is_cancelled(tmp_path: Path):
               " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n")
     data = once(tmp_path, text)
     assert data["terminal_state"] == "CANCELLED", data["summary"]
+
+
+def _espnet(reports: int, skips_after: int) -> str:
+    # ESPnet2 trainer.py: a report line every 100 batches (`(trainer:732) INFO:
+    # 1epoch:train:1-100batch: ... loss=..`), and `(trainer:657) WARNING: The grad norm
+    # is nan. Skipping updating the model.` for each update it skips.
+    lines = []
+    for i in range(reports):
+        lines.append(f"[gpu01] 2023-05-01 10:{i:02d}:00,000 (trainer:732) INFO: 1epoch:train:"
+                     f"{i * 100 + 1}-{i * 100 + 100}batch: iter_time=1.2e-04, forward_time=0.150, "
+                     f"loss_ctc={120 - i:.1f}, loss_att={80 - i:.1f}, acc=0.12, loss={92 - i:.1f}, "
+                     f"optim0_lr0=1.000e-05, train_time=0.600")
+        if i == 1:
+            lines.append("[gpu01] 2023-05-01 10:01:30,000 (trainer:657) WARNING: The grad norm "
+                         "is inf. Skipping updating the model.")
+    lines += [f"[gpu01] 2023-05-01 11:00:{i % 60:02d},{i:03d} (trainer:657) WARNING: The grad "
+              f"norm is nan. Skipping updating the model." for i in range(skips_after)]
+    return "\n".join(lines) + "\n"
+
+
+def test_updates_skipped_for_a_nan_gradient_until_the_end_are_a_nan(tmp_path: Path):
+    data = once(tmp_path, _espnet(20, skips_after=40))
+    assert "nan-inf" in _types(data), data["summary"]
+    assert data["decision"] == "NO-GO"
+
+
+def test_one_update_skipped_for_an_inf_gradient_is_routine(tmp_path: Path):
+    data = once(tmp_path, _espnet(20, skips_after=0))
+    assert "nan-inf" not in _types(data), data["summary"]
+
+
+def test_detectron2_says_the_loss_became_nan_at_an_iteration(tmp_path: Path):
+    # detectron2 engine/train_loop.py: the metrics line every 20 iterations, then the
+    # FloatingPointError its `_write_metrics` raises.
+    lines = [f"[12/01 10:{i // 60:02d}:{i % 60:02d} d2.utils.events]:  eta: 1:10:00  iter: {i}  "
+             f"total_loss: {1.8 - i / 1000:.3f}  loss_cls: 0.5  time: 0.41  lr: 0.0025  "
+             f"max_mem: 5012M" for i in range(19, 400, 20)]
+    lines += ["ERROR [12/01 10:07:00 d2.engine.train_loop]: Exception during training:",
+              "Traceback (most recent call last):",
+              '  File "detectron2/engine/train_loop.py", line 149, in train',
+              "    self.run_step()",
+              "FloatingPointError: Loss became infinite or NaN at iteration=412!",
+              "loss_dict = {'loss_cls': nan, 'loss_box_reg': 0.31}"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    nan = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert nan and nan[0]["step"] == 412, data["anomalies_detected"]
+    assert data["terminal_state"] == "FAILED"
