@@ -143,7 +143,7 @@ class RunLifecycle:
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
         if self.ending is not None:
-            if self.ending.final:
+            if self.ending.final or self._late_line(step):
                 return False
             # Training went on after an ending read from the log alone: the run was
             # restarted by something other than babysit.
@@ -153,6 +153,26 @@ class RunLifecycle:
         if self._completion is not None and not (target and step >= target):
             self._completion = None  # "finished" said too early (an epoch, a stage)
         return True
+
+    def on_epoch(self) -> bool:
+        """The epoch moved in a log that prints no step: training went on, past what came
+        before it (a traceback, a scheduler's end), as a step would show. A completion
+        stands: the epochs an evaluation script reloads are not training."""
+        if self.ending is not None:
+            if self.ending.final or self.ending.source is EndingSource.REPORTED:
+                return False
+            self._new_attempt()
+        self._pending = None
+        self._attempt_advances += 1
+        return True
+
+    def _late_line(self, step: int) -> bool:
+        """Whether a step read after a scheduler's word on the job (in the log) is that
+        job's buffered output, flushed as it died; a requeued job starts again from a
+        checkpoint, behind it."""
+        ending = self.ending
+        return ending is not None and ending.source is EndingSource.REPORTED \
+            and (ending.step is None or step > ending.step)
 
     def on_event(self, event: LogEvent, step: int | None) -> Ending | None:
         """A notable log line. Returns the ending when the line itself ends the run (a
@@ -205,10 +225,12 @@ class RunLifecycle:
             elif self._pending is not None and not self._pending.cancelled:
                 # The scheduler cancelled a job that was already dying (a memory kill).
                 return self._end(replace(self._crash_from_pending("", inferred=False,
-                                                                  final=True),
+                                                                  final=False),
                                          source=EndingSource.REPORTED))
+            # Read from the log: training after it in the same file is the job requeued
+            # (Slurm `--requeue`, `--open-mode=append`), a new attempt.
             return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
-                                    self.attempt))
+                                    self.attempt, final=False))
         return None
 
     def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,

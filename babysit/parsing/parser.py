@@ -65,6 +65,8 @@ _SCHEDULE = re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_s
                        r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
                        r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+# A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
+_EPOCH_HEADER = re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
 _YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
 _YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
@@ -182,6 +184,7 @@ class LogParser:
         self._records_counted = 0  # training records, for a log that prints no step
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
+        self._overrun: int | None = None  # a bar's total the run trained past
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
@@ -469,6 +472,10 @@ class LogParser:
                           events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
                                            f"epoch {keras.group(1)}"),),
                           rank=rank, fmt="keras", step=self.step, target_steps=self.target)
+        header_epoch = _EPOCH_HEADER.match(line)
+        if header_epoch is not None:
+            self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
+            return None
         if _YOLO_HEADER.match(line):
             self._bars.yolo_columns = tuple(line.split())
             self.formats["ultralytics"] += 1
@@ -587,6 +594,13 @@ class LogParser:
             self._steps_from_epochs = False  # the bars say where the run is
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
+        if target is not None and target == self._overrun:
+            target = None
+        if step is not None and self.target and self._target_announced is None \
+                and step > self.target and (target is None or step > target):
+            # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
+            # then `step:51 - ...`): that total was not the run's plan.
+            self._overrun, self.target, self._withdrawn = self.target, None, True
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
