@@ -51,6 +51,8 @@ _AFTER_TRAINING_BANNER = re.compile(
     r"\b[Rr]unning (?:inference|test(?:s|ing)?)\b|"
     r"\bExport(?:ing)? (?:the )?(?:model|to ONNX|ONNX)|\b[Ee]xported (?:the )?model\b|"
     r"\bEvaluat(?:e|ing) (?:on )?(?:the )?test (?:set|split|data)")
+# A cheap check first: most lines have none of these words.
+_BANNER_WORD = re.compile(r"[Tt]est|nference|xport")
 # `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`.
 _EPOCH_DONE = re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
                          r"(?:done|end(?:ed)?|finished|completed?)\b")
@@ -99,10 +101,13 @@ class EndingReader:
             self.completed = True
 
     def line_events(self, text: str, target: int | None, planned_epochs: int | None,
-                    events: list[LogEvent]) -> list[LogEvent]:
-        """What one line says about the end, besides the events it carries itself."""
+                    events: list[LogEvent], metrics: bool) -> list[LogEvent]:
+        """What one line says about the end, besides the events it carries itself;
+        `metrics`: the line reports metrics (a record, not a banner)."""
         found: list[LogEvent] = []
-        if ("poch" in text) and (done := _EPOCH_DONE.search(text)) is not None:
+        if "poch" in text and ("done" in text or "end" in text or "finish" in text
+                               or "omplete" in text) \
+                and (done := _EPOCH_DONE.search(text)) is not None:
             epoch = int(done.group(1))
             if self._epoch_base is None:
                 self._epoch_base = 0 if epoch == 0 else 1
@@ -116,7 +121,7 @@ class EndingReader:
         for event in events:
             if event.kind is EventKind.CHECKPOINT_SAVED and _FINAL_PATH.search(event.detail):
                 found.append(LogEvent(EventKind.COMPLETED, event.line, FINAL_PATH))
-        if self._trained and ("est" in text or "nfer" in text or "xport" in text) \
+        if self._trained and not metrics and _BANNER_WORD.search(text) \
                 and _AFTER_TRAINING_BANNER.search(text):
             found.extend(self._tested_once(text))
         return found

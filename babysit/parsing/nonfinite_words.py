@@ -43,6 +43,9 @@ _SKIPPED = re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IG
 # Where a sentence about a NaN is code or a setting, not an event.
 _NOT_AN_EVENT = re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
                            r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
+# What a sentence about a non-finite value needs (checked first: most lines lack it;
+# `INFO` is no `inf`).
+SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite")
 # Skips said again and again with no training record in between: a run that updates
 # nothing any more.
 SKIPS_IN_A_ROW = 3

@@ -40,7 +40,7 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
-from babysit.parsing.nonfinite_words import NonFiniteWords
+from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.text import clean, split_rank, to_number
@@ -77,6 +77,8 @@ _EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validatio
 _GLUED_FAILURE = re.compile(r"Traceback \(|Error|error|Exception|signal")
 # What a non-finite token needs, checked before the real pattern (most lines lack it).
 _NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
+# A sentence about a non-finite value has one of these (`INFO` has none of them).
+_SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
 _EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uat(?:e|ion|ing))?|EVAL|"
@@ -362,15 +364,18 @@ class LogParser:
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
         if has_rest and not in_traceback:
-            events.extend(self._endings.line_events(rest, self.target, self._epochs,
-                                                      events))
+            events.extend(self._endings.line_events(
+                rest, self.target, self._epochs, events,
+                (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None))
         self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest and not in_traceback and not self._advanced:
             record = self._after_training(rest, record, rank)
-        if has_rest and not in_traceback and _NON_FINITE_HINT.search(rest) is not None:
+        hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
+        if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
-        if has_rest and (_NON_FINITE_HINT.search(rest) is not None or "finite" in rest):
+        if has_rest and ("finite" in rest or (hinted and _SAID_WORD.search(rest) is not None)) \
+                and SAID_HINT.search(rest) is not None:
             record = self._with_said_non_finite(rest, record, rank)
         if self._fresh_facts:
             facts, self._fresh_facts = self._fresh_facts, {}
