@@ -15,82 +15,32 @@ user's cancel — and the rules below hold whatever the target:
   that printed its end-of-training summary well before its planned total.
 - A restart by babysit starts a new attempt that has to earn its own ending; one that
   ends without training at all leaves the run where the previous attempt left it.
+
+Each handler below decides what its evidence is (`transitions.Evidence`); where the
+run then stands — running, failing, finishing, ended on the log's word, closed — is
+the table in `transitions`, and nowhere else.
 """
 
 from __future__ import annotations
 
-import re
 import signal
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from babysit._compat import StrEnum
+from babysit.core.ending import (
+    STOP_SIGNALS,
+    Ending,
+    EndingAnomaly,
+    EndingSource,
+    PendingFailure,
+)
+from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.endings import AFTER_TRAINING, FINAL_EPOCH, FINAL_SAVE
 from babysit.parsing.failures import CUT_OFF
 
+# What an ending is lives in `ending`; its callers know it from here.
+__all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature"]
 
-class EndingSource(StrEnum):
-    EXIT_STATUS = "exit status"  # the OS showed how the process ended
-    REPORTED = "reported state"  # the tracker or cloud service said so
-    COMPLETION = "completion line"  # the run said it finished
-    STEPS = "planned steps"  # the planned number of steps was reached
-    LOG = "log"  # the log alone (a traceback and then silence, a `Killed` line)
-    USER = "user"  # cancelled with the user's approval
-
-
-@dataclass(frozen=True)
-class EndingAnomaly:
-    """What an ending means as an anomaly, when it is one."""
-
-    type: AnomalyType
-    description: str
-    severity: Severity | None = None  # None: the catalogue's
-
-
-@dataclass(frozen=True)
-class Ending:
-    state: TerminalState
-    source: EndingSource
-    evidence: str  # "exited with code 0", "KeyError: 'x'", "W&B state: crashed"
-    step: int | None
-    attempt: int
-    confirmed: bool = True  # SUCCEEDED only: a completion line or the planned steps
-    exit: ExitInfo | None = None
-    traceback: str = ""  # the closing exception line it died on ('' if none)
-    inferred: bool = False  # the process's exit status was not visible to babysit
-    final: bool = True  # a later log line cannot undo it
-    anomaly: EndingAnomaly | None = None
-    # A restart by babysit that ended without training: how it ended (else '').
-    futile_restart: str = ""
-
-
-@dataclass(frozen=True)
-class _Pending:
-    """A traceback or fatal signal in the log: a crash, unless training goes on."""
-
-    event: LogEvent
-    step: int | None
-
-    @property
-    def cancelled(self) -> bool:
-        """Stopped from outside: Ctrl-C, a launcher's death signal, SIGTERM/SIGHUP (a
-        scheduler, the owner), torchelastic's `SignalException: Process N got signal: 15`
-        (the launcher that received the signal) — not a failure of the run's own."""
-        detail = self.event.detail
-        return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
-                or detail.startswith("KeyboardInterrupt")
-                or "SignalException" in detail.partition(":")[0]
-                or _STOP_SIGNAL_TEXT.search(detail) is not None)
-
-    @property
-    def traceback(self) -> str:
-        return self.event.detail if self.event.kind is EventKind.EXCEPTION else ""
-
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# An exception that says the process was sent one of those (torch.distributed.elastic's
-# `SignalException: Process 123 got signal: 15`).
-_STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
-                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b")
 # Failures that end a process when nothing follows them: an OOM, a CUDA error, a
 # collective that timed out (the NCCL watchdog takes the process down).
 _FATAL = (EventKind.OOM, EventKind.CUDA_ERROR)
@@ -100,7 +50,7 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", "final-save", "final-epoch")
+_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -113,7 +63,7 @@ class RunLifecycle:
     def __init__(self) -> None:
         self.attempt = 1
         self.ending: Ending | None = None
-        self._pending: _Pending | None = None
+        self._pending: PendingFailure | None = None
         self._completion: LogEvent | None = None  # seen in the current attempt
         self._attempt_advances = 0
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
@@ -132,8 +82,13 @@ class RunLifecycle:
         return self._pending is not None
 
     @property
-    def completion(self) -> LogEvent | None:
-        return self._completion
+    def phase(self) -> Phase:
+        """Where the run stands (see `transitions`)."""
+        if self.ending is not None:
+            return Phase.CLOSED if self.ending.final else Phase.ENDED
+        if self._pending is not None:
+            return Phase.FAILING_FINISHED if self._completion is not None else Phase.FAILING
+        return Phase.FINISHING if self._completion is not None else Phase.RUNNING
 
     # --- evidence from the log ----------------------------------------------------------
 
@@ -141,43 +96,60 @@ class RunLifecycle:
         """The step moved (forward, or back after a resume). True when that shows the
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
+        evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
+        if self._late_line(step):
+            evidence = Evidence.LATE_LINE
+        return self._trained(evidence)
+
+    def on_epoch(self) -> bool:
+        """The epoch moved in a log that prints no step: training went on, past what came
+        before it (a traceback, a scheduler's end), as a step would show. A completion
+        stands: the epochs an evaluation script reloads are not training."""
+        ending = self.ending
+        late = ending is not None and ending.source is EndingSource.REPORTED
+        return self._trained(Evidence.LATE_LINE if late else Evidence.EPOCH_MOVED)
+
+    def _trained(self, evidence: Evidence) -> bool:
+        before = self.phase
+        after = next_phase(before, evidence)
+        if after is before and before in (Phase.ENDED, Phase.CLOSED):
+            return False  # a late line from a run whose end stands
         if self.ending is not None:
-            if self.ending.final:
-                return False
             # Training went on after an ending read from the log alone: the run was
             # restarted by something other than babysit.
             self._new_attempt()
-        self._pending = None  # training went on: that traceback was not fatal
+        self._pending = None  # training went on: that failure was not fatal
         self._attempt_advances += 1
-        if self._completion is not None and not (target and step >= target):
+        if after is Phase.RUNNING:
             self._completion = None  # "finished" said too early (an epoch, a stage)
         return True
+
+    def _late_line(self, step: int) -> bool:
+        """Whether a step read after a scheduler's word on the job (in the log) is that
+        job's buffered output, flushed as it died; a requeued job starts again from a
+        checkpoint, behind it."""
+        ending = self.ending
+        return ending is not None and ending.source is EndingSource.REPORTED \
+            and (ending.step is None or step > ending.step)
 
     def on_event(self, event: LogEvent, step: int | None) -> Ending | None:
         """A notable log line. Returns the ending when the line itself ends the run (a
         scheduler's own word on the job)."""
-        if self.ending is not None and self.ending.final:
+        if self.phase is Phase.CLOSED:
             return None
         kind = event.kind
         if kind is EventKind.EXCEPTION and event.detail == CUT_OFF and self._pending is not None:
             return None  # the log ends in the traceback of a failure already noted
-        if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
-                    EventKind.STOPPED_BY_SIGNAL):
-            self._pending = _Pending(event, step)
-        elif (kind in _FATAL or (kind is EventKind.NCCL and "WARN" not in event.line)) \
-                and self._pending is None:
-            # Fatal unless training goes on after it (then on_step clears it).
-            self._pending = _Pending(event, step)
-        elif kind is EventKind.WORKERS_STOPPED and self._pending is None:
-            # The launcher stops the other workers because one of them failed.
-            self._pending = _Pending(LogEvent(
-                EventKind.EXCEPTION, event.line,
-                f"the launcher stopped its workers with {event.detail} (a worker failed)"),
-                step)
+        failure = self._failure(event, step)
+        if failure is not None:
+            if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
+                                                            Phase.FAILING_FINISHED):
+                self._pending = failure
         elif kind is EventKind.RESTARTED:
             # The launcher itself started the run again: a new attempt, after a failure
             # that stands until training goes on.
-            failure = self._pending.event.detail if self._pending is not None else ""
+            died = self._pending.event.detail if self._pending is not None else ""
+            assert next_phase(self.phase, Evidence.LAUNCHER_RESTART) is Phase.RUNNING
             self._new_attempt()
             count = event.detail.partition("restart_count=")[2]
             self.launcher_restarts = max(self.launcher_restarts + 1,
@@ -185,13 +157,20 @@ class RunLifecycle:
             return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, step,
                           self.attempt, anomaly=EndingAnomaly(
                               AnomalyType.CRASH,
-                              f"a worker failed{f': {failure}' if failure else ''}; the "
+                              f"a worker failed{f': {died}' if died else ''}; the "
                               f"launcher restarted the workers ({event.detail or 'restart'}"
                               f", {self.launcher_restarts} so far)",
                               Severity.HIGH if self.launcher_restarts < 2 else None),
                           final=False)
         elif kind is EventKind.COMPLETED:
-            self._completion = event
+            held = self._completion
+            if self.phase is Phase.ENDED:
+                return None  # the next attempt, if any, has to say it again
+            if held is None or held.detail in AFTER_TRAINING \
+                    or event.detail not in AFTER_TRAINING:
+                # What a run does after training never hides its own word that it
+                # finished (a summary line, then the final evaluation).
+                self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
             if state is TerminalState.SUCCEEDED:
@@ -199,10 +178,31 @@ class RunLifecycle:
             elif self._pending is not None and not self._pending.cancelled:
                 # The scheduler cancelled a job that was already dying (a memory kill).
                 return self._end(replace(self._crash_from_pending("", inferred=False,
-                                                                  final=True),
-                                         source=EndingSource.REPORTED))
+                                                                  final=False),
+                                         source=EndingSource.REPORTED),
+                                 Evidence.SCHEDULER_END)
+            # Read from the log: training after it in the same file is the job requeued
+            # (Slurm `--requeue`, `--open-mode=append`), a new attempt.
             return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
-                                    self.attempt))
+                                    self.attempt), Evidence.SCHEDULER_END)
+        return None
+
+    def _failure(self, event: LogEvent, step: int | None) -> PendingFailure | None:
+        """The failure a log event is, if any: a crash unless training goes on."""
+        kind = event.kind
+        if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
+                    EventKind.STOPPED_BY_SIGNAL):
+            return PendingFailure(event, step)
+        if self._pending is not None:
+            return None  # an OOM or a stopping launcher after a traceback: the same failure
+        if kind in _FATAL or (kind is EventKind.NCCL and "WARN" not in event.line):
+            return PendingFailure(event, step)  # fatal unless training goes on after it
+        if kind is EventKind.WORKERS_STOPPED:
+            # The launcher stops the other workers because one of them failed.
+            return PendingFailure(LogEvent(
+                EventKind.EXCEPTION, event.line,
+                f"the launcher stopped its workers with {event.detail} (a worker failed)"),
+                step)
         return None
 
     def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,
@@ -219,13 +219,14 @@ class RunLifecycle:
                 # Stopped by hand after training had finished (closing a UI, say).
                 self._pending = None
             else:
-                return self._end(self._crash_from_pending("", inferred=False, final=False))
+                return self._end(self._crash_from_pending("", inferred=False, final=False),
+                                 Evidence.LOG_ENDING)
         if self._completion is not None:
             return self._from_completion(self._completion, step, target, settled)
         if reached and settled:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
                                     "the planned steps were reached", step, self.attempt,
-                                    final=False))
+                                    final=False), Evidence.LOG_ENDING)
         return None
 
     def _from_completion(self, completion: LogEvent, step: int | None,
@@ -235,6 +236,15 @@ class RunLifecycle:
         the end, and once it stops the run is over without its plan done (ENDED). The
         trainer's own end-of-training summary that early says the run stopped early.
         An early stop, or the final model saved, ends a run wherever it stands."""
+        if completion.detail in AFTER_TRAINING:
+            # What a run does after training (a test pass, a line past its last step at
+            # the planned total): the end once nothing more comes, and no evidence at all
+            # for a run well short of its plan.
+            if not settled or premature(step, target):
+                return None
+            return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
+                                    completion.line, step, self.attempt),
+                                Evidence.LOG_ENDING)
         early = premature(step, target) and completion.detail not in _DELIBERATE
         if early and completion.detail != "summary":
             if not settled:
@@ -242,16 +252,18 @@ class RunLifecycle:
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.COMPLETION,
                 f"{completion.line[:200]} — said at step {step} of {target} planned",
-                step, self.attempt, confirmed=False, final=False))
+                step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if early:
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.COMPLETION, completion.line, step,
                 self.attempt, confirmed=False, final=False, anomaly=EndingAnomaly(
                     AnomalyType.CRASH,
                     f"the run printed its end-of-training summary at step {step} of {target} "
-                    f"planned: it stopped early ({completion.line[:160]})", Severity.HIGH)))
+                    f"planned: it stopped early ({completion.line[:160]})", Severity.HIGH)),
+            Evidence.LOG_ENDING)
         return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
-                                completion.line, step, self.attempt, final=False))
+                                completion.line, step, self.attempt),
+                                Evidence.LOG_ENDING)
 
     # --- evidence from the process -------------------------------------------------------
 
@@ -268,32 +280,32 @@ class RunLifecycle:
         how = exit_info.describe()
         if exit_info.code == 0:
             self._pending = None  # a traceback it survived
-            return self._end(self._success(step, how, exit_info, done, reached, target))
+            return self._close(self._success(step, how, exit_info, done, reached, target))
         unknown = exit_info.code is None and exit_info.signal is None
         if self._pending is not None:
-            return self._end(self._crash_from_pending(
+            return self._close(self._crash_from_pending(
                 "" if unknown else how, inferred=unknown, final=True, exit_info=exit_info))
         if unknown:
             if done:
                 by_line = self._completion is not None
-                return self._end(Ending(
+                return self._close(Ending(
                     TerminalState.SUCCEEDED,
                     EndingSource.COMPLETION if by_line else EndingSource.STEPS,
                     self._completion.line if self._completion is not None else
                     "the planned steps were reached", step, self.attempt, exit=exit_info,
                     inferred=True))
             if target is not None and step is not None:
-                return self._end(Ending(
+                return self._close(Ending(
                     TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,
                     self.attempt, exit=exit_info, inferred=True,
                     anomaly=EndingAnomaly(AnomalyType.CRASH, (
                         f"the process is gone at step {step} of {target} planned, with no "
                         f"completion line and no traceback in the log (its exit status is "
                         f"not visible to babysit): it was most likely killed"))))
-            return self._end(self._success(step, "the process is gone", exit_info, False,
+            return self._close(self._success(step, "the process is gone", exit_info, False,
                                            False, target))
-        if exit_info.signal in _STOP_SIGNALS:
-            return self._end(Ending(TerminalState.CANCELLED, EndingSource.EXIT_STATUS, how,
+        if exit_info.signal in STOP_SIGNALS:
+            return self._close(Ending(TerminalState.CANCELLED, EndingSource.EXIT_STATUS, how,
                                     step, self.attempt, exit=exit_info))
         anomaly = EndingAnomaly(AnomalyType.CRASH,
                                 f"the process {how} with no traceback in the log")
@@ -306,7 +318,7 @@ class RunLifecycle:
                     "killed with SIGKILL and no traceback: most likely the host's OOM killer "
                     "(the kernel log could not be read to confirm; whether it was the OOM "
                     "killer is unknown)"))
-        return self._end(Ending(TerminalState.FAILED, EndingSource.EXIT_STATUS, how, step,
+        return self._close(Ending(TerminalState.FAILED, EndingSource.EXIT_STATUS, how, step,
                                 self.attempt, exit=exit_info, anomaly=anomaly))
 
     def _success(self, step: int | None, how: str, exit_info: ExitInfo, done: bool,
@@ -349,13 +361,13 @@ class RunLifecycle:
                     f"marks a run finished when its script exits early (early stopping, or an "
                     f"exception after a bare start_run) — check the run's output (evidence: "
                     f"planned steps not reached)"), Severity.HIGH)
-            return self._end(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
+            return self._close(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
                                     confirmed=not short, anomaly=anomaly))
         anomaly = None
         if state is not TerminalState.CANCELLED:
             anomaly = EndingAnomaly(AnomalyType.CRASH,
                                     f"{detail} (evidence: the run's state in {source})")
-        return self._end(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
+        return self._close(Ending(state, EndingSource.REPORTED, detail, step, self.attempt,
                                 anomaly=anomaly))
 
     # --- what babysit and the user did ---------------------------------------------------
@@ -366,6 +378,7 @@ class RunLifecycle:
         self._new_attempt()
 
     def cancelled_by_user(self, step: int | None) -> Ending:
+        assert next_phase(self.phase, Evidence.USER_CANCEL) is Phase.CLOSED
         self.ending = Ending(TerminalState.CANCELLED, EndingSource.USER,
                              "cancelled by babysit with the user's approval", step,
                              self.attempt)
@@ -397,7 +410,14 @@ class RunLifecycle:
                       self.attempt, exit=exit_info, traceback=pending.traceback,
                       inferred=inferred, final=final, anomaly=anomaly)
 
-    def _end(self, ending: Ending) -> Ending:
+    def _close(self, ending: Ending) -> Ending:
+        """End the run on confirmed evidence (an exit status, the service's state)."""
+        return self._end(ending, Evidence.FINAL_ENDING)
+
+    def _end(self, ending: Ending, evidence: Evidence) -> Ending:
+        """End the run as the table says: for good (CLOSED), or on the log's word alone,
+        which a later step can reopen (ENDED)."""
+        ending = replace(ending, final=next_phase(self.phase, evidence) is Phase.CLOSED)
         previous = self._before_restart
         if self.attempt > 1 and previous is not None and self._attempt_advances == 0:
             # The restart did not train at all (a command that returns at once, or that

@@ -217,7 +217,10 @@ class Run:
                         self.curves.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
+                epoch_before = series.epoch
                 change, signals = series.absorb(record)
+                if self.step is None and record.epoch is not None and epoch_before is not None:
+                    self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch))
                 if change.went_back and self.step is not None:
                     self._resumed_from = self.step
                 elif change.advanced and self._resumed_from is not None \
@@ -246,6 +249,13 @@ class Run:
                     f"checkpoint overdue: the run saved every ~{cadence} steps, but none since "
                     f"step {last} (now at step {self.step}); a save that fails or stops "
                     f"silently leaves nothing to resume from"), "overdue")
+
+    def _epoch_moved(self, before: int, now: int) -> None:
+        """In a log without a step, the epochs show training going on (past a crash, a
+        relaunch that starts again)."""
+        if now != before and self.lifecycle.on_epoch() and self.ledger.any_open(_RECOVERS):
+            for kind in _RECOVERS:
+                self.ledger.resolve_type(kind, f"training went on to epoch {now}")
 
     def _check_stragglers(self) -> None:
         """A rank whose step falls behind the others' beyond what interleaved printing

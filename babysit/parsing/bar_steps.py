@@ -19,6 +19,8 @@ from babysit.parsing.frameworks import parse_ultralytics_row
 
 _EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
 _EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+# An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
+_EPOCH_IN_DESC = re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
 
 
 @lru_cache(maxsize=256)  # a run draws a handful of bars, each under one description
@@ -74,6 +76,11 @@ class BarSteps:
             self.evaluating = True
             return Parsed(bar.style), []
         if bar.total is not None:
+            named = _EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
+            if named is not None and int(named.group(1)) > self.epoch_hint:
+                # The bar says which epoch it counts: one that finishes again under a
+                # later epoch is that epoch's, however few of its redraws the log kept.
+                self.epoch_hint = int(named.group(1))
             if bar.n == bar.total and self.main_total in (None, bar.total):
                 if self._done_in_epoch is not None and self.epoch_hint > self._done_in_epoch:
                     # The bar finished again, in a later epoch: it counts one epoch's

@@ -74,8 +74,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
     # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
     # workers (after one failed), or it restarts them (a new attempt).
+    # Stopped by the user in a framework's own words: Lightning's `Detected
+    # KeyboardInterrupt, attempting graceful shutdown...`, Coqui TTS's trainer
+    # (` > Keyboard interrupt detected.`, then ` ! Run is kept in <path>`; after any other
+    # exception it prints the same and then the traceback, which comes later and wins).
     _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers|"
-         r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$", -1),
+         r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$|"
+         r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
+         r"^\s*! (Run is kept in)\b|[Tt]raining (interrupted by (?:the )?user)", -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
@@ -140,16 +146,27 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
          r"done training in [\d.]+ seconds|\[after training is done\]", detail="summary"),
     # Early stopping: a planned end before the planned total.
+    # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
+    # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best
+    # score: 0.12. Signaling Trainer to stop.`, the LTSF/`pytorchtools` helper's
+    # `EarlyStopping counter: 10 out of 10` (its patience used up) then `Early stopping`,
+    # FuxiCTR `Early stopping at epoch=116`, a bare `Stopping training.`.
     _sig(EventKind.COMPLETED, r"Stopping training early as no improvement|"
          r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
-         r"EarlyStopping: Training stopped early", detail="early-stop"),
+         r"EarlyStopping: Training stopped early|"
+         r"\b[Ee]arly stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
+         r"^\s*[Ss]topped early\b|"
+         r"did not improve in the last \d+ records|Signaling Trainer to stop|"
+         r"EarlyStopping counter: (\d+) out of \1\b|"
+         r"(?:^|\W\s)Stopping training(?:\.?\s*$| (?:at|after) (?:epoch|step|iteration))",
+         detail="early-stop"),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
     _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
          r"^\s*Saving the model\.?\s*$|^\s*Final model saved\b", detail="final-save"),
     _sig(EventKind.COMPLETED, r"(?:[Tt]raining|[Oo]ptimi[sz]ation|[Ff]ine-?tuning) (?:is |has )?"
          r"(?:finished|completed?|done)\b|"
-         r"^\d+ epochs completed in [\d.]+ hours|Signaling Trainer to stop|"
+         r"^\d+ epochs completed in [\d.]+ hours|"
          r"Process \d+ exits successfully|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
          r"Trainer\.fit stopped|^Epoch \d+/\d+ (?:done|finished|complete)\b|"
@@ -185,6 +202,8 @@ _TRIGGERS = (
     "ptimi", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
+    "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "eyboard", "Run is kept", "nterrupted by",
 )
 
 

@@ -26,8 +26,18 @@ _LOGGED = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 # Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`) and loguru's
 # better-exceptions (`> File "x.py", line 3, in f`) print them, unindented.
+# rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
+# ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
 _FRAME_LINE = re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in \S+\(|\d+ frames\s*$|"
-                         r"<ipython-input-|-{20,}$")
+                         r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]")
+_BOX = re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
+# An error that ends a process before it trains, printed without a traceback (the
+# loader's own words, a launcher that keeps only the worker's last line): a native
+# extension built against another torch, a missing module or shared library.
+_FATAL_AT_START = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?:ImportError|ModuleNotFoundError|SyntaxError|IndentationError)"
+    r": .+|undefined symbol: \S+|error while loading shared libraries: .+|"
+    r"cannot open shared object file")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
 
 
@@ -43,6 +53,7 @@ class FailureReader:
         self._save_failed: str | None = None  # the open traceback came during this save
         self._save_frame = False  # the open traceback runs through checkpoint-writing code
         self._prefix = ""  # what a logger puts before each line of the open traceback
+        self._trained = False  # training has moved: start-up is over
 
     @property
     def in_traceback(self) -> bool:
@@ -68,11 +79,20 @@ class FailureReader:
             if _LOGGED.search(prefix):
                 return added  # a traceback a library logged as a warning and carried on
             self._lines = 1
-            # IPython heads its traceback with the exception's name, not a logger's prefix.
-            self._prefix = "" if exception_line(prefix.strip()) else prefix.strip()
+            # IPython heads its traceback with the exception's name, not a logger's prefix;
+            # rich with the corner of its box.
+            self._prefix = "" if exception_line(prefix.strip()) or _BOX.match(prefix) \
+                else prefix.strip()
             self._header = clip(line.strip(), 300)
             return added
         if self._lines == 0:
+            if not self._trained and not line[:1].isspace() \
+                    and ("rror" in line or "shared" in line) \
+                    and _FATAL_AT_START.search(line) and not kinds & {EventKind.EXCEPTION}:
+                closing = exception_line(line.strip())
+                text = f"{closing[0]}: {closing[1]}" if closing else line.strip()
+                added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500),
+                                      clip(text, 300)))
             return added
         line = self._unprefixed(line)
         self._lines += 1
@@ -121,6 +141,7 @@ class FailureReader:
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""
         self._saving = None
+        self._trained = True
 
     def finish(self) -> list[LogEvent]:
         """No more lines will come: a traceback still open is a crash on its own."""

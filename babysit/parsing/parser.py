@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
+from babysit.parsing.endings import EndingReader
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import may_configure_lr, run_facts
 from babysit.parsing.failures import FailureReader
@@ -38,6 +40,7 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
+from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.text import clean, split_rank, to_number
@@ -62,6 +65,8 @@ _SCHEDULE = re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_s
                        r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
                        r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
 _KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+# A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
+_EPOCH_HEADER = re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
 _YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
 _YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
@@ -72,6 +77,8 @@ _EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validatio
 _GLUED_FAILURE = re.compile(r"Traceback \(|Error|error|Exception|signal")
 # What a non-finite token needs, checked before the real pattern (most lines lack it).
 _NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
+# A sentence about a non-finite value has one of these (`INFO` has none of them).
+_SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
 _EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uat(?:e|ion|ing))?|EVAL|"
@@ -106,7 +113,7 @@ def _as_eval(text: str, parsed: Parsed) -> Parsed:
 _EVALISH = re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
-def _trains(metrics: dict[str, float]) -> bool:
+def _trains(metrics: Mapping[str, float]) -> bool:
     """Whether a record's metrics are the training's own (not only an evaluation's,
     not only timings)."""
     return any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in metrics)
@@ -167,6 +174,10 @@ class LogParser:
         self._after_bar: Record | None = None
         self._bar_folded = False
         self._shapes = ShapeReader()
+        self._endings = EndingReader()
+        self._nan_words = NonFiniteWords()
+        self._advanced = False  # the line being read moved training on
+        self._train_names: set[str] = set()  # metrics of the counted training records
         # How much of the log was understood (see `reading`).
         self.lines_seen = 0
         self.lines_read = 0
@@ -175,6 +186,7 @@ class LogParser:
         self._records_counted = 0  # training records, for a log that prints no step
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
+        self._overrun: int | None = None  # a bar's total the run trained past
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
@@ -248,6 +260,7 @@ class LogParser:
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
         self._took = False
+        self._advanced = False
         self.lines_seen += 1
         quiet = self._quiet.get(raw_line, 0)
         if quiet >= 2:
@@ -350,14 +363,70 @@ class LogParser:
                     self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
+        if has_rest and not in_traceback:
+            events.extend(self._endings.line_events(
+                rest, self.target, self._epochs, events,
+                (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None))
+        self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
-        if has_rest and not in_traceback and _NON_FINITE_HINT.search(rest) is not None:
+        if has_rest and not in_traceback and not self._advanced:
+            record = self._after_training(rest, record, rank)
+        hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
+        if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
+        if has_rest and ("finite" in rest or (hinted and _SAID_WORD.search(rest) is not None)) \
+                and SAID_HINT.search(rest) is not None:
+            record = self._with_said_non_finite(rest, record, rank)
         if self._fresh_facts:
             facts, self._fresh_facts = self._fresh_facts, {}
             return replace(record, facts=facts) if record is not None else Record(
                 step=self.step, facts=facts, rank=rank)
         return record
+
+    def _with_said_non_finite(self, text: str, record: Record | None,
+                              rank: int | None) -> Record | None:
+        """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
+        metric is non-finite, at the step the sentence names when it is not behind."""
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            return record
+        said = self._nan_words.read(text)
+        if said is None:
+            return record
+        metrics, named = said
+        self._took = True
+        step = self.step
+        if named is not None and (step is None or named >= step):
+            step = self.step = named
+        if record is None:
+            return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
+                          fmt="words")
+        return replace(record, step=step if record.step is None or (step is not None
+                       and step > record.step) else record.step,
+                       metrics={**record.metrics, **metrics})
+
+    def _losses(self) -> set[str]:
+        """The names the counted training records carry their loss under (all their
+        names, for a run that names no loss)."""
+        names = self._train_names
+        return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
+                or {k for k in names if "loss" in k} or names)
+
+    def _after_training(self, text: str, record: Record | None,
+                        rank: int | None) -> Record | None:
+        """A line that did not move training on, read after it: evidence of the run's
+        end when it comes at the planned total or is a test pass (see `endings`)."""
+        event = None
+        if record is not None and record.metrics:
+            event = self._endings.test_record(text, record.metrics)
+        trains = record is not None and (record.epoch is not None or _trains(record.metrics))
+        if event is None:
+            event = self._endings.after_step(text, self.target, trains)
+        if event is None:
+            return record
+        self._endings.noted([event])
+        if record is None:
+            return Record(step=self.step, target_steps=self.target, events=(event,), rank=rank)
+        return replace(record, events=(*record.events, event))
 
     def _table_bar(self, bar: Bar) -> Parsed | None:
         """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
@@ -408,6 +477,10 @@ class LogParser:
                           events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
                                            f"epoch {keras.group(1)}"),),
                           rank=rank, fmt="keras", step=self.step, target_steps=self.target)
+        header_epoch = _EPOCH_HEADER.match(line)
+        if header_epoch is not None:
+            self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
+            return None
         if _YOLO_HEADER.match(line):
             self._bars.yolo_columns = tuple(line.split())
             self.formats["ultralytics"] += 1
@@ -527,15 +600,28 @@ class LogParser:
             self._steps_from_epochs = False  # the bars say where the run is
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
+        if target is not None and target == self._overrun:
+            target = None
+        if step is not None and self.target and self._target_announced is None \
+                and step > self.target and (target is None or step > target):
+            # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
+            # then `step:51 - ...`): that total was not the run's plan.
+            self._overrun, self.target, self._withdrawn = self.target, None, True
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
                 and _trains(metrics) and (epoch is None or epoch != int(epoch)
-                                          or self._records_counted):
+                                          or self._records_counted) \
+                and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
+            # After a completion line, a record without the training's loss is the final
+            # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
             self._records_counted += 1
             step = self._records_counted
+            self._nan_words.trained()
+            if len(self._train_names) < 64:
+                self._train_names.update(metrics)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
@@ -544,6 +630,9 @@ class LogParser:
                 self._failures.progressed()
                 self.phase = "train"
                 written = line_time(line)
+                self._endings.stepped(step)
+                self._nan_words.trained()
+                self._advanced = True
             self.step = step
         if target is not None:
             self.target = target

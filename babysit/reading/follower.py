@@ -15,6 +15,7 @@ from typing import Protocol
 
 from babysit.model import LogSnapshot, Record, Snapshot
 from babysit.parsing.parser import LogParser
+from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, sniff
 from babysit.reading.finders import OffsetFinder
 from babysit.reading.history import scan_history
 from babysit.reading.lines import LineSplitter
@@ -72,6 +73,8 @@ class LogFollower:
         self._lines = 0
         self._mark = b""  # the last bytes read: still there if the file was only appended to
         self._history_notes: list[str] = []  # what the history scan found worth saying
+        self._transcoder: Transcoder | None = None  # a log not in UTF-8 (see `encoding`)
+        self._sniffed = False
 
     @property
     def offset(self) -> int:
@@ -173,6 +176,7 @@ class LogFollower:
         self._offset = 0
         self._splitter.reset()
         self._mark = b""
+        self._transcoder, self._sniffed = None, False
 
     def _rewritten(self) -> bool:
         """Whether the bytes just before the offset are no longer the ones read there: the
@@ -187,7 +191,9 @@ class LogFollower:
         start = self._offset
         if size <= start:
             return 0
-        if size - start > 2 * self._tail_bytes:
+        if not self._sniffed and start == 0:
+            self._sniff(size)
+        if size - start > 2 * self._tail_bytes and self._transcoder is None:
             # A long stretch (the first poll of an old log, or a huge burst): search its
             # history fast and parse only the tail in full.
             tail_start = self._tail_start(size)
@@ -195,11 +201,22 @@ class LogFollower:
                                         self.access.offsets(), self._history_notes))
             self._splitter.reset()
             self._offset = start = tail_start
+        transcode = self._transcoder
         for chunk in self._chunks(start, size):
-            records.extend(self._parse_lines(self._splitter.feed(chunk)))
+            text = transcode(chunk) if transcode is not None else chunk
+            records.extend(self._parse_lines(self._splitter.feed(text)))
             self._mark = (self._mark + chunk)[-_MARK_BYTES:]
         self._offset = size
         return size - start
+
+    def _sniff(self, size: int) -> None:
+        """Tell the log's encoding from its first bytes. A UTF-16 log is read whole (the
+        history scan searches bytes as UTF-8)."""
+        self._sniffed = True
+        encoding = sniff(self._read_at(0, min(size, SNIFF_BYTES)))
+        if encoding != UTF8:
+            self._transcoder = Transcoder(encoding)
+            self._history_notes.append(f"the log is written in UTF-16 ({encoding}): read as such")
 
     def _tail_start(self, size: int) -> int:
         """Where the last TAIL_LINES lines begin, within the last `tail_bytes`."""

@@ -57,6 +57,8 @@ EVENTS = "|".join((
     "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
+    "improve in the last", "EarlyStopping counter", "Stopping training", "opped early",
+    "eyboard", "Run is kept", "nterrupted by",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",

@@ -1,0 +1,76 @@
+"""What an ending is: how a run ended and how babysit knows, and a failure that will be
+a crash unless training goes on (see `lifecycle`)."""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import dataclass
+
+from babysit._compat import StrEnum
+from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+
+
+class EndingSource(StrEnum):
+    EXIT_STATUS = "exit status"  # the OS showed how the process ended
+    REPORTED = "reported state"  # the tracker or cloud service said so
+    COMPLETION = "completion line"  # the run said it finished
+    STEPS = "planned steps"  # the planned number of steps was reached
+    LOG = "log"  # the log alone (a traceback and then silence, a `Killed` line)
+    USER = "user"  # cancelled with the user's approval
+
+
+@dataclass(frozen=True)
+class EndingAnomaly:
+    """What an ending means as an anomaly, when it is one."""
+
+    type: AnomalyType
+    description: str
+    severity: Severity | None = None  # None: the catalogue's
+
+
+@dataclass(frozen=True)
+class Ending:
+    state: TerminalState
+    source: EndingSource
+    evidence: str  # "exited with code 0", "KeyError: 'x'", "W&B state: crashed"
+    step: int | None
+    attempt: int
+    confirmed: bool = True  # SUCCEEDED only: a completion line or the planned steps
+    exit: ExitInfo | None = None
+    traceback: str = ""  # the closing exception line it died on ('' if none)
+    inferred: bool = False  # the process's exit status was not visible to babysit
+    final: bool = True  # a later log line cannot undo it
+    anomaly: EndingAnomaly | None = None
+    # A restart by babysit that ended without training: how it ended (else '').
+    futile_restart: str = ""
+
+
+@dataclass(frozen=True)
+class PendingFailure:
+    """A traceback or fatal signal in the log: a crash, unless training goes on."""
+
+    event: LogEvent
+    step: int | None
+
+    @property
+    def cancelled(self) -> bool:
+        """Stopped from outside: Ctrl-C, a launcher's death signal, SIGTERM/SIGHUP (a
+        scheduler, the owner), torchelastic's `SignalException: Process N got signal: 15`
+        (the launcher that received the signal) — not a failure of the run's own."""
+        detail = self.event.detail
+        return (self.event.kind is EventKind.STOPPED_BY_SIGNAL
+                or detail.startswith("KeyboardInterrupt")
+                or "SignalException" in detail.partition(":")[0]
+                or _STOP_SIGNAL_TEXT.search(detail) is not None)
+
+    @property
+    def traceback(self) -> str:
+        return self.event.detail if self.event.kind is EventKind.EXCEPTION else ""
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# An exception that says the process was sent one of those (torch.distributed.elastic's
+# `SignalException: Process 123 got signal: 15`).
+_STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
+                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b")

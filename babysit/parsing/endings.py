@@ -1,0 +1,170 @@
+"""Evidence that a run reached its end which no single line says in so many words.
+
+Frameworks print their last training step and then do something else: a final
+evaluation, a test pass, inference, an export, a summary. A completion sentence is one
+line (see `events`); these are facts about the order of lines, and so they are kept
+here, beside the parser:
+
+- The last step logged is within one logging interval of the planned total, and the run
+  printed on past it without training: it left its loop at its planned end (`Epoch 2/2,
+  step 540/542` then `RMSE 30.96, MAPE 0.39`).
+- A test pass, inference or an export after training (Lightning's `trainer.test()` row
+  of `metrics.csv`, `******** Test evaluation ********`): what scripts do once training
+  is over. Validation is not: it runs between epochs.
+- The epoch a `epoch N done` line names is the last one planned (0- or 1-based, as the
+  run counts).
+- The run's own estimate of the time left is zero (`eta: 0:00:00`, `0us remaining`).
+- The model saved to a `final` path.
+
+Each is reported as a COMPLETED event whose detail names the kind; the lifecycle takes
+the weaker ones (`AFTER_TRAINING`) only once the log has stopped, and never when the
+run stood well short of a planned total.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from babysit.model import EventKind, LogEvent
+
+# Completion details (see `core.lifecycle`).
+AFTER_PLAN = "after-plan"  # printed on past its last step, at its planned total
+FINAL_TEST = "final-test"  # a test pass, inference or an export after training
+ETA_ZERO = "eta-zero"  # the run's own estimate of the time left is zero
+FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done
+FINAL_SAVE = "final-save"  # `Saving the final model` (see `events`)
+# Evidence that holds only once nothing more comes (a live run may go on training).
+FINAL_PATH = "final-path"  # a checkpoint saved to a `final` path
+AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH})
+# Evidence read from the order of lines, or from what earlier lines planned: the history
+# scan, which reads lines alone, cannot see it (the log's end is always read in full).
+FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH}
+
+_TEST_NAME = re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
+# Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
+# ********`, Lightning's `Testing DataLoader 0:` bar, `Running inference`, `Exporting
+# model to ONNX`, `Start testing`.
+_AFTER_TRAINING_BANNER = re.compile(
+    r"\*+\s*Test(?:ing)?\b|\b[Tt]est(?:ing)? (?:evaluation|results?)\b|Testing DataLoader|"
+    r"\b[Ss]tart(?:ing)? (?:testing|inference|to test)\b|"
+    r"\b[Rr]unning (?:inference|test(?:s|ing)?)\b|"
+    r"\bExport(?:ing)? (?:the )?(?:model|to ONNX|ONNX)|\b[Ee]xported (?:the )?model\b|"
+    r"\bEvaluat(?:e|ing) (?:on )?(?:the )?test (?:set|split|data)")
+# A cheap check first: most lines have none of these words.
+_BANNER_WORD = re.compile(r"[Tt]est|nference|xport")
+# `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`.
+_EPOCH_DONE = re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
+                         r"(?:done|end(?:ed)?|finished|completed?)\b")
+_ETA_ZERO = re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
+                       r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b")
+_FINAL_PATH = re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
+
+
+class EndingReader:
+    """Follows the order of a log's lines for the evidence above. The parser tells it
+    when training moved (`stepped`), and asks it, for each line, what that line adds."""
+
+    def __init__(self) -> None:
+        self._step: int | None = None
+        self._interval = 0  # steps between logged training steps (see `stepped`)
+        self._intervals: tuple[int, ...] = ()
+        self._trained = False  # a training record was read
+        self._said_at: int | None = None  # the step the after-plan evidence was given at
+        self._epoch_base: int | None = None  # 0 or 1: how the run counts its epochs
+        self._final_said = False
+        self._tested = False  # a test pass was read since training last moved
+        self._tests_between = False  # the run tests between its training steps
+        self.completed = False  # a completion was read (its later records are not training)
+
+    def stepped(self, step: int) -> None:
+        """Training moved on to `step`."""
+        if self._step is not None and step > self._step:
+            # The logging interval is the smallest of the last few: a jump (a resume, a
+            # header that names the epoch's end) is not how often the run logs.
+            self._intervals = (*self._intervals[-3:], step - self._step)
+            self._interval = min(self._intervals) if len(self._intervals) > 1 else 0
+        self._step = step
+        self._trained = True
+        self._said_at = None
+        self.completed = False
+        self._tests_between, self._tested = self._tests_between or self._tested, False
+
+    def trained(self) -> None:
+        """A training record was read (a log that prints no step)."""
+        self._trained = True
+        self.completed = False
+        self._tests_between, self._tested = self._tests_between or self._tested, False
+
+    def noted(self, events: list[LogEvent]) -> None:
+        if any(e.kind is EventKind.COMPLETED for e in events):
+            self.completed = True
+
+    def line_events(self, text: str, target: int | None, planned_epochs: int | None,
+                    events: list[LogEvent], metrics: bool) -> list[LogEvent]:
+        """What one line says about the end, besides the events it carries itself;
+        `metrics`: the line reports metrics (a record, not a banner)."""
+        found: list[LogEvent] = []
+        if "poch" in text and ("done" in text or "end" in text or "finish" in text
+                               or "omplete" in text) \
+                and (done := _EPOCH_DONE.search(text)) is not None:
+            epoch = int(done.group(1))
+            if self._epoch_base is None:
+                self._epoch_base = 0 if epoch == 0 else 1
+            if planned_epochs and not self._final_said \
+                    and epoch - self._epoch_base + 1 >= planned_epochs:
+                self._final_said = True
+                found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_EPOCH))
+        if ("0:00:00" in text or "remaining" in text) and _ETA_ZERO.search(text) \
+                and _at_planned_end(text, target, planned_epochs):
+            found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
+        for event in events:
+            if event.kind is EventKind.CHECKPOINT_SAVED and _FINAL_PATH.search(event.detail):
+                found.append(LogEvent(EventKind.COMPLETED, event.line, FINAL_PATH))
+        if self._trained and not metrics and _BANNER_WORD.search(text) \
+                and _AFTER_TRAINING_BANNER.search(text):
+            found.extend(self._tested_once(text))
+        return found
+
+    def _tested_once(self, text: str) -> list[LogEvent]:
+        """A test pass is the end only in a run that does not test between its steps
+        (detectron2's periodic `Start inference on N batches`)."""
+        self._tested = True
+        if self._tests_between:
+            return []
+        return [LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_TEST)]
+
+    def after_step(self, text: str, target: int | None, trains: bool) -> LogEvent | None:
+        """A line read after the last training step: when that step is within one
+        logging interval of the planned total and this line is not training, the run
+        has left its training loop at its planned end."""
+        step = self._step
+        if trains or step is None or not target or not self._interval \
+                or self._said_at == step or not text.strip():
+            return None
+        if not step < target <= step + self._interval:
+            return None
+        self._said_at = step
+        return LogEvent(EventKind.COMPLETED, text.strip()[:500], AFTER_PLAN)
+
+    def test_record(self, text: str, metrics: Mapping[str, float]) -> LogEvent | None:
+        """A record of test metrics only, after training: a test pass once training is
+        over (Lightning's `trainer.test()` row)."""
+        if not self._trained or not metrics or not all(_TEST_NAME.search(k) for k in metrics):
+            return None
+        return next(iter(self._tested_once(text)), None)
+
+
+_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def _at_planned_end(text: str, target: int | None, planned_epochs: int | None) -> bool:
+    """Whether an ETA of zero is the whole run's: the line names no counter (its ETA is
+    the run's), or its counter stands at the planned total or the planned epochs. The
+    torchvision reference scripts print `eta: 0:00:00` at the end of every epoch
+    (`Epoch: [5]  [1250/1251]  eta: 0:00:00`): that counter is the epoch's batches."""
+    counters = [(int(m.group(1)), int(m.group(2))) for m in _COUNTER.finditer(text)]
+    if not counters:
+        return True
+    return any(total in (target, planned_epochs) and done >= total - 1
+               for done, total in counters)

@@ -1,0 +1,98 @@
+"""A NaN said in words: an error or a warning sentence that a loss, a gradient or a
+value is, or became, NaN, Inf or non-finite — not a number in a metric's slot.
+
+Frameworks stop (or skip) on a non-finite value and say so in a sentence: detectron2
+`FloatingPointError: Loss became infinite or NaN at iteration=12!`, fairseq
+`FloatingPointError: gradients are Nan/Inf`, SpeechBrain `ValueError: Loss is not finite
+and patience is exhausted`, autograd's anomaly mode `Function 'LogSoftmaxBackward0'
+returned nan values in its 0th output`, TensorFlow `Tensor had NaN values` and `Nan in
+summary histogram for: layer1/weights`,
+tensorboardX `NaN or Inf found in input tensor`. Each is a non-finite value of the
+metric it names, at the step it names (else the run's current step).
+
+Some trainers skip the update instead and go on (ESPnet `The grad norm is nan. Skipping
+updating the model.`, AMP's first steps): one skip is routine, the same skip again and
+again with no training record in between is a run that no longer learns anything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# `<subject> … is/became/… nan|inf|infinite|non-finite`
+_SUBJECT_SAYS = re.compile(
+    r"\b(?P<name>loss(?:es)?(?![ _]?scal)|grad(?:ient)?s?(?:[ _]norms?)?|outputs?|logits|weights|"
+    r"activations?|tensor|values)\b[^.;!?]{0,40}?\b(?:is|are|was|were|became|becomes|"
+    r"ha(?:s|ve|d) become|went|turned|ha[sd]|contains?|returned|got)\s+(?:a\s+|an\s+)?"
+    r"(?:infinite\s+or\s+|inf\s+or\s+)?(?:nan|inf|infinite|non-?finite|not\s+finite)\b",
+    re.IGNORECASE)
+# `nan or inf in input tensor`, `NaN detected in loss`, `Detected inf/nan in gradients`,
+# `Function 'XBackward0' returned nan values`.
+_VALUE_IN = re.compile(
+    r"\b(?:nan|inf|non-?finite)(?:\s*(?:or|/)\s*(?:nan|inf))?\s+(?:values?\s+)?"
+    r"(?:(?:detected|found|encountered|appeared|occurred)\s+)?in\s+(?:the\s+|its\s+)?"
+    r"(?P<name>input tensor|loss|grad(?:ient)?s?|outputs?|logits|weights|tensor)|"
+    r"\b(?:detected|found|encountered)\s+(?:a\s+)?(?:nan|inf|non-?finite)(?:\s*(?:or|/)\s*"
+    r"(?:nan|inf))?\s+(?:values?\s+)?(?:in\s+)?(?:the\s+)?"
+    r"(?P<name2>loss|grad(?:ient)?s?|outputs?|logits|weights)|"
+    r"\breturned\s+(?P<name3>nan|inf)\s+values\b|"
+    r"\bnan in summary histogram for:?\s*(?P<name4>[\w/.-]+)", re.IGNORECASE)
+_STEP = re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
+_SKIPPED = re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
+# Where a sentence about a NaN is code or a setting, not an event.
+_NOT_AN_EVENT = re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
+                           r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
+# What a sentence about a non-finite value needs (checked first: most lines lack it;
+# `INFO` is no `inf`).
+SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite")
+# Skips said again and again with no training record in between: a run that updates
+# nothing any more.
+SKIPS_IN_A_ROW = 3
+
+
+def _metric(name: str) -> str:
+    name = name.lower()
+    if name.startswith("loss"):
+        return "loss"
+    if name.startswith("grad"):
+        return "grad_norm"
+    if name in ("nan", "inf"):
+        return "grad_norm"  # autograd's anomaly mode: a backward function's output
+    return name.replace(" ", "_")
+
+
+def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
+    """`(metric, step or None, skipped)` when the line says a value is non-finite;
+    `skipped`: the trainer says it skipped the update and went on."""
+    match = _SUBJECT_SAYS.search(line) or _VALUE_IN.search(line)
+    if match is None or _NOT_AN_EVENT.search(line):
+        return None
+    name = next(g for g in match.groups() if g is not None)
+    step = _STEP.search(line)
+    return (_metric(name), int(step.group(1)) if step else None,
+            _SKIPPED.search(line) is not None)
+
+
+class NonFiniteWords:
+    """Counts the skip sentences between training records (see the module)."""
+
+    def __init__(self) -> None:
+        self._skips = 0
+
+    def trained(self) -> None:
+        self._skips = 0
+
+    def read(self, line: str) -> tuple[dict[str, float], int | None] | None:
+        """The non-finite metric a line says it saw, with the step it names."""
+        if line[:1].isspace():
+            return None  # a traceback's frame or a quoted source line
+        said = said_non_finite(line)
+        if said is None:
+            return None
+        name, step, skipped = said
+        if skipped:
+            self._skips += 1
+            if self._skips < SKIPS_IN_A_ROW:
+                return None
+        return {name: math.nan}, step
