@@ -66,7 +66,7 @@ def _utf16_log(tmp_path: Path, text: str, encoding: str) -> dict:
     from babysit.config import PollSettings, Settings
     from babysit.core.reports import NullObserver
     from babysit.core.session import run_session
-    from babysit.targets.log_file import LocalLogTarget
+    from babysit.targets.common.log_file import LocalLogTarget
     from tests.conftest import FakeClock, artifact_in
 
     log = tmp_path / "train.log"
