@@ -69,7 +69,9 @@ def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float]
     # final weights then are not the best ones).
     sigma = _noise(worse[:-need + 1]) if len(worse) > need + 3 else 0.0
     best = _best_level(worse)
-    far = worse[-1] - best > abs(best) * rules.eval_far_from_best
+    # Far above the best, and beyond the noise too: on a metric that wanders by half its
+    # level from one evaluation to the next, one high last point is not a trend.
+    far = trends.beyond_noise(worse[-1] - best, best, sigma, _NOISE_K, rules.eval_far_from_best)
     noisy = trends.beyond_noise(change, reference, sigma, _NOISE_K, rules.eval_min_worsening)
     if not (noisy or (far and change > abs(reference) * rules.eval_min_worsening)):
         return None
