@@ -2,9 +2,9 @@
 
 It is made of small parts, each with one job — the anomaly ledger, the lifecycle (is
 it going, how did it end), the metric series and its rules, progress, checkpoints —
-and it is the only thing that feeds them. The watcher hands it each snapshot; fixes
-and the reviewer report back through its methods; the verdict reads a frozen outcome
-built from it.
+and it is the only thing that feeds them. The watch loop (core/loop.py) hands it each
+snapshot; fixes and the reviewer report back through its methods; the verdict reads a
+frozen outcome built from it.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class Run:
         self._idle_polls = 0
         self._restart_note = ""
         self._cleared_by_restart: list[AnomalyType] = []
-        self.notices: list[str] = []  # for people, drained by the watcher
+        self.notices: list[str] = []  # for people, drained by the watch loop
         self._phase: str | None = None  # what the run was doing at the end of the last read
         self._phase_since = started
         self._longest_phase: dict[str, float] = {}  # the longest save, eval, ... seen

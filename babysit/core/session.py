@@ -94,19 +94,19 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
     try:
         # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
         waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
-        watcher = WatchLoop(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                            known_anomalies=known, waker=waker, output_gone=output_gone)
+        loop = WatchLoop(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
+                         known_anomalies=known, waker=waker, output_gone=output_gone)
         try:
-            stop = watcher.run()
+            stop = loop.run()
         except TargetError as error:
             return unreachable(target.label, target.target_type, str(error))
         except Exception as error:
             # A bug in babysit must not cost the user the verdict file: write what is
             # known, marked as incomplete, then let the error surface.
-            outcome = watcher.outcome(WatchStop(f"babysit internal error: {error!r}", False))
+            outcome = loop.outcome(WatchStop(f"babysit internal error: {error!r}", False))
             _finish(outcome, run_id, settings, observer, clock)
             raise
-        return _finish(watcher.outcome(stop, tuple(rewatch)), run_id, settings, observer, clock)
+        return _finish(loop.outcome(stop, tuple(rewatch)), run_id, settings, observer, clock)
     finally:
         target.close()
 
