@@ -5,6 +5,7 @@ stays at nothing."""
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,14 +43,25 @@ def fallback_loss_key(metrics: Iterable[str]) -> str | None:
                  and not _RL_LOSS.search(k) and not _GAN_LOSS.search(k)), None)
 
 
-def learning_signs(metrics: Iterable[str], loss_key: str | None) -> list[str]:
+def learning_signs(metrics: Iterable[str], loss_key: str | None) -> tuple[str, ...]:
     """Training metrics other than the loss whose movement shows learning."""
-    return [k for k in metrics if k != loss_key and _LEARNING_SIGN.search(k)
-            and not _NOT_TRAIN_LOSS.search(k)]
+    return _learning_signs(tuple(metrics), loss_key)
+
+
+# A log prints the same few sets of names on every line: each set is searched once.
+@functools.lru_cache(maxsize=256)
+def _learning_signs(names: tuple[str, ...], loss_key: str | None) -> tuple[str, ...]:
+    return tuple(k for k in names if k != loss_key and _LEARNING_SIGN.search(k)
+                 and not _NOT_TRAIN_LOSS.search(k))
 
 
 def reward_key(metrics: Iterable[str]) -> str | None:
-    return next((k for k in metrics if _REWARD.search(k)), None)
+    return _reward_key(tuple(metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _reward_key(names: tuple[str, ...]) -> str | None:
+    return next((k for k in names if _REWARD.search(k)), None)
 
 
 def moved(values: Sequence[float]) -> bool:
