@@ -143,15 +143,17 @@ def test_live_replay_of_a_public_log_in_uneven_pieces(tmp_path: Path, name: str)
     _check(artifact_in(tmp_path), EXPECTED[name], live=True)
 
 
-def test_the_sealed_split_keeps_the_score_it_was_first_given():
-    """The sealed logs are never developed against; a change may not make babysit wrong on
-    a sealed log it was right on when the split was first scored (sealed/score.json)."""
+@pytest.mark.parametrize("folder", [SEALED, SEALED_2], ids=["sealed", "sealed-2"])
+def test_a_held_out_set_keeps_the_score_it_was_first_given(folder: Path):
+    """The held-out logs are never developed against; a change may not make babysit wrong
+    on a held-out log it was right on when the set was first scored (score.json)."""
     from scripts.score_public_logs import judge, verdict_on
 
-    kept = json.loads((SEALED / "score.json").read_text())
+    expected = json.loads((folder / "expected.json").read_text())
+    kept = json.loads((folder / "score.json").read_text())
     now_wrong = []
     for name in kept["right_logs"]:
-        wrong = judge(verdict_on(SEALED / name), SEALED_EXPECTED[name])
+        wrong = judge(verdict_on(folder / name), expected[name])
         if any(w.startswith(("decision", "state")) for w in wrong):
             now_wrong.append(f"{name}: {'; '.join(wrong)}")
     assert not now_wrong, now_wrong
