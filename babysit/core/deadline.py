@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from babysit.model import TimeLimit
+from babysit.snapshot import TimeLimit
 from babysit.units import format_duration
 
 # A run expected to finish within this share of its time left is not warned about: a

@@ -24,7 +24,8 @@ from babysit.core.fix_policy import (
     classify_cause,
     decide_fixes,
 )
-from babysit.model import Action, ActionStatus, AnomalyType, FixKind, ProcessView
+from babysit.model import Action, ActionStatus, AnomalyType, FixKind
+from babysit.snapshot import ProcessView
 from babysit.targets.base import RunControls
 
 

@@ -24,7 +24,8 @@ from babysit.core.run_view import RunView
 from babysit.core.stops import LoopState, Stop, stop_conditions
 from babysit.core.supervise import Decisions, Effects, Supervisor
 from babysit.core.wakers import OutputWatchingWaker
-from babysit.model import Anomaly, Snapshot
+from babysit.model import Anomaly
+from babysit.snapshot import Snapshot
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
 
 

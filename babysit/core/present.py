@@ -18,7 +18,8 @@ from babysit.core.outcome import WatchOutcome
 from babysit.core.reports import Observer, PollReport, SummaryReport
 from babysit.core.run_view import RunView
 from babysit.metric_names import key_metrics, throughput_key
-from babysit.model import Action, Anomaly, Snapshot
+from babysit.model import Action, Anomaly
+from babysit.snapshot import Snapshot
 from babysit.units import count, format_interval
 
 

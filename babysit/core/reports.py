@@ -9,8 +9,9 @@ from typing import Protocol, runtime_checkable
 
 from babysit import stopping
 from babysit.core.efficiency_meter import Efficiency
-from babysit.model import Anomaly, GpuSample, Reading, TerminalState, Verdict
+from babysit.model import Anomaly, Reading, TerminalState, Verdict
 from babysit.sanitise import outbound, outbound_value
+from babysit.snapshot import GpuSample
 
 
 def interruption() -> str:

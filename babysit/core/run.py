@@ -31,14 +31,13 @@ from babysit.model import (
     Reading,
     Record,
     Severity,
-    Snapshot,
     TerminalState,
-    TimeLimit,
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.stragglers import RankPace
 from babysit.rules.stream import Raise, Reassess, Signal
+from babysit.snapshot import Snapshot, TimeLimit
 from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 

@@ -14,7 +14,8 @@ from babysit.core.checkpoints import CheckpointChoice
 from babysit.core.efficiency_meter import Efficiency
 from babysit.core.lifecycle import Ending
 from babysit.core.run import Run
-from babysit.model import Anomaly, Reading, Severity, Snapshot, TerminalState
+from babysit.model import Anomaly, Reading, Severity, TerminalState
+from babysit.snapshot import Snapshot
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,10 @@ from dataclasses import dataclass, field
 from babysit.core.fixer import Approver, FixEffects, Fixer, FixView
 from babysit.core.reviewer import AMBIGUOUS, Answer, Reviewer
 from babysit.core.run_view import RunView
-from babysit.model import (
-    Action,
-    ActionStatus,
-    Anomaly,
-    AnomalyType,
-    Severity,
-    Snapshot,
-    TerminalState,
-)
+from babysit.model import Action, ActionStatus, Anomaly, AnomalyType, Severity, TerminalState
 from babysit.rules.catalog import training_problems
 from babysit.sanitise import outbound_value
+from babysit.snapshot import Snapshot
 
 # Training problems a cancel (with the user's approval) is about: the catalogue's.
 _PROBLEMS = training_problems()

@@ -13,12 +13,13 @@ import contextlib
 from collections.abc import Hashable, Iterator
 from typing import Protocol
 
-from babysit.model import LogSnapshot, Record, Snapshot
+from babysit.model import Record
 from babysit.parsing.parser import LogParser
 from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, sniff
 from babysit.reading.finders import OffsetFinder
 from babysit.reading.history import scan_history
 from babysit.reading.lines import LineSplitter
+from babysit.snapshot import LogSnapshot, Snapshot
 
 TAIL_BYTES = 2 * 1024 * 1024
 # Of a long stretch, the last lines are parsed in full: enough for every rule's window

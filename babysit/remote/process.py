@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from babysit.model import ProcessView
 from babysit.redact import redact_argv, scrub
 from babysit.remote.connection import SshCommandTimeout, SshConnection, SshError
+from babysit.snapshot import ProcessView
 from babysit.telemetry.gpu import GpuQueryError
 from babysit.telemetry.processes import is_babysit_command
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
     from babysit.clock import Waker
-    from babysit.model import Snapshot
+    from babysit.snapshot import Snapshot
 
 
 class TargetError(Exception):

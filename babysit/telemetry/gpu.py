@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from babysit.model import GpuSample
+from babysit.snapshot import GpuSample
 
 MIB = 1024 * 1024
 

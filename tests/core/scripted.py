@@ -10,17 +10,8 @@ from typing import Any
 from babysit.core.efficiency_meter import Efficiency
 from babysit.core.reports import PollReport, SummaryReport
 from babysit.core.run_view import RunView
-from babysit.model import (
-    Anomaly,
-    AnomalyType,
-    LogSnapshot,
-    ProcessSnapshot,
-    Record,
-    Severity,
-    Snapshot,
-    TerminalState,
-    Verdict,
-)
+from babysit.model import Anomaly, AnomalyType, Record, Severity, TerminalState, Verdict
+from babysit.snapshot import LogSnapshot, ProcessSnapshot, Snapshot
 from babysit.targets.base import TargetUnavailable
 
 

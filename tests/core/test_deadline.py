@@ -4,7 +4,7 @@ its last step."""
 from __future__ import annotations
 
 from babysit.core.deadline import deadline_warning, save_every
-from babysit.model import TimeLimit
+from babysit.snapshot import TimeLimit
 
 HOUR = 3600.0
 

@@ -16,7 +16,7 @@ from babysit.config import PollSettings, RuleSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.model import Snapshot
+from babysit.snapshot import Snapshot
 from babysit.targets.process.target import ProcessTarget
 from babysit.telemetry.gpu import GpuProbe
 from tests.conftest import append, artifact_in

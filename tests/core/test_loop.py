@@ -19,7 +19,8 @@ from babysit.core.stops import (
     stop_on_event,
     stop_on_terminal,
 )
-from babysit.model import AnomalyType, ServiceAnomaly, Severity, Snapshot, TerminalState
+from babysit.model import AnomalyType, Severity, TerminalState
+from babysit.snapshot import ServiceAnomaly, Snapshot
 from babysit.targets.base import TargetError
 from tests.conftest import FakeClock
 from tests.core.scripted import (

@@ -7,7 +7,8 @@ from babysit.config import PollSettings
 from babysit.core.backoff import PollOutcome
 from babysit.core.checkpoints import CheckpointChoice
 from babysit.core.present import Presenter, Subject, interval_note
-from babysit.model import Action, ActionStatus, AnomalyType, LogSnapshot, Snapshot, TerminalState
+from babysit.model import Action, ActionStatus, AnomalyType, TerminalState
+from babysit.snapshot import LogSnapshot, Snapshot
 from tests.conftest import FakeClock
 from tests.core.scripted import Recorder, anomaly, view
 

@@ -127,7 +127,7 @@ def test_an_ending_read_from_the_log_is_said_to_be_inferred():
 
 def test_steps_from_zero_is_said_by_whoever_delivered_the_latest_steps():
     from babysit.core.run import PollContext
-    from babysit.model import LogSnapshot, Snapshot
+    from babysit.snapshot import LogSnapshot, Snapshot
 
     run = Run(RuleSettings(), 20, 0.0)
 

@@ -13,7 +13,8 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.model import AnomalyType, Snapshot
+from babysit.model import AnomalyType
+from babysit.snapshot import Snapshot
 from babysit.targets.base import TargetUnavailable
 from babysit.targets.common.log_file import LocalLogTarget
 from babysit.targets.common.open_log import open_log

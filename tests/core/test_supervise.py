@@ -10,17 +10,9 @@ from babysit.core.fixer import Fixer
 from babysit.core.lifecycle import Ending, EndingSource
 from babysit.core.reviewer import Answer, Judgment
 from babysit.core.supervise import Decisions, Effects, Supervisor, fix_view
-from babysit.model import (
-    ActionStatus,
-    AnomalyType,
-    LogSnapshot,
-    ProcessSnapshot,
-    ProcessView,
-    Severity,
-    Snapshot,
-    TerminalState,
-)
+from babysit.model import ActionStatus, AnomalyType, Severity, TerminalState
 from babysit.rules.catalog import CATALOG, training_problems
+from babysit.snapshot import LogSnapshot, ProcessSnapshot, ProcessView, Snapshot
 from tests.core.scripted import anomaly, view
 
 AT = "2026-11-29T10:00:00Z"

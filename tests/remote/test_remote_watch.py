@@ -17,8 +17,8 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.exit_codes import ExitCode
-from babysit.model import Snapshot
 from babysit.remote.address import parse_remote
+from babysit.snapshot import Snapshot
 from babysit.targets.base import Target
 from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import LOGS, FakeClock, append, artifact_in

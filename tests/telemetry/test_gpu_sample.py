@@ -3,7 +3,7 @@ object they carried when the sample was a plain mapping (keys, order, values).""
 
 from __future__ import annotations
 
-from babysit.model import GpuSample
+from babysit.snapshot import GpuSample
 from babysit.targets.common.tracker_rows import gpu_from_system
 from babysit.telemetry.gpu import GpuDevice, RunGpu
 

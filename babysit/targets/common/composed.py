@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from babysit.clock import Waker
-from babysit.model import GpuSample, ProcessSnapshot, ProcessView, Snapshot
+from babysit.snapshot import GpuSample, ProcessSnapshot, ProcessView, Snapshot
 from babysit.targets.base import Target, Wakes
 
 

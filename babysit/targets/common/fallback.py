@@ -16,7 +16,7 @@ from babysit.targets.common.open_log import open_log
 from babysit.targets.kinds import KindOption, Request
 
 if TYPE_CHECKING:  # the model is imported when a target polls, not to build the CLI
-    from babysit.model import Snapshot
+    from babysit.snapshot import Snapshot
 
 
 class TrackerUnreachable(TargetError):

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from babysit.clock import Waker
-from babysit.model import Snapshot
 from babysit.reading.changes import GrowthWaker
 from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
+from babysit.snapshot import Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 from babysit.targets.common.log_paths import did_you_mean, logs_inside, not_found
 

@@ -17,11 +17,11 @@ from typing import ClassVar
 
 import paramiko
 
-from babysit.model import Snapshot
 from babysit.reading.finders import GREP_ARGS, OffsetFinder, offsets_from_grep
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.remote.address import RemoteAddress, sftp_path
 from babysit.remote.connection import SshConnection, SshError, SshFatal, SshSettings
+from babysit.snapshot import Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 
 

@@ -12,8 +12,9 @@ import ssl
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from babysit.model import GpuSample, Record
+from babysit.model import Record
 from babysit.parsing.text import number_from
+from babysit.snapshot import GpuSample
 
 
 @dataclass(frozen=True)

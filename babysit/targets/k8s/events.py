@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.model import AnomalyType, Severity
+from babysit.snapshot import ServiceAnomaly
 
 
 @dataclass(frozen=True)

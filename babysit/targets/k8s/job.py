@@ -15,19 +15,16 @@ import shlex
 import time
 from typing import Any, ClassVar
 
-from babysit.model import (
-    AnomalyType,
+from babysit.model import AnomalyType, Record, Severity, TerminalState
+from babysit.redact import clip
+from babysit.snapshot import (
     LogSnapshot,
     ProcessSnapshot,
-    Record,
     ServiceAnomaly,
     ServiceSnapshot,
-    Severity,
     Snapshot,
-    TerminalState,
     TimeLimit,
 )
-from babysit.redact import clip
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.k8s.api import KubeService, NotFound
 from babysit.targets.k8s.conditions import STATE_OF, JobState

@@ -20,8 +20,9 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.model import AnomalyType, Severity
 from babysit.redact import clip
+from babysit.snapshot import ServiceAnomaly
 
 _BAD_WAITING = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                 "CreateContainerConfigError", "CreateContainerError", "RunContainerError")

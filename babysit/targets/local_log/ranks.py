@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from babysit.clock import Waker
-from babysit.model import LogSnapshot, Record, Snapshot
+from babysit.model import Record
 from babysit.reading.changes import GrowthWaker
+from babysit.snapshot import LogSnapshot, Snapshot
 from babysit.targets.base import TargetError
 from babysit.targets.common.log_file import LocalLogTarget
 

@@ -26,9 +26,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import LogSnapshot, ProcessSnapshot, ServiceSnapshot, Snapshot, TerminalState
+from babysit.model import TerminalState
 from babysit.parsing.text import number_from
 from babysit.redact import clip
+from babysit.snapshot import LogSnapshot, ProcessSnapshot, ServiceSnapshot, Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.common.fallback import TrackerUnreachable
 from babysit.targets.common.tracker_rows import (

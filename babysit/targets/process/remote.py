@@ -5,9 +5,9 @@ Imported only when such a run is opened (paramiko is the [ssh] extra)."""
 
 from __future__ import annotations
 
-from babysit.model import ProcessView
 from babysit.remote.connection import SshError, SshSettings
 from babysit.remote.process import RemoteProcess, RemoteProcessError, find_remote
+from babysit.snapshot import ProcessView
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.common.addresses import remote_address
 from babysit.targets.common.composed import WatchedRun

@@ -19,7 +19,8 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 
-from babysit.model import ExitInfo, ProcessView
+from babysit.model import ExitInfo
+from babysit.snapshot import ProcessView
 from babysit.targets.base import Target, TargetError
 from babysit.targets.common.composed import WatchedRun
 from babysit.targets.common.log_file import LocalLogTarget

@@ -18,14 +18,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
 
-from babysit.model import (
-    AnomalyType,
-    ServiceAnomaly,
-    Severity,
-    Snapshot,
-    TerminalState,
-    TimeLimit,
-)
+from babysit.model import AnomalyType, Severity, TerminalState
+from babysit.snapshot import ServiceAnomaly, Snapshot, TimeLimit
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
 from babysit.targets.slurm.job_ids import check_job_id

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity, TerminalState
+from babysit.model import AnomalyType, Severity, TerminalState
 from babysit.redact import clip
+from babysit.snapshot import ServiceAnomaly
 
 # scontrol -o: `Key=value Key=value …` on one line. A key follows a space; values may
 # hold `=` (TRES=cpu=1,mem=4G) and the odd `:` or `/` in a key (CPUs/Task, AllocNode:Sid).

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from babysit.clock import Waker
-from babysit.model import LogSnapshot, Record, Snapshot
+from babysit.model import Record
 from babysit.reading.changes import GrowthWaker
+from babysit.snapshot import LogSnapshot, Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.common.tracker_rows import StepOrigin
 from babysit.targets.kinds import require_extra

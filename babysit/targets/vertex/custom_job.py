@@ -13,17 +13,16 @@ import shlex
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from babysit.model import (
-    AnomalyType,
+from babysit.model import AnomalyType, TerminalState
+from babysit.redact import clip
+from babysit.snapshot import (
     LogSnapshot,
     ProcessSnapshot,
     ServiceAnomaly,
     ServiceSnapshot,
     Snapshot,
-    TerminalState,
     TimeLimit,
 )
-from babysit.redact import clip
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.jobs import (
     ErrorWait,

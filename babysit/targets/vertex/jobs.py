@@ -8,8 +8,9 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
-from babysit.model import AnomalyType, ServiceAnomaly, Severity
+from babysit.model import AnomalyType, Severity
 from babysit.redact import clip
+from babysit.snapshot import ServiceAnomaly
 from babysit.targets.base import TargetError, TargetUnavailable
 from babysit.targets.vertex.causes import likely_cause
 from babysit.targets.vertex.cloud_logs import Entry, EntryReader

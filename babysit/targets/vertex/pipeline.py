@@ -15,18 +15,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from babysit.model import (
-    AnomalyType,
-    LogSnapshot,
-    ProcessSnapshot,
-    Record,
-    ServiceAnomaly,
-    ServiceSnapshot,
-    Severity,
-    Snapshot,
-    TerminalState,
-)
+from babysit.model import AnomalyType, Record, Severity, TerminalState
 from babysit.redact import clip
+from babysit.snapshot import LogSnapshot, ProcessSnapshot, ServiceAnomaly, ServiceSnapshot, Snapshot
 from babysit.targets.vertex import describe
 from babysit.targets.vertex.cloud_logs import EntryReader
 from babysit.targets.vertex.jobs import (

@@ -3,7 +3,8 @@ comparing a tracker's steps with its log's."""
 
 from __future__ import annotations
 
-from babysit.model import LogSnapshot, Record, Snapshot
+from babysit.model import Record
+from babysit.snapshot import LogSnapshot, Snapshot
 from babysit.targets.base import TargetUnavailable
 from babysit.targets.common.tracker_rows import StepOrigin
 
