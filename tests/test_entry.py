@@ -14,6 +14,12 @@ from babysit import entry, stopping
 from babysit.exit_codes import HELP, NO_VERDICT, ExitCode
 
 
+def _stay_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # entry leaves at once (os._exit) when threads it did not start are still alive, as
+    # a test runner's own are: in a test, that would end the test process itself.
+    monkeypatch.setattr(entry, "_leave_stragglers", lambda code: None)
+
+
 def test_an_interruption_before_any_watch_says_no_verdict_was_written_once(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     import babysit.cli
@@ -23,6 +29,7 @@ def test_an_interruption_before_any_watch_says_no_verdict_was_written_once(
 
     monkeypatch.setattr(babysit.cli, "main", interrupted)
     monkeypatch.setattr(stopping, "_SESSION_STARTED", [False])
+    _stay_in_process(monkeypatch)
     assert entry.main(["train.log"]) == ExitCode.INTERRUPTED
     assert capsys.readouterr().err.count(NO_VERDICT) == 1
 
@@ -33,6 +40,7 @@ def test_an_interruption_after_the_watch_began_leaves_the_talking_to_the_verdict
 
     monkeypatch.setattr(babysit.cli, "main", lambda argv=None: int(ExitCode.INTERRUPTED))
     monkeypatch.setattr(stopping, "_SESSION_STARTED", [True])
+    _stay_in_process(monkeypatch)
     assert entry.main(["train.log"]) == ExitCode.INTERRUPTED
     assert NO_VERDICT not in capsys.readouterr().err
 

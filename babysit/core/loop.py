@@ -215,7 +215,7 @@ class WatchLoop:
             anomaly=bool(fresh), loss_change=self._loss_change(view), new_epoch=view.new_epoch,
             state_changed=view.state is not state_before or view.state_changed_by_service,
             look_sooner=review.look_sooner)
-        run.series.new_epoch = False
+        run.epoch_reported()
         return Digest(self.presenter.report(view, snapshot, fresh, interval, self.polls),
                       outcome, view)
 
@@ -225,7 +225,7 @@ class WatchLoop:
         for notice in effects.notices:
             self.observer.notice(notice)
         for kind, note in effects.notes:
-            run.ledger.annotate(kind, note)
+            run.annotate(kind, note)
         if effects.restarted is not None:
             run.restarted(effects.restarted, self.clock.monotonic())
         if effects.cancelled is not None:
@@ -233,7 +233,7 @@ class WatchLoop:
         if effects.reviewer_stopped is not None:
             run.reviewer_stopped(*effects.reviewer_stopped)
         self.decisions.add(effects)
-        return run.ledger.take_fresh()
+        return run.take_fresh()
 
     def _view(self, snapshot: Snapshot) -> RunView:
         now, keep = self.clock.monotonic(), self.settings.serve

@@ -459,6 +459,18 @@ class Run:
         self.ledger.reopen_latest(kind, note)
         self.ledger.escalate(kind, Severity.HIGH, note)
 
+    def annotate(self, kind: AnomalyType, note: str) -> None:
+        """What was done about an open anomaly (a fix, a proposal), kept with it."""
+        self.ledger.annotate(kind, note)
+
+    def take_fresh(self) -> list[Anomaly]:
+        """The anomalies raised since the last call, for this poll's report."""
+        return self.ledger.take_fresh()
+
+    def epoch_reported(self) -> None:
+        """This poll's report carried the new epoch; the next poll's starts without it."""
+        self.series.new_epoch = False
+
     def severities_at_end(self) -> None:
         """A problem still open when the run is over weighs more than one that might yet
         pass (a loss still diverging at the last step is a broken run)."""
