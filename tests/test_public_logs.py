@@ -34,16 +34,18 @@ PUBLIC = FIXTURES / "logs" / "public"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((PUBLIC / "expected.json").read_text())
 SEALED = PUBLIC / "sealed"
 SEALED_EXPECTED: dict[str, dict[str, Any]] = json.loads((SEALED / "expected.json").read_text())
-# A later held-out set (other projects, other collectors), sealed as a whole.
+# Later held-out sets (other projects, other collectors), each sealed as a whole.
 SEALED_2 = PUBLIC / "sealed-2"
+SEALED_3 = PUBLIC / "sealed-3"
 # Where a trend rule (rather than one line) fires depends on its window: the first step
 # is checked for anomalies a single line reveals.
 _ONE_LINE = {"nan-inf", "oom", "crash", "cuda-error", "nccl", "checkpoint-failure"}
 
 
 def test_every_public_log_has_an_expectation_and_a_source():
-    for folder, expected in ((PUBLIC, EXPECTED), (SEALED, SEALED_EXPECTED),
-                             (SEALED_2, json.loads((SEALED_2 / "expected.json").read_text()))):
+    for folder, expected in ((PUBLIC, EXPECTED), (SEALED, SEALED_EXPECTED), *(
+            (held, json.loads((held / "expected.json").read_text()))
+            for held in (SEALED_2, SEALED_3))):
         logs = sorted(p.name for p in folder.glob("*.log"))
         assert logs == sorted(expected)
         sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
