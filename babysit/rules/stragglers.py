@@ -30,6 +30,14 @@ _RECOVERED = 0.1
 _NOISE_K = 3.0
 
 
+def rank_named(rank: int | None, source: str = "") -> str:
+    """How a finding names where it happened: `rank 2 (pod trainer-worker-1)`, `rank 2`,
+    or the source alone for a record of no rank; "" when neither is known."""
+    if rank is None:
+        return source
+    return f"rank {rank} ({source})" if source else f"rank {rank}"
+
+
 @dataclass(frozen=True)
 class Lagging:
     """One rank's state, judged: `behind` True raises, False resolves."""
@@ -86,8 +94,7 @@ class RankPace:
         return self._by_step() + self._by_pace()
 
     def _where(self, rank: int) -> str:
-        host = self._hosts.get(rank)
-        return f"rank {rank} ({host})" if host else f"rank {rank}"
+        return rank_named(rank, self._hosts.get(rank, ""))
 
     def _by_step(self) -> list[Lagging]:
         if len(self.steps) < 2:
