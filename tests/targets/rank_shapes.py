@@ -11,8 +11,11 @@ STEPS = 40
 def rank_lines(rank: int, *, nan_at: int | None = None, seconds: float = 0.5,
                steps: int = STEPS) -> list[str]:
     """One rank's lines: loss NaN from step `nan_at` on, each step taking ~`seconds`."""
-    return [f"step={s} loss={'nan' if nan_at is not None and s >= nan_at else f'{3 - 0.01 * s:.4f}'}"
-            f" step_time={seconds * (1 + 0.02 * (s % 3)):.3f}" for s in range(1, steps + 1)]
+    def loss(step: int) -> str:
+        return "nan" if nan_at is not None and step >= nan_at else f"{3 - 0.01 * step:.4f}"
+
+    return [f"step={s} loss={loss(s)} step_time={seconds * (1 + 0.02 * (s % 3)):.3f}"
+            for s in range(1, steps + 1)]
 
 
 def four_ranks(*, nan_on: int | None = None, slow: int | None = None) -> list[list[str]]:

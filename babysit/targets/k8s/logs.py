@@ -14,7 +14,8 @@ after the last read (its traceback, its last step) is read once from `previous=t
 
 Each pod has its own parser, as each rank's file would; its records carry the pod's rank
 so rank 0 (the master) speaks for the run's metrics and every rank's failures count, and
-the pod's name (`pod trainer-worker-1`), so a finding on a rank says where to look.
+once the job has more than one pod, the pod's name (`pod trainer-worker-1`), so a
+finding on a rank says where to look (a one-pod job's findings stay as they were).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class PodLogs:
         if held is None:
             held = self._parsers[identity] = (LogParser(), rank, f"pod {pod}")
         parser, _, source = held
+        source = source if self._ranks() > 1 else ""
         texts: list[str] = []
         times: list[float] = []
         for moment, line in lines:
@@ -141,9 +143,15 @@ class PodLogs:
 
     def finish(self) -> list[Record]:
         out: list[Record] = []
+        several = self._ranks() > 1
         for parser, rank, source in self._parsers.values():
-            out.extend(replace(r, rank=rank, source=source) for r in parser.finish())
+            out.extend(replace(r, rank=rank, source=source if several else "")
+                       for r in parser.finish())
         return out
+
+    def _ranks(self) -> int:
+        """Ranks seen (a pod made again under its name is the same rank)."""
+        return len({rank for _, rank, _ in self._parsers.values()})
 
     @property
     def formats(self) -> tuple[str, ...]:

@@ -4,7 +4,9 @@ Each replica (`workerpool0-0`, `workerpool1-2`, …) has its own parser, as each
 file would; its records carry its rank, numbered as torch numbers them (the chief
 `workerpool0-0` is 0, worker `workerpool1-i` is i + 1: Vertex AI allows one replica in
 the first pool), so the chief speaks for the run's metrics and every replica's failures
-count, and the replica's name (`replica workerpool1-1`), so a finding says where to look.
+count, and, once the job shows more than one replica, the replica's name (`replica
+workerpool1-1`), so a finding says where to look (a one-replica job's findings stay as
+they were: its replica is the job).
 The reduction-server and evaluator pools (2, 3) train no rank: pool × 1000 + replica
 keeps them apart.
 """
@@ -49,7 +51,7 @@ class ReplicaLogs:
             parser = self._parsers.get(entry.task)
             if parser is None:
                 parser = self._parsers[entry.task] = LogParser()
-            rank, source = rank_of(entry.task), source_of(entry.task)
+            rank, source = rank_of(entry.task), self._source_of(entry.task)
             # One entry may hold several lines (a traceback), or tqdm's carriage returns.
             lines = [line for line in re.split(r"\r\n|\r|\n", entry.text) if line.strip()]
             count += len(lines)
@@ -66,9 +68,12 @@ class ReplicaLogs:
     def finish(self) -> list[Record]:
         out: list[Record] = []
         for task, parser in self._parsers.items():
-            out.extend(replace(r, rank=rank_of(task), source=source_of(task))
+            out.extend(replace(r, rank=rank_of(task), source=self._source_of(task))
                        for r in parser.finish())
         return out
+
+    def _source_of(self, task: str) -> str:
+        return source_of(task) if len(self._parsers) > 1 else ""
 
     @property
     def formats(self) -> tuple[str, ...]:
