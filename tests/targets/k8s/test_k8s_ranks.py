@@ -33,11 +33,14 @@ def judge(kube: KubeServer, kubeconfig: str, tmp_path: Path,
     job = pytorchjob(NAME, workers=3, conditions=(condition("Created", seconds_ago=600),
                                                   condition("Running", seconds_ago=500)))
     half = len(ranks[0]) // 2
+
+    def logs(part: slice) -> list[tuple[str, str, str]]:
+        return [(pod, "pytorch", "\n".join(lines[part]))
+                for pod, lines in zip(PODS, ranks, strict=True)]
+
     kube.state.add("pytorchjobs", NAME, [
-        {"job": job, "pods": pods, "logs": [(pod, "pytorch", "\n".join(lines[:half]))
-                                            for pod, lines in zip(PODS, ranks)]},
-        {"job": job, "pods": pods, "logs": [(pod, "pytorch", "\n".join(lines[half:]))
-                                            for pod, lines in zip(PODS, ranks)]},
+        {"job": job, "pods": pods, "logs": logs(slice(None, half))},
+        {"job": job, "pods": pods, "logs": logs(slice(half, None))},
     ])
     _, data = watch(kubeconfig, f"pytorchjob/{NAME}", tmp_path, polls=3)
     return data
