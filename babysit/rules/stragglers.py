@@ -110,7 +110,7 @@ class RankPace:
                     f"{median} (median): it runs {100 * (1 - step / median):.0f} % behind")))
             elif step >= _CAUGHT_UP * median:
                 out.append(Lagging(rank, step, key, False,
-                                   f"rank {rank} caught up (step {step} of {median})"))
+                                   f"{self._where(rank)} caught up (step {step} of {median})"))
         return out
 
     def _by_pace(self) -> list[Lagging]:
@@ -138,7 +138,7 @@ class RankPace:
             elif rank in self._slow and pace <= usual * (1 + _RECOVERED):
                 self._slow.discard(rank)
                 out.append(Lagging(rank, self.steps.get(rank), key, False,
-                                   f"rank {rank} is back to the others' pace"))
+                                   f"{self._where(rank)} is back to the others' pace"))
         return out
 
 
