@@ -35,7 +35,7 @@ from babysit.model import (
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
-from babysit.rules.stragglers import RankPace
+from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.snapshot import Snapshot, TimeLimit
 from babysit.units import count, format_duration
@@ -292,8 +292,9 @@ class Run:
         if bad:
             values = ", ".join(f"{k}={v}" for k, v in sorted(bad.items())[:6])
             self.ledger.raise_(AnomalyType.NAN_INF, record.step if record.step is not None
-                               else self.step, f"non-finite metric on rank {record.rank}: "
-                               f"{values}", f"rank{record.rank}")
+                               else self.step, f"non-finite metric on "
+                               f"{rank_named(record.rank, record.source)}: {values}",
+                               f"rank{record.rank}")
 
     def _signals(self, signals: Iterable[Signal], source: str = "") -> None:
         for signal in signals:
@@ -311,8 +312,8 @@ class Run:
         rule = EVENT_RULES.get(event.kind)
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
-            named = [p for p in (source, f"rank {rank}" if rank is not None else "") if p]
-            where = ", ".join(named) + ": " if named else ""
+            named = rank_named(rank, source)
+            where = f"{named}: " if named else ""
             # A failure on another rank is labelled with that rank's own step.
             at = step if rank is not None and step is not None else self.step
             self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key)

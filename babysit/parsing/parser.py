@@ -43,6 +43,7 @@ from babysit.parsing.frameworks import (
 from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.timestamps import line_time
 
@@ -174,6 +175,7 @@ class LogParser:
         self._after_bar: Record | None = None
         self._bar_folded = False
         self._shapes = ShapeReader()
+        self._task_labels = TaskLabels()  # srun -l: `3: …`
         self._endings = EndingReader()
         self._nan_words = NonFiniteWords()
         self._advanced = False  # the line being read moved training on
@@ -279,6 +281,8 @@ class LogParser:
         if not line.strip():
             return None
         rank, line = split_rank(line)
+        if rank is None:
+            rank, line = self._task_labels.split(line)
         self._shapes.note(line)
         if line.lstrip().startswith(_COMMENT):
             return None

@@ -30,6 +30,14 @@ _RECOVERED = 0.1
 _NOISE_K = 3.0
 
 
+def rank_named(rank: int | None, source: str = "") -> str:
+    """How a finding names where it happened: `rank 2 (pod trainer-worker-1)`, `rank 2`,
+    or the source alone for a record of no rank; "" when neither is known."""
+    if rank is None:
+        return source
+    return f"rank {rank} ({source})" if source else f"rank {rank}"
+
+
 @dataclass(frozen=True)
 class Lagging:
     """One rank's state, judged: `behind` True raises, False resolves."""
@@ -86,8 +94,7 @@ class RankPace:
         return self._by_step() + self._by_pace()
 
     def _where(self, rank: int) -> str:
-        host = self._hosts.get(rank)
-        return f"rank {rank} ({host})" if host else f"rank {rank}"
+        return rank_named(rank, self._hosts.get(rank, ""))
 
     def _by_step(self) -> list[Lagging]:
         if len(self.steps) < 2:
@@ -103,7 +110,7 @@ class RankPace:
                     f"{median} (median): it runs {100 * (1 - step / median):.0f} % behind")))
             elif step >= _CAUGHT_UP * median:
                 out.append(Lagging(rank, step, key, False,
-                                   f"rank {rank} caught up (step {step} of {median})"))
+                                   f"{self._where(rank)} caught up (step {step} of {median})"))
         return out
 
     def _by_pace(self) -> list[Lagging]:
@@ -131,7 +138,7 @@ class RankPace:
             elif rank in self._slow and pace <= usual * (1 + _RECOVERED):
                 self._slow.discard(rank)
                 out.append(Lagging(rank, self.steps.get(rank), key, False,
-                                   f"rank {rank} is back to the others' pace"))
+                                   f"{self._where(rank)} is back to the others' pace"))
         return out
 
 

@@ -13,7 +13,9 @@ instead of flooding one. When a container restarts, what its previous instance w
 after the last read (its traceback, its last step) is read once from `previous=true`.
 
 Each pod has its own parser, as each rank's file would; its records carry the pod's rank
-so rank 0 (the master) speaks for the run's metrics and every rank's failures count.
+so rank 0 (the master) speaks for the run's metrics and every rank's failures count, and
+once the job has more than one pod, the pod's name (`pod trainer-worker-1`), so a
+finding on a rank says where to look (a one-pod job's findings stay as they were).
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ class PodLogs:
     """The parsers of a job's pods, and the lines kept for explaining a failure."""
 
     def __init__(self) -> None:
-        self._parsers: dict[str, tuple[LogParser, int]] = {}
+        self._parsers: dict[str, tuple[LogParser, int, str]] = {}
         self.tail: deque[str] = deque(maxlen=_TAIL)
         self.last_line = ""
         self.newest_ns: int | None = None
@@ -116,8 +118,9 @@ class PodLogs:
         with its own parser); pod: its name, for people."""
         held = self._parsers.get(identity)
         if held is None:
-            held = self._parsers[identity] = (LogParser(), rank)
-        parser = held[0]
+            held = self._parsers[identity] = (LogParser(), rank, f"pod {pod}")
+        parser, _, source = held
+        source = source if self._ranks() > 1 else ""
         texts: list[str] = []
         times: list[float] = []
         for moment, line in lines:
@@ -132,21 +135,28 @@ class PodLogs:
             self.newest_ns = max(self.newest_ns or 0, moment)
         records: list[Record] = []
         for record in parser.feed_lines(texts):
-            records.append(replace(record, rank=rank) if record.time is not None
-                           else replace(record, rank=rank,
+            records.append(replace(record, rank=rank, source=source)
+                           if record.time is not None
+                           else replace(record, rank=rank, source=source,
                                         time=times[-1] if times else time.time()))
         return records
 
     def finish(self) -> list[Record]:
         out: list[Record] = []
-        for parser, rank in self._parsers.values():
-            out.extend(replace(r, rank=rank) for r in parser.finish())
+        several = self._ranks() > 1
+        for parser, rank, source in self._parsers.values():
+            out.extend(replace(r, rank=rank, source=source if several else "")
+                       for r in parser.finish())
         return out
+
+    def _ranks(self) -> int:
+        """Ranks seen (a pod made again under its name is the same rank)."""
+        return len({rank for _, rank, _ in self._parsers.values()})
 
     @property
     def formats(self) -> tuple[str, ...]:
         found: dict[str, int] = {}
-        for parser, _ in self._parsers.values():
+        for parser, _, _ in self._parsers.values():
             for name, count in parser.formats.items():
                 found[name] = found.get(name, 0) + count
         return tuple(sorted(found, key=lambda n: -found[n])[:3])

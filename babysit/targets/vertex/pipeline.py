@@ -90,7 +90,8 @@ class PipelineTarget(VertexJob):
                 logs = self._logs_of(name, task, notices)
                 found, count = logs.replicas.feed(self._reachable.read(logs, notices))
                 # A pipeline runs many tasks: what a task's job printed names the task.
-                records += [replace(record, source=f"task {task.name}") for record in found]
+                records += [replace(record, source=", ".join(
+                    p for p in (f"task {task.name}", record.source) if p)) for record in found]
                 lines += count
             if task.state == "FAILED":
                 tail = [line for name in task.jobs for line in self._logs_of(name, task)

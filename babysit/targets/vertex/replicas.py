@@ -1,8 +1,14 @@
 """Log entries of a job's replicas through the same parsers as a local log.
 
 Each replica (`workerpool0-0`, `workerpool1-2`, …) has its own parser, as each rank's
-file would; its records carry a rank (pool × 1000 + replica) so the first replica of
-the first pool speaks for the run's metrics and every replica's failures count.
+file would; its records carry its rank, numbered as torch numbers them (the chief
+`workerpool0-0` is 0, worker `workerpool1-i` is i + 1: Vertex AI allows one replica in
+the first pool), so the chief speaks for the run's metrics and every replica's failures
+count, and, once the job shows more than one replica, the replica's name (`replica
+workerpool1-1`), so a finding says where to look (a one-replica job's findings stay as
+they were: its replica is the job).
+The reduction-server and evaluator pools (2, 3) train no rank: pool × 1000 + replica
+keeps them apart.
 """
 
 from __future__ import annotations
@@ -21,7 +27,14 @@ _TAIL = 50
 
 def rank_of(task: str) -> int:
     match = _REPLICA.search(task)
-    return int(match[1]) * 1000 + int(match[2]) if match else 0
+    if match is None:
+        return 0
+    pool, replica = int(match[1]), int(match[2])
+    return replica + pool if pool <= 1 else pool * 1000 + replica
+
+
+def source_of(task: str) -> str:
+    return f"replica {task}" if task else ""
 
 
 class ReplicaLogs:
@@ -38,7 +51,7 @@ class ReplicaLogs:
             parser = self._parsers.get(entry.task)
             if parser is None:
                 parser = self._parsers[entry.task] = LogParser()
-            rank = rank_of(entry.task)
+            rank, source = rank_of(entry.task), self._source_of(entry.task)
             # One entry may hold several lines (a traceback), or tqdm's carriage returns.
             lines = [line for line in re.split(r"\r\n|\r|\n", entry.text) if line.strip()]
             count += len(lines)
@@ -46,15 +59,21 @@ class ReplicaLogs:
                 self.tail.append(f"{entry.task}: {line}" if entry.task else line)
                 self.last_line = line
             for record in parser.feed_lines(lines):
-                records.append(replace(record, rank=rank, time=entry.time.timestamp())
-                               if record.time is None else replace(record, rank=rank))
+                records.append(replace(record, rank=rank, source=source,
+                                       time=entry.time.timestamp())
+                               if record.time is None
+                               else replace(record, rank=rank, source=source))
         return records, count
 
     def finish(self) -> list[Record]:
         out: list[Record] = []
         for task, parser in self._parsers.items():
-            out.extend(replace(r, rank=rank_of(task)) for r in parser.finish())
+            out.extend(replace(r, rank=rank_of(task), source=self._source_of(task))
+                       for r in parser.finish())
         return out
+
+    def _source_of(self, task: str) -> str:
+        return source_of(task) if len(self._parsers) > 1 else ""
 
     @property
     def formats(self) -> tuple[str, ...]:

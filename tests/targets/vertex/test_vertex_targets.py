@@ -131,7 +131,7 @@ def test_a_replica_other_than_the_first_is_heard_for_its_failures(vertex: Vertex
     ])
     _, data = watch(vertex, "customJobs", "13", tmp_path)
     nccl = next(a for a in data["anomalies_detected"] if a["type"] == "nccl")
-    assert "rank 1002" in nccl["description"]
+    assert "rank 3 (replica workerpool1-2)" in nccl["description"]
     assert data["total_steps"] == 5
 
 
