@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.closing import CLOSING, ClosingBlock
 
 # Completion details (see `core.lifecycle`).
 AFTER_PLAN = "after-plan"  # printed on past its last step, at its planned total
@@ -36,7 +37,10 @@ FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done
 FINAL_SAVE = "final-save"  # `Saving the final model` (see `events`)
 # Evidence that holds only once nothing more comes (a live run may go on training).
 FINAL_PATH = "final-path"  # a checkpoint saved to a `final` path
-AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH})
+# The closing block (see `closing`) is such evidence too: a script's own last words, read
+# by their shape, prove the end only once nothing more comes and only at the plan (YOLOX
+# prints `Training of experiment is done` in a `finally:`, however training ended).
+AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH}
@@ -76,6 +80,8 @@ class EndingReader:
         self._tested = False  # a test pass was read since training last moved
         self._tests_between = False  # the run tests between its training steps
         self.completed = False  # a completion was read (its later records are not training)
+        self.closing = ClosingBlock()  # the lines after the last training record
+        self._epochs_trained = False  # a training record that names only its epoch
 
     def stepped(self, step: int) -> None:
         """Training moved on to `step`."""
@@ -86,6 +92,7 @@ class EndingReader:
             self._interval = min(self._intervals) if len(self._intervals) > 1 else 0
         self._step = step
         self._trained = True
+        self.closing.trained()
         self._said_at = None
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -95,6 +102,17 @@ class EndingReader:
         self._trained = True
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
+
+    def epoch_trained(self) -> None:
+        """A training record that names its epoch and no step (see `after_record`)."""
+        self._epochs_trained = True
+        self.closing.trained()
+
+    def after_record(self, text: str) -> None:
+        """A line that did not move training on: part of the closing block, once training
+        has begun."""
+        if self._trained or self._epochs_trained:
+            self.closing.add(text)
 
     def noted(self, events: list[LogEvent]) -> None:
         if any(e.kind is EventKind.COMPLETED for e in events):

@@ -81,8 +81,12 @@ _NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
 _SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
-_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uat(?:e|ion|ing))?|EVAL|"
-                        r"[Vv]al(?:id(?:ation|ating)?)?|VAL)\s*(?:\(\w+\))?\s*(?::|\[)")
+# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too.
+_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
+                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
+                        r"(?: set)?(?: results?| metrics)?|"
+                        r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
+                        r"\s*(?:\(\w+\))?\s*(?::|\[)")
 _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
@@ -233,6 +237,10 @@ class LogParser:
             record = feed(pending)
             if record is not None:
                 records.append(record)
+        closing = self._endings.closing.judge()  # once a read, not per line
+        if closing is not None:
+            self._endings.noted([closing])
+            records.append(Record(step=self.step, target_steps=self.target, events=(closing,)))
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
@@ -371,6 +379,7 @@ class LogParser:
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest and not in_traceback and not self._advanced:
             record = self._after_training(rest, record, rank)
+            self._endings.after_record(rest)
         hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
         if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
@@ -634,6 +643,11 @@ class LogParser:
                 self._nan_words.trained()
                 self._advanced = True
             self.step = step
+        elif epoch is not None and metrics and _trains(metrics):
+            # A training record of a log that counts epochs, not steps: the lines after
+            # it are not yet the run's closing block.
+            self._endings.epoch_trained()
+            self._advanced = True
         if target is not None:
             self.target = target
         step = step if step is not None else self.step

@@ -1,0 +1,116 @@
+"""The closing block: what a log says after its last training record, judged once.
+
+A run that finished prints something after its last training step, once: a sentence
+that training is over in the script's own words (the PyTorch CIFAR-10 tutorial's
+`Finished Training`, GCN's `Optimization Finished!`, a bare `Done!`), the final
+evaluation (`Test accuracy: 0.91`, DL4J's `====Evaluation Metrics====` block, `Final
+PPO metrics: …`), a summary (Vowpal Wabbit's `finished run` / `average loss = …`,
+xgboost's `best_iteration`), the time it took (`Total time: 0:13:00`, `It took 12.3
+seconds`). No list of phrases can hold every script's words; their shape is common to
+all of them: lines that follow the last training record, that the run did not print
+between its records before (a per-epoch `Test accuracy` is an evaluation, not the end),
+with a closing word in them.
+
+The lines after the last training record are kept as they come (a few dozen at most) and
+judged at the end of each read, not per line. The block is evidence only once the log
+has stopped (a live run may go on training), and it is checked against the plan where
+the run announced one (see `core.lifecycle`): well short of it, the run ended early.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.model import EventKind, LogEvent
+from babysit.parsing.shapes import template
+
+CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
+
+# Lines kept after the last training record: a closing block is short; a long tail of
+# other output (a model dump, a warning flood) keeps its first lines, where the run's
+# own last words are.
+_KEPT = 48
+# Templates of closing-looking lines the run printed between its records, remembered.
+_MAX_RECURRING = 256
+
+# Words that close a run, in any of the lines of the block.
+_CLOSING_WORDS = re.compile(
+    # the run says it is over: `Finished Training`, `training is done`, `Optimization
+    # Finished!`, `done training`, `finished run`, `Done!` alone on its line
+    r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
+    r"[Ee]xperiment)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
+    r"[Ee]nded|[Oo]ver)\b|"
+    r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
+    r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
+    # the final evaluation: `Test accuracy: 0.91`, `test loss 0.31`, `Final metrics:`,
+    # `Accuracy of the network on the 10000 test images: 54 %`
+    r"\b(?:[Tt]est(?:ing)?|TEST|(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?|[Hh]eld-?out)[ _-]?"
+    r"(?:set[ _-]?)?"
+    r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
+    r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
+    r"\bon the \d+ test\b|"
+    r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
+    # the time the whole run took: `Total time: 0:13:00`, `Training time 12.3s`, `It
+    # took 12.3 seconds`, `ran for 330.08m`
+    r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all)[ _-]?(?:training[ _-]?)?time\b"
+    r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
+    r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
+    r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
+# A cheap test first: most lines have none of these letters in a row.
+_HINT = re.compile(r"[Dd]one|DONE|inish|INISH|omplete|nded|over|[Tt]est|TEST|[Ff]inal|FINAL|"
+                   r"eld-?out|Evaluation Metrics|est[_ ]iteration|average loss|[Tt]ime|"
+                   r"took|ran for")
+# Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
+# of a larger run (`Training done for stage 1`).
+_PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_STAGE = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
+
+
+def _closes(line: str) -> bool:
+    if _HINT.search(line) is None or _CLOSING_WORDS.search(line) is None:
+        return False
+    # `epoch 3/10 done`: a stage of the run.
+    return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
+
+
+class ClosingBlock:
+    """The lines after the last training record (the parser adds them as it reads) and
+    the judgement of them, once per read."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._judged = 0  # lines of the block already judged
+        self._said = False  # the block was judged a closing one
+        self._recurring: set[str] = set()  # closing-looking templates seen mid-run
+
+    def add(self, line: str) -> None:
+        if len(self._lines) < _KEPT:
+            self._lines.append(line)
+
+    def trained(self) -> None:
+        """Training moved on: the lines since the last record were not the end. Their
+        closing-looking lines are the run's recurring ones (a per-epoch test pass)."""
+        if self._lines:
+            if len(self._recurring) < _MAX_RECURRING:
+                self._recurring.update(template(line.strip()) for line in self._lines
+                                       if _closes(line))
+            self._lines.clear()
+        self._judged = 0
+        self._said = False
+
+    def judge(self) -> LogEvent | None:
+        """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
+        block since the last training record holds a closing line the run did not print
+        between its records."""
+        if self._said or len(self._lines) == self._judged:
+            return None
+        new, self._judged = self._lines[self._judged:], len(self._lines)
+        for line in new:
+            if _closes(line) and not _STAGE.search(line) \
+                    and template(line.strip()) not in self._recurring:
+                self._said = True
+                return LogEvent(EventKind.COMPLETED, line.strip()[:500], CLOSING)
+        return None
