@@ -26,9 +26,8 @@ from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
 
-# Lines kept after the last training record: a closing block is short; a long tail of
-# other output (a model dump, a warning flood) keeps its first lines, where the run's
-# own last words are.
+# Lines kept after the last training record (those with a closing word in them): a
+# closing block is short; a long tail of other output keeps its first ones.
 _KEPT = 48
 # Templates of closing-looking lines the run printed between its records, remembered.
 _MAX_RECURRING = 256
@@ -59,18 +58,23 @@ _CLOSING_WORDS = re.compile(
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
-# A cheap test first: most lines have none of these letters in a row.
-_HINT = re.compile(r"[Dd]one|DONE|inish|INISH|omplete|nded|over|[Tt]est|TEST|[Ff]inal|FINAL|"
-                   r"eld-?out|Evaluation Metrics|est[_ ]iteration|average loss|[Tt]ime|"
-                   r"took|ran for")
+# A cheap test first, on the line in lower case (substring tests: a regular expression
+# here costs more than the rest of a line's parse): most lines have none of these.
+_HINTS = ("done", "finish", "complete", "ended", "over", "test", "final", "held",
+          "evaluation metrics", "best", "average loss", "time", "took", "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 _STAGE = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
 
 
+def _may_close(line: str) -> bool:
+    low = line.lower()
+    return any(hint in low for hint in _HINTS)
+
+
 def _closes(line: str) -> bool:
-    if _HINT.search(line) is None or _CLOSING_WORDS.search(line) is None:
+    if _CLOSING_WORDS.search(line) is None:
         return False
     # `epoch 3/10 done`: a stage of the run.
     return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
@@ -87,7 +91,9 @@ class ClosingBlock:
         self._recurring: set[str] = set()  # closing-looking templates seen mid-run
 
     def add(self, line: str) -> None:
-        if len(self._lines) < _KEPT:
+        """A line after the last training record; only those that may close a run are
+        kept (the others cannot change the judgement)."""
+        if len(self._lines) < _KEPT and _may_close(line):
             self._lines.append(line)
 
     def trained(self) -> None:
