@@ -82,6 +82,11 @@ class EndingReader:
         self.completed = False  # a completion was read (its later records are not training)
         self.closing = ClosingBlock()  # the lines after the last training record
         self._epochs_trained = False  # a training record that names only its epoch
+        # Epochs of a log that prints no step (see `epoch_record`).
+        self._first_epoch: float | None = None
+        self._last_epoch: float | None = None
+        self._planned_epochs: int | None = None
+        self._plan_said: float | None = None
 
     def stepped(self, step: int) -> None:
         """Training moved on to `step`."""
@@ -102,6 +107,27 @@ class EndingReader:
         self._trained = True
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
+
+    def epoch_record(self, epoch: float, planned: int | None) -> None:
+        """A training record of a log that prints no step, at `epoch` of `planned` (its
+        own `Epoch 20/20`, else the configuration's `epochs=20`)."""
+        if self._first_epoch is None:
+            self._first_epoch = epoch
+        self._last_epoch = epoch
+        self._planned_epochs = planned or self._planned_epochs
+
+    def plan_reached(self) -> LogEvent | None:
+        """At the end of a read: the last training record is the last planned epoch
+        (0- or 1-based, as the run counts), and nothing trained after it."""
+        epoch, planned = self._last_epoch, self._planned_epochs
+        if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch:
+            return None
+        base = 0 if self._first_epoch == 0 else 1
+        if epoch - base + 1 < planned:
+            return None
+        self._plan_said = epoch
+        return LogEvent(EventKind.COMPLETED, f"epoch {int(epoch)}, the last of {planned} planned",
+                        AFTER_PLAN)
 
     def epoch_trained(self) -> None:
         """A training record that names its epoch and no step (see `after_record`)."""

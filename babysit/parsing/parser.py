@@ -237,10 +237,12 @@ class LogParser:
             record = feed(pending)
             if record is not None:
                 records.append(record)
-        closing = self._endings.closing.judge()  # once a read, not per line
-        if closing is not None:
-            self._endings.noted([closing])
-            records.append(Record(step=self.step, target_steps=self.target, events=(closing,)))
+        # Once a read, not per line: the closing block, the last planned epoch reached.
+        for closing in (self._endings.closing.judge(), self._endings.plan_reached()):
+            if closing is not None:
+                self._endings.noted([closing])
+                records.append(Record(step=self.step, target_steps=self.target,
+                                      events=(closing,)))
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
@@ -635,6 +637,8 @@ class LogParser:
             self._nan_words.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
+        if epoch is not None and not self.step_found and metrics and _trains(metrics):
+            self._endings.epoch_record(epoch, part.total_epochs or self._epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None

@@ -14,6 +14,7 @@ from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.model import EventKind
 from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.frameworks import planned_epochs
 from babysit.parsing.parser import LogParser
 from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FakeClock, artifact_in
@@ -124,3 +125,28 @@ def test_a_closing_line_the_run_printed_between_records_is_not_the_end():
     block.trained()
     block.add("Test accuracy: 0.84")
     assert block.judge() is None
+
+
+def _epoch_lines(last: int) -> list[str]:
+    # A hand loop whose every line is one epoch (`print(f"Epoch {e}/{epochs} - loss: …")`),
+    # after argparse's `Namespace(...)`: the plan is in the line and in the config dump.
+    return ["Namespace(batch_size=64, epochs=20, lr=0.001)",
+            *(f"Epoch {e}/20 - loss: {1 / e:.4f} - acc: 0.9" for e in range(1, last + 1))]
+
+
+def test_the_last_planned_epoch_with_nothing_after_it_is_the_end(tmp_path: Path):
+    data = _verdict(tmp_path, _epoch_lines(20))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_an_epoch_short_of_the_plan_is_not(tmp_path: Path):
+    assert _verdict(tmp_path, _epoch_lines(12))["terminal_state"] == "RUNNING"
+
+
+@pytest.mark.parametrize(("line", "epochs"), [
+    ("Namespace(batch_size=64, epochs=20, lr=0.001)", 20),
+    ("{'epochs': 30, 'lr': 0.01}", 30), ("python train.py --epochs 50 --lr 0.1", 50),
+    ("num_epochs: 12", 12), ("warmup_epochs=1", None),
+])
+def test_planned_epochs_from_a_config_dump_or_a_command_line(line: str, epochs: int | None):
+    assert planned_epochs(line) == epochs
