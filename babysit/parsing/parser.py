@@ -237,8 +237,11 @@ class LogParser:
             record = feed(pending)
             if record is not None:
                 records.append(record)
-        # Once a read, not per line: the closing block, the last planned epoch reached.
-        for closing in (self._endings.closing.judge(), self._endings.plan_reached()):
+        # Once a read, not per line: the closing block, the last planned epoch reached;
+        # not when the run said it finished in so many words (that line is the evidence).
+        endings = self._endings
+        for closing in () if endings.completed else (endings.closing.judge(),
+                                                     endings.plan_reached()):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
