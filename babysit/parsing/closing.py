@@ -42,22 +42,28 @@ _CLOSING_WORDS = re.compile(
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
-    # the final evaluation: `Test accuracy: 0.91`, `test loss 0.31`, `Final metrics:`,
-    # `Accuracy of the network on the 10000 test images: 54 %`
-    r"\b(?:[Tt]est(?:ing)?|TEST|(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?|[Hh]eld-?out)[ _-]?"
-    r"(?:set[ _-]?)?"
+    # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner
+    r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
+    r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation)\b|"
+    r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+# Words of a final evaluation or of the time the run took, which a run may also print
+# after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
+# on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
+# for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
+# so these close a run only after a few training records (see `ClosingBlock.judge`).
+_LATE_WORDS = re.compile(
+    r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
-    r"={3,}\s*Evaluation Metrics\s*={3,}|"
-    # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
-    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
-    # the time the whole run took: `Total time: 0:13:00`, `Training time 12.3s`, `It
-    # took 12.3 seconds`, `ran for 330.08m`
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all)[ _-]?(?:training[ _-]?)?time\b"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
+# Training records before a late word closes the run: past a first epoch and its test.
+_RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
 # here costs more than the rest of a line's parse): most lines have none of these.
 _HINTS = ("done", "finish", "complete", "ended", "over", "test", "final", "held",
@@ -73,8 +79,9 @@ def _may_close(line: str) -> bool:
     return any(hint in low for hint in _HINTS)
 
 
-def _closes(line: str) -> bool:
-    if _CLOSING_WORDS.search(line) is None:
+def _closes(line: str, late: bool = True) -> bool:
+    """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
+    if _CLOSING_WORDS.search(line) is None and not (late and _LATE_WORDS.search(line)):
         return False
     # `epoch 3/10 done`: a stage of the run.
     return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
@@ -89,6 +96,7 @@ class ClosingBlock:
         self._judged = 0  # lines of the block already judged
         self._said = False  # the block was judged a closing one
         self._recurring: set[str] = set()  # closing-looking templates seen mid-run
+        self._records = 0  # training records read (up to a few)
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -106,6 +114,8 @@ class ClosingBlock:
             self._lines.clear()
         self._judged = 0
         self._said = False
+        if self._records < _RECORDS_BEFORE_LATE:
+            self._records += 1
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
@@ -114,8 +124,9 @@ class ClosingBlock:
         if self._said or len(self._lines) == self._judged:
             return None
         new, self._judged = self._lines[self._judged:], len(self._lines)
+        late = self._records >= _RECORDS_BEFORE_LATE
         for line in new:
-            if _closes(line) and not _STAGE.search(line) \
+            if _closes(line, late) and not _STAGE.search(line) \
                     and template(line.strip()) not in self._recurring:
                 self._said = True
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], CLOSING)

@@ -104,6 +104,8 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
     block.add(line)
     event = block.judge()
     assert event is not None and event.detail == CLOSING
@@ -115,6 +117,8 @@ def test_closing_words(line: str):
 ])
 def test_lines_that_do_not_close_a_run(line: str):
     block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
     block.add(line)
     assert block.judge() is None
 
@@ -150,3 +154,15 @@ def test_an_epoch_short_of_the_plan_is_not(tmp_path: Path):
 ])
 def test_planned_epochs_from_a_config_dump_or_a_command_line(line: str, epochs: int | None):
     assert planned_epochs(line) == epochs
+
+
+def test_a_test_result_after_the_first_record_is_not_yet_the_end():
+    # A live run that prints one line an epoch and a test result after it goes quiet for a
+    # whole epoch after the first one: that is no end (a word of its own would be).
+    block = ClosingBlock()
+    block.trained()
+    block.add("Test accuracy: 0.81")
+    assert block.judge() is None
+    block.add("Finished Training")
+    event = block.judge()
+    assert event is not None and event.line == "Finished Training"
