@@ -67,7 +67,8 @@ _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
 # here costs more than the rest of a line's parse): most lines have none of these.
 _HINTS = ("done", "finish", "complete", "ended", "over", "test", "final", "held",
-          "evaluation metrics", "best", "average loss", "time", "took", "ran for")
+          "evaluation metrics", "best", "average loss", "total", "training time", "train time",
+          "training_time", "train_time", "elapsed", "wall", "took", "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

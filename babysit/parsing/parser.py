@@ -384,11 +384,6 @@ class LogParser:
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest and not in_traceback and not self._advanced:
             record = self._after_training(rest, record, rank)
-            if record is None or not record.metrics or not _trains(record.metrics) \
-                    or "inal " in rest or "FINAL" in rest:
-                # Not a training record (one at the step a bar gave is not the end), or
-                # the final metrics (`… - Final PPO metrics: loss_objective=…`).
-                self._endings.after_record(rest)
         hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
         if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
@@ -437,6 +432,10 @@ class LogParser:
         if record is not None and record.metrics:
             event = self._endings.test_record(text, record.metrics)
         trains = record is not None and (record.epoch is not None or _trains(record.metrics))
+        if not trains or "inal " in text or "FINAL" in text:
+            # Not a training record (one at the step a bar gave is not the end), or the
+            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
+            self._endings.after_record(text)
         if event is None:
             event = self._endings.after_step(text, self.target, trains)
         if event is None:
