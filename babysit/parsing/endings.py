@@ -38,8 +38,9 @@ FINAL_SAVE = "final-save"  # `Saving the final model` (see `events`)
 # Evidence that holds only once nothing more comes (a live run may go on training).
 FINAL_PATH = "final-path"  # a checkpoint saved to a `final` path
 # The closing block (see `closing`) is such evidence too: a script's own last words, read
-# by their shape, prove the end only once nothing more comes and only at the plan (YOLOX
-# prints `Training of experiment is done` in a `finally:`, however training ended).
+# by their shape, prove the end only once nothing more comes, and never well short of a
+# plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
+# however training ended).
 AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
