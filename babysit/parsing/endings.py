@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.closing import CLOSING, ClosingBlock
 
 # Completion details (see `core.lifecycle`).
 AFTER_PLAN = "after-plan"  # printed on past its last step, at its planned total
@@ -36,7 +37,11 @@ FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done
 FINAL_SAVE = "final-save"  # `Saving the final model` (see `events`)
 # Evidence that holds only once nothing more comes (a live run may go on training).
 FINAL_PATH = "final-path"  # a checkpoint saved to a `final` path
-AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH})
+# The closing block (see `closing`) is such evidence too: a script's own last words, read
+# by their shape, prove the end only once nothing more comes, and never well short of a
+# plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
+# however training ended).
+AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH}
@@ -76,6 +81,13 @@ class EndingReader:
         self._tested = False  # a test pass was read since training last moved
         self._tests_between = False  # the run tests between its training steps
         self.completed = False  # a completion was read (its later records are not training)
+        self.closing = ClosingBlock()  # the lines after the last training record
+        self._epochs_trained = False  # a training record that names only its epoch
+        # Epochs of a log that prints no step (see `epoch_record`).
+        self._first_epoch: float | None = None
+        self._last_epoch: float | None = None
+        self._planned_epochs: int | None = None
+        self._plan_said: float | None = None
 
     def stepped(self, step: int) -> None:
         """Training moved on to `step`."""
@@ -86,6 +98,7 @@ class EndingReader:
             self._interval = min(self._intervals) if len(self._intervals) > 1 else 0
         self._step = step
         self._trained = True
+        self.closing.trained()
         self._said_at = None
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -95,6 +108,38 @@ class EndingReader:
         self._trained = True
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
+
+    def epoch_record(self, epoch: float, planned: int | None) -> None:
+        """A training record of a log that prints no step, at `epoch` of `planned` (its
+        own `Epoch 20/20`, else the configuration's `epochs=20`)."""
+        if self._first_epoch is None:
+            self._first_epoch = epoch
+        self._last_epoch = epoch
+        self._planned_epochs = planned or self._planned_epochs
+
+    def plan_reached(self) -> LogEvent | None:
+        """At the end of a read: the last training record is the last planned epoch
+        (0- or 1-based, as the run counts), and nothing trained after it."""
+        epoch, planned = self._last_epoch, self._planned_epochs
+        if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch:
+            return None
+        base = 0 if self._first_epoch == 0 else 1
+        if epoch - base + 1 < planned:
+            return None
+        self._plan_said = epoch
+        return LogEvent(EventKind.COMPLETED, f"epoch {int(epoch)}, the last of {planned} planned",
+                        AFTER_PLAN)
+
+    def epoch_trained(self) -> None:
+        """A training record that names its epoch and no step (see `after_record`)."""
+        self._epochs_trained = True
+        self.closing.trained()
+
+    def after_record(self, text: str) -> None:
+        """A line that did not move training on: part of the closing block, once training
+        has begun."""
+        if self._trained or self._epochs_trained:
+            self.closing.add(text)
 
     def noted(self, events: list[LogEvent]) -> None:
         if any(e.kind is EventKind.COMPLETED for e in events):

@@ -386,7 +386,8 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
 
 # Lines that announce the planned number of epochs.
 _EPOCHS_LINE = re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
-                          r"\bmax_epochs\s*[=:]\s*(\d+)|\bepochs\s*[=:]\s*(\d+)\b")
+                          r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epochs['\"]?\s*[=:]\s*(\d+)\b|"
+                          r"--(?:num[_-])?epochs[= ](\d+)\b")
 
 
 def planned_epochs(line: str) -> int | None:

@@ -38,6 +38,21 @@ _VALUE_IN = re.compile(
     r"(?P<name2>loss|grad(?:ient)?s?|outputs?|logits|weights)|"
     r"\breturned\s+(?P<name3>nan|inf)\s+values\b|"
     r"\bnan in summary histogram for:?\s*(?P<name4>[\w/.-]+)", re.IGNORECASE)
+# An exception that says it in its name or its message: TensorFlow's
+# `NanLossDuringTrainingError: NaN loss during training.` (`NanTensorHook`), Estimator's
+# `Model diverged with loss = NaN.`, `tf.debugging.check_numerics`' `InvalidArgumentError:
+# Checking loss : Tensor had NaN values [Op:CheckNumerics]`, JAX's debug_nans
+# `FloatingPointError: invalid value (nan) encountered in mul`, any
+# `<Name>(Error|Exception): … nan …` whose name or message says non-finite or diverged.
+_EXCEPTION_SAYS = re.compile(
+    r"\b(?P<name>\w*?(?:NaN|Nan|NAN|Inf|NonFinite|Nonfinite|NotFinite|Diverge[dn]?\w*?))"
+    r"(?:Loss)?\w*?(?:Error|Exception)\b|"
+    r"\b(?:[Mm]odel|[Tt]raining|[Ll]oss|[Oo]ptimi[sz]ation)\s+(?:has\s+)?diverged\b"
+    r"(?:[^.;!?]{0,40}?\b(?P<name2>loss)\b)?|"
+    r"^(?:[\w.]+\.)?(?!(?:Key|Attribute|Import|ModuleNotFound|Name|Syntax|FileNotFound|Index)"
+    r"Error\b)\w*(?:Error|Exception):\s(?:.*?\b(?P<name3>loss|grad(?:ient)?s?)\b)?"
+    r".*?(?:\b(?:nan|NaN|NAN|Inf|inf|infinity|Infinity)\b(?!\s*(?:=|:)\s*(?:True|False))|"
+    r"\bdiverged\b)")
 _STEP = re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
 _SKIPPED = re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
 # Where a sentence about a NaN is code or a setting, not an event.
@@ -45,7 +60,8 @@ _NOT_AN_EVENT = re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|Fal
                            r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
 # What a sentence about a non-finite value needs (checked first: most lines lack it;
 # `INFO` is no `inf`).
-SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite")
+SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite|"
+                       r"(?:NaN|Nan|NAN|Inf)\w*(?:Error|Exception)\b|diverged")
 # Skips said again and again with no training record in between: a run that updates
 # nothing any more.
 SKIPS_IN_A_ROW = 3
@@ -66,12 +82,26 @@ def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
     """`(metric, step or None, skipped)` when the line says a value is non-finite;
     `skipped`: the trainer says it skipped the update and went on."""
     match = _SUBJECT_SAYS.search(line) or _VALUE_IN.search(line)
-    if match is None or _NOT_AN_EVENT.search(line):
+    if match is None:
+        return _exception_says(line)
+    if _NOT_AN_EVENT.search(line):
         return None
     name = next(g for g in match.groups() if g is not None)
     step = _STEP.search(line)
     return (_metric(name), int(step.group(1)) if step else None,
             _SKIPPED.search(line) is not None)
+
+
+def _exception_says(line: str) -> tuple[str, int | None, bool] | None:
+    """An exception (or a framework's error sentence) that names a NaN, an Inf or a
+    divergence without a subject `_SUBJECT_SAYS` knows: the loss, unless it names the
+    gradients."""
+    match = _EXCEPTION_SAYS.search(line)
+    if match is None or _NOT_AN_EVENT.search(line):
+        return None
+    said = (match.group("name3") or match.group("name2") or "loss").lower()
+    step = _STEP.search(line)
+    return (_metric(said), int(step.group(1)) if step else None, False)
 
 
 class NonFiniteWords:

@@ -82,8 +82,12 @@ _NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
 _SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
-_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uat(?:e|ion|ing))?|EVAL|"
-                        r"[Vv]al(?:id(?:ation|ating)?)?|VAL)\s*(?:\(\w+\))?\s*(?::|\[)")
+# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too.
+_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
+                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
+                        r"(?: set)?(?: results?| metrics)?|"
+                        r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
+                        r"\s*(?:\(\w+\))?\s*(?::|\[)")
 _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
@@ -235,6 +239,15 @@ class LogParser:
             record = feed(pending)
             if record is not None:
                 records.append(record)
+        # Once a read, not per line: the closing block, the last planned epoch reached;
+        # not when the run said it finished in so many words (that line is the evidence).
+        endings = self._endings
+        for closing in () if endings.completed else (endings.closing.judge(),
+                                                     endings.plan_reached()):
+            if closing is not None:
+                self._endings.noted([closing])
+                records.append(Record(step=self.step, target_steps=self.target,
+                                      events=(closing,)))
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
@@ -423,6 +436,10 @@ class LogParser:
         if record is not None and record.metrics:
             event = self._endings.test_record(text, record.metrics)
         trains = record is not None and (record.epoch is not None or _trains(record.metrics))
+        if not trains or "inal " in text or "FINAL" in text:
+            # Not a training record (one at the step a bar gave is not the end), or the
+            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
+            self._endings.after_record(text)
         if event is None:
             event = self._endings.after_step(text, self.target, trains)
         if event is None:
@@ -626,6 +643,8 @@ class LogParser:
             self._nan_words.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
+        if epoch is not None and not self.step_found and metrics and _trains(metrics):
+            self._endings.epoch_record(epoch, part.total_epochs or self._epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
@@ -638,6 +657,11 @@ class LogParser:
                 self._nan_words.trained()
                 self._advanced = True
             self.step = step
+        elif epoch is not None and metrics and _trains(metrics):
+            # A training record of a log that counts epochs, not steps: the lines after
+            # it are not yet the run's closing block.
+            self._endings.epoch_trained()
+            self._advanced = True
         if target is not None:
             self.target = target
         step = step if step is not None else self.step

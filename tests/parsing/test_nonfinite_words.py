@@ -64,3 +64,43 @@ def test_the_parser_places_a_said_nan_at_the_step_it_names():
     records = parser.feed_lines(lines)
     bad = [r for r in records if any(not math.isfinite(v) for v in r.metrics.values())]
     assert bad and bad[0].step == 11 and math.isnan(bad[0].metrics["loss"])
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # TensorFlow 1.x/Estimator basic_session_run_hooks.NanTensorHook (fail_on_nan_loss)
+    ("tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: NaN loss "
+     "during training.", ("loss", None, False)),
+    ("NanLossDuringTrainingError", ("loss", None, False)),
+    # the same hook's log line before it raises
+    ("ERROR:tensorflow:Model diverged with loss = NaN.", ("loss", None, False)),
+    # tf.debugging.check_numerics(loss, "Checking loss")
+    ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Checking loss : Tensor "
+     "had NaN values [Op:CheckNumerics]", ("loss", None, False)),
+    # JAX with jax_debug_nans
+    ("jax._src.errors.FloatingPointError: invalid value (nan) encountered in mul",
+     ("loss", None, False)),
+    # a hand loop's own guard: `raise RuntimeError(f"loss diverged at step {i} ...")`
+    ("RuntimeError: loss diverged at step 300 (loss=inf)", ("loss", 300, False)),
+])
+def test_exceptions_that_say_nan_in_their_name_or_message(line: str, expected: tuple):
+    assert said_non_finite(line) == expected
+
+
+@pytest.mark.parametrize("line", ["KeyError: inf", "ValueError: check_nan: True",
+                                  "TypeError: unsupported operand type(s)"])
+def test_exceptions_about_something_else_are_no_nan(line: str):
+    assert said_non_finite(line) is None
+
+
+def test_a_tensorflow_nan_hook_makes_the_loss_nan_at_the_last_step():
+    # TF 1.x Estimator: `INFO:tensorflow:loss = …, step = N` then the NanTensorHook's error.
+    lines = ["INFO:tensorflow:loss = 0.6931, step = 1",
+             "INFO:tensorflow:loss = 0.51, step = 101 (0.3 sec)",
+             "Traceback (most recent call last):",
+             '  File "train.py", line 40, in <module>',
+             "    estimator.train(input_fn, steps=1000)",
+             "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: "
+             "NaN loss during training."]
+    records = LogParser().feed_lines(lines)
+    bad = [r for r in records if any(not math.isfinite(v) for v in r.metrics.values())]
+    assert bad and bad[0].step == 101 and math.isnan(bad[0].metrics["loss"])

@@ -1,0 +1,134 @@
+"""The closing block: what a log says after its last training record, judged once.
+
+A run that finished prints something after its last training step, once: a sentence
+that training is over in the script's own words (the PyTorch CIFAR-10 tutorial's
+`Finished Training`, GCN's `Optimization Finished!`, a bare `Done!`), the final
+evaluation (`Test accuracy: 0.91`, DL4J's `====Evaluation Metrics====` block, `Final
+PPO metrics: …`), a summary (Vowpal Wabbit's `finished run` / `average loss = …`,
+xgboost's `best_iteration`), the time it took (`Total time: 0:13:00`, `It took 12.3
+seconds`). No list of phrases can hold every script's words; their shape is common to
+all of them: lines that follow the last training record, that the run did not print
+between its records before (a per-epoch `Test accuracy` is an evaluation, not the end),
+with a closing word in them.
+
+The lines after the last training record are kept as they come (a few dozen at most) and
+judged at the end of each read, not per line. The block is evidence only once the log
+has stopped (a live run may go on training), and it is checked against the plan where
+the run announced one (see `core.lifecycle`): well short of it, the run ended early.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.model import EventKind, LogEvent
+from babysit.parsing.shapes import template
+
+CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
+
+# Lines kept after the last training record (those with a closing word in them): a
+# closing block is short; a long tail of other output keeps its first ones.
+_KEPT = 48
+# Templates of closing-looking lines the run printed between its records, remembered.
+_MAX_RECURRING = 256
+
+# Words that close a run, in any of the lines of the block.
+_CLOSING_WORDS = re.compile(
+    # the run says it is over: `Finished Training`, `training is done`, `Optimization
+    # Finished!`, `done training`, `finished run`, `Done!` alone on its line
+    r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
+    r"[Ee]xperiment)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
+    r"[Ee]nded|[Oo]ver)\b|"
+    r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
+    r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
+    # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner
+    r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
+    r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation)\b|"
+    r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+# Words of a final evaluation or of the time the run took, which a run may also print
+# after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
+# on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
+# for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
+# so these close a run only after a few training records (see `ClosingBlock.judge`).
+_LATE_WORDS = re.compile(
+    r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
+    r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
+    r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
+    r"\bon the \d+ test\b|"
+    r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all)[ _-]?(?:training[ _-]?)?time\b"
+    r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
+    r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
+    r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
+# Training records before a late word closes the run: past a first epoch and its test.
+_RECORDS_BEFORE_LATE = 3
+# A cheap test first, on the line in lower case (substring tests: a regular expression
+# here costs more than the rest of a line's parse): most lines have none of these.
+_HINTS = ("done", "finish", "complete", "ended", "over", "test", "final", "held",
+          "evaluation metrics", "best", "average loss", "total", "training time", "train time",
+          "training_time", "train_time", "elapsed", "wall", "took", "ran for")
+# Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
+# of a larger run (`Training done for stage 1`).
+_PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_STAGE = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
+
+
+def _may_close(line: str) -> bool:
+    low = line.lower()
+    return any(hint in low for hint in _HINTS)
+
+
+def _closes(line: str, late: bool = True) -> bool:
+    """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
+    if _CLOSING_WORDS.search(line) is None and not (late and _LATE_WORDS.search(line)):
+        return False
+    # `epoch 3/10 done`: a stage of the run.
+    return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
+
+
+class ClosingBlock:
+    """The lines after the last training record (the parser adds them as it reads) and
+    the judgement of them, once per read."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._judged = 0  # lines of the block already judged
+        self._said = False  # the block was judged a closing one
+        self._recurring: set[str] = set()  # closing-looking templates seen mid-run
+        self._records = 0  # training records read (up to a few)
+
+    def add(self, line: str) -> None:
+        """A line after the last training record; only those that may close a run are
+        kept (the others cannot change the judgement)."""
+        if len(self._lines) < _KEPT and _may_close(line):
+            self._lines.append(line)
+
+    def trained(self) -> None:
+        """Training moved on: the lines since the last record were not the end. Their
+        closing-looking lines are the run's recurring ones (a per-epoch test pass)."""
+        if self._lines:
+            if len(self._recurring) < _MAX_RECURRING:
+                self._recurring.update(template(line.strip()) for line in self._lines
+                                       if _closes(line))
+            self._lines.clear()
+        self._judged = 0
+        self._said = False
+        if self._records < _RECORDS_BEFORE_LATE:
+            self._records += 1
+
+    def judge(self) -> LogEvent | None:
+        """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
+        block since the last training record holds a closing line the run did not print
+        between its records."""
+        if self._said or len(self._lines) == self._judged:
+            return None
+        new, self._judged = self._lines[self._judged:], len(self._lines)
+        late = self._records >= _RECORDS_BEFORE_LATE
+        for line in new:
+            if _closes(line, late) and not _STAGE.search(line) \
+                    and template(line.strip()) not in self._recurring:
+                self._said = True
+                return LogEvent(EventKind.COMPLETED, line.strip()[:500], CLOSING)
+        return None

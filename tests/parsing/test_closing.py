@@ -1,0 +1,168 @@
+"""A run's ending read from its closing block: what it prints once after its last
+training record (issue 23). Each log below is written in the shape its public source
+prints; none says one of the completion sentences `parsing.events` knows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from babysit.config import PollSettings, Settings
+from babysit.core.reports import NullObserver
+from babysit.core.session import run_session
+from babysit.model import EventKind
+from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.frameworks import planned_epochs
+from babysit.parsing.parser import LogParser
+from babysit.targets.common.log_file import LocalLogTarget
+from tests.conftest import FakeClock, artifact_in
+
+
+def _cifar10_tutorial() -> list[str]:
+    # pytorch/tutorials beginner_source/blitz/cifar10_tutorial.py: `[epoch, batch] loss:`
+    # every 2000 mini-batches, then `Finished Training` and the test accuracy.
+    lines = [f"[{e}, {i:5d}] loss: {2.2 - 0.3 * e - i / 1e5:.3f}"
+             for e in (1, 2) for i in range(2000, 12001, 2000)]
+    return [*lines, "Finished Training",
+            "Accuracy of the network on the 10000 test images: 54 %"]
+
+
+def _gcn() -> list[str]:
+    # tkipf/gcn gcn/train.py: one line per epoch, `Optimization Finished!`, the test set.
+    lines = [f"Epoch: {e:04d} train_loss= {1.95 - e * 0.005:.5f} train_acc= 0.30000 "
+             f"val_loss= 1.90000 val_acc= 0.40000 time= 0.02000" for e in range(1, 201)]
+    return [*lines, "Optimization Finished!",
+            "Test set results: cost= 1.00412 accuracy= 0.81300 time= 0.01000"]
+
+
+def _quickstart(epochs: int, done: bool) -> list[str]:
+    # pytorch/tutorials beginner_source/basics/quickstart_tutorial.py: a test pass after
+    # every epoch (`Test Error:` / `Accuracy: …, Avg loss: …`), then `Done!`.
+    lines: list[str] = []
+    for e in range(1, epochs + 1):
+        lines += [f"Epoch {e}", "-------------------------------"]
+        lines += [f"loss: {2.3 - 0.1 * e - b / 1e6:>7f}  [{b:>5d}/60000]"
+                  for b in range(64, 60000, 6400)]
+        lines += ["Test Error: ", f" Accuracy: {40 + e}.0%, Avg loss: {2.1 - 0.1 * e:>8f} ", ""]
+    return [*lines, "Done!"] if done else lines
+
+
+def _timed_loop() -> list[str]:
+    # A hand loop that prints its wall time once at the end (`print(f"Total time: …")`).
+    return [*(f"epoch {e} | loss {1.0 / e:.4f} | lr 0.001" for e in range(1, 31)),
+            "Total time: 0:12:31"]
+
+
+def _verdict(tmp_path: Path, lines: list[str]) -> dict:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log",
+                Settings(poll=replace(PollSettings(), once=True), out_dir=tmp_path),
+                NullObserver(), clock=FakeClock())
+    return artifact_in(tmp_path)
+
+
+@pytest.mark.parametrize("lines", [_cifar10_tutorial(), _gcn(), _quickstart(5, done=True),
+                                   _timed_loop()], ids=["cifar10", "gcn", "quickstart", "timed"])
+def test_a_closing_block_after_the_last_record_is_the_end(tmp_path: Path, lines: list[str]):
+    data = _verdict(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
+
+
+@pytest.mark.parametrize("lines", [
+    _quickstart(5, done=False),  # its per-epoch test pass recurs: an evaluation, not the end
+    # a bare `Done!` in the middle, then more training
+    [*(f"epoch {e} loss {1 / e:.4f}" for e in range(1, 5)), "Done!",
+     *(f"epoch {e} loss {1 / e:.4f}" for e in range(5, 8))],
+    # a closing block well short of the plan the run announced (`max_steps=1000`)
+    ["max_steps=1000", *(f"step {s} loss {1 / s:.4f}" for s in range(10, 210, 10)),
+     "Training done"],
+], ids=["recurring-test", "done-mid-run", "short-of-plan"])
+def test_what_is_no_closing_block(tmp_path: Path, lines: list[str]):
+    assert _verdict(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
+
+
+def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
+    parser = LogParser()
+    lines = _cifar10_tutorial()
+    first = parser.feed_lines(lines[:-2])
+    assert not any(e.kind is EventKind.COMPLETED for r in first for e in r.events)
+    closing = [e for r in parser.feed_lines(lines[-2:]) for e in r.events
+               if e.kind is EventKind.COMPLETED]
+    assert [(e.detail, e.line) for e in closing] == [(CLOSING, "Finished Training")]
+    assert parser.feed_lines([]) == []  # judged once
+
+
+@pytest.mark.parametrize("line", [
+    "Finished Training", "Optimization Finished!", "Done!", "done training", "training is done",
+    "finished run", "average loss = 0.1234", "Test accuracy: 0.91", "test loss 0.31",
+    "Final PPO metrics: loss_objective=-0.03", "It took 12.3 seconds", "Training time 0:13:00",
+    "========================Evaluation Metrics========================",
+    "Did not meet early stopping. Best iteration is:",
+])
+def test_closing_words(line: str):
+    block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
+    block.add(line)
+    event = block.judge()
+    assert event is not None and event.detail == CLOSING
+
+
+@pytest.mark.parametrize("line", [
+    "Epoch 3/10 done", "Training done for stage 1", "loading data... finished in 3/10 s",
+    "Saving model checkpoint to out/checkpoint-500", "Evaluating...",
+])
+def test_lines_that_do_not_close_a_run(line: str):
+    block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
+    block.add(line)
+    assert block.judge() is None
+
+
+def test_a_closing_line_the_run_printed_between_records_is_not_the_end():
+    block = ClosingBlock()
+    block.add("Test accuracy: 0.81")
+    block.trained()
+    block.add("Test accuracy: 0.84")
+    assert block.judge() is None
+
+
+def _epoch_lines(last: int) -> list[str]:
+    # A hand loop whose every line is one epoch (`print(f"Epoch {e}/{epochs} - loss: …")`),
+    # after argparse's `Namespace(...)`: the plan is in the line and in the config dump.
+    return ["Namespace(batch_size=64, epochs=20, lr=0.001)",
+            *(f"Epoch {e}/20 - loss: {1 / e:.4f} - acc: 0.9" for e in range(1, last + 1))]
+
+
+def test_the_last_planned_epoch_with_nothing_after_it_is_the_end(tmp_path: Path):
+    data = _verdict(tmp_path, _epoch_lines(20))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_an_epoch_short_of_the_plan_is_not(tmp_path: Path):
+    assert _verdict(tmp_path, _epoch_lines(12))["terminal_state"] == "RUNNING"
+
+
+@pytest.mark.parametrize(("line", "epochs"), [
+    ("Namespace(batch_size=64, epochs=20, lr=0.001)", 20),
+    ("{'epochs': 30, 'lr': 0.01}", 30), ("python train.py --epochs 50 --lr 0.1", 50),
+    ("num_epochs: 12", 12), ("warmup_epochs=1", None),
+])
+def test_planned_epochs_from_a_config_dump_or_a_command_line(line: str, epochs: int | None):
+    assert planned_epochs(line) == epochs
+
+
+def test_a_test_result_after_the_first_record_is_not_yet_the_end():
+    # A live run that prints one line an epoch and a test result after it goes quiet for a
+    # whole epoch after the first one: that is no end (a word of its own would be).
+    block = ClosingBlock()
+    block.trained()
+    block.add("Test accuracy: 0.81")
+    assert block.judge() is None
+    block.add("Finished Training")
+    event = block.judge()
+    assert event is not None and event.line == "Finished Training"
