@@ -7,8 +7,9 @@ Importing mlflow or the Google clients costs about two CPU seconds per process; 
 tests of those targets start babysit a few dozen times. A fresh `python -m babysit`
 costs ~0.3 CPU seconds (Python, typer, rich, babysit's modules and their patterns), a
 fork of one that has them ~0.05: the command-line tests that are about what babysit
-prints, writes and exits with (`python_m_babysit`) start it that way. What this leaves
-out — Python's own start-up, babysit's imports, a terminal, signals — is exercised by
+prints, writes and exits with (`python_m_babysit`) start it that way: it gets the
+caller's arguments, environment, working directory and umask. What this leaves out —
+Python's own start-up, babysit's imports, a terminal, signals — is exercised by
 the tests that still start `python -m babysit` (tests/test_entry.py,
 tests/test_invocation.py, tests/test_next_commands.py, the scheduling and injection
 tests, every test that presses Ctrl-C or watches a live process).
@@ -73,7 +74,9 @@ def python_m_babysit(*args: str, cwd: Path, env: Mapping[str, str] | None = None
 def run_babysit(args: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
                 preload: Sequence[str], argv0: str = "babysit"
                 ) -> subprocess.CompletedProcess[str]:
-    child, streams = fork(_babysit, (list(args), str(cwd), dict(env), argv0), preload,
+    umask = os.umask(0o022)  # read it: a fork of the server has the server's, not ours
+    os.umask(umask)
+    child, streams = fork(_babysit, (list(args), str(cwd), dict(env), argv0, umask), preload,
                           pipes=2)
     texts: dict[int, str] = {}
     readers = [threading.Thread(target=_read_all, args=(stream, index, texts), daemon=True)
@@ -96,8 +99,8 @@ def _read_all(stream: TextIO, index: int, texts: dict[int, str]) -> None:
         texts[index] = stream.read()
 
 
-def _babysit(args: list[str], cwd: str, env: dict[str, str], argv0: str, out: Any,
-             err: Any) -> None:
+def _babysit(args: list[str], cwd: str, env: dict[str, str], argv0: str, umask: int,
+             out: Any, err: Any) -> None:
     os.dup2(out.fileno(), 1)
     os.dup2(err.fileno(), 2)
     out.close()
@@ -107,6 +110,7 @@ def _babysit(args: list[str], cwd: str, env: dict[str, str], argv0: str, out: An
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
+    os.umask(umask)
     sys.argv = [argv0, *args]
     code = 1
     try:
