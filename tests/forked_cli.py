@@ -41,10 +41,11 @@ def fork(target: Callable[..., None], args: Sequence[Any], preload: Sequence[str
     """Start `target(*args, *write_ends)` in a child of the forkserver (which imports
     `preload` once per worker); returns the process and the read end of each of `pipes`
     pipes. A server started without a module now asked for is started again with both
-    lists: a child that imported mlflow itself would pay what the server is for."""
+    lists (a child that imported mlflow itself would pay what the server is for), unless
+    a child of it still runs: the server reports its exit code."""
     context = multiprocessing.get_context("forkserver")
     wanted = {*preload, *_BABYSIT}
-    if not wanted <= _server_preload:
+    if not wanted <= _server_preload and not multiprocessing.active_children():
         if _server_preload:
             from multiprocessing import forkserver
 
