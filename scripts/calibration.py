@@ -8,7 +8,7 @@ Healthy logs are those whose expectation says `healthy` (or, for the older entri
 with no anomaly expected); a false alarm is a high or blocker anomaly of that type still
 open at the end of a healthy log. A broken log "of its kind" is one whose expectation
 insists on the type (`must_flag`, or `anomalies` for the older entries). The figures are
-kept in tests/fixtures/logs/public/calibration.json; tests/test_calibration.py recomputes
+kept in tests/fixtures/logs/public/calibration.json; tests/test_public_logs.py recomputes
 them and fails when a false-alarm count rises or a catch count falls.
 """
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from babysit.agent.install import _stamped
 from babysit.exit_codes import ExitCode
+from tests.forked_cli import python_m_babysit
 
 
 def agent(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", "agent", "install", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "HOME": str(home)})
+    return python_m_babysit("agent", "install", *args, cwd=cwd,
+                            env={**os.environ, "HOME": str(home)})
 
 
 def test_claude_project_install_writes_command_and_skill(tmp_path: Path):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import append, artifact_in
+from tests.forked_cli import python_m_babysit
 
 FINISHED = "".join(f"step {s}/50 | loss={3 - s * 0.01:.3f} | lr=1e-4\n" for s in range(1, 51))
 FINISHED += "Training finished\n"
@@ -22,8 +23,7 @@ FINISHED += "Training finished\n"
 def babysit(*args: str, cwd: Path, timeout: float = 60,
             env_columns: int | None = None) -> subprocess.CompletedProcess[str]:
     env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout, env=env)
+    return python_m_babysit(*args, cwd=cwd, timeout=timeout, env=env)
 
 
 def test_version(tmp_path: Path):

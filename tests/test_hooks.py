@@ -20,6 +20,7 @@ from babysit.model import EventKind, Record
 from babysit.parsing.parser import LogParser
 from babysit.reading.history import scan_history
 from tests.conftest import artifact_in
+from tests.forked_cli import python_m_babysit
 
 NAN, INF = float("nan"), float("inf")
 
@@ -394,9 +395,8 @@ def test_imports_nothing_from_babysit():
 
 
 def _babysit_once(log: Path, out: Path, *extra: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "babysit", str(log), "--once", "--json",
-                           "--out-dir", str(out), *extra], capture_output=True, text=True,
-                          timeout=120)
+    done = python_m_babysit(str(log), "--once", "--json", "--out-dir", str(out), *extra,
+                            cwd=Path.cwd(), timeout=120)
     assert done.returncode in (0, 1, 3), done.stderr
     return artifact_in(out)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from babysit.efficiency.peaks import Peak, peak_for
 from babysit.model import Record
 from babysit.parsing.facts import run_facts
 from tests.conftest import LOGS
+from tests.forked_cli import python_m_babysit
 
 TRUTH_LOG = LOGS / "mfu" / "cpu_tiny_gpt.log"
 
@@ -110,11 +109,9 @@ def test_estimate_from_a_real_training_log_matches_the_measured_mfu(tmp_path: Pa
     iteration; babysit sees only its log lines."""
     truth = float(re.search(r"mfu over all \d+ iterations \(measured FLOPs\): ([\d.]+)%",
                             TRUTH_LOG.read_text())[1]) / 100
-    done = subprocess.run(
-        [sys.executable, "-m", "babysit", str(TRUTH_LOG), "--once", "--json",
-         "--peak-tflops", "1.0", "--gpus", "1", "--layers", "4", "--width", "256",
-         "--seq-len", "128", "--out-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=60, check=False)
+    done = python_m_babysit(
+        str(TRUTH_LOG), "--once", "--json", "--peak-tflops", "1.0", "--gpus", "1", "--layers",
+        "4", "--width", "256", "--seq-len", "128", "--out-dir", str(tmp_path), cwd=Path.cwd())
     final = json.loads(done.stdout.splitlines()[-1])["artifact"]
     estimate = final["efficiency"]["mfu"]
     assert estimate["status"] == "estimated"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,13 @@ import pytest
 
 from babysit.efficiency.trace import summarize, summarize_file
 from tests.conftest import FIXTURES
+from tests.forked_cli import python_m_babysit
 
 CPU_TRACE = FIXTURES / "traces" / "cpu_mlp.json.gz"  # scripts/record_cpu_trace.py
 
 
 def babysit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=60)
+    return python_m_babysit(*args, cwd=cwd)
 
 
 def step(ts: float, dur: float, name: str = "perf::step",

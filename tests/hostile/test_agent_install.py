@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.forked_cli import python_m_babysit
 from tests.test_agent_install import agent
 
 
@@ -68,9 +67,8 @@ def test_a_fifo_where_the_command_goes_is_refused_at_once_even_with_force(tmp_pa
 
 @pytest.mark.parametrize("home", ["", "relative/home", " "])
 def test_an_empty_or_relative_home_is_refused_for_the_user_scope(tmp_path: Path, home: str):
-    done = subprocess.run([sys.executable, "-m", "babysit", "agent", "install", "--for",
-                           "codex"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "HOME": home})
+    done = python_m_babysit("agent", "install", "--for", "codex", cwd=tmp_path,
+                            env={**os.environ, "HOME": home})
     assert done.returncode == 2 and "HOME is" in said(done.stderr)
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # nothing written here (nor under /)

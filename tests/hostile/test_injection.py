@@ -59,8 +59,7 @@ def test_a_value_that_ssh_or_kubectl_would_take_for_more_is_a_usage_error(tmp_pa
 
 
 def schedule(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", "schedule", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return babysit("schedule", *args, cwd=cwd)
 
 
 @pytest.mark.parametrize("args", [
@@ -86,8 +85,10 @@ def test_schedule_refuses_a_working_directory_with_a_newline(tmp_path: Path):
 
 
 def test_schedule_names_the_running_babysit_and_quotes_every_part(tmp_path: Path):
-    done = schedule("--every", "10m", "--", "babysit", "a b.log", "--run-id", "$(id);`id`",
-                    cwd=tmp_path)
+    # A real `python -m babysit`: the name it gives itself comes from how it was started.
+    done = subprocess.run([sys.executable, "-m", "babysit", "schedule", "--every", "10m", "--",
+                           "babysit", "a b.log", "--run-id", "$(id);`id`"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if not line.startswith("#")]
     assert len(lines) == 1

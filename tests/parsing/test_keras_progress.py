@@ -6,8 +6,6 @@ backspaces in some terminals."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ import pytest
 from babysit.model import EventKind, Record
 from babysit.parsing.parser import LogParser
 from babysit.reading.lines import LineSplitter
+from tests.forked_cli import python_m_babysit
 
 BAR3 = "━" * 20
 
@@ -179,9 +178,7 @@ def test_keras_log_end_to_end_reports_the_global_step(tmp_path: Path, style: str
     log = tmp_path / "fit.log"
     log.write_text(fit_log(style), encoding="utf-8")
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "babysit", str(log), "--once",
-                           "--out-dir", str(out)], cwd=tmp_path, text=True,
-                          capture_output=True, timeout=60)
+    done = python_m_babysit(str(log), "--once", "--out-dir", str(out), cwd=tmp_path)
     assert (out / "babysit-training.json").exists(), done.stderr
     data = json.loads((out / "babysit-training.json").read_text(encoding="utf-8"))
     assert (data["total_steps"], data["target_steps"]) == (250, 500)

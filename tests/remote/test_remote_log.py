@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from babysit.remote.address import parse_remote
-from babysit.remote.connection import SshSettings
 from babysit.targets.base import TargetError, TargetUnavailable
-from babysit.targets.common.ssh_log import RemoteLogTarget
 from tests.conftest import append
 from tests.remote.conftest import Sshd
 
+if TYPE_CHECKING:
+    from babysit.targets.common.ssh_log import RemoteLogTarget
+
 
 def target(server: Sshd, path: Path | str, **settings) -> RemoteLogTarget:
+    # paramiko is imported here, not when every worker collects this module (~0.4 CPU s).
+    from babysit.remote.connection import SshSettings
+    from babysit.targets.common.ssh_log import RemoteLogTarget
+
     text = f"{server.alias}:{path}"
     return RemoteLogTarget(text, parse_remote(text), settings=SshSettings(**settings))
 
@@ -126,6 +132,9 @@ def test_auth_failure_names_what_to_check(ssh_home: Sshd, tmp_path: Path):
     original = config.read_text()
     config.write_text(f"Host 127.0.0.1\n  Port {ssh_home.port}\n  IdentityFile {stranger}\n"
                       f"  IdentitiesOnly yes\n")
+    from babysit.remote.connection import SshSettings
+    from babysit.targets.common.ssh_log import RemoteLogTarget
+
     try:
         with pytest.raises(TargetError, match=r"authentication to .* failed.*authorized_keys"):
             RemoteLogTarget(text, parse_remote(text), settings=SshSettings())
@@ -198,6 +207,8 @@ def test_proxyjump_from_ssh_config_is_honoured(ssh_home: Sshd, tmp_path: Path):
                        f"  ProxyJump {ssh_home.alias}\n")
     log = tmp_path / "train.log"
     log.write_text("step=1 loss=2.0\n")
+    from babysit.targets.common.ssh_log import RemoteLogTarget
+
     try:
         text = f"jumped:{log}"
         remote = RemoteLogTarget(text, parse_remote(text))

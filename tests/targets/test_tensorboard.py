@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+# TensorBoard's writers and summary helpers import numpy and its plugins (~0.3 CPU seconds):
+# they are imported where used, not in every worker that collects this module.
 pytest.importorskip("tensorboard", reason="TensorBoard is not installed "
                                           "(pip install -e '.[test-services]')")
 
@@ -22,9 +24,6 @@ from tensorboard.compat.proto.event_pb2 import Event
 from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
-from tensorboard.plugins.scalar.summary_v2 import scalar_pb
-from tensorboard.summary.writer.event_file_writer import EventFileWriter
-from tensorboard.summary.writer.record_writer import RecordWriter
 
 from babysit.model import Record
 from babysit.targets.registry import all_options, select
@@ -48,6 +47,8 @@ def write_run(logdir: Path, rows: Rows, *, suffix: str = "",
               wall: float | None = None) -> Path:
     """An event file written by TensorBoard's own writer; returns its path."""
     logdir.mkdir(parents=True, exist_ok=True)
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
     before = set(logdir.iterdir())
     writer = EventFileWriter(str(logdir), filename_suffix=suffix)
     for step, values in rows:
@@ -59,6 +60,8 @@ def write_run(logdir: Path, rows: Rows, *, suffix: str = "",
 
 def framed(*events: Event) -> bytes:
     """Events framed as TFRecords by TensorBoard's RecordWriter."""
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
     sink = io.BytesIO()
     writer = RecordWriter(sink)
     for event in events:
@@ -308,6 +311,8 @@ def test_a_good_run_beside_a_garbage_file_is_read(tmp_path: Path):
 
 
 def test_tensor_scalars_of_summary_v2_and_torch_writers_are_read(tmp_path: Path):
+    from tensorboard.plugins.scalar.summary_v2 import scalar_pb
+
     def tensor(dtype: int, **fields: object) -> TensorProto:
         return TensorProto(dtype=dtype, tensor_shape=TensorShapeProto(), **fields)
 

@@ -17,6 +17,7 @@ from babysit.core.session import run_session
 from babysit.targets.common.log_file import LocalLogTarget
 from babysit.ui.console import ConsoleObserver
 from tests.conftest import FakeClock, append, artifact_in
+from tests.forked_cli import python_m_babysit
 
 
 def watch_log(tmp_path: Path, lines: list[str], *, every: int = 1, polls: int = 12,
@@ -75,9 +76,8 @@ def test_a_run_that_stopped_moving_shows_no_stale_rate_or_eta(tmp_path: Path):
 
 def babysit(*args: str, cwd: Path, env: dict[str, str] | None = None,
             timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})},
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return python_m_babysit(*args, cwd=cwd, env={**os.environ, "COLUMNS": "200", **(env or {})},
+                            timeout=timeout)
 
 
 def test_a_failed_run_is_not_headed_training_complete(tmp_path: Path):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import artifact_in
+from tests.forked_cli import python_m_babysit
 from tests.ui.terminal import at_a_terminal
 
 GOOD = "".join(f"Step {n}/10 | loss={3 - n / 10:.2f}\n" for n in range(1, 11)) + \
@@ -23,9 +24,8 @@ GOOD = "".join(f"Step {n}/10 | loss={3 - n / 10:.2f}\n" for n in range(1, 11)) +
 def babysit(*args: str, cwd: Path, env: dict[str, str] | None = None
             ) -> subprocess.CompletedProcess[str]:
     # No --once: a path worth waiting for would be waited for (600 s by default).
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})},
-                          capture_output=True, text=True, timeout=120, check=False)
+    return python_m_babysit(*args, cwd=cwd, env={**os.environ, "COLUMNS": "200", **(env or {})},
+                            timeout=120)
 
 
 @pytest.mark.parametrize("typed, meant", [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +14,7 @@ import pytest
 
 from babysit.redact import scrub
 from babysit.ui.notify import safe_url
+from tests.forked_cli import python_m_babysit
 
 SECRET = "hf_" + "A1b2C3d4E5f6G7h8I9j0"
 
@@ -50,8 +50,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 def babysit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "babysit", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return python_m_babysit(*args, cwd=cwd, timeout=120)
 
 
 def nan_log(tmp_path: Path) -> None:
