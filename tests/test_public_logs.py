@@ -191,7 +191,8 @@ def test_no_anomaly_type_got_noisier_or_blinder_on_the_public_logs(
     assert not worse, worse
 
 
-@pytest.mark.parametrize("folder", [SEALED, SEALED_2], ids=["sealed", "sealed-2"])
+@pytest.mark.parametrize("folder", [SEALED, SEALED_2, SEALED_3],
+                         ids=["sealed", "sealed-2", "sealed-3"])
 def test_a_held_out_set_keeps_the_score_it_was_first_given(folder: Path):
     """The held-out logs are never developed against; a change may not make babysit wrong
     on a held-out log it was right on when the set was first scored (score.json)."""
