@@ -4,20 +4,15 @@ prints; none says one of the completion sentences `parsing.events` knows."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from babysit.config import PollSettings, Settings
-from babysit.core.reports import NullObserver
-from babysit.core.session import run_session
 from babysit.model import EventKind
 from babysit.parsing.closing import CLOSING, ClosingBlock
 from babysit.parsing.frameworks import planned_epochs
 from babysit.parsing.parser import LogParser
-from babysit.targets.common.log_file import LocalLogTarget
-from tests.conftest import FakeClock, artifact_in
+from tests.rules.test_loss_rules import verdict_of
 
 
 def _cifar10_tutorial() -> list[str]:
@@ -55,19 +50,10 @@ def _timed_loop() -> list[str]:
             "Total time: 0:12:31"]
 
 
-def _verdict(tmp_path: Path, lines: list[str]) -> dict:
-    log = tmp_path / "train.log"
-    log.write_text("\n".join(lines) + "\n")
-    run_session(lambda: LocalLogTarget(log), str(log), "local-log",
-                Settings(poll=replace(PollSettings(), once=True), out_dir=tmp_path),
-                NullObserver(), clock=FakeClock())
-    return artifact_in(tmp_path)
-
-
 @pytest.mark.parametrize("lines", [_cifar10_tutorial(), _gcn(), _quickstart(5, done=True),
                                    _timed_loop()], ids=["cifar10", "gcn", "quickstart", "timed"])
 def test_a_closing_block_after_the_last_record_is_the_end(tmp_path: Path, lines: list[str]):
-    data = _verdict(tmp_path, lines)
+    data = verdict_of(tmp_path, lines)
     assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
 
 
@@ -81,7 +67,7 @@ def test_a_closing_block_after_the_last_record_is_the_end(tmp_path: Path, lines:
      "Training done"],
 ], ids=["recurring-test", "done-mid-run", "short-of-plan"])
 def test_what_is_no_closing_block(tmp_path: Path, lines: list[str]):
-    assert _verdict(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
+    assert verdict_of(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
 
 
 def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
@@ -139,12 +125,12 @@ def _epoch_lines(last: int) -> list[str]:
 
 
 def test_the_last_planned_epoch_with_nothing_after_it_is_the_end(tmp_path: Path):
-    data = _verdict(tmp_path, _epoch_lines(20))
+    data = verdict_of(tmp_path, _epoch_lines(20))
     assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
 
 
 def test_an_epoch_short_of_the_plan_is_not(tmp_path: Path):
-    assert _verdict(tmp_path, _epoch_lines(12))["terminal_state"] == "RUNNING"
+    assert verdict_of(tmp_path, _epoch_lines(12))["terminal_state"] == "RUNNING"
 
 
 @pytest.mark.parametrize(("line", "epochs"), [
