@@ -110,10 +110,13 @@ class Progress:
                 and cpu_seconds - self._cpu_at_progress < _HUNG_CPU_SECONDS)
 
     def restarted(self, now: float) -> None:
-        """A new attempt began: its quiet time starts now."""
+        """A new attempt began: its quiet time starts now, and its first rate is
+        measured from its own first step (a process starting up is not training slowly)."""
         self.quiet_polls = 0
         self.last_progress_at = now
         self._cpu_at_progress = None
+        self._last_step_seen = None
+        self._rate = None
 
 
 @dataclass(frozen=True)
