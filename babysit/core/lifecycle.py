@@ -35,8 +35,9 @@ from babysit.core.ending import (
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
-from babysit.parsing.endings import AFTER_TRAINING, FINAL_EPOCH, FINAL_SAVE
+from babysit.parsing.endings import AFTER_TRAINING, FINAL_SAVE, PLAN_REACHED
 from babysit.parsing.failures import CUT_OFF
+from babysit.parsing.final_epoch import FINAL_EPOCH
 
 # What an ending is lives in `ending`; its callers know it from here.
 __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature"]
@@ -50,13 +51,15 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH)
+_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, PLAN_REACHED)
 
 
 def premature(step: int | None, target: int | None) -> bool:
-    """Whether a run at `step` is well short of its planned total."""
+    """Whether a run at `step` is well short of its planned total. A counter that starts
+    at 0 ends one short of it (detectron2's `iter: 39` of `MAX_ITER: 40`), however small
+    the plan."""
     return step is not None and target is not None and target > 0 \
-        and step < _NEAR_END * target
+        and step < min(_NEAR_END * target, target - 1)
 
 
 class RunLifecycle:

@@ -165,7 +165,7 @@ class Run:
                 confirm_pending=ctx.final or (pending_before and not progressed) or grace,
                 settled=(ctx.final or self.progress.quiet_polls >= 1
                          or snapshot.process.alive is False or grace),
-                target=self.series.target_steps))
+                target=self._plan_of_steps()))
         if lifecycle.running and not lifecycle.crash_pending:
             self._check_stall(snapshot, ctx)
         if snapshot.process.gpu is not None:
@@ -176,6 +176,15 @@ class Run:
         for anomaly in fresh:
             self.curves.pin(anomaly.step)
         return fresh
+
+    def _plan_of_steps(self) -> int | None:
+        """The planned total a completion is checked against: none for a log whose
+        progress is the records babysit counted (record 1 of a plan of 6,250 optimizer
+        steps says nothing of how far the run got)."""
+        reading = self.reading
+        if reading is not None and reading.progress == "record":
+            return None
+        return self.series.target_steps
 
     def _check_deadline(self, limit: TimeLimit) -> None:
         warning = deadline_warning(limit, self.step, self.series.target_steps,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.completion_words import says_finished
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
@@ -66,7 +67,9 @@ _LATE_WORDS = re.compile(
 _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
 # here costs more than the rest of a line's parse): most lines have none of these.
-_HINTS = ("done", "finish", "complete", "ended", "over", "test", "final", "held",
+_HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学習", "학습",
+          "훈련", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
+          "final", "held",
           "evaluation metrics", "best", "average loss", "total", "training time", "train time",
           "training_time", "train_time", "elapsed", "wall", "took", "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
@@ -82,7 +85,8 @@ def _may_close(line: str) -> bool:
 
 def _closes(line: str, late: bool = True) -> bool:
     """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
-    if _CLOSING_WORDS.search(line) is None and not (late and _LATE_WORDS.search(line)):
+    if _CLOSING_WORDS.search(line) is None and not (late and _LATE_WORDS.search(line)) \
+            and not says_finished(line):
         return False
     # `epoch 3/10 done`: a stage of the run.
     return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
@@ -117,6 +121,11 @@ class ClosingBlock:
         self._said = False
         if self._records < _RECORDS_BEFORE_LATE:
             self._records += 1
+
+    def recurs(self, shape: str) -> bool:
+        """Whether the run printed a closing-looking line of this template between its
+        training records before (a per-epoch `Training done`)."""
+        return shape in self._recurring
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the

@@ -28,20 +28,31 @@ from collections.abc import Mapping
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.completion_words import says_finished, says_plan_reached
+from babysit.parsing.final_epoch import FINAL_EPOCH, FinalEpoch
+from babysit.parsing.shapes import template
 
 # Completion details (see `core.lifecycle`).
 AFTER_PLAN = "after-plan"  # printed on past its last step, at its planned total
 FINAL_TEST = "final-test"  # a test pass, inference or an export after training
 ETA_ZERO = "eta-zero"  # the run's own estimate of the time left is zero
-FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done
+# FINAL_EPOCH: the last planned epoch said it was done, or was trained (`final_epoch`)
 FINAL_SAVE = "final-save"  # `Saving the final model` (see `events`)
+# The run said it stopped at its own plan (Lightning's `max_epochs=6000` reached): the end,
+# even where babysit's own reckoning of the planned steps says more.
+PLAN_REACHED = "plan-reached"
 # Evidence that holds only once nothing more comes (a live run may go on training).
 FINAL_PATH = "final-path"  # a checkpoint saved to a `final` path
+# The run's own sentence that training is over, in words no signature lists (see
+# `completion_words`): like the closing block, it proves the end once nothing more comes,
+# and not well short of the plan (YOLOX says `Training of experiment is done` however
+# training ended).
+SAID = "said-finished"
 # The closing block (see `closing`) is such evidence too: a script's own last words, read
 # by their shape, prove the end only once nothing more comes, and never well short of a
 # plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
 # however training ended).
-AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING})
+AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, SAID})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH}
@@ -58,11 +69,17 @@ _AFTER_TRAINING_BANNER = re.compile(
     r"\bEvaluat(?:e|ing) (?:on )?(?:the )?test (?:set|split|data)")
 # A cheap check first: most lines have none of these words.
 _BANNER_WORD = re.compile(r"[Tt]est|nference|xport")
-# `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`.
+# `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`, `==end-of-epoch 3==`.
 _EPOCH_DONE = re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
-                         r"(?:done|end(?:ed)?|finished|completed?)\b")
+                         r"(?:done|end(?:ed)?|finished|completed?)\b|"
+                         r"\b(?:[Ee]nd|END)[\s_-]+(?:of[\s_-]+)?(?:[Ee]poch|EPOCH)[\s:=#]*(\d+)\b")
+# The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
+# [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
+_EPOCH_OF = re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
 _ETA_ZERO = re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
-                       r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b")
+                       r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
+                       # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
+                       r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
 _FINAL_PATH = re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
@@ -82,6 +99,7 @@ class EndingReader:
         self._tests_between = False  # the run tests between its training steps
         self.completed = False  # a completion was read (its later records are not training)
         self.closing = ClosingBlock()  # the lines after the last training record
+        self.final_epoch = FinalEpoch()  # the outer counter at its total
         self._epochs_trained = False  # a training record that names only its epoch
         # Epochs of a log that prints no step (see `epoch_record`).
         self._first_epoch: float | None = None
@@ -99,6 +117,7 @@ class EndingReader:
         self._step = step
         self._trained = True
         self.closing.trained()
+        self.final_epoch.trained()
         self._said_at = None
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -106,6 +125,7 @@ class EndingReader:
     def trained(self) -> None:
         """A training record was read (a log that prints no step)."""
         self._trained = True
+        self.final_epoch.trained()
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
 
@@ -134,12 +154,14 @@ class EndingReader:
         """A training record that names its epoch and no step (see `after_record`)."""
         self._epochs_trained = True
         self.closing.trained()
+        self.final_epoch.trained()
 
     def after_record(self, text: str) -> None:
         """A line that did not move training on: part of the closing block, once training
         has begun."""
         if self._trained or self._epochs_trained:
             self.closing.add(text)
+            self.final_epoch.printed_on(text)
 
     def noted(self, events: list[LogEvent]) -> None:
         if any(e.kind is EventKind.COMPLETED for e in events):
@@ -150,17 +172,23 @@ class EndingReader:
         """What one line says about the end, besides the events it carries itself;
         `metrics`: the line reports metrics (a record, not a banner)."""
         found: list[LogEvent] = []
+        self.final_epoch.new_line()
+        if ("poch" in text or "POCH" in text) and (of := _EPOCH_OF.search(text)) is not None:
+            self.final_epoch.counted(int(of.group(1)), int(of.group(2)), metrics)
         if "poch" in text and ("done" in text or "end" in text or "finish" in text
-                               or "omplete" in text) \
+                               or "omplete" in text or "End" in text) \
                 and (done := _EPOCH_DONE.search(text)) is not None:
-            epoch = int(done.group(1))
+            epoch = int(done.group(1) or done.group(2))
+            planned_epochs = planned_epochs or self.final_epoch.planned
             if self._epoch_base is None:
                 self._epoch_base = 0 if epoch == 0 else 1
             if planned_epochs and not self._final_said \
                     and epoch - self._epoch_base + 1 >= planned_epochs:
                 self._final_said = True
                 found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_EPOCH))
-        if ("0:00:00" in text or "remaining" in text) and _ETA_ZERO.search(text) \
+        if (said := self._said(text, events)) is not None:
+            found.append(said)
+        if ("0:00:00" in text or "emaining" in text) and _ETA_ZERO.search(text) \
                 and _at_planned_end(text, target, planned_epochs):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         for event in events:
@@ -170,6 +198,17 @@ class EndingReader:
                 and _AFTER_TRAINING_BANNER.search(text):
             found.extend(self._tested_once(text))
         return found
+
+    def _said(self, text: str, events: list[LogEvent]) -> LogEvent | None:
+        """The run's own sentence that its training is over (see `completion_words`),
+        unless the run printed it before and trained on (a per-epoch `Training done`);
+        `events`: what the line's signatures already found."""
+        if says_plan_reached(text):
+            return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
+        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text) \
+                or self.closing.recurs(template(text.strip())):
+            return None
+        return LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
 
     def _tested_once(self, text: str) -> list[LogEvent]:
         """A test pass is the end only in a run that does not test between its steps

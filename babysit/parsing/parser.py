@@ -242,8 +242,10 @@ class LogParser:
         # Once a read, not per line: the closing block, the last planned epoch reached;
         # not when the run said it finished in so many words (that line is the evidence).
         endings = self._endings
-        for closing in () if endings.completed else (endings.closing.judge(),
-                                                     endings.plan_reached()):
+        # The last planned epoch trained is read even then: a sentence said at an inner
+        # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
+        for closing in (endings.final_epoch.over(),) if endings.completed else (
+                endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over()):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
@@ -493,6 +495,7 @@ class LogParser:
         keras = _KERAS_EPOCH.match(line)
         if keras is not None:
             self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
+            self._endings.final_epoch.counted(int(keras.group(1)), int(keras.group(2)))
             self.formats["keras"] += 1
             return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
                           events=(LogEvent(EventKind.NEW_STAGE, line.strip(),

@@ -1,0 +1,95 @@
+"""Sentences in which a run says its training is over, in the words scripts use.
+
+Scripts say it in many ways, but the sentence has one shape: a verb of ending (finish,
+complete, done, end, over) and what ended (training, the training loop, optimization,
+fitting, fine-tuning, the run, the experiment), in either order — `Training COMPLETE`,
+`[jaxline] training loop finished.`, `End of training`, `Finish training: the best
+accuracy is …`, `End training....`, `Process completed successfully.`, `训练完成`,
+`Training abgeschlossen`. A list of frameworks' phrases would never be complete; the
+verb and the object are.
+
+Not an end: the same words about a part of the run (`Training epoch 3 done`, `Finished
+training stage 1`, `Fold 2 training complete`, `epoch 3/10 done`), in a negation or a
+condition (`training is not done`, `wait until training is done`, `when training
+completes`, `after training finishes`), or in a setting (`training_done: false`).
+Whether the run then stops there is the lifecycle's to judge (a sentence printed well
+short of the plan is an early end; one followed by more training was a stage's).
+"""
+
+from __future__ import annotations
+
+import re
+
+_THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
+          r"learning|experiment|run)")
+_PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
+# Said after the thing (`training finished`); present tenses (`training ends at step
+# 1000`, `completes in 3 h`) are plans and forecasts, not ends.
+_ENDED = r"(?:finished|complete[d]?|done|ended|end|over|succeeded|terminated normally)"
+# Said before it (`End of training`, `Finish training`, `done training`).
+_ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
+_SAID = re.compile(
+    # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
+    # `Training has been completed`, `Experiment successfully completed`
+    rf"\b{_THING}{_PART}\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|successfully\s+|now\s+)*"
+    rf"{_ENDED}\b|"
+    # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
+    # `finished run`, `Completed the training`
+    rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"
+    # the whole process, said to have succeeded: `Process completed successfully.`
+    r"(?<![\w-])(?<!data )(?:the\s+)?(?:whole\s+|entire\s+)?process\s+(?:has\s+)?"
+    r"(?:finished|completed)\s+successfully\b|"
+    # other languages: Chinese, Japanese, Korean, German, French, Spanish, Portuguese,
+    # Italian, Russian
+    r"训练(?:已)?(?:完成|结束|完毕)|(?:完成|结束)训练|学習(?:が)?(?:完了|終了)|"
+    r"(?:학습|훈련)\s*(?:이\s*)?(?:완료|종료)|"
+    r"\bTraining\s+(?:ist\s+)?(?:abgeschlossen|beendet|fertig)\b|"
+    r"\bentra[iî]nement\s+(?:est\s+)?termin[ée]|"
+    r"\bentrenamiento\s+(?:ha\s+)?(?:completado|finalizado|terminado)|"
+    r"\btreinamento\s+(?:foi\s+)?(?:conclu[ií]do|finalizado)|"
+    r"\baddestramento\s+(?:è\s+)?(?:completato|terminato)|"
+    r"обучение\s+(?:было\s+)?(?:завершено|закончено|окончено)",
+    re.IGNORECASE)
+# A cheap test first: most lines have none of these.
+_HINT = re.compile(r"(?i)finish|complet|done|\bend|over\b|succeeded|terminated|"
+                   r"训练|学習|학습|훈련|abgeschlossen|beendet|fertig|termin|finaliz|"
+                   r"conclu|завершен|закончен|окончен")
+# Words before the sentence that make it a condition, a wish or a negation.
+_NOT_YET = re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when|whenever|once|"
+                      r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)\W*"
+                      r"(?:\w+\W+){0,3}$")
+# Words after it that make it a part of the run: `… for epoch 3`, `… of stage 1`.
+_PART_OF_RUN = re.compile(r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
+                          r"fold|round|task|batch|step|iteration|iter|cycle|block|level)\b|"
+                          r"^\W*#?\d")
+# Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
+_PART_BEFORE = re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
+                          r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$")
+_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+# Lightning's `Trainer.fit` stopped: `max_epochs=6000` reached.`, `Reached max_steps`,
+# `Reached the maximum number of iterations`: the run says it reached its own plan.
+_PLAN_REACHED = re.compile(r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
+                           r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+(?:number\s+of\s+)?"
+                           r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b")
+
+
+def says_finished(text: str) -> bool:
+    """Whether a line says the run's training is over (see the module's docstring)."""
+    if _HINT.search(text) is None:
+        return False
+    for match in _SAID.finditer(text):
+        before, after = text[: match.start()], text[match.end():]
+        if _NOT_YET.search(before) or _PART_BEFORE.search(before) \
+                or _PART_OF_RUN.search(after):
+            continue
+        # `training done: epoch 3/10`: a part of the run (a date before the sentence,
+        # `[12/22 19:32:15]`, is not a counter).
+        return all(int(m.group(1)) >= int(m.group(2))
+                   for m in _COUNTER.finditer(text, match.start()))
+    return False
+
+
+def says_plan_reached(text: str) -> bool:
+    """Whether a line says the run stopped at its own planned total (Lightning's
+    `` `Trainer.fit` stopped: `max_epochs=6000` reached.``)."""
+    return "eached" in text and _PLAN_REACHED.search(text) is not None

@@ -1,0 +1,92 @@
+"""The outermost counter at its declared total: the last planned epoch was trained.
+
+A run that counts its epochs against a total (`Epoch 14/14`, `epoch: 20/20, iter: 10/14`,
+`=== EPOCH 199/199 ===`) says by that counter alone how far it is through its plan; a
+counter inside it (the batches of one epoch, `iter: 10/14`) says nothing of the plan.
+The last planned epoch is over when it has been trained and then:
+
+- the run printed on past its training record without training (its evaluation, a
+  summary, the next phase), or
+- its records are one per epoch (Keras' `verbose=2` line, a per-epoch summary): the
+  record of an epoch is printed as that epoch ends.
+
+0- or 1-based, as the run counts: an `Epoch 99/100` after an `Epoch 0/100` is the last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from babysit.model import EventKind, LogEvent
+
+FINAL_EPOCH = "final-epoch"  # a completion detail (see `core.lifecycle`)
+
+
+@dataclass
+class FinalEpoch:
+    """Follows the outer counter and the training records in it; asked at the end of a
+    read whether the last planned epoch is over."""
+
+    _epoch: int | None = None
+    _total: int | None = None
+    _base: int | None = None  # 0 or 1: how the run counts its epochs
+    _records: int = 0  # training records in the current epoch
+    _epochs_seen: int = 0  # epochs whose training records were counted
+    _one_each: bool = True  # every earlier epoch had one training record
+    _printed_on: bool = False  # a line that is not training came after the last record
+    _said: tuple[int, int] | None = None
+    _credited: bool = False  # the line being read was counted as a training record
+
+    def new_line(self) -> None:
+        """A line is about to be read."""
+        self._credited = False
+
+    def counted(self, epoch: float, total: int, trains: bool = False) -> None:
+        """A line names the outer counter: epoch `epoch` of `total`; `trains`: the line
+        is a training record of that epoch (`epoch: 20/20, iter: 10/14, total_loss: 1.0`),
+        whether or not its inner counter moved the run's step."""
+        if epoch != int(epoch) or total <= 0:
+            return
+        whole = int(epoch)
+        if self._base is None:
+            self._base = 0 if whole == 0 else 1
+        if whole != self._epoch or total != self._total:
+            if self._records:
+                self._epochs_seen += 1
+                self._one_each = self._one_each and self._records == 1
+            self._records = 0
+        self._epoch, self._total = whole, total
+        if trains:
+            self.trained()
+            self._credited = True
+
+    @property
+    def planned(self) -> int | None:
+        """The total the outer counter names (`Epoch 1/3`: 3), if any."""
+        return self._total
+
+    def trained(self) -> None:
+        """A training record was read (once a line)."""
+        if self._credited:
+            return
+        self._records += 1
+        self._printed_on = False
+
+    def printed_on(self, text: str) -> None:
+        """A line that did not train, after training."""
+        if self._records and text.strip():
+            self._printed_on = True
+
+    def over(self) -> LogEvent | None:
+        """At the end of a read: a COMPLETED event the first time the last planned
+        epoch was trained and is over (see the module's docstring)."""
+        epoch, total, base = self._epoch, self._total, self._base
+        if epoch is None or total is None or base is None or not self._records \
+                or self._said == (epoch, total) or epoch - base + 1 < total:
+            return None
+        per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1
+        if not (self._printed_on or per_epoch):
+            return None
+        self._said = (epoch, total)
+        return LogEvent(EventKind.COMPLETED,
+                        f"epoch {epoch} of {total}, the last planned, was trained", FINAL_EPOCH)

@@ -1,0 +1,95 @@
+"""The run's own sentence that training is over, in the many ways scripts say it
+(issue 23, point 4): a verb of ending and what ended, in either order, in several
+languages; not a part of the run, a negation or a condition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from babysit.parsing.completion_words import says_finished, says_plan_reached
+from tests.rules.test_loss_rules import verdict_of
+
+
+@pytest.mark.parametrize("line", [
+    "Training COMPLETE",
+    "INFO 2026-01-02 12:00:00 train.py:88 End of training",
+    "I0101 12:00:00.1 utils.py:306] [trainer] training loop finished.",
+    "2024-05-01 10:00:00,000 - INFO: Finish training: best accuracy 0.91 in epoch 99.",
+    "End training....",
+    "[03/04 10:11:12] Training completed in 2:03:04",
+    "== Fine-tuning has been completed successfully ==",
+    "optimization done",
+    "Done training after 120 steps",
+    "job: the whole process completed successfully",
+    "训练完成，模型已保存",
+    "Training abgeschlossen nach 20 Epochen",
+    "Обучение завершено",
+    "✅ Training completed in 3 days, 17:44:15",
+])
+def test_a_sentence_that_training_is_over(line: str):
+    assert says_finished(line)
+
+
+@pytest.mark.parametrize("line", [
+    "Training epoch 3 done",  # a part of the run
+    "Finished training epoch 3/10",
+    "Fold 2 training complete",
+    "Epoch [3/10] training done",
+    "Training done for stage 1",
+    "Training finished: epoch 3/10",
+    "training is not done yet",  # a negation, a condition, a plan
+    "waiting until training is done",
+    "evaluate when training completes",
+    "after training finishes, run the test set",
+    "Training ends at step 1000",
+    "training_done: false",  # a setting
+    "Averaged over training set: 0.31",
+    "Training completion: 45%",
+    "Preprocessing completed successfully",
+])
+def test_no_sentence_that_training_is_over(line: str):
+    assert not says_finished(line)
+
+
+@pytest.mark.parametrize("line", [
+    "`Trainer.fit` stopped: `max_epochs=60` reached.",
+    "Reached max_steps, stopping training",
+    "reached the maximum number of iterations",
+])
+def test_the_run_says_it_reached_its_plan(line: str):
+    assert says_plan_reached(line)
+
+
+def _steps(last: int, every: int = 10) -> list[str]:
+    return [f"step {s} loss {2.0 / (1 + s / 100):.4f}" for s in range(every, last + 1, every)]
+
+
+@pytest.mark.parametrize("closing", [
+    "Training COMPLETE", "End of training", "[runner] training loop finished.",
+    "训练结束",
+])
+def test_a_finished_run_is_succeeded(tmp_path: Path, closing: str):
+    verdict = verdict_of(tmp_path, [*_steps(500), closing])
+    assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_sentence_the_run_prints_every_epoch_is_no_end(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 4):
+        lines += [*_steps(300 * epoch)[-30:], f"epoch {epoch}: training done"]
+    lines.append("step 910 loss 0.5000")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_a_sentence_well_short_of_the_plan_is_no_success(tmp_path: Path):
+    verdict = verdict_of(tmp_path, ["max_steps=100000", *_steps(500), "Training is done"])
+    assert verdict["terminal_state"] != "SUCCEEDED" and verdict["decision"] != "GO"
+
+
+def test_the_plan_reached_in_the_frameworks_words_ends_the_run(tmp_path: Path):
+    # Lightning counts its own plan; babysit's reckoning of the steps may say more.
+    lines = ["max_steps=20000", *_steps(7440, 40),
+             "`Trainer.fit` stopped: `max_epochs=6000` reached."]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
