@@ -1,0 +1,68 @@
+"""The outermost counter at its declared total (issue 23, point 4): the last planned epoch,
+trained and then printed past (or one record an epoch), is the run's end; an inner
+counter's total is not the plan, and a run still inside its last epoch is running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.final_epoch import FinalEpoch
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _keras(epochs: int, planned: int) -> list[str]:
+    lines = []
+    for e in range(1, epochs + 1):
+        lines += [f"Epoch {e}/{planned}",
+                  f"12s - loss: {1 / e:.4f} - acc: 0.9 - val_loss: {1.2 / e:.4f} - val_acc: 0.8"]
+    return lines
+
+
+def _loguru(epochs: int, planned: int, iters: int = 14, every: int = 5) -> list[str]:
+    # an inner counter (`iter: 10/14`) inside the outer one (`epoch: 20/20`)
+    return [f"2023-01-13 19:49:20.803 | INFO | trainer:after_iter - epoch: {e}/{planned}, "
+            f"iter: {i}/{iters}, total_loss: {9 / (e + i / iters):.3f}"
+            for e in range(1, epochs + 1) for i in range(every, iters + 1, every)]
+
+
+def test_the_last_planned_epoch_of_one_record_each_ends_the_run(tmp_path: Path):
+    verdict = verdict_of(tmp_path, _keras(15, 15))
+    assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_an_epoch_short_of_the_plan_is_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _keras(14, 15))["terminal_state"] == "RUNNING"
+
+
+def test_the_last_epoch_printed_past_ends_the_run_whatever_the_inner_counter(tmp_path: Path):
+    lines = [*_loguru(20, 20), "Evaluate in main process...",
+             "Average Precision (AP) @[ IoU=0.50:0.95 ] = 0.91"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_run_inside_its_last_epoch_is_running(tmp_path: Path):
+    # several records an epoch, nothing printed past the last one: it may go on
+    assert verdict_of(tmp_path, _loguru(20, 20))["terminal_state"] == "RUNNING"
+
+
+def test_a_bracketed_header_counts_like_keras():
+    final = FinalEpoch()
+    for epoch in (195, 196, 197, 198, 199):
+        final.counted(epoch, 199)  # `=== EPOCH 199/199 ===`, then two records
+        final.trained()
+        final.trained()
+    assert final.over() is None  # nothing after the last record yet
+    final.printed_on("DEVICE : cuda")
+    event = final.over()
+    assert event is not None and "199 of 199" in event.detail + event.line
+    assert final.over() is None  # said once
+
+
+def test_a_zero_based_counter_ends_one_short_of_its_total():
+    final = FinalEpoch()
+    for epoch in range(0, 100):
+        final.counted(epoch, 100)  # `Epoch: [99/100]` after `Epoch: [0/100]`
+        final.trained()
+        final.trained()
+    final.printed_on("Averaged stats: loss: 3.58")
+    assert final.over() is not None
