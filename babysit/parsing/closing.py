@@ -47,6 +47,8 @@ _CLOSING_WORDS = re.compile(
     r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
+    r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
     r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
 # Words of a final evaluation or of the time the run took, which a run may also print
@@ -59,7 +61,8 @@ _LATE_WORDS = re.compile(
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
-    r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all)[ _-]?(?:training[ _-]?)?time\b"
+    r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
+    r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?)?time\b"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
@@ -71,7 +74,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "훈련", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held",
           "evaluation metrics", "best", "average loss", "total", "training time", "train time",
-          "training_time", "train_time", "elapsed", "wall", "took", "ran for")
+          "training_time", "train_time", "epoch time", "epoch_time", "elapsed", "wall", "took",
+          "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -3,7 +3,9 @@
 A run that counts its epochs against a total (`Epoch 14/14`, `epoch: 20/20, iter: 10/14`,
 `=== EPOCH 199/199 ===`) says by that counter alone how far it is through its plan; a
 counter inside it (the batches of one epoch, `iter: 10/14`) says nothing of the plan.
-The last planned epoch is over when it has been trained and then:
+The last planned epoch is over when it has had as many training records as the epoch
+before it (a run in its only epoch, `Epoch 1/1`, or part-way through its last, is not
+over) and then:
 
 - the run printed on past its training record without training (its evaluation, a
   summary, the next phase), or
@@ -33,6 +35,7 @@ class FinalEpoch:
     _records: int = 0  # training records in the current epoch
     _epochs_seen: int = 0  # epochs whose training records were counted
     _one_each: bool = True  # every earlier epoch had one training record
+    _before: int = 0  # training records of the epoch before the current one
     _printed_on: bool = False  # a line that is not training came after the last record
     _said: tuple[int, int] | None = None
     _credited: bool = False  # the line being read was counted as a training record
@@ -51,9 +54,10 @@ class FinalEpoch:
         if self._base is None:
             self._base = 0 if whole == 0 else 1
         if whole != self._epoch or total != self._total:
-            if self._records:
+            if self._records and self._epoch is not None:  # not records before any epoch
                 self._epochs_seen += 1
                 self._one_each = self._one_each and self._records == 1
+                self._before = self._records
             self._records = 0
         self._epoch, self._total = whole, total
         if trains:
@@ -81,8 +85,9 @@ class FinalEpoch:
         """At the end of a read: a COMPLETED event the first time the last planned
         epoch was trained and is over (see the module's docstring)."""
         epoch, total, base = self._epoch, self._total, self._base
-        if epoch is None or total is None or base is None or not self._records \
-                or self._said == (epoch, total) or epoch - base + 1 < total:
+        if epoch is None or total is None or base is None or not self._epochs_seen \
+                or self._records < self._before or self._said == (epoch, total) \
+                or epoch - base + 1 < total:
             return None
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1
         if not (self._printed_on or per_epoch):

@@ -90,6 +90,8 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "Final PPO metrics: loss_objective=-0.03", "It took 12.3 seconds", "Training time 0:13:00",
     "========================Evaluation Metrics========================",
     "Did not meet early stopping. Best iteration is:",
+    # a final figure whatever its name, the average time an epoch or a step took
+    "Final avg. r2:  0.7756", "FINAL MAE = 4.3", "Avg epoch time: 7.1649", "Mean step time: 0.31 s",
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()
@@ -103,6 +105,7 @@ def test_closing_words(line: str):
 @pytest.mark.parametrize("line", [
     "Epoch 3/10 done", "Training done for stage 1", "loading data... finished in 3/10 s",
     "Saving model checkpoint to out/checkpoint-500", "Evaluating...",
+    "Final learning rate will be 1e-5 after warmup",  # a final figure needs its value
 ])
 def test_lines_that_do_not_close_a_run(line: str):
     block = ClosingBlock()

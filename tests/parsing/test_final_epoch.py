@@ -66,3 +66,25 @@ def test_a_zero_based_counter_ends_one_short_of_its_total():
         final.trained()
     final.printed_on("Averaged stats: loss: 3.58")
     assert final.over() is not None
+
+
+def test_a_run_in_its_only_epoch_is_not_over_when_it_prints_something_else():
+    final = FinalEpoch()
+    final.counted(1, 1)  # `Beginning of Epoch 1/1`
+    final.trained()
+    final.printed_on("[rank3] step 20: loss 0.61")
+    assert final.over() is None
+
+
+def test_a_last_epoch_short_of_the_records_of_the_one_before_is_not_over():
+    final = FinalEpoch()
+    for epoch, records in ((1, 20), (2, 20), (3, 7)):
+        final.counted(epoch, 3)
+        for _ in range(records):
+            final.trained()
+    final.printed_on("Evaluating ...")  # a periodic evaluation inside the epoch
+    assert final.over() is None
+    for _ in range(13):
+        final.trained()
+    final.printed_on("Evaluating ...")
+    assert final.over() is not None
