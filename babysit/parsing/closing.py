@@ -72,10 +72,9 @@ _RECORDS_BEFORE_LATE = 3
 # here costs more than the rest of a line's parse): most lines have none of these.
 _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学習", "학습",
           "훈련", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
-          "final", "held",
-          "evaluation metrics", "best", "average loss", "total", "training time", "train time",
-          "training_time", "train_time", "epoch time", "epoch_time", "elapsed", "wall", "took",
-          "ran for")
+          "final", "held", "evaluation metrics", "best", "average loss", "total",
+          "training time", "train time", "training_time", "train_time", "epoch time",
+          "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
