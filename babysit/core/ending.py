@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.thread_failures import IN_THREAD
 
 
 class EndingSource(StrEnum):
@@ -63,6 +64,12 @@ class PendingFailure:
                 or detail.startswith("KeyboardInterrupt")
                 or "SignalException" in detail.partition(":")[0]
                 or _STOP_SIGNAL_TEXT.search(detail) is not None)
+
+    @property
+    def in_helper_thread(self) -> bool:
+        """The exception escaped a helper thread (see `parsing.thread_failures`): the
+        process went on without it."""
+        return self.event.kind is EventKind.EXCEPTION and self.event.detail.endswith(IN_THREAD)
 
     @property
     def traceback(self) -> str:

@@ -218,8 +218,10 @@ class RunLifecycle:
         if self._pending is not None:
             if not confirm_pending:
                 return None
-            if self._completion is not None and self._pending.cancelled:
-                # Stopped by hand after training had finished (closing a UI, say).
+            if self._completion is not None and (self._pending.cancelled
+                                                 or self._pending.in_helper_thread):
+                # Stopped by hand after training had finished (closing a UI, say), or a
+                # helper thread torn down at exit after it (the process went on).
                 self._pending = None
             else:
                 return self._end(self._crash_from_pending("", inferred=False, final=False),

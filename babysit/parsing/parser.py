@@ -45,6 +45,7 @@ from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
+from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
 
 # Specific shapes first; the permissive key/value parser last.
@@ -181,6 +182,7 @@ class LogParser:
         self._shapes = ShapeReader()
         self._task_labels = TaskLabels()  # srun -l: `3: …`
         self._endings = EndingReader()
+        self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
@@ -302,6 +304,7 @@ class LogParser:
         if line.lstrip().startswith(_COMMENT):
             return None
         in_traceback = self._failures.in_traceback and self._failures.continues(line)
+        self._threads.line(line, in_traceback)
 
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
@@ -376,6 +379,7 @@ class LogParser:
             found = find_events(rest)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
+            self._threads.mark(events)
             parsed = self._from_context(rest, parsed)
             for event in found:
                 if event.kind is EventKind.CHECKPOINT_SAVED:
