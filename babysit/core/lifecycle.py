@@ -37,7 +37,7 @@ from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
 from babysit.parsing.endings import AFTER_TRAINING, FINAL_SAVE, PLAN_REACHED
 from babysit.parsing.failures import CUT_OFF
-from babysit.parsing.final_epoch import FINAL_EPOCH
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 
 # What an ending is lives in `ending`; its callers know it from here.
 __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature"]
@@ -51,7 +51,7 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, PLAN_REACHED)
+_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -250,6 +250,8 @@ class RunLifecycle:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     completion.line, step, self.attempt),
                                 Evidence.LOG_ENDING)
+        if completion.detail == LAST_EPOCH and not settled:
+            return None  # read from the order of lines: a live run may print more of it
         early = premature(step, target) and completion.detail not in _DELIBERATE
         if early and completion.detail != "summary":
             if not settled:

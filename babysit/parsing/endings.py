@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.closing import CLOSING, ClosingBlock
 from babysit.parsing.completion_words import says_finished, says_plan_reached
-from babysit.parsing.final_epoch import FINAL_EPOCH, FinalEpoch
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
 from babysit.parsing.shapes import template
 
 # Completion details (see `core.lifecycle`).
@@ -55,7 +55,7 @@ SAID = "said-finished"
 AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, SAID})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
-FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH}
+FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH}
 
 _TEST_NAME = re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation

@@ -21,7 +21,11 @@ from dataclasses import dataclass
 
 from babysit.model import EventKind, LogEvent
 
-FINAL_EPOCH = "final-epoch"  # a completion detail (see `core.lifecycle`)
+FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done (see `endings`)
+# The last planned epoch trained and over, read from the order of lines: the end however
+# an inner counter compares with babysit's reckoning of the plan, once the log has
+# stopped (a live run may yet print another record of it).
+LAST_EPOCH = "last-epoch"
 
 
 @dataclass
@@ -94,4 +98,4 @@ class FinalEpoch:
             return None
         self._said = (epoch, total)
         return LogEvent(EventKind.COMPLETED,
-                        f"epoch {epoch} of {total}, the last planned, was trained", FINAL_EPOCH)
+                        f"epoch {epoch} of {total}, the last planned, was trained", LAST_EPOCH)

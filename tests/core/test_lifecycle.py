@@ -196,11 +196,3 @@ def test_sigterm_of_a_watched_process_is_a_cancellation(tmp_path: Path):
     data = artifact_in(tmp_path / "out")
     assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO")
     assert "SIGTERM" in data["summary"]
-
-
-def test_a_zero_based_counter_one_short_of_a_small_plan_is_no_early_end():
-    # detectron2's `iter: 39` of `MAX_ITER: 40`: the last iteration of a 0-based loop
-    from babysit.core.lifecycle import premature
-    assert not premature(39, 40)
-    assert premature(30, 40) and premature(16000, 111000)
-    assert not premature(980, 1000)
