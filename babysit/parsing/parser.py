@@ -304,7 +304,8 @@ class LogParser:
         if line.lstrip().startswith(_COMMENT):
             return None
         in_traceback = self._failures.in_traceback and self._failures.continues(line)
-        self._threads.line(line, in_traceback)
+        if in_traceback or line.startswith("Exception in thread "):
+            self._threads.line(line, in_traceback)
 
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
