@@ -172,8 +172,10 @@ class EndingReader:
         """What one line says about the end, besides the events it carries itself;
         `metrics`: the line reports metrics (a record, not a banner)."""
         found: list[LogEvent] = []
-        self.final_epoch.new_line()
-        if ("poch" in text or "POCH" in text) and (of := _EPOCH_OF.search(text)) is not None:
+        of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
+        if "/" in text and _part_way(text, of):
+            self.final_epoch.part_way()
+        if of is not None:
             self.final_epoch.counted(int(of.group(1)), int(of.group(2)), metrics)
         if "poch" in text and ("done" in text or "end" in text or "finish" in text
                                or "omplete" in text or "End" in text) \
@@ -186,6 +188,7 @@ class EndingReader:
                     and epoch - self._epoch_base + 1 >= planned_epochs:
                 self._final_said = True
                 found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_EPOCH))
+        self._recurring_is_a_stage(text, events)
         if (said := self._said(text, events)) is not None:
             found.append(said)
         if ("0:00:00" in text or "emaining" in text) and _ETA_ZERO.search(text) \
@@ -198,6 +201,15 @@ class EndingReader:
                 and _AFTER_TRAINING_BANNER.search(text):
             found.extend(self._tested_once(text))
         return found
+
+    def _recurring_is_a_stage(self, text: str, events: list[LogEvent]) -> None:
+        """A completion sentence the run printed between its training records before
+        (`Training done for epoch 3`, each epoch) ends a stage, not the run: its events
+        become NEW_STAGE, in place."""
+        for index, event in enumerate(events):
+            if event.kind is EventKind.COMPLETED and not event.detail \
+                    and self.closing.recurs(template(text.strip())):
+                events[index] = LogEvent(EventKind.NEW_STAGE, event.line, "a stage finished")
 
     def _said(self, text: str, events: list[LogEvent]) -> LogEvent | None:
         """The run's own sentence that its training is over (see `completion_words`),
@@ -240,6 +252,14 @@ class EndingReader:
 
 
 _COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def _part_way(text: str, epoch: re.Match[str] | None) -> bool:
+    """Whether a line shows a counter other than its epoch's short of its total (`37/100`,
+    `iter: 10/14`)."""
+    skip = epoch.span() if epoch is not None else (-1, -1)
+    return any(int(m.group(1)) < int(m.group(2)) for m in _COUNTER.finditer(text)
+               if not skip[0] <= m.start() < skip[1])
 
 
 def _at_planned_end(text: str, target: int | None, planned_epochs: int | None) -> bool:

@@ -9,7 +9,8 @@ over) and then:
 
 - the run printed on past its training record without training (its evaluation, a
   summary, the next phase), or
-- its records are one per epoch (Keras' `verbose=2` line, a per-epoch summary): the
+- its records are one per epoch (Keras' `verbose=2` line, a per-epoch summary) and the
+  last one is not part-way through its epoch (a Keras `verbose=1` bar at `37/100`): the
   record of an epoch is printed as that epoch ends.
 
 0- or 1-based, as the run counts: an `Epoch 99/100` after an `Epoch 0/100` is the last.
@@ -43,10 +44,19 @@ class FinalEpoch:
     _printed_on: bool = False  # a line that is not training came after the last record
     _said: tuple[int, int] | None = None
     _credited: bool = False  # the line being read was counted as a training record
+    _line_part_way: bool = False  # the line being read shows an inner counter short of its end
+    _last_part_way: bool = False  # so did the last training record
 
-    def new_line(self) -> None:
-        """A line is about to be read."""
+    def new_line(self, part_way: bool = False) -> None:
+        """A line is about to be read; `part_way`: its progress bar stands short of its
+        total (`37/100`)."""
         self._credited = False
+        self._line_part_way = part_way
+
+    def part_way(self) -> None:
+        """The line being read shows a counter inside the epoch short of its total
+        (`iter: 10/14`)."""
+        self._line_part_way = True
 
     def counted(self, epoch: float, total: int, trains: bool = False) -> None:
         """A line names the outer counter: epoch `epoch` of `total`; `trains`: the line
@@ -78,6 +88,7 @@ class FinalEpoch:
         if self._credited:
             return
         self._records += 1
+        self._last_part_way = self._line_part_way
         self._printed_on = False
 
     def printed_on(self, text: str) -> None:
@@ -93,7 +104,8 @@ class FinalEpoch:
                 or self._records < self._before or self._said == (epoch, total) \
                 or epoch - base + 1 < total:
             return None
-        per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1
+        per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
+            and not self._last_part_way
         if not (self._printed_on or per_epoch):
             return None
         self._said = (epoch, total)

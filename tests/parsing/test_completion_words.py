@@ -93,3 +93,10 @@ def test_the_plan_reached_in_the_frameworks_words_ends_the_run(tmp_path: Path):
     lines = ["max_steps=20000", *_steps(7440, 40),
              "`Trainer.fit` stopped: `max_epochs=6000` reached."]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_known_completion_line_printed_every_epoch_ends_a_stage(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 4):
+        lines += [*_steps(100 * epoch)[-10:], f"Training done for epoch {epoch}"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"

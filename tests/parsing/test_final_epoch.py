@@ -88,3 +88,17 @@ def test_a_last_epoch_short_of_the_records_of_the_one_before_is_not_over():
         final.trained()
     final.printed_on("Evaluating ...")
     assert final.over() is not None
+
+
+def test_a_bar_part_way_through_the_last_epoch_is_running(tmp_path: Path):
+    # Keras `verbose=1`: one bar line an epoch, and the last epoch's bar at 37/100
+    lines = []
+    for e in range(1, 10):
+        lines += [f"Epoch {e}/10", f"100/100 [==============================] - 5s 50ms/step - "
+                  f"loss: {1 / e:.4f} - accuracy: 0.9 - val_loss: {1.1 / e:.4f}"]
+    lines += ["Epoch 10/10",
+              " 37/100 [==========>...................] - ETA: 3s - loss: 0.1020"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+    lines[-1] = ("100/100 [==============================] - 5s 50ms/step - loss: 0.0990 - "
+                 "accuracy: 0.9 - val_loss: 0.1100")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
