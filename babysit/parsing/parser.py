@@ -373,9 +373,13 @@ class LogParser:
                 if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
                         and not self._shapes.printed_before(rest):
                     # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
-                    # value the run measured (a metric line comes back).
+                    # value the run measured (a metric line comes back). A NaN is no
+                    # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
+                    # lr: 3.56e-02`) it stays, in a line without a step all the same.
+                    measured = any(map(math.isfinite, parsed.metrics.values()))
                     parsed = replace(parsed, metrics={
-                        k: v for k, v in parsed.metrics.items() if math.isfinite(v)})
+                        k: v for k, v in parsed.metrics.items()
+                        if math.isfinite(v) or (measured and math.isnan(v))})
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _GLUED_FAILURE.search(rest) is not None):
             found = find_events(rest)
@@ -412,14 +416,14 @@ class LogParser:
                               rank: int | None) -> Record | None:
         """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
         metric is non-finite, at the step the sentence names when it is not behind."""
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            return record
         said = self._nan_words.read(text)
         if said is None:
             return record
         metrics, named = said
         self._took = True
         step = self.step
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            metrics, named = {}, None  # the line's own values say it already
         if named is not None and (step is None or named >= step):
             step = self.step = named
         events: tuple[LogEvent, ...] = ()
