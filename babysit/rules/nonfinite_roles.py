@@ -1,7 +1,8 @@
 """What a non-finite value means depends on what the metric is.
 
 A NaN in the training objective (the loss or one of its parts, on training or on
-evaluation) is a broken run: every step after it is worthless. Many other figures a run
+evaluation), or in the learning rate the next update is made with, is a broken run:
+every step after it is worthless. Many other figures a run
 prints are undefined for reasons that say nothing about the weights, and an experienced
 engineer reads them so:
 
@@ -33,6 +34,7 @@ from babysit.model import Severity
 
 class Role(Enum):
     OBJECTIVE = "the training objective"
+    OPTIMIZER = "the optimizer's learning rate or momentum"
     GRADIENT = "a gradient norm"
     STATISTIC = "a statistic over a possibly empty set"
     BOUND = "a bound or a best-so-far sentinel"
@@ -45,6 +47,9 @@ class Role(Enum):
 # *scale* of fp16 training.
 _OBJECTIVE = re.compile(r"loss(?![ _]?scal)|(?:^|[_/.])(?:los|nll|ppl|perplexity|objective|cost|"
                         r"elbo|bpd|bpc|bpb)(?:$|[_/.])", re.IGNORECASE)
+# The next update is made with it: a NaN learning rate makes the weights NaN.
+_OPTIMIZER = re.compile(r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",
+                        re.IGNORECASE)
 _GRADIENT = re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
 # Names of a limit or of the best value so far: ±inf there is the starting point.
 _BOUND = re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
@@ -73,6 +78,8 @@ def role_of(name: str, value: float) -> Role:
         return Role.OBJECTIVE
     if name in GRAD_NORM_KEYS or _GRADIENT.search(name):
         return Role.GRADIENT
+    if _OPTIMIZER.search(name):
+        return Role.OPTIMIZER
     if is_bookkeeping(name) or _TIMING.search(name):
         return Role.TIMING
     if _STATISTIC.search(name):
@@ -98,7 +105,7 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     gradient norm's first, with a finite objective beside it, is MEDIUM here: the rule
     makes it a blocker when the next record's norm is non-finite too."""
     role = role_of(name, value)
-    if role is Role.OBJECTIVE:
+    if role in (Role.OBJECTIVE, Role.OPTIMIZER):
         return Severity.BLOCKER, role
     if role is Role.GRADIENT:
         return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role

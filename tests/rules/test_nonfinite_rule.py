@@ -45,6 +45,9 @@ def raised(signals: list[object]) -> list[tuple[Severity | None, str]]:
     ("best_val_loss", INF, Role.BOUND),
     ("best_val_loss", NAN, Role.OBJECTIVE),  # a NaN is never a starting bound
     ("col2", NAN, Role.OTHER),
+    ("lr", NAN, Role.OPTIMIZER),
+    ("train/learning_rate", INF, Role.OPTIMIZER),
+    ("lr-AdamW", NAN, Role.OPTIMIZER),
 ])
 def test_each_metric_has_a_role_by_its_name(name: str, value: float, role: Role) -> None:
     assert role_of(name, value) is role
@@ -53,6 +56,10 @@ def test_each_metric_has_a_role_by_its_name(name: str, value: float, role: Role)
 def test_a_nan_objective_is_a_blocker_whatever_else_is_finite() -> None:
     assert severity_of("loss_cls", NAN, {"loss_cls": NAN, "loss_bbox": 0.3})[0] \
         is Severity.BLOCKER
+
+
+def test_a_nan_learning_rate_is_a_blocker_beside_a_finite_loss() -> None:
+    assert severity_of("lr", NAN, {"lr": NAN, "loss": 2.1})[0] is Severity.BLOCKER
 
 
 def test_a_value_nothing_vouches_for_is_a_blocker() -> None:
