@@ -174,3 +174,16 @@ def test_a_guard_stop_fails_the_run_even_after_the_bar_redraws_its_batch():
              if e.kind is EventKind.EXCEPTION]
     assert stops and stops[-1][0] == 4  # said again after the bar's last step
     assert any(math.isnan(v) for r in records for v in r.metrics.values())
+
+
+def test_the_history_scan_finds_a_nan_said_without_a_nan_token(tmp_path):
+    from babysit.targets.common.log_file import LocalLogTarget
+
+    lines = [f"step {i} | loss {2.0 - i * 1e-4:.4f} | lr 3e-4" for i in range(1, 400)]
+    lines[100] = "Epoch/Batch (0/100): Invalid loss, terminating training."
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    target = LocalLogTarget(log, tail_bytes=2048)
+    records = target.poll(final=True).log.records
+    target.close()
+    assert any(math.isnan(v) for r in records for v in r.metrics.values())
