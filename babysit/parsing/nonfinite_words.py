@@ -72,17 +72,24 @@ _EXCEPTION_SAYS = re.compile(
 _DATA_SUBJECT = re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]abels?|"
                            r"[Ff]eatures?|[Cc]olumns?|X|y)\b\s+(?:[Xy]\s+)?"
                            r"(?:contains?|must not contain|has)\b")
-# What a framework's NaN guard says when it ends training (the run is then FAILED):
-# Keras' and fastai's TerminateOnNaN `Invalid loss, terminating training`, ESPnet2's `This
-# training was stopped`, Lightning's `Signaling Trainer to stop`, TensorFlow's coordinator
-# (`Error reported to Coordinator`, which stops every thread) and NanTensorHook (`Model
-# diverged with loss = NaN.`, which always stops training), DeepSpeed's `Exiting run`.
-_STOPS = re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
-                    r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
-                    r"(?:stopped|terminated|aborted|halted)\b|"
-                    r"\b(?:stop|stops|stopping|stopped|abort|aborting|halting)\s+(?:the\s+)?"
-                    r"training\b|Signaling Trainer to stop|Error reported to Coordinator|"
-                    r"\b[Mm]odel diverged\b|\bExiting (?:the )?run\b", re.IGNORECASE)
+# What a framework's NaN guard says when it ends training (the run is then FAILED). Some
+# stop the loop and let the process exit cleanly: Keras' and fastai's TerminateOnNaN
+# `Invalid loss, terminating training`, ESPnet2's `This training was stopped`, Lightning's
+# `Signaling Trainer to stop`. Others raise: TensorFlow's coordinator (`Error reported to
+# Coordinator`, re-raised when the threads join) and NanTensorHook (`Model diverged with
+# loss = NaN.`, then NanLossDuringTrainingError), DeepSpeed's `Exiting run`.
+_GUARD_STOPS = re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
+                          r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
+                          r"(?:stopped|terminated|aborted|halted)\b|"
+                          r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
+                          r"training\b|Signaling Trainer to stop", re.IGNORECASE)
+_RAISES = re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
+                     r"\bExiting (?:the )?run\b|\babort(?:ing|ed)?\s+(?:the\s+)?training\b",
+                     re.IGNORECASE)
+# How a stop is named in its failure event: a guard's clean stop is explained by the NaN
+# itself (no crash beside it); a raised one is a crash as well.
+GUARD_STOP = "a NaN guard stopped training"
+RAISED_STOP = "training ended on a non-finite value"
 # A progress bar's counter before text glued to it (`  3/234 [....] - loss: 44.4Batch 3:
 # Invalid loss, terminating training`): indented, yet not a traceback's line.
 _BAR_START = re.compile(r"^\s+\d+/\d+\s")
@@ -137,11 +144,18 @@ def _exception_says(line: str) -> tuple[str, int | None, bool] | None:
     return (_metric(said), int(step.group(1)) if step else None, False)
 
 
-def stops_training(line: str) -> bool:
-    """Whether a line that says a value is non-finite also says training ends on it: a
-    guard that stops the run, or an exception raised at the top level (the process
-    ends on it unless training goes on after it)."""
-    return _STOPS.search(line) is not None or exception_line(line.strip()) is not None
+def stops_training(line: str) -> str | None:
+    """How a line that says a value is non-finite also says training ends on it
+    (`GUARD_STOP`: a guard stopped the loop; `RAISED_STOP`: it raised, or an exception
+    at the top level names the NaN), or None. Training that goes on after it undoes it."""
+    if _GUARD_STOPS.search(line) is not None:
+        return GUARD_STOP
+    if _RAISES.search(line) is not None:
+        return RAISED_STOP
+    raised = exception_line(line.strip())
+    if raised is not None and not raised[0].endswith("Warning"):  # a warning goes on
+        return RAISED_STOP
+    return None
 
 
 class NonFiniteWords:

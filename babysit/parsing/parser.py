@@ -427,12 +427,13 @@ class LogParser:
         if named is not None and (step is None or named >= step):
             step = self.step = named
         events: tuple[LogEvent, ...] = ()
-        if stops_training(text) and (record is None or not any(
+        stop = stops_training(text)
+        if stop is not None and (record is None or not any(
                 e.kind is EventKind.EXCEPTION for e in record.events)):
             # A NaN guard ended training: a failure, as a traceback's last line is one
             # (training that goes on after it drops it).
             events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
-                               f"stopped on a non-finite value: {text.strip()[:280]}"),)
+                               f"{stop}: {text.strip()[:280]}"),)
             self._guard = (events[0], 3)
         if record is None:
             return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,

@@ -3,10 +3,11 @@
 
 - The objective non-finite, or a value nothing in its record vouches for: a blocker
   (key "").
-- A gradient norm non-finite beside a finite loss: MEDIUM (key "gradient"), what a loss
-  scaler's skipped step looks like; a blocker when the next record's norm is non-finite
-  too; resolved once a finite norm comes back with a finite loss (NaN weights never give
-  a finite norm again).
+- A gradient norm non-finite beside a finite loss: MEDIUM (key "" as well: one entry for
+  the run's NaN), what a loss scaler's skipped step looks like; a blocker when the next
+  record's norm is non-finite too, or when the objective goes NaN; resolved once a
+  finite norm comes back with a finite loss (NaN weights never give a finite norm again),
+  unless a NaN objective was seen.
 - A statistic over a possibly empty set: MEDIUM (key "statistic"); a bound or a
   best-so-far sentinel: LOW (key "setting"). Reported, never a reason to stop the run.
   A timing or a rate (`speed nan` at step 0, an ETA) is not reported at all: a timer
@@ -25,7 +26,6 @@ from babysit.rules.nonfinite_roles import Role, finite_objective, role_of, sever
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _NAN = AnomalyType.NAN_INF
-GRADIENT_KEY = "gradient"
 STATISTIC_KEY = "statistic"
 SETTING_KEY = "setting"
 # Records in a row whose gradient norm is non-finite, beside a finite loss, before it is
@@ -42,6 +42,10 @@ class NonFiniteRule:
 
     def __init__(self, rules: RuleSettings) -> None:
         self._gradient_run = 0  # records in a row with a non-finite norm and a finite loss
+        # The nan-inf this rule keeps open (key "") is a gradient norm's alone, so far: a
+        # finite norm coming back resolves it; a NaN objective never is.
+        self._gradient_only = False
+        self._objective_seen = False  # this rule raised a NaN that is not a gradient's
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
@@ -63,7 +67,10 @@ class NonFiniteRule:
                 by.setdefault(severity, []).append(name)
         out: list[Signal] = []
         if Severity.BLOCKER in by:
-            out.append(Raise(_NAN, f"non-finite metric: {_listed(metrics, by[Severity.BLOCKER])}"))
+            said = f"non-finite metric: {_listed(metrics, by[Severity.BLOCKER])}"
+            # One entry for the run's NaN: a gradient's open one is escalated, with this.
+            out += [Reassess(_NAN, Severity.BLOCKER, said), Raise(_NAN, said)]
+            self._gradient_only, self._objective_seen = False, True
         if gradient:
             out.extend(self._gradient(metrics, gradient))
         elif self._gradient_run and self._norm_back(metrics):
@@ -96,15 +103,15 @@ class NonFiniteRule:
         self._gradient_run += 1
         values = _listed(metrics, names)
         if self._gradient_run < GRADIENT_RECORDS:
+            self._gradient_only = not self._objective_seen
             return [Raise(_NAN, (
                 f"non-finite gradient norm beside a finite loss: {values} (an fp16 loss "
                 f"scaler's skipped step looks like this; a second in a row is a blocker)"),
-                GRADIENT_KEY, Severity.MEDIUM)]
+                severity=Severity.MEDIUM)]
         why = (f"non-finite on {self._gradient_run} records in a row: the updates are "
                f"broken, whatever the loss shows")
-        return [Raise(_NAN, f"non-finite gradient norm: {values}, {why}", GRADIENT_KEY,
-                      Severity.BLOCKER),
-                Reassess(_NAN, Severity.BLOCKER, why, GRADIENT_KEY)]
+        return [Reassess(_NAN, Severity.BLOCKER, why),
+                Raise(_NAN, f"non-finite gradient norm: {values}, {why}")]
 
     @staticmethod
     def _norm_back(metrics: dict[str, float]) -> bool:
@@ -114,9 +121,11 @@ class NonFiniteRule:
 
     def _recovered(self, metrics: dict[str, float]) -> list[Signal]:
         run, self._gradient_run = self._gradient_run, 0
+        if not self._gradient_only:
+            return []  # a NaN objective is open as well: that one stands
+        self._gradient_only = False
         norm = next(f"{k}={v:.4g}" for k, v in metrics.items()
                     if math.isfinite(v) and role_of(k, v) is Role.GRADIENT)
         return [Resolve(_NAN, (
             f"the gradient norm came back finite ({norm}) with the loss finite after {run} "
-            f"non-finite record(s): overflowing steps were skipped, the weights were not hurt"),
-            GRADIENT_KEY)]
+            f"non-finite record(s): overflowing steps were skipped, the weights were not hurt"))]

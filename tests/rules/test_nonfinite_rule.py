@@ -11,7 +11,7 @@ import pytest
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules.nonfinite_roles import Role, role_of, severity_of
-from babysit.rules.nonfinite_rule import GRADIENT_KEY, NonFiniteRule
+from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve
 
 NAN = math.nan
@@ -101,18 +101,26 @@ def test_a_statistic_and_a_bound_do_not_hide_a_later_nan_loss() -> None:
 
 def test_one_nan_gradient_norm_beside_a_finite_loss_is_medium_and_resolves() -> None:
     rule = NonFiniteRule(RuleSettings())
-    assert raised(observe(rule, 100, loss=1.9, grad_norm=NAN)) == \
-        [(Severity.MEDIUM, GRADIENT_KEY)]
+    assert raised(observe(rule, 100, loss=1.9, grad_norm=NAN)) == [(Severity.MEDIUM, "")]
     back = observe(rule, 200, loss=0.9, grad_norm=3.97)
-    assert [type(s) for s in back] == [Resolve] and back[0].key == GRADIENT_KEY
+    assert [type(s) for s in back] == [Resolve] and back[0].key == ""
 
 
 def test_a_gradient_norm_nan_twice_in_a_row_is_a_blocker() -> None:
     rule = NonFiniteRule(RuleSettings())
     observe(rule, 240, loss=2.51, grad_norm=NAN)
     second = observe(rule, 250, loss=2.45, grad_norm=INF)
-    assert (Severity.BLOCKER, GRADIENT_KEY) in raised(second)
+    assert (None, "") in raised(second)  # the catalogue's blocker, if none is open
     assert any(isinstance(s, Reassess) and s.severity is Severity.BLOCKER for s in second)
+
+
+def test_a_nan_objective_after_a_gradient_escalates_it_and_is_never_resolved() -> None:
+    rule = NonFiniteRule(RuleSettings())
+    observe(rule, 20, loss=3.5, grad_norm=NAN)
+    then = observe(rule, 20, eval_loss=NAN)
+    assert any(isinstance(s, Reassess) and s.severity is Severity.BLOCKER for s in then)
+    assert not [s for s in observe(rule, 30, loss=1.2, grad_norm=2.0)
+                if isinstance(s, Resolve)]
 
 
 def test_a_nan_gradient_norm_with_a_zero_or_missing_loss_is_a_blocker_at_once() -> None:
