@@ -22,7 +22,6 @@ from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
-from babysit.metric_names import is_bookkeeping
 from babysit.model import (
     Anomaly,
     AnomalyType,
@@ -35,6 +34,7 @@ from babysit.model import (
 )
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import Raise, Reassess, Signal
 from babysit.snapshot import Snapshot, TimeLimit
@@ -296,8 +296,11 @@ class Run:
         """Another rank's metrics do not make the run's series (each rank prints its own,
         often identical, losses), but a non-finite value on any rank is the run's: named
         with that rank and its own step."""
-        bad = {k: v for k, v in record.metrics.items()
-               if not math.isfinite(v) and not is_bookkeeping(k)}
+        metrics = record.metrics
+        # Judged as the rank's own records would be (see rules.nonfinite_roles): a
+        # statistic over an empty set is not a broken rank.
+        bad = {k: v for k, v in metrics.items() if not math.isfinite(v)
+               and severity_of(k, v, metrics)[0] is Severity.BLOCKER}
         if bad:
             values = ", ".join(f"{k}={v}" for k, v in sorted(bad.items())[:6])
             self.ledger.raise_(AnomalyType.NAN_INF, record.step if record.step is not None

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 import re
 
+from babysit.parsing.events import exception_line
+
 # `<subject> … is/became/… nan|inf|infinite|non-finite`
 _SUBJECT_SAYS = re.compile(
     r"\b(?P<name>loss(?:es)?(?![ _]?scal)|grad(?:ient)?s?(?:[ _]norms?)?|outputs?|logits|weights|"
@@ -37,7 +39,18 @@ _VALUE_IN = re.compile(
     r"(?:nan|inf))?\s+(?:values?\s+)?(?:in\s+)?(?:the\s+)?"
     r"(?P<name2>loss|grad(?:ient)?s?|outputs?|logits|weights)|"
     r"\breturned\s+(?P<name3>nan|inf)\s+values\b|"
-    r"\bnan in summary histogram for:?\s*(?P<name4>[\w/.-]+)", re.IGNORECASE)
+    r"\bnan in summary histogram for:?\s*(?P<name4>[\w/.-]+)|"
+    # `NaN loss detected! Skipping batch.`, `inf grad norm`, Keras' and fastai's
+    # TerminateOnNaN `Batch 3: Invalid loss, terminating training` (not a loss function
+    # or a setting that is invalid)
+    r"\b(?:nan|inf|non-?finite|invalid)\s+(?P<name5>loss(?:es)?|grad(?:ient)?s?(?:\s+norms?)?)"
+    r"\b(?!\s*(?:function|fn|type|name|class|config|argument|reduction|[:'\"=(]))|"
+    # Lightning's EarlyStopping(check_finite=True): `Monitored metric val_loss = nan is not
+    # finite.`
+    r"\bmetric\s+(?P<name6>[\w/.-]+)\s*=\s*[-+]?(?:nan|inf)\b|"
+    # ESPnet2: `The gradients at all steps are invalid in this epoch.`
+    r"\b(?P<name7>loss(?:es)?|grad(?:ient)?s?(?:[ _]norms?)?)\b[^.;!?]{0,40}?"
+    r"\b(?:is|are|was|were)\s+invalid\b", re.IGNORECASE)
 # An exception that says it in its name or its message: TensorFlow's
 # `NanLossDuringTrainingError: NaN loss during training.` (`NanTensorHook`), Estimator's
 # `Model diverged with loss = NaN.`, `tf.debugging.check_numerics`' `InvalidArgumentError:
@@ -53,6 +66,33 @@ _EXCEPTION_SAYS = re.compile(
     r"Error\b)\w*(?:Error|Exception):\s(?:.*?\b(?P<name3>loss|grad(?:ient)?s?)\b)?"
     r".*?(?:\b(?:nan|NaN|NAN|Inf|inf|infinity|Infinity)\b(?!\s*(?:=|:)\s*(?:True|False))|"
     r"\bdiverged\b)")
+# An exception about the data fed in (`ValueError: Input contains NaN, infinity or a value
+# too large for dtype('float64')`, `Input X contains NaN`, `array must not contain infs or
+# NaNs`): a data error, which fails as a crash of its own, not a value of the training.
+_DATA_SUBJECT = re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]abels?|"
+                           r"[Ff]eatures?|[Cc]olumns?|X|y)\b\s+(?:[Xy]\s+)?"
+                           r"(?:contains?|must not contain|has)\b")
+# What a framework's NaN guard says when it ends training (the run is then FAILED). Some
+# stop the loop and let the process exit cleanly: Keras' and fastai's TerminateOnNaN
+# `Invalid loss, terminating training`, ESPnet2's `This training was stopped`, Lightning's
+# `Signaling Trainer to stop`. Others raise: TensorFlow's coordinator (`Error reported to
+# Coordinator`, re-raised when the threads join) and NanTensorHook (`Model diverged with
+# loss = NaN.`, then NanLossDuringTrainingError), DeepSpeed's `Exiting run`.
+_GUARD_STOPS = re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
+                          r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
+                          r"(?:stopped|terminated|aborted|halted)\b|"
+                          r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
+                          r"training\b|Signaling Trainer to stop", re.IGNORECASE)
+_RAISES = re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
+                     r"\bExiting (?:the )?run\b|\babort(?:ing|ed)?\s+(?:the\s+)?training\b",
+                     re.IGNORECASE)
+# How a stop is named in its failure event: a guard's clean stop is explained by the NaN
+# itself (no crash beside it); a raised one is a crash as well.
+GUARD_STOP = "a NaN guard stopped training"
+RAISED_STOP = "training ended on a non-finite value"
+# A progress bar's counter before text glued to it (`  3/234 [....] - loss: 44.4Batch 3:
+# Invalid loss, terminating training`): indented, yet not a traceback's line.
+_BAR_START = re.compile(r"^\s+\d+/\d+\s")
 _STEP = re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
 _SKIPPED = re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
 # Where a sentence about a NaN is code or a setting, not an event.
@@ -61,7 +101,7 @@ _NOT_AN_EVENT = re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|Fal
 # What a sentence about a non-finite value needs (checked first: most lines lack it;
 # `INFO` is no `inf`).
 SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite|"
-                       r"(?:NaN|Nan|NAN|Inf)\w*(?:Error|Exception)\b|diverged")
+                       r"(?:NaN|Nan|NAN|Inf)\w*(?:Error|Exception)\b|diverged|[Ii]nvalid")
 # Skips said again and again with no training record in between: a run that updates
 # nothing any more.
 SKIPS_IN_A_ROW = 3
@@ -97,11 +137,25 @@ def _exception_says(line: str) -> tuple[str, int | None, bool] | None:
     divergence without a subject `_SUBJECT_SAYS` knows: the loss, unless it names the
     gradients."""
     match = _EXCEPTION_SAYS.search(line)
-    if match is None or _NOT_AN_EVENT.search(line):
+    if match is None or _NOT_AN_EVENT.search(line) or _DATA_SUBJECT.search(line):
         return None
     said = (match.group("name3") or match.group("name2") or "loss").lower()
     step = _STEP.search(line)
     return (_metric(said), int(step.group(1)) if step else None, False)
+
+
+def stops_training(line: str) -> str | None:
+    """How a line that says a value is non-finite also says training ends on it
+    (`GUARD_STOP`: a guard stopped the loop; `RAISED_STOP`: it raised, or an exception
+    at the top level names the NaN), or None. Training that goes on after it undoes it."""
+    if _GUARD_STOPS.search(line) is not None:
+        return GUARD_STOP
+    if _RAISES.search(line) is not None:
+        return RAISED_STOP
+    raised = exception_line(line.strip())
+    if raised is not None and not raised[0].endswith("Warning"):  # a warning goes on
+        return RAISED_STOP
+    return None
 
 
 class NonFiniteWords:
@@ -115,13 +169,16 @@ class NonFiniteWords:
 
     def read(self, line: str) -> tuple[dict[str, float], int | None] | None:
         """The non-finite metric a line says it saw, with the step it names."""
-        if line[:1].isspace():
+        if line[:1].isspace() and _BAR_START.match(line) is None:
             return None  # a traceback's frame or a quoted source line
         said = said_non_finite(line)
         if said is None:
             return None
         name, step, skipped = said
-        if skipped:
+        # A loss is never made non-finite by fp16 loss scaling (the forward pass is not
+        # scaled): a batch skipped for a NaN loss is the model or the data going wrong.
+        # A skipped gradient is what a loss scaler does; only a run of them counts.
+        if skipped and name != "loss":
             self._skips += 1
             if self._skips < SKIPS_IN_A_ROW:
                 return None

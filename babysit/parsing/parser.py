@@ -26,6 +26,7 @@ from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
+    key_values,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -40,7 +41,7 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
-from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords
+from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords, stops_training
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.task_labels import TaskLabels
@@ -93,6 +94,7 @@ _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 # Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
+_COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
 
 
@@ -184,6 +186,9 @@ class LogParser:
         self._endings = EndingReader()
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
+        # A NaN guard's stop, and the lines left in which a record may still be the bar's
+        # last redraw of the batch it stopped on (see `_after_guard`).
+        self._guard: tuple[LogEvent, int] | None = None
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
         # How much of the log was understood (see `reading`).
@@ -285,6 +290,8 @@ class LogParser:
         if quiet >= 2:
             return None  # the very same line said nothing twice: a repeated warning
         record = self._feed(raw_line)
+        if self._guard is not None:
+            record = self._after_guard(record)
         if record is not None or self._took:
             self.lines_read += 1
         else:
@@ -374,9 +381,13 @@ class LogParser:
                 if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
                         and not self._shapes.printed_before(rest):
                     # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
-                    # value the run measured (a metric line comes back).
+                    # value the run measured (a metric line comes back). A NaN is no
+                    # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
+                    # lr: 3.56e-02`) it stays, in a line without a step all the same.
+                    measured = any(map(math.isfinite, parsed.metrics.values()))
                     parsed = replace(parsed, metrics={
-                        k: v for k, v in parsed.metrics.items() if math.isfinite(v)})
+                        k: v for k, v in parsed.metrics.items()
+                        if math.isfinite(v) or (measured and math.isnan(v))})
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _GLUED_FAILURE.search(rest) is not None):
             found = find_events(rest)
@@ -400,7 +411,8 @@ class LogParser:
         hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
         if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
-        if has_rest and ("finite" in rest or (hinted and _SAID_WORD.search(rest) is not None)) \
+        if has_rest and ("finite" in rest or "nvalid" in rest
+                         or (hinted and _SAID_WORD.search(rest) is not None)) \
                 and SAID_HINT.search(rest) is not None:
             record = self._with_said_non_finite(rest, record, rank)
         if self._fresh_facts:
@@ -413,22 +425,45 @@ class LogParser:
                               rank: int | None) -> Record | None:
         """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
         metric is non-finite, at the step the sentence names when it is not behind."""
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            return record
         said = self._nan_words.read(text)
         if said is None:
             return record
         metrics, named = said
         self._took = True
         step = self.step
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            metrics, named = {}, None  # the line's own values say it already
         if named is not None and (step is None or named >= step):
             step = self.step = named
+        events: tuple[LogEvent, ...] = ()
+        stop = stops_training(text)
+        if stop is not None and (record is None or not any(
+                e.kind is EventKind.EXCEPTION for e in record.events)):
+            # A NaN guard ended training: a failure, as a traceback's last line is one
+            # (training that goes on after it drops it).
+            events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
+                               f"{stop}: {text.strip()[:280]}"),)
+            self._guard = (events[0], 3)
         if record is None:
             return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
-                          fmt="words")
+                          fmt="words", events=events)
         return replace(record, step=step if record.step is None or (step is not None
                        and step > record.step) else record.step,
-                       metrics={**record.metrics, **metrics})
+                       metrics={**record.metrics, **metrics},
+                       events=(*record.events, *events))
+
+    def _after_guard(self, record: Record | None) -> Record | None:
+        """The record right after a NaN guard's stop is the progress bar's last redraw of
+        the batch it stopped on (Keras prints `Batch 3: Invalid loss, terminating
+        training`, then `4/234 … loss: inf`), not training going on: the stop is said
+        again after its step, so that it stands."""
+        assert self._guard is not None
+        event, lines_left = self._guard
+        if record is not None and record.step is not None and event not in record.events:
+            self._guard = None
+            return replace(record, events=(*record.events, event))
+        self._guard = (event, lines_left - 1) if lines_left > 1 else None
+        return record
 
     def _losses(self) -> set[str]:
         """The names the counted training records carry their loss under (all their
@@ -489,6 +524,10 @@ class LogParser:
             return record
         self._took = True
         if record is None:
+            # The line's finite values come with them: what the `nan` is judged beside (a
+            # finite loss, a `count: 0` that makes every mean on the line 0/0).
+            found = {**{k: v for k, v in key_values(text).items()
+                        if math.isfinite(v) and k not in _COUNTERS}, **found}
             return Record(step=self.step, target_steps=self.target, metrics=found, rank=rank,
                           fmt="shape")
         return replace(record, metrics={**record.metrics, **found})

@@ -44,6 +44,9 @@ _BOX_LINE = re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
+# Words that name a split or a phase before a metric's name in a spaced header.
+_QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "test", "eval",
+                         "dev"})
 _MAX_CELLS = 40
 _HEADER_REACH = 200  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
@@ -118,8 +121,10 @@ class ShapeReader:
             if pairs is not None:
                 return pairs
         if all(_NAME_CELL.match(c) for c in cells):
-            if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells):
+            if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells) \
+                    and not any("_" in c for c in cells):
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
+                # (a name with an underscore, `f2_opt`, `top5_acc`, is a column's)
             if len(self._pending) > 64:
                 self._pending.clear()
             self._pending[(sep, len(cells))] = (self._line_no,
@@ -171,11 +176,34 @@ class ShapeReader:
 
     def _take_header(self, key: tuple[str, int]) -> tuple[str, ...] | None:
         """The names for rows of this shape: a header of that width printed shortly
-        before (a newer one replaces an older: YOLO prints its header every epoch)."""
+        before (a newer one replaces an older: YOLO prints its header every epoch), or
+        a wider one whose two-word names make it that width."""
         pending = self._pending.pop(key, None)
+        if pending is None:
+            pending = self._spaced_header(key)
         if pending is not None and self._line_no - pending[0] <= _HEADER_REACH:
             self._headers[key] = pending[1]
         return self._headers.get(key)
+
+    def _spaced_header(self, key: tuple[str, int]) -> tuple[int, tuple[str, ...]] | None:
+        """A space-separated header whose names are two words (fastai's rendered table:
+        `epoch train loss valid loss accuracy`), joined back to one name per column."""
+        sep, width = key
+        if sep != " ":
+            return None
+        for (other_sep, other_width), (line_no, words) in list(self._pending.items()):
+            if other_sep != " " or other_width <= width:
+                continue
+            names: list[str] = []
+            for word in words:
+                if names and names[-1] in _QUALIFIERS:
+                    names[-1] = f"{names[-1]}_{word}"
+                else:
+                    names.append(word)
+            if len(names) == width:
+                del self._pending[(other_sep, other_width)]
+                return line_no, tuple(names)
+        return None
 
     @staticmethod
     def _bare_names(cells: list[str]) -> list[str]:

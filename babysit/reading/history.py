@@ -59,6 +59,9 @@ EVENTS = "|".join((
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
     "improve in the last", "EarlyStopping counter", "Stopping training", "opped early",
     "eyboard", "Run is kept", "nterrupted by",
+    # A NaN said without a `nan` token (parsing.nonfinite_words): Keras' and fastai's
+    # TerminateOnNaN `Invalid loss`, ESPnet2's `gradients at all steps are invalid`.
+    "nvalid loss", "nvalid grad", "are invalid",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",

@@ -52,4 +52,7 @@ CAUSE_BY_EXCEPTION: tuple[tuple[str, AnomalyType], ...] = (
     ("NCCL", AnomalyType.NCCL),
     ("DistBackendError", AnomalyType.NCCL),
     ("Gloo", AnomalyType.NCCL),
+    # A NaN guard that stopped the loop (parsing.nonfinite_words.GUARD_STOP): the NaN is
+    # the story, the process did not crash.
+    ("a NaN guard stopped training", AnomalyType.NAN_INF),
 )

@@ -16,42 +16,20 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from babysit.config import RuleSettings
-from babysit.metric_names import eval_direction, is_bookkeeping
+from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
+from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
 __all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule",
-           "NotLearningRule", "Observation", "Raise", "Reassess", "Resolve", "RuleSet",
-           "Signal"]
-
-
-class NonFiniteRule:
-    windowed: ClassVar[bool] = False
-
-    def __init__(self, rules: RuleSettings) -> None:
-        pass
-
-    def observe(self, point: Observation) -> Sequence[Signal]:
-        metrics = point.metrics
-        total = sum(metrics.values())
-        # A finite sum means every value is finite: the usual case, in one C loop.
-        bad = [] if total - total == 0 else \
-            [k for k in mr.nonfinite_metrics(metrics) if not is_bookkeeping(k)]
-        if bad:
-            values = ", ".join(f"{k}={metrics[k]}" for k in bad)
-            return [Raise(AnomalyType.NAN_INF, f"non-finite metric: {values}")]
-        skipped = metrics.get("number_of_nan_iterations", 0)
-        if skipped > 0:
-            # Megatron-LM skips a NaN iteration and counts it instead of printing nan.
-            return [Raise(AnomalyType.NAN_INF, f"Megatron-LM reports {skipped:g} NaN "
-                                               f"iteration(s) in this logging interval")]
-        return []
+           "NonFiniteRule", "NotLearningRule", "Observation", "Raise", "Reassess", "Resolve",
+           "RuleSet", "Signal"]
 
 
 class GradNormRule:

@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from babysit.parsing.nonfinite_words import SKIPS_IN_A_ROW, NonFiniteWords, said_non_finite
+from babysit.model import EventKind
+from babysit.parsing.nonfinite_words import (
+    GUARD_STOP,
+    RAISED_STOP,
+    SKIPS_IN_A_ROW,
+    NonFiniteWords,
+    said_non_finite,
+    stops_training,
+)
 from babysit.parsing.parser import LogParser
 
 
@@ -104,3 +112,82 @@ def test_a_tensorflow_nan_hook_makes_the_loss_nan_at_the_last_step():
     records = LogParser().feed_lines(lines)
     bad = [r for r in records if any(not math.isfinite(v) for v in r.metrics.values())]
     assert bad and bad[0].step == 101 and math.isnan(bad[0].metrics["loss"])
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # the adjective form, said by a hand loop that skips the batch
+    ("[WARN] NaN loss detected! Skipping batch.", ("loss", None, True)),
+    ("step 812: inf grad norm, update skipped", ("grad_norm", 812, True)),
+    # Keras' and fastai's TerminateOnNaN say "invalid" for a NaN or Inf loss
+    ("Batch 17: Invalid loss, terminating training", ("loss", None, False)),
+    ("Epoch/Batch (0/6930): Invalid loss, terminating training.", ("loss", None, False)),
+    # ESPnet2 trainer: every update of the epoch had a non-finite gradient
+    ("(trainer:404) WARNING: The gradients at all steps are invalid in this epoch.",
+     ("grad_norm", None, False)),
+    # Lightning EarlyStopping(check_finite=True)
+    ("Monitored metric val_loss = nan is not finite. Previous best value was inf. Signaling "
+     "Trainer to stop.", ("val_loss", None, False)),
+])
+def test_guards_and_skips_said_in_other_words(line: str, expected: tuple):
+    assert said_non_finite(line) == expected
+
+
+@pytest.mark.parametrize("line", [
+    # a data error fails as a crash of its own; it is no value of the training
+    "ValueError: Input contains NaN, infinity or a value too large for dtype('float64').",
+    "ValueError: Input X contains NaN.",
+    "ValueError: array must not contain infs or NaNs",
+    # a setting or a loss function that is invalid
+    "ValueError: Invalid loss function: focal2", "Invalid loss type 'l3'",
+])
+def test_data_errors_and_invalid_settings_are_no_nan(line: str):
+    assert said_non_finite(line) is None
+
+
+@pytest.mark.parametrize(("line", "stop"), [
+    ("Batch 17: Invalid loss, terminating training", GUARD_STOP),
+    ("This training was stopped at 2epoch", GUARD_STOP),
+    ("Monitored metric val_loss = nan is not finite. Signaling Trainer to stop.", GUARD_STOP),
+    ("ERROR:tensorflow:Model diverged with loss = NaN.", RAISED_STOP),
+    ("INFO:tensorflow:Error reported to Coordinator: <class 'InvalidArgumentError'>, "
+     "LossTensor is inf or nan.", RAISED_STOP),
+    ("NanLossDuringTrainingError: NaN loss during training.", RAISED_STOP),
+    ("[WARN] NaN loss detected! Skipping batch.", None),
+    ("The grad norm is nan. Skipping updating the model.", None),
+    ("UserWarning: NaN detected in loss, the batch is skipped", None),
+])
+def test_a_guard_that_ends_training_says_so(line: str, stop: str | None):
+    assert stops_training(line) == stop
+
+
+def test_a_nan_loss_skip_counts_at_once_a_gradient_skip_only_when_it_repeats():
+    words = NonFiniteWords()
+    said = words.read("[WARN] NaN loss detected! Skipping batch.")
+    assert said is not None and math.isnan(said[0]["loss"])
+    assert words.read("nan gradients: skipping this update") is None
+
+
+def test_a_guard_stop_fails_the_run_even_after_the_bar_redraws_its_batch():
+    lines = ["Epoch 1/3",
+             "  2/50 [>.............................] - ETA: 9:12 - loss: 3.1021",
+             "  3/50 [>.............................] - ETA: 9:02 - loss: 2.9410Batch 3: "
+             "Invalid loss, terminating training",
+             "  4/50 [==>...........................] - ETA: 8:50 - loss: nan"]
+    records = LogParser().feed_lines(lines)
+    stops = [(r.step, e.kind) for r in records for e in r.events
+             if e.kind is EventKind.EXCEPTION]
+    assert stops and stops[-1][0] == 4  # said again after the bar's last step
+    assert any(math.isnan(v) for r in records for v in r.metrics.values())
+
+
+def test_the_history_scan_finds_a_nan_said_without_a_nan_token(tmp_path):
+    from babysit.targets.common.log_file import LocalLogTarget
+
+    lines = [f"step {i} | loss {2.0 - i * 1e-4:.4f} | lr 3e-4" for i in range(1, 400)]
+    lines[100] = "Epoch/Batch (0/100): Invalid loss, terminating training."
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    target = LocalLogTarget(log, tail_bytes=2048)
+    records = target.poll(final=True).log.records
+    target.close()
+    assert any(math.isnan(v) for r in records for v in r.metrics.values())

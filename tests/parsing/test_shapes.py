@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from babysit.model import EventKind, Record
 from babysit.parsing.events import find_events
 from babysit.parsing.parser import LogParser
@@ -169,3 +171,36 @@ def test_settings_paths_and_notes_that_name_failures_raise_nothing():
     assert records[0].metrics == {"loss": 2.1}
     _, records = _read(['{"step": 3, "loss": "nan"}'])
     assert math.isnan(records[0].metrics["loss"])
+
+
+def test_a_nan_in_a_one_off_metric_line_is_kept_where_an_inf_setting_is_not():
+    # A NaN is never a configured value; a one-off line without a step still reports it.
+    lines = ["max_grad_norm: inf",
+             "2024-05-01 10:00:00 INFO (1/2) Epoch 1, batch 900, tot_loss[loss=nan, acc=0.01, "
+             "over 1200.00 frames], batch size: 4, lr: 1.2e-03"]
+    _, records = _read(lines)
+    [bad] = _non_finite(records)
+    assert math.isnan(bad.metrics["loss"]) and "max_grad_norm" not in bad.metrics
+
+
+@pytest.mark.parametrize("header", [
+    "epoch train loss valid loss accuracy_thresh f2_opt",
+    "epoch training loss val loss top5_acc",
+])
+def test_a_spaced_header_names_the_columns_of_a_narrower_row(header: str):
+    # fastai's rendered table writes `train_loss` as `train loss`.
+    width = len(header.split()) - 2
+    row = " ".join(["0", "nan", "nan"] + ["0.5"] * (width - 3))
+    _, records = _read([header, row])
+    [bad] = _non_finite(records)
+    names = {k for k, v in bad.metrics.items() if math.isnan(v)}
+    assert names == {header.split()[1] + "_loss", header.split()[3] + "_loss"}
+
+
+def test_a_count_of_zero_comes_with_the_nan_means_of_its_line():
+    # darknet: the means over a scale's boxes are -nan when no box was assigned to it.
+    lines = [f"Region {r} Avg IOU: {v}, Class: {v}, Obj: {v}, No Obj: 0.43, count: {c}"
+             for r, v, c in [(82, "0.31", 5), (94, "0.28", 3), (82, "-nan", 0)]]
+    _, records = _read(lines)
+    [bad] = _non_finite(records)
+    assert bad.metrics["count"] == 0 and math.isnan(bad.metrics["class"])

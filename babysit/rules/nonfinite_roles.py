@@ -1,0 +1,116 @@
+"""What a non-finite value means depends on what the metric is.
+
+A NaN in the training objective (the loss or one of its parts, on training or on
+evaluation), or in the learning rate the next update is made with, is a broken run:
+every step after it is worthless. Many other figures a run
+prints are undefined for reasons that say nothing about the weights, and an experienced
+engineer reads them so:
+
+- a mean over a set that can be empty: the reward or length of episodes before any
+  episode finished, IoU or recall over the boxes of a scale that got none (`count: 0`),
+  an evaluation score over an empty split, a spread over a single run;
+- a timing or a rate before its first interval (`speed nan` at step 0, an ETA);
+- a bound or a best-so-far sentinel (`DELTA_CLIPS_MAX: inf`, `best_loss: inf`).
+
+The gradient norm sits between the two: under fp16 dynamic loss scaling an overflowing
+step has a non-finite norm and is skipped (the weights are untouched), so one such norm
+with a finite loss beside it is routine; the same norm again on the next record, or one
+with no finite loss to vouch for it, is the run going wrong (a Hugging Face Trainer
+hides a NaN loss behind a finite or zero one, its `grad_norm` does not).
+
+These are pure functions of names and values; `nonfinite_rule` applies them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from enum import Enum
+
+from babysit.metric_names import GRAD_NORM_KEYS, is_bookkeeping
+from babysit.model import Severity
+
+
+class Role(Enum):
+    OBJECTIVE = "the training objective"
+    OPTIMIZER = "the optimizer's learning rate or momentum"
+    GRADIENT = "a gradient norm"
+    STATISTIC = "a statistic over a possibly empty set"
+    BOUND = "a bound or a best-so-far sentinel"
+    TIMING = "a timing or a rate"
+    OTHER = "a metric babysit cannot place"
+
+
+# The loss and its parts (`loss_cls`, `d0.loss_bbox`, `smoothed_loss`, `multi_logloss`,
+# a hand loop's `Val_los`), perplexity, likelihoods, a cost or an objective; not the loss
+# *scale* of fp16 training.
+_OBJECTIVE = re.compile(r"loss(?![ _]?scal)|(?:^|[_/.])(?:los|nll|ppl|perplexity|objective|cost|"
+                        r"elbo|bpd|bpc|bpb)(?:$|[_/.])", re.IGNORECASE)
+# The next update is made with it: a NaN learning rate makes the weights NaN.
+_OPTIMIZER = re.compile(r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",
+                        re.IGNORECASE)
+_GRADIENT = re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
+# Names of a limit or of the best value so far: ±inf there is the starting point.
+_BOUND = re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
+                    r"threshold|tol|tolerance|cap|ceil|floor|best|lowest|highest|patience)"
+                    r"(?:$|[_/.])", re.IGNORECASE)
+_TIMING = re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
+# Means over episodes, boxes, classes or runs; evaluation scores; spreads; RL rollout
+# statistics (PPO's clip fraction, approximate KL, explained variance).
+_STATISTIC = re.compile(
+    r"(?:^|[_/.])ep(?:_|len|rew|isode)|episode|rew(?:ard)?|return|success|"
+    r"iou|recall|precision|acc|f1|bleu|rouge|auc|(?:^|[_/.])m?ap(?:\d*|_\w+)?(?:$|[_/.])|"
+    r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
+    r"(?:^|[_/.])(?:std|var|ci|stderr|sem|conf)(?:$|[_/.])|"
+    r"explained_var|clip_?frac|approx_?kl|kl_approx|entropy", re.IGNORECASE)
+# A count in the same record: zero of them makes every mean over them 0/0.
+_COUNT = re.compile(r"(?:^|[_/.])(?:count|n|num(?:_\w+)?|\w+_count|instances|targets|boxes|"
+                    r"objects|gts?|episodes|samples_seen)$", re.IGNORECASE)
+
+
+def role_of(name: str, value: float) -> Role:
+    """What the metric `name` is, judged by its name (and, for a bound, by the value
+    being ±inf: a NaN is never a limit)."""
+    if math.isinf(value) and _BOUND.search(name):
+        return Role.BOUND
+    if _OBJECTIVE.search(name):
+        return Role.OBJECTIVE
+    if name in GRAD_NORM_KEYS or _GRADIENT.search(name):
+        return Role.GRADIENT
+    if _OPTIMIZER.search(name):
+        return Role.OPTIMIZER
+    if is_bookkeeping(name) or _TIMING.search(name):
+        return Role.TIMING
+    if _STATISTIC.search(name):
+        return Role.STATISTIC
+    return Role.OTHER
+
+
+def finite_objective(metrics: Mapping[str, float]) -> bool:
+    """Whether the record shows its objective, finite: something that vouches for the
+    weights while another figure beside it is undefined. A loss of exactly 0 vouches for
+    nothing: it is how a Hugging Face Trainer prints a NaN it filtered out."""
+    return any(v != 0 and math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE
+               for k, v in metrics.items())
+
+
+def empty_set(metrics: Mapping[str, float]) -> bool:
+    """Whether the record says the set its means are taken over is empty (`count: 0`)."""
+    return any(v == 0 and _COUNT.search(k) is not None for k, v in metrics.items())
+
+
+def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[Severity, Role]:
+    """How serious a non-finite `value` of `name` is in a record of `metrics`. A
+    gradient norm's first, with a finite objective beside it, is MEDIUM here: the rule
+    makes it a blocker when the next record's norm is non-finite too."""
+    role = role_of(name, value)
+    if role in (Role.OBJECTIVE, Role.OPTIMIZER):
+        return Severity.BLOCKER, role
+    if role is Role.GRADIENT:
+        return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role
+    if role in (Role.BOUND, Role.TIMING):
+        return Severity.LOW, role
+    if role is Role.STATISTIC or empty_set(metrics) or finite_objective(metrics):
+        return Severity.MEDIUM, role
+    return Severity.BLOCKER, role  # nothing vouches for it: never miss a real one

@@ -1,0 +1,131 @@
+"""The nan-inf rule: a non-finite value, judged by what the metric is (see
+`nonfinite_roles`).
+
+- The objective non-finite, or a value nothing in its record vouches for: a blocker
+  (key "").
+- A gradient norm non-finite beside a finite loss: MEDIUM (key "" as well: one entry for
+  the run's NaN), what a loss scaler's skipped step looks like; a blocker when the next
+  record's norm is non-finite too, or when the objective goes NaN; resolved once a
+  finite norm comes back with a finite loss (NaN weights never give a finite norm again),
+  unless a NaN objective was seen.
+- A statistic over a possibly empty set: MEDIUM (key "statistic"); a bound or a
+  best-so-far sentinel: LOW (key "setting"). Reported, never a reason to stop the run.
+  A timing or a rate (`speed nan` at step 0, an ETA) is not reported at all: a timer
+  before its first interval says nothing about the run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType, Severity
+from babysit.rules.nonfinite_roles import Role, finite_objective, role_of, severity_of
+from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
+
+_NAN = AnomalyType.NAN_INF
+STATISTIC_KEY = "statistic"
+SETTING_KEY = "setting"
+# Records in a row whose gradient norm is non-finite, beside a finite loss, before it is
+# a blocker: one is a skipped overflow, two in a row a run whose updates are broken.
+GRADIENT_RECORDS = 2
+
+
+def _listed(metrics: dict[str, float], names: list[str]) -> str:
+    return ", ".join(f"{k}={metrics[k]}" for k in names[:8])
+
+
+class NonFiniteRule:
+    windowed: ClassVar[bool] = False
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self._gradient_run = 0  # records in a row with a non-finite norm and a finite loss
+        # The nan-inf this rule keeps open (key "") is a gradient norm's alone, so far: a
+        # finite norm coming back resolves it; a NaN objective never is.
+        self._gradient_only = False
+        self._objective_seen = False  # this rule raised a NaN that is not a gradient's
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        metrics = dict(point.metrics)
+        total = sum(metrics.values())
+        # A finite sum means every value is finite: the usual case, in one C loop.
+        if total - total == 0:
+            return self._all_finite(metrics)
+        by: dict[Severity, list[str]] = {}
+        gradient: list[str] = []
+        for name, value in metrics.items():
+            if math.isfinite(value):
+                continue
+            severity, role = severity_of(name, value, metrics)
+            if role is Role.TIMING:
+                continue  # a timer before its first interval says nothing about the run
+            if role is Role.GRADIENT and severity is Severity.MEDIUM:
+                gradient.append(name)
+            else:
+                by.setdefault(severity, []).append(name)
+        out: list[Signal] = []
+        if Severity.BLOCKER in by:
+            said = f"non-finite metric: {_listed(metrics, by[Severity.BLOCKER])}"
+            # One entry for the run's NaN: a gradient's open one is escalated, with this.
+            out += [Reassess(_NAN, Severity.BLOCKER, said), Raise(_NAN, said)]
+            self._gradient_only, self._objective_seen = False, True
+        if gradient:
+            out.extend(self._gradient(metrics, gradient))
+        elif self._gradient_run and self._norm_back(metrics):
+            out.extend(self._recovered(metrics))
+        if Severity.MEDIUM in by:
+            out.append(Raise(_NAN, (
+                f"non-finite statistic: {_listed(metrics, by[Severity.MEDIUM])} — a mean over "
+                f"a set that can be empty, or a score beside a finite loss, not the objective; "
+                f"the training itself is not shown to be broken"), STATISTIC_KEY,
+                Severity.MEDIUM))
+        if Severity.LOW in by:
+            out.append(Raise(_NAN, (
+                f"non-finite bound: {_listed(metrics, by[Severity.LOW])} — a limit or a "
+                f"best-so-far starting value, not a measurement"),
+                SETTING_KEY, Severity.LOW))
+        return out
+
+    def _all_finite(self, metrics: dict[str, float]) -> list[Signal]:
+        out: list[Signal] = []
+        if self._gradient_run and self._norm_back(metrics):
+            out.extend(self._recovered(metrics))
+        skipped = metrics.get("number_of_nan_iterations", 0)
+        if skipped > 0:
+            # Megatron-LM skips a NaN iteration and counts it instead of printing nan.
+            out.append(Raise(_NAN, f"Megatron-LM reports {skipped:g} NaN iteration(s) in this "
+                                   f"logging interval"))
+        return out
+
+    def _gradient(self, metrics: dict[str, float], names: list[str]) -> list[Signal]:
+        self._gradient_run += 1
+        values = _listed(metrics, names)
+        if self._gradient_run < GRADIENT_RECORDS:
+            self._gradient_only = not self._objective_seen
+            return [Raise(_NAN, (
+                f"non-finite gradient norm beside a finite loss: {values} (an fp16 loss "
+                f"scaler's skipped step looks like this; a second in a row is a blocker)"),
+                severity=Severity.MEDIUM)]
+        why = (f"non-finite on {self._gradient_run} records in a row: the updates are "
+               f"broken, whatever the loss shows")
+        return [Reassess(_NAN, Severity.BLOCKER, why),
+                Raise(_NAN, f"non-finite gradient norm: {values}, {why}")]
+
+    @staticmethod
+    def _norm_back(metrics: dict[str, float]) -> bool:
+        """A finite gradient norm with a finite loss beside it."""
+        return finite_objective(metrics) and any(
+            math.isfinite(v) and role_of(k, v) is Role.GRADIENT for k, v in metrics.items())
+
+    def _recovered(self, metrics: dict[str, float]) -> list[Signal]:
+        run, self._gradient_run = self._gradient_run, 0
+        if not self._gradient_only:
+            return []  # a NaN objective is open as well: that one stands
+        self._gradient_only = False
+        norm = next(f"{k}={v:.4g}" for k, v in metrics.items()
+                    if math.isfinite(v) and role_of(k, v) is Role.GRADIENT)
+        return [Resolve(_NAN, (
+            f"the gradient norm came back finite ({norm}) with the loss finite after {run} "
+            f"non-finite record(s): overflowing steps were skipped, the weights were not hurt"))]
