@@ -27,6 +27,10 @@ class EndingAnomaly:
     type: AnomalyType
     description: str
     severity: Severity | None = None  # None: the catalogue's
+    key: str = ""
+    # How it was already resolved when it is raised ('' while it stands): a failure that
+    # a later launch replaced is the run's history, not its state.
+    resolved: str = ""
 
 
 @dataclass(frozen=True)

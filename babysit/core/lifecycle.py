@@ -68,6 +68,7 @@ class RunLifecycle:
         self._attempt_advances = 0
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
+        self.relaunches = 0  # new launches after a failure, read from the log
 
     @property
     def state(self) -> TerminalState:
@@ -138,7 +139,8 @@ class RunLifecycle:
         if self.phase is Phase.CLOSED:
             return None
         kind = event.kind
-        if kind is EventKind.EXCEPTION and event.detail == CUT_OFF and self._pending is not None:
+        if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
+                and self._pending is not None:
             return None  # the log ends in the traceback of a failure already noted
         failure = self._failure(event, step)
         if failure is not None:
@@ -162,6 +164,8 @@ class RunLifecycle:
                               f", {self.launcher_restarts} so far)",
                               Severity.HIGH if self.launcher_restarts < 2 else None),
                           final=False)
+        elif kind is EventKind.LAUNCHED:
+            return self._relaunched(event, step)
         elif kind is EventKind.COMPLETED:
             held = self._completion
             if self.phase is Phase.ENDED:
@@ -186,6 +190,28 @@ class RunLifecycle:
             return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
                                     self.attempt), Evidence.SCHEDULER_END)
         return None
+
+    def _relaunched(self, event: LogEvent, step: int | None) -> Ending | None:
+        """The run's start-up printed again after a failure (see `parsing.launches`): a
+        new launch replaced the dead process. The failure is the earlier launch's, kept as
+        history; the new launch has to earn its own end."""
+        phase = self.phase
+        if phase is Phase.RUNNING or next_phase(phase, Evidence.RELAUNCHED) is not Phase.RUNNING:
+            return None
+        if self._pending is not None:
+            died, at = self._pending.event.detail or self._pending.event.line, self._pending.step
+        else:
+            assert self.ending is not None
+            died, at = self.ending.evidence, self.ending.step
+        self._new_attempt()
+        self.relaunches += 1
+        return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, at, self.attempt,
+                      final=False, anomaly=EndingAnomaly(
+                          AnomalyType.CRASH,
+                          f"an earlier launch of the run died ({died[:200]}); the log then "
+                          f"shows the run launched again ({event.line[:120]})",
+                          Severity.MEDIUM, key=f"launch {self.attempt - 1}",
+                          resolved="the run was launched again; its latest launch is judged"))
 
     def _failure(self, event: LogEvent, step: int | None) -> PendingFailure | None:
         """The failure a log event is, if any: a crash unless training goes on."""

@@ -93,6 +93,8 @@ APPLY: dict[Evidence, Callable[[RunLifecycle], object]] = {
         EventKind.RESTARTED, "[INFO] Restarting workers (restart_count=1)", "restart_count=1"),
         20),
     Evidence.RESTART: lambda life: life.restarted(),
+    Evidence.RELAUNCHED: lambda life: life.on_event(LogEvent(
+        EventKind.LAUNCHED, "args: Namespace(lr=0.01, batch_size=8)"), 20),
 }
 
 
