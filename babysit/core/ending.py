@@ -56,6 +56,9 @@ class PendingFailure:
 
     event: LogEvent
     step: int | None
+    # A step was read after it: the dying process's own last output, until a second
+    # one shows training going on (see `RunLifecycle.on_step`).
+    stepped_after: bool = False
 
     @property
     def cancelled(self) -> bool:

@@ -100,7 +100,21 @@ class RunLifecycle:
         evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
+        elif self._last_output(step):
+            return False
         return self._trained(evidence)
+
+    def _last_output(self, step: int) -> bool:
+        """Whether a step forward right after a failure is the dying process's own last
+        output rather than training going on: stdout flushed after stderr's traceback
+        (the bar row of the batch that ran out of memory), the batch a callback stopped
+        training on. A failure is outlived by a second step; a step back is a resume."""
+        pending = self._pending
+        if pending is None or pending.stepped_after \
+                or (pending.step is not None and step <= pending.step):
+            return False
+        self._pending = replace(pending, stepped_after=True)
+        return True
 
     def on_epoch(self) -> bool:
         """The epoch moved in a log that prints no step: training went on, past what came

@@ -27,6 +27,7 @@ import re
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
+from babysit.parsing.said_failures import said_failure
 from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
 
@@ -52,6 +53,13 @@ _FRAME_START = re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
 _FRAME_TAIL = re.compile(r"\", line \d+, in \S+\s*$")
 _DIGITS = re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
+# What Python prints before a traceback that does not end the process: a thread's
+# (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
+# can catch it (`Exception ignored in: <function …>`, a destructor at exit).
+_NOT_THE_PROCESS = re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
+_FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
+                            EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
+                            EventKind.NCCL})
 
 
 def _interrupted(events: tuple[LogEvent, ...]) -> bool:
@@ -80,6 +88,12 @@ class FailureReader:
         # What a logger puts before each line of the open traceback.
         self._prefix: re.Pattern[str] | None = None
         self.start = StartFailures()  # failures printed without a traceback
+        # An exception line outside any traceback (a paste or a launcher that kept only
+        # the last line): the run's end if nothing follows it (see `finish`); the parser
+        # clears it at the next line.
+        self.loose_exception: LogEvent | None = None
+        self._threads = 0  # tracebacks announced as not the process's, not yet read
+        self._thread_tail = False  # after one: its interleaved last lines still come
 
     @property
     def in_traceback(self) -> bool:
@@ -103,12 +117,28 @@ class FailureReader:
         if EventKind.TRACEBACK_START in kinds:
             self._open(line, line[: line.find("Traceback (")])
             return added
+        if self._lines == 0 and self._thread_tail:
+            if line[:1].isspace() or exception_line(line) is not None:
+                return added  # two threads' tracebacks interleaved: the other's last lines
+            self._thread_tail = False
+        if self._lines == 0 and "Exception" in line and _NOT_THE_PROCESS.match(line):
+            self._threads = min(self._threads + 1, 8)
+            return added
         if self._lines == 0:
             if "File \"" in line and _FRAME_START.match(line):
                 self._open(line, "", headless=True)
                 return self._read_frame(line, kinds, added)
-            if not kinds & {EventKind.EXCEPTION}:
+            if not kinds & _FAILURE_KINDS:
+                added.extend(said_failure(line))
+            if not kinds & {EventKind.EXCEPTION} and not added:
                 added.extend(self.start.observe(line))
+            if not added and not kinds & _FAILURE_KINDS:
+                closing = exception_line(line)
+                if closing is not None and not closing[0].endswith("Warning"):
+                    name, message = closing
+                    self.loose_exception = LogEvent(
+                        EventKind.EXCEPTION, clip(line.strip(), 500),
+                        clip(f"{name}: {message}" if message else name, 300))
             return added
         return self._read_frame(self._unprefixed(line), kinds, added)
 
@@ -116,6 +146,9 @@ class FailureReader:
         self._lines = 1
         self._headless = headless
         self._logged = bool(prefix) and _LOGGED.search(prefix) is not None
+        if self._threads and not headless:
+            self._threads -= 1
+            self._logged = self._thread_tail = True
         named = exception_line(prefix.strip()) if prefix.strip() else None
         # IPython heads its traceback with the exception's name, not a logger's prefix;
         # rich with the corner of its box.
@@ -180,6 +213,7 @@ class FailureReader:
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""
         self._saving = None
+        self._threads, self._thread_tail = 0, False
         self.start.trained()
 
     def launched(self) -> None:
@@ -188,9 +222,11 @@ class FailureReader:
 
     def finish(self) -> list[LogEvent]:
         """No more lines will come: a traceback still open is a crash on its own (one
-        that was only frames, with no header and no exception, says too little)."""
+        that was only frames, with no header and no exception, says too little), and so
+        is an exception line the log ends on."""
+        loose, self.loose_exception = self.loose_exception, None
         if self._lines == 0:
-            return []
+            return [] if loose is None else [loose]
         headless, logged = self._headless, self._logged
         self._lines = 0
         if headless or logged:

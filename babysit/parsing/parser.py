@@ -287,6 +287,8 @@ class LogParser:
         self.lines_seen += 1
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
+        if self._failures.loose_exception is not None and raw_line.strip():
+            self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
         if quiet >= 2:
             # The very same line said nothing twice: a repeated warning (or a start-up

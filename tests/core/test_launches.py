@@ -97,3 +97,20 @@ def test_a_notebook_run_its_user_interrupted_is_cancelled(tmp_path: Path):
             "----> 1 learn.fit_one_cycle(25, lr_max=1e-3)\n")
     data = once(tmp_path, text)
     assert data["terminal_state"] == "CANCELLED", data["summary"]
+
+
+def test_the_batch_a_callback_stopped_on_is_no_training_after_the_failure(tmp_path: Path):
+    # Keras' TerminateOnNaN prints its message, then the bar of the batch it stopped on.
+    text = ("Epoch 1/10\n"
+            + "".join(f"{b}/234 [....] - ETA: 1:00:00 - loss: {44 - b:.4f}\n" for b in (1, 2))
+            + "  3/234 [....] - ETA: 1:00:00 - loss: 41.0Batch 3: Invalid loss, terminating "
+              "training\n  4/234 [....] - ETA: 1:00:00 - loss: inf\n")
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
+
+
+def test_a_failure_outlived_by_training_is_no_crash(tmp_path: Path):
+    text = (_preamble(8) + _iters(10, 50) + "2024-05-02 11:05:00 | ERROR | trainer - run failed "
+            "to sync metrics to the dashboard\n" + _OOM + _iters(60, 200))
+    data = once(tmp_path, text)
+    assert data["terminal_state"] == "RUNNING", data["summary"]

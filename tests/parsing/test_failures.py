@@ -159,3 +159,77 @@ def test_a_line_the_preamble_repeats_or_a_training_line_marks_no_launch():
              "epoch 1 iter 20/100 loss 2.9"]
     kinds = _kinds(*lines)
     assert EventKind.CUDA_ERROR in kinds and EventKind.LAUNCHED not in kinds
+
+
+def test_a_scripts_logger_saying_training_failed_is_a_failure():
+    assert _exceptions("2024-06-01 10:00:01,220 - __main__ - ERROR - Training failed with "
+                       "error: mat1 and mat2 shapes cannot be multiplied (8x512 and 768x256)") \
+        == ["Training failed with error: mat1 and mat2 shapes cannot be multiplied "
+            "(8x512 and 768x256)"]
+    assert _exceptions("[12:00:00] CRITICAL trial lr_0.01 failed: worker died") \
+        == ["trial lr_0.01 failed: worker died"]
+    assert _exceptions("ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+                       "(exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python")
+
+
+def test_an_error_line_that_is_not_about_training_failing_is_none():
+    assert _exceptions("2024-06-01 10:00:01 ERROR upload of metrics failed, retrying") == []
+    assert _exceptions("2024-06-01 10:00:01 INFO Training failed runs are listed below") == []
+    assert _exceptions("2024-06-01 10:00:01 ERROR run failed to sync metrics, retrying") == []
+
+
+def test_tensorflows_coordinator_reporting_the_error_that_stops_training():
+    [detail] = _exceptions(
+        "INFO:tensorflow:Error reported to Coordinator: <class 'tensorflow.python.framework."
+        "errors_impl.InvalidArgumentError'>, LossTensor is inf or nan. : Tensor had NaN values")
+    assert detail.startswith("InvalidArgumentError: LossTensor is inf or nan")
+
+
+def test_training_stopped_because_its_values_went_bad_is_a_failure():
+    assert _exceptions("  5/120 [>....] - ETA: 1:02 - loss: 3.1Batch 5: Invalid loss, "
+                       "terminating training")
+    assert _exceptions("WARNING: the loss is NaN at every step of this epoch; training "
+                       "was stopped at epoch 3")
+    assert _exceptions("Stopping training: no improvement for 10 epochs") == []
+
+
+def test_an_exception_line_the_log_ends_on_is_a_failure_and_one_followed_by_more_is_not():
+    last = "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: " \
+           "NaN loss during training."
+    assert _exceptions("INFO:tensorflow:Saving checkpoints for 0", last, "") == [
+        "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: "
+        "NaN loss during training."]
+    assert _exceptions(last, "step 1 | loss 2.30") == []
+    assert _exceptions("step 1 | loss 2.30", "UserWarning: the epoch ended early") == []
+
+
+def test_a_kernel_assert_a_console_wrapped_is_a_cuda_error():
+    kinds = _kinds("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1422: indexSelectLargeIndex:"
+                   " block: [31,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize`",
+                   "failed.")
+    assert EventKind.CUDA_ERROR in kinds
+
+
+def test_tracebacks_of_threads_are_not_the_process_ending():
+    # Two writer threads torn down at exit, their tracebacks interleaved line by line.
+    frames = ['  File "/usr/lib/python3.10/threading.py", line 1016, in _bootstrap_inner',
+              "    self.run()",
+              '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 136, in check',
+              '    raise OSError("handle is closed")']
+    lines = ["Exception in thread Thread-1:", "Exception in thread Thread-3:", "",
+             "End training....", "Traceback (most recent call last):",
+             "Traceback (most recent call last):"]
+    for frame in frames:
+        lines += [frame, frame]
+    lines += ["OSError: handle is closed", '    raise OSError("handle is closed")',
+              "OSError: handle is closed"]
+    assert _exceptions(*lines) == []
+
+
+def test_a_traceback_after_a_threads_is_the_processs_own():
+    lines = ["Exception ignored in: <function Pool.__del__ at 0x7f>",
+             "Traceback (most recent call last):", '  File "pool.py", line 3, in __del__',
+             "ValueError: pool not running", "step 7 | loss 1.2",
+             "Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
+             "KeyError: 'labels'"]
+    assert _exceptions(*lines) == ["KeyError: 'labels'"]
