@@ -50,6 +50,7 @@ _BOX = re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # A Python frame, however indented (a paste may lose the indentation), or wrapped by a
 # narrow console before its closing quote.
 _FRAME_START = re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
+_FRAME_END = re.compile(r"^\s*in [\w<>.]+\s*$")
 _FRAME_TAIL = re.compile(r"\", line \d+, in \S+\s*$")
 _DIGITS = re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
@@ -92,6 +93,7 @@ class FailureReader:
         # the last line): the run's end if nothing follows it (see `finish`); the parser
         # clears it at the next line.
         self.loose_exception: LogEvent | None = None
+        self._frame = ""  # the open traceback's last line, when a frame may go on
         self._threads = 0  # tracebacks announced as not the process's, not yet read
         self._thread_tail = False  # after one: its interleaved last lines still come
 
@@ -161,7 +163,11 @@ class FailureReader:
     def _read_frame(self, line: str, kinds: set[EventKind],
                     added: list[LogEvent]) -> list[LogEvent]:
         self._lines += 1
-        if _SAVE_FRAME.search(line):
+        # A frame a narrow console wrapped before its function (`…/serialization.py",
+        # line 379,` / ` in save`) is read whole.
+        frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
+        self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
+        if _SAVE_FRAME.search(frame):
             self._save_frame = True
         closing = exception_line(line)
         if closing is not None:

@@ -233,3 +233,11 @@ def test_a_traceback_after_a_threads_is_the_processs_own():
              "Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
              "KeyError: 'labels'"]
     assert _exceptions(*lines) == ["KeyError: 'labels'"]
+
+
+def test_a_save_frame_a_console_wrapped_still_marks_a_failed_save():
+    kinds = _kinds("Epoch 1 take 6133.4", "Traceback (most recent call last):",
+                   '  File "/usr/lib/python3.8/site-packages/torch/serialization.py", line 379,',
+                   " in save",
+                   "    _save(obj, opened_zipfile, pickle_module, pickle_protocol)")
+    assert EventKind.CHECKPOINT_ERROR in kinds
