@@ -54,6 +54,11 @@ class LaunchReader:
         return self._marks is None
 
     @property
+    def learning(self) -> bool:
+        """Whether the preamble's lines are still wanted (its first few hundred)."""
+        return self._marks is None and len(self._order) < _PREAMBLE_LINES
+
+    @property
     def armed(self) -> bool:
         """Whether a failure was read that training has not gone past."""
         return self._armed
@@ -85,6 +90,13 @@ class LaunchReader:
         """A failure that ends the process unless something follows it."""
         self._close_preamble()
         self._armed = True
+
+    def settled(self) -> LaunchReader:
+        """This reader with its preamble closed where it stands, and no failure armed:
+        what a parser that starts further on needs of the log's start."""
+        self._close_preamble()
+        self._armed = False
+        return self
 
     def _close_preamble(self) -> None:
         if self._marks is None:

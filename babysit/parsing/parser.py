@@ -298,7 +298,7 @@ class LogParser:
         record = self._feed(raw_line)
         if self._advanced:
             launches.trained()
-        elif launches.in_preamble and (record is None or not record.events) \
+        elif launches.learning and (record is None or not record.events) \
                 and not self._failures.in_traceback:
             launches.remember(clean(raw_line))
         if record is not None and record.events \
@@ -314,6 +314,17 @@ class LogParser:
                 self._quiet.clear()
             self._quiet[raw_line] = quiet + 1
         return record
+
+    def learn_start_up(self, lines: list[str]) -> None:
+        """The first lines of a log this parser will read only the end of (the history
+        scan reads the rest): its start-up, by which a new launch is seen (`launches`);
+        the middle of a log is no start-up."""
+        head = LogParser(count_records=False)
+        for line in lines:
+            head.feed(line)
+            if not head._launches.in_preamble:
+                break
+        self._launches = head._launches.settled()
 
     def _launch(self, raw_line: str) -> LogEvent | None:
         """A new launch of the run, when this line begins one (see `launches`)."""

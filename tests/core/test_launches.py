@@ -114,3 +114,29 @@ def test_a_failure_outlived_by_training_is_no_crash(tmp_path: Path):
             "to sync metrics to the dashboard\n" + _OOM + _iters(60, 200))
     data = once(tmp_path, text)
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def _launched_in(tmp_path: Path, text: str) -> bool:
+    from babysit.model import EventKind
+    from babysit.targets.common.log_file import LocalLogTarget
+
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    snapshot = LocalLogTarget(log, tail_bytes=512 * 1024).poll()
+    return any(e.kind is EventKind.LAUNCHED for r in snapshot.log.records for e in r.events)
+
+
+def test_a_relaunch_at_the_end_of_a_long_log_is_seen_by_its_start_up(tmp_path: Path):
+    # The history scan reads the middle; the start-up is known from the log's head.
+    text = (_preamble(64) + _iters(10, 120_000) + _TRACEBACK + _preamble(8) + _iters(10, 10))
+    assert _launched_in(tmp_path, text)
+
+
+def test_the_middle_of_a_long_log_is_no_start_up(tmp_path: Path):
+    # The parsed tail (the last 2,000 lines) begins with a line that is printed again
+    # after the OOM: the middle of a run, not its start-up.
+    evaluation = "Evaluating on the validation split (500 images)...\n"
+    ending = (evaluation + _iters(120_010, 120_010 + 10 * 1992) + _OOM + evaluation
+              + _iters(140_000, 140_000))
+    assert ending.count("\n") == 2000
+    assert not _launched_in(tmp_path, _preamble(64) + _iters(10, 120_000) + ending)
