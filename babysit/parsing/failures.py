@@ -24,6 +24,7 @@ Tracebacks come in more shapes than Python's own:
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
@@ -58,6 +59,7 @@ CUT_OFF = "the log ends inside a traceback, before its exception line"
 # (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
 # can catch it (`Exception ignored in: <function …>`, a destructor at exit).
 _NOT_THE_PROCESS = re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
+_NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
                             EventKind.NCCL})
@@ -105,6 +107,8 @@ class FailureReader:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
         added: list[LogEvent] = []
+        if not events and self._lines == 0:  # most lines: skip the events' bookkeeping
+            return self._outside(line, _NO_KINDS, added)
         kinds = {e.kind for e in events}
         for event in events:
             if event.kind is EventKind.CHECKPOINT_SAVED and _SAVE_BEGINS.search(event.line):
@@ -119,30 +123,42 @@ class FailureReader:
         if EventKind.TRACEBACK_START in kinds:
             self._open(line, line[: line.find("Traceback (")])
             return added
-        if self._lines == 0 and self._thread_tail:
+        if self._lines == 0:
+            return self._outside(line, kinds, added)
+        return self._read_frame(self._unprefixed(line), kinds, added)
+
+    def _outside(self, line: str, kinds: Set[EventKind],
+                 added: list[LogEvent]) -> list[LogEvent]:
+        """A line outside any traceback: one that opens one, or states a failure."""
+        if self._thread_tail:
             if line[:1].isspace() or exception_line(line) is not None:
                 return added  # two threads' tracebacks interleaved: the other's last lines
             self._thread_tail = False
-        if self._lines == 0 and "Exception" in line and _NOT_THE_PROCESS.match(line):
+        if "Exception" in line and _NOT_THE_PROCESS.match(line):
             self._threads = min(self._threads + 1, 8)
             return added
-        if self._lines == 0:
-            if "File \"" in line and _FRAME_START.match(line):
-                self._open(line, "", headless=True)
-                return self._read_frame(line, kinds, added)
-            if not kinds & _FAILURE_KINDS:
-                added.extend(said_failure(line))
-            if not kinds & {EventKind.EXCEPTION} and not added:
-                added.extend(self.start.observe(line))
-            if not added and not kinds & _FAILURE_KINDS:
-                closing = exception_line(line)
-                if closing is not None and not closing[0].endswith("Warning"):
-                    name, message = closing
-                    self.loose_exception = LogEvent(
-                        EventKind.EXCEPTION, clip(line.strip(), 500),
-                        clip(f"{name}: {message}" if message else name, 300))
-            return added
-        return self._read_frame(self._unprefixed(line), kinds, added)
+        if "File \"" in line and _FRAME_START.match(line):
+            self._open(line, "", headless=True)
+            return self._read_frame(line, kinds, added)
+        failing = not kinds.isdisjoint(_FAILURE_KINDS)
+        if not failing:
+            added.extend(said_failure(line))
+        if EventKind.EXCEPTION not in kinds and not added:
+            added.extend(self.start.observe(line))
+        if not added and not failing:
+            self._loose(line)
+        return added
+
+    def _loose(self, line: str) -> None:
+        """Note an exception line outside any traceback (see `loose_exception`)."""
+        name = line.partition(":")[0]
+        if not name or " " in name or "\t" in name or name.endswith("Warning"):
+            return  # an exception's name is one word (most lines are not one)
+        closing = exception_line(line)
+        if closing is not None:
+            name, message = closing
+            self.loose_exception = LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500),
+                                            clip(f"{name}: {message}" if message else name, 300))
 
     def _open(self, line: str, prefix: str, headless: bool = False) -> None:
         self._lines = 1
@@ -160,7 +176,7 @@ class FailureReader:
             else _prefix_template(prefix)
         self._header = clip(line.strip(), 300)
 
-    def _read_frame(self, line: str, kinds: set[EventKind],
+    def _read_frame(self, line: str, kinds: Set[EventKind],
                     added: list[LogEvent]) -> list[LogEvent]:
         self._lines += 1
         # A frame a narrow console wrapped before its function (`…/serialization.py",

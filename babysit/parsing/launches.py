@@ -48,15 +48,14 @@ class LaunchReader:
         self._order: list[str] = []
         self._marks: frozenset[str] | None = None  # None while the preamble is read
         self._armed = False  # a failure was read, and training has not gone past it
+        # Whether the preamble's lines are still wanted (its first few hundred): read
+        # at every line, so kept as a plain attribute.
+        self.learning = True
 
     @property
     def in_preamble(self) -> bool:
         return self._marks is None
 
-    @property
-    def learning(self) -> bool:
-        """Whether the preamble's lines are still wanted (its first few hundred)."""
-        return self._marks is None and len(self._order) < _PREAMBLE_LINES
 
     @property
     def armed(self) -> bool:
@@ -70,6 +69,7 @@ class LaunchReader:
             key = _key(line)
             if key not in self._preamble:
                 self._order.append(key)
+                self.learning = len(self._order) < _PREAMBLE_LINES
             self._preamble[key] = self._preamble.get(key, 0) + 1
 
     def begins(self, line: str) -> bool:
@@ -102,4 +102,5 @@ class LaunchReader:
         if self._marks is None:
             once = [k for k in self._order if self._preamble[k] == 1]
             self._marks = frozenset(once[:_MARKS])
+            self.learning = False
             self._preamble, self._order = {}, []
