@@ -184,6 +184,12 @@ class RunLifecycle:
             held = self._completion
             if self.phase is Phase.ENDED:
                 return None  # the next attempt, if any, has to say it again
+            pending = self._pending
+            if pending is not None and pending.stepped_after \
+                    and event.detail not in AFTER_TRAINING:
+                # The step read after the failure was training after all: the run says
+                # it went on to finish (a library's traceback it recovered from).
+                self._trained(Evidence.TRAINED)
             if held is None or held.detail in AFTER_TRAINING \
                     or event.detail not in AFTER_TRAINING:
                 # What a run does after training never hides its own word that it

@@ -140,3 +140,13 @@ def test_the_middle_of_a_long_log_is_no_start_up(tmp_path: Path):
               + _iters(140_000, 140_000))
     assert ending.count("\n") == 2000
     assert not _launched_in(tmp_path, _preamble(64) + _iters(10, 120_000) + ending)
+
+
+def test_a_recovered_traceback_then_the_last_step_and_a_completion_is_a_success(
+        tmp_path: Path):
+    steps = "".join(f"step {s} | loss {3 / (1 + s / 50):.4f}\n" for s in range(1, 100))
+    text = (steps + "Traceback (most recent call last):\n  File \"wandb/sender.py\", line 9, "
+            "in send\nConnectionResetError: [Errno 104] Connection reset by peer\n"
+            "step 100 | loss 1.0000\nTraining completed.\n")
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
