@@ -150,3 +150,9 @@ def test_a_recovered_traceback_then_the_last_step_and_a_completion_is_a_success(
             "step 100 | loss 1.0000\nTraining completed.\n")
     data = once(tmp_path, text)
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
+
+
+def test_a_log_that_ends_on_a_bare_keyboard_interrupt_was_stopped_by_its_user(tmp_path: Path):
+    steps = "".join(f"step {s} | loss {3 / (1 + s / 50):.4f}\n" for s in range(1, 60))
+    data = once(tmp_path, steps + "KeyboardInterrupt\n\n")
+    assert data["terminal_state"] == "CANCELLED", data["summary"]
