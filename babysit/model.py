@@ -129,6 +129,9 @@ class EventKind(StrEnum):
     STOPPED_BY_SIGNAL = "stopped-by-signal"  # a launcher was told to stop (death signal)
     WORKERS_STOPPED = "workers-stopped"  # a launcher is stopping its workers
     RESTARTED = "restarted"  # a launcher restarted its workers (a new attempt)
+    # The run's start-up lines printed again after a failure: someone launched it again
+    # into the same log (see parsing.launches).
+    LAUNCHED = "launched"
     JOB_STATE = "job-state"  # a scheduler's own word on the job (detail: a TerminalState)
 
 

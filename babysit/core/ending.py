@@ -28,6 +28,10 @@ class EndingAnomaly:
     type: AnomalyType
     description: str
     severity: Severity | None = None  # None: the catalogue's
+    key: str = ""
+    # How it was already resolved when it is raised ('' while it stands): a failure that
+    # a later launch replaced is the run's history, not its state.
+    resolved: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class PendingFailure:
 
     event: LogEvent
     step: int | None
+    # A step was read after it: the dying process's own last output, until a second
+    # one shows training going on (see `RunLifecycle.on_step`).
+    stepped_after: bool = False
 
     @property
     def cancelled(self) -> bool:

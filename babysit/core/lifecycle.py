@@ -71,6 +71,7 @@ class RunLifecycle:
         self._attempt_advances = 0
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
+        self.relaunches = 0  # new launches after a failure, read from the log
 
     @property
     def state(self) -> TerminalState:
@@ -102,7 +103,21 @@ class RunLifecycle:
         evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
+        elif self._last_output(step):
+            return False
         return self._trained(evidence)
+
+    def _last_output(self, step: int) -> bool:
+        """Whether a step forward right after a failure is the dying process's own last
+        output rather than training going on: stdout flushed after stderr's traceback
+        (the bar row of the batch that ran out of memory), the batch a callback stopped
+        training on. A failure is outlived by a second step; a step back is a resume."""
+        pending = self._pending
+        if pending is None or pending.stepped_after \
+                or (pending.step is not None and step <= pending.step):
+            return False
+        self._pending = replace(pending, stepped_after=True)
+        return True
 
     def on_epoch(self) -> bool:
         """The epoch moved in a log that prints no step: training went on, past what came
@@ -141,7 +156,8 @@ class RunLifecycle:
         if self.phase is Phase.CLOSED:
             return None
         kind = event.kind
-        if kind is EventKind.EXCEPTION and event.detail == CUT_OFF and self._pending is not None:
+        if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
+                and self._pending is not None:
             return None  # the log ends in the traceback of a failure already noted
         failure = self._failure(event, step)
         if failure is not None:
@@ -165,10 +181,18 @@ class RunLifecycle:
                               f", {self.launcher_restarts} so far)",
                               Severity.HIGH if self.launcher_restarts < 2 else None),
                           final=False)
+        elif kind is EventKind.LAUNCHED:
+            return self._relaunched(event, step)
         elif kind is EventKind.COMPLETED:
             held = self._completion
             if self.phase is Phase.ENDED:
                 return None  # the next attempt, if any, has to say it again
+            pending = self._pending
+            if pending is not None and pending.stepped_after \
+                    and event.detail not in AFTER_TRAINING:
+                # The step read after the failure was training after all: the run says
+                # it went on to finish (a library's traceback it recovered from).
+                self._trained(Evidence.TRAINED)
             if held is None or held.detail in AFTER_TRAINING \
                     or event.detail not in AFTER_TRAINING:
                 # What a run does after training never hides its own word that it
@@ -189,6 +213,28 @@ class RunLifecycle:
             return self._end(Ending(state, EndingSource.REPORTED, event.line, step,
                                     self.attempt), Evidence.SCHEDULER_END)
         return None
+
+    def _relaunched(self, event: LogEvent, step: int | None) -> Ending | None:
+        """The run's start-up printed again after a failure (see `parsing.launches`): a
+        new launch replaced the dead process. The failure is the earlier launch's, kept as
+        history; the new launch has to earn its own end."""
+        phase = self.phase
+        if phase is Phase.RUNNING or next_phase(phase, Evidence.RELAUNCHED) is not Phase.RUNNING:
+            return None
+        if self._pending is not None:
+            died, at = self._pending.event.detail or self._pending.event.line, self._pending.step
+        else:
+            assert self.ending is not None
+            died, at = self.ending.evidence, self.ending.step
+        self._new_attempt()
+        self.relaunches += 1
+        return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, at, self.attempt,
+                      final=False, anomaly=EndingAnomaly(
+                          AnomalyType.CRASH,
+                          f"an earlier launch of the run died ({died[:200]}); the log then "
+                          f"shows the run launched again ({event.line[:120]})",
+                          Severity.MEDIUM, key=f"launch {self.attempt - 1}",
+                          resolved="the run was launched again; its latest launch is judged"))
 
     def _failure(self, event: LogEvent, step: int | None) -> PendingFailure | None:
         """The failure a log event is, if any: a crash unless training goes on."""

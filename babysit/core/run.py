@@ -43,6 +43,11 @@ from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _NAN = (AnomalyType.NAN_INF,)
+# What a launch's failure raised, which a new launch in the same log leaves behind (a
+# hardware fault or a failed save says something about the machine or the files the
+# next launch uses, and stays).
+_ENDED_WITH_A_LAUNCH = (AnomalyType.CRASH, AnomalyType.OOM, AnomalyType.CUDA_ERROR,
+                        AnomalyType.NCCL)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
 
 
@@ -370,7 +375,14 @@ class Run:
                               if needle in ending.evidence), None)
             if explained is not None and self.ledger.is_open(explained):
                 return
-        self.ledger.raise_(found.type, ending.step, found.description, severity=found.severity)
+        self.ledger.raise_(found.type, ending.step, found.description, found.key,
+                           severity=found.severity)
+        if found.resolved:
+            # A failure a later launch replaced: the run's history. What it raised when
+            # it happened (an OOM, a CUDA error) was that launch's too.
+            self.ledger.resolve(found.type, found.resolved, found.key)
+            for kind in _ENDED_WITH_A_LAUNCH:
+                self.ledger.resolve_type(kind, f"an earlier launch's: {found.resolved}")
 
     def _enter_phase(self, phase: str | None, now: float) -> None:
         if phase is None or phase == self._phase:

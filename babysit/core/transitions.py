@@ -42,6 +42,9 @@ class Evidence(StrEnum):
     FINAL_ENDING = "a confirmed ending"  # an exit status, the service's own state
     USER_CANCEL = "cancelled with the user's approval"
     LAUNCHER_RESTART = "a launcher restarted the workers"  # torchrun's restart_count
+    # The run's start-up printed again after a failure (parsing.launches): relaunched
+    # into the same log by someone other than babysit.
+    RELAUNCHED = "the run was launched again"
     RESTART = "babysit restarted the run"
 
 
@@ -81,6 +84,11 @@ TRANSITIONS: Mapping[tuple[Phase, Evidence], Phase] = {
     # while babysit has not seen the run end for good.
     **{(phase, Evidence.LAUNCHER_RESTART): Phase.RUNNING for phase in (*_LIVE, Phase.ENDED)},
     **{(phase, Evidence.RESTART): Phase.RUNNING for phase in Phase},
+    # A new launch after a failure replaces the dead process: the failure is no longer
+    # the run's end, and the new launch has to earn its own. Where nothing failed, its
+    # steps (they go back) show it; an ending the OS or the service confirmed stands.
+    **{(phase, Evidence.RELAUNCHED): Phase.RUNNING
+       for phase in (Phase.FAILING, Phase.FAILING_FINISHED, Phase.ENDED)},
 }
 
 

@@ -52,8 +52,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"GPU has fallen off the bus|"
          r"\bXid (?:\(PCI:[^)]*\): )?(48|6[1-4]|74|79|9[2-5]|119|120)\b|"
          r"NVLink: fatal error|NVLink (?:link \d+ disabled|[Ee]rror)"),
+    # A kernel's own assert (`Indexing.cu:1422: indexSelectLargeIndex: block: [31,0,0],
+    # thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.`): a console may
+    # wrap `failed.` onto the next line.
     _sig(EventKind.CUDA_ERROR, r"device-side assert triggered|illegal memory access|"
-         r"\.cu:\d+: .*Assertion .* failed|\[CUDA ERROR\] at file|"
+         r"\.cu:\d+: .*Assertion\b|\[CUDA ERROR\] at file|"
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
          r"CUDA driver error|illegal instruction was encountered|NVRM: Xid"),

@@ -5,14 +5,31 @@ A traceback's meaning arrives on its last line; a log may end before that line (
 process died mid-write, or a paste was cut), and that is a crash all the same. A save
 is known to have failed when an exception follows a `Saving checkpoint …` line before
 training moves on, or when the traceback runs through the code that writes checkpoints.
+
+Tracebacks come in more shapes than Python's own:
+- each line behind a logger's or a workflow tool's prefix (`2023-04-29 06:01:12.977
+  [177/train/578 (pid 28936)] [uuid]   File "…"`), whose numbers change from line to
+  line: the prefix is matched as a template (its digits masked), and what follows it
+  keeps its indentation;
+- headless: a paste or a console that kept only the frames (`File "x.py", line 3, in f`
+  … `RuntimeError: …`), or a header a shell wrapped in its own record (PowerShell's
+  `python.exe : Traceback (most recent call last):` then `At line:1 char:1`, its
+  `+ CategoryInfo` lines, and only then the frames): a frame line opens one;
+- a frame a narrow console wrapped (`  File "C:\\…\\Code\\` / `train.py", line 99, in
+  <module>`);
+- IPython's, whose header names the exception (`KeyboardInterrupt    Traceback (most
+  recent call last)`): a cut one still says what ended the run.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
+from babysit.parsing.said_failures import said_failure
+from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
 
 _MAX_TRACEBACK_LINES = 400
@@ -28,32 +45,59 @@ _CHAIN = ("During handling of the above exception", "The above exception was the
 # better-exceptions (`> File "x.py", line 3, in f`) print them, unindented.
 # rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
 # ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
-_FRAME_LINE = re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in \S+\(|\d+ frames\s*$|"
-                         r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]")
+_FRAME_LINE = re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
+                         r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"")
 _BOX = re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
-# An error that ends a process before it trains, printed without a traceback (the
-# loader's own words, a launcher that keeps only the worker's last line): a native
-# extension built against another torch, a missing module or shared library.
-_FATAL_AT_START = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?:ImportError|ModuleNotFoundError|SyntaxError|IndentationError)"
-    r": .+|undefined symbol: \S+|error while loading shared libraries: .+|"
-    r"cannot open shared object file")
+# A Python frame, however indented (a paste may lose the indentation), or wrapped by a
+# narrow console before its closing quote.
+_FRAME_START = re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
+_FRAME_END = re.compile(r"^\s*in [\w<>.]+\s*$")
+_FRAME_TAIL = re.compile(r"\", line \d+, in \S+\s*$")
+_DIGITS = re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
+# What Python prints before a traceback that does not end the process: a thread's
+# (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
+# can catch it (`Exception ignored in: <function …>`, a destructor at exit).
+_NOT_THE_PROCESS = re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
+_NO_KINDS: frozenset[EventKind] = frozenset()
+_FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
+                            EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
+                            EventKind.NCCL})
 
 
 def _interrupted(events: tuple[LogEvent, ...]) -> bool:
     return any(e.detail.startswith(("KeyboardInterrupt", "SystemExit")) for e in events)
 
 
+def _prefix_template(prefix: str) -> re.Pattern[str] | None:
+    """What a logger puts before each line of a traceback, as a pattern: its numbers (a
+    timestamp, a pid) change from line to line, its words do not."""
+    if not prefix.strip():
+        return None
+    pieces = _DIGITS.split(prefix)
+    return re.compile(r"\s*" + r"\d+".join(re.escape(p) for p in pieces).lstrip())
+
+
 class FailureReader:
     def __init__(self) -> None:
         self._lines = 0  # >0 while inside a traceback
         self._header = ""
+        self._named = ""  # the exception an IPython header names
+        self._headless = False  # opened by a frame, not a header
+        self._logged = False  # a traceback a library logged as a warning and carried on
         self._saving: str | None = None  # a save announced and not yet followed by progress
         self._save_failed: str | None = None  # the open traceback came during this save
         self._save_frame = False  # the open traceback runs through checkpoint-writing code
-        self._prefix = ""  # what a logger puts before each line of the open traceback
-        self._trained = False  # training has moved: start-up is over
+        # What a logger puts before each line of the open traceback.
+        self._prefix: re.Pattern[str] | None = None
+        self.start = StartFailures()  # failures printed without a traceback
+        # An exception line outside any traceback (a paste or a launcher that kept only
+        # the last line): the run's end if nothing follows it (see `finish`); the parser
+        # clears it at the next line.
+        self.loose_exception: LogEvent | None = None
+        self._frame = ""  # the open traceback's last line, when a frame may go on
+        self._threads = 0  # tracebacks announced as not the process's, not yet read
+        self._thread_tail = False  # after one: its interleaved last lines still come
 
     @property
     def in_traceback(self) -> bool:
@@ -63,6 +107,8 @@ class FailureReader:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
         added: list[LogEvent] = []
+        if not events and self._lines == 0:  # most lines: skip the events' bookkeeping
+            return self._outside(line, _NO_KINDS, added)
         kinds = {e.kind for e in events}
         for event in events:
             if event.kind is EventKind.CHECKPOINT_SAVED and _SAVE_BEGINS.search(event.line):
@@ -75,33 +121,77 @@ class FailureReader:
                     and not _interrupted(events):
                 added.append(self._save_error(line))
         if EventKind.TRACEBACK_START in kinds:
-            prefix = line[: line.find("Traceback (")]
-            if _LOGGED.search(prefix):
-                return added  # a traceback a library logged as a warning and carried on
-            self._lines = 1
-            # IPython heads its traceback with the exception's name, not a logger's prefix;
-            # rich with the corner of its box.
-            self._prefix = "" if exception_line(prefix.strip()) or _BOX.match(prefix) \
-                else prefix.strip()
-            self._header = clip(line.strip(), 300)
+            self._open(line, line[: line.find("Traceback (")])
             return added
         if self._lines == 0:
-            if not self._trained and not line[:1].isspace() \
-                    and ("rror" in line or "shared" in line) \
-                    and _FATAL_AT_START.search(line) and not kinds & {EventKind.EXCEPTION}:
-                closing = exception_line(line.strip())
-                text = f"{closing[0]}: {closing[1]}" if closing else line.strip()
-                added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500),
-                                      clip(text, 300)))
+            return self._outside(line, kinds, added)
+        return self._read_frame(self._unprefixed(line), kinds, added)
+
+    def _outside(self, line: str, kinds: Set[EventKind],
+                 added: list[LogEvent]) -> list[LogEvent]:
+        """A line outside any traceback: one that opens one, or states a failure."""
+        if self._thread_tail:
+            if line[:1].isspace() or exception_line(line) is not None:
+                return added  # two threads' tracebacks interleaved: the other's last lines
+            self._thread_tail = False
+        if "Exception" in line and _NOT_THE_PROCESS.match(line):
+            self._threads = min(self._threads + 1, 8)
             return added
-        line = self._unprefixed(line)
+        if "File \"" in line and _FRAME_START.match(line):
+            self._open(line, "", headless=True)
+            return self._read_frame(line, kinds, added)
+        failing = not kinds.isdisjoint(_FAILURE_KINDS)
+        if not failing:
+            added.extend(said_failure(line))
+        if EventKind.EXCEPTION not in kinds and not added:
+            added.extend(self.start.observe(line))
+        if not added and not failing:
+            self._loose(line)
+        return added
+
+    def _loose(self, line: str) -> None:
+        """Note an exception line outside any traceback (see `loose_exception`)."""
+        name = line.partition(":")[0]
+        if not name or " " in name or "\t" in name or name.endswith("Warning"):
+            return  # an exception's name is one word (most lines are not one)
+        closing = exception_line(line)
+        if closing is not None:
+            name, message = closing
+            self.loose_exception = LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500),
+                                            clip(f"{name}: {message}" if message else name, 300))
+
+    def _open(self, line: str, prefix: str, headless: bool = False) -> None:
+        self._lines = 1
+        self._headless = headless
+        self._logged = bool(prefix) and _LOGGED.search(prefix) is not None
+        if self._threads and not headless:
+            self._threads -= 1
+            self._logged = self._thread_tail = True
+        named = exception_line(prefix.strip()) if prefix.strip() else None
+        # IPython heads its traceback with the exception's name, not a logger's prefix;
+        # rich with the corner of its box.
+        self._named = named[0] if named is not None else ""
+        boxed = _BOX.match(prefix) is not None
+        self._prefix = None if named is not None or boxed or headless \
+            else _prefix_template(prefix)
+        self._header = clip(line.strip(), 300)
+
+    def _read_frame(self, line: str, kinds: Set[EventKind],
+                    added: list[LogEvent]) -> list[LogEvent]:
         self._lines += 1
-        if _SAVE_FRAME.search(line):
+        # A frame a narrow console wrapped before its function (`…/serialization.py",
+        # line 379,` / ` in save`) is read whole.
+        frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
+        self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
+        if _SAVE_FRAME.search(frame):
             self._save_frame = True
         closing = exception_line(line)
         if closing is not None:
             self._lines = 0
             name, message = closing
+            if self._logged:
+                self._save_failed, self._save_frame = None, False
+                return added  # handled and carried on: the library said so
             text = f"{name}: {message}" if message else name
             added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300)))
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
@@ -113,8 +203,7 @@ class FailureReader:
                 added.append(self._save_error(line))
             self._save_failed, self._save_frame = None, False
         elif self._lines > _MAX_TRACEBACK_LINES:
-            self._lines = 0
-            self._save_failed, self._save_frame = None, False
+            self._abandon()
         return added
 
     def continues(self, line: str) -> bool:
@@ -125,30 +214,48 @@ class FailureReader:
             return False
         text = self._unprefixed(line)
         if not text.strip() or text[:1].isspace() or text.startswith(_CHAIN) \
-                or _FRAME_LINE.match(text):
+                or _FRAME_LINE.match(text) or _FRAME_TAIL.search(text):
             return True
         if exception_line(text) is not None:
             return True
-        self._lines = 0
-        self._save_failed, self._save_frame = None, False
+        self._abandon()
         return False
 
+    def _abandon(self) -> None:
+        self._lines = 0
+        self._save_failed, self._save_frame = None, False
+
     def _unprefixed(self, line: str) -> str:
-        if self._prefix and line.lstrip().startswith(self._prefix):
-            return line.lstrip()[len(self._prefix):].lstrip(" ") or ""
+        if self._prefix is not None:
+            match = self._prefix.match(line)
+            if match is not None:
+                return line[match.end():]
         return line
 
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""
         self._saving = None
-        self._trained = True
+        self._threads, self._thread_tail = 0, False
+        self.start.trained()
+
+    def launched(self) -> None:
+        """A new launch of the run began (see `launches`): its start-up is read afresh."""
+        self.start.launched()
 
     def finish(self) -> list[LogEvent]:
-        """No more lines will come: a traceback still open is a crash on its own."""
+        """No more lines will come: a traceback still open is a crash on its own (one
+        that was only frames, with no header and no exception, says too little), and so
+        is an exception line the log ends on."""
+        loose, self.loose_exception = self.loose_exception, None
         if self._lines == 0:
-            return []
+            return [] if loose is None else [loose]
+        headless, logged = self._headless, self._logged
         self._lines = 0
-        events = [LogEvent(EventKind.EXCEPTION, self._header or "Traceback", CUT_OFF)]
+        if headless or logged:
+            self._save_failed, self._save_frame = None, False
+            return []
+        detail = f"{self._named} ({CUT_OFF})" if self._named else CUT_OFF
+        events = [LogEvent(EventKind.EXCEPTION, self._header or "Traceback", detail)]
         if self._save_failed is not None or self._save_frame:
             events.append(self._save_error(self._header))
         self._save_failed, self._save_frame = None, False

@@ -41,6 +41,7 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
+from babysit.parsing.launches import LaunchReader
 from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords, stops_training
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
@@ -93,6 +94,12 @@ _EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
 _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
+# Events after which the process is gone unless something follows: a new launch is
+# looked for after them (see `launches`).
+_FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
+                          EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
+                          EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
+                          EventKind.NCCL, EventKind.JOB_STATE})
 # Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
 _COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
@@ -170,6 +177,7 @@ class LogParser:
         self._steps_from_epochs: bool | None = None
         self._bars = BarSteps()
         self._failures = FailureReader()
+        self._launches = LaunchReader()
         self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see LogSnapshot.phase).
@@ -286,12 +294,30 @@ class LogParser:
         self._took = False
         self._advanced = False
         self.lines_seen += 1
+        launches = self._launches
+        launch = self._launch(raw_line) if launches.armed else None
+        if self._failures.loose_exception is not None and raw_line.strip():
+            self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
         if quiet >= 2:
-            return None  # the very same line said nothing twice: a repeated warning
+            # The very same line said nothing twice: a repeated warning (or a start-up
+            # line of a third launch).
+            return None if launch is None else Record(step=self.step, target_steps=self.target,
+                                                      events=(launch,))
         record = self._feed(raw_line)
         if self._guard is not None:
             record = self._after_guard(record)
+        if self._advanced:
+            launches.trained()
+        elif launches.learning and (record is None or not record.events) \
+                and not self._failures.in_traceback:
+            launches.remember(clean(raw_line))
+        if record is not None and record.events \
+                and any(e.kind in _FATAL_KINDS for e in record.events):
+            launches.failed()
+        if launch is not None:
+            record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
+                if record is None else replace(record, events=(launch, *record.events))
         if record is not None or self._took:
             self.lines_read += 1
         else:
@@ -299,6 +325,28 @@ class LogParser:
                 self._quiet.clear()
             self._quiet[raw_line] = quiet + 1
         return record
+
+    def learn_start_up(self, lines: list[str]) -> None:
+        """The first lines of a log this parser will read only the end of (the history
+        scan reads the rest): its start-up, by which a new launch is seen (`launches`);
+        the middle of a log is no start-up."""
+        head = LogParser(count_records=False)
+        for line in lines:
+            head.feed(line)
+            if not head._launches.in_preamble:
+                break
+        self._launches = head._launches.settled()
+
+    def _launch(self, raw_line: str) -> LogEvent | None:
+        """A new launch of the run, when this line begins one (see `launches`)."""
+        if self._failures.in_traceback:
+            return None
+        line = clean(raw_line)
+        if not self._launches.begins(line):
+            return None
+        self._failures.launched()
+        return LogEvent(EventKind.LAUNCHED, line.strip()[:500],
+                        "the run's start-up lines were printed again: a new launch")
 
     def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)

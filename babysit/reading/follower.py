@@ -15,6 +15,7 @@ from typing import Protocol
 
 from babysit.model import Record
 from babysit.parsing.parser import LogParser
+from babysit.parsing.text import decode
 from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, sniff
 from babysit.reading.finders import OffsetFinder
 from babysit.reading.history import scan_history
@@ -26,6 +27,9 @@ TAIL_BYTES = 2 * 1024 * 1024
 # (a loss dict each ten bar redraws still gives hundreds of points), few enough that a
 # log with a metric line every step is judged in a fraction of a second.
 TAIL_LINES = 2000
+# How much of a long log's start the parser reads when the history scan reads its middle:
+# enough for the start-up lines a new launch is seen by (parsing.launches).
+_HEAD_BYTES = 64 * 1024
 _READ_CHUNK = 4 * 1024 * 1024
 _MARK_BYTES = 64
 
@@ -198,6 +202,8 @@ class LogFollower:
             # A long stretch (the first poll of an old log, or a huge burst): search its
             # history fast and parse only the tail in full.
             tail_start = self._tail_start(size)
+            if start == 0:
+                self._parser.learn_start_up(self._head_lines())
             records.extend(scan_history(self._read_at, start, tail_start,
                                         self.access.offsets(), self._history_notes))
             self._splitter.reset()
@@ -238,6 +244,11 @@ class LogFollower:
         first = min((i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0),
                     default=-1)
         return block_start + first + 1
+
+    def _head_lines(self) -> list[str]:
+        """The log's first whole lines (its start-up, for the parser to know it by)."""
+        lines = decode(self._read_at(0, _HEAD_BYTES)).splitlines()
+        return lines[:-1] if len(lines) > 1 else lines
 
     def _chunks(self, start: int, end: int) -> Iterator[bytes]:
         position = start

@@ -76,9 +76,19 @@ def _late_line(life: RunLifecycle) -> None:
     life.on_step(11, TARGET)
 
 
+def _step(step: int) -> Callable[[RunLifecycle], object]:
+    """Training moving to `step`. Right after a failure, the first step forward is the
+    dying process's last output (see the test below): training goes on at the second."""
+    def apply(life: RunLifecycle) -> object:
+        if life.phase is Phase.FAILING:
+            life.on_step(step - 1, TARGET)
+        return life.on_step(step, TARGET)
+    return apply
+
+
 APPLY: dict[Evidence, Callable[[RunLifecycle], object]] = {
-    Evidence.TRAINED: lambda life: life.on_step(20, TARGET),
-    Evidence.TRAINED_TO_PLAN: lambda life: life.on_step(TARGET, TARGET),
+    Evidence.TRAINED: _step(20),
+    Evidence.TRAINED_TO_PLAN: _step(TARGET),
     Evidence.EPOCH_MOVED: lambda life: life.on_epoch(),
     Evidence.LATE_LINE: _late_line,
     Evidence.FAILURE: lambda life: life.on_event(_CRASH, 20),
@@ -93,6 +103,8 @@ APPLY: dict[Evidence, Callable[[RunLifecycle], object]] = {
         EventKind.RESTARTED, "[INFO] Restarting workers (restart_count=1)", "restart_count=1"),
         20),
     Evidence.RESTART: lambda life: life.restarted(),
+    Evidence.RELAUNCHED: lambda life: life.on_event(LogEvent(
+        EventKind.LAUNCHED, "args: Namespace(lr=0.01, batch_size=8)"), 20),
 }
 
 
@@ -143,3 +155,17 @@ def test_only_the_table_decides_whether_an_end_is_final():
     assert ended.ending is not None and not ended.ending.final
     closed = _closed()
     assert closed.ending is not None and closed.ending.final
+
+
+def test_one_step_forward_after_a_failure_is_the_dying_processs_last_output():
+    life = _failing()
+    assert life.on_step(11, TARGET) is False
+    assert life.phase is Phase.FAILING
+    assert life.on_step(12, TARGET) is True
+    assert life.phase is Phase.RUNNING
+
+
+def test_a_step_back_after_a_failure_is_a_resume_at_once():
+    life = _failing()
+    assert life.on_step(5, TARGET) is True
+    assert life.phase is Phase.RUNNING

@@ -1,0 +1,106 @@
+"""Seeing a new launch of the run begin in the same log.
+
+People relaunch into the same file (`>> train.log`, a logger that appends, Slurm's
+`--open-mode=append`, a notebook cell run again): a log then holds several launches,
+and only the last one is the run. What marks a launch is what a program prints when it
+starts — its arguments, its configuration, a banner — before it trains: the log's
+*preamble*. Those lines come back when the program starts again, and at no other time
+(a line the preamble itself repeats, a separator, a box border, is no mark).
+
+A launch is only looked for after a failure (a crash, a fatal signal) that training has
+not gone past: there, a start-up line printed again says the dead process was replaced
+and the failure is no longer the run's end. Everywhere else a relaunch shows itself by
+its steps (they go back), and a start-up line that recurs (a dataset loader that prints
+again for each evaluation) must not be taken for one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.parsing.events import exception_line
+
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[A-Za-z]{3}")
+# The first lines of a preamble mark a launch best; a long one (a model printed layer
+# by layer) is read no further than this.
+_PREAMBLE_LINES = 400
+_MARKS = 8
+_KEY_CHARS = 100
+
+
+def _key(line: str) -> str:
+    """A line's shape: its numbers masked (timestamps, pids, sizes change between
+    launches), cut where a changed setting would make two launches' lines differ."""
+    return _DIGITS.sub("#", line.strip())[:_KEY_CHARS]
+
+
+def _failing(line: str) -> bool:
+    """A line of a traceback: what a failure prints, not what a start-up does."""
+    text = line.strip()
+    return "Traceback (" in text or text.startswith("File \"") \
+        or exception_line(text) is not None
+
+
+class LaunchReader:
+    def __init__(self) -> None:
+        self._preamble: dict[str, int] = {}  # shape -> times seen before training began
+        self._order: list[str] = []
+        self._marks: frozenset[str] | None = None  # None while the preamble is read
+        self._armed = False  # a failure was read, and training has not gone past it
+        # Whether the preamble's lines are still wanted (its first few hundred): read
+        # at every line, so kept as a plain attribute.
+        self.learning = True
+
+    @property
+    def in_preamble(self) -> bool:
+        return self._marks is None
+
+
+    @property
+    def armed(self) -> bool:
+        """Whether a failure was read that training has not gone past."""
+        return self._armed
+
+    def remember(self, line: str) -> None:
+        """A line of the preamble (cleaned): printed before training, not a record."""
+        if self._marks is None and len(self._order) < _PREAMBLE_LINES \
+                and _WORD.search(line) is not None and not _failing(line):
+            key = _key(line)
+            if key not in self._preamble:
+                self._order.append(key)
+                self.learning = len(self._order) < _PREAMBLE_LINES
+            self._preamble[key] = self._preamble.get(key, 0) + 1
+
+    def begins(self, line: str) -> bool:
+        """Whether a line (cleaned) read after a failure begins a new launch."""
+        if not self._armed or not self._marks or _WORD.search(line) is None:
+            return False
+        if _key(line) in self._marks:
+            self._armed = False
+            return True
+        return False
+
+    def trained(self) -> None:
+        """Training moved: the preamble is over, and a failure before it was survived."""
+        self._close_preamble()
+        self._armed = False
+
+    def failed(self) -> None:
+        """A failure that ends the process unless something follows it."""
+        self._close_preamble()
+        self._armed = True
+
+    def settled(self) -> LaunchReader:
+        """This reader with its preamble closed where it stands, and no failure armed:
+        what a parser that starts further on needs of the log's start."""
+        self._close_preamble()
+        self._armed = False
+        return self
+
+    def _close_preamble(self) -> None:
+        if self._marks is None:
+            once = [k for k in self._order if self._preamble[k] == 1]
+            self._marks = frozenset(once[:_MARKS])
+            self.learning = False
+            self._preamble, self._order = {}, []

@@ -1,0 +1,54 @@
+"""Failures a run states in words, without a traceback.
+
+A handler caught the exception and logged it, a framework reports the error that
+stopped its loop, or a callback ends training because the loss is no longer a number:
+
+- the script's own logger, at error level, says training (or what it runs: a job, a
+  trial, an ablation, torchelastic's worker group) failed: `2025-09-13 15:51:22 -
+  __main__ - ERROR - Training failed with error: …`, `ERROR [__main__] main failed`,
+  `ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1)`;
+- TensorFlow's coordinator, which stops every thread and re-raises the error: `Error
+  reported to Coordinator: <class '…InvalidArgumentError'>, LossTensor is inf or nan.`;
+- training stopped because its loss or gradients went bad: Keras' TerminateOnNaN
+  (`Batch 3: Invalid loss, terminating training`), ESPnet (`The gradients at all steps
+  are invalid in this epoch. … This training was stopped at 2epoch`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.model import EventKind, LogEvent
+from babysit.redact import clip
+
+_ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_SAYS_FAILED = re.compile(
+    r"\b(?:[Tt]raining|[Rr]un|[Jj]ob|[Ee]xperiment|[Tt]rial|[Aa]blation|[Ff]old|main|"
+    r"[Ww]orker group)\b(?: [\w.\-]+)? failed(?:\s*[:.!(]|\s+with\b|\s*$).*|"
+    r"\bapi:failed \(exitcode: -?\d+\).*")
+_COORDINATOR = re.compile(r"Error reported to Coordinator: <class '(?:[\w]+\.)*(\w+)'>,?\s*(.*)")
+_STOPPED = re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
+                      r"\btraining (?:was |is |has been )?(?:stopped|terminated|aborted)\b",
+                      re.IGNORECASE)
+_BAD_VALUES = re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
+                         re.IGNORECASE)
+
+
+def said_failure(line: str) -> list[LogEvent]:
+    """The failure one line (outside any traceback) states, if any."""
+    # Cheap checks first: most lines have none of these words.
+    if "failed" not in line and "Coordinator" not in line and "erminat" not in line \
+            and "topp" not in line:
+        return []
+    text = line.strip()
+    if "failed" in line and (level := _ERROR_LEVEL.search(line)) is not None \
+            and (said := _SAYS_FAILED.search(line, level.end())) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(said.group(0), 300))]
+    if "Coordinator" in line and (reported := _COORDINATOR.search(line)) is not None:
+        name, message = reported.groups()
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
+                         clip(f"{name}: {message}" if message else name, 300))]
+    if _STOPPED.search(line) is not None and _BAD_VALUES.search(line) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(
+            f"training was stopped on invalid (non-finite) values: {text}", 300))]
+    return []
