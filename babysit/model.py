@@ -117,6 +117,9 @@ class EventKind(StrEnum):
     NCCL = "nccl"
     TRACEBACK_START = "traceback-start"
     EXCEPTION = "exception"  # the closing `SomeError: message` line of a traceback
+    # An exception that ended a helper thread (`Exception in thread X:`): the process
+    # goes on without the thread.
+    THREAD_FAILED = "thread-failed"
     SEGFAULT = "segfault"
     CHECKPOINT_SAVED = "checkpoint-saved"
     BEST_CHECKPOINT = "best-checkpoint"

@@ -86,6 +86,11 @@ class RunLifecycle:
         return self._pending is not None
 
     @property
+    def said_finished(self) -> bool:
+        """The run said its training is over (the end may still wait for the log)."""
+        return self._completion is not None
+
+    @property
     def phase(self) -> Phase:
         """Where the run stands (see `transitions`)."""
         if self.ending is not None:

@@ -168,7 +168,11 @@ class Run:
                 step=self.step, reached=self.series.reached_target(
                     counted_from_zero=self.steps_from_zero),
                 confirm_pending=ctx.final or (pending_before and not progressed) or grace,
-                settled=(ctx.final or self.progress.quiet_polls >= 1
+                # The log stopped moving: a poll without progress *and* without new
+                # lines (a log babysit reads no progress from is quiet at every poll,
+                # and may be printing the traceback after its own "done").
+                settled=(ctx.final or (self.progress.quiet_polls >= 1
+                                       and not snapshot.log.new_lines)
                          or snapshot.process.alive is False or grace),
                 target=self._plan_of_steps()))
         if lifecycle.running and not lifecycle.crash_pending:
@@ -244,6 +248,10 @@ class Run:
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {self.step}")
+                if change.advanced:
+                    # Training after a helper thread died: it did not need the thread.
+                    self.ledger.resolve(AnomalyType.CRASH, f"training went on to step "
+                                        f"{self.step} without the thread", "thread")
                 if signals:
                     self._signals(signals, record.source)
             elif record.metrics:
@@ -328,12 +336,16 @@ class Run:
                   step: int | None = None, source: str = "") -> None:
         rule = EVENT_RULES.get(event.kind)
         if rule is not None:
-            key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else ""
+            key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else rule.key
             named = rank_named(rank, source)
             where = f"{named}: " if named else ""
             # A failure on another rank is labelled with that rank's own step.
             at = step if rank is not None and step is not None else self.step
-            self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key)
+            severity = rule.severity
+            if event.kind is EventKind.THREAD_FAILED and self.lifecycle.said_finished:
+                severity = Severity.LOW  # a writer thread torn down at exit, after the end
+            self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key,
+                               severity)
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:

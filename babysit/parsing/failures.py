@@ -96,7 +96,11 @@ class FailureReader:
         # clears it at the next line.
         self.loose_exception: LogEvent | None = None
         self._frame = ""  # the open traceback's last line, when a frame may go on
-        self._threads = 0  # tracebacks announced as not the process's, not yet read
+        # Tracebacks announced as not the process's, not yet read: True for a helper
+        # thread's (reported: the run may hang without it), False for one Python
+        # ignored (`Exception ignored in`, at exit or in `__del__`: noise).
+        self._announced: list[bool] = []
+        self._in_thread = False  # the open traceback is a helper thread's
         self._thread_tail = False  # after one: its interleaved last lines still come
 
     @property
@@ -135,7 +139,8 @@ class FailureReader:
                 return added  # two threads' tracebacks interleaved: the other's last lines
             self._thread_tail = False
         if "Exception" in line and _NOT_THE_PROCESS.match(line):
-            self._threads = min(self._threads + 1, 8)
+            if len(self._announced) < 8:
+                self._announced.append("in thread" in line)
             return added
         if "File \"" in line and _FRAME_START.match(line):
             self._open(line, "", headless=True)
@@ -164,8 +169,9 @@ class FailureReader:
         self._lines = 1
         self._headless = headless
         self._logged = bool(prefix) and _LOGGED.search(prefix) is not None
-        if self._threads and not headless:
-            self._threads -= 1
+        self._in_thread = False
+        if self._announced and not headless:
+            self._in_thread = self._announced.pop(0)
             self._logged = self._thread_tail = True
         named = exception_line(prefix.strip()) if prefix.strip() else None
         # IPython heads its traceback with the exception's name, not a logger's prefix;
@@ -191,6 +197,11 @@ class FailureReader:
             name, message = closing
             if self._logged:
                 self._save_failed, self._save_frame = None, False
+                if self._in_thread:  # not the process's end, but not nothing either
+                    self._in_thread = False
+                    added.append(LogEvent(EventKind.THREAD_FAILED, clip(line.strip(), 500),
+                                          clip(f"{name}: {message}" if message else name,
+                                               300)))
                 return added  # handled and carried on: the library said so
             text = f"{name}: {message}" if message else name
             added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300)))
@@ -235,7 +246,7 @@ class FailureReader:
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""
         self._saving = None
-        self._threads, self._thread_tail = 0, False
+        self._announced, self._thread_tail = [], False
         self.start.trained()
 
     def launched(self) -> None:

@@ -305,6 +305,9 @@ class LogParser:
             return None if launch is None else Record(step=self.step, target_steps=self.target,
                                                       events=(launch,))
         record = self._feed(raw_line)
+        if record is not None and self._failures.loose_exception is not None \
+                and any(e.kind is EventKind.EXCEPTION for e in record.events):
+            self._failures.loose_exception = None  # the line's failure is said already
         if self._guard is not None:
             record = self._after_guard(record)
         if self._advanced:
@@ -485,13 +488,16 @@ class LogParser:
             step = self.step = named
         events: tuple[LogEvent, ...] = ()
         stop = stops_training(text)
-        if stop is not None and (record is None or not any(
-                e.kind is EventKind.EXCEPTION for e in record.events)):
+        if stop is not None:
             # A NaN guard ended training: a failure, as a traceback's last line is one
-            # (training that goes on after it drops it).
-            events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
-                               f"{stop}: {text.strip()[:280]}"),)
-            self._guard = (events[0], 3)
+            # (training that goes on after it drops it), unless the line said it already
+            # (parsing.said_failures); either way it is said again after the bar's redraw.
+            said_already = None if record is None else next(
+                (e for e in record.events if e.kind is EventKind.EXCEPTION), None)
+            if said_already is None:
+                events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
+                                   f"{stop}: {text.strip()[:280]}"),)
+            self._guard = (said_already or events[0], 3)
         if record is None:
             return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
                           fmt="words", events=events)

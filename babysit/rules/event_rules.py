@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from babysit.model import AnomalyType, EventKind
+from babysit.model import AnomalyType, EventKind, Severity
 
 
 @dataclass(frozen=True)
 class EventRule:
     type: AnomalyType
     title: str
+    severity: Severity | None = None  # the type's own (rules.catalog) unless given
+    key: str = ""  # apart from the type's other findings (each resolves on its own)
 
 
 EVENT_RULES: dict[EventKind, EventRule] = {
@@ -26,6 +28,12 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.OOM,
         "a DataLoader worker was killed by the kernel (SIGKILL): host memory (or /dev/shm) "
         "ran out"),
+    # Not the process's end: its severity is the consequence's (a run that waits on the
+    # thread hangs, which the stall rule catches); training after it resolves it.
+    EventKind.THREAD_FAILED: EventRule(
+        AnomalyType.CRASH,
+        "an exception ended a helper thread (the process goes on without it)",
+        Severity.HIGH, key="thread"),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),
     EventKind.CHECKPOINT_ERROR: EventRule(AnomalyType.CHECKPOINT_FAILURE,

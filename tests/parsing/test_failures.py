@@ -196,10 +196,13 @@ def test_training_stopped_because_its_values_went_bad_is_a_failure():
 def test_an_exception_line_the_log_ends_on_is_a_failure_and_one_followed_by_more_is_not():
     last = "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: " \
            "NaN loss during training."
+    # Said once: as the NaN guard that ended training (parsing.nonfinite_words).
     assert _exceptions("INFO:tensorflow:Saving checkpoints for 0", last, "") == [
-        "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: "
-        "NaN loss during training."]
-    assert _exceptions(last, "step 1 | loss 2.30") == []
+        "training ended on a non-finite value: tensorflow.python.training."
+        "basic_session_run_hooks.NanLossDuringTrainingError: NaN loss during training."]
+    plain = "RuntimeError: the data loader could not open shard 12"
+    assert _exceptions("INFO: epoch 3 started", plain, "") == [plain]
+    assert _exceptions(plain, "step 1 | loss 2.30") == []
     assert _exceptions("step 1 | loss 2.30", "UserWarning: the epoch ended early") == []
 
 
