@@ -171,6 +171,7 @@ class EvalRule:
         self.series: dict[str, deque[tuple[float, float | None]]] = {}
         self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
         self._raised: set[str] = set()
+        self._at: dict[str, int | None] = {}  # the training step of each metric's latest
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
 
@@ -192,7 +193,14 @@ class EvalRule:
                 key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
-            series.append((value, point.train_loss))
+            if series and point.step is not None and self._at.get(key) == point.step:
+                # Still the same evaluation: an evaluation pass prints its batches (DETR's
+                # `Test: [7/8] loss_bbox: 3.1`), or a running figure, before its summary.
+                # One evaluation is one point; its latest figure stands for it.
+                series[-1] = (value, series[-1][1])
+            else:
+                series.append((value, point.train_loss))
+            self._at[key] = point.step
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)

@@ -69,3 +69,37 @@ def test_three_rises_within_the_metrics_noise_are_not_degradation():
 def test_a_rise_shared_by_the_training_loss_is_not_the_evaluations():
     rules = RuleSettings()
     assert eval_trends.degradation([(39.1, 0.9), (154.0, 1.1)], -1, rules) is None
+
+
+def test_the_batches_of_one_evaluation_pass_are_one_evaluation():
+    # DETR's `Test: [i/8]` lines print each batch's figure at the same training step:
+    # batch-to-batch wobble is not three evaluations getting worse.
+    lines = []
+    for epoch in range(6):
+        step = 128 * (epoch + 1)
+        lines.append(f"step={step} loss={40 - 2 * epoch:.2f}")
+        lines += [f"step={step} val_loss_bbox={3.0 + 0.05 * b + 0.01 * (epoch % 2):.3f}"
+                  for b in range(8)]
+    assert open_degradations(lines) == []
+
+
+def test_a_validation_loss_rising_while_the_training_loss_holds_at_zero_is_flagged():
+    # A memorised training set: the training loss prints 0.00000 from early on while the
+    # validation loss climbs for a dozen evaluations.
+    rng = random.Random(3)
+    lines = [f"[{20 * (i + 1)}/300] Train loss: {0.3 if i == 0 else 0.0:.5f}, "
+             f"val_loss: {1.49 + 0.02 * i + rng.uniform(-0.01, 0.01):.5f}" for i in range(14)]
+    found = open_degradations(lines)
+    assert found and any("held at 0" in d or "fell" in d for d in found), found
+
+
+def _val_only(values: list[float]) -> list[str]:
+    return [f"Epoch {i}: Validation loss: {v}" for i, v in enumerate(values)]
+
+
+def test_without_any_training_loss_only_a_jump_far_beyond_the_best_speaks():
+    assert open_degradations(_val_only([5.87, 4.98, 9.1, 20.4, 44.1, 48.0]))
+    # A drift of a few per cent, or a metric a sixth worse: no training loss to say
+    # whether the run learns, so nothing to say about the evaluation either.
+    assert open_degradations(_val_only([2.03, 2.05, 2.08, 2.10])) == []
+    assert open_degradations(_val_only([0.6, 0.7, 0.72, 0.74, 0.71, 0.70])) == []
