@@ -242,13 +242,31 @@ class NotLearningRule:
                 self._grad_zero = self._grad_zero + 1 if point.grad_norm == 0 else -1
         need = self.rules.not_learning_zero_points
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
-            if run >= need and name not in self._raised:
+            if run >= need and name not in self._raised and not self._loss_fell():
                 self._raised.add(name)
                 out.append(Raise(AnomalyType.NOT_LEARNING,
                                  f"not learning: the {name} has been exactly 0 on every one "
                                  f"of {run} logged points after warm-up: no weight changes",
                                  key=name, severity=Severity.HIGH))
+            elif run < 0 and name in self._raised:
+                self._raised.discard(name)
+                out.append(Resolve(AnomalyType.NOT_LEARNING, f"the {name} is no longer 0",
+                                   key=name))
         return out
+
+    def _loss_fell(self) -> bool:
+        """The loss fell well beyond its noise since the first point: the weights do
+        change, whatever the log prints (a rate printed to four decimals, `lr:0.0000`,
+        during a warm-up from 1e-6)."""
+        if self._learned:
+            return True
+        losses = list(self._recent)
+        if len(self._first) < 2 or len(losses) < 3:
+            return False
+        start = self._first[0]
+        now = trends.level(losses, 3)
+        return trends.beyond_noise(start - now, start, trends.noise_scale(losses), 3.0,
+                                   self.rules.not_learning_short_fall)
 
 
 def _digits(value: float) -> int:
