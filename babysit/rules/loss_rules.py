@@ -21,6 +21,7 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import trends
+from babysit.rules.loss_parts import LossParts
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
@@ -97,6 +98,7 @@ class LossRule:
         self._above = 0  # consecutive levels beyond noise and min rise over the best
         self._diverging: Severity | None = None  # the severity of the open divergence
         self._eval = _EvalWitness()
+        self._parts = LossParts()
         self.note_vocab(rules.vocab_size)
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
         # The levels of a long stretch: the range the loss has held.
@@ -120,9 +122,13 @@ class LossRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out: list[Signal] = []
+        self._parts.observe(point.metrics, value)
         spike = mr.evaluate_spike(self._sorted, value, self.rules)
         if spike is not None and not self._spiking and not self._jumped(value):
             spike = None  # a climb, not a jump: the divergence rule's to judge
+        if spike is not None and not self._spiking \
+                and self._parts.unshared(self.rules.spike_min_rise) is not None:
+            spike = None  # the total's weights moved, not the model (see loss_parts)
         if spike is not None and self._diverging is None:
             reason, threshold = spike
             if not self._spiking:
@@ -301,7 +307,8 @@ class LossRule:
         a model guessing at random scores (ln of the vocabulary), without coming back
         for one point more than a divergence needs; otherwise high. A blocker stays one
         until the loss is back near its best."""
-        unshared = self._eval.unshared(self.rules.eval_recovery_tolerance)
+        unshared = self._eval.unshared(self.rules.eval_recovery_tolerance) \
+            or self._parts.unshared(self.rules.divergence_min_rise)
         if unshared is not None:
             return Severity.LOW, unshared
         if self._diverging is Severity.BLOCKER:
