@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.metric_names import eval_direction, is_bookkeeping
 from babysit.model import AnomalyType, Severity
+from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
@@ -204,6 +205,8 @@ class EvalRule:
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
+            out.extend(self._gap(key, value, _train_counterpart(metrics, point.train_loss),
+                                 direction))
             reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
             if reason is not None:
                 self._raised.add(key)
@@ -214,6 +217,24 @@ class EvalRule:
                                    f"{key} back to {value:.4g}, near its best", key=key))
         return out
 
+    def _gap(self, key: str, value: float, train_loss: float | None,
+             direction: int) -> list[Signal]:
+        """An evaluation loss far above the training loss (see eval_trends)."""
+        if direction > 0:
+            return []
+        gap = eval_trends.generalisation_gap(key, value, train_loss)
+        label = f"{key} gap"
+        if gap is not None and label not in self._raised:
+            self._raised.add(label)
+            return [Raise(AnomalyType.EVAL_DEGRADATION, f"generalisation gap: {gap}",
+                          key=label)]
+        if gap is None and label in self._raised and train_loss is not None:
+            self._raised.discard(label)
+            return [Resolve(AnomalyType.EVAL_DEGRADATION,
+                            f"{key} back within {eval_trends.GAP_RATIO:g}× the training loss",
+                            key=label)]
+        return []
+
     def _near_best(self, key: str, value: float, direction: int) -> bool:
         """Recovered means back within the rule's tolerance of the best evaluation, not
         merely better than the one before."""
@@ -223,6 +244,15 @@ class EvalRule:
     def recent(self, count: int) -> dict[str, list[float]]:
         return {key: [value for value, _ in list(series)[-count:]]
                 for key, series in self.series.items()}
+
+
+def _train_counterpart(metrics: Mapping[str, float], train_loss: float | None) -> float | None:
+    """The training loss to set an evaluation's beside: the one measured alongside it in
+    the same record (nanoGPT's `train loss` of its estimate), else the newest one."""
+    for key, value in metrics.items():
+        if "train" in key and "loss" in key and math.isfinite(value):
+            return value
+    return train_loss
 
 
 class ThroughputRule:

@@ -103,3 +103,28 @@ def test_without_any_training_loss_only_a_jump_far_beyond_the_best_speaks():
     # whether the run learns, so nothing to say about the evaluation either.
     assert open_degradations(_val_only([2.03, 2.05, 2.08, 2.10])) == []
     assert open_degradations(_val_only([0.6, 0.7, 0.72, 0.74, 0.71, 0.70])) == []
+
+
+def _gap_lines(pairs: list[tuple[float, float]]) -> list[str]:
+    return [f"step {250 * (i + 1)}: train loss {t:.4f}, val loss {v:.4f}"
+            for i, (t, v) in enumerate(pairs)]
+
+
+def test_a_validation_loss_many_times_the_training_loss_is_a_gap():
+    # A model that memorises (or sees its targets): the training loss collapses to 0.015
+    # while the validation loss stays near 0.9.
+    pairs = [(4.3, 5.0), (3.5, 5.2), (2.7, 4.5), (0.11, 1.2), (0.03, 0.9), (0.015, 0.86)]
+    assert any("generalisation gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_an_ordinary_gap_is_not_flagged():
+    # Validation a few times the training loss (a small dataset, a strong regulariser
+    # off): common in healthy runs.
+    pairs = [(4.0, 4.2), (2.0, 3.1), (1.0, 3.0), (0.8, 3.0), (0.7, 3.1), (0.6, 3.05)]
+    assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_a_training_loss_printed_as_zero_makes_no_ratio():
+    pairs = [(0.5, 0.5), (0.0, 1e-7), (0.0, 1.4e-7), (0.0, 1.3e-7)]
+    lines = [f"step {i + 1}: train loss {t}, val loss {v}" for i, (t, v) in enumerate(pairs)]
+    assert not any("gap" in d for d in open_degradations(lines))
