@@ -88,6 +88,9 @@ _EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[)")
+# The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
+_SAVED_STEP = re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
+                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
@@ -378,6 +381,7 @@ class LogParser:
             for event in found:
                 if event.kind is EventKind.CHECKPOINT_SAVED:
                     self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
+                    self._saved_past_plan(event.detail)
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
         if has_rest and not in_traceback:
@@ -427,6 +431,18 @@ class LogParser:
         names = self._train_names
         return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
                 or {k for k in names if "loss" in k} or names)
+
+    def _saved_past_plan(self, path: str) -> None:
+        """A checkpoint named by a step beyond the total a counter showed (`[Iter 760 /
+        762]`, then `Save model to …/3048`): the run is past that total, so it counted
+        an inner loop (one epoch's iterations), not the run's plan."""
+        found = _SAVED_STEP.search(path)
+        target = self.target
+        if found is None or not target or self.step is None or not self.step <= target:
+            return
+        saved = int(found.group(1))
+        if target < saved <= 1000 * target:
+            self._overrun, self.target, self._withdrawn = target, None, True
 
     def _after_training(self, text: str, record: Record | None,
                         rank: int | None) -> Record | None:

@@ -107,3 +107,22 @@ def test_a_bar_counting_again_from_zero_is_a_new_epochs(tmp_path: Path):
         lines.append("Validation loss: 1.0")
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def _inner_counter(last: int, total: int, saved: str) -> str:
+    lines = [f"2023-05-31 22:13:22,478 - INFO - fit() : [Iter {n} / {total}] loss: "
+             f"{1.4 - n / 2000:.4f}" for n in range(228, last + 1, 76)]
+    lines.append(f"2023-06-01 02:22:28,619 - INFO - Save model to {saved}")
+    lines.append("2023-06-01 02:22:35,218 - INFO - Epoch 3 evaluation")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_checkpoint_named_past_a_counters_total_shows_it_counted_an_epoch(tmp_path: Path):
+    for saved in ("results/model/run-n8/3048", "out/checkpoint-3048", "ckpt/step_3048.pt"):
+        data = once(tmp_path, _inner_counter(760, 762, saved))
+        assert data["terminal_state"] == "RUNNING", (saved, data["summary"])
+
+
+def test_a_checkpoint_named_within_the_plan_leaves_it(tmp_path: Path):
+    data = once(tmp_path, _inner_counter(760, 762, "out/checkpoint-760"))
+    assert data["target_steps"] == 762, data["summary"]
