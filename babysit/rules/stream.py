@@ -173,6 +173,7 @@ class EvalRule:
         self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
         self._raised: set[str] = set()
         self._at: dict[str, int | None] = {}  # the training step of each metric's latest
+        self._gapped: dict[str, int] = {}  # evaluations in a row far above the training loss
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
 
@@ -224,7 +225,9 @@ class EvalRule:
             return []
         gap = eval_trends.generalisation_gap(key, value, train_loss)
         label = f"{key} gap"
-        if gap is not None and label not in self._raised:
+        # Two evaluations in a row: one evaluation far off is a spike, not a gap.
+        self._gapped[key] = self._gapped.get(key, 0) + 1 if gap is not None else 0
+        if gap is not None and label not in self._raised and self._gapped[key] >= 2:
             self._raised.add(label)
             return [Raise(AnomalyType.EVAL_DEGRADATION, f"generalisation gap: {gap}",
                           key=label)]

@@ -128,3 +128,8 @@ def test_a_training_loss_printed_as_zero_makes_no_ratio():
     pairs = [(0.5, 0.5), (0.0, 1e-7), (0.0, 1.4e-7), (0.0, 1.3e-7)]
     lines = [f"step {i + 1}: train loss {t}, val loss {v}" for i, (t, v) in enumerate(pairs)]
     assert not any("gap" in d for d in open_degradations(lines))
+
+
+def test_one_evaluation_far_above_the_training_loss_is_not_yet_a_gap():
+    pairs = [(4.0, 4.2), (0.37, 10.5), (0.3, 0.9), (0.25, 0.8)]
+    assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))
