@@ -14,6 +14,7 @@ import math
 import statistics
 from collections import deque
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -234,6 +235,11 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
+        if short and self._climbing(least):
+            # Too few points for a level to catch up or for the noise to be known: a
+            # loss that rose at every one of its last points, by a large total, is the
+            # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
+            self._above = max(self._above, need)
         # Back above where the run started (or above a random guess's loss) and staying
         # there is a divergence whatever the noise tests say: its consequence decides.
         climbed = self._above_start > need
@@ -250,6 +256,17 @@ class LossRule:
                       f"from its best {best:.4g} and stayed there for "
                       f"{max(self._above, self._above_start)} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
+
+    def _climbing(self, least: float) -> bool:
+        """The last `divergence_steps` + 2 values each above the one before, the last
+        above the first by `least` of it."""
+        width = self.rules.divergence_steps + 2
+        window = self._window
+        if len(window) < width:
+            return False
+        tail = [window[i] for i in range(len(window) - width, len(window))]
+        return all(b > a for a, b in pairwise(tail)) \
+            and tail[-1] - tail[0] > abs(tail[0]) * least
 
     def _shifted(self, sigma: float, least: float) -> bool:
         """The last `_SHIFT_POINTS` values sit above the ones before them by more than
