@@ -18,6 +18,7 @@ from babysit.rules import no_progress, trends
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
+_BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
 
 
 class NotLearningRule:
@@ -40,6 +41,7 @@ class NotLearningRule:
         self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
         self._grad_points = 0
         self._grad_zero = 0
+        self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -57,7 +59,9 @@ class NotLearningRule:
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         if not point.advanced:
-            return self._same_step(point)
+            # A record at the step a bar already gave (the bar first, the trainer's dict
+            # after it): the dict's rate and norm are still this step's.
+            return [*self._zeros(point), *self._same_step(point)]
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
         value = self._loss(point)
@@ -240,9 +244,28 @@ class NotLearningRule:
             self._grad_points += 1
             if self._grad_points > warmup and self._grad_zero >= 0:
                 self._grad_zero = self._grad_zero + 1 if point.grad_norm == 0 else -1
+        if point.lr is not None and point.grad_norm is not None and self._both_zero >= 0:
+            # Both exactly 0 at once, from the log's first point on: no coincidence of
+            # rounding, the optimizer is doing nothing (a sparse log has few points).
+            self._both_zero = self._both_zero + 1 \
+                if point.lr == 0 and point.grad_norm == 0 else -1
+        if self._both_zero >= _BOTH_ZERO_POINTS and "zero updates" not in self._raised \
+                and not self._loss_fell():
+            self._raised.add("zero updates")
+            out.append(Raise(AnomalyType.NOT_LEARNING,
+                             f"not learning: the learning rate and the grad norm are both "
+                             f"exactly 0 on every one of the {self._both_zero} logged points: "
+                             f"no weight changes (a learning rate schedule that never starts, "
+                             f"or frozen parameters)", key="zero updates",
+                             severity=Severity.HIGH))
+        elif self._both_zero < 0 and "zero updates" in self._raised:
+            self._raised.discard("zero updates")
+            out.append(Resolve(AnomalyType.NOT_LEARNING, "the weights are updated again",
+                               key="zero updates"))
         need = self.rules.not_learning_zero_points
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
-            if run >= need and name not in self._raised and not self._loss_fell():
+            if run >= need and name not in self._raised and "zero updates" not in self._raised \
+                    and not self._loss_fell():
                 self._raised.add(name)
                 out.append(Raise(AnomalyType.NOT_LEARNING,
                                  f"not learning: the {name} has been exactly 0 on every one "

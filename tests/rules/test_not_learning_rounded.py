@@ -32,3 +32,28 @@ def test_a_rate_that_moves_again_resolves_it():
     lines = [f"step={s} loss={2.303 + 0.002 * (s % 3):.4f} lr=0.0" for s in range(1, 9)]
     lines += [f"step={s} loss={2.2 - 0.05 * (s - 9):.4f} lr=0.0001" for s in range(9, 14)]
     assert "learning rate" not in _open_not_learning(lines)
+
+
+def _hf(points: list[tuple[float, float]]) -> list[str]:
+    # A Hugging Face run's bar then its loss dict at the same step.
+    lines = []
+    for i, (lr, grad) in enumerate(points):
+        step = 6 + i
+        lines += [f"  2%|▏         | {step}/390 [01:{step:02d}<1:26:53, 13.58s/it]",
+                  f"{{'loss': {12.10 - 0.02 * (i % 2):.4f}, 'grad_norm': {grad}, "
+                  f"'learning_rate': {lr}, 'epoch': {0.03 * step:.2f}}}"]
+    return lines
+
+
+def test_a_sparse_log_with_rate_and_norm_both_zero_is_not_learning():
+    assert "zero updates" in _open_not_learning(_hf([(0.0, 0.0)] * 4))
+
+
+def test_a_rate_of_zero_with_a_moving_norm_on_a_sparse_log_is_not_yet():
+    assert "zero updates" not in _open_not_learning(_hf([(0.0, 1.3), (0.0, 1.1), (0.0, 0.9),
+                                                         (0.0, 0.8)]))
+
+
+def test_rate_and_norm_that_start_moving_resolve_it():
+    points = [(0.0, 0.0)] * 3 + [(1e-5, 2.1), (2e-5, 1.9)]
+    assert "zero updates" not in _open_not_learning(_hf(points))
