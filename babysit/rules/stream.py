@@ -10,6 +10,7 @@ class here and one line in `METRIC_RULES`.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -160,6 +161,10 @@ class LrScheduleRule:
 
 
 _EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noise
+# A copy of another metric: a decoder layer's auxiliary loss (DETR's `loss_bbox_3` of six
+# layers) or its unweighted twin (`loss_giou_unscaled`). The metric itself is judged;
+# thirty noisy copies of it would only multiply the chance of a rise by luck.
+_AUXILIARY = re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
 
 
 class EvalRule:
@@ -186,7 +191,8 @@ class EvalRule:
             if len(self._judged) >= 256:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
-                (key, direction) for key in names if (direction := eval_direction(key)))
+                (key, direction) for key in names
+                if (direction := eval_direction(key)) and not _AUXILIARY.search(key))
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):

@@ -133,3 +133,21 @@ def test_a_training_loss_printed_as_zero_makes_no_ratio():
 def test_one_evaluation_far_above_the_training_loss_is_not_yet_a_gap():
     pairs = [(4.0, 4.2), (0.37, 10.5), (0.3, 0.9), (0.25, 0.8)]
     assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_auxiliary_copies_of_an_eval_metric_are_not_judged_on_their_own():
+    # A detector's eval prints each decoder layer's copy (`_0`…`_4`) and unweighted twins:
+    # copies that wobble up three times in a row say nothing the metric itself does not.
+    lines = []
+    for epoch in range(4):
+        step = 128 * (epoch + 1)
+        copies = " ".join(f"val_loss_bbox_{layer}={3.0 + 0.1 * epoch + 0.01 * layer:.3f}"
+                          for layer in range(5))
+        lines += [f"step={step} loss={40 - 3 * epoch:.2f}",
+                  f"step={step} val_loss_bbox={3.0 - 0.01 * (epoch % 2):.3f} {copies} "
+                  f"val_loss_bbox_unscaled={0.6 + 0.02 * epoch:.3f}"]
+    assert open_degradations(lines) == []
+    # The metric itself climbing the same way is still judged.
+    climbing = [line.replace("val_loss_bbox=", "val_loss_bbox_main=") for line in lines]
+    climbing = [f"step={128 * (e + 1)} val_loss={3.0 + 0.1 * e:.3f}" for e in range(4)] + climbing
+    assert open_degradations(sorted(climbing, key=lambda x: int(x.split()[0][5:])))
