@@ -51,17 +51,22 @@ class LossParts:
                 continue
             self._recent.setdefault(key, deque(maxlen=_WINDOW)).append(value)
 
-    def unshared(self, least: float) -> str | None:
+    def unshared(self, least: float, jump: bool = False) -> str | None:
         """Why a rise of the total is the weighting's: its terms are known (five values
-        each at least) and none of them stands above its lowest level in the window by
-        `least` of it and its noise. None when a term rose too, or no term is known."""
+        each at least) and none of them rose by `least` of it and beyond its own noise —
+        for a lasting rise, its level (median of three) above its lowest level in the
+        window; for a `jump`, its latest value above the median of the ones before. None
+        when a term rose too, or no term is known."""
         ready = {k: list(v) for k, v in self._recent.items() if len(v) >= 5}
         if not ready:
             return None
         for values in ready.values():
-            levels = [statistics.median(values[i:i + _LEVEL])
-                      for i in range(len(values) - _LEVEL + 1)]
-            low, now = min(levels), levels[-1]
+            if jump:
+                low, now = statistics.median(values[:-1]), values[-1]
+            else:
+                levels = [statistics.median(values[i:i + _LEVEL])
+                          for i in range(len(values) - _LEVEL + 1)]
+                low, now = min(levels), levels[-1]
             # Judged against the term's own noise: a KL term wanders by a third of its
             # level from one logged point to the next.
             if trends.beyond_noise(now - low, low, trends.noise_scale(values), 3.0, least):

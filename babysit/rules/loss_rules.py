@@ -128,7 +128,7 @@ class LossRule:
         if spike is not None and not self._spiking and not self._jumped(value):
             spike = None  # a climb, not a jump: the divergence rule's to judge
         if spike is not None and not self._spiking \
-                and self._parts.unshared(self.rules.spike_min_rise) is not None:
+                and self._parts.unshared(self.rules.spike_min_rise, jump=True) is not None:
             spike = None  # the total's weights moved, not the model (see loss_parts)
         if spike is not None and self._diverging is None:
             reason, threshold = spike

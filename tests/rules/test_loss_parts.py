@@ -36,3 +36,15 @@ def test_a_climb_a_term_shares_stays_serious():
     lines = _vae(betas[:60]) + [f"step={100 * (61 + i)} loss={0.5 + 0.2 * i:.4f} "
                                 f"ce={0.3 + 0.2 * i:.4f} kl=0.4" for i in range(40)]
     assert any(s[0] == "divergence" for s in serious(run_of(lines)))
+
+
+def test_a_spike_one_term_shares_at_that_very_point_stays_a_spike():
+    # An evaluation's summary read as a training point: the total and a term jump
+    # together for one point (a level of three would not see the term move yet).
+    rng = random.Random(5)
+    lines = [f"step={i + 1} loss={27 + rng.uniform(-0.5, 0.5):.3f} "
+             f"loss_bbox={1.15 + rng.uniform(-0.03, 0.03):.3f} "
+             f"loss_ce={1.6 + rng.uniform(-0.05, 0.05):.3f}" for i in range(60)]
+    lines.append("step=61 loss=50.31 loss_bbox=3.51 loss_ce=1.72")
+    types = {a.type for a in run_of(lines).ledger.anomalies}
+    assert AnomalyType.LOSS_SPIKE in types
