@@ -19,6 +19,7 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
+_RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 
 
 class NotLearningRule:
@@ -42,6 +43,11 @@ class NotLearningRule:
         self._grad_points = 0
         self._grad_zero = 0
         self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
+        self._return_key: str | None = None  # a return the policy earns, when no loss
+        self._return_points = 0
+        self._return_start: list[float] = []  # its first five values
+        self._return_recent: deque[float] = deque(maxlen=200)
+        self._return_best: float | None = None  # its best level (median of five)
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -64,6 +70,7 @@ class NotLearningRule:
             return [*self._zeros(point), *self._same_step(point)]
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
+        out.extend(self._flat_return(point))
         value = self._loss(point)
         self._interleaved = value is None
         if value is None or not math.isfinite(value):
@@ -177,6 +184,40 @@ class NotLearningRule:
             return []
         self._raised.add("reward")
         return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+
+    def _flat_return(self, point: Observation) -> list[Signal]:
+        """A return (reward, score) that has not risen beyond its noise over many points
+        (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
+        resolved once it rises."""
+        key = self._return_key or no_progress.return_key(point.metrics)
+        if key is None or point.loss is not None:
+            return []  # a run with a training loss is judged by it
+        self._return_key = key
+        value = point.metrics.get(key)
+        if value is None or not math.isfinite(value):
+            return []
+        self._return_points += 1
+        if len(self._return_start) < 5:
+            self._return_start.append(value)
+        recent = self._return_recent
+        recent.append(value)
+        if len(recent) >= 5:
+            level = trends.level(list(recent), 5)
+            self._return_best = level if self._return_best is None \
+                else max(self._return_best, level)
+        if self._return_points < _RETURN_POINTS or self._return_points % 10 \
+                or self._return_best is None:
+            return []
+        found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
+                                        self._return_points, self.rules.not_learning_short_fall)
+        if found is not None and "return" not in self._raised:
+            self._raised.add("return")
+            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="return")]
+        if found is None and "return" in self._raised:
+            self._raised.discard("return")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
+                            key="return")]
+        return []
 
     def _identical(self, value: float, every_point: bool = False) -> list[Signal]:
         # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),
