@@ -53,6 +53,7 @@ class MetricSeries:
         self.step: int | None = None
         self.target_steps = target_steps
         self._target_fixed = target_steps is not None
+        self._outgrown = 0  # the largest total the run trained past: not its plan
         self.epoch: float | None = None
         self.total_epochs: int | None = None
         self.metrics: dict[str, float] = {}
@@ -90,10 +91,8 @@ class MetricSeries:
 
     def absorb(self, record: Record) -> tuple[StepChange, list[Signal]]:
         """Apply one primary-rank record: the step change it made and the rules' signals."""
-        if record.target_steps is not None and not self._target_fixed:
-            self.target_steps = record.target_steps
-        elif record.target_withdrawn and not self._target_fixed:
-            self.target_steps = None
+        if not self._target_fixed:
+            self._plan(record)
         if record.total_epochs is not None:
             self.total_epochs = record.total_epochs
         if record.epoch is not None:
@@ -127,6 +126,22 @@ class MetricSeries:
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
         return change, signals
+
+    def _plan(self, record: Record) -> None:
+        """Take the record's planned total unless the run has already trained past it.
+        A total below a step already reached (an epoch's batches, an inner loop's or a
+        data pass's counter: step 121,400 of a `6,175` said at start-up) was never the
+        run's plan; it is refused from then on, whichever line repeats it."""
+        if record.target_withdrawn:
+            self.target_steps = None
+        candidate = record.target_steps
+        if candidate is not None and candidate > self._outgrown:
+            self.target_steps = candidate
+        reached = record.step if record.step is not None else self.step
+        if self.target_steps is not None and reached is not None \
+                and reached > self.target_steps:
+            self._outgrown = max(self._outgrown, self.target_steps)
+            self.target_steps = None
 
     def _observe(self, record: Record) -> list[Signal]:
         metrics = record.metrics

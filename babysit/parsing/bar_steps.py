@@ -36,6 +36,8 @@ class BarSteps:
     def __init__(self) -> None:
         self.main_total: int | None = None
         self._done_in_epoch: int | None = None  # the epoch in which the main bar finished
+        # Where the main bar stood last, and its clock.
+        self._main_last: tuple[int, float | None] = (0, None)
         self.epoch_hint = 0  # the whole epochs the log's lines say have begun
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
@@ -57,6 +59,10 @@ class BarSteps:
         evaluating, epoch_match = _describe(bar.desc)
         self.evaluating = evaluating
         if evaluating:
+            return Parsed(bar.style), []
+        if bar.data_pass:
+            # Preparing data (`Filtering prompts: 1000000/1000000 examples/s`): neither
+            # where training stands nor how long it will be.
             return Parsed(bar.style), []
         rate = {"it/s": bar.rate} if bar.rate is not None else {}
         if bar.style == "keras":
@@ -81,6 +87,13 @@ class BarSteps:
                 # The bar says which epoch it counts: one that finishes again under a
                 # later epoch is that epoch's, however few of its redraws the log kept.
                 self.epoch_hint = int(named.group(1))
+            if bar.total == self.main_total and self._done_in_epoch is not None \
+                    and self._restarted(bar):
+                # The main bar finished and counts again from the start, to the same
+                # total: it counts one epoch's batches (a loop that prints no epoch of
+                # its own), not the run's steps.
+                self.laps += 1
+                self._done_in_epoch = None
             if bar.n == bar.total and self.main_total in (None, bar.total):
                 if self._done_in_epoch is not None and self.epoch_hint > self._done_in_epoch:
                     # The bar finished again, in a later epoch: it counts one epoch's
@@ -89,11 +102,20 @@ class BarSteps:
                     self.laps += 1
                 self._done_in_epoch = self.epoch_hint
             self.main_total = bar.total
+            self._main_last = (bar.n, bar.elapsed)
         metrics = {**bar.metrics, **rate}
         if self.laps:
             return Parsed(bar.style, self.laps * bar.total + bar.n if bar.total else bar.n,
                           None, None, None, metrics, per_epoch=bar.total), []
         return Parsed(bar.style, bar.n, bar.total, None, None, metrics), []
+
+    def _restarted(self, bar: Bar) -> bool:
+        """The main bar began again: its count or its clock went back (a bar redrawn
+        after an evaluation keeps both; a log that keeps only each bar's last frame
+        shows the next epoch's `1156/1156 [05:17` after this one's `[05:18`)."""
+        n, elapsed = self._main_last
+        return bar.n < n or (bar.n == n and elapsed is not None and bar.elapsed is not None
+                             and bar.elapsed < elapsed)
 
     def _from_epoch_bar(self, bar: Bar, epoch: int, last: str | None,
                         rate: dict[str, float]) -> Parsed:

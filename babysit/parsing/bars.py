@@ -24,6 +24,11 @@ class Bar:
     rate: float | None  # iterations per second
     metrics: dict[str, float] = field(default_factory=dict)
     end: int = 0  # where the bar ends in the segment; text after it is parsed too
+    # The bar counts data, not training steps: its rate is in examples, bytes or files
+    # (`1000/1000000 [00:00<11:29, 1447.84 examples/s]`), or it names a data pass
+    # (`Map:`, `Filter`, `Tokenizing`, `Downloading`, `Loading checkpoint shards`).
+    data_pass: bool = False
+    elapsed: float | None = None  # seconds since the bar began (tqdm's `[05:18<00:00`)
 
 
 # What follows `NN%` in a tqdm bar: `|####5     | 450/1000 [00:10<00:12, 44.10it/s, ...]`
@@ -35,6 +40,19 @@ _TQDM_PLAIN = re.compile(r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P
 _TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
 _PERCENT = re.compile(r"\d{1,3}$")  # searched just before the `%|`
 _RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
+# Units of a bar that counts data (Hugging Face datasets' `examples/s` and `ba/s`, a
+# download's bytes, files, shards): a data pass, never the training loop.
+_DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB", "GB", "KiB",
+                         "MiB", "GiB", "files", "file", "shards", "docs", "documents",
+                         "prompts", "rows", "lines"})
+# Descriptions of a data pass or of loading: datasets' `Map (num_proc=8):`, `Filter`,
+# `Generating train split`, tokenising, downloads, checkpoint shards being loaded.
+_DATA_DESC = re.compile(
+    r"^(?:Map\b|Filter|Generating \w+ split|Tokeniz|Running tokenizer|Grouping texts|"
+    r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
+    r"dataset) shards|Loading (?:data|dataset)\b|Preprocess|Pre-process|Casting|Saving the dataset|"
+    r"Concatenat|Packing|Shuffling|Caching|Converting|Indexing|Building (?:vocab|dataset))",
+    re.IGNORECASE)
 _PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
 
 
@@ -94,15 +112,38 @@ def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
     parts = [p.strip() for p in match.group("inside").split(",")]
     rate = None
     metric_parts: list[str] = []
+    data = _DATA_DESC.search(desc) is not None
     for part in parts[1:]:
         part_rate = _rate_per_second(part) if rate is None else None
         if part_rate is not None:
             rate = part_rate
+            data = data or _rate_unit(part) in _DATA_UNITS
         else:
             metric_parts.append(part)
     return Bar("tqdm", desc, int(match.group("n")), total, rate,
                _postfix_metrics(", ".join(metric_parts)) if metric_parts else {},
-               match.end())
+               match.end(), data, _elapsed(parts[0]))
+
+
+def _elapsed(text: str) -> float | None:
+    """tqdm's elapsed time (`05:18` of `05:18<00:00`, `1:02:03`) in seconds."""
+    clock = text.split("<", 1)[0].strip()
+    seconds = 0.0
+    for part in clock.split(":"):
+        if not part.isdigit():
+            return None
+        seconds = seconds * 60 + int(part)
+    return seconds if ":" in clock else None
+
+
+def _rate_unit(text: str) -> str:
+    """What a rate counts (`examples` in `1447.84 examples/s`, `it` in `3.2it/s`; for
+    `s/it`, what follows the slash)."""
+    match = _RATE.match(text)
+    if match is None:
+        return ""
+    unit, per = match.group("unit"), match.group("per")
+    return per if unit == "s" and per != "s" else unit
 
 
 # Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2`

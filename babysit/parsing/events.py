@@ -130,7 +130,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # A save that worked: HF Trainer, Lightning's ModelCheckpoint, nanoGPT, generic.
     _sig(EventKind.CHECKPOINT_SAVED, r"Saving model checkpoint to\s+(\S+)", 1),
     _sig(EventKind.CHECKPOINT_SAVED,
-         r"saving model to\s+['\"]?([^'\"\s]+?)['\"]?(?:\s+as top|\s*$)", 1),
+         r"(?:saving|[Ss]ave) model to\s+['\"]?([^'\"\s]+?)['\"]?(?:\s+as top|\s*$)", 1),
     # Megatron-LM: `successfully saved checkpoint from iteration 50 to /ckpt [ t 1/1 ]`
     _sig(EventKind.CHECKPOINT_SAVED, r"successfully saved checkpoint from iteration\s+\d+ to\s+"
          r"(\S+)", 1),

@@ -91,6 +91,9 @@ _EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[)")
+# The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
+_SAVED_STEP = re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
+                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
@@ -208,6 +211,8 @@ class LogParser:
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
         self._overrun: int | None = None  # a bar's total the run trained past
+        # The names the last evaluation pass printed, until training moves on.
+        self._eval_names: set[str] = set()
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
@@ -428,7 +433,7 @@ class LogParser:
                     events.append(LogEvent(EventKind.COMPLETED, rest.strip()[:500],
                                            "final-epoch"))
             elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-                parsed = _as_eval(rest, parsed)
+                parsed = self._eval_summary(_as_eval(rest, parsed))
                 if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
                         and not self._shapes.printed_before(rest):
                     # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
@@ -449,6 +454,7 @@ class LogParser:
             for event in found:
                 if event.kind is EventKind.CHECKPOINT_SAVED:
                     self.phase = "save" if _SAVE_BEGINS.search(event.line) else "train"
+                    self._saved_past_plan(event.detail)
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
         if has_rest and not in_traceback:
@@ -525,6 +531,33 @@ class LogParser:
         names = self._train_names
         return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
                 or {k for k in names if "loss" in k} or names)
+
+    def _eval_summary(self, parsed: Parsed) -> Parsed:
+        """A line that repeats the names an evaluation pass just printed, before training
+        moves on (DETR's `Averaged stats: … loss: 50.3` after its `Test: [3/4] … loss:
+        50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
+        training loss of 50."""
+        names = parsed.metrics.keys()
+        if not _trains(parsed.metrics):
+            self._eval_names = {k.removeprefix("eval/") for k in names}
+            return parsed
+        if parsed.step is not None or not self._eval_names or not names <= self._eval_names:
+            return parsed
+        return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
+                      metrics={k if is_eval_metric(k) else f"eval/{k}": v
+                               for k, v in parsed.metrics.items()})
+
+    def _saved_past_plan(self, path: str) -> None:
+        """A checkpoint named by a step beyond the total a counter showed (`[Iter 760 /
+        762]`, then `Save model to …/3048`): the run is past that total, so it counted
+        an inner loop (one epoch's iterations), not the run's plan."""
+        found = _SAVED_STEP.search(path)
+        target = self.target
+        if found is None or not target or self.step is None or not self.step <= target:
+            return
+        saved = int(found.group(1))
+        if target < saved <= 1000 * target:
+            self._overrun, self.target, self._withdrawn = target, None, True
 
     def _after_training(self, text: str, record: Record | None,
                         rank: int | None) -> Record | None:
@@ -759,6 +792,7 @@ class LogParser:
                 self._endings.stepped(step)
                 self._nan_words.trained()
                 self._advanced = True
+                self._eval_names = set()
             self.step = step
         elif epoch is not None and metrics and _trains(metrics):
             # A training record of a log that counts epochs, not steps: the lines after

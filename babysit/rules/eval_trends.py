@@ -12,6 +12,7 @@ trouble, not the evaluation's.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 from itertools import pairwise
@@ -37,6 +38,12 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         return None
     # Oriented so that higher is worse, whatever the metric.
     worse = [-direction * v for v, _ in evals]
+    if all(train is None for _, train in evals) and \
+            worse[-1] - min(worse) <= abs(min(worse)) * rules.eval_jump:
+        # No training loss to tell a generalisation problem from a run that is simply
+        # not going well: only a change as large as a jump speaks (a validation loss
+        # up 8× while the log prints no training loss at all).
+        return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
             or _jump(evals, worse, rules))
 
@@ -47,12 +54,21 @@ def _noise(worse: Sequence[float]) -> float:
     return trends.noise_scale(worse)
 
 
-def _train_fell(evals: Sequence[tuple[float, float | None]],
-                since: int) -> tuple[float, float] | None:
+def _train_fell(evals: Sequence[tuple[float, float | None]], since: int) -> str | None:
+    """How the training loss went over the same stretch, when it did not share the
+    rise: it fell, or held (a training loss memorised at 0.00000), or the log prints
+    none to compare with (an evaluation's loss up 8× is a finding on its own). None when
+    it rose too: then the trouble is the run's, not the evaluation's."""
     first, last = evals[since][1], evals[-1][1]
-    if first is None or last is None or not last < first:
+    if first is None or last is None:
+        if any(train is not None for _, train in evals):
+            return None  # known at times only: too little to tell
+        return "with no training loss in the log to compare with"
+    if last > first:
         return None
-    return first, last
+    if last == first:
+        return f"while train loss held at {last:.4g}"
+    return f"while train loss fell ({first:.4g} → {last:.4g})"
 
 
 def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float],
@@ -83,7 +99,7 @@ def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float]
            f", {100 * (worse[-1] - best) / abs(best):.0f} % worse than its best level "
            f"{-direction * best:.4g}")
     return (f"got worse over {need} evaluations in a row ({values[0]:.4g} → {values[-1]:.4g}"
-            f"{how}) while train loss fell ({train[0]:.4g} → {train[1]:.4g})")
+            f"{how}) {train}")
 
 
 def _best_level(worse: Sequence[float]) -> float:
@@ -115,8 +131,7 @@ def _above_best_level(evals: Sequence[tuple[float, float | None]], worse: list[f
     best_value = statistics.median(v for v, _ in evals[best_at:best_at + _LEVEL])
     now_value = statistics.median(v for v, _ in evals[-_LEVEL:])
     return (f"got worse than its best level ({best_value:.4g} → {now_value:.4g}, medians of "
-            f"{_LEVEL} evaluations, beyond its noise σ≈{sigma:.2g}) while train loss fell "
-            f"({train[0]:.4g} → {train[1]:.4g})")
+            f"{_LEVEL} evaluations, beyond its noise σ≈{sigma:.2g}) {train}")
 
 
 def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
@@ -136,5 +151,25 @@ def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
     if train is None:
         return None
     return (f"jumped from {evals[best_at][0]:.4g} (its best) to {evals[-1][0]:.4g} "
-            f"({100 * change / abs(reference):.0f} % worse) while train loss fell "
-            f"({train[0]:.4g} → {train[1]:.4g})")
+            f"({100 * change / abs(reference):.0f} % worse) {train}")
+
+
+# An evaluation loss this many times the training loss: the model fits its training data
+# far better than data it has not seen. Healthy public runs stay under 6× (a crystal
+# graph network's 5.5× at the end); memorised or leaking ones reach 10-60×.
+GAP_RATIO = 10.0
+_LOSS_NAME = re.compile(r"loss|nll|perplexity|ppl", re.IGNORECASE)
+
+
+def generalisation_gap(key: str, value: float, train_loss: float | None) -> str | None:
+    """Why an evaluation loss is far above the training loss at the same time, or None.
+    Only for a positive training loss (a ratio to a signed or rounded-to-0 one says
+    nothing)."""
+    if train_loss is None or train_loss <= 0 or not _LOSS_NAME.search(key):
+        return None  # a training loss printed as 0 is rounded: no ratio to take
+    if value < GAP_RATIO * train_loss:
+        return None
+    return (f"{key} {value:.4g} is {value / train_loss:.0f}× the training loss "
+            f"{train_loss:.4g}: the model fits "
+            f"its training data far better than unseen data (memorisation, or the targets "
+            f"leaking into the inputs)")

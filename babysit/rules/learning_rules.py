@@ -18,6 +18,8 @@ from babysit.rules import no_progress, trends
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
+_BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
+_RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 
 
 class NotLearningRule:
@@ -40,6 +42,12 @@ class NotLearningRule:
         self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
         self._grad_points = 0
         self._grad_zero = 0
+        self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
+        self._return_key: str | None = None  # a return the policy earns, when no loss
+        self._return_points = 0
+        self._return_start: list[float] = []  # its first five values
+        self._return_recent: deque[float] = deque(maxlen=200)
+        self._return_best: float | None = None  # its best level (median of five)
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -57,9 +65,12 @@ class NotLearningRule:
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         if not point.advanced:
-            return self._same_step(point)
+            # A record at the step a bar already gave (the bar first, the trainer's dict
+            # after it): the dict's rate and norm are still this step's.
+            return [*self._zeros(point), *self._same_step(point)]
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
+        out.extend(self._flat_return(point))
         value = self._loss(point)
         self._interleaved = value is None
         if value is None or not math.isfinite(value):
@@ -174,6 +185,40 @@ class NotLearningRule:
         self._raised.add("reward")
         return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
 
+    def _flat_return(self, point: Observation) -> list[Signal]:
+        """A return (reward, score) that has not risen beyond its noise over many points
+        (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
+        resolved once it rises."""
+        key = self._return_key or no_progress.return_key(point.metrics)
+        if key is None or point.loss is not None:
+            return []  # a run with a training loss is judged by it
+        self._return_key = key
+        value = point.metrics.get(key)
+        if value is None or not math.isfinite(value):
+            return []
+        self._return_points += 1
+        if len(self._return_start) < 5:
+            self._return_start.append(value)
+        recent = self._return_recent
+        recent.append(value)
+        if len(recent) >= 5:
+            level = trends.level(list(recent), 5)
+            self._return_best = level if self._return_best is None \
+                else max(self._return_best, level)
+        if self._return_points < _RETURN_POINTS or self._return_points % 10 \
+                or self._return_best is None:
+            return []
+        found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
+                                        self._return_points, self.rules.not_learning_short_fall)
+        if found is not None and "return" not in self._raised:
+            self._raised.add("return")
+            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="return")]
+        if found is None and "return" in self._raised:
+            self._raised.discard("return")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
+                            key="return")]
+        return []
+
     def _identical(self, value: float, every_point: bool = False) -> list[Signal]:
         # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),
         # and a loss printed with few digits (0.0008) repeats once it has converged.
@@ -240,15 +285,52 @@ class NotLearningRule:
             self._grad_points += 1
             if self._grad_points > warmup and self._grad_zero >= 0:
                 self._grad_zero = self._grad_zero + 1 if point.grad_norm == 0 else -1
+        if point.lr is not None and point.grad_norm is not None and self._both_zero >= 0:
+            # Both exactly 0 at once, from the log's first point on: no coincidence of
+            # rounding, the optimizer is doing nothing (a sparse log has few points).
+            self._both_zero = self._both_zero + 1 \
+                if point.lr == 0 and point.grad_norm == 0 else -1
+        if self._both_zero >= _BOTH_ZERO_POINTS and "zero updates" not in self._raised \
+                and not self._loss_fell():
+            self._raised.add("zero updates")
+            out.append(Raise(AnomalyType.NOT_LEARNING,
+                             f"not learning: the learning rate and the grad norm are both "
+                             f"exactly 0 on every one of the {self._both_zero} logged points: "
+                             f"no weight changes (a learning rate schedule that never starts, "
+                             f"or frozen parameters)", key="zero updates",
+                             severity=Severity.HIGH))
+        elif self._both_zero < 0 and "zero updates" in self._raised:
+            self._raised.discard("zero updates")
+            out.append(Resolve(AnomalyType.NOT_LEARNING, "the weights are updated again",
+                               key="zero updates"))
         need = self.rules.not_learning_zero_points
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
-            if run >= need and name not in self._raised:
+            if run >= need and name not in self._raised and "zero updates" not in self._raised \
+                    and not self._loss_fell():
                 self._raised.add(name)
                 out.append(Raise(AnomalyType.NOT_LEARNING,
                                  f"not learning: the {name} has been exactly 0 on every one "
                                  f"of {run} logged points after warm-up: no weight changes",
                                  key=name, severity=Severity.HIGH))
+            elif run < 0 and name in self._raised:
+                self._raised.discard(name)
+                out.append(Resolve(AnomalyType.NOT_LEARNING, f"the {name} is no longer 0",
+                                   key=name))
         return out
+
+    def _loss_fell(self) -> bool:
+        """The loss fell well beyond its noise since the first point: the weights do
+        change, whatever the log prints (a rate printed to four decimals, `lr:0.0000`,
+        during a warm-up from 1e-6)."""
+        if self._learned:
+            return True
+        losses = list(self._recent)
+        if len(self._first) < 2 or len(losses) < 3:
+            return False
+        start = self._first[0]
+        now = trends.level(losses, 3)
+        return trends.beyond_noise(start - now, start, trends.noise_scale(losses), 3.0,
+                                   self.rules.not_learning_short_fall)
 
 
 def _digits(value: float) -> int:

@@ -14,6 +14,7 @@ import math
 import statistics
 from collections import deque
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -21,6 +22,7 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import trends
+from babysit.rules.loss_parts import LossParts
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
@@ -97,6 +99,7 @@ class LossRule:
         self._above = 0  # consecutive levels beyond noise and min rise over the best
         self._diverging: Severity | None = None  # the severity of the open divergence
         self._eval = _EvalWitness()
+        self._parts = LossParts()
         self.note_vocab(rules.vocab_size)
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
         # The levels of a long stretch: the range the loss has held.
@@ -120,9 +123,13 @@ class LossRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out: list[Signal] = []
+        self._parts.observe(point.metrics, value)
         spike = mr.evaluate_spike(self._sorted, value, self.rules)
         if spike is not None and not self._spiking and not self._jumped(value):
             spike = None  # a climb, not a jump: the divergence rule's to judge
+        if spike is not None and not self._spiking \
+                and self._parts.unshared(self.rules.spike_min_rise, jump=True) is not None:
+            spike = None  # the total's weights moved, not the model (see loss_parts)
         if spike is not None and self._diverging is None:
             reason, threshold = spike
             if not self._spiking:
@@ -228,6 +235,11 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
+        if short and self._climbing(least):
+            # Too few points for a level to catch up or for the noise to be known: a
+            # loss that rose at every one of its last points, by a large total, is the
+            # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
+            self._above = max(self._above, need)
         # Back above where the run started (or above a random guess's loss) and staying
         # there is a divergence whatever the noise tests say: its consequence decides.
         climbed = self._above_start > need
@@ -244,6 +256,17 @@ class LossRule:
                       f"from its best {best:.4g} and stayed there for "
                       f"{max(self._above, self._above_start)} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
+
+    def _climbing(self, least: float) -> bool:
+        """The last `divergence_steps` + 2 values each above the one before, the last
+        above the first by `least` of it."""
+        width = self.rules.divergence_steps + 2
+        window = self._window
+        if len(window) < width:
+            return False
+        tail = [window[i] for i in range(len(window) - width, len(window))]
+        return all(b > a for a, b in pairwise(tail)) \
+            and tail[-1] - tail[0] > abs(tail[0]) * least
 
     def _shifted(self, sigma: float, least: float) -> bool:
         """The last `_SHIFT_POINTS` values sit above the ones before them by more than
@@ -301,7 +324,8 @@ class LossRule:
         a model guessing at random scores (ln of the vocabulary), without coming back
         for one point more than a divergence needs; otherwise high. A blocker stays one
         until the loss is back near its best."""
-        unshared = self._eval.unshared(self.rules.eval_recovery_tolerance)
+        unshared = self._eval.unshared(self.rules.eval_recovery_tolerance) \
+            or self._parts.unshared(self.rules.divergence_min_rise)
         if unshared is not None:
             return Severity.LOW, unshared
         if self._diverging is Severity.BLOCKER:

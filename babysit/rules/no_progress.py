@@ -64,6 +64,37 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
     return next((k for k in names if _REWARD.search(k)), None)
 
 
+# A return the policy earns, by any name (`Average100 Score`, `ep_rew_mean`, `return`):
+# higher is better. Never an evaluation's or a best-so-far (those are other rules').
+_RETURN = re.compile(r"score|rew|return", re.IGNORECASE)
+_NOT_RETURN = re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
+                         r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
+
+
+def return_key(metrics: Iterable[str]) -> str | None:
+    return _return_key(tuple(metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _return_key(names: tuple[str, ...]) -> str | None:
+    return next((k for k in names if _RETURN.search(k) and not _NOT_RETURN.search(k)), None)
+
+
+def flat_return(start: Sequence[float], recent: Sequence[float], best: float, points: int,
+                min_rise: float) -> str | None:
+    """A return that never rose beyond its noise from where it started: its best level
+    (median of five in a row) within 3σ (of the recent points' noise) and `min_rise` of
+    its first level (the median of its first five)."""
+    if len(start) < 5 or len(recent) < 10:
+        return None
+    first = statistics.median(start)
+    if trends.beyond_noise(best - first, first, trends.noise_scale(recent), 3.0, min_rise):
+        return None
+    return (f"not learning: over {points} logged points the return has not risen beyond "
+            f"its noise from where it started ({first:.4g}, best level {best:.4g}): the "
+            f"policy is no better than it began (a random policy's score)")
+
+
 def moved(values: Sequence[float]) -> bool:
     """Whether a short series took more than one value (to many digits)."""
     return bool(values) and max(values) - min(values) > 1e-9 * max(1.0, abs(values[0]))

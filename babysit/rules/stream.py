@@ -10,14 +10,16 @@ class here and one line in `METRIC_RULES`.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
+from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
@@ -137,6 +139,10 @@ class LrScheduleRule:
 
 
 _EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noise
+# A copy of another metric: a decoder layer's auxiliary loss (DETR's `loss_bbox_3` of six
+# layers) or its unweighted twin (`loss_giou_unscaled`). The metric itself is judged;
+# thirty noisy copies of it would only multiply the chance of a rise by luck.
+_AUXILIARY = re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
 
 
 class EvalRule:
@@ -149,6 +155,8 @@ class EvalRule:
         self.series: dict[str, deque[tuple[float, float | None]]] = {}
         self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
         self._raised: set[str] = set()
+        self._at: dict[str, int | None] = {}  # the training step of each metric's latest
+        self._gapped: dict[str, int] = {}  # evaluations in a row far above the training loss
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
 
@@ -161,7 +169,8 @@ class EvalRule:
             if len(self._judged) >= 256:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
-                (key, direction) for key in names if (direction := eval_direction(key)))
+                (key, direction) for key in names
+                if (direction := eval_direction(key)) and not _AUXILIARY.search(key))
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):
@@ -170,10 +179,19 @@ class EvalRule:
                 key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
-            series.append((value, point.train_loss))
+            if series and point.step is not None and self._at.get(key) == point.step:
+                # Still the same evaluation: an evaluation pass prints its batches (DETR's
+                # `Test: [7/8] loss_bbox: 3.1`), or a running figure, before its summary.
+                # One evaluation is one point; its latest figure stands for it.
+                series[-1] = (value, series[-1][1])
+            else:
+                series.append((value, point.train_loss))
+            self._at[key] = point.step
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
+            out.extend(self._gap(key, value, _train_counterpart(metrics, point.train_loss),
+                                 direction))
             reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
             if reason is not None:
                 self._raised.add(key)
@@ -184,6 +202,26 @@ class EvalRule:
                                    f"{key} back to {value:.4g}, near its best", key=key))
         return out
 
+    def _gap(self, key: str, value: float, train_loss: float | None,
+             direction: int) -> list[Signal]:
+        """An evaluation loss far above the training loss (see eval_trends)."""
+        if direction > 0:
+            return []
+        gap = eval_trends.generalisation_gap(key, value, train_loss)
+        label = f"{key} gap"
+        # Two evaluations in a row: one evaluation far off is a spike, not a gap.
+        self._gapped[key] = self._gapped.get(key, 0) + 1 if gap is not None else 0
+        if gap is not None and label not in self._raised and self._gapped[key] >= 2:
+            self._raised.add(label)
+            return [Raise(AnomalyType.EVAL_DEGRADATION, f"generalisation gap: {gap}",
+                          key=label)]
+        if gap is None and label in self._raised and train_loss is not None:
+            self._raised.discard(label)
+            return [Resolve(AnomalyType.EVAL_DEGRADATION,
+                            f"{key} back within {eval_trends.GAP_RATIO:g}× the training loss",
+                            key=label)]
+        return []
+
     def _near_best(self, key: str, value: float, direction: int) -> bool:
         """Recovered means back within the rule's tolerance of the best evaluation, not
         merely better than the one before."""
@@ -193,6 +231,15 @@ class EvalRule:
     def recent(self, count: int) -> dict[str, list[float]]:
         return {key: [value for value, _ in list(series)[-count:]]
                 for key, series in self.series.items()}
+
+
+def _train_counterpart(metrics: Mapping[str, float], train_loss: float | None) -> float | None:
+    """The training loss to set an evaluation's beside: the one measured alongside it in
+    the same record (nanoGPT's `train loss` of its estimate), else the newest one."""
+    for key, value in metrics.items():
+        if "train" in key and "loss" in key and math.isfinite(value):
+            return value
+    return train_loss
 
 
 class ThroughputRule:

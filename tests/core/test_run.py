@@ -61,7 +61,9 @@ def test_grad_explosion_is_raised_and_then_resolved():
 def test_divergence_resolves_when_the_loss_falls_again():
     rising = [f"step={s} loss={2.0 + 0.1 * s:.2f}" for s in range(1, 8)]
     tracker = track(*rising, "step=8 loss=2.9", "step=9 loss=1.5")
-    assert kinds(tracker) == [(AnomalyType.DIVERGENCE, 8, True)]
+    # A short log rising at each of its last five points (2.2 → 2.6) is diverging at
+    # step 6 already (the short-climb test of loss_rules).
+    assert kinds(tracker) == [(AnomalyType.DIVERGENCE, 6, True)]
 
 
 def test_eval_degradation_needs_train_loss_to_improve_meanwhile():

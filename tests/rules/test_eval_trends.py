@@ -69,3 +69,85 @@ def test_three_rises_within_the_metrics_noise_are_not_degradation():
 def test_a_rise_shared_by_the_training_loss_is_not_the_evaluations():
     rules = RuleSettings()
     assert eval_trends.degradation([(39.1, 0.9), (154.0, 1.1)], -1, rules) is None
+
+
+def test_the_batches_of_one_evaluation_pass_are_one_evaluation():
+    # DETR's `Test: [i/8]` lines print each batch's figure at the same training step:
+    # batch-to-batch wobble is not three evaluations getting worse.
+    lines = []
+    for epoch in range(6):
+        step = 128 * (epoch + 1)
+        lines.append(f"step={step} loss={40 - 2 * epoch:.2f}")
+        lines += [f"step={step} val_loss_bbox={3.0 + 0.05 * b + 0.01 * (epoch % 2):.3f}"
+                  for b in range(8)]
+    assert open_degradations(lines) == []
+
+
+def test_a_validation_loss_rising_while_the_training_loss_holds_at_zero_is_flagged():
+    # A memorised training set: the training loss prints 0.00000 from early on while the
+    # validation loss climbs for a dozen evaluations.
+    rng = random.Random(3)
+    lines = [f"[{20 * (i + 1)}/300] Train loss: {0.3 if i == 0 else 0.0:.5f}, "
+             f"val_loss: {1.49 + 0.02 * i + rng.uniform(-0.01, 0.01):.5f}" for i in range(14)]
+    found = open_degradations(lines)
+    assert found and any("held at 0" in d or "fell" in d for d in found), found
+
+
+def _val_only(values: list[float]) -> list[str]:
+    return [f"Epoch {i}: Validation loss: {v}" for i, v in enumerate(values)]
+
+
+def test_without_any_training_loss_only_a_jump_far_beyond_the_best_speaks():
+    assert open_degradations(_val_only([5.87, 4.98, 9.1, 20.4, 44.1, 48.0]))
+    # A drift of a few per cent, or a metric a sixth worse: no training loss to say
+    # whether the run learns, so nothing to say about the evaluation either.
+    assert open_degradations(_val_only([2.03, 2.05, 2.08, 2.10])) == []
+    assert open_degradations(_val_only([0.6, 0.7, 0.72, 0.74, 0.71, 0.70])) == []
+
+
+def _gap_lines(pairs: list[tuple[float, float]]) -> list[str]:
+    return [f"step {250 * (i + 1)}: train loss {t:.4f}, val loss {v:.4f}"
+            for i, (t, v) in enumerate(pairs)]
+
+
+def test_a_validation_loss_many_times_the_training_loss_is_a_gap():
+    # A model that memorises (or sees its targets): the training loss collapses to 0.015
+    # while the validation loss stays near 0.9.
+    pairs = [(4.3, 5.0), (3.5, 5.2), (2.7, 4.5), (0.11, 1.2), (0.03, 0.9), (0.015, 0.86)]
+    assert any("generalisation gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_an_ordinary_gap_is_not_flagged():
+    # Validation a few times the training loss (a small dataset, a strong regulariser
+    # off): common in healthy runs.
+    pairs = [(4.0, 4.2), (2.0, 3.1), (1.0, 3.0), (0.8, 3.0), (0.7, 3.1), (0.6, 3.05)]
+    assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_a_training_loss_printed_as_zero_makes_no_ratio():
+    pairs = [(0.5, 0.5), (0.0, 1e-7), (0.0, 1.4e-7), (0.0, 1.3e-7)]
+    lines = [f"step {i + 1}: train loss {t}, val loss {v}" for i, (t, v) in enumerate(pairs)]
+    assert not any("gap" in d for d in open_degradations(lines))
+
+
+def test_one_evaluation_far_above_the_training_loss_is_not_yet_a_gap():
+    pairs = [(4.0, 4.2), (0.37, 10.5), (0.3, 0.9), (0.25, 0.8)]
+    assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))
+
+
+def test_auxiliary_copies_of_an_eval_metric_are_not_judged_on_their_own():
+    # A detector's eval prints each decoder layer's copy (`_0`…`_4`) and unweighted twins:
+    # copies that wobble up three times in a row say nothing the metric itself does not.
+    lines = []
+    for epoch in range(4):
+        step = 128 * (epoch + 1)
+        copies = " ".join(f"val_loss_bbox_{layer}={3.0 + 0.1 * epoch + 0.01 * layer:.3f}"
+                          for layer in range(5))
+        lines += [f"step={step} loss={40 - 3 * epoch:.2f}",
+                  f"step={step} val_loss_bbox={3.0 - 0.01 * (epoch % 2):.3f} {copies} "
+                  f"val_loss_bbox_unscaled={0.6 + 0.02 * epoch:.3f}"]
+    assert open_degradations(lines) == []
+    # The metric itself climbing the same way is still judged.
+    climbing = [line.replace("val_loss_bbox=", "val_loss_bbox_main=") for line in lines]
+    climbing = [f"step={128 * (e + 1)} val_loss={3.0 + 0.1 * e:.3f}" for e in range(4)] + climbing
+    assert open_degradations(sorted(climbing, key=lambda x: int(x.split()[0][5:])))

@@ -151,7 +151,9 @@ def test_lr_and_grad_norm_zero_throughout_is_not_learning():
     lines = [f"step={s} loss={2.0 - 0.01 * s:.3f} lr=0.0 grad_norm=0.0" for s in range(1, 12)]
     keys = {a.key for a in run_of(lines).ledger.anomalies
             if a.type is AnomalyType.NOT_LEARNING}
-    assert keys == {"learning rate", "grad_norm"}
+    # Both at 0 from the first point: one finding that says so (a sparse log needs only
+    # three such points).
+    assert keys == {"zero updates"}
 
 
 def test_a_loss_that_learns_is_not_flagged_as_not_learning():

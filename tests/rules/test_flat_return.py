@@ -1,0 +1,36 @@
+"""A reinforcement-learning run whose return never rises beyond its noise from where it
+started is not learning (issue 24): CartPole's 100-episode average staying at 20-25, what
+a random policy scores, for five hundred episodes."""
+
+from __future__ import annotations
+
+import random
+
+from babysit.model import AnomalyType
+from tests.rules.test_loss_rules import run_of
+
+
+def _episodes(returns: list[float], name: str = "Average100 Score") -> list[str]:
+    return [f"Episode {i + 1}\tFrame {20 * (i + 1)} \t{name}: {r:.2f}"
+            for i, r in enumerate(returns)]
+
+
+def _not_learning(lines: list[str]) -> bool:
+    return any(a.type is AnomalyType.NOT_LEARNING and not a.resolved
+               for a in run_of(lines).ledger.anomalies)
+
+
+def test_a_return_at_a_random_policys_level_for_hundreds_of_episodes_is_not_learning():
+    rng = random.Random(2)
+    assert _not_learning(_episodes([22 + rng.uniform(-2, 2) for _ in range(300)]))
+
+
+def test_a_return_that_climbs_is_learning():
+    rng = random.Random(2)
+    assert not _not_learning(_episodes([20 + 0.5 * i + rng.uniform(-3, 3)
+                                        for i in range(300)]))
+    assert not _not_learning(_episodes([20 + 0.5 * i for i in range(300)], "ep_rew_mean"))
+
+
+def test_too_few_episodes_say_nothing_yet():
+    assert not _not_learning(_episodes([22.0 + (i % 3) for i in range(60)]))
