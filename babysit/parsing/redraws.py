@@ -17,21 +17,22 @@ def redraw_key(line: str) -> tuple[str, str] | None:
     """For a line that is nothing but a tqdm bar, what names the bar (its description
     and total); None for any other line, including a bar with text glued after it (a
     loss dict, a traceback)."""
-    end = line if line[-1:] == "]" else line.rstrip()
-    if end[-1:] != "]":
-        return None
-    bar_at = end.find("%|")
+    if line[-1:] != "]":
+        line = line.rstrip()
+        if line[-1:] != "]":
+            return None
+    bar_at = line.find("%|")
     if bar_at < 0:
         return None
-    bracket = end.find(" [", bar_at)
+    bracket = line.find(" [", bar_at)
     if bracket < 0:
-        bracket = end.find("[", bar_at)
+        bracket = line.find("[", bar_at)
         if bracket < 0:
             return None
-    if end.find("=", bracket) >= 0:
+    if line.find("=", bracket) >= 0:
         return None  # a postfix (`loss=0.52`) makes every frame worth reading
-    slash = end.rfind("/", bar_at, bracket)
-    return end[: bar_at - 3 if bar_at > 3 else 0], end[slash + 1 : bracket]
+    return (line[: bar_at - 3 if bar_at > 3 else 0],
+            line[line.rfind("/", bar_at, bracket) + 1 : bracket])
 
 
 def kept_lines(lines: list[str]) -> list[tuple[int, bool]]:
