@@ -315,7 +315,7 @@ class LogParser:
 
     def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)
-        if not line.strip():
+        if not line or line.isspace():
             return None
         rank, line = split_rank(line)
         if rank is None:
@@ -333,7 +333,7 @@ class LogParser:
         bar = None if in_traceback else parse_bar(line)
         if bar is not None:
             self._took = True
-            row = self._table_bar(bar)
+            row = self._table_bar(bar) if bar.desc else None
             if row is not None:
                 bar_parsed = row
                 if self._shapes.final_row and bar.total and bar.n == bar.total:
@@ -610,10 +610,11 @@ class LogParser:
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
-        for part in (bar, text):
-            if part is not None and part.fmt:
-                self.formats[part.fmt] += 1
-        part = _combined(bar, text)
+        if bar is not None and bar.fmt:
+            self.formats[bar.fmt] += 1
+        if text is not None and text.fmt:
+            self.formats[text.fmt] += 1
+        part = text if bar is None else bar if text is None else _combined(bar, text)
         if not events and (part is None or (part.step is None and part.target is None
                                             and not part.metrics and part.epoch is None)):
             return None  # an evaluation bar, a format seen: nothing about training
