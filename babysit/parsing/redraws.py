@@ -14,6 +14,9 @@ every fixture log and on Hypothesis' text.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_, ne, or_
+
 
 def redraw_key(line: str) -> tuple[str, str] | None:
     """For a line that is nothing but a tqdm bar, what names the bar (its description
@@ -44,6 +47,8 @@ def kept_lines(lines: list[str]) -> list[tuple[int, bool]]:
     keys = list(map(redraw_key, lines))
     following = keys[1:]
     following.append(None)
-    return [(index, key is not None)
-            for index, (key, after) in enumerate(zip(keys, following, strict=False))
-            if key is None or key != after]
+    # Kept: not a bar, or a bar the next line does not redraw. Decided by `map` over
+    # operators, in C, so that Python runs only for the few lines kept (~1 in 5 here).
+    not_bars = list(map(is_, keys, repeat(None)))
+    kept = compress(range(len(keys)), map(or_, not_bars, map(ne, keys, following)))
+    return [(index, not not_bars[index]) for index in kept]
