@@ -21,6 +21,9 @@ class AnomalyLedger:
         self._max_per_type = max_per_type
         self._anomalies: list[Anomaly] = []
         self._open: dict[tuple[AnomalyType, str], int] = {}
+        # The types of the open anomalies, made again only after `_open` changed: the run
+        # asks at every record whether one of a few types is open.
+        self._open_types: frozenset[AnomalyType] | None = frozenset()
         self._fresh: list[Anomaly] = []
         self._per_type: dict[AnomalyType, int] = {}
         self.suppressed = 0  # left out because their type reached the cap
@@ -41,6 +44,7 @@ class AnomalyLedger:
         anomaly = Anomaly(kind, severity or entry(kind).severity, step,
                           description[:_MAX_DESCRIPTION], key)
         self._open[(kind, key)] = len(self._anomalies)
+        self._open_types = None
         self._per_type[kind] = self._per_type.get(kind, 0) + 1
         self._anomalies.append(anomaly)
         self._fresh.append(anomaly)
@@ -50,6 +54,7 @@ class AnomalyLedger:
         index = self._open.pop((kind, key), None)
         if index is None:
             return False
+        self._open_types = None
         old = self._anomalies[index]
         self._anomalies[index] = replace(old, resolved=True,
                                          description=f"{old.description} — resolved: {how}")
@@ -103,6 +108,7 @@ class AnomalyLedger:
                     self._anomalies[index] = replace(old, resolved=False,
                                                      description=f"{old.description}; {note}")
                     self._open[(kind, old.key)] = index
+                    self._open_types = None
                 return
 
     def is_open(self, kind: AnomalyType, key: str = "") -> bool:
@@ -110,13 +116,15 @@ class AnomalyLedger:
 
     def any_open(self, kinds: tuple[AnomalyType, ...]) -> bool:
         """Whether an anomaly of one of these types is open (asked once per record)."""
-        return bool(self._open) and any(kind in kinds for kind, _ in self._open)
+        return not self.open_types().isdisjoint(kinds)
 
     def unresolved(self) -> list[Anomaly]:
         return [a for a in self._anomalies if not a.resolved]
 
     def open_types(self) -> frozenset[AnomalyType]:
-        return frozenset(kind for kind, _ in self._open)
+        if self._open_types is None:
+            self._open_types = frozenset(kind for kind, _ in self._open)
+        return self._open_types
 
     def has_open_blocker(self) -> bool:
         return any(self._anomalies[i].severity is Severity.BLOCKER for i in self._open.values())

@@ -236,22 +236,23 @@ class Run:
                 # stopping) happened after the step the bar shows.
                 epoch_before = series.epoch
                 change, signals = series.absorb(record)
-                if self.step is None and record.epoch is not None and epoch_before is not None:
+                step = series.step  # the run's step (self.step), read once a record
+                if step is None and record.epoch is not None and epoch_before is not None:
                     self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch))
-                if change.went_back and self.step is not None:
-                    self._resumed_from = self.step
+                if change.went_back and step is not None:
+                    self._resumed_from = step
                 elif change.advanced and self._resumed_from is not None \
                         and self.ledger.any_open(_NAN):
                     self._trained_past_nan(record)
-                moved = (change.advanced or change.went_back) and self.step is not None
-                if moved and self.lifecycle.on_step(self.step or 0, series.target_steps) \
+                moved = (change.advanced or change.went_back) and step is not None
+                if moved and self.lifecycle.on_step(step or 0, series.target_steps) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
-                        self.ledger.resolve_type(kind, f"training went on to step {self.step}")
+                        self.ledger.resolve_type(kind, f"training went on to step {step}")
                 if change.advanced:
                     # Training after a helper thread died: it did not need the thread.
                     self.ledger.resolve(AnomalyType.CRASH, f"training went on to step "
-                                        f"{self.step} without the thread", "thread")
+                                        f"{step} without the thread", "thread")
                 if signals:
                     self._signals(signals, record.source)
             elif record.metrics:
@@ -294,7 +295,10 @@ class Run:
         """A run that went back to a checkpoint saved before its NaN and trained past the
         step of the NaN with finite values recovered from it: the NaN is resolved, with
         how (the verdict then rests on the rest of the evidence)."""
-        if any(not math.isfinite(v) for v in record.metrics.values()) or self.step is None:
+        values = record.metrics.values()
+        total = sum(values)  # finite: every value is (the usual case, in one C loop)
+        if (total - total != 0 and any(not math.isfinite(v) for v in values)) \
+                or self.step is None:
             return
         for anomaly in self.ledger.unresolved():
             if anomaly.type is AnomalyType.NAN_INF and anomaly.step is not None \

@@ -95,8 +95,10 @@ def parse_tqdm(segment: str) -> Bar | None:
         if match is None or percent is None:
             return None
         digits = percent.start()
-        total = int(match.group("total"))
+        total = int(match["total"])
         desc = segment[:digits]
+        if not desc:  # a bar without a description (Hugging Face's): nothing to tidy
+            return _tqdm_bar(desc, match, total)
     elif "it [" in segment:
         match = _TQDM_NO_TOTAL.search(segment)
         if match is None:
@@ -109,18 +111,20 @@ def parse_tqdm(segment: str) -> Bar | None:
 
 
 def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
-    parts = [p.strip() for p in match.group("inside").split(",")]
+    n, inside = match.group("n", "inside")
     rate = None
     metric_parts: list[str] = []
     data = _DATA_DESC.search(desc) is not None
-    for part in parts[1:]:
+    parts = inside.split(",")
+    for part in parts[1:]:  # the first is the elapsed and left times
+        part = part.strip()
         part_rate = _rate_per_second(part) if rate is None else None
         if part_rate is not None:
             rate = part_rate
             data = data or _rate_unit(part) in _DATA_UNITS
         else:
             metric_parts.append(part)
-    return Bar("tqdm", desc, int(match.group("n")), total, rate,
+    return Bar("tqdm", desc, int(n), total, rate,
                _postfix_metrics(", ".join(metric_parts)) if metric_parts else {},
                match.end(), data, _elapsed(parts[0]))
 

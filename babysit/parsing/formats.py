@@ -150,14 +150,18 @@ def parse_hf_dict(segment: str) -> Parsed | None:
     if start < 0:
         return None
     end = segment.find("}", start)
-    values: dict[str, float] = {}
-    for key, value in _HF_PAIR.findall(segment, start, end if end > 0 else len(segment)):
-        try:
-            number: float | None = float(value)
-        except ValueError:
-            number = to_number(value)
-        if number is not None:
-            values[normalise_key(key)] = number
+    pairs = _HF_PAIR.findall(segment, start, end if end > 0 else len(segment))
+    try:  # the usual dict: every value a plain number, read in one comprehension
+        values = {normalise_key(key): float(value) for key, value in pairs}
+    except ValueError:
+        values = {}
+        for key, value in pairs:
+            try:
+                number: float | None = float(value)
+            except ValueError:
+                number = to_number(value)
+            if number is not None:
+                values[normalise_key(key)] = number
     if not values:
         return None
     return split_counters(values, "hf-trainer")

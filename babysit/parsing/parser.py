@@ -77,10 +77,22 @@ _YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
-# Text that shows a line in a training format may carry a failure glued after it.
-_GLUED_FAILURE = re.compile(r"Traceback \(|Error|error|Exception|signal")
-# What a non-finite token needs, checked before the real pattern (most lines lack it).
-_NON_FINITE_HINT = re.compile(r"nan|inf|NaN|Inf|NAN|INF")
+
+
+def _may_carry_failure(text: str) -> bool:
+    """Whether a line in a training format may carry a failure glued after it. Substring
+    tests, not a pattern of alternatives: they run at every metric line, ~4× faster."""
+    return "Error" in text or "error" in text or "Exception" in text or "signal" in text \
+        or "Traceback (" in text
+
+
+def _hints_non_finite(text: str) -> bool:
+    """What a non-finite token needs, checked before the real pattern (most lines lack
+    it); substring tests, as in `_may_carry_failure`."""
+    return "nan" in text or "inf" in text or "NaN" in text or "Inf" in text \
+        or "NAN" in text or "INF" in text
+
+
 # A sentence about a non-finite value has one of these (`INFO` has none of them).
 _SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
@@ -134,7 +146,19 @@ _EVALISH = re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|
 def _trains(metrics: Mapping[str, float]) -> bool:
     """Whether a record's metrics are the training's own (not only an evaluation's,
     not only timings)."""
-    return any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in metrics)
+    names = tuple(metrics)
+    trains = _TRAINS.get(names)
+    if trains is None:
+        trains = any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in names)
+        if len(_TRAINS) >= 512:
+            _TRAINS.clear()
+        _TRAINS[names] = trains
+    return trains
+
+
+# `_trains` by a record's names: a log prints the same few sets of names on every line,
+# and the answer depends on the names alone.
+_TRAINS: dict[tuple[str, ...], bool] = {}
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -358,7 +382,7 @@ class LogParser:
 
     def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)
-        if not line.strip():
+        if not line or line.isspace():
             return None
         rank, line = split_rank(line)
         if rank is None:
@@ -380,7 +404,7 @@ class LogParser:
             bar is not None and bar.total is not None and bar.n < bar.total)
         if bar is not None:
             self._took = True
-            row = self._table_bar(bar)
+            row = self._table_bar(bar) if bar.desc else None
             if row is not None:
                 bar_parsed = row
                 if self._shapes.final_row and bar.total and bar.n == bar.total:
@@ -445,7 +469,7 @@ class LogParser:
                         k: v for k, v in parsed.metrics.items()
                         if math.isfinite(v) or (measured and math.isnan(v))})
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
-                         or _GLUED_FAILURE.search(rest) is not None):
+                         or _may_carry_failure(rest)):
             found = find_events(rest)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
@@ -461,11 +485,12 @@ class LogParser:
             events.extend(self._endings.line_events(
                 rest, self.target, self._epochs, events,
                 (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None))
-        self._endings.noted(events)
+        if events:
+            self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest and not in_traceback and not self._advanced:
             record = self._after_training(rest, record, rank)
-        hinted = has_rest and _NON_FINITE_HINT.search(rest) is not None
+        hinted = has_rest and _hints_non_finite(rest)
         if hinted and not in_traceback:
             record = self._with_stray_non_finite(rest, record, rank)
         if has_rest and ("finite" in rest or "nvalid" in rest
@@ -721,10 +746,11 @@ class LogParser:
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
-        for part in (bar, text):
-            if part is not None and part.fmt:
-                self.formats[part.fmt] += 1
-        part = _combined(bar, text)
+        if bar is not None and bar.fmt:
+            self.formats[bar.fmt] += 1
+        if text is not None and text.fmt:
+            self.formats[text.fmt] += 1
+        part = text if bar is None else bar if text is None else _combined(bar, text)
         if not events and (part is None or (part.step is None and part.target is None
                                             and not part.metrics and part.epoch is None)):
             return None  # an evaluation bar, a format seen: nothing about training

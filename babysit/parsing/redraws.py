@@ -5,33 +5,40 @@ carriage return), and prints a metric line only every so many steps. A frame tha
 the next line redraws again says nothing that one does not, so of a run of redraws of
 one bar only the last is read. Telling the frames apart is a good part of what a poll of
 such a log costs (64 KiB of the Hugging Face shape is ~950 lines, ~870 of them redraws),
-so it is written for speed: `str.find` and slices, which run in C, no regular
-expression, and the pairs compared in one comprehension. `tests/parsing/test_redraws.py`
-holds it to a plain reference version on every fixture log and on Hypothesis' text.
+so it is written for speed: `str.partition`, which runs in C and takes its one argument
+without the argument parsing that `str.find(sub, start)` pays (a quarter fewer
+instructions a line), no regular expression, and the pairs compared in one
+comprehension. `tests/parsing/test_redraws.py` holds it to a plain reference version on
+every fixture log and on Hypothesis' text.
 """
 
 from __future__ import annotations
+
+from itertools import compress, repeat
+from operator import is_, ne, or_
 
 
 def redraw_key(line: str) -> tuple[str, str] | None:
     """For a line that is nothing but a tqdm bar, what names the bar (its description
     and total); None for any other line, including a bar with text glued after it (a
     loss dict, a traceback)."""
-    end = line if line[-1:] == "]" else line.rstrip()
-    if end[-1:] != "]":
-        return None
-    bar_at = end.find("%|")
-    if bar_at < 0:
-        return None
-    bracket = end.find(" [", bar_at)
-    if bracket < 0:
-        bracket = end.find("[", bar_at)
-        if bracket < 0:
+    if line[-1:] != "]":
+        line = line.rstrip()
+        if line[-1:] != "]":
             return None
-    if end.find("=", bracket) >= 0:
+    head, percent_bar, tail = line.partition("%|")
+    if not percent_bar:
+        return None
+    inner, bracket, after = tail.partition(" [")
+    if not bracket:
+        inner, bracket, after = tail.partition("[")
+        if not bracket:
+            return None
+    if "=" in after:
         return None  # a postfix (`loss=0.52`) makes every frame worth reading
-    slash = end.rfind("/", bar_at, bracket)
-    return end[: bar_at - 3 if bar_at > 3 else 0], end[slash + 1 : bracket]
+    _, slash, total = inner.rpartition("/")
+    # The description is what stands before the three characters of the percentage.
+    return head[:-3], (total if slash else f"{head}%|{inner}")
 
 
 def kept_lines(lines: list[str]) -> list[tuple[int, bool]]:
@@ -40,6 +47,8 @@ def kept_lines(lines: list[str]) -> list[tuple[int, bool]]:
     keys = list(map(redraw_key, lines))
     following = keys[1:]
     following.append(None)
-    return [(index, key is not None)
-            for index, (key, after) in enumerate(zip(keys, following, strict=False))
-            if key is None or key != after]
+    # Kept: not a bar, or a bar the next line does not redraw. Decided by `map` over
+    # operators, in C, so that Python runs only for the few lines kept (~1 in 5 here).
+    not_bars = list(map(is_, keys, repeat(None)))
+    kept = compress(range(len(keys)), map(or_, not_bars, map(ne, keys, following)))
+    return [(index, not not_bars[index]) for index in kept]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 _LABEL = re.compile(r" {0,4}(\d{1,4}): ")
+_REACH = 10  # the longest label: four spaces, four digits and `: `
 _LEAST = 3  # labelled lines before the labels can count
 _SHARE = 0.5  # of the lines: srun labels every line its tasks print
 
@@ -32,7 +33,7 @@ class TaskLabels:
         """The task number and the line without its label, or (None, line) when the line
         has none or the log has not shown its labels to be tasks yet."""
         self._lines += 1
-        if not line or not (line[0].isdigit() or line[0] == " "):
+        if not line or not (line[0].isdigit() or line[0] == " ") or ": " not in line[:_REACH]:
             return None, line
         match = _LABEL.match(line)
         if match is None:
