@@ -36,8 +36,7 @@ EXPECTED: dict[str, dict[str, Any]] = json.loads((PUBLIC / "expected.json").read
 SEALED = PUBLIC / "sealed"
 SEALED_EXPECTED: dict[str, dict[str, Any]] = json.loads((SEALED / "expected.json").read_text())
 # Later held-out sets (other projects, other collectors), each sealed as a whole.
-SEALED_2 = PUBLIC / "sealed-2"
-SEALED_3 = PUBLIC / "sealed-3"
+LATER_SETS = sorted(p for p in PUBLIC.glob("sealed-*") if p.is_dir())
 # Where a trend rule (rather than one line) fires depends on its window: the first step
 # is checked for anomalies a single line reveals.
 _ONE_LINE = {"nan-inf", "oom", "crash", "cuda-error", "nccl", "checkpoint-failure"}
@@ -46,7 +45,7 @@ _ONE_LINE = {"nan-inf", "oom", "crash", "cuda-error", "nccl", "checkpoint-failur
 def test_every_public_log_has_an_expectation_and_a_source():
     for folder, expected in ((PUBLIC, EXPECTED), (SEALED, SEALED_EXPECTED), *(
             (held, json.loads((held / "expected.json").read_text()))
-            for held in (SEALED_2, SEALED_3))):
+            for held in LATER_SETS)):
         logs = sorted(p.name for p in folder.glob("*.log"))
         assert logs == sorted(expected)
         sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
@@ -191,8 +190,8 @@ def test_no_anomaly_type_got_noisier_or_blinder_on_the_public_logs(
     assert not worse, worse
 
 
-@pytest.mark.parametrize("folder", [SEALED, SEALED_2, SEALED_3],
-                         ids=["sealed", "sealed-2", "sealed-3"])
+@pytest.mark.parametrize("folder", [SEALED, *LATER_SETS],
+                         ids=["sealed", *(p.name for p in LATER_SETS)])
 def test_a_held_out_set_keeps_the_score_it_was_first_given(folder: Path):
     """The held-out logs are never developed against; a change may not make babysit wrong
     on a held-out log it was right on when the set was first scored (score.json)."""
