@@ -3,6 +3,7 @@ its kind it catches (issue 24, item 7).
 
     python scripts/calibration.py            # print the table (development split)
     python scripts/calibration.py --write    # also refresh the figures the test holds
+    python scripts/calibration.py --split sealed-4   # the same on a held-out set
 
 Healthy logs are those whose expectation says `healthy` (or, for the older entries, a GO
 with no anomaly expected); a false alarm is a high or blocker anomaly of that type still
@@ -39,15 +40,16 @@ def insisted(expect: dict[str, Any]) -> list[str]:
     return list(expect.get("must_flag", expect.get("anomalies", [])))
 
 
-def compute() -> dict[str, dict[str, int]]:
-    """{type: {false_alarms, healthy_logs, caught, broken_logs}} over the development split."""
-    expected: dict[str, dict[str, Any]] = json.loads((PUBLIC / "expected.json").read_text())
+def compute(folder: Path = PUBLIC) -> dict[str, dict[str, int]]:
+    """{type: {false_alarms, healthy_logs, caught, broken_logs}} over the logs of one
+    folder (the development split unless told)."""
+    expected: dict[str, dict[str, Any]] = json.loads((folder / "expected.json").read_text())
     alarms: Counter[str] = Counter()
     caught: Counter[str] = Counter()
     broken: Counter[str] = Counter()
     healthy_logs = 0
     for name, expect in sorted(expected.items()):
-        data = verdict_on(PUBLIC / name)
+        data = verdict_on(folder / name)
         seen = {a["type"] for a in data["anomalies_detected"]}
         if healthy(expect):
             healthy_logs += 1
@@ -75,8 +77,12 @@ def table(figures: dict[str, dict[str, int]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="refresh calibration.json")
+    parser.add_argument("--split", help="a held-out set's folder (sealed, sealed-2, ...) "
+                        "instead of the development split; never written")
     args = parser.parse_args()
-    figures = compute()
+    if args.split and args.write:
+        parser.error("--write keeps the development split's figures only")
+    figures = compute(PUBLIC / args.split if args.split else PUBLIC)
     print(table(figures))
     if args.write:
         FIGURES.write_text(json.dumps(figures, indent=2) + "\n")
