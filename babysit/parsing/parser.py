@@ -199,6 +199,7 @@ class LogParser:
         self._target_announced: int | None = None  # said by a header line, not a bar
         self._epochs: int | None = None  # planned epochs, from a header line
         self._per_epoch: int | None = None  # batches per epoch, from the lines
+        self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self._accumulation = 1  # micro-batches per optimizer step, when the run says
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
@@ -748,12 +749,15 @@ class LogParser:
         """A line's counters in terms of the whole run."""
         if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._target_announced:
-            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e.
+            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
+            # (counted from 0 or from 1, as the run's first epoch shows).
             epoch, n = int(parsed.epoch), parsed.target
+            if self._bracket_base is None:
+                self._bracket_base = 0 if epoch == 0 else 1
+            done = epoch - self._bracket_base
             total = parsed.total_epochs * n if parsed.total_epochs else None
-            return Parsed(parsed.fmt, (epoch - 1) * n + parsed.step, total,
-                          epoch - 1 + parsed.step / n, parsed.total_epochs, parsed.metrics,
-                          per_epoch=n)
+            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
+                          parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
