@@ -52,6 +52,9 @@ _NEAR_END = 0.98
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
 _DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
+# Of those, the ones that say the run's own plan was done (its outer counter at its total,
+# or its own word that it reached it).
+_AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -198,6 +201,12 @@ class RunLifecycle:
                 # The step read after the failure was training after all: the run says
                 # it went on to finish (a library's traceback it recovered from).
                 self._trained(Evidence.TRAINED)
+            if held is not None and held.detail in _AT_PLAN \
+                    and event.detail not in _DELIBERATE:
+                # The outer counter at its total already proves the end: a sentence
+                # after it (`274 epochs completed in 35.9 hours`) is no early one, however
+                # an inner bar's total compares with the step (the final evaluation).
+                return None
             if held is None or held.detail in AFTER_TRAINING \
                     or event.detail not in AFTER_TRAINING:
                 # What a run does after training never hides its own word that it

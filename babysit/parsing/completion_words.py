@@ -23,6 +23,9 @@ import re
 _THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
           r"learning|experiment|run)")
 _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
+# A count of what was done (`10000 train steps`, `274 epochs`, `5,000 iterations`).
+_COUNT = (r"\d[\d,]*\s+(?:(?:pre-?|fine-?)?train(?:ing)?\s+)?"
+          r"(?:steps|iterations|iters|epochs|updates)")
 # Said after the thing (`training finished`); present tenses (`training ends at step
 # 1000`, `completes in 3 h`) are plans and forecasts, not ends.
 _ENDED = r"(?:finished|complete[d]?|done|ended|end|over|succeeded|terminated normally)"
@@ -31,8 +34,13 @@ _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
 _SAID = re.compile(
     # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
     # `Training has been completed`, `Experiment successfully completed`
-    rf"\b{_THING}{_PART}\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|successfully\s+|now\s+)*"
+    # (a tag in brackets says the same: `[train] done.`)
+    rf"\b{_THING}{_PART}[\]):]?\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|successfully\s+|now\s+)*"
     rf"{_ENDED}\b|"
+    # how much it did, and that it is done: `Done 10000 train steps.`, `Finished 50
+    # epochs`, `274 epochs completed in 35.9 hours.`
+    rf"\b{_ENDING}\s+(?:all\s+)?{_COUNT}\b|"
+    rf"(?<![\d.,/]){_COUNT}\s+(?:were\s+|have\s+been\s+)?(?:finished|completed|done)\b|"
     # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
     # `finished run`, `Completed the training`
     rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"

@@ -168,15 +168,18 @@ class EndingReader:
             self.completed = True
 
     def line_events(self, text: str, target: int | None, planned_epochs: int | None,
-                    events: list[LogEvent], metrics: bool) -> list[LogEvent]:
+                    events: list[LogEvent], metrics: bool,
+                    trains: bool | None = None) -> list[LogEvent]:
         """What one line says about the end, besides the events it carries itself;
-        `metrics`: the line reports metrics (a record, not a banner)."""
+        `metrics`: the line reports metrics (a record, not a banner); `trains`: it is a
+        training record (default: `metrics`)."""
         found: list[LogEvent] = []
         of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
         if "/" in text and _part_way(text, of):
             self.final_epoch.part_way()
         if of is not None:
-            self.final_epoch.counted(int(of.group(1)), int(of.group(2)), metrics)
+            self.final_epoch.counted(int(of.group(1)), int(of.group(2)),
+                                     metrics if trains is None else trains)
         if "poch" in text and ("done" in text or "end" in text or "finish" in text
                                or "omplete" in text or "End" in text) \
                 and (done := _EPOCH_DONE.search(text)) is not None:

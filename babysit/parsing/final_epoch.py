@@ -77,6 +77,10 @@ class FinalEpoch:
         if trains:
             self.trained()
             self._credited = True
+        elif self._records:
+            # A line of this epoch after its training records that is not one of them
+            # (its evaluation, `Epoch: 19/20, top 1 acc: 0.26`): the run printed on.
+            self._printed_on = True
 
     @property
     def planned(self) -> int | None:

@@ -179,6 +179,7 @@ _KV = re.compile(
 _STEP_OF = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
                       r"(?P<target>\d+)")
 _STEP_WORD = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
+_LEADING_COUNT = re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 _EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 _SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss|lr|grad_norm|gnorm|acc|"
                         r"accuracy|ppl|perplexity))\s+"
@@ -243,6 +244,11 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         step_word = _STEP_WORD.search(segment)
         if step_word is not None:
             step = int(step_word.group("step"))
+        elif not known_names and (lead := _LEADING_COUNT.match(segment)) is not None:
+            # A line the run prints over and over that begins with a bare count (CatBoost's
+            # `999:<TAB>learn: 0.249<TAB>total: 12m 12s<TAB>remaining: 0us`): its iteration.
+            # (A count that never moves is a task label, taken off before: `srun -l`.)
+            step = int(lead.group(1))
     epoch_word = _EPOCH_WORD.search(segment)
     if epoch_word is not None:
         epoch = epoch if epoch is not None else float(epoch_word.group("epoch"))

@@ -331,15 +331,27 @@ _TWO_BRACKETS = re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]\s*"
                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
 
 
+# The PyTorch tutorial's and I-JEPA's `[epoch, batch/batches]`: `[50,  2550/ 2562] - train_losses
+# - Children class: 2.75 …` (the epoch, then the batch of that epoch).
+_EPOCH_BATCH = re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
+                          r"(?P<rest>.*)")
+
+
 def parse_bracket_counters(segment: str) -> Parsed | None:
-    if "][" not in segment:
+    match = _TWO_BRACKETS.search(segment) if "][" in segment else None
+    if match is not None:
+        return _counters(int(match.group("epoch")), int(match.group("epochs")),
+                         int(match.group("i")), int(match.group("n")), match.group("rest"))
+    if "," not in segment or "/" not in segment:
         return None
-    match = _TWO_BRACKETS.search(segment)
+    match = _EPOCH_BATCH.search(segment)
     if match is None:
         return None
-    epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
-    i, n = int(match.group("i")), int(match.group("n"))
-    rest = match.group("rest")
+    return _counters(int(match.group("epoch")), None, int(match.group("i")),
+                     int(match.group("n")), match.group("rest"))
+
+
+def _counters(epoch: int, epochs: int | None, i: int, n: int, rest: str) -> Parsed | None:
     values: dict[str, float] = {}
     for part in rest.split("|"):
         pair = _PIPE_PAIR.match(part)

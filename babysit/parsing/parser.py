@@ -199,6 +199,7 @@ class LogParser:
         self._target_announced: int | None = None  # said by a header line, not a bar
         self._epochs: int | None = None  # planned epochs, from a header line
         self._per_epoch: int | None = None  # batches per epoch, from the lines
+        self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self._accumulation = 1  # micro-batches per optimizer step, when the run says
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
@@ -226,6 +227,7 @@ class LogParser:
         self._guard: tuple[LogEvent, int] | None = None
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
+        self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         # How much of the log was understood (see `reading`).
         self.lines_seen = 0
         self.lines_read = 0
@@ -482,9 +484,10 @@ class LogParser:
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
         if has_rest and not in_traceback:
+            has_metrics = (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None
             events.extend(self._endings.line_events(
-                rest, self.target, self._epochs, events,
-                (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None))
+                rest, self.target, self._epochs, events, has_metrics,
+                has_metrics and self._may_train(parsed, bar_parsed)))
         if events:
             self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
@@ -549,6 +552,16 @@ class LogParser:
             return replace(record, events=(*record.events, event))
         self._guard = (event, lines_left - 1) if lines_left > 1 else None
         return record
+
+    def _may_train(self, parsed: Parsed | None, bar: Parsed | None) -> bool:
+        """Whether a line with metrics may be a training record of its epoch: in a log
+        whose records that moved the step carry names, a line without a step and without
+        any of those names is not (`Epoch: 19/20, top 1 acc: 0.26` after the epoch's
+        `Iteration step: 62400, loss: 3.33`: its evaluation)."""
+        if bar is not None or parsed is None or parsed.step is not None \
+                or not self._stepped_names:
+            return True
+        return not self._stepped_names.isdisjoint(parsed.metrics)
 
     def _losses(self) -> set[str]:
         """The names the counted training records carry their loss under (all their
@@ -736,12 +749,15 @@ class LogParser:
         """A line's counters in terms of the whole run."""
         if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._target_announced:
-            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e.
+            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
+            # (counted from 0 or from 1, as the run's first epoch shows).
             epoch, n = int(parsed.epoch), parsed.target
+            if self._bracket_base is None:
+                self._bracket_base = 0 if epoch == 0 else 1
+            done = epoch - self._bracket_base
             total = parsed.total_epochs * n if parsed.total_epochs else None
-            return Parsed(parsed.fmt, (epoch - 1) * n + parsed.step, total,
-                          epoch - 1 + parsed.step / n, parsed.total_epochs, parsed.metrics,
-                          per_epoch=n)
+            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
+                          parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
@@ -818,11 +834,17 @@ class LogParser:
                 self._endings.stepped(step)
                 self._nan_words.trained()
                 self._advanced = True
+                if metrics and len(self._stepped_names) < 64:
+                    # the training's own names, not a bar's rate or timings
+                    self._stepped_names.update(k for k in metrics if _EVALISH.search(k) is None
+                                               and not is_bookkeeping(k))
                 self._eval_names = set()
             self.step = step
-        elif epoch is not None and metrics and _trains(metrics):
+        elif epoch is not None and metrics and _trains(metrics) \
+                and (not self._stepped_names or not self._stepped_names.isdisjoint(metrics)):
             # A training record of a log that counts epochs, not steps: the lines after
-            # it are not yet the run's closing block.
+            # it are not yet the run's closing block. (Not a line without any of the
+            # names the records that moved the step carry: that epoch's evaluation.)
             self._endings.epoch_trained()
             self._advanced = True
         if target is not None:

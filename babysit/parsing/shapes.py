@@ -34,7 +34,10 @@ _NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 # part of a word (`nanoGPT`, `info`, `inference`) or a call (`isnan(`).
 NON_FINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w(.])", re.IGNORECASE)
 # Any number-like token, for a line's template: numbers and non-finite tokens alike.
-_VALUE_TOKEN = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w])|{NON_FINITE_TOKEN.pattern}",
+# A duration's number is a value too, with its unit glued on (`12s`, `733ms`, `0us`: CatBoost's
+# `total: 12m 12s  remaining: 733ms`), or no two lines of such a log would share a template.
+_VALUE_TOKEN = re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w])|"
+                          rf"{NON_FINITE_TOKEN.pattern}",
                           re.IGNORECASE)
 _CELL = re.compile(rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
 _COUNTER_CELL = re.compile(r"^(\d+)/(\d+)$")

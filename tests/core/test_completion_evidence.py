@@ -8,7 +8,7 @@ from __future__ import annotations
 from babysit.core.lifecycle import RunLifecycle, premature
 from babysit.model import EventKind, LogEvent, TerminalState
 from babysit.parsing.endings import PLAN_REACHED, SAID
-from babysit.parsing.final_epoch import LAST_EPOCH
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 from babysit.parsing.thread_failures import IN_THREAD
 
 
@@ -60,3 +60,15 @@ def test_a_helper_thread_failing_after_the_end_leaves_the_end_standing():
     main.on_event(LogEvent(EventKind.EXCEPTION, "OSError: disk full", "OSError: disk full"),
                   20000)
     assert _settle(main, 20000, 20000) is TerminalState.FAILED
+
+
+def test_a_sentence_after_the_outer_counter_at_its_total_is_no_early_end():
+    # YOLOv3's last table row at `499/499`, then `274 epochs completed in 35.859 hours.`,
+    # with an inner bar's total (522) taken for the plan: the counter already proved it
+    for held in (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED):
+        life = _at(0, 522, LogEvent(EventKind.COMPLETED, "499/499 0G 0.95 33/33", held))
+        life.on_event(LogEvent(EventKind.COMPLETED, "274 epochs completed in 35.859 hours."), 0)
+        assert _settle(life, 0, 522) is TerminalState.SUCCEEDED, held
+    # without the counter, the sentence that early is an early end
+    alone = _at(0, 522, LogEvent(EventKind.COMPLETED, "274 epochs completed in 35.859 hours."))
+    assert _settle(alone, 0, 522) is TerminalState.ENDED

@@ -27,6 +27,15 @@ from tests.rules.test_loss_rules import verdict_of
     "Training abgeschlossen nach 20 Epochen",
     "Обучение завершено",
     "✅ Training completed in 3 days, 17:44:15",
+    # how much the run did, and that it is done
+    "I | 06-14 13:55:16 |  train   | Done 10000 train steps.",
+    "274 epochs completed in 35.859 hours.",
+    "Finished 50 epochs",
+    "Completed 5,000 iterations in 2:03:04",
+    "12000 training steps have been completed",
+    # a tag in brackets names what ended
+    "[train] done. best_val=2.3918  ckpt=/runs/ckpt.pt",
+    "(training) finished",
 ])
 def test_a_sentence_that_training_is_over(line: str):
     assert says_finished(line)
@@ -48,6 +57,12 @@ def test_a_sentence_that_training_is_over(line: str):
     "Averaged over training set: 0.31",
     "Training completion: 45%",
     "Preprocessing completed successfully",
+    "Epoch 3: done 100 steps",  # a part of the run, a part-way count
+    "done 100/1000 steps",
+    "[eval] done.",  # an evaluation's end, not training's
+    "loaded 5000 steps from the checkpoint",
+    "[train] iter 10 done",
+    "not done 10 steps yet",
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)
@@ -99,4 +114,16 @@ def test_a_known_completion_line_printed_every_epoch_ends_a_stage(tmp_path: Path
     lines = []
     for epoch in range(1, 4):
         lines += [*_steps(100 * epoch)[-10:], f"Training done for epoch {epoch}"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_a_count_of_the_steps_done_ends_a_run_without_a_plan(tmp_path: Path):
+    lines = [*_steps(990), "Saving checkpoint ckpt_000999.npz", "Done 1000 train steps."]
+    verdict = verdict_of(tmp_path, lines)
+    assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_count_done_before_training_goes_on_is_a_stage(tmp_path: Path):
+    # `Done 1000 pretrain steps.`, then the training proper
+    lines = [*_steps(100), "Done 100 pretrain steps.", *_steps(200)[10:]]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"

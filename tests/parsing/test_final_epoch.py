@@ -102,3 +102,28 @@ def test_a_bar_part_way_through_the_last_epoch_is_running(tmp_path: Path):
     lines[-1] = ("100/100 [==============================] - 5s 50ms/step - loss: 0.0990 - "
                  "accuracy: 0.9 - val_loss: 0.1100")
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def _evaluated_epochs(first: int, last: int, planned: int, evals: list[str]) -> list[str]:
+    # a run that prints its own step, and after each epoch its evaluation under the epoch's
+    # counter but without a step (`Epoch: 19/20,top 1 acc: 0.26`)
+    lines, step = [], 0
+    for epoch in range(first, last + 1):
+        for _ in range(3):
+            step += 1300
+            lines.append(f"INFO: Epoch: {epoch}/{planned}, Iteration step: {step}, "
+                         f"loss: {5 / (1 + step / 10000):.4f}")
+        lines += [f"=====Epoch: {epoch}/{planned},{name}: 0.{epoch + 10}=====" for name in evals]
+    return lines
+
+
+def test_an_evaluation_under_the_last_epochs_counter_is_printed_past_it(tmp_path: Path):
+    for evals in (["top 1 acc", "top 5 acc"], ["val_acc"], ["mAP"]):
+        verdict = verdict_of(tmp_path, _evaluated_epochs(0, 19, 20, evals))
+        assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED"), evals
+
+
+def test_an_evaluation_under_an_earlier_epochs_counter_is_running(tmp_path: Path):
+    verdict = verdict_of(tmp_path, _evaluated_epochs(0, 18, 20, ["top 1 acc"]))
+    assert verdict["terminal_state"] == "RUNNING"
+
