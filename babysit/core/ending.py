@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.events import EXIT_BANNER
 from babysit.parsing.thread_failures import IN_THREAD
 
 
@@ -73,6 +74,15 @@ class PendingFailure:
                 or _STOP_SIGNAL_TEXT.search(detail) is not None)
 
     @property
+    def exit_banner(self) -> bool:
+        """A trainer's words as it exits on an exception (Coqui/Mozilla TTS's `! Run is
+        kept in <dir>`), printed before the traceback of any exception but Ctrl-C's: with
+        no traceback after it, the run was stopped by hand; with one, even cut off, that
+        exception is how it ended."""
+        return self.event.kind is EventKind.STOPPED_BY_SIGNAL \
+            and self.event.detail == EXIT_BANNER
+
+    @property
     def in_helper_thread(self) -> bool:
         """The exception escaped a helper thread (see `parsing.thread_failures`): the
         process went on without it."""
@@ -85,6 +95,10 @@ class PendingFailure:
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # An exception that says the process was sent one of those (torch.distributed.elastic's
-# `SignalException: Process 123 got signal: 15`).
+# `SignalException: Process 123 got signal: 15`), or that its DataLoader workers were:
+# `DataLoader worker (pid N) is killed by signal: Terminated.` is the job stopped as a
+# whole (a scheduler's or the owner's SIGTERM reaches every process of it); a worker
+# killed by `Killed` (SIGKILL) is the kernel's OOM killer instead.
 _STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
-                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b")
+                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
+                               r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")

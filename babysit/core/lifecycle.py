@@ -162,7 +162,7 @@ class RunLifecycle:
             return None
         kind = event.kind
         if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
-                and self._pending is not None:
+                and self._pending is not None and not self._pending.exit_banner:
             return None  # the log ends in the traceback of a failure already noted
         failure = self._failure(event, step)
         if failure is not None:
