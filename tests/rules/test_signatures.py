@@ -224,6 +224,11 @@ def test_nccl_library_failures(line: str):
     "[rank: 0] Received SIGINT: 2",
     "WARNING:torch.distributed.elastic.agent.server.api:Received Signals.SIGTERM death "
     "signal, shutting down workers",
+    # The shell's report of a SIGTERM to its job.
+    "Terminated",
+    "/var/spool/slurmd/job77/slurm_script: line 9: 31337 Terminated   python train.py",
+    "[2]-  Terminated              python train.py",
+    "zsh: terminated  python train.py",
 ])
 def test_a_stop_signal_the_run_received(line: str):
     assert EventKind.STOPPED_BY_SIGNAL in kinds(line)
@@ -245,3 +250,17 @@ def test_a_lone_killed_is_the_host_s_oom_killer(tmp_path: Path):
     data = verdict_of(tmp_path, [*healthy(), "", "**Killed**"])
     assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
     assert "oom" in {a["type"] for a in data["anomalies_detected"]}
+
+
+@pytest.mark.parametrize("line", [
+    "Process terminated by user request, saving state",
+    "Terminated early at epoch 5: patience used up",
+    "num_terminated=0",
+])
+def test_terminated_inside_a_sentence_is_no_stop(line: str):
+    assert EventKind.STOPPED_BY_SIGNAL not in kinds(line)
+
+
+def test_a_job_the_shell_reports_terminated_is_cancelled(tmp_path: Path):
+    data = verdict_of(tmp_path, [*healthy(), "Terminated"])
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "CANCELLED")
