@@ -220,3 +220,21 @@ def test_coqui_s_exit_banner_then_a_keyboardinterrupt_is_still_cancelled(tmp_pat
               "KeyboardInterrupt\n")
     data = once(tmp_path, text)
     assert data["terminal_state"] == "CANCELLED", data["summary"]
+
+
+def test_a_traceback_opening_after_the_exit_banner_is_a_crash_before_its_end_is_read():
+    # Watched live, the lines up to a traceback's first frames may be all there is when
+    # babysit confirms the failure: the banner alone would read as Ctrl-C.
+    from babysit.core.lifecycle import RunLifecycle
+    from babysit.model import EventKind, LogEvent, TerminalState
+
+    lifecycle = RunLifecycle()
+    lifecycle.on_step(91175, None)
+    for kind, line, detail in (
+            (EventKind.STOPPED_BY_SIGNAL, " ! Run is kept in /out/run-1", "Run is kept in"),
+            (EventKind.TRACEBACK_START, "Traceback (most recent call last):", "")):
+        lifecycle.on_event(LogEvent(kind, line, detail), 91175)
+    ending = lifecycle.settle_from_log(step=91175, reached=False, confirm_pending=True,
+                                       settled=True)
+    assert ending is not None and ending.state is TerminalState.FAILED
+    assert ending.anomaly is not None and ending.anomaly.type.value == "crash"
