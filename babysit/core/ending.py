@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.events import EXIT_BANNER
 from babysit.parsing.thread_failures import IN_THREAD
 
 
@@ -73,6 +74,21 @@ class PendingFailure:
                 or _STOP_SIGNAL_TEXT.search(detail) is not None)
 
     @property
+    def exit_banner(self) -> bool:
+        """A trainer's words as it exits on an exception (Coqui/Mozilla TTS's `! Run is
+        kept in <dir>`), printed before the traceback of any exception but Ctrl-C's: with
+        no traceback after it, the run was stopped by hand; with one, even cut off, that
+        exception is how it ended (see `after_banner`)."""
+        return self.event.kind is EventKind.STOPPED_BY_SIGNAL \
+            and self.event.detail == EXIT_BANNER
+
+    @property
+    def provisional(self) -> bool:
+        """Whether the exception that decides this failure is still to be read: an exit
+        banner, or the traceback that opened after one."""
+        return self.exit_banner or self.event.detail == AFTER_BANNER
+
+    @property
     def in_helper_thread(self) -> bool:
         """The exception escaped a helper thread (see `parsing.thread_failures`): the
         process went on without it."""
@@ -85,6 +101,22 @@ class PendingFailure:
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # An exception that says the process was sent one of those (torch.distributed.elastic's
-# `SignalException: Process 123 got signal: 15`).
+# `SignalException: Process 123 got signal: 15`), or that its DataLoader workers were:
+# `DataLoader worker (pid N) is killed by signal: Terminated.` is the job stopped as a
+# whole (a scheduler's or the owner's SIGTERM reaches every process of it); a worker
+# killed by `Killed` (SIGKILL) is the kernel's OOM killer instead.
 _STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
-                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b")
+                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
+                               r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")
+
+
+# A traceback that opened after a trainer's exit banner: an exception other than
+# Ctrl-C's, named once its last line is read.
+AFTER_BANNER = "an exception other than Ctrl-C (its traceback follows the trainer's exit banner)"
+
+
+def after_banner(pending: PendingFailure, traceback_start: LogEvent) -> PendingFailure:
+    """The failure an exit banner becomes once a traceback opens after it: a crash until
+    the traceback's own last line says which exception it was."""
+    return PendingFailure(LogEvent(EventKind.EXCEPTION, traceback_start.line, AFTER_BANNER),
+                          pending.step, pending.stepped_after)

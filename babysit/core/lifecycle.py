@@ -32,6 +32,7 @@ from babysit.core.ending import (
     EndingAnomaly,
     EndingSource,
     PendingFailure,
+    after_banner,
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
@@ -165,7 +166,7 @@ class RunLifecycle:
             return None
         kind = event.kind
         if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
-                and self._pending is not None:
+                and self._pending is not None and not self._pending.provisional:
             return None  # the log ends in the traceback of a failure already noted
         failure = self._failure(event, step)
         if failure is not None:
@@ -256,6 +257,9 @@ class RunLifecycle:
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):
             return PendingFailure(event, step)
+        if kind is EventKind.TRACEBACK_START and self._pending is not None \
+                and self._pending.exit_banner:
+            return after_banner(self._pending, event)
         if self._pending is not None:
             return None  # an OOM or a stopping launcher after a traceback: the same failure
         if kind in _FATAL or (kind is EventKind.NCCL and "WARN" not in event.line):

@@ -28,20 +28,38 @@ def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
 
 
 _I = re.IGNORECASE
+# A trainer's words as it exits on an exception, Ctrl-C's or any other (see
+# `core.ending.PendingFailure.exit_banner`).
+EXIT_BANNER = "Run is kept in"
 
 SIGNATURES: tuple[Signature, ...] = (
-    # Out of memory: CUDA caching allocator, XLA/JAX, and the CPU allocator.
+    # Out of memory, in each framework's words: the CUDA caching allocator, XLA/JAX
+    # (`RESOURCE_EXHAUSTED: Out of memory while trying to allocate`), TensorFlow's own
+    # exception class (`ResourceExhaustedError`, which an IPython header names before
+    # its `OOM when allocating tensor` line), MXNet (`cudaMalloc retry failed: out of
+    # memory`), Paddle (`Out of memory error on GPU 0`), and the host: the CPU
+    # allocator, C++'s `std::bad_alloc`, Python's and NumPy's `MemoryError`.
     _sig(EventKind.OOM, r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|"
          r"OOM when allocating tensor|^\s*out of memory\s*$|"
          r"CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|"
-         r"RESOURCE_EXHAUSTED:? .*[Oo]ut of memory|"
+         r"RESOURCE_EXHAUSTED:? .*[Oo]ut of memory|\bResourceExhaustedError\b|"
+         r"cudaMalloc(?:Async)?(?: retry)? failed: out of memory|"
+         r"[Oo]ut of memory error on (?:GPU|CPU|device)|"
+         r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|std::bad_alloc|"
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
          r"HIP out of memory|MPS backend out of memory"),
-    _sig(EventKind.HOST_KILL, r"^(?:.*\bline \d+: +\d+ )?Killed(?:\s+\S.*)?$|"
+    # SIGKILL as the shell reports it: bash's bare `Killed` (or `line 12: 4567 Killed
+    # python train.py` from a script, `[1]+  Killed   python train.py` from job
+    # control), zsh's `zsh: killed  python train.py`, macOS's `Killed: 9`, and a paste
+    # that kept the word in markdown emphasis (`**Killed**`).
+    _sig(EventKind.HOST_KILL, r"^[*_`]*(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)?Killed(?::? 9)?"
+         r"[*_`]*(?:\s+\S.*)?$|^zsh: killed\s|"
          r"exceeded memory limit .*being killed|Detected \d+ oom[-_]kill event|"
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
-    # `RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.`
+    # `RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.`: the
+    # kernel's SIGKILL, memory. (A worker killed by `Terminated` or `Interrupt` was sent
+    # SIGTERM or SIGINT with the whole job: the run was stopped, see `core.ending`.)
     _sig(EventKind.WORKER_KILLED, r"DataLoader worker \(pid:? ?\d+\) is killed by signal: Killed"),
     # The GPU itself failed (a restart on the same device fails again): uncorrectable
     # ECC (`CUDA error: uncorrectable ECC error encountered`, a double bit error), the
@@ -60,7 +78,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
          r"CUDA driver error|illegal instruction was encountered|NVRM: Xid"),
-    _sig(EventKind.NCCL, r"NCCL (?:error|WARN|timeout)|ncclInternalError|ncclSystemError|"
+    # The library itself missing or refusing (`NCCL operation ncclGetUniqueId(&id)
+    # failed: Unable to load NCCL library`, `NCCL Error 2: unhandled system error`)
+    # fails the first collective as surely as a timeout does.
+    _sig(EventKind.NCCL, r"NCCL (?:[Ee]rror|WARN|timeout|failure)|ncclInternalError|"
+         r"ncclSystemError|"
+         r"NCCL operation \w+\S* failed|[Uu]nable to load (?:the )?NCCL library|"
+         r"libnccl\S*: cannot open shared object|NCCL communicator (?:was )?aborted|"
          r"ncclUnhandledCudaError|ncclRemoteError|ncclInvalidUsage|"
          r"ProcessGroupNCCL.*(?:[Tt]imeout|timed out|[Ee]rror)|"
          r"Watchdog caught collective operation timeout|DistBackendError|"
@@ -80,11 +104,20 @@ SIGNATURES: tuple[Signature, ...] = (
     # Stopped by the user in a framework's own words: Lightning's `Detected
     # KeyboardInterrupt, attempting graceful shutdown...`, Coqui TTS's trainer
     # (` > Keyboard interrupt detected.`, then ` ! Run is kept in <path>`; after any other
-    # exception it prints the same and then the traceback, which comes later and wins).
-    _sig(EventKind.STOPPED_BY_SIGNAL, r"Received (\d+ death signal), shutting down workers|"
+    # exception it prints the same and then the traceback, which wins even when the log
+    # is cut inside it).
+    # Lightning's signal connector: `[rank: 2] Received SIGTERM: 15` (a scheduler or the
+    # owner stopping the job; often glued to the end of a bar line). The shell's report
+    # of a SIGTERM, as of a SIGKILL above: `Terminated`, `line 12: 4567 Terminated
+    # python train.py`, `[1]+  Terminated …`, `zsh: terminated …`.
+    _sig(EventKind.STOPPED_BY_SIGNAL, r"Received ((?:\d+|Signals\.SIG[A-Z]+) death signal), "
+         r"shutting down workers|"
          r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$|"
+         r"Received (SIG(?:INT|TERM|HUP)): \d+|"
+         r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated)\s+\S.*$|^(Terminated)\s*$|"
+         r"^zsh: (terminated)\s|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
-         r"^\s*! (Run is kept in)\b|[Tt]raining (interrupted by (?:the )?user)", -1),
+         rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
@@ -206,7 +239,8 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
-    "eyboard", "Run is kept", "nterrupted by",
+    "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
+    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated",
 )
 
 

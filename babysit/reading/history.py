@@ -59,7 +59,9 @@ EVENTS = "|".join((
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
     "improve in the last", "EarlyStopping counter", "Stopping training", "opped early",
-    "eyboard", "Run is kept", "nterrupted by",
+    "eyboard", "Run is kept", "nterrupted by", "ResourceExhausted", "MemoryError",
+    "bad_alloc", "Out of memory", "zsh: killed", "Received SIG", "Signals.SIG",
+    "Terminated", "zsh: terminated",
     # A NaN said without a `nan` token (parsing.nonfinite_words): Keras' and fastai's
     # TerminateOnNaN `Invalid loss`, ESPnet2's `gradients at all steps are invalid`.
     "nvalid loss", "nvalid grad", "are invalid",

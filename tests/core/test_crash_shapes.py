@@ -184,3 +184,57 @@ def test_detectron2_says_the_loss_became_nan_at_an_iteration(tmp_path: Path):
     nan = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
     assert nan and nan[0]["step"] == 412, data["anomalies_detected"]
     assert data["terminal_state"] == "FAILED"
+
+
+def test_a_traceback_after_coqui_s_exit_banner_is_a_crash_even_cut_off(tmp_path: Path):
+    # Mozilla/Coqui TTS prints " ! Run is kept in <dir>" on its way out of any exception;
+    # only Ctrl-C's is not followed by a traceback.
+    steps = "".join(f"   --> STEP: {s}/390 -- GLOBAL_STEP: {91000 + s}\n     | > loss: "
+                    f"{0.4 - s / 10000:.5f}  (0.39)\n" for s in range(25, 350, 25))
+    text = (steps + " ! Run is kept in /home/u/tts-output/ljspeech-July-08-2020_11+18AM-3366\n"
+            "Traceback (most recent call last):\n"
+            '  File "train.py", line 676, in <module>\n    main(args)\n'
+            '  File "train.py", line 170, in train\n')
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
+    assert "crash" in _types(data)
+
+
+def test_a_whole_traceback_after_coqui_s_exit_banner_is_a_crash(tmp_path: Path):
+    text = (" > Training Environment:\n | > Current device: 0\n"
+            + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
+                      f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25))
+            + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
+              "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+              "ValueError: bad sample\n")
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
+
+
+def test_coqui_s_exit_banner_then_a_keyboardinterrupt_is_still_cancelled(tmp_path: Path):
+    text = (" > Training Environment:\n | > Current device: 0\n"
+            + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
+                      f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25))
+            + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
+              "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+              "KeyboardInterrupt\n")
+    data = once(tmp_path, text)
+    assert data["terminal_state"] == "CANCELLED", data["summary"]
+
+
+def test_a_traceback_opening_after_the_exit_banner_is_a_crash_before_its_end_is_read():
+    # Watched live, the lines up to a traceback's first frames may be all there is when
+    # babysit confirms the failure: the banner alone would read as Ctrl-C.
+    from babysit.core.lifecycle import RunLifecycle
+    from babysit.model import EventKind, LogEvent, TerminalState
+
+    lifecycle = RunLifecycle()
+    lifecycle.on_step(91175, None)
+    for kind, line, detail in (
+            (EventKind.STOPPED_BY_SIGNAL, " ! Run is kept in /out/run-1", "Run is kept in"),
+            (EventKind.TRACEBACK_START, "Traceback (most recent call last):", "")):
+        lifecycle.on_event(LogEvent(kind, line, detail), 91175)
+    ending = lifecycle.settle_from_log(step=91175, reached=False, confirm_pending=True,
+                                       settled=True)
+    assert ending is not None and ending.state is TerminalState.FAILED
+    assert ending.anomaly is not None and ending.anomaly.type.value == "crash"

@@ -149,3 +149,118 @@ def test_an_ecc_error_advises_draining_the_gpu_and_is_never_restarted_there(tmp_
                              fix_enabled=True)
     restart = next(d for d in decisions if d.kind is FixKind.RESTART)
     assert restart.verdict is FixVerdict.SKIP and "resume elsewhere" in restart.reason
+
+
+# --- who stopped the run, in the shapes the shell and the frameworks print -------------
+
+@pytest.mark.parametrize("line", [
+    "Killed",
+    "**Killed**",  # a paste that kept the shell's word in markdown bold
+    "`Killed`",
+    "Killed: 9",  # macOS
+    "[1]+  Killed                  nohup python train.py --cfg a.yaml",  # job control
+    "zsh: killed     python train.py",
+    "/var/spool/slurmd/job4242/slurm_script: line 17: 90817 Killed   python train.py",
+])
+def test_sigkill_as_each_shell_reports_it(line: str):
+    assert kinds(line) == [EventKind.HOST_KILL]
+
+
+@pytest.mark.parametrize("line", [
+    "I killed the old run and started this one",
+    "num_killed: 0",
+])
+def test_killed_inside_a_sentence_is_no_kill(line: str):
+    assert EventKind.HOST_KILL not in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    # TensorFlow's exception class, as an IPython header names it before any frame.
+    "ResourceExhaustedError                    Traceback (most recent call last)",
+    "tensorflow.python.framework.errors_impl.ResourceExhaustedError: 2 root error(s) found.",
+    # JAX / XLA.
+    "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+    "2147483648 bytes.",
+    # MXNet's storage manager.
+    "mxnet.base.MXNetError: [10:11:12] src/storage/./pooled_storage_manager.h:157: "
+    "cudaMalloc retry failed: out of memory",
+    # PaddlePaddle 2.x.
+    "ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.5 GB memory "
+    "on GPU 0, 15.7 GB memory has been allocated.",
+    "  Out of memory error on GPU 1. Cannot allocate 256.000000MB memory on GPU 1",
+    # The host: Python, NumPy, C++.
+    "MemoryError",
+    "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 31.5 GiB for an array",
+    "terminate called after throwing an instance of 'std::bad_alloc'",
+])
+def test_out_of_memory_in_each_framework_s_words(line: str):
+    assert EventKind.OOM in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    "grpc RESOURCE_EXHAUSTED: Received message larger than max (5000000 vs. 4194304)",
+    "    raise MemoryError",  # a frame's source line, not the exception
+    "UserWarning: ResourceExhaustedError may be raised for large batches",
+])
+def test_resource_words_that_are_not_an_out_of_memory(line: str):
+    assert EventKind.OOM not in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    "jax.errors.JaxRuntimeError: INTERNAL: NCCL operation ncclGetUniqueId(&id) failed: "
+    "Unable to load NCCL library. Multi-GPU collectives will not work.",
+    "RuntimeError: NCCL Error 2: unhandled system error",
+    "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+    "RuntimeError: NCCL communicator was aborted on rank 3.",
+    "xla_bridge: Unable to load the NCCL library",
+])
+def test_nccl_library_failures(line: str):
+    assert EventKind.NCCL in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    "Epoch 0:  31%|###1      | 1225/3999 [34:01<1:17:03,  1.67s/it, v_num=29, "
+    "train_loss=1.93][rank: 2] Received SIGTERM: 15",
+    "[rank: 0] Received SIGINT: 2",
+    "WARNING:torch.distributed.elastic.agent.server.api:Received Signals.SIGTERM death "
+    "signal, shutting down workers",
+    # The shell's report of a SIGTERM to its job.
+    "Terminated",
+    "/var/spool/slurmd/job77/slurm_script: line 9: 31337 Terminated   python train.py",
+    "[2]-  Terminated              python train.py",
+    "zsh: terminated  python train.py",
+])
+def test_a_stop_signal_the_run_received(line: str):
+    assert EventKind.STOPPED_BY_SIGNAL in kinds(line)
+
+
+def test_dataloader_workers_terminated_with_the_job_are_a_cancel_not_a_crash(
+        tmp_path: Path):
+    # SIGTERM (scancel, `kill`, a preempting scheduler) reaches the workers too; the main
+    # process then raises on their death.
+    lines = [*healthy(), "Traceback (most recent call last):",
+             '  File "train.py", line 48, in <module>',
+             "RuntimeError: DataLoader worker (pid 4020138) is killed by signal: Terminated. "]
+    data = verdict_of(tmp_path, lines)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "CANCELLED")
+    assert [a["type"] for a in data["anomalies_detected"]] == []
+
+
+def test_a_lone_killed_is_the_host_s_oom_killer(tmp_path: Path):
+    data = verdict_of(tmp_path, [*healthy(), "", "**Killed**"])
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED")
+    assert "oom" in {a["type"] for a in data["anomalies_detected"]}
+
+
+@pytest.mark.parametrize("line", [
+    "Process terminated by user request, saving state",
+    "Terminated early at epoch 5: patience used up",
+    "num_terminated=0",
+])
+def test_terminated_inside_a_sentence_is_no_stop(line: str):
+    assert EventKind.STOPPED_BY_SIGNAL not in kinds(line)
+
+
+def test_a_job_the_shell_reports_terminated_is_cancelled(tmp_path: Path):
+    data = verdict_of(tmp_path, [*healthy(), "Terminated"])
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "CANCELLED")
