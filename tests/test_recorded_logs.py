@@ -55,10 +55,12 @@ EXPECTED = {
     # Lowest at step 6, then higher at every logged step: diverging by step 14 (the
     # short-climb test: four rises in a row, +74 %).
     "torch_divergence": Expect("SUCCEEDED", "NO-GO", 80, None, (("divergence", 14),)),
+    # A cause (an OOM, a likely OOM kill) says why, a crash that the process died of it.
     "torch_user_exception": Expect("FAILED", "NO-GO", 32, None, (("crash", 32),)),
-    "torch_cpu_oom": Expect("FAILED", "NO-GO", 30, 60, (("oom", 30),)),
-    "torch_cuda_oom_injected": Expect("FAILED", "NO-GO", 24, 50, (("oom", 24),)),
-    "sigkill": Expect("FAILED", "NO-GO", 10, 10000, (("oom", 10),)),
+    "torch_cpu_oom": Expect("FAILED", "NO-GO", 30, 60, (("oom", 30), ("crash", 30))),
+    "torch_cuda_oom_injected": Expect("FAILED", "NO-GO", 24, 50,
+                                       (("oom", 24), ("crash", 24))),
+    "sigkill": Expect("FAILED", "NO-GO", 10, 10000, (("oom", 10), ("crash", 10))),
     "torchrun_clean": Expect("SUCCEEDED", "GO", 30, 30),
     "torchrun_gloo_timeout": Expect("FAILED", "NO-GO", 18, 30, (("nccl", 18), ("crash", 18))),
     # Iterations 110-120 really took 40× longer (the machine was busy), then recovered.

@@ -474,9 +474,9 @@ class RunLifecycle:
             return Ending(TerminalState.CANCELLED, EndingSource.LOG, text, pending.step,
                           self.attempt, exit=exit_info, traceback=pending.traceback,
                           inferred=inferred, final=final)
-        # A `Killed` line was already reported as a likely host OOM kill.
-        anomaly = None if pending.event.kind is EventKind.HOST_KILL else EndingAnomaly(
-            AnomalyType.CRASH, f"the run died: {text}{note}")
+        # A `Killed` line is reported as a likely host OOM kill too: the cause beside
+        # the death, as for any other failure with a cause of its own.
+        anomaly = EndingAnomaly(AnomalyType.CRASH, f"the run died: {text}{note}")
         return Ending(TerminalState.FAILED, EndingSource.LOG, text, pending.step,
                       self.attempt, exit=exit_info, traceback=pending.traceback,
                       inferred=inferred, final=final, anomaly=anomaly)

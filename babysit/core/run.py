@@ -385,11 +385,14 @@ class Run:
         if found is None:
             return
         if found.type is AnomalyType.CRASH:
-            if ending.source is EndingSource.REPORTED and self.ledger.has_open_blocker():
-                return  # already explained (a NaN, an OOM...)
+            if ending.source is EndingSource.REPORTED and self.ledger.any_open(_NAN):
+                return  # a service's FAILED after a NaN: the NaN is the story
+            # A cause (an OOM, a CUDA or NCCL error) says why; the crash says that the
+            # process died of it (an OOM can be caught and the batch skipped), and both
+            # are reported. A NaN guard that stopped the loop is no crash: the NaN is it.
             explained = next((t for needle, t in CAUSE_BY_EXCEPTION
                               if needle in ending.evidence), None)
-            if explained is not None and self.ledger.is_open(explained):
+            if explained is AnomalyType.NAN_INF and self.ledger.any_open(_NAN):
                 return
         self.ledger.raise_(found.type, ending.step, found.description, found.key,
                            severity=found.severity)

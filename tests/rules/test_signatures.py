@@ -78,7 +78,7 @@ def test_a_killed_dataloader_worker_is_host_oom_not_a_code_crash(tmp_path: Path)
              "RuntimeError: DataLoader worker (pid 28841) is killed by signal: Killed."]
     data = verdict_of(tmp_path, lines)
     found = [(a["type"], a["severity"]) for a in data["anomalies_detected"]]
-    assert found == [("oom", "blocker")]
+    assert found == [("oom", "blocker"), ("crash", "blocker")]  # why, and that it died
     assert "DataLoader worker" in data["anomalies_detected"][0]["description"]
     assert data["decision"] == "NO-GO"
 
@@ -138,7 +138,7 @@ def test_an_ecc_error_advises_draining_the_gpu_and_is_never_restarted_there(tmp_
              "RuntimeError: CUDA error: uncorrectable ECC error encountered"]
     data = verdict_of(tmp_path, lines)
     assert [(a["type"], a["severity"]) for a in data["anomalies_detected"]] == \
-        [("hardware-fault", "blocker")]
+        [("hardware-fault", "blocker"), ("crash", "blocker")]
     assert "drain this GPU or node" in entry(AnomalyType.HARDWARE_FAULT).fix
     assert "CUDA_LAUNCH_BLOCKING" not in str(data["findings"])
     cause, why = classify_cause(lines[-1], None, 1, None,
