@@ -24,6 +24,7 @@ from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
+from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
@@ -354,6 +355,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ThroughputRule,
     LossScaleRule,
     NotLearningRule,
+    MetricFloorRule,
 )
 
 
