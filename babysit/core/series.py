@@ -31,6 +31,7 @@ from babysit.user_alerts import UserAlert
 MEASURED_UNIT = "steps/s (measured)"
 STEP_TIME_UNIT = "steps/s (from the time per step)"
 TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
+_PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class MetricSeries:
         self.target_steps = target_steps
         self._target_fixed = target_steps is not None
         self._outgrown = 0  # the largest total the run trained past: not its plan
+        self._pass_totals: set[int] = set()  # the totals of passes that reached their end
         self.epoch: float | None = None
         self.total_epochs: int | None = None
         self.metrics: dict[str, float] = {}
@@ -135,6 +137,9 @@ class MetricSeries:
         if record.target_withdrawn:
             self.target_steps = None
         candidate = record.target_steps
+        if candidate is not None and self._per_call(record.step, candidate):
+            self.target_steps = None
+            return
         if candidate is not None and candidate > self._outgrown:
             self.target_steps = candidate
         reached = record.step if record.step is not None else self.step
@@ -142,6 +147,16 @@ class MetricSeries:
                 and reached > self.target_steps:
             self._outgrown = max(self._outgrown, self.target_steps)
             self.target_steps = None
+
+    def _per_call(self, step: int | None, total: int) -> bool:
+        """Whether the totals the run counts to belong to each call, not to the run:
+        passes that each reach their own end with three different totals or more
+        (Keras `fit` called once per data chunk: 64/64, 68/68, 16/16…). Two are a
+        training pass and an evaluation's, or a relaunch with a new plan."""
+        totals = self._pass_totals
+        if len(totals) < _PER_CALL_TOTALS and step is not None and step == total:
+            totals.add(total)
+        return len(totals) >= _PER_CALL_TOTALS
 
     def _observe(self, record: Record) -> list[Signal]:
         metrics = record.metrics
