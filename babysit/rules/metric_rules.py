@@ -34,8 +34,10 @@ def evaluate_spike(ordered: Sequence[float], value: float,
 
     Returns (explanation, threshold): the loss has recovered once it is back under
     the threshold."""
-    if len(ordered) < rules.spike_min_points or not math.isfinite(value):
+    if not math.isfinite(value):
         return None
+    if len(ordered) < rules.spike_min_points:
+        return _explosion(ordered, value)
     median = sorted_median(ordered)
     if value <= median + abs(median) * rules.spike_min_rise:
         return None  # cheap test first: most points end here
@@ -47,6 +49,23 @@ def evaluate_spike(ordered: Sequence[float], value: float,
     return (f"loss {value:.4g} vs recent median {median:.4g} "
             f"({(value - median) / sigma:.3g} robust σ above, window of {len(ordered)})",
             threshold)
+
+
+# A jump this many times the largest loss before it: no noise explains two orders of
+# magnitude, so even a log too short to know its noise shows a spike.
+_EXPLOSION = 100.0
+
+
+def _explosion(ordered: Sequence[float], value: float) -> tuple[str, float] | None:
+    """A short log's spike: a positive value `_EXPLOSION` times above every one of the
+    (at least two) points before it (0.62, 1.01, then 225192)."""
+    if len(ordered) < 2:
+        return None
+    largest = max(abs(ordered[0]), abs(ordered[-1]))
+    if largest <= 0 or value <= _EXPLOSION * largest:
+        return None
+    return (f"loss {value:.4g} is {value / largest:.3g}× the largest of the {len(ordered)} "
+            f"points before it ({largest:.4g}): an explosion", _EXPLOSION * largest)
 
 
 def sorted_median(ordered: Sequence[float]) -> float:
