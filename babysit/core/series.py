@@ -71,6 +71,7 @@ class MetricSeries:
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
         self._rules = RuleSet(rules, alerts)
+        self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -107,10 +108,7 @@ class MetricSeries:
                 rule = self._rules.find(LrScheduleRule)
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
-                self._rules.renew(LossRule)
-                loss_rule = self._rules.find(LossRule)
-                if isinstance(loss_rule, LossRule) and self.vocab_size is not None:
-                    loss_rule.note_vocab(self.vocab_size)
+                self._renew_loss()
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
@@ -119,6 +117,11 @@ class MetricSeries:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
                 change = _WENT_BACK
+                if record.step <= self._start_steps < self.step:
+                    # Back to the start: a new run in the same log (the next config of
+                    # a grid search), whose loss starts high again. Its losses are
+                    # judged against their own level, not the last run's best.
+                    self._renew_loss()
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -128,6 +131,12 @@ class MetricSeries:
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
         return change, signals
+
+    def _renew_loss(self) -> None:
+        self._rules.renew(LossRule)
+        loss_rule = self._rules.find(LossRule)
+        if isinstance(loss_rule, LossRule) and self.vocab_size is not None:
+            loss_rule.note_vocab(self.vocab_size)
 
     def _plan(self, record: Record) -> None:
         """Take the record's planned total unless the run has already trained past it.
