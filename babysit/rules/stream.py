@@ -171,7 +171,8 @@ class EvalRule:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
-                if (direction := eval_direction(key)) and not _AUXILIARY.search(key))
+                if (direction := eval_direction(key) or eval_trends.held_out_direction(key))
+                and not _AUXILIARY.search(key))
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):
