@@ -31,6 +31,9 @@ from babysit.user_alerts import UserAlert
 MEASURED_UNIT = "steps/s (measured)"
 STEP_TIME_UNIT = "steps/s (from the time per step)"
 TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
+# A loss this share of the run's first one or more, right after the step went back to
+# the start, is a new run's from scratch.
+_NEW_RUN_SHARE = 0.8
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 
 
@@ -72,6 +75,8 @@ class MetricSeries:
         self._primary_rank: int | None = None
         self._rules = RuleSet(rules, alerts)
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
+        self._first_loss: float | None = None  # the run's first loss, at its start
+        self._back_to_start = False  # the step went back to the start just now
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -117,11 +122,10 @@ class MetricSeries:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
                 change = _WENT_BACK
-                if record.step <= self._start_steps < self.step:
-                    # Back to the start: a new run in the same log (the next config of
-                    # a grid search), whose loss starts high again. Its losses are
-                    # judged against their own level, not the last run's best.
-                    self._renew_loss()
+                # Back to the start: a new run in the same log (the next config of a
+                # grid search) or only an epoch's counter starting again; its loss says
+                # which (see _observe).
+                self._back_to_start = record.step <= self._start_steps < self.step
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -131,6 +135,21 @@ class MetricSeries:
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
         return change, signals
+
+    def _new_run_from(self, loss: float) -> None:
+        """After the step went back to the start, a loss back near the run's first one
+        (0.80 again, after 0.45) is a new run from scratch, judged against its own
+        level, not the last run's best; a loss near where it was (an epoch's batch
+        counter starting again) goes on being judged as before."""
+        if self._first_loss is None and self.step is not None \
+                and self.step <= self._start_steps:
+            self._first_loss = loss
+        if not self._back_to_start:
+            return
+        self._back_to_start = False
+        first = self._first_loss
+        if first is not None and first > 0 and loss >= _NEW_RUN_SHARE * first:
+            self._renew_loss()
 
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)
@@ -172,11 +191,14 @@ class MetricSeries:
         if not metrics.keys() <= self.metrics.keys():  # a name not seen before
             self._pick_keys(metrics)
         self.metrics.update(metrics)
+        loss = metrics.get(self.loss_key) if self.loss_key else None
+        if loss is not None and math.isfinite(loss):
+            self._new_run_from(loss)
         train = self.metrics.get(self.loss_key) if self.loss_key else None
         point = Observation(
             step=self.step,
             metrics=metrics,
-            loss=metrics.get(self.loss_key) if self.loss_key else None,
+            loss=loss,
             lr=metrics.get(self.lr_key) if self.lr_key else None,
             grad_norm=metrics.get(self.grad_key) if self.grad_key else None,
             throughput=self._throughput(metrics),

@@ -32,3 +32,17 @@ def test_a_new_run_that_diverges_is_still_caught():
     # A climb by 30 % a point: caught as a spike or a divergence, as in a log of its own.
     assert _open(first + second) & {AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE}
     assert _open(first + second) == _open(second)
+
+
+def _epochs(levels: list[float]) -> list[str]:
+    # An epoch bar's batch counter starting again each epoch, the loss going on.
+    return [f"step {50 * i} - loss: {level * (1 - 0.002 * i):.4f}, lr: 0.001"
+            for level in levels for i in range(1, 11)]
+
+
+def test_an_epoch_counter_starting_again_is_not_a_new_run():
+    falling = [2.0 * 0.8 ** e for e in range(6)]
+    assert AnomalyType.DIVERGENCE not in _open(_epochs(falling))
+    # A loss that climbs across epochs is still judged against the run's best.
+    climbing = falling + [falling[-1] * 1.5 ** e for e in range(1, 5)]
+    assert _open(_epochs(climbing)) & {AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE}
