@@ -1,0 +1,27 @@
+"""A hand-written loop's evaluation said in a sentence is an evaluation (issue 24):
+`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05` names the validation's loss and
+dice, not the training's; the training line beside it stays the training's."""
+
+from __future__ import annotations
+
+from babysit.parsing.parser import LogParser
+
+
+def _metrics(line: str) -> dict[str, float]:
+    parser = LogParser()
+    records = parser.feed_lines([line]) + parser.finish()
+    return {k: v for r in records for k, v in r.metrics.items()}
+
+
+def test_an_evaluation_said_in_a_sentence_is_an_evaluation():
+    found = _metrics("Epoch 3 evaluated with loss: 0.016151112079677454, dice score: "
+                     "7.361989992205054e-05. The running time is 32.33")
+    assert found.keys() >= {"eval/dice_score"}
+    assert all(k.startswith("eval/") for k in found)
+    found = _metrics("epoch 7 validated with acc: 0.91, loss: 0.30")
+    assert all(k.startswith("eval/") for k in found)
+
+
+def test_the_training_sentence_beside_it_stays_the_training_s():
+    found = _metrics("Epoch 3 trained with loss: 0.025478936015276246. The running time is 350.5")
+    assert found and not any(k.startswith("eval/") for k in found)
