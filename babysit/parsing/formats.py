@@ -193,7 +193,7 @@ _RATE_NAMES = {"samples": "samples/s", "tokens": "tokens/s", "tok": "tokens/s",
 
 _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "perplexity",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
-                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps")
+                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou")
 
 
 def key_values(text: str) -> dict[str, float]:

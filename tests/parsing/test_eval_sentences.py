@@ -25,3 +25,10 @@ def test_an_evaluation_said_in_a_sentence_is_an_evaluation():
 def test_the_training_sentence_beside_it_stays_the_training_s():
     found = _metrics("Epoch 3 trained with loss: 0.025478936015276246. The running time is 350.5")
     assert found and not any(k.startswith("eval/") for k in found)
+
+
+def test_a_dice_or_an_iou_alone_on_its_line_is_read():
+    found = _metrics("Testing performance in val model: mean_dice : 0.000455, "
+                     "best_dice : 0.002702")
+    assert found.get("mean_dice") == 0.000455
+    assert _metrics("val mIoU: 0.4939783215522766") == {"val_miou": 0.4939783215522766}
