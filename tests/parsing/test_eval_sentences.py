@@ -32,3 +32,15 @@ def test_a_dice_or_an_iou_alone_on_its_line_is_read():
                      "best_dice : 0.002702")
     assert found.get("mean_dice") == 0.000455
     assert _metrics("val mIoU: 0.4939783215522766") == {"val_miou": 0.4939783215522766}
+
+
+def test_names_and_numbers_with_only_a_space_between():
+    # A ProgressMeter epoch summary, tab-separated.
+    found = _metrics("Training Loss 1.7513 \tTraining Accuracy 0.3380 \tTraining Step Time  "
+                     "4.0077 \tValidation Loss 2.4306 \tValidation Accuracy 0.2273 ")
+    assert found == {"training_loss": 1.7513, "training_accuracy": 0.338,
+                     "validation_loss": 2.4306, "validation_accuracy": 0.2273}
+    # A loss made of parts, each named loss_<part>.
+    found = _metrics("  Iter: [100/3877]   Freq 129.1   loss_target 0.000   loss_source 0.223"
+                     "   loss_total 19.478   [2020-04-17 18:04:52]")
+    assert found["loss_total"] == 19.478 and found["loss_source"] == 0.223
