@@ -54,15 +54,18 @@ def evaluate_spike(ordered: Sequence[float], value: float,
 # A jump this many times the largest loss before it: no noise explains two orders of
 # magnitude, so even a log too short to know its noise shows a spike.
 _EXPLOSION = 100.0
+_LEVEL_SPAN = 2.0  # the points before it within this factor of each other: a level
 
 
 def _explosion(ordered: Sequence[float], value: float) -> tuple[str, float] | None:
     """A short log's spike: a positive value `_EXPLOSION` times above every one of the
-    (at least two) points before it (0.62, 1.01, then 225192)."""
+    (at least two) points before it, which held a level (0.62, 1.01, then 225192). Points
+    that already climbed (5, 23, 401, then 3.6e6) are a divergence's, not a jump's."""
     if len(ordered) < 2:
         return None
     largest = max(abs(ordered[0]), abs(ordered[-1]))
-    if largest <= 0 or value <= _EXPLOSION * largest:
+    smallest = min(abs(v) for v in ordered)
+    if largest <= 0 or value <= _EXPLOSION * largest or largest > _LEVEL_SPAN * smallest:
         return None
     return (f"loss {value:.4g} is {value / largest:.3g}× the largest of the {len(ordered)} "
             f"points before it ({largest:.4g}): an explosion", _EXPLOSION * largest)

@@ -46,3 +46,8 @@ def test_a_negative_nll_of_ordinary_size_is_not_a_runaway():
     values = [2.0 - 0.4 * i for i in range(12)]  # to −2.4: a density's NLL
     lines = [f"epoch=0 step={i} total loss={v:.5f}" for i, v in enumerate(values)]
     assert AnomalyType.DIVERGENCE not in _open(lines)
+
+
+def test_a_climb_that_accelerates_is_a_divergence_not_a_spike():
+    rules = RuleSettings()
+    assert evaluate_spike(sorted([5.0, 23.0, 401.0]), 3.6e6, rules) is None
