@@ -51,3 +51,16 @@ def test_a_negative_nll_of_ordinary_size_is_not_a_runaway():
 def test_a_climb_that_accelerates_is_a_divergence_not_a_spike():
     rules = RuleSettings()
     assert evaluate_spike(sorted([5.0, 23.0, 401.0]), 3.6e6, rules) is None
+
+
+def test_a_short_log_s_jump_off_a_level_it_held_is_a_spike():
+    rules = RuleSettings()
+    level = sorted([0.0475, 0.0474, 0.0473, 0.0471, 0.0472])
+    assert evaluate_spike(level, 0.0612, rules) is not None
+    assert evaluate_spike(level, 0.0520, rules) is None  # 10 %: not a jump
+    # Points still falling fast (a run's first epochs) hold no level.
+    assert evaluate_spike(sorted([2.3, 1.9, 1.6, 1.4]), 1.8, rules) is None
+    assert evaluate_spike(sorted([0.0475, 0.0474, 0.0473]), 0.0612, rules) is None  # 3 points
+    lines = [f"Epoch {60 + i}/1000 - loss: {v}" for i, v in
+             enumerate([0.0475, 0.0474, 0.0473, 0.0471, 0.0472, 0.0612, 0.0958, 0.0877])]
+    assert AnomalyType.LOSS_SPIKE in _open(lines)
