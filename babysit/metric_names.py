@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
-             "loss_step", "train/lm_loss", "total_loss", "train/total_loss", "train_lm_loss",
-             "train/loss_step", "objective/loss", "train_loss_epoch", "train/crossentropyloss",
-             "reduced_train_loss", "lm loss", "train/ce_loss")
+             "loss_step", "train/lm_loss", "total_loss", "loss_total", "train/total_loss",
+             "train_lm_loss", "train/loss_step", "objective/loss", "train_loss_epoch",
+             "train/crossentropyloss", "reduced_train_loss", "lm loss", "train/ce_loss")
 LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optimizer/lr", "lr_0",
            "lr_adam", "lr_adamw", "lr_sgd")
 GRAD_NORM_KEYS = ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm_total",

@@ -31,6 +31,10 @@ from babysit.user_alerts import UserAlert
 MEASURED_UNIT = "steps/s (measured)"
 STEP_TIME_UNIT = "steps/s (from the time per step)"
 TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
+# A loss this share of the run's first one or more, right after the step went back to
+# the start, is a new run's from scratch.
+_NEW_RUN_SHARE = 0.8
+_PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class MetricSeries:
         self.target_steps = target_steps
         self._target_fixed = target_steps is not None
         self._outgrown = 0  # the largest total the run trained past: not its plan
+        self._pass_totals: set[int] = set()  # the totals of passes that reached their end
         self.epoch: float | None = None
         self.total_epochs: int | None = None
         self.metrics: dict[str, float] = {}
@@ -69,6 +74,9 @@ class MetricSeries:
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
         self._rules = RuleSet(rules, alerts)
+        self._start_steps = rules.divergence_start_steps  # steps a run's start spans
+        self._first_loss: float | None = None  # the run's first loss, at its start
+        self._back_to_start = False  # the step went back to the start just now
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -105,10 +113,7 @@ class MetricSeries:
                 rule = self._rules.find(LrScheduleRule)
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
-                self._rules.renew(LossRule)
-                loss_rule = self._rules.find(LossRule)
-                if isinstance(loss_rule, LossRule) and self.vocab_size is not None:
-                    loss_rule.note_vocab(self.vocab_size)
+                self._renew_loss()
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
@@ -117,6 +122,10 @@ class MetricSeries:
             if self.step is not None and record.step < self.step:
                 self.restarts_seen += 1
                 change = _WENT_BACK
+                # Back to the start: a new run in the same log (the next config of a
+                # grid search) or only an epoch's counter starting again; its loss says
+                # which (see _observe).
+                self._back_to_start = record.step <= self._start_steps < self.step
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -127,6 +136,27 @@ class MetricSeries:
             signals += self._timestamp_rate(rate)
         return change, signals
 
+    def _new_run_from(self, loss: float) -> None:
+        """After the step went back to the start, a loss back near the run's first one
+        (0.80 again, after 0.45) is a new run from scratch, judged against its own
+        level, not the last run's best; a loss near where it was (an epoch's batch
+        counter starting again) goes on being judged as before."""
+        if self._first_loss is None and self.step is not None \
+                and self.step <= self._start_steps:
+            self._first_loss = loss
+        if not self._back_to_start:
+            return
+        self._back_to_start = False
+        first = self._first_loss
+        if first is not None and first > 0 and loss >= _NEW_RUN_SHARE * first:
+            self._renew_loss()
+
+    def _renew_loss(self) -> None:
+        self._rules.renew(LossRule)
+        loss_rule = self._rules.find(LossRule)
+        if isinstance(loss_rule, LossRule) and self.vocab_size is not None:
+            loss_rule.note_vocab(self.vocab_size)
+
     def _plan(self, record: Record) -> None:
         """Take the record's planned total unless the run has already trained past it.
         A total below a step already reached (an epoch's batches, an inner loop's or a
@@ -135,6 +165,9 @@ class MetricSeries:
         if record.target_withdrawn:
             self.target_steps = None
         candidate = record.target_steps
+        if candidate is not None and self._per_call(record.step, candidate):
+            self.target_steps = None
+            return
         if candidate is not None and candidate > self._outgrown:
             self.target_steps = candidate
         reached = record.step if record.step is not None else self.step
@@ -143,16 +176,29 @@ class MetricSeries:
             self._outgrown = max(self._outgrown, self.target_steps)
             self.target_steps = None
 
+    def _per_call(self, step: int | None, total: int) -> bool:
+        """Whether the totals the run counts to belong to each call, not to the run:
+        passes that each reach their own end with three different totals or more
+        (Keras `fit` called once per data chunk: 64/64, 68/68, 16/16…). Two are a
+        training pass and an evaluation's, or a relaunch with a new plan."""
+        totals = self._pass_totals
+        if len(totals) < _PER_CALL_TOTALS and step is not None and step == total:
+            totals.add(total)
+        return len(totals) >= _PER_CALL_TOTALS
+
     def _observe(self, record: Record) -> list[Signal]:
         metrics = record.metrics
         if not metrics.keys() <= self.metrics.keys():  # a name not seen before
             self._pick_keys(metrics)
         self.metrics.update(metrics)
+        loss = metrics.get(self.loss_key) if self.loss_key else None
+        if loss is not None and math.isfinite(loss):
+            self._new_run_from(loss)
         train = self.metrics.get(self.loss_key) if self.loss_key else None
         point = Observation(
             step=self.step,
             metrics=metrics,
-            loss=metrics.get(self.loss_key) if self.loss_key else None,
+            loss=loss,
             lr=metrics.get(self.lr_key) if self.lr_key else None,
             grad_norm=metrics.get(self.grad_key) if self.grad_key else None,
             throughput=self._throughput(metrics),

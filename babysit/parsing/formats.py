@@ -181,9 +181,15 @@ _STEP_OF = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\
 _STEP_WORD = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
 _LEADING_COUNT = re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 _EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
-_SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss|lr|grad_norm|gnorm|acc|"
-                        r"accuracy|ppl|perplexity))\s+"
+# A name and its number with only a space between (`loss_total 10.812`): a loss's name
+# may carry a part after it.
+_SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
+                        r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
+# A summary's cells, each a name in words and its number, set apart by tabs or runs of
+# spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
+_CELL_KV = re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
+                      r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
 _RATE_UNIT = re.compile(r"(?<![\w.])(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>samples|tokens|tok|"
@@ -194,7 +200,7 @@ _RATE_NAMES = {"samples": "samples/s", "tokens": "tokens/s", "tok": "tokens/s",
 
 _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "perplexity",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
-                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps")
+                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou")
 
 
 def key_values(text: str) -> dict[str, float]:
@@ -207,6 +213,9 @@ def key_values(text: str) -> dict[str, float]:
         if pair.group("unit") == "ms" and not key.endswith("_ms"):
             key = f"{key}_ms"
         values[key] = number
+    if "\t" in text or "  " in text:
+        for pair in _CELL_KV.finditer(text):
+            values.setdefault(normalise_key(pair.group("key")), float(pair.group("value")))
     for pair in _SPACED_KV.finditer(text):
         number = to_number(pair.group("value"))
         if number is not None:

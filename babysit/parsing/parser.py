@@ -97,12 +97,13 @@ def _hints_non_finite(text: str) -> bool:
 _SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
-# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too.
-_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:[Tt]est(?:ing)?|TEST|"
+# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
+# a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
+_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
-                        r"\s*(?:\(\w+\))?\s*(?::|\[)")
+                        r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
 # The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
 _SAVED_STEP = re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
                          r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)

@@ -45,7 +45,52 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         # up 8× while the log prints no training loss at all).
         return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
-            or _jump(evals, worse, rules))
+            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules))
+
+
+# Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`
+# before it to be an evaluation's (a translation is scored on a dev set, a segmentation's
+# mIoU on a validation split).
+_HELD_OUT = re.compile(r"(?:^|[/_ ])(?:bleu|sacrebleu|rouge\w*|meteor|chrf|miou|map(?:50|_50|75)?|"
+                       r"wer|cer)$", re.IGNORECASE)
+
+
+def held_out_direction(key: str) -> int:
+    """+1 (higher is better) or -1 for a metric only held-out data is scored on, even
+    without an eval prefix; 0 for any other name."""
+    if _HELD_OUT.search(key) is None:
+        return 0
+    return -1 if key.lower().endswith(("wer", "cer")) else 1
+
+
+_PATIENCE = 5  # evaluations after the best, none reaching it, before the gap speaks
+_PEAK_K = 4.0  # robust sigmas of those evaluations the gap must exceed
+
+
+def _past_peak(evals: Sequence[tuple[float, float | None]], worse: list[float],
+               rules: RuleSettings) -> str | None:
+    """A peak then a decline on few evaluations: `_PATIENCE` or more after the best and
+    its neighbour, their median below the peak's level (the median of the best and its
+    two neighbours) by more than `_PEAK_K` of their own robust spread and by
+    `3 · eval_min_worsening` of it, while the training loss fell: a dev BLEU of 8.54,
+    8.63, 8.18, then five between 7.45 and 7.89."""
+    best_at = min(range(len(worse)), key=worse.__getitem__)
+    since = worse[best_at + 2:]
+    if len(since) < _PATIENCE or best_at < 2:
+        return None  # a best at the very start is a run that never improved: not this
+    # The peak's level: it and its neighbours (one lucky evaluation on a plateau has
+    # ordinary ones on both sides; a real peak has the rise and the top around it).
+    peak = statistics.median(worse[best_at - 1:best_at + 2])
+    gap = statistics.median(since) - peak
+    sigma = trends.spread(since)
+    if not trends.beyond_noise(gap, peak, sigma, _PEAK_K, 3 * rules.eval_min_worsening):
+        return None
+    train = _train_fell(evals, best_at)
+    if train is None:
+        return None
+    now = statistics.median(v for v, _ in evals[best_at + 2:])
+    return (f"peaked at {evals[best_at][0]:.4g} and stayed below its peak for {len(since)} "
+            f"evaluations (median {now:.4g}, beyond their spread σ≈{sigma:.2g}) {train}")
 
 
 def _noise(worse: Sequence[float]) -> float:

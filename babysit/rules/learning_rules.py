@@ -20,6 +20,8 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
+_NOISE_POINTS = 100  # the losses the noise is measured over
+_HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 
 
 class NotLearningRule:
@@ -34,6 +36,8 @@ class NotLearningRule:
         self._first: list[float] = []  # the first few losses: where the run started
         self._recent: deque[float] = deque(maxlen=max(rules.not_learning_points, 5))
         self._best: float | None = None
+        self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
+        self._levels: deque[float] = deque(maxlen=_HELD)
         self._count = 0
         self._start_known: bool | None = None
         self._same = 0  # consecutive steps with the very same loss
@@ -249,15 +253,23 @@ class NotLearningRule:
             return []  # a run that has learned has learned; later trouble is another rule's
         self._count += 1
         self._recent.append(value)
+        self._noise.append(value)
         if len(self._first) < _LEVEL_WIDTH:
             self._first.append(value)
             return []
         now = trends.level(list(self._recent), _LEVEL_WIDTH)
-        self._best = now if self._best is None else min(self._best, now)
+        # The best is a level held for a few points: over 160 noisy epochs the lowest
+        # single median of five sits well below the loss's true level by luck alone, and
+        # a flat loss would be called learned.
+        self._levels.append(now)
+        held = max(self._levels)
+        self._best = held if self._best is None else min(self._best, held)
         if not self._start_known or self._count < rules.not_learning_points or not judge:
             return []
         start = trends.level(self._first, _LEVEL_WIDTH)
-        sigma = trends.noise_scale(list(self._recent))
+        # Over a long stretch: twenty points' estimate is low now and then, and exactly
+        # then the best's luck would look like learning.
+        sigma = trends.noise_scale(list(self._noise))
         if trends.beyond_noise(start - self._best, start, sigma, 3.0,
                                rules.not_learning_min_fall):
             self._learned = True

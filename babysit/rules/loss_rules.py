@@ -169,6 +169,23 @@ class LossRule:
         if value > rules.loss_blowup:
             return self._raise_or_reassess(
                 Severity.BLOCKER, f"loss is {value:.3g}: the numbers have blown up")
+        if self._runaway:
+            # Open until the loss is back within a hundredth of that size: a run that
+            # reached −1e9 and now prints −6e7 has not come back.
+            if value < -rules.loss_blowup / 100:
+                return []
+            self._runaway = False
+            self._diverging = None
+            return [Resolve(AnomalyType.DIVERGENCE, f"loss back to {value:.4g}")]
+        if value < -rules.loss_blowup:
+            self._runaway = True
+            # A loss that may be negative by design (the NLL of a continuous density, a
+            # critic's) runs away downwards when its objective has no floor: a variance
+            # collapsing to 0, a critic without a penalty. Only an absurd size says so.
+            return self._raise_or_reassess(
+                Severity.HIGH, f"loss is {value:.3g}: it runs away towards −∞ (an objective "
+                               f"with no floor: a likelihood whose variance collapses, an "
+                               f"unconstrained critic)")
         if self._count < 3:
             return []
         window = self._window
@@ -349,6 +366,7 @@ class LossRule:
     _level_sigma = 0.0
     _sigma_at = 0  # the point the noise was last measured at
     _above_start = 0
+    _runaway = False  # the loss ran away towards −∞
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
 
     def note_vocab(self, vocab_size: int | None) -> None:

@@ -34,8 +34,10 @@ def evaluate_spike(ordered: Sequence[float], value: float,
 
     Returns (explanation, threshold): the loss has recovered once it is back under
     the threshold."""
-    if len(ordered) < rules.spike_min_points or not math.isfinite(value):
+    if not math.isfinite(value):
         return None
+    if len(ordered) < rules.spike_min_points:
+        return _explosion(ordered, value) or _short_spike(ordered, value, rules)
     median = sorted_median(ordered)
     if value <= median + abs(median) * rules.spike_min_rise:
         return None  # cheap test first: most points end here
@@ -47,6 +49,49 @@ def evaluate_spike(ordered: Sequence[float], value: float,
     return (f"loss {value:.4g} vs recent median {median:.4g} "
             f"({(value - median) / sigma:.3g} robust σ above, window of {len(ordered)})",
             threshold)
+
+
+# A jump this many times the largest loss before it: no noise explains two orders of
+# magnitude, so even a log too short to know its noise shows a spike.
+_EXPLOSION = 100.0
+_LEVEL_SPAN = 2.0  # the points before it within this factor of each other: a level
+
+
+def _explosion(ordered: Sequence[float], value: float) -> tuple[str, float] | None:
+    """A short log's spike: a positive value `_EXPLOSION` times above every one of the
+    (at least two) points before it, which held a level (0.62, 1.01, then 225192). Points
+    that already climbed (5, 23, 401, then 3.6e6) are a divergence's, not a jump's."""
+    if len(ordered) < 2:
+        return None
+    largest = max(abs(ordered[0]), abs(ordered[-1]))
+    smallest = min(abs(v) for v in ordered)
+    if largest <= 0 or value <= _EXPLOSION * largest or largest > _LEVEL_SPAN * smallest:
+        return None
+    return (f"loss {value:.4g} is {value / largest:.3g}× the largest of the {len(ordered)} "
+            f"points before it ({largest:.4g}): an explosion", _EXPLOSION * largest)
+
+
+_SHORT_SPIKE_POINTS = 4  # points of a held level before a short log's jump is judged
+_SHORT_LEVEL_SPAN = 1.1  # a level: the points before within 10 % of each other
+
+
+def _short_spike(ordered: Sequence[float], value: float,
+                 rules: RuleSettings) -> tuple[str, float] | None:
+    """A short log's jump off a level it held: four points or more within 10 % of each
+    other (0.0475 … 0.0471 over five epochs), then one above their largest by
+    `spike_min_rise` of their median and by `spike_k` times their robust spread (at
+    least 1 % of the level: a loss printed to three digits has no spread)."""
+    if len(ordered) < _SHORT_SPIKE_POINTS or ordered[0] <= 0 \
+            or ordered[-1] > _SHORT_LEVEL_SPAN * ordered[0]:
+        return None
+    median = sorted_median(ordered)
+    mad = statistics.median(abs(x - median) for x in ordered)
+    sigma = max(_MAD_TO_SIGMA * mad, 0.01 * median)
+    threshold = max(ordered[-1] + rules.spike_k * sigma, median * (1 + rules.spike_min_rise))
+    if value <= threshold:
+        return None
+    return (f"loss {value:.4g} jumped off the level {median:.4g} its {len(ordered)} points "
+            f"before held ({100 * (value / median - 1):.0f} % above it)", threshold)
 
 
 def sorted_median(ordered: Sequence[float]) -> float:

@@ -24,6 +24,7 @@ from babysit.rules import metric_rules as mr
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
+from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.user_rules import UserAlertRule
@@ -170,7 +171,8 @@ class EvalRule:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
-                if (direction := eval_direction(key)) and not _AUXILIARY.search(key))
+                if (direction := eval_direction(key) or eval_trends.held_out_direction(key))
+                and not _AUXILIARY.search(key))
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):
@@ -354,6 +356,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ThroughputRule,
     LossScaleRule,
     NotLearningRule,
+    MetricFloorRule,
 )
 
 

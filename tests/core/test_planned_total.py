@@ -126,3 +126,28 @@ def test_a_checkpoint_named_past_a_counters_total_shows_it_counted_an_epoch(tmp_
 def test_a_checkpoint_named_within_the_plan_leaves_it(tmp_path: Path):
     data = once(tmp_path, _inner_counter(760, 762, "out/checkpoint-760"))
     assert data["target_steps"] == 762, data["summary"]
+
+
+def test_passes_that_each_end_at_a_total_of_their_own_have_no_plan():
+    # Keras `fit` once per data chunk: every bar completes, each at its own length.
+    records = [Record(step=n, target_steps=n, metrics={"loss": 3e-4}) for n in (64, 68, 16, 55)]
+    series = _series(records)
+    assert series.target_steps is None
+    assert not series.reached_target()
+
+
+def test_a_training_pass_and_an_evaluation_pass_keep_the_plan():
+    # A training bar and an evaluation bar take turns, each reaching its end: two totals.
+    records = []
+    for _ in range(3):
+        records += [Record(step=500, target_steps=500), Record(step=50, target_steps=50)]
+    records.append(Record(step=500, target_steps=500))
+    assert _series(records).target_steps == 500
+
+
+def test_a_relaunch_with_a_new_plan_is_still_a_plan():
+    records = [Record(step=s, target_steps=1000) for s in (500, 1000)]
+    records += [Record(step=s, target_steps=3000) for s in (10, 1500, 3000)]
+    series = _series(records)
+    assert series.target_steps == 3000
+    assert series.reached_target()

@@ -1,0 +1,94 @@
+"""A quality metric stuck at its floor: a dice, an IoU, an accuracy or a mAP that never
+leaves zero over many evaluations (issue 24).
+
+A segmentation net whose loss falls by four orders of magnitude while its dice stays at
+7e-05 for 25 epochs has learned to predict empty masks: the loss says it learns, the
+metric says it learns nothing the task asks for. A detector's mAP of 0 for its first
+epochs is ordinary, so the metric must stay at the floor for many evaluations, and the
+finding is withdrawn the moment it leaves.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType
+from babysit.rules.signals import Observation, Raise, Resolve, Signal
+
+# Higher-is-better scores of what a model predicts, on a 0-1 (or 0-100) scale. Not a
+# bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
+# a top-k that includes the easy classes, or a spread.
+_QUALITY = re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|bleu|rouge|"
+                      r"precision|recall|exact_match", re.IGNORECASE)
+_NOT_QUALITY = re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
+                          r"samples|memory|per_sec|eta", re.IGNORECASE)
+FLOOR = 0.01  # at most this on a 0-1 scale: 1 % of masks, boxes or labels right
+FLOOR_POINTS = 8  # evaluations at the floor before it speaks
+
+
+def quality_keys(metrics: Iterable[str]) -> tuple[str, ...]:
+    return _quality_keys(tuple(metrics))
+
+
+# A log prints the same few sets of names on every line: each set is searched once.
+@functools.lru_cache(maxsize=256)
+def _quality_keys(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(k for k in names if _QUALITY.search(k) and not _NOT_QUALITY.search(k))
+
+
+def at_floor(values: Sequence[float]) -> str | None:
+    """Why a score's values say the model learned nothing the task asks for: at least
+    `FLOOR_POINTS` of them, every one between 0 and `FLOOR`. None otherwise."""
+    if len(values) < FLOOR_POINTS or any(not 0 <= v <= FLOOR for v in values):
+        return None
+    return (f"has stayed at its floor on every one of its {len(values)} evaluations "
+            f"(at most {max(values):.2g}): the model predicts nothing the task asks for, "
+            f"whatever its loss says (empty masks or boxes, one class for everything, "
+            f"labels that do not match the outputs, a threshold never crossed)")
+
+
+class MetricFloorRule:
+    """Not learning: a quality metric at its floor over many evaluations."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._values: dict[str, list[float]] = {}
+        self._last: dict[str, tuple[int | None, float]] = {}
+        self._raised: set[str] = set()
+        self._left: set[str] = set()  # left the floor once: judged no more
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        out: list[Signal] = []
+        for key in quality_keys(point.metrics):
+            if key in self._left:
+                continue
+            value = point.metrics[key]
+            if not math.isfinite(value):
+                continue
+            if self._last.get(key) == (point.step, value) and point.step is not None:
+                continue  # the same evaluation printed twice (a bar and its summary)
+            self._last[key] = (point.step, value)
+            if not 0 <= value <= FLOOR:
+                self._left.add(key)
+                self._values.pop(key, None)
+                if key in self._raised:
+                    self._raised.discard(key)
+                    out.append(Resolve(AnomalyType.NOT_LEARNING,
+                                       f"{key} left its floor ({value:.4g})", key=f"{key} floor"))
+                continue
+            values = self._values.setdefault(key, [])
+            if len(values) < 4 * FLOOR_POINTS:
+                values.append(value)
+            found = at_floor(values) if key not in self._raised else None
+            if found is not None:
+                self._raised.add(key)
+                out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}",
+                                 key=f"{key} floor"))
+        return out

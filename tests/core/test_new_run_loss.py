@@ -1,0 +1,48 @@
+"""A new run in the same log starts its loss afresh (issue 24): a grid search's next
+configuration begins at step 50 with a loss of 0.8 again, which is its start, not a
+divergence from the previous configuration's best of 0.45. A new run that does diverge
+is still caught, against its own level."""
+
+from __future__ import annotations
+
+from babysit.model import AnomalyType
+from tests.rules.test_loss_rules import run_of
+
+
+def _config(losses: list[float]) -> list[str]:
+    return [f"step {50 * i} - loss: {v:.4f}, lr: 0.001" for i, v in enumerate(losses, 1)]
+
+
+def _open(lines: list[str]) -> set[AnomalyType]:
+    return {a.type for a in run_of(lines).ledger.anomalies if not a.resolved}
+
+
+def test_the_next_configuration_of_a_grid_search_is_judged_on_its_own():
+    first = _config([0.81, 0.69, 0.71, 0.70, 0.69, 0.62, 0.61, 0.63, 0.61, 0.61, 0.63, 0.55,
+                     0.51, 0.54, 0.51, 0.53, 0.49, 0.48, 0.48, 0.46, 0.46, 0.49, 0.48, 0.39,
+                     0.39, 0.45, 0.44, 0.45, 0.46])
+    second = _config([0.80, 0.69, 0.74, 0.72, 0.75, 0.72, 0.61, 0.64, 0.63, 0.73, 0.63, 0.60,
+                      0.60, 0.58, 0.62])
+    assert AnomalyType.DIVERGENCE not in _open(first + second)
+
+
+def test_a_new_run_that_diverges_is_still_caught():
+    first = _config([2.0 - 0.05 * i for i in range(30)])
+    second = _config([2.0 - 0.05 * i for i in range(10)] + [1.6 * 1.3 ** i for i in range(12)])
+    # A climb by 30 % a point: caught as a spike or a divergence, as in a log of its own.
+    assert _open(first + second) & {AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE}
+    assert _open(first + second) == _open(second)
+
+
+def _epochs(levels: list[float]) -> list[str]:
+    # An epoch bar's batch counter starting again each epoch, the loss going on.
+    return [f"step {50 * i} - loss: {level * (1 - 0.002 * i):.4f}, lr: 0.001"
+            for level in levels for i in range(1, 11)]
+
+
+def test_an_epoch_counter_starting_again_is_not_a_new_run():
+    falling = [2.0 * 0.8 ** e for e in range(6)]
+    assert AnomalyType.DIVERGENCE not in _open(_epochs(falling))
+    # A loss that climbs across epochs is still judged against the run's best.
+    climbing = falling + [falling[-1] * 1.5 ** e for e in range(1, 5)]
+    assert _open(_epochs(climbing)) & {AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE}

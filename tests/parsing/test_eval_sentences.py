@@ -1,0 +1,46 @@
+"""A hand-written loop's evaluation said in a sentence is an evaluation (issue 24):
+`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05` names the validation's loss and
+dice, not the training's; the training line beside it stays the training's."""
+
+from __future__ import annotations
+
+from babysit.parsing.parser import LogParser
+
+
+def _metrics(line: str) -> dict[str, float]:
+    parser = LogParser()
+    records = parser.feed_lines([line]) + parser.finish()
+    return {k: v for r in records for k, v in r.metrics.items()}
+
+
+def test_an_evaluation_said_in_a_sentence_is_an_evaluation():
+    found = _metrics("Epoch 3 evaluated with loss: 0.016151112079677454, dice score: "
+                     "7.361989992205054e-05. The running time is 32.33")
+    assert found.keys() >= {"eval/dice_score"}
+    assert all(k.startswith("eval/") for k in found)
+    found = _metrics("epoch 7 validated with acc: 0.91, loss: 0.30")
+    assert all(k.startswith("eval/") for k in found)
+
+
+def test_the_training_sentence_beside_it_stays_the_training_s():
+    found = _metrics("Epoch 3 trained with loss: 0.025478936015276246. The running time is 350.5")
+    assert found and not any(k.startswith("eval/") for k in found)
+
+
+def test_a_dice_or_an_iou_alone_on_its_line_is_read():
+    found = _metrics("Testing performance in val model: mean_dice : 0.000455, "
+                     "best_dice : 0.002702")
+    assert found.get("mean_dice") == 0.000455
+    assert _metrics("val mIoU: 0.4939783215522766") == {"val_miou": 0.4939783215522766}
+
+
+def test_names_and_numbers_with_only_a_space_between():
+    # A ProgressMeter epoch summary, tab-separated.
+    found = _metrics("Training Loss 1.7513 \tTraining Accuracy 0.3380 \tTraining Step Time  "
+                     "4.0077 \tValidation Loss 2.4306 \tValidation Accuracy 0.2273 ")
+    assert found == {"training_loss": 1.7513, "training_accuracy": 0.338,
+                     "validation_loss": 2.4306, "validation_accuracy": 0.2273}
+    # A loss made of parts, each named loss_<part>.
+    found = _metrics("  Iter: [100/3877]   Freq 129.1   loss_target 0.000   loss_source 0.223"
+                     "   loss_total 19.478   [2020-04-17 18:04:52]")
+    assert found["loss_total"] == 19.478 and found["loss_source"] == 0.223
