@@ -385,8 +385,11 @@ class Run:
         if found is None:
             return
         if found.type is AnomalyType.CRASH:
-            if ending.source is EndingSource.REPORTED and self.ledger.any_open(_NAN):
-                return  # a service's FAILED after a NaN: the NaN is the story
+            if ending.source is EndingSource.REPORTED \
+                    and self.ledger.any_open((*_NAN, AnomalyType.JOB_FAILURE)):
+                # A service's FAILED after a NaN (the NaN is the story), or one the service
+                # already reported as a failed job (with its cause, if the logs named one).
+                return
             # A cause (an OOM, a CUDA or NCCL error) says why; the crash says that the
             # process died of it (an OOM can be caught and the batch skipped), and both
             # are reported. A NaN guard that stopped the loop is no crash: the NaN is it.
