@@ -24,6 +24,10 @@ from tests.rules.test_loss_rules import verdict_of
     "Done training after 120 steps",
     "job: the whole process completed successfully",
     "训练完成，模型已保存",
+    # the task or process between, and how it ended: `the pretraining task ended in full`
+    "2026-05-12 13:33:13,907 - INFO - ✅ 预训练任务圆满结束 (总耗时: 1.46 小时)",
+    "训练过程已经顺利完成",
+    "微调训练任务成功结束",
     "Training abgeschlossen nach 20 Epochen",
     "Обучение завершено",
     "✅ Training completed in 3 days, 17:44:15",
@@ -63,6 +67,8 @@ def test_a_sentence_that_training_is_over(line: str):
     "loaded 5000 steps from the checkpoint",
     "[train] iter 10 done",
     "not done 10 steps yet",
+    "训练任务开始",  # the task began
+    "第3轮训练完成",  # a round of the run (`round 3 training done`)
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)
