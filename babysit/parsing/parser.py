@@ -404,7 +404,8 @@ class LogParser:
             self._took = True
         bar = None if in_traceback else parse_bar(line)
         self._endings.final_epoch.new_line(
-            bar is not None and bar.total is not None and bar.n < bar.total)
+            bar is not None and bar.total is not None and bar.n < bar.total,
+            bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is not None:
             self._took = True
             row = self._table_bar(bar) if bar.desc else None
