@@ -89,10 +89,21 @@ _PART_BEFORE = re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|lev
                           r"第\s*\d+\s*(?:轮|次|个|阶段|期)\s*$")
 _COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 # Lightning's `Trainer.fit` stopped: `max_epochs=6000` reached.`, `Reached max_steps`,
-# `Reached the maximum number of iterations`: the run says it reached its own plan.
+# `Reached the maximum number of iterations`: the run says it reached its own plan (its
+# steps, or the time it was given).
 _PLAN_REACHED = re.compile(r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
                            r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+(?:number\s+of\s+)?"
-                           r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b")
+                           r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b|"
+                           # its own time budget: `stopping_early: wallclock_cap`, Lightning's
+                           # `Time limit reached. … Signaling Trainer to stop.` (not a
+                           # scheduler's kill, `DUE TO TIME LIMIT`: the run did not stop itself)
+                           r"\bstopping[_ ]early:?\s*(?:max_)?wall[_-]?clock"
+                           r"(?:[_ ]?(?:cap|limit|budget))?\b|"
+                           r"(?<!job )\bwall[_-]?clock[_ ](?:cap|limit|budget)\s+"
+                           r"(?:was\s+)?reached\b|"
+                           r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+)?wall[_-]?clock[_ ]?"
+                           r"(?:cap|limit|budget|time)\b|"
+                           r"\bTime limit reached\b.{0,80}\bSignaling Trainer to stop\b")
 
 
 def says_finished(text: str) -> bool:
@@ -114,4 +125,4 @@ def says_finished(text: str) -> bool:
 def says_plan_reached(text: str) -> bool:
     """Whether a line says the run stopped at its own planned total (Lightning's
     `` `Trainer.fit` stopped: `max_epochs=6000` reached.``)."""
-    return "eached" in text and _PLAN_REACHED.search(text) is not None
+    return ("eached" in text or "early" in text) and _PLAN_REACHED.search(text) is not None
