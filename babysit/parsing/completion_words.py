@@ -5,6 +5,7 @@ complete, done, end, over) and what ended (training, the training loop, optimiza
 fitting, fine-tuning, the run, the experiment), in either order — `Training COMPLETE`,
 `[jaxline] training loop finished.`, `End of training`, `Finish training: the best
 accuracy is …`, `End training....`, `Process completed successfully.`, `训练完成`,
+`预训练任务圆满结束`,
 `Training abgeschlossen`. A list of frameworks' phrases would never be complete; the
 verb and the object are.
 
@@ -49,7 +50,8 @@ _SAID = re.compile(
     r"(?:finished|completed)\s+successfully\b|"
     # other languages: Chinese, Japanese, Korean, German, French, Spanish, Portuguese,
     # Italian, Russian
-    r"训练(?:已)?(?:完成|结束|完毕)|(?:完成|结束)训练|学習(?:が)?(?:完了|終了)|"
+    r"训练(?:任务|过程|流程)?(?:已经?|已)?(?:圆满|顺利|全部|成功)?(?:完成|结束|完毕)|"
+    r"(?:完成|结束)训练|学習(?:が)?(?:完了|終了)|"
     r"(?:학습|훈련)\s*(?:이\s*)?(?:완료|종료)|"
     r"\bTraining\s+(?:ist\s+)?(?:abgeschlossen|beendet|fertig)\b|"
     r"\bentra[iî]nement\s+(?:est\s+)?termin[ée]|"
@@ -82,13 +84,26 @@ _PART_OF_RUN = re.compile(r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:e
                           r"^\W*#?\d")
 # Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
 _PART_BEFORE = re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
-                          r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$")
+                          r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$|"
+                          # `第3轮训练完成`: the third round's training
+                          r"第\s*\d+\s*(?:轮|次|个|阶段|期)\s*$")
 _COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 # Lightning's `Trainer.fit` stopped: `max_epochs=6000` reached.`, `Reached max_steps`,
-# `Reached the maximum number of iterations`: the run says it reached its own plan.
+# `Reached the maximum number of iterations`: the run says it reached its own plan (its
+# steps, or the time it was given).
 _PLAN_REACHED = re.compile(r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
                            r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+(?:number\s+of\s+)?"
-                           r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b")
+                           r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b|"
+                           # its own time budget: `stopping_early: wallclock_cap`, Lightning's
+                           # `Time limit reached. … Signaling Trainer to stop.` (not a
+                           # scheduler's kill, `DUE TO TIME LIMIT`: the run did not stop itself)
+                           r"\bstopping[_ ]early:?\s*(?:max_)?wall[_-]?clock"
+                           r"(?:[_ ]?(?:cap|limit|budget))?\b|"
+                           r"(?<!job )\bwall[_-]?clock[_ ](?:cap|limit|budget)\s+"
+                           r"(?:was\s+)?reached\b|"
+                           r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+)?wall[_-]?clock[_ ]?"
+                           r"(?:cap|limit|budget|time)\b|"
+                           r"\bTime limit reached\b.{0,80}\bSignaling Trainer to stop\b")
 
 
 def says_finished(text: str) -> bool:
@@ -110,4 +125,4 @@ def says_finished(text: str) -> bool:
 def says_plan_reached(text: str) -> bool:
     """Whether a line says the run stopped at its own planned total (Lightning's
     `` `Trainer.fit` stopped: `max_epochs=6000` reached.``)."""
-    return "eached" in text and _PLAN_REACHED.search(text) is not None
+    return ("eached" in text or "early" in text) and _PLAN_REACHED.search(text) is not None

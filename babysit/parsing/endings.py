@@ -175,8 +175,12 @@ class EndingReader:
         training record (default: `metrics`)."""
         found: list[LogEvent] = []
         of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
-        if "/" in text and _part_way(text, of):
-            self.final_epoch.part_way()
+        if "/" in text:
+            inner = _inner_counters(text, of)
+            if any(done < total for done, total in inner):
+                self.final_epoch.part_way()
+            elif any(done == total > 1 for done, total in inner):
+                self.final_epoch.inner_at_end()
         if of is not None:
             self.final_epoch.counted(int(of.group(1)), int(of.group(2)),
                                      metrics if trains is None else trains)
@@ -257,12 +261,12 @@ class EndingReader:
 _COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 
 
-def _part_way(text: str, epoch: re.Match[str] | None) -> bool:
-    """Whether a line shows a counter other than its epoch's short of its total (`37/100`,
-    `iter: 10/14`)."""
+def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, int]]:
+    """The counters a line shows other than its epoch's (`37/100`, `iter: 10/14`), as
+    (done, total)."""
     skip = epoch.span() if epoch is not None else (-1, -1)
-    return any(int(m.group(1)) < int(m.group(2)) for m in _COUNTER.finditer(text)
-               if not skip[0] <= m.start() < skip[1])
+    return [(int(m.group(1)), int(m.group(2))) for m in _COUNTER.finditer(text)
+            if not skip[0] <= m.start() < skip[1]]
 
 
 def _at_planned_end(text: str, target: int | None, planned_epochs: int | None) -> bool:

@@ -11,7 +11,9 @@ over) and then:
   summary, the next phase), or
 - its records are one per epoch (Keras' `verbose=2` line, a per-epoch summary) and the
   last one is not part-way through its epoch (a Keras `verbose=1` bar at `37/100`): the
-  record of an epoch is printed as that epoch ends.
+  record of an epoch is printed as that epoch ends, or
+- its last record shows the counter inside the epoch at its total (`Epoch 1000/1000::
+  100%| 41/41`, `epoch: 20/20, iter: 14/14`): the last batch of the last epoch was trained.
 
 0- or 1-based, as the run counts: an `Epoch 99/100` after an `Epoch 0/100` is the last.
 """
@@ -46,17 +48,26 @@ class FinalEpoch:
     _credited: bool = False  # the line being read was counted as a training record
     _line_part_way: bool = False  # the line being read shows an inner counter short of its end
     _last_part_way: bool = False  # so did the last training record
+    _line_at_end: bool = False  # the line being read shows its inner counter at its total
+    _last_at_end: bool = False  # so did the last training record
 
-    def new_line(self, part_way: bool = False) -> None:
+    def new_line(self, part_way: bool = False, at_end: bool = False) -> None:
         """A line is about to be read; `part_way`: its progress bar stands short of its
-        total (`37/100`)."""
+        total (`37/100`); `at_end`: at its total (`41/41`)."""
         self._credited = False
         self._line_part_way = part_way
+        self._line_at_end = at_end and not part_way
 
     def part_way(self) -> None:
         """The line being read shows a counter inside the epoch short of its total
         (`iter: 10/14`)."""
         self._line_part_way = True
+        self._line_at_end = False
+
+    def inner_at_end(self) -> None:
+        """The line being read shows the counter inside the epoch at its total (`iter:
+        14/14`), and none short of it."""
+        self._line_at_end = not self._line_part_way
 
     def counted(self, epoch: float, total: int, trains: bool = False) -> None:
         """A line names the outer counter: epoch `epoch` of `total`; `trains`: the line
@@ -93,6 +104,7 @@ class FinalEpoch:
             return
         self._records += 1
         self._last_part_way = self._line_part_way
+        self._last_at_end = self._line_at_end
         self._printed_on = False
 
     def printed_on(self, text: str) -> None:
@@ -110,7 +122,7 @@ class FinalEpoch:
             return None
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
-        if not (self._printed_on or per_epoch):
+        if not (self._printed_on or per_epoch or self._last_at_end):
             return None
         self._said = (epoch, total)
         return LogEvent(EventKind.COMPLETED,

@@ -204,6 +204,10 @@ class LogParser:
         self._accumulation = 1  # micro-batches per optimizer step, when the run says
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
+        # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
+        # nothing else gave a step: its total, and how the epochs after it count (0 or 1).
+        self._idle_bar: int | None = None
+        self._idle_bar_base: int | None = None
         self._bars = BarSteps()
         self._failures = FailureReader()
         self._launches = LaunchReader()
@@ -404,7 +408,8 @@ class LogParser:
             self._took = True
         bar = None if in_traceback else parse_bar(line)
         self._endings.final_epoch.new_line(
-            bar is not None and bar.total is not None and bar.n < bar.total)
+            bar is not None and bar.total is not None and bar.n < bar.total,
+            bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is not None:
             self._took = True
             row = self._table_bar(bar) if bar.desc else None
@@ -761,6 +766,33 @@ class LogParser:
                           parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
 
+    def _epoch_of_idle_bar(self, bar: Parsed | None, step: int | None, target: int | None,
+                           epoch: float | None, metrics: Mapping[str, float]) -> int | None:
+        """The step of a record after a bar that never moved from its start: a tqdm bar
+        over the epochs (`0%| 0/10`, drawn once in a notebook) and then one record an
+        epoch (`Epoch: 1 | train_loss: 0.77`, … `Epoch: 10 | …`): the epochs are that bar's
+        counter, and the last of them reaches its total."""
+        if bar is not None:
+            idle = bar.step == 0 and bar.target and (self.step or 0) == 0 \
+                and self._idle_bar_base is None
+            self._idle_bar = bar.target if idle else None
+            return step
+        if step is not None or target is not None or epoch is None or not self._idle_bar \
+                or epoch != int(epoch) or not metrics or not _trains(metrics):
+            return step
+        if self._idle_bar_base is None:
+            if (self.step or 0) != 0 or epoch > 1:
+                self._idle_bar = None
+                return step
+            self._idle_bar_base = int(epoch == 0)
+        counted = int(epoch) + self._idle_bar_base
+        if counted <= (self.step or 0):
+            self._idle_bar = None  # not the bar's counter
+            return step
+        # Past the bar's total, the epochs still say where the run is; the total was not
+        # its plan (see the overrun below).
+        return counted
+
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
         if bar is not None and bar.fmt:
@@ -798,6 +830,7 @@ class LogParser:
             target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
+        step = self._epoch_of_idle_bar(bar, step, target, epoch, metrics)
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
         if target is not None and target == self._overrun:

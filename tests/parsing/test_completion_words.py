@@ -24,6 +24,10 @@ from tests.rules.test_loss_rules import verdict_of
     "Done training after 120 steps",
     "job: the whole process completed successfully",
     "训练完成，模型已保存",
+    # the task or process between, and how it ended: `the pretraining task ended in full`
+    "2026-05-12 13:33:13,907 - INFO - ✅ 预训练任务圆满结束 (总耗时: 1.46 小时)",
+    "训练过程已经顺利完成",
+    "微调训练任务成功结束",
     "Training abgeschlossen nach 20 Epochen",
     "Обучение завершено",
     "✅ Training completed in 3 days, 17:44:15",
@@ -63,6 +67,8 @@ def test_a_sentence_that_training_is_over(line: str):
     "loaded 5000 steps from the checkpoint",
     "[train] iter 10 done",
     "not done 10 steps yet",
+    "训练任务开始",  # the task began
+    "第3轮训练完成",  # a round of the run (`round 3 training done`)
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)
@@ -72,6 +78,11 @@ def test_no_sentence_that_training_is_over(line: str):
     "`Trainer.fit` stopped: `max_epochs=60` reached.",
     "Reached max_steps, stopping training",
     "reached the maximum number of iterations",
+    # its own time budget
+    "stopping_early: wallclock_cap train_time:599635ms step:6130/20000",
+    "Wall-clock budget reached, stopping training at step 4100",
+    "INFO: Reached the max wallclock time (3600 s); saving and exiting",
+    "Time limit reached. Elapsed time is 1:00:00. Signaling Trainer to stop.",
 ])
 def test_the_run_says_it_reached_its_plan(line: str):
     assert says_plan_reached(line)
@@ -103,6 +114,18 @@ def test_a_sentence_well_short_of_the_plan_is_no_success(tmp_path: Path):
     assert verdict["terminal_state"] != "SUCCEEDED" and verdict["decision"] != "GO"
 
 
+@pytest.mark.parametrize("line", [
+    "slurmstepd: error: *** JOB 123 ON gpu01 CANCELLED AT 2024-01-01T00:00:00 "
+    "DUE TO TIME LIMIT ***",
+    "=>> PBS: job killed: walltime 3600 exceeded limit 3600",
+    "Job wallclock limit reached",
+    "max_wallclock_seconds:600.000",
+    "max_steps=20000",
+])
+def test_no_plan_reached_in_a_kill_or_a_setting(line: str):
+    assert not says_plan_reached(line)
+
+
 def test_the_plan_reached_in_the_frameworks_words_ends_the_run(tmp_path: Path):
     # Lightning counts its own plan; babysit's reckoning of the steps may say more.
     lines = ["max_steps=20000", *_steps(7440, 40),
@@ -127,3 +150,19 @@ def test_a_count_done_before_training_goes_on_is_a_stage(tmp_path: Path):
     # `Done 1000 pretrain steps.`, then the training proper
     lines = [*_steps(100), "Done 100 pretrain steps.", *_steps(200)[10:]]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_a_run_that_stops_at_its_own_time_budget_is_succeeded(tmp_path: Path):
+    # the plan was the time it was given, not the iterations it names
+    lines = ["iterations:20000 max_wallclock_seconds:600.000", *_steps(6130, 10),
+             "stopping_early: wallclock_cap train_time:599635ms step:6130/20000",
+             "final_eval val_loss:2.7345 val_bpb:1.1736"]
+    verdict = verdict_of(tmp_path, lines)
+    assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_scheduler_time_limit_is_no_success(tmp_path: Path):
+    lines = ["max_steps=20000", *_steps(6130, 10),
+             "slurmstepd: error: *** JOB 9 ON gpu01 CANCELLED AT 2024-01-01T00:00:00 "
+             "DUE TO TIME LIMIT ***"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] != "SUCCEEDED"

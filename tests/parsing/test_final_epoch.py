@@ -127,3 +127,47 @@ def test_an_evaluation_under_an_earlier_epochs_counter_is_running(tmp_path: Path
     verdict = verdict_of(tmp_path, _evaluated_epochs(0, 18, 20, ["top 1 acc"]))
     assert verdict["terminal_state"] == "RUNNING"
 
+
+
+def _bars(epochs: int, planned: int, batches: int = 8, last: int | None = None) -> list[str]:
+    # a tqdm bar per epoch, its description the outer counter, redrawn in place
+    lines = []
+    for e in range(1, epochs + 1):
+        end = batches if e < epochs or last is None else last
+        lines.append("\r".join(
+            f"Epoch {e}/{planned}:: {100 * b // batches:3d}%|####| {b}/{batches} "
+            f"[00:{b:02d}<00:01, 1.2s/batch, loss={2 / (e + b / batches):.4f}]"
+            for b in range(1, end + 1)))
+    return lines
+
+
+def test_the_last_batch_of_the_last_epoch_ends_the_run(tmp_path: Path):
+    # the inner counter at its total in the last planned epoch: nothing need follow
+    assert verdict_of(tmp_path, _loguru(20, 20, every=7))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _bars(12, 12))["terminal_state"] == "SUCCEEDED"
+
+
+def test_the_last_epoch_short_of_its_last_batch_is_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _bars(12, 12, last=6))["terminal_state"] == "RUNNING"
+    assert verdict_of(tmp_path, _loguru(20, 20, iters=15, every=7))["terminal_state"] \
+        == "RUNNING"
+
+
+def test_the_last_batch_of_an_earlier_epoch_is_no_end(tmp_path: Path):
+    assert verdict_of(tmp_path, _bars(11, 12))["terminal_state"] == "RUNNING"
+    assert verdict_of(tmp_path, _bars(11, 12, batches=5))["terminal_state"] == "RUNNING"
+
+
+def test_an_inner_counter_at_its_total_is_said_of_the_last_record_only():
+    final = FinalEpoch()
+    for epoch in (1, 2, 3):
+        for batch in (5, 10):
+            final.new_line(batch < 10, batch == 10)
+            final.counted(epoch, 3, trains=True)
+    assert final.over() is not None
+    final = FinalEpoch()
+    for epoch in (1, 2, 3):
+        for batch in (10, 5):  # the last record is part-way (a new pass began)
+            final.new_line(batch < 10, batch == 10)
+            final.counted(epoch, 3, trains=True)
+    assert final.over() is None
