@@ -63,6 +63,8 @@ class NotLearningRule:
         self._signs_moved = False
         self._rewards = 0  # reward points seen
         self._zero_rewards = 0
+        self._parts: dict[str, list[int]] = {}  # a reward function's [points, zeros]
+        self._parts_last: tuple[object, ...] = ()  # the last record they were read from
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
 
@@ -71,7 +73,8 @@ class NotLearningRule:
         if not point.advanced:
             # A record at the step a bar already gave (the bar first, the trainer's dict
             # after it): the dict's rate and norm are still this step's.
-            return [*self._zeros(point), *self._same_step(point)]
+            # A GRPO log's dicts may all follow the bar's last redraw, at its step.
+            return [*self._zeros(point), *self._same_step(point), *self._reward_parts(point)]
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
         out.extend(self._flat_return(point))
@@ -175,8 +178,11 @@ class NotLearningRule:
 
     def _reward(self, point: Observation) -> list[Signal]:
         key = no_progress.reward_key(point.metrics)
-        if key is None or "reward" in self._raised:
+        if key is None:
             return []
+        out = self._reward_parts(point)
+        if "reward" in self._raised:
+            return out
         value = point.metrics[key]
         if not math.isfinite(value):
             return []
@@ -185,9 +191,35 @@ class NotLearningRule:
         found = no_progress.stuck_reward(self._rewards, self._zero_rewards,
                                          self.rules.not_learning_points // 2)
         if found is None:
-            return []
+            return out
         self._raised.add("reward")
-        return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+        return [*out, Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+
+    def _reward_parts(self, point: Observation) -> list[Signal]:
+        """One reward function of several exactly 0 on (almost) every step while their
+        sum moves on the others: the policy earns nothing of that part."""
+        out: list[Signal] = []
+        keys = no_progress.reward_parts(point.metrics)
+        if not keys:
+            return out
+        seen_as = (point.step, *sorted(point.metrics.items()))
+        if seen_as == self._parts_last:
+            return out  # the same record printed twice
+        self._parts_last = seen_as
+        for key in keys:
+            value = point.metrics[key]
+            if not math.isfinite(value) or f"reward {key}" in self._raised:
+                continue
+            seen = self._parts.setdefault(key, [0, 0])
+            seen[0] += 1
+            seen[1] += value == 0
+            found = no_progress.stuck_reward(seen[0], seen[1],
+                                             self.rules.not_learning_points // 2)
+            if found is not None:
+                self._raised.add(f"reward {key}")
+                out.append(Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}",
+                                 key=f"reward {key}"))
+        return out
 
     def _flat_return(self, point: Observation) -> list[Signal]:
         """A return (reward, score) that has not risen beyond its noise over many points
