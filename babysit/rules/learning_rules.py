@@ -15,6 +15,7 @@ from typing import ClassVar
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import no_progress, trends
+from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
@@ -63,6 +64,9 @@ class NotLearningRule:
         self._signs_moved = False
         self._rewards = 0  # reward points seen
         self._zero_rewards = 0
+        # A quality score's values (AUROC, accuracy, dice): one that clearly rose is
+        # learning, whatever a noisy loss shows.
+        self._quality: dict[str, list[float]] = {}
         self._parts: dict[str, list[int]] = {}  # a reward function's [points, zeros]
         self._parts_last: tuple[object, ...] = ()  # the last record they were read from
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
@@ -84,6 +88,7 @@ class NotLearningRule:
             return out
         self._losses += 1
         self._watch_signs(point)
+        self._watch_quality(point)
         if any(not math.isfinite(v) for v in point.metrics.values()):
             # A loss of 0 beside a NaN is Hugging Face's filtered NaN: the NaN rule's.
             self._signs_moved = True
@@ -144,6 +149,28 @@ class NotLearningRule:
             first = self._signs.setdefault(key, value)
             if abs(value - first) > 1e-6 * max(abs(first), 1e-12):
                 self._signs_moved = True
+
+    def _watch_quality(self, point: Observation) -> None:
+        if self._learned:
+            return
+        for key in quality_keys(point.metrics):
+            value = point.metrics[key]
+            values = self._quality.setdefault(key, [])
+            if math.isfinite(value) and len(values) < 4 * _NOISE_POINTS:
+                values.append(value)
+
+    def _quality_rose(self) -> str | None:
+        """A quality score (higher is better) whose latest level rose beyond its noise
+        and by a tenth of its start above where it started: the model learns the task."""
+        for key, values in self._quality.items():
+            if len(values) < 2 * _LEVEL_WIDTH:
+                continue
+            start = trends.level(values[:_LEVEL_WIDTH], _LEVEL_WIDTH)
+            now = trends.level(values, _LEVEL_WIDTH)
+            if start > 0 and trends.beyond_noise(now - start, start, trends.noise_scale(values),
+                                                 3.0, 0.1):
+                return f"{key} rose from {start:.4g} to {now:.4g}"
+        return None
 
     def _zero_loss(self) -> list[Signal]:
         """A loss of exactly 0 on every point since the log began: no loss is computed
@@ -308,6 +335,12 @@ class NotLearningRule:
             if "flat" in self._raised:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {now:.4g}",
                                 key="flat")]
+            return []
+        better = self._quality_rose()
+        if better is not None:
+            self._learned = True
+            if "flat" in self._raised:
+                return [Resolve(AnomalyType.NOT_LEARNING, f"learning: {better}", key="flat")]
             return []
         rose = trends.beyond_noise(now - start, start, sigma, 3.0, rules.not_learning_min_fall)
         if not rose and "flat" not in self._raised:

@@ -165,3 +165,24 @@ def test_too_few_grpo_records_say_nothing_of_a_reward_function():
     lines = _grpo_dicts({"rewards/format_reward_func": [0.1, 0.5],
                          "rewards/equation_reward_func": [0.0]}, points=6)
     assert not_learning(lines) == []
+
+
+def _noisy_flat_loss(points: int) -> list[float]:
+    return [0.16 + 0.02 * ((i * 7) % 5 - 2) / 2 for i in range(points)]
+
+
+def test_a_flat_noisy_loss_with_a_climbing_quality_score_is_learning():
+    # paddle_hapi_chexnet (sealed-5): the per-step loss wanders 0.13-0.19 while every
+    # class's AUROC climbs from 0.53 to 0.72.
+    losses = _noisy_flat_loss(60)
+    for name in ("AUROC_Atelectasis", "acc", "val_dice"):
+        lines = [f"step {10 * (i + 1)}/614 - loss: {v:.4f} - {name}: {0.53 + 0.004 * i:.4f}"
+                 for i, v in enumerate(losses)]
+        assert not_learning(lines) == [], name
+
+
+def test_a_flat_loss_with_a_quality_score_that_only_wanders_is_not_learning():
+    losses = _noisy_flat_loss(60)
+    lines = [f"step {10 * (i + 1)}/614 - loss: {v:.4f} - acc: {0.50 + 0.01 * (i % 3):.4f}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == ["flat"]
