@@ -8,6 +8,7 @@ learned is not GO (the catalogue makes it high at the end)."""
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
@@ -22,6 +23,9 @@ _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
+# Not a score of the model's predictions, though `quality_keys` may take it for one
+# (`bf16_mfu` holds `f1`): the hardware's utilisation.
+_NOT_SCORE = re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 
 
@@ -154,6 +158,8 @@ class NotLearningRule:
         if self._learned:
             return
         for key in quality_keys(point.metrics):
+            if _NOT_SCORE.search(key):
+                continue
             value = point.metrics[key]
             values = self._quality.setdefault(key, [])
             if math.isfinite(value) and len(values) < 4 * _NOISE_POINTS:

@@ -186,3 +186,11 @@ def test_a_flat_loss_with_a_quality_score_that_only_wanders_is_not_learning():
     lines = [f"step {10 * (i + 1)}/614 - loss: {v:.4f} - acc: {0.50 + 0.01 * (i % 3):.4f}"
              for i, v in enumerate(losses)]
     assert not_learning(lines) == ["flat"]
+
+
+def test_a_rising_hardware_utilisation_is_no_quality_score():
+    # nanochat_base_train (sealed): `bf16_mfu` rises from 0.01 to 1.18 as the kernels warm.
+    losses = _noisy_flat_loss(60)
+    lines = [f"step {i:05d}/00060 | loss: {v:.6f} | bf16_mfu: {min(1.2, 0.01 + 0.1 * i):.2f}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == ["flat"]
