@@ -43,6 +43,7 @@ from babysit.parsing.frameworks import (
 )
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords, stops_training
+from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
 from babysit.parsing.task_labels import TaskLabels
@@ -227,6 +228,7 @@ class LogParser:
         self._endings = EndingReader()
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
+        self._oom_skips = OomSkips()  # caught OOMs, batch after batch
         # A NaN guard's stop, and the lines left in which a record may still be the bar's
         # last redraw of the batch it stopped on (see `_after_guard`).
         self._guard: tuple[LogEvent, int] | None = None
@@ -335,9 +337,9 @@ class LogParser:
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
-        if quiet >= 2:
+        if quiet >= 2 and "ran out of" not in raw_line:
             # The very same line said nothing twice: a repeated warning (or a start-up
-            # line of a third launch).
+            # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
             return None if launch is None else Record(step=self.step, target_steps=self.target,
                                                       events=(launch,))
         record = self._feed(raw_line)
@@ -479,6 +481,7 @@ class LogParser:
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
             found = find_events(rest)
+            found += self._oom_skips.read(rest, found)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
             self._threads.mark(events)
@@ -853,6 +856,7 @@ class LogParser:
             self._records_counted += 1
             step = self._records_counted
             self._nan_words.trained()
+            self._oom_skips.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
         if epoch is not None and not self.step_found and metrics and _trains(metrics):
@@ -867,6 +871,7 @@ class LogParser:
                 written = line_time(line)
                 self._endings.stepped(step)
                 self._nan_words.trained()
+                self._oom_skips.trained()
                 self._advanced = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings

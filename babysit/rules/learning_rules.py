@@ -8,6 +8,7 @@ learned is not GO (the catalogue makes it high at the end)."""
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
@@ -15,12 +16,16 @@ from typing import ClassVar
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import no_progress, trends
+from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
+# Not a score of the model's predictions, though `quality_keys` may take it for one
+# (`bf16_mfu` holds `f1`): the hardware's utilisation.
+_NOT_SCORE = re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 
 
@@ -63,6 +68,11 @@ class NotLearningRule:
         self._signs_moved = False
         self._rewards = 0  # reward points seen
         self._zero_rewards = 0
+        # A quality score's values (AUROC, accuracy, dice): one that clearly rose is
+        # learning, whatever a noisy loss shows.
+        self._quality: dict[str, list[float]] = {}
+        self._parts: dict[str, list[int]] = {}  # a reward function's [points, zeros]
+        self._parts_last: tuple[object, ...] = ()  # the last record they were read from
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
 
@@ -71,7 +81,8 @@ class NotLearningRule:
         if not point.advanced:
             # A record at the step a bar already gave (the bar first, the trainer's dict
             # after it): the dict's rate and norm are still this step's.
-            return [*self._zeros(point), *self._same_step(point)]
+            # A GRPO log's dicts may all follow the bar's last redraw, at its step.
+            return [*self._zeros(point), *self._same_step(point), *self._reward_parts(point)]
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
         out.extend(self._flat_return(point))
@@ -81,6 +92,7 @@ class NotLearningRule:
             return out
         self._losses += 1
         self._watch_signs(point)
+        self._watch_quality(point)
         if any(not math.isfinite(v) for v in point.metrics.values()):
             # A loss of 0 beside a NaN is Hugging Face's filtered NaN: the NaN rule's.
             self._signs_moved = True
@@ -142,6 +154,30 @@ class NotLearningRule:
             if abs(value - first) > 1e-6 * max(abs(first), 1e-12):
                 self._signs_moved = True
 
+    def _watch_quality(self, point: Observation) -> None:
+        if self._learned:
+            return
+        for key in quality_keys(point.metrics):
+            if _NOT_SCORE.search(key):
+                continue
+            value = point.metrics[key]
+            values = self._quality.setdefault(key, [])
+            if math.isfinite(value) and len(values) < 4 * _NOISE_POINTS:
+                values.append(value)
+
+    def _quality_rose(self) -> str | None:
+        """A quality score (higher is better) whose latest level rose beyond its noise
+        and by a tenth of its start above where it started: the model learns the task."""
+        for key, values in self._quality.items():
+            if len(values) < 2 * _LEVEL_WIDTH:
+                continue
+            start = trends.level(values[:_LEVEL_WIDTH], _LEVEL_WIDTH)
+            now = trends.level(values, _LEVEL_WIDTH)
+            if start > 0 and trends.beyond_noise(now - start, start, trends.noise_scale(values),
+                                                 3.0, 0.1):
+                return f"{key} rose from {start:.4g} to {now:.4g}"
+        return None
+
     def _zero_loss(self) -> list[Signal]:
         """A loss of exactly 0 on every point since the log began: no loss is computed
         (or the printed one is not the objective, which other metrics then show)."""
@@ -175,8 +211,11 @@ class NotLearningRule:
 
     def _reward(self, point: Observation) -> list[Signal]:
         key = no_progress.reward_key(point.metrics)
-        if key is None or "reward" in self._raised:
+        if key is None:
             return []
+        out = self._reward_parts(point)
+        if "reward" in self._raised:
+            return out
         value = point.metrics[key]
         if not math.isfinite(value):
             return []
@@ -185,9 +224,35 @@ class NotLearningRule:
         found = no_progress.stuck_reward(self._rewards, self._zero_rewards,
                                          self.rules.not_learning_points // 2)
         if found is None:
-            return []
+            return out
         self._raised.add("reward")
-        return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+        return [*out, Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+
+    def _reward_parts(self, point: Observation) -> list[Signal]:
+        """One reward function of several exactly 0 on (almost) every step while their
+        sum moves on the others: the policy earns nothing of that part."""
+        out: list[Signal] = []
+        keys = no_progress.reward_parts(point.metrics)
+        if not keys:
+            return out
+        seen_as = (point.step, *sorted(point.metrics.items()))
+        if seen_as == self._parts_last:
+            return out  # the same record printed twice
+        self._parts_last = seen_as
+        for key in keys:
+            value = point.metrics[key]
+            if not math.isfinite(value) or f"reward {key}" in self._raised:
+                continue
+            seen = self._parts.setdefault(key, [0, 0])
+            seen[0] += 1
+            seen[1] += value == 0
+            found = no_progress.stuck_reward(seen[0], seen[1],
+                                             self.rules.not_learning_points // 2)
+            if found is not None:
+                self._raised.add(f"reward {key}")
+                out.append(Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}",
+                                 key=f"reward {key}"))
+        return out
 
     def _flat_return(self, point: Observation) -> list[Signal]:
         """A return (reward, score) that has not risen beyond its noise over many points
@@ -276,6 +341,12 @@ class NotLearningRule:
             if "flat" in self._raised:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {now:.4g}",
                                 key="flat")]
+            return []
+        better = self._quality_rose()
+        if better is not None:
+            self._learned = True
+            if "flat" in self._raised:
+                return [Resolve(AnomalyType.NOT_LEARNING, f"learning: {better}", key="flat")]
             return []
         rose = trends.beyond_noise(now - start, start, sigma, 3.0, rules.not_learning_min_fall)
         if not rose and "flat" not in self._raised:

@@ -23,8 +23,8 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 # Higher-is-better scores of what a model predicts, on a 0-1 (or 0-100) scale. Not a
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
 # a top-k that includes the easy classes, or a spread.
-_QUALITY = re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|bleu|rouge|"
-                      r"precision|recall|exact_match", re.IGNORECASE)
+_QUALITY = re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
+                      r"bleu|rouge|precision|recall|exact_match", re.IGNORECASE)
 _NOT_QUALITY = re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                           r"samples|memory|per_sec|eta", re.IGNORECASE)
 FLOOR = 0.01  # at most this on a 0-1 scale: 1 % of masks, boxes or labels right

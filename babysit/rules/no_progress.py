@@ -27,6 +27,13 @@ _LEARNING_SIGN = re.compile(
     re.IGNORECASE)
 # A reward or a score the policy earns, averaged over a batch of episodes or rollouts.
 _REWARD = re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNORECASE)
+# One reward function of several, as TRL's GRPO trainer logs each beside their sum
+# (`rewards/equation_reward_func`, `rewards/accuracy_reward/mean`): the sum can move on an
+# easy part (the format) while the task's own part earns nothing. Not DPO's
+# `rewards/chosen`, `rewards/margins` (implicit rewards, not functions), nor a penalty
+# (0 is its best).
+_REWARD_PART = re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuracies)\b)"
+                          r"(?![^/]*penalt)[^/]+(?:/mean)?$", re.IGNORECASE)
 
 
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
@@ -69,6 +76,19 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
 _RETURN = re.compile(r"score|rew|return", re.IGNORECASE)
 _NOT_RETURN = re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
                          r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
+
+
+def reward_parts(metrics: Iterable[str]) -> tuple[str, ...]:
+    """The reward functions' own averages beside the sum (see `_REWARD_PART`), when the
+    record has the sum as well."""
+    return _reward_parts(tuple(metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _reward_parts(names: tuple[str, ...]) -> tuple[str, ...]:
+    if _reward_key(names) is None:
+        return ()
+    return tuple(k for k in names if _REWARD_PART.search(k))
 
 
 def return_key(metrics: Iterable[str]) -> str | None:

@@ -10,7 +10,8 @@ engineer reads them so:
   episode finished, IoU or recall over the boxes of a scale that got none (`count: 0`),
   an evaluation score over an empty split, a spread over a single run;
 - a timing or a rate before its first interval (`speed nan` at step 0, an ETA);
-- a bound or a best-so-far sentinel (`DELTA_CLIPS_MAX: inf`, `best_loss: inf`).
+- a bound or a best-so-far sentinel (`DELTA_CLIPS_MAX: inf`, `best_loss: inf`);
+- a summary writer's `NaN or Inf found in input tensor`, which names no metric.
 
 The gradient norm sits between the two: under fp16 dynamic loss scaling an overflowing
 step has a non-finite norm and is skipped (the weights are untouched), so one such norm
@@ -39,6 +40,7 @@ class Role(Enum):
     STATISTIC = "a statistic over a possibly empty set"
     BOUND = "a bound or a best-so-far sentinel"
     TIMING = "a timing or a rate"
+    SUMMARY = "a value written to a summary writer, which one unsaid"
     OTHER = "a metric babysit cannot place"
 
 
@@ -64,6 +66,11 @@ _STATISTIC = re.compile(
     r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
     r"(?:^|[_/.])(?:std|var|ci|stderr|sem|conf)(?:$|[_/.])|"
     r"explained_var|clip_?frac|approx_?kl|kl_approx|entropy", re.IGNORECASE)
+# tensorboardX's and torch.utils.tensorboard's `NaN or Inf found in input tensor.`
+# (`parsing.nonfinite_words` names it `input_tensor`): the input of the summary op, some
+# scalar handed to `add_scalar` (often a mean reward over no episode yet, 0/0), not the
+# model's input; a NaN loss shows in the loss's own record.
+_SUMMARY = re.compile(r"^input_tensor$")
 # A count in the same record: zero of them makes every mean over them 0/0.
 _COUNT = re.compile(r"(?:^|[_/.])(?:count|n|num(?:_\w+)?|\w+_count|instances|targets|boxes|"
                     r"objects|gts?|episodes|samples_seen)$", re.IGNORECASE)
@@ -74,6 +81,8 @@ def role_of(name: str, value: float) -> Role:
     being ±inf: a NaN is never a limit)."""
     if math.isinf(value) and _BOUND.search(name):
         return Role.BOUND
+    if _SUMMARY.match(name):
+        return Role.SUMMARY
     if _OBJECTIVE.search(name):
         return Role.OBJECTIVE
     if name in GRAD_NORM_KEYS or _GRADIENT.search(name):
@@ -111,6 +120,6 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
         return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role
     if role in (Role.BOUND, Role.TIMING):
         return Severity.LOW, role
-    if role is Role.STATISTIC or empty_set(metrics) or finite_objective(metrics):
+    if role in (Role.STATISTIC, Role.SUMMARY) or empty_set(metrics) or finite_objective(metrics):
         return Severity.MEDIUM, role
     return Severity.BLOCKER, role  # nothing vouches for it: never miss a real one

@@ -8,6 +8,9 @@
   record's norm is non-finite too, or when the objective goes NaN; resolved once a
   finite norm comes back with a finite loss (NaN weights never give a finite norm again),
   unless a NaN objective was seen.
+- A summary writer's unnamed `NaN or Inf found in input tensor`: MEDIUM as a statistic
+  is, once; said on `SUMMARY_RECORDS` records in a row it is what every step writes (the
+  loss, most often), a blocker.
 - A statistic over a possibly empty set: MEDIUM (key "statistic"); a bound or a
   best-so-far sentinel: LOW (key "setting"). Reported, never a reason to stop the run.
   A timing or a rate (`speed nan` at step 0, an ETA) is not reported at all: a timer
@@ -31,6 +34,9 @@ SETTING_KEY = "setting"
 # Records in a row whose gradient norm is non-finite, beside a finite loss, before it is
 # a blocker: one is a skipped overflow, two in a row a run whose updates are broken.
 GRADIENT_RECORDS = 2
+# Records in a row with a summary writer's non-finite input before it is a blocker: a
+# mean over no episode yet is written now and then, a NaN loss on every step.
+SUMMARY_RECORDS = 3
 
 
 def _listed(metrics: dict[str, float], names: list[str]) -> str:
@@ -46,12 +52,14 @@ class NonFiniteRule:
         # finite norm coming back resolves it; a NaN objective never is.
         self._gradient_only = False
         self._objective_seen = False  # this rule raised a NaN that is not a gradient's
+        self._summary_run = 0  # records in a row with a summary writer's non-finite input
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
         total = sum(metrics.values())
         # A finite sum means every value is finite: the usual case, in one C loop.
         if total - total == 0:
+            self._summary_run = 0
             return self._all_finite(metrics)
         by: dict[Severity, list[str]] = {}
         gradient: list[str] = []
@@ -61,10 +69,17 @@ class NonFiniteRule:
             severity, role = severity_of(name, value, metrics)
             if role is Role.TIMING:
                 continue  # a timer before its first interval says nothing about the run
+            if role is Role.SUMMARY:
+                self._summary_run += 1
+                if self._summary_run >= SUMMARY_RECORDS:
+                    severity = Severity.BLOCKER
             if role is Role.GRADIENT and severity is Severity.MEDIUM:
                 gradient.append(name)
             else:
                 by.setdefault(severity, []).append(name)
+        if not any(role_of(k, v) is Role.SUMMARY for k, v in metrics.items()
+                   if not math.isfinite(v)):
+            self._summary_run = 0
         out: list[Signal] = []
         if Severity.BLOCKER in by:
             said = f"non-finite metric: {_listed(metrics, by[Severity.BLOCKER])}"

@@ -135,3 +135,35 @@ def test_megatron_nan_iterations_are_still_counted() -> None:
     signals = observe(NonFiniteRule(RuleSettings()), 9, lm_loss=2.0,
                       number_of_nan_iterations=2)
     assert [s.type for s in signals if isinstance(s, Raise)] == [AnomalyType.NAN_INF]
+
+
+@pytest.mark.parametrize("metrics", [
+    {"input_tensor": NAN},
+    {"input_tensor": INF, "episodes": 0.0},
+    {"input_tensor": NAN, "lr": 1e-3},
+])
+def test_a_summary_writers_unnamed_nan_once_is_reported_not_blocking(
+        metrics: dict[str, float]) -> None:
+    # tensorboardX's `NaN or Inf found in input tensor.`: some scalar handed to
+    # add_scalar (a mean reward over no episode yet), not the model's input.
+    assert role_of("input_tensor", NAN) is Role.SUMMARY
+    assert raised(observe(NonFiniteRule(RuleSettings()), 10, **metrics)) == \
+        [(Severity.MEDIUM, "statistic")]
+
+
+def test_a_summary_writers_nan_on_every_record_is_a_blocker() -> None:
+    rule = NonFiniteRule(RuleSettings())
+    for step in (86, 87):
+        assert raised(observe(rule, step, input_tensor=NAN, lr=0.0071)) == \
+            [(Severity.MEDIUM, "statistic")]
+    assert (None, "") in raised(observe(rule, 88, input_tensor=NAN, lr=0.0071))
+
+
+def test_a_summary_writers_nan_now_and_then_stays_reported_only() -> None:
+    rule = NonFiniteRule(RuleSettings())
+    for step in range(1, 10):
+        if step % 3 == 0:
+            assert raised(observe(rule, step, input_tensor=NAN)) == \
+                [(Severity.MEDIUM, "statistic")]
+        else:
+            assert observe(rule, step, loss=1.0 / step) == []

@@ -124,3 +124,73 @@ def test_a_loss_printed_again_after_an_evaluation_at_the_same_step_is_not_identi
         lines += [f"step={step} loss={loss}", f"step={step} eval_loss=2.5",
                   f"step={step} loss={loss}"]
     assert not_learning(lines) == []
+
+
+def _grpo_dicts(parts: dict[str, list[float]], points: int = 10) -> list[str]:
+    lines = []
+    for i in range(points):
+        values = {k: v[i % len(v)] for k, v in parts.items()}
+        fields = ", ".join(f"'{k}': {v}" for k, v in values.items())
+        lines.append(f"{{'loss': 0.0, 'grad_norm': 0.2, 'learning_rate': 4e-07, {fields}, "
+                     f"'reward': {sum(values.values()):.3f}, 'kl': 0.0005, "
+                     f"'epoch': {2.5 * (i + 1)}}}")
+    return lines
+
+
+def test_a_grpo_reward_function_at_0_on_every_step_is_not_learning():
+    # trl_grpo_equation (sealed-5): the format reward wanders, the task's is 0 throughout.
+    lines = _grpo_dicts({"rewards/format_reward_func": [0.1, 0.5, 0.4, 0.3],
+                         "rewards/equation_reward_func": [0.0]})
+    assert not_learning(lines) == ["reward rewards/equation_reward_func"]
+    # Newer TRL: `rewards/<name>/mean`; the dicts all after the bar's last redraw.
+    later = _grpo_dicts({"rewards/accuracy_reward/mean": [0.0],
+                         "rewards/format_reward/mean": [0.6, 0.7]})
+    bar = ["100%|██████████| 100/100 [5:52:22<00:00, 211.42s/it]"]
+    assert not_learning(bar + later) == ["reward rewards/accuracy_reward/mean"]
+
+
+def test_grpo_reward_functions_that_earn_or_are_penalties_are_learning():
+    lines = _grpo_dicts({"rewards/format_reward_func": [0.1, 0.5, 0.4],
+                         "rewards/equation_reward_func": [0.0, 0.1, 0.0, 0.2]})
+    assert not_learning(lines) == []
+    # A penalty at 0 is at its best; DPO's implicit rewards are not reward functions.
+    assert not_learning(_grpo_dicts({"rewards/repetition_penalty": [0.0],
+                                     "rewards/accuracy_reward": [0.3, 0.5]})) == []
+    dpo = [f"{{'loss': {0.69 - 0.01 * i:.3f}, 'rewards/chosen': 0.0, 'rewards/rejected': 0.0, "
+           f"'rewards/margins': 0.0, 'reward': 0.0, 'epoch': {0.1 * i:.1f}}}" for i in range(3)]
+    assert "reward rewards/chosen" not in not_learning(dpo)
+
+
+def test_too_few_grpo_records_say_nothing_of_a_reward_function():
+    lines = _grpo_dicts({"rewards/format_reward_func": [0.1, 0.5],
+                         "rewards/equation_reward_func": [0.0]}, points=6)
+    assert not_learning(lines) == []
+
+
+def _noisy_flat_loss(points: int) -> list[float]:
+    return [0.16 + 0.02 * ((i * 7) % 5 - 2) / 2 for i in range(points)]
+
+
+def test_a_flat_noisy_loss_with_a_climbing_quality_score_is_learning():
+    # paddle_hapi_chexnet (sealed-5): the per-step loss wanders 0.13-0.19 while every
+    # class's AUROC climbs from 0.53 to 0.72.
+    losses = _noisy_flat_loss(60)
+    for name in ("AUROC_Atelectasis", "acc", "val_dice"):
+        lines = [f"step {10 * (i + 1)}/614 - loss: {v:.4f} - {name}: {0.53 + 0.004 * i:.4f}"
+                 for i, v in enumerate(losses)]
+        assert not_learning(lines) == [], name
+
+
+def test_a_flat_loss_with_a_quality_score_that_only_wanders_is_not_learning():
+    losses = _noisy_flat_loss(60)
+    lines = [f"step {10 * (i + 1)}/614 - loss: {v:.4f} - acc: {0.50 + 0.01 * (i % 3):.4f}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == ["flat"]
+
+
+def test_a_rising_hardware_utilisation_is_no_quality_score():
+    # nanochat_base_train (sealed): `bf16_mfu` rises from 0.01 to 1.18 as the kernels warm.
+    losses = _noisy_flat_loss(60)
+    lines = [f"step {i:05d}/00060 | loss: {v:.6f} | bf16_mfu: {min(1.2, 0.01 + 0.1 * i):.2f}"
+             for i, v in enumerate(losses)]
+    assert not_learning(lines) == ["flat"]
