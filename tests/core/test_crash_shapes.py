@@ -126,13 +126,17 @@ def test_an_import_error_that_a_run_survives_is_no_crash(tmp_path: Path):
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
 
 
+# coqui-ai/Trainer's console: its environment header, then STEP blocks.
+_COQUI_TRAINING = (" > Training Environment:\n | > Current device: 0\n"
+                   + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
+                             f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25)))
+
+
 def test_a_coqui_run_stopped_by_its_user_is_cancelled(tmp_path: Path):
     # coqui-ai/Trainer trainer.py `fit()`: `except KeyboardInterrupt:` logs
     # " > Keyboard interrupt detected." then remove_experiment_folder() prints
     # " ! Run is kept in <output_path>".
-    text = (" > Training Environment:\n | > Current device: 0\n"
-            + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
-                      f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25))
+    text = (_COQUI_TRAINING
             + " > Keyboard interrupt detected.\n"
               " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n")
     data = once(tmp_path, text)
@@ -201,9 +205,7 @@ def test_a_traceback_after_coqui_s_exit_banner_is_a_crash_even_cut_off(tmp_path:
 
 
 def test_a_whole_traceback_after_coqui_s_exit_banner_is_a_crash(tmp_path: Path):
-    text = (" > Training Environment:\n | > Current device: 0\n"
-            + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
-                      f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25))
+    text = (_COQUI_TRAINING
             + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
               "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
               "ValueError: bad sample\n")
@@ -212,9 +214,7 @@ def test_a_whole_traceback_after_coqui_s_exit_banner_is_a_crash(tmp_path: Path):
 
 
 def test_coqui_s_exit_banner_then_a_keyboardinterrupt_is_still_cancelled(tmp_path: Path):
-    text = (" > Training Environment:\n | > Current device: 0\n"
-            + "".join(f"   --> STEP: {s}/405 -- GLOBAL_STEP: {s}\n     | > loss: "
-                      f"{1.5 - s / 500:.5f}  (1.45)\n" for s in range(25, 400, 25))
+    text = (_COQUI_TRAINING
             + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
               "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
               "KeyboardInterrupt\n")
