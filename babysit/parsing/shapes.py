@@ -53,6 +53,10 @@ _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "tes
 _MAX_CELLS = 40
 _HEADER_REACH = 200  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
+# Lines between two bare rows of one shape that still count as the same table: a loop's
+# rows come close together; the same shape scattered through other text (or through
+# random bytes) is chance.
+_BARE_REACH = 50
 _RECENT = 64  # lines kept to tell a metric line's shape from a one-off
 _MAX_TEMPLATES = 8192
 
@@ -93,6 +97,7 @@ class ShapeReader:
         self._pending: dict[tuple[str, int], tuple[int, tuple[str, ...]]] = {}
         self._headers: dict[tuple[str, int], tuple[str, ...]] = {}
         self._bare: Counter[tuple[str, int]] = Counter()
+        self._bare_seen: dict[tuple[str, int], int] = {}  # the line of the shape's last row
         self._box: dict[str, float] = {}
         self._section = ""
         self._line_no = 0
@@ -158,6 +163,12 @@ class ShapeReader:
         key = (sep, len(cells))
         names = self._take_header(key)
         if names is None:
+            if not all(cells):
+                return None  # an empty cell (`,9`): not a row of numbers
+            last = self._bare_seen.get(key)
+            self._bare_seen[key] = self._line_no
+            if last is None or self._line_no - last > _BARE_REACH:
+                self._bare[key] = 0
             self._bare[key] += 1
             if self._bare[key] < _BARE_REPEATS:
                 return None

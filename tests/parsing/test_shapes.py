@@ -52,6 +52,17 @@ def test_bare_columns_are_read_once_their_shape_comes_back_and_a_nan_there_count
     assert bad.step == 76980 and math.isnan(bad.metrics["col2"])
 
 
+def test_the_same_bare_shape_scattered_through_other_text_is_chance_not_a_table():
+    # Random bytes decoded as text leave short lines such as `,9` or `7 3` far apart.
+    prose = [f"some text that is not a number row, line {i}" for i in range(60)]
+    lines = [*prose, "7 3", *prose, ",9", "4 2", *prose, "1 8", *prose, ",5"]
+    _, records = _read(lines)
+    assert not [r for r in records if r.metrics or r.step is not None]
+    # The same rows close together are a table (a hand loop printing `step loss`).
+    _, records = _read([*prose, "7 3.5", "8 3.4", "9 3.3", "10 3.2"])
+    assert [r.step for r in records if r.metrics] == [9, 10]
+
+
 def test_a_tab_separated_metrics_file_is_named_by_its_header():
     lines = ["step\tloss\tlr", "10\t2.5\t0.001", "20\t2.4\t0.001", "30\tinf\t0.001"]
     _, records = _read(lines)
