@@ -249,8 +249,9 @@ class Run:
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {step}")
-                if change.advanced:
+                if change.advanced and self.ledger.is_open(AnomalyType.CRASH, "thread"):
                     # Training after a helper thread died: it did not need the thread.
+                    # (Asked first: this runs on every record.)
                     self.ledger.resolve(AnomalyType.CRASH, f"training went on to step "
                                         f"{step} without the thread", "thread")
                 if signals:

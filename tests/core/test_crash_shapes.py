@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.core.test_endings import once
 
 
@@ -204,22 +206,19 @@ def test_a_traceback_after_coqui_s_exit_banner_is_a_crash_even_cut_off(tmp_path:
     assert "crash" in _types(data)
 
 
-def test_a_whole_traceback_after_coqui_s_exit_banner_is_a_crash(tmp_path: Path):
+@pytest.mark.parametrize("last, state", [
+    ("ValueError: bad sample", "FAILED"),  # a whole traceback after the banner: a crash
+    ("KeyboardInterrupt", "CANCELLED"),  # Ctrl-C's traceback: still the user's stop
+])
+def test_what_follows_coqui_s_exit_banner_decides(tmp_path: Path, last: str, state: str):
     text = (_COQUI_TRAINING
             + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
               "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
-              "ValueError: bad sample\n")
+              f"{last}\n")
     data = once(tmp_path, text)
-    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
-
-
-def test_coqui_s_exit_banner_then_a_keyboardinterrupt_is_still_cancelled(tmp_path: Path):
-    text = (_COQUI_TRAINING
-            + " ! Run is kept in /content/run-December-01-2024_10+11AM-0000000\n"
-              "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
-              "KeyboardInterrupt\n")
-    data = once(tmp_path, text)
-    assert data["terminal_state"] == "CANCELLED", data["summary"]
+    assert data["terminal_state"] == state, data["summary"]
+    if state == "FAILED":
+        assert data["decision"] == "NO-GO"
 
 
 def test_a_traceback_opening_after_the_exit_banner_is_a_crash_before_its_end_is_read():
