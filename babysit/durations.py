@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d)?\s*$", re.IGNORECASE)
+from babysit import lazy_re
+
+_DURATION = lazy_re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d)?\s*$", re.IGNORECASE)
 _UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
 MAX_SECONDS = 7 * 86400
 

@@ -5,9 +5,10 @@ Frameworks spell the same quantity many ways (`loss`, `train_loss`, `lm loss`,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+
+from babysit import lazy_re
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "train_loss_step",
              "loss_step", "train/lm_loss", "total_loss", "loss_total", "train/total_loss",
@@ -35,11 +36,11 @@ STEP_TIME_KEYS = (
     ("time_per_step", 1.0), ("time_per_iteration", 1.0), ("iter_time", 1.0),
 )
 
-_EVAL_PREFIX = re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
-_LOWER_IS_BETTER = re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
-_HIGHER_IS_BETTER = re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
+_EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
+_LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
+_HIGHER_IS_BETTER = lazy_re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
                                r"score|iou|dice|meteor|chrf|top\d|pass@")
-_NOT_QUALITY = re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
+_NOT_QUALITY = lazy_re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
                           r"memory|flos|tokens")
 
 
@@ -91,7 +92,8 @@ def key_metrics(metrics: Mapping[str, float], limit: int = 12) -> dict[str, floa
     return {k: metrics[k] for k in keys}
 
 
-_NOT_TRAINING_SIGNAL = re.compile(r"(?:^|[_/])(?:time|times|timing|eta|elapsed|runtime|mem|memory|"
+_NOT_TRAINING_SIGNAL = lazy_re.compile(
+    r"(?:^|[_/])(?:time|times|timing|eta|elapsed|runtime|mem|memory|"
                                   r"step_avg|ms)(?:$|[_/])|_ms$|_sec$|_s$|per_second|/s$|it/s|"
                                   r"throughput|samples|tokens|tok/s|tps|flops|mfu")
 

@@ -15,9 +15,11 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from babysit import lazy_re
+
 MASK = "REDACTED"
 
-_SECRET_NAME = re.compile(r"(?:token|secret|passw(?:or)?d|passphrase|\bpwd\b|api[_-]?key|"
+_SECRET_NAME = lazy_re.compile(r"(?:token|secret|passw(?:or)?d|passphrase|\bpwd\b|api[_-]?key|"
                           r"access[_-]?key|credential|auth|bearer|private[_-]?key|\bkey\b)",
                           re.IGNORECASE)
 # Flags that take a secret without saying so in their name.
@@ -36,11 +38,11 @@ _TOKEN_SHAPES = (
     r"\bya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access tokens
     r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWTs
 )
-_SHAPES = re.compile("|".join(f"(?:{shape})" for shape in _TOKEN_SHAPES))
+_SHAPES = lazy_re.compile("|".join(f"(?:{shape})" for shape in _TOKEN_SHAPES))
 # The value after a name; a backslash is part of it unless it escapes a quote (JSON
 # escaped inside a line: `{\\"password\\": \\"x\\"}`).
 _BARE_VALUE = r"(?:[^\s\"',;}\\]|\\(?![\"']))+"
-_SCRUB = re.compile(
+_SCRUB = lazy_re.compile(
     # A PEM private key block, on one line or several (within one text), or cut short.
     r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z))"
@@ -63,7 +65,7 @@ _SCRUB = re.compile(
 # A secret name, then spaces, then the secret: `aws_secret_access_key wJalr…`,
 # `--wandb_key 3f…`, `Authorization: Token abc…`. Only a value that looks made (digits
 # and letters, 8 or more) is taken, so `password incorrect` keeps its words.
-_SPACED = re.compile(
+_SPACED = lazy_re.compile(
     r"(?P<name>(?<![\w.\-])[A-Za-z_\-][\w.\-]*)(?P<sep>[ \t]+)"
     r"(?P<value>(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_.~\-]{8,})")
 # Words that make a name secret when they are a whole part of it (`HF_TOKEN`,
@@ -74,7 +76,7 @@ _SECRET_PARTS = frozenset({"token", "secret", "password", "passwd", "passphrase"
                            "bearer", "privatekey", "accesskey", "secretkey", "sig",
                            "signature", "accountkey", "sas"})
 _PAIRS = ("api", "access", "private", "secret", "account", "shared", "sas")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = lazy_re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _secret_name(name: str) -> bool:

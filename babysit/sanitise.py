@@ -19,11 +19,12 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
+from babysit import lazy_re
 from babysit.redact import map_strings, scrub
 
 # Escape sequences, 7-bit (ESC …) and 8-bit (C1) forms. A sequence cut short by the end
 # of the text is removed too: what follows it would be swallowed by a terminal anyway.
-_SEQUENCES = re.compile(
+_SEQUENCES = lazy_re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, clear-screen
     # OSC, DCS, SOS, PM, APC: strings up to ST (ESC \ or 0x9C) or BEL.
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
@@ -31,7 +32,7 @@ _SEQUENCES = re.compile(
 )
 # Controls left once the sequences are gone: C0, DEL, C1, line and paragraph
 # separators, and the bidirectional embeddings, overrides and isolates.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = lazy_re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _SHOWN = {"\n": "\\n", "\r": "\\r", "\t": " "}
 
 

@@ -9,6 +9,7 @@ import shlex
 import shutil
 from collections.abc import Sequence
 
+from babysit import lazy_re
 from babysit.invocation import running_babysit
 
 
@@ -35,7 +36,7 @@ def cron_fields(seconds: float) -> str:
 
 
 # Control characters (a newline adds a crontab line or a systemd directive), C1 too.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = lazy_re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def check_text(value: str, what: str) -> str:

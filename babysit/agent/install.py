@@ -10,16 +10,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from babysit import lazy_re
 from babysit.safe_files import UnsafeFile, check_replaceable, read_regular
 
-_MARKER = re.compile(r"\n<!-- babysit:agent-file sha256=([0-9a-f]{64}) -->\n?$")
+_MARKER = lazy_re.compile(r"\n<!-- babysit:agent-file sha256=([0-9a-f]{64}) -->\n?$")
 MAX_EXISTING_BYTES = 1024 * 1024  # the files babysit writes are a few kB
 
 

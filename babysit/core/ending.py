@@ -3,10 +3,10 @@ a crash unless training goes on (see `lifecycle`)."""
 
 from __future__ import annotations
 
-import re
 import signal
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
 from babysit.parsing.events import EXIT_BANNER
@@ -105,7 +105,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # `DataLoader worker (pid N) is killed by signal: Terminated.` is the job stopped as a
 # whole (a scheduler's or the owner's SIGTERM reaches every process of it); a worker
 # killed by `Killed` (SIGKILL) is the kernel's OOM killer instead.
-_STOP_SIGNAL_TEXT = re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
+_STOP_SIGNAL_TEXT = lazy_re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
                                r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
                                r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")
 

@@ -13,11 +13,11 @@ The rules (references/common-issues.md, "Fix policy"):
 
 from __future__ import annotations
 
-import re
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from babysit import lazy_re
 from babysit._compat import StrEnum
 from babysit.model import AnomalyType, FixKind
 from babysit.rules.catalog import entry
@@ -152,14 +152,14 @@ def _proposals(situation: Situation, history: FixHistory) -> list[FixDecision]:
 
 # --- what caused a crash --------------------------------------------------------------
 
-_TRANSIENT_TEXT = re.compile(
+_TRANSIENT_TEXT = lazy_re.compile(
     r"NCCL|nccl|Gloo|gloo|DistBackendError|DistNetworkError|DistStoreError|"
     r"ConnectionResetError|ConnectionRefusedError|ConnectionAbortedError|BrokenPipeError|"
     r"TimeoutError|[Tt]imed out|Connection (?:reset|refused|closed|aborted)|"
     r"unspecified launch failure|[Pp]reempt"
 )
 # The device itself failed: restarting on it would fail again (or corrupt results).
-_HARDWARE_TEXT = re.compile(r"uncorrectable ECC|double bit|fallen off the bus|Xid|NVLink")
+_HARDWARE_TEXT = lazy_re.compile(r"uncorrectable ECC|double bit|fallen off the bus|Xid|NVLink")
 
 
 def classify_cause(evidence: str, exit_signal: int | None, exit_code: int | None,

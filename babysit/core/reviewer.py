@@ -19,12 +19,13 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit._compat import StrEnum
 from babysit.redact import clip
 from babysit.rules.catalog import reviewed_types
 
 AMBIGUOUS = reviewed_types()
-_WORD = re.compile(r"\b(STOP|CONTINUE|WAIT)\b", re.IGNORECASE)
+_WORD = lazy_re.compile(r"\b(STOP|CONTINUE|WAIT)\b", re.IGNORECASE)
 
 
 class Answer(StrEnum):

@@ -13,19 +13,19 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from babysit import lazy_re
 from babysit.safe_files import UnsafeFile, open_regular
 
 _GZIP_MAGIC = b"\x1f\x8b"
 MAX_TRACE_BYTES = 512 * 1024 * 1024
 MAX_TRACE_EVENTS = 2_500_000  # 2·10⁶: 90 s and 1.4 GB on a busy 2-CPU machine
 _MAX_INT_DIGITS = 30
-_SPACE = re.compile(r"[ \t\n\r]*")
+_SPACE = lazy_re.compile(r"[ \t\n\r]*")
 
 
 class TraceError(Exception):

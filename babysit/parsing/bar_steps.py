@@ -12,15 +12,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import parse_ultralytics_row
 
-_EVAL_DESC = re.compile(r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
-_EPOCH_DESC = re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+_EVAL_DESC = lazy_re.compile(
+    r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
+_EPOCH_DESC = lazy_re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
 # An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
-_EPOCH_IN_DESC = re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
+_EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
 
 
 @lru_cache(maxsize=256)  # a run draws a handful of bars, each under one description

@@ -11,6 +11,7 @@ import re
 from dataclasses import field
 from functools import lru_cache
 
+from babysit import lazy_re
 from babysit.model import line_value
 from babysit.parsing.text import normalise_key, to_number
 
@@ -33,13 +34,15 @@ class Bar:
 
 # What follows `NN%` in a tqdm bar: `|####5     | 450/1000 [00:10<00:12, 44.10it/s, ...]`
 # The closing `]` may be missing when a log's lines were cut at some width.
-_TQDM_TAIL = re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
+_TQDM_TAIL = lazy_re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
 # Notebooks (and some log shippers) print bars without the bar glyphs:
 # `Epoch 0: 100% 2/2 [00:00<00:00, 12.3it/s, loss=2.29]`
-_TQDM_PLAIN = re.compile(r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
-_TQDM_NO_TOTAL = re.compile(r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
-_PERCENT = re.compile(r"\d{1,3}$")  # searched just before the `%|`
-_RATE = re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
+_TQDM_PLAIN = lazy_re.compile(
+    r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
+_TQDM_NO_TOTAL = lazy_re.compile(
+    r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
+_PERCENT = lazy_re.compile(r"\d{1,3}$")  # searched just before the `%|`
+_RATE = lazy_re.compile(r"^\s*(?P<value>[\d.]+)\s*(?P<unit>[A-Za-z]*)/(?P<per>[A-Za-z]+)\s*$")
 # Units of a bar that counts data (Hugging Face datasets' `examples/s` and `ba/s`, a
 # download's bytes, files, shards): a data pass, never the training loop.
 _DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB", "GB", "KiB",
@@ -47,13 +50,13 @@ _DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB
                          "prompts", "rows", "lines"})
 # Descriptions of a data pass or of loading: datasets' `Map (num_proc=8):`, `Filter`,
 # `Generating train split`, tokenising, downloads, checkpoint shards being loaded.
-_DATA_DESC = re.compile(
+_DATA_DESC = lazy_re.compile(
     r"^(?:Map\b|Filter|Generating \w+ split|Tokeniz|Running tokenizer|Grouping texts|"
     r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
     r"dataset) shards|Loading (?:data|dataset)\b|Preprocess|Pre-process|Casting|Saving the dataset|"
     r"Concatenat|Packing|Shuffling|Caching|Converting|Indexing|Building (?:vocab|dataset))",
     re.IGNORECASE)
-_PAIR = re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
+_PAIR = lazy_re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
 
 
 @lru_cache(maxsize=1024)  # a run's bars show a few hundred distinct rates at most
@@ -158,13 +161,13 @@ def _rate_unit(text: str) -> str:
 # instead of it (` 16/32 [=========>....................] - ETA: 1:23 - loss: 1.2`).
 # A dataset of unknown length counts up to `37/Unknown` in the first epoch.
 _DURATION = r"\d+(?:\.\d+)?(?:m|u|µ)?s|\d+(?::\d\d){1,2}"
-_KERAS = re.compile(
+_KERAS = lazy_re.compile(
     r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?:━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
     rf"(?:ETA:\s*(?:{_DURATION})|(?:{_DURATION})\s+(?:-\s*)?"
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
-_KERAS_PAIR = re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
+_KERAS_PAIR = lazy_re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
 _UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
 
 
@@ -194,7 +197,7 @@ def parse_keras(segment: str) -> Bar | None:
 
 # Lightning's RichProgressBar:
 # `Epoch 0/9  ━━━━━━━━━━ 50/50 0:00:01 • 0:00:00 30.12it/s v_num: 0 train_loss: 0.123`
-_RICH = re.compile(
+_RICH = lazy_re.compile(
     r"(?P<desc>[A-Za-z][\w ]*?(?:\s-?\d+(?:/-?\d+)?)?)\s+[━╸╺─]+\s+(?P<n>\d+)/(?P<total>\d+|--)"
     r"\s+(?P<rest>.*)$"
 )

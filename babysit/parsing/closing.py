@@ -19,8 +19,7 @@ the run announced one (see `core.lifecycle`): well short of it, the run ended ea
 
 from __future__ import annotations
 
-import re
-
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import says_finished
 from babysit.parsing.shapes import template
@@ -34,7 +33,7 @@ _KEPT = 48
 _MAX_RECURRING = 256
 
 # Words that close a run, in any of the lines of the block.
-_CLOSING_WORDS = re.compile(
+_CLOSING_WORDS = lazy_re.compile(
     # the run says it is over: `Finished Training`, `training is done`, `Optimization
     # Finished!`, `done training`, `finished run`, `Done!` alone on its line
     r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
@@ -56,7 +55,7 @@ _CLOSING_WORDS = re.compile(
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
 # for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
 # so these close a run only after a few training records (see `ClosingBlock.judge`).
-_LATE_WORDS = re.compile(
+_LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
@@ -77,8 +76,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
-_PART_WAY = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
-_STAGE = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
+_PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_STAGE = lazy_re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
 
 
 def _may_close(line: str) -> bool:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from babysit import lazy_re
+
 _THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
           r"learning|experiment|run)")
 _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
@@ -32,7 +34,7 @@ _COUNT = (r"\d[\d,]*\s+(?:(?:pre-?|fine-?)?train(?:ing)?\s+)?"
 _ENDED = r"(?:finished|complete[d]?|done|ended|end|over|succeeded|terminated normally)"
 # Said before it (`End of training`, `Finish training`, `done training`).
 _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
-_SAID = re.compile(
+_SAID = lazy_re.compile(
     # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
     # `Training has been completed`, `Experiment successfully completed`
     # (a tag in brackets says the same: `[train] done.`)
@@ -75,23 +77,25 @@ def _may_say(text: str) -> bool:
 
 
 # Words before the sentence that make it a condition, a wish or a negation.
-_NOT_YET = re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when|whenever|once|"
+_NOT_YET = lazy_re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when|whenever|once|"
                       r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)\W*"
                       r"(?:\w+\W+){0,3}$")
 # Words after it that make it a part of the run: `… for epoch 3`, `… of stage 1`.
-_PART_OF_RUN = re.compile(r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
+_PART_OF_RUN = lazy_re.compile(
+    r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
                           r"fold|round|task|batch|step|iteration|iter|cycle|block|level)\b|"
                           r"^\W*#?\d")
 # Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
-_PART_BEFORE = re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
+_PART_BEFORE = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
                           r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$|"
                           # `第3轮训练完成`: the third round's training
                           r"第\s*\d+\s*(?:轮|次|个|阶段|期)\s*$")
-_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 # Lightning's `Trainer.fit` stopped: `max_epochs=6000` reached.`, `Reached max_steps`,
 # `Reached the maximum number of iterations`: the run says it reached its own plan (its
 # steps, or the time it was given).
-_PLAN_REACHED = re.compile(r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
+_PLAN_REACHED = lazy_re.compile(
+    r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
                            r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+(?:number\s+of\s+)?"
                            r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b|"
                            # its own time budget: `stopping_early: wallclock_cap`, Lightning's

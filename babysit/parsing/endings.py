@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.closing import CLOSING, ClosingBlock
 from babysit.parsing.completion_words import says_finished, says_plan_reached
@@ -57,30 +58,30 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH}
 
-_TEST_NAME = re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
+_TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
 # ********`, Lightning's `Testing DataLoader 0:` bar, `Running inference`, `Exporting
 # model to ONNX`, `Start testing`.
-_AFTER_TRAINING_BANNER = re.compile(
+_AFTER_TRAINING_BANNER = lazy_re.compile(
     r"\*+\s*Test(?:ing)?\b|\b[Tt]est(?:ing)? (?:evaluation|results?)\b|Testing DataLoader|"
     r"\b[Ss]tart(?:ing)? (?:testing|inference|to test)\b|"
     r"\b[Rr]unning (?:inference|test(?:s|ing)?)\b|"
     r"\bExport(?:ing)? (?:the )?(?:model|to ONNX|ONNX)|\b[Ee]xported (?:the )?model\b|"
     r"\bEvaluat(?:e|ing) (?:on )?(?:the )?test (?:set|split|data)")
 # A cheap check first: most lines have none of these words.
-_BANNER_WORD = re.compile(r"[Tt]est|nference|xport")
+_BANNER_WORD = lazy_re.compile(r"[Tt]est|nference|xport")
 # `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`, `==end-of-epoch 3==`.
-_EPOCH_DONE = re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
+_EPOCH_DONE = lazy_re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
                          r"(?:done|end(?:ed)?|finished|completed?)\b|"
                          r"\b(?:[Ee]nd|END)[\s_-]+(?:of[\s_-]+)?(?:[Ee]poch|EPOCH)[\s:=#]*(\d+)\b")
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
-_EPOCH_OF = re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
-_ETA_ZERO = re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
+_EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
+_ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
                        r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
                        # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
                        r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
-_FINAL_PATH = re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
+_FINAL_PATH = lazy_re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
 class EndingReader:
@@ -258,7 +259,7 @@ class EndingReader:
         return next(iter(self._tested_once(text)), None)
 
 
-_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 
 
 def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, int]]:

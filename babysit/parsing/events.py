@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 
 
@@ -24,7 +25,7 @@ class Signature:
 
 def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
          detail: str = "") -> Signature:
-    return Signature(kind, re.compile(pattern, flags), detail_group, detail)
+    return Signature(kind, lazy_re.compile(pattern, flags), detail_group, detail)
 
 
 _I = re.IGNORECASE
@@ -214,12 +215,12 @@ SIGNATURES: tuple[Signature, ...] = (
 )
 
 # Lines that look like errors but are not: warnings about them, hints, retries.
-_BENIGN = re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.warn|UserWarning|"
+_BENIGN = lazy_re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.warn|UserWarning|"
                      r"FutureWarning|DeprecationWarning", _I)
 
 # The closing line of a traceback: `ValueError: bad`, `torch.OutOfMemoryError: ...`,
 # `KeyboardInterrupt`. Indented lines belong to the traceback body.
-_EXCEPTION_LINE = re.compile(
+_EXCEPTION_LINE = lazy_re.compile(
     r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning|"
     r"Timeout)|[A-Z]\w*Error\w*|StopIteration|AssertionError)(?::\s?(.*))?$"
 )
@@ -290,9 +291,10 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
 
 _FAILURE_KINDS = frozenset({EventKind.OOM, EventKind.CUDA_ERROR})
 # A timeout being set or printed as a setting, and words that say one really happened.
-_SETTING = re.compile(r"[Tt]imeout\w*\s*(?:\(\w*\))?\s*(?:=|:\s*\d|to\s+\d|of\s+\d|\d)|"
+_SETTING = lazy_re.compile(r"[Tt]imeout\w*\s*(?:\(\w*\))?\s*(?:=|:\s*\d|to\s+\d|of\s+\d|\d)|"
                       r"[Ss]etting\b|[Ee]xport\b|--\w*timeout")
-_HAPPENED = re.compile(r"[Ww]atchdog caught|timed out|timing out|ran for|[Ee]rror|[Ee]xception|"
+_HAPPENED = lazy_re.compile(
+    r"[Ww]atchdog caught|timed out|timing out|ran for|[Ee]rror|[Ee]xception|"
                        r"[Tt]imeout (?:in|waiting)|[Aa]borting")
 
 
@@ -302,8 +304,8 @@ def _inside_a_name(line: str, at: int) -> bool:
     return at > 0 and line[at].isalpha() and (line[at - 1].isalnum() or line[at - 1] in "_/")
 
 
-_COUNTER = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
-_STAGE_WORDS = re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*\d|[Ss]witching to|[Mm]oving on to|"
+_COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+_STAGE_WORDS = lazy_re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*\d|[Ss]witching to|[Mm]oving on to|"
                           r"[Ss]tarting (?:stage|phase|the next)|[Nn]ext (?:stage|phase)")
 
 
@@ -318,7 +320,7 @@ def _part_way(line: str) -> bool:
 
 
 # Fields of a structured (JSON) log line that hold the run's own words, not data.
-_MESSAGE_KEY = re.compile(r'"(?:msg|message|event|status|log|error|detail|text_log)"\s*:\s*"'
+_MESSAGE_KEY = lazy_re.compile(r'"(?:msg|message|event|status|log|error|detail|text_log)"\s*:\s*"'
                           r'[^"]*$')
 
 

@@ -6,23 +6,25 @@ from __future__ import annotations
 
 import re
 
+from babysit import lazy_re
+
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([kKmMbBgGtT]?)\b"
 # nanoGPT `number of parameters: 10.65M`, Keras `Total params: 124,439,808`, PEFT's
 # `all params: 6,742,609,920`, `num_params=1.2e9`, `Model has 124M parameters`.
-_PARAMS = re.compile(
+_PARAMS = lazy_re.compile(
     r"(?:number of parameters|total params|all params|num[_ ]params|n_params|"
     r"parameter count)\s*[:=]\s*" + _NUMBER + r"|"
     r"\bhas\s+" + _NUMBER + r"\s+parameters", re.IGNORECASE)
 # nanoGPT `tokens per iteration will be: 491,520`; `tokens per step: 524288`.
-_TOKENS = re.compile(r"tokens per (?:iteration|iter|step|batch)(?: will be)?\s*[:=]\s*"
+_TOKENS = lazy_re.compile(r"tokens per (?:iteration|iter|step|batch)(?: will be)?\s*[:=]\s*"
                      r"(\d[\d,]*)", re.IGNORECASE)
 
 # Megatron-LM `> padded vocab (size: 50257) with 431 dummy tokens (new size: 50688)` (the
 # size before padding), a config dump's `"vocab_size": 32000`, nanoGPT's `found
 # vocab_size = 65 (inside data/shakespeare_char/meta.pkl)`, Megatron's argument dump
 # `padded_vocab_size ....... 256`.
-_VOCAB = re.compile(r"padded vocab \(size:\s*(\d+)|"
+_VOCAB = lazy_re.compile(r"padded vocab \(size:\s*(\d+)|"
                     r"(?:\b|_)vocab(?:ulary)?[_ ]size[\"']?\s*(?:[:=]|\.{3,})\s*(\d+)",
                     re.IGNORECASE)
 
@@ -32,10 +34,10 @@ _VOCAB = re.compile(r"padded vocab \(size:\s*(\d+)|"
 # TrainingArguments dump (`learning_rate=2e-05,`, `"learning_rate": 0.0002`). Never a
 # metric record (those print a loss beside the rate, and are read as metrics).
 _LR_NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
-_LR_FLAG = re.compile(r"--(?:learning[_-]rate|lr)(?:=|\s+)" + _LR_NUMBER + r"(?![\w.])")
-_LR_ARGS = re.compile(r"^\s*lr\s+\.{3,}\s*" + _LR_NUMBER + r"\s*$")
-_LR_CONFIG = re.compile(r"\blearning_rate[\"']?\s*[:=]\s*[\"']?" + _LR_NUMBER + r"(?![\w.])")
-_A_LOSS = re.compile(r"\bloss\b['\"]?\s*[:=]?\s*[-\d.]", re.IGNORECASE)
+_LR_FLAG = lazy_re.compile(r"--(?:learning[_-]rate|lr)(?:=|\s+)" + _LR_NUMBER + r"(?![\w.])")
+_LR_ARGS = lazy_re.compile(r"^\s*lr\s+\.{3,}\s*" + _LR_NUMBER + r"\s*$")
+_LR_CONFIG = lazy_re.compile(r"\blearning_rate[\"']?\s*[:=]\s*[\"']?" + _LR_NUMBER + r"(?![\w.])")
+_A_LOSS = lazy_re.compile(r"\bloss\b['\"]?\s*[:=]?\s*[-\d.]", re.IGNORECASE)
 
 
 def may_configure_lr(text: str) -> bool:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
 from babysit.parsing.said_failures import said_failure
@@ -34,31 +35,31 @@ from babysit.redact import clip
 
 _MAX_TRACEBACK_LINES = 400
 # Frames that write checkpoints (torch.save, safetensors, the trainers' save hooks).
-_SAVE_FRAME = re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
+_SAVE_FRAME = lazy_re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
                          r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
                          r"in save_model|in _save\b")
-_SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
+_SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 # A logger's level before `Traceback (`: the library handled it and said so.
-_LOGGED = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
+_LOGGED = lazy_re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 # Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`) and loguru's
 # better-exceptions (`> File "x.py", line 3, in f`) print them, unindented.
 # rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
 # ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
-_FRAME_LINE = re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
+_FRAME_LINE = lazy_re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
                          r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"")
-_BOX = re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
+_BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # A Python frame, however indented (a paste may lose the indentation), or wrapped by a
 # narrow console before its closing quote.
-_FRAME_START = re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
-_FRAME_END = re.compile(r"^\s*in [\w<>.]+\s*$")
-_FRAME_TAIL = re.compile(r"\", line \d+, in \S+\s*$")
-_DIGITS = re.compile(r"\d+")
+_FRAME_START = lazy_re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
+_FRAME_END = lazy_re.compile(r"^\s*in [\w<>.]+\s*$")
+_FRAME_TAIL = lazy_re.compile(r"\", line \d+, in \S+\s*$")
+_DIGITS = lazy_re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
 # What Python prints before a traceback that does not end the process: a thread's
 # (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
 # can catch it (`Exception ignored in: <function …>`, a destructor at exit).
-_NOT_THE_PROCESS = re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
+_NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,

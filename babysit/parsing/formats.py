@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field
 from typing import Any
 
+from babysit import lazy_re
 from babysit.model import line_value
 from babysit.parsing.text import normalise_key, number_from, to_number
 
@@ -142,7 +142,7 @@ def parse_json_line(segment: str) -> Parsed | None:
 # --- Hugging Face Trainer ---------------------------------------------------------
 
 # `{'loss': 2.34, 'grad_norm': nan, ...}` (4.x) or `{'loss': '2.34', ...}` (5.x).
-_HF_PAIR = re.compile(r"'([^']+)':\s*'?([^,'}\s]+)'?")
+_HF_PAIR = lazy_re.compile(r"'([^']+)':\s*'?([^,'}\s]+)'?")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
@@ -169,30 +169,34 @@ def parse_hf_dict(segment: str) -> Parsed | None:
 
 # --- generic `key=value` / `key: value` -----------------------------------------------
 
-_KV = re.compile(
+_KV = lazy_re.compile(
     # Up to three words before a colon name one metric: `Train Loss: 0.04`,
     # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
     r"(?<![\w./-])(?P<key>[A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*){0,3})\s*[=:]\s*"
     r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
     r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
-_STEP_OF = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
+_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
                       r"(?P<target>\d+)")
-_STEP_WORD = re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
-_LEADING_COUNT = re.compile(r"^\s*(\d+):\s+[A-Za-z]")
-_EPOCH_WORD = re.compile(r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+_STEP_WORD = lazy_re.compile(
+    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
+_LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
+_EPOCH_WORD = lazy_re.compile(
+    r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it.
-_SPACED_KV = re.compile(r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
+_SPACED_KV = lazy_re.compile(
+    r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
                         r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
-_CELL_KV = re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
+_CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
                       r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
-_RATE_UNIT = re.compile(r"(?<![\w.])(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>samples|tokens|tok|"
+_RATE_UNIT = lazy_re.compile(
+    r"(?<![\w.])(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>samples|tokens|tok|"
                         r"sequences|seqs|images|imgs|steps|it)\s*/\s*(?:s|sec|second)\b")
 _RATE_NAMES = {"samples": "samples/s", "tokens": "tokens/s", "tok": "tokens/s",
                "sequences": "samples/s", "seqs": "samples/s", "images": "samples/s",

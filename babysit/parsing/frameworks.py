@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
+from babysit import lazy_re
 from babysit.parsing.formats import Parsed, key_values, split_counters
 from babysit.parsing.text import normalise_key, to_number
 
 # --- Megatron-LM ------------------------------------------------------------------
 
-_MEGATRON = re.compile(r"iteration\s+(?P<step>\d+)\s*/\s*(?P<target>\d+)\s*\|(?P<rest>.*)")
+_MEGATRON = lazy_re.compile(r"iteration\s+(?P<step>\d+)\s*/\s*(?P<target>\d+)\s*\|(?P<rest>.*)")
 
 
 def parse_megatron(segment: str) -> Parsed | None:
@@ -38,10 +39,10 @@ def parse_megatron(segment: str) -> Parsed | None:
 
 # --- nanoGPT ----------------------------------------------------------------------
 
-_NANOGPT_ITER = re.compile(
+_NANOGPT_ITER = lazy_re.compile(
     r"^iter (?P<step>\d+): loss (?P<loss>\S+), time (?P<ms>[\d.]+)ms(?:, mfu (?P<mfu>-?[\d.]+)%)?"
 )
-_NANOGPT_EVAL = re.compile(
+_NANOGPT_EVAL = lazy_re.compile(
     r"^step (?P<step>\d+): train loss (?P<train>\S+), val loss (?P<val>\S+?),?\s*$"
 )
 
@@ -72,7 +73,7 @@ def parse_nanogpt(segment: str) -> Parsed | None:
 
 # --- `Epoch [1/10], Step [100/600], Loss: 0.2345` -----------------------------------
 
-_EPOCH_STEP = re.compile(
+_EPOCH_STEP = lazy_re.compile(
     r"Epoch\s*\[?\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]?\s*[,|]?\s*"
     r"(?:Step|Iter|Batch)\s*\[?\s*(?P<step>\d+)\s*/\s*(?P<steps>\d+)\s*\]?(?P<rest>.*)",
     re.IGNORECASE,
@@ -96,8 +97,9 @@ def parse_epoch_step(segment: str) -> Parsed | None:
 
 # --- torchtitan ---------------------------------------------------------------------
 
-_TITAN = re.compile(r"step:\s*(?P<step>\d+)\s+(?P<rest>loss:.*)")
-_TITAN_PAIR = re.compile(r"(?P<key>[a-z_]+):\s*(?P<value>[\d.,eE+\-]+|nan|inf)(?P<unit>[A-Za-z]*)")
+_TITAN = lazy_re.compile(r"step:\s*(?P<step>\d+)\s+(?P<rest>loss:.*)")
+_TITAN_PAIR = lazy_re.compile(
+    r"(?P<key>[a-z_]+):\s*(?P<value>[\d.,eE+\-]+|nan|inf)(?P<unit>[A-Za-z]*)")
 
 
 def parse_torchtitan(segment: str) -> Parsed | None:
@@ -124,8 +126,8 @@ def parse_torchtitan(segment: str) -> Parsed | None:
 #         `| epoch 001:    200 / 1374 loss=14.351, ppl=20899.56, ..., num_updates=190, ...`
 #         `| epoch 027 | valid on 'valid' subset | valid_loss 8.30 | ... | num_updates 10198`
 # hydra:  `... | INFO | train_inner | epoch 003:  5 / 356 loss=9.44, ..., num_updates=700, ...`
-_FAIRSEQ_EPOCH = re.compile(r"\bepoch (\d+)(?::\s*(\d+)\s*/\s*(\d+))?")
-_PIPE_PAIR = re.compile(r"^\s*([A-Za-z][\w/.()-]*)\s+([-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|"
+_FAIRSEQ_EPOCH = lazy_re.compile(r"\bepoch (\d+)(?::\s*(\d+)\s*/\s*(\d+))?")
+_PIPE_PAIR = lazy_re.compile(r"^\s*([A-Za-z][\w/.()-]*)\s+([-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|"
                         r"nan|inf|-inf))\s*$")
 
 
@@ -165,9 +167,9 @@ def parse_fairseq(segment: str) -> Parsed | None:
 # `Epoch(train) [100][  50/4309]  base_lr: 2.0e-03 lr: 5.96e-05  eta: 12:14:32 ... loss: 1111.4`
 # `Iter(train) [  50/40000]  lr: 1.0e-04  eta: ...  loss: 0.52`
 # `Epoch [1][50/1084]\tlr: 0.01000, eta: 14:19:58, ..., loss_bbox: nan, loss: nan`  (mmcv 1.x)
-_MM_EPOCH = re.compile(r"Epoch(?:\((?P<mode>\w+)\))?\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
+_MM_EPOCH = lazy_re.compile(r"Epoch(?:\((?P<mode>\w+)\))?\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
                        r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
-_MM_ITER = re.compile(r"Iter\((?P<mode>\w+)\)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
+_MM_ITER = lazy_re.compile(r"Iter\((?P<mode>\w+)\)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
                       r"(?P<rest>.*)")
 _MM_NOT_METRICS = ("eta", "time", "data_time", "memory", "base_lr")
 
@@ -202,9 +204,9 @@ def _mm_metrics(text: str) -> dict[str, float]:
 # `Epoch: [34][3670/4999]  Time  0.471 ( 1.651)  Loss 6.9694e+00 (6.9144e+00)  Acc@1 78.12`
 # `Epoch: [51]  [10/31]  eta: 0:00:07  lr: 0.000755  loss: 0.0137 (0.0158)`
 # `[Train] Epoch: [1][100/500]  loss: 0.52`   (epochs counted from 0, batches per epoch)
-_EXAMPLE_EPOCH = re.compile(r"Epoch:\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
+_EXAMPLE_EPOCH = lazy_re.compile(r"Epoch:\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
                             r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
-_SPACED_PAIR = re.compile(r"(?<![\w@])(?P<key>[A-Za-z][\w@]*)\s+"
+_SPACED_PAIR = lazy_re.compile(r"(?<![\w@])(?P<key>[A-Za-z][\w@]*)\s+"
                           r"(?P<value>[-+]?\d[\d.]*(?:[eE][-+]?\d+)?|nan|inf)"
                           r"(?:\s*\(\s*[-+]?[\d.eE+-]+\))?")
 
@@ -229,9 +231,10 @@ def parse_example_epoch(segment: str) -> Parsed | None:
 
 
 # --- timm: `Train: 3 [ 240/2502 ( 10%)]  Loss: 3.36 (3.48)  Time: ...  LR: 1.0e-03` ----------
-_TIMM = re.compile(r"^\s*Train:\s*(?P<epoch>\d+)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\(\s*\d+%\)\]"
+_TIMM = lazy_re.compile(
+    r"^\s*Train:\s*(?P<epoch>\d+)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\(\s*\d+%\)\]"
                    r"(?P<rest>.*)")
-_TIMM_PAIR = re.compile(r"(?P<key>[A-Za-z][\w/ ]*?):\s*"
+_TIMM_PAIR = lazy_re.compile(r"(?P<key>[A-Za-z][\w/ ]*?):\s*"
                         r"(?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)")
 
 
@@ -254,7 +257,7 @@ def parse_timm(segment: str) -> Parsed | None:
 
 
 # --- OLMo: a header `[step=2/739328,epoch=0]`, metrics on the indented lines after it ------
-_OLMO = re.compile(r"\[step=(?P<step>\d+)(?:/(?P<target>\d+))?(?:,epoch=(?P<epoch>\d+))?\]")
+_OLMO = lazy_re.compile(r"\[step=(?P<step>\d+)(?:/(?P<target>\d+))?(?:,epoch=(?P<epoch>\d+))?\]")
 
 
 def parse_olmo(segment: str) -> Parsed | None:
@@ -271,7 +274,8 @@ def parse_olmo(segment: str) -> Parsed | None:
 
 # --- MockingBird / Real-Time-Voice-Cloning ------------------------------------------------
 # `{| Epoch: 55/167 (996/1926) | Loss: 0.2907 | 0.93 steps/s | Step: 425k | }`
-_MOCKINGBIRD = re.compile(r"Epoch:\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s*\((?P<i>\d+)/(?P<n>\d+)\)"
+_MOCKINGBIRD = lazy_re.compile(
+    r"Epoch:\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s*\((?P<i>\d+)/(?P<n>\d+)\)"
                           r"(?P<rest>.*?)Step:\s*(?P<step>\d+)(?P<k>k?)")
 
 
@@ -301,9 +305,11 @@ def parse_mockingbird(segment: str) -> Parsed | None:
 
 
 # --- BigDL: `[Epoch 64 740096/1281167][Iteration 45459][Wall Clock ...] ... Loss is 1.26.` --
-_BIGDL = re.compile(r"\[Epoch (?P<epoch>\d+) (?P<i>\d+)/(?P<n>\d+)\]\[Iteration (?P<step>\d+)\]"
+_BIGDL = lazy_re.compile(
+    r"\[Epoch (?P<epoch>\d+) (?P<i>\d+)/(?P<n>\d+)\]\[Iteration (?P<step>\d+)\]"
                     r"(?P<rest>.*)")
-_IS_VALUE = re.compile(r"\b(?P<key>[A-Z]?[a-z][\w ]*?) is (?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?"
+_IS_VALUE = lazy_re.compile(
+    r"\b(?P<key>[A-Z]?[a-z][\w ]*?) is (?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?"
                        r"|NaN|nan|Infinity|-Infinity|inf)\b")
 
 
@@ -327,13 +333,13 @@ def parse_bigdl(segment: str) -> Parsed | None:
 # --- `| [   2/   3][   500/  1000] |   67/1932 batches | train_loss 1.57e-01 | lr 2.7e-05` ---
 # Two bracketed counters: the epoch of the epochs, then the step of the planned steps (or,
 # when the second total is the batches of one epoch, the batch of the epoch).
-_TWO_BRACKETS = re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]\s*"
+_TWO_BRACKETS = lazy_re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]\s*"
                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
 
 
 # The PyTorch tutorial's and I-JEPA's `[epoch, batch/batches]`: `[50,  2550/ 2562] - train_losses
 # - Children class: 2.75 …` (the epoch, then the batch of that epoch).
-_EPOCH_BATCH = re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
+_EPOCH_BATCH = lazy_re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
                           r"(?P<rest>.*)")
 
 
@@ -373,7 +379,7 @@ def _counters(epoch: int, epochs: int | None, i: int, n: int, rest: str) -> Pars
 # --- Ultralytics (YOLOv5/v8/11): epoch columns before a per-epoch batch bar ------------------
 # `      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size`
 # `    153/200      9.87G     0.4639     0.2342     0.8053       1469        640: 100%|...`
-_YOLO_ROW = re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s+(?P<cols>[\d.]+G?(?:\s+[\d.]+)+)"
+_YOLO_ROW = lazy_re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s+(?P<cols>[\d.]+G?(?:\s+[\d.]+)+)"
                        r"\s*:?\s*$")
 
 
@@ -397,7 +403,7 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
 
 
 # Lines that announce the planned number of epochs.
-_EPOCHS_LINE = re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
+_EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
                           r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epochs['\"]?\s*[=:]\s*(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b")
 
@@ -411,7 +417,7 @@ def planned_epochs(line: str) -> int | None:
 
 
 # `Epoch 2, global step 400000: 'val/AP' was not in top 1` (Lightning's ModelCheckpoint)
-_GLOBAL_STEP = re.compile(r"\bEpoch (\d+), global step (\d+):")
+_GLOBAL_STEP = lazy_re.compile(r"\bEpoch (\d+), global step (\d+):")
 
 
 def lightning_global_step(line: str) -> tuple[int, int] | None:
@@ -423,7 +429,8 @@ def lightning_global_step(line: str) -> tuple[int, int] | None:
 
 
 # `[2023-04-18 01:47:21,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=6, lr=[…]`
-_DEEPSPEED_STEP = re.compile(r"\[Rank (?P<rank>\d+)\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
+_DEEPSPEED_STEP = lazy_re.compile(
+    r"\[Rank (?P<rank>\d+)\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
 
 
 def parse_deepspeed(segment: str) -> Parsed | None:
@@ -442,7 +449,7 @@ def parse_deepspeed(segment: str) -> Parsed | None:
 
 
 # `Beginning of Epoch 1/16, Total Micro Batches 460` (DeepSpeed-Chat)
-_MICRO_BATCHES = re.compile(r"Epoch (\d+)/(\d+), Total Micro Batches (\d+)")
+_MICRO_BATCHES = lazy_re.compile(r"Epoch (\d+)/(\d+), Total Micro Batches (\d+)")
 
 
 def deepspeed_chat_plan(line: str) -> tuple[int, int] | None:

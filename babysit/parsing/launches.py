@@ -16,12 +16,11 @@ again for each evaluation) must not be taken for one.
 
 from __future__ import annotations
 
-import re
-
+from babysit import lazy_re
 from babysit.parsing.events import exception_line
 
-_DIGITS = re.compile(r"\d+")
-_WORD = re.compile(r"[A-Za-z]{3}")
+_DIGITS = lazy_re.compile(r"\d+")
+_WORD = lazy_re.compile(r"[A-Za-z]{3}")
 # The first lines of a preamble mark a launch best; a long one (a model printed layer
 # by layer) is read no further than this.
 _PREAMBLE_LINES = 400

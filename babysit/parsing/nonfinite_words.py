@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 import re
 
+from babysit import lazy_re
 from babysit.parsing.events import exception_line
 
 # `<subject> … is/became/… nan|inf|infinite|non-finite`
-_SUBJECT_SAYS = re.compile(
+_SUBJECT_SAYS = lazy_re.compile(
     r"\b(?P<name>loss(?:es)?(?![ _]?scal)|grad(?:ient)?s?(?:[ _]norms?)?|outputs?|logits|weights|"
     r"activations?|tensor|values)\b[^.;!?]{0,40}?\b(?:is|are|was|were|became|becomes|"
     r"ha(?:s|ve|d) become|went|turned|ha[sd]|contains?|returned|got)\s+(?:a\s+|an\s+)?"
@@ -31,7 +32,7 @@ _SUBJECT_SAYS = re.compile(
     re.IGNORECASE)
 # `nan or inf in input tensor`, `NaN detected in loss`, `Detected inf/nan in gradients`,
 # `Function 'XBackward0' returned nan values`.
-_VALUE_IN = re.compile(
+_VALUE_IN = lazy_re.compile(
     r"\b(?:nan|inf|non-?finite)(?:\s*(?:or|/)\s*(?:nan|inf))?\s+(?:values?\s+)?"
     r"(?:(?:detected|found|encountered|appeared|occurred)\s+)?in\s+(?:the\s+|its\s+)?"
     r"(?P<name>input tensor|loss|grad(?:ient)?s?|outputs?|logits|weights|tensor)|"
@@ -57,7 +58,7 @@ _VALUE_IN = re.compile(
 # Checking loss : Tensor had NaN values [Op:CheckNumerics]`, JAX's debug_nans
 # `FloatingPointError: invalid value (nan) encountered in mul`, any
 # `<Name>(Error|Exception): … nan …` whose name or message says non-finite or diverged.
-_EXCEPTION_SAYS = re.compile(
+_EXCEPTION_SAYS = lazy_re.compile(
     r"\b(?P<name>\w*?(?:NaN|Nan|NAN|Inf|NonFinite|Nonfinite|NotFinite|Diverge[dn]?\w*?))"
     r"(?:Loss)?\w*?(?:Error|Exception)\b|"
     r"\b(?:[Mm]odel|[Tt]raining|[Ll]oss|[Oo]ptimi[sz]ation)\s+(?:has\s+)?diverged\b"
@@ -69,7 +70,7 @@ _EXCEPTION_SAYS = re.compile(
 # An exception about the data fed in (`ValueError: Input contains NaN, infinity or a value
 # too large for dtype('float64')`, `Input X contains NaN`, `array must not contain infs or
 # NaNs`): a data error, which fails as a crash of its own, not a value of the training.
-_DATA_SUBJECT = re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]abels?|"
+_DATA_SUBJECT = lazy_re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]abels?|"
                            r"[Ff]eatures?|[Cc]olumns?|X|y)\b\s+(?:[Xy]\s+)?"
                            r"(?:contains?|must not contain|has)\b")
 # What a framework's NaN guard says when it ends training (the run is then FAILED). Some
@@ -78,12 +79,12 @@ _DATA_SUBJECT = re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]ab
 # `Signaling Trainer to stop`. Others raise: TensorFlow's coordinator (`Error reported to
 # Coordinator`, re-raised when the threads join) and NanTensorHook (`Model diverged with
 # loss = NaN.`, then NanLossDuringTrainingError), DeepSpeed's `Exiting run`.
-_GUARD_STOPS = re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
+_GUARD_STOPS = lazy_re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
                           r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
                           r"(?:stopped|terminated|aborted|halted)\b|"
                           r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
                           r"training\b|Signaling Trainer to stop", re.IGNORECASE)
-_RAISES = re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
+_RAISES = lazy_re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
                      r"\bExiting (?:the )?run\b|\babort(?:ing|ed)?\s+(?:the\s+)?training\b",
                      re.IGNORECASE)
 # How a stop is named in its failure event: a guard's clean stop is explained by the NaN
@@ -92,15 +93,16 @@ GUARD_STOP = "a NaN guard stopped training"
 RAISED_STOP = "training ended on a non-finite value"
 # A progress bar's counter before text glued to it (`  3/234 [....] - loss: 44.4Batch 3:
 # Invalid loss, terminating training`): indented, yet not a traceback's line.
-_BAR_START = re.compile(r"^\s+\d+/\d+\s")
-_STEP = re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
-_SKIPPED = re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
+_BAR_START = lazy_re.compile(r"^\s+\d+/\d+\s")
+_STEP = lazy_re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
+_SKIPPED = lazy_re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
 # Where a sentence about a NaN is code or a setting, not an event.
-_NOT_AN_EVENT = re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
+_NOT_AN_EVENT = lazy_re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
                            r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
 # What a sentence about a non-finite value needs (checked first: most lines lack it;
 # `INFO` is no `inf`).
-SAID_HINT = re.compile(r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite|"
+SAID_HINT = lazy_re.compile(
+    r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite|"
                        r"(?:NaN|Nan|NAN|Inf)\w*(?:Error|Exception)\b|diverged|[Ii]nvalid")
 # Skips said again and again with no training record in between: a run that updates
 # nothing any more.

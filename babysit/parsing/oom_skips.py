@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 
-_SKIPPED_OOM = re.compile(r"\bran out of (?:GPU |CUDA )?memory\b", re.IGNORECASE)
+_SKIPPED_OOM = lazy_re.compile(r"\bran out of (?:GPU |CUDA )?memory\b", re.IGNORECASE)
 # Skips in a row, no training record between, before they are the run's out of memory.
 OOM_SKIPS_IN_A_ROW = 20
 

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 
+from babysit import lazy_re
 from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
@@ -57,27 +58,27 @@ LINE_PARSERS: tuple[LineParser, ...] = (
     parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
 
 # Lines that announce the planned length of a run.
-_TARGET_LINE = re.compile(
+_TARGET_LINE = lazy_re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
     r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
     r"\biters:\s*(\d[\d,]*)")
-_ACCUMULATION = re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
+_ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 # The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
 # (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
 # `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
-_SCHEDULE = re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
+_SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
                        r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
                        r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
-_KERAS_EPOCH = re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
+_KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
-_EPOCH_HEADER = re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
-_YOLO_HEADER = re.compile(r"^\s*Epoch\s+GPU_mem\s+")
-_YOLO_VAL_HEADER = re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
-_YOLO_VAL_ROW = re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
+_EPOCH_HEADER = lazy_re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
+_YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
+_YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
+_YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
-_SAVE_BEGINS = re.compile(r"\b[Ss]aving\b")
-_EVAL_BANNER = re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
+_SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
+_EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 
 
 def _may_carry_failure(text: str) -> bool:
@@ -95,20 +96,20 @@ def _hints_non_finite(text: str) -> bool:
 
 
 # A sentence about a non-finite value has one of these (`INFO` has none of them).
-_SAID_WORD = re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
+_SAID_WORD = lazy_re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
 # A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
 # a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
-_EVAL_HEAD = re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
+_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
 # The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
-_SAVED_STEP = re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
+_SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
                          r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
-_ASSIGNMENT = re.compile(r"[=:]\s*[-+]?\.?\d")
+_ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 # Events after which the process is gone unless something follows: a new launch is
@@ -142,7 +143,7 @@ def _as_eval(text: str, parsed: Parsed) -> Parsed:
                   metrics=metrics)
 
 
-_EVALISH = re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
+_EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
 def _trains(metrics: Mapping[str, float]) -> bool:

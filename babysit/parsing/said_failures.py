@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import re
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.redact import clip
 
-_ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
-_SAYS_FAILED = re.compile(
+_ERROR_LEVEL = lazy_re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_SAYS_FAILED = lazy_re.compile(
     r"\b(?:[Tt]raining|[Rr]un|[Jj]ob|[Ee]xperiment|[Tt]rial|[Aa]blation|[Ff]old|main|"
     r"[Ww]orker group)\b(?: [\w.\-]+)? failed(?:\s*[:.!(]|\s+with\b|\s*$).*|"
     r"\bapi:failed \(exitcode: -?\d+\).*")
-_COORDINATOR = re.compile(r"Error reported to Coordinator: <class '(?:[\w]+\.)*(\w+)'>,?\s*(.*)")
-_STOPPED = re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
+_COORDINATOR = lazy_re.compile(
+    r"Error reported to Coordinator: <class '(?:[\w]+\.)*(\w+)'>,?\s*(.*)")
+_STOPPED = lazy_re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
                       r"\btraining (?:was |is |has been )?(?:stopped|terminated|aborted)\b",
                       re.IGNORECASE)
-_BAD_VALUES = re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
+_BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
                          re.IGNORECASE)
 
 

@@ -26,25 +26,27 @@ import re
 from collections import Counter, deque
 from itertools import pairwise
 
+from babysit import lazy_re
 from babysit.parsing.formats import STEP_KEYS, Parsed, split_counters
 from babysit.parsing.text import normalise_key, to_number
 
 _NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 # A token that is a non-finite number on its own (`nan`, `-inf`, `NaN`, C's `-nan`), not
 # part of a word (`nanoGPT`, `info`, `inference`) or a call (`isnan(`).
-NON_FINITE_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w(.])", re.IGNORECASE)
+NON_FINITE_TOKEN = lazy_re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w(.])", re.IGNORECASE)
 # Any number-like token, for a line's template: numbers and non-finite tokens alike.
 # A duration's number is a value too, with its unit glued on (`12s`, `733ms`, `0us`: CatBoost's
 # `total: 12m 12s  remaining: 733ms`), or no two lines of such a log would share a template.
-_VALUE_TOKEN = re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w])|"
+_VALUE_TOKEN = lazy_re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w])|"
                           rf"{NON_FINITE_TOKEN.pattern}",
                           re.IGNORECASE)
-_CELL = re.compile(rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
-_COUNTER_CELL = re.compile(r"^(\d+)/(\d+)$")
-_TIME_CELL = re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$")
-_NAME_CELL = re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
-_BOX_LINE = re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
-_RULE_LINE = re.compile(r"^\s*-{8,}\s*$")
+_CELL = lazy_re.compile(
+    rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
+_COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
+_TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$")
+_NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
+_BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
+_RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
 # Words that name a split or a phase before a metric's name in a spaced header.
@@ -343,7 +345,7 @@ class ShapeReader:
         return found
 
 
-_WORD_BEFORE = re.compile(r"([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\W{0,3}$")
+_WORD_BEFORE = lazy_re.compile(r"([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\W{0,3}$")
 
 
 def _name_before(line: str, at: int) -> str | None:

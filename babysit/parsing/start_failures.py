@@ -15,21 +15,20 @@ except a usage error right under its usage text (a relaunch with a bad flag: see
 
 from __future__ import annotations
 
-import re
-
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
 from babysit.redact import clip
 
-_FATAL_AT_START = re.compile(
+_FATAL_AT_START = lazy_re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?:ImportError|ModuleNotFoundError|SyntaxError|IndentationError)"
     r": .+|undefined symbol: \S+|error while loading shared libraries: .+|"
     r"cannot open shared object file")
-_USAGE = re.compile(r"^\s*[Uu]sage: (\S+)")
+_USAGE = lazy_re.compile(r"^\s*[Uu]sage: (\S+)")
 # argparse: `prog: error: message`; the prog is the script's name (its usage line says it).
-_ARGPARSE_ERROR = re.compile(r"^(\S+): error: (.*\S)?\s*$")
+_ARGPARSE_ERROR = lazy_re.compile(r"^(\S+): error: (.*\S)?\s*$")
 # click / typer: `Error: No such option: --lr` (after `Usage:` and `Try 'prog --help'`).
-_CLICK_ERROR = re.compile(r"^Error: (.+)$")
+_CLICK_ERROR = lazy_re.compile(r"^Error: (.+)$")
 # A usage text runs a few hundred lines at most (one line per option); click's error
 # comes a few lines under its usage line.
 _USAGE_REACH = 400

@@ -11,9 +11,9 @@ is read as it stands, as before.
 
 from __future__ import annotations
 
-import re
+from babysit import lazy_re
 
-_LABEL = re.compile(r" {0,4}(\d{1,4}): ")
+_LABEL = lazy_re.compile(r" {0,4}(\d{1,4}): ")
 _REACH = 10  # the longest label: four spaces, four digits and `: `
 _LEAST = 3  # labelled lines before the labels can count
 _SHARE = 0.5  # of the lines: srun labels every line its tasks print

@@ -6,13 +6,15 @@ import math
 import re
 from functools import lru_cache
 
+from babysit import lazy_re
+
 # CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = lazy_re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # torchrun and friends prefix each worker's output: `[rank3]: `, `[default0]:`, `0: `.
-_RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?|"
+_RANK_PREFIX = lazy_re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?|"
                           r"^\[\d+,mpirank:(\d+),[^\]]*\]<std(?:out|err)>:")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_BACKSPACES = re.compile(r"(\x08+)")
+_CONTROL = lazy_re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BACKSPACES = lazy_re.compile(r"(\x08+)")
 
 
 def decode(raw: bytes) -> str:
@@ -64,7 +66,7 @@ def split_rank(line: str) -> tuple[int | None, str]:
     return int(match.group(1) or match.group(2)), rest.replace("#033[A", "")
 
 
-_NUMBER = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NUMBER = lazy_re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _NON_FINITE = {
     "nan": math.nan,
     "-nan": math.nan,

@@ -9,12 +9,13 @@ that is used.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 
-_ISO = re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
-_MONTH_DAY = re.compile(r"^\[?(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})")
-_GLOG = re.compile(r"^[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})")
+from babysit import lazy_re
+
+_ISO = lazy_re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
+_MONTH_DAY = lazy_re.compile(r"^\[?(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})")
+_GLOG = lazy_re.compile(r"^[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})")
 _NO_YEAR = 2000  # a leap year, so 02/29 parses
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
+from babysit import lazy_re
 from babysit.parsing.text import decode
 
 # Progress bars redraw with a bare carriage return, so CR ends a line as LF does.
-_SEPARATOR = re.compile(rb"[\r\n]")
+_SEPARATOR = lazy_re.compile(rb"[\r\n]")
 MAX_LINE_BYTES = 64 * 1024
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
+
+from babysit import lazy_re
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class AddressError(ValueError):
     pass
 
 
-_SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[\w.\-]+):"
+_SCP_LIKE = lazy_re.compile(r"^(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[\w.\-]+):"
                        r"(?P<path>.*)$")
 
 

@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Sequence
 from itertools import pairwise
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.rules import trends
 
@@ -51,7 +52,8 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
 # Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`
 # before it to be an evaluation's (a translation is scored on a dev set, a segmentation's
 # mIoU on a validation split).
-_HELD_OUT = re.compile(r"(?:^|[/_ ])(?:bleu|sacrebleu|rouge\w*|meteor|chrf|miou|map(?:50|_50|75)?|"
+_HELD_OUT = lazy_re.compile(
+    r"(?:^|[/_ ])(?:bleu|sacrebleu|rouge\w*|meteor|chrf|miou|map(?:50|_50|75)?|"
                        r"wer|cer)$", re.IGNORECASE)
 
 
@@ -203,7 +205,7 @@ def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
 # far better than data it has not seen. Healthy public runs stay under 6× (a crystal
 # graph network's 5.5× at the end); memorised or leaking ones reach 10-60×.
 GAP_RATIO = 10.0
-_LOSS_NAME = re.compile(r"loss|nll|perplexity|ppl", re.IGNORECASE)
+_LOSS_NAME = lazy_re.compile(r"loss|nll|perplexity|ppl", re.IGNORECASE)
 
 
 def generalisation_gap(key: str, value: float, train_loss: float | None) -> str | None:

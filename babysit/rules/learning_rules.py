@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import no_progress, trends
@@ -25,7 +26,7 @@ _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
-_NOT_SCORE = re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
+_NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 
 

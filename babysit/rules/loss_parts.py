@@ -15,13 +15,14 @@ import statistics
 from collections import deque
 from collections.abc import Mapping
 
+from babysit import lazy_re
 from babysit.rules import trends
 
 # A term of a loss: a name that says loss, or the usual short names of its parts.
-_PART = re.compile(r"loss|(?:^|[/_.])(?:ce|kl|kld|nll|mse|mae|l1|l2|bce|recon|rec|xent)"
+_PART = lazy_re.compile(r"loss|(?:^|[/_.])(?:ce|kl|kld|nll|mse|mae|l1|l2|bce|recon|rec|xent)"
                    r"(?:$|[/_.])", re.IGNORECASE)
 # Not a term of the training loss: an evaluation's, a best-so-far, a weight or scale.
-_NOT_PART = re.compile(r"(?:^|[/_ .-])(?:val|valid|validation|eval|test|dev)|best|scale|"
+_NOT_PART = lazy_re.compile(r"(?:^|[/_ .-])(?:val|valid|validation|eval|test|dev)|best|scale|"
                        r"weight|coef|beta|lr|total", re.IGNORECASE)
 _WINDOW = 50
 _MAX_PARTS = 16

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
@@ -23,9 +24,9 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 # Higher-is-better scores of what a model predicts, on a 0-1 (or 0-100) scale. Not a
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
 # a top-k that includes the easy classes, or a spread.
-_QUALITY = re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
+_QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
                       r"bleu|rouge|precision|recall|exact_match", re.IGNORECASE)
-_NOT_QUALITY = re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
+_NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                           r"samples|memory|per_sec|eta", re.IGNORECASE)
 FLOOR = 0.01  # at most this on a 0-1 scale: 1 % of masks, boxes or labels right
 FLOOR_POINTS = 8  # evaluations at the floor before it speaks

@@ -11,36 +11,37 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
+from babysit import lazy_re
 from babysit.rules import trends
 
 # A training loss under a name of its own (`avr_loss`, `loss_cls`, `Train_loss`):
 # never an evaluation's (those are the eval rule's), never a best-so-far or a bound.
-_LOSS_NAME = re.compile(r"loss", re.IGNORECASE)
-_NOT_TRAIN_LOSS = re.compile(
+_LOSS_NAME = lazy_re.compile(r"loss", re.IGNORECASE)
+_NOT_TRAIN_LOSS = lazy_re.compile(
     r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
     re.IGNORECASE)
 # Metrics that show learning besides the loss: a loss printed as exactly 0 (GRPO's by
 # construction, a fit whose `loss` column is not the objective) says nothing while
 # these move.
-_LEARNING_SIGN = re.compile(
+_LEARNING_SIGN = lazy_re.compile(
     r"loss|err|mse|mae|acc|reward|score|kl|norm|entropy|dice|iou|map|perplex|ppl|f1",
     re.IGNORECASE)
 # A reward or a score the policy earns, averaged over a batch of episodes or rollouts.
-_REWARD = re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNORECASE)
+_REWARD = lazy_re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNORECASE)
 # One reward function of several, as TRL's GRPO trainer logs each beside their sum
 # (`rewards/equation_reward_func`, `rewards/accuracy_reward/mean`): the sum can move on an
 # easy part (the format) while the task's own part earns nothing. Not DPO's
 # `rewards/chosen`, `rewards/margins` (implicit rewards, not functions), nor a penalty
 # (0 is its best).
-_REWARD_PART = re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuracies)\b)"
+_REWARD_PART = lazy_re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuracies)\b)"
                           r"(?![^/]*penalt)[^/]+(?:/mean)?$", re.IGNORECASE)
 
 
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
 # the policy learns: its reward says.
-_RL_LOSS = re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
+_RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
 # Nor a GAN's two players' (each rises as the other wins).
-_GAN_LOSS = re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
+_GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
                        r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
 
 
@@ -73,8 +74,8 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
 
 # A return the policy earns, by any name (`Average100 Score`, `ep_rew_mean`, `return`):
 # higher is better. Never an evaluation's or a best-so-far (those are other rules').
-_RETURN = re.compile(r"score|rew|return", re.IGNORECASE)
-_NOT_RETURN = re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
+_RETURN = lazy_re.compile(r"score|rew|return", re.IGNORECASE)
+_NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
                          r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
 
 

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from enum import Enum
 
+from babysit import lazy_re
 from babysit.metric_names import GRAD_NORM_KEYS, is_bookkeeping
 from babysit.model import Severity
 
@@ -47,20 +48,22 @@ class Role(Enum):
 # The loss and its parts (`loss_cls`, `d0.loss_bbox`, `smoothed_loss`, `multi_logloss`,
 # a hand loop's `Val_los`), perplexity, likelihoods, a cost or an objective; not the loss
 # *scale* of fp16 training.
-_OBJECTIVE = re.compile(r"loss(?![ _]?scal)|(?:^|[_/.])(?:los|nll|ppl|perplexity|objective|cost|"
+_OBJECTIVE = lazy_re.compile(
+    r"loss(?![ _]?scal)|(?:^|[_/.])(?:los|nll|ppl|perplexity|objective|cost|"
                         r"elbo|bpd|bpc|bpb)(?:$|[_/.])", re.IGNORECASE)
 # The next update is made with it: a NaN learning rate makes the weights NaN.
-_OPTIMIZER = re.compile(r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",
+_OPTIMIZER = lazy_re.compile(
+    r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",
                         re.IGNORECASE)
-_GRADIENT = re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
+_GRADIENT = lazy_re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
 # Names of a limit or of the best value so far: ±inf there is the starting point.
-_BOUND = re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
+_BOUND = lazy_re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
                     r"threshold|tol|tolerance|cap|ceil|floor|best|lowest|highest|patience)"
                     r"(?:$|[_/.])", re.IGNORECASE)
-_TIMING = re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
+_TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
 # Means over episodes, boxes, classes or runs; evaluation scores; spreads; RL rollout
 # statistics (PPO's clip fraction, approximate KL, explained variance).
-_STATISTIC = re.compile(
+_STATISTIC = lazy_re.compile(
     r"(?:^|[_/.])ep(?:_|len|rew|isode)|episode|rew(?:ard)?|return|success|"
     r"iou|recall|precision|acc|f1|bleu|rouge|auc|(?:^|[_/.])m?ap(?:\d*|_\w+)?(?:$|[_/.])|"
     r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
@@ -70,9 +73,9 @@ _STATISTIC = re.compile(
 # (`parsing.nonfinite_words` names it `input_tensor`): the input of the summary op, some
 # scalar handed to `add_scalar` (often a mean reward over no episode yet, 0/0), not the
 # model's input; a NaN loss shows in the loss's own record.
-_SUMMARY = re.compile(r"^input_tensor$")
+_SUMMARY = lazy_re.compile(r"^input_tensor$")
 # A count in the same record: zero of them makes every mean over them 0/0.
-_COUNT = re.compile(r"(?:^|[_/.])(?:count|n|num(?:_\w+)?|\w+_count|instances|targets|boxes|"
+_COUNT = lazy_re.compile(r"(?:^|[_/.])(?:count|n|num(?:_\w+)?|\w+_count|instances|targets|boxes|"
                     r"objects|gts?|episodes|samples_seen)$", re.IGNORECASE)
 
 

@@ -10,12 +10,12 @@ class here and one line in `METRIC_RULES`.
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
@@ -143,7 +143,7 @@ _EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noi
 # A copy of another metric: a decoder layer's auxiliary loss (DETR's `loss_bbox_3` of six
 # layers) or its unweighted twin (`loss_giou_unscaled`). The metric itself is judged;
 # thirty noisy copies of it would only multiply the chance of a rise by luck.
-_AUXILIARY = re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
+_AUXILIARY = lazy_re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
 
 
 class EvalRule:

@@ -11,12 +11,13 @@ from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
 
+from babysit import lazy_re
 from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 from babysit.user_alerts import UserAlert
 
-_LOWER_IS_BETTER = re.compile(r"loss|err|ppl|perplexity|wer|cer|mse|mae|nll", re.IGNORECASE)
+_LOWER_IS_BETTER = lazy_re.compile(r"loss|err|ppl|perplexity|wer|cer|mse|mae|nll", re.IGNORECASE)
 
 
 class _AlertState:

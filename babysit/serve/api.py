@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from babysit import lazy_re
 
 # 2: a non-finite value in `latest` is "nan"/"inf"/"-inf", as in the artifact (1: null).
 API_VERSION = 2
@@ -16,7 +17,7 @@ API_VERSION = 2
 
 # The run's page on its service (W&B, MLflow, Vertex AI): a web address and nothing else.
 # The page draws it as a link, so `javascript:` or `data:` would run in the page.
-_WEB_URL = re.compile(r"https?://[!-~]{1,2000}")
+_WEB_URL = lazy_re.compile(r"https?://[!-~]{1,2000}")
 
 
 def metrics_document(runs: Iterable[dict[str, Any]]) -> dict[str, Any]:

@@ -9,18 +9,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from babysit import lazy_re
 from babysit.artifact import write_text_atomically
 from babysit.safe_files import UnsafeFile, ensure_private_dir, read_regular
 
 # A long run's document is downsampled to ~2,000 points per metric: well under this.
 MAX_SESSION_BYTES = 8 * 1024 * 1024
 MAX_SESSIONS = 64
-_SESSION_NAME = re.compile(r"session-([1-9][0-9]{0,9})\.json")
+_SESSION_NAME = lazy_re.compile(r"session-([1-9][0-9]{0,9})\.json")
 
 
 def runtime_dir() -> Path:

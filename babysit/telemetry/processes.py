@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from babysit import lazy_re
 from babysit.model import ExitInfo
 from babysit.redact import redacted_command
 
@@ -380,7 +381,7 @@ class LogChoice:
     reason: str
 
 
-_LOG_NAME = re.compile(r"\.(?:log|out|err|txt)$|(?:^|/)logs?/", re.IGNORECASE)
+_LOG_NAME = lazy_re.compile(r"\.(?:log|out|err|txt)$|(?:^|/)logs?/", re.IGNORECASE)
 
 
 def find_log(identity: Identity, descendants: Iterable[Identity] = ()) -> LogChoice | None:
@@ -451,7 +452,7 @@ def _files_open_for_writing(pid: int) -> list[str]:
 
 # --- kernel evidence --------------------------------------------------------------------
 
-_OOM_KILL = re.compile(r"(?:Out of memory|Memory cgroup out of memory): Killed process (\d+)|"
+_OOM_KILL = lazy_re.compile(r"(?:Out of memory|Memory cgroup out of memory): Killed process (\d+)|"
                        r"oom-kill:.*\bpid=(\d+)")
 
 

@@ -6,9 +6,9 @@ remote log beside --pid), Slurm (--ssh) and the trackers' --fallback-log all rea
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from babysit import lazy_re
 from babysit.remote.address import AddressError, RemoteAddress, parse_remote
 from babysit.targets.base import TargetError
 from babysit.targets.kinds import KindOption, KindUsageError
@@ -16,7 +16,7 @@ from babysit.targets.kinds import KindOption, KindUsageError
 # The extra that brings paramiko: every kind that may read over SSH needs it.
 SSH_EXTRA = "ssh"
 
-_REMOTE = re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
+_REMOTE = lazy_re.compile(r"^(?:ssh://|[\w.\-]+@[\w.\-\[\]:]+:|[\w.\-]+:(?!\\))")
 
 SSH_ACCEPT_NEW = KindOption("--ssh-accept-new", "Trust an unknown SSH host key on first use "
                             "and record it (a changed key is still refused).", type=bool)

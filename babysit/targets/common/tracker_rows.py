@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import errno
 import math
-import re
 import socket
 import ssl
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit.model import Record
 from babysit.parsing.text import number_from
 from babysit.snapshot import GpuSample
@@ -120,9 +120,9 @@ def _wrapped(error: BaseException) -> Iterator[BaseException]:
         todo.extend(e for e in inner if isinstance(e, BaseException))
 
 
-_GPU_UTIL = re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:utilization_percentage|gpu)$")
-_GPU_MEM_MB = re.compile(r"^(?:system/)?gpu[._](\d+)[._]memory_usage_megabytes$")
-_GPU_MEM_PCT = re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:memory_usage_percentage|"
+_GPU_UTIL = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:utilization_percentage|gpu)$")
+_GPU_MEM_MB = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._]memory_usage_megabytes$")
+_GPU_MEM_PCT = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:memory_usage_percentage|"
                           r"memoryAllocated)$")
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from babysit import lazy_re
 from babysit.model import TerminalState
 from babysit.targets.k8s.pods import PodView
 
@@ -14,7 +15,7 @@ from babysit.targets.k8s.pods import PodView
 # Kubeflow training-operator (pkg/controller.v1/common/job.go) says `<Kind>Failed` for
 # every failure and only its message, "Job X has failed because it was active longer
 # than specified deadline", tells a deadline from a backoff limit.
-_DEADLINE = re.compile(r"DeadlineExceeded|active longer than specified deadline|"
+_DEADLINE = lazy_re.compile(r"DeadlineExceeded|active longer than specified deadline|"
                        r"ActiveDeadlineSeconds", re.I)
 
 

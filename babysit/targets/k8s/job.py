@@ -15,6 +15,7 @@ import shlex
 import time
 from typing import Any, ClassVar
 
+from babysit import lazy_re
 from babysit.model import AnomalyType, Record, Severity, TerminalState
 from babysit.redact import clip
 from babysit.snapshot import (
@@ -34,7 +35,7 @@ from babysit.targets.k8s.names import JobReference, is_object_name
 from babysit.targets.k8s.pods import PodStates, PodView, views
 
 _WAITING = ("PENDING", "CREATED", "SUSPENDED", "RESTARTING")
-_ERROR_LINE = re.compile(r"Error|Exception|Traceback|error:|FATAL|Killed", re.I)
+_ERROR_LINE = lazy_re.compile(r"Error|Exception|Traceback|error:|FATAL|Killed", re.I)
 class KubeJobTarget:
     target_type: ClassVar[str] = "k8s"
 

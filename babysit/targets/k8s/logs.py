@@ -27,6 +27,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from babysit import lazy_re
 from babysit.model import Record
 from babysit.parsing.parser import LogParser
 
@@ -35,7 +36,7 @@ MAX_BYTES = 4 * 1024 * 1024
 FIRST_LINES = 2000  # of a container met running: the end of what it wrote so far
 OVERLAP_S = 10  # seconds asked for before the newest line held, for clocks that disagree
 _TAIL = 50
-_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
+_STAMP = lazy_re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
                     r"(Z|[+-]\d\d:\d\d)$")
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit.targets.kinds import KindUsageError
 
 _KINDS = {"job": "job", "jobs": "job", "job.batch": "job", "jobs.batch": "job",
@@ -40,8 +40,8 @@ API = {
                         "Kubeflow Trainer (`kubectl get crd trainjobs.trainer.kubeflow.org`)"),
 }
 # A DNS-1123 subdomain (object names) and label (namespaces).
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_SUBDOMAIN = lazy_re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = lazy_re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 @dataclass(frozen=True)

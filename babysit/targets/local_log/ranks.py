@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from babysit import lazy_re
 from babysit.clock import Waker
 from babysit.model import Record
 from babysit.reading.changes import GrowthWaker
@@ -21,9 +22,10 @@ from babysit.snapshot import LogSnapshot, Snapshot
 from babysit.targets.base import TargetError
 from babysit.targets.common.log_file import LocalLogTarget
 
-_RANK_IN_NAME = re.compile(r"(?:rank|r|worker|proc)[_-]?(\d+)|[_.-](\d+)\.(?:log|out|err|txt)$",
+_RANK_IN_NAME = lazy_re.compile(
+    r"(?:rank|r|worker|proc)[_-]?(\d+)|[_.-](\d+)\.(?:log|out|err|txt)$",
                            re.IGNORECASE)
-_GLOB = re.compile(r"[*?\[]")
+_GLOB = lazy_re.compile(r"[*?\[]")
 
 
 def expand(paths: Sequence[str]) -> list[str]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from babysit import lazy_re
 from babysit.targets.base import Target
 from babysit.targets.common.addresses import SSH_ACCEPT_NEW
 from babysit.targets.kinds import Chooser, KindOption, Request, TargetKind
 from babysit.targets.slurm.job_ids import check_job_id
 
-_LOGIN = re.compile(r"(?:[\w.\-]+@)?[\w.\-]+", re.ASCII)
+_LOGIN = lazy_re.compile(r"(?:[\w.\-]+@)?[\w.\-]+", re.ASCII)
 
 
 def _check_login(text: str) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
+from babysit import lazy_re
 from babysit.targets.kinds import KindUsageError
 
 # ASCII digits only (`\d` takes `٣` too), and fullmatch: `$` would let a newline through.
-_JOB_ID = re.compile(r"[0-9]{1,10}(?:_[0-9]{1,10})?")
+_JOB_ID = lazy_re.compile(r"[0-9]{1,10}(?:_[0-9]{1,10})?")
 
 
 def check_job_id(text: str) -> str:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from babysit import lazy_re
 from babysit.model import AnomalyType, Severity, TerminalState
 from babysit.redact import clip
 from babysit.snapshot import ServiceAnomaly
 
 # scontrol -o: `Key=value Key=value …` on one line. A key follows a space; values may
 # hold `=` (TRES=cpu=1,mem=4G) and the odd `:` or `/` in a key (CPUs/Task, AllocNode:Sid).
-_FIELD = re.compile(r"(?:^|\s)([A-Za-z][A-Za-z0-9_/:]*)=")
+_FIELD = lazy_re.compile(r"(?:^|\s)([A-Za-z][A-Za-z0-9_/:]*)=")
 
 TERMINAL: dict[str, TerminalState] = {
     "COMPLETED": TerminalState.SUCCEEDED,
@@ -141,7 +142,7 @@ def parse_sacct(text: str, wanted: str) -> AccountingRow | None:
     return None
 
 
-_DURATION = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$", re.ASCII)
+_DURATION = lazy_re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$", re.ASCII)
 
 
 def slurm_seconds(text: str) -> float | None:

@@ -7,9 +7,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from babysit import lazy_re
 from babysit.targets.slurm.states import base_state, small_int
 
-_PATTERN = re.compile(r"%([0-9]*)([jJAaxuNns%])")
+_PATTERN = lazy_re.compile(r"%([0-9]*)([jJAaxuNns%])")
 _MAX_PAD = 10  # sbatch(1): "the maximal number is 10": a wider pad is padded to 10
 
 

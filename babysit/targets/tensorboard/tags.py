@@ -18,7 +18,7 @@ target (`events`).
 
 from __future__ import annotations
 
-import re
+from babysit import lazy_re
 
 TRAIN_WORDS = frozenset({"train", "training"})
 # The prefixes babysit's eval rules recognise (metric_names._EVAL_PREFIX).
@@ -33,10 +33,11 @@ _LOSS_NAMES = frozenset({"loss", "epoch_loss", "total_loss", "lm_loss", "loss_ep
 _LR_NAMES = frozenset({"lr", "learning_rate", "learning-rate", "learningrate",
                        "epoch_learning_rate", "epoch_lr", "lr_0", "lr-0"})
 # PyTorch Lightning's LearningRateMonitor: `lr-Adam`, `lr-AdamW`, `lr-SGD` (one optimizer).
-_LR_MONITOR = re.compile(r"^lr[-_](?:adam|adamw|sgd|adafactor|lamb|lion|rmsprop)$")
+_LR_MONITOR = lazy_re.compile(r"^lr[-_](?:adam|adamw|sgd|adafactor|lamb|lion|rmsprop)$")
 _GRAD_NAMES = frozenset({"grad_norm", "gradient_norm", "grad-norm", "gradnorm", "global_norm",
                          "grad_norm_total", "total_grad_norm", "gnorm"})
-_SCOPED = re.compile(r"^(?P<scope>train|training|eval|val|valid|validation|dev)[_-](?P<name>.+)$")
+_SCOPED = lazy_re.compile(
+    r"^(?P<scope>train|training|eval|val|valid|validation|dev)[_-](?P<name>.+)$")
 
 
 def scope_of_run(run: str) -> str | None:
@@ -81,7 +82,7 @@ def metric_name(tag: str, run_scope: str | None = None) -> str:
 
 
 _WORDS = TRAIN_WORDS | EVAL_WORDS
-_EVAL_FIRST = re.compile(r"^(?:eval|val|valid|validation|dev)(?:$|[_-])")
+_EVAL_FIRST = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)(?:$|[_-])")
 
 
 def _scope(word: str) -> str:

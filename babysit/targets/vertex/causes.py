@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from babysit import lazy_re
+
 
 @dataclass(frozen=True)
 class Cause:
@@ -21,19 +23,20 @@ class Cause:
 # google.rpc.Code values that Vertex AI puts in a job's `error.code`.
 _DEADLINE, _NOT_FOUND, _PERMISSION, _EXHAUSTED, _UNAUTHENTICATED = 4, 5, 7, 8, 16
 
-_GPU_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|"
+_GPU_OOM = lazy_re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|"
                       r"RESOURCE_EXHAUSTED: Out of memory|OOM when allocating", re.I)
-_HOST_OOM = re.compile(r"ran out[- ]of[- ]memory|status of 137\b|SIGKILL|Killed\b|"
+_HOST_OOM = lazy_re.compile(r"ran out[- ]of[- ]memory|status of 137\b|SIGKILL|Killed\b|"
                        r"exceeded (?:the )?memory limit", re.I)
-_QUOTA = re.compile(r"quota|resources? (?:are |is )?(?:insufficient|exhausted|not available)|"
+_QUOTA = lazy_re.compile(r"quota|resources? (?:are |is )?(?:insufficient|exhausted|not available)|"
                     r"RESOURCE_POOL_EXHAUSTED|stockout|Resources are insufficient", re.I)
-_PREEMPTED = re.compile(r"preempt|spot (?:vm|capacity|instance)|reclaimed", re.I)
-_DEADLINE_TEXT = re.compile(r"deadline|timed? ?out|exceeded the maximum|maximum duration", re.I)
-_PERMISSION_TEXT = re.compile(r"permission|does not have .*access|forbidden|403\b", re.I)
-_NOT_FOUND_TEXT = re.compile(r"not found|No such file|does not exist|404\b", re.I)
-_EXIT = re.compile(r"non-zero (?:exit )?(?:status|code) of (\d+)|exited with (?:a )?"
+_PREEMPTED = lazy_re.compile(r"preempt|spot (?:vm|capacity|instance)|reclaimed", re.I)
+_DEADLINE_TEXT = lazy_re.compile(
+    r"deadline|timed? ?out|exceeded the maximum|maximum duration", re.I)
+_PERMISSION_TEXT = lazy_re.compile(r"permission|does not have .*access|forbidden|403\b", re.I)
+_NOT_FOUND_TEXT = lazy_re.compile(r"not found|No such file|does not exist|404\b", re.I)
+_EXIT = lazy_re.compile(r"non-zero (?:exit )?(?:status|code) of (\d+)|exited with (?:a )?"
                    r"(?:non-zero )?(?:status|code) (\d+)", re.I)
-_NCCL = re.compile(r"NCCL (?:error|WARN .*timeout)|ProcessGroupNCCL.*Timeout", re.I)
+_NCCL = lazy_re.compile(r"NCCL (?:error|WARN .*timeout)|ProcessGroupNCCL.*Timeout", re.I)
 
 
 def likely_cause(code: int | None, message: str, lines: Sequence[str]) -> Cause | None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import configparser
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from babysit import lazy_re
+
 _MAX_BYTES = 65536  # a gcloud configuration is a few lines
-_NAME = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
+_NAME = lazy_re.compile(r"^[a-z][a-z0-9-]{0,62}$")
 
 
 def _read(path: Path) -> str:

@@ -3,23 +3,24 @@ display name, and the project and region it lives in. Pure: no requests here."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from babysit import lazy_re
 
 CUSTOM_JOBS = "customJobs"
 PIPELINE_JOBS = "pipelineJobs"
 DEFAULT_REGION = "us-central1"
 
-_RESOURCE = re.compile(r"^projects/(?P<project>[^/\s]+)/locations/(?P<region>[^/\s]+)/"
+_RESOURCE = lazy_re.compile(r"^projects/(?P<project>[^/\s]+)/locations/(?P<region>[^/\s]+)/"
                        r"(?P<collection>customJobs|pipelineJobs)/(?P<job>[^/\s]+)$")
 # A job's own ID: digits for custom jobs; pipeline jobs get generated names such as
 # `my-pipeline-20261130100000` (lower case, digits, dashes).
-_JOB_ID = {CUSTOM_JOBS: re.compile(r"^[0-9]{1,40}$"),
-           PIPELINE_JOBS: re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")}
-_REGION = re.compile(r"^[a-z]+(?:-[a-z]+)*[0-9]*$")
+_JOB_ID = {CUSTOM_JOBS: lazy_re.compile(r"^[0-9]{1,40}$"),
+           PIPELINE_JOBS: lazy_re.compile(r"^[a-z0-9][a-z0-9-]{0,127}$")}
+_REGION = lazy_re.compile(r"^[a-z]+(?:-[a-z]+)*[0-9]*$")
 # A project ID (6 to 30: a lower-case letter, then letters, digits, dashes, not ending
 # in a dash), a project number, or a legacy domain-scoped ID (`example.com:my-project`).
-_PROJECT = re.compile(r"^(?:(?:[a-z0-9][a-z0-9.\-]{0,62}:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]"
+_PROJECT = lazy_re.compile(r"^(?:(?:[a-z0-9][a-z0-9.\-]{0,62}:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]"
                       r"|[0-9]{1,20})$")
 
 

@@ -9,12 +9,12 @@ error and the end of its job's logs (read once more when it fails).
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from babysit import lazy_re
 from babysit.model import AnomalyType, Record, Severity, TerminalState
 from babysit.redact import clip
 from babysit.snapshot import LogSnapshot, ProcessSnapshot, ServiceAnomaly, ServiceSnapshot, Snapshot
@@ -256,7 +256,7 @@ class _Error:
         self.message = message
 
 
-_CUSTOM_JOB_NAME = re.compile(r"projects/[^/\s]+/locations/[^/\s]+/customJobs/[^/\s\"]+")
+_CUSTOM_JOB_NAME = lazy_re.compile(r"projects/[^/\s]+/locations/[^/\s]+/customJobs/[^/\s\"]+")
 
 
 def launched_jobs(metadata: Any) -> list[str]:

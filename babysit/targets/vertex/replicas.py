@@ -17,11 +17,12 @@ import re
 from collections import deque
 from dataclasses import replace
 
+from babysit import lazy_re
 from babysit.model import Record
 from babysit.parsing.parser import LogParser
 from babysit.targets.vertex.cloud_logs import Entry
 
-_REPLICA = re.compile(r"workerpool(\d+)-(\d+)")
+_REPLICA = lazy_re.compile(r"workerpool(\d+)-(\d+)")
 _TAIL = 50
 
 

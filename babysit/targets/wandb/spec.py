@@ -4,9 +4,10 @@ malformed value is a usage error (exit 2) before anything is opened."""
 from __future__ import annotations
 
 import os
-import re
 
-_URL = re.compile(r"^https?://[^/]+/(?P<entity>[^/]+)/(?P<project>[^/]+)/runs/(?P<run>[^/?#]+)")
+from babysit import lazy_re
+
+_URL = lazy_re.compile(r"^https?://[^/]+/(?P<entity>[^/]+)/(?P<project>[^/]+)/runs/(?P<run>[^/?#]+)")
 
 
 def run_path(spec: str) -> str | None:
