@@ -12,6 +12,7 @@ import re
 
 from babysit import lazy_re
 from babysit.parsing.formats import Parsed, key_values, split_counters
+from babysit.parsing.spaced_fields import parse_spaced_fields
 from babysit.parsing.text import normalise_key, to_number
 
 # --- Megatron-LM ------------------------------------------------------------------
@@ -468,4 +469,5 @@ FRAMEWORK_PARSERS = (
     parse_bigdl,
     parse_deepspeed,
     parse_bracket_counters,
+    parse_spaced_fields,
 )

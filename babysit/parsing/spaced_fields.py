@@ -1,0 +1,104 @@
+"""Training lines made of fields, each a name in words and its number, with no `:` or `=`
+between them: `Epoch 00026 | Step 00020 | Loss 0.3694 | Train Acc 0.9070 | Speed
+(samples/sec) 43768.49` (DGL's examples and the loops copied from them), `epoch 305,
+minibatch 120/120, validation error 5.68 %` (the Theano deep-learning tutorials),
+`Pre-training layer 0, epoch 3, cost 0.19`.
+
+The fields are set apart by `|`, `,` or a tab. A line counts only when it has at least
+one counter field (`epoch N`, `step N`, `iter N`, `minibatch N/M`) and at least one field
+whose name says it is a measure of training (a loss, a cost, an error, an accuracy):
+prose with numbers in it (`Loaded 5 files, skipped 3`) has neither.
+
+A step counter beside an epoch counter, with no total, may count the epoch's batches
+(DGL's `Step 00000` … `Step 00020` in every epoch): such a line gives its epoch, not a
+step. A rate or a time that is not a number (`Speed (samples/sec) nan` on the first
+line, before any timing) is undefined, not a measurement: it is left out.
+"""
+
+from __future__ import annotations
+
+import math
+
+from babysit import lazy_re
+from babysit.parsing.formats import Parsed
+from babysit.parsing.text import normalise_key, to_number
+
+_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*")
+# `Train Acc 0.9070`, `validation error 5.683333 %`, `Speed (samples/sec) 43768.49`,
+# `GPU 469.6 MB`, `minibatch 120/120`.
+_FIELD = lazy_re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z_-]*(?:\s+[A-Za-z][A-Za-z_-]*){0,5}(?:\s*\([^()]{1,24}\))?)"
+    r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf)"
+    r"(?:\s*/\s*(?P<total>\d+))?"
+    r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}))?$")
+_COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "step",
+             "batch": "batch", "minibatch": "batch", "mini_batch": "batch"}
+# Names of a training measure (a field of one of these makes the line a record).
+_MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|f1|"
+                           r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae")
+# Names of a label, not a measure: `Pre-training layer 0`, `fold 3`, `stage 2`.
+_LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task|gpu_id|rank)$")
+# Names of a rate, a time or a memory: undefined when not a number.
+_NOT_QUALITY = lazy_re.compile(r"speed|/s|/sec|per_s|throughput|time|gpu|mem|_mb$|_gb$|eta")
+
+
+def parse_spaced_fields(segment: str) -> Parsed | None:
+    """A line of `Name value` fields (see the module's docstring), else None."""
+    if "=" in segment or ("|" not in segment and "," not in segment and "\t" not in segment):
+        return None
+    counters: dict[str, tuple[int, int | None]] = {}
+    metrics: dict[str, float] = {}
+    measured = False
+    for field in _SEPARATOR.split(segment.strip()):
+        if not field:
+            continue
+        match = _FIELD.match(field)
+        if match is None:
+            if ":" in field:
+                return None  # a `key: value` line: another parser's
+            continue
+        name = _name(match.group("name"), match.group("unit"))
+        value = to_number(match.group("value"))
+        if value is None:
+            continue
+        counter = _COUNTERS.get(name)
+        if counter is not None and value == int(value) and counter not in counters:
+            total = match.group("total")
+            counters[counter] = (int(value), int(total) if total else None)
+            continue
+        if match.group("total") is not None or _LABEL.search(name):
+            continue
+        if not math.isfinite(value) and _NOT_QUALITY.search(name):
+            continue
+        metrics[name] = value
+        measured = measured or _MEASURE.search(name) is not None
+    if not counters or not measured:
+        return None
+    epoch = counters.get("epoch")
+    step = counters.get("step")
+    if step is not None and (epoch is None or step[1] is not None):
+        return Parsed("spaced-fields", step[0], step[1],
+                      float(epoch[0]) if epoch is not None else None, metrics=metrics)
+    if epoch is not None:
+        return Parsed("spaced-fields", epoch=float(epoch[0]), metrics=metrics)
+    batch = counters.get("batch")
+    if batch is not None and batch[1] is None:
+        return Parsed("spaced-fields", batch[0], metrics=metrics)
+    return None
+
+
+def _name(words: str, unit: str | None) -> str:
+    """The metric's name: `Train Acc` -> `train_acc`, `Speed (samples/sec)` ->
+    `samples/s`, `GPU` with `MB` -> `gpu_mb`."""
+    words = words.strip()
+    if "(" in words:
+        head, _, inside = words.partition("(")
+        inside = inside.rstrip(")").strip().lower()
+        if "/s" in inside:
+            unit_name = inside.split("/")[0].strip()
+            return f"{unit_name}/s" if unit_name in ("samples", "tokens") else normalise_key(head)
+        words = head
+    name = normalise_key(words)
+    if unit and unit != "%" and unit.lower() in ("mb", "gb", "kb", "ms"):
+        name = f"{name}_{unit.lower()}"
+    return name

@@ -1,0 +1,72 @@
+"""Lines of `Name value` fields with no `:` or `=` (see `parsing.spaced_fields`). The lines
+are written here in the shapes those loops print, with made-up values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from babysit.parsing.spaced_fields import parse_spaced_fields
+from tests.rules.test_loss_rules import verdict_of
+
+
+def test_pipe_fields_give_the_epoch_and_the_measures():
+    parsed = parse_spaced_fields(
+        "Epoch 00004 | Step 00040 | Loss 1.2500 | Train Acc 0.6100 | Speed (samples/sec) "
+        "2150.5 | GPU 812.0 MB")
+    assert parsed is not None
+    # The step counter beside an epoch, with no total, may count the epoch's batches.
+    assert parsed.step is None and parsed.epoch == 4.0
+    assert parsed.metrics == {"loss": 1.25, "train_acc": 0.61, "samples/s": 2150.5,
+                              "gpu_mb": 812.0}
+
+
+def test_an_undefined_rate_is_left_out_but_a_nan_loss_stays():
+    parsed = parse_spaced_fields("Epoch 00000 | Step 00000 | Loss nan | Speed (samples/sec) nan")
+    assert parsed is not None
+    assert "samples/s" not in parsed.metrics
+    assert parsed.metrics["loss"] != parsed.metrics["loss"]  # nan
+
+
+def test_comma_fields_with_a_percent_and_a_batch_counter():
+    parsed = parse_spaced_fields("epoch 12, minibatch 50/50, validation error 7.25 %")
+    assert parsed is not None
+    assert parsed.epoch == 12.0 and parsed.metrics == {"validation_error": 7.25}
+
+
+def test_a_stage_label_is_not_a_measure():
+    parsed = parse_spaced_fields("Pre-training layer 1, epoch 7, cost  0.4125")
+    assert parsed is not None
+    assert parsed.epoch == 7.0 and parsed.metrics == {"cost": 0.4125}
+
+
+def test_a_step_alone_is_the_step():
+    parsed = parse_spaced_fields("iter 300 | loss 0.75 | lr 0.001")
+    assert parsed is not None
+    assert parsed.step == 300 and parsed.metrics == {"loss": 0.75, "lr": 0.001}
+
+
+@pytest.mark.parametrize("line", [
+    "Loaded 5 files, skipped 3 images",  # no counter, no measure
+    "epoch 3, took 12 seconds",  # a counter, no measure
+    "loss 0.5, accuracy 0.9",  # measures, no counter
+    "Epoch 3 | loss: 0.5 | acc: 0.9",  # key: value, another parser's
+    "step=3, loss=0.5",
+])
+def test_lines_that_are_not_such_a_record(line: str):
+    assert parse_spaced_fields(line) is None
+
+
+def test_a_pipe_field_loop_that_prints_its_average_epoch_time_finished(tmp_path: Path):
+    lines = []
+    for epoch in range(12):
+        for step in (0, 10):
+            lines.append(f"Epoch {epoch:05d} | Step {step:05d} | Loss {2.0 - epoch * 0.1:.4f}"
+                         f" | Train Acc {0.3 + epoch * 0.04:.4f} | Speed (samples/sec) "
+                         f"{'nan' if epoch == step == 0 else '9100.0'}")
+        lines.append(f"Epoch Time(s): {3.1 + epoch % 3 * 0.1:.4f}")
+    lines.append("Avg epoch time: 3.2")
+    verdict = verdict_of(tmp_path, lines)
+    assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert verdict["anomalies_detected"] == []
