@@ -66,10 +66,22 @@ def _number(text: str, scale: str) -> float | None:
     return value * _SCALE[scale.lower()]
 
 
+# A shell's report that a job it ran has ended, with the job's command line after it:
+# bash's `./run.sh: line 3:  5967 Killed    python train.py --lr=0.1 --vocab_size=150000`,
+# job control's `[1]+  Terminated   python train.py …`, zsh's `zsh: killed  python …`. The
+# settings in that command are not the run's word on itself: the line says how it ended.
+_SHELL_JOB_REPORT = lazy_re.compile(
+    r"(?:\bline \d+: +\d+ +|^\[\d+\][+-]? +|^zsh: )(?:Killed|killed|Terminated|terminated|"
+    r"Aborted|Segmentation fault|Bus error|Hangup|Interrupt|Exit \d+)\b")
+
+
 def run_facts(line: str) -> dict[str, float]:
     """`model_params`, `tokens_per_step`, `vocab_size` and `configured_lr` said by this
-    line (empty when none)."""
+    line (empty when none, and for a shell's report of how a job ended)."""
     found: dict[str, float] = {}
+    if ("line " in line or "[" in line or "zsh" in line) \
+            and _SHELL_JOB_REPORT.search(line) is not None:
+        return found
     params = _PARAMS.search(line)
     if params is not None:
         text, scale = (params.group(1), params.group(2)) if params.group(1) else \
