@@ -140,6 +140,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"([\d.eE+-]+)|"
          r"[Rr]educing dynamic loss scale from \S+ to ([\d.eE+-]+)|"
          r"reducing loss scale to ([\d.eE+-]+)|Grad overflow on iteration (?:\d+)()", -1),
+    # A job wrapper's word that the job it submitted is gone without finishing: Kaldi's
+    # `queue.pl` / `slurm.pl` (`queue.pl: Error, unfinished job no longer exists, log is
+    # in …`), whatever ended it (a time limit, a node that died, a `qdel`). The job died;
+    # the wrapper saw no exit status.
+    _sig(EventKind.EXCEPTION, r"\b\w+\.pl: Error, unfinished job no longer exists\b",
+         detail="the scheduler's job vanished before it finished "
+                "(its wrapper: unfinished job no longer exists)"),
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
     _sig(EventKind.JOB_STATE, r"^Successfully completed\.$()|TERM_OWNER: (job killed) by owner|"
          r"TERM_RUNLIMIT: (job killed) after reaching|"
@@ -241,7 +248,7 @@ _TRIGGERS = (
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
-    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated",
+    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated", "no longer exists",
 )
 
 
