@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from babysit import lazy_re
+from babysit.parsing.counter_value import parse_counter_value
 from babysit.parsing.formats import Parsed, key_values, split_counters
 from babysit.parsing.spaced_fields import parse_spaced_fields
 from babysit.parsing.text import normalise_key, to_number
@@ -470,4 +471,5 @@ FRAMEWORK_PARSERS = (
     parse_deepspeed,
     parse_bracket_counters,
     parse_spaced_fields,
+    parse_counter_value,
 )
