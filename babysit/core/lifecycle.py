@@ -36,7 +36,7 @@ from babysit.core.ending import (
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
-from babysit.parsing.endings import AFTER_TRAINING, FINAL_SAVE, PLAN_REACHED
+from babysit.parsing.endings import AFTER_PLAN, AFTER_TRAINING, FINAL_SAVE, PLAN_REACHED
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 
@@ -308,8 +308,10 @@ class RunLifecycle:
         if completion.detail in AFTER_TRAINING:
             # What a run does after training (a test pass, a line past its last step at
             # the planned total): the end once nothing more comes, and no evidence at all
-            # for a run well short of its plan.
-            if not settled or premature(step, target):
+            # for a run well short of its plan. A line past the last step at its planned
+            # total was checked against the run's own logging interval, not a share of
+            # the plan (`190000/200000`, printed every 10000, is the loop's last print).
+            if not settled or (premature(step, target) and completion.detail != AFTER_PLAN):
                 return None
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     completion.line, step, self.attempt),

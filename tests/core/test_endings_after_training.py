@@ -167,3 +167,17 @@ def test_an_eta_of_zero_at_the_end_of_an_epoch_is_no_end(tmp_path: Path):
                      f"loss: {1.9 - epoch * 0.1:.4f}")
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["terminal_state"] != "SUCCEEDED"
+
+
+def test_a_counter_loop_that_goes_on_to_evaluate_after_its_last_print_finished(tmp_path: Path):
+    # A loop that prints every 5000 of its 60000 steps (`f'{i:7d}/{n:7d}: {loss:.4f}'`):
+    # its last print is at 55000; the evaluation after it is past the loop's end.
+    text = "".join(f"{i:7d}/{60000:7d}: {3.2 - i / 40000:.4f}\n" for i in range(0, 60000, 5000))
+    text += "train 1.9021\nval 2.0113\n"
+    assert _verdict(once(tmp_path, text)) == ("GO", "SUCCEEDED")
+
+
+def test_the_same_loop_cut_off_two_prints_short_of_its_plan_still_runs(tmp_path: Path):
+    text = "".join(f"{i:7d}/{60000:7d}: {3.2 - i / 40000:.4f}\n" for i in range(0, 50001, 5000))
+    text += "train 1.9021\nval 2.0113\n"
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
