@@ -36,7 +36,13 @@ from babysit.core.ending import (
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
-from babysit.parsing.endings import AFTER_PLAN, AFTER_TRAINING, FINAL_SAVE, PLAN_REACHED
+from babysit.parsing.endings import (
+    AFTER_PLAN,
+    AFTER_TRAINING,
+    FINAL_SAVE,
+    LAST_PRINT,
+    PLAN_REACHED,
+)
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 
@@ -202,6 +208,8 @@ class RunLifecycle:
                 # The step read after the failure was training after all: the run says
                 # it went on to finish (a library's traceback it recovered from).
                 self._trained(Evidence.TRAINED)
+            if held is not None and event.detail == LAST_PRINT:
+                return None  # the weakest evidence never hides a stronger one
             if held is not None and held.detail in _AT_PLAN \
                     and event.detail not in _DELIBERATE:
                 # The outer counter at its total already proves the end: a sentence
@@ -316,6 +324,14 @@ class RunLifecycle:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     completion.line, step, self.attempt),
                                 Evidence.LOG_ENDING)
+        if completion.detail == LAST_PRINT:
+            # The log stopped where a finished run's log stops; nothing says it finished.
+            if not settled:
+                return None
+            return self._end(Ending(
+                TerminalState.ENDED, EndingSource.LOG,
+                f"the log stops at {completion.line[:200]}, and says nothing after it",
+                step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if completion.detail == LAST_EPOCH and not settled:
             return None  # read from the order of lines: a live run may print more of it
         early = premature(step, target) and completion.detail not in _DELIBERATE

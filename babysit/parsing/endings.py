@@ -15,6 +15,9 @@ here, beside the parser:
   run counts).
 - The run's own estimate of the time left is zero (`eta: 0:00:00`, `0us remaining`).
 - The model saved to a `final` path.
+- The log stops at the run's last logging point before its planned total (`[4/5][150/190]`
+  printed every 50 batches): where a finished run's log stops, though nothing says it
+  finished (LAST_PRINT, the weakest: the run ENDED, outcome not confirmed).
 
 Each is reported as a COMPLETED event whose detail names the kind; the lifecycle takes
 the weaker ones (`AFTER_TRAINING`) only once the log has stopped, and never when the
@@ -56,7 +59,11 @@ SAID = "said-finished"
 AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, SAID})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
-FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH}
+# The log stops at the last step the run would print before its planned total, and says
+# nothing after it: the run is over once nothing more comes, its outcome not confirmed
+# (`core.lifecycle` makes it ENDED, never SUCCEEDED).
+LAST_PRINT = "last-print"
+FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT}
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
@@ -94,6 +101,8 @@ class EndingReader:
         self._intervals: tuple[int, ...] = ()
         self._trained = False  # a training record was read
         self._said_at: int | None = None  # the step the after-plan evidence was given at
+        self._target: int | None = None  # the planned total, as the last line knew it
+        self._last_print_at: int | None = None  # the step LAST_PRINT was given at
         self._epoch_base: int | None = None  # 0 or 1: how the run counts its epochs
         self._final_said = False
         self._tested = False  # a test pass was read since training last moved
@@ -140,8 +149,11 @@ class EndingReader:
 
     def plan_reached(self) -> LogEvent | None:
         """At the end of a read: the last training record is the last planned epoch
-        (0- or 1-based, as the run counts), and nothing trained after it."""
+        (0- or 1-based, as the run counts), and nothing trained after it; else the last
+        step is the run's last logging point before its planned total (LAST_PRINT)."""
         epoch, planned = self._last_epoch, self._planned_epochs
+        if epoch is None:
+            return self._last_print()
         if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch:
             return None
         base = 0 if self._first_epoch == 0 else 1
@@ -150,6 +162,19 @@ class EndingReader:
         self._plan_said = epoch
         return LogEvent(EventKind.COMPLETED, f"epoch {int(epoch)}, the last of {planned} planned",
                         AFTER_PLAN)
+
+    def _last_print(self) -> LogEvent | None:
+        """The last step read is within one logging interval of the planned total (the
+        next print would be at or past it), and no line after it said more (that is
+        AFTER_PLAN's evidence)."""
+        step, target, interval = self._step, self._target, self._interval
+        if step is None or not target or not interval or not step < target <= step + interval \
+                or self._said_at == step or self._last_print_at == step:
+            return None
+        self._last_print_at = step
+        return LogEvent(EventKind.COMPLETED,
+                        f"step {step}, the run's last logging point before its planned "
+                        f"total of {target}", LAST_PRINT)
 
     def epoch_trained(self) -> None:
         """A training record that names its epoch and no step (see `after_record`)."""
@@ -175,6 +200,7 @@ class EndingReader:
         `metrics`: the line reports metrics (a record, not a banner); `trains`: it is a
         training record (default: `metrics`)."""
         found: list[LogEvent] = []
+        self._target = target
         of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
         if "/" in text:
             inner = _inner_counters(text, of)

@@ -181,3 +181,25 @@ def test_the_same_loop_cut_off_two_prints_short_of_its_plan_still_runs(tmp_path:
     text = "".join(f"{i:7d}/{60000:7d}: {3.2 - i / 40000:.4f}\n" for i in range(0, 50001, 5000))
     text += "train 1.9021\nval 2.0113\n"
     assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def _bracket_epochs(epochs: int, last_epoch_batches: int, batches: int = 120) -> str:
+    # A hand-written GAN loop printing every 40 batches: `[e/E][i/N]\tLoss_D: …\tLoss_G: …`.
+    return "".join(f"[{e}/{epochs}][{i}/{batches}]\tLoss_D: {0.9 - e * 0.01:.4f}\t"
+                   f"Loss_G: {2.5 + (i % 80) / 100:.4f}\n" for e in range(epochs)
+                   for i in range(0, last_epoch_batches if e == epochs - 1 else batches, 40))
+
+
+def test_a_log_that_stops_at_the_last_print_of_its_plan_ended_unconfirmed(tmp_path: Path):
+    data = once(tmp_path, _bracket_epochs(6, 120))  # last print [5/6][80/120]
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "last logging point" in data["summary"]
+
+
+def test_a_log_that_stops_two_prints_short_of_its_plan_is_still_running(tmp_path: Path):
+    assert _verdict(once(tmp_path, _bracket_epochs(6, 41))) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_line_after_the_last_print_of_the_plan_is_the_end(tmp_path: Path):
+    text = _bracket_epochs(6, 120) + "Saved generated samples to out/samples.png\n"
+    assert _verdict(once(tmp_path, text)) == ("GO", "SUCCEEDED")
