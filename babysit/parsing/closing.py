@@ -49,7 +49,13 @@ _CLOSING_WORDS = lazy_re.compile(
     # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
     r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
-    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
+    # the value a notebook (or a REPL) displays when a cell ends: the training cell's last
+    # expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`), or the next cell's plot
+    # (`[<matplotlib.lines.Line2D at 0x7f…>]`, `<Figure size 432x288 with 1 Axes>`). A loop
+    # in a cell that stopped any other way shows a traceback (KeyboardInterrupt too).
+    r"^tensor\(.*\)$|^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
+    r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
@@ -73,7 +79,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "훈련", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "training_time", "train_time", "epoch time",
-          "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for")
+          "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
+          "tensor(", "<matplotlib", "<figure size")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -92,6 +92,9 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "Did not meet early stopping. Best iteration is:",
     # a final figure whatever its name, the average time an epoch or a step took
     "Final avg. r2:  0.7756", "FINAL MAE = 4.3", "Avg epoch time: 7.1649", "Mean step time: 0.31 s",
+    # what a notebook displays when the training cell ends, or the next cell's plot
+    "tensor(0.5321, device='cuda:0', grad_fn=<NllLossBackward0>)",
+    "[<matplotlib.lines.Line2D at 0x7f3a9c0d2e50>]", "<Figure size 640x480 with 1 Axes>",
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()
@@ -106,6 +109,7 @@ def test_closing_words(line: str):
     "Epoch 3/10 done", "Training done for stage 1", "loading data... finished in 3/10 s",
     "Saving model checkpoint to out/checkpoint-500", "Evaluating...",
     "Final learning rate will be 1e-5 after warmup",  # a final figure needs its value
+    "x = tensor(0.53)",  # a value inside a sentence, not a displayed one
 ])
 def test_lines_that_do_not_close_a_run(line: str):
     block = ClosingBlock()
@@ -158,3 +162,16 @@ def test_a_test_result_after_the_first_record_is_not_yet_the_end():
     block.add("Finished Training")
     event = block.judge()
     assert event is not None and event.line == "Finished Training"
+
+
+def test_a_notebook_loop_followed_by_its_displayed_loss_finished(tmp_path: Path):
+    lines = [f"step {s}, loss: {3.0 - s / 600:.4f}, lr: 3.0e-04" for s in range(1, 1200)]
+    data = verdict_of(tmp_path, [*lines, "tensor(1.0012, device='cuda:0', grad_fn=<AddBackward0>)"])
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_plot_shown_after_every_epoch_is_no_end(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 9):
+        lines += [f"epoch {epoch} loss {1 / epoch:.4f}", "<Figure size 640x480 with 1 Axes>"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
