@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from babysit.config import EfficiencySettings, RuleSettings
+from babysit.core.after_end import table_after_the_end
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.curves import MetricCurves
 from babysit.core.deadline import deadline_warning
@@ -224,6 +225,10 @@ class Run:
         series = self.series
         efficiency = self.efficiency
         for record in records:
+            if table_after_the_end(record, self.lifecycle.said_finished, series.step):
+                if not record.events:
+                    continue
+                record = replace(record, step=None, metrics={})
             if record.facts:
                 efficiency.observe(record)
                 series.note_facts(record.facts)
