@@ -4,10 +4,12 @@ between them: `Epoch 00026 | Step 00020 | Loss 0.3694 | Train Acc 0.9070 | Speed
 minibatch 120/120, validation error 5.68 %` (the Theano deep-learning tutorials),
 `Pre-training layer 0, epoch 3, cost 0.19`.
 
-The fields are set apart by `|`, `,` or a tab. A line counts only when it has at least
-one counter field (`epoch N`, `step N`, `iter N`, `minibatch N/M`) and at least one field
-whose name says it is a measure of training (a loss, a cost, an error, an accuracy):
-prose with numbers in it (`Loaded 5 files, skipped 3`) has neither.
+The fields are set apart by `|`, `,` or a tab, and every field is one of these (a line
+with anything else in it, a `[49500/50000]` counter, `VRAM 9.8/15.9GB (62%)`, is another
+format's). A line counts only when it has at least one counter field (`epoch N`, `step
+N`, `iter N`, `minibatch N/M`) and at least one field whose name says it is a measure of
+training (a loss, a cost, an error, an accuracy): prose with numbers in it (`Loaded 5
+files, skipped 3`) has neither. `batch N` with no total is a batch size, not a counter.
 
 A step counter beside an epoch counter, with no total, may count the epoch's batches
 (DGL's `Step 00000` … `Step 00020` in every epoch): such a line gives its epoch, not a
@@ -54,16 +56,16 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
             continue
         match = _FIELD.match(field)
         if match is None:
-            if ":" in field:
-                return None  # a `key: value` line: another parser's
-            continue
+            return None  # not a line of such fields only
         name = _name(match.group("name"), match.group("unit"))
         value = to_number(match.group("value"))
         if value is None:
             continue
         counter = _COUNTERS.get(name)
+        total = match.group("total")
+        if counter == "batch" and total is None:
+            continue  # `batch 16`: a batch size
         if counter is not None and value == int(value) and counter not in counters:
-            total = match.group("total")
             counters[counter] = (int(value), int(total) if total else None)
             continue
         if match.group("total") is not None or _LABEL.search(name):
@@ -81,9 +83,6 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
                       float(epoch[0]) if epoch is not None else None, metrics=metrics)
     if epoch is not None:
         return Parsed("spaced-fields", epoch=float(epoch[0]), metrics=metrics)
-    batch = counters.get("batch")
-    if batch is not None and batch[1] is None:
-        return Parsed("spaced-fields", batch[0], metrics=metrics)
     return None
 
 

@@ -53,6 +53,9 @@ def test_a_step_alone_is_the_step():
     "loss 0.5, accuracy 0.9",  # measures, no counter
     "Epoch 3 | loss: 0.5 | acc: 0.9",  # key: value, another parser's
     "step=3, loss=0.5",
+    # a field of another shape: the line is another format's
+    "[049500/50000] CITY  | loss 0.1783 | VRAM 9.8/15.9GB (62%) | GPU 91% | batch 16",
+    "loss 0.1783 | GPU 91% | batch 16",  # `batch 16` is a batch size, not a counter
 ])
 def test_lines_that_are_not_such_a_record(line: str):
     assert parse_spaced_fields(line) is None
