@@ -10,6 +10,7 @@ format's). A line counts only when it has at least one counter field (`epoch N`,
 N`, `iter N`, `minibatch N/M`) and at least one field whose name says it is a measure of
 training (a loss, a cost, an error, an accuracy): prose with numbers in it (`Loaded 5
 files, skipped 3`) has neither. `batch N` with no total is a batch size, not a counter.
+A line the generic key/value reader reads (`step 1 | loss 0.9 | lr 1e-3`) is left to it.
 
 A step counter beside an epoch counter, with no total, may count the epoch's batches
 (DGL's `Step 00000` … `Step 00020` in every epoch): such a line gives its epoch, not a
@@ -22,14 +23,14 @@ from __future__ import annotations
 import math
 
 from babysit import lazy_re
-from babysit.parsing.formats import Parsed
+from babysit.parsing.formats import Parsed, parse_key_values
 from babysit.parsing.text import normalise_key, to_number
 
 _SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*")
 # `Train Acc 0.9070`, `validation error 5.683333 %`, `Speed (samples/sec) 43768.49`,
 # `GPU 469.6 MB`, `minibatch 120/120`.
 _FIELD = lazy_re.compile(
-    r"^(?P<name>[A-Za-z][A-Za-z_-]*(?:\s+[A-Za-z][A-Za-z_-]*){0,5}(?:\s*\([^()]{1,24}\))?)"
+    r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}(?:\s*\([^()]{1,24}\))?)"
     r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf)"
     r"(?:\s*/\s*(?P<total>\d+))?"
     r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}))?$")
@@ -74,8 +75,8 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
             continue
         metrics[name] = value
         measured = measured or _MEASURE.search(name) is not None
-    if not counters or not measured:
-        return None
+    if not counters or not measured or parse_key_values(segment) is not None:
+        return None  # (a line the generic key/value reader reads is its: `step 1 | loss 0.9`)
     epoch = counters.get("epoch")
     step = counters.get("step")
     if step is not None and (epoch is None or step[1] is not None):

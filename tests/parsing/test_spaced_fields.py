@@ -42,9 +42,13 @@ def test_a_stage_label_is_not_a_measure():
 
 
 def test_a_step_alone_is_the_step():
-    parsed = parse_spaced_fields("iter 300 | loss 0.75 | lr 0.001")
+    parsed = parse_spaced_fields("Iter 300 | Loss 0.75 | Top1 Acc 0.41")
     assert parsed is not None
-    assert parsed.step == 300 and parsed.metrics == {"loss": 0.75, "lr": 0.001}
+    assert parsed.step == 300 and parsed.metrics == {"loss": 0.75, "top1_acc": 0.41}
+
+
+def test_a_line_the_key_value_reader_reads_is_left_to_it():
+    assert parse_spaced_fields("iter 300 | loss 0.75 | lr 0.001") is None
 
 
 @pytest.mark.parametrize("line", [
