@@ -88,6 +88,9 @@ _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*
                        r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
                        # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
                        r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
+# The share of the plan past which a last step is at the planned end whatever the
+# interval (as `core.lifecycle.premature` reckons it).
+_NEAR_END = 0.98
 _FINAL_PATH = lazy_re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
@@ -103,6 +106,7 @@ class EndingReader:
         self._said_at: int | None = None  # the step the after-plan evidence was given at
         self._target: int | None = None  # the planned total, as the last line knew it
         self._last_print_at: int | None = None  # the step LAST_PRINT was given at
+        self._first_step: int | None = None  # the first step read
         self._epoch_base: int | None = None  # 0 or 1: how the run counts its epochs
         self._final_said = False
         self._tested = False  # a test pass was read since training last moved
@@ -119,6 +123,8 @@ class EndingReader:
 
     def stepped(self, step: int) -> None:
         """Training moved on to `step`."""
+        if self._first_step is None:
+            self._first_step = step
         if self._step is not None and step > self._step:
             # The logging interval is the smallest of the last few: a jump (a resume, a
             # header that names the epoch's end) is not how often the run logs.
@@ -166,9 +172,12 @@ class EndingReader:
     def _last_print(self) -> LogEvent | None:
         """The last step read is within one logging interval of the planned total (the
         next print would be at or past it), and no line after it said more (that is
-        AFTER_PLAN's evidence)."""
+        AFTER_PLAN's evidence). Only for a run whose prints start at its first step (`0,
+        50, 100, …`: a loop that prints at the start of each interval never prints its
+        planned total); one that prints at the end of each (`50, 100, …`) prints it."""
         step, target, interval = self._step, self._target, self._interval
         if step is None or not target or not interval or not step < target <= step + interval \
+                or self._first_step is None or self._first_step >= interval \
                 or self._said_at == step or self._last_print_at == step:
             return None
         self._last_print_at = step
@@ -267,12 +276,18 @@ class EndingReader:
     def after_step(self, text: str, target: int | None, trains: bool) -> LogEvent | None:
         """A line read after the last training step: when that step is within one
         logging interval of the planned total and this line is not training, the run
-        has left its training loop at its planned end."""
+        has left its training loop at its planned end. An interval wider than the last
+        few hundredths of the plan counts only for a run whose prints start at its first
+        step (see `_last_print`): one printing at the end of each interval (`50, 100, …,
+        550` of 600) has one more print to come."""
         step = self._step
         if trains or step is None or not target or not self._interval \
                 or self._said_at == step or not text.strip():
             return None
         if not step < target <= step + self._interval:
+            return None
+        if step < min(_NEAR_END * target, target - 1) \
+                and (self._first_step is None or self._first_step >= self._interval):
             return None
         self._said_at = step
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], AFTER_PLAN)

@@ -203,3 +203,17 @@ def test_a_log_that_stops_two_prints_short_of_its_plan_is_still_running(tmp_path
 def test_a_line_after_the_last_print_of_the_plan_is_the_end(tmp_path: Path):
     text = _bracket_epochs(6, 120) + "Saved generated samples to out/samples.png\n"
     assert _verdict(once(tmp_path, text)) == ("GO", "SUCCEEDED")
+
+
+def test_a_loop_that_prints_at_the_end_of_each_interval_is_one_print_short(tmp_path: Path):
+    # `step 50, 100, …, 550` of a planned 600 (`max_steps=600`): the print at 600 is to come.
+    text = "max_steps=600\n" + "".join(f"step {s}/600 loss={2.0 - s / 1000:.4f}\n"
+                                       for s in range(50, 551, 50))
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_line_after_a_print_one_interval_short_of_an_end_aligned_plan_is_no_end(
+        tmp_path: Path):
+    text = "max_steps=600\n" + "".join(f"step {s}/600 loss={2.0 - s / 1000:.4f}\n"
+                                       for s in range(50, 551, 50))
+    assert _verdict(once(tmp_path, text + "val_loss: 1.50\n"))[1] != "SUCCEEDED"
