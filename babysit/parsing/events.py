@@ -110,12 +110,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # Lightning's signal connector: `[rank: 2] Received SIGTERM: 15` (a scheduler or the
     # owner stopping the job; often glued to the end of a bar line). The shell's report
     # of a SIGTERM, as of a SIGKILL above: `Terminated`, `line 12: 4567 Terminated
-    # python train.py`, `[1]+  Terminated …`, `zsh: terminated …`.
+    # python train.py`, `[1]+  Terminated …`, `zsh: terminated …`; and of a SIGHUP (the
+    # terminal closed under a job started without nohup): `line 12: 4567 Hangup   python …`.
     _sig(EventKind.STOPPED_BY_SIGNAL, r"Received ((?:\d+|Signals\.SIG[A-Z]+) death signal), "
          r"shutting down workers|"
          r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
-         r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated)\s+\S.*$|^(Terminated)\s*$|"
+         r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          r"^zsh: (terminated)\s|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
@@ -248,7 +249,7 @@ _TRIGGERS = (
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
-    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated", "no longer exists",
+    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated", "no longer exists", "Hangup",
 )
 
 

@@ -58,3 +58,12 @@ def test_a_job_wrapper_that_lost_its_job_is_a_crash(tmp_path: Path):
 
 def test_a_wrapper_that_merely_mentions_its_jobs_is_nothing():
     assert find_events("queue.pl: 4 jobs submitted, waiting for them to finish") == ()
+
+
+def test_a_shell_that_reports_its_job_hung_up_stopped_it(tmp_path: Path):
+    line = "./train.sh: line 7: 41233 Hangup                  python train.py --epochs 50"
+    assert [(e.kind, e.detail) for e in find_events(line)] == [
+        (EventKind.STOPPED_BY_SIGNAL, "Hangup")]
+    lines = [f"epoch {e} loss {2.0 - e / 100:.4f}" for e in range(1, 9)]
+    verdict = verdict_of(tmp_path, [*lines, line])
+    assert (verdict["decision"], verdict["terminal_state"]) == ("NO-GO", "CANCELLED")
