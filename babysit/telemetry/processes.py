@@ -239,6 +239,35 @@ def log_writers(path: str) -> list[Identity]:
     return found
 
 
+def has_writer(path: str) -> bool | None:
+    """Whether any process on this machine holds `path` open for writing; None when that
+    cannot be told: a process of the file's owner whose open files babysit may not read
+    (without root, another user's processes are hidden, but they are not the ones that
+    write a user's own log), or a file that cannot be looked at."""
+    try:
+        wanted = os.stat(path)
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return None
+    own = os.getpid()
+    unknown = False
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == own:
+            continue
+        pid = int(entry.name)
+        try:
+            os.listdir(f"/proc/{pid}/fd")
+        except FileNotFoundError:
+            continue  # gone meanwhile
+        except OSError:
+            with contextlib.suppress(OSError):
+                unknown = unknown or entry.stat().st_uid == wanted.st_uid
+            continue
+        if _writes(pid, wanted):
+            return True
+    return None if unknown else False
+
+
 def _writes(pid: int, wanted: os.stat_result) -> bool:
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
