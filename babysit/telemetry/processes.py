@@ -21,6 +21,7 @@ import psutil
 from babysit import lazy_re
 from babysit.model import ExitInfo
 from babysit.redact import redacted_command
+from babysit.telemetry.writers import writes
 
 
 class ProcessGone(Exception):
@@ -233,59 +234,10 @@ def log_writers(path: str) -> list[Identity]:
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) in own:
             continue
-        if _writes(int(entry.name), wanted):
+        if writes(int(entry.name), wanted):
             with contextlib.suppress(ProcessGone):
                 found.append(identity_of(int(entry.name)))
     return found
-
-
-def has_writer(path: str) -> bool | None:
-    """Whether any process on this machine holds `path` open for writing; None when that
-    cannot be told: a process of the file's owner whose open files babysit may not read
-    (without root, another user's processes are hidden, but they are not the ones that
-    write a user's own log), or a file that cannot be looked at."""
-    try:
-        wanted = os.stat(path)
-        entries = list(os.scandir("/proc"))
-    except OSError:
-        return None
-    own = os.getpid()
-    unknown = False
-    for entry in entries:
-        if not entry.name.isdigit() or int(entry.name) == own:
-            continue
-        pid = int(entry.name)
-        try:
-            os.listdir(f"/proc/{pid}/fd")
-        except FileNotFoundError:
-            continue  # gone meanwhile
-        except OSError:
-            with contextlib.suppress(OSError):
-                unknown = unknown or entry.stat().st_uid == wanted.st_uid
-            continue
-        if _writes(pid, wanted):
-            return True
-    return None if unknown else False
-
-
-def _writes(pid: int, wanted: os.stat_result) -> bool:
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            info = os.stat(f"/proc/{pid}/fd/{fd}")
-            if (info.st_dev, info.st_ino) != (wanted.st_dev, wanted.st_ino):
-                continue
-            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as handle:
-                flags = next((line.split()[1] for line in handle if line.startswith("flags:")),
-                             "0")
-        except (OSError, IndexError):
-            continue
-        if int(flags, 8) & (os.O_WRONLY | os.O_RDWR):
-            return True
-    return False
 
 
 def terminate(identities: Iterable[Identity], grace: float = 10.0) -> list[int]:

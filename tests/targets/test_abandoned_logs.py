@@ -19,7 +19,7 @@ from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
 from babysit.targets.common.log_file import LocalLogTarget
-from babysit.telemetry.processes import has_writer
+from babysit.telemetry.writers import has_writer
 from tests.conftest import FakeClock, artifact_in
 
 _DAYS = 3 * 86400

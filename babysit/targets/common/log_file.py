@@ -22,6 +22,7 @@ from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.snapshot import Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 from babysit.targets.common.log_paths import did_you_mean, logs_inside, not_found
+from babysit.telemetry.writers import has_writer
 
 
 class _LocalFile:
@@ -117,8 +118,6 @@ class LocalLogTarget:
         only for a log quiet for an hour (the scan reads every process's open files)."""
         now = time.monotonic()
         if self._writer_seen is None or now - self._writer_seen[0] >= 60.0:
-            from babysit.telemetry.processes import has_writer  # psutil: only when needed
-
             self._writer_seen = (now, has_writer(str(self.path)))
         return self._writer_seen[1]
 
