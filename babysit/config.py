@@ -46,6 +46,9 @@ _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist = 3, 80, 80, 6
 _DAY = 86400
 _MONTH = 30 * _DAY
+# The least quiet after which a log watched alone may be called abandoned: targets look
+# for a process writing it only then (a scan of /proc).
+ABANDONED_LOG_FLOOR = 3600.0
 
 
 def _bounded(default: Any, low: float, high: float) -> Any:
@@ -127,6 +130,9 @@ class RuleSettings:
     stall_setup_seconds: float = _bounded(600.0, 0, _MONTH)
     stall_save_seconds: float = _bounded(900.0, 0, _MONTH)  # while a checkpoint is being written
     stall_eval_seconds: float = _bounded(900.0, 0, _MONTH)  # while an evaluation runs
+    # A log watched alone, unwritten this long while no process on this machine holds it
+    # open for writing: the run is over (ENDED, outcome not confirmed), not "running".
+    abandoned_log_seconds: float = _bounded(6 * 3600.0, ABANDONED_LOG_FLOOR, _MONTH)
     grad_norm_max: float = _bounded(1000.0, 1e-09, 1e300)
     grad_norm_ratio: float = _bounded(100.0, 1, 1e12)
     grad_norm_window: int = _bounded(20, 1, 100000)

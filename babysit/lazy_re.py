@@ -18,7 +18,7 @@ class LazyPattern(Generic[AnyStr]):
     """A `re.Pattern` that compiles itself when first used."""
 
     def __init__(self, pattern: AnyStr, flags: int = 0) -> None:
-        self._source = pattern
+        self._source: AnyStr = pattern
         self._flags = flags
 
     def __getattr__(self, name: str) -> Any:

@@ -95,6 +95,9 @@ class LogSnapshot:
     phase: str | None = None
     lr_schedule: str | None = None  # the scheduler the run's config names, when it does
     reading: Reading | None = None  # how much of the log was understood, so far
+    # Whether a process on this machine holds the log open for writing; None when it was
+    # not looked for (the log was written lately) or could not be told.
+    writer_on_host: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -306,6 +306,18 @@ class RunLifecycle:
                                     final=False), Evidence.LOG_ENDING)
         return None
 
+    def on_log_abandoned(self, why: str, step: int | None) -> Ending | None:
+        """A log watched alone that nobody writes any more (long unwritten, and no process
+        on this machine holds it open): the run is over, and the log does not say how.
+        Not a success, not a failure: ENDED, provisional like every ending read from a
+        log (a step written later reopens it)."""
+        if self.ending is not None or self._pending is not None \
+                or self._completion is not None:
+            return None
+        return self._end(Ending(TerminalState.ENDED, EndingSource.LOG, why, step,
+                                self.attempt, confirmed=False, final=False),
+                         Evidence.LOG_ENDING)
+
     def _from_completion(self, completion: LogEvent, step: int | None,
                          target: int | None, settled: bool) -> Ending | None:
         """What a completion line proves. Said well before the planned total, a sentence

@@ -176,6 +176,11 @@ class Run:
                                        and not snapshot.log.new_lines)
                          or snapshot.process.alive is False or grace),
                 target=self._plan_of_steps()))
+            if lifecycle.running and snapshot.log.writer_on_host is False \
+                    and quiet_for >= self.rules.abandoned_log_seconds:
+                self._ended(lifecycle.on_log_abandoned(
+                    f"the log was last written {format_duration(quiet_for)} ago and no "
+                    f"process on this machine has it open for writing", self.step))
         if lifecycle.running and not lifecycle.crash_pending:
             self._check_stall(snapshot, ctx)
         if snapshot.process.gpu is not None:

@@ -21,6 +21,7 @@ import psutil
 from babysit import lazy_re
 from babysit.model import ExitInfo
 from babysit.redact import redacted_command
+from babysit.telemetry.writers import writes
 
 
 class ProcessGone(Exception):
@@ -233,30 +234,10 @@ def log_writers(path: str) -> list[Identity]:
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) in own:
             continue
-        if _writes(int(entry.name), wanted):
+        if writes(int(entry.name), wanted):
             with contextlib.suppress(ProcessGone):
                 found.append(identity_of(int(entry.name)))
     return found
-
-
-def _writes(pid: int, wanted: os.stat_result) -> bool:
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            info = os.stat(f"/proc/{pid}/fd/{fd}")
-            if (info.st_dev, info.st_ino) != (wanted.st_dev, wanted.st_ino):
-                continue
-            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as handle:
-                flags = next((line.split()[1] for line in handle if line.startswith("flags:")),
-                             "0")
-        except (OSError, IndexError):
-            continue
-        if int(flags, 8) & (os.O_WRONLY | os.O_RDWR):
-            return True
-    return False
 
 
 def terminate(identities: Iterable[Identity], grace: float = 10.0) -> list[int]:

@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from babysit.config import PollSettings, RuleSettings, Settings, load_settings
 from babysit.core.reports import NullObserver
 from babysit.core.run import Run
@@ -181,19 +183,20 @@ def test_the_vocabulary_can_be_given_in_the_config_when_the_log_does_not_say_it(
     assert found.severity is Severity.BLOCKER and "ln(vocabulary)" in found.description
 
 
-def test_a_smoothed_loss_wandering_slowly_in_its_band_raises_nothing_serious_once_known():
+@pytest.mark.parametrize("phi", [0.5, 0.8])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_smoothed_loss_wandering_slowly_in_its_band_raises_nothing_serious_once_known(
+        seed: int, phi: float):
     # A logged loss averaged over many batches drifts slowly: AR(1) noise, squashed into
     # the band 0.42-0.65. Its first few dozen points cannot tell a drift from a
     # rise; after that its range is known and nothing serious may fire.
-    for seed in range(8):
-        for phi in (0.5, 0.8):
-            rng, x, values = random.Random(seed), 0.0, []
-            for _ in range(2000):
-                x = phi * x + rng.gauss(0, 1)
-                values.append(0.535 + 0.115 * math.tanh(x * math.sqrt(1 - phi * phi) / 1.5))
-            run = run_of(losses(values))
-            assert [(a.type, a.step) for a in run.ledger.anomalies
-                    if a.severity in _SERIOUS and (a.step or 0) > 50] == [], (seed, phi)
+    rng, x, values = random.Random(seed), 0.0, []
+    for _ in range(2000):
+        x = phi * x + rng.gauss(0, 1)
+        values.append(0.535 + 0.115 * math.tanh(x * math.sqrt(1 - phi * phi) / 1.5))
+    run = run_of(losses(values))
+    assert [(a.type, a.step) for a in run.ledger.anomalies
+            if a.severity in _SERIOUS and (a.step or 0) > 50] == []
 
 
 def test_a_second_training_stage_at_its_own_loss_level_is_not_a_spike():

@@ -10,16 +10,19 @@ import os
 import stat
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
 from babysit.clock import Waker
+from babysit.config import ABANDONED_LOG_FLOOR
 from babysit.reading.changes import GrowthWaker
 from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.snapshot import Snapshot
 from babysit.targets.base import TargetError, TargetUnavailable, cannot_open
 from babysit.targets.common.log_paths import did_you_mean, logs_inside, not_found
+from babysit.telemetry.writers import has_writer
 
 
 class _LocalFile:
@@ -73,6 +76,7 @@ class LocalLogTarget:
                  use_grep: bool = True, wall_time: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._label = os.fspath(path)  # as the user wrote it: `./demo` stays `./demo`
+        self._writer_seen: tuple[float, bool | None] | None = None  # (when, has_writer)
         self._follower = LogFollower(LocalFileAccess(str(self.path), use_grep, wall_time),
                                      tail_bytes)
         if not self.path.exists():
@@ -100,10 +104,22 @@ class LocalLogTarget:
 
     def poll(self, final: bool = False) -> Snapshot:
         try:
-            return self._follower.poll(final)
+            snapshot = self._follower.poll(final)
         except OSError as error:
             reason = error.strerror or str(error)
             raise TargetUnavailable(f"cannot read {self.path}: {reason}") from error
+        quiet = snapshot.log.quiet_for
+        if quiet is None or quiet < ABANDONED_LOG_FLOOR:
+            return snapshot
+        return replace(snapshot, log=replace(snapshot.log, writer_on_host=self._writer()))
+
+    def _writer(self) -> bool | None:
+        """Whether a process here writes the log: looked for at most once a minute, and
+        only for a log quiet for an hour (the scan reads every process's open files)."""
+        now = time.monotonic()
+        if self._writer_seen is None or now - self._writer_seen[0] >= 60.0:
+            self._writer_seen = (now, has_writer(str(self.path)))
+        return self._writer_seen[1]
 
     def change_waker(self) -> Waker:
         return GrowthWaker([str(self.path)])
