@@ -80,6 +80,7 @@ class Run:
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
         self._ranks = RankPace()  # every rank's step and pace, for stragglers
+        self._places: dict[int, str] = {}  # where each rank ran, as its records said
         self.unreachable = False
         # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
         self.steps_from_zero = False
@@ -261,6 +262,8 @@ class Run:
             for event in record.events:
                 self._on_event(event, record.rank, record.step, record.source)
             if record.rank is not None:
+                if record.source and record.source != self._places.get(record.rank, ""):
+                    self._placed(record.rank, record.source)
                 self._ranks.observe(record)
         if len(self._ranks.steps) > 1:
             self._check_stragglers()
@@ -279,6 +282,15 @@ class Run:
         if now != before and self.lifecycle.on_epoch() and self.ledger.any_open(_RECOVERS):
             for kind in _RECOVERS:
                 self.ledger.resolve_type(kind, f"training went on to epoch {now}")
+
+    def _placed(self, rank: int, source: str) -> None:
+        """Where a rank ran became known (or changed): findings already made on it name
+        it so too."""
+        old = rank_named(rank, self._places.get(rank, ""))
+        self._places[rank] = source
+        new = rank_named(rank, source)
+        if old and old != new:
+            self.ledger.rename(old, new)
 
     def _check_stragglers(self) -> None:
         """A rank whose step falls behind the others' beyond what interleaved printing
@@ -345,7 +357,9 @@ class Run:
             named = rank_named(rank, source)
             where = f"{named}: " if named else ""
             # A failure on another rank is labelled with that rank's own step.
-            at = step if rank is not None and step is not None else self.step
+            # (the parser's step is the last any rank printed: the rank's own is its last).
+            at = self._ranks.steps.get(rank, step) if rank is not None else None
+            at = at if at is not None else self.step
             severity = rule.severity
             if event.kind is EventKind.THREAD_FAILED and self.lifecycle.said_finished:
                 severity = Severity.LOW  # a writer thread torn down at exit, after the end

@@ -41,3 +41,46 @@ def test_a_wrapped_terminal_line_starting_0_is_not_a_task():
                   "0.1771", "eta: 0:10:00  lr: 0.0001"]
     labels = TaskLabels()
     assert all(labels.split(line)[0] is None for line in lines)
+
+
+# torchrun under `srun -l`: one torchrun per node (torchtitan's multinode_trainer.slurm:
+# `srun torchrun --nnodes 4 --nproc_per_node 8 --rdzv_backend c10d …`), each worker's line
+# prefixed by torchrun (`[default3]:`, the local rank, by the default template
+# `[${role_name}${local_rank}]:` of torch/distributed/elastic/agent/server/
+# local_elastic_agent.py) and then by srun with its task number.
+
+def _nodes_of_workers(prefix: str, bad: tuple[int, int], nodes: int = 2,
+                      local: int = 4) -> list[str]:
+    lines = []
+    for step in range(1, 31):
+        for task in range(nodes):
+            for rank in range(local):
+                number = rank if prefix == "default" else task * local + rank
+                if (task, rank) == bad and step > 25:
+                    continue
+                loss = "nan" if (task, rank) == bad and step == 25 else f"{3 - 0.01 * step:.4f}"
+                lines.append(f"{task}: [{prefix}{number}]:step {step} | loss {loss}")
+    return lines
+
+
+def test_nccl_and_elastic_lines_say_where_workers_ran_and_their_global_rank():
+    """NCCL's debug prefix (src/debug.cc: `host:pid:tid [dev] NCCL INFO`) names a task's
+    node; torchelastic's failure summary (as in the public OLMo log in
+    tests/fixtures/logs/public) pairs a local rank with its global rank."""
+    labels = TaskLabels()
+    lines = [f"{task}: [default{rank}]:step 1 | loss 2.0" for task in range(2)
+             for rank in range(2)] * 2
+    lines += ["1: [default1]:gpu-13:4242:4300 [1] NCCL INFO Bootstrap : Using eth0",
+              "1:   host      : gpu-13", "1:   rank      : 3 (local_rank: 1)"]
+    keys = [labels.split(line)[0] for line in lines]
+    assert labels.source_of(keys[7]) == "rank 3 (local rank 1 of task 1, node gpu-13)"
+    assert labels.source_of(keys[4]) == "local rank 0 of task 0"
+    assert keys[-1] is None  # the agent's own lines are the run's, not a worker's
+
+
+def test_srun_naming_several_nodes_at_once_places_no_task():
+    labels = TaskLabels()
+    for line in ["0: a", "1: b", "0: c", "1: d"]:
+        labels.split(line)
+    labels.split("srun: error: gpu-[12-13]: tasks 0-1: Killed")
+    assert labels.source_of(0) == "" and labels.source_of(1) == ""
