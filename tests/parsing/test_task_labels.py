@@ -63,6 +63,38 @@ def _nodes_of_workers(prefix: str, bad: tuple[int, int], nodes: int = 2,
     return lines
 
 
+def test_a_local_rank_of_an_srun_task_is_named_with_its_task_not_as_a_rank():
+    records = LogParser().feed_lines(_nodes_of_workers("default", bad=(1, 2)))
+    nan = [r for r in records if r.metrics.get("loss") != r.metrics.get("loss")]
+    assert [(r.source, r.step) for r in nan] == [("local rank 2 of task 1", 25)]
+    assert len({r.rank for r in records} - {None}) == 8  # task 0's local 2 is not task 1's
+
+
+def test_a_global_rank_prefix_under_srun_keeps_its_global_rank_and_names_the_task():
+    records = LogParser().feed_lines(_nodes_of_workers("rank", bad=(1, 2)))
+    nan = [r for r in records if r.metrics.get("loss") != r.metrics.get("loss")]
+    assert [(r.rank, r.source, r.step) for r in nan] == [(6, "task 1", 25)]
+
+
+def test_the_same_rank_prefix_under_two_tasks_is_a_local_rank():
+    """torchtitan's `--role rank` prints `[rank0]:` on every node: not a global rank."""
+    lines = [f"{task}: [rank{rank}]:step {s} | loss 2.0" for s in range(1, 5)
+             for task in range(2) for rank in range(2)]
+    records = LogParser().feed_lines(lines)
+    assert records[-1].source == "local rank 1 of task 1"
+
+
+def test_srun_naming_a_failed_tasks_node_places_the_rank_after_the_fact():
+    """srun's own line (Slurm's launch_slurm.c, `_task_finish`: `"%s: %s %s: Exited with
+    exit code %d", hosts, task_str, tasks, rc`) names the node of a task that ended."""
+    lines = [f"{task}: step {s} | loss 2.0" for s in range(1, 5) for task in range(4)]
+    lines.append("srun: error: gpu-12: task 2: Exited with exit code 1")
+    records = LogParser().feed_lines(lines)
+    assert (records[-1].rank, records[-1].source) == (2, "node gpu-12")
+    again = LogParser().feed_lines([*lines, "2: step 5 | loss 2.0"])
+    assert again[-1].source == "node gpu-12"
+
+
 def test_nccl_and_elastic_lines_say_where_workers_ran_and_their_global_rank():
     """NCCL's debug prefix (src/debug.cc: `host:pid:tid [dev] NCCL INFO`) names a task's
     node; torchelastic's failure summary (as in the public OLMo log in
