@@ -27,6 +27,7 @@ from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.throughput_trends import DataWaitRule
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
@@ -354,6 +355,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LrConfigRule,
     EvalRule,
     ThroughputRule,
+    DataWaitRule,
     LossScaleRule,
     NotLearningRule,
     MetricFloorRule,
