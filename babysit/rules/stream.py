@@ -21,6 +21,7 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
+from babysit.rules.chance_level import ChanceRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -359,6 +360,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LossScaleRule,
     NotLearningRule,
     MetricFloorRule,
+    ChanceRule,
 )
 
 
