@@ -377,7 +377,7 @@ class Run:
         elif event.kind is EventKind.DISK_FULL and event.detail:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
-            self.checkpoints.named_best(event.detail, blocked)
+            self.checkpoints.named_best(event.detail, blocked, self.step)
         elif event.kind is EventKind.NEW_STAGE:
             self.series.new_epoch = True
 
@@ -538,8 +538,26 @@ class Run:
         pass (a loss still diverging at the last step is a broken run)."""
         if self.lifecycle.running:
             return
+        kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
+            why = "still open when the run ended"
+            if kind is AnomalyType.DIVERGENCE and kept is not None:
+                # The run kept its best weights from before the rise: the final weights
+                # are spoiled, its deliverable is not (a strong risk, not a void run).
+                at_end = Severity.HIGH
+                why = f"{why}; its best checkpoint ({kept}) predates the rise"
             if at_end is not None:
-                self.ledger.escalate(kind, at_end, "still open when the run ended",
-                                     lowered_too=False)
+                self.ledger.escalate(kind, at_end, why, lowered_too=False)
+
+    def _kept_from_before(self, kind: AnomalyType) -> str | None:
+        """The checkpoint the verdict names, when the run last wrote it at or before the
+        step every open anomaly of this type began (`path, step N`); else None."""
+        chosen = self.checkpoints.choice()
+        if chosen is None:
+            return None
+        written = self.checkpoints.written_at(chosen.path)
+        began = [a.step for a in self.ledger.unresolved() if a.type is kind]
+        if written is None or not began or any(s is None or s < written for s in began):
+            return None
+        return f"{chosen.path}, step {written}"
