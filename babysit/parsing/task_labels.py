@@ -28,6 +28,8 @@ takes its source alone.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -37,6 +39,10 @@ from babysit.parsing.text import split_rank
 
 _LABEL = lazy_re.compile(r" {0,4}(\d{1,4}): ")
 _TORCHRUN = lazy_re.compile(r"\[(rank|default)(\d{1,5})\]:\s?")
+# torchelastic's agent naming the worker that failed first
+# (torch/distributed/elastic/multiprocessing/api.py: `"failed (exitcode: %s) local_rank:
+# %s (pid: %s) of binary: %s"`, as public logs in tests/fixtures/logs/public print it).
+_AGENT_FAILED = lazy_re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+) \(pid: ")
 _REACH = 10  # the longest label: four spaces, four digits and `: `
 _LEAST = 3  # labelled lines before the labels can count
 _SHARE = 0.5  # of the lines: srun labels every line its tasks print
@@ -54,6 +60,11 @@ def nested_key(task: int, local: int) -> int:
 
 def is_nested(key: int) -> bool:
     return key >= NESTED
+
+
+def _non_finite(metrics: Mapping[str, float]) -> bool:
+    total = sum(metrics.values()) if metrics else 0.0
+    return total != total or total in (math.inf, -math.inf)
 
 
 class TaskLabels:
@@ -74,7 +85,9 @@ class TaskLabels:
         self._named: dict[int, str] = {}  # key -> the source its records last carried
         self._news: list[int] = []  # units (tasks, ranks) whose place became known
         self._due: list[int] = []  # keys to announce their new place, one a line
+        self._notable: set[int] = set()  # keys whose records had events or non-finite values
         self._workers = False  # torchrun's workers print under the tasks' labels
+        self._local_prefix = False  # one torchrun's `[defaultN]:` lines, no srun labels
 
     def split(self, line: str) -> tuple[int | None, str]:
         """The key of who printed the line and the line without its prefixes, or (None,
@@ -83,17 +96,28 @@ class TaskLabels:
         rank, rest = split_rank(line)
         if rank is not None:
             self._place(rank, self._hosts.own(rest), None)
+            self._local_prefix = self._local_prefix or line.lstrip().startswith("[default")
             return rank, rest
         label, rest = self._label(line)
         if label is None:
+            if self._local_prefix and "local_rank: " in line:
+                failed = _AGENT_FAILED.search(line)  # one torchrun: its local ranks are ranks
+                if failed is not None:
+                    return int(failed.group(1)), line
             if line.startswith(("srun: ", "  ")):
                 self._place(None, self._hosts.unlabelled(line) or self._hosts.own(line),
                             None)
             return None, line
         if rest[:1] != "[":
             self._place(label, self._hosts.own(rest), label)
-            # A task's own line in a log of torchrun workers is its agent's: the run's.
-            return (None if self._workers else label), rest
+            if not self._workers:
+                return label, rest
+            # A task's own line in a log of torchrun workers is its agent's: the run's,
+            # unless it says which of its workers failed.
+            failed = _AGENT_FAILED.search(rest) if "local_rank: " in rest else None
+            if failed is not None and not self._rank_task:
+                return nested_key(label, int(failed.group(1))), rest
+            return None, rest
         match = _TORCHRUN.match(rest)
         if match is None:
             self._place(label, self._hosts.own(rest), label)
@@ -184,6 +208,8 @@ class TaskLabels:
             return self._announce()
         if record.rank is None or record.source:
             return record
+        if record.events or _non_finite(record.metrics):
+            self._notable.add(record.rank)  # a finding may name it: announced first
         source = self.source_of(record.rank)
         if not source:
             if record.rank not in self._named:
@@ -196,7 +222,7 @@ class TaskLabels:
         """One rank whose place changed since its records were named (one a line: the
         lines that say where tasks ran are seldom many in a row)."""
         units, self._news = set(self._news), []
-        for key in sorted(self._named):
+        for key in sorted(self._named, key=lambda k: (k not in self._notable, k)):
             if self._unit(key) in units and key not in self._due:
                 self._due.append(key)
         while self._due:

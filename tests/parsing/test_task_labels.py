@@ -116,3 +116,26 @@ def test_srun_naming_several_nodes_at_once_places_no_task():
         labels.split(line)
     labels.split("srun: error: gpu-[12-13]: tasks 0-1: Killed")
     assert labels.source_of(0) == "" and labels.source_of(1) == ""
+
+
+def test_the_agent_naming_its_failed_worker_is_that_workers_line():
+    """torchelastic's `failed (exitcode: 1) local_rank: 2 (pid: …) of binary: …`
+    (torch/distributed/elastic/multiprocessing/api.py) under task 1's label."""
+    labels = TaskLabels()
+    for line in _nodes_of_workers("default", bad=(9, 9))[:16]:
+        labels.split(line)
+    agent = ("1: E1201 12:00:00.000000 4242 torch/distributed/elastic/multiprocessing/api.py"
+             ":882] failed (exitcode: 1) local_rank: 2 (pid: 9204) of binary: /usr/bin/python")
+    key, _ = labels.split(agent)
+    assert key is not None and labels.source_of(key) == "local rank 2 of task 1"
+    assert labels.split("1: I1201 12:00:01.000000 4242 api.py:700] Stopping worker group")[0] \
+        is None
+
+
+def test_one_torchruns_agent_naming_its_failed_worker_names_that_rank():
+    labels = TaskLabels()
+    for line in [f"[default{r}]:step 1 | loss 2.0" for r in range(4)]:
+        labels.split(line)
+    line = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) "
+            "local_rank: 3 (pid: 31937) of binary: /usr/bin/python")
+    assert labels.split(line)[0] == 3

@@ -58,3 +58,21 @@ def test_a_task_30_percent_slower_is_a_straggler_named_with_its_node():
               f"rank {task} nranks 4 - Init COMPLETE" for task in range(4)]
     [slow] = [a for a in anomalies(lines) if a.type is AnomalyType.STRAGGLER]
     assert "rank 3 (node gpu-13)" in slow.description and "slower" in slow.description
+
+
+def test_a_nan_on_a_torchrun_worker_under_srun_names_its_task_local_rank_and_node():
+    """`srun -l torchrun --nproc_per_node 4 …` on two nodes: `1: [default2]:` is local
+    rank 2 of task 1, not rank 1; NCCL's debug prefix names task 1's node."""
+    lines = []
+    for step in range(1, 41):
+        for task in range(2):
+            for local in range(4):
+                if (task, local) == (1, 2) and step > 33:
+                    continue
+                loss = "nan" if (task, local, step) == (1, 2, 33) else f"{3 - 0.01 * step:.4f}"
+                lines.append(f"{task}: [default{local}]:step {step} | loss {loss}")
+    lines.append("1: [default2]:gpu-13:4242:4300 [2] NCCL INFO comm 0x55 rank 6 nranks 8")
+    [nan] = [a for a in anomalies(lines) if a.type is AnomalyType.NAN_INF]
+    assert nan.step == 33
+    assert "local rank 2 of task 1 on node gpu-13" in nan.description
+    assert "rank 1" not in nan.description.replace("local rank", "")
