@@ -58,12 +58,13 @@ def test_a_nan_on_task_2_of_4_is_no_go_naming_rank_2(tmp_path: Path):
     data = judge(tmp_path, four_ranks(nan_on=2))
     assert data["decision"] == "NO-GO", data["summary"]
     [nan] = of_type(data, "nan-inf")
-    assert "rank 2" in nan["description"] and nan["step"] == 31
+    assert "rank 2 (node gn07)" in nan["description"] and nan["step"] == 31
 
 
 def test_a_task_30_percent_slower_is_a_straggler_naming_it(tmp_path: Path):
     [straggler] = of_type(judge(tmp_path, four_ranks(slow=1)), "straggler")
-    assert straggler["description"].startswith("rank 1 is 30 % slower per step")
+    # The job ran on one node (NodeList=gn07): the straggler is named with it.
+    assert straggler["description"].startswith("rank 1 (node gn07) is 30 % slower per step")
 
 
 def test_four_healthy_tasks_raise_nothing_of_ranks(tmp_path: Path):
