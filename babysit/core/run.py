@@ -203,6 +203,16 @@ class Run:
         if warning is not None:
             self.ledger.raise_(AnomalyType.DEADLINE, self.step, warning.description,
                                "deadline")
+        self.weigh_slowdown()
+
+    def weigh_slowdown(self) -> None:
+        """A slowdown is quality debt (medium) until it threatens the run: with a time
+        limit the run will now reach before its planned end, it is high."""
+        if self.ledger.is_open(AnomalyType.DEADLINE, "deadline") \
+                and self.ledger.any_open((AnomalyType.SLOW_THROUGHPUT,)):
+            self.ledger.escalate(AnomalyType.SLOW_THROUGHPUT, Severity.HIGH,
+                                 "at this pace the run reaches its time limit before its "
+                                 "planned end")
 
     def _from_service(self, snapshot: Snapshot) -> None:
         """What a cloud service says of the run itself. Its problems are raised before

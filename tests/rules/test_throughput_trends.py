@@ -10,6 +10,9 @@ import random
 import pytest
 
 from babysit.config import RuleSettings
+from babysit.core.run import Run
+from babysit.model import AnomalyType, Severity
+from babysit.parsing.parser import LogParser
 from babysit.rules.throughput_trends import data_share, steady_fall
 from tests.rules.test_throughput import slow
 
@@ -72,3 +75,17 @@ def test_the_data_and_step_times_are_read_from_a_training_record():
     assert data_share({"data_time": 0.2, "step_time": 0.3}) == (0.2, 0.3)
     assert data_share({"data": 0.26, "time": 0.29}) == (0.26, 0.29)
     assert data_share({"loss": 1.0, "data_time": 0.2}) is None
+
+
+def test_a_slowdown_that_makes_the_run_miss_its_time_limit_is_high():
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(yolox(0.8, 1.05)))
+    [slow_found] = [a for a in run.ledger.anomalies if a.type is AnomalyType.SLOW_THROUGHPUT]
+    assert slow_found.severity is Severity.MEDIUM
+    run.weigh_slowdown()
+    assert run.ledger.anomalies[0].severity is Severity.MEDIUM  # no limit known: medium
+    run.ledger.raise_(AnomalyType.DEADLINE, 120, "reaches its TimeLimit at step 4000 of "
+                      "4435800", "deadline")
+    run.weigh_slowdown()
+    [slow_found] = [a for a in run.ledger.anomalies if a.type is AnomalyType.SLOW_THROUGHPUT]
+    assert slow_found.severity is Severity.HIGH and "time limit" in slow_found.description
