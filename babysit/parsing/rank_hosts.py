@@ -76,6 +76,9 @@ class HostReader:
             match = _HOST_PID.match(line)
             return Placed(match.group(1)) if match else None
         if head == " ":
+            lead = line[:16]
+            if "host" not in lead and "rank" not in lead:
+                return None  # an indented line like any other (a traceback's, a table's)
             found = _ELASTIC_HOST.match(line)
             if found is not None:
                 self._elastic_host = found.group(1)
