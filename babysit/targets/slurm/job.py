@@ -70,12 +70,22 @@ def _merge(main: Snapshot, other: Snapshot) -> Snapshot:
 
 def _on_node(records: tuple[Record, ...], nodes: str) -> tuple[Record, ...]:
     """A job on one node (its NodeList a single host name): every rank ran there, and a
-    finding on a rank names it. Ranks the log placed itself keep their place."""
+    finding on a rank names it. Ranks the log placed on a node keep their place; a
+    torchrun worker named by its task (`local rank 2 of task 0`) gets the node added."""
     if not nodes or any(c in nodes for c in "[],") or not any(
-            r.rank is not None and not r.source for r in records):
+            r.rank is not None and "node " not in r.source for r in records):
         return records
-    return tuple(replace(r, source=f"node {nodes}")
-                 if r.rank is not None and not r.source else r for r in records)
+    return tuple(replace(r, source=_with_node(r.source, nodes))
+                 if r.rank is not None and "node " not in r.source else r for r in records)
+
+
+def _with_node(source: str, node: str) -> str:
+    if not source:
+        return f"node {node}"
+    if source.startswith("rank "):  # `rank 6 (local rank 2 of task 1)`
+        return f"{source[:-1]}, node {node})" if source.endswith(")") else source
+    return f"{source} on node {node}" if source.startswith("local rank") \
+        else f"{source}, node {node}"
 
 
 class SlurmJobTarget:
