@@ -80,8 +80,8 @@ class TaskLabels:
         self._hosts = HostReader()
         self._where: dict[int, str] = {}  # task (or rank, without srun) -> host
         self._global: dict[tuple[int, int], int] = {}  # (task, local) -> global rank
-        self._rank_task: dict[int, int] = {}  # [rankN] -> the task it showed under
-        self._ranks_local = False  # a [rankN] showed under two tasks
+        self._rank_tasks: dict[int, set[int]] = {}  # [rankN] -> the tasks it showed under
+        self._global_style: set[int] = set()  # keys of `[rankN]:` workers (else [defaultN])
         self._named: dict[int, str] = {}  # key -> the source its records last carried
         self._news: list[int] = []  # units (tasks, ranks) whose place became known
         self._due: list[int] = []  # keys to announce their new place, one a line
@@ -115,7 +115,7 @@ class TaskLabels:
             # A task's own line in a log of torchrun workers is its agent's: the run's,
             # unless it says which of its workers failed.
             failed = _AGENT_FAILED.search(rest) if "local_rank: " in rest else None
-            if failed is not None and not self._rank_task:
+            if failed is not None and not self._rank_tasks:
                 return nested_key(label, int(failed.group(1))), rest
             return None, rest
         match = _TORCHRUN.match(rest)
@@ -124,13 +124,17 @@ class TaskLabels:
             return label, rest
         number, rest = int(match.group(2)), rest[match.end():]
         self._workers = True
-        if match.group(1) == "rank" and not self._ranks_local:
-            seen = self._rank_task.setdefault(number, label)
-            if seen == label:
-                self._place(number, self._hosts.own(rest), label)
-                return number, rest
-            self._ranks_local = True
         key = nested_key(label, number)
+        if match.group(1) == "rank":
+            # Keyed by task and number all the same: whether N is global is known only
+            # once every task has printed (a second task's `[rank0]:` says it is local),
+            # and a worker must keep one key meanwhile. Its name says which it is.
+            tasks = self._rank_tasks.setdefault(number, set())
+            if label not in tasks:
+                tasks.add(label)
+                if len(tasks) == 2:
+                    self._news.append(min(tasks))  # its name changes: "local rank N"
+            self._global_style.add(key)
         self._place(key, self._hosts.own(rest), label)
         return key, rest
 
@@ -186,15 +190,12 @@ class TaskLabels:
             host = self._where.get(task)
             global_rank = self._global.get((task, local))
             said = f"local rank {local} of task {task}"
+            if key in self._global_style and len(self._rank_tasks.get(local, ())) == 1:
+                return f"rank {local} (task {task}" + (f", node {host})" if host else ")")
             if global_rank is not None:
                 said = f"rank {global_rank} ({said}"
                 return said + (f", node {host})" if host else ")")
             return said + (f" on node {host}" if host else "")
-        if self._rank_task:  # [rankN] under srun: the node is its task's
-            task = self._rank_task.get(key)
-            host = self._where.get(task) if task is not None else None
-            return f"task {task}, node {host}" if host else (
-                f"task {task}" if task is not None else "")
         host = self._where.get(key)
         return f"node {host}" if host else ""
 
@@ -235,6 +236,4 @@ class TaskLabels:
 
     def _unit(self, key: int) -> int:
         """The task (or, without srun labels, the rank) whose place a key shares."""
-        if is_nested(key):
-            return (key - NESTED) // _WIDTH
-        return self._rank_task.get(key, key) if self._rank_task else key
+        return (key - NESTED) // _WIDTH if is_nested(key) else key

@@ -73,7 +73,7 @@ def test_a_local_rank_of_an_srun_task_is_named_with_its_task_not_as_a_rank():
 def test_a_global_rank_prefix_under_srun_keeps_its_global_rank_and_names_the_task():
     records = LogParser().feed_lines(_nodes_of_workers("rank", bad=(1, 2)))
     nan = [r for r in records if r.metrics.get("loss") != r.metrics.get("loss")]
-    assert [(r.rank, r.source, r.step) for r in nan] == [(6, "task 1", 25)]
+    assert [(r.source, r.step) for r in nan] == [("rank 6 (task 1)", 25)]
 
 
 def test_the_same_rank_prefix_under_two_tasks_is_a_local_rank():
@@ -82,6 +82,8 @@ def test_the_same_rank_prefix_under_two_tasks_is_a_local_rank():
              for task in range(2) for rank in range(2)]
     records = LogParser().feed_lines(lines)
     assert records[-1].source == "local rank 1 of task 1"
+    # One key for a worker throughout: no stale "rank 0" lagging behind its own steps.
+    assert len({r.rank for r in records if r.rank is not None}) == 4
 
 
 def test_srun_naming_a_failed_tasks_node_places_the_rank_after_the_fact():

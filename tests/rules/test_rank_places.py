@@ -76,3 +76,14 @@ def test_a_nan_on_a_torchrun_worker_under_srun_names_its_task_local_rank_and_nod
     assert nan.step == 33
     assert "local rank 2 of task 1 on node gpu-13" in nan.description
     assert "rank 1" not in nan.description.replace("local rank", "")
+
+
+def test_torchtitans_local_rank_prefix_on_two_nodes_raises_no_straggler():
+    """torchtitan's run_train.sh passes `--role rank`, so every node prints `[rank0]:`…
+    `[rank3]:` (local ranks); under `srun -l` two tasks print the same prefixes. Each
+    worker keeps one identity from its first line: none lags behind itself."""
+    rng = random.Random(5)
+    lines = [f"{task}: [rank{local}]:[titan] step: {step:2d}  loss: {9 - 0.01 * step:.4f}  "
+             f"tps: {6543 * rng.uniform(0.97, 1.03):,.0f}  mfu: 35.12%"
+             for step in range(1, 41) for task in range(2) for local in range(4)]
+    assert [a for a in anomalies(lines) if a.type is AnomalyType.STRAGGLER] == []
