@@ -37,6 +37,7 @@ class Checkpoints:
         self._saves: list[_Save] = []
         self._failed: dict[str, None] = {}  # in the order they failed (a bounded set)
         self._named_best: str | None = None  # the one the run itself called best
+        self._named_best_step: int | None = None
 
     def saved(self, path: str, step: int | None, blocked: bool,
               evaluation: tuple[str, float, int] | None = None) -> None:
@@ -73,9 +74,18 @@ class Checkpoints:
             return None
         return cadence, steps[-1]
 
-    def named_best(self, path: str, blocked: bool) -> None:
+    def named_best(self, path: str, blocked: bool, step: int | None = None) -> None:
         if path and not blocked:
             self._named_best = path
+            self._named_best_step = step
+
+    def written_at(self, path: str) -> int | None:
+        """The step at which `path` was last written (a best checkpoint saved again at
+        each improvement: its last improvement), None when unknown."""
+        saved = [s.step for s in self._saves if s.path == path and s.step is not None]
+        if saved:
+            return saved[-1]
+        return self._named_best_step if path == self._named_best else None
 
     def _failed_save(self, path: str) -> bool:
         """Whether any file of this checkpoint failed to be written (a failure names

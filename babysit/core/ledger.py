@@ -7,6 +7,7 @@ and meaning come from the catalogue unless the raiser says otherwise.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from babysit.model import Anomaly, AnomalyType, Severity
@@ -70,6 +71,16 @@ class AnomalyLedger:
         for key in [k for k in self._open if k[0] is kind]:
             index = self._open[key]
             self._anomalies[index] = replace(self._anomalies[index], action_taken=action)
+
+    def rename(self, old: str, new: str) -> None:
+        """Name a place anew in every finding that named it the old way (a rank whose
+        node became known after a finding on it: srun names a failed task's node as the
+        task ends). `old` is replaced only as a whole name (`rank 2`, not `rank 20`)."""
+        pattern = re.compile(re.escape(old) + r"(?![\w(]| \()")
+        for index, anomaly in enumerate(self._anomalies):
+            if old in anomaly.description:
+                self._anomalies[index] = replace(
+                    anomaly, description=pattern.sub(new, anomaly.description)[:_MAX_DESCRIPTION])
 
     def escalate(self, kind: AnomalyType, severity: Severity, why: str,
                  lowered_too: bool = True) -> None:

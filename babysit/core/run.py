@@ -81,6 +81,7 @@ class Run:
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
         self._ranks = RankPace()  # every rank's step and pace, for stragglers
+        self._places: dict[int, str] = {}  # where each rank ran, as its records said
         self.unreachable = False
         # The steps are indices from 0 (a tracker's): the steps completed are step + 1.
         self.steps_from_zero = False
@@ -208,6 +209,16 @@ class Run:
         if warning is not None:
             self.ledger.raise_(AnomalyType.DEADLINE, self.step, warning.description,
                                "deadline")
+        self.weigh_slowdown()
+
+    def weigh_slowdown(self) -> None:
+        """A slowdown is quality debt (medium) until it threatens the run: with a time
+        limit the run will now reach before its planned end, it is high."""
+        if self.ledger.is_open(AnomalyType.DEADLINE, "deadline") \
+                and self.ledger.any_open((AnomalyType.SLOW_THROUGHPUT,)):
+            self.ledger.escalate(AnomalyType.SLOW_THROUGHPUT, Severity.HIGH,
+                                 "at this pace the run reaches its time limit before its "
+                                 "planned end")
 
     def _from_service(self, snapshot: Snapshot) -> None:
         """What a cloud service says of the run itself. Its problems are raised before
@@ -271,6 +282,8 @@ class Run:
             for event in record.events:
                 self._on_event(event, record.rank, record.step, record.source)
             if record.rank is not None:
+                if record.source and record.source != self._places.get(record.rank, ""):
+                    self._placed(record.rank, record.source)
                 self._ranks.observe(record)
         if len(self._ranks.steps) > 1:
             self._check_stragglers()
@@ -289,6 +302,15 @@ class Run:
         if now != before and self.lifecycle.on_epoch() and self.ledger.any_open(_RECOVERS):
             for kind in _RECOVERS:
                 self.ledger.resolve_type(kind, f"training went on to epoch {now}")
+
+    def _placed(self, rank: int, source: str) -> None:
+        """Where a rank ran became known (or changed): findings already made on it name
+        it so too."""
+        old = rank_named(rank, self._places.get(rank, ""))
+        self._places[rank] = source
+        new = rank_named(rank, source)
+        if old and old != new:
+            self.ledger.rename(old, new)
 
     def _check_stragglers(self) -> None:
         """A rank whose step falls behind the others' beyond what interleaved printing
@@ -355,7 +377,9 @@ class Run:
             named = rank_named(rank, source)
             where = f"{named}: " if named else ""
             # A failure on another rank is labelled with that rank's own step.
-            at = step if rank is not None and step is not None else self.step
+            # (the parser's step is the last any rank printed: the rank's own is its last).
+            at = self._ranks.steps.get(rank, step) if rank is not None else None
+            at = at if at is not None else self.step
             severity = rule.severity
             if event.kind is EventKind.THREAD_FAILED and self.lifecycle.said_finished:
                 severity = Severity.LOW  # a writer thread torn down at exit, after the end
@@ -373,7 +397,7 @@ class Run:
         elif event.kind is EventKind.DISK_FULL and event.detail:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
-            self.checkpoints.named_best(event.detail, blocked)
+            self.checkpoints.named_best(event.detail, blocked, self.step)
         elif event.kind is EventKind.NEW_STAGE:
             self.series.new_epoch = True
 
@@ -534,8 +558,26 @@ class Run:
         pass (a loss still diverging at the last step is a broken run)."""
         if self.lifecycle.running:
             return
+        kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
+            why = "still open when the run ended"
+            if kind is AnomalyType.DIVERGENCE and kept is not None:
+                # The run kept its best weights from before the rise: the final weights
+                # are spoiled, its deliverable is not (a strong risk, not a void run).
+                at_end = Severity.HIGH
+                why = f"{why}; its best checkpoint ({kept}) predates the rise"
             if at_end is not None:
-                self.ledger.escalate(kind, at_end, "still open when the run ended",
-                                     lowered_too=False)
+                self.ledger.escalate(kind, at_end, why, lowered_too=False)
+
+    def _kept_from_before(self, kind: AnomalyType) -> str | None:
+        """The checkpoint the verdict names, when the run last wrote it at or before the
+        step every open anomaly of this type began (`path, step N`); else None."""
+        chosen = self.checkpoints.choice()
+        if chosen is None:
+            return None
+        written = self.checkpoints.written_at(chosen.path)
+        began = [a.step for a in self.ledger.unresolved() if a.type is kind]
+        if written is None or not began or any(s is None or s < written for s in began):
+            return None
+        return f"{chosen.path}, step {written}"

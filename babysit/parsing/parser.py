@@ -360,6 +360,7 @@ class LogParser:
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
+        record = self._task_labels.place(record)  # where the rank ran, once known
         if record is not None or self._took:
             self.lines_read += 1
         else:
@@ -394,9 +395,7 @@ class LogParser:
         line = clean(raw_line)
         if not line or line.isspace():
             return None
-        rank, line = split_rank(line)
-        if rank is None:
-            rank, line = self._task_labels.split(line)
+        rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
         self._shapes.note(line)
         if line.lstrip().startswith(_COMMENT):
             return None

@@ -27,6 +27,9 @@ _NOISE_POINTS = 100  # the losses the noise is measured over
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
 _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
+# A loss whose noise (3σ) exceeds this share of its start level could not show a fall
+# to half of it: its flatness says nothing.
+_POWERLESS = 0.5
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 
 
@@ -350,6 +353,10 @@ class NotLearningRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"learning: {better}", key="flat")]
             return []
         rose = trends.beyond_noise(now - start, start, sigma, 3.0, rules.not_learning_min_fall)
+        if start > 0 and 3.0 * sigma > _POWERLESS * start:
+            # So noisy (one batch of a different dataset at each printed step) that not
+            # even a fall to half its start would show: no fall seen is no evidence.
+            return []
         if not rose and "flat" not in self._raised:
             self._raised.add("flat")
             return [Raise(AnomalyType.NOT_LEARNING,

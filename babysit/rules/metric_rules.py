@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from babysit.config import RuleSettings
 from babysit.model import line_value
-from babysit.rules import eval_trends
+from babysit.rules import eval_trends, throughput_trends
 
 # Scale factor that makes the median absolute deviation estimate the standard
 # deviation of normally distributed noise.
@@ -144,6 +144,15 @@ def evaluate_throughput(samples: Sequence[float], rules: RuleSettings,
     202 s per iteration). Its baseline is the slowest of the first third (a progress
     bar's first reading is often far off). Not for rates babysit measured between its
     own polls (`short_ok` False): a few of those say nothing."""
+    reason = _medians_throughput(samples, rules, baseline, short_ok)
+    if reason is None and short_ok:
+        # Few readings, no fast start to fall from: a steady fall (throughput_trends).
+        reason = throughput_trends.steady_fall(samples, rules)
+    return reason
+
+
+def _medians_throughput(samples: Sequence[float], rules: RuleSettings,
+                        baseline: float | None, short_ok: bool) -> str | None:
     base_n, recent_n = rules.slow_baseline_samples, rules.slow_recent_samples
     count = len(samples)
     if count < base_n + recent_n:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from babysit.metric_names import step_time_key, throughput_key
 from babysit.model import Record
+from babysit.parsing.task_labels import is_nested
 from babysit.rules import trends
 
 _START = 20  # steps the ranks must be in before one can be said to lag
@@ -32,8 +33,10 @@ _NOISE_K = 3.0
 
 def rank_named(rank: int | None, source: str = "") -> str:
     """How a finding names where it happened: `rank 2 (pod trainer-worker-1)`, `rank 2`,
-    or the source alone for a record of no rank; "" when neither is known."""
-    if rank is None:
+    or the source alone for a record of no rank or of a local rank of an srun task
+    (`local rank 3 of task 1 on node gpu-12`: its key is no rank); "" when neither is
+    known."""
+    if rank is None or is_nested(rank):
         return source
     return f"rank {rank} ({source})" if source else f"rank {rank}"
 
@@ -67,8 +70,8 @@ class RankPace:
             return
         if record.source:
             self._hosts[rank] = record.source
-        if record.step is None:
-            return
+        if record.step is None or (record.events and not record.metrics):
+            return  # an event's step is the last any rank printed, not this rank's
         previous = self.steps.get(rank)
         self.steps[rank] = record.step
         if record.metrics:

@@ -21,12 +21,14 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
+from babysit.rules.chance_level import ChanceRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.throughput_trends import DataWaitRule
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
@@ -354,9 +356,11 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     LrConfigRule,
     EvalRule,
     ThroughputRule,
+    DataWaitRule,
     LossScaleRule,
     NotLearningRule,
     MetricFloorRule,
+    ChanceRule,
 )
 
 

@@ -214,3 +214,36 @@ def test_a_second_training_stage_at_its_own_loss_level_is_not_a_spike():
                       f"Test Loss: 0.2073350",
                       "Updating learning rate to 9.149791903054614e-06"]
     assert serious(run_of(lines)) == []
+
+
+def _keras_climb(best_saved: bool) -> list[str]:
+    """Keras 2 `fit(verbose=2)` with ModelCheckpoint(save_best_only): the loss falls for
+    ten epochs, then climbs 0.03 an epoch; the best weights were saved before the climb."""
+    draw = random.Random(0)
+    losses = [1.0 + 0.6 * math.exp(-e / 2.5) + draw.uniform(-0.01, 0.01) for e in range(10)]
+    losses += [1.0 + 0.03 * k + draw.uniform(-0.01, 0.01) for k in range(1, 31)]
+    lines = ["Train on 45000 samples, validate on 5000 samples"]
+    for epoch, loss in enumerate(losses, 1):
+        lines.append(f"Epoch {epoch}/{len(losses)}")
+        if best_saved:
+            lines.append(f"Epoch {epoch - 1:05d}: val_loss improved from 1.3 to 1.2, saving "
+                         f"model to model.weights.best.hdf5" if epoch <= 10 else
+                         f"Epoch {epoch - 1:05d}: val_loss did not improve")
+        lines.append(f"49s - loss: {loss:.4f} - acc: 0.5 - val_loss: 1.2 - val_acc: 0.5")
+    return [*lines, "", " Test accuracy: 0.68"]
+
+
+def test_a_finished_run_that_diverged_after_saving_its_best_weights_is_conditional(
+        tmp_path: Path):
+    """The best weights predate the rise: the run's deliverable stands (high,
+    CONDITIONAL); its final weights do not."""
+    data = verdict_of(tmp_path, _keras_climb(best_saved=True))
+    kinds = {a["type"]: a["severity"] for a in data["anomalies_detected"]}
+    assert kinds.get("divergence") == "high", data["anomalies_detected"]
+    assert data["decision"] == "CONDITIONAL" and data["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_finished_run_that_diverged_with_no_best_weights_kept_is_no_go(tmp_path: Path):
+    data = verdict_of(tmp_path, _keras_climb(best_saved=False))
+    kinds = {a["type"]: a["severity"] for a in data["anomalies_detected"]}
+    assert kinds.get("divergence") == "blocker" and data["decision"] == "NO-GO"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
 
-from babysit.model import AnomalyType, Severity, TerminalState
+from babysit.model import AnomalyType, Record, Severity, TerminalState
 from babysit.snapshot import ServiceAnomaly, Snapshot, TimeLimit
 from babysit.targets.base import Target, TargetError, TargetUnavailable
 from babysit.targets.kinds import KindUsageError, Request
@@ -66,6 +66,26 @@ def _merge(main: Snapshot, other: Snapshot) -> Snapshot:
                   quiet_for=min(quiet) if quiet else None,
                   phase=first.phase or then.phase)
     return replace(main, log=log, notices=main.notices + other.notices)
+
+
+def _on_node(records: tuple[Record, ...], nodes: str) -> tuple[Record, ...]:
+    """A job on one node (its NodeList a single host name): every rank ran there, and a
+    finding on a rank names it. Ranks the log placed on a node keep their place; a
+    torchrun worker named by its task (`local rank 2 of task 0`) gets the node added."""
+    if not nodes or any(c in nodes for c in "[],") or not any(
+            r.rank is not None and "node " not in r.source for r in records):
+        return records
+    return tuple(replace(r, source=_with_node(r.source, nodes))
+                 if r.rank is not None and "node " not in r.source else r for r in records)
+
+
+def _with_node(source: str, node: str) -> str:
+    if not source:
+        return f"node {node}"
+    if source.startswith("rank "):  # `rank 6 (local rank 2 of task 1)`
+        return f"{source[:-1]}, node {node})" if source.endswith(")") else source
+    return f"{source} on node {node}" if source.startswith("local rank") \
+        else f"{source}, node {node}"
 
 
 class SlurmJobTarget:
@@ -202,7 +222,8 @@ class SlurmJobTarget:
         return replace(
             snapshot,
             notices=(*notices, *snapshot.notices),
-            log=replace(snapshot.log, formats=snapshot.log.formats or ("slurm",)),
+            log=replace(snapshot.log, formats=snapshot.log.formats or ("slurm",),
+                        records=_on_node(snapshot.log.records, view.nodes)),
             process=replace(snapshot.process, alive=False if gone else run_state is None),
             service=replace(
                 snapshot.service,

@@ -14,8 +14,9 @@ from typing import Any
 from babysit.config import PollSettings, Settings
 from babysit.core.reports import NullObserver
 from babysit.core.session import run_session
+from babysit.model import Record
 from babysit.targets.common.log_file import LocalLogTarget
-from babysit.targets.slurm.job import SlurmJobTarget
+from babysit.targets.slurm.job import SlurmJobTarget, _on_node
 from babysit.targets.slurm.runner import Result
 from tests.conftest import FakeClock, validate_artifact
 from tests.targets.rank_shapes import STEPS, four_ranks
@@ -58,15 +59,26 @@ def test_a_nan_on_task_2_of_4_is_no_go_naming_rank_2(tmp_path: Path):
     data = judge(tmp_path, four_ranks(nan_on=2))
     assert data["decision"] == "NO-GO", data["summary"]
     [nan] = of_type(data, "nan-inf")
-    assert "rank 2" in nan["description"] and nan["step"] == 31
+    assert "rank 2 (node gn07)" in nan["description"] and nan["step"] == 31
 
 
 def test_a_task_30_percent_slower_is_a_straggler_naming_it(tmp_path: Path):
     [straggler] = of_type(judge(tmp_path, four_ranks(slow=1)), "straggler")
-    assert straggler["description"].startswith("rank 1 is 30 % slower per step")
+    # The job ran on one node (NodeList=gn07): the straggler is named with it.
+    assert straggler["description"].startswith("rank 1 (node gn07) is 30 % slower per step")
 
 
 def test_four_healthy_tasks_raise_nothing_of_ranks(tmp_path: Path):
     data = judge(tmp_path, four_ranks())
     assert not of_type(data, "nan-inf") and not of_type(data, "straggler")
     assert data["total_steps"] == STEPS
+
+
+def test_a_torchrun_worker_of_a_one_node_job_is_named_with_the_node():
+    records = (Record(rank=5, source="local rank 2 of task 0"), Record(rank=6, source="task 0"),
+               Record(rank=7, source="rank 3 (local rank 3 of task 0)"),
+               Record(rank=8, source="node gn02"), Record(rank=None))
+    assert [r.source for r in _on_node(records, "gn07")] == [
+        "local rank 2 of task 0 on node gn07", "task 0, node gn07",
+        "rank 3 (local rank 3 of task 0, node gn07)", "node gn02", ""]
+    assert _on_node(records, "gn[07-08]") == records

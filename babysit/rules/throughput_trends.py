@@ -1,0 +1,127 @@
+"""Slow throughput without a fast start to fall from: a rate that falls steadily over a
+short log, and steps that spend most of their time waiting for data.
+
+The medians rule (`metric_rules.evaluate_throughput`) needs a baseline and a recent
+window far apart; a log of ten readings whose time per iteration grows 85 → 202 s has
+neither, yet every reading is slower than the one before. Here the trend is fitted
+robustly (Theil–Sen on the log of the rate: one slow save moves no median of slopes),
+must be steady (most pairs of readings fall), large (the fitted fall beyond
+`slow_drop`) and beyond the run's own noise (`slow_noise_k` robust σ of the residuals).
+
+A step whose data time is most of its time is input-bound whatever its rate: the GPU
+waits for the loader (YOLOX's `iter_time: 1.046s, data_time: 0.823s`; MMEngine's and
+detectron2's `time … data_time …`). Evaluation passes are left out: a test loader
+often waits on data while the model is cheap.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.metric_names import step_time_key
+from babysit.model import AnomalyType
+from babysit.rules.signals import Observation, Raise, Resolve, Signal
+
+_MAD_TO_SIGMA = 1.4826
+_FEWEST, _MOST = 5, 30  # readings a steady fall is judged on (more: the medians rule)
+_STEADY = 0.6  # Kendall's tau of the rate against time, at most -this
+_SHARE_OF_DROP = 0.8  # the last third must be this share of `slow_drop` below the first
+
+
+def steady_fall(samples: Sequence[float], rules: RuleSettings) -> str | None:
+    """A rate (higher is faster) that fell steadily over 5 to 30 readings by more than
+    `slow_drop`, beyond its noise; None otherwise."""
+    count = len(samples)
+    if not _FEWEST <= count <= _MOST or min(samples) <= 0:
+        return None
+    logs = [math.log(s) for s in samples]
+    pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+    slope = statistics.median((logs[j] - logs[i]) / (j - i) for i, j in pairs)
+    fitted = 1 - math.exp(slope * (count - 1))  # the fall from first to last, fitted
+    if fitted < rules.slow_drop:
+        return None
+    falls = sum(1 for i, j in pairs if logs[j] < logs[i])
+    rises = sum(1 for i, j in pairs if logs[j] > logs[i])
+    if (falls - rises) / len(pairs) < _STEADY:
+        return None
+    level = statistics.median(logs[i] - slope * i for i in range(count))
+    residuals = [logs[i] - level - slope * i for i in range(count)]
+    centre = statistics.median(residuals)
+    sigma = _MAD_TO_SIGMA * statistics.median(abs(r - centre) for r in residuals)
+    if -slope * (count - 1) <= rules.slow_noise_k * sigma:
+        return None
+    third = max(1, count // 3)
+    first, last = statistics.median(samples[:third]), statistics.median(samples[-third:])
+    if last > first * (1 - _SHARE_OF_DROP * rules.slow_drop):
+        return None
+    return (f"throughput {samples[-1]:.3g} is {100 * (1 - last / first):.0f}% below where "
+            f"this log began ({first:.3g}), falling steadily over its {count} readings "
+            f"(a fitted {100 * fitted:.0f}% fall)")
+
+
+_DATA_KEYS = ("data_time", "time_data", "data_wait", "dataloader_time", "data_loading_time",
+              "load_time", "data")
+_TIME_KEYS = ("time", "batch_time", "train_time")
+_EVAL_PREFIXES = ("eval", "val", "test", "valid", "dev")
+_WINDOW = 8  # the recent readings a share is the median of
+_LEAST = 5
+_BOUND = 0.5  # data time above this share of the step's time: input-bound
+_FREED = 0.3  # below it again: resolved
+_LEAST_SECONDS = 0.01  # a data time this small is timer noise, whatever its share
+
+
+def data_share(metrics: Mapping[str, float]) -> tuple[float, float] | None:
+    """(data time, step time) in the same unit, when a training record prints both."""
+    data_key = next((k for k in _DATA_KEYS if k in metrics), None)
+    if data_key is None:
+        return None
+    timed = step_time_key(metrics)
+    time_key = timed[0] if timed else next((k for k in _TIME_KEYS if k in metrics), None)
+    if time_key is None or time_key == data_key:
+        return None
+    data, took = metrics[data_key], metrics[time_key]
+    if not (math.isfinite(data) and math.isfinite(took)) or took <= 0 or data < 0:
+        return None
+    return data, took
+
+
+class DataWaitRule:
+    """Steps that spend most of their time waiting for the data loader."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._shares: deque[tuple[float, float]] = deque(maxlen=_WINDOW)
+        self._raised = False
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        metrics = point.metrics
+        if "data" not in "".join(metrics) or any(k.startswith(_EVAL_PREFIXES) for k in metrics):
+            return []
+        found = data_share(metrics)
+        if found is None:
+            return []
+        self._shares.append(found)
+        if len(self._shares) < _LEAST:
+            return []
+        share = statistics.median(d / t for d, t in self._shares)
+        data = statistics.median(d for d, _ in self._shares)
+        took = statistics.median(t for _, t in self._shares)
+        if not self._raised and share > _BOUND and data >= _LEAST_SECONDS:
+            self._raised = True
+            return [Raise(AnomalyType.SLOW_THROUGHPUT, (
+                f"slow throughput: the steps wait on data — data loading takes "
+                f"{100 * share:.0f}% of each step ({data:.3g} of {took:.3g}, median of the "
+                f"last {len(self._shares)}): the accelerator idles while the loader works"),
+                key="data")]
+        if self._raised and share < _FREED:
+            self._raised = False
+            return [Resolve(AnomalyType.SLOW_THROUGHPUT,
+                            f"data loading down to {100 * share:.0f}% of each step", key="data")]
+        return []
