@@ -27,7 +27,6 @@ from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
-    key_values,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -43,10 +42,12 @@ from babysit.parsing.frameworks import (
     planned_epochs,
 )
 from babysit.parsing.launches import LaunchReader
-from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords, stops_training
+from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
+from babysit.parsing.readers import Line, RecordReader
 from babysit.parsing.redraws import kept_lines
-from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
@@ -88,15 +89,6 @@ def _may_carry_failure(text: str) -> bool:
         or "Traceback (" in text
 
 
-def _hints_non_finite(text: str) -> bool:
-    """What a non-finite token needs, checked before the real pattern (most lines lack
-    it); substring tests, as in `_may_carry_failure`."""
-    return "nan" in text or "inf" in text or "NaN" in text or "Inf" in text \
-        or "NAN" in text or "INF" in text
-
-
-# A sentence about a non-finite value has one of these (`INFO` has none of them).
-_SAID_WORD = lazy_re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
 # A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
@@ -118,8 +110,6 @@ _FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERR
                           EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
                           EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
                           EventKind.NCCL, EventKind.JOB_STATE})
-# Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
-_COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
 
 
@@ -230,9 +220,9 @@ class LogParser:
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
-        # A NaN guard's stop, and the lines left in which a record may still be the bar's
-        # last redraw of the batch it stopped on (see `_after_guard`).
-        self._guard: tuple[LogEvent, int] | None = None
+        # The readers that read a line after its record was built, in this order.
+        self._record_readers: tuple[RecordReader, ...] = (
+            StrayNonFinite(self._shapes), self._nan_words)
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
@@ -347,8 +337,8 @@ class LogParser:
         if record is not None and self._failures.loose_exception is not None \
                 and any(e.kind is EventKind.EXCEPTION for e in record.events):
             self._failures.loose_exception = None  # the line's failure is said already
-        if self._guard is not None:
-            record = self._after_guard(record)
+        if self._nan_words.guarding:
+            record = self._nan_words.after_guard(record)
         if self._advanced:
             launches.trained()
         elif launches.learning and (record is None or not record.events) \
@@ -503,64 +493,17 @@ class LogParser:
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest and not in_traceback and not self._advanced:
             record = self._after_training(rest, record, rank)
-        hinted = has_rest and _hints_non_finite(rest)
-        if hinted and not in_traceback:
-            record = self._with_stray_non_finite(rest, record, rank)
-        if has_rest and ("finite" in rest or "nvalid" in rest
-                         or (hinted and _SAID_WORD.search(rest) is not None)) \
-                and SAID_HINT.search(rest) is not None:
-            record = self._with_said_non_finite(rest, record, rank)
+        if has_rest:
+            read = Line(rest, rank, in_traceback)
+            for reader in self._record_readers:
+                if reader.wants(read):
+                    record = reader.amend(read, record, self)
+            if read.claimed:
+                self._took = True
         if self._fresh_facts:
             facts, self._fresh_facts = self._fresh_facts, {}
             return replace(record, facts=facts) if record is not None else Record(
                 step=self.step, facts=facts, rank=rank)
-        return record
-
-    def _with_said_non_finite(self, text: str, record: Record | None,
-                              rank: int | None) -> Record | None:
-        """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
-        metric is non-finite, at the step the sentence names when it is not behind."""
-        said = self._nan_words.read(text)
-        if said is None:
-            return record
-        metrics, named = said
-        self._took = True
-        step = self.step
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            metrics, named = {}, None  # the line's own values say it already
-        if named is not None and (step is None or named >= step):
-            step = self.step = named
-        events: tuple[LogEvent, ...] = ()
-        stop = stops_training(text)
-        if stop is not None:
-            # A NaN guard ended training: a failure, as a traceback's last line is one
-            # (training that goes on after it drops it), unless the line said it already
-            # (parsing.said_failures); either way it is said again after the bar's redraw.
-            said_already = None if record is None else next(
-                (e for e in record.events if e.kind is EventKind.EXCEPTION), None)
-            if said_already is None:
-                events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
-                                   f"{stop}: {text.strip()[:280]}"),)
-            self._guard = (said_already or events[0], 3)
-        if record is None:
-            return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
-                          fmt="words", events=events)
-        return replace(record, step=step if record.step is None or (step is not None
-                       and step > record.step) else record.step,
-                       metrics={**record.metrics, **metrics},
-                       events=(*record.events, *events))
-
-    def _after_guard(self, record: Record | None) -> Record | None:
-        """The record right after a NaN guard's stop is the progress bar's last redraw of
-        the batch it stopped on (Keras prints `Batch 3: Invalid loss, terminating
-        training`, then `4/234 … loss: inf`), not training going on: the stop is said
-        again after its step, so that it stands."""
-        assert self._guard is not None
-        event, lines_left = self._guard
-        if record is not None and record.step is not None and event not in record.events:
-            self._guard = None
-            return replace(record, events=(*record.events, event))
-        self._guard = (event, lines_left - 1) if lines_left > 1 else None
         return record
 
     def _may_train(self, parsed: Parsed | None, bar: Parsed | None) -> bool:
@@ -645,27 +588,6 @@ class LogParser:
             row.epoch
         return Parsed("table", row.step, row.target, epoch, row.total_epochs,
                       {**row.metrics, **rate})
-
-    def _with_stray_non_finite(self, text: str, record: Record | None,
-                               rank: int | None) -> Record | None:
-        """A `nan` that no parser placed, in a line of a shape the run prints with a
-        number there: a non-finite value all the same (see `shapes`)."""
-        if NON_FINITE_TOKEN.search(text) is None:
-            return record
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            return record
-        found = self._shapes.stray_non_finite(text)
-        if not found:
-            return record
-        self._took = True
-        if record is None:
-            # The line's finite values come with them: what the `nan` is judged beside (a
-            # finite loss, a `count: 0` that makes every mean on the line 0/0).
-            found = {**{k: v for k, v in key_values(text).items()
-                        if math.isfinite(v) and k not in _COUNTERS}, **found}
-            return Record(step=self.step, target_steps=self.target, metrics=found, rank=rank,
-                          fmt="shape")
-        return replace(record, metrics={**record.metrics, **found})
 
     def _structure(self, line: str, rank: int | None) -> Record | bool | None:
         """Lines that set context rather than report a step: a Keras epoch header, an
