@@ -16,13 +16,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.metric_names import is_bookkeeping, is_eval_metric
+from babysit.metric_names import is_bookkeeping
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.endings import EndingReader
+from babysit.parsing.evaluation import EVALISH, EvaluationSummaries, as_eval, trains
 from babysit.parsing.events import find_events
-from babysit.parsing.facts import may_configure_lr, run_facts
+from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
     LineParser,
@@ -89,19 +90,9 @@ def _may_carry_failure(text: str) -> bool:
         or "Traceback (" in text
 
 
-# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
-# Its counters count the evaluation's batches and its metrics are not the training's.
-# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
-# a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
-_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
-                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
-                        r"(?: set)?(?: results?| metrics)?|"
-                        r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
-                        r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
 # The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
 _SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
                          r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
-_ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 # Events after which the process is gone unless something follows: a new launch is
@@ -120,38 +111,6 @@ def _target_in(line: str) -> int | None:
     text = next(g for g in match.groups() if g is not None)
     value = int(text.replace(",", ""))
     return value if value > 0 else None
-
-
-def _as_eval(text: str, parsed: Parsed) -> Parsed:
-    """A generic key/value line that an evaluation printed (its head says so, before any
-    value): its metrics are the evaluation's and its counters not the training's."""
-    head = _EVAL_HEAD.search(text, 0, 80)
-    if head is None or _ASSIGNMENT.search(text, 0, head.start()) is not None:
-        return parsed
-    metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
-    return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                  metrics=metrics)
-
-
-_EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
-
-
-def _trains(metrics: Mapping[str, float]) -> bool:
-    """Whether a record's metrics are the training's own (not only an evaluation's,
-    not only timings)."""
-    names = tuple(metrics)
-    trains = _TRAINS.get(names)
-    if trains is None:
-        trains = any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in names)
-        if len(_TRAINS) >= 512:
-            _TRAINS.clear()
-        _TRAINS[names] = trains
-    return trains
-
-
-# `_trains` by a record's names: a log prints the same few sets of names on every line,
-# and the answer depends on the names alone.
-_TRAINS: dict[tuple[str, ...], bool] = {}
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -207,9 +166,7 @@ class LogParser:
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
-        self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
         self.lr_schedule: str | None = None  # the scheduler the run's configuration names
-        self._fresh_facts: dict[str, float] = {}
         # The bar record just before the line being read, for _merge to fold in (set
         # by feed_lines); _bar_folded says it did.
         self._after_bar: Record | None = None
@@ -220,9 +177,10 @@ class LogParser:
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
+        self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
-            StrayNonFinite(self._shapes), self._nan_words)
+            self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
@@ -235,8 +193,7 @@ class LogParser:
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
         self._overrun: int | None = None  # a bar's total the run trained past
-        # The names the last evaluation pass printed, until training moves on.
-        self._eval_names: set[str] = set()
+        self._evaluations = EvaluationSummaries()
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
@@ -297,6 +254,11 @@ class LogParser:
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
+
+    @property
+    def facts(self) -> dict[str, float]:
+        """What the run said about itself so far (its size, tokens per step...)."""
+        return self._facts.facts
 
     def reading(self) -> Reading:
         """How much of the log this parser understood so far."""
@@ -435,9 +397,8 @@ class LogParser:
         # run's metrics out of order: not training lines.
         if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest
                                               or "ocab" in rest):
-            found_facts = run_facts(rest)
+            found_facts = self._facts.said(rest)
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
-                self.facts.update(found_facts)
                 return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             parsed = self._parse_text(rest)
@@ -458,7 +419,7 @@ class LogParser:
                     events.append(LogEvent(EventKind.COMPLETED, rest.strip()[:500],
                                            "final-epoch"))
             elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-                parsed = self._eval_summary(_as_eval(rest, parsed))
+                parsed = self._evaluations.summary(as_eval(rest, parsed))
                 if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
                         and not self._shapes.printed_before(rest):
                     # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
@@ -491,19 +452,14 @@ class LogParser:
         if events:
             self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
-        if has_rest and not in_traceback and not self._advanced:
-            record = self._after_training(rest, record, rank)
         if has_rest:
             read = Line(rest, rank, in_traceback)
+            read.advanced = self._advanced
             for reader in self._record_readers:
                 if reader.wants(read):
                     record = reader.amend(read, record, self)
             if read.claimed:
                 self._took = True
-        if self._fresh_facts:
-            facts, self._fresh_facts = self._fresh_facts, {}
-            return replace(record, facts=facts) if record is not None else Record(
-                step=self.step, facts=facts, rank=rank)
         return record
 
     def _may_train(self, parsed: Parsed | None, bar: Parsed | None) -> bool:
@@ -523,21 +479,6 @@ class LogParser:
         return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
                 or {k for k in names if "loss" in k} or names)
 
-    def _eval_summary(self, parsed: Parsed) -> Parsed:
-        """A line that repeats the names an evaluation pass just printed, before training
-        moves on (DETR's `Averaged stats: … loss: 50.3` after its `Test: [3/4] … loss:
-        50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
-        training loss of 50."""
-        names = parsed.metrics.keys()
-        if not _trains(parsed.metrics):
-            self._eval_names = {k.removeprefix("eval/") for k in names}
-            return parsed
-        if parsed.step is not None or not self._eval_names or not names <= self._eval_names:
-            return parsed
-        return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                      metrics={k if is_eval_metric(k) else f"eval/{k}": v
-                               for k, v in parsed.metrics.items()})
-
     def _saved_past_plan(self, path: str) -> None:
         """A checkpoint named by a step beyond the total a counter showed (`[Iter 760 /
         762]`, then `Save model to …/3048`): the run is past that total, so it counted
@@ -549,27 +490,6 @@ class LogParser:
         saved = int(found.group(1))
         if target < saved <= 1000 * target:
             self._overrun, self.target, self._withdrawn = target, None, True
-
-    def _after_training(self, text: str, record: Record | None,
-                        rank: int | None) -> Record | None:
-        """A line that did not move training on, read after it: evidence of the run's
-        end when it comes at the planned total or is a test pass (see `endings`)."""
-        event = None
-        if record is not None and record.metrics:
-            event = self._endings.test_record(text, record.metrics)
-        trains = record is not None and (record.epoch is not None or _trains(record.metrics))
-        if not trains or "inal " in text or "FINAL" in text:
-            # Not a training record (one at the step a bar gave is not the end), or the
-            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
-            self._endings.after_record(text)
-        if event is None:
-            event = self._endings.after_step(text, self.target, trains)
-        if event is None:
-            return record
-        self._endings.noted([event])
-        if record is None:
-            return Record(step=self.step, target_steps=self.target, events=(event,), rank=rank)
-        return replace(record, events=(*record.events, event))
 
     def _table_bar(self, bar: Bar) -> Parsed | None:
         """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
@@ -628,10 +548,7 @@ class LogParser:
         """Header lines that say how long the run will be, or where it is."""
         if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest
                                or may_configure_lr(rest)):
-            found = run_facts(rest)
-            if found:
-                self.facts.update(found)
-                self._fresh_facts = found
+            self._facts.configured(rest)
         if ("steps" in rest or "iter" in rest or "ITER" in rest) \
                 and (target := _target_in(rest)):
             self.target = self._target_announced = target
@@ -704,7 +621,7 @@ class LogParser:
             self._idle_bar = bar.target if idle else None
             return step
         if step is not None or target is not None or epoch is None or not self._idle_bar \
-                or epoch != int(epoch) or not metrics or not _trains(metrics):
+                or epoch != int(epoch) or not metrics or not trains(metrics):
             return step
         if self._idle_bar_base is None:
             if (self.step or 0) != 0 or epoch > 1:
@@ -769,7 +686,7 @@ class LogParser:
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
-                and _trains(metrics) and (epoch is None or epoch != int(epoch)
+                and trains(metrics) and (epoch is None or epoch != int(epoch)
                                           or self._records_counted) \
                 and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
@@ -782,7 +699,7 @@ class LogParser:
             self._oom_skips.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
-        if epoch is not None and not self.step_found and metrics and _trains(metrics):
+        if epoch is not None and not self.step_found and metrics and trains(metrics):
             self._endings.epoch_record(epoch, part.total_epochs or self._epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
@@ -798,11 +715,11 @@ class LogParser:
                 self._advanced = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
-                    self._stepped_names.update(k for k in metrics if _EVALISH.search(k) is None
+                    self._stepped_names.update(k for k in metrics if EVALISH.search(k) is None
                                                and not is_bookkeeping(k))
-                self._eval_names = set()
+                self._evaluations.trained()
             self.step = step
-        elif epoch is not None and metrics and _trains(metrics) \
+        elif epoch is not None and metrics and trains(metrics) \
                 and (not self._stepped_names or not self._stepped_names.isdisjoint(metrics)):
             # A training record of a log that counts epochs, not steps: the lines after
             # it are not yet the run's closing block. (Not a line without any of the
