@@ -42,10 +42,11 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
     planned_epochs,
 )
+from babysit.parsing.headers import HeaderReader
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
-from babysit.parsing.readers import Line, RecordReader
+from babysit.parsing.readers import ClaimingReader, Line, RecordReader
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.stray_values import StrayNonFinite
@@ -72,12 +73,6 @@ _ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 _SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
                        r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
                        r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
-_KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-# A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
-_EPOCH_HEADER = lazy_re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
-_YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
-_YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
-_YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
@@ -162,7 +157,6 @@ class LogParser:
         self._bars = BarSteps()
         self._failures = FailureReader()
         self._launches = LaunchReader()
-        self._yolo_val: tuple[str, ...] = ()
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
@@ -174,6 +168,9 @@ class LogParser:
         self._shapes = ShapeReader()
         self._task_labels = TaskLabels()  # srun -l: `3: …`
         self._endings = EndingReader()
+        # Header lines, read before the formats (they set the bars' context).
+        self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
+                                                     self.formats)
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._nan_words = NonFiniteWords()
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
@@ -387,10 +384,12 @@ class LogParser:
                 glued_rank, rest = split_rank(rest.lstrip())
                 rank = rank if rank is not None else glued_rank
         elif not in_traceback:
-            special = self._structure(line, rank)
-            if special is not None:
-                self._took = True
-                return special if isinstance(special, Record) else None
+            header = Line(line, rank, in_traceback)
+            if self._headers.wants(header):
+                record = self._headers.read(header, self)
+                if header.claimed:
+                    self._took = True
+                    return record
         parsed: Parsed | None = None
         has_rest = bool(rest.strip())
         # The W&B client's own output (its end-of-run summary and history) repeats the
@@ -508,41 +507,6 @@ class LogParser:
             row.epoch
         return Parsed("table", row.step, row.target, epoch, row.total_epochs,
                       {**row.metrics, **rate})
-
-    def _structure(self, line: str, rank: int | None) -> Record | bool | None:
-        """Lines that set context rather than report a step: a Keras epoch header, an
-        Ultralytics table header or its validation row. Returns the record to emit, True
-        to emit nothing, None for an ordinary line."""
-        if not self._yolo_val and "Epoch" not in line and "Class" not in line:
-            return None  # what every pattern below needs: most lines end here
-        keras = _KERAS_EPOCH.match(line)
-        if keras is not None:
-            self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
-            self._endings.final_epoch.counted(int(keras.group(1)), int(keras.group(2)))
-            self.formats["keras"] += 1
-            return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
-                          events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
-                                           f"epoch {keras.group(1)}"),),
-                          rank=rank, fmt="keras", step=self.step, target_steps=self.target)
-        header_epoch = _EPOCH_HEADER.match(line)
-        if header_epoch is not None:
-            self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
-            return None
-        if _YOLO_HEADER.match(line):
-            self._bars.yolo_columns = tuple(line.split())
-            self.formats["ultralytics"] += 1
-            return True
-        header = _YOLO_VAL_HEADER.match(line)
-        if header is not None:
-            self._yolo_val = tuple(header.group(1).replace("Box(", "").replace(")", "").split())
-            return True
-        row = _YOLO_VAL_ROW.match(line) if self._yolo_val else None
-        if row is not None:
-            values = [to_number(v) for v in row.group(1).split()]
-            metrics = {f"val/{name.lower()}": v
-                       for name, v in zip(self._yolo_val, values, strict=False) if v is not None}
-            return Record(step=self.step, metrics=metrics, rank=rank, fmt="ultralytics")
-        return None
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""

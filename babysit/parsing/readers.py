@@ -6,6 +6,8 @@ sentence that says a value is NaN, a `nan` in a metric's slot, a line about the 
 size, the lines after training stopped...) and keeps the state that kind needs. The
 parser runs its readers in a fixed order after the record is built; each may amend the
 record or make one, and may claim the line (it was understood, even without a record).
+A few readers run before the formats instead (`ClaimingReader`): a line they claim
+(a Keras epoch header) is theirs alone.
 
 Most lines of a training log are metric lines none of the readers cares about, so each
 reader says first, cheaply, whether a line may be its kind (`wants`: substring tests,
@@ -23,18 +25,27 @@ class Line:
     """One line as the readers see it: the text after its rank label and any progress
     bar, and what the parser learned of it so far."""
 
-    __slots__ = ("advanced", "claimed", "hints_non_finite", "in_traceback", "rank", "text")
+    __slots__ = ("_hints", "advanced", "claimed", "in_traceback", "rank", "text")
 
     def __init__(self, text: str, rank: int | None, in_traceback: bool) -> None:
         self.text = text
         self.rank = rank
         self.in_traceback = in_traceback
-        # What a non-finite token needs, asked by two readers: substring tests, which
-        # run at every metric line ~4× faster than a pattern of alternatives.
-        self.hints_non_finite = "nan" in text or "inf" in text or "NaN" in text \
-            or "Inf" in text or "NAN" in text or "INF" in text
         self.advanced = False  # the line moved training on (a new step, an epoch trained)
         self.claimed = False  # a reader understood it: it counts as read, record or not
+        self._hints: bool | None = None
+
+    @property
+    def hints_non_finite(self) -> bool:
+        """Whether the text has what a non-finite token needs (most lines lack it), asked
+        by two readers: substring tests, which run at every metric line ~4× faster than
+        a pattern of alternatives."""
+        hints = self._hints
+        if hints is None:
+            text = self.text
+            hints = self._hints = "nan" in text or "inf" in text or "NaN" in text \
+                or "Inf" in text or "NAN" in text or "INF" in text
+        return hints
 
 
 class ParseContext(Protocol):
@@ -43,6 +54,19 @@ class ParseContext(Protocol):
 
     step: int | None
     target: int | None
+
+
+class ClaimingReader(Protocol):
+    """Reads a line before the formats do (a header that sets their context); a line it
+    claims is its alone: the formats and the readers after them never see it."""
+
+    def wants(self, line: Line) -> bool:
+        """Whether the line may be this reader's kind: cheap, called on most lines."""
+        ...
+
+    def read(self, line: Line, context: ParseContext) -> Record | None:
+        """The record the line makes, if any; sets `line.claimed` when the line is its."""
+        ...
 
 
 class RecordReader(Protocol):
