@@ -178,7 +178,10 @@ class EndingReader:
         `metrics`: the line reports metrics (a record, not a banner); `trains`: it is a
         training record (default: `metrics`)."""
         found: list[LogEvent] = []
-        of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
+        # The pattern needs an `/`, `of` or `|` after the epoch: a loss dict's `'epoch':
+        # 0.02`, at every metric line, has none, and no search is made.
+        of = _EPOCH_OF.search(text) if ("poch" in text or "POCH" in text) and (
+            "/" in text or "of" in text or "|" in text) else None
         if "/" in text:
             inner = _inner_counters(text, of)
             if any(done < total for done, total in inner):

@@ -51,9 +51,23 @@ def trains(metrics: Mapping[str, float]) -> bool:
     return found
 
 
-# `trains` by a record's names: a log prints the same few sets of names on every line,
-# and the answer depends on the names alone.
+def training_names(metrics: Mapping[str, float]) -> tuple[str, ...]:
+    """The names among a record's metrics that are the training's own (not an
+    evaluation's, not a bar's rate or timings)."""
+    names = tuple(metrics)
+    found = _TRAINING_NAMES.get(names)
+    if found is None:
+        found = tuple(k for k in names if EVALISH.search(k) is None and not is_bookkeeping(k))
+        if len(_TRAINING_NAMES) >= 512:
+            _TRAINING_NAMES.clear()
+        _TRAINING_NAMES[names] = found
+    return found
+
+
+# `trains` and `training_names` by a record's names: a log prints the same few sets of
+# names on every line, and the answers depend on the names alone.
 _TRAINS: dict[tuple[str, ...], bool] = {}
+_TRAINING_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 class EvaluationSummaries:
@@ -63,7 +77,8 @@ class EvaluationSummaries:
         self._names: set[str] = set()
 
     def trained(self) -> None:
-        self._names = set()
+        if self._names:  # at every step: no new set when there is nothing to forget
+            self._names = set()
 
     def summary(self, parsed: Parsed) -> Parsed:
         """A line that repeats the names an evaluation pass just printed, before training

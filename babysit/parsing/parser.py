@@ -16,12 +16,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.metric_names import is_bookkeeping
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.endings import EndingReader
-from babysit.parsing.evaluation import EVALISH, EvaluationSummaries, as_eval, trains
+from babysit.parsing.evaluation import EvaluationSummaries, as_eval, training_names, trains
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
@@ -356,6 +355,7 @@ class LogParser:
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
         rest = line
+        read: Line | None = None
         if in_traceback:
             self._took = True
         bar = None if in_traceback else parse_bar(line)
@@ -384,10 +384,10 @@ class LogParser:
                 glued_rank, rest = split_rank(rest.lstrip())
                 rank = rank if rank is not None else glued_rank
         elif not in_traceback:
-            header = Line(line, rank, in_traceback)
-            if self._headers.wants(header):
-                record = self._headers.read(header, self)
-                if header.claimed:
+            read = Line(line, rank, in_traceback)  # the readers' view of it, made once
+            if self._headers.wants(read):
+                record = self._headers.read(read, self)
+                if read.claimed:
                     self._took = True
                     return record
         parsed: Parsed | None = None
@@ -452,7 +452,8 @@ class LogParser:
             self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest:
-            read = Line(rest, rank, in_traceback)
+            if read is None:  # a bar's line: the readers read what follows the bar
+                read = Line(rest, rank, in_traceback)
             read.advanced = self._advanced
             for reader in self._record_readers:
                 if reader.wants(read):
@@ -679,8 +680,7 @@ class LogParser:
                 self._advanced = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
-                    self._stepped_names.update(k for k in metrics if EVALISH.search(k) is None
-                                               and not is_bookkeeping(k))
+                    self._stepped_names.update(training_names(metrics))
                 self._evaluations.trained()
             self.step = step
         elif epoch is not None and metrics and trains(metrics) \
