@@ -10,7 +10,6 @@ Record.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
@@ -33,18 +32,17 @@ from babysit.parsing.formats import (
 )
 from babysit.parsing.frameworks import (
     FRAMEWORK_PARSERS,
-    deepspeed_chat_plan,
     lightning_global_step,
     parse_epoch_step,
     parse_megatron,
     parse_nanogpt,
     parse_torchtitan,
-    planned_epochs,
 )
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
+from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import ClaimingReader, Line, RecordReader
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import ShapeReader
@@ -59,19 +57,6 @@ LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
     parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
 
-# Lines that announce the planned length of a run.
-_TARGET_LINE = lazy_re.compile(
-    r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
-    r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
-    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
-    r"\biters:\s*(\d[\d,]*)")
-_ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
-# The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
-# (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
-# `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
-_SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
-                       r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
-                       r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
@@ -84,9 +69,6 @@ def _may_carry_failure(text: str) -> bool:
         or "Traceback (" in text
 
 
-# The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
-_SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
-                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 # Events after which the process is gone unless something follows: a new launch is
@@ -96,15 +78,6 @@ _FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERR
                           EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
                           EventKind.NCCL, EventKind.JOB_STATE})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
-
-
-def _target_in(line: str) -> int | None:
-    match = _TARGET_LINE.search(line)
-    if match is None:
-        return None
-    text = next(g for g in match.groups() if g is not None)
-    value = int(text.replace(",", ""))
-    return value if value > 0 else None
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -142,11 +115,8 @@ class LogParser:
         self.formats: Counter[str] = Counter()
         self.step: int | None = None
         self.target: int | None = None
-        self._target_announced: int | None = None  # said by a header line, not a bar
-        self._epochs: int | None = None  # planned epochs, from a header line
-        self._per_epoch: int | None = None  # batches per epoch, from the lines
+        self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
-        self._accumulation = 1  # micro-batches per optimizer step, when the run says
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
@@ -159,7 +129,6 @@ class LogParser:
         self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
-        self.lr_schedule: str | None = None  # the scheduler the run's configuration names
         # The bar record just before the line being read, for _merge to fold in (set
         # by feed_lines); _bar_folded says it did.
         self._after_bar: Record | None = None
@@ -250,6 +219,11 @@ class LogParser:
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
+
+    @property
+    def lr_schedule(self) -> str | None:
+        """The learning-rate scheduler the run's configuration names, if any."""
+        return self.plan.lr_schedule
 
     @property
     def facts(self) -> dict[str, float]:
@@ -374,7 +348,7 @@ class LogParser:
                 laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
                 if self._bars.laps and not laps and self.target == self._bars.main_total \
-                        and self._target_announced is None:
+                        and self.plan.announced is None:
                     self.target = None  # that total was one epoch's
                     self._withdrawn = True
             if self._bars.evaluating:
@@ -446,7 +420,7 @@ class LogParser:
         if has_rest and not in_traceback:
             has_metrics = (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None
             events.extend(self._endings.line_events(
-                rest, self.target, self._epochs, events, has_metrics,
+                rest, self.target, self.plan.epochs, events, has_metrics,
                 has_metrics and self._may_train(parsed, bar_parsed)))
         if events:
             self._endings.noted(events)
@@ -483,11 +457,10 @@ class LogParser:
         """A checkpoint named by a step beyond the total a counter showed (`[Iter 760 /
         762]`, then `Save model to …/3048`): the run is past that total, so it counted
         an inner loop (one epoch's iterations), not the run's plan."""
-        found = _SAVED_STEP.search(path)
+        saved = saved_step(path)
         target = self.target
-        if found is None or not target or self.step is None or not self.step <= target:
+        if saved is None or not target or self.step is None or not self.step <= target:
             return
-        saved = int(found.group(1))
         if target < saved <= 1000 * target:
             self._overrun, self.target, self._withdrawn = target, None, True
 
@@ -514,28 +487,10 @@ class LogParser:
         if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest
                                or may_configure_lr(rest)):
             self._facts.configured(rest)
-        if ("steps" in rest or "iter" in rest or "ITER" in rest) \
-                and (target := _target_in(rest)):
-            self.target = self._target_announced = target
-            return parsed or Parsed("", target=target)
-        if "poch" in rest:
-            epochs = planned_epochs(rest)
-            if epochs is not None:
-                self._epochs = epochs
-            plan = deepspeed_chat_plan(rest)
-            if plan is not None:
-                # DeepSpeed counts optimizer steps: micro-batches over the accumulation.
-                self._epochs, self._per_epoch = plan[0], plan[1] // self._accumulation
-                self.target = self._target_announced = self._epochs * self._per_epoch
-                return parsed or Parsed("", target=self.target)
-        if ("chedul" in rest or "decay_style" in rest) and parsed is None:
-            schedule = _SCHEDULE.search(rest)
-            if schedule is not None:
-                self.lr_schedule = schedule.group(1).lower()
-        if "accumulation" in rest:
-            accumulation = _ACCUMULATION.search(rest)
-            if accumulation is not None and int(accumulation.group(1)) > 0:
-                self._accumulation = int(accumulation.group(1))
+        announced = self.plan.read(rest, parsed is not None)
+        if announced is not None:
+            self.target = announced
+            return parsed or Parsed("", target=announced)
         global_step = lightning_global_step(rest)
         if global_step is not None:
             self._bars.restart_epochs(global_step[1])
@@ -562,7 +517,7 @@ class LogParser:
     def _placed(self, parsed: Parsed) -> Parsed:
         """A line's counters in terms of the whole run."""
         if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
-                and parsed.epoch is not None and parsed.target != self._target_announced:
+                and parsed.epoch is not None and parsed.target != self.plan.announced:
             # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
             # (counted from 0 or from 1, as the run's first epoch shows).
             epoch, n = int(parsed.epoch), parsed.target
@@ -626,16 +581,16 @@ class LogParser:
             events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], "summary"))
             metrics = {}
         if part.per_epoch:
-            self._per_epoch = part.per_epoch
+            self.plan.per_epoch = part.per_epoch
         if step is None and epoch is not None and self._steps_from_epochs is not False \
-                and self._epochs and self.target and fmt == "hf-trainer":
+                and self.plan.epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
             # that logs them): the epoch fraction of the planned optimizer steps.
-            step = round(epoch * self.target / self._epochs)
+            step = round(epoch * self.target / self.plan.epochs)
             self._steps_from_epochs = True
-        if target is None and self._target_announced is None and self._epochs \
-                and self._per_epoch:
-            target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
+        if target is None and self.plan.announced is None and self.plan.epochs \
+                and self.plan.per_epoch:
+            target = self.plan.epochs * self.plan.per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
         step = self._epoch_of_idle_bar(bar, step, target, epoch, metrics)
@@ -643,7 +598,7 @@ class LogParser:
             self._bars.epoch_hint = int(epoch)
         if target is not None and target == self._overrun:
             target = None
-        if step is not None and self.target and self._target_announced is None \
+        if step is not None and self.target and self.plan.announced is None \
                 and step > self.target and (target is None or step > target):
             # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
             # then `step:51 - ...`): that total was not the run's plan.
@@ -665,7 +620,7 @@ class LogParser:
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
         if epoch is not None and not self.step_found and metrics and trains(metrics):
-            self._endings.epoch_record(epoch, part.total_epochs or self._epochs)
+            self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
