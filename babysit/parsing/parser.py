@@ -5,6 +5,18 @@ before it does), a Keras bar counts batches within the epoch its header announce
 mmengine line counts batches within its epoch, and a traceback's meaning arrives on its
 last line. LogParser keeps exactly that context and turns each line into zero or one
 Record.
+
+How a line is read (`_feed`), in order:
+1. its rank label is split off, and a progress bar read (`bars`, `bar_steps`);
+2. a line without a bar may be a header (`headers`, a ClaimingReader): then it is theirs;
+3. the formats (`formats`, `frameworks`, `shapes`) read what follows the bar, and the
+   event signatures (`events`, `failures`, `oom_skips`) and the run's plan (`plan`) read
+   the lines that may carry them;
+4. `_merge` builds the record in terms of the whole run (the step, the planned total);
+5. the RecordReaders (`readers`) read the line after it, in order — the evidence of an
+   end (`endings`), a stray `nan` (`stray_values`), a NaN said in words
+   (`nonfinite_words`), the run's facts (`facts`) — each amending the record.
+A reader keeps its own state; LogParser keeps only what they share.
 """
 
 from __future__ import annotations
@@ -43,7 +55,7 @@ from babysit.parsing.launches import LaunchReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
-from babysit.parsing.readers import ClaimingReader, Line, RecordReader
+from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.stray_values import StrayNonFinite
@@ -146,6 +158,10 @@ class LogParser:
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
+        # The readers whose counts last until training moves on (a new step, or a
+        # counted record of a log that prints none).
+        self._training_listeners: tuple[TrainingListener, ...] = (
+            self._nan_words, self._oom_skips)
         self._advanced = False  # the line being read moved training on
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
@@ -615,8 +631,8 @@ class LogParser:
             # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
             self._records_counted += 1
             step = self._records_counted
-            self._nan_words.trained()
-            self._oom_skips.trained()
+            for reader in self._training_listeners:
+                reader.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
         if epoch is not None and not self.step_found and metrics and trains(metrics):
@@ -630,8 +646,8 @@ class LogParser:
                 self.phase = "train"
                 written = line_time(line)
                 self._endings.stepped(step)
-                self._nan_words.trained()
-                self._oom_skips.trained()
+                for reader in self._training_listeners:
+                    reader.trained()
                 self._advanced = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
