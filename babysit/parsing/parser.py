@@ -83,12 +83,6 @@ def _may_carry_failure(text: str) -> bool:
 
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
-# Events after which the process is gone unless something follows: a new launch is
-# looked for after them (see `launches`).
-_FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
-                          EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
-                          EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
-                          EventKind.NCCL, EventKind.JOB_STATE})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
 
 
@@ -287,14 +281,7 @@ class LogParser:
             self._failures.loose_exception = None  # the line's failure is said already
         if self._nan_words.guarding:
             record = self._nan_words.after_guard(record)
-        if self._advanced:
-            launches.trained()
-        elif launches.learning and (record is None or not record.events) \
-                and not self._failures.in_traceback:
-            launches.remember(clean(raw_line))
-        if record is not None and record.events \
-                and any(e.kind in _FATAL_KINDS for e in record.events):
-            launches.failed()
+        launches.after(raw_line, record, self._advanced, self._failures.in_traceback)
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
@@ -321,12 +308,10 @@ class LogParser:
         """A new launch of the run, when this line begins one (see `launches`)."""
         if self._failures.in_traceback:
             return None
-        line = clean(raw_line)
-        if not self._launches.begins(line):
-            return None
-        self._failures.launched()
-        return LogEvent(EventKind.LAUNCHED, line.strip()[:500],
-                        "the run's start-up lines were printed again: a new launch")
+        launch = self._launches.launch(raw_line)
+        if launch is not None:
+            self._failures.launched()
+        return launch
 
     def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)
