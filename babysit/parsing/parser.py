@@ -21,7 +21,6 @@ A reader keeps its own state; LogParser keeps only what they share.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
@@ -31,27 +30,19 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import Bar, parse_bar
 from babysit.parsing.endings import EndingReader
-from babysit.parsing.evaluation import EvaluationSummaries, as_eval, training_names, trains
+from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import (
-    LineParser,
     Parsed,
-    parse_hf_dict,
-    parse_json_line,
-    parse_key_values,
 )
 from babysit.parsing.frameworks import (
-    FRAMEWORK_PARSERS,
     lightning_global_step,
-    parse_epoch_step,
-    parse_megatron,
-    parse_nanogpt,
-    parse_torchtitan,
 )
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.launches import LaunchReader
+from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
@@ -63,11 +54,6 @@ from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
-
-# Specific shapes first; the permissive key/value parser last.
-LINE_PARSERS: tuple[LineParser, ...] = (
-    parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
-    parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
@@ -122,7 +108,6 @@ class LogParser:
         self.step: int | None = None
         self.target: int | None = None
         self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
-        self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
@@ -132,7 +117,6 @@ class LogParser:
         self._bars = BarSteps()
         self._failures = FailureReader()
         self._launches = LaunchReader()
-        self._preferred: LineParser | None = None
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         # The bar record just before the line being read, for _merge to fold in (set
@@ -140,6 +124,8 @@ class LogParser:
         self._after_bar: Record | None = None
         self._bar_folded = False
         self._shapes = ShapeReader()
+        # What the text after any bar says in a metric format.
+        self._metric_lines = MetricLineReader(self._shapes, self.plan)
         self._task_labels = TaskLabels()  # srun -l: `3: …`
         self._endings = EndingReader()
         # Header lines, read before the formats (they set the bars' context).
@@ -168,7 +154,6 @@ class LogParser:
         self._took = False  # the line being read was understood, record or not
         self._withdrawn = False  # a total said before turned out to be an epoch's
         self._overrun: int | None = None  # a bar's total the run trained past
-        self._evaluations = EvaluationSummaries()
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
@@ -375,35 +360,12 @@ class LogParser:
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
                 return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
-            parsed = self._parse_text(rest)
-            if parsed is None and bar_parsed is None and ("=" in rest or ":" in rest) \
-                    and self._shapes.recurring(rest):
-                # A line the run prints over and over, with a step: its names need not be
-                # known ones (`iter: 649, l_pix: 0.03`).
-                parsed = parse_key_values(rest, known_names=False)
-                if parsed is not None and parsed.step is None:
-                    parsed = None
-            if parsed is None and bar_parsed is None:
-                shaped = self._shapes.read(rest)
-                if shaped is True:
-                    self._took = True
-                    return None
-                parsed = shaped if isinstance(shaped, Parsed) else None
-                if parsed is not None and self._shapes.final_row:
-                    events.append(LogEvent(EventKind.COMPLETED, rest.strip()[:500],
-                                           "final-epoch"))
-            elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-                parsed = self._evaluations.summary(as_eval(rest, parsed))
-                if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
-                        and not self._shapes.printed_before(rest):
-                    # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
-                    # value the run measured (a metric line comes back). A NaN is no
-                    # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
-                    # lr: 3.56e-02`) it stays, in a line without a step all the same.
-                    measured = any(map(math.isfinite, parsed.metrics.values()))
-                    parsed = replace(parsed, metrics={
-                        k: v for k, v in parsed.metrics.items()
-                        if math.isfinite(v) or (measured and math.isnan(v))})
+            if read is None:  # a bar's line: the readers read what follows the bar
+                read = Line(rest, rank, in_traceback)
+            parsed = self._metric_lines.read(read, bar_parsed is not None, events)
+            if read.claimed:
+                self._took = True
+                return None
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
             found = find_events(rest)
@@ -496,38 +458,6 @@ class LogParser:
         if global_step is not None:
             self._bars.restart_epochs(global_step[1])
             return Parsed("lightning", global_step[1], epoch=float(global_step[0]))
-        return parsed
-
-    def _parse_text(self, text: str) -> Parsed | None:
-        # The format that matched last is tried first, unless it is the permissive
-        # key/value fallback, which must never shadow a specific format.
-        preferred = self._preferred
-        if preferred is not None:
-            parsed = preferred(text)
-            if parsed is not None:
-                return self._placed(parsed)
-        for parser in LINE_PARSERS:
-            if parser is preferred:
-                continue
-            parsed = parser(text)
-            if parsed is not None:
-                self._preferred = parser if parser is not parse_key_values else None
-                return self._placed(parsed)
-        return None
-
-    def _placed(self, parsed: Parsed) -> Parsed:
-        """A line's counters in terms of the whole run."""
-        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
-                and parsed.epoch is not None and parsed.target != self.plan.announced:
-            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
-            # (counted from 0 or from 1, as the run's first epoch shows).
-            epoch, n = int(parsed.epoch), parsed.target
-            if self._bracket_base is None:
-                self._bracket_base = 0 if epoch == 0 else 1
-            done = epoch - self._bracket_base
-            total = parsed.total_epochs * n if parsed.total_epochs else None
-            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
-                          parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
 
     def _epoch_of_idle_bar(self, bar: Parsed | None, step: int | None, target: int | None,
@@ -637,7 +567,7 @@ class LogParser:
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
                     self._stepped_names.update(training_names(metrics))
-                self._evaluations.trained()
+                self._metric_lines.evaluations.trained()
             self.step = step
         elif epoch is not None and metrics and trains(metrics) \
                 and (not self._stepped_names or not self._stepped_names.isdisjoint(metrics)):
