@@ -34,12 +34,8 @@ from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
-from babysit.parsing.formats import (
-    Parsed,
-)
-from babysit.parsing.frameworks import (
-    lightning_global_step,
-)
+from babysit.parsing.formats import Parsed
+from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.metric_lines import MetricLineReader
@@ -104,37 +100,59 @@ class LogParser:
     def __init__(self, count_records: bool = True) -> None:
         # Lines parsed alone (the history scan) cannot count the records before them.
         self._count_records = count_records
-        self.formats: Counter[str] = Counter()
+
+        # --- the context the readers share ---------------------------------------------
         self.step: int | None = None
         self.target: int | None = None
         self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
+        # What the run was doing at the last line read (see LogSnapshot.phase).
+        self.phase = "setup"
+        self.formats: Counter[str] = Counter()
+        self._withdrawn = False  # a total said before turned out to be an epoch's
+        self._overrun: int | None = None  # a bar's total the run trained past
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
         # nothing else gave a step: its total, and how the epochs after it count (0 or 1).
         self._idle_bar: int | None = None
         self._idle_bar_base: int | None = None
-        self._bars = BarSteps()
-        self._failures = FailureReader()
-        self._launches = LaunchReader()
-        # What the run was doing at the last line read (see LogSnapshot.phase).
-        self.phase = "setup"
-        # The bar record just before the line being read, for _merge to fold in (set
-        # by feed_lines); _bar_folded says it did.
+        self._train_names: set[str] = set()  # metrics of the counted training records
+        self._stepped_names: set[str] = set()  # metrics of the records that moved the step
+        self.step_found = False  # the log prints a step of its own
+        self._records_counted = 0  # training records, for a log that prints no step
+
+        # --- the line being read ---------------------------------------------------------
+        self._advanced = False  # it moved training on
+        self._took = False  # it was understood, record or not
+        # The bar record just before it, for _merge to fold in (set by feed_lines);
+        # _bar_folded says it did.
         self._after_bar: Record | None = None
         self._bar_folded = False
-        self._shapes = ShapeReader()
-        # What the text after any bar says in a metric format.
-        self._metric_lines = MetricLineReader(self._shapes, self.plan)
+
+        # --- how much of the log was understood (see `reading`) --------------------------
+        self.lines_seen = 0
+        self.lines_read = 0
+        self.metric_names: set[str] = set()
+        # Lines that said nothing, by their text: the same warning printed at every step is
+        # read twice (the second time may show it is a recurring metric line), then skipped.
+        self._quiet: dict[str, int] = {}
+
+        # --- the readers, each with its own state ----------------------------------------
         self._task_labels = TaskLabels()  # srun -l: `3: …`
-        self._endings = EndingReader()
+        self._bars = BarSteps()  # which bar is the training's, and where it stands
+        self._shapes = ShapeReader()  # tables, recurring shapes; notes every line
+        self._failures = FailureReader()  # tracebacks, read to their last line
+        self._threads = ThreadFailures()  # exceptions in helper threads
+        self._launches = LaunchReader()  # a new launch after a failure
+        self._oom_skips = OomSkips()  # caught OOMs, batch after batch
+        self._endings = EndingReader()  # evidence of the end in the order of lines
+        self._nan_words = NonFiniteWords()  # a NaN said in words
+        self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
         self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
                                                      self.formats)
-        self._threads = ThreadFailures()  # exceptions in helper threads
-        self._nan_words = NonFiniteWords()
-        self._oom_skips = OomSkips()  # caught OOMs, batch after batch
-        self._facts = FactsReader()  # what the run said about itself (Record.facts)
+        # What the text after any bar says in a metric format.
+        self._metric_lines = MetricLineReader(self._shapes, self.plan)
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
@@ -142,21 +160,6 @@ class LogParser:
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
             self._nan_words, self._oom_skips)
-        self._advanced = False  # the line being read moved training on
-        self._train_names: set[str] = set()  # metrics of the counted training records
-        self._stepped_names: set[str] = set()  # metrics of the records that moved the step
-        # How much of the log was understood (see `reading`).
-        self.lines_seen = 0
-        self.lines_read = 0
-        self.metric_names: set[str] = set()
-        self.step_found = False  # the log prints a step of its own
-        self._records_counted = 0  # training records, for a log that prints no step
-        self._took = False  # the line being read was understood, record or not
-        self._withdrawn = False  # a total said before turned out to be an epoch's
-        self._overrun: int | None = None  # a bar's total the run trained past
-        # Lines that said nothing, by their text: the same warning printed at every step is
-        # read twice (the second time may show it is a recurring metric line), then skipped.
-        self._quiet: dict[str, int] = {}
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
