@@ -22,7 +22,6 @@ A reader keeps its own state; LogParser keeps only what they share.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -37,6 +36,7 @@ from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
+from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
@@ -113,9 +113,8 @@ class LogParser:
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
-        # nothing else gave a step: its total, and how the epochs after it count (0 or 1).
-        self._idle_bar: int | None = None
-        self._idle_bar_base: int | None = None
+        # nothing else gave a step: the epochs after it count it.
+        self._idle_bar = IdleBar()
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
@@ -463,33 +462,6 @@ class LogParser:
             return Parsed("lightning", global_step[1], epoch=float(global_step[0]))
         return parsed
 
-    def _epoch_of_idle_bar(self, bar: Parsed | None, step: int | None, target: int | None,
-                           epoch: float | None, metrics: Mapping[str, float]) -> int | None:
-        """The step of a record after a bar that never moved from its start: a tqdm bar
-        over the epochs (`0%| 0/10`, drawn once in a notebook) and then one record an
-        epoch (`Epoch: 1 | train_loss: 0.77`, … `Epoch: 10 | …`): the epochs are that bar's
-        counter, and the last of them reaches its total."""
-        if bar is not None:
-            idle = bar.step == 0 and bar.target and (self.step or 0) == 0 \
-                and self._idle_bar_base is None
-            self._idle_bar = bar.target if idle else None
-            return step
-        if step is not None or target is not None or epoch is None or not self._idle_bar \
-                or epoch != int(epoch) or not metrics or not trains(metrics):
-            return step
-        if self._idle_bar_base is None:
-            if (self.step or 0) != 0 or epoch > 1:
-                self._idle_bar = None
-                return step
-            self._idle_bar_base = int(epoch == 0)
-        counted = int(epoch) + self._idle_bar_base
-        if counted <= (self.step or 0):
-            self._idle_bar = None  # not the bar's counter
-            return step
-        # Past the bar's total, the epochs still say where the run is; the total was not
-        # its plan (see the overrun below).
-        return counted
-
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
         if bar is not None and bar.fmt:
@@ -527,7 +499,7 @@ class LogParser:
             target = self.plan.epochs * self.plan.per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
-        step = self._epoch_of_idle_bar(bar, step, target, epoch, metrics)
+        step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
         if target is not None and target == self._overrun:
