@@ -27,7 +27,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
-from babysit.parsing.bars import Bar, parse_bar
+from babysit.parsing.bars import parse_bar
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
@@ -326,7 +326,7 @@ class LogParser:
             bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is not None:
             self._took = True
-            row = self._table_bar(bar) if bar.desc else None
+            row = self._bars.table_bar(bar, self._shapes) if bar.desc else None
             if row is not None:
                 bar_parsed = row
                 if self._shapes.final_row and bar.total and bar.n == bar.total:
@@ -428,24 +428,6 @@ class LogParser:
             return
         if target < saved <= 1000 * target:
             self._overrun, self.target, self._withdrawn = target, None, True
-
-    def _table_bar(self, bar: Bar) -> Parsed | None:
-        """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
-        100%|...| 7/7`): the row says the epoch and the losses; the bar counts the
-        batches of that epoch, so its count is neither the run's step nor its total
-        (the trainer may accumulate several batches per step)."""
-        if not bar.desc or self._bars.yolo_columns or bar.style != "tqdm" or not any(
-                c.isdigit() for c in bar.desc):
-            return None
-        row = self._shapes.bar_row(bar.desc)
-        if row is None:
-            return None
-        self._bars.evaluating = False
-        rate = {"it/s": bar.rate} if bar.rate is not None else {}
-        epoch = row.epoch + bar.n / bar.total if row.epoch is not None and bar.total else \
-            row.epoch
-        return Parsed("table", row.step, row.target, epoch, row.total_epochs,
-                      {**row.metrics, **rate})
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
