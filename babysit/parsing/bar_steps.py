@@ -17,6 +17,7 @@ from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import parse_ultralytics_row
+from babysit.parsing.shapes import ShapeReader
 
 _EVAL_DESC = lazy_re.compile(
     r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
@@ -55,6 +56,24 @@ class BarSteps:
         # only count the batches of the current epoch.
         self.global_step_printed = False
         self.evaluating = False  # the last bar seen was an evaluation's
+
+    def table_bar(self, bar: Bar, shapes: ShapeReader) -> Parsed | None:
+        """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
+        100%|...| 7/7`): the row says the epoch and the losses; the bar counts the
+        batches of that epoch, so its count is neither the run's step nor its total
+        (the trainer may accumulate several batches per step)."""
+        if not bar.desc or self.yolo_columns or bar.style != "tqdm" or not any(
+                c.isdigit() for c in bar.desc):
+            return None
+        row = shapes.bar_row(bar.desc)
+        if row is None:
+            return None
+        self.evaluating = False
+        rate = {"it/s": bar.rate} if bar.rate is not None else {}
+        epoch = row.epoch + bar.n / bar.total if row.epoch is not None and bar.total else \
+            row.epoch
+        return Parsed("table", row.step, row.target, epoch, row.total_epochs,
+                      {**row.metrics, **rate})
 
     def from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
         """Decide whether a bar is the training loop's, and if so where it puts us."""

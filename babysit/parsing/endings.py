@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.model import EventKind, LogEvent
+from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.closing import CLOSING, ClosingBlock
 from babysit.parsing.completion_words import says_finished, says_plan_reached
+from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
+from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.shapes import template
 
 # Completion details (see `core.lifecycle`).
@@ -210,7 +213,10 @@ class EndingReader:
         training record (default: `metrics`)."""
         found: list[LogEvent] = []
         self._target = target
-        of = _EPOCH_OF.search(text) if "poch" in text or "POCH" in text else None
+        # The pattern needs an `/`, `of` or `|` after the epoch: a loss dict's `'epoch':
+        # 0.02`, at every metric line, has none, and no search is made.
+        of = _EPOCH_OF.search(text) if ("poch" in text or "POCH" in text) and (
+            "/" in text or "of" in text or "|" in text) else None
         if "/" in text:
             inner = _inner_counters(text, of)
             if any(done < total for done, total in inner):
@@ -291,6 +297,32 @@ class EndingReader:
             return None
         self._said_at = step
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], AFTER_PLAN)
+
+    def wants(self, line: Line) -> bool:
+        """The lines that did not move training on, read after it."""
+        return not line.in_traceback and not line.advanced
+
+    def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
+        """Evidence of the run's end in a line read after training moved: at the planned
+        total, or a test pass."""
+        text = line.text
+        event = None
+        if record is not None and record.metrics:
+            event = self.test_record(text, record.metrics)
+        training = record is not None and (record.epoch is not None or trains(record.metrics))
+        if not training or "inal " in text or "FINAL" in text:
+            # Not a training record (one at the step a bar gave is not the end), or the
+            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
+            self.after_record(text)
+        if event is None:
+            event = self.after_step(text, context.target, training)
+        if event is None:
+            return record
+        self.noted([event])
+        if record is None:
+            return Record(step=context.step, target_steps=context.target, events=(event,),
+                          rank=line.rank)
+        return replace(record, events=(*record.events, event))
 
     def test_record(self, text: str, metrics: Mapping[str, float]) -> LogEvent | None:
         """A record of test metrics only, after training: a test pass once training is

@@ -5,8 +5,11 @@ vocabulary (ln of it is the loss of a uniform guess). Never metrics."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from babysit import lazy_re
+from babysit.model import Record
+from babysit.parsing.readers import Line, ParseContext
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([kKmMbBgGtT]?)\b"
@@ -103,3 +106,33 @@ def run_facts(line: str) -> dict[str, float]:
         if value is not None and value >= 2:
             found["vocab_size"] = value
     return found
+
+
+class FactsReader:
+    """What the run said about itself so far. A line read for the run's context (a
+    configuration dump's `"vocab_size": 32000`) gives its facts to its own record."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, float] = {}
+        self._fresh: dict[str, float] = {}  # the facts of the line being read
+
+    def said(self, text: str) -> dict[str, float]:
+        """The facts a line says (kept with the run's)."""
+        found = run_facts(text)
+        if found:
+            self.facts.update(found)
+        return found
+
+    def configured(self, text: str) -> None:
+        """A line read for its context: its facts wait for its record (see `amend`)."""
+        found = self.said(text)
+        if found:
+            self._fresh = found
+
+    def wants(self, line: Line) -> bool:
+        return bool(self._fresh)
+
+    def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
+        facts, self._fresh = self._fresh, {}
+        return replace(record, facts=facts) if record is not None else Record(
+            step=context.step, facts=facts, rank=line.rank)

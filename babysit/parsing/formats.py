@@ -3,7 +3,7 @@ pairs — and the `Parsed` value every line parser returns.
 
 Parsers of one framework's own lines live in `frameworks`. Each `parse_*` takes one
 cleaned text segment and returns a `Parsed` or None; they are tried in
-`parser.LINE_PARSERS` order and the first that recognises the segment wins.
+`metric_lines.LINE_PARSERS` order and the first that recognises the segment wins.
 """
 
 from __future__ import annotations

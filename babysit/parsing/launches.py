@@ -17,7 +17,9 @@ again for each evaluation) must not be taken for one.
 from __future__ import annotations
 
 from babysit import lazy_re
+from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
+from babysit.parsing.text import clean
 
 _DIGITS = lazy_re.compile(r"\d+")
 _WORD = lazy_re.compile(r"[A-Za-z]{3}")
@@ -26,6 +28,12 @@ _WORD = lazy_re.compile(r"[A-Za-z]{3}")
 _PREAMBLE_LINES = 400
 _MARKS = 8
 _KEY_CHARS = 100
+# Events after which the process is gone unless something follows: a new launch is
+# looked for after them.
+_FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
+                          EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
+                          EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
+                          EventKind.NCCL, EventKind.JOB_STATE})
 
 
 def _key(line: str) -> str:
@@ -79,6 +87,27 @@ class LaunchReader:
             self._armed = False
             return True
         return False
+
+    def launch(self, raw_line: str) -> LogEvent | None:
+        """The LAUNCHED event when a line read after a failure begins a new launch (the
+        parser asks only outside a traceback)."""
+        line = clean(raw_line)
+        if not self.begins(line):
+            return None
+        return LogEvent(EventKind.LAUNCHED, line.strip()[:500],
+                        "the run's start-up lines were printed again: a new launch")
+
+    def after(self, raw_line: str, record: Record | None, advanced: bool,
+              in_traceback: bool) -> None:
+        """What a line just read says about launches: training moved (`advanced`), a
+        line of the preamble, or a failure that ends the process."""
+        if advanced:
+            self.trained()
+        elif self.learning and (record is None or not record.events) and not in_traceback:
+            self.remember(clean(raw_line))
+        if record is not None and record.events \
+                and any(e.kind in _FATAL_KINDS for e in record.events):
+            self.failed()
 
     def trained(self) -> None:
         """Training moved: the preamble is over, and a failure before it was survived."""

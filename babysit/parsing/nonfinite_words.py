@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 from babysit import lazy_re
+from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
+from babysit.parsing.readers import Line, ParseContext
 
 # `<subject> … is/became/… nan|inf|infinite|non-finite`
 _SUBJECT_SAYS = lazy_re.compile(
@@ -160,11 +163,78 @@ def stops_training(line: str) -> str | None:
     return None
 
 
+# A sentence about a non-finite value has one of these (`INFO` has none of them).
+_SAID_WORD = lazy_re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
+
+
 class NonFiniteWords:
-    """Counts the skip sentences between training records (see the module)."""
+    """The reader of sentences that say a value is non-finite (see the module): counts
+    the skip sentences between training records, and holds a NaN guard's stop until the
+    bar's last redraw after it has been read."""
 
     def __init__(self) -> None:
         self._skips = 0
+        # A NaN guard's stop, and the lines left in which a record may still be the bar's
+        # last redraw of the batch it stopped on (see `after_guard`).
+        self._guard: tuple[LogEvent, int] | None = None
+
+    def wants(self, line: Line) -> bool:
+        text = line.text
+        return ("finite" in text or "nvalid" in text
+                or (line.hints_non_finite and _SAID_WORD.search(text) is not None)) \
+            and SAID_HINT.search(text) is not None
+
+    def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
+        """A sentence that says a value is NaN or Inf: that metric is non-finite, at the
+        step the sentence names when it is not behind."""
+        text = line.text
+        said = self.read(text)
+        if said is None:
+            return record
+        metrics, named = said
+        line.claimed = True
+        step = context.step
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            metrics, named = {}, None  # the line's own values say it already
+        if named is not None and (step is None or named >= step):
+            step = context.step = named
+        events: tuple[LogEvent, ...] = ()
+        stop = stops_training(text)
+        if stop is not None:
+            # A NaN guard ended training: a failure, as a traceback's last line is one
+            # (training that goes on after it drops it), unless the line said it already
+            # (parsing.said_failures); either way it is said again after the bar's redraw.
+            said_already = None if record is None else next(
+                (e for e in record.events if e.kind is EventKind.EXCEPTION), None)
+            if said_already is None:
+                events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
+                                   f"{stop}: {text.strip()[:280]}"),)
+            self._guard = (said_already or events[0], 3)
+        if record is None:
+            return Record(step=step, target_steps=context.target, metrics=metrics,
+                          rank=line.rank, fmt="words", events=events)
+        return replace(record, step=step if record.step is None or (step is not None
+                       and step > record.step) else record.step,
+                       metrics={**record.metrics, **metrics},
+                       events=(*record.events, *events))
+
+    @property
+    def guarding(self) -> bool:
+        """Whether a NaN guard's stop waits to be said again (see `after_guard`)."""
+        return self._guard is not None
+
+    def after_guard(self, record: Record | None) -> Record | None:
+        """The record right after a NaN guard's stop is the progress bar's last redraw of
+        the batch it stopped on (Keras prints `Batch 3: Invalid loss, terminating
+        training`, then `4/234 … loss: inf`), not training going on: the stop is said
+        again after its step, so that it stands."""
+        assert self._guard is not None
+        event, lines_left = self._guard
+        if record is not None and record.step is not None and event not in record.events:
+            self._guard = None
+            return replace(record, events=(*record.events, event))
+        self._guard = (event, lines_left - 1) if lines_left > 1 else None
+        return record
 
     def trained(self) -> None:
         self._skips = 0

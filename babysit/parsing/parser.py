@@ -5,77 +5,52 @@ before it does), a Keras bar counts batches within the epoch its header announce
 mmengine line counts batches within its epoch, and a traceback's meaning arrives on its
 last line. LogParser keeps exactly that context and turns each line into zero or one
 Record.
+
+How a line is read (`_feed`), in order:
+1. its rank label is split off, and a progress bar read (`bars`, `bar_steps`);
+2. a line without a bar may be a header (`headers`, a ClaimingReader): then it is theirs;
+3. the formats (`formats`, `frameworks`, `shapes`) read what follows the bar, and the
+   event signatures (`events`, `failures`, `oom_skips`) and the run's plan (`plan`) read
+   the lines that may carry them;
+4. `_merge` builds the record in terms of the whole run (the step, the planned total);
+5. the RecordReaders (`readers`) read the line after it, in order — the evidence of an
+   end (`endings`), a stray `nan` (`stray_values`), a NaN said in words
+   (`nonfinite_words`), the run's facts (`facts`) — each amending the record.
+A reader keeps its own state; LogParser keeps only what they share.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
-from babysit.parsing.bars import Bar, parse_bar
+from babysit.parsing.bars import parse_bar
 from babysit.parsing.endings import EndingReader
+from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
-from babysit.parsing.facts import may_configure_lr, run_facts
+from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
-from babysit.parsing.formats import (
-    LineParser,
-    Parsed,
-    key_values,
-    parse_hf_dict,
-    parse_json_line,
-    parse_key_values,
-)
-from babysit.parsing.frameworks import (
-    FRAMEWORK_PARSERS,
-    deepspeed_chat_plan,
-    lightning_global_step,
-    parse_epoch_step,
-    parse_megatron,
-    parse_nanogpt,
-    parse_torchtitan,
-    planned_epochs,
-)
+from babysit.parsing.formats import Parsed
+from babysit.parsing.frameworks import lightning_global_step
+from babysit.parsing.headers import HeaderReader
+from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.launches import LaunchReader
-from babysit.parsing.nonfinite_words import SAID_HINT, NonFiniteWords, stops_training
+from babysit.parsing.metric_lines import MetricLineReader
+from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
+from babysit.parsing.plan import RunPlan, saved_step
+from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
-from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
 
-# Specific shapes first; the permissive key/value parser last.
-LINE_PARSERS: tuple[LineParser, ...] = (
-    parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
-    parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
-
-# Lines that announce the planned length of a run.
-_TARGET_LINE = lazy_re.compile(
-    r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
-    r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
-    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
-    r"\biters:\s*(\d[\d,]*)")
-_ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
-# The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
-# (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
-# `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
-_SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
-                       r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
-                       r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
-_KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-# A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
-_EPOCH_HEADER = lazy_re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
-_YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
-_YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
-_YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
@@ -88,80 +63,9 @@ def _may_carry_failure(text: str) -> bool:
         or "Traceback (" in text
 
 
-def _hints_non_finite(text: str) -> bool:
-    """What a non-finite token needs, checked before the real pattern (most lines lack
-    it); substring tests, as in `_may_carry_failure`."""
-    return "nan" in text or "inf" in text or "NaN" in text or "Inf" in text \
-        or "NAN" in text or "INF" in text
-
-
-# A sentence about a non-finite value has one of these (`INFO` has none of them).
-_SAID_WORD = lazy_re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
-# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
-# Its counters count the evaluation's batches and its metrics are not the training's.
-# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
-# a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
-_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
-                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
-                        r"(?: set)?(?: results?| metrics)?|"
-                        r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
-                        r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
-# The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
-_SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
-                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
-_ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
-# Events after which the process is gone unless something follows: a new launch is
-# looked for after them (see `launches`).
-_FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
-                          EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
-                          EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
-                          EventKind.NCCL, EventKind.JOB_STATE})
-# Hugging Face's end-of-training summary: `{'train_runtime': 12.3, ..., 'epoch': 3.0}`.
-_COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
-
-
-def _target_in(line: str) -> int | None:
-    match = _TARGET_LINE.search(line)
-    if match is None:
-        return None
-    text = next(g for g in match.groups() if g is not None)
-    value = int(text.replace(",", ""))
-    return value if value > 0 else None
-
-
-def _as_eval(text: str, parsed: Parsed) -> Parsed:
-    """A generic key/value line that an evaluation printed (its head says so, before any
-    value): its metrics are the evaluation's and its counters not the training's."""
-    head = _EVAL_HEAD.search(text, 0, 80)
-    if head is None or _ASSIGNMENT.search(text, 0, head.start()) is not None:
-        return parsed
-    metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
-    return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                  metrics=metrics)
-
-
-_EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
-
-
-def _trains(metrics: Mapping[str, float]) -> bool:
-    """Whether a record's metrics are the training's own (not only an evaluation's,
-    not only timings)."""
-    names = tuple(metrics)
-    trains = _TRAINS.get(names)
-    if trains is None:
-        trains = any(_EVALISH.search(k) is None and not is_bookkeeping(k) for k in names)
-        if len(_TRAINS) >= 512:
-            _TRAINS.clear()
-        _TRAINS[names] = trains
-    return trains
-
-
-# `_trains` by a record's names: a log prints the same few sets of names on every line,
-# and the answer depends on the names alone.
-_TRAINS: dict[tuple[str, ...], bool] = {}
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -196,60 +100,65 @@ class LogParser:
     def __init__(self, count_records: bool = True) -> None:
         # Lines parsed alone (the history scan) cannot count the records before them.
         self._count_records = count_records
-        self.formats: Counter[str] = Counter()
+
+        # --- the context the readers share ---------------------------------------------
         self.step: int | None = None
         self.target: int | None = None
-        self._target_announced: int | None = None  # said by a header line, not a bar
-        self._epochs: int | None = None  # planned epochs, from a header line
-        self._per_epoch: int | None = None  # batches per epoch, from the lines
-        self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
-        self._accumulation = 1  # micro-batches per optimizer step, when the run says
+        self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
+        # What the run was doing at the last line read (see LogSnapshot.phase).
+        self.phase = "setup"
+        self.formats: Counter[str] = Counter()
+        self._withdrawn = False  # a total said before turned out to be an epoch's
+        self._overrun: int | None = None  # a bar's total the run trained past
         # None: not decided; True: steps come from epoch fractions; False: from bars.
         self._steps_from_epochs: bool | None = None
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
-        # nothing else gave a step: its total, and how the epochs after it count (0 or 1).
-        self._idle_bar: int | None = None
-        self._idle_bar_base: int | None = None
-        self._bars = BarSteps()
-        self._failures = FailureReader()
-        self._launches = LaunchReader()
-        self._yolo_val: tuple[str, ...] = ()
-        self._preferred: LineParser | None = None
-        # What the run was doing at the last line read (see LogSnapshot.phase).
-        self.phase = "setup"
-        self.facts: dict[str, float] = {}  # what the run said about itself (Record.facts)
-        self.lr_schedule: str | None = None  # the scheduler the run's configuration names
-        self._fresh_facts: dict[str, float] = {}
-        # The bar record just before the line being read, for _merge to fold in (set
-        # by feed_lines); _bar_folded says it did.
-        self._after_bar: Record | None = None
-        self._bar_folded = False
-        self._shapes = ShapeReader()
-        self._task_labels = TaskLabels()  # srun -l: `3: …`
-        self._endings = EndingReader()
-        self._threads = ThreadFailures()  # exceptions in helper threads
-        self._nan_words = NonFiniteWords()
-        self._oom_skips = OomSkips()  # caught OOMs, batch after batch
-        # A NaN guard's stop, and the lines left in which a record may still be the bar's
-        # last redraw of the batch it stopped on (see `_after_guard`).
-        self._guard: tuple[LogEvent, int] | None = None
-        self._advanced = False  # the line being read moved training on
+        # nothing else gave a step: the epochs after it count it.
+        self._idle_bar = IdleBar()
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
-        # How much of the log was understood (see `reading`).
+        self.step_found = False  # the log prints a step of its own
+        self._records_counted = 0  # training records, for a log that prints no step
+
+        # --- the line being read ---------------------------------------------------------
+        self._advanced = False  # it moved training on
+        self._took = False  # it was understood, record or not
+        # The bar record just before it, for _merge to fold in (set by feed_lines);
+        # _bar_folded says it did.
+        self._after_bar: Record | None = None
+        self._bar_folded = False
+
+        # --- how much of the log was understood (see `reading`) --------------------------
         self.lines_seen = 0
         self.lines_read = 0
         self.metric_names: set[str] = set()
-        self.step_found = False  # the log prints a step of its own
-        self._records_counted = 0  # training records, for a log that prints no step
-        self._took = False  # the line being read was understood, record or not
-        self._withdrawn = False  # a total said before turned out to be an epoch's
-        self._overrun: int | None = None  # a bar's total the run trained past
-        # The names the last evaluation pass printed, until training moves on.
-        self._eval_names: set[str] = set()
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
+
+        # --- the readers, each with its own state ----------------------------------------
+        self._task_labels = TaskLabels()  # srun -l: `3: …`
+        self._bars = BarSteps()  # which bar is the training's, and where it stands
+        self._shapes = ShapeReader()  # tables, recurring shapes; notes every line
+        self._failures = FailureReader()  # tracebacks, read to their last line
+        self._threads = ThreadFailures()  # exceptions in helper threads
+        self._launches = LaunchReader()  # a new launch after a failure
+        self._oom_skips = OomSkips()  # caught OOMs, batch after batch
+        self._endings = EndingReader()  # evidence of the end in the order of lines
+        self._nan_words = NonFiniteWords()  # a NaN said in words
+        self._facts = FactsReader()  # what the run said about itself (Record.facts)
+        # Header lines, read before the formats (they set the bars' context).
+        self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
+                                                     self.formats)
+        # What the text after any bar says in a metric format.
+        self._metric_lines = MetricLineReader(self._shapes, self.plan)
+        # The readers that read a line after its record was built, in this order.
+        self._record_readers: tuple[RecordReader, ...] = (
+            self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
+        # The readers whose counts last until training moves on (a new step, or a
+        # counted record of a log that prints none).
+        self._training_listeners: tuple[TrainingListener, ...] = (
+            self._nan_words, self._oom_skips)
 
     def feed_lines(self, lines: list[str]) -> list[Record]:
         """Parse many lines in order. A run of redraws of the same tqdm bar is parsed
@@ -308,6 +217,16 @@ class LogParser:
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
 
+    @property
+    def lr_schedule(self) -> str | None:
+        """The learning-rate scheduler the run's configuration names, if any."""
+        return self.plan.lr_schedule
+
+    @property
+    def facts(self) -> dict[str, float]:
+        """What the run said about itself so far (its size, tokens per step...)."""
+        return self._facts.facts
+
     def reading(self) -> Reading:
         """How much of the log this parser understood so far."""
         names = sorted(self.metric_names, key=lambda k: (k not in _FIRST_NAMES, k))
@@ -347,16 +266,9 @@ class LogParser:
         if record is not None and self._failures.loose_exception is not None \
                 and any(e.kind is EventKind.EXCEPTION for e in record.events):
             self._failures.loose_exception = None  # the line's failure is said already
-        if self._guard is not None:
-            record = self._after_guard(record)
-        if self._advanced:
-            launches.trained()
-        elif launches.learning and (record is None or not record.events) \
-                and not self._failures.in_traceback:
-            launches.remember(clean(raw_line))
-        if record is not None and record.events \
-                and any(e.kind in _FATAL_KINDS for e in record.events):
-            launches.failed()
+        if self._nan_words.guarding:
+            record = self._nan_words.after_guard(record)
+        launches.after(raw_line, record, self._advanced, self._failures.in_traceback)
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
@@ -384,12 +296,10 @@ class LogParser:
         """A new launch of the run, when this line begins one (see `launches`)."""
         if self._failures.in_traceback:
             return None
-        line = clean(raw_line)
-        if not self._launches.begins(line):
-            return None
-        self._failures.launched()
-        return LogEvent(EventKind.LAUNCHED, line.strip()[:500],
-                        "the run's start-up lines were printed again: a new launch")
+        launch = self._launches.launch(raw_line)
+        if launch is not None:
+            self._failures.launched()
+        return launch
 
     def _feed(self, raw_line: str) -> Record | None:
         line = clean(raw_line)
@@ -406,6 +316,7 @@ class LogParser:
         events: list[LogEvent] = []
         bar_parsed: Parsed | None = None
         rest = line
+        read: Line | None = None
         if in_traceback:
             self._took = True
         bar = None if in_traceback else parse_bar(line)
@@ -414,7 +325,7 @@ class LogParser:
             bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is not None:
             self._took = True
-            row = self._table_bar(bar) if bar.desc else None
+            row = self._bars.table_bar(bar, self._shapes) if bar.desc else None
             if row is not None:
                 bar_parsed = row
                 if self._shapes.final_row and bar.total and bar.n == bar.total:
@@ -424,7 +335,7 @@ class LogParser:
                 laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
                 if self._bars.laps and not laps and self.target == self._bars.main_total \
-                        and self._target_announced is None:
+                        and self.plan.announced is None:
                     self.target = None  # that total was one epoch's
                     self._withdrawn = True
             if self._bars.evaluating:
@@ -434,50 +345,28 @@ class LogParser:
                 glued_rank, rest = split_rank(rest.lstrip())
                 rank = rank if rank is not None else glued_rank
         elif not in_traceback:
-            special = self._structure(line, rank)
-            if special is not None:
-                self._took = True
-                return special if isinstance(special, Record) else None
+            read = Line(line, rank, in_traceback)  # the readers' view of it, made once
+            if self._headers.wants(read):
+                record = self._headers.read(read, self)
+                if read.claimed:
+                    self._took = True
+                    return record
         parsed: Parsed | None = None
         has_rest = bool(rest.strip())
         # The W&B client's own output (its end-of-run summary and history) repeats the
         # run's metrics out of order: not training lines.
         if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest
                                               or "ocab" in rest):
-            found_facts = run_facts(rest)
+            found_facts = self._facts.said(rest)
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
-                self.facts.update(found_facts)
                 return Record(step=self.step, facts=found_facts, rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
-            parsed = self._parse_text(rest)
-            if parsed is None and bar_parsed is None and ("=" in rest or ":" in rest) \
-                    and self._shapes.recurring(rest):
-                # A line the run prints over and over, with a step: its names need not be
-                # known ones (`iter: 649, l_pix: 0.03`).
-                parsed = parse_key_values(rest, known_names=False)
-                if parsed is not None and parsed.step is None:
-                    parsed = None
-            if parsed is None and bar_parsed is None:
-                shaped = self._shapes.read(rest)
-                if shaped is True:
-                    self._took = True
-                    return None
-                parsed = shaped if isinstance(shaped, Parsed) else None
-                if parsed is not None and self._shapes.final_row:
-                    events.append(LogEvent(EventKind.COMPLETED, rest.strip()[:500],
-                                           "final-epoch"))
-            elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-                parsed = self._eval_summary(_as_eval(rest, parsed))
-                if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
-                        and not self._shapes.printed_before(rest):
-                    # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
-                    # value the run measured (a metric line comes back). A NaN is no
-                    # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
-                    # lr: 3.56e-02`) it stays, in a line without a step all the same.
-                    measured = any(map(math.isfinite, parsed.metrics.values()))
-                    parsed = replace(parsed, metrics={
-                        k: v for k, v in parsed.metrics.items()
-                        if math.isfinite(v) or (measured and math.isnan(v))})
+            if read is None:  # a bar's line: the readers read what follows the bar
+                read = Line(rest, rank, in_traceback)
+            parsed = self._metric_lines.read(read, bar_parsed is not None, events)
+            if read.claimed:
+                self._took = True
+                return None
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
             found = find_events(rest)
@@ -495,71 +384,20 @@ class LogParser:
         if has_rest and not in_traceback:
             has_metrics = (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None
             events.extend(self._endings.line_events(
-                rest, self.target, self._epochs, events, has_metrics,
+                rest, self.target, self.plan.epochs, events, has_metrics,
                 has_metrics and self._may_train(parsed, bar_parsed)))
         if events:
             self._endings.noted(events)
         record = self._merge(bar_parsed, parsed, events, rank, line)
-        if has_rest and not in_traceback and not self._advanced:
-            record = self._after_training(rest, record, rank)
-        hinted = has_rest and _hints_non_finite(rest)
-        if hinted and not in_traceback:
-            record = self._with_stray_non_finite(rest, record, rank)
-        if has_rest and ("finite" in rest or "nvalid" in rest
-                         or (hinted and _SAID_WORD.search(rest) is not None)) \
-                and SAID_HINT.search(rest) is not None:
-            record = self._with_said_non_finite(rest, record, rank)
-        if self._fresh_facts:
-            facts, self._fresh_facts = self._fresh_facts, {}
-            return replace(record, facts=facts) if record is not None else Record(
-                step=self.step, facts=facts, rank=rank)
-        return record
-
-    def _with_said_non_finite(self, text: str, record: Record | None,
-                              rank: int | None) -> Record | None:
-        """A sentence that says a value is NaN or Inf (see `nonfinite_words`): that
-        metric is non-finite, at the step the sentence names when it is not behind."""
-        said = self._nan_words.read(text)
-        if said is None:
-            return record
-        metrics, named = said
-        self._took = True
-        step = self.step
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            metrics, named = {}, None  # the line's own values say it already
-        if named is not None and (step is None or named >= step):
-            step = self.step = named
-        events: tuple[LogEvent, ...] = ()
-        stop = stops_training(text)
-        if stop is not None:
-            # A NaN guard ended training: a failure, as a traceback's last line is one
-            # (training that goes on after it drops it), unless the line said it already
-            # (parsing.said_failures); either way it is said again after the bar's redraw.
-            said_already = None if record is None else next(
-                (e for e in record.events if e.kind is EventKind.EXCEPTION), None)
-            if said_already is None:
-                events = (LogEvent(EventKind.EXCEPTION, text.strip()[:500],
-                                   f"{stop}: {text.strip()[:280]}"),)
-            self._guard = (said_already or events[0], 3)
-        if record is None:
-            return Record(step=step, target_steps=self.target, metrics=metrics, rank=rank,
-                          fmt="words", events=events)
-        return replace(record, step=step if record.step is None or (step is not None
-                       and step > record.step) else record.step,
-                       metrics={**record.metrics, **metrics},
-                       events=(*record.events, *events))
-
-    def _after_guard(self, record: Record | None) -> Record | None:
-        """The record right after a NaN guard's stop is the progress bar's last redraw of
-        the batch it stopped on (Keras prints `Batch 3: Invalid loss, terminating
-        training`, then `4/234 … loss: inf`), not training going on: the stop is said
-        again after its step, so that it stands."""
-        assert self._guard is not None
-        event, lines_left = self._guard
-        if record is not None and record.step is not None and event not in record.events:
-            self._guard = None
-            return replace(record, events=(*record.events, event))
-        self._guard = (event, lines_left - 1) if lines_left > 1 else None
+        if has_rest:
+            if read is None:  # a bar's line: the readers read what follows the bar
+                read = Line(rest, rank, in_traceback)
+            read.advanced = self._advanced
+            for reader in self._record_readers:
+                if reader.wants(read):
+                    record = reader.amend(read, record, self)
+            if read.claimed:
+                self._took = True
         return record
 
     def _may_train(self, parsed: Parsed | None, bar: Parsed | None) -> bool:
@@ -579,222 +417,31 @@ class LogParser:
         return ({k for k in names if "loss" in k and ("train" in k or k == "loss")}
                 or {k for k in names if "loss" in k} or names)
 
-    def _eval_summary(self, parsed: Parsed) -> Parsed:
-        """A line that repeats the names an evaluation pass just printed, before training
-        moves on (DETR's `Averaged stats: … loss: 50.3` after its `Test: [3/4] … loss:
-        50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
-        training loss of 50."""
-        names = parsed.metrics.keys()
-        if not _trains(parsed.metrics):
-            self._eval_names = {k.removeprefix("eval/") for k in names}
-            return parsed
-        if parsed.step is not None or not self._eval_names or not names <= self._eval_names:
-            return parsed
-        return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                      metrics={k if is_eval_metric(k) else f"eval/{k}": v
-                               for k, v in parsed.metrics.items()})
-
     def _saved_past_plan(self, path: str) -> None:
         """A checkpoint named by a step beyond the total a counter showed (`[Iter 760 /
         762]`, then `Save model to …/3048`): the run is past that total, so it counted
         an inner loop (one epoch's iterations), not the run's plan."""
-        found = _SAVED_STEP.search(path)
+        saved = saved_step(path)
         target = self.target
-        if found is None or not target or self.step is None or not self.step <= target:
+        if saved is None or not target or self.step is None or not self.step <= target:
             return
-        saved = int(found.group(1))
         if target < saved <= 1000 * target:
             self._overrun, self.target, self._withdrawn = target, None, True
-
-    def _after_training(self, text: str, record: Record | None,
-                        rank: int | None) -> Record | None:
-        """A line that did not move training on, read after it: evidence of the run's
-        end when it comes at the planned total or is a test pass (see `endings`)."""
-        event = None
-        if record is not None and record.metrics:
-            event = self._endings.test_record(text, record.metrics)
-        trains = record is not None and (record.epoch is not None or _trains(record.metrics))
-        if not trains or "inal " in text or "FINAL" in text:
-            # Not a training record (one at the step a bar gave is not the end), or the
-            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
-            self._endings.after_record(text)
-        if event is None:
-            event = self._endings.after_step(text, self.target, trains)
-        if event is None:
-            return record
-        self._endings.noted([event])
-        if record is None:
-            return Record(step=self.step, target_steps=self.target, events=(event,), rank=rank)
-        return replace(record, events=(*record.events, event))
-
-    def _table_bar(self, bar: Bar) -> Parsed | None:
-        """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:
-        100%|...| 7/7`): the row says the epoch and the losses; the bar counts the
-        batches of that epoch, so its count is neither the run's step nor its total
-        (the trainer may accumulate several batches per step)."""
-        if not bar.desc or self._bars.yolo_columns or bar.style != "tqdm" or not any(
-                c.isdigit() for c in bar.desc):
-            return None
-        row = self._shapes.bar_row(bar.desc)
-        if row is None:
-            return None
-        self._bars.evaluating = False
-        rate = {"it/s": bar.rate} if bar.rate is not None else {}
-        epoch = row.epoch + bar.n / bar.total if row.epoch is not None and bar.total else \
-            row.epoch
-        return Parsed("table", row.step, row.target, epoch, row.total_epochs,
-                      {**row.metrics, **rate})
-
-    def _with_stray_non_finite(self, text: str, record: Record | None,
-                               rank: int | None) -> Record | None:
-        """A `nan` that no parser placed, in a line of a shape the run prints with a
-        number there: a non-finite value all the same (see `shapes`)."""
-        if NON_FINITE_TOKEN.search(text) is None:
-            return record
-        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
-            return record
-        found = self._shapes.stray_non_finite(text)
-        if not found:
-            return record
-        self._took = True
-        if record is None:
-            # The line's finite values come with them: what the `nan` is judged beside (a
-            # finite loss, a `count: 0` that makes every mean on the line 0/0).
-            found = {**{k: v for k, v in key_values(text).items()
-                        if math.isfinite(v) and k not in _COUNTERS}, **found}
-            return Record(step=self.step, target_steps=self.target, metrics=found, rank=rank,
-                          fmt="shape")
-        return replace(record, metrics={**record.metrics, **found})
-
-    def _structure(self, line: str, rank: int | None) -> Record | bool | None:
-        """Lines that set context rather than report a step: a Keras epoch header, an
-        Ultralytics table header or its validation row. Returns the record to emit, True
-        to emit nothing, None for an ordinary line."""
-        if not self._yolo_val and "Epoch" not in line and "Class" not in line:
-            return None  # what every pattern below needs: most lines end here
-        keras = _KERAS_EPOCH.match(line)
-        if keras is not None:
-            self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
-            self._endings.final_epoch.counted(int(keras.group(1)), int(keras.group(2)))
-            self.formats["keras"] += 1
-            return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
-                          events=(LogEvent(EventKind.NEW_STAGE, line.strip(),
-                                           f"epoch {keras.group(1)}"),),
-                          rank=rank, fmt="keras", step=self.step, target_steps=self.target)
-        header_epoch = _EPOCH_HEADER.match(line)
-        if header_epoch is not None:
-            self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
-            return None
-        if _YOLO_HEADER.match(line):
-            self._bars.yolo_columns = tuple(line.split())
-            self.formats["ultralytics"] += 1
-            return True
-        header = _YOLO_VAL_HEADER.match(line)
-        if header is not None:
-            self._yolo_val = tuple(header.group(1).replace("Box(", "").replace(")", "").split())
-            return True
-        row = _YOLO_VAL_ROW.match(line) if self._yolo_val else None
-        if row is not None:
-            values = [to_number(v) for v in row.group(1).split()]
-            metrics = {f"val/{name.lower()}": v
-                       for name, v in zip(self._yolo_val, values, strict=False) if v is not None}
-            return Record(step=self.step, metrics=metrics, rank=rank, fmt="ultralytics")
-        return None
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
         if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest
                                or may_configure_lr(rest)):
-            found = run_facts(rest)
-            if found:
-                self.facts.update(found)
-                self._fresh_facts = found
-        if ("steps" in rest or "iter" in rest or "ITER" in rest) \
-                and (target := _target_in(rest)):
-            self.target = self._target_announced = target
-            return parsed or Parsed("", target=target)
-        if "poch" in rest:
-            epochs = planned_epochs(rest)
-            if epochs is not None:
-                self._epochs = epochs
-            plan = deepspeed_chat_plan(rest)
-            if plan is not None:
-                # DeepSpeed counts optimizer steps: micro-batches over the accumulation.
-                self._epochs, self._per_epoch = plan[0], plan[1] // self._accumulation
-                self.target = self._target_announced = self._epochs * self._per_epoch
-                return parsed or Parsed("", target=self.target)
-        if ("chedul" in rest or "decay_style" in rest) and parsed is None:
-            schedule = _SCHEDULE.search(rest)
-            if schedule is not None:
-                self.lr_schedule = schedule.group(1).lower()
-        if "accumulation" in rest:
-            accumulation = _ACCUMULATION.search(rest)
-            if accumulation is not None and int(accumulation.group(1)) > 0:
-                self._accumulation = int(accumulation.group(1))
+            self._facts.configured(rest)
+        announced = self.plan.read(rest, parsed is not None)
+        if announced is not None:
+            self.target = announced
+            return parsed or Parsed("", target=announced)
         global_step = lightning_global_step(rest)
         if global_step is not None:
             self._bars.restart_epochs(global_step[1])
             return Parsed("lightning", global_step[1], epoch=float(global_step[0]))
         return parsed
-
-    def _parse_text(self, text: str) -> Parsed | None:
-        # The format that matched last is tried first, unless it is the permissive
-        # key/value fallback, which must never shadow a specific format.
-        preferred = self._preferred
-        if preferred is not None:
-            parsed = preferred(text)
-            if parsed is not None:
-                return self._placed(parsed)
-        for parser in LINE_PARSERS:
-            if parser is preferred:
-                continue
-            parsed = parser(text)
-            if parsed is not None:
-                self._preferred = parser if parser is not parse_key_values else None
-                return self._placed(parsed)
-        return None
-
-    def _placed(self, parsed: Parsed) -> Parsed:
-        """A line's counters in terms of the whole run."""
-        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
-                and parsed.epoch is not None and parsed.target != self._target_announced:
-            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
-            # (counted from 0 or from 1, as the run's first epoch shows).
-            epoch, n = int(parsed.epoch), parsed.target
-            if self._bracket_base is None:
-                self._bracket_base = 0 if epoch == 0 else 1
-            done = epoch - self._bracket_base
-            total = parsed.total_epochs * n if parsed.total_epochs else None
-            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
-                          parsed.total_epochs, parsed.metrics, per_epoch=n)
-        return parsed
-
-    def _epoch_of_idle_bar(self, bar: Parsed | None, step: int | None, target: int | None,
-                           epoch: float | None, metrics: Mapping[str, float]) -> int | None:
-        """The step of a record after a bar that never moved from its start: a tqdm bar
-        over the epochs (`0%| 0/10`, drawn once in a notebook) and then one record an
-        epoch (`Epoch: 1 | train_loss: 0.77`, … `Epoch: 10 | …`): the epochs are that bar's
-        counter, and the last of them reaches its total."""
-        if bar is not None:
-            idle = bar.step == 0 and bar.target and (self.step or 0) == 0 \
-                and self._idle_bar_base is None
-            self._idle_bar = bar.target if idle else None
-            return step
-        if step is not None or target is not None or epoch is None or not self._idle_bar \
-                or epoch != int(epoch) or not metrics or not _trains(metrics):
-            return step
-        if self._idle_bar_base is None:
-            if (self.step or 0) != 0 or epoch > 1:
-                self._idle_bar = None
-                return step
-            self._idle_bar_base = int(epoch == 0)
-        counted = int(epoch) + self._idle_bar_base
-        if counted <= (self.step or 0):
-            self._idle_bar = None  # not the bar's counter
-            return step
-        # Past the bar's total, the epochs still say where the run is; the total was not
-        # its plan (see the overrun below).
-        return counted
 
     def _merge(self, bar: Parsed | None, text: Parsed | None, events: list[LogEvent],
                rank: int | None, line: str) -> Record | None:
@@ -821,24 +468,24 @@ class LogParser:
             events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], "summary"))
             metrics = {}
         if part.per_epoch:
-            self._per_epoch = part.per_epoch
+            self.plan.per_epoch = part.per_epoch
         if step is None and epoch is not None and self._steps_from_epochs is not False \
-                and self._epochs and self.target and fmt == "hf-trainer":
+                and self.plan.epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
             # that logs them): the epoch fraction of the planned optimizer steps.
-            step = round(epoch * self.target / self._epochs)
+            step = round(epoch * self.target / self.plan.epochs)
             self._steps_from_epochs = True
-        if target is None and self._target_announced is None and self._epochs \
-                and self._per_epoch:
-            target = self._epochs * self._per_epoch  # planned epochs × batches per epoch
+        if target is None and self.plan.announced is None and self.plan.epochs \
+                and self.plan.per_epoch:
+            target = self.plan.epochs * self.plan.per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
-        step = self._epoch_of_idle_bar(bar, step, target, epoch, metrics)
+        step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
         if target is not None and target == self._overrun:
             target = None
-        if step is not None and self.target and self._target_announced is None \
+        if step is not None and self.target and self.plan.announced is None \
                 and step > self.target and (target is None or step > target):
             # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
             # then `step:51 - ...`): that total was not the run's plan.
@@ -846,7 +493,7 @@ class LogParser:
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
-                and _trains(metrics) and (epoch is None or epoch != int(epoch)
+                and trains(metrics) and (epoch is None or epoch != int(epoch)
                                           or self._records_counted) \
                 and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
@@ -855,12 +502,12 @@ class LogParser:
             # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
             self._records_counted += 1
             step = self._records_counted
-            self._nan_words.trained()
-            self._oom_skips.trained()
+            for reader in self._training_listeners:
+                reader.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
-        if epoch is not None and not self.step_found and metrics and _trains(metrics):
-            self._endings.epoch_record(epoch, part.total_epochs or self._epochs)
+        if epoch is not None and not self.step_found and metrics and trains(metrics):
+            self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
@@ -870,16 +517,15 @@ class LogParser:
                 self.phase = "train"
                 written = line_time(line)
                 self._endings.stepped(step)
-                self._nan_words.trained()
-                self._oom_skips.trained()
+                for reader in self._training_listeners:
+                    reader.trained()
                 self._advanced = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
-                    self._stepped_names.update(k for k in metrics if _EVALISH.search(k) is None
-                                               and not is_bookkeeping(k))
-                self._eval_names = set()
+                    self._stepped_names.update(training_names(metrics))
+                self._metric_lines.evaluations.trained()
             self.step = step
-        elif epoch is not None and metrics and _trains(metrics) \
+        elif epoch is not None and metrics and trains(metrics) \
                 and (not self._stepped_names or not self._stepped_names.isdisjoint(metrics)):
             # A training record of a log that counts epochs, not steps: the lines after
             # it are not yet the run's closing block. (Not a line without any of the

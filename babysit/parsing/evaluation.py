@@ -1,0 +1,96 @@
+"""Telling an evaluation's metrics from the training's.
+
+An evaluation pass prints lines much like training's (`Test: [ 0/50] loss: 0.35`), and
+its loss is not a training loss: a rule that read it as one would see a spike at every
+validation. These say which metrics of a record are the training's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from babysit import lazy_re
+from babysit.metric_names import is_bookkeeping, is_eval_metric
+from babysit.parsing.formats import Parsed
+
+# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
+# Its counters count the evaluation's batches and its metrics are not the training's.
+# A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
+# a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
+_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
+                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
+                        r"(?: set)?(?: results?| metrics)?|"
+                        r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
+                        r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
+_ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
+# A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
+EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
+
+
+def as_eval(text: str, parsed: Parsed) -> Parsed:
+    """A generic key/value line that an evaluation printed (its head says so, before any
+    value): its metrics are the evaluation's and its counters not the training's."""
+    head = _EVAL_HEAD.search(text, 0, 80)
+    if head is None or _ASSIGNMENT.search(text, 0, head.start()) is not None:
+        return parsed
+    metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
+    return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
+                  metrics=metrics)
+
+
+def trains(metrics: Mapping[str, float]) -> bool:
+    """Whether a record's metrics are the training's own (not only an evaluation's,
+    not only timings)."""
+    names = tuple(metrics)
+    found = _TRAINS.get(names)
+    if found is None:
+        found = any(EVALISH.search(k) is None and not is_bookkeeping(k) for k in names)
+        if len(_TRAINS) >= 512:
+            _TRAINS.clear()
+        _TRAINS[names] = found
+    return found
+
+
+def training_names(metrics: Mapping[str, float]) -> tuple[str, ...]:
+    """The names among a record's metrics that are the training's own (not an
+    evaluation's, not a bar's rate or timings)."""
+    names = tuple(metrics)
+    found = _TRAINING_NAMES.get(names)
+    if found is None:
+        found = tuple(k for k in names if EVALISH.search(k) is None and not is_bookkeeping(k))
+        if len(_TRAINING_NAMES) >= 512:
+            _TRAINING_NAMES.clear()
+        _TRAINING_NAMES[names] = found
+    return found
+
+
+# `trains` and `training_names` by a record's names: a log prints the same few sets of
+# names on every line, and the answers depend on the names alone.
+_TRAINS: dict[tuple[str, ...], bool] = {}
+_TRAINING_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+class EvaluationSummaries:
+    """The names the last evaluation pass printed, until training moves on."""
+
+    def __init__(self) -> None:
+        self._names: set[str] = set()
+
+    def trained(self) -> None:
+        if self._names:  # at every step: no new set when there is nothing to forget
+            self._names = set()
+
+    def summary(self, parsed: Parsed) -> Parsed:
+        """A line that repeats the names an evaluation pass just printed, before training
+        moves on (DETR's `Averaged stats: … loss: 50.3` after its `Test: [3/4] … loss:
+        50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
+        training loss of 50."""
+        names = parsed.metrics.keys()
+        if not trains(parsed.metrics):
+            self._names = {k.removeprefix("eval/") for k in names}
+            return parsed
+        if parsed.step is not None or not self._names or not names <= self._names:
+            return parsed
+        return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
+                      metrics={k if is_eval_metric(k) else f"eval/{k}": v
+                               for k, v in parsed.metrics.items()})

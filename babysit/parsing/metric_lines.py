@@ -1,0 +1,119 @@
+"""What the text of a line (after any progress bar) says in a metric format.
+
+The formats in `formats` and `frameworks` are tried in `LINE_PARSERS` order, the one
+that matched last first; a line none of them knows is read by its shape (`shapes`):
+a table row, a line the run prints over and over, a boxed block. What a format read
+is then placed in the run (an epoch's batch counter becomes a step of the run) and told
+from an evaluation's lines (`evaluation`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from babysit.model import EventKind, LogEvent
+from babysit.parsing.evaluation import EvaluationSummaries, as_eval
+from babysit.parsing.formats import (
+    LineParser,
+    Parsed,
+    parse_hf_dict,
+    parse_json_line,
+    parse_key_values,
+)
+from babysit.parsing.frameworks import (
+    FRAMEWORK_PARSERS,
+    parse_epoch_step,
+    parse_megatron,
+    parse_nanogpt,
+    parse_torchtitan,
+)
+from babysit.parsing.plan import RunPlan
+from babysit.parsing.readers import Line
+from babysit.parsing.shapes import ShapeReader
+
+# Specific shapes first; the permissive key/value parser last.
+LINE_PARSERS: tuple[LineParser, ...] = (
+    parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
+    parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
+
+
+class MetricLineReader:
+    """Reads a line's text in the formats, with the context they need: the format that
+    matched last, how `[e/E][n/N]` counts epochs, the names of the last evaluation pass,
+    and the shapes and the plan it shares with the parser."""
+
+    def __init__(self, shapes: ShapeReader, plan: RunPlan) -> None:
+        self._shapes = shapes
+        self._plan = plan
+        self._preferred: LineParser | None = None
+        self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
+        self.evaluations = EvaluationSummaries()
+
+    def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
+        """What the line's text says (`beside_bar`: a bar was read before it). A line
+        taken in as context (a table's header, part of a boxed block) is claimed, with
+        nothing to return; a table's planned last row adds its COMPLETED to `events`."""
+        text = line.text
+        parsed = self._parse_text(text)
+        if parsed is None and not beside_bar and ("=" in text or ":" in text) \
+                and self._shapes.recurring(text):
+            # A line the run prints over and over, with a step: its names need not be
+            # known ones (`iter: 649, l_pix: 0.03`).
+            parsed = parse_key_values(text, known_names=False)
+            if parsed is not None and parsed.step is None:
+                parsed = None
+        if parsed is None and not beside_bar:
+            shaped = self._shapes.read(text)
+            if shaped is True:
+                line.claimed = True
+                return None
+            parsed = shaped if isinstance(shaped, Parsed) else None
+            if parsed is not None and self._shapes.final_row:
+                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
+                                       "final-epoch"))
+        elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
+            parsed = self.evaluations.summary(as_eval(text, parsed))
+            if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
+                    and not self._shapes.printed_before(text):
+                # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
+                # value the run measured (a metric line comes back). A NaN is no
+                # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
+                # lr: 3.56e-02`) it stays, in a line without a step all the same.
+                measured = any(map(math.isfinite, parsed.metrics.values()))
+                parsed = replace(parsed, metrics={
+                    k: v for k, v in parsed.metrics.items()
+                    if math.isfinite(v) or (measured and math.isnan(v))})
+        return parsed
+
+    def _parse_text(self, text: str) -> Parsed | None:
+        # The format that matched last is tried first, unless it is the permissive
+        # key/value fallback, which must never shadow a specific format.
+        preferred = self._preferred
+        if preferred is not None:
+            parsed = preferred(text)
+            if parsed is not None:
+                return self._placed(parsed)
+        for parser in LINE_PARSERS:
+            if parser is preferred:
+                continue
+            parsed = parser(text)
+            if parsed is not None:
+                self._preferred = parser if parser is not parse_key_values else None
+                return self._placed(parsed)
+        return None
+
+    def _placed(self, parsed: Parsed) -> Parsed:
+        """A line's counters in terms of the whole run."""
+        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
+                and parsed.epoch is not None and parsed.target != self._plan.announced:
+            # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
+            # (counted from 0 or from 1, as the run's first epoch shows).
+            epoch, n = int(parsed.epoch), parsed.target
+            if self._bracket_base is None:
+                self._bracket_base = 0 if epoch == 0 else 1
+            done = epoch - self._bracket_base
+            total = parsed.total_epochs * n if parsed.total_epochs else None
+            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
+                          parsed.total_epochs, parsed.metrics, per_epoch=n)
+        return parsed

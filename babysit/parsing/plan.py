@@ -1,0 +1,87 @@
+"""The run's plan, as its header lines say it: the planned total of steps, the planned
+epochs and the batches in each, the gradient accumulation, and the learning-rate
+schedule its configuration names.
+
+A bar's total or a line's `step 5/100` also gives a planned total; those stay with the
+parser (a bar's total may turn out to be one epoch's). What a header line announces is
+the run's own plan, and the parser trusts it over any bar.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit import lazy_re
+from babysit.parsing.frameworks import deepspeed_chat_plan, planned_epochs
+
+# Lines that announce the planned length of a run.
+_TARGET_LINE = lazy_re.compile(
+    r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
+    r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
+    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
+    r"\biters:\s*(\d[\d,]*)")
+_ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
+# The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
+# (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
+# `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
+_SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
+                       r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
+                       r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
+# The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
+_SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
+                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
+
+
+def target_in(line: str) -> int | None:
+    """The planned total of steps a line announces (`max_steps=500`, `Total
+    optimization steps = 1,000`), if any."""
+    match = _TARGET_LINE.search(line)
+    if match is None:
+        return None
+    text = next(g for g in match.groups() if g is not None)
+    value = int(text.replace(",", ""))
+    return value if value > 0 else None
+
+
+def saved_step(path: str) -> int | None:
+    """The step a checkpoint's path names (`…/checkpoint-3048`), if any."""
+    found = _SAVED_STEP.search(path)
+    return int(found.group(1)) if found is not None else None
+
+
+class RunPlan:
+    """What the run's header lines said about its plan (the parser holds one)."""
+
+    def __init__(self) -> None:
+        self.announced: int | None = None  # the planned total a header line said
+        self.epochs: int | None = None  # planned epochs
+        self.per_epoch: int | None = None  # batches per epoch (the lines may say it too)
+        self.accumulation = 1  # micro-batches per optimizer step, when the run says
+        self.lr_schedule: str | None = None  # the scheduler the configuration names
+
+    def read(self, text: str, parsed: bool) -> int | None:
+        """Read a line for the plan; returns the planned total it announces, if any.
+        `parsed`: a format read the line (a metric line names no schedule)."""
+        if ("steps" in text or "iter" in text or "ITER" in text) \
+                and (target := target_in(text)):
+            self.announced = target
+            return target
+        if "poch" in text:
+            epochs = planned_epochs(text)
+            if epochs is not None:
+                self.epochs = epochs
+            plan = deepspeed_chat_plan(text)
+            if plan is not None:
+                # DeepSpeed counts optimizer steps: micro-batches over the accumulation.
+                self.epochs, self.per_epoch = plan[0], plan[1] // self.accumulation
+                self.announced = self.epochs * self.per_epoch
+                return self.announced
+        if ("chedul" in text or "decay_style" in text) and not parsed:
+            schedule = _SCHEDULE.search(text)
+            if schedule is not None:
+                self.lr_schedule = schedule.group(1).lower()
+        if "accumulation" in text:
+            accumulation = _ACCUMULATION.search(text)
+            if accumulation is not None and int(accumulation.group(1)) > 0:
+                self.accumulation = int(accumulation.group(1))
+        return None

@@ -1,0 +1,45 @@
+"""A `nan` that no parser placed, in a line of a shape the run prints with a number
+there: a non-finite value all the same (see `shapes.ShapeReader.stray_non_finite`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from babysit.model import Record
+from babysit.parsing.formats import key_values
+from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+
+# Counters are where the run is, not values a `nan` is judged beside.
+_COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
+
+
+class StrayNonFinite:
+    """Reads the `nan`s of a line by the shapes the run printed before (its ShapeReader,
+    which the parser shares: it notes every line)."""
+
+    def __init__(self, shapes: ShapeReader) -> None:
+        self._shapes = shapes
+
+    def wants(self, line: Line) -> bool:
+        return line.hints_non_finite and not line.in_traceback
+
+    def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
+        text = line.text
+        if NON_FINITE_TOKEN.search(text) is None:
+            return record
+        if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
+            return record
+        found = self._shapes.stray_non_finite(text)
+        if not found:
+            return record
+        line.claimed = True
+        if record is None:
+            # The line's finite values come with them: what the `nan` is judged beside (a
+            # finite loss, a `count: 0` that makes every mean on the line 0/0).
+            found = {**{k: v for k, v in key_values(text).items()
+                        if math.isfinite(v) and k not in _COUNTERS}, **found}
+            return Record(step=context.step, target_steps=context.target, metrics=found,
+                          rank=line.rank, fmt="shape")
+        return replace(record, metrics={**record.metrics, **found})
