@@ -23,6 +23,9 @@ from babysit.parsing.text import normalise_key, to_number
 _HEAD = lazy_re.compile(
     r"^\s*(?P<word>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Bb]atch)"
     r"\s*\[?\s*(?P<n>\d+)(?:\s*/\s*(?P<total>\d+))?\s*\]?\s*[:,|\-]\s+(?P<rest>.+)$")
+# Where a logger's prefix ends, just before a counter's head.
+_PREFIX_END = lazy_re.compile(
+    r"(?:\]|\s-|INFO:?)(?=\s+(?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch)\s*\[?\s*\d)")
 _NAME_WORD = lazy_re.compile(r"^[A-Za-z][\w./%@()-]*$")
 _NUMBER = lazy_re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?$|^[-+]?(?:nan|inf)$",
                           re.IGNORECASE)
@@ -60,7 +63,11 @@ def parse_headed_pairs(segment: str, known_names: bool = True) -> Parsed | None:
         return None  # `key=value` lines are parse_key_values'
     head = _HEAD.match(segment)
     if head is None:
-        return None
+        # After a logger's prefix (`[time][module][INFO] -    Epoch 0: ...`, `INFO: ...`).
+        prefix = _PREFIX_END.search(segment, 0, 200)
+        head = _HEAD.match(segment[prefix.end():]) if prefix is not None else None
+        if head is None:
+            return None
     values = pairs_after_head(head.group("rest"))
     if values is None or (known_names and not looks_like_metrics(values)):
         return None

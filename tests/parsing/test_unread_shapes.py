@@ -77,6 +77,13 @@ def test_pairs_after_an_epoch_head_are_read_with_several_word_names() -> None:
     assert step is not None and (step.step, step.target) == (30, 500)
 
 
+def test_pairs_after_a_loggers_prefix_are_read_too() -> None:
+    parsed = parse_headed_pairs("[2024-01-02 03:04:05][fit.hooks][INFO] -  Epoch 9: Dice_l 0.42")
+    assert parsed is not None and parsed.epoch == 9.0 and parsed.metrics == {"dice_l": 0.42}
+    logged = parse_headed_pairs("2024-01-02 03:04:05 INFO: Step 12/40 | Train Acc 0.9")
+    assert logged is not None and logged.step == 12
+
+
 def test_a_sentence_after_an_epoch_head_is_no_metric_line() -> None:
     assert parse_headed_pairs("Epoch 5: saving the model to disk") is None
     assert parse_headed_pairs("Epoch 5: saving model to ckpt 3") is None  # no metric name
