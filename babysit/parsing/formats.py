@@ -232,7 +232,8 @@ def key_values(text: str) -> dict[str, float]:
     return values
 
 
-def _looks_like_metrics(values: Mapping[str, float]) -> bool:
+def looks_like_metrics(values: Mapping[str, float]) -> bool:
+    """Whether any name is metric-like (a loss, a learning rate, a norm, an accuracy...)."""
     return any(h in key for key in values for h in _METRIC_HINTS)
 
 
@@ -244,7 +245,7 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     `known_names=False` (a line whose shape the run prints over and over, with a step)
     any name will do (`l_pix: 0.03`)."""
     values = key_values(segment)
-    if known_names and not _looks_like_metrics(values):
+    if known_names and not looks_like_metrics(values):
         return None
     if not values:
         return None

@@ -28,14 +28,19 @@ from babysit.parsing.frameworks import (
     parse_nanogpt,
     parse_torchtitan,
 )
+from babysit.parsing.headed_pairs import parse_headed_pairs
+from babysit.parsing.is_sentences import EpochLocalSteps, parse_is_sentences
+from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
+from babysit.parsing.report_blocks import ReportBlocks
 from babysit.parsing.shapes import ShapeReader
 
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
-    parse_torchtitan, *FRAMEWORK_PARSERS, parse_key_values)
+    parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
+    parse_headed_pairs, parse_key_values)
 
 
 class MetricLineReader:
@@ -49,22 +54,39 @@ class MetricLineReader:
         self._preferred: LineParser | None = None
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self.evaluations = EvaluationSummaries()
+        self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
+        self._llmc_validations = ValidationCadence()  # llm.c's last step validates off cadence
+        self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
+        if not beside_bar and self._blocks.wants(text):
+            block = self._blocks.read(text)
+            if block is True:
+                line.claimed = True
+                return None
+            if block is not None and block is not False:
+                return block
         parsed = self._parse_text(text)
+        if parsed is not None and parsed.fmt == "llmc":
+            final = self._llmc_validations.final(parsed, text)
+            if final is not None:
+                events.append(final)
         if parsed is None and not beside_bar and ("=" in text or ":" in text) \
                 and self._shapes.recurring(text):
             # A line the run prints over and over, with a step: its names need not be
             # known ones (`iter: 649, l_pix: 0.03`).
             parsed = parse_key_values(text, known_names=False)
-            if parsed is not None and parsed.step is None:
-                parsed = None
+            if parsed is None or parsed.step is None:
+                parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
         if parsed is None and not beside_bar:
             shaped = self._shapes.read(text)
+            if shaped is True and self._shapes.table_closed:
+                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], "table-closed"))
+                return Parsed("table")
             if shaped is True:
                 line.claimed = True
                 return None
@@ -105,6 +127,8 @@ class MetricLineReader:
 
     def _placed(self, parsed: Parsed) -> Parsed:
         """A line's counters in terms of the whole run."""
+        if parsed.fmt == "is-sentences":
+            return self._local_steps.place(parsed)
         if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._plan.announced:
             # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e

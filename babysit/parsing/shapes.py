@@ -28,6 +28,7 @@ from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.parsing.formats import STEP_KEYS, Parsed, split_counters
+from babysit.parsing.header_cells import is_rule, multiword_names
 from babysit.parsing.text import normalise_key, to_number
 
 _NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -43,12 +44,15 @@ _VALUE_TOKEN = lazy_re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w]
 _CELL = lazy_re.compile(
     rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
 _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
-_TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$")
+# A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
+_TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$|^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
+# Counters a table names its step column by, beyond the usual step keys (spaCy's `Itn.`).
+_STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step"}
 # Words that name a split or a phase before a metric's name in a spaced header.
 _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "test", "eval",
                          "dev"})
@@ -107,6 +111,8 @@ class ShapeReader:
         self._templates: dict[str, int] = {}  # how often each template was asked about
         self.epoch_base: int | None = None  # 0 when the log counts epochs from 0
         self.final_row = False  # the last row read was the planned last epoch's
+        self._boxed_rows = False  # rows of a boxed table were read since its last rule
+        self.table_closed = False  # the line read was the rule that closed such a table
 
     def note(self, line: str) -> None:
         """Every line read, whatever parsed it: the recent lines a `nan` is judged by."""
@@ -123,6 +129,12 @@ class ShapeReader:
             return self._box_line(box.group(1), box.group(2))
         if self._box and _RULE_LINE.match(line):
             return self._close_box()
+        self.table_closed = False
+        if is_rule(line):
+            # A table's border: a boxed progress table closed after its rows (Turi
+            # Create draws the bottom border when training returns) ends that loop.
+            self.table_closed, self._boxed_rows = self._boxed_rows, False
+            return True
         sep, cells = _split(line)
         if not 2 <= len(cells) <= _MAX_CELLS:
             return None
@@ -130,6 +142,10 @@ class ShapeReader:
             pairs = self._spaced_pairs(cells, line)
             if pairs is not None:
                 return pairs
+        multiword = multiword_names(line)
+        if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
+            self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
+            return None  # as any header: it counts once a row follows it
         if all(_NAME_CELL.match(c) for c in cells):
             if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells) \
                     and not any("_" in c for c in cells):
@@ -175,6 +191,8 @@ class ShapeReader:
             if self._bare[key] < _BARE_REPEATS:
                 return None
             names = tuple(self._bare_names(cells))
+        if sep == "|":
+            self._boxed_rows = True
         return self._named(names, cells, "table")
 
     def bar_row(self, desc: str) -> Parsed | None:
@@ -240,6 +258,7 @@ class ShapeReader:
         for name, cell in zip(names, cells, strict=False):
             if not cell:
                 continue
+            name = _STEP_COLUMNS.get(name, name)
             counter = _COUNTER_CELL.match(cell)
             if counter is not None:
                 done, total = int(counter.group(1)), int(counter.group(2))

@@ -1,0 +1,90 @@
+"""Metrics said in sentences: `avg loss so far is 0.035`, `val loss is 0.033, val mse is 0.013`.
+
+A hand-written loop may print its figures as prose, clause by clause, with its counters
+as clauses of their own: `Epoch 3, Step 75, total used time 120.4 (s), avg loss so far
+is 0.035`. Each clause (split at commas and semicolons) of the form `<name> is <number>`
+is a metric named by its last few words, without filler (`so far`, `current`, `now`);
+`Epoch N`, `Step N`, `Iter N`, `Batch N` anywhere in the line are its counters. A line
+counts only when one of its names is metric-like (a loss, an error, an accuracy, a
+learning rate...): `the dataset is 3 GB` is no metric.
+
+A step counted within its epoch (`Epoch 1, Step 25` after `Epoch 0, Step 125`) is placed
+in the run by `EpochLocalSteps`: the epochs before it times the steps one epoch had.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit import lazy_re
+from babysit.parsing.formats import Parsed, looks_like_metrics
+from babysit.parsing.text import normalise_key, to_number
+
+_CLAUSE_VALUE = lazy_re.compile(
+    r"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,5}) (?:is|was|=) "
+    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf))\.?$",
+    re.IGNORECASE)
+_COUNTER = lazy_re.compile(
+    r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\s+(?P<n>\d+)\b")
+_FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is"})
+_MAX_NAME_WORDS = 3
+# Names a sentence gives its figures beyond the usual metric hints (`test mse is 0.007`).
+_MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
+
+
+def parse_is_sentences(segment: str) -> Parsed | None:
+    """The counters and `<name> is <number>` metrics of a line; None when it has no such
+    clause with a metric-like name."""
+    if " is " not in segment:
+        return None
+    counters: dict[str, int] = {}
+    for found in _COUNTER.finditer(segment):
+        counters.setdefault(found.group("word").lower()[:4], int(found.group("n")))
+    text = _COUNTER.sub(",", segment)
+    values: dict[str, float] = {}
+    for clause in text.replace(";", ",").split(","):
+        match = _CLAUSE_VALUE.match(clause.strip())
+        if match is None:
+            continue
+        words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
+        number = to_number(match.group("value"))
+        if not words or number is None:
+            continue
+        values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
+    if not values or not (looks_like_metrics(values)
+                          or any(h in k for k in values for h in _MORE_HINTS)):
+        return None
+    step = counters.get("step", counters.get("iter", counters.get("batc")))
+    epoch = counters.get("epoc")
+    return Parsed("is-sentences", step, epoch=float(epoch) if epoch is not None else None,
+                  metrics=values)
+
+
+class EpochLocalSteps:
+    """Places a step that counts within its epoch: it starts again when the epoch moves
+    on, so the run's step is the epochs before it times the steps one epoch had (the
+    last step seen in the first epoch)."""
+
+    def __init__(self) -> None:
+        self._first_epoch: int | None = None
+        self._epoch: int | None = None
+        self._last_step: int | None = None
+        self._per_epoch: int | None = None
+
+    def place(self, parsed: Parsed) -> Parsed:
+        """The line's step in terms of the run (unchanged until an epoch is seen to end)."""
+        if parsed.step is None or parsed.epoch is None:
+            return parsed
+        epoch = int(parsed.epoch)
+        if self._first_epoch is None:
+            self._first_epoch = epoch
+        if self._epoch is not None and epoch == self._epoch + 1 and self._per_epoch is None \
+                and self._last_step is not None and parsed.step <= self._last_step:
+            self._per_epoch = self._last_step  # the first epoch ended at its last step
+        self._epoch, self._last_step = epoch, parsed.step
+        if self._per_epoch is None:
+            return parsed
+        done = epoch - self._first_epoch
+        return Parsed(parsed.fmt, done * self._per_epoch + parsed.step, parsed.target,
+                      done + parsed.step / self._per_epoch, parsed.total_epochs,
+                      parsed.metrics, per_epoch=self._per_epoch)
