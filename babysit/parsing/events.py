@@ -260,7 +260,8 @@ _TRIGGERS = (
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
-    "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated", "no longer exists", "Hangup",
+    "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
+    "no longer exists", "Hangup",
 )
 
 

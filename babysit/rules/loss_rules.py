@@ -139,8 +139,8 @@ class LossRule:
                 before = list(self._window)[-5:]
                 lvl = max(before) if before else threshold
                 self._recovery = min(threshold, lvl + abs(lvl) * self.rules.spike_min_rise)
+            self._spiked_for = self._spiked_for + 1 if self._spiking else 0
             self._spiking = True
-            self._spiked_for = 0
             out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
         elif self._spiking and value < self._recovery:
             self._spiking = False
@@ -256,19 +256,22 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if short and self._climbing(least):
+        if self._climbing(least) and (short or value - best > bar):
             # Too few points for a level to catch up or for the noise to be known: a
             # loss that rose at every one of its last points, by a large total, is the
             # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
+            # So is a long run's loss climbing at each of its last points to far above
+            # its best at the end of the log (1.30 → 1.60 → 4.73 → 12.6 → 14.6), before
+            # the level has caught up with it.
             self._above = max(self._above, need)
         # Back above where the run started (or above a random guess's loss) and staying
         # there is a divergence whatever the noise tests say: its consequence decides.
         climbed = self._above_start > need
         if (self._above < need and not climbed) or falling \
-                or (self._spiking and self._spiked_for <= need) or value <= best + near:
+                or (self._spiking and self._spiked_for < need) or value <= best + near:
             # Not yet; or the level (or this very point) is already coming back down;
             # or a spike that has not recovered, which is already this excursion's story
-            # (until the loss has stayed up for longer than a divergence needs: then it
+            # (until the loss has stayed up for as long as a divergence needs: then it
             # never came back, and the run diverged from that jump).
             return []
         severity, why = self._severity(need)

@@ -57,7 +57,7 @@ class NonFiniteRule:
         # Records whose objective was non-finite, none ever finite so far (None once a
         # finite one was seen): a loss NaN from its first record never learned anything.
         self._never_finite: int | None = 0
-        self._never_finite_after = rules.not_learning_identical_short
+        self._never_finite_after = rules.not_learning_points  # as many as a flat loss needs
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
@@ -113,7 +113,7 @@ class NonFiniteRule:
 
     def _never_learned(self, metrics: dict[str, float]) -> list[Signal]:
         """A not-learning finding when the objective has been non-finite on every record
-        from the first, for `not_learning_identical_short` records: the weights were
+        from the first, for `not_learning_points` records (as a flat loss): the weights were
         NaN (or the loss undefined) from the start, so nothing was ever learned — a
         cause worth naming beside the NaN itself (a learning rate too high for the
         first update, bad data, a broken initialisation)."""
