@@ -48,7 +48,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"[Oo]ut of memory error on (?:GPU|CPU|device)|"
          r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|std::bad_alloc|"
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
-         r"HIP out of memory|MPS backend out of memory"),
+         r"HIP out of memory|MPS backend out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
+         r"cudaErrorMemoryAllocation|java\.lang\.OutOfMemoryError"),
     # SIGKILL as the shell reports it: bash's bare `Killed` (or `line 12: 4567 Killed
     # python train.py` from a script, `[1]+  Killed   python train.py` from job
     # control), zsh's `zsh: killed  python train.py`, macOS's `Killed: 9`, and a paste
@@ -78,7 +79,16 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\.cu:\d+: .*Assertion\b|\[CUDA ERROR\] at file|"
          r"CUDA error: (?!out of memory)|CUDNN_STATUS_(?!SUCCESS)\w+|cuDNN error|"
          r"CUBLAS_STATUS_(?!SUCCESS|ALLOC_FAILED)\w+|unspecified launch failure|"
-         r"CUDA driver error|illegal instruction was encountered|NVRM: Xid"),
+         r"CUDA driver error|illegal instruction was encountered|NVRM: Xid|"
+         # The driver API's and the runtime's own codes, and a runtime (XLA, JAX, TF)
+         # that failed on the device and says so: `XlaRuntimeError: INTERNAL: Failed
+         # to launch CUDA kernel`, `CUDA_ERROR_ILLEGAL_ADDRESS`, `cudaGraphLaunch
+         # failed`.
+         r"CUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]+|cudaError(?!MemoryAllocation)[A-Z]\w+|"
+         r"\bcu(?:da)?[A-Z]\w+(?:\(\))? failed\b|"
+         r"Failed to (?:launch|instantiate|execute|load|create|initialize|synchronize)\b"
+         r"[^:]{0,40}\bCUDA\b|"
+         r"XlaRuntimeError: \w+: .*\b(?:CUDA|cuda|cuBLAS|cuDNN|cublas|cudnn)\b"),
     # The library itself missing or refusing (`NCCL operation ncclGetUniqueId(&id)
     # failed: Unable to load NCCL library`, `NCCL Error 2: unhandled system error`)
     # fails the first collective as surely as a timeout does.
@@ -249,7 +259,9 @@ _TRIGGERS = (
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
-    "zsh: killed", "Received SIG", "Terminated", "zsh: terminated", "no longer exists", "Hangup",
+    "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
+    "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
+    "no longer exists", "Hangup",
 )
 
 
@@ -293,6 +305,10 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
     if EventKind.HARDWARE_FAULT in seen and EventKind.CUDA_ERROR in seen:
         # `CUDA error: uncorrectable ECC error encountered` is the hardware's, not the
         # code's: one event, with the advice that fits.
+        found = [e for e in found if e.kind is not EventKind.CUDA_ERROR]
+    elif EventKind.OOM in seen and EventKind.CUDA_ERROR in seen:
+        # `Failed to instantiate CUDA graph: CUDA_ERROR_OUT_OF_MEMORY`: the device ran
+        # out of memory, and said so in a CUDA error's words.
         found = [e for e in found if e.kind is not EventKind.CUDA_ERROR]
     return tuple(found)
 

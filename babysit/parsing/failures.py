@@ -29,6 +29,7 @@ from collections.abc import Set
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.events import exception_line
+from babysit.parsing.foreign_failures import foreign_failure
 from babysit.parsing.said_failures import said_failure
 from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
@@ -38,6 +39,24 @@ _MAX_TRACEBACK_LINES = 400
 _SAVE_FRAME = lazy_re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
                          r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
                          r"in save_model|in _save\b")
+# The call that writes a model, as a traceback's source line shows it (`torch.save(
+# model.state_dict(), path)`, `model.save(path)`, `saver.save(sess, path)`), and a
+# frame in a library's save function (Keras' `in save`, `in save_weights`).
+_SAVE_CALL = lazy_re.compile(
+    r"\btorch\.save\(|\b(?:\w*(?:model|net|saver|trainer|learner|module|network|"
+    r"checkpoint|ckpt|estimator|booster|state|weights))\.save\w*\(|"
+    r"\bsave_(?:model|weights|checkpoint|state_dict|pretrained|network)\w*\(|"
+    r", in (?:save|save_weights|save_model|save_state|_save_model|save_state_dict)\s*$",
+    re.IGNORECASE)
+# Where a model is written: a checkpoint, weights, a saved model (`ckpt/epoch_3.pt`,
+# `saved_models/model`, `weights.h5`).
+_MODEL_PATH = lazy_re.compile(
+    r"['\"][^'\"]*(?:checkpoint|ckpt|saved?_?model|model|weights|\.pth?|\.h5|"
+    r"\.keras|\.safetensors|\.pkl|\.joblib|\.bin)[^'\"]*['\"]", re.IGNORECASE)
+# What failing to create or write a file raises (not to read one: a resume from a
+# missing checkpoint is `FileNotFoundError` on a load, no save at all).
+_WRITE_ERRORS = ("FileExistsError", "PermissionError", "IsADirectoryError",
+                 "NotADirectoryError")
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 # A logger's level before `Traceback (`: the library handled it and said so.
 _LOGGED = lazy_re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
@@ -139,6 +158,13 @@ class FailureReader:
             if line[:1].isspace() or exception_line(line) is not None:
                 return added  # two threads' tracebacks interleaved: the other's last lines
             self._thread_tail = False
+        if not kinds.isdisjoint(_FAILURE_KINDS) or EventKind.STOPPED_BY_SIGNAL in kinds:
+            foreign: list[LogEvent] = []
+        else:  # another runtime's fatal error: R, Julia, the JVM, Lua, Go, Rust, C++
+            foreign = foreign_failure(line)
+        if foreign:
+            added.extend(foreign)
+            return added
         if "Exception" in line and _NOT_THE_PROCESS.match(line):
             if len(self._announced) < 8:
                 self._announced.append("in thread" in line)
@@ -190,7 +216,7 @@ class FailureReader:
         # line 379,` / ` in save`) is read whole.
         frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
         self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
-        if _SAVE_FRAME.search(frame):
+        if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
             self._save_frame = True
         closing = exception_line(line)
         if closing is not None:
@@ -210,7 +236,8 @@ class FailureReader:
             # unless the traceback shows the save itself failing.
             broke_save = self._save_frame or (self._save_failed is not None
                                               and not name.endswith(("KeyboardInterrupt",
-                                                                     "SystemExit")))
+                                                                     "SystemExit"))) \
+                or (name.endswith(_WRITE_ERRORS) and _MODEL_PATH.search(message) is not None)
             if broke_save and EventKind.CHECKPOINT_ERROR not in kinds:
                 added.append(self._save_error(line))
             self._save_failed, self._save_frame = None, False

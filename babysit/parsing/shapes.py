@@ -332,10 +332,12 @@ class ShapeReader:
     def printed_before(self, line: str) -> bool:
         """Whether a line of this template is among the recent lines, or came before in
         the lines asked about (for the rare lines that need it: a `nan` in a line
-        without a step)."""
-        shape = template(line)
+        without a step). The spaces between fields are not compared: a right-aligned
+        field (`loss:    0.78993`, `loss:        inf`) pads by its value's width."""
+        shape = template(line).split()
         recent = list(self.recent)[:-1]
-        if any(earlier is not line and template(earlier) == shape for earlier in recent):
+        if any(earlier is not line and template(earlier).split() == shape
+               for earlier in recent):
             return True
         return self.recurring(line)
 

@@ -29,9 +29,27 @@ def clean(text: str) -> str:
         text = _ANSI.sub("", text)
     if "\x08" in text:
         text = _render_backspaces(text)
+    if "#" in text or "(ind)" in text or "(snan)" in text or "(IND)" in text:
+        text = platform_non_finite(text)
     if text.isprintable():
         return text
     return _CONTROL.sub("", text)
+
+
+# How C runtimes other than glibc print NaN and infinity: the old Microsoft CRT
+# (`1.#QNAN000`, `-1.#IND00`, `1.#INF`, `1.#SNAN`), the newer UCRT (`-nan(ind)`,
+# `nan(snan)`). Rewritten to `nan` / `inf` / `-inf`, so that every reader of numbers
+# sees one spelling.
+_WINDOWS_NAN = lazy_re.compile(r"(?<![\w.#])[-+]?\d\.#(?:QNAN|SNAN|IND)\d*(?![\w#])|"
+                               r"(?<![\w.])[-+]?nan\((?:ind|snan|IND|SNAN)\)", re.IGNORECASE)
+_WINDOWS_INF = lazy_re.compile(r"(?<![\w.#])([-+]?)\d\.#INF\d*(?![\w#])", re.IGNORECASE)
+
+
+def platform_non_finite(text: str) -> str:
+    """`text` with the Windows C runtimes' NaN and infinity spellings rewritten as
+    `nan`, `inf` and `-inf`."""
+    text = _WINDOWS_NAN.sub("nan", text)
+    return _WINDOWS_INF.sub(lambda m: "-inf" if m.group(1) == "-" else "inf", text)
 
 
 def _render_backspaces(text: str) -> str:
@@ -77,6 +95,13 @@ _NON_FINITE = {
     "+infinity": math.inf,
     "-inf": -math.inf,
     "-infinity": -math.inf,
+    # Julia's and R's spellings of a single-precision or half NaN / Inf.
+    "nan32": math.nan,
+    "nan16": math.nan,
+    "inf32": math.inf,
+    "inf16": math.inf,
+    "-inf32": -math.inf,
+    "-inf16": -math.inf,
 }
 
 
@@ -93,6 +118,8 @@ def to_number(token: str) -> float | None:
     if token.endswith("%"):
         token = token[:-1]
     lowered = token.lower()
+    if "#" in lowered or "(" in lowered:
+        lowered = platform_non_finite(lowered)  # `1.#QNAN`, `-nan(ind)`
     if lowered.endswith(".0"):
         lowered = lowered[:-2]  # Lightning's bar prints `nan.0`, `inf.0`
     if lowered in _NON_FINITE:

@@ -31,6 +31,7 @@ _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
 _NOISE_POINTS = 200
 _RANGE_POINTS = 500
 _NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
+_BLOWN_UP = 1000.0  # a level this many times the lowest loss reached: blown up
 
 
 class _EvalWitness:
@@ -138,11 +139,14 @@ class LossRule:
                 before = list(self._window)[-5:]
                 lvl = max(before) if before else threshold
                 self._recovery = min(threshold, lvl + abs(lvl) * self.rules.spike_min_rise)
+            self._spiked_for = self._spiked_for + 1 if self._spiking else 0
             self._spiking = True
             out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
         elif self._spiking and value < self._recovery:
             self._spiking = False
             out.append(Resolve(AnomalyType.LOSS_SPIKE, f"loss back to {value:.4g}"))
+        elif self._spiking:
+            self._spiked_for += 1  # points the loss has stayed up since its spike
         if len(self._window) == self._window.maxlen:
             del self._sorted[bisect.bisect_left(self._sorted, self._window[0])]
         self._window.append(value)
@@ -252,18 +256,23 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if short and self._climbing(least):
+        if self._climbing(least) and (short or value - best > bar):
             # Too few points for a level to catch up or for the noise to be known: a
             # loss that rose at every one of its last points, by a large total, is the
             # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
+            # So is a long run's loss climbing at each of its last points to far above
+            # its best at the end of the log (1.30 → 1.60 → 4.73 → 12.6 → 14.6), before
+            # the level has caught up with it.
             self._above = max(self._above, need)
         # Back above where the run started (or above a random guess's loss) and staying
         # there is a divergence whatever the noise tests say: its consequence decides.
         climbed = self._above_start > need
-        if (self._above < need and not climbed) or falling or self._spiking \
-                or value <= best + near:
+        if (self._above < need and not climbed) or falling \
+                or (self._spiking and self._spiked_for < need) or value <= best + near:
             # Not yet; or the level (or this very point) is already coming back down;
-            # or a spike that has not recovered, which is already this excursion's story.
+            # or a spike that has not recovered, which is already this excursion's story
+            # (until the loss has stayed up for as long as a divergence needs: then it
+            # never came back, and the run diverged from that jump).
             return []
         severity, why = self._severity(need)
         if severity is Severity.LOW and self._above < 3 * need:
@@ -347,6 +356,14 @@ class LossRule:
             return Severity.LOW, unshared
         if self._diverging is Severity.BLOCKER:
             return Severity.BLOCKER, "still far above its best"
+        lowest = self._sorted[0] if self._sorted else 0.0
+        if lowest > 0 and self._levels and self._levels[-1] > _BLOWN_UP * lowest:
+            # Orders of magnitude above anything the run had reached (0.14 → 2e5): no
+            # schedule or noise does that; the weights have blown up, wherever the log
+            # began and however few points it holds.
+            return Severity.BLOCKER, (
+                f"it sits {self._levels[-1] / lowest:.3g}× above the lowest loss the run "
+                f"reached ({lowest:.4g}): the weights have blown up")
         if self._above_start > need:
             chance = self._chance_level
             if self._start is not None and self._levels[-1] > self._start:
@@ -367,6 +384,7 @@ class LossRule:
     _sigma_at = 0  # the point the noise was last measured at
     _above_start = 0
     _runaway = False  # the loss ran away towards −∞
+    _spiked_for = 0  # points since the open spike, the loss still up
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
 
     def note_vocab(self, vocab_size: int | None) -> None:

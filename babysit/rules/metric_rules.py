@@ -54,6 +54,7 @@ def evaluate_spike(ordered: Sequence[float], value: float,
 # A jump this many times the largest loss before it: no noise explains two orders of
 # magnitude, so even a log too short to know its noise shows a spike.
 _EXPLOSION = 100.0
+_LONE_EXPLOSION = 1e4  # the same, after a single point
 _LEVEL_SPAN = 2.0  # the points before it within this factor of each other: a level
 
 
@@ -61,6 +62,11 @@ def _explosion(ordered: Sequence[float], value: float) -> tuple[str, float] | No
     """A short log's spike: a positive value `_EXPLOSION` times above every one of the
     (at least two) points before it, which held a level (0.62, 1.01, then 225192). Points
     that already climbed (5, 23, 401, then 3.6e6) are a divergence's, not a jump's."""
+    if len(ordered) == 1 and ordered[0] > 0 and value > _LONE_EXPLOSION * ordered[0]:
+        # One point before says nothing of a level, but four orders of magnitude in
+        # one step (0.144, then 25237) is no loss's noise.
+        return (f"loss {value:.4g} is {value / ordered[0]:.3g}× the point before it "
+                f"({ordered[0]:.4g}): an explosion", _EXPLOSION * ordered[0])
     if len(ordered) < 2:
         return None
     largest = max(abs(ordered[0]), abs(ordered[-1]))

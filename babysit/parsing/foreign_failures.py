@@ -1,0 +1,74 @@
+"""A run's end in the words of a language or runtime other than Python.
+
+A training loop driven from R, Julia, the JVM, Lua, Go, Rust or a C++ binary dies
+without a Python traceback; each runtime has its own top-level error format, which
+ends the process as surely as `Traceback (most recent call last)` does:
+
+- R: `Error in py_call_impl(callable, dots$args, dots$keywords) :` (the message on
+  the next line), `Error in fit(model) : object 'x' not found`, Rscript's
+  `Execution halted`;
+- Julia: `ERROR: LoadError: DimensionMismatch(…)`, `ERROR: ArgumentError: …`
+  (`ERROR: InterruptException:` is its Ctrl-C: the run was stopped, not failed);
+- the JVM (Java, Scala, Spark's driver): `Exception in thread "main"
+  java.lang.IllegalStateException: …` (a Python thread's header has no quotes and no
+  exception after it);
+- Lua and Torch7: `/usr/bin/luajit: train.lua:42: attempt to index a nil value`,
+  `qlua: …`, `th: …`;
+- Go's `panic: …` and Rust's `thread 'main' panicked at …`;
+- a C++ trainer's top-level handler: CNTK's `EXCEPTION occurred: The training
+  criterion is not a number (NAN). Stop`.
+
+(C++'s `terminate called after throwing an instance of …` is a native abort, read
+with the segfaults in `events`.)
+"""
+
+from __future__ import annotations
+
+from babysit import lazy_re
+from babysit.model import EventKind, LogEvent
+from babysit.redact import clip
+
+_FOREIGN = lazy_re.compile(
+    r"^\s*Error in (?P<r>\S.*?)\s*:\s*(?P<rmsg>.*)$|"
+    r"^(?P<halted>Execution halted)\s*$|"
+    r"^ERROR: (?P<julia>LoadError: .+|[A-Z]\w*(?:Error|Exception|Mismatch)\b.*)$|"
+    r"^Exception in thread \"(?P<thread>main)\" (?P<jvm>(?:[\w$]+\.)+[\w$]+"
+    r"(?:Error|Exception)\b.*)$|"
+    r"^(?:\S*/)?(?:lua(?:jit)?(?:5\.\d)?|qlua|th): (?P<lua>\S+\.lua:\d+: .+)$|"
+    r"^panic: (?P<go>\S.*)$|"
+    r"^thread '(?P<rust>[^']+)' panicked at (?P<rustmsg>.+)$|"
+    r"^\s*EXCEPTION occurred: (?P<cxx>.+)$")
+# Cheap literal checks first: most lines carry none of these.
+_TRIGGERS = ("Error in ", "Execution halted", "ERROR: ", "Exception in thread \"", ".lua:",
+             "panic", "EXCEPTION occurred")
+
+
+def foreign_failure(line: str) -> list[LogEvent]:
+    """The fatal error, in another runtime's format, that one line states, if any."""
+    if not any(t in line for t in _TRIGGERS):
+        return []
+    match = _FOREIGN.match(line.rstrip())
+    if match is None:
+        return []
+    groups = match.groupdict()
+    if groups["r"] is not None:
+        detail = f"R error in {groups['r']}" + (f": {groups['rmsg']}" if groups["rmsg"] else "")
+    elif groups["halted"] is not None:
+        detail = "R: execution halted"
+    elif groups["julia"] is not None:
+        if groups["julia"].removeprefix("LoadError: ").startswith("InterruptException"):
+            # Julia's Ctrl-C: stopped by hand, not a failure of the run's own.
+            return [LogEvent(EventKind.STOPPED_BY_SIGNAL, clip(line.strip(), 500),
+                             "InterruptException")]
+        detail = f"Julia: {groups['julia']}"
+    elif groups["jvm"] is not None:
+        detail = groups["jvm"]
+    elif groups["lua"] is not None:
+        detail = f"Lua: {groups['lua']}"
+    elif groups["go"] is not None:
+        detail = f"Go panic: {groups['go']}"
+    elif groups["rust"] is not None:
+        detail = f"Rust panic in thread '{groups['rust']}': {groups['rustmsg']}"
+    else:
+        detail = groups["cxx"]
+    return [LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(detail, 300))]
