@@ -68,6 +68,8 @@ class NotLearningRule:
         self._first_step: int | None = None
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
+        self._nonfinite = 0  # non-finite losses before any finite one
+        self._finite_seen = False  # a finite value of the run's own loss (not a fallback's)
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
         self._rewards = 0  # reward points seen
@@ -93,8 +95,11 @@ class NotLearningRule:
         value = self._loss(point)
         self._interleaved = value is None
         if value is None or not math.isfinite(value):
+            if value is not None:
+                out.extend(self._never_finite(point))
             return out
         self._losses += 1
+        self._finite_seen = self._finite_seen or point.loss is not None
         self._watch_signs(point)
         self._watch_quality(point)
         if any(not math.isfinite(v) for v in point.metrics.values()):
@@ -120,6 +125,26 @@ class NotLearningRule:
                 point.step - self._first_step >= self.rules.not_learning_short_steps
             out.extend(self._short_log(value, judge=not early and spanned))
         return out
+
+    def _never_finite(self, point: Observation) -> list[Signal]:
+        """A loss non-finite on every logged point from the run's start (NaN from the
+        first batch): the model never learned anything, whatever else the run does. The
+        NaN itself is the nan-inf rule's; this says the run has nothing to show."""
+        if self._finite_seen or "never finite" in self._raised:
+            return []
+        if self._start_known is None:
+            self._start_known = point.step is not None \
+                and point.step <= self.rules.divergence_start_steps
+        if not self._start_known:
+            return []
+        self._nonfinite += 1
+        if self._nonfinite < self.rules.not_learning_zero_points:
+            return []
+        self._raised.add("never finite")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the loss has been non-finite on every one of the "
+                      f"{self._nonfinite} logged points from the run's start: the model never "
+                      f"learned", key="never finite", severity=Severity.HIGH)]
 
     def _same_step(self, point: Observation) -> list[Signal]:
         """A step printed twice (bar and summary) is one step; but a loss printed to
