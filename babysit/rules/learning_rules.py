@@ -22,6 +22,7 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
+_MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
 # Not a score of the model's predictions, though `quality_keys` may take it for one
@@ -53,6 +54,7 @@ class NotLearningRule:
         self._last: float | None = None
         self._lr_points = 0
         self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
+        self._lr_mid_run = False  # the first rate was logged past the run's start
         self._grad_points = 0
         self._grad_zero = 0
         self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
@@ -394,6 +396,11 @@ class NotLearningRule:
         out: list[Signal] = []
         warmup = self.rules.not_learning_warmup_points
         if point.lr is not None and math.isfinite(point.lr):
+            if self._lr_points == 0:
+                self._lr_mid_run = point.step is not None \
+                    and point.step > self.rules.divergence_start_steps
+            if self._lr_mid_run:
+                warmup = 0  # an excerpt from mid-run: no warm-up from 0 in view
             self._lr_points += 1
             if self._lr_points > warmup and self._lr_zero >= 0:  # -1: it moved, for good
                 self._lr_zero = self._lr_zero + 1 if point.lr == 0 else -1
@@ -419,8 +426,13 @@ class NotLearningRule:
             self._raised.discard("zero updates")
             out.append(Resolve(AnomalyType.NOT_LEARNING, "the weights are updated again",
                                key="zero updates"))
-        need = self.rules.not_learning_zero_points
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
+            need = self.rules.not_learning_zero_points
+            if name == "learning rate" and self._lr_mid_run and run == self._lr_points:
+                # An excerpt from mid-run whose every rate is exactly 0 (Megatron's
+                # `learning rate: 0.000E+00` at iterations 110 and 120): no warm-up and no
+                # rounding to wait out; two points with a loss that has not fallen say it.
+                need = min(need, _MID_RUN_ZERO_POINTS)
             if run >= need and name not in self._raised and "zero updates" not in self._raised \
                     and not self._loss_fell():
                 self._raised.add(name)
