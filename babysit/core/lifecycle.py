@@ -36,6 +36,7 @@ from babysit.core.ending import (
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.closing import CELL_ENDED
 from babysit.parsing.endings import (
     AFTER_PLAN,
     AFTER_TRAINING,
@@ -43,7 +44,6 @@ from babysit.parsing.endings import (
     LAST_PRINT,
     PLAN_REACHED,
 )
-from babysit.parsing.closing import CELL_ENDED
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 

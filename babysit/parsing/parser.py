@@ -29,6 +29,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.endings import EndingReader
+from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
@@ -36,7 +37,6 @@ from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
-from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.metric_lines import MetricLineReader
