@@ -53,3 +53,11 @@ def test_a_dev_line_after_a_timestamp_is_an_evaluation() -> None:
         "2022-12-13 02:38:07,613 DEV : loss 0.17740997672080994 - f1-score (micro avg)  0.65",
     ])
     assert all("loss" not in r.metrics for r in records[1:])
+
+
+def test_a_counter_that_starts_again_with_the_next_epoch_withdraws_its_total() -> None:
+    lines = [f"epoch {e} - iter {i}/300 - loss 0.{50 - e * 3 - i // 100}"
+             for e in (1, 2) for i in (100, 200, 300)]
+    records = LogParser().feed_lines(lines)
+    assert records[2].target_steps == 300  # one epoch alone cannot tell
+    assert records[3].target_withdrawn and records[-1].target_steps is None
