@@ -36,6 +36,7 @@ from babysit.core.ending import (
 )
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
+from babysit.parsing.closing import CELL_ENDED
 from babysit.parsing.endings import (
     AFTER_PLAN,
     AFTER_TRAINING,
@@ -331,6 +332,13 @@ class RunLifecycle:
             # for a run well short of its plan. A line past the last step at its planned
             # total was checked against the run's own logging interval, not a share of
             # the plan (`190000/200000`, printed every 10000, is the loop's last print).
+            if settled and completion.detail == CELL_ENDED and premature(step, target):
+                # A notebook cell returned well short of the plan: over, not confirmed.
+                return self._end(Ending(
+                    TerminalState.ENDED, EndingSource.COMPLETION,
+                    f"the notebook cell returned ({completion.line[:160]}) at step {step} of "
+                    f"{target} planned", step, self.attempt, confirmed=False, final=False),
+                    Evidence.LOG_ENDING)
             if not settled or (premature(step, target) and completion.detail != AFTER_PLAN):
                 return None
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,

@@ -25,6 +25,7 @@ from babysit.parsing.completion_words import says_finished
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
+CELL_ENDED = "cell-ended"  # one more: a notebook displayed the cell's value (`_DISPLAYED`)
 
 # Lines kept after the last training record (those with a closing word in them): a
 # closing block is short; a long tail of other output keeps its first ones.
@@ -42,19 +43,26 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
-    # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner
+    # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;
+    # the final model's output: `Final generated text:`, `Final samples`
     r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
-    r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation)\b|"
+    r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
+    r"[Oo]utputs?|[Gg]enerations?)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
     # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
     r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
-    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
-    # the value a notebook (or a REPL) displays when a cell ends: the training cell's last
-    # expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`), or the next cell's plot
-    # (`[<matplotlib.lines.Line2D at 0x7f…>]`, `<Figure size 432x288 with 1 Axes>`). A loop
-    # in a cell that stopped any other way shows a traceback (KeyboardInterrupt too).
-    r"^tensor\(.*\)$|^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+# The value a notebook (or a REPL) displays when a cell ends: the training cell's last
+# expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`, Keras `model.evaluate`'s
+# list of scores `[1.4607702493667603, 0.5026000142097473]`), or the next cell's plot
+# (`[<matplotlib.lines.Line2D at 0x7f…>]`, `<Figure size 432x288 with 1 Axes>`). A loop
+# in a cell that stopped any other way shows a traceback (KeyboardInterrupt too). The cell
+# returned: the training in it is over wherever it stood (a silent early stop, a `fit`
+# cut short), so well short of the plan it is an end (ENDED), not a live run's words.
+_DISPLAYED = lazy_re.compile(
+    r"^tensor\(.*\)$|^\[-?\d+\.\d+(?:[eE]-?\d+)?(?:,\s*-?\d+\.\d+(?:[eE]-?\d+)?)*\]$|"
+    r"^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
@@ -80,7 +88,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
-          "tensor(", "<matplotlib", "<figure size")
+          "tensor(", "<matplotlib", "<figure size", "]")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
@@ -94,8 +102,8 @@ def _may_close(line: str) -> bool:
 
 def _closes(line: str, late: bool = True) -> bool:
     """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
-    if _CLOSING_WORDS.search(line) is None and not (late and _LATE_WORDS.search(line)) \
-            and not says_finished(line):
+    if _CLOSING_WORDS.search(line) is None and _DISPLAYED.search(line) is None \
+            and not (late and _LATE_WORDS.search(line)) and not says_finished(line):
         return False
     # `epoch 3/10 done`: a stage of the run.
     return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
@@ -148,5 +156,6 @@ class ClosingBlock:
             if _closes(line, late) and not _STAGE.search(line) \
                     and template(line.strip()) not in self._recurring:
                 self._said = True
-                return LogEvent(EventKind.COMPLETED, line.strip()[:500], CLOSING)
+                detail = CELL_ENDED if _DISPLAYED.search(line.strip()) else CLOSING
+                return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)
         return None

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
@@ -59,7 +59,8 @@ SAID = "said-finished"
 # by their shape, prove the end only once nothing more comes, and never well short of a
 # plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
 # however training ended).
-AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, SAID})
+AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, CELL_ENDED,
+                            SAID})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 # The log stops at the last step the run would print before its planned total, and says

@@ -13,16 +13,18 @@ from babysit import lazy_re
 from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.parsing.formats import Parsed
 
-# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`.
+# An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`,
+# Flair's `DEV : loss 0.177 - f1-score (micro avg)  0.65`.
 # Its counters count the evaluation's batches and its metrics are not the training's.
 # A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
 # a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
 _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
-                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL)"
+                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL|[Dd]ev|DEV)"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
+_TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
 EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
@@ -31,7 +33,9 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
     """A generic key/value line that an evaluation printed (its head says so, before any
     value): its metrics are the evaluation's and its counters not the training's."""
     head = _EVAL_HEAD.search(text, 0, 80)
-    if head is None or _ASSIGNMENT.search(text, 0, head.start()) is not None:
+    stamp = _TIMESTAMP.match(text)  # `2022-12-13 02:38:07,613 DEV : loss …`: no assignment
+    since = stamp.end() if stamp is not None else 0
+    if head is None or _ASSIGNMENT.search(text, since, head.start()) is not None:
         return parsed
     metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
     return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,

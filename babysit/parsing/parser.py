@@ -29,6 +29,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.endings import EndingReader
+from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
@@ -115,6 +116,7 @@ class LogParser:
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
         # nothing else gave a step: the epochs after it count it.
         self._idle_bar = IdleBar()
+        self._epoch_counter = EpochCounter()  # `epoch 6 - iter 700/1750`: whose counter
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
@@ -483,6 +485,8 @@ class LogParser:
         step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
         if epoch is not None and epoch >= self._bars.epoch_hint + 1:
             self._bars.epoch_hint = int(epoch)
+        if self._epoch_counter.observe(epoch, step) and part.target is not None:
+            self._overrun, self.target, self._withdrawn = part.target, None, True  # an epoch's
         if target is not None and target == self._overrun:
             target = None
         if step is not None and self.target and self.plan.announced is None \

@@ -22,6 +22,7 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
+_MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
 # Not a score of the model's predictions, though `quality_keys` may take it for one
@@ -53,6 +54,7 @@ class NotLearningRule:
         self._last: float | None = None
         self._lr_points = 0
         self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
+        self._lr_mid_run = False  # the first rate was logged past the run's start
         self._grad_points = 0
         self._grad_zero = 0
         self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
@@ -68,6 +70,8 @@ class NotLearningRule:
         self._first_step: int | None = None
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
+        self._nonfinite = 0  # non-finite losses before any finite one
+        self._finite_seen = False  # a finite value of the run's own loss (not a fallback's)
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
         self._rewards = 0  # reward points seen
@@ -93,8 +97,11 @@ class NotLearningRule:
         value = self._loss(point)
         self._interleaved = value is None
         if value is None or not math.isfinite(value):
+            if value is not None:
+                out.extend(self._never_finite(point))
             return out
         self._losses += 1
+        self._finite_seen = self._finite_seen or point.loss is not None
         self._watch_signs(point)
         self._watch_quality(point)
         if any(not math.isfinite(v) for v in point.metrics.values()):
@@ -120,6 +127,26 @@ class NotLearningRule:
                 point.step - self._first_step >= self.rules.not_learning_short_steps
             out.extend(self._short_log(value, judge=not early and spanned))
         return out
+
+    def _never_finite(self, point: Observation) -> list[Signal]:
+        """A loss non-finite on every logged point from the run's start (NaN from the
+        first batch): the model never learned anything, whatever else the run does. The
+        NaN itself is the nan-inf rule's; this says the run has nothing to show."""
+        if self._finite_seen or "never finite" in self._raised:
+            return []
+        if self._start_known is None:
+            self._start_known = point.step is not None \
+                and point.step <= self.rules.divergence_start_steps
+        if not self._start_known:
+            return []
+        self._nonfinite += 1
+        if self._nonfinite < self.rules.not_learning_zero_points:
+            return []
+        self._raised.add("never finite")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the loss has been non-finite on every one of the "
+                      f"{self._nonfinite} logged points from the run's start: the model never "
+                      f"learned", key="never finite", severity=Severity.HIGH)]
 
     def _same_step(self, point: Observation) -> list[Signal]:
         """A step printed twice (bar and summary) is one step; but a loss printed to
@@ -369,6 +396,11 @@ class NotLearningRule:
         out: list[Signal] = []
         warmup = self.rules.not_learning_warmup_points
         if point.lr is not None and math.isfinite(point.lr):
+            if self._lr_points == 0:
+                self._lr_mid_run = point.step is not None \
+                    and point.step > self.rules.divergence_start_steps
+            if self._lr_mid_run:
+                warmup = 0  # an excerpt from mid-run: no warm-up from 0 in view
             self._lr_points += 1
             if self._lr_points > warmup and self._lr_zero >= 0:  # -1: it moved, for good
                 self._lr_zero = self._lr_zero + 1 if point.lr == 0 else -1
@@ -394,8 +426,13 @@ class NotLearningRule:
             self._raised.discard("zero updates")
             out.append(Resolve(AnomalyType.NOT_LEARNING, "the weights are updated again",
                                key="zero updates"))
-        need = self.rules.not_learning_zero_points
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
+            need = self.rules.not_learning_zero_points
+            if name == "learning rate" and self._lr_mid_run and run == self._lr_points:
+                # An excerpt from mid-run whose every rate is exactly 0 (Megatron's
+                # `learning rate: 0.000E+00` at iterations 110 and 120): no warm-up and no
+                # rounding to wait out; two points with a loss that has not fallen say it.
+                need = min(need, _MID_RUN_ZERO_POINTS)
             if run >= need and name not in self._raised and "zero updates" not in self._raised \
                     and not self._loss_fell():
                 self._raised.add(name)

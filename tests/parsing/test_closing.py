@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from babysit.model import EventKind
-from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
 from babysit.parsing.frameworks import planned_epochs
 from babysit.parsing.parser import LogParser
 from tests.rules.test_loss_rules import verdict_of
@@ -95,6 +95,8 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     # what a notebook displays when the training cell ends, or the next cell's plot
     "tensor(0.5321, device='cuda:0', grad_fn=<NllLossBackward0>)",
     "[<matplotlib.lines.Line2D at 0x7f3a9c0d2e50>]", "<Figure size 640x480 with 1 Axes>",
+    # the final model's output after the loop: a language model's last sample
+    "Final generated text:", "Final samples", "Final model outputs:",
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()
@@ -102,7 +104,7 @@ def test_closing_words(line: str):
         block.trained()
     block.add(line)
     event = block.judge()
-    assert event is not None and event.detail == CLOSING
+    assert event is not None and event.detail in (CLOSING, CELL_ENDED)
 
 
 @pytest.mark.parametrize("line", [
@@ -175,3 +177,40 @@ def test_a_plot_shown_after_every_epoch_is_no_end(tmp_path: Path):
     for epoch in range(1, 9):
         lines += [f"epoch {epoch} loss {1 / epoch:.4f}", "<Figure size 640x480 with 1 Axes>"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_samples_printed_at_every_step_then_a_final_one_closed_the_run(tmp_path: Path):
+    # A hand loop that prints a sample after each logged step, and one after training.
+    lines: list[str] = []
+    for step in range(200, 2001, 200):
+        lines += [f"Step {step}, Loss: {4.5 - step / 1000:.4f}, Elapsed Time: 80.1 seconds",
+                  "Generated text:", "Once upon a time there was a cat.", ""]
+    verdict = verdict_of(tmp_path, [*lines, "Final generated text:", "Once upon a time."])
+    assert verdict["terminal_state"] == "SUCCEEDED"
+    verdict = verdict_of(tmp_path, lines)
+    assert verdict["terminal_state"] == "RUNNING"
+
+
+def _keras_fit(epochs_run: int) -> list[str]:
+    # A notebook's `model.fit(epochs=20)` that stops without a word, then
+    # `model.evaluate(...)`: its bar and the list of scores the cell displays.
+    lines: list[str] = []
+    for e in range(1, epochs_run + 1):
+        lines += [f"Epoch {e}/20",
+                  f"300/300 [==============================] - 3s 10ms/step - loss: "
+                  f"{2.0 - e * 0.05:.4f} - accuracy: 0.5 - val_loss: 1.6 - val_accuracy: 0.4"]
+    return [*lines, "40/40 [==============================] - 0s 1ms/step - loss: 1.46 - "
+            "accuracy: 0.50", "[1.4607702493667603, 0.5026000142097473]"]
+
+
+def test_a_notebook_cell_that_returned_well_short_of_its_plan_ended(tmp_path: Path):
+    verdict = verdict_of(tmp_path, _keras_fit(7))
+    assert (verdict["terminal_state"], verdict["decision"]) == ("ENDED", "CONDITIONAL")
+
+
+def test_a_notebook_cell_that_returned_at_its_plan_succeeded(tmp_path: Path):
+    assert verdict_of(tmp_path, _keras_fit(20))["terminal_state"] == "SUCCEEDED"
+
+
+def test_the_same_fit_cut_with_no_displayed_value_is_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _keras_fit(7)[:-2])["terminal_state"] == "RUNNING"
