@@ -71,6 +71,8 @@ class NotLearningRule:
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
         self._nonfinite = 0  # non-finite losses before any finite one
+        self._first_nonfinite: int | None = None  # the step of the first of them
+        self._from_start = False  # and the log begins at the run's start
         self._finite_seen = False  # a finite value of the run's own loss (not a fallback's)
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
@@ -131,16 +133,28 @@ class NotLearningRule:
     def _never_finite(self, point: Observation) -> list[Signal]:
         """A loss non-finite on every logged point from the run's start (NaN from the
         first batch): the model never learned anything, whatever else the run does. The
-        NaN itself is the nan-inf rule's; this says the run has nothing to show."""
+        NaN itself is the nan-inf rule's; this says the run has nothing to show. The log
+        must begin at the run's start: its first point within the first steps, or no
+        further from 0 than from the point after it (`200, 400, …`: the first print); a
+        log that prints no step needs as many points as a flat loss."""
         if self._finite_seen or "never finite" in self._raised:
             return []
-        if self._start_known is None:
-            self._start_known = point.step is not None \
-                and point.step <= self.rules.divergence_start_steps
-        if not self._start_known:
-            return []
         self._nonfinite += 1
-        if self._nonfinite < self.rules.not_learning_zero_points:
+        if self._nonfinite == 1:
+            self._first_nonfinite = point.step
+        if self._nonfinite == 2:
+            first, then = self._first_nonfinite, point.step
+            self._from_start = first is not None and (
+                first <= self.rules.divergence_start_steps
+                or (then is not None and then > first and first <= then - first))
+        if self._from_start:
+            needed = self.rules.not_learning_zero_points
+        elif self._first_nonfinite is None:
+            # No step to place the log by: as many points as a flat loss needs.
+            needed = self.rules.not_learning_points
+        else:
+            return []  # an excerpt that begins mid-run
+        if self._nonfinite < needed:
             return []
         self._raised.add("never finite")
         return [Raise(AnomalyType.NOT_LEARNING,

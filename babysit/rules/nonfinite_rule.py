@@ -31,7 +31,6 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 _NAN = AnomalyType.NAN_INF
 STATISTIC_KEY = "statistic"
 SETTING_KEY = "setting"
-NEVER_FINITE_KEY = "never-finite"
 # Records in a row whose gradient norm is non-finite, beside a finite loss, before it is
 # a blocker: one is a skipped overflow, two in a row a run whose updates are broken.
 GRADIENT_RECORDS = 2
@@ -54,10 +53,6 @@ class NonFiniteRule:
         self._gradient_only = False
         self._objective_seen = False  # this rule raised a NaN that is not a gradient's
         self._summary_run = 0  # records in a row with a summary writer's non-finite input
-        # Records whose objective was non-finite, none ever finite so far (None once a
-        # finite one was seen): a loss NaN from its first record never learned anything.
-        self._never_finite: int | None = 0
-        self._never_finite_after = rules.not_learning_points  # as many as a flat loss needs
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
@@ -65,10 +60,7 @@ class NonFiniteRule:
         # A finite sum means every value is finite: the usual case, in one C loop.
         if total - total == 0:
             self._summary_run = 0
-            if self._never_finite is not None and point.loss is not None:
-                self._never_finite = None
             return self._all_finite(metrics)
-        never = self._never_learned(metrics)
         by: dict[Severity, list[str]] = {}
         gradient: list[str] = []
         for name, value in metrics.items():
@@ -109,30 +101,7 @@ class NonFiniteRule:
                 f"non-finite bound: {_listed(metrics, by[Severity.LOW])} — a limit or a "
                 f"best-so-far starting value, not a measurement"),
                 SETTING_KEY, Severity.LOW))
-        return out + never
-
-    def _never_learned(self, metrics: dict[str, float]) -> list[Signal]:
-        """A not-learning finding when the objective has been non-finite on every record
-        from the first, for `not_learning_points` records (as a flat loss): the weights were
-        NaN (or the loss undefined) from the start, so nothing was ever learned — a
-        cause worth naming beside the NaN itself (a learning rate too high for the
-        first update, bad data, a broken initialisation)."""
-        if self._never_finite is None:
-            return []
-        objective = [v for k, v in metrics.items() if role_of(k, v) is Role.OBJECTIVE]
-        if not objective:
-            return []
-        if any(math.isfinite(v) for v in objective):
-            self._never_finite = None
-            return []
-        self._never_finite += 1
-        if self._never_finite != self._never_finite_after:
-            return []
-        return [Raise(AnomalyType.NOT_LEARNING, (
-            f"the loss has been non-finite on every one of its {self._never_finite} records "
-            f"from the first: the model never learned anything (a learning rate too high for "
-            f"the very first update, bad inputs or a broken initialisation)"),
-            NEVER_FINITE_KEY, Severity.HIGH)]
+        return out
 
     def _all_finite(self, metrics: dict[str, float]) -> list[Signal]:
         out: list[Signal] = []
