@@ -25,6 +25,9 @@ class Expect:
     steps: int | None
     target: int | None
     anomalies: tuple[tuple[str, int | None], ...] = ()  # (type, step), "stalled" left out
+    # Watched live, babysit stops at a blocker it cannot yet see resolved (None: the same
+    # decision as reading the whole log).
+    live_decision: str | None = None
 
 
 EXPECTED = {
@@ -46,8 +49,14 @@ EXPECTED = {
     "jsonl_metrics": Expect("SUCCEEDED", "GO", 60, None),
     "torch_epoch_step_clean": Expect("SUCCEEDED", "GO", 1800, 1800),
     "torch_spike": Expect("SUCCEEDED", "GO", 160, 160, (("loss-spike", 42),)),
+    # The spike at step 42 does not come back: the loss holds near 6–7 (20× its level
+    # before) for ten steps, a divergence from step 46 that resolves as the loss falls
+    # to ~1.1 by the end (still 4× its level before the spike: the caveat stands).
+    # Watched live, the divergence is a blocker when raised (above the run's starting
+    # loss, not coming back yet): babysit stops there, NO-GO.
     "torch_spike_unrecovered": Expect("SUCCEEDED", "CONDITIONAL", 160, 160,
-                                      (("loss-spike", 42),)),
+                                      (("loss-spike", 42), ("divergence", 46)),
+                                      live_decision="NO-GO"),
     # A loss still diverging at the last step is a broken run, not a caveat. The rise
     # (2.18 at step 6, 4.41 at 16, 5.16 at 18) is judged against the run's own noise
     # (σ≈0.24 from its first points): its level is beyond 4σ from step 16, and has
@@ -122,7 +131,7 @@ def test_live_watch_of_recorded_log_agrees_with_once(tmp_path: Path, name: str):
                          out_dir=tmp_path), NullObserver(), clock=FakeClock(on_sleep=grow))
     data = artifact_in(tmp_path)
     expect = EXPECTED[name]
-    assert data["decision"] == expect.decision
+    assert data["decision"] == (expect.live_decision or expect.decision)
     assert _observed(data) == expect.anomalies
     if not any(a["severity"] == "blocker" for a in data["anomalies_detected"]):
         assert data["total_steps"] == expect.steps

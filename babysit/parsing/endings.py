@@ -36,6 +36,7 @@ from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
+from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.shapes import template
 
@@ -67,7 +68,7 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED).
 LAST_PRINT = "last-print"
-FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT}
+FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION}
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation

@@ -26,6 +26,8 @@ _HEAD = lazy_re.compile(
 # Where a logger's prefix ends, just before a counter's head.
 _PREFIX_END = lazy_re.compile(
     r"(?:\]|\s-|INFO:?)(?=\s+(?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch)\s*\[?\s*\d)")
+# A counter in what was taken for the logger's prefix: the line is not headed by one.
+_COUNTER = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter\w*|ITER\w*)\s*\[?\s*\d")
 _NAME_WORD = lazy_re.compile(r"^[A-Za-z][\w./%@()-]*$")
 _NUMBER = lazy_re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?$|^[-+]?(?:nan|inf)$",
                           re.IGNORECASE)
@@ -65,7 +67,9 @@ def parse_headed_pairs(segment: str, known_names: bool = True) -> Parsed | None:
     if head is None:
         # After a logger's prefix (`[time][module][INFO] -    Epoch 0: ...`, `INFO: ...`).
         prefix = _PREFIX_END.search(segment, 0, 200)
-        head = _HEAD.match(segment[prefix.end():]) if prefix is not None else None
+        if prefix is None or _COUNTER.search(segment, 0, prefix.end()) is not None:
+            return None  # `epoch 5 - iter 300/900 - loss 0.4`: two counters, another format's
+        head = _HEAD.match(segment[prefix.end():])
         if head is None:
             return None
     values = pairs_after_head(head.group("rest"))

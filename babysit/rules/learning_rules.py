@@ -134,19 +134,16 @@ class NotLearningRule:
         """A loss non-finite on every logged point from the run's start (NaN from the
         first batch): the model never learned anything, whatever else the run does. The
         NaN itself is the nan-inf rule's; this says the run has nothing to show. The log
-        must begin at the run's start: its first point within the first steps, or no
-        further from 0 than from the point after it (`200, 400, …`: the first print); a
-        log that prints no step needs as many points as a flat loss."""
+        must begin at the run's start (its first point within the first steps); a log that
+        prints no step needs as many points as a flat loss."""
         if self._finite_seen or "never finite" in self._raised:
             return []
         self._nonfinite += 1
         if self._nonfinite == 1:
             self._first_nonfinite = point.step
         if self._nonfinite == 2:
-            first, then = self._first_nonfinite, point.step
-            self._from_start = first is not None and (
-                first <= self.rules.divergence_start_steps
-                or (then is not None and then > first and first <= then - first))
+            first = self._first_nonfinite
+            self._from_start = first is not None and first <= self.rules.divergence_start_steps
         if self._from_start:
             needed = self.rules.not_learning_zero_points
         elif self._first_nonfinite is None:
