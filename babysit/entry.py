@@ -39,10 +39,28 @@ def main(argv: list[str] | None = None) -> int:
         code = run(argv)
     except KeyboardInterrupt:  # outside a watch: nothing below turned it into a verdict
         code = ExitCode.INTERRUPTED
+    except RuntimeError as error:
+        if not _from_interrupt(error):
+            raise
+        code = ExitCode.INTERRUPTED
     if code == ExitCode.INTERRUPTED and not stopping.session_started():
         sys.stderr.write(NO_VERDICT + "\n")
     _leave_stragglers(code)
     return int(code)
+
+
+def _from_interrupt(error: BaseException) -> bool:
+    """Whether an error is an interruption in disguise: Python 3.11 wraps an exception
+    raised while a class is being built (a signal landing in a dataclass's
+    `__set_name__` during an import) in a RuntimeError."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _leave_stragglers(code: int) -> None:

@@ -34,6 +34,40 @@ def test_an_interruption_before_any_watch_says_no_verdict_was_written_once(
     assert capsys.readouterr().err.count(NO_VERDICT) == 1
 
 
+def test_an_interruption_while_a_class_is_built_is_an_interruption_too(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    # Python 3.11 wraps what `__set_name__` raises (a signal landing while an import
+    # builds a dataclass) in a RuntimeError: seen in CI as a traceback after SIGINT.
+    import babysit.cli
+
+    class Landing:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    def importing(argv: list[str] | None = None) -> int:
+        type("Built", (), {"field": Landing()})
+        return 0
+
+    monkeypatch.setattr(babysit.cli, "main", importing)
+    monkeypatch.setattr(stopping, "_SESSION_STARTED", [False])
+    _stay_in_process(monkeypatch)
+    assert entry.main(["train.log"]) == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err.count(NO_VERDICT) == 1
+
+
+def test_a_runtime_error_of_its_own_is_not_taken_for_an_interruption(
+        monkeypatch: pytest.MonkeyPatch):
+    import babysit.cli
+
+    def broken(argv: list[str] | None = None) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(babysit.cli, "main", broken)
+    _stay_in_process(monkeypatch)
+    with pytest.raises(RuntimeError, match="a bug"):
+        entry.main(["train.log"])
+
+
 def test_an_interruption_after_the_watch_began_leaves_the_talking_to_the_verdict(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     import babysit.cli
