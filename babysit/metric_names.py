@@ -39,9 +39,9 @@ STEP_TIME_KEYS = (
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
 _HIGHER_IS_BETTER = lazy_re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
-                               r"score|iou|dice|meteor|chrf|top\d|pass@")
+                                    r"score|iou|dice|meteor|chrf|top\d|pass@")
 _NOT_QUALITY = lazy_re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
-                          r"memory|flos|tokens")
+                               r"memory|flos|tokens")
 
 
 def first_present(keys: Iterable[str], metrics: Iterable[str]) -> str | None:

@@ -20,8 +20,8 @@ from babysit import lazy_re
 MASK = "REDACTED"
 
 _SECRET_NAME = lazy_re.compile(r"(?:token|secret|passw(?:or)?d|passphrase|\bpwd\b|api[_-]?key|"
-                          r"access[_-]?key|credential|auth|bearer|private[_-]?key|\bkey\b)",
-                          re.IGNORECASE)
+                               r"access[_-]?key|credential|auth|bearer|private[_-]?key|\bkey\b)",
+                               re.IGNORECASE)
 # Flags that take a secret without saying so in their name.
 _SECRET_FLAGS = frozenset({"-k", "-p", "--pwd", "--pass", "--bearer", "--passphrase"})
 

@@ -106,8 +106,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # whole (a scheduler's or the owner's SIGTERM reaches every process of it); a worker
 # killed by `Killed` (SIGKILL) is the kernel's OOM killer instead.
 _STOP_SIGNAL_TEXT = lazy_re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
-                               r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
-                               r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")
+                                    r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
+                                    r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")
 
 
 # A traceback that opened after a trainer's exit banner: an exception other than

@@ -78,8 +78,8 @@ def _may_say(text: str) -> bool:
 
 # Words before the sentence that make it a condition, a wish or a negation.
 _NOT_YET = lazy_re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when|whenever|once|"
-                      r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)\W*"
-                      r"(?:\w+\W+){0,3}$")
+                           r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)\W*"
+                           r"(?:\w+\W+){0,3}$")
 # Words after it that make it a part of the run: `… for epoch 3`, `… of stage 1`.
 _PART_OF_RUN = lazy_re.compile(
     r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
@@ -87,9 +87,9 @@ _PART_OF_RUN = lazy_re.compile(
                           r"^\W*#?\d")
 # Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
 _PART_BEFORE = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
-                          r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$|"
-                          # `第3轮训练完成`: the third round's training
-                          r"第\s*\d+\s*(?:轮|次|个|阶段|期)\s*$")
+                               r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$|"
+                               # `第3轮训练完成`: the third round's training
+                               r"第\s*\d+\s*(?:轮|次|个|阶段|期)\s*$")
 _COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 # Lightning's `Trainer.fit` stopped: `max_epochs=6000` reached.`, `Reached max_steps`,
 # `Reached the maximum number of iterations`: the run says it reached its own plan (its

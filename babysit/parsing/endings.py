@@ -84,15 +84,15 @@ _AFTER_TRAINING_BANNER = lazy_re.compile(
 _BANNER_WORD = lazy_re.compile(r"[Tt]est|nference|xport")
 # `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`, `==end-of-epoch 3==`.
 _EPOCH_DONE = lazy_re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
-                         r"(?:done|end(?:ed)?|finished|completed?)\b|"
+                              r"(?:done|end(?:ed)?|finished|completed?)\b|"
                          r"\b(?:[Ee]nd|END)[\s_-]+(?:of[\s_-]+)?(?:[Ee]poch|EPOCH)[\s:=#]*(\d+)\b")
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
 _EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
 _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
-                       r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
-                       # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
-                       r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
+                            r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
+                            # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
+                            r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
 # The share of the plan past which a last step is at the planned end whatever the
 # interval (as `core.lifecycle.premature` reckons it).
 _NEAR_END = 0.98

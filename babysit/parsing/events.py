@@ -234,7 +234,7 @@ SIGNATURES: tuple[Signature, ...] = (
 
 # Lines that look like errors but are not: warnings about them, hints, retries.
 _BENIGN = lazy_re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.warn|UserWarning|"
-                     r"FutureWarning|DeprecationWarning", _I)
+                          r"FutureWarning|DeprecationWarning", _I)
 
 # The closing line of a traceback: `ValueError: bad`, `torch.OutOfMemoryError: ...`,
 # `KeyboardInterrupt`. Indented lines belong to the traceback body.
@@ -316,7 +316,7 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
 _FAILURE_KINDS = frozenset({EventKind.OOM, EventKind.CUDA_ERROR})
 # A timeout being set or printed as a setting, and words that say one really happened.
 _SETTING = lazy_re.compile(r"[Tt]imeout\w*\s*(?:\(\w*\))?\s*(?:=|:\s*\d|to\s+\d|of\s+\d|\d)|"
-                      r"[Ss]etting\b|[Ee]xport\b|--\w*timeout")
+                           r"[Ss]etting\b|[Ee]xport\b|--\w*timeout")
 _HAPPENED = lazy_re.compile(
     r"[Ww]atchdog caught|timed out|timing out|ran for|[Ee]rror|[Ee]xception|"
                        r"[Tt]imeout (?:in|waiting)|[Aa]borting")
@@ -330,7 +330,7 @@ def _inside_a_name(line: str, at: int) -> bool:
 
 _COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 _STAGE_WORDS = lazy_re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*\d|[Ss]witching to|[Mm]oving on to|"
-                          r"[Ss]tarting (?:stage|phase|the next)|[Nn]ext (?:stage|phase)")
+                               r"[Ss]tarting (?:stage|phase|the next)|[Nn]ext (?:stage|phase)")
 
 
 def _part_way(line: str) -> bool:
@@ -345,7 +345,7 @@ def _part_way(line: str) -> bool:
 
 # Fields of a structured (JSON) log line that hold the run's own words, not data.
 _MESSAGE_KEY = lazy_re.compile(r'"(?:msg|message|event|status|log|error|detail|text_log)"\s*:\s*"'
-                          r'[^"]*$')
+                               r'[^"]*$')
 
 
 def _quoted(line: str, at: int) -> bool:

@@ -21,15 +21,15 @@ _PARAMS = lazy_re.compile(
     r"\bhas\s+" + _NUMBER + r"\s+parameters", re.IGNORECASE)
 # nanoGPT `tokens per iteration will be: 491,520`; `tokens per step: 524288`.
 _TOKENS = lazy_re.compile(r"tokens per (?:iteration|iter|step|batch)(?: will be)?\s*[:=]\s*"
-                     r"(\d[\d,]*)", re.IGNORECASE)
+                          r"(\d[\d,]*)", re.IGNORECASE)
 
 # Megatron-LM `> padded vocab (size: 50257) with 431 dummy tokens (new size: 50688)` (the
 # size before padding), a config dump's `"vocab_size": 32000`, nanoGPT's `found
 # vocab_size = 65 (inside data/shakespeare_char/meta.pkl)`, Megatron's argument dump
 # `padded_vocab_size ....... 256`.
 _VOCAB = lazy_re.compile(r"padded vocab \(size:\s*(\d+)|"
-                    r"(?:\b|_)vocab(?:ulary)?[_ ]size[\"']?\s*(?:[:=]|\.{3,})\s*(\d+)",
-                    re.IGNORECASE)
+                         r"(?:\b|_)vocab(?:ulary)?[_ ]size[\"']?\s*(?:[:=]|\.{3,})\s*(\d+)",
+                         re.IGNORECASE)
 
 
 # The learning rate a run is configured with: a launcher's flag (`--learning_rate 2e-5`,

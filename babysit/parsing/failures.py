@@ -37,8 +37,8 @@ from babysit.redact import clip
 _MAX_TRACEBACK_LINES = 400
 # Frames that write checkpoints (torch.save, safetensors, the trainers' save hooks).
 _SAVE_FRAME = lazy_re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
-                         r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
-                         r"in save_model|in _save\b")
+                              r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
+                              r"in save_model|in _save\b")
 # The call that writes a model, as a traceback's source line shows it (`torch.save(
 # model.state_dict(), path)`, `model.save(path)`, `saver.save(sess, path)`), and a
 # frame in a library's save function (Keras' `in save`, `in save_weights`).
@@ -66,7 +66,7 @@ _CHAIN = ("During handling of the above exception", "The above exception was the
 # rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
 # ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
 _FRAME_LINE = lazy_re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
-                         r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"")
+                              r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"")
 _BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # A Python frame, however indented (a paste may lose the indentation), or wrapped by a
 # narrow console before its closing quote.

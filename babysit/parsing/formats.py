@@ -177,7 +177,7 @@ _KV = lazy_re.compile(
     r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
 _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
-                      r"(?P<target>\d+)")
+                           r"(?P<target>\d+)")
 _STEP_WORD = lazy_re.compile(
     r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
@@ -192,7 +192,7 @@ _SPACED_KV = lazy_re.compile(
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
 _CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
-                      r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
+                           r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
 _RATE_UNIT = lazy_re.compile(

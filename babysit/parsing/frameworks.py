@@ -130,7 +130,7 @@ def parse_torchtitan(segment: str) -> Parsed | None:
 # hydra:  `... | INFO | train_inner | epoch 003:  5 / 356 loss=9.44, ..., num_updates=700, ...`
 _FAIRSEQ_EPOCH = lazy_re.compile(r"\bepoch (\d+)(?::\s*(\d+)\s*/\s*(\d+))?")
 _PIPE_PAIR = lazy_re.compile(r"^\s*([A-Za-z][\w/.()-]*)\s+([-+]?(?:\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?|"
-                        r"nan|inf|-inf))\s*$")
+                             r"nan|inf|-inf))\s*$")
 
 
 def parse_fairseq(segment: str) -> Parsed | None:
@@ -170,9 +170,9 @@ def parse_fairseq(segment: str) -> Parsed | None:
 # `Iter(train) [  50/40000]  lr: 1.0e-04  eta: ...  loss: 0.52`
 # `Epoch [1][50/1084]\tlr: 0.01000, eta: 14:19:58, ..., loss_bbox: nan, loss: nan`  (mmcv 1.x)
 _MM_EPOCH = lazy_re.compile(r"Epoch(?:\((?P<mode>\w+)\))?\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
-                       r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
 _MM_ITER = lazy_re.compile(r"Iter\((?P<mode>\w+)\)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
-                      r"(?P<rest>.*)")
+                           r"(?P<rest>.*)")
 _MM_NOT_METRICS = ("eta", "time", "data_time", "memory", "base_lr")
 
 
@@ -207,10 +207,10 @@ def _mm_metrics(text: str) -> dict[str, float]:
 # `Epoch: [51]  [10/31]  eta: 0:00:07  lr: 0.000755  loss: 0.0137 (0.0158)`
 # `[Train] Epoch: [1][100/500]  loss: 0.52`   (epochs counted from 0, batches per epoch)
 _EXAMPLE_EPOCH = lazy_re.compile(r"Epoch:\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
-                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+                                 r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
 _SPACED_PAIR = lazy_re.compile(r"(?<![\w@])(?P<key>[A-Za-z][\w@]*)\s+"
-                          r"(?P<value>[-+]?\d[\d.]*(?:[eE][-+]?\d+)?|nan|inf)"
-                          r"(?:\s*\(\s*[-+]?[\d.eE+-]+\))?")
+                               r"(?P<value>[-+]?\d[\d.]*(?:[eE][-+]?\d+)?|nan|inf)"
+                               r"(?:\s*\(\s*[-+]?[\d.eE+-]+\))?")
 
 
 def parse_example_epoch(segment: str) -> Parsed | None:
@@ -237,7 +237,7 @@ _TIMM = lazy_re.compile(
     r"^\s*Train:\s*(?P<epoch>\d+)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\(\s*\d+%\)\]"
                    r"(?P<rest>.*)")
 _TIMM_PAIR = lazy_re.compile(r"(?P<key>[A-Za-z][\w/ ]*?):\s*"
-                        r"(?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)")
+                             r"(?P<value>[-+]?[\d.]+(?:[eE][-+]?\d+)?|nan|inf)")
 
 
 def parse_timm(segment: str) -> Parsed | None:
@@ -336,13 +336,13 @@ def parse_bigdl(segment: str) -> Parsed | None:
 # Two bracketed counters: the epoch of the epochs, then the step of the planned steps (or,
 # when the second total is the batches of one epoch, the batch of the epoch).
 _TWO_BRACKETS = lazy_re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]\s*"
-                           r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+                                r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
 
 
 # The PyTorch tutorial's and I-JEPA's `[epoch, batch/batches]`: `[50,  2550/ 2562] - train_losses
 # - Children class: 2.75 …` (the epoch, then the batch of that epoch).
 _EPOCH_BATCH = lazy_re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
-                          r"(?P<rest>.*)")
+                               r"(?P<rest>.*)")
 
 
 def parse_bracket_counters(segment: str) -> Parsed | None:
@@ -382,7 +382,7 @@ def _counters(epoch: int, epochs: int | None, i: int, n: int, rest: str) -> Pars
 # `      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size`
 # `    153/200      9.87G     0.4639     0.2342     0.8053       1469        640: 100%|...`
 _YOLO_ROW = lazy_re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)\s+(?P<cols>[\d.]+G?(?:\s+[\d.]+)+)"
-                       r"\s*:?\s*$")
+                            r"\s*:?\s*$")
 
 
 def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:

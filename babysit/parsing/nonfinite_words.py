@@ -74,8 +74,8 @@ _EXCEPTION_SAYS = lazy_re.compile(
 # too large for dtype('float64')`, `Input X contains NaN`, `array must not contain infs or
 # NaNs`): a data error, which fails as a crash of its own, not a value of the training.
 _DATA_SUBJECT = lazy_re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[Ll]abels?|"
-                           r"[Ff]eatures?|[Cc]olumns?|X|y)\b\s+(?:[Xy]\s+)?"
-                           r"(?:contains?|must not contain|has)\b")
+                                r"[Ff]eatures?|[Cc]olumns?|X|y)\b\s+(?:[Xy]\s+)?"
+                                r"(?:contains?|must not contain|has)\b")
 # What a framework's NaN guard says when it ends training (the run is then FAILED). Some
 # stop the loop and let the process exit cleanly: Keras' and fastai's TerminateOnNaN
 # `Invalid loss, terminating training`, ESPnet2's `This training was stopped`, Lightning's
@@ -83,13 +83,13 @@ _DATA_SUBJECT = lazy_re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[
 # Coordinator`, re-raised when the threads join) and NanTensorHook (`Model diverged with
 # loss = NaN.`, then NanLossDuringTrainingError), DeepSpeed's `Exiting run`.
 _GUARD_STOPS = lazy_re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
-                          r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
-                          r"(?:stopped|terminated|aborted|halted)\b|"
-                          r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
-                          r"training\b|Signaling Trainer to stop", re.IGNORECASE)
+                               r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
+                               r"(?:stopped|terminated|aborted|halted)\b|"
+                               r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
+                               r"training\b|Signaling Trainer to stop", re.IGNORECASE)
 _RAISES = lazy_re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
-                     r"\bExiting (?:the )?run\b|\babort(?:ing|ed)?\s+(?:the\s+)?training\b",
-                     re.IGNORECASE)
+                          r"\bExiting (?:the )?run\b|\babort(?:ing|ed)?\s+(?:the\s+)?training\b",
+                          re.IGNORECASE)
 # How a stop is named in its failure event: a guard's clean stop is explained by the NaN
 # itself (no crash beside it); a raised one is a crash as well.
 GUARD_STOP = "a NaN guard stopped training"
@@ -101,7 +101,7 @@ _STEP = lazy_re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)
 _SKIPPED = lazy_re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
 # Where a sentence about a NaN is code or a setting, not an event.
 _NOT_AN_EVENT = lazy_re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
-                           r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
+                                r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
 # What a sentence about a non-finite value needs (checked first: most lines lack it;
 # `INFO` is no `inf`).
 SAID_HINT = lazy_re.compile(

@@ -25,11 +25,11 @@ _ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 # (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
 # `scheduler: CosineAnnealingLR` in a config dump, `--lr_scheduler_type linear`.
 _SCHEDULE = lazy_re.compile(r"\b(?:lr_scheduler_type|lr_scheduler|lr_decay_style|lr_schedule|"
-                       r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
-                       r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
+                            r"scheduler_type|scheduler)['\"]?(?:\s*[=:]\s*|\s+\.*\s*|\s+)['\"]?"
+                            r"(?:<?SchedulerType\.)?([A-Za-z_]{3,40})", re.IGNORECASE)
 # The step a checkpoint's name gives: `checkpoint-3048`, `step_3048.pt`, `…/3048`.
 _SAVED_STEP = lazy_re.compile(r"(?:(?:checkpoint|ckpt|step|iter|iteration|global_step)[-_]?|[/\\])"
-                         r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
+                              r"0*(\d{1,9})(?:\.\w+)?[/\\]?$", re.IGNORECASE)
 
 
 def target_in(line: str) -> int | None:

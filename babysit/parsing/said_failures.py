@@ -30,10 +30,10 @@ _SAYS_FAILED = lazy_re.compile(
 _COORDINATOR = lazy_re.compile(
     r"Error reported to Coordinator: <class '(?:[\w]+\.)*(\w+)'>,?\s*(.*)")
 _STOPPED = lazy_re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
-                      r"\btraining (?:was |is |has been )?(?:stopped|terminated|aborted)\b",
-                      re.IGNORECASE)
+                           r"\btraining (?:was |is |has been )?(?:stopped|terminated|aborted)\b",
+                           re.IGNORECASE)
 _BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
-                         re.IGNORECASE)
+                              re.IGNORECASE)
 
 
 def said_failure(line: str) -> list[LogEvent]:

@@ -39,8 +39,8 @@ NON_FINITE_TOKEN = lazy_re.compile(r"(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w(
 # A duration's number is a value too, with its unit glued on (`12s`, `733ms`, `0us`: CatBoost's
 # `total: 12m 12s  remaining: 733ms`), or no two lines of such a log would share a template.
 _VALUE_TOKEN = lazy_re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w])|"
-                          rf"{NON_FINITE_TOKEN.pattern}",
-                          re.IGNORECASE)
+                               rf"{NON_FINITE_TOKEN.pattern}",
+                               re.IGNORECASE)
 _CELL = lazy_re.compile(
     rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
 _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")

@@ -12,7 +12,7 @@ from babysit import lazy_re
 _ANSI = lazy_re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # torchrun and friends prefix each worker's output: `[rank3]: `, `[default0]:`, `0: `.
 _RANK_PREFIX = lazy_re.compile(r"^\s*\[(?:rank|default)(\d+)\]:\s?|"
-                          r"^\[\d+,mpirank:(\d+),[^\]]*\]<std(?:out|err)>:")
+                               r"^\[\d+,mpirank:(\d+),[^\]]*\]<std(?:out|err)>:")
 _CONTROL = lazy_re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BACKSPACES = lazy_re.compile(r"(\x08+)")
 

@@ -25,7 +25,7 @@ class AddressError(ValueError):
 
 
 _SCP_LIKE = lazy_re.compile(r"^(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[\w.\-]+):"
-                       r"(?P<path>.*)$")
+                            r"(?P<path>.*)$")
 
 
 def check_ssh_name(text: str, what: str = "host") -> str:

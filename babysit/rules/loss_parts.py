@@ -20,10 +20,10 @@ from babysit.rules import trends
 
 # A term of a loss: a name that says loss, or the usual short names of its parts.
 _PART = lazy_re.compile(r"loss|(?:^|[/_.])(?:ce|kl|kld|nll|mse|mae|l1|l2|bce|recon|rec|xent)"
-                   r"(?:$|[/_.])", re.IGNORECASE)
+                        r"(?:$|[/_.])", re.IGNORECASE)
 # Not a term of the training loss: an evaluation's, a best-so-far, a weight or scale.
 _NOT_PART = lazy_re.compile(r"(?:^|[/_ .-])(?:val|valid|validation|eval|test|dev)|best|scale|"
-                       r"weight|coef|beta|lr|total", re.IGNORECASE)
+                            r"weight|coef|beta|lr|total", re.IGNORECASE)
 _WINDOW = 50
 _MAX_PARTS = 16
 _LEVEL = 3  # points in a term's level

@@ -25,9 +25,9 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
 # a top-k that includes the easy classes, or a spread.
 _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
-                      r"bleu|rouge|precision|recall|exact_match", re.IGNORECASE)
+                           r"bleu|rouge|precision|recall|exact_match", re.IGNORECASE)
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
-                          r"samples|memory|per_sec|eta", re.IGNORECASE)
+                               r"samples|memory|per_sec|eta", re.IGNORECASE)
 FLOOR = 0.01  # at most this on a 0-1 scale: 1 % of masks, boxes or labels right
 FLOOR_POINTS = 8  # evaluations at the floor before it speaks
 

@@ -34,7 +34,7 @@ _REWARD = lazy_re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.
 # `rewards/chosen`, `rewards/margins` (implicit rewards, not functions), nor a penalty
 # (0 is its best).
 _REWARD_PART = lazy_re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuracies)\b)"
-                          r"(?![^/]*penalt)[^/]+(?:/mean)?$", re.IGNORECASE)
+                               r"(?![^/]*penalt)[^/]+(?:/mean)?$", re.IGNORECASE)
 
 
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
@@ -42,7 +42,7 @@ _REWARD_PART = lazy_re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuraci
 _RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
 # Nor a GAN's two players' (each rises as the other wins).
 _GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
-                       r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
+                            r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
 
 
 def fallback_loss_key(metrics: Iterable[str]) -> str | None:
@@ -76,7 +76,7 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
 # higher is better. Never an evaluation's or a best-so-far (those are other rules').
 _RETURN = lazy_re.compile(r"score|rew|return", re.IGNORECASE)
 _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
-                         r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
+                              r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
 
 
 def reward_parts(metrics: Iterable[str]) -> tuple[str, ...]:

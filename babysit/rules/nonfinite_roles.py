@@ -58,8 +58,8 @@ _OPTIMIZER = lazy_re.compile(
 _GRADIENT = lazy_re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
 # Names of a limit or of the best value so far: ±inf there is the starting point.
 _BOUND = lazy_re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
-                    r"threshold|tol|tolerance|cap|ceil|floor|best|lowest|highest|patience)"
-                    r"(?:$|[_/.])", re.IGNORECASE)
+                         r"threshold|tol|tolerance|cap|ceil|floor|best|lowest|highest|patience)"
+                         r"(?:$|[_/.])", re.IGNORECASE)
 _TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
 # Means over episodes, boxes, classes or runs; evaluation scores; spreads; RL rollout
 # statistics (PPO's clip fraction, approximate KL, explained variance).
@@ -76,7 +76,7 @@ _STATISTIC = lazy_re.compile(
 _SUMMARY = lazy_re.compile(r"^input_tensor$")
 # A count in the same record: zero of them makes every mean over them 0/0.
 _COUNT = lazy_re.compile(r"(?:^|[_/.])(?:count|n|num(?:_\w+)?|\w+_count|instances|targets|boxes|"
-                    r"objects|gts?|episodes|samples_seen)$", re.IGNORECASE)
+                         r"objects|gts?|episodes|samples_seen)$", re.IGNORECASE)
 
 
 def role_of(name: str, value: float) -> Role:

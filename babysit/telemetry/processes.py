@@ -434,7 +434,7 @@ def _files_open_for_writing(pid: int) -> list[str]:
 # --- kernel evidence --------------------------------------------------------------------
 
 _OOM_KILL = lazy_re.compile(r"(?:Out of memory|Memory cgroup out of memory): Killed process (\d+)|"
-                       r"oom-kill:.*\bpid=(\d+)")
+                            r"oom-kill:.*\bpid=(\d+)")
 
 
 def kernel_oom_killed(pid: int, run: Callable[[list[str]], str] | None = None) -> bool | None:

@@ -123,7 +123,7 @@ def _wrapped(error: BaseException) -> Iterator[BaseException]:
 _GPU_UTIL = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:utilization_percentage|gpu)$")
 _GPU_MEM_MB = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._]memory_usage_megabytes$")
 _GPU_MEM_PCT = lazy_re.compile(r"^(?:system/)?gpu[._](\d+)[._](?:memory_usage_percentage|"
-                          r"memoryAllocated)$")
+                               r"memoryAllocated)$")
 
 
 def gpu_from_system(latest: Mapping[str, float]) -> GpuSample | None:

@@ -16,7 +16,7 @@ from babysit.targets.k8s.pods import PodView
 # every failure and only its message, "Job X has failed because it was active longer
 # than specified deadline", tells a deadline from a backoff limit.
 _DEADLINE = lazy_re.compile(r"DeadlineExceeded|active longer than specified deadline|"
-                       r"ActiveDeadlineSeconds", re.I)
+                            r"ActiveDeadlineSeconds", re.I)
 
 
 @dataclass(frozen=True)

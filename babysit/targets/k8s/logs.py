@@ -37,7 +37,7 @@ FIRST_LINES = 2000  # of a container met running: the end of what it wrote so fa
 OVERLAP_S = 10  # seconds asked for before the newest line held, for clocks that disagree
 _TAIL = 50
 _STAMP = lazy_re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
-                    r"(Z|[+-]\d\d:\d\d)$")
+                         r"(Z|[+-]\d\d:\d\d)$")
 
 
 def stamp_ns(text: str) -> int | None:

@@ -24,18 +24,18 @@ class Cause:
 _DEADLINE, _NOT_FOUND, _PERMISSION, _EXHAUSTED, _UNAUTHENTICATED = 4, 5, 7, 8, 16
 
 _GPU_OOM = lazy_re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|"
-                      r"RESOURCE_EXHAUSTED: Out of memory|OOM when allocating", re.I)
+                           r"RESOURCE_EXHAUSTED: Out of memory|OOM when allocating", re.I)
 _HOST_OOM = lazy_re.compile(r"ran out[- ]of[- ]memory|status of 137\b|SIGKILL|Killed\b|"
-                       r"exceeded (?:the )?memory limit", re.I)
+                            r"exceeded (?:the )?memory limit", re.I)
 _QUOTA = lazy_re.compile(r"quota|resources? (?:are |is )?(?:insufficient|exhausted|not available)|"
-                    r"RESOURCE_POOL_EXHAUSTED|stockout|Resources are insufficient", re.I)
+                         r"RESOURCE_POOL_EXHAUSTED|stockout|Resources are insufficient", re.I)
 _PREEMPTED = lazy_re.compile(r"preempt|spot (?:vm|capacity|instance)|reclaimed", re.I)
 _DEADLINE_TEXT = lazy_re.compile(
     r"deadline|timed? ?out|exceeded the maximum|maximum duration", re.I)
 _PERMISSION_TEXT = lazy_re.compile(r"permission|does not have .*access|forbidden|403\b", re.I)
 _NOT_FOUND_TEXT = lazy_re.compile(r"not found|No such file|does not exist|404\b", re.I)
 _EXIT = lazy_re.compile(r"non-zero (?:exit )?(?:status|code) of (\d+)|exited with (?:a )?"
-                   r"(?:non-zero )?(?:status|code) (\d+)", re.I)
+                        r"(?:non-zero )?(?:status|code) (\d+)", re.I)
 _NCCL = lazy_re.compile(r"NCCL (?:error|WARN .*timeout)|ProcessGroupNCCL.*Timeout", re.I)
 
 

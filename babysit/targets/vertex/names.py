@@ -12,7 +12,7 @@ PIPELINE_JOBS = "pipelineJobs"
 DEFAULT_REGION = "us-central1"
 
 _RESOURCE = lazy_re.compile(r"^projects/(?P<project>[^/\s]+)/locations/(?P<region>[^/\s]+)/"
-                       r"(?P<collection>customJobs|pipelineJobs)/(?P<job>[^/\s]+)$")
+                            r"(?P<collection>customJobs|pipelineJobs)/(?P<job>[^/\s]+)$")
 # A job's own ID: digits for custom jobs; pipeline jobs get generated names such as
 # `my-pipeline-20261130100000` (lower case, digits, dashes).
 _JOB_ID = {CUSTOM_JOBS: lazy_re.compile(r"^[0-9]{1,40}$"),
@@ -21,7 +21,7 @@ _REGION = lazy_re.compile(r"^[a-z]+(?:-[a-z]+)*[0-9]*$")
 # A project ID (6 to 30: a lower-case letter, then letters, digits, dashes, not ending
 # in a dash), a project number, or a legacy domain-scoped ID (`example.com:my-project`).
 _PROJECT = lazy_re.compile(r"^(?:(?:[a-z0-9][a-z0-9.\-]{0,62}:)?[a-z][a-z0-9\-]{4,28}[a-z0-9]"
-                      r"|[0-9]{1,20})$")
+                           r"|[0-9]{1,20})$")
 
 
 @dataclass(frozen=True)
