@@ -345,11 +345,23 @@ _EPOCH_BATCH = lazy_re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*
                                r"(?P<rest>.*)")
 
 
+# PyTorch's word_language_model example and its many descendants: the epoch, then the
+# batch of that epoch by its unit: `| epoch   1 |   200/ 2983 batches | lr 20.00 | ms/batch
+# 45.85 | loss  7.63 | ppl  2063.55`.
+_EPOCH_UNITS = lazy_re.compile(r"\b[Ee]poch\s+(?P<epoch>\d+)\s*\|\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s+"
+                               r"(?:batches|iters|iterations|steps)\b(?P<rest>.*)")
+
+
 def parse_bracket_counters(segment: str) -> Parsed | None:
     match = _TWO_BRACKETS.search(segment) if "][" in segment else None
     if match is not None:
         return _counters(int(match.group("epoch")), int(match.group("epochs")),
                          int(match.group("i")), int(match.group("n")), match.group("rest"))
+    if "poch" in segment and "|" in segment and "/" in segment:
+        match = _EPOCH_UNITS.search(segment)
+        if match is not None:
+            return _counters(int(match.group("epoch")), None, int(match.group("i")),
+                             int(match.group("n")), match.group("rest"))
     if "," not in segment or "/" not in segment:
         return None
     match = _EPOCH_BATCH.search(segment)

@@ -73,6 +73,7 @@ class NotLearningRule:
         self._nonfinite = 0  # non-finite losses before any finite one
         self._first_nonfinite: int | None = None  # the step of the first of them
         self._from_start = False  # and the log begins at the run's start
+        self._first_print = False  # or at its first print, far from step 0
         self._finite_seen = False  # a finite value of the run's own loss (not a fallback's)
         self._signs: dict[str, float] = {}  # other learning metrics: their first value
         self._signs_moved = False
@@ -144,10 +145,14 @@ class NotLearningRule:
         if self._nonfinite == 2:
             first = self._first_nonfinite
             self._from_start = first is not None and first <= self.rules.divergence_start_steps
+            # `200, 400, …`: no further from 0 than from the next point, its first print.
+            self._first_print = first is not None and point.step is not None \
+                and point.step > first and first <= point.step - first
         if self._from_start:
             needed = self.rules.not_learning_zero_points
-        elif self._first_nonfinite is None:
-            # No step to place the log by: as many points as a flat loss needs.
+        elif self._first_nonfinite is None or self._first_print:
+            # No step to place the log by, or a first print far from step 0: as many points
+            # as a flat loss needs.
             needed = self.rules.not_learning_points
         else:
             return []  # an excerpt that begins mid-run

@@ -61,3 +61,14 @@ def test_a_counter_that_starts_again_with_the_next_epoch_withdraws_its_total() -
     records = LogParser().feed_lines(lines)
     assert records[2].target_steps == 300  # one epoch alone cannot tell
     assert records[3].target_withdrawn and records[-1].target_steps is None
+
+
+def test_the_batches_of_an_epoch_between_pipes_place_the_run() -> None:
+    # PyTorch's word_language_model example prints the epoch, then the batch of that
+    # epoch by its unit (lines written for this test in that shape).
+    lines = [f"| epoch {e:3d} | {b:5d}/ 2983 batches | lr 20.00 | ms/batch 45.85 | "
+             f"loss {7.6 - 0.3 * e - 0.0004 * b:5.2f} | ppl 900.00"
+             for e in (1, 2) for b in range(200, 2983, 200)]
+    parser = _parse(lines)
+    assert parser.step == 2983 + 2800
+    assert parser.target is None  # the batches of one epoch are no plan
