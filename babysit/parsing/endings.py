@@ -345,11 +345,19 @@ def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, i
             if not skip[0] <= m.start() < skip[1]]
 
 
+# A progress bar's share done, as tqdm and Julia's ProgressMeter print it.
+_PERCENT = lazy_re.compile(r"(?<![\d.])(\d{1,3})%\s*\|")
+
+
 def _at_planned_end(text: str, target: int | None, planned_epochs: int | None) -> bool:
     """Whether an ETA of zero is the whole run's: the line names no counter (its ETA is
     the run's), or its counter stands at the planned total or the planned epochs. The
     torchvision reference scripts print `eta: 0:00:00` at the end of every epoch
-    (`Epoch: [5]  [1250/1251]  eta: 0:00:00`): that counter is the epoch's batches."""
+    (`Epoch: [5]  [1250/1251]  eta: 0:00:00`): that counter is the epoch's batches. A bar
+    that shows itself short of 100 % is not at the end, whatever its estimate rounds to."""
+    percent = _PERCENT.search(text)
+    if percent is not None and int(percent.group(1)) < 100:
+        return False  # a bar short of its end (`81%|█████   | ETA: 0:00:00`): rounding
     counters = [(int(m.group(1)), int(m.group(2))) for m in _COUNTER.finditer(text)]
     if not counters:
         return True

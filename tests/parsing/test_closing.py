@@ -214,3 +214,17 @@ def test_a_notebook_cell_that_returned_at_its_plan_succeeded(tmp_path: Path):
 
 def test_the_same_fit_cut_with_no_displayed_value_is_running(tmp_path: Path):
     assert verdict_of(tmp_path, _keras_fit(7)[:-2])["terminal_state"] == "RUNNING"
+
+
+def test_an_eta_of_zero_on_a_bar_short_of_its_end_is_no_ending() -> None:
+    # Julia's ProgressMeter rounds the time left to 0:00:00 well before the bar is full
+    # (lines written for this test in its shape).
+    from babysit.model import EventKind
+    from babysit.parsing.parser import LogParser
+
+    def completions(lines: list[str]) -> list[object]:
+        return [e for r in LogParser().feed_lines(lines) for e in r.events
+                if e.kind is EventKind.COMPLETED]
+
+    assert completions(["Train Epoch 3:  81%|█████████        | ETA: 0:00:00 ( 6.7 ms/it)"]) == []
+    assert completions(["Train Epoch 3: 100%|███████████| ETA: 0:00:00 ( 6.7 ms/it)"]) != []
