@@ -184,9 +184,11 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 _EPOCH_WORD = lazy_re.compile(
     r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
-# may carry a part after it.
+# may carry a part after it, and the word of the split it was measured on before it
+# (`| valid loss  5.53 |`: an evaluation's loss, never the training loss).
 _SPACED_KV = lazy_re.compile(
-    r"(?<![\w./-])(?P<key>(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
+    r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
+                        r" +)?(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
                         r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of

