@@ -185,10 +185,12 @@ _EPOCH_WORD = lazy_re.compile(
     r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it, and the word of the split it was measured on before it
-# (`| valid loss  5.53 |`: an evaluation's loss, never the training loss).
+# (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language
+# model's negative log-likelihood is its loss (`nll 2.31`). Names in lower case only:
+# `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by `spaced_fields`.
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
-                        r" +)?(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|"
+                        r" +)?(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
@@ -205,6 +207,7 @@ _RATE_NAMES = {"samples": "samples/s", "tokens": "tokens/s", "tok": "tokens/s",
                "imgs": "samples/s", "steps": "steps_per_second", "it": "it/s"}
 
 _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "perplexity",
+                 "nll",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
                  "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou")
 

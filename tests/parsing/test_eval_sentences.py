@@ -44,3 +44,9 @@ def test_names_and_numbers_with_only_a_space_between():
     found = _metrics("  Iter: [100/3877]   Freq 129.1   loss_target 0.000   loss_source 0.223"
                      "   loss_total 19.478   [2020-04-17 18:04:52]")
     assert found["loss_total"] == 19.478 and found["loss_source"] == 0.223
+
+
+
+def test_a_likelihood_is_a_loss_and_a_split_named_in_words_stays_the_split_s():
+    assert _metrics("step 390 nll 2.3100")["nll"] == 2.31
+    assert _metrics("epoch 3 | Test loss 0.3100 | lr 0.01") == {"test_loss": 0.31, "lr": 0.01}
