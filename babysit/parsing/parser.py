@@ -45,6 +45,8 @@ from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
+from babysit.parsing.rich_wrap import RichWrap
+from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
@@ -147,6 +149,7 @@ class LogParser:
         self._launches = LaunchReader()  # a new launch after a failure
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
         self._endings = EndingReader()  # evidence of the end in the order of lines
+        self._rich_wrap = RichWrap()
         self._nan_words = NonFiniteWords()  # a NaN said in words
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
@@ -156,7 +159,8 @@ class LogParser:
         self._metric_lines = MetricLineReader(self._shapes, self.plan)
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
-            self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
+            self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
+            self._facts)
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
@@ -169,7 +173,9 @@ class LogParser:
         pending: str | None = None  # a bar's last redraw, waiting for what follows it
         feed = self.feed
         kept = 0
-        self.lines_seen += len(lines)
+        lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
+        self.lines_seen += len(lines) + joined
+        self.lines_read += joined
         for index, is_bar in kept_lines(lines):
             kept += 1
             line = lines[index]
