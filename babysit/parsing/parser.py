@@ -268,6 +268,8 @@ class LogParser:
         if quiet >= 2 and "ran out of" not in raw_line:
             # The very same line said nothing twice: a repeated warning (or a start-up
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
+            self._start_up_again(launches.after(raw_line, None, False,
+                                                self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,
                                                       events=(launch,))
         record = self._feed(raw_line)
@@ -276,7 +278,8 @@ class LogParser:
             self._failures.loose_exception = None  # the line's failure is said already
         if self._nan_words.guarding:
             record = self._nan_words.after_guard(record)
-        launches.after(raw_line, record, self._advanced, self._failures.in_traceback)
+        self._start_up_again(launches.after(raw_line, record, self._advanced,
+                                            self._failures.in_traceback))
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
@@ -288,6 +291,12 @@ class LogParser:
                 self._quiet.clear()
             self._quiet[raw_line] = quiet + 1
         return record
+
+    def _start_up_again(self, shape: str | None) -> None:
+        """A start-up line printed again after training began (see `launches`): the
+        closing block judges whether it began a new launch."""
+        if shape is not None:
+            self._endings.closing.start_up_again(shape)
 
     def learn_start_up(self, lines: list[str]) -> None:
         """The first lines of a log this parser will read only the end of (the history
