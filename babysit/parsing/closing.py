@@ -66,8 +66,8 @@ _DISPLAYED = lazy_re.compile(
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
-# on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
-# for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
+# on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
+# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
 # so these close a run only after a few training records (see `ClosingBlock.judge`).
 _LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
@@ -75,7 +75,8 @@ _LATE_WORDS = lazy_re.compile(
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
-    r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?)?time\b"
+    r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
+    r"execution[ _-]?)?time\b"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")

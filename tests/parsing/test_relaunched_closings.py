@@ -80,3 +80,22 @@ def test_the_last_launch_that_has_not_said_it_ended_is_no_end(tmp_path: Path):
         + _launch("05:19:39", 0.47, False)
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
+
+
+def test_the_time_a_whole_run_took_closes_it():
+    """Ray Tune's last words as `fit()` returns (GokuMohandas/Made-With-ML, sealed-5's
+    made_with_ml_ray_train_notebook_10_checkpoints_total_run_time.log), after a few
+    training records; the same words after the first record only are no end yet."""
+    from babysit.parsing.closing import CLOSING, ClosingBlock
+    line = ("2023-09-18 21:59:12,318\tINFO tune.py:1143 -- Total run time: 73.40 seconds "
+            "(73.36 seconds for the tuning loop).")
+    block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
+    block.add(line)
+    event = block.judge()
+    assert event is not None and event.detail == CLOSING
+    early = ClosingBlock()
+    early.trained()
+    early.add(line)
+    assert early.judge() is None
