@@ -67,8 +67,9 @@ _DISPLAYED = lazy_re.compile(
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
-# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
-# so these close a run only after a few training records (see `ClosingBlock.judge`).
+# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`. A live run that prints one
+# line an epoch goes quiet after its first one; so these close a run only after a few
+# training records (see `ClosingBlock.judge`).
 _LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
