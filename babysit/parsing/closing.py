@@ -22,6 +22,7 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import says_finished
+from babysit.parsing.launch_ends import LaunchEnds
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
@@ -121,10 +122,7 @@ class ClosingBlock:
         self._said = False  # the block was judged a closing one
         self._recurring: set[str] = set()  # closing-looking templates seen mid-run
         self._records = 0  # training records read (up to a few)
-        # The run's start-up printed again after a closing line of this block (see
-        # `start_up_again`): the block ended a launch, not a stage.
-        self._relaunched = False
-        self._headers: set[str] = set()  # start-up lines the run prints between records
+        self._launches = LaunchEnds()  # closing lines that ended a launch
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -134,38 +132,27 @@ class ClosingBlock:
 
     def trained(self) -> None:
         """Training moved on: the lines since the last record were not the end. Their
-        closing-looking lines are the run's recurring ones (a per-epoch test pass)."""
-        if self._lines:
-            if len(self._recurring) < _MAX_RECURRING and not self._relaunched:
-                self._recurring.update(template(line.strip()) for line in self._lines
-                                       if _closes(line))
-            self._lines.clear()
+        closing-looking lines are the run's recurring ones (a per-epoch test pass),
+        unless the run's start-up came again after them (see `launch_ends`)."""
+        closings = [template(line.strip()) for line in self._lines if _closes(line)]
+        if not self._launches.trained(closings) and len(self._recurring) < _MAX_RECURRING:
+            self._recurring.update(closings)
+        self._lines.clear()
         self._judged = 0
         self._said = False
-        self._relaunched = False
         if self._records < _RECORDS_BEFORE_LATE:
             self._records += 1
 
     def start_up_again(self, shape: str) -> None:
-        """A line of the run's start-up (`shape`, see `launches`) printed again after
-        training began. After a closing line of this block, a new launch or configuration
-        began (a sweep's next run in the same notebook cell, `python train.py` run again
-        into the same log): the closing lines before it ended that run, and its end said
-        again at the last run's end is no stage's (`training time:  872.6` after each of
-        six configurations; `END train.py` after each launch). Printed where no closing
-        line came before it, the line is the run's own header between records
-        (`starting epoch: 1`), and it counts no more."""
-        if shape in self._headers or self._relaunched or not self._records:
-            return  # (before any training, start-up lines again are the launches' own)
-        if any(_closes(line) for line in self._lines):
-            self._relaunched = True
-        elif len(self._headers) < _MAX_RECURRING:
-            self._headers.add(shape)
+        """A line of the run's start-up (`shape`, see `launches`) printed again, after
+        training began (before it, the launches' own: see `launches`)."""
+        if self._records:
+            self._launches.start_up_again(shape, any(_closes(line) for line in self._lines))
 
     def recurs(self, shape: str) -> bool:
         """Whether the run printed a closing-looking line of this template between its
-        training records before (a per-epoch `Training done`)."""
-        return shape in self._recurring
+        training records before (a per-epoch `Training done`), not as a launch's end."""
+        return shape in self._recurring or self._launches.recurs(shape)
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
@@ -177,7 +164,7 @@ class ClosingBlock:
         late = self._records >= _RECORDS_BEFORE_LATE
         for line in new:
             if _closes(line, late) and not _STAGE.search(line) \
-                    and template(line.strip()) not in self._recurring:
+                    and not self.recurs(template(line.strip())):
                 self._said = True
                 detail = CELL_ENDED if _DISPLAYED.search(line.strip()) else CLOSING
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)

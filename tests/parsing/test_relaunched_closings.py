@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from babysit.parsing.launch_ends import LaunchEnds
 from tests.core.test_endings import once
 
 
@@ -48,6 +51,36 @@ def test_a_per_epoch_time_line_between_epoch_headers_is_no_end(tmp_path: Path):
                   f"epoch time:  {80 + epoch % 3}.5"]
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
+
+
+@pytest.mark.parametrize("plan", [True, False])
+def test_a_per_epoch_test_pass_after_the_epoch_header_is_no_end(tmp_path: Path, plan: bool):
+    """`starting epoch: N` is a start-up line (printed once before the first record) and
+    the run's header at every epoch: a per-epoch `Test accuracy` followed by it is an
+    evaluation between epochs, not a launch's end, however the log stops after one."""
+    lines = ["Starting training for 50 epochs, using cuda."] if plan else []
+    for epoch in range(12):
+        lines += [f"starting epoch: {epoch}",
+                  f"Train -   loss: {5.0 - 0.1 * epoch:.2f}     top-1: 0.21",
+                  f"Test accuracy: {0.5 + 0.01 * epoch:.2f}"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
+
+
+def test_a_start_up_line_printed_between_most_records_is_a_header():
+    ends = LaunchEnds()
+    for _ in range(6):  # `Test accuracy`, then `starting epoch: N`, at every epoch
+        ends.start_up_again("starting epoch: #", after_close=True)
+        ends.trained(["Test accuracy: #"])
+    assert ends.recurs("Test accuracy: #")
+    sweep = LaunchEnds()
+    for config in range(3):  # five records a configuration, then its end and the next start
+        for _ in range(4):
+            sweep.trained([])
+        if config:
+            sweep.start_up_again("Starting training for # epochs", after_close=True)
+        sweep.trained(["training time: #"] if config else [])
+    assert not sweep.recurs("training time: #")
 
 
 def _launch(stamp: str, mape: float, end: bool) -> list[str]:
