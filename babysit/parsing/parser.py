@@ -6,7 +6,8 @@ mmengine line counts batches within its epoch, and a traceback's meaning arrives
 last line. LogParser keeps exactly that context and turns each line into zero or one
 Record.
 
-How a line is read (`_feed`), in order:
+How a line is read (`_feed`), in order (a rich log record wrapped over several lines is
+first joined back into one, `rich_wrap`):
 1. its rank label is split off, and a progress bar read (`bars`, `bar_steps`);
 2. a line without a bar may be a header (`headers`, a ClaimingReader): then it is theirs;
 3. the formats (`formats`, `frameworks`, `shapes`) read what follows the bar, and the
@@ -14,8 +15,9 @@ How a line is read (`_feed`), in order:
    the lines that may carry them;
 4. `_merge` builds the record in terms of the whole run (the step, the planned total);
 5. the RecordReaders (`readers`) read the line after it, in order — the evidence of an
-   end (`endings`), a stray `nan` (`stray_values`), a NaN said in words
-   (`nonfinite_words`), the run's facts (`facts`) — each amending the record.
+   end (`endings`), the step a checkpoint's name gives (`saved_steps`), a stray `nan`
+   (`stray_values`), a NaN said in words (`nonfinite_words`), the run's facts (`facts`)
+   — each amending the record.
 A reader keeps its own state; LogParser keeps only what they share.
 """
 
