@@ -22,6 +22,7 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import says_finished
+from babysit.parsing.launch_ends import LaunchEnds
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
@@ -66,16 +67,18 @@ _DISPLAYED = lazy_re.compile(
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
-# on the 10000 test images: 54 %`, `Total time: 0:13:00`, `It took 12.3 seconds`, `ran
-# for 330.08m`. A live run that prints one line an epoch goes quiet after its first one;
-# so these close a run only after a few training records (see `ClosingBlock.judge`).
+# on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
+# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`. A live run that prints one
+# line an epoch goes quiet after its first one; so these close a run only after a few
+# training records (see `ClosingBlock.judge`).
 _LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
-    r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?)?time\b"
+    r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
+    r"execution[ _-]?)?time\b"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
@@ -119,6 +122,7 @@ class ClosingBlock:
         self._said = False  # the block was judged a closing one
         self._recurring: set[str] = set()  # closing-looking templates seen mid-run
         self._records = 0  # training records read (up to a few)
+        self._launches = LaunchEnds()  # closing lines that ended a launch
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -128,21 +132,27 @@ class ClosingBlock:
 
     def trained(self) -> None:
         """Training moved on: the lines since the last record were not the end. Their
-        closing-looking lines are the run's recurring ones (a per-epoch test pass)."""
-        if self._lines:
-            if len(self._recurring) < _MAX_RECURRING:
-                self._recurring.update(template(line.strip()) for line in self._lines
-                                       if _closes(line))
-            self._lines.clear()
+        closing-looking lines are the run's recurring ones (a per-epoch test pass),
+        unless the run's start-up came again after them (see `launch_ends`)."""
+        closings = [template(line.strip()) for line in self._lines if _closes(line)]
+        if not self._launches.trained(closings) and len(self._recurring) < _MAX_RECURRING:
+            self._recurring.update(closings)
+        self._lines.clear()
         self._judged = 0
         self._said = False
         if self._records < _RECORDS_BEFORE_LATE:
             self._records += 1
 
+    def start_up_again(self, shape: str) -> None:
+        """A line of the run's start-up (`shape`, see `launches`) printed again, after
+        training began (before it, the launches' own: see `launches`)."""
+        if self._records:
+            self._launches.start_up_again(shape, any(_closes(line) for line in self._lines))
+
     def recurs(self, shape: str) -> bool:
         """Whether the run printed a closing-looking line of this template between its
-        training records before (a per-epoch `Training done`)."""
-        return shape in self._recurring
+        training records before (a per-epoch `Training done`), not as a launch's end."""
+        return shape in self._recurring or self._launches.recurs(shape)
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
@@ -154,7 +164,7 @@ class ClosingBlock:
         late = self._records >= _RECORDS_BEFORE_LATE
         for line in new:
             if _closes(line, late) and not _STAGE.search(line) \
-                    and template(line.strip()) not in self._recurring:
+                    and not self.recurs(template(line.strip())):
                 self._said = True
                 detail = CELL_ENDED if _DISPLAYED.search(line.strip()) else CLOSING
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)

@@ -192,6 +192,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail)).*\b(?:[Ss]aving|[Ss]aved) "
          r"(?:the )?checkpoint(?:\s+(?:to|at|in|as))?\s+['\"]?"
          r"((?:[\w.~-]*[/\\])*[\w.~-]*[/\\._\-\d][\w.~/\\-]*)", 1),
+    # The checkpoint named by the run's own word for it, not by a path: jaxline's `Saved
+    # checkpoint latest with id 2.`, Ray Train's `Checkpoint successfully created at:
+    # Checkpoint(filesystem=local, path=/…/checkpoint_000009)` (its path, when it gives one).
+    _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail)).*\b[Ss]aved checkpoint "
+         r"([A-Za-z]\w*) with id \d+\b", 1),
+    _sig(EventKind.CHECKPOINT_SAVED, r"\b[Cc]heckpoint successfully (?:created|saved|written)"
+         r"(?: (?:at|to|in))?:?\s+(?:Checkpoint\(.*?\bpath=)?['\"]?([^'\"\s,)]+)", 1),
     _sig(EventKind.BEST_CHECKPOINT, r"Loading best model from\s+(\S+?)(?:\s+\(score|\s*$)", 1),
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),

@@ -212,11 +212,22 @@ _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "p
                  "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou")
 
 
+# A source file's path and line, `…/dreambooth/train_dreambooth_colossalai.py:669` (a
+# logger's record, a warning's origin): never a metric and its value. (A bare file name,
+# DeepSpeed's `[logging.py:128:log_dist]`, is still read as before: the timestamps of
+# those lines feed the throughput readings of its excerpts, a change of its own.)
+_SOURCE_FILE = lazy_re.compile(r"[/\\][\w.-]+\.(?:py|pyx|ipynb|cc|cpp|cxx|c|h|hpp|cu|rs|go|js|"
+                               r"ts|jl|java|lua|rb|scala)$")
+
+
 def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))
         if number is None:
+            continue
+        if "." in pair.group("key") and ("/" in pair.group("key") or "\\" in pair.group("key")) \
+                and _SOURCE_FILE.search(pair.group("key")):
             continue
         key = normalise_key(pair.group("key"))
         if pair.group("unit") == "ms" and not key.endswith("_ms"):

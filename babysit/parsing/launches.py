@@ -98,16 +98,23 @@ class LaunchReader:
                         "the run's start-up lines were printed again: a new launch")
 
     def after(self, raw_line: str, record: Record | None, advanced: bool,
-              in_traceback: bool) -> None:
+              in_traceback: bool) -> str | None:
         """What a line just read says about launches: training moved (`advanced`), a
-        line of the preamble, or a failure that ends the process."""
+        line of the preamble, or a failure that ends the process. Returns the shape of a
+        start-up line printed again after training began, failure or not (the closing
+        block judges what it ends: see `closing.ClosingBlock.start_up_again`)."""
+        again = None
         if advanced:
             self.trained()
         elif self.learning and (record is None or not record.events) and not in_traceback:
             self.remember(clean(raw_line))
+        elif self._marks and not in_traceback and (record is None or not record.events):
+            key = _key(clean(raw_line))
+            again = key if key in self._marks else None
         if record is not None and record.events \
                 and any(e.kind in _FATAL_KINDS for e in record.events):
             self.failed()
+        return again
 
     def trained(self) -> None:
         """Training moved: the preamble is over, and a failure before it was survived."""

@@ -6,7 +6,8 @@ mmengine line counts batches within its epoch, and a traceback's meaning arrives
 last line. LogParser keeps exactly that context and turns each line into zero or one
 Record.
 
-How a line is read (`_feed`), in order:
+How a line is read (`_feed`), in order (a rich log record wrapped over several lines is
+first joined back into one, `rich_wrap`):
 1. its rank label is split off, and a progress bar read (`bars`, `bar_steps`);
 2. a line without a bar may be a header (`headers`, a ClaimingReader): then it is theirs;
 3. the formats (`formats`, `frameworks`, `shapes`) read what follows the bar, and the
@@ -14,8 +15,9 @@ How a line is read (`_feed`), in order:
    the lines that may carry them;
 4. `_merge` builds the record in terms of the whole run (the step, the planned total);
 5. the RecordReaders (`readers`) read the line after it, in order — the evidence of an
-   end (`endings`), a stray `nan` (`stray_values`), a NaN said in words
-   (`nonfinite_words`), the run's facts (`facts`) — each amending the record.
+   end (`endings`), the step a checkpoint's name gives (`saved_steps`), a stray `nan`
+   (`stray_values`), a NaN said in words (`nonfinite_words`), the run's facts (`facts`)
+   — each amending the record.
 A reader keeps its own state; LogParser keeps only what they share.
 """
 
@@ -45,6 +47,8 @@ from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
+from babysit.parsing.rich_wrap import RichWrap
+from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
@@ -147,6 +151,7 @@ class LogParser:
         self._launches = LaunchReader()  # a new launch after a failure
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
         self._endings = EndingReader()  # evidence of the end in the order of lines
+        self._rich_wrap = RichWrap()
         self._nan_words = NonFiniteWords()  # a NaN said in words
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
@@ -156,7 +161,8 @@ class LogParser:
         self._metric_lines = MetricLineReader(self._shapes, self.plan)
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
-            self._endings, StrayNonFinite(self._shapes), self._nan_words, self._facts)
+            self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
+            self._facts)
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
@@ -169,7 +175,9 @@ class LogParser:
         pending: str | None = None  # a bar's last redraw, waiting for what follows it
         feed = self.feed
         kept = 0
-        self.lines_seen += len(lines)
+        lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
+        self.lines_seen += len(lines) + joined
+        self.lines_read += joined
         for index, is_bar in kept_lines(lines):
             kept += 1
             line = lines[index]
@@ -262,6 +270,8 @@ class LogParser:
         if quiet >= 2 and "ran out of" not in raw_line:
             # The very same line said nothing twice: a repeated warning (or a start-up
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
+            self._start_up_again(launches.after(raw_line, None, False,
+                                                self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,
                                                       events=(launch,))
         record = self._feed(raw_line)
@@ -270,7 +280,8 @@ class LogParser:
             self._failures.loose_exception = None  # the line's failure is said already
         if self._nan_words.guarding:
             record = self._nan_words.after_guard(record)
-        launches.after(raw_line, record, self._advanced, self._failures.in_traceback)
+        self._start_up_again(launches.after(raw_line, record, self._advanced,
+                                            self._failures.in_traceback))
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
@@ -282,6 +293,12 @@ class LogParser:
                 self._quiet.clear()
             self._quiet[raw_line] = quiet + 1
         return record
+
+    def _start_up_again(self, shape: str | None) -> None:
+        """A start-up line printed again after training began (see `launches`): the
+        closing block judges whether it began a new launch."""
+        if shape is not None:
+            self._endings.closing.start_up_again(shape)
 
     def learn_start_up(self, lines: list[str]) -> None:
         """The first lines of a log this parser will read only the end of (the history

@@ -54,6 +54,14 @@ class ParseContext(Protocol):
 
     step: int | None
     target: int | None
+    # Whether the log gives steps of its own: a reader that finds the run's own step
+    # counter where the formats did not (a checkpoint named by its step) says so.
+    step_found: bool
+
+    @property
+    def progress_unit(self) -> str:
+        """`step`, `record` or `none`: what the log's progress is counted in so far."""
+        ...
 
 
 class ClaimingReader(Protocol):

@@ -45,7 +45,8 @@ EVENTS = "|".join((
     "rror while serializing",
     # Phrases, not the bare word: `torch.utils.checkpoint` warns at every step in many runs.
     "ave checkpoint", "aving checkpoint", "aved checkpoint", "the checkpoint",
-    "odel checkpoint", "heckpoint saved", "heckpoint to", "aving model", "aved model",
+    "odel checkpoint", "heckpoint saved", "heckpoint successfully", "heckpoint to",
+    "aving model", "aved model",
     "ave model to", "inal model",
     "Saving the model", "Loading best", "est model", "est checkpoint", "Exception during",
     "death signal", "closing signal", "estarting workers", "Worker group FAILED",
