@@ -75,22 +75,10 @@ def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
 
 def _read_enough(outcome: WatchOutcome) -> bool:
     """A GO rests on training babysit saw, unless the run's own service (a tracker, a
-    cloud job) vouches for its end, or the log holds what a finished run leaves (see
-    `_deliverable`): "could not read" is never "healthy"."""
+    cloud job) vouches for its end: "could not read" is never "healthy"."""
     ending = outcome.ending
-    return outcome.saw_training or _deliverable(outcome) or (
-        ending is not None and ending.source is EndingSource.REPORTED)
-
-
-def _deliverable(outcome: WatchOutcome) -> bool:
-    """The log shows no training babysit could read, but the run's own word that its
-    training finished and a checkpoint it saved: the tail of a run (jaxline's `training
-    loop finished.`, then `Saved checkpoint latest with id 2.`), whose trained model
-    exists. A completion line alone is not enough (babysit may be reading the wrong
-    file); the saved model is what the run was for. Confidence stays low."""
-    ending = outcome.ending
-    return ending is not None and ending.source is EndingSource.COMPLETION \
-        and ending.confirmed and outcome.checkpoint is not None
+    return outcome.saw_training or (ending is not None
+                                    and ending.source is EndingSource.REPORTED)
 
 
 def _confidence(outcome: WatchOutcome, decision: Decision,
@@ -150,11 +138,7 @@ def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],
         tail = " (babysit stopped while it ran)" if state is TerminalState.RUNNING else ""
         return f"NO-GO — {head}{tail}"
     if decision is Decision.GO:
-        unread = "" if outcome.saw_training or not _deliverable(outcome) else (
-            " (babysit read no step or metric in the log: the run's own completion line and "
-            "the checkpoint it saved are the evidence)")
-        return (f"GO — training finished{_steps(outcome)} with no unresolved serious "
-                f"anomaly{unread}")
+        return f"GO — training finished{_steps(outcome)} with no unresolved serious anomaly"
     if state is TerminalState.ENDED:
         evidence = ending.evidence if ending is not None else "no evidence of how it ended"
         return f"CONDITIONAL — the run ended{_steps(outcome)}, outcome not confirmed: {evidence}"

@@ -1,5 +1,5 @@
 """A closing line that ended each launch or configuration in one log is the last one's end
-too, not a stage's (help_done7). Shapes quoted from sealed-4's
+too, not a stage's. Shapes quoted from sealed-4's
 dyt_transformer_notebook_six_config_sweep_train_eval_top_k_finished.log (six
 configurations in one notebook cell) and sealed's
 raifhack_lightgbm_appended_reruns_crash_then_end.log (train.py run again and again into
