@@ -40,29 +40,19 @@ def test_the_next_configuration_started_is_no_end(tmp_path: Path):
     assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
 
 
-def test_a_per_epoch_time_line_between_epoch_headers_is_no_end(tmp_path: Path):
-    """`starting epoch: N` printed at every epoch is the run's header between records, not
-    a start-up printed again: the epoch's `epoch time` line is no end, however the log
-    stops after one."""
-    lines = ["Starting training for 50 epochs, using cuda."]
-    for epoch in range(12):
-        lines += [f"starting epoch: {epoch}",
-                  f"Train -   loss: {5.0 - 0.1 * epoch:.2f}     top-1: 0.21",
-                  f"epoch time:  {80 + epoch % 3}.5"]
-    data = once(tmp_path, "\n".join(lines) + "\n")
-    assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
-
-
-@pytest.mark.parametrize("plan", [True, False])
-def test_a_per_epoch_test_pass_after_the_epoch_header_is_no_end(tmp_path: Path, plan: bool):
+@pytest.mark.parametrize(("plan", "after"), [
+    (True, "epoch time:  {time}.5"), (True, "Test accuracy: {acc:.2f}"),
+    (False, "Test accuracy: {acc:.2f}")])
+def test_a_line_after_each_epoch_under_the_epoch_header_is_no_end(
+        tmp_path: Path, plan: bool, after: str):
     """`starting epoch: N` is a start-up line (printed once before the first record) and
-    the run's header at every epoch: a per-epoch `Test accuracy` followed by it is an
-    evaluation between epochs, not a launch's end, however the log stops after one."""
+    the run's header at every epoch: the epoch's `epoch time` or per-epoch `Test accuracy`
+    followed by it is no launch's end, however the log stops after one."""
     lines = ["Starting training for 50 epochs, using cuda."] if plan else []
     for epoch in range(12):
         lines += [f"starting epoch: {epoch}",
                   f"Train -   loss: {5.0 - 0.1 * epoch:.2f}     top-1: 0.21",
-                  f"Test accuracy: {0.5 + 0.01 * epoch:.2f}"]
+                  after.format(time=80 + epoch % 3, acc=0.5 + 0.01 * epoch)]
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert data["terminal_state"] != "SUCCEEDED" and data["decision"] != "GO", data["summary"]
 
