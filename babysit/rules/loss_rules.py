@@ -22,6 +22,7 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import trends
+from babysit.rules.early_jump import few_point_jump
 from babysit.rules.loss_parts import LossParts
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
@@ -126,6 +127,16 @@ class LossRule:
         out: list[Signal] = []
         self._parts.observe(point.metrics, value)
         spike = mr.evaluate_spike(self._sorted, value, self.rules)
+        early: str | None = None
+        if self._first_step is None:
+            self._first_step = point.step if point.step is not None else -1
+        # Only in a log that begins mid-run (an excerpt, a resume): the first prints from
+        # a run's start jump about on their own (1.7-3× in healthy logs' first steps).
+        if spike is None and not self._spiking \
+                and self._first_step > self.rules.divergence_start_steps:
+            early = few_point_jump(list(self._window), value, self.rules.spike_min_points)
+            if early is not None:
+                spike = (early, max(self._window) * (1 + self.rules.spike_min_rise))
         if spike is not None and not self._spiking and not self._jumped(value):
             spike = None  # a climb, not a jump: the divergence rule's to judge
         if spike is not None and not self._spiking \
@@ -139,9 +150,20 @@ class LossRule:
                 before = list(self._window)[-5:]
                 lvl = max(before) if before else threshold
                 self._recovery = min(threshold, lvl + abs(lvl) * self.rules.spike_min_rise)
+            if self._spiking and self._early_spike and early is None:
+                # The run has since logged enough to know its noise, and the loss is
+                # still far above it: the notice becomes the catalogue's alarm.
+                self._early_spike = False
+                out.append(Reassess(AnomalyType.LOSS_SPIKE, Severity.HIGH,
+                                    f"loss spike: {reason}"))
+            else:
+                if not self._spiking:
+                    self._early_spike = early is not None
+                out.append(Raise(AnomalyType.LOSS_SPIKE,
+                                 f"loss spike: {reason}{self._lr_note()}",
+                                 severity=Severity.MEDIUM if self._early_spike else None))
             self._spiked_for = self._spiked_for + 1 if self._spiking else 0
             self._spiking = True
-            out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
         elif self._spiking and value < self._recovery:
             self._spiking = False
             out.append(Resolve(AnomalyType.LOSS_SPIKE, f"loss back to {value:.4g}"))
@@ -385,6 +407,8 @@ class LossRule:
     _above_start = 0
     _runaway = False  # the loss ran away towards −∞
     _spiked_for = 0  # points since the open spike, the loss still up
+    _early_spike = False  # the open spike was judged on too few points (a notice)
+    _first_step: int | None = None  # the step of the log's first loss (-1: none printed)
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
 
     def note_vocab(self, vocab_size: int | None) -> None:
