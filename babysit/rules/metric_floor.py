@@ -30,9 +30,10 @@ _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                                r"samples|memory|per_sec|eta", re.IGNORECASE)
 # Its mirror: a classification error rate (DETR's `class_error`, `top1_err`) of 100 % is
-# an accuracy of 0. Not a regression's squared or absolute error (unbounded), nor a word,
-# character or token error rate, nor DETR's `_unscaled` twin of the same figure (an ASR model's WER sits at 100 % for its first epochs
-# while CTC learns to emit anything: ordinary, and judged by the loss).
+# an accuracy of 0. Not a regression's squared or absolute error (unbounded), nor DETR's
+# `_unscaled` twin of the same figure, nor a word, character or token error rate (an ASR
+# model's WER sits at 100 % for its first epochs while CTC learns to emit anything:
+# ordinary, and judged by the loss).
 _ERROR_RATE = lazy_re.compile(r"(?:^|[/_.\- ])(?:class_?|cls_?|top-?1_?|classification_?)?"
                               r"err(?:or)?(?:_rate)?$", re.IGNORECASE)
 _NOT_ERROR_RATE = lazy_re.compile(r"mse|mae|squared|abs|recon|l1|l2|best|min|max|std",
@@ -80,7 +81,7 @@ def at_floor(values: Sequence[float], span: tuple[int, int] | None = None) -> st
     cover a long run. None otherwise."""
     if any(not 0 <= v <= FLOOR for v in values):
         return None
-    long_run = span is not None and 0 < span[0] and span[1] >= _SPAN_FACTOR * span[0] \
+    long_run = span is not None and span[0] > 0 and span[1] >= _SPAN_FACTOR * span[0] \
         and len(values) >= _SPAN_POINTS and not any(values)
     if len(values) < FLOOR_POINTS and not long_run:
         return None
