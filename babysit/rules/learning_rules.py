@@ -32,6 +32,11 @@ _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE
 # to half of it: its flatness says nothing.
 _POWERLESS = 0.5
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
+# Points a short log's loss needs when they span only a handful of steps: a healthy run's
+# first five steps wander about their start (LitGPT 3.724 → 3.731, an mmseg run 1.757 →
+# 1.856) before they fall.
+_FEW_STEPS_POINTS = 7
+_FEW_STEPS_RISE = 0.01
 
 
 class NotLearningRule:
@@ -86,6 +91,7 @@ class NotLearningRule:
         self._parts_last: tuple[object, ...] = ()  # the last record they were read from
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
+        self._few_steps = False  # the flat loss was judged on points a few steps apart
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -128,7 +134,8 @@ class NotLearningRule:
             # A handful of optimizer steps says nothing: the few points must span many.
             spanned = point.step is not None and self._first_step is not None and \
                 point.step - self._first_step >= self.rules.not_learning_short_steps
-            out.extend(self._short_log(value, judge=not early and spanned))
+            out.extend(self._short_log(value, judge=not early and spanned,
+                                       few_steps=not early and not spanned))
         return out
 
     def _never_finite(self, point: Observation) -> list[Signal]:
@@ -239,16 +246,35 @@ class NotLearningRule:
                       f"all ignored, a loss term switched off)", key="zero loss",
                       severity=Severity.HIGH)]
 
-    def _short_log(self, value: float, judge: bool) -> list[Signal]:
+    def _short_log(self, value: float, judge: bool, few_steps: bool = False) -> list[Signal]:
         """A log too short for the noise-judged test: judged on its few points, from
-        the first (the run's start) on."""
+        the first (the run's start) on. Points that span only a handful of steps say
+        something only when the loss ends no lower than it began (Turi Create's ten
+        iterations, 5.26 → 5.62 → 5.40): a notice while the run goes on, and the verdict
+        on a run that finished so (a finished run that never learned is not GO)."""
         self._short.append(value)
-        if not judge:
+        if not judge and not few_steps:
             return []
-        found = no_progress.short_plateau(self._short, self.rules.not_learning_short_fall)
+        found = None
+        # Over a handful of steps, only while the latest level sits above the start beyond
+        # the points' noise and by a hundredth of it: a loss that went up, not one
+        # wandering about where it began.
+        start, now = self._short[0], trends.level(self._short, 3)
+        above = trends.beyond_noise(now - start, start, trends.noise_scale(self._short), 3.0,
+                                    _FEW_STEPS_RISE)
+        if judge or (above and len(self._short) >= _FEW_STEPS_POINTS):
+            found = no_progress.short_plateau(self._short, self.rules.not_learning_short_fall)
         if found is not None and "flat" not in self._raised:
             self._raised.add("flat")
+            self._few_steps = not judge
+            if not judge:
+                found = f"{found}, over only {len(self._short)} logged steps"
             return [Raise(AnomalyType.NOT_LEARNING, found, key="flat")]
+        if self._few_steps and now < start and "flat" in self._raised:
+            self._raised.discard("flat")
+            self._few_steps = False
+            return [Resolve(AnomalyType.NOT_LEARNING,
+                            f"the loss fell below where it started ({value:.4g})", key="flat")]
         if found is None and "flat" in self._raised and len(self._short) >= 5 and \
                 min(self._short[1:]) < self._short[0] * (1 - self.rules.not_learning_short_fall):
             self._raised.discard("flat")

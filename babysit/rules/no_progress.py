@@ -142,6 +142,9 @@ def short_plateau(values: Sequence[float], min_fall: float) -> str | None:
     latter = statistics.median(values[half:])
     if latter < earlier - trends.noise_scale(values[1:]):
         return None  # still going down: a slow start, not a plateau
+    if best >= start:
+        return (f"not learning: over {len(values)} logged points the loss never fell below "
+                f"where it started ({start:.4g} → {values[-1]:.4g})")
     return (f"not learning: over {len(values)} logged points the loss has stayed within "
             f"{100 * (start - best) / start:.1f} % of where it started ({start:.4g} → "
             f"{values[-1]:.4g}) and is no longer falling")
