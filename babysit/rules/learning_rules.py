@@ -16,7 +16,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import no_progress, trends
+from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -92,6 +92,8 @@ class NotLearningRule:
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
         self._few_steps = False  # the flat loss was judged on points a few steps apart
+        self._digit_tail: deque[float] = deque(maxlen=rules.not_learning_identical)
+        self._digit_judged = False  # the last-digit finding was made (once per run)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -123,6 +125,7 @@ class NotLearningRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out.extend(self._identical(value, every_point=self._same + 1 == self._losses - 1))
+        out.extend(self._last_digit(value))
         target = point.target_steps
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
         early = target is not None and point.step is not None and \
@@ -383,6 +386,35 @@ class NotLearningRule:
             self._raised.discard("identical")
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss changed to {value:.6g}",
                             key="identical")]
+        return []
+
+    def _last_digit(self, value: float) -> list[Signal]:
+        """A loss that moves by one unit of its last printed digit at most, on as many
+        points in a row as an identical one needs, and has not fallen since the start
+        (see last_digit): a notice, the verdict on a run that finished so."""
+        tail = self._digit_tail
+        tail.append(value)
+        need = self.rules.not_learning_identical
+        if len(tail) < need:
+            return []
+        level = last_digit.within_last_digit(list(tail)[-need:])
+        # Where the noise-judged flat test can speak (a log placed at the run's start,
+        # with points enough), it is that test's: one finding per flat loss.
+        placed = self._start_known and self._count >= self.rules.not_learning_points
+        if level is not None and not placed and not self._digit_judged \
+                and "identical" not in self._raised and not self._loss_fell():
+            self._digit_judged = True
+            self._raised.add("last digit")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: the loss has stayed at {level:.6g}, moving by one "
+                          f"unit of its last printed digit at most, on {need} logged points in "
+                          f"a row (no batch changes what the model computes)",
+                          key="last digit")]
+        if "last digit" in self._raised and self._loss_fell():
+            # Learning shown (a wobble of two units is not): withdrawn for good.
+            self._raised.discard("last digit")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.6g}",
+                            key="last digit")]
         return []
 
     def _flat(self, value: float, judge: bool = True) -> list[Signal]:
