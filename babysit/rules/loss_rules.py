@@ -28,6 +28,9 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
 _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
+# Fewer than this, a climb at each of the last points is the trend itself (a level of five
+# lags it by half its width, and a dozen points hold no noise estimate to wait for).
+_SPARSE_RUN = 20
 _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
 _NOISE_POINTS = 200
 _RANGE_POINTS = 500
@@ -278,7 +281,7 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if self._climbing(least) and (short or value - best > bar):
+        if self._climbing(least) and (self._count < _SPARSE_RUN or value - best > bar):
             # Too few points for a level to catch up or for the noise to be known: a
             # loss that rose at every one of its last points, by a large total, is the
             # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
@@ -299,6 +302,15 @@ class LossRule:
         severity, why = self._severity(need)
         if severity is Severity.LOW and self._above < 3 * need:
             return []  # a rise validation does not share is worth a notice once it lasts
+        if now <= best + near:
+            # The climb itself, its level not caught up yet (a sparse log's last points).
+            climb = list(self._window)[-(self.rules.divergence_steps + 2):]
+            return self._raise_or_reassess(
+                severity, f"the loss rose at each of its last {len(climb)} points "
+                          f"({' → '.join(f'{v:.4g}' for v in climb)}), "
+                          f"{100 * (value / best - 1):.0f} % above its best level "
+                          f"{best:.4g}, before a level of {width} points could show it; "
+                          f"{why}")
         return self._raise_or_reassess(
             severity, f"the loss level (median of the last {width} points) rose to {now:.4g} "
                       f"from its best {best:.4g} and stayed there for "

@@ -123,3 +123,14 @@ def test_the_objective_by_other_names():
     assert objective_key(["loc_loss", "cls_loss"], whole_only=True) is None
     assert objective_key(["tot_loss"], whole_only=True, totals=False) is None
     assert objective_key(["acc", "ppl"], whole_only=True, totals=False) == "ppl"
+
+
+def test_a_sparse_logs_loss_climbing_at_each_of_its_last_points_diverges():
+    # sealed-2/opennmt_py_legacy_epoch_batch_ppl_exploding_acc_4pct.log: twelve reports,
+    # xent 7.73 → 7.82 → 8.00 → 9.69 → 9.95 at the end (ppl 2,268 → 20,872).
+    xents = [9.46, 10.47, 10.67, 10.09, 10.18, 9.18, 8.24, 7.73, 7.82, 8.00, 9.69, 9.95]
+    lines = [f"Epoch  1, {100 * (i + 1)}/37527; acc:   4.40; ppl: 24048.64; xent: {x}; "
+             f"1834 src tok/s; 1917 tgt tok/s; 250 s elapsed" for i, x in enumerate(xents)]
+    found = _found(lines, AnomalyType.DIVERGENCE)
+    assert [(s, r) for s, r, _ in found] == [(Severity.HIGH, False)]
+    assert "7.73 → 7.82 → 8 → 9.69 → 9.95" in found[0][2]
