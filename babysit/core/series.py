@@ -25,6 +25,7 @@ from babysit.metric_names import (
     throughput_key,
 )
 from babysit.model import Record
+from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
 
@@ -63,6 +64,7 @@ class MetricSeries:
         self.total_epochs: int | None = None
         self.metrics: dict[str, float] = {}
         self.loss_key: str | None = None
+        self._train_key: str | None = None  # a total by another name, for evaluations only
         self.lr_key: str | None = None
         self.grad_key: str | None = None
         self.throughput_unit: str | None = None
@@ -194,7 +196,8 @@ class MetricSeries:
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
             self._new_run_from(loss)
-        train = self.metrics.get(self.loss_key) if self.loss_key else None
+        train_key = self.loss_key or self._train_key
+        train = self.metrics.get(train_key) if train_key else None
         point = Observation(
             step=self.step,
             metrics=metrics,
@@ -246,7 +249,16 @@ class MetricSeries:
                 rule.note_vocab(self.vocab_size)
 
     def _pick_keys(self, metrics: Mapping[str, float]) -> None:
-        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics)
+        # A run that names its loss otherwise is judged by it all the same: a
+        # cross-entropy or a perplexity (OpenNMT's `xent`, `ppl`) for spikes and
+        # divergence; a total by another name (`tot_loss`, `all_loss`) only as the
+        # training loss an evaluation is set against: a cascade's stages may share one
+        # log with no line between them (MTCNN's P-, R- and O-Net), and a total's jump
+        # between two of them is no spike of the run's.
+        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics) \
+            or objective_key(metrics, whole_only=True, totals=False)
+        if self.loss_key is None and self._train_key is None:
+            self._train_key = objective_key(metrics, whole_only=True)
         self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
         self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
         if self._throughput_key is None:

@@ -16,7 +16,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import no_progress, trends
+from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -32,6 +32,11 @@ _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE
 # to half of it: its flatness says nothing.
 _POWERLESS = 0.5
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
+# Points a short log's loss needs when they span only a handful of steps: a healthy run's
+# first five steps wander about their start (LitGPT 3.724 → 3.731, an mmseg run 1.757 →
+# 1.856) before they fall.
+_FEW_STEPS_POINTS = 7
+_FEW_STEPS_RISE = 0.01
 
 
 class NotLearningRule:
@@ -86,6 +91,9 @@ class NotLearningRule:
         self._parts_last: tuple[object, ...] = ()  # the last record they were read from
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
+        self._few_steps = False  # the flat loss was judged on points a few steps apart
+        self._digit_tail: deque[float] = deque(maxlen=rules.not_learning_identical)
+        self._digit_judged = False  # the last-digit finding was made (once per run)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -117,6 +125,7 @@ class NotLearningRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out.extend(self._identical(value, every_point=self._same + 1 == self._losses - 1))
+        out.extend(self._last_digit(value))
         target = point.target_steps
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
         early = target is not None and point.step is not None and \
@@ -128,7 +137,8 @@ class NotLearningRule:
             # A handful of optimizer steps says nothing: the few points must span many.
             spanned = point.step is not None and self._first_step is not None and \
                 point.step - self._first_step >= self.rules.not_learning_short_steps
-            out.extend(self._short_log(value, judge=not early and spanned))
+            out.extend(self._short_log(value, judge=not early and spanned,
+                                       few_steps=not early and not spanned))
         return out
 
     def _never_finite(self, point: Observation) -> list[Signal]:
@@ -239,16 +249,35 @@ class NotLearningRule:
                       f"all ignored, a loss term switched off)", key="zero loss",
                       severity=Severity.HIGH)]
 
-    def _short_log(self, value: float, judge: bool) -> list[Signal]:
+    def _short_log(self, value: float, judge: bool, few_steps: bool = False) -> list[Signal]:
         """A log too short for the noise-judged test: judged on its few points, from
-        the first (the run's start) on."""
+        the first (the run's start) on. Points that span only a handful of steps say
+        something only when the loss ends no lower than it began (Turi Create's ten
+        iterations, 5.26 → 5.62 → 5.40): a notice while the run goes on, and the verdict
+        on a run that finished so (a finished run that never learned is not GO)."""
         self._short.append(value)
-        if not judge:
+        if not judge and not few_steps:
             return []
-        found = no_progress.short_plateau(self._short, self.rules.not_learning_short_fall)
+        found = None
+        # Over a handful of steps, only while the latest level sits above the start beyond
+        # the points' noise and by a hundredth of it: a loss that went up, not one
+        # wandering about where it began.
+        start, now = self._short[0], trends.level(self._short, 3)
+        above = trends.beyond_noise(now - start, start, trends.noise_scale(self._short), 3.0,
+                                    _FEW_STEPS_RISE)
+        if judge or (above and len(self._short) >= _FEW_STEPS_POINTS):
+            found = no_progress.short_plateau(self._short, self.rules.not_learning_short_fall)
         if found is not None and "flat" not in self._raised:
             self._raised.add("flat")
+            self._few_steps = not judge
+            if not judge:
+                found = f"{found}, over only {len(self._short)} logged steps"
             return [Raise(AnomalyType.NOT_LEARNING, found, key="flat")]
+        if self._few_steps and now < start and "flat" in self._raised:
+            self._raised.discard("flat")
+            self._few_steps = False
+            return [Resolve(AnomalyType.NOT_LEARNING,
+                            f"the loss fell below where it started ({value:.4g})", key="flat")]
         if found is None and "flat" in self._raised and len(self._short) >= 5 and \
                 min(self._short[1:]) < self._short[0] * (1 - self.rules.not_learning_short_fall):
             self._raised.discard("flat")
@@ -357,6 +386,35 @@ class NotLearningRule:
             self._raised.discard("identical")
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss changed to {value:.6g}",
                             key="identical")]
+        return []
+
+    def _last_digit(self, value: float) -> list[Signal]:
+        """A loss that moves by one unit of its last printed digit at most, on as many
+        points in a row as an identical one needs, and has not fallen since the start
+        (see last_digit): a notice, the verdict on a run that finished so."""
+        tail = self._digit_tail
+        tail.append(value)
+        need = self.rules.not_learning_identical
+        if len(tail) < need:
+            return []
+        level = last_digit.within_last_digit(list(tail)[-need:])
+        # Where the noise-judged flat test can speak (a log placed at the run's start,
+        # with points enough), it is that test's: one finding per flat loss.
+        placed = self._start_known and self._count >= self.rules.not_learning_points
+        if level is not None and not placed and not self._digit_judged \
+                and "identical" not in self._raised and not self._loss_fell():
+            self._digit_judged = True
+            self._raised.add("last digit")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: the loss has stayed at {level:.6g}, moving by one "
+                          f"unit of its last printed digit at most, on {need} logged points in "
+                          f"a row (no batch changes what the model computes)",
+                          key="last digit")]
+        if "last digit" in self._raised and self._loss_fell():
+            # Learning shown (a wobble of two units is not): withdrawn for good.
+            self._raised.discard("last digit")
+            return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.6g}",
+                            key="last digit")]
         return []
 
     def _flat(self, value: float, judge: bool = True) -> list[Signal]:

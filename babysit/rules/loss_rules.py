@@ -22,11 +22,15 @@ from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import trends
+from babysit.rules.early_jump import few_point_jump
 from babysit.rules.loss_parts import LossParts
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
 _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
+# Fewer than this, a climb at each of the last points is the trend itself (a level of five
+# lags it by half its width, and a dozen points hold no noise estimate to wait for).
+_SPARSE_RUN = 20
 _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
 _NOISE_POINTS = 200
 _RANGE_POINTS = 500
@@ -126,6 +130,16 @@ class LossRule:
         out: list[Signal] = []
         self._parts.observe(point.metrics, value)
         spike = mr.evaluate_spike(self._sorted, value, self.rules)
+        early: str | None = None
+        if self._first_step is None:
+            self._first_step = point.step if point.step is not None else -1
+        # Only in a log that begins mid-run (an excerpt, a resume): the first prints from
+        # a run's start jump about on their own (1.7-3× in healthy logs' first steps).
+        if spike is None and not self._spiking \
+                and self._first_step > self.rules.divergence_start_steps:
+            early = few_point_jump(list(self._window), value, self.rules.spike_min_points)
+            if early is not None:
+                spike = (early, max(self._window) * (1 + self.rules.spike_min_rise))
         if spike is not None and not self._spiking and not self._jumped(value):
             spike = None  # a climb, not a jump: the divergence rule's to judge
         if spike is not None and not self._spiking \
@@ -139,9 +153,20 @@ class LossRule:
                 before = list(self._window)[-5:]
                 lvl = max(before) if before else threshold
                 self._recovery = min(threshold, lvl + abs(lvl) * self.rules.spike_min_rise)
+            if self._spiking and self._early_spike and early is None:
+                # The run has since logged enough to know its noise, and the loss is
+                # still far above it: the notice becomes the catalogue's alarm.
+                self._early_spike = False
+                out.append(Reassess(AnomalyType.LOSS_SPIKE, Severity.HIGH,
+                                    f"loss spike: {reason}"))
+            else:
+                if not self._spiking:
+                    self._early_spike = early is not None
+                out.append(Raise(AnomalyType.LOSS_SPIKE,
+                                 f"loss spike: {reason}{self._lr_note()}",
+                                 severity=Severity.MEDIUM if self._early_spike else None))
             self._spiked_for = self._spiked_for + 1 if self._spiking else 0
             self._spiking = True
-            out.append(Raise(AnomalyType.LOSS_SPIKE, f"loss spike: {reason}{self._lr_note()}"))
         elif self._spiking and value < self._recovery:
             self._spiking = False
             out.append(Resolve(AnomalyType.LOSS_SPIKE, f"loss back to {value:.4g}"))
@@ -256,7 +281,7 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if self._climbing(least) and (short or value - best > bar):
+        if self._climbing(least) and (self._count < _SPARSE_RUN or value - best > bar):
             # Too few points for a level to catch up or for the noise to be known: a
             # loss that rose at every one of its last points, by a large total, is the
             # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
@@ -277,6 +302,15 @@ class LossRule:
         severity, why = self._severity(need)
         if severity is Severity.LOW and self._above < 3 * need:
             return []  # a rise validation does not share is worth a notice once it lasts
+        if now <= best + near:
+            # The climb itself, its level not caught up yet (a sparse log's last points).
+            climb = list(self._window)[-(self.rules.divergence_steps + 2):]
+            return self._raise_or_reassess(
+                severity, f"the loss rose at each of its last {len(climb)} points "
+                          f"({' → '.join(f'{v:.4g}' for v in climb)}), "
+                          f"{100 * (value / best - 1):.0f} % above its best level "
+                          f"{best:.4g}, before a level of {width} points could show it; "
+                          f"{why}")
         return self._raise_or_reassess(
             severity, f"the loss level (median of the last {width} points) rose to {now:.4g} "
                       f"from its best {best:.4g} and stayed there for "
@@ -385,6 +419,8 @@ class LossRule:
     _above_start = 0
     _runaway = False  # the loss ran away towards −∞
     _spiked_for = 0  # points since the open spike, the loss still up
+    _early_spike = False  # the open spike was judged on too few points (a notice)
+    _first_step: int | None = None  # the step of the log's first loss (-1: none printed)
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
 
     def note_vocab(self, vocab_size: int | None) -> None:

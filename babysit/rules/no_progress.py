@@ -12,11 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
 from babysit import lazy_re
-from babysit.rules import trends
+from babysit.rules import objective_names, trends
 
-# A training loss under a name of its own (`avr_loss`, `loss_cls`, `Train_loss`):
-# never an evaluation's (those are the eval rule's), never a best-so-far or a bound.
-_LOSS_NAME = lazy_re.compile(r"loss", re.IGNORECASE)
 _NOT_TRAIN_LOSS = lazy_re.compile(
     r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
     re.IGNORECASE)
@@ -37,18 +34,11 @@ _REWARD_PART = lazy_re.compile(r"^rewards/(?!(?:chosen|rejected|margins|accuraci
                                r"(?![^/]*penalt)[^/]+(?:/mean)?$", re.IGNORECASE)
 
 
-# Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
-# the policy learns: its reward says.
-_RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
-# Nor a GAN's two players' (each rises as the other wins).
-_GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
-                            r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
-
-
 def fallback_loss_key(metrics: Iterable[str]) -> str | None:
-    """A training loss among metric names when none of the known loss keys is there."""
-    return next((k for k in metrics if _LOSS_NAME.search(k) and not _NOT_TRAIN_LOSS.search(k)
-                 and not _RL_LOSS.search(k) and not _GAN_LOSS.search(k)), None)
+    """A training loss among metric names when none of the known loss keys is there
+    (see objective_names: a loss by another name, a cross-entropy, a perplexity, a
+    figure named for training)."""
+    return objective_names.objective_key(metrics)
 
 
 def learning_signs(metrics: Iterable[str], loss_key: str | None) -> tuple[str, ...]:
@@ -142,6 +132,9 @@ def short_plateau(values: Sequence[float], min_fall: float) -> str | None:
     latter = statistics.median(values[half:])
     if latter < earlier - trends.noise_scale(values[1:]):
         return None  # still going down: a slow start, not a plateau
+    if best >= start:
+        return (f"not learning: over {len(values)} logged points the loss never fell below "
+                f"where it started ({start:.4g} → {values[-1]:.4g})")
     return (f"not learning: over {len(values)} logged points the loss has stayed within "
             f"{100 * (start - best) / start:.1f} % of where it started ({start:.4g} → "
             f"{values[-1]:.4g}) and is no longer falling")

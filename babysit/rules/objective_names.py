@@ -1,0 +1,83 @@
+"""Which metric is the run's training objective when none of the usual loss names is
+there (issue 24): the rules that judge a loss (spikes, divergence, not learning, an
+evaluation getting worse while training improves) need to know it, whatever the run
+calls it.
+
+Tried in order, on the names of one record:
+
+1. a loss under a name of its own, the total first (`tot_loss` beside `loc_loss` and
+   `cls_loss`; Chainer's `main/loss`; `avr_loss`), never an evaluation's, a best-so-far,
+   a weight, or a reinforcement-learning or GAN player's loss (those need not fall);
+2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
+3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
+4. a training figure named for training and nothing else (TEACH's `Train_rf`): not a
+   score, a rate, a time or a count.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from babysit import lazy_re
+
+_LOSS_NAME = lazy_re.compile(r"loss", re.IGNORECASE)
+_NOT_TRAIN_LOSS = lazy_re.compile(
+    r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
+    re.IGNORECASE)
+# Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
+# the policy learns: its reward says.
+RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
+# Nor a GAN's two players' (each rises as the other wins).
+GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
+                           r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
+_TOTAL = lazy_re.compile(r"(^|[/_ .-])(tot|total|sum|overall|all|full)([/_ .-]|$)",
+                         re.IGNORECASE)
+_CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)$", re.IGNORECASE)
+_PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
+_TRAIN_ONLY = lazy_re.compile(r"^train(ing)?[/_ .-]", re.IGNORECASE)
+_NOT_OBJECTIVE = lazy_re.compile(
+    r"acc|f1|auc|score|iou|dice|map|precision|recall|bleu|rouge|err|reward|return|"
+    r"lr|learning|rate|time|epoch|step|iter|sample|batch|memory|mem|token|tok|throughput|"
+    r"speed|norm|grad|size|count|num|len", re.IGNORECASE)
+
+
+def loss_key(metrics: Iterable[str]) -> str | None:
+    """A training loss among metric names (tier 1 above), or None."""
+    return _loss_key(tuple(metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _loss_key(names: tuple[str, ...]) -> str | None:
+    losses = [k for k in names if _LOSS_NAME.search(k) and not _NOT_TRAIN_LOSS.search(k)
+              and not RL_LOSS.search(k) and not GAN_LOSS.search(k)]
+    return next((k for k in losses if _TOTAL.search(k)), losses[0] if losses else None)
+
+
+def objective_key(metrics: Iterable[str], whole_only: bool = False,
+                  totals: bool = True) -> str | None:
+    """The training objective among metric names when no known loss key is there: a
+    loss by another name, a cross-entropy, a perplexity or a figure named for training
+    (in that order); None when none is. With `whole_only`, only a name that stands for
+    the whole objective: a total loss, a cross-entropy or a perplexity (a part of a
+    sum, `box_loss` of a detector's three, swings far more than the sum: its jumps are
+    no spike of the run's, though it shows well enough whether anything is learned).
+    Without `totals`, not a total loss by another name either."""
+    return _objective_key(tuple(metrics), whole_only, totals)
+
+
+@functools.lru_cache(maxsize=256)
+def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> str | None:
+    found = _loss_key(names)
+    if found is not None and (not whole_only or (totals and _TOTAL.search(found))):
+        return found
+    for pattern in (_CROSS_ENTROPY, _PERPLEXITY):
+        found = next((k for k in names if pattern.search(k)
+                      and not _NOT_TRAIN_LOSS.search(k)), None)
+        if found is not None:
+            return found
+    if whole_only:
+        return None
+    return next((k for k in names if _TRAIN_ONLY.search(k)
+                 and not _NOT_OBJECTIVE.search(k[6:])), None)
