@@ -1,0 +1,186 @@
+"""Evidence that a run's training loop is over, though nothing in the log says how it went.
+
+A log that stops mid-run and a log whose run finished without a word look alike at their
+last line; what tells them apart is where that line sits in the run and what came after
+it. These are facts about the whole log, judged once per read (like the closing block,
+see `endings`), each enough to say the loop is over, none enough to say it succeeded:
+
+- The learning rate's schedule reached its end: a decay down to exactly 0 at the last
+  training record (Julia's hand-written loop: `alpha = 3.3e-7`, then `alpha = 0.0` at
+  `Batch = 300000`), or a decay that flattened out on its floor (build-nanogpt's cosine at
+  `lr 6.0000e-05` = 10 % of its peak for its last ten steps). A stepped schedule lands on
+  each level with a jump and holds it, and is no evidence; nor is a rate held at its
+  floor for long (a schedule that decays before its plan is done).
+- The count an earlier launch stopped at, reached again: a log that holds several
+  launches (the counter back at its start) whose earlier launch stopped at epoch 30, and
+  then ran again from epoch 1, is over once its latest launch stops at 30 too.
+- What a finished loop prints, once, after its last training record: an evaluation that
+  never ran between training records (`Validation Accuracy: 0.51` after the fourth
+  epoch's average loss, and nothing after it), a scheduler's epilog (`GPU Epilog Script
+  v0.30`).
+
+The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
+never SUCCEEDED, and a later training record drops the evidence (a live run went on).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+
+from babysit import lazy_re
+from babysit.metric_names import LR_KEYS, first_present
+from babysit.model import EventKind, LogEvent, Record
+from babysit.parsing.evaluation import EVALISH, trains
+
+LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
+
+# Names of a step size where no learning-rate key is printed (a hand-written loop's
+# `alpha`, `eta`, `step_size`).
+_STEP_SIZE_KEYS = ("alpha", "eta", "step_size")
+# Training records before any of this is evidence: a loop that printed fewer has no shape.
+_MIN_RECORDS = 3
+# The rate's floor: at most this share of the highest rate the log shows (a decay, not
+# noise in a constant; an excerpt may begin after the peak).
+_FLOOR_SHARE = 0.5
+# The value before the floor within this share of it: a smooth approach (a cosine's or a
+# linear decay's tail), not a step down onto a new level.
+_SMOOTH = 0.01
+# Records at the floor: at least this many (a level, printed), at most this share of the
+# records since the peak (a decay that ended long before the plan holds its floor).
+_FLOOR_POINTS = 3
+_FLOOR_SPAN = 0.02
+_MIN_DECAY_RECORDS = 50
+# Epoch ends trained past without an evaluation, before one after the last record is
+# evidence (see `after`).
+_MIN_EPOCH_ENDS = 2
+# Records an earlier launch must have trained to give a count.
+_MIN_LAUNCH = 3
+# A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends).
+_EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
+
+
+def _rate(metrics: Mapping[str, float] | None) -> float | None:
+    if not metrics:
+        return None
+    key = first_present(LR_KEYS, metrics) or first_present(_STEP_SIZE_KEYS, metrics)
+    return None if key is None else metrics[key]
+
+
+class LoopOver:
+    """Follows the training records and what comes after the last of them; `judge`
+    says, once per read, whether the loop is over (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._records = 0  # training records of the current launch
+        self._epoch: float | None = None  # the epoch of its last one
+        self._epochs = 0  # times its epoch moved on (epoch ends it trained past)
+        self._first: float | None = None  # the current launch's first counter
+        self._count: float | None = None  # its last counter (a step, else an epoch)
+        self._earlier: list[float] = []  # where earlier launches stopped
+        self._rates: deque[float] = deque(maxlen=64)  # the last training records' rates
+        self._peak = 0.0
+        self._since_peak = 0
+        self._evals_between: set[frozenset[str]] = set()  # evaluations between records
+        self._evals_after: set[frozenset[str]] = set()  # those since the last record
+        self._after: list[str] = []  # evidence read after the last training record
+        self._said = False
+
+    def trained(self, counter: float | None, metrics: Mapping[str, float] | None,
+                epoch: float | None = None) -> None:
+        """Training moved on to `counter` (a step, else an epoch) with a record of
+        `metrics`, in `epoch`. A counter back at the launch's start (after it went on)
+        is a new launch appended to the same log."""
+        if counter is not None and self._first is not None and self._count is not None \
+                and counter <= self._first < self._count:
+            if self._records >= _MIN_LAUNCH:
+                self._earlier.append(self._count)
+            self._records = 0
+            self._epochs = 0
+            self._first = None
+            self._rates.clear()
+            self._peak, self._since_peak = 0.0, 0
+        if self._first is None:
+            self._first = counter
+        if counter is not None:
+            self._count = counter
+        self._records += 1
+        if epoch is not None and epoch != self._epoch:
+            self._epochs += self._epoch is not None
+            self._epoch = epoch
+        rate = _rate(metrics)
+        if rate is not None:
+            self._rates.append(rate)
+            if rate >= self._peak:
+                self._peak, self._since_peak = rate, 0
+            else:
+                self._since_peak += 1
+        # The evaluations read since the last record ran between records: periodic.
+        self._evals_between |= self._evals_after
+        self._evals_after.clear()
+        self._after.clear()
+        self._said = False
+
+    def after(self, text: str, record: Record | None) -> None:
+        """A line that did not move training on (outside a traceback)."""
+        if self._records < _MIN_RECORDS:
+            return
+        metrics = record.metrics if record is not None else None
+        if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics) \
+                and self._epochs >= _MIN_EPOCH_ENDS:
+            # Only where the run went past epoch ends without it: an excerpt of one epoch
+            # (or a log that prints no epoch) cannot tell a final evaluation from the
+            # first of its periodic ones.
+            shape = frozenset(metrics)
+            if shape not in self._evals_between and shape not in self._evals_after:
+                self._evals_after.add(shape)
+                self._after.append(f"an evaluation the run did not print between its "
+                                   f"training records ({text.strip()[:160]})")
+        elif not metrics and _EPILOG.search(text) is not None:
+            self._after.append(f"the job's epilog ({text.strip()[:160]})")
+
+    def judge(self) -> LogEvent | None:
+        """At the end of a read: a COMPLETED event (detail LOOP_OVER) the first time the
+        log, as it stands, shows the loop over."""
+        if self._said or self._records < _MIN_RECORDS:
+            return None
+        why = self._schedule_end() or self._launch_count() or \
+            (self._after[0] if self._after else None)
+        if why is None:
+            return None
+        self._said = True
+        return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
+
+    def _schedule_end(self) -> str | None:
+        rates = list(self._rates)
+        if len(rates) < _FLOOR_POINTS or self._peak <= 0:
+            return None
+        last = rates[-1]
+        if last == 0.0:
+            # Down to exactly 0 at the last record, from a decay: not a rate held at 0
+            # (that is a schedule stuck, see the lr-schedule rule).
+            tail = rates[-4:]
+            if rates[-2] > 0 and all(a >= b for a, b in zip(tail, tail[1:], strict=False)):
+                return "the learning rate reached 0 at the last training record (its " \
+                       "schedule's end)"
+            return None
+        held = 0
+        for value in reversed(rates):
+            if value != last:
+                break
+            held += 1
+        if held == len(rates) or held < _FLOOR_POINTS or last > _FLOOR_SHARE * self._peak:
+            return None
+        before = rates[-held - 1]
+        if not last < before <= last * (1 + _SMOOTH) \
+                or self._since_peak < _MIN_DECAY_RECORDS or held > _FLOOR_SPAN * self._since_peak:
+            return None
+        return f"the learning rate decayed onto its floor ({last:g}, {last / self._peak:.0%} " \
+               f"of its peak) at the last training records (its schedule's end)"
+
+    def _launch_count(self) -> str | None:
+        count = self._count
+        if not self._earlier or count is None or count != max(self._earlier):
+            return None
+        return f"an earlier launch in this log stopped at {count:g} too, and the latest " \
+               f"reached it"
