@@ -243,11 +243,19 @@ class RunLifecycle:
         return None
 
     def _relaunched(self, event: LogEvent, step: int | None) -> Ending | None:
-        """The run's start-up printed again after a failure (see `parsing.launches`): a
-        new launch replaced the dead process. The failure is the earlier launch's, kept as
-        history; the new launch has to earn its own end."""
+        """The run's start-up printed again after a failure or a completion (see
+        `parsing.launches`): a new launch replaced the earlier process. A failure is the
+        earlier launch's, kept as history; the new launch has to earn its own end."""
         phase = self.phase
         if phase is Phase.RUNNING or next_phase(phase, Evidence.RELAUNCHED) is not Phase.RUNNING:
+            return None
+        if self._pending is None and (self._completion is not None or (
+                self.ending is not None and self.ending.state in (TerminalState.SUCCEEDED,
+                                                                  TerminalState.ENDED))):
+            # The earlier launch finished (or ended): nothing died; the new one has to
+            # earn its own end.
+            self._new_attempt()
+            self.relaunches += 1
             return None
         if self._pending is not None:
             died, at = self._pending.event.detail or self._pending.event.line, self._pending.step
