@@ -16,8 +16,10 @@ see `endings`), each enough to say the loop is over, none enough to say it succe
   then ran again from epoch 1, is over once its latest launch stops at 30 too.
 - What a finished loop prints, once, after its last training record: an evaluation that
   never ran between training records (`Validation Accuracy: 0.51` after the fourth
-  epoch's average loss, and nothing after it), a scheduler's epilog (`GPU Epilog Script
-  v0.30`).
+  epoch's average loss, and nothing after it), samples generated or the model being
+  saved when it never was between records (both only in a run seen past two epoch ends
+  without them: an excerpt cannot tell a final evaluation from the first periodic one),
+  a scheduler's epilog (`GPU Epilog Script v0.30`).
 
 The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
 never SUCCEEDED, and a later training record drops the evidence (a live run went on).
@@ -32,6 +34,7 @@ from babysit import lazy_re
 from babysit.metric_names import LR_KEYS, first_present
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
+from babysit.parsing.shapes import template
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
 
@@ -46,8 +49,8 @@ _FLOOR_SHARE = 0.5
 # The value before the floor within this share of it: a smooth approach (a cosine's or a
 # linear decay's tail), not a step down onto a new level.
 _SMOOTH = 0.01
-# Records at the floor: at least this many (a level, printed), at most this share of the
-# records since the peak (a decay that ended long before the plan holds its floor).
+# Records at the floor: at least this many (a level, printed), over at most this share of
+# the steps since the peak (a decay that ended long before the plan holds its floor).
 _FLOOR_POINTS = 3
 _FLOOR_SPAN = 0.02
 _MIN_DECAY_RECORDS = 50
@@ -56,6 +59,12 @@ _MIN_DECAY_RECORDS = 50
 _MIN_EPOCH_ENDS = 2
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
+# What a loop does once it is over: generate samples with the trained model
+# (`Generating images...`, `generated 16 samples`), save it (`Saving model to out/`,
+# `Saving checkpoint at epoch 100`).
+_AFTER_LOOP = lazy_re.compile(
+    r"\b(?:([Gg]enerat(?:e|es|ed|ing)|GENERAT(?:E|ING))|[Ss]av(?:e|es|ed|ing)|SAV(?:E|ING))\b"
+    r"(?(1)|.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt)s?\b)")
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends).
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
 
@@ -78,11 +87,15 @@ class LoopOver:
         self._first: float | None = None  # the current launch's first counter
         self._count: float | None = None  # its last counter (a step, else an epoch)
         self._earlier: list[float] = []  # where earlier launches stopped
-        self._rates: deque[float] = deque(maxlen=64)  # the last training records' rates
+        # The last training records' rates, with their counters.
+        self._rates: deque[tuple[float, float]] = deque(maxlen=64)
         self._peak = 0.0
-        self._since_peak = 0
+        self._peak_at = 0.0  # the counter the peak was read at
+        self._since_peak = 0  # records since it
         self._evals_between: set[frozenset[str]] = set()  # evaluations between records
         self._evals_after: set[frozenset[str]] = set()  # those since the last record
+        self._lines_between: set[str] = set()  # templates of such lines between records
+        self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
         self._said = False
 
@@ -99,7 +112,7 @@ class LoopOver:
             self._epochs = 0
             self._first = None
             self._rates.clear()
-            self._peak, self._since_peak = 0.0, 0
+            self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
         if self._first is None:
             self._first = counter
         if counter is not None:
@@ -110,14 +123,17 @@ class LoopOver:
             self._epoch = epoch
         rate = _rate(metrics)
         if rate is not None:
-            self._rates.append(rate)
+            at = counter if counter is not None else float(self._records)
+            self._rates.append((at, rate))
             if rate >= self._peak:
-                self._peak, self._since_peak = rate, 0
+                self._peak, self._peak_at, self._since_peak = rate, at, 0
             else:
                 self._since_peak += 1
         # The evaluations read since the last record ran between records: periodic.
         self._evals_between |= self._evals_after
         self._evals_after.clear()
+        self._lines_between |= self._lines_after
+        self._lines_after.clear()
         self._after.clear()
         self._said = False
 
@@ -138,6 +154,16 @@ class LoopOver:
                                    f"training records ({text.strip()[:160]})")
         elif not metrics and _EPILOG.search(text) is not None:
             self._after.append(f"the job's epilog ({text.strip()[:160]})")
+        elif not metrics and self._epochs >= _MIN_EPOCH_ENDS \
+                and (doing := _AFTER_LOOP.search(text)) is not None:
+            # Samples generated, a model being saved: what a loop does once it is over,
+            # unless the run did it between its records too (a sample every epoch).
+            shape = template(text.strip())
+            if shape not in self._lines_between and shape not in self._lines_after:
+                self._lines_after.add(shape)
+                what = "samples generated" if doing.group(1) else "a model being saved"
+                self._after.append(f"{what}, which the run did not do between its training "
+                                   f"records ({text.strip()[:160]})")
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail LOOP_OVER) the first time the
@@ -152,7 +178,7 @@ class LoopOver:
         return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
 
     def _schedule_end(self) -> str | None:
-        rates = list(self._rates)
+        rates = [rate for _, rate in self._rates]
         if len(rates) < _FLOOR_POINTS or self._peak <= 0:
             return None
         last = rates[-1]
@@ -172,8 +198,9 @@ class LoopOver:
         if held == len(rates) or held < _FLOOR_POINTS or last > _FLOOR_SHARE * self._peak:
             return None
         before = rates[-held - 1]
-        if not last < before <= last * (1 + _SMOOTH) \
-                or self._since_peak < _MIN_DECAY_RECORDS or held > _FLOOR_SPAN * self._since_peak:
+        end, floor_from = self._rates[-1][0], self._rates[-held][0]
+        if not last < before <= last * (1 + _SMOOTH) or self._since_peak < _MIN_DECAY_RECORDS \
+                or end - floor_from > _FLOOR_SPAN * (end - self._peak_at):
             return None
         return f"the learning rate decayed onto its floor ({last:g}, {last / self._peak:.0%} " \
                f"of its peak) at the last training records (its schedule's end)"
