@@ -118,7 +118,8 @@ class LoopOver:
         if counter is not None:
             self._count = counter
         self._records += 1
-        if epoch is not None and epoch != self._epoch:
+        if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
+            # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
             self._epochs += self._epoch is not None
             self._epoch = epoch
         rate = _rate(metrics)

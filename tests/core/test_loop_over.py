@@ -190,3 +190,11 @@ def test_a_log_that_stops_after_a_record_is_still_running(tmp_path: Path):
     text = ("GPU Prolog Script v1.14\nAllocating card 5\n"
             + "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20)))
     assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_an_evaluation_after_records_within_one_epoch_is_no_end(tmp_path: Path):
+    # Hugging Face's `'epoch': 0.37` moves at every record: no epoch end was trained past.
+    text = "".join(f"{{'loss': {2.0 - i * 0.1:.2f}, 'learning_rate': 1e-05, "
+                   f"'epoch': {0.1 * (i + 1):.2f}}}\n" for i in range(6))
+    text += "{'eval_loss': 1.5, 'eval_runtime': 2.0, 'epoch': 0.6}\n"
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
