@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.metric_names import LR_KEYS, first_present
@@ -159,9 +160,9 @@ class LoopOver:
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,
             # unless the run did it between its records too (a sample every epoch).
-            shape = template(text.strip())
-            if shape not in self._lines_between and shape not in self._lines_after:
-                self._lines_after.add(shape)
+            line_shape = template(text.strip())
+            if line_shape not in self._lines_between and line_shape not in self._lines_after:
+                self._lines_after.add(line_shape)
                 what = "samples generated" if doing.group(1) else "a model being saved"
                 self._after.append(f"{what}, which the run did not do between its training "
                                    f"records ({text.strip()[:160]})")
@@ -187,7 +188,7 @@ class LoopOver:
             # Down to exactly 0 at the last record, from a decay: not a rate held at 0
             # (that is a schedule stuck, see the lr-schedule rule).
             tail = rates[-4:]
-            if rates[-2] > 0 and all(a >= b for a, b in zip(tail, tail[1:], strict=False)):
+            if rates[-2] > 0 and all(a >= b for a, b in pairwise(tail)):
                 return "the learning rate reached 0 at the last training record (its " \
                        "schedule's end)"
             return None
