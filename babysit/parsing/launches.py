@@ -58,6 +58,7 @@ class LaunchReader:
         # Armed by a completion rather than a failure: the marks printed again since.
         self._after_completion: set[str] | None = None
         self._first_mark: str | None = None  # the first line of the preamble's marks
+        self._first_needle = ""
         # Whether the preamble's lines are still wanted (its first few hundred): read
         # at every line, so kept as a plain attribute.
         self.learning = True
@@ -103,6 +104,16 @@ class LaunchReader:
         self._armed = False
         self._after_completion = None
         return True
+
+    def first_printed_again(self, raw_line: str) -> bool:
+        """Whether a line (not armed: after no failure or completion) is the first line
+        of the run's start-up printed again: the start of a launch appended to the log
+        after one that stopped without a word (see `parsing.loop_over`). A substring test
+        first: it is asked of every line that did not train."""
+        needle = self._first_needle
+        if not needle or needle not in raw_line:
+            return False
+        return _key(clean(raw_line)) == self._first_mark
 
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
@@ -159,5 +170,8 @@ class LaunchReader:
             once = [k for k in self._order if self._preamble[k] == 1]
             self._marks = frozenset(once[:_MARKS])
             self._first_mark = once[0] if once else None
+            # Its longest stretch without a number, for a quick test of a line.
+            self._first_needle = max(self._first_mark.split("#"), key=len).strip() \
+                if self._first_mark else ""
             self.learning = False
             self._preamble, self._order = {}, []

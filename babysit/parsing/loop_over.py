@@ -99,6 +99,7 @@ class LoopOver:
         self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
         self._said = False
+        self._launching = False  # a new launch's start-up read, not yet its training
 
     def trained(self, counter: float | None, metrics: Mapping[str, float] | None,
                 epoch: float | None = None) -> None:
@@ -138,10 +139,23 @@ class LoopOver:
         self._lines_after.clear()
         self._after.clear()
         self._said = False
+        self._launching = False
+
+    @property
+    def after_training(self) -> bool:
+        """Whether the loop may be over as the log stands (trained enough, and no new
+        launch began since)."""
+        return self._records >= _MIN_RECORDS and not self._launching
+
+    def launched(self) -> None:
+        """The run's start-up printed again after its last training record: a new
+        launch, not yet trained; nothing read of the earlier one's end is this one's."""
+        self._launching = True
+        self._after.clear()
 
     def after(self, text: str, record: Record | None) -> None:
         """A line that did not move training on (outside a traceback)."""
-        if self._records < _MIN_RECORDS:
+        if not self.after_training:
             return
         metrics = record.metrics if record is not None else None
         if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics) \
@@ -170,7 +184,7 @@ class LoopOver:
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail LOOP_OVER) the first time the
         log, as it stands, shows the loop over."""
-        if self._said or self._records < _MIN_RECORDS:
+        if self._said or not self.after_training:
             return None
         why = self._schedule_end() or self._launch_count() or \
             (self._after[0] if self._after else None)

@@ -257,6 +257,9 @@ class LogParser:
         self.lines_seen += 1
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
+        if launch is not None or (self._endings.loop.after_training
+                                  and launches.first_printed_again(raw_line)):
+            self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)

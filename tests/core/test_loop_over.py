@@ -198,3 +198,13 @@ def test_an_evaluation_after_records_within_one_epoch_is_no_end(tmp_path: Path):
                    f"'epoch': {0.1 * (i + 1):.2f}}}\n" for i in range(6))
     text += "{'eval_loss': 1.5, 'eval_runtime': 2.0, 'epoch': 0.6}\n"
     assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_new_launch_that_printed_only_its_start_up_is_running(tmp_path: Path):
+    # The latest launch is the run: the first job's epilog is not the second job's end.
+    job = ("GPU Prolog Script v1.14\nAllocating card 5\n"
+           + "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20))
+           + "GPU Epilog Script v0.30\n")
+    assert _verdict(once(tmp_path, job + job)) == ("CONDITIONAL", "ENDED")
+    start_only = job + "GPU Prolog Script v1.14\nAllocating card 1\n"
+    assert _verdict(once(tmp_path, start_only)) == ("CONDITIONAL", "RUNNING")
