@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from itertools import pairwise
 
 from babysit import lazy_re
-from babysit.metric_names import LR_KEYS, first_present
+from babysit.metric_names import LR_KEYS
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
 from babysit.parsing.shapes import template
@@ -42,6 +42,7 @@ LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, no
 # Names of a step size where no learning-rate key is printed (a hand-written loop's
 # `alpha`, `eta`, `step_size`).
 _STEP_SIZE_KEYS = ("alpha", "eta", "step_size")
+_RATE_KEYS = (*LR_KEYS, *_STEP_SIZE_KEYS)
 # Training records before any of this is evidence: a loop that printed fewer has no shape.
 _MIN_RECORDS = 3
 # The rate's floor: at most this share of the highest rate the log shows (a decay, not
@@ -71,10 +72,13 @@ _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
 
 
 def _rate(metrics: Mapping[str, float] | None) -> float | None:
+    """The record's learning rate (lookups, not a set built: read at every record)."""
     if not metrics:
         return None
-    key = first_present(LR_KEYS, metrics) or first_present(_STEP_SIZE_KEYS, metrics)
-    return None if key is None else metrics[key]
+    for key in _RATE_KEYS:
+        if key in metrics:
+            return metrics[key]
+    return None
 
 
 class LoopOver:
@@ -99,7 +103,9 @@ class LoopOver:
         self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
         self._said = False
-        self._launching = False  # a new launch's start-up read, not yet its training
+        # Whether the loop may be over as the log stands (trained enough, and no new launch
+        # began since): a plain attribute, read at every line.
+        self.after_training = False
 
     def trained(self, counter: float | None, metrics: Mapping[str, float] | None,
                 epoch: float | None = None) -> None:
@@ -133,24 +139,21 @@ class LoopOver:
             else:
                 self._since_peak += 1
         # The evaluations read since the last record ran between records: periodic.
-        self._evals_between |= self._evals_after
-        self._evals_after.clear()
-        self._lines_between |= self._lines_after
-        self._lines_after.clear()
-        self._after.clear()
+        if self._evals_after:
+            self._evals_between |= self._evals_after
+            self._evals_after.clear()
+        if self._lines_after:
+            self._lines_between |= self._lines_after
+            self._lines_after.clear()
+        if self._after:
+            self._after.clear()
         self._said = False
-        self._launching = False
-
-    @property
-    def after_training(self) -> bool:
-        """Whether the loop may be over as the log stands (trained enough, and no new
-        launch began since)."""
-        return self._records >= _MIN_RECORDS and not self._launching
+        self.after_training = self._records >= _MIN_RECORDS
 
     def launched(self) -> None:
         """The run's start-up printed again after its last training record: a new
         launch, not yet trained; nothing read of the earlier one's end is this one's."""
-        self._launching = True
+        self.after_training = False
         self._after.clear()
 
     def after(self, text: str, record: Record | None) -> None:
@@ -168,9 +171,13 @@ class LoopOver:
                 self._evals_after.add(shape)
                 self._after.append(f"an evaluation the run did not print between its "
                                    f"training records ({text.strip()[:160]})")
-        elif not metrics and _EPILOG.search(text) is not None:
+        elif metrics:
+            return
+        # (substring tests first: most lines have none of these words)
+        elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
             self._after.append(f"the job's epilog ({text.strip()[:160]})")
-        elif not metrics and self._epochs >= _MIN_EPOCH_ENDS \
+        elif self._epochs >= _MIN_EPOCH_ENDS and ("av" in text or "AV" in text
+                                                   or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,
             # unless the run did it between its records too (a sample every epoch).
