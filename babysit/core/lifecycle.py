@@ -421,7 +421,8 @@ class RunLifecycle:
                     self._completion.line if self._completion is not None else
                     "the planned steps were reached", step, self.attempt, exit=exit_info,
                     inferred=True))
-            if target is not None and step is not None:
+            over = self._completion is not None and self._completion.detail == LOOP_OVER
+            if target is not None and step is not None and not over:
                 return self._close(Ending(
                     TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,
                     self.attempt, exit=exit_info, inferred=True,

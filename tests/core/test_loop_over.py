@@ -208,3 +208,17 @@ def test_a_new_launch_that_printed_only_its_start_up_is_running(tmp_path: Path):
     assert _verdict(once(tmp_path, job + job)) == ("CONDITIONAL", "ENDED")
     start_only = job + "GPU Prolog Script v1.14\nAllocating card 1\n"
     assert _verdict(once(tmp_path, start_only)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_loop_seen_over_and_a_process_gone_without_its_status_ended():
+    # Watching the process too: gone with no exit status babysit could see. The loop was
+    # seen over (no success proven, nothing says it was killed): ENDED.
+    from babysit.core.lifecycle import RunLifecycle
+    from babysit.model import EventKind, LogEvent, TerminalState
+    from babysit.parsing.loop_over import LOOP_OVER
+
+    life = RunLifecycle()
+    life.on_step(2990, 3000)
+    life.on_event(LogEvent(EventKind.COMPLETED, "the learning rate reached 0", LOOP_OVER), 2990)
+    ending = life.on_process_gone(None, None, 2990, 3000)
+    assert ending is not None and ending.state is TerminalState.ENDED
