@@ -46,6 +46,7 @@ from babysit.parsing.endings import (
 )
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
+from babysit.parsing.loop_over import LOOP_OVER
 
 # What an ending is lives in `ending`; its callers know it from here.
 __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature"]
@@ -63,6 +64,9 @@ _DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Of those, the ones that say the run's own plan was done (its outer counter at its total,
 # or its own word that it reached it).
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
+# Evidence that the run is over with nothing said of how: ENDED once the log stops, never
+# SUCCEEDED, and the weakest of all (it never hides a completion read before it).
+_UNCONFIRMED = (LAST_PRINT, LOOP_OVER)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -209,7 +213,7 @@ class RunLifecycle:
                 # The step read after the failure was training after all: the run says
                 # it went on to finish (a library's traceback it recovered from).
                 self._trained(Evidence.TRAINED)
-            if held is not None and event.detail == LAST_PRINT:
+            if held is not None and event.detail in _UNCONFIRMED:
                 return None  # the weakest evidence never hides a stronger one
             if held is not None and held.detail in _AT_PLAN \
                     and event.detail not in _DELIBERATE:
@@ -239,11 +243,19 @@ class RunLifecycle:
         return None
 
     def _relaunched(self, event: LogEvent, step: int | None) -> Ending | None:
-        """The run's start-up printed again after a failure (see `parsing.launches`): a
-        new launch replaced the dead process. The failure is the earlier launch's, kept as
-        history; the new launch has to earn its own end."""
+        """The run's start-up printed again after a failure or a completion (see
+        `parsing.launches`): a new launch replaced the earlier process. A failure is the
+        earlier launch's, kept as history; the new launch has to earn its own end."""
         phase = self.phase
         if phase is Phase.RUNNING or next_phase(phase, Evidence.RELAUNCHED) is not Phase.RUNNING:
+            return None
+        if self._pending is None and (self._completion is not None or (
+                self.ending is not None and self.ending.state in (TerminalState.SUCCEEDED,
+                                                                  TerminalState.ENDED))):
+            # The earlier launch finished (or ended): nothing died; the new one has to
+            # earn its own end.
+            self._new_attempt()
+            self.relaunches += 1
             return None
         if self._pending is not None:
             died, at = self._pending.event.detail or self._pending.event.line, self._pending.step
@@ -299,7 +311,8 @@ class RunLifecycle:
             else:
                 return self._end(self._crash_from_pending("", inferred=False, final=False),
                                  Evidence.LOG_ENDING)
-        if self._completion is not None:
+        if self._completion is not None \
+                and not (reached and self._completion.detail in _UNCONFIRMED):
             return self._from_completion(self._completion, step, target, settled)
         if reached and settled:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
@@ -344,13 +357,16 @@ class RunLifecycle:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     completion.line, step, self.attempt),
                                 Evidence.LOG_ENDING)
-        if completion.detail == LAST_PRINT:
-            # The log stopped where a finished run's log stops; nothing says it finished.
-            if not settled:
-                return None
+        if completion.detail in _UNCONFIRMED:
+            # The log stopped where a finished run's log stops, or after what a finished
+            # loop does (see `parsing.loop_over`); nothing says it finished.
+            if not settled or (completion.detail == LOOP_OVER and premature(step, target)):
+                return None  # (well short of a plan the run announced, it stopped mid-run)
+            where = f"{completion.line[:200]}, and the log" if completion.detail == LOOP_OVER \
+                else f"the log stops at {completion.line[:200]},"
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.LOG,
-                f"the log stops at {completion.line[:200]}, and says nothing after it",
+                f"{where} says nothing after it",
                 step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if completion.detail == LAST_EPOCH and not settled:
             return None  # read from the order of lines: a live run may print more of it
@@ -384,7 +400,9 @@ class RunLifecycle:
             return None
         exit_info = exit_info or ExitInfo(None, None, "unknown")
         reached = step is not None and target is not None and step >= target
-        done = reached or (self._completion is not None and (
+        # A loop seen over proves no success: with no exit status, the run ENDED.
+        done = reached or (self._completion is not None
+                           and self._completion.detail != LOOP_OVER and (
             not premature(step, target) or self._completion.detail in _DELIBERATE))
         how = exit_info.describe()
         if exit_info.code == 0:
@@ -403,7 +421,8 @@ class RunLifecycle:
                     self._completion.line if self._completion is not None else
                     "the planned steps were reached", step, self.attempt, exit=exit_info,
                     inferred=True))
-            if target is not None and step is not None:
+            over = self._completion is not None and self._completion.detail == LOOP_OVER
+            if target is not None and step is not None and not over:
                 return self._close(Ending(
                     TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,
                     self.attempt, exit=exit_info, inferred=True,

@@ -87,8 +87,9 @@ TRANSITIONS: Mapping[tuple[Phase, Evidence], Phase] = {
     # A new launch after a failure replaces the dead process: the failure is no longer
     # the run's end, and the new launch has to earn its own. Where nothing failed, its
     # steps (they go back) show it; an ending the OS or the service confirmed stands.
+    # After a completion the new launch is the run the log now holds, as yet unfinished.
     **{(phase, Evidence.RELAUNCHED): Phase.RUNNING
-       for phase in (Phase.FAILING, Phase.FAILING_FINISHED, Phase.ENDED)},
+       for phase in (Phase.FAILING, Phase.FINISHING, Phase.FAILING_FINISHED, Phase.ENDED)},
 }
 
 

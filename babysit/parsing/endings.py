@@ -37,6 +37,7 @@ from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
+from babysit.parsing.loop_over import LOOP_OVER, LoopOver
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.shapes import template
 
@@ -68,7 +69,7 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED).
 LAST_PRINT = "last-print"
-FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION}
+FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION, LOOP_OVER}
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
@@ -119,6 +120,7 @@ class EndingReader:
         self.completed = False  # a completion was read (its later records are not training)
         self.closing = ClosingBlock()  # the lines after the last training record
         self.final_epoch = FinalEpoch()  # the outer counter at its total
+        self.loop = LoopOver()  # the loop over, with nothing said (see `loop_over`)
         self._epochs_trained = False  # a training record that names only its epoch
         # Epochs of a log that prints no step (see `epoch_record`).
         self._first_epoch: float | None = None
@@ -126,8 +128,10 @@ class EndingReader:
         self._planned_epochs: int | None = None
         self._plan_said: float | None = None
 
-    def stepped(self, step: int) -> None:
-        """Training moved on to `step`."""
+    def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
+                epoch: float | None = None) -> None:
+        """Training moved on to `step` (with a record of `metrics`, in `epoch`)."""
+        self.loop.trained(step, metrics, epoch)
         if self._first_step is None:
             self._first_step = step
         if self._step is not None and step > self._step:
@@ -190,8 +194,10 @@ class EndingReader:
                         f"step {step}, the run's last logging point before its planned "
                         f"total of {target}", LAST_PRINT)
 
-    def epoch_trained(self) -> None:
+    def epoch_trained(self, epoch: float | None = None,
+                      metrics: Mapping[str, float] | None = None) -> None:
         """A training record that names its epoch and no step (see `after_record`)."""
+        self.loop.trained(epoch, metrics, epoch)
         self._epochs_trained = True
         self.closing.trained()
         self.final_epoch.trained()
@@ -309,6 +315,7 @@ class EndingReader:
         total, or a test pass."""
         text = line.text
         event = None
+        self.loop.after(text, record)
         if record is not None and record.metrics:
             event = self.test_record(text, record.metrics)
         training = record is not None and (record.epoch is not None or trains(record.metrics))

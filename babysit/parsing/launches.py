@@ -55,6 +55,10 @@ class LaunchReader:
         self._order: list[str] = []
         self._marks: frozenset[str] | None = None  # None while the preamble is read
         self._armed = False  # a failure was read, and training has not gone past it
+        # Armed by a completion rather than a failure: the marks printed again since.
+        self._after_completion: set[str] | None = None
+        self._first_mark: str | None = None  # the first line of the preamble's marks
+        self._first_needle = ""
         # Whether the preamble's lines are still wanted (its first few hundred): read
         # at every line, so kept as a plain attribute.
         self.learning = True
@@ -80,13 +84,36 @@ class LaunchReader:
             self._preamble[key] = self._preamble.get(key, 0) + 1
 
     def begins(self, line: str) -> bool:
-        """Whether a line (cleaned) read after a failure begins a new launch."""
+        """Whether a line (cleaned) read after a failure begins a new launch; after a
+        completion, the second mark of the preamble printed again does (one start-up
+        line may come back in a final evaluation: a test set loaded as the training set
+        was)."""
         if not self._armed or not self._marks or _WORD.search(line) is None:
             return False
-        if _key(line) in self._marks:
-            self._armed = False
-            return True
-        return False
+        key = _key(line)
+        if key not in self._marks:
+            return False
+        if self._after_completion is not None:
+            # A launch begins with the first thing its program prints, and goes on to
+            # print more of its start-up (a second script run with the same
+            # configuration, `infer.py` after `trainer.py`, begins otherwise).
+            if key == self._first_mark or self._after_completion:
+                self._after_completion.add(key)
+            if len(self._after_completion) < min(2, len(self._marks)):
+                return False
+        self._armed = False
+        self._after_completion = None
+        return True
+
+    def first_printed_again(self, raw_line: str) -> bool:
+        """Whether a line (not armed: after no failure or completion) is the first line
+        of the run's start-up printed again: the start of a launch appended to the log
+        after one that stopped without a word (see `parsing.loop_over`). A substring test
+        first: it is asked of every line that did not train."""
+        needle = self._first_needle
+        if not needle or needle not in raw_line:
+            return False
+        return _key(clean(raw_line)) == self._first_mark
 
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
@@ -114,17 +141,29 @@ class LaunchReader:
         if record is not None and record.events \
                 and any(e.kind in _FATAL_KINDS for e in record.events):
             self.failed()
+        elif record is not None and record.events and not self._armed \
+                and any(e.kind is EventKind.COMPLETED for e in record.events):
+            self.finished()
         return again
 
     def trained(self) -> None:
         """Training moved: the preamble is over, and a failure before it was survived."""
         self._close_preamble()
         self._armed = False
+        self._after_completion = None
 
     def failed(self) -> None:
         """A failure that ends the process unless something follows it."""
         self._close_preamble()
         self._armed = True
+        self._after_completion = None
+
+    def finished(self) -> None:
+        """The run said its training is over: a launch appended after it (the same
+        script run again into the same log) is the run the log now holds."""
+        self._close_preamble()
+        self._armed = True
+        self._after_completion = set()
 
     def settled(self) -> LaunchReader:
         """This reader with its preamble closed where it stands, and no failure armed:
@@ -137,5 +176,9 @@ class LaunchReader:
         if self._marks is None:
             once = [k for k in self._order if self._preamble[k] == 1]
             self._marks = frozenset(once[:_MARKS])
+            self._first_mark = once[0] if once else None
+            # Its longest stretch without a number, for a quick test of a line.
+            self._first_needle = max(self._first_mark.split("#"), key=len).strip() \
+                if self._first_mark else ""
             self.learning = False
             self._preamble, self._order = {}, []

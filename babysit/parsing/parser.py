@@ -218,7 +218,8 @@ class LogParser:
         # The last planned epoch trained is read even then: a sentence said at an inner
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
         for closing in (endings.final_epoch.over(),) if endings.completed else (
-                endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over()):
+                endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over(),
+                endings.loop.judge()):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
@@ -264,6 +265,9 @@ class LogParser:
         self.lines_seen += 1
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
+        if launch is not None or (self._endings.loop.after_training
+                                  and launches.first_printed_again(raw_line)):
+            self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
@@ -537,7 +541,7 @@ class LogParser:
                 self._failures.progressed()
                 self.phase = "train"
                 written = line_time(line)
-                self._endings.stepped(step)
+                self._endings.stepped(step, metrics, epoch)
                 for reader in self._training_listeners:
                     reader.trained()
                 self._advanced = True
@@ -551,7 +555,7 @@ class LogParser:
             # A training record of a log that counts epochs, not steps: the lines after
             # it are not yet the run's closing block. (Not a line without any of the
             # names the records that moved the step carry: that epoch's evaluation.)
-            self._endings.epoch_trained()
+            self._endings.epoch_trained(epoch, metrics)
             self._advanced = True
         if target is not None:
             self.target = target

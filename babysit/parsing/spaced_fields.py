@@ -33,7 +33,7 @@ _FIELD = lazy_re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}(?:\s*\([^()]{1,24}\))?)"
     r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf)"
     r"(?:\s*/\s*(?P<total>\d+))?"
-    r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}))?$")
+    r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}|(?:tok|tokens|samples|it)/s))?$")
 _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "step",
              "batch": "batch", "minibatch": "batch", "mini_batch": "batch"}
 # Names of a training measure (a field of one of these makes the line a record).
@@ -75,8 +75,14 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
             continue
         metrics[name] = value
         measured = measured or _MEASURE.search(name) is not None
-    if not counters or not measured or parse_key_values(segment) is not None:
-        return None  # (a line the generic key/value reader reads is its: `step 1 | loss 0.9`)
+    if not counters or not measured:
+        return None
+    generic = parse_key_values(segment)
+    if generic is not None and any(_MEASURE.search(k) for k in generic.metrics):
+        # A line the generic key/value reader reads is its (`step 1 | loss 0.9`); not one
+        # where it finds only a rate (`…, Loss 0.0000, Speed 0.00 tok/s`: the loss is
+        # in the fields).
+        return None
     epoch = counters.get("epoch")
     step = counters.get("step")
     if step is not None and (epoch is None or step[1] is not None):
@@ -98,6 +104,10 @@ def _name(words: str, unit: str | None) -> str:
             unit_name = inside.split("/")[0].strip()
             return f"{unit_name}/s" if unit_name in ("samples", "tokens") else normalise_key(head)
         words = head
+    if unit and unit.endswith("/s"):
+        # `Speed 0.00 tok/s`: a throughput, named by what it counts
+        counted = unit.split("/")[0]
+        return "tokens/s" if counted.startswith("tok") else f"{counted}/s"
     name = normalise_key(words)
     if unit and unit != "%" and unit.lower() in ("mb", "gb", "kb", "ms"):
         name = f"{name}_{unit.lower()}"

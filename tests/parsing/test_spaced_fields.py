@@ -77,3 +77,11 @@ def test_a_pipe_field_loop_that_prints_its_average_epoch_time_finished(tmp_path:
     verdict = verdict_of(tmp_path, lines)
     assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
     assert verdict["anomalies_detected"] == []
+
+
+def test_a_rate_with_its_unit_is_one_more_field():
+    # sealed-4/tiny_llm_epoch_loss_lines_then_three_reruns_loss_0_speed_0_tok_s.log: the
+    # key/value reader alone read only the rate of `Speed 0.00 tok/s`, and lost the loss.
+    parsed = parse_spaced_fields("Epoch 1, Loss 0.0000, Time 0.00s, Speed 0.00 tok/s")
+    assert parsed is not None and parsed.epoch == 1.0
+    assert parsed.metrics == {"loss": 0.0, "time": 0.0, "tokens/s": 0.0}

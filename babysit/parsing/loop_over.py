@@ -1,0 +1,236 @@
+"""Evidence that a run's training loop is over, though nothing in the log says how it went.
+
+A log that stops mid-run and a log whose run finished without a word look alike at their
+last line; what tells them apart is where that line sits in the run and what came after
+it. These are facts about the whole log, judged once per read (like the closing block,
+see `endings`), each enough to say the loop is over, none enough to say it succeeded:
+
+- The learning rate's schedule reached its end: a decay down to exactly 0 at the last
+  training record (Julia's hand-written loop: `alpha = 3.3e-7`, then `alpha = 0.0` at
+  `Batch = 300000`), or a decay that flattened out on its floor (build-nanogpt's cosine at
+  `lr 6.0000e-05` = 10 % of its peak for its last ten steps). A stepped schedule lands on
+  each level with a jump and holds it, and is no evidence; nor is a rate held at its
+  floor for long (a schedule that decays before its plan is done).
+- The count an earlier launch stopped at, reached again: a log that holds several
+  launches (the counter back at its start) whose earlier launch stopped at epoch 30, and
+  then ran again from epoch 1, is over once its latest launch stops at 30 too.
+- What a finished loop prints, once, after its last training record: an evaluation that
+  never ran between training records (`Validation Accuracy: 0.51` after the fourth
+  epoch's average loss, and nothing after it), samples generated or the model being
+  saved when it never was between records (both only in a run seen past two epoch ends
+  without them: an excerpt cannot tell a final evaluation from the first periodic one),
+  a scheduler's epilog (`GPU Epilog Script v0.30`).
+
+The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
+never SUCCEEDED, and a later training record drops the evidence (a live run went on).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from itertools import pairwise
+
+from babysit import lazy_re
+from babysit.metric_names import LR_KEYS
+from babysit.model import EventKind, LogEvent, Record
+from babysit.parsing.evaluation import EVALISH, trains
+from babysit.parsing.shapes import template
+
+LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
+
+# Names of a step size where no learning-rate key is printed (a hand-written loop's
+# `alpha`, `eta`, `step_size`).
+_STEP_SIZE_KEYS = ("alpha", "eta", "step_size")
+_RATE_KEYS = (*LR_KEYS, *_STEP_SIZE_KEYS)
+# Training records before any of this is evidence: a loop that printed fewer has no shape.
+_MIN_RECORDS = 3
+# The rate's floor: at most this share of the highest rate the log shows (a decay, not
+# noise in a constant; an excerpt may begin after the peak).
+_FLOOR_SHARE = 0.5
+# The value before the floor within this share of it: a smooth approach (a cosine's or a
+# linear decay's tail), not a step down onto a new level.
+_SMOOTH = 0.01
+# Records at the floor: at least this many (a level, printed), over at most this share of
+# the steps since the peak (a decay that ended long before the plan holds its floor).
+_FLOOR_POINTS = 3
+_FLOOR_SPAN = 0.02
+_MIN_DECAY_RECORDS = 50
+# Epoch ends trained past without an evaluation, before one after the last record is
+# evidence (see `after`).
+_MIN_EPOCH_ENDS = 2
+# Records an earlier launch must have trained to give a count.
+_MIN_LAUNCH = 3
+# What a loop does once it is over: generate samples with the trained model
+# (`Generating images...`, `generated 16 samples`), save it (`Saving model to out/`,
+# `Saving checkpoint at epoch 100`).
+_AFTER_LOOP = lazy_re.compile(
+    r"\b(?:([Gg]enerat(?:e|es|ed|ing)|GENERAT(?:E|ING))|[Ss]av(?:e|es|ed|ing)|SAV(?:E|ING))\b"
+    r"(?(1)|.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt)s?\b)")
+# A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends).
+_EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
+
+
+def _rate(metrics: Mapping[str, float] | None) -> float | None:
+    """The record's learning rate (lookups, not a set built: read at every record)."""
+    if not metrics:
+        return None
+    for key in _RATE_KEYS:
+        if key in metrics:
+            return metrics[key]
+    return None
+
+
+class LoopOver:
+    """Follows the training records and what comes after the last of them; `judge`
+    says, once per read, whether the loop is over (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._records = 0  # training records of the current launch
+        self._epoch: float | None = None  # the epoch of its last one
+        self._epochs = 0  # times its epoch moved on (epoch ends it trained past)
+        self._first: float | None = None  # the current launch's first counter
+        self._count: float | None = None  # its last counter (a step, else an epoch)
+        self._earlier: list[float] = []  # where earlier launches stopped
+        # The last training records' rates, with their counters.
+        self._rates: deque[tuple[float, float]] = deque(maxlen=64)
+        self._peak = 0.0
+        self._peak_at = 0.0  # the counter the peak was read at
+        self._since_peak = 0  # records since it
+        self._evals_between: set[frozenset[str]] = set()  # evaluations between records
+        self._evals_after: set[frozenset[str]] = set()  # those since the last record
+        self._lines_between: set[str] = set()  # templates of such lines between records
+        self._lines_after: set[str] = set()  # those since the last record
+        self._after: list[str] = []  # evidence read after the last training record
+        self._said = False
+        # Whether the loop may be over as the log stands (trained enough, and no new launch
+        # began since): a plain attribute, read at every line.
+        self.after_training = False
+
+    def trained(self, counter: float | None, metrics: Mapping[str, float] | None,
+                epoch: float | None = None) -> None:
+        """Training moved on to `counter` (a step, else an epoch) with a record of
+        `metrics`, in `epoch`. A counter back at the launch's start (after it went on)
+        is a new launch appended to the same log."""
+        if counter is not None and self._first is not None and self._count is not None \
+                and counter <= self._first < self._count:
+            if self._records >= _MIN_LAUNCH:
+                self._earlier.append(self._count)
+            self._records = 0
+            self._epochs = 0
+            self._first = None
+            self._rates.clear()
+            self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
+        if self._first is None:
+            self._first = counter
+        if counter is not None:
+            self._count = counter
+        self._records += 1
+        if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
+            # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
+            self._epochs += self._epoch is not None
+            self._epoch = epoch
+        rate = _rate(metrics)
+        if rate is not None:
+            at = counter if counter is not None else float(self._records)
+            self._rates.append((at, rate))
+            if rate >= self._peak:
+                self._peak, self._peak_at, self._since_peak = rate, at, 0
+            else:
+                self._since_peak += 1
+        # The evaluations read since the last record ran between records: periodic.
+        if self._evals_after:
+            self._evals_between |= self._evals_after
+            self._evals_after.clear()
+        if self._lines_after:
+            self._lines_between |= self._lines_after
+            self._lines_after.clear()
+        if self._after:
+            self._after.clear()
+        self._said = False
+        self.after_training = self._records >= _MIN_RECORDS
+
+    def launched(self) -> None:
+        """The run's start-up printed again after its last training record: a new
+        launch, not yet trained; nothing read of the earlier one's end is this one's."""
+        self.after_training = False
+        self._after.clear()
+
+    def after(self, text: str, record: Record | None) -> None:
+        """A line that did not move training on (outside a traceback)."""
+        if not self.after_training:
+            return
+        metrics = record.metrics if record is not None else None
+        if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics) \
+                and self._epochs >= _MIN_EPOCH_ENDS:
+            # Only where the run went past epoch ends without it: an excerpt of one epoch
+            # (or a log that prints no epoch) cannot tell a final evaluation from the
+            # first of its periodic ones.
+            shape = frozenset(metrics)
+            if shape not in self._evals_between and shape not in self._evals_after:
+                self._evals_after.add(shape)
+                self._after.append(f"an evaluation the run did not print between its "
+                                   f"training records ({text.strip()[:160]})")
+        elif metrics:
+            return
+        # (substring tests first: most lines have none of these words)
+        elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
+            self._after.append(f"the job's epilog ({text.strip()[:160]})")
+        elif self._epochs >= _MIN_EPOCH_ENDS and ("av" in text or "AV" in text
+                                                   or "enerat" in text or "ENERAT" in text) \
+                and (doing := _AFTER_LOOP.search(text)) is not None:
+            # Samples generated, a model being saved: what a loop does once it is over,
+            # unless the run did it between its records too (a sample every epoch).
+            line_shape = template(text.strip())
+            if line_shape not in self._lines_between and line_shape not in self._lines_after:
+                self._lines_after.add(line_shape)
+                what = "samples generated" if doing.group(1) else "a model being saved"
+                self._after.append(f"{what}, which the run did not do between its training "
+                                   f"records ({text.strip()[:160]})")
+
+    def judge(self) -> LogEvent | None:
+        """At the end of a read: a COMPLETED event (detail LOOP_OVER) the first time the
+        log, as it stands, shows the loop over."""
+        if self._said or not self.after_training:
+            return None
+        why = self._schedule_end() or self._launch_count() or \
+            (self._after[0] if self._after else None)
+        if why is None:
+            return None
+        self._said = True
+        return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
+
+    def _schedule_end(self) -> str | None:
+        rates = [rate for _, rate in self._rates]
+        if len(rates) < _FLOOR_POINTS or self._peak <= 0:
+            return None
+        last = rates[-1]
+        if last == 0.0:
+            # Down to exactly 0 at the last record, from a decay: not a rate held at 0
+            # (that is a schedule stuck, see the lr-schedule rule).
+            tail = rates[-4:]
+            if rates[-2] > 0 and all(a >= b for a, b in pairwise(tail)):
+                return "the learning rate reached 0 at the last training record (its " \
+                       "schedule's end)"
+            return None
+        held = 0
+        for value in reversed(rates):
+            if value != last:
+                break
+            held += 1
+        if held == len(rates) or held < _FLOOR_POINTS or last > _FLOOR_SHARE * self._peak:
+            return None
+        before = rates[-held - 1]
+        end, floor_from = self._rates[-1][0], self._rates[-held][0]
+        if not last < before <= last * (1 + _SMOOTH) or self._since_peak < _MIN_DECAY_RECORDS \
+                or end - floor_from > _FLOOR_SPAN * (end - self._peak_at):
+            return None
+        return f"the learning rate decayed onto its floor ({last:g}, {last / self._peak:.0%} " \
+               f"of its peak) at the last training records (its schedule's end)"
+
+    def _launch_count(self) -> str | None:
+        count = self._count
+        if not self._earlier or count is None or count != max(self._earlier):
+            return None
+        return f"an earlier launch in this log stopped at {count:g} too, and the latest " \
+               f"reached it"

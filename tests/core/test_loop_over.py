@@ -1,0 +1,224 @@
+"""A run whose training loop is over with nothing said about how it went is ENDED, not
+RUNNING and not SUCCEEDED (issue 23, item 4; babysit/parsing/loop_over.py): the learning
+rate's schedule at its end, the count an earlier launch in the same log stopped at, a
+first evaluation, samples or a save after the last training record, a job's epilog. And
+a log that stops mid-run in the same shapes stays RUNNING.
+
+The lines are the shapes of held-out logs in tests/fixtures/logs/public (named at each
+test), rebuilt small."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.test_endings import once
+
+
+def _verdict(data: dict) -> tuple[str, str]:
+    return data["decision"], data["terminal_state"]
+
+
+# --- the learning rate's schedule at its end -------------------------------------------
+
+
+def _julia_reports(last_batch: int, every: int = 100, planned: int = 300000) -> str:
+    # sealed-6/julia_scratch_mlp_mnist_report_blocks_batch_300000_alpha_zero.log: a
+    # hand-written Julia loop, `alpha` decaying linearly to 0 at its last batch:
+    # `REPORT` / `  Batch = 299900` / `  alpha = 3.3e-7` / `  Correct = 99.27%`.
+    blocks = []
+    for batch in range(every, last_batch + 1, every):
+        alpha = round(0.001 * (1 - batch / planned), 10)
+        blocks.append(f"REPORT\n  Batch = {batch}\n  alpha = {alpha}\n  Correct = 99.2%\n")
+    return "\n".join(blocks)
+
+
+def test_a_rate_decayed_to_exactly_zero_at_the_last_record_ended(tmp_path: Path):
+    data = once(tmp_path, _julia_reports(3000, planned=3000))
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "learning rate reached 0" in data["summary"]
+    assert [f["title"] for f in data["findings"]] == ["completion not confirmed"]
+
+
+def test_a_rate_still_decaying_is_a_run_going_on(tmp_path: Path):
+    assert _verdict(once(tmp_path, _julia_reports(2000, planned=3000))) == \
+        ("CONDITIONAL", "RUNNING")
+
+
+def _nanogpt_steps(first: int, last: int, max_steps: int = 19073) -> str:
+    # sealed-3/build_nanogpt_124m_grad_accum_32_step_19072_hellaswag_no_end_line.log:
+    # `step 19062 | loss: 3.017092 | lr 6.0000e-05 | norm: 0.3440 | dt: 4784.16ms |
+    # tok/sec: 109588.33`, a cosine from 6e-4 down to min_lr = 6e-5 at max_steps.
+    import math
+
+    lines = []
+    for step in range(first, last + 1):
+        ratio = step / (max_steps - 1)
+        lr = 6e-5 + 0.5 * (1 + math.cos(math.pi * ratio)) * (6e-4 - 6e-5)
+        lines.append(f"step {step:5d} | loss: {3.05 + (step % 7) / 100:.6f} | lr {lr:.4e} | "
+                     f"norm: 0.3100 | dt: 4785.00ms | tok/sec: 109560.00")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_cosine_flattened_onto_its_floor_ended(tmp_path: Path):
+    # (the log itself keeps its first 300 steps and its last 700, the middle cut out)
+    data = once(tmp_path, _nanogpt_steps(100, 300) + _nanogpt_steps(18800, 19072))
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "floor" in data["summary"]
+
+
+def test_a_cosine_short_of_its_floor_is_a_run_going_on(tmp_path: Path):
+    text = _nanogpt_steps(100, 300) + _nanogpt_steps(15000, 15300)
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_stepped_schedule_held_at_its_level_is_a_run_going_on(tmp_path: Path):
+    # A step decay (1e-3, then 1e-4 from step 300) lands on its level with a jump.
+    text = "".join(f"step {s} | loss: {1.0 - s / 1000:.4f} | lr {1e-3 if s < 300 else 1e-4:.4e}\n"
+                   for s in range(1, 400))
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+# --- launches appended in one log ------------------------------------------------------
+
+
+def _tiny_llm_launch(epochs: int, loss: float) -> str:
+    # sealed-4/tiny_llm_epoch_loss_lines_then_three_reruns_loss_0_speed_0_tok_s.log:
+    # `Epoch 30, Loss 1.5934, Time 89.67s`, then launches appended with `Epoch 1, Loss
+    # 0.0000, Time 0.00s, Speed 0.00 tok/s`, the epoch counter back at 1.
+    return "".join(f"Epoch {e}, Loss {max(loss - e * 0.05, 0.3):.4f}, Time {e * 2.9:.2f}s, "
+                   f"Speed 812.00 tok/s\n" for e in range(1, epochs + 1))
+
+
+def test_the_latest_launch_at_the_count_an_earlier_one_stopped_at_ended(tmp_path: Path):
+    data = once(tmp_path, _tiny_llm_launch(30, 3.8) + _tiny_llm_launch(30, 3.6))
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "earlier launch" in data["summary"]
+
+
+def test_the_latest_launch_short_of_that_count_is_running(tmp_path: Path):
+    data = once(tmp_path, _tiny_llm_launch(30, 3.8) + _tiny_llm_launch(17, 3.6))
+    assert _verdict(data) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_new_launch_after_a_finished_one_is_the_run_the_log_holds(tmp_path: Path):
+    # The same script run twice into one log: the first launch prints the Hugging Face
+    # Trainer's end-of-training summary, the second only its start-up so far.
+    start = ("Loading config from configs/ppyolo.yaml\nUsing 1 GPU, seed 42\n"
+             "Building model resnet50\n")
+    first = start + "".join(f"{{'loss': {2.0 - i * 0.1:.4f}, 'learning_rate': 5e-05, "
+                            f"'epoch': {i + 1}.0}}\n" for i in range(6))
+    first += "{'train_runtime': 120.5, 'train_samples_per_second': 8.1, 'epoch': 6.0}\n"
+    assert _verdict(once(tmp_path, first)) == ("GO", "SUCCEEDED")
+    data = once(tmp_path, first + start)
+    assert data["terminal_state"] == "RUNNING"
+
+
+def test_a_second_script_with_the_same_configuration_is_no_new_launch(tmp_path: Path):
+    # dev paddlerec_sign_ctr_epochs_20_then_infer_finished.log: `python -u trainer.py -m
+    # config.yaml`, its training and its end, then `python -u infer.py -m config.yaml`,
+    # which prints the same configuration banner.
+    banner = "**************common.configs**********\n"
+    text = ("$ python -u ../../tools/trainer.py -m config.yaml\n" + banner
+            + "use_gpu: True, train_batch_size: 1024\n" + banner
+            + "".join(f"{{'loss': {2.0 - i * 0.1:.4f}, 'learning_rate': 5e-05, "
+                      f"'epoch': {i + 1}.0}}\n" for i in range(6))
+            + "{'train_runtime': 120.5, 'train_samples_per_second': 8.1, 'epoch': 6.0}\n"
+            + "$ python -u ../../tools/infer.py -m config.yaml\n" + banner
+            + "use_gpu: True, infer_batch_size: 1024\n" + banner)
+    assert _verdict(once(tmp_path, text)) == ("GO", "SUCCEEDED")
+
+
+# --- what a finished loop prints once, after its last training record ------------------
+
+
+def _bert_epochs(epochs: int) -> str:
+    # sealed-2/bert_stock_direction_4_epochs_loss_at_ln2_val_acc_chance.log:
+    # `Epoch 4: Average Training Loss = 0.6774892114793578`, then once
+    # `Validation Accuracy: 0.5117851749720964`.
+    return "cuda\n" + "".join(f"Epoch {e}: Average Training Loss = {0.70 - e * 0.01}\n"
+                              for e in range(1, epochs + 1))
+
+
+def test_an_evaluation_first_printed_after_the_last_epoch_ended(tmp_path: Path):
+    data = once(tmp_path, _bert_epochs(4) + "Validation Accuracy: 0.5117851749720964\n")
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "Validation Accuracy" in data["summary"]
+
+
+def test_an_evaluation_it_printed_after_every_epoch_is_no_end(tmp_path: Path):
+    text = "".join(f"Epoch {e}: Average Training Loss = {0.70 - e * 0.01}\n"
+                   f"Validation Accuracy: {0.5 + e / 100}\n" for e in range(1, 5))
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_the_first_evaluation_of_a_one_epoch_excerpt_is_no_end(tmp_path: Path):
+    # sealed-6 flair_modeltrainer_epoch_iter_bad_epochs_4_running.log: `epoch 6 - iter
+    # 1750/1750 - loss 0.12924214 - samples/sec: 70.89 - lr: 0.000032`, then the epoch's
+    # `DEV : loss 0.1774 - f1-score (micro avg)  0.65`: an excerpt of one epoch cannot
+    # tell a final evaluation from a periodic one.
+    text = "".join(f"epoch 6 - iter {i}/1750 - loss 0.129 - samples/sec: 71.0 - lr: 0.000033\n"
+                   for i in range(175, 1751, 175))
+    text += "DEV : loss 0.17740997672080994 - f1-score (micro avg)  0.65\n"
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_samples_generated_once_after_the_last_epoch_ended(tmp_path: Path):
+    data = once(tmp_path, _bert_epochs(5) + "Generating 16 images with the trained model\n")
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+
+
+def test_a_save_it_made_every_epoch_is_no_end(tmp_path: Path):
+    # sealed-5/titans_lm_epoch_loss_spikes_to_20_recovers_checkpoint_100.log saves every
+    # 10 epochs (`Saving checkpoint at epoch 100` is one more of them).
+    text = "".join(f"Epoch {e}: Average Training Loss = {0.70 - e * 0.01}\n"
+                   f"Saving checkpoint at epoch {e}\n" for e in range(1, 6))
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_job_epilog_after_the_last_record_ended(tmp_path: Path):
+    # sealed-6/trans4mom_gpu_prolog_epilog_two_jobs_train_loss_flat_or_rising.log:
+    # `GPU Prolog Script v1.14` … `Epoch 199: Train Loss 0.1064`, `GPU Epilog Script v0.30`.
+    text = ("GPU Prolog Script v1.14\nAllocating card 5\n"
+            + "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20))
+            + "GPU Epilog Script v0.30\n")
+    data = once(tmp_path, text)
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "epilog" in data["summary"]
+
+
+def test_a_log_that_stops_after_a_record_is_still_running(tmp_path: Path):
+    text = ("GPU Prolog Script v1.14\nAllocating card 5\n"
+            + "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20)))
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_an_evaluation_after_records_within_one_epoch_is_no_end(tmp_path: Path):
+    # Hugging Face's `'epoch': 0.37` moves at every record: no epoch end was trained past.
+    text = "".join(f"{{'loss': {2.0 - i * 0.1:.2f}, 'learning_rate': 1e-05, "
+                   f"'epoch': {0.1 * (i + 1):.2f}}}\n" for i in range(6))
+    text += "{'eval_loss': 1.5, 'eval_runtime': 2.0, 'epoch': 0.6}\n"
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_new_launch_that_printed_only_its_start_up_is_running(tmp_path: Path):
+    # The latest launch is the run: the first job's epilog is not the second job's end.
+    job = ("GPU Prolog Script v1.14\nAllocating card 5\n"
+           + "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20))
+           + "GPU Epilog Script v0.30\n")
+    assert _verdict(once(tmp_path, job + job)) == ("CONDITIONAL", "ENDED")
+    start_only = job + "GPU Prolog Script v1.14\nAllocating card 1\n"
+    assert _verdict(once(tmp_path, start_only)) == ("CONDITIONAL", "RUNNING")
+
+
+def test_a_loop_seen_over_and_a_process_gone_without_its_status_ended():
+    # Watching the process too: gone with no exit status babysit could see. The loop was
+    # seen over (no success proven, nothing says it was killed): ENDED.
+    from babysit.core.lifecycle import RunLifecycle
+    from babysit.model import EventKind, LogEvent, TerminalState
+    from babysit.parsing.loop_over import LOOP_OVER
+
+    life = RunLifecycle()
+    life.on_step(2990, 3000)
+    life.on_event(LogEvent(EventKind.COMPLETED, "the learning rate reached 0", LOOP_OVER), 2990)
+    ending = life.on_process_gone(None, None, 2990, 3000)
+    assert ending is not None and ending.state is TerminalState.ENDED
