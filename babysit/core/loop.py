@@ -49,6 +49,7 @@ class WatchLoop:
                  clock: Clock | None = None, fixer: Fixer | None = None,
                  reviewer: Reviewer | None = None,
                  known_anomalies: frozenset[tuple[str, int | None]] = frozenset(),
+                 known_proposals: frozenset[str] = frozenset(),
                  waker: Waker | None = None,
                  output_gone: Callable[[], str | None] | None = None) -> None:
         self.target = target
@@ -69,8 +70,9 @@ class WatchLoop:
                                    settings.poll.summary_every)
         self.supervisor = Supervisor(fixer, reviewer, target.label, self._now)
         self.decisions = Decisions()  # every action and proposal, whoever decided it
-        # known_anomalies: (type, step) of those an agent already heard of (--until-event).
-        self.stop: Stop = stop_conditions(settings.poll, known_anomalies)
+        # known_anomalies: (type, step) of those an agent already heard of (--until-event);
+        # known_proposals: what the proposals it was already shown propose.
+        self.stop: Stop = stop_conditions(settings.poll, known_anomalies, known_proposals)
         self.polls = 0
         self._last_loss: float | None = None
         self._flushed = False

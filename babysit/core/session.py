@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from babysit import stopping
 from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
@@ -24,6 +25,7 @@ from babysit.core.reports import (
     interruption,
 )
 from babysit.core.reviewer import Reviewer
+from babysit.core.stops import proposal_head
 from babysit.core.verdict import decide
 from babysit.exit_codes import ExitCode
 from babysit.model import Decision, TerminalState, Verdict
@@ -49,7 +51,9 @@ def exit_code_for(verdict: Verdict, outcome: WatchOutcome,
         return ExitCode.INTERRUPTED
     if outcome.unreachable is not None:
         return ExitCode.UNREACHABLE
-    if outcome.awaiting_approval:
+    if outcome.awaiting_approval and verdict.decision is not Decision.NO_GO:
+        # A proposal waits: CONDITIONAL, unless the run is already a NO-GO — the exit
+        # status agrees with the decision printed, and an agent's loop stops on it.
         return ExitCode.CONDITIONAL
     return {Decision.GO: ExitCode.GO, Decision.NO_GO: ExitCode.NO_GO,
             Decision.CONDITIONAL: ExitCode.CONDITIONAL}[verdict.decision]
@@ -89,13 +93,15 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         fixer = Fixer(target, fix_enabled=settings.fix, notice=observer.notice,
                       now=lambda: clock.now().isoformat().replace("+00:00", "Z"),
                       approver=approver)
-    known = _already_reported(settings, target.label) if settings.poll.until_event \
-        else frozenset()
+    previous = _previous_verdict(settings, target.label) if settings.poll.until_event \
+        else None
     try:
         # A fake clock (tests) drives the loop alone; in real time a local log wakes it.
         waker = target.change_waker() if real_time and isinstance(target, Wakes) else None
         loop = WatchLoop(target, settings, observer, clock, fixer=fixer, reviewer=reviewer,
-                         known_anomalies=known, waker=waker, output_gone=output_gone)
+                         known_anomalies=_already_reported(previous),
+                         known_proposals=_proposals_shown(previous), waker=waker,
+                         output_gone=output_gone)
         try:
             stop = loop.run()
         except TargetError as error:
@@ -111,20 +117,26 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         target.close()
 
 
-def _already_reported(settings: Settings, label: str) -> frozenset[tuple[str, int | None]]:
-    """Anomalies the previous verdict for the same target already carried: an agent that
-    re-runs `--until-event` after handling one must not be woken by it again. A previous
-    file that is unreadable or oddly shaped is ignored (the agent is then woken again)."""
+def _previous_verdict(settings: Settings, label: str) -> dict[str, Any] | None:
+    """The previous verdict for the same target in `--out-dir`: what an agent that re-runs
+    `--until-event` was already told. A file that is unreadable or oddly shaped is
+    ignored (the agent is then woken again)."""
     path = settings.out_dir / ARTIFACT_NAME
     try:
         if not path.is_file() or path.stat().st_size > _PREVIOUS_LIMIT:
-            return frozenset()
+            return None
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return frozenset()
+        return None
     if not isinstance(previous, dict) or previous.get("target") != label:
-        return frozenset()
-    listed = previous.get("anomalies_detected")
+        return None
+    return previous
+
+
+def _already_reported(previous: dict[str, Any] | None) -> frozenset[tuple[str, int | None]]:
+    """Anomalies the previous verdict carried, by type and step: an agent that re-runs
+    `--until-event` after handling one must not be woken by it again."""
+    listed = previous.get("anomalies_detected") if previous is not None else None
     if not isinstance(listed, list):
         return frozenset()
     seen: set[tuple[str, int | None]] = set()
@@ -136,6 +148,18 @@ def _already_reported(settings: Settings, label: str) -> frozenset[tuple[str, in
                                                        and not isinstance(step, bool))):
             seen.add((kind, step))
     return frozenset(seen)
+
+
+def _proposals_shown(previous: dict[str, Any] | None) -> frozenset[str]:
+    """What the proposals waiting in the previous verdict proposed: shown to the agent
+    once, they do not stop the next `--until-event` watch at once again (its loop would
+    spin); they stay in the verdict, and a new one wakes it."""
+    listed = previous.get("actions") if previous is not None else None
+    if not isinstance(listed, list):
+        return frozenset()
+    return frozenset(proposal_head(item["reason"]) for item in listed
+                     if isinstance(item, dict) and item.get("status") == "needs-approval"
+                     and isinstance(item.get("reason"), str))
 
 
 _PREVIOUS_LIMIT = 16 * 1024 * 1024  # a verdict file bigger than this is not one of ours

@@ -62,9 +62,22 @@ class stop_on_terminal(Stop):
         return "" if view.running else f"the run ended: {view.state.value}"
 
 
+def proposal_head(text: str) -> str:
+    """What a proposal proposes, without the reason (which names the latest step)."""
+    return text.split(" — because")[0].strip()
+
+
 class stop_on_approval_needed(Stop):
+    """A proposal waits for the user. Under --until-event, one the previous verdict for
+    the same target already carried was put to the agent then: waking it again at once
+    would only spin its loop, so the watch goes on until something new happens."""
+
+    def __init__(self, known: frozenset[str] = frozenset()) -> None:
+        self.known = known
+
     def __call__(self, state: LoopState) -> str:
-        return f"waiting for your approval: {state.awaiting[0]}" if state.awaiting else ""
+        fresh = [text for text in state.awaiting if proposal_head(text) not in self.known]
+        return f"waiting for your approval: {fresh[0]}" if fresh else ""
 
 
 class stop_on_blocker(Stop):
@@ -119,9 +132,10 @@ class stop_on_event(Stop):
 
 
 def stop_conditions(settings: PollSettings,
-                    known: frozenset[tuple[str, int | None]] = frozenset()) -> Stop:
+                    known: frozenset[tuple[str, int | None]] = frozenset(),
+                    known_proposals: frozenset[str] = frozenset()) -> Stop:
     """The watch's stop conditions, in the order their reasons win."""
-    stop = stop_on_terminal() | stop_on_approval_needed() | stop_on_blocker()
+    stop = stop_on_terminal() | stop_on_approval_needed(known_proposals) | stop_on_blocker()
     if settings.once:
         stop |= stop_after_first_poll()
     if settings.max_polls is not None:

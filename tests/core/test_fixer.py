@@ -238,13 +238,21 @@ def test_hung_run_is_stopped_and_restarted(tmp_path: Path):
 def test_nan_in_a_live_run_needs_approval_and_nothing_is_done_without_it(tmp_path: Path):
     proc = start(tmp_path, "--mode", "nan", "--at", "6", "--steps", "100000", "--delay", "0.05")
     result, data = watch(tmp_path, proc)
-    assert result.exit_code is ExitCode.CONDITIONAL  # approval needed
+    # The exit status agrees with the decision printed: a NaN is a NO-GO, whatever waits
+    # for approval (an agent's loop stops on 1 and puts the proposals to its user).
+    assert result.exit_code is ExitCode.NO_GO
     assert data["decision"] == "NO-GO"
     assert set(actions(data)) == {("lower-learning-rate", "needs-approval"),
                                   ("cancel-run", "needs-approval")}
     assert f"kill -TERM {proc.pid}" in data["next_commands"]
     assert any(f["title"] == "needs your approval: cancel-run" for f in data["findings"])
     assert proc.poll() is None  # still running: nobody approved anything
+    # An agent re-running `--until-event` was shown these: they do not stop it again.
+    from babysit.core.session import _previous_verdict, _proposals_shown
+    shown = _proposals_shown(_previous_verdict(Settings(out_dir=tmp_path / "out"),
+                                               data["target"]))
+    assert f"cancel the run now (terminate PID {proc.pid} and its workers)" in shown, shown
+    assert any(head.startswith("relaunch with a lower learning rate") for head in shown)
 
 
 def test_approved_cancel_stops_the_run(tmp_path: Path):

@@ -16,6 +16,7 @@ from babysit.core.stops import (
     stop_after_deadline,
     stop_after_polls,
     stop_conditions,
+    stop_on_approval_needed,
     stop_on_event,
     stop_on_terminal,
 )
@@ -79,6 +80,16 @@ def test_a_known_anomaly_does_not_wake_an_agent_a_new_one_does():
     assert stop(state(new_anomalies=(anomaly(AnomalyType.LOSS_SPIKE, step=10),))) == ""
     assert stop(state(new_anomalies=(anomaly(AnomalyType.LOSS_SPIKE, step=20),))) == \
         "event: loss-spike (high) at step 20"
+
+
+def test_a_proposal_an_agent_was_shown_does_not_stop_its_next_wait_a_new_one_does():
+    rollback = "roll back to checkpoint-400 — because loss=nan at step 412"
+    stop = stop_on_approval_needed(frozenset({"roll back to checkpoint-400"}))
+    assert stop(state(awaiting=(rollback,))) == ""  # its loop would only spin
+    assert stop(state(awaiting=(rollback, "lower the learning rate — because …"))) == \
+        "waiting for your approval: lower the learning rate — because …"
+    assert stop_on_approval_needed()(state(awaiting=(rollback,))) == \
+        f"waiting for your approval: {rollback}"
 
 
 def test_the_run_ending_outranks_every_limit():

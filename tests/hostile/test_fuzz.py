@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from babysit.config import ConfigError, RuleSettings, Settings, load_settings
 from babysit.core.run import Run
-from babysit.core.session import _already_reported
+from babysit.core.session import _already_reported, _previous_verdict, _proposals_shown
 from babysit.efficiency.trace import summarize_file
 from babysit.efficiency.trace_load import TraceError
 from babysit.efficiency.trace_report import render_lines, summary_to_dict
@@ -140,9 +140,11 @@ def read_previous(text: str) -> None:
     directory = _SCRATCH
     (directory / "babysit-training.json").write_text(text, encoding="utf-8",
                                                      errors="surrogateescape")
-    seen = _already_reported(Settings(out_dir=directory), "t.log")
+    previous = _previous_verdict(Settings(out_dir=directory), "t.log")
+    seen = _already_reported(previous)
     assert all(isinstance(kind, str) and (step is None or isinstance(step, int))
                for kind, step in seen)
+    assert all(isinstance(head, str) for head in _proposals_shown(previous))
 
 
 # --- pyproject.toml: [tool.babysit] and what may stand in its place -----------------------
