@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from babysit.model import Verdict
+from babysit.model import Verdict, utc_text
 from babysit.redact import MASK
 
 ARTIFACT_NAME = "babysit-training.json"
@@ -40,7 +40,7 @@ def verdict_to_dict(verdict: Verdict, written_at: datetime) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "skill_name": SKILL_NAME,
         "run_id": verdict.run_id,
-        "timestamp": written_at.isoformat().replace("+00:00", "Z"),
+        "timestamp": utc_text(written_at),
         "duration_seconds": verdict.duration_seconds,
         "decision": verdict.decision.value,
         "confidence": verdict.confidence.value,

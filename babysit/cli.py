@@ -368,21 +368,32 @@ def _serving(observer: Observer, target: str, kind: str, settings: Any,
     # takes the outbound pass like every other way out.
     board = RunBoard(outbound(target), kind, settings.run_id or str(uuid.uuid4()))
     token = _own_token()
-    error: ServeError | None = None
-    for candidate in range(port, min(port + 10, 65536)) if port else [0]:
-        try:
-            dashboard = Dashboard(lambda: [board.entry()], "127.0.0.1", candidate,
-                                  token).start()
-            break
-        except ServeError as failed:
-            error = failed
-    else:
-        raise _BadValue(str(error), param_hint="--serve-port")
+    try:
+        dashboard = _first_free(lambda at: Dashboard(lambda: [board.entry()], "127.0.0.1",
+                                                     at, token), port)
+    except ServeError as error:
+        raise _BadValue(str(error), param_hint="--serve-port") from None
     # babysit's own address and the token it made: printed as they are (the scrubber
     # would mask the token the user needs).
     typer.echo(f"babysit: dashboard at {dashboard.url}?token={token} (/api/metrics for "
                f"agents, with that token)", err=True)
     return BoardObserver(observer, board), dashboard
+
+
+def _first_free(make: Callable[[int], Any], port: int) -> Any:
+    """A dashboard started on `port` or, when that one is taken (another watch's
+    `--serve`, the all-sessions page), the next free of the nine after it; port 0 is any
+    free one. Raises the last ServeError when none is free."""
+    from babysit.serve.server import ServeError
+
+    error: ServeError | None = None
+    for candidate in range(port, min(port + 10, 65536)) if port else [0]:
+        try:
+            return make(candidate).start()
+        except ServeError as failed:
+            error = failed
+    assert error is not None
+    raise error
 
 
 def _own_token() -> str:
@@ -437,7 +448,8 @@ def demo(
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to bind; anything but loopback needs "
                                            "--token-file.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port (0: any free one).", min=0,
+    port: Annotated[int, typer.Option(help="Port, or the next free one after it when it is "
+                                           "taken (0: any free one).", min=0,
                                       max=65535)] = 8765,
     token_file: Annotated[Path | None, typer.Option(
         "--token-file", help="A file of yours, mode 600, holding the token clients must "
@@ -464,7 +476,8 @@ def serve_command(
     except UnsafeFile as error:
         raise typer.BadParameter(str(error), param_hint="--token-file") from None
     try:
-        dashboard = Dashboard(lambda: registry.collect(directory), host, port, token).start()
+        dashboard = _first_free(lambda at: Dashboard(lambda: registry.collect(directory),
+                                                     host, at, token), port)
     except ServeError as error:
         raise _BadValue(str(error), param_hint="--host/--port") from None
     shown = f"{dashboard.url}?token={token}" if token_file is None else dashboard.url

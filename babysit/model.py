@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from babysit._compat import StrEnum
@@ -297,3 +298,12 @@ class Verdict:
     # MFU, tokens/s and goodput, with their inputs (core.efficiency_meter.Efficiency.to_json).
     efficiency: Mapping[str, object] | None = None
     reading: Reading | None = None  # how much of the log babysit understood
+
+
+def utc_text(moment: datetime) -> str:
+    """A moment as ISO-8601 UTC ending in `Z`: the one spelling of a time in everything
+    babysit writes (the verdict, every JSON event, the dashboard's API)."""
+    # (A moment without a zone is UTC already: a clock's; never the machine's local time.)
+    moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None \
+        else moment.astimezone(timezone.utc)
+    return moment.isoformat().replace("+00:00", "Z")

@@ -112,6 +112,9 @@ def test_json_mode_prints_only_json_lines_ending_with_the_artifact(tmp_path: Pat
     assert events[-1]["event"] == "final"
     assert events[-1]["artifact"]["run_id"] == "abc"
     assert events[-1]["artifact"] == artifact_in(tmp_path)
+    # One spelling of a moment in every event: ISO-8601 UTC ending in Z.
+    assert all(e["time"].endswith("Z") and "+00:00" not in e["time"] for e in events), \
+        [e["time"] for e in events]
 
 
 def test_remote_host_that_does_not_resolve_exits_4_naming_dns(tmp_path: Path):

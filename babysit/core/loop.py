@@ -24,7 +24,7 @@ from babysit.core.run_view import RunView
 from babysit.core.stops import LoopState, Stop, stop_conditions
 from babysit.core.supervise import Decisions, Effects, Supervisor
 from babysit.core.wakers import OutputWatchingWaker
-from babysit.model import Anomaly
+from babysit.model import Anomaly, utc_text
 from babysit.snapshot import Snapshot
 from babysit.targets.base import HasLogPath, Target, TargetError, TargetUnavailable
 
@@ -242,7 +242,7 @@ class WatchLoop:
         return RunView.of(self.run_state, snapshot, now, keep_history=keep)
 
     def _now(self) -> str:
-        return self.clock.now().isoformat().replace("+00:00", "Z")
+        return utc_text(self.clock.now())
 
     def _loss_change(self, view: RunView) -> float | None:
         value = view.metrics.get(view.loss_key) if view.loss_key else None

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
-from babysit.units import count
+from babysit.units import count, format_duration
 
 # CPU seconds a log-less process must burn between polls to count as working.
 _BUSY_CPU_SECONDS = 0.5
@@ -147,7 +147,8 @@ def stall_allowance(*, interval: float, longest_gap: float, cadence: float | Non
                   f"lines ({cadence_source})"
     elif rules.stall_unknown_seconds > seconds:
         seconds = rules.stall_unknown_seconds
-        why = "its cadence is not known yet"
+        # (Said after "beyond": "… for 11m 0s (7 polls), beyond the 10m 0s allowed …".)
+        why = f"the {format_duration(seconds)} allowed while its cadence is not known"
     floor = {"setup": rules.stall_setup_seconds, "save": rules.stall_save_seconds,
              "eval": rules.stall_eval_seconds}.get(phase or "", 0.0)
     allowance = max(floor, 3.0 * longest_phase)

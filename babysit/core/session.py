@@ -28,7 +28,7 @@ from babysit.core.reviewer import Reviewer
 from babysit.core.stops import proposal_head
 from babysit.core.verdict import decide
 from babysit.exit_codes import ExitCode
-from babysit.model import Decision, TerminalState, Verdict
+from babysit.model import Decision, TerminalState, Verdict, utc_text
 from babysit.sanitise import outbound_value
 from babysit.targets.base import RunControls, Target, TargetError, TargetUnavailable, Wakes
 
@@ -91,7 +91,7 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
     fixer = None
     if isinstance(target, RunControls):
         fixer = Fixer(target, fix_enabled=settings.fix, notice=observer.notice,
-                      now=lambda: clock.now().isoformat().replace("+00:00", "Z"),
+                      now=lambda: utc_text(clock.now()),
                       approver=approver)
     previous = _previous_verdict(settings, target.label) if settings.poll.until_event \
         else None

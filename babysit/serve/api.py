@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any
 
 from babysit import lazy_re
+from babysit.model import utc_text
 
 # 2: a non-finite value in `latest` is "nan"/"inf"/"-inf", as in the artifact (1: null).
 API_VERSION = 2
@@ -22,7 +23,7 @@ _WEB_URL = lazy_re.compile(r"https?://[!-~]{1,2000}")
 
 def metrics_document(runs: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return {"api_version": API_VERSION,
-            "generated_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+            "generated_at": utc_text(datetime.now(timezone.utc)),
             "runs": [_with_safe_url(run) for run in runs]}
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from babysit.artifact import json_number
 from babysit.core.reports import PollReport, SummaryReport
-from babysit.model import Anomaly, Severity, Verdict
+from babysit.model import Anomaly, Severity, Verdict, utc_text
 
 _HEALTH = {Severity.BLOCKER: "critical", Severity.HIGH: "warning", Severity.MEDIUM: "notice",
            Severity.LOW: "notice"}
@@ -26,7 +26,7 @@ def _number(value: float) -> float | None:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return utc_text(moment)
 
 
 class RunBoard:

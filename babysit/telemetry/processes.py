@@ -365,39 +365,64 @@ class LogChoice:
 _LOG_NAME = lazy_re.compile(r"\.(?:log|out|err|txt)$|(?:^|/)logs?/", re.IGNORECASE)
 
 
-def find_log(identity: Identity, descendants: Iterable[Identity] = ()) -> LogChoice | None:
-    """The file the run writes its output to, and why it was chosen:
+def find_log(identity: Identity, descendants: Iterable[Identity] = (),
+             trains: Callable[[str], bool] | None = None) -> LogChoice | None:
+    """The file the run writes its output to, and why it was chosen, from the candidates
+    of `log_candidates` in their order — except that where the first shows no training
+    (`trains`, given by the caller that can read logs) and a later one does, the later
+    one is the run's log: `nohup python train.py > console.out 2>&1 &` for a script that
+    writes its metrics to `logs/train.log` itself, the console holding only a banner."""
+    candidates = log_candidates(identity, descendants)
+    if not candidates:
+        return None
+    first = candidates[0]
+    if trains is None or len(candidates) == 1 or trains(first.path):
+        return first
+    for other in candidates[1:]:
+        if trains(other.path):
+            return LogChoice(other.path, f"{other.reason}; {first.path}, {first.reason}, "
+                                         f"shows no training")
+    return first
+
+
+def log_candidates(identity: Identity, descendants: Iterable[Identity] = ()) -> list[LogChoice]:
+    """The files the run may write its output to, most likely first:
 
     1. the main process's stdout, then stderr, when redirected to a regular file;
-    2. when stdout is a pipe, a regular file written by the process reading that pipe
-       (`python train.py | tee train.log`);
-    3. a log-like file (`*.log`, `*.out`, `logs/…`) open for writing by the process
-       or its descendants, the most recently modified first."""
+    2. when stdout is a pipe, the regular files written by the process reading that pipe
+       (`python train.py | tee train.log`) — never that reader's own stdout and stderr
+       (a `tee` in a shell whose stderr is a capture file writes train.log, not that);
+    3. log-like files (`*.log`, `*.out`, `logs/…`) open for writing by the process or
+       its descendants, the most recently modified first."""
     pid = identity.pid
+    found: list[LogChoice] = []
+
+    def add(path: str, reason: str) -> None:
+        if all(choice.path != path for choice in found):
+            found.append(LogChoice(path, reason))
+
     for fd, stream in ((1, "stdout"), (2, "stderr")):
         target = _fd_target(pid, fd)
         if target and _regular_file(target):
-            return LogChoice(target, f"the {stream} of PID {pid} is redirected to it")
+            add(target, f"the {stream} of PID {pid} is redirected to it")
     pipe = _fd_target(pid, 1)
     if pipe and pipe.startswith("pipe:"):
         reader = _pipe_reader(pipe, exclude=pid)
         if reader is not None:
-            written = _files_open_for_writing(reader.pid)
-            if written:
-                return LogChoice(written[0], f"PID {pid} pipes its output to "
-                                             f"{reader.name()} (PID {reader.pid}), which "
-                                             f"writes it")
+            own = {_fd_target(reader.pid, 1), _fd_target(reader.pid, 2)}
+            for path in _files_open_for_writing(reader.pid):
+                if path not in own:
+                    add(path, f"PID {pid} pipes its output to {reader.name()} (PID "
+                              f"{reader.pid}), which writes it")
     candidates: list[tuple[float, str, int]] = []
     for ident in [identity, *descendants]:
         for path in _files_open_for_writing(ident.pid):
             if _LOG_NAME.search(path):
                 with contextlib.suppress(OSError):
                     candidates.append((os.stat(path).st_mtime, path, ident.pid))
-    if candidates:
-        _, path, owner = max(candidates)
-        return LogChoice(path, f"PID {owner} has it open for writing (the most recently "
-                               f"written log-like file of the run)")
-    return None
+    for _, path, owner in sorted(candidates, reverse=True):
+        add(path, f"PID {owner} has it open for writing (a log-like file of the run)")
+    return found
 
 
 def _fd_target(pid: int, fd: int) -> str | None:

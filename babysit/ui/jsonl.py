@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from babysit.artifact import json_number
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
-from babysit.model import Anomaly, Verdict
+from babysit.model import Anomaly, Verdict, utc_text
 from babysit.ui.streams import GuardedStream
 
 
@@ -29,7 +29,7 @@ def _anomaly(anomaly: Anomaly) -> dict[str, Any]:
 def poll_event(kind: str, report: PollReport) -> dict[str, Any]:
     return {
         "event": kind,
-        "time": report.time.isoformat(),
+        "time": utc_text(report.time),
         "target": report.target,
         "poll": report.poll,
         "state": report.state.value,
@@ -67,13 +67,13 @@ class JsonObserver:
         self._write(poll_event("poll", report))
 
     def anomaly(self, anomaly: Anomaly, report: PollReport) -> None:
-        self._write({"event": "anomaly", "time": report.time.isoformat(),
+        self._write({"event": "anomaly", "time": utc_text(report.time),
                      "target": report.target, **_anomaly(anomaly)})
 
     def summary(self, report: SummaryReport) -> None:
         self._write({
             "event": "summary",
-            "time": report.time.isoformat(),
+            "time": utc_text(report.time),
             "target": report.target,
             "reason": report.reason,
             "polls": report.polls,

@@ -61,7 +61,8 @@ TABLE = [
     (S.RUNNING, (), True, False, Decision.CONDITIONAL, ExitCode.CONDITIONAL),
     (S.RUNNING, (HIGH,), True, False, Decision.CONDITIONAL, ExitCode.CONDITIONAL),
     (S.RUNNING, (BLOCKER,), True, False, Decision.NO_GO, ExitCode.NO_GO),
-    (S.RUNNING, (BLOCKER,), True, True, Decision.NO_GO, ExitCode.CONDITIONAL),
+    # The code agrees with the decision: a NO-GO with a proposal waiting is still 1.
+    (S.RUNNING, (BLOCKER,), True, True, Decision.NO_GO, ExitCode.NO_GO),
     (S.RUNNING, (), True, True, Decision.CONDITIONAL, ExitCode.CONDITIONAL),
     # A proposal left over when the run has ended is no reason to wait for approval.
     (S.FAILED, (BLOCKER,), True, True, Decision.NO_GO, ExitCode.NO_GO),

@@ -108,16 +108,41 @@ def test_a_port_out_of_range_is_a_usage_error(capsys: pytest.CaptureFixture[str]
     assert code == 2 and "0<=x<=65535" in err and "Traceback" not in err
 
 
-def test_a_busy_port_is_a_usage_error_naming_it(capsys: pytest.CaptureFixture[str],
-                                                tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("BABYSIT_RUNTIME_DIR", str(tmp_path))
+def test_a_busy_port_gives_way_to_the_next_free_one(tmp_path: Path):
+    """`babysit serve` beside a watch's `--serve` (which took 8765): the page opens on
+    the next free port, as the watch's own does, and says where."""
+    import subprocess
+    import sys
+
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        code, err = serve(capsys, "--port", str(port))
-    assert code == 2 and f"cannot serve on 127.0.0.1:{port}" in err
+        proc = subprocess.Popen([sys.executable, "-m", "babysit", "serve", "--port", str(port)],
+                                env={**os.environ, "BABYSIT_RUNTIME_DIR": str(tmp_path)},
+                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert "babysit: dashboard at http://127.0.0.1:" in line, line
+    assert f":{port}/" not in line
+
+
+def test_no_free_port_is_a_usage_error_naming_it(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("BABYSIT_RUNTIME_DIR", str(tmp_path))
+    with socket.socket() as busy:
+        try:
+            busy.bind(("127.0.0.1", 65535))
+        except OSError:
+            pytest.skip("port 65535 is in use here")
+        busy.listen()
+        code, err = serve(capsys, "--port", "65535")
+    assert code == 2 and "cannot serve on 127.0.0.1:65535" in err
     assert "Traceback" not in err
 
 

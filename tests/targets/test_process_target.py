@@ -63,6 +63,61 @@ def test_log_is_found_through_tee(tmp_path: Path):
         tee.wait()
 
 
+def test_tees_own_stderr_in_a_capture_file_is_not_the_log(tmp_path: Path):
+    """An agent's or CI's shell: the pipeline's stderr is a regular file too. tee writes
+    train.log; its fd 2 is the shell's capture file, never the run's log."""
+    log, capture = tmp_path / "train.log", tmp_path / "shell-stderr"
+    trainer = subprocess.Popen([sys.executable, str(TRAINER), "--steps", "500", "--delay",
+                                "0.05"], stdout=subprocess.PIPE)
+    with capture.open("ab") as shell_stderr:
+        tee = subprocess.Popen(["tee", str(log)], stdin=trainer.stdout,
+                               stdout=subprocess.DEVNULL, stderr=shell_stderr)
+    try:
+        wait_for(lambda: log.exists() and log.stat().st_size > 0)
+        choice = find_log(identity_of(trainer.pid))
+        assert choice is not None and choice.path == str(log), choice
+    finally:
+        trainer.kill()
+        tee.kill()
+        trainer.wait()
+        tee.wait()
+
+
+# A script that prints a banner to its console and its training to a log of its own.
+_OWN_LOG = """
+import sys, time
+print("Loading data... done", flush=True)
+print("UserWarning: the default of use_reentrant will change", file=sys.stderr, flush=True)
+with open(sys.argv[1], "a") as log:
+    for step in range(1, 400):
+        log.write(f"step {step} loss {3 - step * 0.005:.4f}\\n"); log.flush()
+        time.sleep(0.05)
+"""
+
+
+def test_a_console_with_no_training_gives_way_to_the_log_the_run_writes(tmp_path: Path):
+    """`nohup python train.py > console.out 2>&1 &`, the script writing its metrics to
+    logs/train.log: the console shows no training, the log does — it is the run's log."""
+    (tmp_path / "logs").mkdir()
+    log, console = tmp_path / "logs" / "train.log", tmp_path / "console.out"
+    with console.open("ab") as out:
+        proc = subprocess.Popen([sys.executable, "-c", _OWN_LOG, str(log)], stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: log.exists() and log.stat().st_size > 40)
+        target = ProcessTarget(proc.pid, gpu=no_gpu())
+        assert target.log_path == str(log)
+        assert target.log_choice is not None and "shows no training" in target.log_choice.reason
+        target.close()
+        # Where both show training, the console (stdout) stays first.
+        with console.open("a") as out:
+            out.write("step 1 loss 3.0\n")
+        assert find_log(identity_of(proc.pid)).path == str(console)  # type: ignore[union-attr]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_snapshot_reads_log_and_process_and_a_dead_childs_exit_code(tmp_path: Path):
     log = tmp_path / "train.log"
     proc = start(log, "--steps", "30", "--mode", "raise", "--at", "5")

@@ -43,6 +43,29 @@ def test_a_typo_fails_at_once_and_names_the_log_it_resembles(tmp_path: Path, typ
     assert "waiting for" not in done.stderr
 
 
+@pytest.mark.parametrize("earlier, coming", [("run1.log", "run2.log"),
+                                              ("train.log", "train_v2.log")])
+def test_the_next_run_of_a_series_is_waited_for_not_taken_for_a_typo(
+        tmp_path: Path, earlier: str, coming: str):
+    """Starting babysit before the run: `run2.log` beside last time's `run1.log` is the
+    log to come, not a typo of it."""
+    (tmp_path / earlier).write_text(GOOD)
+    proc = subprocess.Popen([sys.executable, "-m", "babysit", coming, "--interval", "0.2",
+                             "--out-dir", "out"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "BABYSIT_WAIT_FOR_LOG": "600"})
+    assert proc.stderr is not None
+    try:
+        line = proc.stderr.readline()
+        assert f"waiting for {coming} to appear" in line, line
+        (tmp_path / coming).write_text(GOOD)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert artifact_in(tmp_path / "out")["target"] == coming
+
+
 def test_a_log_in_a_folder_that_does_not_exist_is_not_waited_for(tmp_path: Path):
     done = babysit("ouputs/run1/train.log", cwd=tmp_path)
     assert done.returncode == 4

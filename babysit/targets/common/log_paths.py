@@ -10,7 +10,10 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 from pathlib import Path
+
+from babysit import lazy_re
 
 _LISTED = 2000  # names read from one folder, at most
 _SHOWN = 3
@@ -93,7 +96,23 @@ def not_found(path: str) -> str:
     return f"log file not found: {path}"
 
 
+# A run's number or version in a name (`run2`, `train_v2`, `epoch-10`): names that
+# differ only there are runs of a series, not a typo of each other.
+_SERIES_PART = lazy_re.compile(r"[_.-]?v?\d+", re.IGNORECASE)
+
+
+def next_in_series(path: str, existing: str) -> bool:
+    """Whether `path` differs from an existing name only by a run's number or version
+    (`run2.log` beside `run1.log`, `train_v2.log` beside `train.log`): the next run of a
+    series, which a user starts babysit before, not a typo (`trian.log`)."""
+    ours, theirs = Path(path).name, Path(existing).name
+    return ours != theirs and _SERIES_PART.sub("", ours) == _SERIES_PART.sub("", theirs)
+
+
 def worth_waiting_for(path: str) -> bool:
     """A missing log the run may still create: its folder exists and nothing there has
-    a name close to it (a close name is a typo, not a log to come)."""
-    return not folder_is_missing(path) and not near_paths(path)
+    a name close to it (a close name is a typo, not a log to come) — unless the close
+    name is an earlier run of the same series (`run1.log` when `run2.log` is asked for)."""
+    if folder_is_missing(path):
+        return False
+    return all(next_in_series(path, near) for near in near_paths(path))

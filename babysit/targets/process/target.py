@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from babysit.model import ExitInfo
+from babysit.parsing.evaluation import trains
+from babysit.parsing.parser import LogParser
 from babysit.snapshot import ProcessView
 from babysit.targets.base import Target, TargetError
 from babysit.targets.common.composed import WatchedRun
@@ -152,6 +154,27 @@ def _running(identity: Identity) -> bool:
         return False
 
 
+_TAIL_BYTES = 64 * 1024  # enough for the run's latest records; a log may be huge
+
+
+def shows_training(path: str) -> bool:
+    """Whether the end of a file holds a training record (a step, or a training metric):
+    what tells a run's log from its console when it writes both. Bounded: the last 64 KiB
+    only, read once when the log is chosen."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - _TAIL_BYTES))
+            text = handle.read(_TAIL_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    parser = LogParser()
+    records = parser.feed_lines(text.splitlines()[1:] if len(text) >= _TAIL_BYTES
+                                else text.splitlines())  # (the first may be cut)
+    return any(r.step is not None or (r.metrics and trains(r.metrics))
+               for r in [*records, *parser.finish()])
+
+
 class ProcessTarget(WatchedRun):
     """`--pid N`: the process, its log and its GPUs, and the controls the fix policy
     may use."""
@@ -169,7 +192,7 @@ class ProcessTarget(WatchedRun):
                    f"{_cwd(identity) or 'an unknown directory'})"]
         self.log_choice: LogChoice | None = (
             LogChoice(log, "given on the command line") if log is not None
-            else find_log(identity, process.leftovers()))
+            else find_log(identity, process.leftovers(), trains=shows_training))
         log_target: Target | None = None
         if self.log_choice is not None:
             log_target = LocalLogTarget(self.log_choice.path)

@@ -191,7 +191,7 @@ def test_nan_in_the_rank0_log_stops_with_a_kubectl_delete_proposal(
     assert cancel["status"] == "needs-approval"
     assert f"kubectl --kubeconfig={kubeconfig} --context=fake delete job llama-ft " \
         "-n research" in cancel["reason"]
-    assert result.exit_code is ExitCode.CONDITIONAL
+    assert result.exit_code is ExitCode.NO_GO  # the code agrees with the decision
 
 
 def test_pytorchjob_worker_nccl_error_counts_and_the_master_speaks_for_metrics(

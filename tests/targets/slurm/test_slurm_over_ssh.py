@@ -106,9 +106,9 @@ def test_a_job_that_prints_nan_is_no_go_over_ssh(login: Sshd, slurm: Cluster,
     assert data["target"] == f"{ssh}:{job}"
     nan = [a for a in data["anomalies_detected"] if a["type"] == "nan-inf"]
     assert nan and nan[0]["step"] == 2, data["anomalies_detected"]
-    # babysit stops at the NaN while the job still runs and proposes cancelling it:
-    # exit 3 (waiting for approval), with the exact command over ssh, never run.
-    assert done.returncode == ExitCode.CONDITIONAL, done.stdout + done.stderr
+    # babysit stops at the NaN while the job still runs and proposes cancelling it, with
+    # the exact command over ssh, never run; the exit code is the NO-GO's.
+    assert done.returncode == ExitCode.NO_GO, done.stdout + done.stderr
     assert f"ssh {ssh} 'scancel {job}'" in done.stdout
     stamped = [line for line in done.stdout.splitlines() if line.lstrip().startswith("[")]
     assert stamped and all(line.startswith(f"[{ssh}] ") for line in stamped), done.stdout

@@ -118,7 +118,7 @@ def test_nan_in_a_workers_log_stops_with_a_cancel_proposal_for_the_running_job(
     assert cancel["status"] == "needs-approval"
     assert "gcloud ai custom-jobs cancel 12 --region=us-central1 --project=my-gcp-proj" \
         in cancel["reason"]
-    assert result.exit_code is ExitCode.CONDITIONAL  # waiting for the user's approval
+    assert result.exit_code is ExitCode.NO_GO  # the code agrees with the decision
 
 
 def test_a_replica_other_than_the_first_is_heard_for_its_failures(vertex: VertexServer,
