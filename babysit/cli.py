@@ -283,6 +283,7 @@ def _watch(values: dict[str, Any]) -> None:
         approver = ConsoleApprover() if interactive() else None
     rewatch = [*running_babysit(), *rewatch_args(request), *asked.mode_args(),
                "--out-dir", str(asked.out_dir)]
+    kept = False  # a verdict reached (not an interruption): the page keeps it a while
     try:
         def open_target() -> Any:
             # The wait is part of the session: a SIGTERM or Ctrl-C during it ends the
@@ -297,14 +298,15 @@ def _watch(values: dict[str, Any]) -> None:
         result = run_session(open_target, request.value, kind.name, settings,
                              observer, rewatch=rewatch, approver=approver, reviewer=reviewer,
                              output_gone=pipe_reader_watch())
-        if dashboard is not None and result.exit_code != ExitCode.INTERRUPTED:  # not after Ctrl-C
+        kept = result.exit_code != ExitCode.INTERRUPTED
+        if dashboard is not None and kept:  # not after Ctrl-C
             _linger(dashboard, asked.serve_linger, result.verdict.decision.value)
     finally:
         if dashboard is not None:
             from babysit.serve import registry
 
             dashboard.stop()
-            registry.withdraw()
+            registry.withdraw(keep=kept)
     _report_problems(result.exit_code, result.verdict.stop_reason, result.artifact_error,
                      asked.json_output)
     raise typer.Exit(int(result.exit_code))

@@ -2,7 +2,8 @@
 every one on this machine: a per-user runtime directory (0700, ours, checked every time),
 one file per session, written atomically each poll. A session file is read only when it
 is a regular file of ours, not a link, under a size cap, named after a live babysit
-process; the file of a session whose process is gone is removed."""
+process; the file of a session whose process is gone is removed. A session that ended
+leaves its last document (`ended-PID-TIME.json`) listed for an hour."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +41,24 @@ def publish(entry: dict[str, Any], directory: Path | None = None) -> None:
                           json.dumps(entry, allow_nan=False), mode=0o600)
 
 
-def withdraw(directory: Path | None = None) -> None:
+# A session that ended stays on the page this long with its last document: the run
+# that failed while nobody looked is what the page is for.
+ENDED_KEEP_SECONDS = 3600
+_ENDED_NAME = lazy_re.compile(r"ended-([1-9][0-9]{0,9})-([0-9]{1,12})\.json")
+
+
+def withdraw(directory: Path | None = None, keep: bool = True) -> None:
+    """The session ends: its last document is kept as ended (for ENDED_KEEP_SECONDS)
+    when it holds a verdict worth seeing later (`keep`: not after an interruption, whose
+    run may well go on), no longer as a live session."""
     with contextlib.suppress(OSError, UnsafeFile):
-        ((directory or runtime_dir()) / f"session-{os.getpid()}.json").unlink()
+        directory = directory or runtime_dir()
+        pid = os.getpid()
+        live = directory / f"session-{pid}.json"
+        if keep:
+            os.replace(live, directory / f"ended-{pid}-{int(time.time())}.json")
+        else:
+            live.unlink()
 
 
 def collect(directory: Path | None = None) -> list[dict[str, Any]]:
@@ -63,7 +80,31 @@ def collect(directory: Path | None = None) -> list[dict[str, Any]]:
             entries.append(entry)
             if len(entries) == MAX_SESSIONS:
                 break
+    entries.extend(_ended(directory, MAX_SESSIONS - len(entries)))
     entries.sort(key=lambda e: str(e.get("started_at", "")))
+    return entries
+
+
+def _ended(directory: Path, room: int) -> list[dict[str, Any]]:
+    """The last documents of sessions that ended within ENDED_KEEP_SECONDS, newest
+    first; older ones are removed."""
+    found: list[tuple[int, Path, int]] = []
+    now = time.time()
+    for path in directory.glob("ended-*.json"):
+        named = _ENDED_NAME.fullmatch(path.name)
+        if named is None:
+            continue
+        ended_at = int(named.group(2))
+        if now - ended_at > ENDED_KEEP_SECONDS:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            continue
+        found.append((ended_at, path, int(named.group(1))))
+    entries = []
+    for _, path, pid in sorted(found, reverse=True)[:max(room, 0)]:
+        entry = _read_session(path)
+        if entry is not None and entry.get("babysit_pid") == pid:
+            entries.append(entry)
     return entries
 
 

@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -254,6 +255,21 @@ def test_a_fifo_a_huge_or_a_deeply_nested_session_file_is_skipped_at_once(runtim
     write_session(runtime, path.name, json.dumps(session_entry(me)))
     path.chmod(0o644)  # readable by others: not one babysit wrote
     assert registry.collect(runtime) == []
+
+
+def test_a_session_that_ended_stays_listed_for_an_hour(runtime: Path):
+    """A run that went NO-GO while nobody looked must still be on the page later."""
+    me = os.getpid()
+    write_session(runtime, f"session-{me}.json", json.dumps(session_entry(me)))
+    registry.withdraw(runtime)
+    assert not (runtime / f"session-{me}.json").exists()
+    assert [e["target"] for e in registry.collect(runtime)] == ["t.log"]
+    old = write_session(runtime, f"ended-{me}-{int(time.time()) - 3700}.json",
+                        json.dumps(session_entry(me, target="old.log")))
+    forged = write_session(runtime, f"ended-1-{int(time.time())}.json",
+                           json.dumps(session_entry(me, target="forged.log")))
+    assert [e["target"] for e in registry.collect(runtime)] == ["t.log"]
+    assert not old.exists() and forged.exists()  # too old: removed; not its own: skipped
 
 
 def test_a_session_file_naming_another_process_is_not_shown(runtime: Path):
