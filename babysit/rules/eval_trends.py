@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.rules import trends
+from babysit.rules import eval_after_best, trends
 
 _NOISE_K = 3.0
 _LEVEL = 5  # evaluations in a level
@@ -46,7 +46,22 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         # up 8× while the log prints no training loss at all).
         return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
-            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules))
+            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules)
+            or _after_best(evals, worse, rules))
+
+
+def _after_best(evals: Sequence[tuple[float, float | None]], worse: list[float],
+                rules: RuleSettings) -> str | None:
+    """Few evaluations, worse since their best (see eval_after_best), while the
+    training loss fell over the same stretch."""
+    found = eval_after_best.worse_since_best(worse, rules)
+    if found is None:
+        return None
+    best_at, how = found
+    train = _train_fell(evals, best_at)
+    if train is None:
+        return None
+    return (f"{how} ({evals[best_at][0]:.4g} → {evals[-1][0]:.4g}) {train}")
 
 
 # Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`

@@ -17,11 +17,12 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.chance_level import ChanceRule
+from babysit.rules.eval_names import evaluation_direction
+from babysit.rules.eval_restated import Restatements
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -162,6 +163,7 @@ class EvalRule:
         self._gapped: dict[str, int] = {}  # evaluations in a row far above the training loss
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+        self._restatements = Restatements()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -173,8 +175,9 @@ class EvalRule:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
-                if (direction := eval_direction(key) or eval_trends.held_out_direction(key))
-                and not _AUXILIARY.search(key))
+                if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key))
+        if self._restatements.restated(tuple((key, metrics[key]) for key, _ in judged)):
+            return out  # the run's summary of an evaluation it already printed
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):
