@@ -42,6 +42,10 @@ _HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "d
 # evaluation whatever the line calls them (E2DTC's `Epoch 6  Acc: 0.8913  nmi: 0.8267`).
 # A word error rate of the training set says `train` and is left out above.
 _HELD_OUT_WORDS = frozenset({"nmi", "ari", "ter"})
+# A perplexity of a codebook's use (wav2vec 2.0's `valid_prob_perplexity` and
+# `valid_code_perplexity`, a VQ model's code perplexity) counts the codes in use: no fit to
+# held-out data, and falling is the worry, not rising.
+_CODEBOOK_WORDS = frozenset({"code", "codes", "codebook", "prob"})
 
 
 @lru_cache(maxsize=4096)
@@ -49,10 +53,12 @@ def evaluation_direction(key: str) -> int:
     """+1 when higher is better, -1 when lower is better, for a metric that an evaluation
     on held-out data reports; 0 for any other metric (the training's, a timing, a count,
     a best-so-far)."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    if _CODEBOOK_WORDS.intersection(words) and "perplexity" in words:
+        return 0
     known = eval_direction(key) or held_out_direction(key)
     if known:
         return known
-    words = [w for w in _WORDS.split(key.lower()) if w]
     if not words or _NOT_EVALUATION.intersection(words):
         return 0
     # The metric word is the last that is not the set's: `loss_val`, `acc_test`.

@@ -46,14 +46,17 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         # up 8× while the log prints no training loss at all).
         return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
-            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules)
-            or _after_best(evals, worse, rules))
+            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules))
 
 
-def _after_best(evals: Sequence[tuple[float, float | None]], worse: list[float],
-                rules: RuleSettings) -> str | None:
+def after_best(evals: Sequence[tuple[float, float | None]], direction: int,
+               rules: RuleSettings) -> tuple[str, bool] | None:
     """Few evaluations, worse since their best (see eval_after_best), while the
-    training loss fell over the same stretch."""
+    training loss fell over the same stretch: (why, whether the latest level is clearly
+    worse than the best level, by `eval_far_from_best` of it), or None."""
+    if direction == 0 or all(train is None for _, train in evals):
+        return None  # with no training loss, only a jump speaks (see `degradation`)
+    worse = [-direction * v for v, _ in evals]
     found = eval_after_best.worse_since_best(worse, rules)
     if found is None:
         return None
@@ -61,7 +64,11 @@ def _after_best(evals: Sequence[tuple[float, float | None]], worse: list[float],
     train = _train_fell(evals, best_at)
     if train is None:
         return None
-    return (f"{how} ({evals[best_at][0]:.4g} → {evals[-1][0]:.4g}) {train}")
+    # Clearly worse: the latest level (median of three) above the best level (the best
+    # median of three: not one lucky evaluation) by `eval_far_from_best` of it.
+    best = _best_level(worse)
+    clearly = statistics.median(worse[-3:]) - best > abs(best) * rules.eval_far_from_best
+    return f"{how} ({evals[best_at][0]:.4g} → {evals[-1][0]:.4g}) {train}", clearly
 
 
 # Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`
