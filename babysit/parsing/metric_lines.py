@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.evaluation import EvaluationSummaries, as_eval
+from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
@@ -38,8 +39,8 @@ from babysit.parsing.shapes import ShapeReader
 
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
-    parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
-    parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
+    parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
+    parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
     parse_headed_pairs, parse_key_values)
 
 

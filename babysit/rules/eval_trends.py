@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.rules import trends
+from babysit.rules import eval_after_best, trends
 
 _NOISE_K = 3.0
 _LEVEL = 5  # evaluations in a level
@@ -47,6 +47,28 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
             or _jump(evals, worse, rules) or _past_peak(evals, worse, rules))
+
+
+def after_best(evals: Sequence[tuple[float, float | None]], direction: int,
+               rules: RuleSettings) -> tuple[str, bool] | None:
+    """Few evaluations, worse since their best (see eval_after_best), while the
+    training loss fell over the same stretch: (why, whether the latest level is clearly
+    worse than the best level, by `eval_far_from_best` of it), or None."""
+    if direction == 0 or all(train is None for _, train in evals):
+        return None  # with no training loss, only a jump speaks (see `degradation`)
+    worse = [-direction * v for v, _ in evals]
+    found = eval_after_best.worse_since_best(worse, rules)
+    if found is None:
+        return None
+    best_at, how = found
+    train = _train_fell(evals, best_at)
+    if train is None:
+        return None
+    # Clearly worse: the latest level (median of three) above the best level (the best
+    # median of three: not one lucky evaluation) by `eval_far_from_best` of it.
+    best = _best_level(worse)
+    clearly = statistics.median(worse[-3:]) - best > abs(best) * rules.eval_far_from_best
+    return f"{how} ({evals[best_at][0]:.4g} → {evals[-1][0]:.4g}) {train}", clearly
 
 
 # Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`

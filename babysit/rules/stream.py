@@ -17,11 +17,12 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.chance_level import ChanceRule
+from babysit.rules.eval_names import evaluation_direction
+from babysit.rules.eval_restated import Restatements
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -162,6 +163,8 @@ class EvalRule:
         self._gapped: dict[str, int] = {}  # evaluations in a row far above the training loss
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+        self._restatements = Restatements()
+        self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -173,8 +176,9 @@ class EvalRule:
                 self._judged.clear()
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
-                if (direction := eval_direction(key) or eval_trends.held_out_direction(key))
-                and not _AUXILIARY.search(key))
+                if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key))
+        if self._restatements.restated(tuple((key, metrics[key]) for key, _ in judged)):
+            return out  # the run's summary of an evaluation it already printed
         for key, direction in judged:
             value = metrics[key]
             if not math.isfinite(value):
@@ -199,9 +203,17 @@ class EvalRule:
             reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
             if reason is not None:
                 self._raised.add(key)
-                out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key))
+                if key in self._mild:  # raised as a notice before: now the usual medium
+                    self._mild.discard(key)
+                    out.append(Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                                        f"{key} {reason}", key=key))
+                else:
+                    out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key))
+            elif (since_best := self._since_best(key, series, direction)) is not None:
+                out.append(since_best)
             elif key in self._raised and self._near_best(key, value, direction):
                 self._raised.discard(key)
+                self._mild.discard(key)
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
                                    f"{key} back to {value:.4g}, near its best", key=key))
         return out
@@ -225,6 +237,31 @@ class EvalRule:
                             f"{key} back within {eval_trends.GAP_RATIO:g}× the training loss",
                             key=label)]
         return []
+
+    def _since_best(self, key: str, series: Sequence[tuple[float, float | None]],
+                    direction: int) -> Signal | None:
+        """Sparse evaluations worse since their best (eval_after_best). A mild one (the
+        latest within `eval_far_from_best` of the best) is a notice: a plateau a little
+        above its best is what early stopping is for, and the run may keep its best
+        weights. One clearly worse is the usual medium, high if still open at the end
+        (the last weights are not the ones to keep); a mild one that grows is raised to
+        medium."""
+        found = eval_trends.after_best(list(series), direction, self.rules)
+        if found is None:
+            return None
+        reason, clearly = found
+        if key in self._raised:
+            if clearly and key in self._mild:
+                self._mild.discard(key)
+                return Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                                f"{key} {reason}", key=key)
+            return None
+        self._raised.add(key)
+        if clearly:
+            return Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key)
+        self._mild.add(key)
+        return Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key,
+                     severity=Severity.LOW)
 
     def _near_best(self, key: str, value: float, direction: int) -> bool:
         """Recovered means back within the rule's tolerance of the best evaluation, not

@@ -1,0 +1,75 @@
+"""Which metric names are an evaluation's, and which way each improves (issue 24).
+
+`metric_names.eval_direction` knows the names that begin with an evaluation prefix
+(`val_loss`, `eval/accuracy`) and `eval_trends.held_out_direction` the scores only held-out
+data is ever scored on (BLEU, mIoU, WER). Runs name their evaluations in more ways than
+that: the held-out set as a suffix (`loss_val`, `acc_test`), as a folder of the data it was
+read from (wav2letter's `data/dev-clean-TER`, read as `data/dev_clean_ter`), or not at all
+for a score that needs the true labels a model never trains on (a clustering's NMI and
+adjusted Rand index). This module reads a name as words (split at `/`, `_`, `-`, `.` and
+spaces) so that the evaluation's mark may sit anywhere, and the metric word says the
+direction.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from babysit.metric_names import eval_direction
+from babysit.rules.eval_trends import held_out_direction
+
+_WORDS = re.compile(r"[/_\-. ]+")
+# Words that name a held-out set: a split (`val`, `dev`, `test`), or the set itself.
+_EVAL_WORDS = frozenset({"eval", "evaluation", "val", "valid", "validation", "dev", "test",
+                         "testing", "heldout", "holdout"})
+# Words that make a name something other than one evaluation's figure: the training's own
+# (`train_ter` beside `data/dev_clean_ter`), a best-so-far that can only ever improve, a
+# count, a timing.
+_NOT_EVALUATION = frozenset({"train", "training", "best", "min", "max", "time", "runtime",
+                             "samples", "steps", "step", "epoch", "epochs", "tokens", "size",
+                             "count", "num", "per", "second", "wps", "wpb", "bsz", "ups",
+                             "memory", "mem", "throughput"})
+# The metric word, by the way it improves. Errors and distances fall; agreement with the
+# truth (accuracy, overlap, agreement between clusterings, fidelity of an image) rises.
+_LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
+                    "mse", "mae", "rmse", "bpb", "bpc"})
+_HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "dice", "f1",
+                     "bleu", "sacrebleu", "psnr", "ssim", "precision", "recall", "meteor",
+                     "chrf", "nmi", "ari", "top1", "top5"})
+# Scores that need the true labels of data the model was not fitted on: a clustering is
+# trained without labels, so its NMI and adjusted Rand index against them are an
+# evaluation whatever the line calls them (E2DTC's `Epoch 6  Acc: 0.8913  nmi: 0.8267`).
+# A word error rate of the training set says `train` and is left out above.
+_HELD_OUT_WORDS = frozenset({"nmi", "ari", "ter"})
+# A perplexity of a codebook's use (wav2vec 2.0's `valid_prob_perplexity` and
+# `valid_code_perplexity`, a VQ model's code perplexity) counts the codes in use: no fit to
+# held-out data, and falling is the worry, not rising.
+_CODEBOOK_WORDS = frozenset({"code", "codes", "codebook", "prob"})
+
+
+@lru_cache(maxsize=4096)
+def evaluation_direction(key: str) -> int:
+    """+1 when higher is better, -1 when lower is better, for a metric that an evaluation
+    on held-out data reports; 0 for any other metric (the training's, a timing, a count,
+    a best-so-far)."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    if _CODEBOOK_WORDS.intersection(words) and "perplexity" in words:
+        return 0
+    known = eval_direction(key) or held_out_direction(key)
+    if known:
+        return known
+    if not words or _NOT_EVALUATION.intersection(words):
+        return 0
+    # The metric word is the last that is not the set's: `loss_val`, `acc_test`.
+    named = [w for w in words if w not in _EVAL_WORDS]
+    if not named:
+        return 0
+    metric = named[-1]
+    direction = -1 if metric in _LOWER or metric.endswith("loss") else \
+        1 if metric in _HIGHER or metric.startswith("rouge") else 0
+    if direction == 0:
+        return 0
+    if _EVAL_WORDS.intersection(words) or metric in _HELD_OUT_WORDS:
+        return direction
+    return 0
