@@ -80,7 +80,11 @@ class EpochLocalSteps:
             self._first_epoch = epoch
         if self._epoch is not None and epoch == self._epoch + 1 and self._per_epoch is None \
                 and self._last_step is not None and parsed.step <= self._last_step:
-            self._per_epoch = self._last_step  # the first epoch ended at its last step
+            # The first epoch ended at its last step, or at the total its lines name
+            # (`iter 10/14`, logged every 10: the epoch had 14).
+            total = parsed.target if parsed.target and parsed.target >= self._last_step \
+                else None
+            self._per_epoch = total or self._last_step
         self._epoch, self._last_step = epoch, parsed.step
         if self._per_epoch is None:
             return parsed

@@ -56,6 +56,7 @@ class MetricLineReader:
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
+        self._epoch_steps = EpochLocalSteps()  # the same, in `key: value` lines
         self._llmc_validations = ValidationCadence()  # llm.c's last step validates off cadence
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
 
@@ -130,6 +131,15 @@ class MetricLineReader:
         """A line's counters in terms of the whole run."""
         if parsed.fmt == "is-sentences":
             return self._local_steps.place(parsed)
+        if parsed.fmt == "key-value" and parsed.step is not None and parsed.epoch is not None:
+            # `Epoch 2 | iter 100/500 | loss: 0.4`: once the counter starts again with the
+            # next epoch it is the batch of its epoch, and its total the epoch's, not the
+            # run's plan (a counter that goes on across epochs is left as it is).
+            placed = self._epoch_steps.place(parsed)
+            if placed is not parsed and placed.per_epoch:
+                epochs = parsed.total_epochs
+                return replace(placed, target=epochs * placed.per_epoch if epochs else None)
+            return placed
         if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._plan.announced:
             # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e

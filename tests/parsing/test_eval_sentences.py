@@ -50,3 +50,28 @@ def test_names_and_numbers_with_only_a_space_between():
 def test_a_likelihood_is_a_loss_and_a_split_named_in_words_stays_the_split_s():
     assert _metrics("step 390 nll 2.3100")["nll"] == 2.31
     assert _metrics("epoch 3 | Test loss 0.3100 | lr 0.01") == {"test_loss": 0.31, "lr": 0.01}
+
+
+def _run_steps(lines: list[str]) -> list[tuple[int | None, int | None]]:
+    parser = LogParser()
+    return [(r.step, r.target_steps) for r in parser.feed_lines(lines) + parser.finish()
+            if r.metrics]
+
+
+def test_a_step_that_starts_again_with_each_epoch_is_placed_in_the_run():
+    # `Epoch E | iter I/500`: a newcomer's loop; the counter is the batch of its epoch.
+    lines = [f"Epoch {e} | iter {i}/500 | loss: {2.0 - 0.1 * e:.4f}"
+             for e in (1, 2, 3) for i in (100, 200, 300, 400, 500)]
+    steps = _run_steps(lines)
+    assert steps[5:7] == [(600, None), (700, None)]  # epoch 2: 500 + its batch; no plan
+    assert steps[-1][0] == 1500
+    # YOLOX logs every 10 of an epoch's 14 iterations: the epoch is the line's total.
+    yolox = [f"epoch: {e}/20, iter: {i}/14, mem: 9135Mb, total_loss: {5.0 - e * 0.1:.1f}"
+             for e in (1, 2, 3) for i in (10,)]
+    assert [s for s, _ in _run_steps(yolox)][-1] == 2 * 14 + 10
+
+
+def test_a_step_that_goes_on_across_epochs_is_left_as_it_is():
+    lines = [f"Epoch {e} | step {100 * (3 * e + k)} | loss: 1.5" for e in (0, 1, 2)
+             for k in (1, 2, 3)]
+    assert [s for s, _ in _run_steps(lines)] == [100 * n for n in range(1, 10)]
