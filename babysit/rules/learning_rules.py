@@ -22,6 +22,8 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
+# Points in a row with a loss of exactly 0 and a throughput of exactly 0: no data.
+_NO_DATA_POINTS = 5
 _MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _NOISE_POINTS = 100  # the losses the noise is measured over
@@ -63,6 +65,7 @@ class NotLearningRule:
         self._grad_points = 0
         self._grad_zero = 0
         self._both_zero = 0  # points with lr and grad norm both 0, from the first (-1: not)
+        self._no_data = 0  # points in a row with a loss and a throughput both exactly 0
         self._return_key: str | None = None  # a return the policy earns, when no loss
         self._return_points = 0
         self._return_start: list[float] = []  # its first five values
@@ -466,6 +469,31 @@ class NotLearningRule:
                           f"{now:.4g}, σ≈{sigma:.2g})", key="flat")]
         return []
 
+    def _no_data_seen(self, point: Observation) -> list[Signal]:
+        """A loss of exactly 0 at a throughput of exactly 0, point after point: the loop
+        runs over nothing (an empty data loader, a filter that drops every sample) and
+        averages an empty sum — `Epoch 12, Loss 0.0000, Speed 0.00 tok/s`. Whatever the run
+        goes on to print, it trains nothing: a blocker, resolved once data flows again."""
+        if point.loss is None or point.throughput is None:
+            return []
+        if point.loss == 0 and point.throughput == 0:
+            self._no_data += 1
+        elif point.throughput > 0:
+            self._no_data = 0
+            if "no data" in self._raised:
+                self._raised.discard("no data")
+                return [Resolve(AnomalyType.NOT_LEARNING, "data flows again: the throughput "
+                                "is above 0", key="no data")]
+        if self._no_data >= _NO_DATA_POINTS and "no data" not in self._raised:
+            self._raised.add("no data")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: the loss and the throughput have both been exactly "
+                          f"0 on {self._no_data} logged points in a row: the loop processes no "
+                          f"data (an empty data loader, a filter or a path that leaves no "
+                          f"samples), so nothing is trained", key="no data",
+                          severity=Severity.BLOCKER)]
+        return []
+
     def _zeros(self, point: Observation) -> list[Signal]:
         out: list[Signal] = []
         warmup = self.rules.not_learning_warmup_points
@@ -500,6 +528,7 @@ class NotLearningRule:
             self._raised.discard("zero updates")
             out.append(Resolve(AnomalyType.NOT_LEARNING, "the weights are updated again",
                                key="zero updates"))
+        out.extend(self._no_data_seen(point))
         for name, run in (("learning rate", self._lr_zero), ("grad_norm", self._grad_zero)):
             need = self.rules.not_learning_zero_points
             if name == "learning rate" and self._lr_mid_run and run == self._lr_points:

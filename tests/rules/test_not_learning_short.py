@@ -194,3 +194,18 @@ def test_a_rising_hardware_utilisation_is_no_quality_score():
     lines = [f"step {i:05d}/00060 | loss: {v:.6f} | bf16_mfu: {min(1.2, 0.01 + 0.1 * i):.2f}"
              for i, v in enumerate(losses)]
     assert not_learning(lines) == ["flat"]
+
+
+# tiny_llm's relaunches (sealed-4): the loop runs over an empty data loader.
+def _epochs(loss: float, speed: float, count: int = 8) -> list[str]:
+    return [f"Epoch {e}, Loss {loss:.4f}, Time 0.95s, Speed {speed:.2f} tok/s"
+            for e in range(1, count + 1)]
+
+
+def test_a_loss_and_a_throughput_both_exactly_0_are_a_loop_over_no_data():
+    assert not_learning(_epochs(3.7888, 2841.5)[:3] + _epochs(0.0, 0.0)) == ["no data"]
+
+
+def test_a_tiny_loss_at_a_real_throughput_is_not_no_data():
+    # A loss printed as 0.0000 while tokens flow is a rounded small loss, not an empty loop.
+    assert "no data" not in not_learning(_epochs(0.0, 2841.5))
