@@ -91,6 +91,22 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path, *, stub: bool = False
     return final
 
 
+def replaced_verdict(out_dir: Path, target: object) -> str | None:
+    """The verdict on another target that writing one on `target` in `out_dir` would
+    replace (`b.log (NO-GO)`), so that it is said, not silently lost; None when there is
+    none, or the file is not one babysit can read."""
+    path = out_dir / ARTIFACT_NAME
+    try:
+        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+            return None
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(previous, dict) or previous.get("target") in (None, target):
+        return None
+    return f"{previous.get('target')} ({previous.get('decision')})"
+
+
 def _holds_another_target(path: Path, target: object) -> bool:
     """Whether `path` holds something other than a verdict on `target`: another
     target's verdict, or a file babysit cannot read as one (kept, in doubt)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from babysit import stopping
-from babysit.artifact import ARTIFACT_NAME, verdict_to_dict, write_artifact
+from babysit.artifact import ARTIFACT_NAME, replaced_verdict, verdict_to_dict, write_artifact
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.core.fixer import Approver, Fixer
@@ -171,9 +171,14 @@ def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Ob
     data = verdict_to_dict(verdict, clock.now())
     path: Path | None = None
     error: str | None = None
+    stub = outcome.unreachable is not None or outcome.polls == 0
+    replaced = None if stub else replaced_verdict(settings.out_dir, data.get("target"))
+    if replaced is not None:
+        observer.notice(f"this verdict replaces the one on {replaced} in "
+                        f"{settings.out_dir / ARTIFACT_NAME} (give each run its own "
+                        f"--out-dir to keep both)")
     try:
-        path = write_artifact(data, settings.out_dir,
-                              stub=outcome.unreachable is not None or outcome.polls == 0)
+        path = write_artifact(data, settings.out_dir, stub=stub)
     except OSError as problem:
         error = f"cannot write the verdict to {settings.out_dir}: {problem}"
     observer.final(verdict, data, str(path) if path else None)

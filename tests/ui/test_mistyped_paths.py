@@ -118,6 +118,17 @@ def test_a_target_never_read_keeps_the_verdict_on_another_target(tmp_path: Path)
     assert artifact_in(tmp_path)["confidence"] == "low"
 
 
+def test_a_verdict_on_another_target_is_not_replaced_in_silence(tmp_path: Path):
+    (tmp_path / "b.log").write_text("step 1/10 | loss=nan\n")
+    (tmp_path / "a.log").write_text(GOOD)
+    assert babysit("b.log", "--once", cwd=tmp_path).returncode == 1
+    done = babysit("a.log", "--once", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "this verdict replaces the one on b.log (NO-GO)" in " ".join(done.stdout.split())
+    again = babysit("a.log", "--once", cwd=tmp_path)  # its own verdict: nothing to say
+    assert "replaces" not in again.stdout + again.stderr
+
+
 def test_at_a_terminal_an_unreadable_target_is_explained_once(tmp_path: Path):
     screen = at_a_terminal(["missing.log", "--once"], tmp_path)
     assert screen.code == 4
