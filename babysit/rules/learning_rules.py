@@ -400,12 +400,13 @@ class NotLearningRule:
         need = self.rules.not_learning_identical
         if len(tail) < need:
             return []
-        level = last_digit.within_last_digit(list(tail)[-need:])
         # Where the noise-judged flat test can speak (a log placed at the run's start,
-        # with points enough), it is that test's: one finding per flat loss.
+        # with points enough), it is that test's: one finding per flat loss. (Asked
+        # first: the digits of ten values are costly to weigh at every record.)
         placed = self._start_known and self._count >= self.rules.not_learning_points
-        if level is not None and not placed and not self._digit_judged \
-                and "identical" not in self._raised and not self._loss_fell():
+        level = None if placed or self._digit_judged or "identical" in self._raised \
+            else last_digit.within_last_digit(list(tail)[-need:])
+        if level is not None and not self._loss_fell():
             self._digit_judged = True
             self._raised.add("last digit")
             return [Raise(AnomalyType.NOT_LEARNING,
