@@ -29,7 +29,7 @@ _LEVELS = ("INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL")
 
 def _header_end(line: str) -> int | None:
     """Where the message column of a rich record's first line begins, if it is one."""
-    if not line.startswith(("[", " ")) or not any(level in line[:64] for level in _LEVELS):
+    if not line.startswith(("[", "      ")) or not any(level in line[:64] for level in _LEVELS):
         return None
     match = _HEADER.match(line)
     return match.end() if match is not None else None
