@@ -30,7 +30,9 @@ from babysit.parsing.frameworks import (
 )
 from babysit.parsing.headed_pairs import parse_headed_pairs
 from babysit.parsing.is_sentences import EpochLocalSteps, parse_is_sentences
+from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
+from babysit.parsing.log_prefix import message
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
@@ -41,6 +43,10 @@ LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_hf_dict, parse_megatron, parse_nanogpt, parse_epoch_step,
     parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
     parse_headed_pairs, parse_key_values)
+
+
+# Formats whose step and target may be a batch of its epoch and the epoch's batches.
+_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch"))
 
 
 class MetricLineReader:
@@ -56,6 +62,8 @@ class MetricLineReader:
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
         self._llmc_validations = ValidationCadence()  # llm.c's last step validates off cadence
+        self._leading = LeadingCounter()
+        self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
@@ -80,6 +88,8 @@ class MetricLineReader:
             # A line the run prints over and over, with a step: its names need not be
             # known ones (`iter: 649, l_pix: 0.03`).
             parsed = parse_key_values(text, known_names=False)
+            if parsed is not None and parsed.fmt == "epoch-batch":
+                parsed = self._placed(parsed)
             if parsed is None or parsed.step is None:
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
         if parsed is None and not beside_bar:
@@ -95,8 +105,9 @@ class MetricLineReader:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
                                        "final-epoch"))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-            parsed = self.evaluations.summary(as_eval(text, parsed))
-            if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
+            parsed = self.evaluations.summary(as_eval(self._body, parsed))
+            if parsed.step is None and parsed.epoch is None \
+                    and not all(map(math.isfinite, parsed.metrics.values())) \
                     and not self._shapes.printed_before(text):
                 # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
                 # value the run measured (a metric line comes back). A NaN is no
@@ -109,6 +120,21 @@ class MetricLineReader:
         return parsed
 
     def _parse_text(self, text: str) -> Parsed | None:
+        # What the run printed, without a logger's head (`log_prefix`): a timestamp, a
+        # level or a source location is no metric, and spoils a line of fields. The
+        # whole line is still read when its message alone says nothing.
+        body = self._body = message(text)
+        parsed = self._parse_formats(body) if body is not text else None
+        if parsed is None:
+            parsed = self._parse_formats(text)
+        if parsed is not None and parsed.step is None and parsed.metrics:
+            # `[12/540] | loss: 2.28`: a counter with no name (`leading_counter`)
+            lead = self._leading.read(body)
+            if lead is not None:
+                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
+        return parsed
+
+    def _parse_formats(self, text: str) -> Parsed | None:
         # The format that matched last is tried first, unless it is the permissive
         # key/value fallback, which must never shadow a specific format.
         preferred = self._preferred
@@ -129,7 +155,7 @@ class MetricLineReader:
         """A line's counters in terms of the whole run."""
         if parsed.fmt == "is-sentences":
             return self._local_steps.place(parsed)
-        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
+        if parsed.fmt in _EPOCH_BATCH and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._plan.announced:
             # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
             # (counted from 0 or from 1, as the run's first epoch shows).
