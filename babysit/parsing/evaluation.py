@@ -44,6 +44,16 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
                   metrics=metrics)
 
 
+# A line that says it is the training's (`Train -   loss: 5.02` after `Eval -    loss:
+# 4.98`, the same names): its metrics are the training's, whatever came before.
+_TRAIN_HEAD = lazy_re.compile(r"\s*\[?(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\b(?![/_.])")
+
+
+def says_training(text: str) -> bool:
+    """Whether the line's head says its values are the training's."""
+    return _TRAIN_HEAD.match(text) is not None
+
+
 def trains(metrics: Mapping[str, float]) -> bool:
     """Whether a record's metrics are the training's own (not only an evaluation's,
     not only timings)."""

@@ -13,10 +13,11 @@ import math
 from dataclasses import replace
 
 from babysit.model import EventKind, LogEvent
-from babysit.parsing.evaluation import EvaluationSummaries, as_eval
+from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
+    batch_of,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -105,7 +106,11 @@ class MetricLineReader:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
                                        "final-epoch"))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-            parsed = self.evaluations.summary(as_eval(self._body, parsed))
+            parsed = as_eval(self._body, parsed)
+            if says_training(self._body):
+                self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
+            else:
+                parsed = self.evaluations.summary(parsed)
             if parsed.step is None and parsed.epoch is None \
                     and not all(map(math.isfinite, parsed.metrics.values())) \
                     and not self._shapes.printed_before(text):
@@ -130,7 +135,14 @@ class MetricLineReader:
         if parsed is not None and parsed.step is None and parsed.metrics:
             # `[12/540] | loss: 2.28`: a counter with no name (`leading_counter`)
             lead = self._leading.read(body)
-            if lead is not None:
+            batch = batch_of(body) if lead is not None and lead[1] is not None else None
+            if batch is not None:
+                # `[5/100] batch 1850/4337 loss=…`: the bare counter is the epoch, the
+                # batch its batch, placed in the run as `[e/E][n/N]` is
+                parsed = self._placed(Parsed(
+                    "epoch-batch", batch[0], batch[1], float(lead[0]), lead[1],
+                    parsed.metrics, per_epoch=batch[1]))
+            elif lead is not None:
                 parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
         return parsed
 
