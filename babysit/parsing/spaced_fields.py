@@ -26,9 +26,10 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, parse_key_values
 from babysit.parsing.text import normalise_key, to_number
 
-# Fields are set apart by `|`, `,`, a tab, a run of spaces or a spaced dash (`iter 35 -
-# mae 0.89`); a dash against a number (`-inf`, `1e-3`) is the number's.
-_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|\s{2,}|\s+-\s+")
+# Fields are set apart by `|`, `,`, a tab, or a run of spaces or a spaced dash before a
+# name (`iter 35 - mae 0.89`); before a number they set a name from its value (`cost
+# 0.41` with two spaces), and a dash against a number (`-inf`) is the number's.
+_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])")
 _BARE_COUNT = lazy_re.compile(r"^\s*\d{1,9}:\s+(?=[A-Za-z])")
 _TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
 # A counter field of its own shape, no name and value: `[12/540]`, `12/540`, `Epoch
