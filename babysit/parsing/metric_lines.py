@@ -136,7 +136,7 @@ class MetricLineReader:
             # `[12/540] | loss: 2.28`: a counter with no name (`leading_counter`)
             lead = self._leading.read(body)
             batch = batch_of(body) if lead is not None and lead[1] is not None else None
-            if batch is not None:
+            if lead is not None and batch is not None:
                 # `[5/100] batch 1850/4337 loss=…`: the bare counter is the epoch, the
                 # batch its batch, placed in the run as `[e/E][n/N]` is
                 parsed = self._placed(Parsed(
