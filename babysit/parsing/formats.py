@@ -325,7 +325,7 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         # `[e/E][n/N]` is (metric_lines).
         batches = int(batch_of.group("total"))
         metrics.pop("batch", None)
-        return Parsed("epoch-batch", int(batch_of.group("batch")), batches, epoch,
+        return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
                       total_epochs, metrics, per_epoch=batches)
     return Parsed("key-value", step, target, epoch, total_epochs, metrics)
 

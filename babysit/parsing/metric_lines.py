@@ -47,7 +47,10 @@ LINE_PARSERS: tuple[LineParser, ...] = (
 
 
 # Formats whose step and target may be a batch of its epoch and the epoch's batches.
-_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch"))
+_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
+# An epoch's batch, read by these formats (and what the line is read as while the batch
+# is never seen below its total).
+_BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}
 
 
 class MetricLineReader:
@@ -59,6 +62,7 @@ class MetricLineReader:
         self._shapes = shapes
         self._plan = plan
         self._preferred: LineParser | None = None
+        self._batches_move = False  # an epoch's batch counter seen below its total
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
@@ -89,7 +93,7 @@ class MetricLineReader:
             # A line the run prints over and over, with a step: its names need not be
             # known ones (`iter: 649, l_pix: 0.03`).
             parsed = parse_key_values(text, known_names=False)
-            if parsed is not None and parsed.fmt == "epoch-batch":
+            if parsed is not None and parsed.fmt == "kv-epoch-batch":
                 parsed = self._placed(parsed)
             if parsed is None or parsed.step is None:
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
@@ -165,6 +169,14 @@ class MetricLineReader:
 
     def _placed(self, parsed: Parsed) -> Parsed:
         """A line's counters in terms of the whole run."""
+        if parsed.fmt in _BATCH_OF_EPOCH and parsed.step is not None and parsed.target:
+            # An epoch's batch counts steps once it is seen inside an epoch; a counter
+            # always at its total (Theano's `epoch 305, minibatch 120/120` once an
+            # epoch) only says the epoch ended: its lines are the epochs' records.
+            self._batches_move = self._batches_move or parsed.step < parsed.target
+            if not self._batches_move:
+                return Parsed(_BATCH_OF_EPOCH[parsed.fmt], epoch=parsed.epoch,
+                              total_epochs=parsed.total_epochs, metrics=parsed.metrics)
         if parsed.fmt == "is-sentences":
             return self._local_steps.place(parsed)
         if parsed.fmt in _EPOCH_BATCH and parsed.step is not None and parsed.target \
