@@ -93,6 +93,19 @@ def test_a_bare_leading_counter_is_the_step():
     assert parser.progress_unit == "step"
 
 
+def test_a_bare_counter_that_comes_round_again_counts_an_epochs_batches():
+    # MONAI's tutorial loop (sealed/monai_fast_training_epoch_step_dice_running.log):
+    # `epoch 14/300`, then `1/16, train_loss: 0.1162 step time: 0.9368` … `16/16, …`, and
+    # `1/16` again in the next epoch: steps keep rising, never back to 1
+    lines = []
+    for epoch in (14, 15):
+        lines.append(f"epoch {epoch}/300")
+        lines += [f"{i}/16, train_loss: 0.{1100 + i} step time: 0.93" for i in range(1, 17)]
+    _, records = _records(lines)
+    steps = [r.step for r in records if r is not None and r.metrics]
+    assert steps == list(range(1, 33))
+
+
 def test_a_bare_count_is_the_step_once_it_rises_and_a_label_when_it_stays():
     _, counted = _records([f"{i}: loss_total: {2.0 - i / 10:.2f}" for i in range(1, 5)])
     assert [r.step for r in counted if r is not None] == [1, 2, 3, 4]
