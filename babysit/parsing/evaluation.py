@@ -14,15 +14,17 @@ from babysit.metric_names import is_bookkeeping, is_eval_metric
 from babysit.parsing.formats import Parsed
 
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`,
-# Flair's `DEV : loss 0.177 - f1-score (micro avg)  0.65`.
+# Flair's `DEV : loss 0.177 - f1-score (micro avg)  0.65`; a head set apart from its
+# values as the fields are (`Evaluation | loss 0.4`, `Validation, loss: 0.4`).
 # Its counters count the evaluation's batches and its metrics are not the training's.
 # A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
 # a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
-_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
+_EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL|[Dd]ev|DEV)"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
-                        r"\s*(?:\(\w+\))?\s*(?::|\[)|(?:[Ee]valuated|[Vv]alidated) with )")
+                        r"\s*(?:\(\w+\))?\s*(?::|\[|\]|,|\||\t| - |(?=\s\s))|"
+                        r"(?:[Ee]valuated|[Vv]alidated) with )")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
@@ -40,6 +42,16 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
     metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
     return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
                   metrics=metrics)
+
+
+# A line that says it is the training's (`Train -   loss: 5.02` after `Eval -    loss:
+# 4.98`, the same names): its metrics are the training's, whatever came before.
+_TRAIN_HEAD = lazy_re.compile(r"\s*\[?(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\b(?![/_.])")
+
+
+def says_training(text: str) -> bool:
+    """Whether the line's head says its values are the training's."""
+    return _TRAIN_HEAD.match(text) is not None
 
 
 def trains(metrics: Mapping[str, float]) -> bool:
@@ -79,6 +91,7 @@ class EvaluationSummaries:
 
     def __init__(self) -> None:
         self._names: set[str] = set()
+        self._epoch: float | None = None  # the last epoch a line said
 
     def trained(self) -> None:
         if self._names:  # at every step: no new set when there is nothing to forget
@@ -90,6 +103,13 @@ class EvaluationSummaries:
         50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
         training loss of 50."""
         names = parsed.metrics.keys()
+        epoch, self._epoch = self._epoch, parsed.epoch if parsed.epoch is not None \
+            else self._epoch
+        if parsed.epoch is not None and epoch is not None and parsed.epoch > epoch:
+            # `Epoch 9  loss=1.97` after `Epoch 8  loss=2.03` and its validation: a
+            # new epoch is training that moved on, not the pass's summary
+            self._names = set()
+            return parsed
         if not trains(parsed.metrics):
             self._names = {k.removeprefix("eval/") for k in names}
             return parsed

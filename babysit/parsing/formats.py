@@ -180,6 +180,10 @@ _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>
                            r"(?P<target>\d+)")
 _STEP_WORD = lazy_re.compile(
     r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
+# An epoch's batch and the batches in it, beside the epoch (`batch 40/500`, `batch=
+# [51/3503]`); `batch 16` alone is a batch size.
+_BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)\s*/\s*"
+                           r"(?P<total>\d+)")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 _EPOCH_WORD = lazy_re.compile(
     r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
@@ -190,7 +194,7 @@ _EPOCH_WORD = lazy_re.compile(
 # `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by `spaced_fields`.
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
-                        r" +)?(?:[a-z]+_)?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
+                        r" +)?(?:[a-z]+[_/])?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
@@ -248,6 +252,35 @@ def key_values(text: str) -> dict[str, float]:
     return values
 
 
+def batch_of(segment: str) -> tuple[int, int] | None:
+    """An epoch's batch and the batches in it, where the line says (`batch 40/500`)."""
+    if "atch" not in segment:
+        return None
+    found = _BATCH_OF.search(segment)
+    return None if found is None else (int(found.group("batch")), int(found.group("total")))
+
+
+def names_a_measure(values: Mapping[str, float]) -> bool:
+    """Whether a name is, word for word, a measure the hints above do not catch (`mae`,
+    `rmse`, `xent`, `ce`, `top1`, `gnorm`): whole words only, never `ce` in `balance`."""
+    return any(_MEASURE_WORD.search(key) for key in values)
+
+
+def has_counter(segment: str) -> bool:
+    """Whether the line counts training (`step 12`, `iter 12`, `Epoch 3`, `[12/540]`): a
+    line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
+    the run's end), not a training record."""
+    return _STEP_WORD.search(segment) is not None or _EPOCH_WORD.search(segment) is not None \
+        or _COUNT_OF.search(segment) is not None or _LEADING_COUNT.match(segment) is not None
+
+
+# Measures by their usual short names, as whole words of a metric's name.
+# (Only these: `Validation bpb`, `mAP`, `psnr` read as measures changed what the rules
+# judged on logs that were right — an evaluation's points the rules then weighed.)
+_MEASURE_WORD = lazy_re.compile(r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm)(?:[_/@]|$)")
+_COUNT_OF = lazy_re.compile(r"(?:^|[\s\[])\d+\s*/\s*\d+(?:\]|[\s,|]|$)")
+
+
 def looks_like_metrics(values: Mapping[str, float]) -> bool:
     """Whether any name is metric-like (a loss, a learning rate, a norm, an accuracy...)."""
     return any(h in key for key in values for h in _METRIC_HINTS)
@@ -261,7 +294,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     `known_names=False` (a line whose shape the run prints over and over, with a step)
     any name will do (`l_pix: 0.03`)."""
     values = key_values(segment)
-    if known_names and not looks_like_metrics(values):
+    if known_names and not looks_like_metrics(values) and not (
+            names_a_measure(values) and has_counter(segment)):
         return None
     if not values:
         return None
@@ -285,6 +319,14 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         if epoch_word.group("epochs"):
             total_epochs = int(epoch_word.group("epochs"))
     metrics = {k: v for k, v in parsed.metrics.items() if k not in ("step", "iter", "epoch")}
+    if step is None and epoch is not None and "atch" in segment \
+            and (batch_of := _BATCH_OF.search(segment)) is not None:
+        # `epoch=1 | batch= [51/3503]`: the batch of its epoch, placed in the run as
+        # `[e/E][n/N]` is (metric_lines).
+        batches = int(batch_of.group("total"))
+        metrics.pop("batch", None)
+        return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
+                      total_epochs, metrics, per_epoch=batches)
     return Parsed("key-value", step, target, epoch, total_epochs, metrics)
 
 

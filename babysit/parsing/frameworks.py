@@ -208,7 +208,8 @@ def _mm_metrics(text: str) -> dict[str, float]:
 # `[Train] Epoch: [1][100/500]  loss: 0.52`   (epochs counted from 0, batches per epoch)
 _EXAMPLE_EPOCH = lazy_re.compile(r"Epoch:\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
                                  r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
-_SPACED_PAIR = lazy_re.compile(r"(?<![\w@])(?P<key>[A-Za-z][\w@]*)\s+"
+# (A name whole: `eval/loss 7.0` is not a `loss` of 7.0.)
+_SPACED_PAIR = lazy_re.compile(r"(?<![\w@/.-])(?P<key>[A-Za-z][\w@/.]*)\s+"
                                r"(?P<value>[-+]?\d[\d.]*(?:[eE][-+]?\d+)?|nan|inf)"
                                r"(?:\s*\(\s*[-+]?[\d.eE+-]+\))?")
 

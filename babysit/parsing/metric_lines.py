@@ -13,11 +13,12 @@ import math
 from dataclasses import replace
 
 from babysit.model import EventKind, LogEvent
-from babysit.parsing.evaluation import EvaluationSummaries, as_eval
+from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
 from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
+    batch_of,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -31,7 +32,9 @@ from babysit.parsing.frameworks import (
 )
 from babysit.parsing.headed_pairs import parse_headed_pairs
 from babysit.parsing.is_sentences import EpochLocalSteps, parse_is_sentences
+from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
+from babysit.parsing.log_prefix import message
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
@@ -44,6 +47,13 @@ LINE_PARSERS: tuple[LineParser, ...] = (
     parse_headed_pairs, parse_key_values)
 
 
+# Formats whose step and target may be a batch of its epoch and the epoch's batches.
+_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
+# An epoch's batch, read by these formats (and what the line is read as while the batch
+# is never seen below its total).
+_BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}
+
+
 class MetricLineReader:
     """Reads a line's text in the formats, with the context they need: the format that
     matched last, how `[e/E][n/N]` counts epochs, the names of the last evaluation pass,
@@ -53,11 +63,14 @@ class MetricLineReader:
         self._shapes = shapes
         self._plan = plan
         self._preferred: LineParser | None = None
+        self._batches_move = False  # an epoch's batch counter seen below its total
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
         self._epoch_steps = EpochLocalSteps()  # the same, in `key: value` lines
         self._llmc_validations = ValidationCadence()  # llm.c's last step validates off cadence
+        self._leading = LeadingCounter()
+        self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
@@ -82,6 +95,8 @@ class MetricLineReader:
             # A line the run prints over and over, with a step: its names need not be
             # known ones (`iter: 649, l_pix: 0.03`).
             parsed = parse_key_values(text, known_names=False)
+            if parsed is not None and parsed.fmt == "kv-epoch-batch":
+                parsed = self._placed(parsed)
             if parsed is None or parsed.step is None:
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
         if parsed is None and not beside_bar:
@@ -97,8 +112,13 @@ class MetricLineReader:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
                                        "final-epoch"))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-            parsed = self.evaluations.summary(as_eval(text, parsed))
-            if parsed.step is None and not all(map(math.isfinite, parsed.metrics.values())) \
+            parsed = as_eval(self._body, parsed)
+            if says_training(self._body):
+                self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
+            else:
+                parsed = self.evaluations.summary(parsed)
+            if parsed.step is None and parsed.epoch is None \
+                    and not all(map(math.isfinite, parsed.metrics.values())) \
                     and not self._shapes.printed_before(text):
                 # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
                 # value the run measured (a metric line comes back). A NaN is no
@@ -111,6 +131,28 @@ class MetricLineReader:
         return parsed
 
     def _parse_text(self, text: str) -> Parsed | None:
+        # What the run printed, without a logger's head (`log_prefix`): a timestamp, a
+        # level or a source location is no metric, and spoils a line of fields. The
+        # whole line is still read when its message alone says nothing.
+        body = self._body = message(text)
+        parsed = self._parse_formats(body) if body is not text else None
+        if parsed is None:
+            parsed = self._parse_formats(text)
+        if parsed is not None and parsed.step is None and parsed.metrics:
+            # `[12/540] | loss: 2.28`: a counter with no name (`leading_counter`)
+            lead = self._leading.read(body)
+            batch = batch_of(body) if lead is not None and lead[1] is not None else None
+            if lead is not None and batch is not None:
+                # `[5/100] batch 1850/4337 loss=…`: the bare counter is the epoch, the
+                # batch its batch, placed in the run as `[e/E][n/N]` is
+                parsed = self._placed(Parsed(
+                    "epoch-batch", batch[0], batch[1], float(lead[0]), lead[1],
+                    parsed.metrics, per_epoch=batch[1]))
+            elif lead is not None:
+                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
+        return parsed
+
+    def _parse_formats(self, text: str) -> Parsed | None:
         # The format that matched last is tried first, unless it is the permissive
         # key/value fallback, which must never shadow a specific format.
         preferred = self._preferred
@@ -129,6 +171,14 @@ class MetricLineReader:
 
     def _placed(self, parsed: Parsed) -> Parsed:
         """A line's counters in terms of the whole run."""
+        if parsed.fmt in _BATCH_OF_EPOCH and parsed.step is not None and parsed.target:
+            # An epoch's batch counts steps once it is seen inside an epoch; a counter
+            # always at its total (Theano's `epoch 305, minibatch 120/120` once an
+            # epoch) only says the epoch ended: its lines are the epochs' records.
+            self._batches_move = self._batches_move or parsed.step < parsed.target
+            if not self._batches_move:
+                return Parsed(_BATCH_OF_EPOCH[parsed.fmt], epoch=parsed.epoch,
+                              total_epochs=parsed.total_epochs, metrics=parsed.metrics)
         if parsed.fmt == "is-sentences":
             return self._local_steps.place(parsed)
         if parsed.fmt == "key-value" and parsed.step is not None and parsed.epoch is not None:
@@ -140,7 +190,7 @@ class MetricLineReader:
                 epochs = parsed.total_epochs
                 return replace(placed, target=epochs * placed.per_epoch if epochs else None)
             return placed
-        if parsed.fmt == "bracket-counters" and parsed.step is not None and parsed.target \
+        if parsed.fmt in _EPOCH_BATCH and parsed.step is not None and parsed.target \
                 and parsed.epoch is not None and parsed.target != self._plan.announced:
             # `[e/E][n/N]` where N is not the planned total: n is the batch of epoch e
             # (counted from 0 or from 1, as the run's first epoch shows).

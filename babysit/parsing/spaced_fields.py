@@ -26,19 +26,36 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, parse_key_values
 from babysit.parsing.text import normalise_key, to_number
 
-_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*")
+# Fields are set apart by `|`, `,`, a tab, or a run of spaces or a spaced dash before a
+# name (`iter 35 - mae 0.89`); before a number they set a name from its value (`cost
+# 0.41` with two spaces), and a dash against a number (`-inf`) is the number's.
+_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])")
+_BARE_COUNT = lazy_re.compile(r"^\s*\d{1,9}:\s+(?=[A-Za-z])")
+_TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
+# A counter field of its own shape, no name and value: `[12/540]`, `12/540`, `Epoch
+# [3/20]`, `Epoch: [3][40/500]`, `Step: 12`, `Iteration 12/540`; after a task's label
+# (`0: Epoch [1/57]`, srun -l, before `task_labels` knows it for one).
+_COUNTER_FIELD = lazy_re.compile(
+    r"^(?:\d{1,4}:\s+)?(?:(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER)\s*:?\s*)?"
+    r"\[?\s*(?P<value>\d+)\s*(?:/\s*(?P<total>\d+)\s*)?\]?"
+    r"(?:\[\s*(?P<inner>\d+)\s*/\s*(?P<inner_total>\d+)\s*\])?$")
 # `Train Acc 0.9070`, `validation error 5.683333 %`, `Speed (samples/sec) 43768.49`,
 # `GPU 469.6 MB`, `minibatch 120/120`.
 _FIELD = lazy_re.compile(
-    r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}(?:\s*\([^()]{1,24}\))?)"
-    r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf)"
+    r"^(?P<name>[A-Za-z][A-Za-z0-9_/.-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}"
+    r"(?:\s*\([^()]{1,24}\))?)"
+    r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf|"
+    r"tensor\([^()]*\))"
     r"(?:\s*/\s*(?P<total>\d+))?"
     r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}|(?:tok|tokens|samples|it)/s))?$")
 _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "step",
              "batch": "batch", "minibatch": "batch", "mini_batch": "batch"}
 # Names of a training measure (a field of one of these makes the line a record).
+# A language model's negative log-likelihood and cross-entropy are its loss (`nll`,
+# `xent`, `ce` as a whole word: not the `ce` of `balance`); `top1` an accuracy.
 _MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|f1|"
-                           r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae")
+                           r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae|nll|"
+                           r"xent|(?:^|_|/)ce$|top\d")
 # Names of a label, not a measure: `Pre-training layer 0`, `fold 3`, `stage 2`.
 _LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task|gpu_id|rank)$")
 # Names of a rate, a time or a memory: undefined when not a number.
@@ -47,8 +64,17 @@ _NOT_QUALITY = lazy_re.compile(r"speed|/s|/sec|per_s|throughput|time|gpu|mem|_mb
 
 def parse_spaced_fields(segment: str) -> Parsed | None:
     """A line of `Name value` fields (see the module's docstring), else None."""
-    if "=" in segment or ("|" not in segment and "," not in segment and "\t" not in segment):
+    if "=" in segment or ("|" not in segment and "," not in segment and "\t" not in segment
+                          and "  " not in segment and " - " not in segment
+                          and not _BARE_COUNT.match(segment)):
         return None
+    if "tensor(" in segment:  # `Loss tensor(2.5000, device='cuda:0')`: the value alone
+        segment = _TENSOR.sub(r"\1", segment)
+    # `12: xent 2.50 | lr 0.001`: a bare count first, the step once it rises
+    # (`leading_counter`, which reads it; a task's label otherwise)
+    counted = _BARE_COUNT.match(segment)
+    if counted is not None:
+        segment = segment[counted.end():]
     counters: dict[str, tuple[int, int | None]] = {}
     metrics: dict[str, float] = {}
     measured = False
@@ -57,6 +83,8 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
             continue
         match = _FIELD.match(field)
         if match is None:
+            if not counters and _counter_field(field, counters):
+                continue  # the line's counter, in a shape of its own (`[12/540]`)
             return None  # not a line of such fields only
         name = _name(match.group("name"), match.group("unit"))
         value = to_number(match.group("value"))
@@ -75,22 +103,50 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
             continue
         metrics[name] = value
         measured = measured or _MEASURE.search(name) is not None
-    if not counters or not measured:
+    if not measured or (not counters and counted is None):
         return None
     generic = parse_key_values(segment)
-    if generic is not None and any(_MEASURE.search(k) for k in generic.metrics):
-        # A line the generic key/value reader reads is its (`step 1 | loss 0.9`); not one
-        # where it finds only a rate (`…, Loss 0.0000, Speed 0.00 tok/s`: the loss is
-        # in the fields).
+    if generic is not None and any(_MEASURE.search(k) for k in generic.metrics) \
+            and metrics.keys() <= generic.metrics.keys():
+        # A line the generic key/value reader reads whole is its (`step 1 | loss 0.9`);
+        # not one where it finds only a rate (`…, Loss 0.0000, Speed 0.00 tok/s`: the
+        # loss is in the fields) or only some (`iter 1 - rmse 2.50 - acc 0.30`).
         return None
     epoch = counters.get("epoch")
     step = counters.get("step")
     if step is not None and (epoch is None or step[1] is not None):
         return Parsed("spaced-fields", step[0], step[1],
                       float(epoch[0]) if epoch is not None else None, metrics=metrics)
+    batch = counters.get("batch")
+    if epoch is not None and batch is not None and batch[1]:
+        # `epoch 3, batch 40/500`: the batch of its epoch, placed in the run as
+        # `[e/E][n/N]` is (metric_lines: `per_epoch`).
+        return Parsed("epoch-batch", batch[0], batch[1], float(epoch[0]), epoch[1],
+                      metrics=metrics, per_epoch=batch[1])
     if epoch is not None:
         return Parsed("spaced-fields", epoch=float(epoch[0]), metrics=metrics)
-    return None
+    return Parsed("spaced-fields", metrics=metrics) if counted is not None else None
+
+
+def _counter_field(field: str, counters: dict[str, tuple[int, int | None]]) -> bool:
+    """Whether `field` is a counter of its own shape; if so, what it counts goes into
+    `counters` (an epoch, an epoch's batch, or the run's step)."""
+    match = _COUNTER_FIELD.match(field)
+    if match is None:
+        return False
+    name = (match.group("name") or "").lower()
+    value, total = int(match.group("value")), match.group("total")
+    if match.group("inner") is not None:  # `Epoch: [3][40/500]`
+        if name and name != "epoch":
+            return False
+        counters["epoch"] = (value, int(total) if total else None)
+        counters["batch"] = (int(match.group("inner")), int(match.group("inner_total")))
+        return True
+    if not name and total is None:
+        return False  # a bare number is no counter
+    kind = "epoch" if name == "epoch" else "step"
+    counters[kind] = (value, int(total) if total else None)
+    return True
 
 
 def _name(words: str, unit: str | None) -> str:

@@ -1,0 +1,75 @@
+"""A counter with no name at the start of a metric line: `[12/540] | loss: 2.28`,
+`12/540 - mae: 2.50`, `12: loss 1.98, ppl 0.38`.
+
+A loop that prints its step first often prints it bare. The formats read the line's
+metrics and, finding no `step` or `iter` word, left it without a step: the run's
+progress was then counted in records, and a step printed on every line was lost.
+
+- `N/M` (bracketed or not) at the start of the message, before the metrics, is the step
+  and the planned total: a total makes it a counter. One that comes round again (back
+  down, with the same total) counts an epoch's batches: the step is then the rounds
+  before times its total plus its count, so steps keep rising.
+- A bare `N:` is also what `srun -l` puts before each task's lines (`0: loss 1.2`), and
+  what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the step only once it has
+  risen from the line before it, so the first such line has none; once it goes back
+  down, or stays the same on three lines in a row, it is a label (an evaluation's line
+  may repeat its training step once).
+"""
+
+from __future__ import annotations
+
+from babysit import lazy_re
+
+# The counter, then at once a metric's name (after a separator, if any): not a Keras
+# bar's `37800/37800 [=====…] - 29s - loss: …`, whose count is of samples in an epoch.
+_OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*(\d+)\s*/\s*(\d+)\s*\]|(\d+)\s*/\s*(\d+))"
+                            r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
+_SAME_AS_LABEL = 3
+_BARE = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
+
+
+class LeadingCounter:
+    """Reads the leading counter of metric lines, remembering the last bare `N:`."""
+
+    def __init__(self) -> None:
+        self._last_bare: int | None = None
+        self._last_of: tuple[int, int] | None = None  # the last `N/M` read
+        self._rounds = 0  # times an `N/M` counter came round again (went back down)
+        self._same = 0  # lines in a row with the same bare count
+        self._label = False  # a bare count stayed or went down: a label, not a counter
+
+    def read(self, message: str) -> tuple[int, int | None] | None:
+        """The step (and planned total) the message starts with, or None."""
+        first = message[:1]
+        if first == "[" or first.isdigit() or first == " ":
+            of_total = _OF_TOTAL.match(message)
+            if of_total is not None:
+                step = int(of_total.group(1) or of_total.group(3))
+                total = int(of_total.group(2) or of_total.group(4))
+                if step > total:
+                    return None
+                last = self._last_of
+                self._last_of = (step, total)
+                if last is not None and total == last[1] and step < last[0]:
+                    self._rounds += 1  # it came round again: an epoch's batches
+                if self._rounds:
+                    # MONAI's `1/16, train_loss: 0.1162` under `epoch 14/300`: the
+                    # rounds before, then this one's batch; its total is an epoch's
+                    return self._rounds * total + step, None
+                return step, total
+            bare = _BARE.match(message)
+            if bare is not None and not self._label:
+                count, before = int(bare.group(1)), self._last_bare
+                self._last_bare = count
+                if before is not None and count < before:
+                    self._label = True
+                    return None
+                if count == before:
+                    # an evaluation's line after the training's at the same step, or
+                    # a task's label: a label once it stays on a few lines in a row
+                    self._same += 1
+                    self._label = self._same >= _SAME_AS_LABEL
+                    return None
+                self._same = 0
+                return (count, None) if before is not None else None
+        return None

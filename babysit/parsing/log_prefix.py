@@ -1,0 +1,50 @@
+"""The part of a line a logger wrote before the run's own text, taken off so the formats
+read what the run printed.
+
+A logger puts its own fields before the message: a timestamp (`2024-03-01 12:00:01,123`,
+`[12:00:01]`), glog's head (`I0301 12:00:01.123 123 f.py:55]`), a level (`INFO`, `|
+INFO |`, `[INFO]`), a logger's name before its level (`- trainer - INFO -`), a source
+location (`train.py:55 -`). None of them is a measure of training, and read as one they
+spoil the line: `INFO train.py:55` became a metric `info_train.py` = 55, and a line of
+`Name value` fields (`spaced_fields`) failed on its `| INFO |` field. The fields are
+recognised by their shapes only, at the start of the line, one after another; what is
+not one of them is where the message starts.
+"""
+
+from __future__ import annotations
+
+from babysit import lazy_re
+
+# One field of a logger's head, with the separators after it.
+_HEAD_FIELD = lazy_re.compile(
+    r"(?:"
+    r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
+    r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
+    r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
+    r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
+    r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
+    r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location
+    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S))?")
+
+
+# PyTorch's repr of a scalar tensor, `tensor(2.5000, device='cuda:0')`: its value is the
+# number; the rest (`device='cuda:0'`, `grad_fn=<…>`) read as pairs made a metric `cuda`
+# = 0 and, split at its comma, broke a line of fields.
+_TENSOR = lazy_re.compile(r"tensor\(\s*([-+]?[\w.]+)\s*(?:,[^()]*(?:\([^()]*\)[^()]*)*)?\)")
+
+
+def message(text: str) -> str:
+    """`text` without the logger's head before the run's message, and with each scalar
+    tensor's repr as its value (the very same string when there is neither). Only a head
+    of timestamps, levels, a logger's name and source locations is taken off."""
+    if "tensor(" in text:
+        text = _TENSOR.sub(r"\1", text)
+    at = 0
+    while True:
+        field = _HEAD_FIELD.match(text, at)
+        if field is None or field.end() == at:
+            break
+        at = field.end()
+    if not at:
+        return text
+    return text[at:].lstrip()
