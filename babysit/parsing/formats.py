@@ -224,8 +224,20 @@ _SOURCE_FILE = lazy_re.compile(r"[/\\][\w.-]+\.(?:py|pyx|ipynb|cc|cpp|cxx|c|h|hp
                                r"ts|jl|java|lua|rb|scala)$")
 
 
+# A name in brackets before its number (`[Loss] nan | [step]   104 | [time] 0.4m`): the
+# bracket sets the name apart as `:` or `=` would.
+_BRACKET_KV = lazy_re.compile(
+    r"\[(?P<key>[A-Za-z][\w ./-]{0,30})\]\s*(?P<value>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|"
+    r"\.\d+)|nan|NaN|NAN|inf|Inf|INF)(?![\w.])")
+
+
 def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
+    if "]" in text:
+        for pair in _BRACKET_KV.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values[normalise_key(pair.group("key"))] = number
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))
         if number is None:

@@ -24,6 +24,7 @@ _HEAD_FIELD = lazy_re.compile(
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
     r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location
+    r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `
     r")[ \t]*(?:[|:-][ \t]+|[|](?=\S))?")
 
 

@@ -123,11 +123,22 @@ def _metric(name: str) -> str:
     return name.replace(" ", "_")
 
 
+# A line that is nothing but the report, naming no value: a hand-written loop's guard
+# (`NaN detected`, `inf found!`, `[train] NaN encountered.`). Anchored at both ends, so
+# that prose around it (`no NaN detected so far`) is not one.
+_BARE_REPORT = lazy_re.compile(
+    r"^\W*(?:\[[^\]]{0,40}\]\s*)?(?:nan|inf|non-?finite)(?:\s*(?:or|/)\s*(?:nan|inf))?"
+    r"\s+(?:values?\s+)?(?:detected|found|encountered)\b[\s.!]*$", re.IGNORECASE)
+
+
 def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
     """`(metric, step or None, skipped)` when the line says a value is non-finite;
-    `skipped`: the trainer says it skipped the update and went on."""
+    `skipped`: the trainer says it skipped the update and went on. A report that names
+    no value is the loss's (what a loop's guard checks), reported all the same."""
     match = _SUBJECT_SAYS.search(line) or _VALUE_IN.search(line)
     if match is None:
+        if _BARE_REPORT.match(line):
+            return ("loss", None, _SKIPPED.search(line) is not None)
         return _exception_says(line)
     if _NOT_AN_EVENT.search(line):
         return None

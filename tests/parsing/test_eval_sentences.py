@@ -4,6 +4,8 @@ dice, not the training's; the training line beside it stays the training's."""
 
 from __future__ import annotations
 
+import math
+
 from babysit.parsing.parser import LogParser
 
 
@@ -75,3 +77,15 @@ def test_a_step_that_goes_on_across_epochs_is_left_as_it_is():
     lines = [f"Epoch {e} | step {100 * (3 * e + k)} | loss: 1.5" for e in (0, 1, 2)
              for k in (1, 2, 3)]
     assert [s for s, _ in _run_steps(lines)] == [100 * n for n in range(1, 10)]
+
+
+def test_names_in_brackets_before_their_numbers_are_read():
+    # LION's trainer through loguru (sealed-7): `module:function:line - ` is the logger's.
+    line = ("2023-01-25 00:21:34.569 | INFO     | trainers.base_trainer:train_epochs:256 - [R0]"
+            " | E6 iter[ 14/ 15] | [Loss] nan | [exp] ./exp/0125/car/3dbf3ah_hvae_lion_B40 | "
+            "[step]   104 | [url] none | [time] 0.4m (~5h) |[best] 0 ")
+    parser = LogParser()
+    [record] = parser.feed_lines([line]) + parser.finish()
+    assert record.step == 104 and math.isnan(record.metrics["loss"])
+    assert "train_epochs" not in record.metrics
+    assert _metrics("[INFO] 2023 started") == {}

@@ -191,3 +191,16 @@ def test_the_history_scan_finds_a_nan_said_without_a_nan_token(tmp_path):
     records = target.poll(final=True).log.records
     target.close()
     assert any(math.isnan(v) for r in records for v in r.metrics.values())
+
+
+@pytest.mark.parametrize("line", ["NaN detected", "nan found!", "[train] NaN encountered.",
+                                  "INF detected"])
+def test_a_guard_that_reports_a_nan_naming_no_value_is_reported(line: str):
+    # A Theano loop's guard (vse, sealed-7): its last line, `NaN detected`.
+    assert said_non_finite(line) == ("loss", None, False)
+
+
+@pytest.mark.parametrize("line", ["no NaN detected so far", "Checking for NaN detected issues",
+                                  "if nan detected: break"])
+def test_prose_about_a_nan_that_is_not_a_report_is_not_one(line: str):
+    assert said_non_finite(line) is None
