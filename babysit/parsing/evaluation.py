@@ -20,10 +20,13 @@ from babysit.parsing.formats import Parsed
 # A final summary's (`Test set results: cost= 1.0`, `Final PPO metrics: loss=…`) too, and
 # a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
 _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
-                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL|[Dd]ev|DEV)"
+                        r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL|[Dd]ev|DEV|CV)"
                         r"(?: set)?(?: results?| metrics)?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
-                        r"\s*(?:\(\w+\))?\s*(?::|\[|\]|,|\||\t| - |(?=\s\s))|"
+                        r"\s*(?:\(\w+\))?\s*(?::|\[|\]|,|\||\t| - |(?=\s\s)|"
+                        # the head before the pass's own counter (WeNet's `CV Batch 4/0
+                        # loss 28.5` beside `TRAIN Batch 4/203700 loss 12.6`)
+                        r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b))|"
                         r"(?:[Ee]valuated|[Vv]alidated) with )")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")

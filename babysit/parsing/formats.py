@@ -28,6 +28,7 @@ class Parsed:
     total_epochs: int | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     per_epoch: int | None = None  # batches in one epoch, when the line says
+    rank: int | None = None  # the rank the line names as one of its fields (`… rank 2`)
 
 
 # Keys that count progress rather than measure training.
@@ -298,6 +299,11 @@ def looks_like_metrics(values: Mapping[str, float]) -> bool:
     return any(h in key for key in values for h in _METRIC_HINTS)
 
 
+# The rank a line names among its fields, with only a space before its number (`… lr
+# 0.00032621 rank 2`): a global rank, never a `local_rank`.
+_RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5})\b")
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -339,7 +345,13 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         metrics.pop("batch", None)
         return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
                       total_epochs, metrics, per_epoch=batches)
-    return Parsed("key-value", step, target, epoch, total_epochs, metrics)
+    named = values.get("rank")
+    if named is None and "rank" in segment.lower():
+        field = _RANK_FIELD.search(segment)
+        named = float(field.group(1)) if field is not None else None
+    rank = int(named) if named is not None and named.is_integer() and 0 <= named < 65536 \
+        else None
+    return Parsed("key-value", step, target, epoch, total_epochs, metrics, rank=rank)
 
 
 LineParser = Callable[[str], "Parsed | None"]

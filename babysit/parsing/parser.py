@@ -411,6 +411,8 @@ class LogParser:
                 has_metrics and self._may_train(parsed, bar_parsed)))
         if events:
             self._endings.noted(events)
+        if rank is None and parsed is not None and parsed.rank is not None:
+            rank = parsed.rank  # WeNet's `TRAIN Batch 4/203700 loss 12.6 … rank 2`
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest:
             if read is None:  # a bar's line: the readers read what follows the bar

@@ -89,3 +89,18 @@ def test_names_in_brackets_before_their_numbers_are_read():
     assert record.step == 104 and math.isnan(record.metrics["loss"])
     assert "train_epochs" not in record.metrics
     assert _metrics("[INFO] 2023 started") == {}
+
+
+def test_a_rank_named_among_the_fields_and_a_cross_validation_pass_are_read():
+    # WeNet on four GPUs (sealed-7): each rank prints its own loss; `CV` is its evaluation.
+    parser = LogParser()
+    records = parser.feed_lines([
+        "2023-01-30 18:47:07,107 DEBUG TRAIN Batch 4/203700 loss 12.646465 loss_att 10.921429 "
+        "loss_ctc 16.671551 lr 0.00032621 rank 0",
+        "2023-01-30 18:47:16,614 DEBUG TRAIN Batch 4/203700 loss 16.885244 loss_att 13.554604 "
+        "loss_ctc 24.656742 lr 0.00032621 rank 1",
+        "2023-01-30 18:49:55,773 DEBUG CV Batch 4/0 loss 28.517015 loss_att 24.142754 "
+        "loss_ctc 38.723625 history loss 27.957858 rank 2"])
+    assert [r.rank for r in records[:2]] == [0, 1]
+    assert all(k.startswith("eval/") for k in records[2].metrics)
+    assert _metrics("step 5 loss 0.3 local_rank 1") == {"loss": 0.3}
