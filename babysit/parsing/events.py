@@ -217,6 +217,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
          r"EarlyStopping: Training stopped early|"
          r"\b[Ee]arly stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
+         # OpenNMT-py: `Training finished after not improving. Early Stop!`
+         r"\b[Ee]arly [Ss]top[.!]*\s*$|\b(?:finished|stopped|stopping) after not improving\b|"
          r"^\s*[Ss]topped early\b|"
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"
          r"EarlyStopping counter: (\d+) out of \1\b|"

@@ -218,3 +218,14 @@ def test_a_learning_rate_back_at_its_peak_under_a_cosine_schedule_is_flagged(tmp
 def test_a_cosine_schedule_that_decays_raises_nothing(tmp_path: Path):
     data = once(tmp_path, _cosine_log(jump_back=False))
     assert not [a for a in data["anomalies_detected"] if a["type"] == "lr-schedule"]
+
+
+def test_an_early_stop_in_opennmt_s_words_is_the_run_s_deliberate_end(tmp_path: Path):
+    # OpenNMT-py 3 (sealed-7): patience used up at step 1600 of a planned 100000.
+    lines = [f"[2024-05-08 04:0{s // 400}:00,000 INFO] Step {s}/100000; acc: 61.2; "
+             f"ppl: {3.5 - s / 1000:.2f}; xent: 1.2; lr: 1.00000; 1200/1100 tok/s;"
+             for s in range(100, 1700, 100)]
+    lines.append("[2024-05-08 04:08:04,516 INFO] Training finished after not improving. "
+                 "Early Stop!")
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
