@@ -241,16 +241,20 @@ class NotLearningRule:
     def _zero_loss(self) -> list[Signal]:
         """A loss of exactly 0 on every point since the log began: no loss is computed
         (or the printed one is not the objective, which other metrics then show)."""
-        if self._zero_losses < self.rules.not_learning_zero_points or self._signs_moved \
-                or "zero loss" in self._raised:
+        if self._zero_losses < self.rules.not_learning_zero_points or self._signs_moved:
             return []
-        self._raised.add("zero loss")
-        return [Raise(AnomalyType.NOT_LEARNING,
-                      f"not learning: the loss is exactly 0 on every one of the "
-                      f"{self._zero_losses} logged points and nothing else moves: no loss "
-                      f"is being computed (an empty or masked-out batch, labels that are "
-                      f"all ignored, a loss term switched off)", key="zero loss",
-                      severity=Severity.HIGH)]
+        return self._raise_once("zero loss", Severity.HIGH,
+                                f"not learning: the loss is exactly 0 on every one of the "
+                                f"{self._zero_losses} logged points and nothing else moves: "
+                                f"no loss is being computed (an empty or masked-out batch, "
+                                f"labels that are all ignored, a loss term switched off)")
+
+    def _raise_once(self, key: str, severity: Severity, description: str) -> list[Signal]:
+        """The finding `key`, unless it is open already."""
+        if key in self._raised:
+            return []
+        self._raised.add(key)
+        return [Raise(AnomalyType.NOT_LEARNING, description, key=key, severity=severity)]
 
     def _short_log(self, value: float, judge: bool, few_steps: bool = False) -> list[Signal]:
         """A log too short for the noise-judged test: judged on its few points, from
@@ -485,14 +489,12 @@ class NotLearningRule:
                 self._raised.discard("no data")
                 return [Resolve(AnomalyType.NOT_LEARNING, "data flows again: the throughput "
                                 "is above 0", key="no data")]
-        if self._no_data >= _NO_DATA_POINTS and "no data" not in self._raised:
-            self._raised.add("no data")
-            return [Raise(AnomalyType.NOT_LEARNING,
-                          f"not learning: the loss and the throughput have both been exactly "
-                          f"0 on {self._no_data} logged points in a row: the loop processes no "
-                          f"data (an empty data loader, a filter or a path that leaves no "
-                          f"samples), so nothing is trained", key="no data",
-                          severity=Severity.BLOCKER)]
+        if self._no_data >= _NO_DATA_POINTS:
+            return self._raise_once("no data", Severity.BLOCKER,
+                                    f"not learning: the loss and the throughput have both been "
+                                    f"exactly 0 on {self._no_data} logged points in a row: the "
+                                    f"loop processes no data (an empty data loader, a filter or "
+                                    f"a path that leaves no samples), so nothing is trained")
         return []
 
     def _zeros(self, point: Observation) -> list[Signal]:

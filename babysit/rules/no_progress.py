@@ -14,9 +14,6 @@ from itertools import pairwise
 from babysit import lazy_re
 from babysit.rules import objective_names, trends
 
-_NOT_TRAIN_LOSS = lazy_re.compile(
-    r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
-    re.IGNORECASE)
 # Metrics that show learning besides the loss: a loss printed as exactly 0 (GRPO's by
 # construction, a fit whose `loss` column is not the objective) says nothing while
 # these move.
@@ -50,7 +47,7 @@ def learning_signs(metrics: Iterable[str], loss_key: str | None) -> tuple[str, .
 @functools.lru_cache(maxsize=256)
 def _learning_signs(names: tuple[str, ...], loss_key: str | None) -> tuple[str, ...]:
     return tuple(k for k in names if k != loss_key and _LEARNING_SIGN.search(k)
-                 and not _NOT_TRAIN_LOSS.search(k))
+                 and not objective_names.NOT_TRAIN_LOSS.search(k))
 
 
 def reward_key(metrics: Iterable[str]) -> str | None:

@@ -23,7 +23,9 @@ from collections.abc import Iterable
 from babysit import lazy_re
 
 _LOSS_NAME = lazy_re.compile(r"loss", re.IGNORECASE)
-_NOT_TRAIN_LOSS = lazy_re.compile(
+# Names of a loss that is not the training's own (an evaluation's, a best or a bound, a
+# scale or a weight): shared with `no_progress`.
+NOT_TRAIN_LOSS = lazy_re.compile(
     r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|min_|max_|scale|weight|coef",
     re.IGNORECASE)
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
@@ -50,7 +52,7 @@ def loss_key(metrics: Iterable[str]) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def _loss_key(names: tuple[str, ...]) -> str | None:
-    losses = [k for k in names if _LOSS_NAME.search(k) and not _NOT_TRAIN_LOSS.search(k)
+    losses = [k for k in names if _LOSS_NAME.search(k) and not NOT_TRAIN_LOSS.search(k)
               and not RL_LOSS.search(k) and not GAN_LOSS.search(k)]
     return next((k for k in losses if _TOTAL.search(k)), losses[0] if losses else None)
 
@@ -74,7 +76,7 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
         return found
     for pattern in (_CROSS_ENTROPY, _PERPLEXITY):
         found = next((k for k in names if pattern.search(k)
-                      and not _NOT_TRAIN_LOSS.search(k)), None)
+                      and not NOT_TRAIN_LOSS.search(k)), None)
         if found is not None:
             return found
     if whole_only:
