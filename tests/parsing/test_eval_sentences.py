@@ -104,3 +104,13 @@ def test_a_rank_named_among_the_fields_and_a_cross_validation_pass_are_read():
     assert [r.rank for r in records[:2]] == [0, 1]
     assert all(k.startswith("eval/") for k in records[2].metrics)
     assert _metrics("step 5 loss 0.3 local_rank 1") == {"loss": 0.3}
+
+
+def test_pix2pix_s_iters_are_its_step_and_its_losses_are_read():
+    # junyanz/pytorch-CycleGAN-and-pix2pix's visualizer (sealed-7, Windows): before this
+    # the lines were not read at all, and the options block's `lr: 0.0002` counted as
+    # training records made the run look finished.
+    lines = [f"(epoch: 1, iters: {i}, time: 14.412, data: 0.080) G_GAN: 2.436 G_L1: {54 - i / 2} "
+             f"D_real: 0.167 D_fake: 0.138 " for i in (20, 40, 60)]
+    records = LogParser().feed_lines(lines)
+    assert [r.step for r in records if "g_l1" in r.metrics][-2:] == [40, 60]
