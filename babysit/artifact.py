@@ -83,7 +83,7 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path, *, stub: bool = False
     Raises OSError when the directory cannot be created or written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / ARTIFACT_NAME
-    if stub and _holds_another_target(final, data.get("target")):
+    if stub and _holds_another_target(out_dir, data.get("target")):
         final = out_dir / STUB_NAME
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     # A verdict that had to hide a secret says where the secret was: the owner's alone.
@@ -91,34 +91,40 @@ def write_artifact(data: Mapping[str, Any], out_dir: Path, *, stub: bool = False
     return final
 
 
+_PREVIOUS_LIMIT = 16 * 1024 * 1024  # a verdict file bigger than this is not one of ours
+
+
+def read_previous(out_dir: Path) -> tuple[bool, dict[str, Any] | None]:
+    """What `out_dir` already holds: whether a verdict file is there, and the verdict it
+    holds (None when it cannot be read as one: too big, not JSON, not an object)."""
+    path = out_dir / ARTIFACT_NAME
+    try:
+        if not path.exists():
+            return False, None
+        if path.stat().st_size > _PREVIOUS_LIMIT or not path.is_file():
+            return True, None
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return True, None
+    return True, previous if isinstance(previous, dict) else None
+
+
 def replaced_verdict(out_dir: Path, target: object) -> str | None:
     """The verdict on another target that writing one on `target` in `out_dir` would
     replace (`b.log (NO-GO)`), so that it is said, not silently lost; None when there is
     none, or the file is not one babysit can read."""
-    path = out_dir / ARTIFACT_NAME
-    try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
-            return None
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(previous, dict) or previous.get("target") in (None, target):
+    _, previous = read_previous(out_dir)
+    if previous is None or previous.get("target") in (None, target):
         return None
     return f"{previous.get('target')} ({previous.get('decision')})"
 
 
-def _holds_another_target(path: Path, target: object) -> bool:
-    """Whether `path` holds something other than a verdict on `target`: another
-    target's verdict, or a file babysit cannot read as one (kept, in doubt)."""
-    try:
-        if not path.exists():
-            return False
-        if path.stat().st_size > 16 * 1024 * 1024:
-            return True
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return True
-    return not isinstance(previous, dict) or previous.get("target") != target
+def _holds_another_target(out_dir: Path, target: object) -> bool:
+    """Whether `out_dir`'s verdict file holds something other than a verdict on
+    `target`: another target's verdict, or a file babysit cannot read as one (kept, in
+    doubt)."""
+    there, previous = read_previous(out_dir)
+    return there and (previous is None or previous.get("target") != target)
 
 
 def write_text_atomically(final: Path, text: str, mode: int | None = None) -> None:

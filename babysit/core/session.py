@@ -5,7 +5,6 @@ No printing happens here (the observer renders) and nothing exits the process
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from babysit import stopping
-from babysit.artifact import ARTIFACT_NAME, replaced_verdict, verdict_to_dict, write_artifact
+from babysit.artifact import (
+    ARTIFACT_NAME,
+    read_previous,
+    replaced_verdict,
+    verdict_to_dict,
+    write_artifact,
+)
 from babysit.clock import Clock, SystemClock
 from babysit.config import Settings
 from babysit.core.fixer import Approver, Fixer
@@ -121,16 +126,8 @@ def _previous_verdict(settings: Settings, label: str) -> dict[str, Any] | None:
     """The previous verdict for the same target in `--out-dir`: what an agent that re-runs
     `--until-event` was already told. A file that is unreadable or oddly shaped is
     ignored (the agent is then woken again)."""
-    path = settings.out_dir / ARTIFACT_NAME
-    try:
-        if not path.is_file() or path.stat().st_size > _PREVIOUS_LIMIT:
-            return None
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(previous, dict) or previous.get("target") != label:
-        return None
-    return previous
+    _, previous = read_previous(settings.out_dir)
+    return previous if previous is not None and previous.get("target") == label else None
 
 
 def _already_reported(previous: dict[str, Any] | None) -> frozenset[tuple[str, int | None]]:
@@ -160,9 +157,6 @@ def _proposals_shown(previous: dict[str, Any] | None) -> frozenset[str]:
     return frozenset(proposal_head(item["reason"]) for item in listed
                      if isinstance(item, dict) and item.get("status") == "needs-approval"
                      and isinstance(item.get("reason"), str))
-
-
-_PREVIOUS_LIMIT = 16 * 1024 * 1024  # a verdict file bigger than this is not one of ours
 
 
 def _finish(outcome: WatchOutcome, run_id: str, settings: Settings, observer: Observer,
