@@ -224,6 +224,19 @@ SIGNATURES: tuple[Signature, ...] = (
          r"EarlyStopping counter: (\d+) out of \1\b|"
          r"(?:^|\W\s)Stopping training(?:\.?\s*$| (?:at|after) (?:epoch|step|iteration))",
          detail="early-stop"),
+    # Any loop's own early stop, in its own words: a sentence that training stops (or
+    # ends, halts, terminates) and why — no improvement, patience used up, converged —
+    # in either order (`No improvement over 5 epochs, stop training`, `Validation loss
+    # has not improved for 10 epochs. Terminating.`, `Converged; halting training`).
+    # A configuration's `early_stopping_patience: 10` names no reason said, only a knob.
+    _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)(?!.*[=:]\s*\d+\s*$)"
+         r"(?=.*\b(?:no (?:more )?improvement|not improv\w*|(?:did|does|has|have)(?:n't| not)"
+         r"(?: been)? improv\w*|without improv\w*|patience (?:is |was |has been )?"
+         r"(?:exhausted|reached|exceeded|used up|ran out|run out)|out of patience|"
+         r"(?:has |have )?converged)\b)"
+         r"(?=.*\b(?:stop(?:s|ping|ped)?|terminat(?:e|es|ed|ing)|halt(?:s|ing|ed)?|"
+         r"end(?:s|ing|ed)?\s+(?:the\s+)?training|quit(?:s|ting)?)\b)", flags=_I,
+         detail="early-stop"),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
     _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
@@ -267,6 +280,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",

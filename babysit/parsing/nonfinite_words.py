@@ -83,8 +83,9 @@ _DATA_SUBJECT = lazy_re.compile(r"\b(?:[Ii]nput|[Aa]rray|[Dd]ata(?:set|frame)?|[
 # Coordinator`, re-raised when the threads join) and NanTensorHook (`Model diverged with
 # loss = NaN.`, then NanLossDuringTrainingError), DeepSpeed's `Exiting run`.
 _GUARD_STOPS = lazy_re.compile(r"\bterminat(?:e|es|ed|ing)\s+(?:the\s+)?(?:training|run)\b|"
-                               r"\b(?:training|run)\s+(?:was|is|has\s+been|will\s+be)\s+"
-                               r"(?:stopped|terminated|aborted|halted)\b|"
+                               r"\b(?:training|run)\s+(?:(?:was|is|has\s+been|will\s+be)\s+)?"
+                               r"(?:stopped|terminated|aborted|halted|suspend(?:s|ed)?)\b|"
+                               r"\bsuspend(?:s|ing|ed)?\s+(?:the\s+)?training\b|"
                                r"\b(?:stop|stops|stopping|stopped|halting)\s+(?:the\s+)?"
                                r"training\b|Signaling Trainer to stop", re.IGNORECASE)
 _RAISES = lazy_re.compile(r"Error reported to Coordinator|\b[Mm]odel diverged\b|"
@@ -174,6 +175,8 @@ def stops_training(line: str) -> str | None:
     return None
 
 
+# What a sentence that training stops has (checked only right after a non-finite value).
+_STOP_WORD = lazy_re.compile(r"[Ss]top|[Ss]uspend|[Tt]erminat|[Hh]alt|[Aa]bort")
 # A sentence about a non-finite value has one of these (`INFO` has none of them).
 _SAID_WORD = lazy_re.compile(r"nan|NaN|NAN|Nan|inf|Inf|finite")
 
@@ -185,15 +188,23 @@ class NonFiniteWords:
 
     def __init__(self) -> None:
         self._skips = 0
+        self._after_nan = False  # the latest training record had a non-finite value
         # A NaN guard's stop, and the lines left in which a record may still be the bar's
         # last redraw of the batch it stopped on (see `after_guard`).
         self._guard: tuple[LogEvent, int] | None = None
 
     def wants(self, line: Line) -> bool:
         text = line.text
+        if self._after_nan and _STOP_WORD.search(text) is not None:
+            return True
         return ("finite" in text or "nvalid" in text
                 or (line.hints_non_finite and _SAID_WORD.search(text) is not None)) \
             and SAID_HINT.search(text) is not None
+
+    def latest(self, metrics: dict[str, float]) -> None:
+        """The latest training record's values: a sentence that training stops, said
+        right after a non-finite one, is the guard that stopped it on that value."""
+        self._after_nan = any(not math.isfinite(v) for v in metrics.values())
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
         """A sentence that says a value is NaN or Inf: that metric is non-finite, at the
@@ -201,16 +212,33 @@ class NonFiniteWords:
         text = line.text
         said = self.read(text)
         if said is None:
+            if self._after_nan and not text[:1].isspace() and _GUARD_STOPS.search(text):
+                # `LOSS : nan`, then `Loss got n a n, training suspends..`: the loop's own
+                # guard, whatever it calls the value.
+                return self._guard_stop(line, record, context, {}, GUARD_STOP, context.step)
             return record
         metrics, named = said
-        line.claimed = True
         step = context.step
         if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
             metrics, named = {}, None  # the line's own values say it already
         if named is not None and (step is None or named >= step):
             step = context.step = named
-        events: tuple[LogEvent, ...] = ()
         stop = stops_training(text)
+        if stop is None and _BARE_REPORT.match(text) and not _SKIPPED.search(text):
+            # A loop's guard that says nothing else (`NaN detected`) returns from the
+            # loop in the code that prints it (Nematus-style `if isnan(cost): print('NaN
+            # detected'); return`): a stop, undone by training that goes on after it.
+            stop = GUARD_STOP
+        return self._guard_stop(line, record, context, metrics, stop, step)
+
+    def _guard_stop(self, line: Line, record: Record | None, context: ParseContext,
+                    metrics: dict[str, float], stop: str | None,
+                    step: int | None) -> Record | None:
+        """The line's record with the NaN it says and, when it also says training stops
+        on it, the stop as a failure."""
+        text = line.text
+        line.claimed = True
+        events: tuple[LogEvent, ...] = ()
         if stop is not None:
             # A NaN guard ended training: a failure, as a traceback's last line is one
             # (training that goes on after it drops it), unless the line said it already

@@ -533,6 +533,8 @@ class LogParser:
                 reader.trained()
             if len(self._train_names) < 64:
                 self._train_names.update(metrics)
+        if metrics and trains(metrics):
+            self._nan_words.latest(metrics)
         if epoch is not None and not self.step_found and metrics and trains(metrics):
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:

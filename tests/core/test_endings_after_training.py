@@ -217,3 +217,35 @@ def test_a_line_after_a_print_one_interval_short_of_an_end_aligned_plan_is_no_en
     text = "max_steps=600\n" + "".join(f"step {s}/600 loss={2.0 - s / 1000:.4f}\n"
                                        for s in range(50, 551, 50))
     assert _verdict(once(tmp_path, text + "val_loss: 1.50\n"))[1] != "SUCCEEDED"
+
+
+def test_a_loops_own_early_stop_with_its_reason_is_a_finished_run(tmp_path: Path):
+    # A hand-written loop's patience check in its own words (DGB's TGN trainer, sealed-7:
+    # `No improvement over 5 epochs, stop training`, then the best model reloaded).
+    lines = []
+    for epoch in range(1, 24):
+        lines += [f"2023-10-25 03:02:44,881 - root - INFO - start {epoch} epoch",
+                  f"2023-10-25 03:02:44,881 - root - INFO - epoch: {epoch} took 45.00s",
+                  f"2023-10-25 03:02:44,881 - root - INFO - Epoch mean loss: "
+                  f"{0.6 - min(epoch, 18) * 0.015:.4f}",
+                  f"2023-10-25 03:02:44,881 - root - INFO - val auc: "
+                  f"{0.95 + min(epoch, 18) * 0.001:.4f}"]
+    lines.append("2023-10-25 03:03:29,785 - root - INFO - No improvement over 5 epochs, "
+                 "stop training")
+    assert _verdict(once(tmp_path, "\n".join(lines) + "\n")) == ("GO", "SUCCEEDED")
+
+
+def test_a_patience_setting_is_no_early_stop(tmp_path: Path):
+    lines = ["early_stopping_patience: 10", "Early stopping patience = 10"]
+    lines += [f"step {s} | loss {2.0 - s * 1e-3:.4f}" for s in range(1, 200)]
+    assert _verdict(once(tmp_path, "\n".join(lines) + "\n"))[1] == "RUNNING"
+
+
+def test_a_nan_guard_that_training_outlives_is_no_failure(tmp_path: Path):
+    # `NaN detected` then training going on: the guard skipped the batch, nothing died.
+    lines = [f"Epoch  1 Update  {u} Cost  {300 - u * 0.2:.4f} UD  0.7" for u in range(10, 510, 10)]
+    ended = [*lines, "NaN detected"]
+    went_on = [*ended, *(f"Epoch  2 Update  {u} Cost  {200 - u * 0.1:.4f} UD  0.7"
+                         for u in range(510, 800, 10))]
+    assert _verdict(once(tmp_path, "\n".join(ended) + "\n")) == ("NO-GO", "FAILED")
+    assert _verdict(once(tmp_path, "\n".join(went_on) + "\n"))[1] == "RUNNING"

@@ -204,3 +204,28 @@ def test_a_guard_that_reports_a_nan_naming_no_value_is_reported(line: str):
                                   "if nan detected: break"])
 def test_prose_about_a_nan_that_is_not_a_report_is_not_one(line: str):
     assert said_non_finite(line) is None
+
+
+def _stops(lines: list[str]) -> list[str]:
+    records = LogParser().feed_lines(lines)
+    return [e.detail for r in records for e in r.events if e.kind is EventKind.EXCEPTION]
+
+
+def test_a_stop_said_right_after_a_nan_value_is_the_guard_that_stopped_on_it():
+    # A Keras custom loop's own guard (speech-recognition-primer, sealed-7): it names the
+    # value in its own spelling, so only the stop right after the NaN says what it is.
+    lines = ["Epoch    :  7", "LOSS     :  29.43734", "Epoch    :  8", "LOSS     :  nan",
+             "Loss got n a n, training suspends.."]
+    assert [d.split(":")[0] for d in _stops(lines)] == [GUARD_STOP]
+
+
+def test_a_stop_after_finite_values_is_no_nan_guard():
+    lines = ["Epoch    :  7", "LOSS     :  29.43734", "Training suspends for maintenance"]
+    assert _stops(lines) == []
+
+
+def test_a_bare_guard_report_stops_the_run_unless_training_goes_on():
+    # vse (Theano, sealed-7): `NaN detected` is the guard's last word before it returns.
+    head = ["Epoch  2 Update  540 Cost  11.716671 UD  0.462770938873",
+            "Epoch  2 Update  550 Cost  25.91058 UD  0.57851600647"]
+    assert [d.split(":")[0] for d in _stops([*head, "NaN detected"])] == [GUARD_STOP]
