@@ -47,6 +47,7 @@ from babysit.parsing.endings import (
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 from babysit.parsing.loop_over import LOOP_OVER
+from babysit.parsing.start_failures import NEXT_COMMAND
 
 # What an ending is lives in `ending`; its callers know it from here.
 __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature"]
@@ -66,7 +67,7 @@ _DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
-_UNCONFIRMED = (LAST_PRINT, LOOP_OVER)
+_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -362,6 +363,16 @@ class RunLifecycle:
             # loop does (see `parsing.loop_over`); nothing says it finished.
             if not settled or (completion.detail == LOOP_OVER and premature(step, target)):
                 return None  # (well short of a plan the run announced, it stopped mid-run)
+            if completion.detail == NEXT_COMMAND:
+                return self._end(Ending(
+                    TerminalState.ENDED, EndingSource.LOG,
+                    f"a later command in the same log was refused before it started "
+                    f"({completion.line[:200]}): the training before it is over, and the log "
+                    f"does not say how it ended", step, self.attempt, confirmed=False,
+                    final=False, anomaly=EndingAnomaly(
+                        AnomalyType.CRASH,
+                        f"a later command in the same log never started: "
+                        f"{completion.line[:200]}", Severity.MEDIUM)), Evidence.LOG_ENDING)
             where = f"{completion.line[:200]}, and the log" if completion.detail == LOOP_OVER \
                 else f"the log stops at {completion.line[:200]},"
             return self._end(Ending(

@@ -28,6 +28,13 @@ _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         # loss 28.5` beside `TRAIN Batch 4/203700 loss 12.6`)
                         r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b))|"
                         r"(?:[Ee]valuated|[Vv]alidated) with )")
+# The line's first field named for an evaluation, its split word apart from the name
+# (`Test Accuracy: 89.86  Loss: 0.3443`, each SambaFlow worker's result; `Validation
+# Loss = 0.41, Accuracy = 0.88`): the fields after it are that split's too. Not a name
+# glued to its split (`val_loss: 0.3 loss: 0.4` names each field's own).
+_EVAL_FIRST_FIELD = lazy_re.compile(r"\s*(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uation)?|EVAL|"
+                                    r"[Vv]al(?:id(?:ation)?)?|VAL|[Dd]ev|DEV) "
+                                    r"[A-Za-z][A-Za-z -]{0,30}?\s*[:=]\s*[-+]?\.?\d")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
@@ -40,9 +47,13 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
     head = _EVAL_HEAD.search(text, 0, 80)
     stamp = _TIMESTAMP.match(text)  # `2022-12-13 02:38:07,613 DEV : loss …`: no assignment
     since = stamp.end() if stamp is not None else 0
-    if head is None or _ASSIGNMENT.search(text, since, head.start()) is not None:
+    if head is None and _EVAL_FIRST_FIELD.match(text, since) is None:
         return parsed
-    metrics = {k if is_eval_metric(k) else f"eval/{k}": v for k, v in parsed.metrics.items()}
+    if head is not None and _ASSIGNMENT.search(text, since, head.start()) is not None:
+        return parsed
+    # (a field that names the training, `Train Loss`, stays the training's)
+    metrics = {k if is_eval_metric(k) or "train" in k or EVALISH.search(k) else f"eval/{k}": v
+               for k, v in parsed.metrics.items()}
     return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
                   metrics=metrics)
 

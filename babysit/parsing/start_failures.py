@@ -9,8 +9,11 @@
   …`, a hint, then `Error: message`. Either way the script never started.
 
 A line of this kind after training began is something the run printed and survived,
-except a usage error right under its usage text (a relaunch with a bad flag: see
-`launches`, which says when a new launch begins).
+except a usage error right under its usage text: a later command in the same log (the
+job's next step, or a relaunch with a bad flag) that never started. The process that
+trained is gone by then, so its training is over — how it ended the log does not say
+(`NEXT_COMMAND`: ENDED unless the run said it finished); the refused command trained
+nothing, so it is no crash of that training.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ _FATAL_AT_START = lazy_re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?:ImportError|ModuleNotFoundError|SyntaxError|IndentationError)"
     r": .+|undefined symbol: \S+|error while loading shared libraries: .+|"
     r"cannot open shared object file")
+# A completion detail (see `core.lifecycle`): a later command refused after training.
+NEXT_COMMAND = "next-command"
 _USAGE = lazy_re.compile(r"^\s*[Uu]sage: (\S+)")
 # argparse: `prog: error: message`; the prog is the script's name (its usage line says it).
 _ARGPARSE_ERROR = lazy_re.compile(r"^(\S+): error: (.*\S)?\s*$")
@@ -78,11 +83,15 @@ class StartFailures:
             prog = argparse.group(1)
             if prog == self._usage or (not self._trained and prog.endswith(".py")):
                 message = argparse.group(2) or "(no message)"
+                if self._trained:
+                    return LogEvent(EventKind.COMPLETED, clip(text, 500), NEXT_COMMAND)
                 return LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(
                     f"{prog}: error: {message} (its command line was refused: argparse "
                     f"exits with status 2 before the script starts)", 300))
         click = _CLICK_ERROR.match(text)
         if click is not None and self._usage is not None and self._since_usage <= _CLICK_REACH:
+            if self._trained:
+                return LogEvent(EventKind.COMPLETED, clip(text, 500), NEXT_COMMAND)
             return LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(
                 f"{self._usage}: Error: {click.group(1)} (its command line was refused "
                 f"before the script started)", 300))

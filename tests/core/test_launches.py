@@ -5,6 +5,7 @@ training starts, and a run its user stopped."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.core.test_endings import once
@@ -156,3 +157,18 @@ def test_a_log_that_ends_on_a_bare_keyboard_interrupt_was_stopped_by_its_user(tm
     steps = "".join(f"step {s} | loss {3 / (1 + s / 50):.4f}\n" for s in range(1, 60))
     data = once(tmp_path, steps + "KeyboardInterrupt\n\n")
     assert data["terminal_state"] == "CANCELLED", data["summary"]
+
+
+def test_a_later_command_argparse_refused_ends_the_training_before_it(tmp_path: Path):
+    # A Slurm job's next step refused after the training step printed its results
+    # (SambaFlow's sn_boilerplate, sealed-7): that command never started, and the process
+    # that trained is gone; how it ended the log does not say.
+    text = "".join(f"Epoch [{e}/5], Step [600/600], Loss: {0.9 - e * 0.1:.4f}\n"
+                   for e in range(1, 4))
+    text += "".join("usage: sn_boilerplate_main.py [-h] {compile,run,test} ...\n"
+                    "sn_boilerplate_main.py: error: unrecognized arguments: -ws 8\n"
+                    for _ in range(3))
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "ENDED"), \
+        data["summary"]
+    assert "never started" in json.dumps(data["anomalies_detected"])

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from babysit.model import EventKind, Record
 from babysit.parsing.bar_steps import BarSteps
+from babysit.parsing.evaluation import trains
 from babysit.parsing.facts import FactsReader
 from babysit.parsing.final_epoch import FinalEpoch
 from babysit.parsing.headers import HeaderReader
@@ -122,3 +125,17 @@ def test_the_parser_runs_its_readers_in_order_and_only_on_wanted_lines() -> None
                               Recording("second", True))
     parser.feed("step 5 loss 2.0")
     assert calls == ["first", "second"]
+
+
+@pytest.mark.parametrize("line", ["Test Accuracy: 89.86  Loss: 0.3443",
+                                  "Validation Loss = 0.41, Accuracy = 0.88"])
+def test_a_line_whose_first_field_is_an_evaluations_is_all_evaluation(line: str):
+    # SambaFlow's workers each print `Test Accuracy: 89.86  Loss: 0.3443` (sealed-7): the
+    # loss beside the test accuracy is the test pass's, not a training loss.
+    [record] = LogParser().feed_lines([line])
+    assert not trains(record.metrics), record.metrics
+
+
+def test_a_training_field_beside_an_evaluation_one_stays_the_trainings():
+    [record] = LogParser().feed_lines(["Validation Accuracy: 0.9, Train Loss: 0.3"])
+    assert record.metrics["train_loss"] == 0.3
