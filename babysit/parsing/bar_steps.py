@@ -42,6 +42,9 @@ class BarSteps:
         # Where the main bar stood last, and its clock.
         self._main_last: tuple[int, float | None] = (0, None)
         self.epoch_hint = 0  # the whole epochs the log's lines say have begun
+        # The epoch the latest header line announced (`Epoch 3` alone, `#### EPOCH 3 ####`):
+        # the records under it are that epoch's; it goes back when a new run starts.
+        self.header_epoch: int | None = None
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
         self._first_bar_epoch: int | None = None

@@ -218,7 +218,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"EarlyStopping: Training stopped early|"
          r"\b[Ee]arly stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
-         r"\b[Ee]arly [Ss]top[.!]*\s*$|\b(?:finished|stopped|stopping) after not improving\b|"
+         r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
+         r"\b(?:finished|stopped|stopping) after not improving\b|"
          r"^\s*[Ss]topped early\b|"
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"
          r"EarlyStopping counter: (\d+) out of \1\b|"
@@ -280,6 +281,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "EARLY",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",

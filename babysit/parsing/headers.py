@@ -16,8 +16,10 @@ from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.text import to_number
 
 _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
-# A hand-written loop's header line, `Epoch 3` alone: the bars after it count its batches.
-_EPOCH_HEADER = lazy_re.compile(r"^\s*Epoch[\s:]+(\d+)\s*$")
+# A hand-written loop's header line, `Epoch 3` alone, or set in a banner (`==== Epoch 3
+# ====`, `#### EPOCH 3 ####`, `----- epoch 3 -----`): the lines after it are that epoch's.
+_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
+                                r"[\s#=*~<>|\[\]:.-]*$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
 _YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
@@ -35,7 +37,8 @@ class HeaderReader:
 
     def wants(self, line: Line) -> bool:
         """What every pattern needs (or a validation table is open): most lines end here."""
-        return bool(self._yolo_val) or "Epoch" in line.text or "Class" in line.text
+        text = line.text
+        return bool(self._yolo_val) or "poch" in text or "EPOCH" in text or "Class" in text
 
     def read(self, line: Line, context: ParseContext) -> Record | None:
         """The record a header line makes; claims the line when it is a header, record
@@ -44,6 +47,9 @@ class HeaderReader:
         keras = _KERAS_EPOCH.match(text)
         if keras is not None:
             line.claimed = True
+            # Keras counts its own epochs (`Epoch 1/1` of a `fit` called once per outer
+            # `epoch 56`): the records under it are in Keras's count, not the header's.
+            self._bars.header_epoch = None
             self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
             self._final_epoch.counted(int(keras.group(1)), int(keras.group(2)))
             self._formats["keras"] += 1
@@ -55,6 +61,7 @@ class HeaderReader:
         header_epoch = _EPOCH_HEADER.match(text)
         if header_epoch is not None:
             self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
+            self._bars.header_epoch = int(header_epoch.group(1))
             return None
         if _YOLO_HEADER.match(text):
             line.claimed = True

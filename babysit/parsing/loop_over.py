@@ -161,29 +161,31 @@ class LoopOver:
         if not self.after_training:
             return
         metrics = record.metrics if record is not None else None
-        if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics) \
-                and self._epochs >= _MIN_EPOCH_ENDS:
-            # Only where the run went past epoch ends without it: an excerpt of one epoch
-            # (or a log that prints no epoch) cannot tell a final evaluation from the
-            # first of its periodic ones.
+        if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics):
+            # Evidence only where the run went past epoch ends without it: an excerpt of
+            # one epoch (or a log that prints no epoch) cannot tell a final evaluation
+            # from the first of its periodic ones. Each one is remembered all the same
+            # (an excerpt's first epochs show which evaluations are periodic).
             shape = frozenset(metrics)
             if shape not in self._evals_between and shape not in self._evals_after:
                 self._evals_after.add(shape)
-                self._after.append(f"an evaluation the run did not print between its "
-                                   f"training records ({text.strip()[:160]})")
+                if self._epochs >= _MIN_EPOCH_ENDS:
+                    self._after.append(f"an evaluation the run did not print between its "
+                                       f"training records ({text.strip()[:160]})")
         elif metrics:
             return
         # (substring tests first: most lines have none of these words)
         elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
             self._after.append(f"the job's epilog ({text.strip()[:160]})")
-        elif self._epochs >= _MIN_EPOCH_ENDS and ("av" in text or "AV" in text
-                                                   or "enerat" in text or "ENERAT" in text) \
+        elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,
             # unless the run did it between its records too (a sample every epoch).
             line_shape = template(text.strip())
             if line_shape not in self._lines_between and line_shape not in self._lines_after:
                 self._lines_after.add(line_shape)
+                if self._epochs < _MIN_EPOCH_ENDS:
+                    return
                 what = "samples generated" if doing.group(1) else "a model being saved"
                 self._after.append(f"{what}, which the run did not do between its training "
                                    f"records ({text.strip()[:160]})")

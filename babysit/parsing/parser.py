@@ -481,6 +481,10 @@ class LogParser:
         if part is None:
             part = Parsed("")
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
+        own_epoch = epoch
+        if epoch is None and bar is None and part.metrics \
+                and self._bars.header_epoch is not None:
+            epoch = float(self._bars.header_epoch)  # the epoch its header line announced
         metrics = dict(part.metrics)
         for event in events:
             if event.kind is EventKind.LOSS_SCALE:
@@ -520,7 +524,7 @@ class LogParser:
         if step is not None:
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
-                and trains(metrics) and (epoch is None or epoch != int(epoch)
+                and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
                 and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress

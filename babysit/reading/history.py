@@ -66,6 +66,9 @@ EVENTS = "|".join((
     # A NaN said without a `nan` token (parsing.nonfinite_words): Keras' and fastai's
     # TerminateOnNaN `Invalid loss`, ESPnet2's `gradients at all steps are invalid`.
     "nvalid loss", "nvalid grad", "are invalid",
+    # A loop's own early stop with its reason (`No improvement over 5 epochs, stop
+    # training`, `EARLY STOP`), a later command refused (`train.py: error: …`).
+    "mprove", "atience", "onverged", "EARLY", ": error: ",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",

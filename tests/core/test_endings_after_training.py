@@ -249,3 +249,36 @@ def test_a_nan_guard_that_training_outlives_is_no_failure(tmp_path: Path):
                          for u in range(510, 800, 10))]
     assert _verdict(once(tmp_path, "\n".join(ended) + "\n")) == ("NO-GO", "FAILED")
     assert _verdict(once(tmp_path, "\n".join(went_on) + "\n"))[1] == "RUNNING"
+
+
+def test_the_next_fold_of_a_k_fold_run_starts_its_loss_afresh(tmp_path: Path):
+    # sonnet's k-fold script (sealed-7): each fold's epochs start again at 0 under their
+    # banners, its training cross-entropy back at ~0.5 after the last fold's 2e-5; each
+    # fold ends `EARLY STOP`, and the last with the model saved.
+    lines = []
+    for fold in range(3):
+        lines.append(f" !!!!! NEW K ({fold}) !!!!!")
+        for epoch in range(8):
+            lines += [f"################### EPOCH {epoch} #####################",
+                      f"TRAIN CROSS ENTROPY: {0.48 * 0.3 ** epoch:.8f}",
+                      f"VALID CROSS ENTROPY: {0.53 - 0.04 * min(epoch, 5):.6f}",
+                      "VALIDATION CLASSIFICATION RATE:0.875"]
+        lines.append("EARLY STOP")
+    lines += ["Avg Best Epoch: 25.25", "Generating model now...", "Model is generated and saved"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert _verdict(data) == ("GO", "SUCCEEDED"), data["summary"]
+    assert not data["anomalies_detected"], data["anomalies_detected"]
+
+
+def test_an_excerpt_that_evaluates_every_epoch_is_not_over_at_its_last_evaluation(
+        tmp_path: Path):
+    # nnU-Net v1 (an excerpt from epoch 175): `epoch:  177`, `train loss : -0.7943`,
+    # `validation loss: -0.8047` every epoch; the last evaluation is no final one.
+    lines = []
+    for epoch in range(175, 178):
+        lines += ["2021-05-18 04:14:28.693501: ", f"epoch:  {epoch}",
+                  f"2021-05-18 04:42:38.600964: train loss : {-0.78 - epoch * 1e-4:.4f}",
+                  f"2021-05-18 04:42:56.266998: validation loss: {-0.80 - epoch * 1e-4:.4f}",
+                  f"2021-05-18 04:42:56.715084: lr: {0.0085 - epoch * 1e-6:.6f}"]
+    lines = lines[:-1]
+    assert _verdict(once(tmp_path, "\n".join(lines) + "\n"))[1] == "RUNNING"

@@ -139,3 +139,21 @@ def test_a_line_whose_first_field_is_an_evaluations_is_all_evaluation(line: str)
 def test_a_training_field_beside_an_evaluation_one_stays_the_trainings():
     [record] = LogParser().feed_lines(["Validation Accuracy: 0.9, Train Loss: 0.3"])
     assert record.metrics["train_loss"] == 0.3
+
+
+@pytest.mark.parametrize("banner", ["Epoch 3", "EPOCH 3", "==== Epoch 3 ====", "Epoch: 3",
+                                    "################### EPOCH 3 #####################",
+                                    "----- epoch 3 -----"])
+def test_an_epoch_header_gives_the_lines_under_it_their_epoch(banner: str):
+    # sonnet's transfer-learning script (sealed-7) prints `#### EPOCH 3 ####`, then
+    # `TRAIN CROSS ENTROPY: 0.0696` with no counter of its own.
+    lines = [banner, "TRAIN CROSS ENTROPY: 0.47", "VALID CROSS ENTROPY: 0.53"]
+    assert [r.epoch for r in LogParser().feed_lines(lines)] == [3.0, 3.0]
+
+
+def test_keras_own_epoch_count_wins_over_an_outer_epoch_header():
+    # deep-learning-with-python's char-LSTM notebook (sealed-5): `epoch 56`, then Keras
+    # `Epoch 1/1` of a `fit` called once per outer epoch.
+    lines = ["epoch 56", "Epoch 1/1",
+             "200278/200278 [==============================] - 125s - loss: 1.5978"]
+    assert [r.epoch for r in LogParser().feed_lines(lines) if r.metrics] != [56.0]
