@@ -13,20 +13,29 @@
   training loss, so it is not taken for this; a run whose only evaluations are a few is
   left alone (six at least).
 
-Both are notices while the run goes on (the catalogue's medium) and, like every
+- A policy's step size, the KL divergence between the policy before and after an update
+  (TRPO's and PPO's `kl`, `approx_kl`), below 1e-7 on every one of five updates or more:
+  the update changes nothing (a step rejected by the line search every time, a learning
+  rate or a trust region of ~0). Exactly 0 is left out: an on-policy trainer with one
+  update per batch logs `ppo_kl: 0.0` by construction (verl).
+
+All are notices while the run goes on (the catalogue's medium) and, like every
 not-learning finding, high on a run that finished so.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType
+from babysit.rules import objective_names
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -38,6 +47,17 @@ _CLASSES = (*range(2, 21), 100, 1000)
 _NEAR_CHANCE = 0.002  # the level within this share of ln(K)
 _FLAT_CHANCE = 0.001  # and every point within this share of the level
 _LEFT_CHANCE = 0.01  # a loss this share below chance has left it
+
+# A loss read as a perplexity: at chance it is K itself, not ln K.
+_PERPLEXITY = lazy_re.compile(r"ppl|perplexity", re.IGNORECASE)
+# A policy update's KL divergence (old to new): not its coefficient, target or penalty
+# weight, not a KL loss term (a VAE's, a KL to a reference model's penalty).
+_KL = lazy_re.compile(r"(^|[/_ .-])((mean|avg|average|approx)_?)?kl([/_ .-](approx|div|divergence|mean|old_new))?$",
+                      re.IGNORECASE)
+_NOT_KL = lazy_re.compile(r"coef|beta|target|penalt|loss|weight|cov|ratio|ctl|max|min|ref",
+                          re.IGNORECASE)
+_NO_STEP = 1e-7  # a KL per update at most this: the policy did not move
+_NO_STEP_POINTS = 5
 
 _FIRST_EVALS = 6  # evaluations (the first included) before "never beat the first" speaks
 _PLACED_SHARE = 0.1  # the first evaluation within this share of the planned steps
@@ -101,7 +121,40 @@ class NeverLearnedRule:
             self._first_step = point.step
         out = self._chance(point)
         out.extend(self._evaluations(point))
+        if point.advanced:
+            out.extend(self._no_step(point))
         return out
+
+    def _no_step(self, point: Observation) -> list[Signal]:
+        """A policy's KL per update below `_NO_STEP` (not 0) on every logged update."""
+        if self._kl_points < 0:
+            return []  # it moved once: judged for good
+        key = self._kl_key or next((k for k in point.metrics
+                                    if _KL.search(k) and not _NOT_KL.search(k)), None)
+        value = point.metrics.get(key) if key is not None else None
+        if value is None or not math.isfinite(value):
+            return []
+        self._kl_key = key
+        if value == 0 or abs(value) > _NO_STEP:
+            self._kl_points = -1
+            if "no step" in self._raised:
+                self._raised.discard("no step")
+                return [Resolve(AnomalyType.NOT_LEARNING,
+                                f"the policy moves: {key} {value:.3g}", key="no step")]
+            return []
+        self._kl_points += 1
+        if self._kl_points < _NO_STEP_POINTS or "no step" in self._raised:
+            return []
+        self._raised.add("no step")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: {key} (the policy's change per update) has been below "
+                      f"{_NO_STEP:g} on every one of the {self._kl_points} logged updates "
+                      f"({value:.3g} at the latest): the updates do not move the policy (a "
+                      f"step the line search rejects every time, a trust region or learning "
+                      f"rate of ~0)", key="no step")]
+
+    _kl_key: str | None = None
+    _kl_points = 0  # updates with a tiny KL, all of them so far (-1: it moved)
 
     def _early(self, point: Observation) -> bool:
         """Within the first share of a run whose length is known: too soon to say."""
@@ -109,8 +162,25 @@ class NeverLearnedRule:
         return target is not None and point.step is not None and \
             point.step < self.rules.not_learning_share * target
 
-    def _chance(self, point: Observation) -> list[Signal]:
+    def _objective(self, point: Observation) -> float | None:
+        """The training loss, or the objective under a name of its own; a perplexity
+        (read as the loss or found as the objective) taken back to its cross-entropy,
+        so that chance is ln K for either."""
         value = point.loss
+        key = None
+        if value is None:
+            key = objective_names.objective_key(tuple(point.metrics))
+            value = point.metrics.get(key) if key is not None else None
+        if value is None or not math.isfinite(value):
+            return None
+        if key is None:  # the loss's own key is not said: a perplexity's value tells it
+            key = next((k for k, v in point.metrics.items() if v == value), None)
+        if key is not None and _PERPLEXITY.search(key):
+            return math.log(value) if value > 0 else None
+        return value
+
+    def _chance(self, point: Observation) -> list[Signal]:
+        value = self._objective(point)
         if value is None or not math.isfinite(value) or not point.advanced:
             return []
         self._losses.append(value)

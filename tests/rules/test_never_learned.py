@@ -98,3 +98,31 @@ def test_an_rllib_episode_reward_mean_of_0_on_every_iteration_is_not_learning():
 
 def test_an_rllib_reward_that_grows_is_learning():
     assert not_learning(rllib([0.1 * i for i in range(12)])) == []
+
+
+def baselines_trpo(kls: list[float]) -> list[str]:
+    # OpenAI baselines' TRPO logger table, one block per update.
+    lines = []
+    for i, kl in enumerate(kls, 1):
+        lines += ["---------------------------------", "| EpLenMean       | 200      |",
+                  "| EpRewMean       | -170     |", f"| TimestepsSoFar  | {i * 1024}    |",
+                  f"| meankl          | {kl:.3g} |", "---------------------------------"]
+    return lines
+
+
+def test_a_policy_whose_kl_per_update_is_1e_10_does_not_move():
+    assert not_learning(baselines_trpo([1e-10, 3e-11, 2e-10, 1e-10, 5e-11, 1e-10])) == \
+        ["no step"]
+
+
+def test_a_policy_that_moves_and_a_kl_of_exactly_0_are_not_taken_for_it():
+    assert not_learning(baselines_trpo([0.0098, 0.0101, 0.0087, 0.0093, 0.01, 0.0099])) == []
+    # verl's on-policy `actor/ppo_kl:0.0`, by construction, on every step.
+    lines = [f"step:{s} - actor/pg_loss:0.01 - actor/ppo_kl:0.0 - critic/score/mean:"
+             f"{0.1 * s:.2f}" for s in range(1, 12)]
+    assert not_learning(lines) == []
+
+
+def test_a_perplexity_at_the_number_of_classes_is_a_loss_at_chance():
+    lines = [f"step {10 * i} | ppl {4.0 + 1e-4 * (i % 3):.4f}" for i in range(1, 14)]
+    assert "chance" in not_learning(lines)
