@@ -52,8 +52,8 @@ _LEFT_CHANCE = 0.01  # a loss this share below chance has left it
 _PERPLEXITY = lazy_re.compile(r"ppl|perplexity", re.IGNORECASE)
 # A policy update's KL divergence (old to new): not its coefficient, target or penalty
 # weight, not a KL loss term (a VAE's, a KL to a reference model's penalty).
-_KL = lazy_re.compile(r"(^|[/_ .-])((mean|avg|average|approx)_?)?kl([/_ .-](approx|div|divergence|mean|old_new))?$",
-                      re.IGNORECASE)
+_KL = lazy_re.compile(r"(^|[/_ .-])((mean|avg|average|approx)_?)?kl"
+                      r"([/_ .-](approx|div|divergence|mean|old_new))?$", re.IGNORECASE)
 _NOT_KL = lazy_re.compile(r"coef|beta|target|penalt|loss|weight|cov|ratio|ctl|max|min|ref",
                           re.IGNORECASE)
 _NO_STEP = 1e-7  # a KL per update at most this: the policy did not move
@@ -210,8 +210,11 @@ class NeverLearnedRule:
             if not direction or not math.isfinite(value):
                 continue
             series = self._evals.setdefault(key, [])
-            if series and self._eval_at.get(key) == point.step:
+            if series and point.step == self._eval_at.get(key):
                 continue  # the same evaluation printed again
+            if series and point.step is not None and \
+                    point.step < (self._eval_at.get(key) or 0):
+                continue  # an earlier step again: another run's or another worker's
             if not series and self._placed is None:
                 self._placed = self._at_start(point)
             if not self._placed or len(series) >= 4 * _FIRST_EVALS:
@@ -223,14 +226,18 @@ class NeverLearnedRule:
         return out
 
     def _at_start(self, point: Observation) -> bool:
-        """The first evaluation came at the run's start: the log begins at a step the
-        run's start allows, or the evaluation is within the first tenth of a planned
-        length (Keras's first epoch of fifteen)."""
-        if self._first_step is not None and self._first_step <= self.rules.divergence_start_steps:
+        """The first evaluation came at the run's start, after training steps of its
+        own: the log begins at a step the run's start allows, or the evaluation is
+        within the first tenth of a planned length (Keras's first epoch of fifteen).
+        Evaluations with no training step logged before them are not a run's course
+        (eight workers' final `Test Accuracy: 89.86  Loss: 0.3443`, one a line)."""
+        first = self._first_step
+        if first is None or point.step is None or point.step <= first:
+            return False
+        if first <= self.rules.divergence_start_steps:
             return True
         target = point.target_steps
-        return target is not None and point.step is not None and \
-            point.step <= _PLACED_SHARE * target
+        return target is not None and point.step <= _PLACED_SHARE * target
 
     def _judge(self, key: str, series: list[tuple[float, float | None]],
                direction: int) -> list[Signal]:

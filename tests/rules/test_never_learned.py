@@ -58,6 +58,8 @@ def keras(epochs: list[tuple[float, float]]) -> list[str]:
     lines = []
     for e, (loss, val_loss) in enumerate(epochs, 1):
         lines += [f"Epoch {e}/15",
+                  f"2399936/2400000 [============================>.] - ETA: 0s - loss: {loss:.4f}"
+                  f" - categorical_accuracy: 0.4777",
                   f"2400000/2400000 [==============================] - 17053s 7ms/sample - loss: "
                   f"{loss:.4f} - categorical_accuracy: 0.4777 - val_loss: {val_loss:.4f} - "
                   f"val_categorical_accuracy: 0.5187"]
@@ -126,3 +128,11 @@ def test_a_policy_that_moves_and_a_kl_of_exactly_0_are_not_taken_for_it():
 def test_a_perplexity_at_the_number_of_classes_is_a_loss_at_chance():
     lines = [f"step {10 * i} | ppl {4.0 + 1e-4 * (i % 3):.4f}" for i in range(1, 14)]
     assert "chance" in not_learning(lines)
+
+
+def test_workers_final_evaluations_one_a_line_are_not_a_course_of_evaluations():
+    # sambanova (sealed-7, healthy): eight data-parallel workers' final evaluations.
+    values = [(89.86, 0.3443), (89.09, 0.3577), (88.43, 0.3752), (89.46, 0.3504),
+              (89.74, 0.3601), (89.23, 0.3656), (89.14, 0.3543), (89.23, 0.3676)]
+    lines = [f"Test Accuracy: {a}  Loss: {loss}" for a, loss in values]
+    assert "never better" not in not_learning(lines)
