@@ -23,6 +23,7 @@ from babysit.rules import metric_rules as mr
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements
+from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -400,6 +401,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     MetricFloorRule,
     ChanceRule,
     NeverLearnedRule,
+    FrozenPlayerRule,
 )
 
 
