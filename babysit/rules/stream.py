@@ -20,6 +20,7 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
+from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements
@@ -402,6 +403,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceRule,
     NeverLearnedRule,
     FrozenPlayerRule,
+    BelowMeanRule,
 )
 
 
