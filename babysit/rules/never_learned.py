@@ -72,6 +72,10 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
     level = statistics.median(values)
     if level <= 0 or max(values) - min(values) > _FLAT_CHANCE * level:
         return None
+    if max(_digits(v) for v in values) < 4:
+        # Printed too coarsely (`loss: 2.30`) to tell ln 10 from a loss that converged
+        # near it.
+        return None
     counts = (*_CLASSES, vocab_size) if vocab_size and vocab_size > 1 else _CLASSES
     near = [k for k in counts if abs(level - math.log(k)) <= _NEAR_CHANCE * math.log(k)]
     if not near:
@@ -102,6 +106,11 @@ def never_beat_first(evals: Sequence[tuple[float, float | None]], direction: int
             f"({first_train:.4g} → {trains[-1]:.4g}): nothing has been learned since")
 
 
+def _digits(value: float) -> int:
+    """Significant digits in the shortest form of a value (1.385664: 7, 2.3: 2)."""
+    return len(repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0"))
+
+
 class NeverLearnedRule:
     """A loss at chance level; evaluations that never beat the first (see the module)."""
 
@@ -117,7 +126,10 @@ class NeverLearnedRule:
         self._raised: set[str] = set()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
-        if self._first_step is None and point.step is not None:
+        if self._first_step is None and point.step is not None and point.loss is not None \
+                and not any(evaluation_direction(k) for k in point.metrics):
+            # The first training step: a loss with no evaluation beside it (a config
+            # dump's `lr` is no step trained).
             self._first_step = point.step
         out = self._chance(point)
         out.extend(self._evaluations(point))
@@ -229,8 +241,9 @@ class NeverLearnedRule:
         """The first evaluation came at the run's start, after training steps of its
         own: the log begins at a step the run's start allows, or the evaluation is
         within the first tenth of a planned length (Keras's first epoch of fifteen).
-        Evaluations with no training step logged before them are not a run's course
-        (eight workers' final `Test Accuracy: 89.86  Loss: 0.3443`, one a line)."""
+        Evaluations with no training loss logged before them are not a run's course
+        (eight workers' final `Test Accuracy: 89.86  Loss: 0.3443`, one a line, after
+        the arguments' dump)."""
         first = self._first_step
         if first is None or point.step is None or point.step <= first:
             return False

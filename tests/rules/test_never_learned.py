@@ -48,6 +48,7 @@ def test_a_loss_that_starts_at_chance_and_falls_is_learning():
 
 def test_a_flat_loss_away_from_any_chance_level_is_not_taken_for_chance():
     assert loss_at_chance([1.52] * 12) is None  # between ln 4 and ln 5
+    assert loss_at_chance([2.30] * 12) is None  # too coarse to tell ln 10 from near it
     assert loss_at_chance([math.log(4)] * 9) is None  # nine points: too few
     assert loss_at_chance([math.log(50257)] * 10, vocab_size=50257) is not None
     wandering = [math.log(4) * (1 + 0.004 * (-1) ** i) for i in range(12)]
@@ -134,5 +135,6 @@ def test_workers_final_evaluations_one_a_line_are_not_a_course_of_evaluations():
     # sambanova (sealed-7, healthy): eight data-parallel workers' final evaluations.
     values = [(89.86, 0.3443), (89.09, 0.3577), (88.43, 0.3752), (89.46, 0.3504),
               (89.74, 0.3601), (89.23, 0.3656), (89.14, 0.3543), (89.23, 0.3676)]
-    lines = [f"Test Accuracy: {a}  Loss: {loss}" for a, loss in values]
+    lines = ["Args: lr=0.001, momentum=0.0, batch_size=1",
+             *(f"Test Accuracy: {a}  Loss: {loss}" for a, loss in values)]
     assert "never better" not in not_learning(lines)
