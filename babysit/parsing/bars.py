@@ -127,9 +127,26 @@ def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
             data = data or _rate_unit(part) in _DATA_UNITS
         else:
             metric_parts.append(part)
-    return Bar("tqdm", desc, int(n), total, rate,
-               _postfix_metrics(", ".join(metric_parts)) if metric_parts else {},
-               match.end(), data, _elapsed(parts[0]))
+    metrics = _postfix_metrics(", ".join(metric_parts)) if metric_parts else {}
+    if ":" in desc or "=" in desc:
+        metrics = {**_desc_metrics(desc), **metrics}
+    return Bar("tqdm", desc, int(n), total, rate, metrics, match.end(), data,
+               _elapsed(parts[0]))
+
+
+# Counters a description names (`Epoch: 34`, `Train Epoch: 19`): where the loop is, not
+# a metric of it (the bar's own context reads the epoch).
+_COUNTERS = frozenset({"epoch", "step", "iter", "iteration", "batch", "it", "round", "ep"})
+
+
+@lru_cache(maxsize=4096)
+def _desc_metrics(desc: str) -> dict[str, float]:
+    """The metrics a loop writes into its bar's description with `set_description`
+    (`Epoch: 34, L1: 0.075, Percep: 2.308, Gen: 0.492, Disc: 0.500: 50%|…`, `Train Epoch:
+    19 Loss: 0.35977894: 100% 2785/2785`): every `name: value` or `name=value` pair but
+    the loop's counters. Without them such a run's losses are never read at all."""
+    found = _postfix_metrics(desc)
+    return {k: v for k, v in found.items() if k.rsplit("_", 1)[-1] not in _COUNTERS}
 
 
 def _elapsed(text: str) -> float | None:

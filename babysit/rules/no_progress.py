@@ -20,8 +20,12 @@ from babysit.rules import objective_names, trends
 _LEARNING_SIGN = lazy_re.compile(
     r"loss|err|mse|mae|acc|reward|score|kl|norm|entropy|dice|iou|map|perplex|ppl|f1",
     re.IGNORECASE)
-# A reward or a score the policy earns, averaged over a batch of episodes or rollouts.
-_REWARD = lazy_re.compile(r"(^|/)(critic/)?(score|rewards?)(/mean|_mean)?$", re.IGNORECASE)
+# A reward or a score the policy earns, averaged over a batch of episodes or rollouts,
+# under a framework's own prefix too (RLlib's `episode_reward_mean`, `total_reward`,
+# `avg_reward`). Never an evaluation's, a best-so-far or a bound (`episode_reward_max`
+# is one lucky episode), nor DPO's implicit `rewards/chosen`.
+_REWARD = lazy_re.compile(r"(^|/)(critic/)?((episode|ep|total|avg|mean|train)_)?(score|rewards?)"
+                          r"(/mean|_mean)?$", re.IGNORECASE)
 # One reward function of several, as TRL's GRPO trainer logs each beside their sum
 # (`rewards/equation_reward_func`, `rewards/accuracy_reward/mean`): the sum can move on an
 # easy part (the format) while the task's own part earns nothing. Not DPO's

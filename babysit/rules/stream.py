@@ -20,13 +20,16 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
+from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements
+from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
+from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.throughput_trends import DataWaitRule
@@ -398,6 +401,9 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NotLearningRule,
     MetricFloorRule,
     ChanceRule,
+    NeverLearnedRule,
+    FrozenPlayerRule,
+    BelowMeanRule,
 )
 
 
