@@ -95,10 +95,12 @@ def key_metrics(metrics: Mapping[str, float], limit: int = 12) -> dict[str, floa
 _NOT_TRAINING_SIGNAL = lazy_re.compile(
     r"(?:^|[_/])(?:time|times|timing|eta|elapsed|runtime|mem|memory|"
                                   r"step_avg|ms)(?:$|[_/])|_ms$|_sec$|_s$|per_second|/s$|it/s|"
-                                  r"throughput|samples|tokens|tok/s|tps|flops|mfu")
+                                  r"throughput|samples|tokens|tok/s|tps|flops|mfu|"
+    # a setting the run printed (`=> setting grad_accum_steps=16`, `batch_size: 32`)
+                                  r"(?:^|_)setting(?:$|_)|(?:^|[_/])num_|_steps$|_size$")
 
 
 def is_bookkeeping(key: str) -> bool:
-    """Timings, throughput and memory: a NaN there (a timer before its first step) says
-    nothing about the weights."""
+    """Timings, throughput, memory and settings: a NaN there (a timer before its first
+    step) says nothing about the weights, and a line of them alone is no training."""
     return _NOT_TRAINING_SIGNAL.search(key) is not None

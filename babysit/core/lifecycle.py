@@ -88,6 +88,7 @@ class RunLifecycle:
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
+        self._wind_down = ""  # an exception raised after the run was stopped from outside
 
     @property
     def state(self) -> TerminalState:
@@ -276,6 +277,14 @@ class RunLifecycle:
     def _failure(self, event: LogEvent, step: int | None) -> PendingFailure | None:
         """The failure a log event is, if any: a crash unless training goes on."""
         kind = event.kind
+        pending = self._pending
+        if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
+                and pending.cancelled and not pending.exit_banner:
+            # Stopped by its owner or its scheduler, then an exception as it wound down
+            # (SafeLife's `Keyboard Interrupt. Ending early.`, then a KeyError in the
+            # run's summary): the stop is how it ended; the exception is the shutdown's.
+            self._wind_down = event.detail or event.line
+            return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):
             return PendingFailure(event, step)
@@ -539,9 +548,14 @@ class RunLifecycle:
         note = f" ({how})" if how else (" (exit status not visible to babysit: inferred from "
                                         "the log)" if inferred else "")
         if pending.cancelled:
+            wind_down, self._wind_down = self._wind_down, ""
             return Ending(TerminalState.CANCELLED, EndingSource.LOG, text, pending.step,
                           self.attempt, exit=exit_info, traceback=pending.traceback,
-                          inferred=inferred, final=final)
+                          inferred=inferred, final=final, anomaly=EndingAnomaly(
+                              AnomalyType.CRASH, f"after it was stopped ({text[:120]}), the "
+                              f"run failed as it wound down: {wind_down[:200]} (what it "
+                              f"does at its end — a summary, a final save — may be missing)",
+                              Severity.MEDIUM) if wind_down else None)
         # A `Killed` line is reported as a likely host OOM kill too: the cause beside
         # the death, as for any other failure with a cause of its own.
         anomaly = EndingAnomaly(AnomalyType.CRASH, f"the run died: {text}{note}")

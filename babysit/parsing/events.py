@@ -49,7 +49,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|std::bad_alloc|"
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
          r"HIP out of memory|MPS backend out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
-         r"cudaErrorMemoryAllocation|java\.lang\.OutOfMemoryError"),
+         r"cudaErrorMemoryAllocation|java\.lang\.OutOfMemoryError|"
+         # NCCL's own check (src/include/checks.h `CUDACHECK`: `Cuda failure %d '%s'`),
+         # under the `unhandled cuda error` a collective raises
+         r"Cuda failure \d+ '?out of memory"),
     # SIGKILL as the shell reports it: bash's bare `Killed` (or `line 12: 4567 Killed
     # python train.py` from a script, `[1]+  Killed   python train.py` from job
     # control), zsh's `zsh: killed  python train.py`, macOS's `Killed: 9`, and a paste
@@ -129,8 +132,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          r"^zsh: (terminated)\s|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
+         # said in words by the run's own handler (SafeLife: `CRITICAL Keyboard
+         # Interrupt. Ending early.`); the exception's name has no space
+         r"\b(Keyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
+    # srun's word that a task failed (launch_slurm.c `_task_finish`: `srun: error: gpu-12:
+    # task 5: Exited with exit code 1`): the failure the step is then cancelled for.
+    _sig(EventKind.EXCEPTION, r"^srun: error: \S+: (tasks? [\d,-]+: Exited with exit code "
+         r"[1-9]\d*)", 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
     # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
@@ -281,7 +291,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
-    "EARLY",
+    "EARLY", "Exited with exit code",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",

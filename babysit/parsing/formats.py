@@ -232,8 +232,22 @@ _BRACKET_KV = lazy_re.compile(
     r"\.\d+)|nan|NaN|NAN|inf|Inf|INF)(?![\w.])")
 
 
+# A change from one value to another (`Validation loss decreased (inf --> 0.0635)`,
+# pytorchtools' EarlyStopping; `lr: 0.1 -> 0.01`): the value before the arrow is the old
+# one (often a best-so-far's starting `inf`), not a value the run measured now.
+_OLD_VALUE = lazy_re.compile(r"[-+]?(?:\d[\d.eE+-]*|inf|nan|Inf|NaN)\s*(?:-+>|=+>|→)\s*")
+_ARROW = lazy_re.compile(r"\s*(?:-+>|=+>|→)")
+
+
+def changed_from(text: str, end: int) -> bool:
+    """Whether the value that ends at `end` is the old side of a change (`inf --> 0.06`)."""
+    return _ARROW.match(text, end) is not None
+
+
 def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
+    if ">" in text or "→" in text:
+        text = _OLD_VALUE.sub("", text)
     if "]" in text:
         for pair in _BRACKET_KV.finditer(text):
             number = to_number(pair.group("value"))

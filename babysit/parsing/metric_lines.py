@@ -122,12 +122,12 @@ class MetricLineReader:
                     and not self._shapes.printed_before(text):
                 # `grad_norm_max: inf`, `max_norm = inf`: a setting printed once, not a
                 # value the run measured (a metric line comes back). A NaN is no
-                # setting: among measured values (`train_loss[loss=nan, acc=0.01, …],
-                # lr: 3.56e-02`) it stays, in a line without a step all the same.
-                measured = any(map(math.isfinite, parsed.metrics.values()))
+                # setting, nor is a loss's infinity: they stay, in a line without a
+                # step all the same (`train_loss[loss=nan, acc=0.01, …]`, Keras's
+                # one-line epoch `1/1 - 3s - loss: nan` under Horovod).
                 parsed = replace(parsed, metrics={
                     k: v for k, v in parsed.metrics.items()
-                    if math.isfinite(v) or (measured and math.isnan(v))})
+                    if math.isfinite(v) or math.isnan(v) or "loss" in k})
         return parsed
 
     def _parse_text(self, text: str) -> Parsed | None:

@@ -27,7 +27,7 @@ from collections import Counter, deque
 from itertools import pairwise
 
 from babysit import lazy_re
-from babysit.parsing.formats import STEP_KEYS, Parsed, split_counters
+from babysit.parsing.formats import STEP_KEYS, Parsed, changed_from, split_counters
 from babysit.parsing.header_cells import is_rule, multiword_names
 from babysit.parsing.text import normalise_key, to_number
 
@@ -357,8 +357,10 @@ class ShapeReader:
                 continue
             values = [m.group(0) for m in _VALUE_TOKEN.finditer(earlier)]
             for index in odd:
+                match = slots[index]
+                if changed_from(line, match.end()):
+                    continue  # a best-so-far's starting `inf` (`decreased (inf --> 0.06)`)
                 if index < len(values) and NON_FINITE_TOKEN.fullmatch(values[index]) is None:
-                    match = slots[index]
                     name = _name_before(line, match.start()) or f"value{index + 1}"
                     found[name] = to_number(match.group(0)) or math.nan
             if found:

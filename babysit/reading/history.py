@@ -68,7 +68,7 @@ EVENTS = "|".join((
     "nvalid loss", "nvalid grad", "are invalid",
     # A loop's own early stop with its reason (`No improvement over 5 epochs, stop
     # training`, `EARLY STOP`), a later command refused (`train.py: error: …`).
-    "mprove", "atience", "onverged", "EARLY", ": error: ",
+    "mprove", "atience", "onverged", "EARLY", ": error: ", "Exited with exit code",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",
