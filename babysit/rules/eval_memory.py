@@ -7,13 +7,17 @@ that window: a checkpoint sweep's Dice peaks at 0.740 at epoch 43 of 200 and sit
 is 9-15 three million steps later. Inside the window the metric looks merely noisy, and
 the gap to its best is never seen.
 
-So the best level (the best median of three evaluations in a row: one lucky evaluation is
+So the best level (the best median of five evaluations in a row: one lucky evaluation is
 not a level) is kept for the whole run, with the training loss at the time and the first
 evaluation, and the latest level (median of five) is judged against it as the windowed
-level test judges its own best: beyond four level-sigmas of the evaluations' recent noise
-and by 3 × `eval_min_worsening` of it. A log with no training loss to compare with is
-judged when the metric first improved beyond its noise (the run learned, then the
-evaluation fell back); one that never improved is not this rule's.
+level test judges its own best: beyond four level-sigmas of the evaluations' recent
+scatter and by 3 × `eval_min_worsening` of it. The scatter is the largest of the
+window's point-to-point noise, the spread of its values and the noise when the best was
+reached: a best left far behind was the least of many levels, low by luck as much as by
+skill, and two dozen evaluations sometimes show half the scatter a plateau really has.
+A log with no training loss to compare with is judged when the metric first improved
+beyond its noise (the run learned, then the evaluation fell back); one that never
+improved is not this rule's.
 """
 
 from __future__ import annotations
@@ -25,13 +29,17 @@ from dataclasses import dataclass
 from babysit.config import RuleSettings
 from babysit.rules import trends
 
-_LEVEL = 3  # evaluations in the remembered best level
+# Evaluations in the remembered best level: five, as the latest level. The best of a
+# hundred levels of three is an extreme draw (two of their sigmas below the plateau).
+_LEVEL = 5
 _NOW = 5  # evaluations in the latest level
 _MIN_EVALS = 10  # evaluations in the window before the test speaks
 # As the windowed level test (eval_trends): a level of five's noise against a point's,
-# times √2 for the gap between two levels; and the sigmas the gap must exceed.
+# times √2 for the gap between two levels. The sigmas the gap must exceed are one more
+# than there (4): over a long run both ends are extremes of many levels, the best low
+# by luck and the latest high by luck, each by up to three of a level's sigmas.
 _LEVEL_NOISE = 0.76
-_LEVEL_K = 4.0
+_LEVEL_K = 5.0
 
 
 @dataclass(slots=True)
@@ -43,6 +51,7 @@ class BestLevel:
     train: float | None  # the training loss set beside the level's last evaluation
     first: float  # the first evaluation, oriented
     at: int  # how many evaluations there had been when it was reached
+    noise: float  # the point-to-point noise of the evaluations then (oriented)
 
 
 class BestLevels:
@@ -65,8 +74,9 @@ class BestLevels:
         level = statistics.median(-direction * v for v in last)
         best = self._best.get(key)
         if best is None or level < best.level:
+            noise = trends.noise_scale([-direction * v for v, _ in series])
             self._best[key] = BestLevel(level, statistics.median(last), series[-1][1], first,
-                                        count)
+                                        count, noise)
 
     def replace_latest(self, key: str, series: Sequence[tuple[float, float | None]],
                        direction: int) -> None:
@@ -90,7 +100,7 @@ class BestLevels:
             return None  # its evaluations are all in the window: the windowed tests' case
         worse = [-direction * v for v, _ in series]
         now = statistics.median(worse[-_NOW:])
-        sigma = trends.noise_scale(worse)
+        sigma = max(trends.noise_scale(worse), trends.spread(worse), best.noise)
         if not trends.beyond_noise(now - best.level, best.level, sigma * _LEVEL_NOISE,
                                    _LEVEL_K, 3 * rules.eval_min_worsening):
             return None
