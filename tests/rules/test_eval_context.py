@@ -130,3 +130,29 @@ def test_a_noisy_plateau_remembered_past_the_window_is_not_degraded():
             series = [*series, (value, 2.0 * math.exp(-i / 50))][-24:]
             levels.note("val_loss", series, -1)
             assert levels.worse_than_best("val_loss", series, -1, rules) is None, (seed, i)
+
+
+def _overfitting_run(save_to: str) -> list[str]:
+    lines = []
+    for epoch in range(1, 31):
+        val = 0.50 - 0.02 * epoch if epoch <= 10 else 0.30 + 0.03 * (epoch - 10)
+        lines.append(f"step {100 * epoch} | loss {1.0 * 0.9 ** epoch:.4f} | val_loss {val:.4f}")
+        lines.append(f"Saving checkpoint to {save_to.format(epoch=epoch)}")
+    return [*lines, "Training completed."]
+
+
+def test_a_run_that_kept_its_best_checkpoint_is_not_degraded(tmp_path: Path):
+    # Every epoch saved to its own file: the best epoch's weights are on disk.
+    data, found = _eval_findings(tmp_path, _overfitting_run("ckpt/epoch_{epoch}.pt"))
+    assert data["terminal_state"] == "SUCCEEDED" and not found, found
+    notes = [a["description"] for a in data["anomalies_detected"]
+             if a["type"] == "eval-degradation"]
+    assert notes and all("kept its best checkpoint" in n for n in notes[-1:]), notes
+
+
+def test_a_finished_run_that_overwrote_its_best_is_conditional(tmp_path: Path):
+    # One file rewritten every epoch: the last weights, past the best, are what is left.
+    data, found = _eval_findings(tmp_path, _overfitting_run("ckpt/last.pt"))
+    assert data["terminal_state"] == "SUCCEEDED" and data["decision"] == "CONDITIONAL"
+    assert any(f.startswith("val_loss") for f in found), found
+    assert all(a["severity"] != "blocker" for a in data["anomalies_detected"])
