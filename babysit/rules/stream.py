@@ -24,7 +24,7 @@ from babysit.rules.chance_level import ChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
-from babysit.rules.eval_restated import Restatements
+from babysit.rules.eval_restated import Restatements, restates_best
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -196,7 +196,8 @@ class EvalRule:
                 key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
-            if len(judged) == 1 and self._restates_best(key, value, series):
+            if len(judged) == 1 and key in self.best and restates_best(
+                    value, self.best[key][0], [v for v, _ in series], direction):
                 continue
             if series and point.step is not None and self._at.get(key) == point.step:
                 # Still the same evaluation: an evaluation pass prints its batches (DETR's
@@ -282,16 +283,6 @@ class EvalRule:
         self._mild.add(key)
         return Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key,
                      severity=Severity.LOW)
-
-    def _restates_best(self, key: str, value: float,
-                       series: Sequence[tuple[float, float | None]]) -> bool:
-        """A lone figure equal to the metric's best, printed after evaluations that fell
-        short of it, is the run naming its best model again (a checkpoint sweep's
-        closing `最佳模型：Epoch 0043  Dice = 0.7401`), not a new evaluation back at its
-        best. Several figures are eval_restated's to judge."""
-        best = self.best.get(key)
-        return best is not None and value == best[0] and bool(series) \
-            and series[-1][0] != value
 
     def _near_best(self, key: str, value: float, direction: int) -> bool:
         """Recovered means back within the rule's tolerance of the best evaluation, not

@@ -156,3 +156,14 @@ def test_a_finished_run_that_overwrote_its_best_is_conditional(tmp_path: Path):
     assert data["terminal_state"] == "SUCCEEDED" and data["decision"] == "CONDITIONAL"
     assert any(f.startswith("val_loss") for f in found), found
     assert all(a["severity"] != "blocker" for a in data["anomalies_detected"])
+
+
+def test_a_best_named_again_is_not_a_new_evaluation_but_a_repeat_by_chance_is():
+    from babysit.rules.eval_restated import restates_best
+
+    # VoxelMorph's closing `最佳模型：Epoch 0043  Dice = 0.7401` after evaluations near 0.60.
+    sweep = [0.5721, 0.5809, 0.5907, 0.5958, 0.5997, 0.6011, 0.5893]
+    assert restates_best(0.7401, 0.7401, sweep, 1)
+    # A val_loss printed to 5 decimals meets its best 0.0138 again on a wandering plateau.
+    plateau = [0.01398, 0.0155, 0.0138, 0.01458, 0.0171]
+    assert not restates_best(0.0138, 0.0138, plateau, -1)
