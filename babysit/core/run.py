@@ -559,6 +559,13 @@ class Run:
         if self.lifecycle.running:
             return
         kept = self._kept_from_before(AnomalyType.DIVERGENCE)
+        best = self._kept_from_before(AnomalyType.EVAL_DEGRADATION)
+        if best is not None:
+            # The run kept its best-evaluated weights from before the evaluation got
+            # worse: what it delivers is the best, not the degraded last weights.
+            self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
+                                     f"the run kept its best checkpoint ({best}), written "
+                                     f"before the evaluation got worse")
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"

@@ -25,8 +25,13 @@ _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[|\]|,|\||\t| - |(?=\s\s)|"
                         # the head before the pass's own counter (WeNet's `CV Batch 4/0
-                        # loss 28.5` beside `TRAIN Batch 4/203700 loss 12.6`)
-                        r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b))|"
+                        # loss 28.5` beside `TRAIN Batch 4/203700 loss 12.6`), or before
+                        # the training's counter it was run at (WIDER-event's `TEST in
+                        # epoch24, loss = 3.64, acc = 45.5%` beside `TRAIN in epoch 24 ,
+                        # step 650, loss = 0.109`)
+                        r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b|"
+                        r"(?:in|at|after|on) (?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter\w*)"
+                        r"\s*\d))|"
                         r"(?:[Ee]valuated|[Vv]alidated) with )")
 # The line's first field named for an evaluation, its split word apart from the name
 # (`Test Accuracy: 89.86  Loss: 0.3443`, each SambaFlow worker's result; `Validation

@@ -73,3 +73,15 @@ def evaluation_direction(key: str) -> int:
     if _EVAL_WORDS.intersection(words) or metric in _HELD_OUT_WORDS:
         return direction
     return 0
+
+
+@lru_cache(maxsize=4096)
+def score_direction(key: str) -> int:
+    """+1 for a quality score whose name says nothing of the data it was measured on
+    (`dice`, `psnr`, `acc`): higher is better. 0 for any other name (a loss, whose
+    training and evaluation figures look alike; the training's, a best-so-far, a count,
+    a timing). Whether it is an evaluation's is for its record to say (eval_context)."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    if not words or _NOT_EVALUATION.intersection(words) or _CODEBOOK_WORDS.intersection(words):
+        return 0
+    return 1 if words[-1] in _HIGHER else 0

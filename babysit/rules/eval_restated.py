@@ -12,6 +12,9 @@ whole set of them does not) equals those of an earlier evaluation other than the
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+
+from babysit.rules import trends
 
 _KEPT = 64  # evaluations remembered: more than the evaluation window of the rule
 
@@ -33,3 +36,22 @@ class Restatements:
             return True
         self._seen.append(figures)
         return False
+
+
+_RECENT = 5  # the evaluations before a lone figure that must all have fallen short
+_RESTATED_K = 6.0  # by this many sigmas of the evaluations' own noise
+
+
+def restates_best(value: float, best: float, recent: Sequence[float], direction: int) -> bool:
+    """Whether a lone figure equal to the metric's best is the run naming its best model
+    again (a checkpoint sweep's closing `最佳模型：Epoch 0043  Dice = 0.7401` after a
+    hundred evaluations near 0.60), not a new evaluation back at its best. Only when each
+    of the last `_RECENT` evaluations (`recent`, in order) fell short of the best by
+    `_RESTATED_K` sigmas of their noise: a figure printed to a few digits repeats its
+    best by chance on a plateau that wanders near it (0.0138, then 0.0138 again)."""
+    if value != best or len(recent) < _RECENT:
+        return False
+    sigma = trends.noise_scale(recent)
+    if sigma <= 0:
+        return False
+    return all((best - v) * direction > _RESTATED_K * sigma for v in recent[-_RECENT:])

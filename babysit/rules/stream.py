@@ -22,8 +22,10 @@ from babysit.rules import eval_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
+from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
+from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
-from babysit.rules.eval_restated import Restatements
+from babysit.rules.eval_restated import Restatements, restates_best
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
@@ -168,6 +170,8 @@ class EvalRule:
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
+        self._contextual = ContextualEvaluations()
+        self._levels = BestLevels()  # each metric's best level, kept past the window
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -180,6 +184,11 @@ class EvalRule:
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
                 if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key))
+        # Names an evaluation's only by the record they sit in (a bare `val` beside the
+        # bare `train` loss, a line of scores alone): judged by what this record holds.
+        judged += self._contextual.judged(metrics)
+        scores = self._contextual.scores(metrics)
+        judged += scores
         if self._restatements.restated(tuple((key, metrics[key]) for key, _ in judged)):
             return out  # the run's summary of an evaluation it already printed
         for key, direction in judged:
@@ -190,20 +199,31 @@ class EvalRule:
                 key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
             if series and series[-1][0] == value:
                 continue  # the same evaluation printed again (progress bar and summary)
+            if len(judged) == 1 and key in self.best and restates_best(
+                    value, self.best[key][0], [v for v, _ in series], direction):
+                continue
             if series and point.step is not None and self._at.get(key) == point.step:
                 # Still the same evaluation: an evaluation pass prints its batches (DETR's
                 # `Test: [7/8] loss_bbox: 3.1`), or a running figure, before its summary.
                 # One evaluation is one point; its latest figure stands for it.
                 series[-1] = (value, series[-1][1])
+                self._levels.replace_latest(key, series, direction)
             else:
-                series.append((value, point.train_loss))
+                train = twin_train_loss(key, direction, metrics)
+                series.append((value, train if train is not None else point.train_loss))
+                self._levels.note(key, series, direction)
             self._at[key] = point.step
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
-            out.extend(self._gap(key, value, _train_counterpart(metrics, point.train_loss),
-                                 direction))
-            reason = mr.evaluate_eval_degradation(list(series), direction, self.rules)
+            if (key, direction) in scores:  # judged on levels only (eval_context)
+                reason = self._levels.worse_than_best(key, series, direction, self.rules,
+                                                      in_window=True)
+            else:
+                out.extend(self._gap(key, value,
+                                     _train_counterpart(metrics, point.train_loss), direction))
+                reason = mr.evaluate_eval_degradation(list(series), direction, self.rules) \
+                    or self._levels.worse_than_best(key, series, direction, self.rules)
             if reason is not None:
                 self._raised.add(key)
                 if key in self._mild:  # raised as a notice before: now the usual medium
@@ -212,7 +232,8 @@ class EvalRule:
                                         f"{key} {reason}", key=key))
                 else:
                     out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key))
-            elif (since_best := self._since_best(key, series, direction)) is not None:
+            elif (key, direction) not in scores and \
+                    (since_best := self._since_best(key, series, direction)) is not None:
                 out.append(since_best)
             elif key in self._raised and self._near_best(key, value, direction):
                 self._raised.discard(key)
