@@ -48,6 +48,7 @@ from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
+from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.stray_values import StrayNonFinite
@@ -153,6 +154,7 @@ class LogParser:
         self._endings = EndingReader()  # evidence of the end in the order of lines
         self._rich_wrap = RichWrap()
         self._nan_words = NonFiniteWords()  # a NaN said in words
+        self._save_failures = SaveFailures()  # a failure while a save was being written
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
         self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
@@ -409,6 +411,10 @@ class LogParser:
             events.extend(self._endings.line_events(
                 rest, self.target, self.plan.epochs, events, has_metrics,
                 has_metrics and self._may_train(parsed, bar_parsed)))
+        if has_rest and not in_traceback:
+            interrupted = self._save_failures.line(rest, events)
+            if interrupted is not None:
+                events.append(interrupted)
         if events:
             self._endings.noted(events)
         if rank is None and parsed is not None and parsed.rank is not None:

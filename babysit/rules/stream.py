@@ -43,6 +43,11 @@ __all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule
            "RuleSet", "Signal"]
 
 
+# An evaluation loss this many times the training loss is beyond what over-fitting
+# alone gives while the evaluation still improves (see `EvalRule._gap`).
+_LEAK_RATIO = 3 * eval_trends.GAP_RATIO
+
+
 class GradNormRule:
     """Exploding gradient norms, and norms that collapse towards zero (reported under
     the artifact's one gradient type, with their own key)."""
@@ -251,8 +256,24 @@ class EvalRule:
         label = f"{key} gap"
         # Two evaluations in a row: one evaluation far off is a spike, not a gap.
         self._gapped[key] = self._gapped.get(key, 0) + 1 if gap is not None else 0
+        if gap is not None and label in self._mild and not self._mild_gap(key, value,
+                                                                          train_loss):
+            # The notice grew: the evaluation left its best, or the gap became a leak's.
+            self._mild.discard(label)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"generalisation gap: {gap}", key=label)]
         if gap is not None and label not in self._raised and self._gapped[key] >= 2:
             self._raised.add(label)
+            if self._mild_gap(key, value, train_loss):
+                # The evaluation still at its best (a fine-tune whose val loss keeps
+                # falling while its train loss falls faster, 11×): memorisation to
+                # watch, a notice; the evaluation getting worse is judged by the tests
+                # above. Far beyond that (nanoGPT's 0.0015 against 0.85), the training
+                # data has leaked into the targets, or the model memorised it: medium.
+                self._mild.add(label)
+                return [Raise(AnomalyType.EVAL_DEGRADATION,
+                              f"generalisation gap: {gap}; the evaluation is still at its "
+                              f"best", key=label, severity=Severity.LOW)]
             return [Raise(AnomalyType.EVAL_DEGRADATION, f"generalisation gap: {gap}",
                           key=label)]
         if gap is None and label in self._raised and train_loss is not None:
@@ -261,6 +282,11 @@ class EvalRule:
                             f"{key} back within {eval_trends.GAP_RATIO:g}× the training loss",
                             key=label)]
         return []
+
+    def _mild_gap(self, key: str, value: float, train_loss: float | None) -> bool:
+        """A gap with the evaluation loss still at its best and short of a leak's."""
+        return train_loss is not None and value < _LEAK_RATIO * train_loss \
+            and self._near_best(key, value, -1)
 
     def _since_best(self, key: str, series: Sequence[tuple[float, float | None]],
                     direction: int) -> Signal | None:

@@ -73,3 +73,23 @@ def test_a_keras_one_line_epoch_with_a_nan_loss_is_read():
     # Keras `verbose=2` under Horovod (sealed-8): `1/1 - 3s - loss: nan`, no step.
     [record] = LogParser().feed_lines(["1/1 - 3s - loss: nan"])
     assert str(record.metrics["loss"]) == "nan"
+
+
+def test_a_failure_right_after_a_save_began_is_a_checkpoint_failure(tmp_path: Path):
+    # neuralconvo (Torch7, sealed-8): `(Saving model ...)`, then Lua's write error.
+    text = _epochs(3) + (
+        "(Saving model ...)\n"
+        "/Users/x/torch-cl/install/bin/luajit: /Users/x/torch-cl/install/share/lua/5.1/"
+        "torch/File.lua:201: write error: wrote 0 blocks instead of 70610 at /Users/x/"
+        "torch-cl/pkg/torch/lib/TH/THDiskFile.c:340\n"
+        "stack traceback:\n       \t[C]: in function 'write'\n")
+    data = once(tmp_path, text)
+    assert data["decision"] == "NO-GO"
+    assert "checkpoint-failure" in _types(data), data["anomalies_detected"]
+
+
+def test_a_failure_long_after_a_save_is_no_checkpoint_failure(tmp_path: Path):
+    text = "(Saving model ...)\n" + _epochs(6) + (
+        "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+        "ValueError: bad batch\n")
+    assert "checkpoint-failure" not in _types(once(tmp_path, text))

@@ -167,3 +167,21 @@ def test_a_best_named_again_is_not_a_new_evaluation_but_a_repeat_by_chance_is():
     # A val_loss printed to 5 decimals meets its best 0.0138 again on a wandering plateau.
     plateau = [0.01398, 0.0155, 0.0138, 0.01458, 0.0171]
     assert not restates_best(0.0138, 0.0138, plateau, -1)
+
+
+def test_a_gap_while_the_evaluation_still_improves_is_a_notice_and_grows_to_medium():
+    from babysit.model import Severity
+    from tests.rules.test_loss_rules import run_of
+
+    # SpeedTransformer's fine-tune (sealed-8): train 0.05, val 0.56 and still its best.
+    lines = []
+    for e in range(1, 31):
+        lines.append(f"[Epoch {e}/60] Train Loss: {1.0 * 0.9 ** e:.4f}, "
+                     f"Val Loss: {1.2 * 0.97 ** e:.4f}")
+    gaps = [a for a in run_of(lines).ledger.anomalies if "gap" in a.description]
+    assert gaps and all(a.severity is Severity.LOW for a in gaps), gaps
+    # the same gap once the evaluation has left its best: the usual medium
+    worse = [*lines, *(f"[Epoch {e}/60] Train Loss: 0.0300, Val Loss: {0.6 + 0.05 * e:.4f}"
+                       for e in range(31, 36))]
+    assert any(a.severity is Severity.MEDIUM for a in run_of(worse).ledger.anomalies
+               if "gap" in a.description)
