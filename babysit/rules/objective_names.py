@@ -36,6 +36,9 @@ GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_
                            r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)
 _TOTAL = lazy_re.compile(r"(^|[/_ .-])(tot|total|sum|overall|all|full)([/_ .-]|$)",
                          re.IGNORECASE)
+_TRAINING_LOSS = lazy_re.compile(r"(^|[/_ .-])train(ing)?[/_ .-](avg_|mean_|average_)?loss$|"
+                                 r"^(avg|mean|average|averaged)_train(ing)?_loss$",
+                                 re.IGNORECASE)
 _CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)$", re.IGNORECASE)
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 _TRAIN_ONLY = lazy_re.compile(r"^train(ing)?[/_ .-]", re.IGNORECASE)
@@ -72,7 +75,10 @@ def objective_key(metrics: Iterable[str], whole_only: bool = False,
 @functools.lru_cache(maxsize=256)
 def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> str | None:
     found = _loss_key(names)
-    if found is not None and (not whole_only or (totals and _TOTAL.search(found))):
+    if found is not None and (not whole_only or (totals and _TOTAL.search(found))
+                              or _TRAINING_LOSS.search(found)):
+        # (a loss named for the training, `Averaged Train Loss`, is its whole objective:
+        # a part of a sum is named for what it scores, `box_loss`)
         return found
     for pattern in (_CROSS_ENTROPY, _PERPLEXITY):
         found = next((k for k in names if pattern.search(k)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from babysit.model import AnomalyType, Severity
 from babysit.rules.last_digit import last_digit_unit, within_last_digit
 from babysit.rules.objective_names import objective_key
@@ -134,3 +136,25 @@ def test_a_sparse_logs_loss_climbing_at_each_of_its_last_points_diverges():
     found = _found(lines, AnomalyType.DIVERGENCE)
     assert [(s, r) for s, r, _ in found] == [(Severity.HIGH, False)]
     assert "7.73 → 7.82 → 8 → 9.69 → 9.95" in found[0][2]
+
+
+@pytest.mark.parametrize("name", ["averaged_train_loss", "train_avg_loss", "mean_train_loss",
+                                  "training_loss"])
+def test_a_loss_named_for_the_training_is_its_whole_objective(name: str):
+    # FedACT's federated rounds (sealed-8): `Averaged Train Loss: 0.4215`, alone on its line.
+    assert objective_key([name], whole_only=True, totals=False) == name
+
+
+def test_a_loss_named_for_what_it_scores_is_a_part_not_the_whole():
+    assert objective_key(["box_loss"], whole_only=True, totals=False) is None
+
+
+def test_a_federated_run_whose_training_loss_climbs_for_its_last_rounds_diverged():
+    from tests.rules.test_loss_rules import run_of
+
+    losses = [0.4215, 0.4178, 0.4420, 0.4379, 0.4485, 0.4660, 0.4826, 0.4985, 0.5492, 0.5936]
+    lines = []
+    for i, loss in enumerate(losses, 1):
+        lines += [f"[Round {10 * i}/100]", f"Averaged Train Loss: {loss:.4f}",
+                  f"Averaged Test Accuracy: {0.915 - 0.017 * i:.4f}"]
+    assert AnomalyType.DIVERGENCE in {a.type for a in run_of(lines).ledger.anomalies}
