@@ -207,6 +207,13 @@ class TaskLabels:
             if not self._news and not self._due:
                 return None
             return self._announce()
+        if record.rank is None and (self._news or self._due):
+            # The line that said where a task ran said something else too (srun's
+            # `task 2: Exited with exit code 1`, a failure): it is that task's.
+            announced = self._announce()
+            if announced is not None:
+                return replace(record, rank=announced.rank, source=announced.source)
+            return record
         if record.rank is None or record.source:
             return record
         if record.events or _non_finite(record.metrics):
