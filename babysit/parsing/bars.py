@@ -183,7 +183,7 @@ def _rate_unit(text: str) -> str:
 _DURATION = r"\d+(?:\.\d+)?(?:m|u|µ)?s|\d+(?::\d\d){1,2}"
 _KERAS = lazy_re.compile(
     r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
-    rf"(?:ETA:\s*(?:{_DURATION})|(?:{_DURATION})(?:\s+(?:-\s*)?"
+    rf"(?:(?P<eta>ETA):\s*(?:{_DURATION})|(?:{_DURATION})(?:\s+(?:-\s*)?"
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
@@ -198,9 +198,10 @@ def parse_keras(segment: str) -> Bar | None:
     match = _KERAS.match(segment)
     if match is None:
         return None
-    if match.group("per") is None and "ETA:" not in segment[: match.end("total") + 60] \
-            and not match.group("drawn"):
-        return None  # a bare `12/540 - 3s - loss: 2.28` is a counter, not a bar (Keras 1's is drawn)
+    if match.group("per") is None and match.group("eta") is None and not match.group("drawn"):
+        # Undrawn, with only its seconds, it is a counter's line (`12/540 - 3s - loss:
+        # 2.28`), not Keras 1's bar (which is drawn)
+        return None
     rate = None
     per = match.group("per")
     if per is not None:
