@@ -51,6 +51,9 @@ _HEAD = lazy_re.compile(r"^[A-Za-z=#*\[-][A-Za-z =#*:\[\]-]{0,40}$")
 # 361 entries in the sub-training set`), but holds no value of its own.
 _INDENTED_HEAD = lazy_re.compile(r"^[A-Za-z][A-Za-z0-9 ,()/*-]{0,79}$")
 _COUNT = lazy_re.compile(r"\d+")
+# A setting whose value is no number (`  STEPS: (30, 60)`, `  NAME: ''` in a YAML
+# configuration dump): no sub-heading of a report; the block ends there.
+_SETTING = lazy_re.compile(r"^\s+[\w.-]+\s*:\s*\S")
 _STEP_NAMES = ("batch", "batches", "iteration", "iter", "step", "update", "updates")
 _SHARED_NAMES = 3  # names a block must share with the one before it to be a report
 
@@ -99,7 +102,8 @@ class ReportBlocks:
                 return self._parsed(self._head, self._values)
             return True
         indent = _indent(text)
-        if self._head is not None and self._values and indent > self._indent:
+        if self._head is not None and self._values and indent > self._indent \
+                and _SETTING.match(text) is None:
             return True if self._repeated else None  # a sub-heading inside the block
         stripped = text.strip()
         if not stripped or (_HEAD.match(stripped) is None if not indent
