@@ -43,6 +43,11 @@ from babysit.parsing.formats import Parsed, split_counters
 from babysit.parsing.text import normalise_key
 
 _OPENERS = frozenset({"{", "["})
+# How every line of a pretty-printed JSON document begins: a key, a bracket, a value
+# (`NaN` and `Infinity` as Python's json writes them). Any other line ends what was taken
+# for a document (a lone `[` in a log, a Python dict printed over lines): the lines after
+# it are the log's again.
+_JSON_STARTS = frozenset('"{}[]-0123456789tfnNI')
 _MAX_OBJECT_LINES = 400  # an element longer than this is no record: stop gathering it
 
 
@@ -73,11 +78,6 @@ class JsonDocument:
         self._gathered: list[str] | None = None  # the lines of the list element being read
         self._element_depth = 0  # the stack's height just inside that element
 
-    @property
-    def inside(self) -> bool:
-        """Whether a document is open."""
-        return bool(self._stack)
-
     def wants(self, text: str) -> bool:
         """Whether the line may be a document's (cheap: no pattern)."""
         return bool(self._stack) or text.strip() in _OPENERS
@@ -92,6 +92,9 @@ class JsonDocument:
                 return None
             self._stack.append(stripped)
             return True
+        if stripped[:1] not in _JSON_STARTS:
+            self._stack, self._gathered = [], None  # no JSON document after all
+            return None
         marks = _brackets(stripped)
         if self._gathered is None and marks and marks[0] == "{" and self._stack[-1] == "[":
             # An object that is an element of a list: gather it whole.
@@ -106,7 +109,14 @@ class JsonDocument:
                 self._stack.pop()
         if self._gathered is not None and len(self._stack) < self._element_depth:
             element, self._gathered = "\n".join(self._gathered).rstrip(","), None
-            return _record(element) or True
+            try:
+                value = json.loads(element)
+            except ValueError:
+                # No JSON (a Python dict's repr, `{'loss': 2.0}`): no document after all;
+                # the formats read the line.
+                self._stack = []
+                return None
+            return _record(value) or True
         if self._gathered is not None and len(self._gathered) > _MAX_OBJECT_LINES:
             self._gathered = None  # too long for a record: stop gathering it
         if not self._stack:
@@ -114,12 +124,8 @@ class JsonDocument:
         return True if gathering else None
 
 
-def _record(element: str) -> Parsed | None:
+def _record(value: object) -> Parsed | None:
     """The record an element of a list makes: its numbers, with a step among them."""
-    try:
-        value = json.loads(element)
-    except ValueError:
-        return None
     if not isinstance(value, dict):
         return None
     numbers = {normalise_key(str(k)): float(v) for k, v in value.items()

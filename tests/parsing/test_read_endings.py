@@ -246,3 +246,12 @@ def test_a_configuration_printed_as_a_document_keeps_its_plan() -> None:
     parser.feed_lines(["{", '  "max_steps": 500,', '  "num_epochs": 4', "}",
                        "step=10 loss=2.0"])
     assert parser.target == 500 and parser.plan.epochs == 4
+
+
+def test_a_lone_bracket_in_a_log_does_not_swallow_the_lines_after_it() -> None:
+    # Not a document: its next line begins no JSON. Hugging Face's dicts after it are
+    # read as ever.
+    parser = LogParser()
+    records = parser.feed_lines(["[", "Starting training", "[", "  {'loss': 2.0, 'epoch': 0.1}",
+                                 "{'loss': 1.5, 'learning_rate': 1e-05, 'epoch': 0.2}"])
+    assert [r.metrics.get("loss") for r in records if "loss" in r.metrics] == [2.0, 1.5]
