@@ -45,6 +45,7 @@ class BarSteps:
         # The epoch the latest header line announced (`Epoch 3` alone, `#### EPOCH 3 ####`):
         # the records under it are that epoch's; it goes back when a new run starts.
         self.header_epoch: int | None = None
+        self._said_base: int | None = None  # 0 or 1: how the records count their epochs
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
         self._first_bar_epoch: int | None = None
@@ -59,6 +60,18 @@ class BarSteps:
         # only count the batches of the current epoch.
         self.global_step_printed = False
         self.evaluating = False  # the last bar seen was an evaluation's
+
+    def epoch_said(self, epoch: float) -> None:
+        """A record names its epoch: the whole epochs begun are that many, one more for
+        a run that counts from 0 (its first whole epoch was `0`): a per-epoch summary
+        printed after the epoch's bar, `Epoch 0000 in static KGE | Ave Loss: 7.7` (a
+        hand loop's `logging.info(f"Epoch {epoch:04d} …")` over `range(epochs)`), closes
+        the first epoch, so the bar finishing after it counts the second one."""
+        if self._said_base is None and epoch == int(epoch):
+            self._said_base = 0 if epoch == 0 else 1
+        begun = int(epoch) + (1 if self._said_base == 0 else 0)
+        if begun > self.epoch_hint:
+            self.epoch_hint = begun
 
     def table_bar(self, bar: Bar, shapes: ShapeReader) -> Parsed | None:
         """A bar drawn after a table row (YOLOv5: `0/299  3.6G  0.08 ... 45  640:

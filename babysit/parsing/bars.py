@@ -177,11 +177,14 @@ def _rate_unit(text: str) -> str:
 # the elapsed time goes (` 16/32 ━━━━━━━━━━━━━━━━━━━━ 1:23 10ms/step - ...`), Keras 2
 # instead of it (` 16/32 [=========>....................] - ETA: 1:23 - loss: 1.2`).
 # A dataset of unknown length counts up to `37/Unknown` in the first epoch.
+# Keras 1 writes no time per step, only the epoch's seconds after its drawn bar
+# (keras/utils/generic_utils.py, Progbar.update: `info += ' - %ds' % (now - self.start)`):
+# `24576/24576 [==============================] - 4532s - loss: 0.0042`.
 _DURATION = r"\d+(?:\.\d+)?(?:m|u|µ)?s|\d+(?::\d\d){1,2}"
 _KERAS = lazy_re.compile(
-    r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?:━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
-    rf"(?:ETA:\s*(?:{_DURATION})|(?:{_DURATION})\s+(?:-\s*)?"
-    r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))"
+    r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
+    rf"(?:(?P<eta>ETA):\s*(?:{_DURATION})|(?:{_DURATION})(?:\s+(?:-\s*)?"
+    r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
 _KERAS_PAIR = lazy_re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
@@ -189,10 +192,15 @@ _UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
 
 
 def parse_keras(segment: str) -> Bar | None:
-    if "/step" not in segment and "ETA:" not in segment and "/sample" not in segment:
+    if "/step" not in segment and "ETA:" not in segment and "/sample" not in segment \
+            and "] - " not in segment:
         return None
     match = _KERAS.match(segment)
     if match is None:
+        return None
+    if match.group("per") is None and match.group("eta") is None and not match.group("drawn"):
+        # Undrawn, with only its seconds, it is a counter's line (`12/540 - 3s - loss:
+        # 2.28`), not Keras 1's bar (which is drawn)
         return None
     rate = None
     per = match.group("per")

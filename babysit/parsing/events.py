@@ -213,8 +213,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),
     # The trainer's own report as training returns (detectron2, DETR and DeiT, fairseq,
-    # Megatron): printed however training ended, so it is checked against the plan.
+    # Megatron, TF1's Estimator — tensorflow_estimator/python/estimator/estimator.py,
+    # `_train_with_estimator_spec`: `logging.info('Loss for final step: %s.', loss)` once
+    # `train()`'s loop is over): printed however training ended, so it is checked against
+    # the plan.
     _sig(EventKind.COMPLETED, r"Overall training speed: \d+ iterations in|"
+         r"^Loss for final step: |"
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
          r"done training in [\d.]+ seconds|\[after training is done\]", detail="summary"),
     # Early stopping: a planned end before the planned total.
@@ -250,8 +254,13 @@ SIGNATURES: tuple[Signature, ...] = (
          detail="early-stop"),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
+    # The final model said to be saved, in any case and with its kind named (MLatom's
+    # `FINAL ML MODEL CREATED AND SAVED`, mlatom/MLatomF's last report before its wall
+    # clock; `Final model saved`): not `CREATE AND SAVE FINAL ML MODEL`, said before.
     _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
-         r"^\s*Saving the model\.?\s*$|^\s*Final model saved\b", detail="final-save"),
+         r"^\s*Saving the model\.?\s*$|"
+         r"^\s*(?i:final(?: [\w-]+){0,2} model (?:(?:was|is|has been) )?(?:created and )?saved)\b",
+         detail="final-save"),
     _sig(EventKind.COMPLETED, r"(?:[Tt]raining|[Oo]ptimi[sz]ation|[Ff]ine-?tuning) (?:is |has )?"
          r"(?:finished|completed?|done)\b|"
          r"^\d+ epochs completed in [\d.]+ hours|"
@@ -287,7 +296,7 @@ _TRIGGERS = (
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
-    "ptimi", "Check failed", "^C", "received SIG", "Model", "OOM",
+    "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",

@@ -179,8 +179,10 @@ _KV = lazy_re.compile(
 )
 _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
                            r"(?P<target>\d+)")
+# A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
+# a value, not step 0.
 _STEP_WORD = lazy_re.compile(
-    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b")
+    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b(?!\.\d)")
 # An epoch's batch and the batches in it, beside the epoch (`batch 40/500`, `batch=
 # [51/3503]`); `batch 16` alone is a batch size.
 _BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)\s*/\s*"

@@ -420,11 +420,25 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
 # Lines that announce the planned number of epochs.
 _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
                           r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epochs['\"]?\s*[=:]\s*(\d+)\b|"
+                          # a qualified name: `"num_train_epochs": 3` (Hugging Face's
+                          # trainer_state.json), `total epochs: 12`
+                          r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
+                          r"\s*[=:]\s*(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b")
 
 
-def planned_epochs(line: str) -> int | None:
+# Singular, in a line of sizes rather than of metrics (`Data size: 149690, batch size: 500,
+# training epoch: 30.`): in a metric line the same words count the epoch trained.
+_EPOCH_SIZE = lazy_re.compile(r"\b(?:training|total|max|number of)[ _]epoch\s*[=:]\s*(\d+)\b"
+                              r"(?!\s*/)")
+
+
+def planned_epochs(line: str, sizes: bool = False) -> int | None:
+    """The planned epochs a line announces; `sizes`: the line is no metric line, so a
+    singular `training epoch: 30` among its sizes is a plan too."""
     match = _EPOCHS_LINE.search(line)
+    if match is None and sizes:
+        match = _EPOCH_SIZE.search(line)
     if match is None:
         return None
     value = int(next(g for g in match.groups() if g is not None).replace(",", ""))

@@ -32,6 +32,7 @@ from babysit.parsing.frameworks import (
 )
 from babysit.parsing.headed_pairs import parse_headed_pairs
 from babysit.parsing.is_sentences import EpochLocalSteps, parse_is_sentences
+from babysit.parsing.json_document import JsonDocument
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
@@ -72,12 +73,20 @@ class MetricLineReader:
         self._leading = LeadingCounter()
         self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
+        self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
+        if not beside_bar and self._document.wants(text):
+            element = self._document.read(text)
+            if element is True:
+                line.claimed = True
+                return None
+            if element is not None and element is not False:
+                return element
         if not beside_bar and self._blocks.wants(text):
             block = self._blocks.read(text)
             if block is True:

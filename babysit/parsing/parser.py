@@ -516,8 +516,8 @@ class LogParser:
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
         step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
-        if epoch is not None and epoch >= self._bars.epoch_hint + 1:
-            self._bars.epoch_hint = int(epoch)
+        if epoch is not None:
+            self._bars.epoch_said(epoch)
         if self._epoch_counter.observe(epoch, step) and part.target is not None:
             self._overrun, self.target, self._withdrawn = part.target, None, True  # an epoch's
         if target is not None and target == self._overrun:

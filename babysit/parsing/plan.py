@@ -67,7 +67,7 @@ class RunPlan:
             self.announced = target
             return target
         if "poch" in text:
-            epochs = planned_epochs(text)
+            epochs = planned_epochs(text, sizes=not parsed)
             if epochs is not None:
                 self.epochs = epochs
             plan = deepspeed_chat_plan(text)
