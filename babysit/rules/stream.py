@@ -24,7 +24,9 @@ from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements
+from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
+from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -402,6 +404,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     MetricFloorRule,
     ChanceRule,
     NeverLearnedRule,
+    FlatScoreRule,
+    GrowingGradRule,
     FrozenPlayerRule,
     BelowMeanRule,
 )
