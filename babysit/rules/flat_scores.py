@@ -7,7 +7,8 @@ scores says it too, in three shapes:
 
 - An AUC (AUROC, ROC-AUC) at 0.5, what a random ranking scores, on every evaluation:
   within 0.1 of it over eight, or within 0.01 over five (a model whose scores are one
-  constant ranks nothing). Chance is 0.5 whatever the task, so no placing is needed.
+  constant ranks nothing), while no other AUC of the run has left it. Chance is 0.5
+  whatever the task, so no placing is needed.
 - An accuracy identical on every evaluation from the run's first, at most half of the
   scale: the model's predictions never change (Nielsen's MNIST loop at `969 / 10000`
   on each of 30 epochs, one digit's share). A perfect or high score that holds is a
@@ -15,8 +16,8 @@ scores says it too, in three shapes:
 - An error (MAE, RMSE, a validation loss) that never moved beyond 1 % of its first
   value over eight evaluations from the run's start (a VAE's `MAE=2.18788` …
   `MAE=2.19778` over ten epochs, early-stopped and "complete"), or within 0.1 % over
-  four (a GCN regressor's `Val Loss: 0.9489` on each epoch): nothing the model fits
-  carries over to what it is scored on.
+  four (a GCN regressor's `Val Loss: 0.9489` on each epoch), printed finely enough for
+  the band to show a move: nothing the model fits carries over to what it is scored on.
 
 Each is raised once per metric (the catalogue's medium while the run goes on, high on a
 run that finished so) and resolved when the score moves away.
@@ -109,12 +110,27 @@ def error_flat(values: Sequence[float]) -> str | None:
     if first <= 0:
         return None
     off = max(abs(v - first) for v in values) / first
-    share = next((s for n, s in _FLAT_BANDS if len(values) >= n and off <= s), None)
+    # A band narrower than two units of the last printed digit cannot show a move
+    # (nanoGPT's `val loss 4.29` four times is a coarse print, not a pinned loss).
+    unit = max(_unit(v) for v in values) / first
+    share = next((s for n, s in _FLAT_BANDS
+                  if len(values) >= n and off <= s and 2 * unit <= s), None)
     if share is None:
         return None
     return (f"has stayed within {100 * share:g} % of its first value ({first:.4g}; "
             f"{min(values):.4g} to {max(values):.4g}) over {len(values)} evaluations from "
             f"the run's start: nothing the model fits carries over to what it is scored on")
+
+
+def _unit(value: float) -> float:
+    """One unit of a value's last printed digit, as the shortest repr gives it (0.9489:
+    0.0001, 4.29: 0.01, 2.736e+31: 1e+28)."""
+    text = repr(abs(value)).lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0")) if "." in mantissa else 0
+    if mantissa.endswith(".0"):
+        decimals = 0
+    return 10.0 ** (int(exponent or 0) - decimals)
 
 
 _JUDGES = {"auc": auc_at_chance, "accuracy": accuracy_frozen, "error": error_flat}
@@ -129,9 +145,13 @@ class FlatScoreRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._values: dict[str, list[float]] = {}
-        self._last: dict[str, tuple[int | None, float | None, float]] = {}
+        self._last: dict[str, tuple[float | None, float]] = {}  # (epoch, value)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
+        # An AUC of the run left chance: the model ranks something. A multi-label
+        # report's rare class may hover at 0.5 while the others climb (a chest X-ray
+        # fine-tune's `auroc_nodule` 0.52–0.55 beside a cardiomegaly AUROC of 0.8).
+        self._ranks = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -139,15 +159,22 @@ class FlatScoreRule:
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
                 continue
-            seen = (point.step, point.epoch, value)
-            if self._last.get(key) == seen:
-                continue  # the same evaluation printed twice
-            self._last[key] = seen
+            last = self._last.get(key)
+            if last is not None and last[1] == value and (point.epoch is None
+                                                          or point.epoch == last[0]):
+                # The same evaluation printed again: a bar then its summary, or the last
+                # evaluation restated on every training line after it (nanoGPT's
+                # `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's record
+                # says the same value was measured again.
+                continue
+            self._last[key] = (point.epoch, value)
             if key not in self._placed:
                 self._placed[key] = self._at_start(point)
             values = self._values.setdefault(key, [])
             if len(values) < _KEPT:
                 values.append(value)
+            if kind == "auc" and self._left(kind, values, value):
+                self._ranks = True
             out.extend(self._judge(key, kind, values, value))
         return out
 
@@ -168,6 +195,8 @@ class FlatScoreRule:
             return []
         if kind != "auc" and not self._placed[key]:
             return []  # an excerpt from mid-run: its first value is not the run's
+        if kind == "auc" and self._ranks:
+            return []
         found = _JUDGES[kind](values)
         if found is None:
             return []

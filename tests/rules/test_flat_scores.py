@@ -110,3 +110,26 @@ def test_score_kinds():
     assert score_kind("loss") is None
     assert score_kind("eval_accuracy") == "accuracy"
     assert score_kind("accuracy") is None
+
+
+def test_a_coarsely_printed_validation_loss_is_not_pinned():
+    # nanoGPT's 100-iteration run (sealed's wordplay_nanogpt_ddp_polaris): `val loss 4.29`
+    # at each of four evaluations; a unit of its last digit is wider than the 0.1 % band.
+    assert error_flat([4.29, 4.29, 4.29, 4.29]) is None
+    assert error_flat([1.2] * 8) is None
+
+
+def test_one_class_at_chance_beside_others_that_rank_is_learning():
+    # A multi-label chest X-ray fine-tune (sealed-5's paddle_hapi_chexnet): a rare class's
+    # AUROC hovers at 0.5 while another's climbs.
+    lines = [f"Epoch {e}: loss {1 - 0.02 * e:.4f} val_auroc_nodule {0.52 + 0.003 * (e % 3):.4f} "
+             f"val_auroc_cardiomegaly {0.6 + 0.03 * e:.4f}" for e in range(1, 11)]
+    assert not any("ranks no better" in d for d in not_learning(lines))
+
+
+def test_an_evaluation_restated_on_every_training_line_is_one_evaluation():
+    # nanoGPT's trainer (sealed's wordplay_nanogpt_ddp_polaris): the step-0 evaluation's
+    # `val_loss=4.2905` on every training line after it, while the loss falls.
+    lines = [f"step={s} loss={3.7 - 0.01 * s:.4f} train_loss=4.2922 val_loss=4.2905"
+             for s in range(5, 101, 5)]
+    assert not any("val_loss" in d for d in not_learning(lines))
