@@ -159,6 +159,8 @@ class FlatScoreRule:
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
                 continue
+            if kind == "error" and abs(value) > self.rules.loss_blowup:
+                continue  # numbers that blew up (PaiNN's `val 2.7e+31`): divergence's story
             last = self._last.get(key)
             if last is not None and last[1] == value and (point.epoch is None
                                                           or point.epoch == last[0]):

@@ -133,3 +133,10 @@ def test_an_evaluation_restated_on_every_training_line_is_one_evaluation():
     lines = [f"step={s} loss={3.7 - 0.01 * s:.4f} train_loss=4.2922 val_loss=4.2905"
              for s in range(5, 101, 5)]
     assert not any("val_loss" in d for d in not_learning(lines))
+
+
+def test_an_evaluation_loss_that_blew_up_is_divergence_not_a_pinned_model():
+    # The development split's lsf_painn_diverged_killed_by_owner: `val 2.736e+31` on
+    # every epoch from the first; the divergence rule says the numbers blew up.
+    lines = [f"Epoch {e}: train_loss {5.4e30:.4g} val_loss {2.736e31:.4g}" for e in range(1, 9)]
+    assert not any("val_loss has stayed" in d for d in not_learning(lines))
