@@ -145,7 +145,7 @@ class FlatScoreRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._values: dict[str, list[float]] = {}
-        self._last: dict[str, tuple[float | None, float]] = {}  # (epoch, value)
+        self._last: dict[str, tuple[int | None, float]] = {}  # (whole epoch, value)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         # An AUC of the run left chance: the model ranks something. A multi-label
@@ -161,15 +161,17 @@ class FlatScoreRule:
                 continue
             if kind == "error" and abs(value) > self.rules.loss_blowup:
                 continue  # numbers that blew up (PaiNN's `val 2.7e+31`): divergence's story
+            # The whole epoch: a bar's records carry its fraction (`epoch + n / N`).
+            epoch = math.floor(point.epoch) if point.epoch is not None \
+                and math.isfinite(point.epoch) else None
             last = self._last.get(key)
-            if last is not None and last[1] == value and (point.epoch is None
-                                                          or point.epoch == last[0]):
+            if last is not None and last[1] == value and (epoch is None or epoch == last[0]):
                 # The same evaluation printed again: a bar then its summary, or the last
-                # evaluation restated on every training line after it (nanoGPT's
-                # `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's record
-                # says the same value was measured again.
+                # evaluation restated on every training line or bar redraw after it
+                # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
+                # record says the same value was measured again.
                 continue
-            self._last[key] = (point.epoch, value)
+            self._last[key] = (epoch, value)
             if key not in self._placed:
                 self._placed[key] = self._at_start(point)
             values = self._values.setdefault(key, [])

@@ -140,3 +140,12 @@ def test_an_evaluation_loss_that_blew_up_is_divergence_not_a_pinned_model():
     # every epoch from the first; the divergence rule says the numbers blew up.
     lines = [f"Epoch {e}: train_loss {5.4e30:.4g} val_loss {2.736e31:.4g}" for e in range(1, 9)]
     assert not any("val_loss has stayed" in d for d in not_learning(lines))
+
+
+def test_a_bar_redrawn_with_the_last_validation_loss_is_one_evaluation():
+    # Lightning's tqdm bar (tests/fixtures/logs/lightning_tqdm_clean.log): every redraw
+    # of epoch 1 restates `val_loss=0.643`, at a new fraction of the epoch each time.
+    lines = [f"Epoch {e}: {100 * b // 20:3d}%| {b}/20 [00:01<00:00, 15.0it/s, v_num=0, "
+             f"train_loss={0.9 - 0.01 * (20 * e + b):.3f}, val_loss={v}]"
+             for e, v in ((0, "0.643"), (1, "0.643")) for b in range(1, 21)]
+    assert not any("val_loss has stayed" in d for d in not_learning(lines))
