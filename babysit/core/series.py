@@ -212,6 +212,7 @@ class MetricSeries:
             vocab_size=self.vocab_size,
             configured_lr=self.configured_lr,
             advanced=self._advanced,
+            epoch=record.epoch,
         )
         return self._rules.observe(point, record.sparse)
 

@@ -29,6 +29,7 @@ class Observation:
     vocab_size: int | None = None  # the model's vocabulary, when the run says it
     configured_lr: float | None = None  # the learning rate the run's config or CLI gives
     advanced: bool = True  # the step moved since the previous record (or has no number)
+    epoch: float | None = None  # the record's own epoch, when it says one
 
 
 @dataclass(frozen=True)

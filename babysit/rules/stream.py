@@ -26,7 +26,9 @@ from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements, restates_best
+from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
+from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -449,6 +451,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     MetricFloorRule,
     ChanceRule,
     NeverLearnedRule,
+    FlatScoreRule,
+    GrowingGradRule,
     FrozenPlayerRule,
     BelowMeanRule,
 )

@@ -1,0 +1,217 @@
+"""Scores that say a model never learned, whatever its loss shows (issue 24, item 2).
+
+The loss rules (learning_rules, never_learned) judge the training loss; many runs print
+no loss they can read (`Train=3.36 Val=3.31 MAE=2.18`, a count of right answers per
+epoch) or one that falls while the model learns nothing that generalises. What the model
+scores says it too, in three shapes:
+
+- An AUC (AUROC, ROC-AUC) at 0.5, what a random ranking scores, on every evaluation:
+  within 0.1 of it over eight, or within 0.01 over five (a model whose scores are one
+  constant ranks nothing), while no other AUC of the run has left it. Chance is 0.5
+  whatever the task, so no placing is needed.
+- An accuracy identical on every evaluation from the run's first, at most half of the
+  scale: the model's predictions never change (Nielsen's MNIST loop at `969 / 10000`
+  on each of 30 epochs, one digit's share). A perfect or high score that holds is a
+  converged fine-tune, not this.
+- An error (MAE, RMSE, a validation loss) that never moved beyond 1 % of its first
+  value over eight evaluations from the run's start (a VAE's `MAE=2.18788` …
+  `MAE=2.19778` over ten epochs, early-stopped and "complete"), or within 0.1 % over
+  four (a GCN regressor's `Val Loss: 0.9489` on each epoch), printed finely enough for
+  the band to show a move: nothing the model fits carries over to what it is scored on.
+
+Each is raised once per metric (the catalogue's medium while the run goes on, high on a
+run that finished so) and resolved when the score moves away.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType
+from babysit.rules.eval_names import evaluation_direction
+from babysit.rules.signals import Observation, Raise, Resolve, Signal
+
+_WORDS = re.compile(r"[/_\-. ']+")
+# Not a score of the model's own predictions now: the training's (a fit's AUC may be
+# chance too, but an error on the data it trains on is the loss's story), a best-so-far,
+# a spread, a count, a rate.
+_NOT_SCORE = frozenset({"train", "training", "best", "min", "max", "std", "var", "time",
+                        "lr", "count", "num", "samples", "weight", "coef"})
+_AUC = frozenset({"auc", "auroc", "rocauc", "aucroc"})
+_ACCURACY = frozenset({"acc", "accuracy", "top1"})
+_ERRORS = frozenset({"mae", "rmse", "mse", "mape", "error", "err"})
+
+_AUC_POINTS, _AUC_BAND = 8, 0.1  # eight evaluations within 0.1 of 0.5
+_AUC_TIGHT_POINTS, _AUC_TIGHT_BAND = 5, 0.01  # or five within 0.01
+_AUC_LEFT = 0.15  # a value this far from 0.5: it ranks
+_FROZEN_POINTS = 6  # evaluations at the very same accuracy, from the first
+# Evaluations of an error within a share of its first: eight within 1 %, or four within
+# 0.1 % (a regressor collapsed to a constant: `Val Loss: 0.9489`, 0.9489, 0.9491, 0.9489).
+_FLAT_BANDS = ((8, 0.01), (4, 0.001))
+_MOVED_SHARE = 0.02  # an error this share below its first: it learned after all
+_KEPT = 64  # values kept per metric: the judgements need the first few dozen
+
+
+@functools.lru_cache(maxsize=1024)
+def score_kind(key: str) -> str | None:
+    """`auc`, `accuracy` or `error` for a metric this module judges, None otherwise. An
+    AUC and an error named without a split (`auroc`, `MAE`) count: a bare AUC is measured
+    against labels, and a bare error beside a loss is what the run reports of its fit."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    if not words or _NOT_SCORE.intersection(words):
+        return None
+    if _AUC.intersection(words) or "roc_auc" in key.lower():
+        return "auc"
+    direction = evaluation_direction(key)
+    if direction > 0 and _ACCURACY.intersection(words):
+        return "accuracy"
+    if direction < 0 or (words[-1] in _ERRORS and len(words) == 1):
+        return "error"
+    return None
+
+
+def auc_at_chance(values: Sequence[float]) -> str | None:
+    """Why AUC values say the ranking is random: eight within 0.1 of 0.5, or five within
+    0.01 (on a 0–1 or a percent scale). None otherwise."""
+    if len(values) < _AUC_TIGHT_POINTS:
+        return None
+    scale = 100.0 if max(values) > 1.0 else 1.0
+    off = max(abs(v / scale - 0.5) for v in values)
+    if not (off <= _AUC_TIGHT_BAND or (len(values) >= _AUC_POINTS and off <= _AUC_BAND)):
+        return None
+    return (f"has stayed within {off * scale:.2g} of {0.5 * scale:g} (what a random ranking "
+            f"scores) on every one of {len(values)} evaluations ({min(values):.4g} to "
+            f"{max(values):.4g}): the model ranks no better than chance")
+
+
+def accuracy_frozen(values: Sequence[float]) -> str | None:
+    """Why accuracies say the predictions never change: six or more from the first, all
+    the same value, above 0 and at most half of the scale. None otherwise."""
+    if len(values) < _FROZEN_POINTS or len(set(values)) != 1:
+        return None
+    value = values[0]
+    scale = 100.0 if value > 1.0 else 1.0
+    if not 0 < value <= 0.5 * scale:
+        return None
+    return (f"has been exactly {value:.4g} on every one of {len(values)} evaluations from "
+            f"the first: the model's predictions never change (one class for everything, "
+            f"scoring that class's share of the set)")
+
+
+def error_flat(values: Sequence[float]) -> str | None:
+    """Why an error's values say nothing was learned: from the run's start, eight or more
+    every one within 1 % of the first, or four within 0.1 %. None otherwise."""
+    first = values[0] if values else 0.0
+    if first <= 0:
+        return None
+    off = max(abs(v - first) for v in values) / first
+    # A band narrower than two units of the last printed digit cannot show a move
+    # (nanoGPT's `val loss 4.29` four times is a coarse print, not a pinned loss).
+    unit = max(_unit(v) for v in values) / first
+    share = next((s for n, s in _FLAT_BANDS
+                  if len(values) >= n and off <= s and 2 * unit <= s), None)
+    if share is None:
+        return None
+    return (f"has stayed within {100 * share:g} % of its first value ({first:.4g}; "
+            f"{min(values):.4g} to {max(values):.4g}) over {len(values)} evaluations from "
+            f"the run's start: nothing the model fits carries over to what it is scored on")
+
+
+def _unit(value: float) -> float:
+    """One unit of a value's last printed digit, as the shortest repr gives it (0.9489:
+    0.0001, 4.29: 0.01, 2.736e+31: 1e+28)."""
+    text = repr(abs(value)).lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0")) if "." in mantissa else 0
+    if mantissa.endswith(".0"):
+        decimals = 0
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+_JUDGES = {"auc": auc_at_chance, "accuracy": accuracy_frozen, "error": error_flat}
+
+
+class FlatScoreRule:
+    """Not learning, said by a score: an AUC at chance, an accuracy frozen from the first
+    evaluation, an error that never moved (see the module)."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._values: dict[str, list[float]] = {}
+        self._last: dict[str, tuple[int | None, float]] = {}  # (whole epoch, value)
+        self._placed: dict[str, bool] = {}  # the metric's first value came at the start
+        self._raised: set[str] = set()
+        # An AUC of the run left chance: the model ranks something. A multi-label
+        # report's rare class may hover at 0.5 while the others climb (a chest X-ray
+        # fine-tune's `auroc_nodule` 0.52–0.55 beside a cardiomegaly AUROC of 0.8).
+        self._ranks = False
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        out: list[Signal] = []
+        for key, value in point.metrics.items():
+            kind = score_kind(key)
+            if kind is None or not math.isfinite(value):
+                continue
+            if kind == "error" and abs(value) > self.rules.loss_blowup:
+                continue  # numbers that blew up (PaiNN's `val 2.7e+31`): divergence's story
+            # The whole epoch: a bar's records carry its fraction (`epoch + n / N`).
+            epoch = math.floor(point.epoch) if point.epoch is not None \
+                and math.isfinite(point.epoch) else None
+            last = self._last.get(key)
+            if last is not None and last[1] == value and (epoch is None or epoch == last[0]):
+                # The same evaluation printed again: a bar then its summary, or the last
+                # evaluation restated on every training line or bar redraw after it
+                # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
+                # record says the same value was measured again.
+                continue
+            self._last[key] = (epoch, value)
+            if key not in self._placed:
+                self._placed[key] = self._at_start(point)
+            values = self._values.setdefault(key, [])
+            if len(values) < _KEPT:
+                values.append(value)
+            if kind == "auc" and self._left(kind, values, value):
+                self._ranks = True
+            out.extend(self._judge(key, kind, values, value))
+        return out
+
+    def _at_start(self, point: Observation) -> bool:
+        """Whether a metric's first value is the run's first evaluation: its epoch is the
+        first (0 or 1) or, with no epoch, its step within the run's first steps."""
+        if point.epoch is not None:
+            return point.epoch <= 1
+        return point.step is not None and point.step <= self.rules.divergence_start_steps
+
+    def _judge(self, key: str, kind: str, values: list[float], value: float) -> list[Signal]:
+        tag = f"{kind} {key}"
+        if tag in self._raised:
+            if self._left(kind, values, value):
+                self._raised.discard(tag)
+                return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
+                                key=tag)]
+            return []
+        if kind != "auc" and not self._placed[key]:
+            return []  # an excerpt from mid-run: its first value is not the run's
+        if kind == "auc" and self._ranks:
+            return []
+        found = _JUDGES[kind](values)
+        if found is None:
+            return []
+        self._raised.add(tag)
+        return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag)]
+
+    @staticmethod
+    def _left(kind: str, values: list[float], value: float) -> bool:
+        if kind == "auc":
+            scale = 100.0 if max(values) > 1.0 else 1.0
+            return abs(value / scale - 0.5) > _AUC_LEFT
+        if kind == "accuracy":
+            return value != values[0]
+        return value < values[0] * (1 - _MOVED_SHARE)

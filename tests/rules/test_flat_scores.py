@@ -1,0 +1,151 @@
+"""Not learning said by a score (issue 24, item 2): an AUC at 0.5, an accuracy frozen
+from the first evaluation, an error that never moved. The shapes are sealed-8's:
+ecg_mae_finetune_…_auroc_near_05 (`accuracy = 0.5667, …, AUROC = 0.5004` after each
+validation pass), nielsen_numpy_mnist_…_correct_969_of_10000 (`_Epoch 7: 969 / 10000_`),
+slurm_keystroke_vae_…_mae_flat_2_18 (`Epoch 4: Train=3.35837  Val=3.31659  MAE=2.19417
+KL=0.01388`, then `Early stopping triggered.` / `Training complete!`) and
+slurm_err_pyg_gcn_…_flat_0_9495 (`Epoch 2/100, Train Loss: 0.9495, Val Loss: 0.9489`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.config import RuleSettings
+from babysit.core.run import Run
+from babysit.parsing.parser import LogParser
+from babysit.rules.flat_scores import accuracy_frozen, auc_at_chance, error_flat, score_kind
+from tests.rules.test_loss_rules import verdict_of
+
+_MAE = [2.18788, 2.17887, 2.18207, 2.19417, 2.18296, 2.18155, 2.18515, 2.18172, 2.18207,
+        2.19778]
+_TRAIN = [4.33595, 3.38822, 3.36826, 3.35837, 3.34586, 3.33821, 3.32843, 3.32301, 3.32270,
+          3.32854]
+
+
+def not_learning(lines: list[str]) -> list[str]:
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(lines))
+    return [a.description for a in run.ledger.anomalies if a.type.value == "not-learning"]
+
+
+def vae(maes: list[float]) -> list[str]:
+    lines = ["Starting training..."]
+    for e, (train, mae) in enumerate(zip(_TRAIN, maes, strict=True), 1):
+        lines += [f"Epoch {e}/12 - KL weight: {0.001 * e:.5f}",
+                  f"Epoch {e}: Train={train:.5f}  Val={train - 0.03:.5f}  MAE={mae:.5f}  "
+                  f"KL=0.01{e}"]
+    return lines
+
+
+def test_an_early_stopped_run_whose_error_never_moved_is_not_go(tmp_path: Path):
+    data = verdict_of(tmp_path, [*vae(_MAE), "Early stopping triggered.", "Training complete!"])
+    assert data["decision"] != "GO", data["summary"]
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "high"
+    assert "mae has stayed within 1 % of its first value" in found[0]["description"]
+
+
+def test_an_error_that_falls_is_learning():
+    falling = [2.19 * 0.97 ** e for e in range(10)]
+    assert not_learning(vae(falling)) == []
+
+
+def test_a_model_ranking_at_chance_is_not_learning():
+    aurocs = [0.4886, 0.5695, 0.5445, 0.5116, 0.5282, 0.5227, 0.5004, 0.5310]
+    lines = [f"accuracy = 0.5667, macro_p = 0.23, macro_f1 = 0.24, AUROC = {a}" for a in aurocs]
+    found = not_learning(lines)
+    assert found and "ranks no better than chance" in found[0]
+
+
+def test_auc_needs_eight_evaluations_or_five_at_exactly_chance():
+    assert auc_at_chance([0.49, 0.57, 0.54, 0.51, 0.53, 0.52, 0.5]) is None
+    assert auc_at_chance([0.49, 0.57, 0.54, 0.51, 0.53, 0.52, 0.5, 0.53]) is not None
+    assert auc_at_chance([0.5, 0.5, 0.5, 0.5, 0.5]) is not None
+    assert auc_at_chance([50.0, 50.0, 50.2, 49.9, 50.0]) is not None  # in percent
+    # A weak model that still ranks: above the band once is enough.
+    assert auc_at_chance([0.55, 0.58, 0.61, 0.63, 0.6, 0.62, 0.64, 0.65]) is None
+
+
+def test_an_accuracy_frozen_at_one_digits_share_from_the_first_epoch_is_not_learning():
+    found = not_learning([f"_Epoch {e}: 969 / 10000_\t\t" for e in range(1, 31)])
+    assert found and "exactly 0.0969 on every one of 6 evaluations" in found[0]
+
+
+def test_a_high_accuracy_that_holds_is_a_converged_model_not_a_frozen_one():
+    assert accuracy_frozen([0.9667] * 10) is None
+    assert accuracy_frozen([1.0] * 10) is None
+    assert accuracy_frozen([0.0969] * 5) is None  # five: too few
+    assert accuracy_frozen([0.0969] * 5 + [0.0970]) is None
+
+
+def test_a_validation_loss_pinned_to_four_digits_over_four_epochs_is_not_learning():
+    lines = [f"2025-04-09 00:35:44,018 - INFO - Epoch {e}/100, Train Loss: {t}, Val Loss: {v}"
+             for e, t, v in ((1, 54700249.3818, 0.9489), (2, 0.9495, 0.9489),
+                             (3, 0.9495, 0.9491), (4, 0.9495, 0.9489))]
+    found = not_learning(lines)
+    assert found and "val_loss has stayed within 0.1 % of its first value" in found[0]
+
+
+def test_error_flat_bands():
+    assert error_flat([0.9489, 0.9489, 0.9491]) is None  # three: too few
+    assert error_flat([0.30, 0.2998, 0.2995, 0.2994]) is None  # 0.2 % down: moving
+    assert error_flat(_MAE[:7]) is None
+    assert error_flat(_MAE[:8]) is not None
+
+
+def test_an_excerpt_from_mid_run_is_not_judged_on_its_first_error():
+    lines = [f"Epoch {e}/100, Train Loss: {0.9 - 0.001 * e:.4f}, Val Loss: 0.9489"
+             for e in range(40, 50)]
+    assert not any("val_loss" in d for d in not_learning(lines))
+
+
+def test_score_kinds():
+    assert score_kind("auroc") == "auc"
+    assert score_kind("valid_0's_auc") == "auc"
+    assert score_kind("train_auc") is None
+    assert score_kind("max_f1") is None
+    assert score_kind("mae") == "error"
+    assert score_kind("train_mae") is None
+    assert score_kind("val_loss") == "error"
+    assert score_kind("loss") is None
+    assert score_kind("eval_accuracy") == "accuracy"
+    assert score_kind("accuracy") is None
+
+
+def test_a_coarsely_printed_validation_loss_is_not_pinned():
+    # nanoGPT's 100-iteration run (sealed's wordplay_nanogpt_ddp_polaris): `val loss 4.29`
+    # at each of four evaluations; a unit of its last digit is wider than the 0.1 % band.
+    assert error_flat([4.29, 4.29, 4.29, 4.29]) is None
+    assert error_flat([1.2] * 8) is None
+
+
+def test_one_class_at_chance_beside_others_that_rank_is_learning():
+    # A multi-label chest X-ray fine-tune (sealed-5's paddle_hapi_chexnet): a rare class's
+    # AUROC hovers at 0.5 while another's climbs.
+    lines = [f"Epoch {e}: loss {1 - 0.02 * e:.4f} val_auroc_nodule {0.52 + 0.003 * (e % 3):.4f} "
+             f"val_auroc_cardiomegaly {0.6 + 0.03 * e:.4f}" for e in range(1, 11)]
+    assert not any("ranks no better" in d for d in not_learning(lines))
+
+
+def test_an_evaluation_restated_on_every_training_line_is_one_evaluation():
+    # nanoGPT's trainer (sealed's wordplay_nanogpt_ddp_polaris): the step-0 evaluation's
+    # `val_loss=4.2905` on every training line after it, while the loss falls.
+    lines = [f"step={s} loss={3.7 - 0.01 * s:.4f} train_loss=4.2922 val_loss=4.2905"
+             for s in range(5, 101, 5)]
+    assert not any("val_loss" in d for d in not_learning(lines))
+
+
+def test_an_evaluation_loss_that_blew_up_is_divergence_not_a_pinned_model():
+    # The development split's lsf_painn_diverged_killed_by_owner: `val 2.736e+31` on
+    # every epoch from the first; the divergence rule says the numbers blew up.
+    lines = [f"Epoch {e}: train_loss {5.4e30:.4g} val_loss {2.736e31:.4g}" for e in range(1, 9)]
+    assert not any("val_loss has stayed" in d for d in not_learning(lines))
+
+
+def test_a_bar_redrawn_with_the_last_validation_loss_is_one_evaluation():
+    # Lightning's tqdm bar (tests/fixtures/logs/lightning_tqdm_clean.log): every redraw
+    # of epoch 1 restates `val_loss=0.643`, at a new fraction of the epoch each time.
+    lines = [f"Epoch {e}: {100 * b // 20:3d}%| {b}/20 [00:01<00:00, 15.0it/s, v_num=0, "
+             f"train_loss={0.9 - 0.01 * (20 * e + b):.3f}, val_loss={v}]"
+             for e, v in ((0, "0.643"), (1, "0.643")) for b in range(1, 21)]
+    assert not any("val_loss has stayed" in d for d in not_learning(lines))
