@@ -283,7 +283,8 @@ class RunLifecycle:
             # Stopped by its owner or its scheduler, then an exception as it wound down
             # (SafeLife's `Keyboard Interrupt. Ending early.`, then a KeyError in the
             # run's summary): the stop is how it ended; the exception is the shutdown's.
-            self._wind_down = event.detail or event.line
+            if not PendingFailure(event, step).cancelled:  # (not the stop's own traceback)
+                self._wind_down = event.detail or event.line
             return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):

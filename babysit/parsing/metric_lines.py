@@ -82,20 +82,16 @@ class MetricLineReader:
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
-        if not beside_bar and self._document.wants(text):
-            element = self._document.read(text)
-            if element is True:
-                line.claimed = True
-                return None
-            if element is not None and element is not False:
-                return element
-        if not beside_bar and self._blocks.wants(text):
-            block = self._blocks.read(text)
-            if block is True:
-                line.claimed = True
-                return None
-            if block is not None and block is not False:
-                return block
+        # Multi-line shapes first: a JSON document's elements, a report's blocks (each
+        # reader says True for a line it took in as context, a Parsed for a record).
+        for reader in () if beside_bar else (self._document, self._blocks):
+            if reader.wants(text):
+                found = reader.read(text)
+                if found is True:
+                    line.claimed = True
+                    return None
+                if found is not None and found is not False:
+                    return found
         parsed = self._parse_text(text)
         if parsed is not None and parsed.fmt == "llmc":
             final = self._llmc_validations.final(parsed, text)
