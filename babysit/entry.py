@@ -31,9 +31,10 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    for number in _NAMES:
-        signal.signal(number, _stop)
     try:
+        # (inside the guard: a Ctrl-C may land while the handlers are being installed)
+        for number in _NAMES:
+            signal.signal(number, _stop)
         from babysit.cli import main as run
 
         code = run(argv)
