@@ -137,6 +137,9 @@ class EventKind(StrEnum):
     # into the same log (see parsing.launches).
     LAUNCHED = "launched"
     JOB_STATE = "job-state"  # a scheduler's own word on the job (detail: a TerminalState)
+    # The run says it is stuck waiting: ranks that never joined a collective (Horovod's
+    # stall inspector), a collective that ran for its whole timeout (NCCL's watchdog).
+    STALL = "stall"
 
 
 @dataclass(frozen=True)

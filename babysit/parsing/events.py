@@ -137,6 +137,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(Keyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
+    # A collective that waits on ranks that never come: Horovod's stall inspector
+    # (horovod/common/stall_inspector.cc: `One or more tensors were submitted to be
+    # reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of
+    # ranks for more than 60 seconds`), and torch's NCCL watchdog (ProcessGroupNCCL.cpp:
+    # `Watchdog caught collective operation timeout: WorkNCCL(…) ran for 1800372
+    # milliseconds before timing out`) — an NCCL failure too, after a stall that long.
+    _sig(EventKind.STALL, r"waiting for (?:the )?remainder of ranks for more than \d+ "
+         r"seconds|[Ww]atchdog caught collective operation timeout"),
     # srun's word that a task failed (launch_slurm.c `_task_finish`: `srun: error: gpu-12:
     # task 5: Exited with exit code 1`): the failure the step is then cancelled for.
     _sig(EventKind.EXCEPTION, r"^srun: error: \S+: (tasks? [\d,-]+: Exited with exit code "
@@ -300,7 +308,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
-    "EARLY", "Exited with exit code",
+    "EARLY", "Exited with exit code", "remainder of ranks", "atchdog caught",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",

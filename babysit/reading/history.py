@@ -69,6 +69,7 @@ EVENTS = "|".join((
     # A loop's own early stop with its reason (`No improvement over 5 epochs, stop
     # training`, `EARLY STOP`), a later command refused (`train.py: error: …`).
     "mprove", "atience", "onverged", "EARLY", ": error: ", "Exited with exit code",
+    "remainder of ranks", "atchdog caught",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",

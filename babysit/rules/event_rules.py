@@ -36,6 +36,9 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         Severity.HIGH, key="thread"),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),
+    # Training that moves on after it resolves it (a stall recovers on progress).
+    EventKind.STALL: EventRule(AnomalyType.STALLED,
+                               "the run reports it is stuck waiting on other ranks"),
     EventKind.CHECKPOINT_ERROR: EventRule(AnomalyType.CHECKPOINT_FAILURE,
                                           "checkpoint save failed"),
     EventKind.DISK_FULL: EventRule(AnomalyType.CHECKPOINT_FAILURE,

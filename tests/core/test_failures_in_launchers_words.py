@@ -93,3 +93,23 @@ def test_a_failure_long_after_a_save_is_no_checkpoint_failure(tmp_path: Path):
         "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
         "ValueError: bad batch\n")
     assert "checkpoint-failure" not in _types(once(tmp_path, text))
+
+
+_HOROVOD_STALL = (
+    "[2021-02-02 21:19:07.345988: W /tmp/horovod/common/stall_inspector.cc:105] One or more "
+    "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
+    "waiting for remainder of ranks for more than 10 seconds. This may indicate that "
+    "different ranks are trying to submit different tensors or that only subset of ranks is "
+    "submitting tensors, which will cause deadlock.\nMissing ranks:\n"
+    "0: [DistributedSGD_Allreduce/cond/HorovodAllreduce_grads_0]\n")
+
+
+def test_horovods_stall_inspector_is_a_stall_that_progress_resolves(tmp_path: Path):
+    # Horovod with tf.keras under mpirun (sealed-8): ranks that never joined the allreduce.
+    def stalls(data: dict) -> list[bool]:  # each stall finding: resolved or not
+        return ["resolved:" in a["description"] for a in data["anomalies_detected"]
+                if a["type"] == "stalled"]
+
+    assert stalls(once(tmp_path, _epochs(3) + _HOROVOD_STALL)) == [False]
+    went_on = once(tmp_path, _epochs(3) + _HOROVOD_STALL + _epochs(6)[len(_epochs(3)):])
+    assert stalls(went_on) == [True], went_on["anomalies_detected"]
