@@ -69,6 +69,9 @@ class AnomalyType(StrEnum):
     USER_ALERT = "user-alert"  # one of the user's own [[alerts]]
     DEADLINE = "deadline"
     STRAGGLER = "straggler"  # one rank falls behind the others
+    # A metric outside the range its name allows (an accuracy of 113 %): its computation
+    # is wrong, so what it says of the run cannot be trusted.
+    IMPOSSIBLE_METRIC = "impossible-metric"
 
 
 class TerminalState(StrEnum):

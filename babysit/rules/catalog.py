@@ -169,6 +169,14 @@ _ENTRIES = (
         "move the rank off it if it stays slow.",
         recovers_on_progress=False),
     AnomalyEntry(
+        AnomalyType.IMPOSSIBLE_METRIC, Severity.MEDIUM,
+        "The metric is computed wrong (a denominator that is not the number of samples "
+        "scored — a batch count, the last batch's size —, values summed over batches or "
+        "ranks instead of averaged, a percentage taken twice): fix the computation and "
+        "score the saved model again before trusting this figure or any choice made on it "
+        "(the best checkpoint, an early stop).",
+        severity_at_end=Severity.HIGH),
+    AnomalyEntry(
         AnomalyType.CONNECTIVITY, Severity.MEDIUM,
         "Check the network path or credentials to the target; this says nothing about the run "
         "itself."),

@@ -29,6 +29,7 @@ from babysit.rules.eval_restated import Restatements, restates_best
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.grad_without_learning import GrowingGradRule
+from babysit.rules.impossible_metrics import ImpossibleMetricRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -455,6 +456,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     GrowingGradRule,
     FrozenPlayerRule,
     BelowMeanRule,
+    ImpossibleMetricRule,
 )
 
 
