@@ -37,6 +37,7 @@ from babysit.parsing.json_document import JsonDocument
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
+from babysit.parsing.pass_counters import PassCounters
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
@@ -76,6 +77,7 @@ class MetricLineReader:
         self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
+        self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
@@ -119,7 +121,7 @@ class MetricLineReader:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
                                        "final-epoch"))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-            parsed = as_eval(self._body, parsed)
+            parsed = self._passes.place(text, as_eval(self._body, parsed))
             if says_training(self._body):
                 self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
             else:

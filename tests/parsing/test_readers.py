@@ -157,3 +157,20 @@ def test_keras_own_epoch_count_wins_over_an_outer_epoch_header():
     lines = ["epoch 56", "Epoch 1/1",
              "200278/200278 [==============================] - 125s - loss: 1.5978"]
     assert [r.epoch for r in LogParser().feed_lines(lines) if r.metrics] != [56.0]
+
+
+def test_a_shorter_pass_of_the_progress_bar_is_the_evaluations():
+    # pytorch-pose with the `progress` package's Bar (sealed-8): the epoch's training pass
+    # `(3708/3708)`, then the validation pass `(493/493)`, same names on both.
+    lines = []
+    for epoch, (train, val) in enumerate([(0.0035, 0.3065), (0.0035, 1.0547)], 18):
+        lines += [f"Processing |################################| (3708/3708) Data: 0.000220s "
+                  f"| Batch: 0.276s | Total: 0:20:24 | ETA: 0:00:01 | Loss: {train:.4f} | "
+                  f"Acc:  0.7525",
+                  f"Processing |################################| (493/493) Data: 0.000082s | "
+                  f"Batch: 0.136s | Total: 0:01:06 | ETA: 0:00:01 | Loss: {val:.4f} | "
+                  f"Acc:  0.0000", "", f"Epoch: {epoch + 1} | LR: 0.00025000"]
+    records = LogParser().feed_lines(lines)
+    assert [r.metrics["loss"] for r in records if "loss" in r.metrics] == [0.0035, 0.0035]
+    assert [r.metrics["eval/loss"] for r in records if "eval/loss" in r.metrics] \
+        == [0.3065, 1.0547]
