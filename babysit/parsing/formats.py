@@ -237,8 +237,9 @@ _BRACKET_KV = lazy_re.compile(
 # A change from one value to another (`Validation loss decreased (inf --> 0.0635)`,
 # pytorchtools' EarlyStopping; `lr: 0.1 -> 0.01`): the value before the arrow is the old
 # one (often a best-so-far's starting `inf`), not a value the run measured now.
-_OLD_VALUE = lazy_re.compile(r"[-+]?(?:\d[\d.eE+-]*|inf|nan|Inf|NaN)\s*(?:-+>|=+>|→)\s*")
-_ARROW = lazy_re.compile(r"\s*(?:-+>|=+>|→)")
+_ARROW_TEXT = r"\s*(?:-+>|=+>|→)"
+_OLD_VALUE = lazy_re.compile(rf"[-+]?(?:\d[\d.eE+-]*|inf|nan|Inf|NaN){_ARROW_TEXT}\s*")
+_ARROW = lazy_re.compile(_ARROW_TEXT)
 
 
 def changed_from(text: str, end: int) -> bool:

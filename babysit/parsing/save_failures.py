@@ -33,8 +33,9 @@ class SaveFailures:
                 and not any(e.kind is EventKind.CHECKPOINT_ERROR for e in events):
             self._left = 0
             return LogEvent(EventKind.CHECKPOINT_ERROR, text.strip()[:500], SAVE_FAILED)
-        if ("av" in text or "rit" in text or "tor" in text or "ump" in text
-                or "AV" in text) and _SAVING.search(text) is not None:
+        # (the verbs' stems first: this runs on every line of a poll)
+        if ("aving" in text or "riting" in text or "toring" in text or "umping" in text
+                or "AVING" in text) and _SAVING.match(text) is not None:
             self._left = _REACH
         elif self._left and text.strip():
             self._left -= 1
