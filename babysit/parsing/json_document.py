@@ -49,6 +49,7 @@ _OPENERS = frozenset({"{", "["})
 # it are the log's again.
 _JSON_STARTS = frozenset('"{}[]-0123456789tfnNI')
 _MAX_OBJECT_LINES = 400  # an element longer than this is no record: stop gathering it
+_MAX_DEPTH = 64  # brackets open at once: deeper is no trainer's document
 
 
 def _brackets(text: str) -> list[str]:
@@ -117,6 +118,11 @@ class JsonDocument:
                 self._stack = []
                 return None
             return _record(value) or True
+        if len(self._stack) > _MAX_DEPTH:
+            # Brackets nested deeper than any trainer's document (a line of `[` after
+            # another): no document; what is held is dropped, so memory stays bounded.
+            self._stack, self._gathered = [], None
+            return None
         if self._gathered is not None and len(self._gathered) > _MAX_OBJECT_LINES:
             self._gathered = None  # too long for a record: stop gathering it
         if not self._stack:

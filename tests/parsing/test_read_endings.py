@@ -255,3 +255,16 @@ def test_a_lone_bracket_in_a_log_does_not_swallow_the_lines_after_it() -> None:
     records = parser.feed_lines(["[", "Starting training", "[", "  {'loss': 2.0, 'epoch': 0.1}",
                                  "{'loss': 1.5, 'learning_rate': 1e-05, 'epoch': 0.2}"])
     assert [r.metrics.get("loss") for r in records if "loss" in r.metrics] == [2.0, 1.5]
+
+
+def test_brackets_nested_without_end_are_no_document_and_hold_no_memory():
+    # Hostile input: a line of `[` after another, never closed.
+    from babysit.parsing.json_document import JsonDocument
+
+    document = JsonDocument()
+    for _ in range(10_000):
+        if document.wants("["):
+            document.read("[")
+    assert len(document._stack) <= 64
+    assert LogParser().feed_lines(["[", *["["] * 500, "step 3 | loss 2.0"])[-1].metrics == {
+        "loss": 2.0}
