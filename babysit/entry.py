@@ -19,6 +19,7 @@ from babysit import stopping
 from babysit.exit_codes import NO_VERDICT, ExitCode
 
 _NAMES: dict[int, str] = {
+    signal.SIGINT: "interrupted by the user (Ctrl-C)",
     signal.SIGTERM: "terminated (SIGTERM)",
     signal.SIGHUP: "hung up (SIGHUP: the terminal or SSH session closed)",
 }

@@ -9,8 +9,19 @@ from __future__ import annotations
 _REASON = ["interrupted by the user (Ctrl-C)"]
 
 
+# Whether a stop was asked for. The handler raises KeyboardInterrupt as well, but Python
+# may swallow it: one that lands in a callback (importlib's module-lock `cb`, a weakref's)
+# is printed as "Exception ignored" and lost. The watch checks this before each wait.
+_REQUESTED = [False]
+
+
 def note(reason: str) -> None:
     _REASON[0] = reason
+    _REQUESTED[0] = True
+
+
+def requested() -> bool:
+    return _REQUESTED[0]
 
 
 def reason() -> str:

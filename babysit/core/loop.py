@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from babysit import stopping
 from babysit.clock import Clock, SleepingWaker, SystemClock, Waker
 from babysit.config import Settings
 from babysit.core.backoff import PollOutcome, next_interval, relative_change, reset_reason
@@ -141,6 +142,8 @@ class WatchLoop:
         would reset the backoff (an anomaly, a state change, a new epoch, a big loss
         change) or end the watch is reported at once, as this interval's poll; anything
         else waits for the report the backoff asked for."""
+        if stopping.requested():
+            raise KeyboardInterrupt  # a stop whose KeyboardInterrupt Python swallowed
         left = self._time_left()
         deadline = self.clock.monotonic() + (interval if left is None else min(interval, left))
         while True:
