@@ -39,3 +39,4 @@ def session_started() -> bool:
 
 def mark_session_started() -> None:
     _SESSION_STARTED[0] = True
+    _REQUESTED[0] = False  # a stop asked of an earlier watch in this process is not this one's
