@@ -121,23 +121,36 @@ def _shape(line: bytes) -> bytes:
 
 class _Blocks:
     """Reads served from the last block read: hits come in file order, often many to a
-    block (a line repeated at every step), and each wants a few KiB around it."""
+    block (a line repeated at every step), and each wants a few KiB around it.
 
-    def __init__(self, read_at: ReadAt, size: int = 256 * 1024) -> None:
+    The block grows while hits crowd into it and shrinks while they are far apart: a
+    save every 80 KiB read through 256 KiB blocks would read the file over again."""
+
+    _SMALLEST = 16 * 1024
+    _LARGEST = 256 * 1024
+
+    def __init__(self, read_at: ReadAt) -> None:
         self._read_at = read_at
-        self._size = size
+        self._size = self._SMALLEST
         self._start = -1
         self._data = b""
+        self._served = 0
 
     def __call__(self, offset: int, size: int) -> bytes:
         data = self._data
         if self._start <= offset and offset + size <= self._start + len(data):
+            self._served += 1
             at = offset - self._start
             return data[at:at + size]
-        if size > self._size // 2:
+        if size > self._SMALLEST // 2:
             return self._read_at(offset, size)
+        if self._start >= 0:
+            crowded = self._served > 4
+            self._size = min(self._size * 4, self._LARGEST) if crowded \
+                else max(self._size // 2, self._SMALLEST)
         self._start = offset - min(offset, _CONTEXT_BEFORE)
         self._data = self._read_at(self._start, self._size)
+        self._served = 1
         at = offset - self._start
         return self._data[at:at + size]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from babysit.reading.follower import TAIL_LINES
 from tests.core.test_endings import once
 
 
@@ -134,12 +135,13 @@ def test_a_relaunch_at_the_end_of_a_long_log_is_seen_by_its_start_up(tmp_path: P
 
 
 def test_the_middle_of_a_long_log_is_no_start_up(tmp_path: Path):
-    # The parsed tail (the last 2,000 lines) begins with a line that is printed again
-    # after the OOM: the middle of a run, not its start-up.
+    # The parsed tail (the last TAIL_LINES lines) begins with a line that is printed
+    # again after the OOM: the middle of a run, not its start-up.
     evaluation = "Evaluating on the validation split (500 images)...\n"
-    ending = (evaluation + _iters(120_010, 120_010 + 10 * 1992) + _OOM + evaluation
+    middle = TAIL_LINES - 7  # less the OOM's four lines, the evaluation twice, the last iteration
+    ending = (evaluation + _iters(120_010, 120_010 + 10 * (middle - 1)) + _OOM + evaluation
               + _iters(140_000, 140_000))
-    assert ending.count("\n") == 2000
+    assert ending.count("\n") == TAIL_LINES
     assert not _launched_in(tmp_path, _preamble(64) + _iters(10, 120_000) + ending)
 
 
