@@ -10,6 +10,7 @@ class here and one line in `METRIC_RULES`.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import eval_trends
+from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
@@ -63,6 +64,9 @@ class GradNormRule:
         self._baseline: list[float] = []
         # What this rule raised and has not resolved: a healthy point says nothing else.
         self._raised: set[str] = set()
+        self._back_below = rules.grad_norm_max  # an explosion is over below this
+        self._climb: list[float] = []  # the norms of the latest unbroken rise
+        self._runaway = False  # the open explosion was judged a runaway
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.grad_norm
@@ -71,15 +75,32 @@ class GradNormRule:
         out: list[Signal] = []
         raised = self._raised
         reason = mr.evaluate_grad_explosion(self._recent, value, self.rules)
-        if reason is not None:
+        if reason is not None and "" not in raised:
             raised.add("")
+            # Back means below the ceiling and near the level the norm held before; a
+            # norm that goes on growing past a window that has filled with its own
+            # climb (3.8e12, 5.7e12 … 1.4e14) has not come back.
+            before = statistics.median(self._recent) if self._recent else None
+            self._back_below = min(self.rules.grad_norm_max,
+                                   self.rules.grad_norm_ratio * before) \
+                if before is not None and before < self.rules.grad_norm_max \
+                else self.rules.grad_norm_max
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, f"gradient explosion: {reason}"))
-        elif "" in raised and math.isfinite(value):
+        elif "" in raised and math.isfinite(value) and value <= self._back_below:
             raised.discard("")
+            self._runaway = False
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.4g}"))
         if not math.isfinite(value):
             return out
         self._recent.append(value)
+        self._climb = [*self._climb[-256:], value] if self._climb and value > self._climb[-1] \
+            else [value]
+        if "" in raised and not self._runaway:
+            climb = grad_trends.steady_climb(self._climb)
+            if climb is not None:
+                self._runaway = True
+                out.append(Reassess(AnomalyType.GRAD_EXPLOSION, Severity.BLOCKER,
+                                    f"{climb}: it runs away towards overflow"))
         if len(self._baseline) < self.rules.grad_vanish_points * 2:
             self._baseline.append(value)
         vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules) \
