@@ -24,6 +24,7 @@ from babysit.rules import metric_rules as mr
 from babysit.rules import trends
 from babysit.rules.early_jump import few_point_jump
 from babysit.rules.loss_parts import LossParts
+from babysit.rules.runaway import running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
@@ -36,9 +37,6 @@ _NOISE_POINTS = 200
 _RANGE_POINTS = 500
 _NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
 _BLOWN_UP = 1000.0  # a level this many times the lowest loss reached: blown up
-# A loss this many times its best held level at each of the last points a divergence
-# needs, rising at each of them: a runaway.
-_RUNAWAY = 3.0
 
 
 class _EvalWitness:
@@ -402,18 +400,12 @@ class LossRule:
                 f"it sits {self._levels[-1] / lowest:.3g}× above the lowest loss the run "
                 f"reached ({lowest:.4g}): the weights have blown up")
         best = self._best
-        tail = list(self._window)[-need - 1:]
-        if best is not None and best > 0 and len(tail) == need + 1 \
-                and all(v > _RUNAWAY * best for v in tail[1:]) \
-                and all(b > a for a, b in pairwise(tail)):
-            # Several times the best level the loss held, and still climbing at every
-            # point: whatever the run learned before the log began is being undone
-            # (a Caffe softmax loss pinned at 9.48, then 35.8 → 38.8 → 43.7 → 47.7),
-            # wherever the excerpt starts.
-            return Severity.BLOCKER, (
-                f"it has been over {_RUNAWAY:g}× its best level ({best:.4g}) on each of its "
-                f"last {need} logged points, rising at each "
-                f"({' → '.join(f'{v:.4g}' for v in tail)}): the training is running away")
+        runaway = running_away(self._window, best, need) \
+            if best is not None else None
+        if runaway is not None:
+            # Whatever the run learned before the log began is being undone, wherever
+            # the excerpt starts (runaway).
+            return Severity.BLOCKER, f"it has been {runaway}: the training is running away"
         if self._above_start > need:
             chance = self._chance_level
             if self._start is not None and self._levels[-1] > self._start:

@@ -37,6 +37,7 @@ from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
+from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.throughput_trends import DataWaitRule
 from babysit.rules.user_rules import UserAlertRule
@@ -199,6 +200,7 @@ class EvalRule:
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
+        self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
 
@@ -267,9 +269,39 @@ class EvalRule:
             elif key in self._raised and self._near_best(key, value, direction):
                 self._raised.discard(key)
                 self._mild.discard(key)
+                self._runaway.discard(key)
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
                                    f"{key} back to {value:.4g}, near its best", key=key))
+            if direction < 0 and key in self._raised and key not in self._mild:
+                out.extend(self._judge_runaway(key, series))
         return out
+
+    def _judge_runaway(self, key: str, series: Sequence[tuple[float, float | None]]
+                       ) -> list[Signal]:
+        """A blocker while the evaluation runs away (what the model does on unseen data
+        is collapsing); back to the usual medium once it stops climbing: a new level it
+        holds, however high (a resume that landed on a worse plateau), is the usual
+        degradation, judged by the tests above."""
+        found = self._running_away(series)
+        if found is not None and key not in self._runaway:
+            self._runaway.add(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
+                             f"{key} has been {found}: what the model does on unseen data "
+                             f"is collapsing", key=key)]
+        if found is None and key in self._runaway and series[-1][0] <= series[-2][0]:
+            self._runaway.discard(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
+        return []
+
+    def _running_away(self, series: Sequence[tuple[float, float | None]]) -> str | None:
+        """An evaluation loss or error, already worse than its best, now several times
+        its best and rising at each of the last evaluations a trend needs (runaway)."""
+        points = self.rules.divergence_steps
+        values = [v for v, _ in series]
+        if len(values) <= points:
+            return None
+        return running_away(values, min(values[:-points]), points)
 
     def _gap(self, key: str, value: float, train_loss: float | None,
              direction: int) -> list[Signal]:
