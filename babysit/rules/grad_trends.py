@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 
 CLIMB_POINTS = 8  # rises in a row (nine points)
 CLIMB_GROWTH = 10.0  # the last of them over the first
@@ -24,7 +25,7 @@ def steady_climb(norms: Sequence[float]) -> str | None:
     if len(norms) <= CLIMB_POINTS or norms[0] <= 0 or not math.isfinite(norms[-1]):
         return None
     growth = norms[-1] / norms[0]
-    if growth < CLIMB_GROWTH or any(b <= a for a, b in zip(norms, norms[1:], strict=False)):
+    if growth < CLIMB_GROWTH or any(b <= a for a, b in pairwise(norms)):
         return None
     per_point = growth ** (1 / (len(norms) - 1))
     return (f"the grad norm rose at each of its last {len(norms) - 1} logged points, "
