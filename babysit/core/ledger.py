@@ -28,20 +28,28 @@ class AnomalyLedger:
         self._fresh: list[Anomaly] = []
         self._per_type: dict[AnomalyType, int] = {}
         self.suppressed = 0  # left out because their type reached the cap
+        # Severities at the run's end that a raiser set for one anomaly on its evidence.
+        self._at_end: dict[tuple[AnomalyType, str], Severity] = {}
 
     @property
     def anomalies(self) -> tuple[Anomaly, ...]:
         return tuple(self._anomalies)
 
     def raise_(self, kind: AnomalyType, step: int | None, description: str, key: str = "",
-               severity: Severity | None = None) -> Anomaly | None:
+               severity: Severity | None = None,
+               severity_at_end: Severity | None = None) -> Anomaly | None:
         """Record a new anomaly unless the same (type, key) is open. Returns it, or None
-        when nothing new was recorded."""
+        when nothing new was recorded. `severity_at_end` overrides the catalogue's for
+        this one anomaly (see `escalate_at_end`)."""
         if (kind, key) in self._open:
             return None
         if self._per_type.get(kind, 0) >= self._max_per_type:
             self.suppressed += 1
             return None
+        if severity_at_end is not None:
+            self._at_end[(kind, key)] = severity_at_end
+        else:
+            self._at_end.pop((kind, key), None)
         anomaly = Anomaly(kind, severity or entry(kind).severity, step,
                           description[:_MAX_DESCRIPTION], key)
         self._open[(kind, key)] = len(self._anomalies)
@@ -95,6 +103,22 @@ class AnomalyLedger:
                 continue
             if old.severity.rank < severity.rank:
                 self._anomalies[index] = replace(old, severity=severity,
+                                                 description=f"{old.description} ({why})")
+
+    def escalate_at_end(self, kind: AnomalyType, default: Severity | None, why: str) -> None:
+        """The run is over: raise each open anomaly of this type to the severity its
+        raiser gave for the end, else to `default` (None: left as it is). Never lowers,
+        and one a rule raised below its catalogue severity keeps its judgement."""
+        for open_kind, key in [k for k in self._open if k[0] is kind]:
+            at_end = self._at_end.get((open_kind, key), default)
+            if at_end is None:
+                continue
+            index = self._open[(open_kind, key)]
+            old = self._anomalies[index]
+            if old.severity.rank < entry(kind).severity.rank:
+                continue
+            if old.severity.rank < at_end.rank:
+                self._anomalies[index] = replace(old, severity=at_end,
                                                  description=f"{old.description} ({why})")
 
     def reassess(self, kind: AnomalyType, key: str, severity: Severity, why: str) -> None:

@@ -363,7 +363,7 @@ class Run:
             if isinstance(signal, Raise):
                 where = f"{source}: " if source else ""
                 self.ledger.raise_(signal.type, self.step, where + signal.description,
-                                   signal.key, signal.severity)
+                                   signal.key, signal.severity, signal.severity_at_end)
             elif isinstance(signal, Reassess):
                 self.ledger.reassess(signal.type, signal.key, signal.severity, signal.why)
             else:
@@ -574,8 +574,7 @@ class Run:
                 # are spoiled, its deliverable is not (a strong risk, not a void run).
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
-            if at_end is not None:
-                self.ledger.escalate(kind, at_end, why, lowered_too=False)
+            self.ledger.escalate_at_end(kind, at_end, why)
 
     def _kept_from_before(self, kind: AnomalyType) -> str | None:
         """The checkpoint the verdict names, when the run last wrote it at or before the

@@ -19,8 +19,12 @@ scores says it too, in three shapes:
   four (a GCN regressor's `Val Loss: 0.9489` on each epoch), printed finely enough for
   the band to show a move: nothing the model fits carries over to what it is scored on.
 
-Each is raised once per metric (the catalogue's medium while the run goes on, high on a
-run that finished so) and resolved when the score moves away.
+Each is raised once per metric (the catalogue's medium while the run goes on) and
+resolved when the score moves away. Still open when the run ends, one judged from the
+run's first evaluation is a blocker (NO-GO): the score measures what the run delivers,
+and it was at chance or unmoved on every evaluation. A loss that never fell stays high
+at the end (the loss rules): a short or warming-up run, a loss that fell inside the
+first epoch unseen, leave room for doubt a held-out score does not.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
-from babysit.model import AnomalyType
+from babysit.model import AnomalyType, Severity
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -205,7 +209,13 @@ class FlatScoreRule:
         if found is None:
             return []
         self._raised.add(tag)
-        return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag)]
+        # A score at chance or unmoved on every evaluation from the run's first, still so
+        # when the run ends, measures the deliverable itself as useless: a blocker then
+        # (NO-GO), where a flat training loss leaves room for doubt (high). An AUC first
+        # seen mid-run did not cover the whole run.
+        whole_run = self._placed[key]
+        return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
+                      severity_at_end=Severity.BLOCKER if whole_run else None)]
 
     @staticmethod
     def _left(kind: str, values: list[float], value: float) -> bool:

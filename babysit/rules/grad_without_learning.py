@@ -7,7 +7,10 @@ a hundredfold, the loss has either fallen (a loss scale, a sharpening minimum) o
 up (the divergence rule's). Grown a hundredfold with the loss within 5 % of its start
 is neither: weights pushed around a plateau (a learning rate too high for a saturated
 model, a loss term that does not reach the output). Judged on the medians of the first
-five points and the latest five, ten points at least, so one spike is not growth.
+five points and the latest five, ten points at least, so one spike is not growth. A
+norm that rose at every one of its last eight points or more, tenfold in all (a
+geometric climb, `grad_trends`), has grown as surely with less: the same judgement,
+with the loss's level at the climb's start and now.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType
+from babysit.rules import grad_trends
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _LEVEL = 5  # points in a level (the start's, the latest)
@@ -27,6 +31,7 @@ _LEAST_POINTS = 10
 _GROWTH = 100.0  # the latest grad norm level over the start's
 _PUT = 0.05  # the loss level within this share of its start
 _FELL = 0.1  # a loss level this share below its start: it learns after all
+_KEPT = 256  # points of an unbroken climb kept
 
 
 def grew_without_learning(grads: Sequence[float], losses: Sequence[float],
@@ -62,6 +67,8 @@ class GrowingGradRule:
         self._losses: deque[float] = deque(maxlen=_LEVEL)
         self._points = 0
         self._raised = False
+        # The latest unbroken rise of the grad norm, with the loss at each of its points.
+        self._climb: list[tuple[float, float]] = []
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         grad, loss = point.grad_norm, point.loss
@@ -74,6 +81,8 @@ class GrowingGradRule:
             self._first_losses.append(loss)
         self._grads.append(grad)
         self._losses.append(loss)
+        self._climb = [*self._climb[-_KEPT:], (grad, loss)] \
+            if self._climb and grad > self._climb[-1][0] else [(grad, loss)]
         if self._raised:
             start = statistics.median(self._first_losses)
             if statistics.median(self._losses) < start * (1 - _FELL):
@@ -82,8 +91,25 @@ class GrowingGradRule:
                                 key="grad grows")]
             return []
         found = grew_without_learning(self._grads, self._losses, self._first_grads,
-                                      self._first_losses, self._points)
+                                      self._first_losses, self._points) \
+            or self._climbed_without_learning()
         if found is None:
             return []
         self._raised = True
         return [Raise(AnomalyType.NOT_LEARNING, found, key="grad grows")]
+
+    def _climbed_without_learning(self) -> str | None:
+        """Why a geometric climb of the grad norm with the loss put says nothing is
+        learned: the climb (`grad_trends.steady_climb`) and the loss's level over its
+        last five points within 5 % of its level over the climb's first five."""
+        climb = grad_trends.steady_climb([g for g, _ in self._climb])
+        if climb is None:
+            return None
+        losses = [v for _, v in self._climb]
+        start, now = statistics.median(losses[:_LEVEL]), statistics.median(losses[-_LEVEL:])
+        if start <= 0 or abs(now - start) > _PUT * start:
+            return None
+        return (f"not learning: {climb} while the loss stayed where it was ({start:.4g} → "
+                f"{now:.4g}): ever larger updates that change nothing the loss measures (a "
+                f"learning rate too high for a saturated model, a gradient filter feeding on "
+                f"itself)")

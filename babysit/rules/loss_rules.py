@@ -24,6 +24,7 @@ from babysit.rules import metric_rules as mr
 from babysit.rules import trends
 from babysit.rules.early_jump import few_point_jump
 from babysit.rules.loss_parts import LossParts
+from babysit.rules.runaway import running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
@@ -398,6 +399,13 @@ class LossRule:
             return Severity.BLOCKER, (
                 f"it sits {self._levels[-1] / lowest:.3g}× above the lowest loss the run "
                 f"reached ({lowest:.4g}): the weights have blown up")
+        best = self._best
+        runaway = running_away(self._window, best, need) \
+            if best is not None else None
+        if runaway is not None:
+            # Whatever the run learned before the log began is being undone, wherever
+            # the excerpt starts (runaway).
+            return Severity.BLOCKER, f"it has been {runaway}: the training is running away"
         if self._above_start > need:
             chance = self._chance_level
             if self._start is not None and self._levels[-1] > self._start:

@@ -38,6 +38,9 @@ class Raise:
     description: str
     key: str = ""
     severity: Severity | None = None  # None: the catalogue's
+    # How serious it is if still open when the run ends, when the evidence itself says
+    # more than the type does (None: the catalogue's `severity_at_end`).
+    severity_at_end: Severity | None = None
 
 
 @dataclass(frozen=True)

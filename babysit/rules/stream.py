@@ -10,6 +10,7 @@ class here and one line in `METRIC_RULES`.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import eval_trends
+from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
@@ -36,6 +37,7 @@ from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
+from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.throughput_trends import DataWaitRule
 from babysit.rules.user_rules import UserAlertRule
@@ -63,6 +65,9 @@ class GradNormRule:
         self._baseline: list[float] = []
         # What this rule raised and has not resolved: a healthy point says nothing else.
         self._raised: set[str] = set()
+        self._back_below = rules.grad_norm_max  # an explosion is over below this
+        self._climb: list[float] = []  # the norms of the latest unbroken rise
+        self._runaway = False  # the open explosion was judged a runaway
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.grad_norm
@@ -71,15 +76,32 @@ class GradNormRule:
         out: list[Signal] = []
         raised = self._raised
         reason = mr.evaluate_grad_explosion(self._recent, value, self.rules)
-        if reason is not None:
+        if reason is not None and "" not in raised:
             raised.add("")
+            # Back means below the ceiling and near the level the norm held before; a
+            # norm that goes on growing past a window that has filled with its own
+            # climb (3.8e12, 5.7e12 … 1.4e14) has not come back.
+            before = statistics.median(self._recent) if self._recent else None
+            self._back_below = min(self.rules.grad_norm_max,
+                                   self.rules.grad_norm_ratio * before) \
+                if before is not None and before < self.rules.grad_norm_max \
+                else self.rules.grad_norm_max
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, f"gradient explosion: {reason}"))
-        elif "" in raised and math.isfinite(value):
+        elif "" in raised and math.isfinite(value) and value <= self._back_below:
             raised.discard("")
+            self._runaway = False
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.4g}"))
         if not math.isfinite(value):
             return out
         self._recent.append(value)
+        self._climb = [*self._climb[-256:], value] if self._climb and value > self._climb[-1] \
+            else [value]
+        if "" in raised and not self._runaway:
+            climb = grad_trends.steady_climb(self._climb)
+            if climb is not None:
+                self._runaway = True
+                out.append(Reassess(AnomalyType.GRAD_EXPLOSION, Severity.BLOCKER,
+                                    f"{climb}: it runs away towards overflow"))
         if len(self._baseline) < self.rules.grad_vanish_points * 2:
             self._baseline.append(value)
         vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules) \
@@ -178,6 +200,7 @@ class EvalRule:
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
+        self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
 
@@ -246,9 +269,39 @@ class EvalRule:
             elif key in self._raised and self._near_best(key, value, direction):
                 self._raised.discard(key)
                 self._mild.discard(key)
+                self._runaway.discard(key)
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
                                    f"{key} back to {value:.4g}, near its best", key=key))
+            if direction < 0 and key in self._raised and key not in self._mild:
+                out.extend(self._judge_runaway(key, series))
         return out
+
+    def _judge_runaway(self, key: str, series: Sequence[tuple[float, float | None]]
+                       ) -> list[Signal]:
+        """A blocker while the evaluation runs away (what the model does on unseen data
+        is collapsing); back to the usual medium once it stops climbing: a new level it
+        holds, however high (a resume that landed on a worse plateau), is the usual
+        degradation, judged by the tests above."""
+        found = self._running_away(series)
+        if found is not None and key not in self._runaway:
+            self._runaway.add(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
+                             f"{key} has been {found}: what the model does on unseen data "
+                             f"is collapsing", key=key)]
+        if found is None and key in self._runaway and series[-1][0] <= series[-2][0]:
+            self._runaway.discard(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
+        return []
+
+    def _running_away(self, series: Sequence[tuple[float, float | None]]) -> str | None:
+        """An evaluation loss or error, already worse than its best, now several times
+        its best and rising at each of the last evaluations a trend needs (runaway)."""
+        points = self.rules.divergence_steps
+        values = [v for v, _ in series]
+        if len(values) <= points:
+            return None
+        return running_away(values, min(values[:-points]), points)
 
     def _gap(self, key: str, value: float, train_loss: float | None,
              direction: int) -> list[Signal]:

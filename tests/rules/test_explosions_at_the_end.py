@@ -33,7 +33,9 @@ def test_a_long_run_climbing_at_its_last_points_diverged() -> None:
     values = [*settled, 2.2, 5.9, 13.8, 17.1, 19.5]
     lines = [f"step {i + 1}: loss = {v:.4f}" for i, v in enumerate(values)]
     found = _open(lines)
-    assert found.get(AnomalyType.DIVERGENCE) is Severity.HIGH  # a blocker if the run ends so
+    # Over 3× its best (1.83) at each of its last points and rising at each: a runaway,
+    # a blocker while the run goes on too (rules/runaway.py).
+    assert found.get(AnomalyType.DIVERGENCE) is Severity.BLOCKER
 
 
 def test_a_long_run_with_one_high_point_at_its_end_is_no_divergence() -> None:

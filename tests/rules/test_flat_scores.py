@@ -37,12 +37,48 @@ def vae(maes: list[float]) -> list[str]:
     return lines
 
 
-def test_an_early_stopped_run_whose_error_never_moved_is_not_go(tmp_path: Path):
+def test_an_early_stopped_run_whose_error_never_moved_is_no_go(tmp_path: Path):
+    # The score measured on every evaluation from the first never moved, and the run is
+    # over: what it delivers is measured useless, a blocker (NO-GO), not a caveat.
     data = verdict_of(tmp_path, [*vae(_MAE), "Early stopping triggered.", "Training complete!"])
-    assert data["decision"] != "GO", data["summary"]
+    assert data["decision"] == "NO-GO", data["summary"]
     found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
-    assert found and found[0]["severity"] == "high"
+    assert found and found[0]["severity"] == "blocker"
     assert "mae has stayed within 1 % of its first value" in found[0]["description"]
+    assert "still open when the run ended" in found[0]["description"]
+
+
+def test_a_live_run_whose_error_never_moved_is_a_caveat_not_a_blocker(tmp_path: Path):
+    # Still running: the score may yet move, so it stays the catalogue's medium.
+    data = verdict_of(tmp_path, vae(_MAE))
+    assert data["decision"] == "CONDITIONAL", data["summary"]
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "medium"
+
+
+def test_a_finished_lightgbm_fit_whose_auc_sat_at_chance_is_no_go(tmp_path: Path):
+    # sealed-8 lightgbm_jl_julia_repl_auc_chance_early_stop_iter5: `Iteration: 3,
+    # test_1's auc: 0.49937431591839193` on each of 5 iterations, then the early stop.
+    aucs = [0.4986276384444509, 0.49889315801009965, 0.49937431591839193,
+            0.49960208193320005, 0.4992892389803918]
+    lines = [f"Iteration: {i}, test_1's auc: {a}" for i, a in enumerate(aucs, 1)]
+    data = verdict_of(tmp_path, [*lines, "Early stopping at iteration 5, the best iteration "
+                                 "round is 4"])
+    assert data["terminal_state"] == "SUCCEEDED"
+    assert data["decision"] == "NO-GO", data["summary"]
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker"
+
+
+def test_an_auc_first_seen_mid_run_stays_high_at_the_end(tmp_path: Path):
+    # An excerpt that begins past the run's start did not see every evaluation: the AUC
+    # is still reported, but a finished run so is a caveat, not a void result.
+    aucs = [0.4986, 0.4989, 0.4994, 0.4996, 0.4993]
+    lines = [f"Iteration: {i}, test_1's auc: {a}" for i, a in enumerate(aucs, 5000)]
+    data = verdict_of(tmp_path, [*lines, "Early stopping at iteration 5004, the best "
+                                 "iteration round is 5003"])
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "high", data["summary"]
 
 
 def test_an_error_that_falls_is_learning():

@@ -26,7 +26,8 @@ def test_a_grad_norm_growing_while_the_loss_stays_put_is_not_learning():
     losses = [11.02 + 0.01 * (i % 3) for i in range(20)]
     grads = [3.1 * 1.5 ** i for i in range(20)]
     found = not_learning(dicts(losses, grads))
-    assert any("the grad norm grew" in d and "while the loss stayed" in d for d in found)
+    # A geometric climb (×1.5 a point) is caught at its ninth point, before it is 100×.
+    assert any("the grad norm" in d and "while the loss stayed" in d for d in found)
 
 
 def test_a_grad_norm_growing_while_the_loss_falls_is_learning():
