@@ -33,6 +33,7 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
+from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.nonfinite_roles import severity_of
@@ -400,6 +401,8 @@ class Run:
             self.checkpoints.named_best(event.detail, blocked, self.step)
         elif event.kind is EventKind.NEW_STAGE:
             self.series.new_epoch = True
+            if event.detail == TRAINING_STAGE_PASSED:
+                self.series.passed_training_stage = True
 
     def _ended(self, ending: Ending | None) -> None:
         if ending is None:
