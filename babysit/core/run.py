@@ -38,7 +38,7 @@ from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
-from babysit.rules.stream import Raise, Reassess, Signal
+from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
 from babysit.snapshot import Snapshot, TimeLimit
 from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
@@ -569,6 +569,8 @@ class Run:
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
                                      f"the run kept its best checkpoint ({best}), written "
                                      f"before the evaluation got worse")
+        else:
+            self._weigh_against_kept_best()
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -579,6 +581,32 @@ class Run:
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
             if at_end is not None:
                 self.ledger.escalate(kind, at_end, why, lowered_too=False)
+
+    def _weigh_against_kept_best(self) -> None:
+        """Each open evaluation finding against the best checkpoint the run kept, when
+        not all of them came after it: one that began at or after the best was written
+        is not in what the run delivers (resolved); a generalisation gap raised as a
+        notice while the evaluation was at its best, and grown only because the
+        evaluation left its best (not to a leak's ratio), is the notice it was for the
+        kept weights (SpeedTransformer: the gap noted at epoch 34, its best
+        written at epoch 42 and reloaded for the final test, the evaluation worse after)."""
+        chosen = self.checkpoints.choice()
+        if chosen is None or "best" not in chosen.why:
+            return
+        written = self.checkpoints.written_at(chosen.path)
+        if written is None:
+            return
+        where = f"the run kept its best checkpoint ({chosen.path}, step {written})"
+        for anomaly in self.ledger.unresolved():
+            if anomaly.type is not AnomalyType.EVAL_DEGRADATION or anomaly.step is None:
+                continue
+            if anomaly.step >= written:
+                self.ledger.resolve(anomaly.type, f"{where}, written before the evaluation "
+                                                  f"got worse", anomaly.key)
+            elif GAP_AT_BEST in anomaly.description and \
+                    anomaly.description.endswith(GAP_LEFT_BEST):
+                self.ledger.reassess(anomaly.type, anomaly.key, Severity.LOW,
+                                     f"{where}, from while the evaluation was at its best")
 
     def _kept_from_before(self, kind: AnomalyType) -> str | None:
         """The checkpoint the verdict names, when the run last wrote it at or before the
