@@ -37,6 +37,11 @@ _MEASURE = lazy_re.compile(r"(?:^|[\s_-])(?:error|loss|accuracy|acc|score|mse|ma
                            r"ssim|auc|f1|bleu|rouge|wer|cer|perplexity|ppl|esr|precision|"
                            r"recall|iou|dice|map)(?:$|[\s_-])", re.IGNORECASE)
 
+# A setting that names a measure (`max error = 0.01`, `loss weight: 0.5`): the run's
+# configuration, printed before it trains, not what it scored.
+_SETTING = lazy_re.compile(r"\b(?:max|min|target|threshold|tolerance|tol|weight|coef\w*|"
+                           r"type|mode|scale|factor|patience|delta)\b", re.IGNORECASE)
+
 
 class ClosingMeasures:
     """A RecordReader: an evaluation's figure (`eval/<name>`) from a line that is only a
@@ -50,11 +55,12 @@ class ClosingMeasures:
         if context.progress_unit != "none" or (record is not None and record.metrics):
             return record
         figure = _FIGURE.fullmatch(message(line.text).strip())
-        if figure is None or _MEASURE.search(figure.group("name")) is None:
+        if figure is None or _MEASURE.search(figure.group("name")) is None \
+                or _SETTING.search(figure.group("name")) is not None:
             return record
         value = to_number(figure.group("value"))
-        if value is None:
-            return record
+        if value is None or "." not in figure.group("value"):
+            return record  # a whole number is a count or a setting (`Mixed precision: 16`)
         name = normalise_key(figure.group("name"))
         qualifier = figure.group("qual")
         if qualifier:

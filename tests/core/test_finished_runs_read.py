@@ -104,3 +104,12 @@ def test_closing_figures_are_not_judged_as_a_curve(tmp_path: Path):
     data = once(tmp_path, text)
     assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"]
     assert data["decision"] == "GO", data["summary"]
+
+
+def test_settings_that_name_a_measure_are_not_an_evaluation(tmp_path: Path):
+    """A configuration printed before training (`Mixed precision: 16`, `max error =
+    0.01`) names a measure but is no score: a log of only these and a completion line
+    is still unread."""
+    text = "Mixed precision: 16\nmax error = 0.01\nModel training complete!\n"
+    data = once(tmp_path, text)
+    assert "could not read training progress" in data["summary"], data["summary"]
