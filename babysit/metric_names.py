@@ -38,8 +38,11 @@ STEP_TIME_KEYS = (
 
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
+# (`roc` and `ap` as whole words: the area under the ROC curve and the average
+# precision, as tkipf/gae prints them, `val_roc= 0.91785 val_ap= 0.93544`.)
 _HIGHER_IS_BETTER = lazy_re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
-                                    r"score|iou|dice|meteor|chrf|top\d|pass@")
+                                    r"score|iou|dice|meteor|chrf|top\d|pass@|"
+                                    r"(?:^|[_/])(?:roc|ap)(?:$|[_/@])")
 _NOT_QUALITY = lazy_re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
                                r"memory|flos|tokens")
 

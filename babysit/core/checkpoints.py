@@ -38,6 +38,7 @@ class Checkpoints:
         self._failed: dict[str, None] = {}  # in the order they failed (a bounded set)
         self._named_best: str | None = None  # the one the run itself called best
         self._named_best_step: int | None = None
+        self._unnamed_best_step: int | None = None  # the last best written without a path
 
     def saved(self, path: str, step: int | None, blocked: bool,
               evaluation: tuple[str, float, int] | None = None) -> None:
@@ -75,9 +76,19 @@ class Checkpoints:
         return cadence, steps[-1]
 
     def named_best(self, path: str, blocked: bool, step: int | None = None) -> None:
-        if path and not blocked:
-            self._named_best = path
-            self._named_best_step = step
+        """The run named its best checkpoint (`path`), or wrote its best without naming
+        the file (`path` empty: `-> Best fine-tuned model saved.` at each improvement).
+        A path named after such saves (`Loading best fine-tuned model from …` at the end)
+        is the file the last of them wrote: its step is that save's, not the reload's."""
+        if blocked:
+            return
+        if not path:
+            self._unnamed_best_step = step
+            return
+        self._named_best = path
+        unnamed = self._unnamed_best_step
+        self._named_best_step = unnamed if unnamed is not None and (
+            step is None or unnamed <= step) else step
 
     def written_at(self, path: str) -> int | None:
         """The step at which `path` was last written (a best checkpoint saved again at

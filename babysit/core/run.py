@@ -33,11 +33,12 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
+from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
-from babysit.rules.stream import Raise, Reassess, Signal
+from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
 from babysit.snapshot import Snapshot, TimeLimit
 from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
@@ -400,6 +401,8 @@ class Run:
             self.checkpoints.named_best(event.detail, blocked, self.step)
         elif event.kind is EventKind.NEW_STAGE:
             self.series.new_epoch = True
+            if event.detail == TRAINING_STAGE_PASSED:
+                self.series.passed_training_stage = True
 
     def _ended(self, ending: Ending | None) -> None:
         if ending is None:
@@ -566,6 +569,8 @@ class Run:
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
                                      f"the run kept its best checkpoint ({best}), written "
                                      f"before the evaluation got worse")
+        else:
+            self._weigh_against_kept_best()
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -575,6 +580,32 @@ class Run:
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
             self.ledger.escalate_at_end(kind, at_end, why)
+
+    def _weigh_against_kept_best(self) -> None:
+        """Each open evaluation finding against the best checkpoint the run kept, when
+        not all of them came after it: one that began at or after the best was written
+        is not in what the run delivers (resolved); a generalisation gap raised as a
+        notice while the evaluation was at its best, and grown only because the
+        evaluation left its best (not to a leak's ratio), is the notice it was for the
+        kept weights (SpeedTransformer: the gap noted at epoch 34, its best
+        written at epoch 42 and reloaded for the final test, the evaluation worse after)."""
+        chosen = self.checkpoints.choice()
+        if chosen is None or "best" not in chosen.why:
+            return
+        written = self.checkpoints.written_at(chosen.path)
+        if written is None:
+            return
+        where = f"the run kept its best checkpoint ({chosen.path}, step {written})"
+        for anomaly in self.ledger.unresolved():
+            if anomaly.type is not AnomalyType.EVAL_DEGRADATION or anomaly.step is None:
+                continue
+            if anomaly.step >= written:
+                self.ledger.resolve(anomaly.type, f"{where}, written before the evaluation "
+                                                  f"got worse", anomaly.key)
+            elif GAP_AT_BEST in anomaly.description and \
+                    anomaly.description.endswith(GAP_LEFT_BEST):
+                self.ledger.reassess(anomaly.type, anomaly.key, Severity.LOW,
+                                     f"{where}, from while the evaluation was at its best")
 
     def _kept_from_before(self, kind: AnomalyType) -> str | None:
         """The checkpoint the verdict names, when the run last wrote it at or before the

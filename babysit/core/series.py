@@ -85,10 +85,13 @@ class MetricSeries:
         self.vocab_size: int | None = None  # said by the run (ln of it: a random guess's loss)
         self.configured_lr: float | None = None  # the learning rate its config or CLI gives
         self._advanced = True  # the last record moved the step (or had none)
+        # A pipeline that prints only its stages went on past its training stage
+        # (parsing/stage_milestones): training babysit saw return, without a step.
+        self.passed_training_stage = False
 
     @property
     def saw_training(self) -> bool:
-        return self.step is not None or bool(self.metrics)
+        return self.step is not None or bool(self.metrics) or self.passed_training_stage
 
     def is_primary(self, record: Record) -> bool:
         """Rank 0 (the lowest rank seen) speaks for the run; other ranks' events count,

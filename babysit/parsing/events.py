@@ -217,7 +217,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r"([A-Za-z]\w*) with id \d+\b", 1),
     _sig(EventKind.CHECKPOINT_SAVED, r"\b[Cc]heckpoint successfully (?:created|saved|written)"
          r"(?: (?:at|to|in))?:?\s+(?:Checkpoint\(.*?\bpath=)?['\"]?([^'\"\s,)]+)", 1),
-    _sig(EventKind.BEST_CHECKPOINT, r"Loading best model from\s+(\S+?)(?:\s+\(score|\s*$)", 1),
+    # The best model reloaded, whatever the run calls it (`Loading best model from …`,
+    # SpeedTransformer's `Loading best fine-tuned model from …/best_model.pth for final
+    # evaluation...`).
+    _sig(EventKind.BEST_CHECKPOINT, r"Loading (?:the )?best (?:[\w-]+ )?model from\s+(\S+?)"
+         r"(?:\s+\(score|\s+for\b|\s*$)", 1),
+    # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
+    # model saved.` at each improvement): no file to name, but the step it was written at
+    # (the detail is empty; see Checkpoints.named_best).
+    _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Nn]ew )?[Bb]est (?:[\w-]+ )?"
+         r"(?:model|checkpoint|weights) (?:saved|updated|stored)"
+         r"(?: at (?:epoch|step|iter\w*)\b[^/\\]*)?\.?$"),
     _sig(EventKind.BEST_CHECKPOINT, r"[Bb]est (?:model|checkpoint)(?: path)?:\s+['\"]?"
          r"([^'\"\s]+)", 1),
     # The trainer's own report as training returns (detectron2, DETR and DeiT, fairseq,

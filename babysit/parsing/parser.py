@@ -30,6 +30,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
+from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
@@ -51,6 +52,7 @@ from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.stage_milestones import StageMilestones
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
@@ -164,7 +166,7 @@ class LogParser:
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
-            self._facts)
+            self._facts, StageMilestones(), ClosingMeasures())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (

@@ -51,6 +51,12 @@ __all__ = ["METRIC_RULES", "EvalRule", "LossRule", "LrScheduleRule", "MetricRule
 # An evaluation loss this many times the training loss is beyond what over-fitting
 # alone gives while the evaluation still improves (see `EvalRule._gap`).
 _LEAK_RATIO = 3 * eval_trends.GAP_RATIO
+# What a generalisation gap raised as a notice says: the evaluation was at its best then
+# (the run's end weighs it against the checkpoint the run kept: core.run).
+GAP_AT_BEST = "the evaluation is still at its best"
+# ... and what it says when it grew only because the evaluation left its best (short of
+# a leak's ratio): the best weights still hold the notice's gap.
+GAP_LEFT_BEST = "the evaluation left its best"
 
 
 class GradNormRule:
@@ -316,8 +322,10 @@ class EvalRule:
                                                                           train_loss):
             # The notice grew: the evaluation left its best, or the gap became a leak's.
             self._mild.discard(label)
+            left = train_loss is not None and value < _LEAK_RATIO * train_loss
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
-                             f"generalisation gap: {gap}", key=label)]
+                             f"generalisation gap: {gap}" + (f"; {GAP_LEFT_BEST}" if left
+                                                             else ""), key=label)]
         if gap is not None and label not in self._raised and self._gapped[key] >= 2:
             self._raised.add(label)
             if self._mild_gap(key, value, train_loss):
@@ -328,8 +336,8 @@ class EvalRule:
                 # data has leaked into the targets, or the model memorised it: medium.
                 self._mild.add(label)
                 return [Raise(AnomalyType.EVAL_DEGRADATION,
-                              f"generalisation gap: {gap}; the evaluation is still at its "
-                              f"best", key=label, severity=Severity.LOW)]
+                              f"generalisation gap: {gap}; {GAP_AT_BEST}", key=label,
+                              severity=Severity.LOW)]
             return [Raise(AnomalyType.EVAL_DEGRADATION, f"generalisation gap: {gap}",
                           key=label)]
         if gap is None and label in self._raised and train_loss is not None:
