@@ -36,6 +36,7 @@ from babysit.model import (
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.last_weights import last_far_from_best
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
@@ -571,6 +572,7 @@ class Run:
                                      f"before the evaluation got worse")
         else:
             self._weigh_against_kept_best()
+        self._kept_last_weights()
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -580,6 +582,28 @@ class Run:
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
             self.ledger.escalate_at_end(kind, at_end, why)
+
+    def _kept_last_weights(self) -> None:
+        """A run that finished well short of its plan (its own early stop) with no best
+        checkpoint kept, its last evaluations far from its best: the weights it kept are
+        not its best (rules/last_weights)."""
+        target, step = self.series.target_steps, self.step
+        if self.lifecycle.state is not TerminalState.SUCCEEDED or not target or step is None \
+                or step * 2 > target:
+            return
+        chosen = self.checkpoints.choice()
+        if chosen is not None and "best" in chosen.why:
+            return
+        main = self.series.main_eval_values()
+        if main is None or self.ledger.is_open(AnomalyType.EVAL_DEGRADATION, main[0]):
+            return
+        key, values, direction = main
+        found = last_far_from_best(values, direction, self.rules)
+        if found is not None:
+            self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, step,
+                               f"{key} {found[1]}: the run stopped at step {step} of {target} "
+                               f"and kept no best checkpoint, so its last weights are not its "
+                               f"best", key)
 
     def _weigh_against_kept_best(self) -> None:
         """Each open evaluation finding against the best checkpoint the run kept, when

@@ -337,6 +337,17 @@ class MetricSeries:
         direction = eval_direction(key)
         return (key, value, direction) if value is not None and direction else None
 
+    def main_eval_values(self) -> tuple[str, list[float], int] | None:
+        """The run's main evaluation metric's recent values (the rule's window), in
+        order, and its direction; None when it has none."""
+        rule = self._rules.find(EvalRule)
+        if not isinstance(rule, EvalRule) or not rule.series:
+            return None
+        key = next(iter(rule.series))
+        direction = eval_direction(key)
+        return (key, [value for value, _ in rule.series[key]], direction) if direction \
+            else None
+
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)
         return rule.peak if isinstance(rule, LrScheduleRule) else None

@@ -1,0 +1,42 @@
+"""A run that stopped itself early and kept its last weights, far from its best evaluation.
+
+Early stopping ends a run some evaluations after its best: the last weights are then
+worse than the best ones by construction, and a run that keeps them (no best checkpoint,
+no reload of the best) delivers the worse model. Keras's `EarlyStopping` does that
+unless told to `restore_best_weights` (a tf.keras run whose `val_loss` reached 0.1037 at
+epoch 17, then stopped at epoch 27 of 1000 at 0.139, 0.142, 0.147 and saved the model).
+
+Judged only at the end, on the run's main evaluation: each of the last evaluations worse
+than the best one by more than `eval_far_from_best` (a plateau a little above its best
+is not this). The caller checks that the run ended well short of its plan and kept no
+best checkpoint (a run that saves its best at each improvement delivers the best).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from babysit.config import RuleSettings
+
+_LAST = 3  # the evaluations at the end, each far from the best
+_AT_LEAST = 8  # evaluations before the test speaks: a short run's best is no baseline
+
+
+def last_far_from_best(values: Sequence[float], direction: int,
+                       rules: RuleSettings) -> tuple[int, str] | None:
+    """(index of the best, how far the last evaluations are from it) or None; `direction`
+    +1 when higher is better, -1 when lower is."""
+    if direction == 0 or len(values) < _AT_LEAST:
+        return None
+    worse = [-direction * v for v in values]  # higher is worse
+    best_at = min(range(len(worse)), key=worse.__getitem__)
+    if best_at > len(worse) - 1 - _LAST:
+        return None
+    best = worse[best_at]
+    margin = abs(best) * rules.eval_far_from_best
+    if margin == 0 or any(w - best <= margin for w in worse[-_LAST:]):
+        return None
+    last = values[-1]
+    share = abs(last - values[best_at]) / abs(values[best_at])
+    return best_at, (f"ended at {last:.4g}, {share:.0%} worse than its best "
+                     f"{values[best_at]:.4g}, {len(values) - 1 - best_at} evaluations before")
