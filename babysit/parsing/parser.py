@@ -270,6 +270,7 @@ class LogParser:
         if launch is not None or (self._endings.loop.after_training
                                   and launches.first_printed_again(raw_line)):
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
+            self._endings.final_epoch.launched()  # and of its last planned epoch
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)

@@ -283,3 +283,42 @@ def test_a_step_counter_at_a_round_count_is_no_evidence(tmp_path: Path):
     lines = [f"Global Step: {step:6d}, accuracy:  94.9%, loss = 0.25 (615.3 examples/sec, "
              f"0.21 sec/batch)" for step in range(10, 10001, 10)]
     assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"
+
+
+# --- a launch appended after the last planned epoch (babysit/parsing/final_epoch.py) ----
+
+
+def _paddleclas(epochs: int = 4, per_epoch: int = 3) -> str:
+    # sealed-4/paddleclas_cait_resumed_400_epochs_then_new_launch_config_only.log:
+    # `[2022/10/08 07:49:16] ppcls INFO: [Train][Epoch 400/400][Avg]CELoss: 4.58527, …`,
+    # the eval, `Already save model in ./output_/cait_xxs_24/epoch_400`, and then the
+    # program's start-up (a banner and its configuration) printed again at 16:28.
+    start = ["[2022/10/08 04:31:53] ppcls INFO: ",
+             "== PaddleClas is powered by PaddlePaddle ! ==",
+             "[2022/10/08 04:31:53] ppcls INFO: Arch : ",
+             "[2022/10/08 04:31:53] ppcls INFO:     name : CaiT_XXS_24",
+             "[2022/10/08 04:31:53] ppcls INFO: train with paddle 2.3.2 and device Place(gpu:0)"]
+    lines = list(start)
+    for epoch in range(1, epochs + 1):
+        for it in range(per_epoch):
+            lines.append(f"[2022/10/08 07:49:0{it}] ppcls INFO: [Train][Epoch {epoch}/{epochs}]"
+                         f"[Iter: {it * 10}/97]lr(LinearWarmup): 0.00032529, CELoss: "
+                         f"{4.8 - epoch / 10:.5f}, loss: {4.8 - epoch / 10:.5f}, batch_cost: "
+                         f"0.48670s")
+        lines.append(f"[2022/10/08 07:49:38] ppcls INFO: [Eval][Epoch {epoch}][Avg]CELoss: "
+                     f"3.20188, loss: 3.20188, top1: 0.36560, top5: 0.60540")
+        lines.append(f"[2022/10/08 07:49:39] ppcls INFO: Already save model in "
+                     f"./output_/cait_xxs_24/epoch_{epoch}")
+    return "\n".join(lines) + "\n", "\n".join(start) + "\n"
+
+
+def test_the_last_planned_epoch_then_nothing_more_succeeded(tmp_path: Path):
+    body, _ = _paddleclas()
+    assert once(tmp_path, body)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_launch_appended_after_the_last_planned_epoch_is_running(tmp_path: Path):
+    body, start = _paddleclas()
+    data = once(tmp_path, body + start)
+    assert data["terminal_state"] == "RUNNING"
+    assert data["decision"] == "CONDITIONAL"
