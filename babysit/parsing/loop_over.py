@@ -207,9 +207,10 @@ class LoopOver:
                 self._after.append(f"{what}, which the run did not do between its training "
                                    f"records ({text.strip()[:160]})")
 
-    def judge(self, read: Sequence[str] = ()) -> LogEvent | None:
+    def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER)
-        the first time the log, as it stands, shows the loop over."""
+        the first time the log, as it stands, shows the loop over; `planned`: the run
+        announced its plan (then a round count is no evidence: the plan decides)."""
         for line in reversed(read):
             if line.strip():
                 self._open = under_way(line)
@@ -217,7 +218,8 @@ class LoopOver:
         if self._said or not self.after_training:
             return None
         why = self._schedule_end() or self._launch_count() or \
-            (self._after[0] if self._after else None) or self._round_count()
+            (self._after[0] if self._after else None) or \
+            (None if planned else self._round_count())
         if why is None:
             return None
         self._said = True

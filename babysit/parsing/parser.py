@@ -221,7 +221,7 @@ class LogParser:
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
         for closing in (endings.final_epoch.over(),) if endings.completed else (
                 endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over(),
-                endings.loop.judge(lines)):
+                endings.loop_over(lines)):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,

@@ -322,3 +322,13 @@ def test_a_launch_appended_after_the_last_planned_epoch_is_running(tmp_path: Pat
     data = once(tmp_path, body + start)
     assert data["terminal_state"] == "RUNNING"
     assert data["decision"] == "CONDITIONAL"
+
+
+def test_a_round_count_short_of_the_plan_the_run_named_is_running(tmp_path: Path):
+    # Keras `verbose=2`: `Epoch 100/200` then `469/469 - 3s - loss: 0.6667 - …`: the plan
+    # decides, and 100 of 200 is half way.
+    lines = []
+    for epoch in range(1, 101):
+        lines += [f"Epoch {epoch}/200", f"469/469 - 3s - loss: {1 - epoch / 300:.4f} - "
+                  f"accuracy: 0.9000 - val_loss: 0.3000 - val_accuracy: 0.9000"]
+    assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"
