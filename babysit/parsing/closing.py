@@ -89,7 +89,8 @@ _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
 # here costs more than the rest of a line's parse): most lines have none of these.
 _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学習", "학습",
-          "훈련", "完成", "完毕", "完畢", "结束", "結束", "終了", "完了", "완료", "종료", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
+          "훈련", "完成", "完毕", "完畢", "结束", "結束", "終了", "完了", "완료", "종료",
+          "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
