@@ -1,13 +1,12 @@
 """Whether a loop's last count is where a plan would have put its end.
 
-A run that announced no plan still has one: people set `epochs=100`, `num_steps=10000`,
-`n_epochs=150`, not 137 or 9,731. A log that stops, after its last training record, at
-a count of completed epochs or steps that is such a number (100 epochs counted 0..99, a
-step counter at 10000 printed every 500) stopped where a finished loop stops — and a
-live run stopped there only by chance, since the count it stands at is anywhere. That
-is evidence of an end, never of a success (see `loop_over`: ENDED, "outcome not
-confirmed"), and only where the run gave no plan (a plan decides by itself, see
-`core.lifecycle.premature`).
+A run that announced no plan still has one: people set `epochs=100` or `n_epochs=500`,
+not 137. A log that stops, after its last training record, at a count of completed
+epochs that is such a number (100 epochs counted 0..99: sealed-5's Keras CSVLogger file)
+stopped where a finished loop stops — and a live run stopped there only by chance, since
+the count it stands at is anywhere. That is evidence of an end, never of a success (see
+`loop_over`: ENDED, "outcome not confirmed"), and only where the run gave no plan (a
+plan decides by itself: `loop_over.LoopOver.judge` is told whether there was one).
 
 The numbers are few on purpose, so that a live run seldom lands on one: a count of
 whole units (epochs, or a counter that moves by one at every record, as an epoch does)
