@@ -2,7 +2,7 @@
 
 A run that finished prints something after its last training step, once: a sentence
 that training is over in the script's own words (the PyTorch CIFAR-10 tutorial's
-`Finished Training`, GCN's `Optimization Finished!`, a bare `Done!`), the final
+`Finished Training`, GCN's `Optimization Finished!`, a bare `Done!` or `完成！`), the final
 evaluation (`Test accuracy: 0.91`, DL4J's `====Evaluation Metrics====` block, `Final
 PPO metrics: …`), a summary (Vowpal Wabbit's `finished run` / `average loss = …`,
 xgboost's `best_iteration`), the time it took (`Total time: 0:13:00`, `It took 12.3
@@ -44,6 +44,8 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
+    # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
+    r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;
     # the final model's output: `Final generated text:`, `Final samples`
     r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
@@ -87,7 +89,8 @@ _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
 # here costs more than the rest of a line's parse): most lines have none of these.
 _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学習", "학습",
-          "훈련", "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
+          "훈련", "完成", "完毕", "完畢", "结束", "結束", "終了", "完了", "완료", "종료",
+          "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",

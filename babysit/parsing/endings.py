@@ -27,7 +27,7 @@ run stood well short of a planned total.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -161,6 +161,13 @@ class EndingReader:
             self._first_epoch = epoch
         self._last_epoch = epoch
         self._planned_epochs = planned or self._planned_epochs
+
+    def loop_over(self, read: Sequence[str]) -> LogEvent | None:
+        """At the end of a read (its lines): the loop seen over (see `loop_over`), told
+        whether the run announced a plan (its epochs, or its steps): a count a plan names
+        is evidence only where the run named none."""
+        planned = self.final_epoch.planned or self._planned_epochs or self._target
+        return self.loop.judge(read, planned=planned is not None)
 
     def plan_reached(self) -> LogEvent | None:
         """At the end of a read: the last training record is the last planned epoch

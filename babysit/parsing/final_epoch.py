@@ -50,6 +50,7 @@ class FinalEpoch:
     _last_part_way: bool = False  # so did the last training record
     _line_at_end: bool = False  # the line being read shows its inner counter at its total
     _last_at_end: bool = False  # so did the last training record
+    _relaunched: bool = False  # the start-up came again, and no counter since
 
     def new_line(self, part_way: bool = False, at_end: bool = False) -> None:
         """A line is about to be read; `part_way`: its progress bar stands short of its
@@ -76,6 +77,7 @@ class FinalEpoch:
         if epoch != int(epoch) or total <= 0:
             return
         whole = int(epoch)
+        self._relaunched = False
         if self._base is None:
             self._base = 0 if whole == 0 else 1
         if whole != self._epoch or total != self._total:
@@ -107,6 +109,14 @@ class FinalEpoch:
         self._last_at_end = self._line_at_end
         self._printed_on = False
 
+    def launched(self) -> None:
+        """The run's start-up printed again after its last record: a new launch, whose
+        epochs are still to come. Until the outer counter is named again, the earlier
+        launch's last planned epoch is not the log's end (a run relaunched into its log
+        after `Epoch 400/400` is running; an excerpt whose first lines were an epoch's
+        header names it again at the next epoch)."""
+        self._relaunched = True
+
     def printed_on(self, text: str) -> None:
         """A line that did not train, after training."""
         if self._records and text.strip():
@@ -117,6 +127,7 @@ class FinalEpoch:
         epoch was trained and is over (see the module's docstring)."""
         epoch, total, base = self._epoch, self._total, self._base
         if epoch is None or total is None or base is None or not self._epochs_seen \
+                or self._relaunched \
                 or self._records < self._before or self._said == (epoch, total) \
                 or epoch - base + 1 < total:
             return None

@@ -20,6 +20,8 @@ see `endings`), each enough to say the loop is over, none enough to say it succe
   saved when it never was between records (both only in a run seen past two epoch ends
   without them: an excerpt cannot tell a final evaluation from the first periodic one),
   a scheduler's epilog (`GPU Epilog Script v0.30`).
+- The count it stopped at is one a plan names, in a run that gave none: 100, 200, 500 or
+  1000 whole epochs done (see `round_count`), its last line no work under way.
 
 The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
 never SUCCEEDED, and a later training record drops the evidence (a live run went on).
@@ -28,13 +30,14 @@ never SUCCEEDED, and a later training record drops the evidence (a live run went
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.metric_names import LR_KEYS
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
+from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.shapes import template
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
@@ -59,6 +62,9 @@ _MIN_DECAY_RECORDS = 50
 # Epoch ends trained past without an evaluation, before one after the last record is
 # evidence (see `after`).
 _MIN_EPOCH_ENDS = 2
+# The largest count of units a counter that moves by one at each record is read as (see
+# `_round_count`).
+_MAX_UNITS = 1000
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
 # What a loop does once it is over: generate samples with the trained model
@@ -92,6 +98,9 @@ class LoopOver:
         self._first: float | None = None  # the current launch's first counter
         self._count: float | None = None  # its last counter (a step, else an epoch)
         self._earlier: list[float] = []  # where earlier launches stopped
+        self._interval = 0.0  # the smallest recent move of the counter (its logging interval)
+        self._first_epoch: float | None = None  # the current launch's first epoch
+        self._open = False  # the last line read announced work under way
         # The last training records' rates, with their counters.
         self._rates: deque[tuple[float, float]] = deque(maxlen=64)
         self._peak = 0.0
@@ -119,13 +128,20 @@ class LoopOver:
             self._records = 0
             self._epochs = 0
             self._first = None
+            self._first_epoch = None
+            self._interval = 0.0
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
         if self._first is None:
             self._first = counter
         if counter is not None:
+            if self._count is not None and counter > self._count:
+                moved = counter - self._count
+                self._interval = moved
             self._count = counter
         self._records += 1
+        if self._first_epoch is None:
+            self._first_epoch = epoch
         if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
             # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
             self._epochs += self._epoch is not None
@@ -148,6 +164,7 @@ class LoopOver:
         if self._after:
             self._after.clear()
         self._said = False
+        self._open = False
         self.after_training = self._records >= _MIN_RECORDS
 
     def launched(self) -> None:
@@ -190,13 +207,19 @@ class LoopOver:
                 self._after.append(f"{what}, which the run did not do between its training "
                                    f"records ({text.strip()[:160]})")
 
-    def judge(self) -> LogEvent | None:
-        """At the end of a read: a COMPLETED event (detail LOOP_OVER) the first time the
-        log, as it stands, shows the loop over."""
+    def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
+        """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER)
+        the first time the log, as it stands, shows the loop over; `planned`: the run
+        announced its plan (then a round count is no evidence: the plan decides)."""
+        for line in reversed(read):
+            if line.strip():
+                self._open = under_way(line)
+                break
         if self._said or not self.after_training:
             return None
         why = self._schedule_end() or self._launch_count() or \
-            (self._after[0] if self._after else None)
+            (self._after[0] if self._after else None) or \
+            (None if planned else self._round_count())
         if why is None:
             return None
         self._said = True
@@ -229,6 +252,26 @@ class LoopOver:
             return None
         return f"the learning rate decayed onto its floor ({last:g}, {last / self._peak:.0%} " \
                f"of its peak) at the last training records (its schedule's end)"
+
+    def _round_count(self) -> str | None:
+        """The loop stopped at a count of whole units a plan names (see `round_count`):
+        epochs done, where the run counts epochs, else a counter that moved by one at each
+        record; and the log's last line is no work under way."""
+        count, epoch = self._count, self._epoch
+        if count is None or self._records < MIN_RECORDS or self._open:
+            return None
+        if epoch is not None:
+            # Epochs only where each record is one (a step counter's epoch may stand
+            # anywhere in an epoch).
+            done = completed(epoch, self._first_epoch) if count == epoch else None
+        else:
+            # (a counter past a thousand that moves by one is a step's, not an epoch's)
+            done = completed(count, self._first) if self._interval == 1 else None
+            done = done if done is not None and done <= _MAX_UNITS else None
+        if done is None or not round_units(done):
+            return None
+        return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
+               f"nothing trained after it"
 
     def _launch_count(self) -> str | None:
         count = self._count

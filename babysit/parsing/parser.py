@@ -223,7 +223,7 @@ class LogParser:
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
         for closing in (endings.final_epoch.over(),) if endings.completed else (
                 endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over(),
-                endings.loop.judge()):
+                endings.loop_over(lines)):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
@@ -272,6 +272,7 @@ class LogParser:
         if launch is not None or (self._endings.loop.after_training
                                   and launches.first_printed_again(raw_line)):
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
+            self._endings.final_epoch.launched()  # and of its last planned epoch
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)

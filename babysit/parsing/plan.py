@@ -19,7 +19,12 @@ _TARGET_LINE = lazy_re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
     r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
-    r"\biters:\s*(\d[\d,]*)")
+    r"\biters:\s*(\d[\d,]*)|"
+    # the plan in words: `12500 max iterations` (EMCAD), `Max iterations: 12500`,
+    # `maximum number of steps = 5000`
+    r"(?<![\d.,])(\d[\d,]*)\s+max(?:imum)?\s+(?:iterations|iters|steps)\b|"
+    r"\b[Mm]ax(?:imum)?\s+(?:number\s+of\s+)?(?:training\s+)?(?:iterations|iters|steps)"
+    r"\s*[=:]\s*(\d[\d,]*)")
 _ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 # The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
 # (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a

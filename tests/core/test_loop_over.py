@@ -222,3 +222,113 @@ def test_a_loop_seen_over_and_a_process_gone_without_its_status_ended():
     life.on_event(LogEvent(EventKind.COMPLETED, "the learning rate reached 0", LOOP_OVER), 2990)
     ending = life.on_process_gone(None, None, 2990, 3000)
     assert ending is not None and ending.state is TerminalState.ENDED
+
+
+# --- the loop stopped at a count a plan names (babysit/parsing/round_count.py) ---------
+
+
+def _keras_csv(last_epoch: int) -> str:
+    # sealed-5/keras_csvlogger_cnn_quant_val_loss_rises_from_epoch4_overfit.log: a Keras
+    # CSVLogger file, `epoch,acc,loss,val_acc,val_loss` then one row an epoch from 0,
+    # `99,0.8225408389504164,0.7049207878121199,0.5940803372582724,1.2853740609977513`.
+    rows = ["epoch,acc,loss,val_acc,val_loss"]
+    for epoch in range(last_epoch + 1):
+        rows.append(f"{epoch},{0.52 + epoch / 400:.6f},{1.28 - epoch / 200:.6f},0.59,1.2")
+    return "\n".join(rows) + "\n"
+
+
+def test_a_hundred_epochs_counted_from_zero_and_nothing_after_ended(tmp_path: Path):
+    data = once(tmp_path, _keras_csv(99))
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "a count a plan names" in data["summary"]
+    assert [f["title"] for f in data["findings"]] == ["completion not confirmed"]
+
+
+def test_an_epoch_count_nobody_plans_is_a_run_going_on(tmp_path: Path):
+    assert _verdict(once(tmp_path, _keras_csv(136)))[1] == "RUNNING"
+
+
+def _titans(last: int, save_every: int = 10) -> str:
+    # sealed-5/titans_lm_epoch_loss_spikes_to_20_recovers_checkpoint_100.log: `2025-02-22
+    # 12:59:40,212 - titans_training - INFO - Epoch 99: {'loss': 0.894927442073822}`, and
+    # `... - Saving checkpoint at epoch 100` every 10 epochs.
+    lines = []
+    for epoch in range(last + 1):
+        lines.append(f"2025-02-22 12:59:40,212 - titans_training - INFO - Epoch {epoch}: "
+                     f"{{'loss': {1.2 - epoch / 500:.6f}}}")
+        if (epoch + 1) % save_every == 0:
+            lines.append(f"2025-02-22 12:59:40,213 - titans_training - INFO - Saving "
+                         f"checkpoint at epoch {epoch + 1}")
+    return "\n".join(lines) + "\n"
+
+
+def test_an_epoch_counter_at_a_round_count_then_its_save_ended(tmp_path: Path):
+    data = once(tmp_path, _titans(99))
+    assert data["terminal_state"] == "ENDED"
+
+
+def test_the_same_counter_short_of_a_round_count_is_running(tmp_path: Path):
+    assert once(tmp_path, _titans(87))["terminal_state"] == "RUNNING"
+
+
+def test_work_under_way_at_the_last_line_is_a_run_going_on(tmp_path: Path):
+    # simg_gat_wandb_sweep_loss_lines_overfit_running.log ends at its 1000th epoch with
+    # `Evaluating...`: the process is in the middle of something.
+    assert once(tmp_path, _keras_csv(99) + "Evaluating...\n")["terminal_state"] == "RUNNING"
+
+
+def test_a_step_counter_at_a_round_count_is_no_evidence(tmp_path: Path):
+    # sealed-2/tf1_cifar10_adversarial_regularizer_global_step_10000_test_acc_plateau.log
+    # stops at `Global Step:  10000` (printed every 10) and a reader calls it running.
+    lines = [f"Global Step: {step:6d}, accuracy:  94.9%, loss = 0.25 (615.3 examples/sec, "
+             f"0.21 sec/batch)" for step in range(10, 10001, 10)]
+    assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"
+
+
+# --- a launch appended after the last planned epoch (babysit/parsing/final_epoch.py) ----
+
+
+def _paddleclas(epochs: int = 4, per_epoch: int = 3) -> str:
+    # sealed-4/paddleclas_cait_resumed_400_epochs_then_new_launch_config_only.log:
+    # `[2022/10/08 07:49:16] ppcls INFO: [Train][Epoch 400/400][Avg]CELoss: 4.58527, …`,
+    # the eval, `Already save model in ./output_/cait_xxs_24/epoch_400`, and then the
+    # program's start-up (a banner and its configuration) printed again at 16:28.
+    start = ["[2022/10/08 04:31:53] ppcls INFO: ",
+             "== PaddleClas is powered by PaddlePaddle ! ==",
+             "[2022/10/08 04:31:53] ppcls INFO: Arch : ",
+             "[2022/10/08 04:31:53] ppcls INFO:     name : CaiT_XXS_24",
+             "[2022/10/08 04:31:53] ppcls INFO: train with paddle 2.3.2 and device Place(gpu:0)"]
+    lines = list(start)
+    for epoch in range(1, epochs + 1):
+        for it in range(per_epoch):
+            lines.append(f"[2022/10/08 07:49:0{it}] ppcls INFO: [Train][Epoch {epoch}/{epochs}]"
+                         f"[Iter: {it * 10}/97]lr(LinearWarmup): 0.00032529, CELoss: "
+                         f"{4.8 - epoch / 10:.5f}, loss: {4.8 - epoch / 10:.5f}, batch_cost: "
+                         f"0.48670s")
+        lines.append(f"[2022/10/08 07:49:38] ppcls INFO: [Eval][Epoch {epoch}][Avg]CELoss: "
+                     f"3.20188, loss: 3.20188, top1: 0.36560, top5: 0.60540")
+        lines.append(f"[2022/10/08 07:49:39] ppcls INFO: Already save model in "
+                     f"./output_/cait_xxs_24/epoch_{epoch}")
+    return "\n".join(lines) + "\n", "\n".join(start) + "\n"
+
+
+def test_the_last_planned_epoch_then_nothing_more_succeeded(tmp_path: Path):
+    body, _ = _paddleclas()
+    assert once(tmp_path, body)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_launch_appended_after_the_last_planned_epoch_is_running(tmp_path: Path):
+    body, start = _paddleclas()
+    data = once(tmp_path, body + start)
+    assert data["terminal_state"] == "RUNNING"
+    assert data["decision"] == "CONDITIONAL"
+
+
+def test_a_round_count_short_of_the_plan_the_run_named_is_running(tmp_path: Path):
+    # Keras `verbose=2`: `Epoch 100/200` then `469/469 - 3s - loss: 0.6667 - …`: the plan
+    # decides, and 100 of 200 is half way.
+    lines = []
+    for epoch in range(1, 101):
+        lines += [f"Epoch {epoch}/200", f"469/469 - 3s - loss: {1 - epoch / 300:.4f} - "
+                  f"accuracy: 0.9000 - val_loss: 0.3000 - val_accuracy: 0.9000"]
+    assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"

@@ -98,6 +98,9 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "[<matplotlib.lines.Line2D at 0x7f3a9c0d2e50>]", "<Figure size 640x480 with 1 Axes>",
     # the final model's output after the loop: a language model's last sample
     "Final generated text:", "Final samples", "Final model outputs:",
+    # `Done!` alone in other languages: sealed-7/voxelmorph_utf16le_crlf_checkpoint_sweep_…
+    # ends its sweep with `完成！`
+    "完成！", "全部完成", "終了", "완료",
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()
@@ -113,6 +116,7 @@ def test_closing_words(line: str):
     "Saving model checkpoint to out/checkpoint-500", "Evaluating...",
     "Final learning rate will be 1e-5 after warmup",  # a final figure needs its value
     "x = tensor(0.53)",  # a value inside a sentence, not a displayed one
+    "数据加载完成", "第3轮完成",  # a part of the run, not the word alone
 ])
 def test_lines_that_do_not_close_a_run(line: str):
     block = ClosingBlock()

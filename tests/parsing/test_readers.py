@@ -84,6 +84,15 @@ def test_the_plan_a_header_announces() -> None:
     assert plan.read("gradient_accumulation_steps=4", parsed=False) is None
     assert plan.accumulation == 4
     assert target_in("max_steps=0") is None
+
+
+def test_a_plan_said_in_words_is_the_planned_total():
+    # sealed-3/emcad_pvt_tom500_12500_of_12500_iters_val_dice_near_zero.log: `125 iterations
+    # per epoch. 12500 max iterations`; an evaluation's count is no plan.
+    assert target_in("125 iterations per epoch. 12500 max iterations ") == 12500
+    assert target_in("Max iterations: 12500") == 12500
+    assert target_in("maximum number of steps = 5,000") == 5000
+    assert target_in("100 test iterations per epoch") is None
     assert saved_step("Saving model checkpoint to out/checkpoint-3048") == 3048
 
 
