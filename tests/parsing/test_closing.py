@@ -198,12 +198,14 @@ def test_samples_printed_at_every_step_then_a_final_one_closed_the_run(tmp_path:
 
 def _keras_fit(epochs_run: int) -> list[str]:
     # A notebook's `model.fit(epochs=20)` that stops without a word, then
-    # `model.evaluate(...)`: its bar and the list of scores the cell displays.
+    # `model.evaluate(...)`: its bar and the list of scores the cell displays. It learns
+    # (a validation score that never moved from its first evaluation is not-learning).
     lines: list[str] = []
     for e in range(1, epochs_run + 1):
         lines += [f"Epoch {e}/20",
                   f"300/300 [==============================] - 3s 10ms/step - loss: "
-                  f"{2.0 - e * 0.05:.4f} - accuracy: 0.5 - val_loss: 1.6 - val_accuracy: 0.4"]
+                  f"{2.0 - e * 0.05:.4f} - accuracy: {0.5 + e * 0.02:.2f} - val_loss: "
+                  f"{1.6 - e * 0.03:.2f} - val_accuracy: {0.4 + e * 0.02:.2f}"]
     return [*lines, "40/40 [==============================] - 0s 1ms/step - loss: 1.46 - "
             "accuracy: 0.50", "[1.4607702493667603, 0.5026000142097473]"]
 
