@@ -20,13 +20,22 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, looks_like_metrics
 from babysit.parsing.text import normalise_key, to_number
 
+# A clause's `<name> is <number>`; a clause may hold several, one after another, when
+# the loop put no comma between them (`Total rewards in episode 73 is 3.8 total number
+# of steps are 3626`, hardikbansal/Qlearning's `print`).
 _CLAUSE_VALUE = lazy_re.compile(
-    r"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,5}) (?:is|was|=) "
-    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf))\.?$",
+    r"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,5}) "
+    r"(?:is|are|was|were|=) "
+    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf))\.?"
+    r"(?=\s+[A-Za-z]|$)",
     re.IGNORECASE)
 _COUNTER = lazy_re.compile(
-    r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\s+(?P<n>\d+)\b")
-_FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is"})
+    r"(?P<of>\b(?:in|at|of|for|after|on) )?"
+    r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch|[Ee]pisode)\s+(?P<n>\d+)\b")
+# A name that counts (`total number of steps`): a count of the loop's units, no measure.
+_COUNTS = frozenset({"steps", "episodes", "epochs", "iterations", "iters", "batches"})
+_FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is",
+                     "and"})
 _MAX_NAME_WORDS = 3
 # Names a sentence gives its figures beyond the usual metric hints (`test mse is 0.007`).
 _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
@@ -35,22 +44,22 @@ _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
 def parse_is_sentences(segment: str) -> Parsed | None:
     """The counters and `<name> is <number>` metrics of a line; None when it has no such
     clause with a metric-like name."""
-    if " is " not in segment:
+    if " is " not in segment and " are " not in segment:
         return None
     counters: dict[str, int] = {}
     for found in _COUNTER.finditer(segment):
         counters.setdefault(found.group("word").lower()[:4], int(found.group("n")))
-    text = _COUNTER.sub(",", segment)
+    # A counter after a preposition qualifies the name before it (`rewards in episode
+    # 73 is 3.8`): taken out of the name; one on its own ends a clause.
+    text = " ".join(_COUNTER.sub(lambda m: "" if m.group("of") else ",", segment).split())
     values: dict[str, float] = {}
     for clause in text.replace(";", ",").split(","):
-        match = _CLAUSE_VALUE.match(clause.strip())
-        if match is None:
-            continue
-        words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
-        number = to_number(match.group("value"))
-        if not words or number is None:
-            continue
-        values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
+        for match in _CLAUSE_VALUE.finditer(clause.strip()):
+            words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
+            number = to_number(match.group("value"))
+            if not words or number is None or words[-1].lower() in _COUNTS:
+                continue
+            values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
     if not values or not (looks_like_metrics(values)
                           or any(h in k for k in values for h in _MORE_HINTS)):
         return None
