@@ -1,0 +1,136 @@
+"""Lines babysit read nothing from (issue 23), read now: Julia's `@show` of Tracker values
+and its console logger's boxes, rows that lead with their counter, sentences that say
+several figures. Each shape quotes the sealed-9 log it comes from."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from babysit.parsing.counter_rows import read_counter_row
+from babysit.parsing.is_sentences import parse_is_sentences
+from babysit.parsing.julia_log_blocks import JuliaLogBlocks
+from babysit.parsing.parser import LogParser
+from babysit.parsing.shown_values import shown_pairs
+from babysit.parsing.text import clean
+from babysit.rules.objective_names import objective_key
+from tests.core.test_endings import once
+
+
+def _records(lines: list[str]) -> list[tuple[int | None, dict[str, float]]]:
+    parser = LogParser()
+    return [(r.step, r.metrics) for r in parser.feed_lines(lines) if r.metrics]
+
+
+# --- value forms: Julia's Float32, NaN32, Tracker's `(tracked)` -------------------------
+
+def test_julia_float32_and_tracker_values_read_as_plain_numbers():
+    assert clean("loss = 0.5f0, lr = 1.0f-5") == "loss = 0.5e0, lr = 1.0e-5"
+    assert clean("loss = NaN32, grad = -Inf16") == "loss = NaN, grad = -Inf"
+    assert clean("loss(x, y) = 0.29602579662457984 (tracked)") == "loss(x, y) = 0.29602579662457984"
+    assert clean("x = Float16(0.5)") == "x = 0.5"
+    assert clean("commit 3f20 at 1f") == "commit 3f20 at 1f"  # no point: no Float32
+
+
+# --- @show expressions (julia_flux_tracker_show_loss_identical_every_iteration_…) -------
+
+def test_a_shown_tuple_is_unzipped_and_its_loop_index_is_the_step():
+    line = "    (i, loss(dataset[1]...)) = (3, 0.29602579662457984 (tracked))"
+    assert shown_pairs(clean(line)).strip() == "step = 3, loss = 0.29602579662457984"
+    assert shown_pairs("loss(dataset[1]...) = 0.2") == "loss = 0.2"
+    assert shown_pairs("model(x) = [0.0 0.0; 1.46 0.0]") == "model(x) = [0.0 0.0; 1.46 0.0]"
+
+
+def test_julia_show_lines_give_the_loss_at_each_iteration():
+    lines = ["    loss(dataset[1]...) = 0.2001447729236289 (tracked)"] + [
+        f"    (i, loss(dataset[1]...)) = ({i}, 0.29602579662457984 (tracked))"
+        for i in range(1, 11)]
+    records = _records(lines)
+    assert records[-1] == (10, {"loss": 0.29602579662457984})
+    assert len(records) == 11
+
+
+def test_julia_show_of_a_nan32_loss_is_a_nan():
+    records = _records([f"(i, loss(x, y)) = ({i}, {v})" for i, v in
+                        ((1, "0.5f0"), (2, "0.4f0"), (3, "NaN32"))])
+    assert math.isnan(records[-1][1]["loss"]) and records[-1][0] == 3
+
+
+# --- Julia's console logger boxes -------------------------------------------------------
+
+_BOX = ["┌ Info: Epoch 2", "│   loss = NaN32", "│   accuracy = 0.1", "└ @ Main ~/train.jl:42"]
+
+
+def test_a_console_logger_box_is_one_line():
+    lines, joined = JuliaLogBlocks().join(["[ Info: start", *_BOX, "done"])
+    assert lines == ["[ Info: start", "Info: Epoch 2, loss = NaN32, accuracy = 0.1", "done"]
+    assert joined == 3
+
+
+def test_a_box_left_open_keeps_its_lines():
+    lines, joined = JuliaLogBlocks().join(_BOX[:3])
+    assert (lines, joined) == (_BOX[:3], 0)
+
+
+def test_a_box_of_epoch_and_nan_loss_is_one_record_at_that_epoch():
+    parser = LogParser()
+    records = [r for r in parser.feed_lines([*_BOX]) if r.metrics]
+    assert len(records) == 1 and records[0].epoch == 2.0
+    assert math.isnan(records[0].metrics["loss"])
+
+
+# --- rows that lead with their counter --------------------------------------------------
+
+def test_build_nanogpt_log_rows_name_each_value_by_the_word_before_it():
+    # nanogpt_style_arabic_step_train_lines_loss_spikes_to_init_11_at_1145_and_4767_val_flat_5
+    shape, parsed = read_counter_row("4767 train 11.574224") or ("", None)
+    assert shape == "# train #" and parsed is not None
+    assert (parsed.step, parsed.metrics) == (4767, {"train": 11.574224})
+    assert objective_key(["train"], whole_only=True) == "train"
+    assert objective_key(["val"], whole_only=True) is None
+
+
+def test_char_rnn_tutorial_rows_give_the_plan_and_the_nan_loss():
+    # pytorch_tutorial_char_rnn_iter_pct_elapsed_loss_guess_lines_nan_from_35pct_all_russian
+    found = read_counter_row("35000 35% (1m 4s) nan Nam / Russian ✗ (Korean)")
+    assert found is not None
+    shape, parsed = found
+    assert shape == "# #% ~ #"
+    assert (parsed.step, parsed.target) == (35000, 100000)
+    assert math.isnan(parsed.metrics["col4"])
+
+
+def test_a_counter_row_is_read_only_once_its_shape_came_back():
+    records = _records(["5000 5% (0m 12s) 2.4177 Coelho / Portuguese ✓",
+                        "10000 10% (0m 21s) 2.5862 Desrochers / Dutch ✗ (French)",
+                        "35000 35% (1m 4s) nan Nam / Russian ✗ (Korean)"])
+    assert [step for step, _ in records] == [10000, 35000]
+
+
+def test_prose_that_starts_with_a_number_is_no_row():
+    assert read_counter_row("3 files found in data") is None
+    assert read_counter_row("2023 was a good year") is None
+
+
+def test_the_char_rnn_tutorial_going_nan_is_no_go(tmp_path: Path):
+    rows = [f"{i * 5000} {i * 5}% (0m {i * 9}s) {1.5 + (i % 3) * 0.4:.4f} Name / Guess ✗ (Truth)"
+            for i in range(1, 7)]
+    rows += [f"{i * 5000} {i * 5}% (1m {i}s) nan Nam / Russian ✗ (Korean)" for i in range(7, 11)]
+    data = once(tmp_path, "\n".join(rows) + "\n")
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}
+
+
+# --- sentences with several figures (qlearning_game_total_rewards_identical_3_8_…) ------
+
+def test_a_sentence_with_two_figures_and_an_episode_counter():
+    parsed = parse_is_sentences(
+        "Total rewards in episode 73 is 3.799999999999999 total number of steps are 3626")
+    assert parsed is not None
+    # the total of steps is a count, not a measure
+    assert parsed.metrics == {"total_rewards": 3.799999999999999}
+
+
+def test_and_is_no_part_of_a_name():
+    parsed = parse_is_sentences("Epoch 3 loss is 0.4 and acc is 0.9")
+    assert parsed is not None and parsed.metrics == {"loss": 0.4, "acc": 0.9}
