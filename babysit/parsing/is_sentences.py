@@ -20,14 +20,16 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, looks_like_metrics
 from babysit.parsing.text import normalise_key, to_number
 
-# A clause's `<name> is <number>`; a clause may hold several, one after another, when
-# the loop put no comma between them (`Total rewards in episode 73 is 3.8 total number
-# of steps are 3626`, hardikbansal/Qlearning's `print`).
+_VALUE = r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf(?:inity)?))"
 _CLAUSE_VALUE = lazy_re.compile(
-    r"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,5}) "
-    r"(?:is|are|was|were|=) "
-    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf))\.?"
-    r"(?=\s+[A-Za-z]|$)",
+    rf"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) (?:is|was|=) {_VALUE}\.?$",
+    re.IGNORECASE)
+# Run-on sentences (`parse_run_on_sentences`): a clause may hold several figures, one
+# after another, when the loop put no comma between them (`Total rewards in episode 73
+# is 3.8 total number of steps are 3626`, hardikbansal/Qlearning's `print`).
+_RUN_ON_VALUE = lazy_re.compile(
+    rf"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) "
+    rf"(?:is|are|was|were|=) {_VALUE}\.?(?=\s|$)",
     re.IGNORECASE)
 _COUNTER = lazy_re.compile(
     r"(?P<of>\b(?:in|at|of|for|after|on) )?"
@@ -44,17 +46,33 @@ _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
 def parse_is_sentences(segment: str) -> Parsed | None:
     """The counters and `<name> is <number>` metrics of a line; None when it has no such
     clause with a metric-like name."""
+    return _sentences(segment, loose=False) if " is " in segment else None
+
+
+def parse_run_on_sentences(segment: str) -> Parsed | None:
+    """As `parse_is_sentences`, for a line no other format read: several `<name> is|are
+    <number>` in one clause, each figure where it stands (`… is 3.8 total number of
+    steps are 3626`). Tried last: a line a framework's format knows (BigDL's `Loss is
+    1.26. Current learning rate is 0.046.`) is that format's."""
     if " is " not in segment and " are " not in segment:
         return None
+    return _sentences(segment, loose=True)
+
+
+def _sentences(segment: str, loose: bool) -> Parsed | None:
     counters: dict[str, int] = {}
     for found in _COUNTER.finditer(segment):
         counters.setdefault(found.group("word").lower()[:4], int(found.group("n")))
     # A counter after a preposition qualifies the name before it (`rewards in episode
     # 73 is 3.8`): taken out of the name; one on its own ends a clause.
-    text = " ".join(_COUNTER.sub(lambda m: "" if m.group("of") else ",", segment).split())
+    text = " ".join(_COUNTER.sub(lambda m: "" if m.group("of") else ",", segment).split()) \
+        if loose else _COUNTER.sub(",", segment)
     values: dict[str, float] = {}
     for clause in text.replace(";", ",").split(","):
-        for match in _CLAUSE_VALUE.finditer(clause.strip()):
+        clause = clause.strip()
+        matches = _RUN_ON_VALUE.finditer(clause) if loose else \
+            (m for m in (_CLAUSE_VALUE.match(clause),) if m is not None)
+        for match in matches:
             words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
             number = to_number(match.group("value"))
             if not words or number is None or words[-1].lower() in _COUNTS:

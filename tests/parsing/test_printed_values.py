@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from babysit.parsing.counter_rows import read_counter_row
-from babysit.parsing.is_sentences import parse_is_sentences
+from babysit.parsing.is_sentences import parse_is_sentences, parse_run_on_sentences
 from babysit.parsing.julia_log_blocks import JuliaLogBlocks
 from babysit.parsing.parser import LogParser
 from babysit.parsing.shown_values import shown_pairs
@@ -124,7 +124,7 @@ def test_the_char_rnn_tutorial_going_nan_is_no_go(tmp_path: Path):
 # --- sentences with several figures (qlearning_game_total_rewards_identical_3_8_…) ------
 
 def test_a_sentence_with_two_figures_and_an_episode_counter():
-    parsed = parse_is_sentences(
+    parsed = parse_run_on_sentences(
         "Total rewards in episode 73 is 3.799999999999999 total number of steps are 3626")
     assert parsed is not None
     # the total of steps is a count, not a measure
@@ -132,5 +132,16 @@ def test_a_sentence_with_two_figures_and_an_episode_counter():
 
 
 def test_and_is_no_part_of_a_name():
-    parsed = parse_is_sentences("Epoch 3 loss is 0.4 and acc is 0.9")
+    parsed = parse_run_on_sentences("Epoch 3 loss is 0.4 and acc is 0.9")
     assert parsed is not None and parsed.metrics == {"loss": 0.4, "acc": 0.9}
+    assert parsed.epoch == 3.0
+
+
+def test_a_framework_sentence_line_is_left_to_its_framework():
+    # BigDL's DistriOptimizer (bigdl_distrioptimizer_loss_infinity.log): `Loss is Infinity.`
+    line = ("[Epoch 64 740096/1281167][Iteration 45459][Wall Clock 197340.7s] Train 1792 in "
+            "4.0seconds. Throughput is 447.2 records/second. Loss is Infinity. Current "
+            "learning rate is 0.046281366472703075.")
+    assert parse_is_sentences(line) is None
+    records = _records([line])
+    assert records and math.isinf(records[-1][1]["loss"])
