@@ -7,9 +7,10 @@ f-string `=` specifier does the same (`loss.item()=0.29`). The expression is no 
 format knows: a call's arguments (`dataset[1]...`) and a tuple's brackets hide the pair.
 
 Rewritten, `(i, loss(x)) = (3, 0.29)` reads `i = 3, loss = 0.29`: a tuple is unzipped
-into its pairs, a call is named by what it calls. A loop's one-letter index shown with
-an integer (`i`, the first element of Julia's `for i in 1:10`) is the loop's counter, so
-it is named `step`.
+into its pairs, a call is named by what it calls. A loop's index keeps its name (`i` is
+no step key): the records are counted, as for any log that prints no step, so a loss
+printed once before the loop (`loss(x) = 0.2`) is a point of its own, not one that the
+loop's first `i = 1` would collide with.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ _TUPLE = lazy_re.compile(r"\(((?:[^()]|\([^()]*\))*)\)\s*=\s*\(((?:[^()]|\([^()]
 _CALL_BEFORE_VALUE = lazy_re.compile(
     r"(?<![\w.])([A-Za-z_][\w.!]*)\((?:[^()]|\([^()]*\))*\)\s*=\s*(?=[-+]?(?:\d|\.\d|nan|inf))",
     re.IGNORECASE)
-_INTEGER = lazy_re.compile(r"^[-+]?\d+$")
 
 
 def _top_level(text: str) -> list[str]:
@@ -55,8 +55,6 @@ def _unzipped(names: str, values: str) -> str | None:
     pairs: list[str] = []
     for index, (key, value) in enumerate(zip(keys, items, strict=True)):
         key = _CALL.sub(r"\1", key)
-        if index == 0 and len(key) == 1 and key.isalpha() and _INTEGER.match(value):
-            key = "step"  # the loop's index: `for i in 1:10`
         pairs.append(f"{key} = {value}")
     return ", ".join(pairs)
 

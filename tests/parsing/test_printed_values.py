@@ -34,9 +34,9 @@ def test_julia_float32_and_tracker_values_read_as_plain_numbers():
 
 # --- @show expressions (julia_flux_tracker_show_loss_identical_every_iteration_…) -------
 
-def test_a_shown_tuple_is_unzipped_and_its_loop_index_is_the_step():
+def test_a_shown_tuple_is_unzipped_into_pairs_named_by_what_they_call():
     line = "    (i, loss(dataset[1]...)) = (3, 0.29602579662457984 (tracked))"
-    assert shown_pairs(clean(line)).strip() == "step = 3, loss = 0.29602579662457984"
+    assert shown_pairs(clean(line)).strip() == "i = 3, loss = 0.29602579662457984"
     assert shown_pairs("loss(dataset[1]...) = 0.2") == "loss = 0.2"
     assert shown_pairs("model(x) = [0.0 0.0; 1.46 0.0]") == "model(x) = [0.0 0.0; 1.46 0.0]"
 
@@ -46,8 +46,18 @@ def test_julia_show_lines_give_the_loss_at_each_iteration():
         f"    (i, loss(dataset[1]...)) = ({i}, 0.29602579662457984 (tracked))"
         for i in range(1, 11)]
     records = _records(lines)
-    assert records[-1] == (10, {"loss": 0.29602579662457984})
-    assert len(records) == 11
+    # the loss before the loop and the ten in it: eleven points, each its own
+    assert [step for step, _ in records] == list(range(1, 12))
+    assert records[-1][1]["loss"] == 0.29602579662457984
+
+
+def test_a_julia_loss_identical_on_every_iteration_is_not_learning(tmp_path: Path):
+    # julia_flux_tracker_show_loss_identical_every_iteration_1_to_10_not_training.log
+    lines = ["    loss(dataset[1]...) = 0.2001447729236289 (tracked)"] + [
+        f"    (i, loss(dataset[1]...)) = ({i}, 0.29602579662457984 (tracked))"
+        for i in range(1, 11)]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert "not-learning" in {a["type"] for a in data["anomalies_detected"]}, data["summary"]
 
 
 def test_julia_show_of_a_nan32_loss_is_a_nan():
