@@ -155,3 +155,13 @@ def test_a_framework_sentence_line_is_left_to_its_framework():
     assert parse_is_sentences(line) is None
     records = _records([line])
     assert records and math.isinf(records[-1][1]["loss"])
+
+
+def test_dl4j_score_lines_are_its_loss_at_their_iteration():
+    # sealed-2's dl4j_bilstm_yelp_score_iteration_4_evaluations_training_done.log: once a
+    # counter after a preposition is read (`Score at iteration 400 is 1.2`), DL4J's
+    # `score` must be read as what it is, the loss, not a return that has to rise
+    line = ("06:43:54.168 [main] INFO org.deeplearning4j.optimize.listeners."
+            "ScoreIterationListener - Score at iteration 400 is 1.2044959534688522")
+    records = _records([line])
+    assert records == [(400, {"loss": 1.2044959534688522})]
