@@ -52,11 +52,8 @@ def _unzipped(names: str, values: str) -> str | None:
     keys, items = _top_level(names), _top_level(values)
     if len(keys) != len(items) or len(keys) < 2 or not all(keys):
         return None
-    pairs: list[str] = []
-    for index, (key, value) in enumerate(zip(keys, items, strict=True)):
-        key = _CALL.sub(r"\1", key)
-        pairs.append(f"{key} = {value}")
-    return ", ".join(pairs)
+    called = [_CALL.sub(r"\1", key) for key in keys]  # a call named by what it calls
+    return ", ".join(f"{name} = {value}" for name, value in zip(called, items, strict=True))
 
 
 def shown_pairs(text: str) -> str:
