@@ -18,7 +18,9 @@ run's progress, not a measure; an elapsed time (`(0m 12s)`, `12.3s`) is skipped;
 names the value after it, and a value with no word before it is named by its column
 (`col4`, as bare columns are). Reading stops at the first cell that fits none of these
 (`Coelho / Portuguese ✓`: the sample, not a measure). A non-finite value (`nan`,
-`-inf`) is a value like any other.
+`-inf`) is a value like any other. A row needs a measure (a fraction or a non-finite
+value: whole numbers alone are indices and sizes) and at most one unnamed value
+(several are a table's row, named by its header).
 
 The shape read (`# train #`, `# #% ~ #`) is what the caller checks came back before: a
 row printed once is a remark, not a loop's record.
@@ -84,6 +86,11 @@ def read_counter_row(line: str) -> tuple[str, Parsed] | None:
             name = cell
             continue
         break
-    if not values:
+    unnamed = sum(1 for key in values if key.startswith("col"))
+    measured = any(not number.is_integer() for number in values.values())
+    if not measured or unnamed > 1:
+        # Whole numbers only (YOLO's model summary, ` 25  -1  1  0  models.common.MP`) are
+        # indices and sizes, not measures; several unnamed values are a table's row
+        # (pandas' `1  1  0.0001  0.4978  …  True  False`), its names in its header.
         return None
     return " ".join(shape), Parsed("counter-row", step, target, metrics=values)

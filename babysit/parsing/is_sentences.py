@@ -26,10 +26,11 @@ _CLAUSE_VALUE = lazy_re.compile(
     re.IGNORECASE)
 # Run-on sentences (`parse_run_on_sentences`): a clause may hold several figures, one
 # after another, when the loop put no comma between them (`Total rewards in episode 73
-# is 3.8 total number of steps are 3626`, hardikbansal/Qlearning's `print`).
+# is 3.8 total number of steps are 3626`, hardikbansal/Qlearning's `print`). A value
+# offered as one of two (`LossTensor is inf or nan`) is no reading of either.
 _RUN_ON_VALUE = lazy_re.compile(
     rf"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) "
-    rf"(?:is|are|was|were|=) {_VALUE}\.?(?=\s|$)",
+    rf"(?:is|are|was|were|=) {_VALUE}\.?(?=\s|$)(?!\s+or\b)",
     re.IGNORECASE)
 _COUNTER = lazy_re.compile(
     r"(?P<of>\b(?:in|at|of|for|after|on) )?"

@@ -165,3 +165,16 @@ def test_dl4j_score_lines_are_its_loss_at_their_iteration():
             "ScoreIterationListener - Score at iteration 400 is 1.2044959534688522")
     records = _records([line])
     assert records == [(400, {"loss": 1.2044959534688522})]
+
+
+def test_a_model_summary_or_a_data_frame_row_is_no_counter_row():
+    # sealed-3's yolov7_nohup_cr_ansi_300_epochs_completed.log, sealed-5's
+    # made_with_ml_ray_train_notebook_10_checkpoints_total_run_time.log
+    assert read_counter_row(" 25                -1  1         0  models.common.MP   []") is None
+    assert read_counter_row("1      1  0.0001    0.497796  0.454631  1695099501  True  False") \
+        is None
+
+
+def test_either_of_two_values_is_no_value():
+    # TensorFlow's CheckNumerics message (sealed-2's tf_object_detection_checknumerics_…)
+    assert parse_run_on_sentences("LossTensor is inf or nan. : Tensor had NaN values") is None
