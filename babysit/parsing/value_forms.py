@@ -9,12 +9,19 @@ A value's repr may carry more than its digits:
 - Flux's Tracker (`Tracker.jl`, `src/lib/real.jl`) shows a tracked scalar as its value
   followed by ` (tracked)`: `loss(x, y) = 0.29602579662457984 (tracked)`.
 
+An array in a value's place whose every element is non-finite (a model's output gone
+NaN, `model(x) = Float32[NaN, NaN] (tracked)`) is that value: its one non-finite value
+stands for it. An array with any finite element is left as it is (per-class figures with
+a NaN for a class absent from the batch are routine).
+
 Read as they stand, `0.5f0` is no number, `NaN32` no NaN (a run whose loss went NaN said
 nothing), and `(tracked)` breaks a line of fields. Rewritten once, as the line is
 cleaned, every format, template and non-finite reader sees one spelling.
 """
 
 from __future__ import annotations
+
+import re
 
 from babysit import lazy_re
 
@@ -25,8 +32,14 @@ _FLOAT32 = lazy_re.compile(r"(?<![\w.])([-+]?\d+\.\d*)f([-+]?\d+)(?![\w.])")
 _SIZED_NON_FINITE = lazy_re.compile(r"(?<![\w.])([-+]?)(NaN|Inf)(?:16|32|64)(?![\w.])")
 # `Float16(0.5)`, `Float32(NaN)`: a value shown as a call of its type.
 _TYPE_CALL = lazy_re.compile(r"(?<![\w.])Float(?:16|32|64)\(\s*([-+]?[\w.]+)\s*\)")
-# Tracker's mark after a tracked scalar's value.
-_TRACKED = lazy_re.compile(r"(?<=[\w.])\s+\(tracked\)")
+# Tracker's mark after a tracked value (a scalar's, or an array's bracket).
+_TRACKED = lazy_re.compile(r"(?<=[\w.\]])\s+\(tracked\)")
+# An array in a value's place whose every element is non-finite, with its element type
+# or none: Julia's `Float32[NaN, NaN]`, `[NaN NaN; NaN NaN]`, numpy's `[nan nan]`.
+_NON_FINITE_ARRAY = lazy_re.compile(
+    r"(?P<slot>[=:]\s*)(?:[A-Z]\w*(?:\{[^{}]*\})?)?\[\s*"
+    r"(?P<first>[-+]?(?:nan|inf)\w*)(?:[\s,;]+[-+]?(?:nan|inf)\w*)*\s*\]",
+    re.IGNORECASE)
 
 
 def plain_numbers(text: str) -> str:
@@ -37,6 +50,8 @@ def plain_numbers(text: str) -> str:
         text = _TRACKED.sub("", text)
     if "NaN" in text or "Inf" in text:
         text = _SIZED_NON_FINITE.sub(r"\1\2", text)
+    if "[" in text and ("nan" in text or "NaN" in text or "inf" in text or "Inf" in text):
+        text = _NON_FINITE_ARRAY.sub(r"\g<slot>\g<first>", text)
     if "Float" in text:
         text = _TYPE_CALL.sub(r"\1", text)
     if "f0" in text or "f-" in text or "f1" in text:

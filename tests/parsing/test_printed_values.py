@@ -178,3 +178,19 @@ def test_a_model_summary_or_a_data_frame_row_is_no_counter_row():
 def test_either_of_two_values_is_no_value():
     # TensorFlow's CheckNumerics message (sealed-2's tf_object_detection_checknumerics_…)
     assert parse_run_on_sentences("LossTensor is inf or nan. : Tensor had NaN values") is None
+
+
+def test_an_array_output_all_nan_is_a_nan_value():
+    assert clean("model(x) = Float32[NaN, NaN] (tracked)") == "model(x) = NaN"
+    assert clean("out = [NaN32 NaN32; NaN32 NaN32]") == "out = NaN"
+    # per-class figures with a NaN for an absent class are routine: left as they are
+    assert clean("iou: [0.5, nan, 0.3]") == "iou: [0.5, nan, 0.3]"
+
+
+def test_a_julia_model_whose_output_went_nan_is_no_go(tmp_path: Path):
+    lines = [f"(i, loss(x, y)) = ({i}, {0.7 - i * 0.05:.4f}f0)" for i in range(1, 6)]
+    lines += [f"(i, loss(x, y)) = ({i}, NaN32)" for i in range(6, 9)]
+    lines += ["model(x) = Float32[NaN, NaN, NaN] (tracked)"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}
