@@ -20,13 +20,25 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, looks_like_metrics
 from babysit.parsing.text import normalise_key, to_number
 
+_VALUE = r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf(?:inity)?))"
 _CLAUSE_VALUE = lazy_re.compile(
-    r"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,5}) (?:is|was|=) "
-    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf))\.?$",
+    rf"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) (?:is|was|=) {_VALUE}\.?$",
+    re.IGNORECASE)
+# Run-on sentences (`parse_run_on_sentences`): a clause may hold several figures, one
+# after another, when the loop put no comma between them (`Total rewards in episode 73
+# is 3.8 total number of steps are 3626`, hardikbansal/Qlearning's `print`). A value
+# offered as one of two (`LossTensor is inf or nan`) is no reading of either.
+_RUN_ON_VALUE = lazy_re.compile(
+    rf"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) "
+    rf"(?:is|are|was|were|=) {_VALUE}\.?(?=\s|$)(?!\s+or\b)",
     re.IGNORECASE)
 _COUNTER = lazy_re.compile(
-    r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\s+(?P<n>\d+)\b")
-_FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is"})
+    r"(?P<of>\b(?:in|at|of|for|after|on) )?"
+    r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch|[Ee]pisode)\s+(?P<n>\d+)\b")
+# A name that counts (`total number of steps`): a count of the loop's units, no measure.
+_COUNTS = frozenset({"steps", "episodes", "epochs", "iterations", "iters", "batches"})
+_FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is",
+                     "and"})
 _MAX_NAME_WORDS = 3
 # Names a sentence gives its figures beyond the usual metric hints (`test mse is 0.007`).
 _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
@@ -35,22 +47,38 @@ _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
 def parse_is_sentences(segment: str) -> Parsed | None:
     """The counters and `<name> is <number>` metrics of a line; None when it has no such
     clause with a metric-like name."""
-    if " is " not in segment:
+    return _sentences(segment, loose=False) if " is " in segment else None
+
+
+def parse_run_on_sentences(segment: str) -> Parsed | None:
+    """As `parse_is_sentences`, for a line no other format read: several `<name> is|are
+    <number>` in one clause, each figure where it stands (`… is 3.8 total number of
+    steps are 3626`). Tried last: a line a framework's format knows (BigDL's `Loss is
+    1.26. Current learning rate is 0.046.`) is that format's."""
+    if " is " not in segment and " are " not in segment:
         return None
+    return _sentences(segment, loose=True)
+
+
+def _sentences(segment: str, loose: bool) -> Parsed | None:
     counters: dict[str, int] = {}
     for found in _COUNTER.finditer(segment):
         counters.setdefault(found.group("word").lower()[:4], int(found.group("n")))
-    text = _COUNTER.sub(",", segment)
+    # A counter after a preposition qualifies the name before it (`rewards in episode
+    # 73 is 3.8`): taken out of the name; one on its own ends a clause.
+    text = " ".join(_COUNTER.sub(lambda m: "" if m.group("of") else ",", segment).split()) \
+        if loose else _COUNTER.sub(",", segment)
     values: dict[str, float] = {}
     for clause in text.replace(";", ",").split(","):
-        match = _CLAUSE_VALUE.match(clause.strip())
-        if match is None:
-            continue
-        words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
-        number = to_number(match.group("value"))
-        if not words or number is None:
-            continue
-        values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
+        clause = clause.strip()
+        matches = _RUN_ON_VALUE.finditer(clause) if loose else \
+            (m for m in (_CLAUSE_VALUE.match(clause),) if m is not None)
+        for match in matches:
+            words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
+            number = to_number(match.group("value"))
+            if not words or number is None or words[-1].lower() in _COUNTS:
+                continue
+            values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
     if not values or not (looks_like_metrics(values)
                           or any(h in k for k in values for h in _MORE_HINTS)):
         return None

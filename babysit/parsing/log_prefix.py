@@ -14,6 +14,7 @@ not one of them is where the message starts.
 from __future__ import annotations
 
 from babysit import lazy_re
+from babysit.parsing.shown_values import shown_pairs
 
 # One field of a logger's head, with the separators after it.
 _HEAD_FIELD = lazy_re.compile(
@@ -40,6 +41,7 @@ def message(text: str) -> str:
     of timestamps, levels, a logger's name and source locations is taken off."""
     if "tensor(" in text:
         text = _TENSOR.sub(r"\1", text)
+    text = shown_pairs(text)  # Julia's `@show`: `(i, loss(x)) = (3, 0.29)`
     at = 0
     while True:
         field = _HEAD_FIELD.match(text, at)

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.correct_counts import parse_correct_count
+from babysit.parsing.dl4j_scores import parse_dl4j_score
 from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
 from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.formats import (
@@ -32,7 +33,11 @@ from babysit.parsing.frameworks import (
     parse_torchtitan,
 )
 from babysit.parsing.headed_pairs import parse_headed_pairs
-from babysit.parsing.is_sentences import EpochLocalSteps, parse_is_sentences
+from babysit.parsing.is_sentences import (
+    EpochLocalSteps,
+    parse_is_sentences,
+    parse_run_on_sentences,
+)
 from babysit.parsing.json_document import JsonDocument
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
@@ -48,7 +53,7 @@ LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
     parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
     parse_correct_count,
-    parse_headed_pairs, parse_key_values)
+    parse_headed_pairs, parse_key_values, parse_dl4j_score, parse_run_on_sentences)
 
 
 # Formats whose step and target may be a batch of its epoch and the epoch's batches.

@@ -41,6 +41,7 @@ from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.idle_bar import IdleBar
+from babysit.parsing.julia_log_blocks import JuliaLogBlocks
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
@@ -155,6 +156,7 @@ class LogParser:
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
         self._endings = EndingReader()  # evidence of the end in the order of lines
         self._rich_wrap = RichWrap()
+        self._julia_blocks = JuliaLogBlocks()
         self._nan_words = NonFiniteWords()  # a NaN said in words
         self._save_failures = SaveFailures()  # a failure while a save was being written
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
@@ -180,6 +182,8 @@ class LogParser:
         feed = self.feed
         kept = 0
         lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
+        lines, boxed = self._julia_blocks.join(lines)  # `┌ Info:` boxes (`julia_log_blocks`)
+        joined += boxed
         self.lines_seen += len(lines) + joined
         self.lines_read += joined
         for index, is_bar in kept_lines(lines):

@@ -27,6 +27,7 @@ from collections import Counter, deque
 from itertools import pairwise
 
 from babysit import lazy_re
+from babysit.parsing.counter_rows import read_counter_row
 from babysit.parsing.formats import STEP_KEYS, Parsed, changed_from, split_counters
 from babysit.parsing.header_cells import is_rule, multiword_names
 from babysit.parsing.text import normalise_key, to_number
@@ -159,8 +160,16 @@ class ShapeReader:
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t")
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
-            return None
+            return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _counter_row(self, line: str) -> Parsed | None:
+        """`4767 train 11.57`, `35000 35% (1m 4s) nan Nam / Russian ✗`: a row that leads
+        with its counter (`counter_rows`), once its shape came back."""
+        if "=" in line or ":" in line:
+            return None
+        row = read_counter_row(line)
+        return row[1] if row is not None and self.recurring(row[0]) else None
 
     def _spaced_pairs(self, cells: list[str], line: str) -> Parsed | None:
         """`tick 3  kimg 18.2  lod 0.00  minibatch 32  sec/tick 652.4`: names each followed

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from babysit import lazy_re
+from babysit.parsing.value_forms import plain_numbers
 
 # CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
 _ANSI = lazy_re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -31,6 +32,7 @@ def clean(text: str) -> str:
         text = _render_backspaces(text)
     if "#" in text or "(ind)" in text or "(snan)" in text or "(IND)" in text:
         text = platform_non_finite(text)
+    text = plain_numbers(text)  # Julia's `0.5f0`, `NaN32`; Tracker's `0.5 (tracked)`
     if text.isprintable():
         return text
     return _CONTROL.sub("", text)

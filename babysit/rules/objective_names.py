@@ -10,8 +10,8 @@ Tried in order, on the names of one record:
    a weight, or a reinforcement-learning or GAN player's loss (those need not fall);
 2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
 3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
-4. a training figure named for training and nothing else (TEACH's `Train_rf`): not a
-   score, a rate, a time or a count.
+4. a training figure named for training and nothing else (TEACH's `Train_rf`, a bare
+   `train`): not a score, a rate, a time or a count.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ _TRAINING_LOSS = lazy_re.compile(r"(^|[/_ .-])train(ing)?[/_ .-](avg_|mean_|aver
                                  re.IGNORECASE)
 _CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)$", re.IGNORECASE)
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
-_TRAIN_ONLY = lazy_re.compile(r"^train(ing)?[/_ .-]", re.IGNORECASE)
+# (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
+# `4767 train 11.57`, beside `val` and `hella`.)
+_TRAIN_ONLY = lazy_re.compile(r"^train(ing)?([/_ .-]|$)", re.IGNORECASE)
+_SPLIT_ONLY = lazy_re.compile(r"^train(ing)?$", re.IGNORECASE)
 _NOT_OBJECTIVE = lazy_re.compile(
     r"acc|f1|auc|score|iou|dice|map|precision|recall|bleu|rouge|err|reward|return|"
     r"lr|learning|rate|time|epoch|step|iter|sample|batch|memory|mem|token|tok|throughput|"
@@ -86,6 +89,8 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
         if found is not None:
             return found
     if whole_only:
-        return None
+        # A figure named by its split alone (`train`) is that split's whole measure, no
+        # part of a sum.
+        return next((k for k in names if _SPLIT_ONLY.match(k)), None)
     return next((k for k in names if _TRAIN_ONLY.search(k)
                  and not _NOT_OBJECTIVE.search(k[6:])), None)
