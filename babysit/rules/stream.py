@@ -23,6 +23,7 @@ from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
+from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
@@ -512,6 +513,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NotLearningRule,
     MetricFloorRule,
     ChanceRule,
+    ChanceStreakRule,
     NeverLearnedRule,
     FlatScoreRule,
     GrowingGradRule,
