@@ -40,6 +40,7 @@ from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
@@ -515,6 +516,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceRule,
     ChanceStreakRule,
     NeverLearnedRule,
+    StaleBestRule,
     FlatScoreRule,
     GrowingGradRule,
     FrozenPlayerRule,
