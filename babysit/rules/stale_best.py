@@ -31,14 +31,16 @@ _WORDS = re.compile(r"[/_\-. ]+")
 _BEST_EPOCH_KEYS = ("best_epoch", "at_epoch", "best_at_epoch")
 
 
-def best_epoch(metrics: Mapping[str, float], epoch: float | None) -> tuple[str, float] | None:
+def best_epoch(metrics: Mapping[str, float]) -> tuple[str, float] | None:
     """(the best-so-far metric's name, the epoch of that best) when a record states a
     best with its epoch; None otherwise."""
     best_key = next((k for k in metrics
                      if "best" in _WORDS.split(k.lower()) and "epoch" not in k.lower()), None)
     if best_key is None:
         return None
-    said = next((metrics[k] for k in _BEST_EPOCH_KEYS if k in metrics), epoch)
+    # Only an epoch said beside the best: a record's own epoch is the one it was printed
+    # at (Theano's `epoch 17, … test error of best model 69.35 %`), not the best's.
+    said = next((metrics[k] for k in _BEST_EPOCH_KEYS if k in metrics), None)
     if said is None or said < 0:
         return None
     return best_key, said
@@ -56,14 +58,14 @@ class StaleBestRule:
 
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
-        self._reached: float | None = None  # the latest epoch a training record named
+        self._reached: float | None = None  # the epoch the latest other record named
         self._raised: float | None = None  # the best's epoch when raised
 
     def observe(self, point: Observation) -> Sequence[Signal]:
-        found = best_epoch(point.metrics, point.epoch)
+        found = best_epoch(point.metrics)
         if found is None:
-            if point.epoch is not None and (self._reached is None
-                                            or point.epoch > self._reached):
+            if point.epoch is not None:
+                # The latest, not the highest: a second phase counts its epochs anew.
                 self._reached = point.epoch
             return []
         key, at = found

@@ -66,34 +66,34 @@ def steady_fall(samples: Sequence[float], rules: RuleSettings) -> str | None:
 
 _STALL_LEAST = 8  # readings before most of them can be said to stall
 _STALL_WINDOW = 30  # the recent readings judged
-_STALL_SHARE = 0.5  # the share of readings (overall, and of the recent half) that stall
+_STALL_FACTOR = 5.0  # a reading this many times slower than the fast steps: a stall
+_STALL_SHARE = 1 / 3  # the share of readings (overall, and of the recent half) that stall
 
 
 def stalled_steps(samples: Sequence[float], rules: RuleSettings) -> str | None:
-    """Most steps far slower than the run's own fast ones, interleaved with them: a rate
-    whose median is more than `slow_drop` below the median of its fastest quarter, with
-    at least half of the readings (and of the recent half) that slow. The fast steps
-    show what a step costs; the rest of the time is spent waiting (input pipeline, I/O,
-    contention): NiftyNet's iterations of 3 s between ones of 35-108 s. A run whose
-    steps are all alike, or with a slow one now and then (an evaluation, a save, a
-    warm-up at its start), is not this. None otherwise."""
+    """Steps that stall, interleaved with fast ones: a rate whose median is more than
+    `slow_drop` below the median of its fastest quarter, with a third of the readings
+    (and of the recent half) `_STALL_FACTOR` times slower than those fast ones. The fast
+    steps show what a step costs; a stall is time spent waiting (input pipeline, I/O,
+    contention): NiftyNet's iterations of 3 s between ones of 35-108 s. Steps that merely
+    vary (a progress bar's rate, twice as slow now and then) are not this; nor is a slow
+    one now and then (an evaluation, a save) or a slow start. None otherwise."""
     recent = list(samples[-_STALL_WINDOW:])
     count = len(recent)
     if count < _STALL_LEAST or min(recent) <= 0:
         return None
     ranked = sorted(recent, reverse=True)
     fast = statistics.median(ranked[:max(2, count // 4)])
-    limit = fast * (1 - rules.slow_drop)
     median = statistics.median(recent)
-    if median >= limit:
+    if median >= fast * (1 - rules.slow_drop):
         return None
-    stalled = [v < limit for v in recent]
+    stalled = [v * _STALL_FACTOR < fast for v in recent]
     half = stalled[count // 2:]
     if sum(stalled) < _STALL_SHARE * count or sum(half) < _STALL_SHARE * len(half):
         return None
     return (f"throughput: {sum(stalled)} of the last {count} readings are more than "
-            f"{100 * rules.slow_drop:.0f}% below the run's own fast steps ({fast:.3g}), "
-            f"interleaved with them, median {median:.3g}: most of each step's time is spent "
+            f"{_STALL_FACTOR:g}× slower than the run's own fast steps ({fast:.3g}), "
+            f"interleaved with them, median {median:.3g}: much of the run's time is spent "
             f"waiting (input pipeline, I/O, contention), not computing")
 
 
