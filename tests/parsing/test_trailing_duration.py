@@ -1,6 +1,7 @@
 """A step's duration printed bare in parentheses: NiftyNet's
 `INFO:niftynet:2018-02-04 05:22:25,146: Training iter 3151, loss=0.31178414821624756
-(3.145937s)` (tests/fixtures/logs/public/sealed-9/niftynet_tf_training_iter_loss_seconds_per_iter_erratic_3s_to_108s.log)."""
+(3.145937s)` (tests/fixtures/logs/public/sealed-9/, the log
+niftynet_tf_training_iter_loss_seconds_per_iter_erratic_3s_to_108s.log)."""
 
 from __future__ import annotations
 

@@ -151,7 +151,8 @@ def test_chance_class_count_reads_both_scales():
 # --- a best the run dates far back --------------------------------------------------------
 
 def test_monai_labels_best_dice_at_epoch_3_of_39_is_not_learning():
-    name = "monailabel_ignite_lung_seg_val_dice_zero_best_epoch_3_train_loss_nan_epoch_40_46_of_50.log"
+    name = ("monailabel_ignite_lung_seg_val_dice_zero_best_epoch_3_train_loss_nan_"
+            "epoch_40_46_of_50.log")
     found = [d for k, _, d in anomalies(sealed9(name)) if k == "not-learning"]
     assert found and "dates from epoch 3" in found[0]
 
