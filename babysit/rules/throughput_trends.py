@@ -73,7 +73,8 @@ _STALL_SHARE = 1 / 3  # the share of readings (overall, and of the recent half) 
 def stalled_steps(samples: Sequence[float], rules: RuleSettings) -> str | None:
     """Steps that stall, interleaved with fast ones: a rate whose median is more than
     `slow_drop` below the median of its fastest quarter, with a third of the readings
-    (and of the recent half) `_STALL_FACTOR` times slower than those fast ones. The fast
+    (and of the recent half) `_STALL_FACTOR` times slower than those fast ones, and a
+    quarter within 2× of them (some in the recent half). The fast
     steps show what a step costs; a stall is time spent waiting (input pipeline, I/O,
     contention): NiftyNet's iterations of 3 s between ones of 35-108 s. Steps that merely
     vary (a progress bar's rate, twice as slow now and then) are not this; nor is a slow
@@ -90,6 +91,11 @@ def stalled_steps(samples: Sequence[float], rules: RuleSettings) -> str | None:
     stalled = [v * _STALL_FACTOR < fast for v in recent]
     half = stalled[count // 2:]
     if sum(stalled) < _STALL_SHARE * count or sum(half) < _STALL_SHARE * len(half):
+        return None
+    # Interleaved: fast steps recur, in the recent half too. One fast reading among slow
+    # ones is another bar's rate (a shard loader's 40 it/s before a fine-tune's 0.4).
+    quick = [2 * v >= fast for v in recent]
+    if sum(quick) < count / 4 or not any(quick[count // 2:]):
         return None
     return (f"throughput: {sum(stalled)} of the last {count} readings are more than "
             f"{_STALL_FACTOR:g}× slower than the run's own fast steps ({fast:.3g}), "
