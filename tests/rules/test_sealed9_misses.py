@@ -181,3 +181,10 @@ def test_steps_alike_or_with_a_slow_one_now_and_then_do_not_stall():
     assert stalled_steps(saves, RuleSettings()) is None
     stalls = [1 / 3.1 if i % 3 == 0 else 1 / 40.0 for i in range(14)]
     assert stalled_steps(stalls, RuleSettings()) is not None
+
+
+def test_a_run_at_chance_from_its_first_epoch_needs_five_epochs_for_a_blocker():
+    def blockers(count: int) -> list[tuple[str, str, str]]:
+        return [a for a in anomalies(chance_epochs([0.5] * count, 0.6931)) if a[1] == "blocker"]
+    assert blockers(4) == []
+    assert [k for k, _, _ in blockers(5)] == ["not-learning"]
