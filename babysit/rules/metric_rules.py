@@ -153,8 +153,7 @@ def evaluate_throughput(samples: Sequence[float], rules: RuleSettings,
     reason = _medians_throughput(samples, rules, baseline, short_ok)
     if reason is None and short_ok:
         # Few readings, no fast start to fall from: a steady fall (throughput_trends).
-        reason = throughput_trends.steady_fall(samples, rules) \
-            or throughput_trends.stalled_steps(samples, rules)
+        reason = throughput_trends.steady_fall(samples, rules)
     return reason
 
 

@@ -41,7 +41,7 @@ from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
-from babysit.rules.throughput_trends import DataWaitRule
+from babysit.rules.throughput_trends import DataWaitRule, StallWatch
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
@@ -409,6 +409,7 @@ class ThroughputRule:
         self._samples: list[float] = []
         self._baseline: float | None = None  # once the first samples are in, for good
         self._raised = False
+        self._by_shape = StallWatch()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.throughput
@@ -423,6 +424,8 @@ class ThroughputRule:
             self._baseline = mr.baseline_median(samples, self.rules)
         reason = mr.evaluate_throughput(samples, self.rules, self._baseline,
                                         short_ok=not point.measured)
+        if reason is None and not point.measured:
+            reason = self._by_shape.stalled(point.metrics, value, self.rules)
         if reason is not None:
             self._raised = True
             return [Raise(AnomalyType.SLOW_THROUGHPUT,

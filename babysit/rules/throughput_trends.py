@@ -103,6 +103,27 @@ def stalled_steps(samples: Sequence[float], rules: RuleSettings) -> str | None:
             f"waiting (input pipeline, I/O, contention), not computing")
 
 
+class StallWatch:
+    """The readings of each shape of record apart, for `stalled_steps`: a log that
+    prints its evaluation's rate in records of their own (torchtitan's `validate step:
+    10 … tps: 350,762` between training steps at ~50,000) would otherwise look like fast
+    steps between stalls. A shape is the set of a record's metric names."""
+
+    def __init__(self) -> None:
+        self._samples: dict[frozenset[str], deque[float]] = {}
+
+    def stalled(self, metrics: Mapping[str, float], value: float,
+                rules: RuleSettings) -> str | None:
+        shape = frozenset(metrics)
+        samples = self._samples.get(shape)
+        if samples is None:
+            if len(self._samples) >= 16:
+                return None  # a log of ever new shapes: no series to judge
+            samples = self._samples[shape] = deque(maxlen=_STALL_WINDOW)
+        samples.append(value)
+        return stalled_steps(list(samples), rules)
+
+
 _DATA_KEYS = ("data_time", "time_data", "data_wait", "dataloader_time", "data_loading_time",
               "load_time", "data")
 _TIME_KEYS = ("time", "batch_time", "train_time")

@@ -188,3 +188,17 @@ def test_a_run_at_chance_from_its_first_epoch_needs_five_epochs_for_a_blocker():
         return [a for a in anomalies(chance_epochs([0.5] * count, 0.6931)) if a[1] == "blocker"]
     assert blockers(4) == []
     assert [k for k, _, _ in blockers(5)] == ["not-learning"]
+
+
+def test_an_evaluations_rate_in_records_of_their_own_is_no_fast_step():
+    # torchtitan's `validate step: 10 … tps: 350,762` between training steps at ~50,000
+    # (tests/fixtures/logs/torchtitan_format.log): each shape of record is judged apart.
+    from babysit.rules.throughput_trends import StallWatch
+    watch, rules = StallWatch(), RuleSettings()
+    train = {"loss": 4.1, "grad_norm": 0.4, "tps": 0.0}
+    validate = {"loss": 4.2, "tps": 0.0}
+    found = []
+    for i in range(12):
+        found.append(watch.stalled(train, 50_000.0 + 1000 * (i % 3), rules))
+        found.append(watch.stalled(validate, 300_000.0, rules))
+    assert found == [None] * 24
