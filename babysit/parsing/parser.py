@@ -59,6 +59,7 @@ from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
+from babysit.parsing.trailing_duration import TrailingDuration
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
@@ -168,7 +169,7 @@ class LogParser:
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
-            self._facts, StageMilestones(), ClosingMeasures())
+            self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (

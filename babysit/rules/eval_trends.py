@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.rules import eval_after_best, trends
+from babysit.rules import eval_after_best, eval_decline, trends
 
 _NOISE_K = 3.0
 _LEVEL = 5  # evaluations in a level
@@ -46,7 +46,20 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
         # up 8× while the log prints no training loss at all).
         return None
     return (_steady_rise(evals, worse, direction, rules) or _above_best_level(evals, worse, rules)
-            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules))
+            or _jump(evals, worse, rules) or _past_peak(evals, worse, rules)
+            or _slid(evals, worse))
+
+
+def _slid(evals: Sequence[tuple[float, float | None]], worse: list[float]) -> str | None:
+    """A slide over the whole window from a best at its start (see eval_decline),
+    while the training loss did not share it."""
+    found = eval_decline.slid_from_start(worse)
+    if found is None:
+        return None
+    train = _train_fell(evals, 0)
+    if train is None:
+        return None
+    return f"{found}: {evals[0][0]:.4g} → {evals[-1][0]:.4g} {train}"
 
 
 def after_best(evals: Sequence[tuple[float, float | None]], direction: int,

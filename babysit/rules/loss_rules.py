@@ -282,7 +282,13 @@ class LossRule:
             return []
         if self._lasting >= need:
             self._above = max(self._above, self._lasting)
-        if self._climbing(least) and (self._count < _SPARSE_RUN or value - best > bar):
+        full = self._climbing(least, rules.divergence_steps + 2)
+        # A short excerpt has fewer points to climb over: a rise at each of its last
+        # `need` + 1 points counts once the climb has left the run's own noise (4σ
+        # measured before it) behind, not on its size alone (a TF2 Object Detection
+        # loss 1.20 → 1.77 → 2.16 → 2.37 after six points within 1.19-1.44).
+        brief = short and sigma > 0 and value - best > bar and self._climbing(least, need + 2)
+        if (full and (self._count < _SPARSE_RUN or value - best > bar)) or brief:
             # Too few points for a level to catch up or for the noise to be known: a
             # loss that rose at every one of its last points, by a large total, is the
             # trend itself (6.37 → 6.60 → 7.31 → 9.12 → 10.24 in a five-line excerpt).
@@ -318,10 +324,9 @@ class LossRule:
                       f"{max(self._above, self._above_start)} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
 
-    def _climbing(self, least: float) -> bool:
-        """The last `divergence_steps` + 2 values each above the one before, the last
-        above the first by `least` of it."""
-        width = self.rules.divergence_steps + 2
+    def _climbing(self, least: float, width: int) -> bool:
+        """The last `width` values each above the one before, the last above the first
+        by `least` of it."""
         window = self._window
         if len(window) < width:
             return False

@@ -23,6 +23,7 @@ from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.chance_level import ChanceRule
+from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
@@ -39,7 +40,8 @@ from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
-from babysit.rules.throughput_trends import DataWaitRule
+from babysit.rules.stale_best import StaleBestRule
+from babysit.rules.throughput_trends import DataWaitRule, StallWatch
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
@@ -407,6 +409,7 @@ class ThroughputRule:
         self._samples: list[float] = []
         self._baseline: float | None = None  # once the first samples are in, for good
         self._raised = False
+        self._by_shape = StallWatch()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.throughput
@@ -421,6 +424,8 @@ class ThroughputRule:
             self._baseline = mr.baseline_median(samples, self.rules)
         reason = mr.evaluate_throughput(samples, self.rules, self._baseline,
                                         short_ok=not point.measured)
+        if reason is None and not point.measured:
+            reason = self._by_shape.stalled(point.metrics, value, self.rules)
         if reason is not None:
             self._raised = True
             return [Raise(AnomalyType.SLOW_THROUGHPUT,
@@ -512,7 +517,9 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NotLearningRule,
     MetricFloorRule,
     ChanceRule,
+    ChanceStreakRule,
     NeverLearnedRule,
+    StaleBestRule,
     FlatScoreRule,
     GrowingGradRule,
     FrozenPlayerRule,

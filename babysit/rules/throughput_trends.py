@@ -64,6 +64,66 @@ def steady_fall(samples: Sequence[float], rules: RuleSettings) -> str | None:
             f"(a fitted {100 * fitted:.0f}% fall)")
 
 
+_STALL_LEAST = 8  # readings before most of them can be said to stall
+_STALL_WINDOW = 30  # the recent readings judged
+_STALL_FACTOR = 5.0  # a reading this many times slower than the fast steps: a stall
+_STALL_SHARE = 1 / 3  # the share of readings (overall, and of the recent half) that stall
+
+
+def stalled_steps(samples: Sequence[float], rules: RuleSettings) -> str | None:
+    """Steps that stall, interleaved with fast ones: a rate whose median is more than
+    `slow_drop` below the median of its fastest quarter, with a third of the readings
+    (and of the recent half) `_STALL_FACTOR` times slower than those fast ones, and a
+    quarter within 2× of them (some in the recent half). The fast
+    steps show what a step costs; a stall is time spent waiting (input pipeline, I/O,
+    contention): NiftyNet's iterations of 3 s between ones of 35-108 s. Steps that merely
+    vary (a progress bar's rate, twice as slow now and then) are not this; nor is a slow
+    one now and then (an evaluation, a save) or a slow start. None otherwise."""
+    recent = list(samples[-_STALL_WINDOW:])
+    count = len(recent)
+    if count < _STALL_LEAST or min(recent) <= 0:
+        return None
+    ranked = sorted(recent, reverse=True)
+    fast = statistics.median(ranked[:max(2, count // 4)])
+    median = statistics.median(recent)
+    if median >= fast * (1 - rules.slow_drop):
+        return None
+    stalled = [v * _STALL_FACTOR < fast for v in recent]
+    half = stalled[count // 2:]
+    if sum(stalled) < _STALL_SHARE * count or sum(half) < _STALL_SHARE * len(half):
+        return None
+    # Interleaved: fast steps recur, in the recent half too. One fast reading among slow
+    # ones is another bar's rate (a shard loader's 40 it/s before a fine-tune's 0.4).
+    quick = [2 * v >= fast for v in recent]
+    if sum(quick) < count / 4 or not any(quick[count // 2:]):
+        return None
+    return (f"throughput: {sum(stalled)} of the last {count} readings are more than "
+            f"{_STALL_FACTOR:g}× slower than the run's own fast steps ({fast:.3g}), "
+            f"interleaved with them, median {median:.3g}: much of the run's time is spent "
+            f"waiting (input pipeline, I/O, contention), not computing")
+
+
+class StallWatch:
+    """The readings of each shape of record apart, for `stalled_steps`: a log that
+    prints its evaluation's rate in records of their own (torchtitan's `validate step:
+    10 … tps: 350,762` between training steps at ~50,000) would otherwise look like fast
+    steps between stalls. A shape is the set of a record's metric names."""
+
+    def __init__(self) -> None:
+        self._samples: dict[frozenset[str], deque[float]] = {}
+
+    def stalled(self, metrics: Mapping[str, float], value: float,
+                rules: RuleSettings) -> str | None:
+        shape = frozenset(metrics)
+        samples = self._samples.get(shape)
+        if samples is None:
+            if len(self._samples) >= 16:
+                return None  # a log of ever new shapes: no series to judge
+            samples = self._samples[shape] = deque(maxlen=_STALL_WINDOW)
+        samples.append(value)
+        return stalled_steps(list(samples), rules)
+
+
 _DATA_KEYS = ("data_time", "time_data", "data_wait", "dataloader_time", "data_loading_time",
               "load_time", "data")
 _TIME_KEYS = ("time", "batch_time", "train_time")
