@@ -47,6 +47,7 @@ from babysit.parsing.endings import (
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 from babysit.parsing.loop_over import LOOP_OVER
+from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.start_failures import NEXT_COMMAND
 
 # What an ending is lives in `ending`; its callers know it from here.
@@ -230,6 +231,12 @@ class RunLifecycle:
                 self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
+            held = self.ending
+            if held is not None and held.source is EndingSource.REPORTED \
+                    and held.attempt == self.attempt and restates_cancel(held.evidence, event.line):
+                # Slurm's plain banner for the job's other steps, after the one that gave
+                # the reason (`DUE TO TIME LIMIT`): the same cancellation, said again.
+                return None
             if state is TerminalState.SUCCEEDED:
                 self._pending = None
             elif self._pending is not None and not self._pending.cancelled:
