@@ -231,9 +231,9 @@ class RunLifecycle:
                 self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
-            held = self.ending
-            if held is not None and held.source is EndingSource.REPORTED \
-                    and held.attempt == self.attempt and restates_cancel(held.evidence, event.line):
+            told = self.ending
+            if told is not None and told.source is EndingSource.REPORTED \
+                    and told.attempt == self.attempt and restates_cancel(told.evidence, event.line):
                 # Slurm's plain banner for the job's other steps, after the one that gave
                 # the reason (`DUE TO TIME LIMIT`): the same cancellation, said again.
                 return None

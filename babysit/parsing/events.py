@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
-from babysit.parsing.runner_exits import RUNNER_FAILED, RUNNER_STOPPED, TRIGGERS as RUNNER_TRIGGERS
+from babysit.parsing.runner_exits import RUNNER_FAILED, RUNNER_STOPPED
+from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.STOPPED_BY_SIGNAL, r"Received ((?:\d+|Signals\.SIG[A-Z]+) death signal), "
          r"shutting down workers|"
          r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$|"
+         # the tty's echo of Ctrl-C glued to the head of the traceback Python prints
+         # for it (`^CTraceback (most recent call last):`): KeyboardInterrupt, even in a
+         # paste cut before its exception line (jetson-inference's train_ssd.py, sealed-9)
          r"(\^C)(?=Traceback \(most recent call last\))|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"

@@ -19,7 +19,8 @@ the rest of the reading: an exit 0 says the script returned, not that it trained
 
 from __future__ import annotations
 
-_CODE = r"(?:Process finished with exit code|\[Done\] exited with code=|\[Finished in \S+ with exit code)"
+_CODE = (r"(?:Process finished with exit code|\[Done\] exited with code=|"
+         r"\[Finished in \S+ with exit code)")
 # A stop asked for (`exit code 130 (interrupted by signal 2: SIGINT)`): CANCELLED.
 RUNNER_STOPPED = (rf"^{_CODE} ?-?\d+ \(interrupted by signal \d+: "
                   r"(SIG(?:INT|TERM|HUP))\)")

@@ -7,7 +7,8 @@ REQUEUE`) for the signal that carries the reason, and the plain `*** %s ON %s CA
 %s ***` for a SIGTERM / SIGKILL sent to the same job's other steps. A job's stderr therefore
 often holds both, the reason first (the gymnasium PPO job in sealed-9):
 
-    slurmstepd: error: *** JOB 41853 ON desktop12 CANCELLED AT 2025-12-10T18:35:21 DUE TO TIME LIMIT ***
+    slurmstepd: error: *** JOB 41853 ON desktop12 CANCELLED AT 2025-12-10T18:35:21 DUE TO
+    TIME LIMIT ***
     slurmstepd: error: *** JOB 41853 ON desktop12 CANCELLED AT 2025-12-10T18:35:21 ***
 
 The second line says nothing new: the job was cancelled because of the time limit, and
