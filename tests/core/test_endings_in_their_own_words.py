@@ -132,3 +132,19 @@ def test_a_loop_that_stops_at_250_epochs_has_ended(tmp_path: Path):
                    f"Best Valid accuracy: 77.00%\n" for e in range(1, 251))
     data = once(tmp_path, text)
     assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "ENDED"), data["summary"]
+
+
+def test_one_rounds_keras_fit_seen_deep_in_its_loop_is_no_end(tmp_path: Path):
+    # deepspell_keras1_iteration_165_one_epoch_fit_then_spelling_samples_running.log: the
+    # outer loop's `Iteration 165`, then a `fit` of one epoch and printed samples.
+    text = ("Iteration 165\nTrain on 1580553 samples, validate on 175618 samples\n"
+            "Epoch 1/1\n1580553/1580553 [==============================] - 2413s - loss: "
+            "0.0580 - acc: 0.9845 - val_loss: 0.2363 - val_acc: 0.9613\n"
+            "Q rubber bullet fired by police...........\n"
+            "A rubber bullet fired by police...........\n---\n")
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "RUNNING"), \
+        data["summary"]
+    # the same call with the loop seen from its first round keeps its reading
+    assert once(tmp_path, text.replace("Iteration 165", "Iteration 1"))["terminal_state"] \
+        == "SUCCEEDED"
