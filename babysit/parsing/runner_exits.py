@@ -19,6 +19,8 @@ the rest of the reading: an exit 0 says the script returned, not that it trained
 
 from __future__ import annotations
 
+from babysit import lazy_re
+
 _CODE = (r"(?:Process finished with exit code|\[Done\] exited with code=|"
          r"\[Finished in \S+ with exit code)")
 # A stop asked for (`exit code 130 (interrupted by signal 2: SIGINT)`): CANCELLED.
@@ -27,5 +29,15 @@ RUNNER_STOPPED = (rf"^{_CODE} ?-?\d+ \(interrupted by signal \d+: "
 # Any other non-zero code, with or without a signal: the process died.
 RUNNER_FAILED = (rf"^({_CODE} ?(?:-\d+|[1-9]\d*)\b(?! \(interrupted by signal \d+: "
                  r"SIG(?:INT|TERM|HUP)\)).*)")
+_ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+")
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code")
+
+
+def runner_exit(line: str) -> bool:
+    """Whether `line` is a run console's exit line (any code). After a traceback or a
+    signal it says the same death again, with less; alone, it is an exit status with no
+    cause in the log: the crash it makes is medium (the training before it may have been
+    healthy, and what stopped the process is unknown — PyCharm's `-1` is also its Stop
+    button on Windows)."""
+    return _ANY_EXIT.match(line.strip()) is not None

@@ -66,7 +66,19 @@ def test_pycharms_exit_line_with_a_non_zero_code_is_a_crash(tmp_path: Path):
             "lr: 0.002500  max mem: 7203\n\nProcess finished with exit code -1\n")
     data = once(tmp_path, _epochs(3) + text)
     assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
-    assert "crash" in {a["type"] for a in data["anomalies_detected"]}
+    # an exit status with no cause in the log: a crash, medium (the training was healthy)
+    assert [a["severity"] for a in data["anomalies_detected"] if a["type"] == "crash"] \
+        == ["medium"]
+
+
+def test_the_consoles_exit_line_under_a_traceback_keeps_the_exception(tmp_path: Path):
+    text = _epochs(3) + ("Traceback (most recent call last):\n"
+                         '  File "train.py", line 12, in <module>\n'
+                         "ValueError: bad shape\n\nProcess finished with exit code 1\n")
+    data = once(tmp_path, text)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "FAILED"), data["summary"]
+    crash = [a for a in data["anomalies_detected"] if a["type"] == "crash"]
+    assert "ValueError" in crash[0]["description"] and crash[0]["severity"] == "blocker"
 
 
 def test_run_console_exit_lines_read_by_their_code_and_signal():
