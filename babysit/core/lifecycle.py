@@ -47,6 +47,8 @@ from babysit.parsing.endings import (
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 from babysit.parsing.loop_over import LOOP_OVER
+from babysit.parsing.runner_exits import runner_exit
+from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.start_failures import NEXT_COMMAND
 
 # What an ending is lives in `ending`; its callers know it from here.
@@ -230,6 +232,12 @@ class RunLifecycle:
                 self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
+            told = self.ending
+            if told is not None and told.source is EndingSource.REPORTED \
+                    and told.attempt == self.attempt and restates_cancel(told.evidence, event.line):
+                # Slurm's plain banner for the job's other steps, after the one that gave
+                # the reason (`DUE TO TIME LIMIT`): the same cancellation, said again.
+                return None
             if state is TerminalState.SUCCEEDED:
                 self._pending = None
             elif self._pending is not None and not self._pending.cancelled:
@@ -278,6 +286,8 @@ class RunLifecycle:
         """The failure a log event is, if any: a crash unless training goes on."""
         kind = event.kind
         pending = self._pending
+        if pending is not None and runner_exit(event.line):
+            return None  # the console's exit line under a failure: the same death, said again
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner:
             # Stopped by its owner or its scheduler, then an exception as it wound down
@@ -559,7 +569,8 @@ class RunLifecycle:
                               Severity.MEDIUM) if wind_down else None)
         # A `Killed` line is reported as a likely host OOM kill too: the cause beside
         # the death, as for any other failure with a cause of its own.
-        anomaly = EndingAnomaly(AnomalyType.CRASH, f"the run died: {text}{note}")
+        anomaly = EndingAnomaly(AnomalyType.CRASH, f"the run died: {text}{note}",
+                                Severity.MEDIUM if runner_exit(pending.event.line) else None)
         return Ending(TerminalState.FAILED, EndingSource.LOG, text, pending.step,
                       self.attempt, exit=exit_info, traceback=pending.traceback,
                       inferred=inferred, final=final, anomaly=anomaly)

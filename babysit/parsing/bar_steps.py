@@ -17,6 +17,7 @@ from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import parse_ultralytics_row
+from babysit.parsing.outer_loops import OuterRounds
 from babysit.parsing.shapes import ShapeReader
 
 _EVAL_DESC = lazy_re.compile(
@@ -52,6 +53,8 @@ class BarSteps:
         self._epoch_offset = 0
         self._epoch_last_n = 0
         self.keras_epoch: tuple[int, int] | None = None
+        # An outer loop's rounds around the `fit` calls (see `outer_loops`).
+        self.rounds = OuterRounds()
         self._keras_last_n: int | None = None  # the last training bar under this header
         self._keras_batches: int | None = None  # batches per epoch, once a bar says
         self._keras_first_epoch_n = 0  # batches counted in a first epoch of unknown length
@@ -196,6 +199,7 @@ class BarSteps:
         """`Epoch 3/5`: the Keras bars that follow count the batches of that epoch."""
         self.keras_epoch = (epoch, epochs)
         self._keras_last_n = None
+        self.rounds.fit_header(epoch)
 
     def _from_keras_bar(self, bar: Bar,
                         rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
@@ -226,6 +230,11 @@ class BarSteps:
             step = bar.n if epoch == 1 else None
             return Parsed("keras", step, None, None, epochs, metrics), events
         step = (epoch - 1) * batches + bar.n
+        if self.rounds.window:
+            # One round's `fit` of a longer run the log shows part of: its plan is the
+            # call's, and its end no end of the run.
+            return Parsed("keras", step, None, epoch - 1 + min(bar.n / batches, 1.0), None,
+                          metrics, per_epoch=batches), events
         if epoch == epochs and bar.n == bar.total:
             events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
                                    "keras: last epoch finished"))

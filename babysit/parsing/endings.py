@@ -93,7 +93,12 @@ _EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof
 _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
                             r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
                             # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
-                            r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$")
+                            r"\b[Rr]emaining:?\s+0(?:\.0+)?\s?(?:us|µs|ms|s)\s*$|"
+                            # a JSON record's own field: detectron2's metrics.json (its
+                            # CommonMetricPrinter puts `eta_seconds` = the median iteration
+                            # time × (max_iter - iteration - 1) into the storage JSONWriter
+                            # writes): `"eta_seconds": 0.0` at iteration max_iter - 1
+                            r"\"eta(?:_seconds|_s)?\":\s*0(?:\.0+)?\s*[,}]")
 # The share of the plan past which a last step is at the planned end whatever the
 # interval (as `core.lifecycle.premature` reckons it).
 _NEAR_END = 0.98
@@ -255,7 +260,8 @@ class EndingReader:
         self._recurring_is_a_stage(text, events)
         if (said := self._said(text, events)) is not None:
             found.append(said)
-        if ("0:00:00" in text or "emaining" in text) and _ETA_ZERO.search(text) \
+        if ("0:00:00" in text or "emaining" in text or '"eta' in text) \
+                and _ETA_ZERO.search(text) \
                 and _at_planned_end(text, target, planned_epochs):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         for event in events:

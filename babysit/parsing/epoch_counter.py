@@ -6,7 +6,8 @@ one epoch never shows it start again, so the counter's own arithmetic decides: h
 counted the run, the epochs before this one took at most its first value here between
 them, so this epoch cannot span more steps than their average. A counter that does (700
 to 1750 inside epoch 6, when five whole epochs fit in 700) is an epoch's; so is one that
-goes back as the epoch moves on. An epoch's total is never the run's plan.
+goes back as the epoch moves on. An epoch's total is never the run's plan. A counter that
+goes back inside one epoch started again with a relaunch: it is watched afresh from there.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ class EpochCounter:
                          and self._last is not None and step < self._last)
             self._epoch, self._first, self._last = whole, step, step
             return self._decide(went_back)
+        if self._last is not None and step < self._last:
+            # Back within one epoch: the counter started again with the run (a relaunch
+            # into the same log, PaddleSeg's workerlog: `epoch: 1, iter: 10/80000` after
+            # `iter: 390/80000`); what the earlier launch counted says nothing of this one.
+            self._first, self._last = step, step
+            return False
         self._last = max(self._last or step, step)
         first = self._first
         if whole >= 2 and first is not None and first > 0:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.runner_exits import RUNNER_FAILED, RUNNER_STOPPED
+from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.STOPPED_BY_SIGNAL, r"Received ((?:\d+|Signals\.SIG[A-Z]+) death signal), "
          r"shutting down workers|"
          r"[Mm]ain process received (SIG(?:INT|TERM|HUP)), exiting|^(\^C)\s*$|"
+         # the tty's echo of Ctrl-C glued to the head of the traceback Python prints
+         # for it (`^CTraceback (most recent call last):`): KeyboardInterrupt, even in a
+         # paste cut before its exception line (jetson-inference's train_ssd.py, sealed-9)
+         r"(\^C)(?=Traceback \(most recent call last\))|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          r"^zsh: (terminated)\s|"
@@ -149,6 +155,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # task 5: Exited with exit code 1`): the failure the step is then cancelled for.
     _sig(EventKind.EXCEPTION, r"^srun: error: \S+: (tasks? [\d,-]+: Exited with exit code "
          r"[1-9]\d*)", 1),
+    # A run console's own exit line under the script's output (PyCharm's `Process finished
+    # with exit code -1`): a stop asked for, or the process dying (parsing/runner_exits.py).
+    _sig(EventKind.STOPPED_BY_SIGNAL, RUNNER_STOPPED, 1),
+    _sig(EventKind.EXCEPTION, RUNNER_FAILED, 1),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
     # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
@@ -238,7 +248,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.COMPLETED, r"Overall training speed: \d+ iterations in|"
          r"^Loss for final step: |"
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
-         r"done training in [\d.]+ seconds|\[after training is done\]", detail="summary"),
+         r"done training in [\d.]+ seconds|\[after training is done\]|"
+         # the whole training's duration in seconds, as a script sums it up at the end
+         # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)
+         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$", detail="summary"),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
     # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best
@@ -323,7 +336,7 @@ _TRIGGERS = (
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
-    "no longer exists", "Hangup",
+    "no longer exists", "Hangup", *RUNNER_TRIGGERS,
 )
 
 
@@ -434,6 +447,8 @@ def _job_state(line: str) -> str:
         return "SUCCEEDED"
     if "RUNLIMIT" in line or "TIME LIMIT" in line:
         return "TIMEOUT"
+    if "NODE FAILURE" in line:
+        return "FAILED"  # Slurm's NODE_FAIL: the job died with its node, nobody stopped it
     return "CANCELLED"
 
 

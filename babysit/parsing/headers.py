@@ -12,6 +12,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.final_epoch import FinalEpoch
+from babysit.parsing.outer_loops import HINTS as ROUND_HINTS
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.text import to_number
 
@@ -38,12 +39,14 @@ class HeaderReader:
     def wants(self, line: Line) -> bool:
         """What every pattern needs (or a validation table is open): most lines end here."""
         text = line.text
-        return bool(self._yolo_val) or "poch" in text or "EPOCH" in text or "Class" in text
+        return bool(self._yolo_val) or "poch" in text or "EPOCH" in text or "Class" in text \
+            or any(hint in text for hint in ROUND_HINTS)
 
     def read(self, line: Line, context: ParseContext) -> Record | None:
         """The record a header line makes; claims the line when it is a header, record
         or not. A hand-written loop's `Epoch 3` is left for the other readers."""
         text = line.text
+        self._bars.rounds.line(text)
         keras = _KERAS_EPOCH.match(text)
         if keras is not None:
             line.claimed = True

@@ -10,8 +10,8 @@ plan decides by itself: `loop_over.LoopOver.judge` is told whether there was one
 
 The numbers are few on purpose, so that a live run seldom lands on one: a count of
 whole units (epochs, or a counter that moves by one at every record, as an epoch does)
-is round at 1, 2 or 5 times a power of ten, from 100 (100, 200, 500, 1000: one stop in
-a hundred or more of a run logged at each unit). A step counter printed every few
+is round at 1, 2, 2.5 or 5 times a power of ten, from 100 (100, 200, 250, 500, 1000: one
+stop in a hundred or more of a run logged at each unit). A step counter printed every few
 hundred steps is no evidence (`Global Step: 10000` is as often a live run's print as a
 finished one's), nor is a count below 100 (a run seen at `Epoch 50` with no plan may as
 well go on).
@@ -29,14 +29,17 @@ MIN_RECORDS = 10
 
 
 def round_units(done: int) -> bool:
-    """Whether `done` completed units is a count a plan names: 1, 2 or 5 times a power of
-    ten, from `_MIN_ROUND` (100, 200, 500, 1000, …)."""
+    """Whether `done` completed units is a count a plan names: 1, 2, 2.5 or 5 times a power
+    of ten, from `_MIN_ROUND` (100, 200, 250, 500, 1000, …)."""
     if done < _MIN_ROUND:
         return False
     scale = 1
     while scale * 10 <= done:
         scale *= 10
-    return done % scale == 0 and done // scale in (1, 2, 5)
+    if done % scale == 0 and done // scale in (1, 2, 5):
+        return True
+    # a quarter of the next power: 250, 2500 (minitorch's `Epoch 250`, sealed-9)
+    return (2 * done) % scale == 0 and 2 * done // scale == 5
 
 
 def under_way(line: str) -> bool:
