@@ -199,7 +199,7 @@ class BarSteps:
         """`Epoch 3/5`: the Keras bars that follow count the batches of that epoch."""
         self.keras_epoch = (epoch, epochs)
         self._keras_last_n = None
-        self.rounds.fit_header(epoch)
+        self.rounds.fit_header(epoch, epochs)
 
     def _from_keras_bar(self, bar: Bar,
                         rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:

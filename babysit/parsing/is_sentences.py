@@ -14,6 +14,7 @@ in the run by `EpochLocalSteps`: the epochs before it times the steps one epoch 
 
 from __future__ import annotations
 
+import math
 import re
 
 from babysit import lazy_re
@@ -77,6 +78,10 @@ def _sentences(segment: str, loose: bool) -> Parsed | None:
             words = [w for w in match.group("name").split() if w.lower() not in _FILLER]
             number = to_number(match.group("value"))
             if not words or number is None or words[-1].lower() in _COUNTS:
+                continue
+            if loose and not math.isfinite(number):
+                # `The grad norm is inf. Skipping updating the model.`: a non-finite value
+                # said in a sentence is `nonfinite_words`' to read (it knows a skip).
                 continue
             values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
     if not values or not (looks_like_metrics(values)

@@ -37,10 +37,12 @@ class OuterRounds:
         if match is not None:
             self._round = int(match.group(1))
 
-    def fit_header(self, epoch: int) -> None:
-        """A Keras `Epoch k/K` header: the first call's round decides `window`."""
+    def fit_header(self, epoch: int, epochs: int) -> None:
+        """A Keras `Epoch k/K` header: the first call's round decides `window`. A "round"
+        equal to the call's own plan is that plan, said among the settings (`- Epoch: 1000`
+        above `Epoch 1/1000`), not a loop around the call."""
         if epoch != 1:
             return
         self._fits += 1
         if self._fits == 1:
-            self.window = self._round is not None and self._round > 1
+            self.window = self._round is not None and 1 < self._round != epochs
