@@ -9,6 +9,10 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   `ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1)`;
 - TensorFlow's coordinator, which stops every thread and re-raises the error: `Error
   reported to Coordinator: <class '…InvalidArgumentError'>, LossTensor is inf or nan.`;
+- a native trainer's or a runtime's own error line that the process is gone: Marian's
+  `Error: Aborted from marian::io::getline(...)` (then its `[CALL STACK]`), MindSpore's TBE
+  compiler workers `[ERROR] TBE Subprocess[task_distribute] raise error[], main process
+  disappeared!` (an error level, then the process aborted, disappeared, died or crashed);
 - training stopped because its loss or gradients went bad: Keras' TerminateOnNaN
   (`Batch 3: Invalid loss, terminating training`), ESPnet (`The gradients at all steps
   are invalid in this epoch. … This training was stopped at 2epoch`).
@@ -23,10 +27,16 @@ from babysit.model import EventKind, LogEvent
 from babysit.redact import clip
 
 _ERROR_LEVEL = lazy_re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_ERROR_WORD = lazy_re.compile(r"(?:^|\]\s*)(?:Error|Fatal):")  # a C++ logger's `Error: …`
 _SAYS_FAILED = lazy_re.compile(
     r"\b(?:[Tt]raining|[Rr]un|[Jj]ob|[Ee]xperiment|[Tt]rial|[Aa]blation|[Ff]old|main|"
     r"[Ww]orker group)\b(?: [\w.\-]+)? failed(?:\s*[:.!(]|\s+with\b|\s*$).*|"
     r"\bapi:failed \(exitcode: -?\d+\).*")
+# After an error level: the process itself is gone (not a request aborted and retried).
+_PROCESS_GONE = lazy_re.compile(
+    r"^\W*(?:Error|ERROR|FATAL|Fatal)\b\W*(?:Aborted|ABORTED)\b.*|"
+    r"\b(?:main |training |worker )?process(?:es)? (?:\d+ )?(?:has |have )?"
+    r"(?:disappeared|died|crashed|aborted)\b.*")
 _COORDINATOR = lazy_re.compile(
     r"Error reported to Coordinator: <class '(?:[\w]+\.)*(\w+)'>,?\s*(.*)")
 _STOPPED = lazy_re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
@@ -40,9 +50,14 @@ def said_failure(line: str) -> list[LogEvent]:
     """The failure one line (outside any traceback) states, if any."""
     # Cheap checks first: most lines have none of these words.
     if "failed" not in line and "Coordinator" not in line and "erminat" not in line \
-            and "topp" not in line:
+            and "topp" not in line and "bort" not in line and "ORT" not in line \
+            and "rocess" not in line:
         return []
     text = line.strip()
+    if (level := _ERROR_LEVEL.search(line) or _ERROR_WORD.search(line)) is not None \
+            and (gone := _PROCESS_GONE.search(line[level.start():])) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
+                         clip(gone.group(0).lstrip("] \t"), 300))]
     if "failed" in line and (level := _ERROR_LEVEL.search(line)) is not None \
             and (said := _SAYS_FAILED.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(said.group(0), 300))]

@@ -160,3 +160,27 @@ def test_one_rounds_keras_fit_seen_deep_in_its_loop_is_no_end(tmp_path: Path):
     # the same call with the loop seen from its first round keeps its reading
     assert once(tmp_path, text.replace("Iteration 165", "Iteration 1"))["terminal_state"] \
         == "SUCCEEDED"
+
+
+# Marian (C++, marian-dev issue paste in sealed-9): its logger's error line, then the call
+# stack; MindSpore's TBE compiler workers once the training process is gone (sealed-9).
+_MARIAN_ABORT = ("[2019-08-14 21:29:53] Error: Error reading from file '.'\n"
+                 "[2019-08-14 21:29:53] Error: Aborted from marian::io::InputFileStream& "
+                 "marian::io::getline(marian::io::InputFileStream&, std::__cxx11::string&) "
+                 "in src/common/file_stream.h:216\n\n[CALL STACK]\n[0x5cd0e2]\n")
+_TBE_GONE = "[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!\n"
+
+
+def test_an_error_line_saying_the_process_aborted_or_disappeared_is_a_failure(tmp_path: Path):
+    for ending in (_MARIAN_ABORT, _TBE_GONE * 4):
+        data = once(tmp_path, _epochs(20) + ending)
+        assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), ending
+        assert "crash" in {a["type"] for a in data["anomalies_detected"]}
+
+
+def test_a_request_aborted_or_a_warning_that_a_process_exited_is_no_failure(tmp_path: Path):
+    for line in ("2024-05-01 10:00:00 ERROR uploader: request aborted, retrying\n",
+                 "[WARNING] ME(78923): The training process 70861 has exited, summary "
+                 "process will exit.\n"):
+        data = once(tmp_path, _epochs(20) + line + _epochs(30)[len(_epochs(20)):])
+        assert data["terminal_state"] != "FAILED", line
