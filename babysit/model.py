@@ -136,6 +136,7 @@ class EventKind(StrEnum):
     STOPPED_BY_SIGNAL = "stopped-by-signal"  # a launcher was told to stop (death signal)
     WORKERS_STOPPED = "workers-stopped"  # a launcher is stopping its workers
     RESTARTED = "restarted"  # a launcher restarted its workers (a new attempt)
+    REQUEUED = "requeued"  # the scheduler stopped the job to run it again (Slurm requeue)
     # The run's start-up lines printed again after a failure: someone launched it again
     # into the same log (see parsing.launches).
     LAUNCHED = "launched"

@@ -91,6 +91,7 @@ class RunLifecycle:
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
         self._wind_down = ""  # an exception raised after the run was stopped from outside
+        self._requeued = False  # the scheduler requeued the job; no training since
 
     @property
     def state(self) -> TerminalState:
@@ -125,6 +126,7 @@ class RunLifecycle:
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
         evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
+        self._requeued = False
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
         elif self._last_output(step):
@@ -188,6 +190,23 @@ class RunLifecycle:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
                                                             Phase.FAILING_FINISHED):
                 self._pending = failure
+        elif kind is EventKind.REQUEUED:
+            # Slurm stopped this allocation's processes to run the job again: the run is
+            # not over (what it said before stands as history); the tasks' exits that follow
+            # are the stop's, not failures (`_failure`).
+            if self._requeued:
+                return None  # the banner for the job's other steps: the same requeue
+            self._new_attempt()
+            self._requeued = True
+            return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, step,
+                          self.attempt, anomaly=EndingAnomaly(
+                              AnomalyType.JOB_FAILURE,
+                              f"the scheduler requeued the job ({event.line[:200]}): this "
+                              f"allocation's processes were stopped, and the job waits to run "
+                              f"again (preempted, or `scontrol requeue`); the run is not over — "
+                              f"it resumes from its last checkpoint if it saves and restores one",
+                              Severity.LOW, key="requeued",
+                              resolved=""))
         elif kind is EventKind.RESTARTED:
             # The launcher itself started the run again: a new attempt, after a failure
             # that stands until training goes on.
@@ -288,6 +307,9 @@ class RunLifecycle:
         pending = self._pending
         if pending is not None and runner_exit(event.line):
             return None  # the console's exit line under a failure: the same death, said again
+        if self._requeued and kind in (EventKind.EXCEPTION, EventKind.SEGFAULT,
+                                       EventKind.STOPPED_BY_SIGNAL):
+            return None  # the requeue stopped the tasks (`srun: error: …: Exited with exit code 1`)
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner:
             # Stopped by its owner or its scheduler, then an exception as it wound down

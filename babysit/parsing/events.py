@@ -189,8 +189,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
     _sig(EventKind.JOB_STATE, r"^Successfully completed\.$()|TERM_OWNER: (job killed) by owner|"
          r"TERM_RUNLIMIT: (job killed) after reaching|"
-         r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT .*?(DUE TO TIME LIMIT)?\s*\*\*\*",
-         -1),
+         r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT (?!\S+ DUE TO JOB REQUEUE)"
+         r".*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
+    # Slurm requeued the job (preempted under PreemptMode=REQUEUE, `scontrol requeue`): the
+    # processes of this allocation are stopped and the job waits to run again, appending
+    # to the same output file (`--open-mode=append`, submitit): the run is not over.
+    _sig(EventKind.REQUEUED, r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+ "
+         r"(DUE TO JOB REQUEUE) \*\*\*", 1),
     # A native abort: C++ `std::terminate` (a thread left running, an exception thrown
     # through C++), then usually `Aborted (core dumped)`.
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"

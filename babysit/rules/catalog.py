@@ -127,7 +127,8 @@ _ENTRIES = (
     AnomalyEntry(
         AnomalyType.JOB_FAILURE, Severity.BLOCKER,
         "Read the job's error and the end of its logs (next commands); fix the cause before "
-        "resubmitting."),
+        "resubmitting (a job the scheduler requeued runs again by itself: check that it "
+        "resumes from its last checkpoint)."),
     AnomalyEntry(
         AnomalyType.LOSS_SCALE, Severity.BLOCKER,
         "fp16 dynamic loss scaling has collapsed: the loss or its gradients overflow on every "

@@ -184,3 +184,32 @@ def test_a_request_aborted_or_a_warning_that_a_process_exited_is_no_failure(tmp_
                  "process will exit.\n"):
         data = once(tmp_path, _epochs(20) + line + _epochs(30)[len(_epochs(20)):])
         assert data["terminal_state"] != "FAILED", line
+
+
+# submitit on Slurm, preempted and requeued (sealed-7's submitit log): the banners say why
+# the job's processes stop; the tasks' exit codes after them are that stop's.
+_REQUEUE = ("submitit WARNING (2022-08-12 02:06:11,453) - Caught signal SIGUSR2 on node7: this "
+            "job is preempted.\n"
+            "slurmstepd: error: *** JOB 608 ON node7 CANCELLED AT 2022-08-12T02:06:12 DUE TO "
+            "JOB REQUEUE ***\n"
+            "slurmstepd: error: *** STEP 608.0 ON node7 CANCELLED AT 2022-08-12T02:06:12 DUE TO "
+            "JOB REQUEUE ***\n"
+            "srun: error: node7: tasks 2-3: Exited with exit code 1\n")
+
+
+def test_a_requeued_job_is_not_over_and_its_tasks_exits_are_no_crash(tmp_path: Path):
+    data = once(tmp_path, _epochs(5) + _REQUEUE)
+    assert (data["terminal_state"], data["decision"]) == ("RUNNING", "CONDITIONAL"), \
+        data["summary"]
+    types = {a["type"]: a["severity"] for a in data["anomalies_detected"]}
+    assert types == {"job-failure": "low"}, types
+    # Requeued into the same file (--open-mode=append): training goes on, then finishes.
+    data = once(tmp_path, _epochs(5) + _REQUEUE + _epochs(8)[len(_epochs(5)):]
+                + "Training completed.\n")
+    assert data["terminal_state"] != "FAILED", data["summary"]
+    assert "crash" not in {a["type"] for a in data["anomalies_detected"]}
+
+
+def test_a_time_limit_still_ends_the_job(tmp_path: Path):
+    data = once(tmp_path, _epochs(5) + _TIME_LIMIT + "\n")
+    assert (data["terminal_state"], data["decision"]) == ("TIMEOUT", "NO-GO")
