@@ -89,7 +89,11 @@ def _confidence(outcome: WatchOutcome, decision: Decision,
     if decision is Decision.GO:
         assert ending is not None
         explicit = ending.source is not EndingSource.STEPS and not ending.inferred
-        if explicit and outcome.saw_training:
+        # A log that printed only its closing figures (`Training time: 10.09 seconds`,
+        # a throughput) ended on evidence, but babysit never saw it train step by step:
+        # nothing it could have judged (a NaN, a divergence) was in view.
+        followed = outcome.step is not None or ending.source is EndingSource.REPORTED
+        if explicit and outcome.saw_training and followed:
             return Confidence.HIGH
         return Confidence.MEDIUM if outcome.saw_training else Confidence.LOW
     if not outcome.saw_training:
