@@ -240,6 +240,7 @@ class Reading:
             return "no lines read yet"
         names = ", ".join(self.metrics[:6]) + (" …" if len(self.metrics) > 6 else "")
         progress = {"step": "its own step", "record": "no step printed: records counted",
+                    "epoch": "its own epoch, no step printed",
                     "none": "no progress counter found"}[self.progress]
         what = f"{progress}; {names}" if names else f"{progress}; no metric found"
         return f"understood {share:.0%} of {self.lines:,} lines ({what})"

@@ -177,12 +177,17 @@ _KV = lazy_re.compile(
     r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
     r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
-_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*(?P<step>\d+)\s*(?:/|of)\s*"
-                           r"(?P<target>\d+)")
+# The counter's number may sit in brackets after its word (`Iteration[5/1000]`,
+# `Iter[20/500]`), as an epoch's does (`Epoch[3]`).
+_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
+                           r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
 # a value, not step 0.
 _STEP_WORD = lazy_re.compile(
-    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*(?P<step>\d+)\b(?!\.\d)")
+    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*(?P<step>\d+)\b(?!\.\d)")
+# A boosting library's round, leading its row before a tab (XGBoost's `[12]\ttrain-rmse:
+# 0.5`, LightGBM's `[12]\tvalid_0's l2: 0.2`).
+_ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
 # An epoch's batch and the batches in it, beside the epoch (`batch 40/500`, `batch=
 # [51/3503]`); `batch 16` alone is a batch size.
 _BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)\s*/\s*"
@@ -234,6 +239,22 @@ _BRACKET_KV = lazy_re.compile(
     r"\.\d+)|nan|NaN|NAN|inf|Inf|INF)(?![\w.])")
 
 
+# A name with its number in brackets after it (`Loss[0.1234] lr[0.001]`): the brackets
+# hold the value as `:` or `=` would set it after the name.
+_NAME_BRACKET_KV = lazy_re.compile(
+    r"(?<![\w./-])(?P<key>[A-Za-z][\w./-]{0,30})\[(?P<value>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|"
+    r"\.\d+)|nan|NaN|NAN|inf|Inf|INF)\]")
+# A name that says the counter it was measured at before its value (`Cost after
+# iteration 100: 0.69`, `Minibatch loss at step 500: 1.23`, `Average loss at step 2000 :
+# 4.3`): the counter is the line's (read where counters are), the name is the value's.
+_AT_COUNTER = lazy_re.compile(
+    r"\s+(?:at|after|for|on|in)\s+(?:the\s+)?(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
+    r"[Ee]pisode|[Rr]ound|[Uu]pdate)\s*#?\s*\d+(?=\s*[:=]\s*(?:[-+.\d]|nan|NaN|inf|Inf))")
+# A possessive name, a boosting library's data set and metric (`valid_0's l2`,
+# `training's binary_logloss`): the set and the metric, as `valid_0/l2`.
+_POSSESSIVE = lazy_re.compile(r"(?<=\w)'s (?=[A-Za-z_])")
+
+
 # A change from one value to another (`Validation loss decreased (inf --> 0.0635)`,
 # pytorchtools' EarlyStopping; `lr: 0.1 -> 0.01`): the value before the arrow is the old
 # one (often a best-so-far's starting `inf`), not a value the run measured now.
@@ -251,11 +272,20 @@ def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
     if ">" in text or "→" in text:
         text = _OLD_VALUE.sub("", text)
+    if "'s " in text:
+        text = _POSSESSIVE.sub("/", text)
+    if " at " in text or " after " in text or " for " in text or " on " in text \
+            or " in " in text:
+        text = _AT_COUNTER.sub("", text)
     if "]" in text:
         for pair in _BRACKET_KV.finditer(text):
             number = to_number(pair.group("value"))
             if number is not None:
                 values[normalise_key(pair.group("key"))] = number
+        for pair in _NAME_BRACKET_KV.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values.setdefault(normalise_key(pair.group("key")), number)
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))
         if number is None:
@@ -301,13 +331,16 @@ def has_counter(segment: str) -> bool:
     line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
     the run's end), not a training record."""
     return _STEP_WORD.search(segment) is not None or _EPOCH_WORD.search(segment) is not None \
-        or _COUNT_OF.search(segment) is not None or _LEADING_COUNT.match(segment) is not None
+        or _COUNT_OF.search(segment) is not None or _LEADING_COUNT.match(segment) is not None \
+        or _ROUND_LEAD.match(segment) is not None
 
 
 # Measures by their usual short names, as whole words of a metric's name.
 # (Only these: `Validation bpb`, `mAP`, `psnr` read as measures changed what the rules
 # judged on logs that were right — an evaluation's points the rules then weighed.)
-_MEASURE_WORD = lazy_re.compile(r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm)(?:[_/@]|$)")
+# (`l1`, `l2`: LightGBM's regression losses; `cost`: a course's `Cost after iteration N`.)
+_MEASURE_WORD = lazy_re.compile(
+    r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost)(?:[_/@]|$)")
 _COUNT_OF = lazy_re.compile(r"(?:^|[\s\[])\d+\s*/\s*\d+(?:\]|[\s,|]|$)")
 
 
@@ -336,19 +369,27 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return None
     parsed = split_counters(values)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
+    epoch_word = _EPOCH_WORD.search(segment)
     step_of = _STEP_OF.search(segment)
+    if step_of is not None and "[" in step_of.group() and (
+            epoch_word is not None or (step is not None and step != int(step_of.group("step")))):
+        # A bracketed counter beside an epoch counts that epoch's batches (`Epoch:[ 1/ 5],
+        # step:[ 2/ 535]`, placed in the run by metric_lines), and a field named `step`
+        # outranks an inner loop's `iter[ 14/ 15]` beside it.
+        step_of = None
     if step_of is not None:
         step, target = int(step_of.group("step")), int(step_of.group("target"))
     elif step is None:
-        step_word = _STEP_WORD.search(segment)
+        step_word = _STEP_WORD.search(segment) or _ROUND_LEAD.match(segment)
+        if step_word is not None and "[" in step_word.group() and epoch_word is not None:
+            step_word = None
         if step_word is not None:
-            step = int(step_word.group("step"))
+            step = int(step_word.group(1))
         elif not known_names and (lead := _LEADING_COUNT.match(segment)) is not None:
             # A line the run prints over and over that begins with a bare count (CatBoost's
             # `999:<TAB>learn: 0.249<TAB>total: 12m 12s<TAB>remaining: 0us`): its iteration.
             # (A count that never moves is a task label, taken off before: `srun -l`.)
             step = int(lead.group(1))
-    epoch_word = _EPOCH_WORD.search(segment)
     if epoch_word is not None:
         epoch = epoch if epoch is not None else float(epoch_word.group("epoch"))
         if epoch_word.group("epochs"):

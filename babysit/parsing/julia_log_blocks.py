@@ -10,6 +10,13 @@ on a `│` line, and the source on a `└` line:
     │   accuracy = 0.1f0
     └ @ Main ~/train.jl:42
 
+An `@info` record carries no source (the default meta-formatter gives Info-level
+records none), so its last argument is on the `└` line itself:
+
+    ┌ Info: Training
+    │   iter = 120
+    └   loss = NaN
+
 Read line by line, the message names the epoch and each argument is a record of its own
 (the loss at no epoch, the epoch with no loss). Joined, the box is one line again, its
 arguments separated by commas after the message — `Info: Epoch 2, loss = NaN, accuracy
@@ -34,7 +41,8 @@ class JuliaLogBlocks:
 
     def join(self, lines: list[str]) -> tuple[list[str], int]:
         """The lines with each box made one line, and how many lines were joined into
-        the line above them (its `│` arguments and its `└` source)."""
+        the line above them (its `│` arguments and its `└` line: the source, or the last
+        argument of a record that shows none)."""
         if not self._seen and not any(line.startswith(_OPEN) for line in lines[:400]):
             return lines, 0
         self._seen = True
@@ -51,8 +59,10 @@ class JuliaLogBlocks:
                 box.append(line)
                 continue
             if box is not None and line.startswith(_CLOSE):
+                last = line[len(_CLOSE):].strip()
                 pieces = [box[0][len(_OPEN):].rstrip(),
-                          *(member[len(_MEMBER):].strip() for member in box[1:])]
+                          *(member[len(_MEMBER):].strip() for member in box[1:]),
+                          "" if last.startswith("@ ") else last]
                 out.append(", ".join(piece for piece in pieces if piece))
                 joined += len(box)  # the members and this source line
                 box = None

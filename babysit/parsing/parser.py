@@ -130,6 +130,7 @@ class LogParser:
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
         self._records_counted = 0  # training records, for a log that prints no step
+        self._epochs_counted = False  # training records that each name their epoch, no step
 
         # --- the line being read ---------------------------------------------------------
         self._advanced = False  # it moved training on
@@ -255,10 +256,13 @@ class LogParser:
     @property
     def progress_unit(self) -> str:
         """What the run's steps count: its own `step`, the training records babysit
-        counted for a log that prints none, or nothing yet."""
+        counted for a log that prints none, the epochs of a log whose records each name
+        one and no step, or nothing yet."""
         if self.step_found:
             return "step"
-        return "record" if self._records_counted else "none"
+        if self._records_counted:
+            return "record"
+        return "epoch" if self._epochs_counted else "none"
 
     def finish(self) -> list[Record]:
         """No more input will come: what is still open (a traceback the log ends in)."""
@@ -578,6 +582,7 @@ class LogParser:
             # it are not yet the run's closing block. (Not a line without any of the
             # names the records that moved the step carry: that epoch's evaluation.)
             self._endings.epoch_trained(epoch, metrics)
+            self._epochs_counted = True
             self._advanced = True
         if target is not None:
             self.target = target

@@ -69,8 +69,11 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
     for a class count K (or the vocabulary). None otherwise, or with fewer than ten."""
     if len(values) < _CHANCE_POINTS:
         return None
+    top, bottom = max(values), min(values)
+    if top <= 0 or top - bottom > _FLAT_CHANCE * top:
+        return None  # (the median is at most the top: asked first, it costs less)
     level = statistics.median(values)
-    if level <= 0 or max(values) - min(values) > _FLAT_CHANCE * level:
+    if level <= 0 or top - bottom > _FLAT_CHANCE * level:
         return None
     if max(_digits(v) for v in values) < 4:
         # Printed too coarsely (`loss: 2.30`) to tell ln 10 from a loss that converged

@@ -270,6 +270,8 @@ class ConsoleObserver:
         reading = verdict.reading
         if reading is not None and reading.progress == "record":
             out.print(Text(f"Records counted: {steps} (the log prints no step)"))
+        elif reading is not None and reading.progress == "epoch" and verdict.total_steps is None:
+            out.print(Text("Steps completed: none printed (the log counts its epochs)"))
         else:
             out.print(Text(f"Steps completed: {steps}/{total}"))
         if reading is not None and reading.lines:

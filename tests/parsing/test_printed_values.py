@@ -89,6 +89,17 @@ def test_a_box_of_epoch_and_nan_loss_is_one_record_at_that_epoch():
     assert math.isnan(records[0].metrics["loss"])
 
 
+def test_an_info_box_keeps_the_argument_on_its_closing_line():
+    # Info-level records show no source: the last argument is on the `└` line itself
+    # (`@info "Training" iter=120 loss=NaN` in Julia's REPL or a script's stderr).
+    box = ["┌ Info: Training", "│   iter = 120", "└   loss = NaN"]
+    lines, joined = JuliaLogBlocks().join(box)
+    assert lines == ["Info: Training, iter = 120, loss = NaN"] and joined == 2
+    records = [r for r in LogParser().feed_lines(box) if r.metrics]
+    assert len(records) == 1 and records[0].step == 120
+    assert math.isnan(records[0].metrics["loss"])
+
+
 # --- rows that lead with their counter --------------------------------------------------
 
 def test_build_nanogpt_log_rows_name_each_value_by_the_word_before_it():

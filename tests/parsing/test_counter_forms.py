@@ -1,0 +1,84 @@
+"""Counters and names in the forms widely used code prints them (issue 23: read any log,
+not a catalogue): a name qualified by the counter it was measured at, a value or a
+counter in brackets after its name, a boosting library's round and possessive names,
+an epoch-only log. Each line is the shape a well-known program prints; the
+NaN variant must be read as the same metric's, at the same counter."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from babysit.parsing.parser import LogParser
+from tests.core.test_endings import once
+
+
+def _records(lines: list[str]) -> list[tuple[int | None, float | None, dict[str, float]]]:
+    parser = LogParser()
+    return [(r.step, r.epoch, dict(r.metrics))
+            for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
+
+@pytest.mark.parametrize(("template", "name"), [
+    # deeplearning.ai's course notebooks
+    ("Cost after iteration {step}: {value}", "cost"),
+    # the TensorFlow Udacity course; word2vec's basic tutorial (a space before the colon)
+    ("Minibatch loss at step {step}: {value}", "minibatch_loss"),
+    ("Average loss at step {step} : {value}", "average_loss"),
+    # a hand loop's `print(f"Loss at epoch …")` style, with `=`
+    ("loss for step {step} = {value}", "loss"),
+])
+def test_a_name_measured_at_a_counter_is_the_metric_at_that_step(template: str, name: str):
+    lines = [template.format(step=s, value=v)
+             for s, v in ((100, "0.693147"), (200, "0.512345"), (300, "nan"))]
+    records = _records(lines)
+    assert [(step, list(metrics)) for step, _, metrics in records] == \
+        [(100, [name]), (200, [name]), (300, [name])]
+    assert records[1][2][name] == pytest.approx(0.512345)
+    assert math.isnan(records[2][2][name])
+
+
+def test_values_and_counters_in_brackets_after_their_names():
+    records = _records(["Iteration[5] Loss[2.4012] lr[0.001]",
+                        "Iteration[6] Loss[2.3011] lr[0.001]",
+                        "Iteration[7] Loss[nan] lr[0.001]"])
+    assert [step for step, _, _ in records] == [5, 6, 7]
+    assert records[0][2] == {"loss": 2.4012, "lr": 0.001}
+    assert math.isnan(records[2][2]["loss"])
+
+
+def test_a_bracketed_counter_beside_an_epoch_is_the_epochs_batch_not_the_run_plan():
+    # MindFormers' callback: `step:[  2/ 535]` counts batches of the epoch before it.
+    parser = LogParser()
+    parser.feed_lines(["{ Epoch:[  1/  5], step:[    2/  535], loss: 2.248, lr: 1.25e-07",
+                       "{ Epoch:[  1/  5], step:[    4/  535], loss: 2.603, lr: 3.75e-07"])
+    assert parser.target != 535
+
+
+def test_a_named_step_outranks_an_inner_loops_bracketed_counter():
+    parser = LogParser()
+    [record] = parser.feed_lines(["| E6 iter[ 14/ 15] | [Loss] 0.25 | [step]   104 |"])
+    assert record.step == 104
+
+
+def test_boosting_rounds_and_possessive_names():
+    # LightGBM: `[N]<TAB>valid_0's l2: …`; XGBoost: `[N]<TAB>train-rmse:…`
+    records = _records(["[10]\ttraining's auc: 0.81\tvalid_1's auc: 0.71",
+                        "[11]\ttraining's auc: 0.82\tvalid_1's auc: 0.72",
+                        "[12]\tvalid_0's l2: 0.183"])
+    assert [step for step, _, _ in records] == [10, 11, 12]
+    assert records[0][2] == {"training/auc": 0.81, "valid_1/auc": 0.71}
+    assert records[2][2] == {"valid_0/l2": 0.183}
+
+
+def test_an_epoch_only_log_says_its_epochs_are_the_progress(tmp_path: Path):
+    lines = [f"epoch: {e} | train loss: {2.4 - e / 50:.4f} | val loss: {2.5 - e / 50:.4f}"
+             for e in range(1, 31)]
+    parser = LogParser()
+    parser.feed_lines(lines)
+    assert parser.reading().progress == "epoch"
+    artifact = once(tmp_path, "\n".join([*lines, "Training complete."]) + "\n")
+    assert artifact["reading"]["progress"] == "epoch"
+    assert artifact["decision"] == "GO", artifact["summary"]
