@@ -253,9 +253,12 @@ class RunLifecycle:
             state = TerminalState(event.detail)
             told = self.ending
             if told is not None and told.source is EndingSource.REPORTED \
-                    and told.attempt == self.attempt and restates_cancel(told.evidence, event.line):
+                    and told.attempt == self.attempt and (
+                        restates_cancel(told.evidence, event.line)
+                        or event.line.startswith("Exited with exit code")):
                 # Slurm's plain banner for the job's other steps, after the one that gave
-                # the reason (`DUE TO TIME LIMIT`): the same cancellation, said again.
+                # the reason (`DUE TO TIME LIMIT`), LSF's exit code after its `TERM_…`
+                # reason: the same end, said again.
                 return None
             if state is TerminalState.SUCCEEDED:
                 self._pending = None

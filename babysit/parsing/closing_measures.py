@@ -52,7 +52,7 @@ class ClosingMeasures:
         return ("=" in text or ":" in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        if context.progress_unit != "none" or (record is not None and record.metrics):
+        if context.progress_unit in ("step", "record") or (record is not None and record.metrics):
             return record
         figure = _FIGURE.fullmatch(message(line.text).strip())
         if figure is None or _MEASURE.search(figure.group("name")) is None \

@@ -39,6 +39,7 @@ from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.loop_over import LOOP_OVER, LoopOver
 from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.runner_exits import RETURNED
 from babysit.parsing.shapes import template
 
 # Completion details (see `core.lifecycle`).
@@ -123,6 +124,7 @@ class EndingReader:
         self._tested = False  # a test pass was read since training last moved
         self._tests_between = False  # the run tests between its training steps
         self.completed = False  # a completion was read (its later records are not training)
+        self._said_done = False  # a completion was ever read (kept past a reopening)
         self.closing = ClosingBlock()  # the lines after the last training record
         self.final_epoch = FinalEpoch()  # the outer counter at its total
         self.loop = LoopOver()  # the loop over, with nothing said (see `loop_over`)
@@ -221,9 +223,17 @@ class EndingReader:
             self.closing.add(text)
             self.final_epoch.printed_on(text)
 
-    def noted(self, events: list[LogEvent]) -> None:
-        if any(e.kind is EventKind.COMPLETED for e in events):
-            self.completed = True
+    def noted(self, events: list[LogEvent]) -> list[LogEvent]:
+        """The line's events, as the run's end should hear them. An exit status 0 after
+        the run said it finished (YOLOv5's early stop, then W&B's `(success)` as the
+        script exits) adds nothing: dropped. Nor is it the run's word on its training:
+        the closings the reading still owes (the plan reached) are read after it."""
+        if self._said_done:
+            events = [e for e in events if e.detail != RETURNED
+                      or e.kind is not EventKind.COMPLETED]
+        if any(e.kind is EventKind.COMPLETED and e.detail != RETURNED for e in events):
+            self.completed = self._said_done = True
+        return events
 
     def line_events(self, text: str, target: int | None, planned_epochs: int | None,
                     events: list[LogEvent], metrics: bool,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
-from babysit.parsing.runner_exits import RUNNER_FAILED, RUNNER_STOPPED
+from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 
 
@@ -159,6 +159,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # with exit code -1`): a stop asked for, or the process dying (parsing/runner_exits.py).
     _sig(EventKind.STOPPED_BY_SIGNAL, RUNNER_STOPPED, 1),
     _sig(EventKind.EXCEPTION, RUNNER_FAILED, 1),
+    _sig(EventKind.COMPLETED, RUNNER_RETURNED, detail=RETURNED),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
     # fp16 dynamic loss scaling: DeepSpeed, fairseq, apex, Megatron.
@@ -187,8 +188,13 @@ SIGNATURES: tuple[Signature, ...] = (
          detail="the scheduler's job vanished before it finished "
                 "(its wrapper: unfinished job no longer exists)"),
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
+    # LSF's job report says `Successfully completed.` or `Exited with exit code N.` on a
+    # line of its own (after `TERM_RUNLIMIT: …` when its limit killed the job); PBS says
+    # `=>> PBS: job killed: walltime 3630 exceeded limit 3600`.
     _sig(EventKind.JOB_STATE, r"^Successfully completed\.$()|TERM_OWNER: (job killed) by owner|"
-         r"TERM_RUNLIMIT: (job killed) after reaching|"
+         r"TERM_ADMIN: (job killed) by root|TERM_MEMLIMIT: (job killed) after reaching|"
+         r"TERM_RUNLIMIT: (job killed) after reaching|^(Exited with exit code) [1-9]\d*\.$|"
+         r"PBS: (job killed): walltime \d+ exceeded limit|"
          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT (?!\S+ DUE TO JOB REQUEUE)"
          r".*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
     # Slurm requeued the job (preempted under PreemptMode=REQUEUE, `scontrol requeue`): the
@@ -273,8 +279,18 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^\s*[Ss]topped early\b|"
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"
          r"EarlyStopping counter: (\d+) out of \1\b|"
-         r"(?:^|\W\s)Stopping training(?:\.?\s*$| (?:at|after) (?:epoch|step|iteration))",
+         r"(?:^|\W\s)Stopping training(?:\.?\s*$| (?:at|after) (?:epoch|step|iteration))|"
+         # Gradient boosting, as each library stops early: XGBoost's `Stopping. Best
+         # iteration:`, LightGBM's `Early stopping, best iteration is:`, CatBoost's
+         # `Stopped by overfitting detector  (20 iterations wait)`.
+         r"^Stopping\. Best iteration:|^Early stopping, best iteration is:|"
+         r"^Stopped by overfitting detector\b",
          detail="early-stop"),
+    # A boosting fit that ran all its rounds, in its library's closing words: LightGBM's
+    # `Did not meet early stopping. Best iteration is:`, CatBoost's `bestIteration = 41`
+    # and `Shrink model to first 42 iterations.` after its evaluation set's best.
+    _sig(EventKind.COMPLETED, r"^Did not meet early stopping\. Best iteration is:|"
+         r"^bestIteration = \d+$|^Shrink model to first \d+ iterations\.$"),
     # Any loop's own early stop, in its own words: a sentence that training stops (or
     # ends, halts, terminates) and why — no improvement, patience used up, converged —
     # in either order (`No improvement over 5 epochs, stop training`, `Validation loss
@@ -341,7 +357,8 @@ _TRIGGERS = (
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
-    "no longer exists", "Hangup", *RUNNER_TRIGGERS,
+    "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
+    "overfitting detector", "Shrink model", *RUNNER_TRIGGERS,
 )
 
 
@@ -450,8 +467,14 @@ def _job_state(line: str) -> str:
     """The terminal state a scheduler's line names (SUCCEEDED, CANCELLED, TIMEOUT)."""
     if "Successfully completed" in line:
         return "SUCCEEDED"
-    if "RUNLIMIT" in line or "TIME LIMIT" in line:
+    if "RUNLIMIT" in line or "TIME LIMIT" in line or "walltime" in line:
         return "TIMEOUT"
+    if line.startswith("Exited with exit code"):
+        # 128 + the signal: SIGHUP, SIGINT, SIGTERM are a stop asked for.
+        return "CANCELLED" if line.split()[4].rstrip(".") in ("129", "130", "143") \
+            else "FAILED"
+    if "MEMLIMIT" in line:
+        return "FAILED"
     if "NODE FAILURE" in line:
         return "FAILED"  # Slurm's NODE_FAIL: the job died with its node, nobody stopped it
     return "CANCELLED"

@@ -30,6 +30,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
+from babysit.parsing.best_round import BestRoundEcho
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
@@ -130,6 +131,7 @@ class LogParser:
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
         self._records_counted = 0  # training records, for a log that prints no step
+        self._best_round = BestRoundEcho()  # boosting's best round, restated at the end
         self._epochs_counted = False  # training records that each name their epoch, no step
 
         # --- the line being read ---------------------------------------------------------
@@ -343,6 +345,9 @@ class LogParser:
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
+        if self._best_round.restated(line):
+            self._took = True  # understood: the best round said again, no round trained
+            return None
         self._shapes.note(line)
         if line.lstrip().startswith(_COMMENT):
             return None
@@ -428,7 +433,7 @@ class LogParser:
             if interrupted is not None:
                 events.append(interrupted)
         if events:
-            self._endings.noted(events)
+            events = self._endings.noted(events)
         if rank is None and parsed is not None and parsed.rank is not None:
             rank = parsed.rank  # WeNet's `TRAIN Batch 4/203700 loss 12.6 … rank 2`
         record = self._merge(bar_parsed, parsed, events, rank, line)

@@ -12,26 +12,50 @@ in its own words, after the last line the script printed:
 - VS Code's Code Runner: `[Done] exited with code=1 in 2.35 seconds`;
 - Sublime Text's build system: `[Finished in 12.3s with exit code 1]`.
 
+Beside the editors, what else ran the script says so in a terminal's paste or a log it
+captured:
+
+- a shell's job control, when a backgrounded run ends: bash `[1]+  Done
+  python train.py` (status 0) or `[1]+  Exit 1  python train.py`; zsh `[1]  + 12345
+  done       python train.py` or `… exit 1 …`;
+- make, when the recipe's command failed: `make: *** [Makefile:12: train] Error 1`;
+- Weights & Biases' closing line as the script exits (`wandb.init` hooks the exit):
+  `wandb: Waiting for W&B process to finish... (success).` for status 0, `(failed 1).`
+  otherwise.
+
 A non-zero code is the process dying (FAILED), unless the signal it names is one a person
-or a scheduler sends to stop a run (SIGINT, SIGTERM, SIGHUP: CANCELLED). Code 0 is left to
-the rest of the reading: an exit 0 says the script returned, not that it trained to its end.
+or a scheduler sends to stop a run (SIGINT, SIGTERM, SIGHUP: CANCELLED). Code 0 is the
+process returning: the run is over, and that is the issue's evidence of success — read as
+a completion checked against the plan like a trainer's closing summary (well short of a
+planned total the script returned early: ENDED, not SUCCEEDED).
 """
 
 from __future__ import annotations
 
 from babysit import lazy_re
 
+_SIGNAL_STOP = r" \(interrupted by signal \d+: (SIG(?:INT|TERM|HUP))\)"
+# Each runner's exit line up to its code, the code last (`exit code 1`, `code=1`, `Exit 1`).
 _CODE = (r"(?:Process finished with exit code|\[Done\] exited with code=|"
-         r"\[Finished in \S+ with exit code)")
+         r"\[Finished in \S+ with exit code|"
+         r"wandb: Waiting for W&B process to finish\.\.\. \(failed|"
+         r"\[\d+\][+-]?\s+Exit|\[\d+\]\s+[+-]?\s*\d+ exit|"
+         r"make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error)")
 # A stop asked for (`exit code 130 (interrupted by signal 2: SIGINT)`): CANCELLED.
-RUNNER_STOPPED = (rf"^{_CODE} ?-?\d+ \(interrupted by signal \d+: "
-                  r"(SIG(?:INT|TERM|HUP))\)")
+RUNNER_STOPPED = rf"^{_CODE} ?-?\d+{_SIGNAL_STOP}"
 # Any other non-zero code, with or without a signal: the process died.
-RUNNER_FAILED = (rf"^({_CODE} ?(?:-\d+|[1-9]\d*)\b(?! \(interrupted by signal \d+: "
-                 r"SIG(?:INT|TERM|HUP)\)).*)")
-_ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+")
+RUNNER_FAILED = (rf"^({_CODE} ?(?:-\d+|[1-9]\d*)\b(?!{_SIGNAL_STOP}).*)")
+# Status 0: the script returned (see the module's note).
+RUNNER_RETURNED = (r"^(?:Process finished with exit code 0$|\[Done\] exited with code=0\b|"
+                   r"\[Finished in [\d.]+m?s\]$|"
+                   r"wandb: Waiting for W&B process to finish\.\.\. \(success\)|"
+                   r"\[\d+\][+-]?\s+Done\s{2,}\S|\[\d+\]\s+[+-]?\s*\d+ done\s{2,}\S)")
+RETURNED = "exit-0"  # the detail of the completion an exit status 0 makes
+_ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+|{RUNNER_RETURNED}")
 # Cheap literal pre-checks (see `events._TRIGGERS`).
-TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code")
+TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code",
+            "[Finished in", "W&B process to finish", "Exit ", " exit ", "Done  ", " done  ",
+            "*** [")
 
 
 def runner_exit(line: str) -> bool:

@@ -36,7 +36,7 @@ class SavedSteps:
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
         if record is None or not context.target:
             return record
-        if context.progress_unit != "none" and (context.step is None
+        if context.progress_unit in ("step", "record") and (context.step is None
                                                 or context.step != self._given):
             return record  # the log counts its own steps or records
         for event in record.events:

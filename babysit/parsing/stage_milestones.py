@@ -53,7 +53,7 @@ class StageMilestones:
                 or "hase " in text or "HASE " in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        if context.progress_unit != "none" or (record is not None and record.metrics):
+        if context.progress_unit in ("step", "record") or (record is not None and record.metrics):
             return record
         stage = _STAGE.match(message(line.text).strip())
         if stage is None:

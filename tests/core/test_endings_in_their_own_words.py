@@ -90,9 +90,10 @@ def test_run_console_exit_lines_read_by_their_code_and_signal():
         "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)")
     assert EventKind.EXCEPTION in kinds("[Done] exited with code=1 in 2.35 seconds")
     assert EventKind.EXCEPTION in kinds("[Finished in 12.3s with exit code 1]")
-    # exit 0 says the script returned, not that it trained to its end
-    assert not kinds("Process finished with exit code 0")
-    assert not kinds("[Done] exited with code=0 in 2.35 seconds")
+    # exit 0 says the script returned: a completion, checked against the plan
+    # (tests/parsing/test_exit_lines.py)
+    assert kinds("Process finished with exit code 0") == {EventKind.COMPLETED}
+    assert kinds("[Done] exited with code=0 in 2.35 seconds") == {EventKind.COMPLETED}
 
 
 def test_every_ranks_training_time_summary_is_a_finished_run(tmp_path: Path):
