@@ -70,6 +70,9 @@ EVENTS = "|".join((
     # training`, `EARLY STOP`), a later command refused (`train.py: error: …`).
     "mprove", "atience", "onverged", "EARLY", ": error: ", "Exited with exit code",
     "remainder of ranks", "atchdog caught",
+    # What ran the script, on how it ended (parsing.runner_exits); boosting's own end.
+    "exit code", "W&B process", "walltime", "TERM_ADMIN", "TERM_MEMLIMIT", r"\] Error",
+    "est iteration", "overfitting detector", "Shrink model", "bestIteration",
     '"event"', '"status"',
     # What the run says about itself (parsing.facts): its size and tokens per step.
     "arameters", "params", "tokens per", "ocab",
