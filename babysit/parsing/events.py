@@ -262,7 +262,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # `train()`'s loop is over): printed however training ended, so it is checked against
     # the plan.
     _sig(EventKind.COMPLETED, r"Overall training speed: \d+ iterations in|"
-         r"^Loss for final step: |"
+         # (after a logger's head too: `INFO:tensorflow:Loss for final step: 0.0025.`,
+         # the default format of the Python logger TF1 writes through)
+         r"(?:^|^INFO:tensorflow:|\] )Loss for final step: |"
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
