@@ -28,21 +28,19 @@ def kinds(line: str) -> list[EventKind]:
 _PADDLE_TERM = "FatalError: `Termination signal` is detected by the operating system."
 _SIGNAL_INFO = ("  [SignalInfo: *** SIGTERM (@0x3e800001ef9) received by PID 7866 (TID "
                 "0x7fd2759b0700) from PID 7929 ***]")
-_PADDLE_TAIL = f"""
-
---------------------------------------
-C++ Traceback (most recent call last):
---------------------------------------
-0   paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::LoDTensorBlockingQueue>::CheckNextStatus()
-1   paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::LoDTensorBlockingQueue>::WaitFutures(std::__exception_ptr::exception_ptr*)
-
-----------------------
-Error Message Summary:
-----------------------
-{_PADDLE_TERM}
-  [TimeInfo: *** Aborted at 1635751836 (unix time) try "date -d @1635751836" if you are using GNU date ***]
-{_SIGNAL_INFO}
-"""
+_PADDLE_TAIL = "\n".join([
+    "", "", "--------------------------------------",
+    "C++ Traceback (most recent call last):",
+    "--------------------------------------",
+    "0   paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::"
+    "LoDTensorBlockingQueue>::CheckNextStatus()",
+    "1   paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::"
+    "LoDTensorBlockingQueue>::WaitFutures(std::__exception_ptr::exception_ptr*)",
+    "", "----------------------", "Error Message Summary:", "----------------------",
+    _PADDLE_TERM,
+    '  [TimeInfo: *** Aborted at 1635751836 (unix time) try "date -d @1635751836" if you '
+    'are using GNU date ***]',
+    _SIGNAL_INFO, ""])
 
 
 def _gan_reports(n: int) -> str:
@@ -121,32 +119,37 @@ def test_a_self_play_loop_its_user_interrupted_is_cancelled(tmp_path: Path) -> N
 # --- a launcher's restart after an out-of-memory failure -----------------------------------
 # torch/distributed/elastic/agent/server/api.py, `_invoke_run`; the lines of
 # mmediting_basicvsr_2gpu_charbonnier_cuda_oom_elastic_restart_worker_group.log
-_ELASTIC_RESTART = """INFO:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. 3/3 attempts left; will restart worker group
-INFO:torch.distributed.elastic.agent.server.api:[default] Stopping worker group
-INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous'ing worker group
-INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:
-  restart_count=1
-  master_addr=127.0.0.1
-  master_port=29500
-"""
-_WORKER_DIED = """ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 2532) of binary: /home/u/miniconda3/envs/open-mmlab/bin/python
-ERROR:torch.distributed.elastic.agent.server.local_elastic_agent:[default] Worker group failed
-"""
-_OOM_TRACEBACK = """Traceback (most recent call last):
-  File "/home/u/mmediting/mmedit/models/losses/pixelwise_loss.py", line 51, in charbonnier_loss
-    return torch.sqrt((pred - target)**2 + eps)
-RuntimeError: CUDA out of memory. Tried to allocate 46.00 MiB (GPU 0; 11.78 GiB total capacity; 10.27 GiB already allocated; 12.88 MiB free; 10.41 GiB reserved in total by PyTorch)
-"""
-_OTHER_TRACEBACK = """Traceback (most recent call last):
-  File "train.py", line 12, in <module>
-    dist.barrier()
-RuntimeError: Timed out initializing process group in store based barrier on rank: 0, for key: store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:30:00)
-"""
+_AGENT = "INFO:torch.distributed.elastic.agent.server.api:[default] "
+_ELASTIC_RESTART = "\n".join([
+    f"{_AGENT}Worker group FAILED. 3/3 attempts left; will restart worker group",
+    f"{_AGENT}Stopping worker group", f"{_AGENT}Rendezvous'ing worker group",
+    f"{_AGENT}Rendezvous complete for workers. Result:",
+    "  restart_count=1", "  master_addr=127.0.0.1", "  master_port=29500", ""])
+_WORKER_DIED = "\n".join([
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 "
+    "(pid: 2532) of binary: /home/u/miniconda3/envs/open-mmlab/bin/python",
+    "ERROR:torch.distributed.elastic.agent.server.local_elastic_agent:[default] Worker group "
+    "failed", ""])
+_OOM_TRACEBACK = "\n".join([
+    "Traceback (most recent call last):",
+    '  File "/home/u/mmediting/mmedit/models/losses/pixelwise_loss.py", line 51, in '
+    "charbonnier_loss",
+    "    return torch.sqrt((pred - target)**2 + eps)",
+    "RuntimeError: CUDA out of memory. Tried to allocate 46.00 MiB (GPU 0; 11.78 GiB total "
+    "capacity; 10.27 GiB already allocated; 12.88 MiB free; 10.41 GiB reserved in total by "
+    "PyTorch)", ""])
+_OTHER_TRACEBACK = "\n".join([
+    "Traceback (most recent call last):",
+    '  File "train.py", line 12, in <module>',
+    "    dist.barrier()",
+    "RuntimeError: Timed out initializing process group in store based barrier on rank: 0, "
+    "for key: store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:30:00)", ""])
 
 
 def _iters(first: int, last: int) -> str:
-    return "".join(f"2021-05-01 10:00:00,000 - mmedit - INFO - Iter [{i}/300000]\tlr: 1.000e-04, "
-                   f"loss_pix: {0.05 - i * 1e-6:.4f}, loss: {0.05 - i * 1e-6:.4f}\n"
+    return "".join(f"2021-05-01 10:00:00,000 - mmedit - INFO - Iter [{i}/300000]\t"
+                   f"lr: 1.000e-04, loss_pix: {0.05 - i * 1e-6:.4f}, "
+                   f"loss: {0.05 - i * 1e-6:.4f}\n"
                    for i in range(first, last + 1, 100))
 
 
@@ -220,7 +223,7 @@ def test_upper_case_epoch_keys_are_the_plan(line: str, epochs: int | None) -> No
     assert planned_epochs(line) == epochs
 
 
-_OSCAR_HEAD = """01/02/2022 23:10:22 - INFO - Using configs: 
+_OSCAR_HEAD = """01/02/2022 23:10:22 - INFO - Using configs:
 OPTIMIZATION:
   BATCH_SIZE: 16
   EPOCHS: {epochs}
@@ -233,12 +236,15 @@ def _oscar_epochs(epochs: int, planned: int) -> str:
     text = _OSCAR_HEAD.format(epochs=planned)
     for epoch in range(1, epochs + 1):
         text += "".join(f"01/03/2022 02:19:42 - INFO - Epoch: [{epoch}], step: [{s}], lr: "
-                        f"{1e-5 * (1 - epoch / planned):.6f}, batch_loss: {0.05 / (epoch + s / 500):.4f}, avg_loss: "
-                        f"{0.008 / epoch:.4f}\n" for s in range(100, 600, 100))
+                        f"{1e-5 * (1 - epoch / planned):.6f}, "
+                        f"batch_loss: {0.05 / (epoch + s / 500):.4f}, "
+                        f"avg_loss: {0.008 / epoch:.4f}\n" for s in range(100, 600, 100))
         text += (f"01/03/2022 02:19:43 - INFO - ** ** Epoch [{epoch}] done! Training loss: "
                  f"{0.008 / epoch:.5f} ** **\n"
-                 f"01/03/2022 02:21:02 - INFO - ** * ** Eval at Epoch [{epoch}]! Eval Reults:  ** * **\n"
-                 f"01/03/2022 02:21:02 - INFO - I2T Retrieval: 0.8440 @ R1, 0.9760 @ R5, 0.9900 @ R10\n"
+                 f"01/03/2022 02:21:02 - INFO - ** * ** Eval at Epoch [{epoch}]! Eval "
+                 f"Reults:  ** * **\n"
+                 f"01/03/2022 02:21:02 - INFO - I2T Retrieval: 0.8440 @ R1, 0.9760 @ R5, "
+                 f"0.9900 @ R10\n"
                  f"01/03/2022 02:21:04 - INFO - ** * ** Saving trained model to "
                  f"./exp/checkpoint-{epoch}. ** * **\n")
     return text
@@ -257,7 +263,8 @@ def test_an_epoch_short_of_that_plan_is_running(tmp_path: Path) -> None:
 # keras/src/utils/progbar.py draws `116/116 ━━━━ 0s 2ms/step - loss: … - val_loss: …` under
 # `Epoch N/M`; `predict` draws its own bar with no metric after `fit` returned
 # (moku_nn_keras_notebook_classification_val_loss_rises_from_epoch_2_stops_429_of_1000.log)
-_BAR = "\x1b[1m{n}/{n}\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m1s\x1b[0m 4ms/step"
+_BAR = ("\x1b[1m{n}/{n}\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m\x1b[0m "
+        "\x1b[1m1s\x1b[0m 4ms/step")
 
 
 def _keras_fit(epochs: int, planned: int) -> str:
