@@ -214,10 +214,10 @@ class RunLifecycle:
                 and self._memory_failures.since_training(self.attempt, self._attempt_advances):
             # Restarted unchanged after running out of memory: the same batch fails
             # again, so the failure stands until training goes on (`futile_restarts`).
-            pending = self._pending
-            self._pending = replace(pending, event=replace(
-                pending.event, detail=f"{pending.event.detail or pending.event.line[:300]}; "
-                                      f"{UNCHANGED_RESTART}"))
+            oom = self._pending
+            self._pending = replace(oom, event=replace(
+                oom.event, detail=f"{oom.event.detail or oom.event.line[:300]}; "
+                                  f"{UNCHANGED_RESTART}"))
             self.launcher_restarts += 1
         elif kind is EventKind.RESTARTED:
             # The launcher itself started the run again: a new attempt, after a failure
