@@ -293,3 +293,11 @@ def test_a_fit_still_in_its_epochs_is_running(tmp_path: Path) -> None:
 def test_a_fit_at_its_plan_then_predict_succeeded(tmp_path: Path) -> None:
     data = once(tmp_path, _keras_fit(40, 40) + _AFTER_FIT)
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
+# --- an early stop said with a hyphen --------------------------------------------------------
+# xLearn's solver (`[ ACTION     ] Early-stopping at epoch 3`, then `Start to save model ...`;
+# xlearn_ffm_table_early_stopping_at_epoch_3_save_model.log)
+def test_an_early_stop_said_with_a_hyphen_is_one() -> None:
+    events = find_events("[ ACTION     ] Early-stopping at epoch 3")
+    assert [(e.kind, e.detail) for e in events] == [(EventKind.COMPLETED, "early-stop")]
