@@ -34,6 +34,7 @@ from babysit.core.ending import (
     PendingFailure,
     after_banner,
 )
+from babysit.core.futile_restarts import UNCHANGED_RESTART, MemoryFailures
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
 from babysit.parsing.closing import CELL_ENDED
@@ -92,6 +93,7 @@ class RunLifecycle:
         self.relaunches = 0  # new launches after a failure, read from the log
         self._wind_down = ""  # an exception raised after the run was stopped from outside
         self._requeued = False  # the scheduler requeued the job; no training since
+        self._memory_failures = MemoryFailures()  # an OOM a launcher restart cannot cure
 
     @property
     def state(self) -> TerminalState:
@@ -185,6 +187,7 @@ class RunLifecycle:
         if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
                 and self._pending is not None and not self._pending.provisional:
             return None  # the log ends in the traceback of a failure already noted
+        self._memory_failures.seen(event, self.attempt, self._attempt_advances)
         failure = self._failure(event, step)
         if failure is not None:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
@@ -207,6 +210,15 @@ class RunLifecycle:
                               f"it resumes from its last checkpoint if it saves and restores one",
                               Severity.LOW, key="requeued",
                               resolved=""))
+        elif kind is EventKind.RESTARTED and self._pending is not None \
+                and self._memory_failures.since_training(self.attempt, self._attempt_advances):
+            # Restarted unchanged after running out of memory: the same batch fails
+            # again, so the failure stands until training goes on (`futile_restarts`).
+            oom = self._pending
+            self._pending = replace(oom, event=replace(
+                oom.event, detail=f"{oom.event.detail or oom.event.line[:300]}; "
+                                  f"{UNCHANGED_RESTART}"))
+            self.launcher_restarts += 1
         elif kind is EventKind.RESTARTED:
             # The launcher itself started the run again: a new attempt, after a failure
             # that stands until training goes on.

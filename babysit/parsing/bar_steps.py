@@ -15,6 +15,7 @@ from functools import lru_cache
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
+from babysit.parsing.fit_returns import fit_returned
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import parse_ultralytics_row
 from babysit.parsing.outer_loops import OuterRounds
@@ -58,6 +59,7 @@ class BarSteps:
         self._keras_last_n: int | None = None  # the last training bar under this header
         self._keras_batches: int | None = None  # batches per epoch, once a bar says
         self._keras_first_epoch_n = 0  # batches counted in a first epoch of unknown length
+        self._keras_returned = False  # another loop's bar said fit returned (`fit_returns`)
         self.yolo_columns: tuple[str, ...] = ()
         # The run prints its own global step (Lightning's checkpoint messages): bars then
         # only count the batches of the current epoch.
@@ -199,6 +201,7 @@ class BarSteps:
         """`Epoch 3/5`: the Keras bars that follow count the batches of that epoch."""
         self.keras_epoch = (epoch, epochs)
         self._keras_last_n = None
+        self._keras_returned = False
         self.rounds.fit_header(epoch, epochs)
 
     def _from_keras_bar(self, bar: Bar,
@@ -210,12 +213,20 @@ class BarSteps:
         if self.keras_epoch is None:
             return Parsed("keras", bar.n, bar.total, None, None, metrics), events
         epoch, epochs = self.keras_epoch
+        finished = self._keras_last_n is not None and self._keras_last_n == self._keras_batches
         if self._keras_last_n is not None and (
                 bar.n < self._keras_last_n
-                or (bar.total is not None and bar.total != self._keras_batches)):
-            # Under the same header a training bar only counts up, to the same total:
-            # this one is another loop's (`model.evaluate` or `predict` after `fit`).
+                or (bar.total is not None and bar.total != self._keras_batches)
+                or (finished and not bar.metrics)):
+            # Under the same header a training bar only counts up, to the same total,
+            # with its loss: this one is another loop's (`model.evaluate` or `predict`
+            # after `fit`; predict's bar has no metric at all).
             self.evaluating = True
+            returned = fit_returned(epoch, epochs, finished and not self._keras_returned,
+                                    bool(self.rounds.window))
+            if returned is not None:
+                self._keras_returned = True  # said once under a header
+                events.append(returned)
             return Parsed("keras"), events
         self._keras_last_n = bar.n
         if bar.total is not None:

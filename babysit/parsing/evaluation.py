@@ -32,7 +32,14 @@ _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b|"
                         r"(?:in|at|after|on) (?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter\w*)"
                         r"\s*\d))|"
-                        r"(?:[Ee]valuated|[Vv]alidated) with )")
+                        r"(?:[Ee]valuated|[Vv]alidated) with )|"
+                        # TF's Estimator writes each evaluation's results under this head
+                        # (tensorflow_estimator/python/estimator/estimator.py,
+                        # `_write_dict_to_summary`: `Saving dict for global step %d: %s`),
+                        # behind its logger's (`INFO:tensorflow:`): its `loss` is the
+                        # evaluation's, its `global_step` the step the evaluated
+                        # checkpoint was written at, not a new one
+                        r"\bSaving dict for global step \d+: ")
 # The line's first field named for an evaluation, its split word apart from the name
 # (`Test Accuracy: 89.86  Loss: 0.3443`, each SambaFlow worker's result; `Validation
 # Loss = 0.41, Accuracy = 0.88`): the fields after it are that split's too. Not a name
@@ -130,7 +137,10 @@ class EvaluationSummaries:
             self._names = set()
             return parsed
         if not trains(parsed.metrics):
-            self._names = {k.removeprefix("eval/") for k in names}
+            # one pass may print its results a line each (BERT's `***** Eval results
+            # *****`, then `  eval_accuracy = 0.85`, `  loss = 0.72`): the pass's names
+            # are all those it printed before training moved on
+            self._names |= {k.removeprefix("eval/") for k in names}
             return parsed
         if parsed.step is not None or not self._names or not names <= self._names:
             return parsed

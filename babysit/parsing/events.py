@@ -14,6 +14,8 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
+from babysit.parsing.signal_reports import NATIVE_FAULT, NATIVE_STOP, USER_STOP
+from babysit.parsing.signal_reports import TRIGGERS as SIGNAL_REPORT_TRIGGERS
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # Interrupt. Ending early.`); the exception's name has no space
          r"\b(Keyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
+    # A native signal handler's report of a stop signal (Paddle's `FatalError: `Termination
+    # signal` is detected by the operating system.`, glog's `*** SIGTERM (@0x…) received
+    # by PID …`), and the run's own sentence that its user stopped it, in its language
+    # (`Entrenamiento interrumpido por el usuario.`): parsing/signal_reports.py.
+    _sig(EventKind.STOPPED_BY_SIGNAL, NATIVE_STOP, -1),
+    _sig(EventKind.STOPPED_BY_SIGNAL, USER_STOP, -1),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     # A collective that waits on ranks that never come: Horovod's stall inspector
     # (horovod/common/stall_inspector.cc: `One or more tensors were submitted to be
@@ -207,6 +215,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
          r"terminate called (?:without an active exception|after throwing an instance)|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
+    # Paddle's report of any other fatal signal (`FatalError: `Erroneous arithmetic
+    # operation` is detected by the operating system.`): parsing/signal_reports.py.
+    _sig(EventKind.SEGFAULT, NATIVE_FAULT, 1),
     # `OSError: [Errno 28] No space left on device: 'out/checkpoint-1000/model.safetensors'`
     # names the file that could not be written (kept: that checkpoint is not whole).
     _sig(EventKind.DISK_FULL, r"(?:\[Errno (?:28|122)\] )?(?:No space left on device|"
@@ -257,7 +268,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # `train()`'s loop is over): printed however training ended, so it is checked against
     # the plan.
     _sig(EventKind.COMPLETED, r"Overall training speed: \d+ iterations in|"
-         r"^Loss for final step: |"
+         # (after a logger's head too: `INFO:tensorflow:Loss for final step: 0.0025.`,
+         # the default format of the Python logger TF1 writes through)
+         r"(?:^|^INFO:tensorflow:|\] )Loss for final step: |"
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
@@ -272,7 +285,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.COMPLETED, r"Stopping training early as no improvement|"
          r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
          r"EarlyStopping: Training stopped early|"
-         r"\b[Ee]arly stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
+         # (hyphenated too: xLearn's `[ ACTION     ] Early-stopping at epoch 3`)
+         r"\b[Ee]arly[ -]stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"
@@ -352,13 +366,14 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "arly-stop",
     "EARLY", "Exited with exit code", "remainder of ranks", "atchdog caught",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
-    "overfitting detector", "Shrink model", *RUNNER_TRIGGERS,
+    "overfitting detector", "Shrink model", *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
 
 

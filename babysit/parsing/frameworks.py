@@ -424,7 +424,10 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           # trainer_state.json), `total epochs: 12`
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
                           r"\s*[=:]\s*(\d+)\b|"
-                          r"--(?:num[_-])?epochs[= ](\d+)\b")
+                          r"--(?:num[_-])?epochs[= ](\d+)\b|"
+                          # a yacs / CfgNode dump's upper-case keys (`OPTIMIZATION:` /
+                          # `  EPOCHS: 30`, `SOLVER.MAX_EPOCH: 12`; Oscar-Paddle, sealed-10)
+                          r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*:\s*(\d+)\s*$")
 
 
 # Singular, in a line of sizes rather than of metrics (`Data size: 149690, batch size: 500,

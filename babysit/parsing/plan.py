@@ -71,7 +71,7 @@ class RunPlan:
                 and (target := target_in(text)):
             self.announced = target
             return target
-        if "poch" in text:
+        if "poch" in text or "POCH" in text:
             epochs = planned_epochs(text, sizes=not parsed)
             if epochs is not None:
                 self.epochs = epochs

@@ -130,6 +130,33 @@ def test_a_training_loss_printed_as_zero_makes_no_ratio():
     assert not any("gap" in d for d in open_degradations(lines))
 
 
+def _scored_gap_lines(rows: list[tuple[float, float, float]]) -> list[str]:
+    return [f"step {200 * (i + 1)}: train loss {t:.6f}, val loss {v:.6f}, val acc {a:.3f}"
+            for i, (t, v, a) in enumerate(rows)]
+
+
+def test_a_gap_with_the_evaluations_score_at_its_best_is_only_a_notice():
+    # TF1 Estimator's bAbI run (sealed-8, tf1_estimator_colab_dmn_babi_…): its training
+    # loss near 0, its eval loss 20-38x that, its accuracy 0.993 of its best 0.994.
+    rows = [(0.3, 0.27, 0.843), (0.2, 0.24, 0.891), (0.05, 0.097, 0.989), (0.004, 0.046, 0.994),
+            (0.0035, 0.0477, 0.994), (0.0033, 0.0632, 0.989), (0.0028, 0.0572, 0.993),
+            (0.0014, 0.0546, 0.993)]
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(_scored_gap_lines(rows)))
+    gaps = [a for a in run.ledger.anomalies if "generalisation gap" in a.description]
+    assert gaps and all(a.severity.value == "low" for a in gaps)
+
+
+def test_a_gap_while_the_score_falls_from_its_best_is_raised():
+    rows = [(0.3, 0.27, 0.843), (0.2, 0.24, 0.891), (0.05, 0.097, 0.989), (0.004, 0.046, 0.994),
+            (0.0035, 0.0477, 0.96), (0.0033, 0.0632, 0.90), (0.0028, 0.0672, 0.88),
+            (0.0014, 0.0746, 0.86)]
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(_scored_gap_lines(rows)))
+    assert any("generalisation gap" in a.description and a.severity.value != "low"
+               for a in run.ledger.anomalies)
+
+
 def test_one_evaluation_far_above_the_training_loss_is_not_yet_a_gap():
     pairs = [(4.0, 4.2), (0.37, 10.5), (0.3, 0.9), (0.25, 0.8)]
     assert not any("gap" in d for d in open_degradations(_gap_lines(pairs)))

@@ -253,7 +253,7 @@ def test_a_lone_killed_is_the_host_s_oom_killer(tmp_path: Path):
 
 
 @pytest.mark.parametrize("line", [
-    "Process terminated by user request, saving state",
+    "Process terminated 2 stale workers, saving state",
     "Terminated early at epoch 5: patience used up",
     "num_terminated=0",
 ])
