@@ -266,7 +266,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.COMPLETED, r"Stopping training early as no improvement|"
          r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
          r"EarlyStopping: Training stopped early|"
-         r"\b[Ee]arly stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
+         r"\b[Ee]arly[ -]stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"
@@ -336,6 +336,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "arly-stop",
     "EARLY", "Exited with exit code", "remainder of ranks", "atchdog caught",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",

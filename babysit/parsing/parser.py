@@ -53,7 +53,9 @@ from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
+from babysit.parsing.status_column import without_status_box
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
@@ -170,7 +172,8 @@ class LogParser:
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
-            self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration())
+            self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration(),
+            SolverEnds())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
@@ -339,7 +342,7 @@ class LogParser:
         return launch
 
     def _feed(self, raw_line: str) -> Record | None:
-        line = clean(raw_line)
+        line = without_status_box(clean(raw_line))  # googletest-style `[ ACTION ]` boxes
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
