@@ -52,6 +52,7 @@ from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.saved_steps import SavedSteps
+from babysit.parsing.series_labels import SeriesLabels
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
@@ -61,6 +62,7 @@ from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
+from babysit.parsing.tracker_history import TrackerHistory
 from babysit.parsing.trailing_duration import TrailingDuration
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
@@ -173,7 +175,7 @@ class LogParser:
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
             self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration(),
-            SolverEnds())
+            SolverEnds(), SeriesLabels(), TrackerHistory())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
