@@ -9,7 +9,7 @@ of eight heights between the metric's least and greatest value over the run:
 
 A script that prints nothing per step (a JAX fine-tune on LSF) leaves only that as
 evidence of how its loss went. The line is read as a `HISTORY` event whose detail is the
-metric's name and its heights (0 to 7, `loss 25675412…`); whether the curve shows
+metric's name and its heights (0 to 7, `loss 257541…`); whether the curve shows
 learning is the rules' to judge (`rules/history_shape`). No value is read: the bars have
 no scale.
 """
