@@ -85,7 +85,7 @@ def test_a_spike_the_next_point_climbs_above_is_a_runaway_divergence(tmp_path: P
     lines = []
     for step, (loss, lcls) in zip((100, 200, 300, 400), ((11.6707, 5.5689), (8.8465, 3.8950),
                                                           (8712.5938, 8705.2168),
-                                                          (15806.3818, 15799.6025))):
+                                                          (15806.3818, 15799.6025)), strict=True):
         lines += ["2024-12-25 09:58:34,125 [WARNING] overflow, still update, loss scale adjust "
                   "to 1024.0",
                   f"2024-12-25 09:58:42,787 [INFO] Epoch 1/200, Step {step}/3995, imgsize "
