@@ -245,3 +245,30 @@ def test_a_completion_behind_pythons_logging_head_is_read() -> None:
         "INFO:tensorflow:Loss for final step: 0.0025181356.",
     ])
     assert any(e.kind is EventKind.COMPLETED for r in records for e in r.events)
+
+
+def test_the_evaluation_after_training_is_no_spike_and_no_training(tmp_path: Path) -> None:
+    """tf1_estimator_bert_similarity_nohup_5468_steps_loss_for_final_step_eval_results: the
+    evaluation's loss (0.72) after training losses near 0.05, at the final checkpoint's
+    step."""
+    losses = [0.40, 0.35, 0.30, 0.27, 0.22, 0.15, 0.11, 0.10, 0.12, 0.08, 0.06, 0.09, 0.05]
+    lines = ["INFO:tensorflow:  Num steps = 5468"]
+    lines += [f"INFO:tensorflow:loss = {v}, step = {(i + 1) * 400} (144.4 sec)"
+              for i, v in enumerate(losses)]
+    lines += [
+        "INFO:tensorflow:Saving checkpoints for 5468 into /tmp/result/model.ckpt.",
+        "INFO:tensorflow:Loss for final step: 0.0025181356.",
+        "INFO:tensorflow:***** Running evaluation *****",
+        "INFO:tensorflow:Saving dict for global step 5468: eval_accuracy = 0.8500477, "
+        "eval_auc = 0.68875444, eval_loss = 0.7216634, global_step = 5468, loss = 0.7218847",
+        "INFO:tensorflow:***** Eval results *****",
+        "INFO:tensorflow:  eval_accuracy = 0.8500477",
+        "INFO:tensorflow:  eval_auc = 0.68875444",
+        "INFO:tensorflow:  eval_loss = 0.7216634",
+        "INFO:tensorflow:  global_step = 5468",
+        "INFO:tensorflow:  loss = 0.7218847",
+    ]
+    data = verdict_of(tmp_path, lines)
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert "loss-spike" not in _open(data)
+    assert data["final_metrics"]["eval/loss"] == 0.7218847
