@@ -272,3 +272,32 @@ def test_the_evaluation_after_training_is_no_spike_and_no_training(tmp_path: Pat
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
     assert "loss-spike" not in _open(data)
     assert data["final_metrics"]["eval/loss"] == 0.7218847
+
+
+# --- a loss whose noise is multiplicative (bilstm_crf_medical_ner_appended_runs_…) --------
+
+_CRF = [18844.4727, 2733.7429, 5023.7744, 796.1688, 596.8674, 32.1316, 175.2357, 280.6040,
+        324.0581, 19.5681, 32.5018, 17.5972, 705.4846, 74.5758, 225.0414, 14.1810, 479.8769,
+        30.9860, 64.4949, 23.8215, 225.0867, 4.0645, 263.3771, 421.0811, 0.3968, 12.9994,
+        59.3522, 5.7143, 13.7376, 405.1599, 47.8173, 28.9295, 30.5829, 95.9215, 13.2358,
+        53.5304, 157.6451, 26.0815, 4.6774, 52.1891, 19.0367, 14.2945, 192.0824, 1.3820,
+        90.7978, 7.1112, 3.3709, 7.7240, 498.4497, 92.0737, 73.4435, 31.4263, 44.9567,
+        37.1240, 2.8665, 14.8009, 51.4291, 1740.9380, 73.9223, 36.9793, 85.9778, 38.2769,
+        91.6921, 21.7052, 8.2281, 6.7491, 70.3775, 1734.3059, 0.0056, 1.7685, 3.7833]
+
+
+def test_a_summed_crf_loss_swinging_over_orders_of_magnitude_has_no_spike(
+        tmp_path: Path) -> None:
+    lines = [f"2020-05-25 20:46:49,055 - main.py - train - INFO - Iter: {100 * (i + 1)} | "
+             f"Train Loss: {v:.4f} | Dev Loss: 31.6297 | Dev F1-macro: 0.1713 | Time: 0:00:57"
+             for i, v in enumerate(_CRF)]
+    data = verdict_of(tmp_path, lines)
+    assert not any(a["type"] == "loss-spike" for a in data["anomalies_detected"])
+
+
+def test_a_jump_of_a_steady_loss_is_still_a_spike(tmp_path: Path) -> None:
+    losses = [2.0 - 0.002 * i + 0.01 * ((i * 7) % 3) for i in range(60)]
+    losses[55] = 9.0
+    data = verdict_of(tmp_path, [f"step={i + 1} loss={v:.4f}" for i, v in enumerate(losses)])
+    assert any(a["type"] == "loss-spike" and a["severity"] == "high"
+               for a in data["anomalies_detected"])
