@@ -275,10 +275,13 @@ class LossRule:
         falling = len(self._levels) > need and now < self._levels[-need - 1]
         self._track_above_start(now, sigma, falling)
         if self._diverging is not None:
+            self._excursion_peak = max(self._excursion_peak, value)
             # Back near its best (this point, not only the level: the level lags).
             if value <= best + near:
                 self._diverging = None
                 self._above = self._above_start = self._lasting = 0
+                self._recovered_peak = max(self._recovered_peak, self._excursion_peak)
+                self._excursion_peak = -math.inf
                 return [Resolve(AnomalyType.DIVERGENCE, f"loss fell again to {value:.4g}")]
             severity, why = self._severity(need)
             if severity is not self._diverging:
@@ -426,6 +429,11 @@ class LossRule:
         best = self._best
         runaway = running_away(self._window, best, need) \
             if best is not None else None
+        if runaway is not None and self._levels[-1] <= self._recovered_peak:
+            # A height the loss has climbed to before and come back from (a full-batch
+            # multi-environment PINN whose loss leaves 0.05 for 1-2 every few hundred
+            # epochs and returns): the run's own wander, alarming but not yet undone.
+            runaway = None
         if runaway is not None:
             # Whatever the run learned before the log began is being undone, wherever
             # the excerpt starts (runaway).
@@ -452,6 +460,8 @@ class LossRule:
     _runaway = False  # the loss ran away towards −∞
     _spiked_for = 0  # points since the open spike, the loss still up
     _spike_value = math.inf  # the loss the open spike was raised at
+    _excursion_peak = -math.inf  # the highest loss of the open divergence
+    _recovered_peak = -math.inf  # the highest loss of a divergence the run came back from
     _early_spike = False  # the open spike was judged on too few points (a notice)
     _first_step: int | None = None  # the step of the log's first loss (-1: none printed)
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts
