@@ -144,6 +144,9 @@ class EventKind(StrEnum):
     # The run says it is stuck waiting: ranks that never joined a collective (Horovod's
     # stall inspector), a collective that ran for its whole timeout (NCCL's watchdog).
     STALL = "stall"
+    # A tracker's picture of one metric over the whole run (W&B's closing sparkline;
+    # detail: the metric's name and its bars' heights, 0-7: parsing/tracker_history).
+    HISTORY = "history"
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,10 @@ class Record:
     # Where the line came from, when the target knows and a person needs it to find it
     # (`task model-training` of a pipeline): anomalies the record raises name it.
     source: str = ""
+    # Which of several runs, experiments or workers printing into one log the record is
+    # (a sweep's `Run: XOR_QFNN_All_fold_1`, an agent's `[035420]` worker): "" for a log
+    # of one series. Only the first series' metrics make the run's (parsing/series_labels).
+    series: str = ""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from babysit.model import (
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.history_shape import unlearned_history
 from babysit.rules.last_weights import last_far_from_best
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
@@ -400,10 +401,21 @@ class Run:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked, self.step)
+        elif event.kind is EventKind.HISTORY:
+            self._history(event)
         elif event.kind is EventKind.NEW_STAGE:
             self.series.new_epoch = True
             if event.detail == TRAINING_STAGE_PASSED:
                 self.series.passed_training_stage = True
+
+    def _history(self, event: LogEvent) -> None:
+        """A tracker's whole-run picture of the training loss that shows no learning (a
+        log that printed nothing per step has nothing else to judge it by)."""
+        name, _, heights = event.detail.partition(" ")
+        found = unlearned_history(name, heights)
+        if found is not None:
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step,
+                               f"not learning: {found}", "history")
 
     def _ended(self, ending: Ending | None) -> None:
         if ending is None:

@@ -75,6 +75,7 @@ class MetricSeries:
         self.restarts_seen = 0  # times the step counter went back
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
         self._primary_rank: int | None = None
+        self._primary_series: str | None = None
         self._rules = RuleSet(rules, alerts)
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
@@ -95,7 +96,14 @@ class MetricSeries:
 
     def is_primary(self, record: Record) -> bool:
         """Rank 0 (the lowest rank seen) speaks for the run; other ranks' events count,
-        their metrics do not (each rank prints its own, often identical, losses)."""
+        their metrics do not (each rank prints its own, often identical, losses). So does
+        the first of several series interleaved in one log (a sweep's runs, an agent's
+        workers): each is a training of its own, and mixed they make no curve."""
+        if record.series:
+            if self._primary_series is None:
+                self._primary_series = record.series
+            if record.series != self._primary_series:
+                return False
         if record.rank is None:
             return True
         if self._primary_rank is None or record.rank < self._primary_rank:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.log_prefix import message
 from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 from babysit.parsing.signal_reports import NATIVE_FAULT, NATIVE_STOP, USER_STOP
@@ -422,6 +423,13 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         # `Failed to instantiate CUDA graph: CUDA_ERROR_OUT_OF_MEMORY`: the device ran
         # out of memory, and said so in a CUDA error's words.
         found = [e for e in found if e.kind is not EventKind.CUDA_ERROR]
+    if not found and line[:1].isupper() and ":" in line[:12]:
+        # A signature anchored at the message's start, behind Python logging's default
+        # head (`INFO:tensorflow:Loss for final step: 0.0025.`, TF1's Estimator under
+        # nohup): the message alone is read again.
+        body = message(line)
+        if body != line:
+            return find_events(body)
     return tuple(found)
 
 

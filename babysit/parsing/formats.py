@@ -205,6 +205,12 @@ _SPACED_KV = lazy_re.compile(
                         r" +)?(?:[a-z]+[_/])?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
+# A field of a comma-separated record that is one word and its number, between commas
+# (cs231n's `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val 0.714000, lr …`:
+# `cost` and `val` are fields as `train:` is, only without the colon).
+_COMMA_FIELD = lazy_re.compile(
+    r"(?:^|,\s*|:\s+)(?P<key>[A-Za-z][A-Za-z_]*)\s+"
+    r"(?P<value>[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+|nan|inf))(?=\s*(?:,|$))")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
 _CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
@@ -304,6 +310,11 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is not None:
             values.setdefault(normalise_key(pair.group("key")), number)
+    if ", " in text:
+        for pair in _COMMA_FIELD.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values.setdefault(normalise_key(pair.group("key")), number)
     if "/s" in text:
         for rate in _RATE_UNIT.finditer(text):
             number = to_number(rate.group("value"))

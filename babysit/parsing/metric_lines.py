@@ -15,6 +15,7 @@ from dataclasses import replace
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.correct_counts import parse_correct_count
 from babysit.parsing.dl4j_scores import parse_dl4j_score
+from babysit.parsing.eval_results import EvalResults
 from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
 from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.formats import (
@@ -83,12 +84,14 @@ class MetricLineReader:
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
+        self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
+        self._results.see(text)
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
         for reader in () if beside_bar else (self._document, self._blocks):
@@ -98,8 +101,8 @@ class MetricLineReader:
                     line.claimed = True
                     return None
                 if found is not None and found is not False:
-                    return found
-        parsed = self._parse_text(text)
+                    return self._results.place(found)
+        parsed = self._results.place(self._parse_text(text))  # `eval_results`
         if parsed is not None and parsed.fmt == "llmc":
             final = self._llmc_validations.final(parsed, text)
             if final is not None:

@@ -53,13 +53,17 @@ from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.saved_steps import SavedSteps
+from babysit.parsing.series_labels import SeriesLabels
 from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
+from babysit.parsing.status_column import without_status_box
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
 from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
+from babysit.parsing.tracker_history import TrackerHistory
 from babysit.parsing.trailing_duration import TrailingDuration
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
@@ -172,7 +176,8 @@ class LogParser:
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
-            self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration())
+            self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration(),
+            SolverEnds(), SeriesLabels(), TrackerHistory())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
@@ -341,7 +346,7 @@ class LogParser:
         return launch
 
     def _feed(self, raw_line: str) -> Record | None:
-        line = clean(raw_line)
+        line = without_status_box(clean(raw_line))  # googletest-style `[ ACTION ]` boxes
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both

@@ -24,8 +24,12 @@ from babysit import lazy_re
 _CALL = lazy_re.compile(r"(?<![\w.])([A-Za-z_][\w.!]*)\((?:[^()]|\([^()]*\))*\)")
 # A shown tuple: `(names) = (values)`, the values one level of brackets deep at most.
 _TUPLE = lazy_re.compile(r"\(((?:[^()]|\([^()]*\))*)\)\s*=\s*\(((?:[^()]|\([^()]*\))*)\)")
+# Not a call on an object's repr (`score(<Font 'cmr10' (cmr10.ttf) normal …>) = 10.05`,
+# matplotlib's font matching at DEBUG level, hundreds of lines in a notebook's output): a
+# library scoring its own objects, not a value the training computed.
 _CALL_BEFORE_VALUE = lazy_re.compile(
-    r"(?<![\w.])([A-Za-z_][\w.!]*)\((?:[^()]|\([^()]*\))*\)\s*=\s*(?=[-+]?(?:\d|\.\d|nan|inf))",
+    r"(?<![\w.])([A-Za-z_][\w.!]*)\((?!\s*<)(?:[^()]|\([^()]*\))*\)\s*=\s*"
+    r"(?=[-+]?(?:\d|\.\d|nan|inf))",
     re.IGNORECASE)
 
 

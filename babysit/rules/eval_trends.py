@@ -226,6 +226,8 @@ def _jump(evals: Sequence[tuple[float, float | None]], worse: list[float],
         return None
     best_at = min(range(len(worse) - 1), key=worse.__getitem__)
     change, reference = worse[-1] - worse[best_at], evals[best_at][0]
+    if reference == 0:
+        return None  # a jump from exactly 0 has no relative size (a sweep's val_loss 0.0000)
     sigma = _noise(worse[:-1]) if len(worse) > 5 else 0.0
     if not trends.beyond_noise(change, reference, sigma, 2 * _NOISE_K, rules.eval_jump):
         return None

@@ -39,6 +39,8 @@ _HELD = 3  # levels in a row a best must hold: the lowest single level is noise'
 # 1.856) before they fall.
 _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
+_EXPLORATION = re.compile(r"(?:\w+[/_])?(?:epsilon|eps|exploration(?:_rate)?|explore_rate)",
+                          re.IGNORECASE)
 
 
 class NotLearningRule:
@@ -92,6 +94,12 @@ class NotLearningRule:
         self._quality: dict[str, list[float]] = {}
         self._parts: dict[str, list[int]] = {}  # a reward function's [points, zeros]
         self._parts_last: tuple[object, ...] = ()  # the last record they were read from
+        # An agent's exploration rate (`Epsilon:1.0000` annealed to 0) beside its loss:
+        # the loss is a value or TD loss whose targets move with the policy, and it need
+        # not fall while the agent learns (an A3C trader's `Loss:` 70 → 72 over 50 epochs
+        # as its portfolio grew). Its flatness says nothing; the return's rules judge.
+        self._exploration: float | None = None
+        self._explores = False
         self._names_without_loss: set[tuple[str, ...]] = set()  # looked at, no loss in them
         self._interleaved = False  # a record without the loss came since the last loss
         self._few_steps = False  # the flat loss was judged on points a few steps apart
@@ -133,16 +141,30 @@ class NotLearningRule:
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
         early = target is not None and point.step is not None and \
             point.step < self.rules.not_learning_share * target
-        out.extend(self._flat(value, judge=not early))
+        self._note_exploration(point)
+        out.extend(self._flat(value, judge=not early and not self._explores))
         if self._first_step is None:
             self._first_step = point.step
         if self._count < self.rules.not_learning_points and self._start_known:
             # A handful of optimizer steps says nothing: the few points must span many.
             spanned = point.step is not None and self._first_step is not None and \
                 point.step - self._first_step >= self.rules.not_learning_short_steps
-            out.extend(self._short_log(value, judge=not early and spanned,
+            out.extend(self._short_log(value, judge=not early and spanned
+                                       and not self._explores,
                                        few_steps=not early and not spanned))
         return out
+
+    def _note_exploration(self, point: Observation) -> None:
+        """Whether the record carries an exploration rate that has moved (an RL agent's
+        epsilon annealing; a constant `epsilon: 1e-05` is an optimizer's)."""
+        if self._explores:
+            return
+        for key, value in point.metrics.items():
+            if _EXPLORATION.fullmatch(key) and math.isfinite(value) and 0 <= value <= 1:
+                if self._exploration is not None and value != self._exploration:
+                    self._explores = True
+                self._exploration = value
+                return
 
     def _never_finite(self, point: Observation) -> list[Signal]:
         """A loss non-finite on every logged point from the run's start (NaN from the

@@ -37,6 +37,9 @@ _NOISE_POINTS = 200
 _RANGE_POINTS = 500
 _NOISE_EVERY = 50  # points between measures of the noise while nothing is rising
 _BLOWN_UP = 1000.0  # a level this many times the lowest loss reached: blown up
+# A spike this many times where the run started, and a point after it higher still: the
+# loss exploded and went on climbing (divergence, whatever the level shows yet).
+_EXPLODED = 100.0
 
 
 class _EvalWitness:
@@ -166,6 +169,8 @@ class LossRule:
                 out.append(Raise(AnomalyType.LOSS_SPIKE,
                                  f"loss spike: {reason}{self._lr_note()}",
                                  severity=Severity.MEDIUM if self._early_spike else None))
+            if not self._spiking:
+                self._spike_value = value
             self._spiked_for = self._spiked_for + 1 if self._spiking else 0
             self._spiking = True
         elif self._spiking and value < self._recovery:
@@ -270,10 +275,13 @@ class LossRule:
         falling = len(self._levels) > need and now < self._levels[-need - 1]
         self._track_above_start(now, sigma, falling)
         if self._diverging is not None:
+            self._excursion_peak = max(self._excursion_peak, value)
             # Back near its best (this point, not only the level: the level lags).
             if value <= best + near:
                 self._diverging = None
                 self._above = self._above_start = self._lasting = 0
+                self._recovered_peak = max(self._recovered_peak, self._excursion_peak)
+                self._excursion_peak = -math.inf
                 return [Resolve(AnomalyType.DIVERGENCE, f"loss fell again to {value:.4g}")]
             severity, why = self._severity(need)
             if severity is not self._diverging:
@@ -299,8 +307,14 @@ class LossRule:
         # Back above where the run started (or above a random guess's loss) and staying
         # there is a divergence whatever the noise tests say: its consequence decides.
         climbed = self._above_start > need
-        if (self._above < need and not climbed) or falling \
-                or (self._spiking and self._spiked_for < need) or value <= best + near:
+        # A spike the next point rose above again is no bad batch that passes: the loss
+        # is climbing from it (MindYOLO's `lcls` 3.90 → 8705 → 15800 under loss-scale
+        # overflow), and the divergence need not wait for the spike to last.
+        waiting = self._spiking and self._spiked_for < need and value <= self._spike_value
+        if self._spiking and not waiting and self._exploded(value):
+            climbed = True  # two points in a row orders of magnitude up: no noise does that
+        if (self._above < need and not climbed) or falling or waiting \
+                or value <= best + near:
             # Not yet; or the level (or this very point) is already coming back down;
             # or a spike that has not recovered, which is already this excursion's story
             # (until the loss has stayed up for as long as a divergence needs: then it
@@ -323,6 +337,14 @@ class LossRule:
                       f"from its best {best:.4g} and stayed there for "
                       f"{max(self._above, self._above_start)} logged "
                       f"points, beyond the run's noise (σ≈{sigma:.2g}); {why}")
+
+    def _exploded(self, value: float) -> bool:
+        """The spike and the point after it, higher still, both `_EXPLODED` times the
+        level the run started from (its best held level, for a log that begins mid-run):
+        the loss did not come back from its jump, it went on up."""
+        reference = self._start if self._start is not None else self._best
+        return reference is not None and reference > 0 \
+            and self._spike_value > _EXPLODED * reference and value > self._spike_value
 
     def _climbing(self, least: float, width: int) -> bool:
         """The last `width` values each above the one before, the last above the first
@@ -407,6 +429,11 @@ class LossRule:
         best = self._best
         runaway = running_away(self._window, best, need) \
             if best is not None else None
+        if runaway is not None and self._levels[-1] <= self._recovered_peak:
+            # A height the loss has climbed to before and come back from (a full-batch
+            # multi-environment PINN whose loss leaves 0.05 for 1-2 every few hundred
+            # epochs and returns): the run's own wander, alarming but not yet undone.
+            runaway = None
         if runaway is not None:
             # Whatever the run learned before the log began is being undone, wherever
             # the excerpt starts (runaway).
@@ -432,6 +459,9 @@ class LossRule:
     _above_start = 0
     _runaway = False  # the loss ran away towards −∞
     _spiked_for = 0  # points since the open spike, the loss still up
+    _spike_value = math.inf  # the loss the open spike was raised at
+    _excursion_peak = -math.inf  # the highest loss of the open divergence
+    _recovered_peak = -math.inf  # the highest loss of a divergence the run came back from
     _early_spike = False  # the open spike was judged on too few points (a notice)
     _first_step: int | None = None  # the step of the log's first loss (-1: none printed)
     _lasting = 0  # consecutive levels beyond a lower bar, for a shift that lasts

@@ -10,6 +10,7 @@ Tried in order, on the names of one record:
    a weight, or a reinforcement-learning or GAN player's loss (those need not fall);
 2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
 3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
+   then a cost (`cost`, `train_cost`);
 4. a training figure named for training and nothing else (TEACH's `Train_rf`, a bare
    `train`): not a score, a rate, a time or a count.
 """
@@ -41,6 +42,10 @@ _TRAINING_LOSS = lazy_re.compile(r"(^|[/_ .-])train(ing)?[/_ .-](avg_|mean_|aver
                                  re.IGNORECASE)
 _CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)$", re.IGNORECASE)
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
+# A cost (cs231n's solvers `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val
+# 0.714000`, Andrew Ng's `Cost after iteration 100`): the objective, whatever the bare
+# `train` beside it measures (there, the training accuracy).
+_COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?cost$", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
 # `4767 train 11.57`, beside `val` and `hella`.)
 _TRAIN_ONLY = lazy_re.compile(r"^train(ing)?([/_ .-]|$)", re.IGNORECASE)
@@ -83,7 +88,7 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
         # (a loss named for the training, `Averaged Train Loss`, is its whole objective:
         # a part of a sum is named for what it scores, `box_loss`)
         return found
-    for pattern in (_CROSS_ENTROPY, _PERPLEXITY):
+    for pattern in (_CROSS_ENTROPY, _PERPLEXITY, _COST):
         found = next((k for k in names if pattern.search(k)
                       and not NOT_TRAIN_LOSS.search(k)), None)
         if found is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from babysit.parsing.formats import parse_key_values
 from babysit.parsing.spaced_fields import parse_spaced_fields
 from tests.rules.test_loss_rules import verdict_of
 
@@ -36,7 +37,10 @@ def test_comma_fields_with_a_percent_and_a_batch_counter():
 
 
 def test_a_stage_label_is_not_a_measure():
-    parsed = parse_spaced_fields("Pre-training layer 1, epoch 7, cost  0.4125")
+    # Read by the key-value reader since sealed-10 (a comma-separated `cost 0.4125` field
+    # is a name and its value), with the same reading.
+    line = "Pre-training layer 1, epoch 7, cost  0.4125"
+    parsed = parse_spaced_fields(line) or parse_key_values(line)
     assert parsed is not None
     assert parsed.epoch == 7.0 and parsed.metrics == {"cost": 0.4125}
 
