@@ -43,6 +43,7 @@ from babysit.parsing.json_document import JsonDocument
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
+from babysit.parsing.marian import parse_marian
 from babysit.parsing.pass_counters import PassCounters
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
@@ -52,7 +53,8 @@ from babysit.parsing.shapes import ShapeReader
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
-    parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_is_sentences, *FRAMEWORK_PARSERS,
+    parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_marian, parse_is_sentences,
+    *FRAMEWORK_PARSERS,
     parse_correct_count,
     parse_headed_pairs, parse_key_values, parse_dl4j_score, parse_run_on_sentences)
 
