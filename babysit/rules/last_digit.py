@@ -32,8 +32,10 @@ def last_digit_unit(value: float) -> float | None:
 def within_last_digit(values: Sequence[float]) -> float | None:
     """The median of `values` when every one is within one unit of the last printed digit
     of it (and each is printed to four digits or more); None otherwise."""
+    if not values or last_digit_unit(values[-1]) is None:
+        return None  # (the newest value alone says it, at a tenth of the cost)
     units = [last_digit_unit(v) for v in values]
-    if not values or any(u is None for u in units):
+    if any(u is None for u in units):
         return None
     unit = max(u for u in units if u is not None)
     centre = statistics.median(values)

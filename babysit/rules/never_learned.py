@@ -44,6 +44,7 @@ _CHANCE_POINTS = 10  # points in a row at chance
 # 20 classes), and the two datasets' counts a model is most often trained on (CIFAR-100,
 # ImageNet). Larger counts lie so close together that any loss is near one of them.
 _CLASSES = (*range(2, 21), 100, 1000)
+_LOG_CLASSES = tuple((k, math.log(k)) for k in _CLASSES)  # judged at every record
 _NEAR_CHANCE = 0.002  # the level within this share of ln(K)
 _FLAT_CHANCE = 0.001  # and every point within this share of the level
 _LEFT_CHANCE = 0.01  # a loss this share below chance has left it
@@ -75,13 +76,14 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
     level = statistics.median(values)
     if level <= 0 or top - bottom > _FLAT_CHANCE * level:
         return None
+    counts = (*_LOG_CLASSES, (vocab_size, math.log(vocab_size))) \
+        if vocab_size and vocab_size > 1 else _LOG_CLASSES
+    near = [k for k, log_k in counts if abs(level - log_k) <= _NEAR_CHANCE * log_k]
+    if not near:
+        return None
     if max(_digits(v) for v in values) < 4:
         # Printed too coarsely (`loss: 2.30`) to tell ln 10 from a loss that converged
-        # near it.
-        return None
-    counts = (*_CLASSES, vocab_size) if vocab_size and vocab_size > 1 else _CLASSES
-    near = [k for k in counts if abs(level - math.log(k)) <= _NEAR_CHANCE * math.log(k)]
-    if not near:
+        # near it. (Asked last: the digits of ten values cost the most.)
         return None
     count = near[0]
     what = "the vocabulary" if count == vocab_size else f"{count} classes"
