@@ -29,7 +29,7 @@ TAIL_BYTES = 2 * 1024 * 1024
 # line every step is judged in a fraction of a second. Parsing is most of a quick
 # verdict's cost beyond start-up: 2,000 lines took a fifth more of it, and changed no
 # verdict on any of the public logs longer than 1,000 lines (79 of them).
-TAIL_LINES = 1000
+TAIL_LINES = 600
 # How much of a long log's start the parser reads when the history scan reads its middle:
 # enough for the start-up lines a new launch is seen by (parsing.launches).
 _HEAD_BYTES = 64 * 1024
