@@ -12,6 +12,7 @@ from babysit.model import EventKind
 from babysit.parsing.parser import LogParser
 from babysit.parsing.status_column import without_status_box
 from babysit.rules.history_shape import unlearned_history
+from tests.core.test_endings_sealed10 import ESTIMATOR_EVALUATION
 from tests.rules.test_loss_rules import verdict_of
 
 
@@ -259,14 +260,7 @@ def test_the_evaluation_after_training_is_no_spike_and_no_training(tmp_path: Pat
         "INFO:tensorflow:Saving checkpoints for 5468 into /tmp/result/model.ckpt.",
         "INFO:tensorflow:Loss for final step: 0.0025181356.",
         "INFO:tensorflow:***** Running evaluation *****",
-        "INFO:tensorflow:Saving dict for global step 5468: eval_accuracy = 0.8500477, "
-        "eval_auc = 0.68875444, eval_loss = 0.7216634, global_step = 5468, loss = 0.7218847",
-        "INFO:tensorflow:***** Eval results *****",
-        "INFO:tensorflow:  eval_accuracy = 0.8500477",
-        "INFO:tensorflow:  eval_auc = 0.68875444",
-        "INFO:tensorflow:  eval_loss = 0.7216634",
-        "INFO:tensorflow:  global_step = 5468",
-        "INFO:tensorflow:  loss = 0.7218847",
+        *ESTIMATOR_EVALUATION,
     ]
     data = verdict_of(tmp_path, lines)
     assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED")
