@@ -21,7 +21,8 @@ from babysit.parsing.text import normalise_key
 _COLUMN_GAP = lazy_re.compile(r"\s{2,}|\t")
 # One column's name: words with single spaces between them, each starting with a letter
 # or a sign a unit is written with (`Tag %`, `NER P.`, `Loss (train)`).
-_NAME = lazy_re.compile(r"^[A-Za-z_][\w./@()\[\]:-]*(?: [A-Za-z_%#(][\w./@%()\[\]:-]*)*$")
+# A bare `#` is a column of counts (spaCy 3's `E    #       LOSS TOK2VEC  LOSS NER …`).
+_NAME = lazy_re.compile(r"^[A-Za-z_][\w./@()\[\]:-]*(?: [A-Za-z_%#(][\w./@%()\[\]:-]*)*$|^#$")
 # Each segment ends at a `+` or `|`, so no line can be split into segments in two ways
 # (a pattern that could would take exponential time on a long `=====…x`).
 _RULE = lazy_re.compile(r"^\s*[+|]?(?:[-=]{3,}[+|])*[-=]{3,}[+|]?\s*$|^\s*=+(?:\s+=+)+\s*$")

@@ -52,8 +52,9 @@ _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
-# Counters a table names its step column by, beyond the usual step keys (spaCy's `Itn.`).
-_STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step"}
+# Counters a table names its columns by, beyond the usual keys: spaCy 2's `Itn.`, spaCy
+# 3's `E` (the epoch) and `#` (the step).
+_STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step", "#": "step", "e": "epoch"}
 # Words that name a split or a phase before a metric's name in a spaced header.
 _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "test", "eval",
                          "dev"})

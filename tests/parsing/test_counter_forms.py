@@ -82,3 +82,15 @@ def test_an_epoch_only_log_says_its_epochs_are_the_progress(tmp_path: Path):
     artifact = once(tmp_path, "\n".join([*lines, "Training complete."]) + "\n")
     assert artifact["reading"]["progress"] == "epoch"
     assert artifact["decision"] == "GO", artifact["summary"]
+
+
+def test_spacy_3_table_counts_its_steps_in_its_hash_column():
+    # spaCy 3's `spacy train` table: `E` the epoch, `#` the step, names of several words.
+    lines = ["E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+             "---  ------  ------------  --------  ------  ------  ------  ------",
+             "  0       0          0.00     49.75    0.31    0.17    1.67    0.00",
+             "  0     200         30.64   2108.01   39.52   48.26   33.46    0.40",
+             "  1     400         55.11    563.62   62.81   64.20   61.48    0.63"]
+    records = _records(lines)
+    assert [(step, epoch) for step, epoch, _ in records] == [(0, 0.0), (200, 0.0), (400, 1.0)]
+    assert records[2][2]["loss_ner"] == 563.62
