@@ -23,7 +23,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.model import Record
 from babysit.parsing.log_prefix import message
-from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.readers import STEP_UNITS, Line, ParseContext
 from babysit.parsing.text import normalise_key, to_number
 
 # `Aggregate error-signal ratio = 0.03616`, `Error-signal ratio (channels_3) = 0.02888`,
@@ -52,7 +52,7 @@ class ClosingMeasures:
         return ("=" in text or ":" in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        if context.progress_unit in ("step", "record") or (record is not None and record.metrics):
+        if context.progress_unit in STEP_UNITS or (record is not None and record.metrics):
             return record
         figure = _FIGURE.fullmatch(message(line.text).strip())
         if figure is None or _MEASURE.search(figure.group("name")) is None \

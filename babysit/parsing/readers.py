@@ -20,6 +20,9 @@ from typing import Protocol
 
 from babysit.model import Record
 
+# The progress units that count steps (the run's own, or its training records counted):
+# a log counted in epochs only, or not at all, has none a reader may place things at.
+STEP_UNITS = ("step", "record")
 
 class Line:
     """One line as the readers see it: the text after its rank label and any progress
@@ -60,7 +63,8 @@ class ParseContext(Protocol):
 
     @property
     def progress_unit(self) -> str:
-        """`step`, `record` or `none`: what the log's progress is counted in so far."""
+        """`step`, `record`, `epoch` or `none`: what the log's progress is counted in so
+        far (`STEP_UNITS`: in steps, the run's own or its records counted)."""
         ...
 
 

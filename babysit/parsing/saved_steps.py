@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from babysit.model import EventKind, Record
 from babysit.parsing.plan import saved_step
-from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.readers import STEP_UNITS, Line, ParseContext
 
 
 class SavedSteps:
@@ -36,7 +36,7 @@ class SavedSteps:
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
         if record is None or not context.target:
             return record
-        if context.progress_unit in ("step", "record") and (context.step is None
+        if context.progress_unit in STEP_UNITS and (context.step is None
                                                 or context.step != self._given):
             return record  # the log counts its own steps or records
         for event in record.events:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.log_prefix import message
-from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.readers import STEP_UNITS, Line, ParseContext
 
 # The detail of the NEW_STAGE event this reader adds: the run's training stage is over.
 TRAINING_STAGE_PASSED = "a training stage finished"
@@ -53,7 +53,7 @@ class StageMilestones:
                 or "hase " in text or "HASE " in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        if context.progress_unit in ("step", "record") or (record is not None and record.metrics):
+        if context.progress_unit in STEP_UNITS or (record is not None and record.metrics):
             return record
         stage = _STAGE.match(message(line.text).strip())
         if stage is None:
