@@ -56,6 +56,16 @@ _CLOSING_WORDS = lazy_re.compile(
     r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
     r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+# The log's last line ends on the word, whatever the script's own name for its work
+# (`Model comparison complete!`, `train AlexNet done`, `Ablation study completed!`): not
+# what a run does along the way (`Saving checkpoint... done`, `Loading data done`). Only
+# the last line: a model's samples printed after training are prose (`I he do done.`).
+_ENDS_ON_THE_WORD = lazy_re.compile(
+    r"^(?!.*\b(?:[Ss]av|[Ll]oad|[Dd]ownload|[Pp]repar|[Pp]re-?process|[Rr]ead|[Ww]rit|"
+    r"[Bb]uild|[Ii]nit|[Ss]et(?:ting)?[ -]?up|[Cc]ompil|[Cc]opy|[Cc]opi|[Ee]xtract|[Ff]etch|"
+    r"[Ee]poch|[Bb]atch|[Ss]tep|[Ii]ter|[Ff]old|[Rr]ound|[Ww]arm))"
+    r".*[A-Za-z].*\b(?:[Cc]omplete[d]?|[Ff]inished|FINISHED|COMPLETE[D]?|[Dd]one|DONE)"
+    r"[.!]*\s*$")
 # The value a notebook (or a REPL) displays when a cell ends: the training cell's last
 # expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`, Keras `model.evaluate`'s
 # list of scores `[1.4607702493667603, 0.5026000142097473]`), or the next cell's plot
@@ -126,10 +136,13 @@ class ClosingBlock:
         self._recurring: set[str] = set()  # closing-looking templates seen mid-run
         self._records = 0  # training records read (up to a few)
         self._launches = LaunchEnds()  # closing lines that ended a launch
+        self._last = ""  # the block's last line that is not blank
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
         kept (the others cannot change the judgement)."""
+        if line.strip():
+            self._last = line
         if len(self._lines) < _KEPT and _may_close(line):
             self._lines.append(line)
 
@@ -141,6 +154,7 @@ class ClosingBlock:
         if not self._launches.trained(closings) and len(self._recurring) < _MAX_RECURRING:
             self._recurring.update(closings)
         self._lines.clear()
+        self._last = ""
         self._judged = 0
         self._said = False
         if self._records < _RECORDS_BEFORE_LATE:
@@ -161,7 +175,7 @@ class ClosingBlock:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the
         block since the last training record holds a closing line the run did not print
         between its records."""
-        if self._said or len(self._lines) == self._judged:
+        if self._said:
             return None
         new, self._judged = self._lines[self._judged:], len(self._lines)
         late = self._records >= _RECORDS_BEFORE_LATE
@@ -171,4 +185,10 @@ class ClosingBlock:
                 self._said = True
                 detail = CELL_ENDED if _DISPLAYED.search(line.strip()) else CLOSING
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)
+        last = self._last.strip()
+        if last and _ENDS_ON_THE_WORD.search(last) and not _STAGE.search(last) \
+                and all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(last)) \
+                and not self.recurs(template(last)):
+            self._said = True
+            return LogEvent(EventKind.COMPLETED, last[:500], CLOSING)
         return None

@@ -40,7 +40,7 @@ TARGET_KEYS = ("max_steps", "total_steps", "max_iters", "train_iters", "num_trai
 EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch")
 _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
     "v_num", "_runtime", "_timestamp", "timestamp", "time", "eta", "rank", "local_rank",
-    "world_size", "pid", "total_epochs", "max_epochs", "num_epochs"))
+    "world_size", "pid", "total_epochs", "max_epochs", "num_epochs", "episode"))
 
 
 _TOTAL_EPOCH_KEYS = ("total_epochs", "max_epochs", "num_epochs")
@@ -179,7 +179,11 @@ _KV = lazy_re.compile(
 )
 # The counter's number may sit in brackets after its word (`Iteration[5/1000]`,
 # `Iter[20/500]`), as an epoch's does (`Epoch[3]`).
-_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
+# An outer loop's counter by other names, each with its plan (`Episode 8/10`, `Round
+# 3/50`, `Generation 12/100`, `Update 7/976`): reinforcement learning counts episodes and
+# updates, evolutionary search generations, federated learning rounds.
+_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|[Gg]eneration|"
+                           r"[Uu]pdate)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
 # a value, not step 0.

@@ -126,6 +126,29 @@ def test_lines_that_do_not_close_a_run(line: str):
     assert block.judge() is None
 
 
+@pytest.mark.parametrize(("lines", "closes"), [
+    # a script's own name for its work, on the log's last line
+    (["Model comparison complete!"], True),
+    (["Evaluating...", "train AlexNet done"], True),
+    (["2025-09-13 15:57:11,727 - __main__ - INFO - Ablation study completed!"], True),
+    # what a run does along the way, or a counter part-way
+    (["Saving checkpoint to out/ckpt-500... done"], False),
+    (["Loading test data done"], False),
+    (["epoch 3 of 10 finished"], False),
+    # prose after training (a language model's samples) that happens to end on the word,
+    # with more after it: only the last line counts
+    (["KING RICHARD II:", "I duke! I he do done.", "saving model"], False),
+], ids=["comparison", "model-done", "timestamped", "save", "load", "epoch", "samples"])
+def test_the_last_line_ending_on_a_word_of_completion(lines: list[str], closes: bool):
+    block = ClosingBlock()
+    for _ in range(3):
+        block.trained()
+    for line in lines:
+        block.add(line)
+    event = block.judge()
+    assert (event is not None and event.detail == CLOSING) is closes
+
+
 def test_a_closing_line_the_run_printed_between_records_is_not_the_end():
     block = ClosingBlock()
     block.add("Test accuracy: 0.81")

@@ -63,6 +63,17 @@ def test_a_named_step_outranks_an_inner_loops_bracketed_counter():
     assert record.step == 104
 
 
+@pytest.mark.parametrize("word", ["Episode", "Round", "Generation", "Update"])
+def test_an_outer_loop_counted_by_other_names_is_the_step_and_its_plan(word: str):
+    # reinforcement learning counts episodes and updates, federated learning rounds,
+    # evolutionary search generations: `Episode 8/10 | Loss: 1.0`
+    parser = LogParser()
+    records = parser.feed_lines([f"{word} {n}/10 | Deliveries: 7 | Loss: {1 / n:.4f}"
+                                 for n in (1, 2, 3)])
+    assert [(r.step, r.target_steps) for r in records] == [(1, 10), (2, 10), (3, 10)]
+    assert all("episode" not in r.metrics for r in records)
+
+
 def test_boosting_rounds_and_possessive_names():
     # LightGBM: `[N]<TAB>valid_0's l2: …`; XGBoost: `[N]<TAB>train-rmse:…`
     records = _records(["[10]\ttraining's auc: 0.81\tvalid_1's auc: 0.71",
