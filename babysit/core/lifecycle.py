@@ -45,6 +45,7 @@ from babysit.parsing.endings import (
     LAST_PRINT,
     PLAN_REACHED,
 )
+from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
 from babysit.parsing.loop_over import LOOP_OVER
@@ -64,7 +65,7 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = ("early-stop", FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
+_DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Of those, the ones that say the run's own plan was done (its outer counter at its total,
 # or its own word that it reached it).
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
@@ -439,7 +440,7 @@ class RunLifecycle:
         if completion.detail == LAST_EPOCH and not settled:
             return None  # read from the order of lines: a live run may print more of it
         early = premature(step, target) and completion.detail not in _DELIBERATE
-        if early and completion.detail != "summary":
+        if early and completion.detail != SUMMARY:
             if not settled:
                 return None
             return self._end(Ending(

@@ -20,7 +20,7 @@ from babysit.core.curves import MetricCurves
 from babysit.core.deadline import deadline_warning
 from babysit.core.efficiency_meter import EfficiencyMeter
 from babysit.core.ledger import AnomalyLedger
-from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle
+from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle, premature
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
 from babysit.model import (
@@ -33,11 +33,12 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
+from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.history_shape import unlearned_history
-from babysit.rules.last_weights import last_far_from_best
+from babysit.rules.last_weights import last_far_from_best, patience_spent
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
@@ -195,6 +196,11 @@ class Run:
         for anomaly in fresh:
             self.curves.pin(anomaly.step)
         return fresh
+
+    def _patience_spent(self) -> bool:
+        """The run's main evaluation ends as early stopping ends it (rules/last_weights)."""
+        main = self.series.main_eval_values()
+        return main is not None and patience_spent(main[1], main[2])
 
     def _plan_of_steps(self) -> int | None:
         """The planned total a completion is checked against: none for a log whose
@@ -388,6 +394,9 @@ class Run:
                 severity = Severity.LOW  # a writer thread torn down at exit, after the end
             self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key,
                                severity)
+        if event.kind is EventKind.COMPLETED and event.detail == SUMMARY \
+                and premature(self.step, self._plan_of_steps()) and self._patience_spent():
+            event = replace(event, detail=EARLY_STOP)
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:

@@ -28,6 +28,11 @@ class Signature:
     detail: str = ""  # a fixed detail, when the kind of line is the detail
 
 
+# Completion details of the signatures below (see `core.lifecycle`): the trainer's own
+# report as training returns, checked against the plan; the run's own early stop.
+SUMMARY = "summary"
+EARLY_STOP = "early-stop"
+
 def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
          detail: str = "") -> Signature:
     return Signature(kind, lazy_re.compile(pattern, flags), detail_group, detail)
@@ -276,7 +281,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
          # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)
-         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$", detail="summary"),
+         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$", detail=SUMMARY),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
     # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best
@@ -300,7 +305,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # `Stopped by overfitting detector  (20 iterations wait)`.
          r"^Stopping\. Best iteration:|^Early stopping, best iteration is:|"
          r"^Stopped by overfitting detector\b",
-         detail="early-stop"),
+         detail=EARLY_STOP),
     # A boosting fit that ran all its rounds, in its library's closing words: LightGBM's
     # `Did not meet early stopping. Best iteration is:`, CatBoost's `bestIteration = 41`
     # and `Shrink model to first 42 iterations.` after its evaluation set's best.
@@ -318,7 +323,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:has |have )?converged)\b)"
          r"(?=.*\b(?:stop(?:s|ping|ped)?|terminat(?:e|es|ed|ing)|halt(?:s|ing|ed)?|"
          r"end(?:s|ing|ed)?\s+(?:the\s+)?training|quit(?:s|ting)?)\b)", flags=_I,
-         detail="early-stop"),
+         detail=EARLY_STOP),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
     # The final model said to be saved, in any case and with its kind named (MLatom's

@@ -35,7 +35,7 @@ from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
-from babysit.parsing.events import find_events
+from babysit.parsing.events import SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import Parsed
@@ -522,7 +522,7 @@ class LogParser:
         if "train_runtime" in metrics or "train/train_runtime" in metrics:
             # The trainer's end-of-training summary: averages over the whole run, not a
             # step of it. It says training returned (see lifecycle for an early one).
-            events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], "summary"))
+            events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY))
             metrics = {}
         if part.per_epoch:
             self.plan.per_epoch = part.per_epoch

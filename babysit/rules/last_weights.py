@@ -40,3 +40,16 @@ def last_far_from_best(values: Sequence[float], direction: int,
     share = abs(last - values[best_at]) / abs(values[best_at])
     return best_at, (f"ended at {last:.4g}, {share:.0%} worse than its best "
                      f"{values[best_at]:.4g}, {len(values) - 1 - best_at} evaluations before")
+
+
+def patience_spent(values: Sequence[float], direction: int) -> bool:
+    """Whether a run's evaluations end the way early stopping ends them: the best some
+    evaluations back and none since better. A trainer's end-of-training summary printed
+    well short of the plan is then the run's own early stop (PaddleNLP's and the Hugging
+    Face Trainer's `EarlyStoppingCallback` stop the loop and print the same summary as at
+    the plan's end), not a run cut short."""
+    if direction == 0 or len(values) < 3:
+        return False
+    worse = [-direction * v for v in values]  # higher is worse
+    best_at = min(range(len(worse)), key=worse.__getitem__)
+    return best_at < len(worse) - 1 and worse[-1] > worse[best_at]

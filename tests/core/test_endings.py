@@ -78,6 +78,33 @@ def test_an_end_of_training_summary_long_before_the_planned_total_is_an_early_en
                for a in data["anomalies_detected"])
 
 
+def _stopped_at_500_of_1000(evals: list[float]) -> str:
+    """A trainer's log whose summary comes at step 500 of 1,000 planned, after an
+    evaluation every 100 steps (PaddleNLP's and the Hugging Face Trainer's shapes)."""
+    lines = ["  max_steps = 1000"]
+    for n, value in enumerate(evals, start=1):
+        lines += [f"step {s}/1000 - loss: {1.0 / s:.5f}"
+                  for s in range(n * 100 - 90, n * 100 + 1, 10)]
+        lines.append(f"step {n * 100}/1000 - eval_loss: {value}")
+    return "\n".join(lines) + "\nTraining completed.\n" + HF_SUMMARY
+
+
+def test_a_summary_short_of_the_plan_after_the_evaluation_stopped_improving_is_an_early_stop(
+        tmp_path: Path):
+    """An early-stopping callback stops the loop and the trainer prints the summary it
+    prints at the plan's end (sealed-11's PaddleNLP few-shot run: `early_stop_patience`
+    4, the best evaluation at step 300, the summary at step 700 of 1,000)."""
+    data = once(tmp_path, _stopped_at_500_of_1000([1.0, 0.8, 0.85, 0.9, 0.95]))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
+def test_a_summary_short_of_the_plan_while_the_evaluation_still_improves_is_an_early_end(
+        tmp_path: Path):
+    data = once(tmp_path, _stopped_at_500_of_1000([1.0, 0.9, 0.8, 0.7, 0.6]))
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    assert data["decision"] != "GO"
+
+
 def test_training_done_said_part_way_is_not_the_end(tmp_path: Path):
     lines = ["Total optimization steps = 100"]
     lines += [f"step {s}/100 loss {3 - s * 0.02:.3f}" for s in range(1, 31)]
