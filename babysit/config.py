@@ -92,6 +92,10 @@ class RuleSettings:
     divergence_level: float = _bounded(1.0, 0.01, 1e6)
     # Above where the run started by this much, and not coming back: a blocker.
     divergence_blocker_rise: float = _bounded(0.25, 0, 1000)
+    # Open at the run's end, a level less than this far above its best (0.5: 1.5×) and
+    # below where the run started: a final model somewhat worse than its best (medium),
+    # not a broken one (a blocker).
+    divergence_small_rise: float = _bounded(0.5, 0, 1000)
     # The log's first loss is the run's starting value only at or before this step (a
     # log that begins mid-run has no starting value to compare with).
     divergence_start_steps: int = _bounded(100, 0, 10**12)

@@ -602,6 +602,19 @@ class Run:
                 # are spoiled, its deliverable is not (a strong risk, not a void run).
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
+            elif kind is AnomalyType.DIVERGENCE and (
+                    rise := self.series.loss_rise_over_best()) is not None \
+                    and rise < self.rules.divergence_small_rise:
+                # A level a fifth above its best, far below where the run started: the
+                # final weights are somewhat worse than the best ones, not spoiled (a
+                # notice the verdict names, not a reason to hold the result back).
+                for anomaly in self.ledger.unresolved():
+                    if anomaly.type is kind and anomaly.severity is Severity.HIGH:
+                        self.ledger.reassess(kind, anomaly.key, Severity.MEDIUM, (
+                            f"{why}, its level {rise:.0%} above its best and below where "
+                            f"the run started: the final weights are somewhat worse than "
+                            f"its best, not broken"))
+                continue
             self.ledger.escalate_at_end(kind, at_end, why)
 
     def _kept_last_weights(self) -> None:

@@ -356,6 +356,11 @@ class MetricSeries:
         return (key, [value for value, _ in rule.series[key]], direction) if direction \
             else None
 
+    def loss_rise_over_best(self) -> float | None:
+        """The training loss level's rise over its best (see `LossRule.rise_over_best`)."""
+        rule = self._rules.find(LossRule)
+        return rule.rise_over_best() if isinstance(rule, LossRule) else None
+
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)
         return rule.peak if isinstance(rule, LrScheduleRule) else None

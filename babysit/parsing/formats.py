@@ -263,6 +263,10 @@ _AT_COUNTER = lazy_re.compile(
 # A possessive name, a boosting library's data set and metric (`valid_0's l2`,
 # `training's binary_logloss`): the set and the metric, as `valid_0/l2`.
 _POSSESSIVE = lazy_re.compile(r"(?<=\w)'s (?=[A-Za-z_])")
+# A qualifier in parentheses between a name and its value (`Eval Acc (total): 0.88`,
+# `Loss (val): 0.61`, `Time (s): 3.2`): a word of the name (`Eval Acc total`).
+_QUALIFIER = lazy_re.compile(r"(?<=[A-Za-z])\s*\(([A-Za-z][\w.-]{0,15}(?: [\w.-]{1,15})?)\)"
+                             r"(?=\s*[=:]\s*[-+.\dnNiI])")
 
 
 # A change from one value to another (`Validation loss decreased (inf --> 0.0635)`,
@@ -284,6 +288,8 @@ def key_values(text: str) -> dict[str, float]:
         text = _OLD_VALUE.sub("", text)
     if "'s " in text:
         text = _POSSESSIVE.sub("/", text)
+    if "(" in text and ")" in text:
+        text = _QUALIFIER.sub(r" \1", text)
     if " at " in text or " after " in text or " for " in text or " on " in text \
             or " in " in text:
         text = _AT_COUNTER.sub("", text)

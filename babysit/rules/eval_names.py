@@ -29,7 +29,7 @@ _EVAL_WORDS = frozenset({"eval", "evaluation", "val", "valid", "validation", "de
 _NOT_EVALUATION = frozenset({"train", "training", "best", "min", "max", "time", "runtime",
                              "samples", "steps", "step", "epoch", "epochs", "tokens", "size",
                              "count", "num", "per", "second", "wps", "wpb", "bsz", "ups",
-                             "memory", "mem", "throughput"})
+                             "memory", "mem", "throughput", "std", "stdev", "var"})
 # The metric word, by the way it improves. Errors and distances fall; agreement with the
 # truth (accuracy, overlap, agreement between clusterings, fidelity of an image) rises.
 _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",

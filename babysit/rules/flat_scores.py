@@ -10,8 +10,9 @@ scores says it too, in three shapes:
   constant ranks nothing), while no other AUC of the run has left it. Chance is 0.5
   whatever the task, so no placing is needed.
 - An accuracy identical on every evaluation from the run's first, at most half of the
-  scale: the model's predictions never change (Nielsen's MNIST loop at `969 / 10000`
-  on each of 30 epochs, one digit's share). A perfect or high score that holds is a
+  scale, or at any level short of perfect when printed to the millionth: the model's
+  predictions never change (Nielsen's MNIST loop at `969 / 10000` on each of 30 epochs,
+  one digit's share). A perfect or high score printed coarsely that holds may be a
   converged fine-tune, not this.
 - An error (MAE, RMSE, a validation loss) that never moved beyond 1 % of its first
   value over eight evaluations from the run's start (a VAE's `MAE=2.18788` …
@@ -100,7 +101,12 @@ def accuracy_frozen(values: Sequence[float]) -> str | None:
         return None
     value = values[0]
     scale = 100.0 if value > 1.0 else 1.0
-    if not 0 < value <= 0.5 * scale:
+    # Printed to the millionth, the same accuracy at any level is predictions that
+    # never change (a segmentation net's `Eval Acc (total): 0.8812751913070679` on each of
+    # ten epochs: the background's share); printed coarsely, a high one may be a
+    # converged fine-tune's.
+    fine = _unit(value) <= 1e-6 * scale
+    if not (0 < value <= 0.5 * scale or (fine and 0 < value < scale)):
         return None
     return (f"has been exactly {value:.4g} on every one of {len(values)} evaluations from "
             f"the first: the model's predictions never change (one class for everything, "
@@ -155,7 +161,7 @@ class FlatScoreRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._values: dict[str, list[float]] = {}
-        self._last: dict[str, tuple[int | None, float]] = {}  # (whole epoch, value)
+        self._last: dict[str, tuple[int | None, float, int | None]] = {}  # (epoch, value, step)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         # An AUC of the run left chance: the model ranks something. A multi-label
@@ -181,13 +187,15 @@ class FlatScoreRule:
             epoch = math.floor(point.epoch) if point.epoch is not None \
                 and math.isfinite(point.epoch) else None
             last = self._last.get(key)
-            if last is not None and last[1] == value and (epoch is None or epoch == last[0]):
+            if last is not None and last[1] == value and (epoch is None or epoch == last[0]) \
+                    and not (point.loss is None and point.step != last[2]):
                 # The same evaluation printed again: a bar then its summary, or the last
                 # evaluation restated on every training line or bar redraw after it
                 # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
-                # record says the same value was measured again.
+                # record, or an evaluation's own line (no training loss in it) after
+                # training moved on, says the same value was measured again.
                 continue
-            self._last[key] = (epoch, value)
+            self._last[key] = (epoch, value, point.step)
             if key not in self._placed:
                 self._placed[key] = self._at_start(point)
             values = self._values.setdefault(key, [])

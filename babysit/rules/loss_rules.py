@@ -18,11 +18,11 @@ from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
-from babysit.metric_names import eval_direction
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import trends
 from babysit.rules.early_jump import few_point_jump
+from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
@@ -56,10 +56,12 @@ class _EvalWitness:
 
     def observe(self, point: Observation) -> None:
         if self.key is None:
-            self.key = next((k for k in point.metrics if eval_direction(k)), None)
+            # (by name, wherever the evaluation's mark sits: `val_loss`, `acc_test`, a
+            # federated run's `Averaged Test Accuracy`)
+            self.key = next((k for k in point.metrics if evaluation_direction(k)), None)
             if self.key is None:
                 return
-            self.direction = eval_direction(self.key)
+            self.direction = evaluation_direction(self.key)
         value = point.metrics.get(self.key)
         if value is None or not math.isfinite(value) or value == self.latest:
             return  # the same evaluation printed twice is one evaluation
@@ -71,6 +73,12 @@ class _EvalWitness:
     def train_best(self) -> None:
         """The training loss reached a new best: validation is measured from here."""
         self.reference, self.since_reference = self.latest, 0
+
+    def shares(self, tolerance: float) -> bool:
+        """Whether validation got worse too since the best training loss."""
+        if self.reference is None or self.latest is None or self.since_reference == 0:
+            return False
+        return (self.reference - self.latest) * self.direction > abs(self.reference) * tolerance
 
     def unshared(self, tolerance: float) -> str | None:
         """Why validation does not share the rise (it held or improved since the best
@@ -113,6 +121,17 @@ class LossRule:
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
         # The levels of a long stretch: the range the loss has held.
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
+
+    def rise_over_best(self) -> float | None:
+        """How far the loss level now stands above its best, as a share of the best (0.2:
+        20 % above), for a rise that stays below where the run started and below a random
+        guess's loss, and that validation does not share; None otherwise (no level yet, a
+        best at or below zero, a loss back above its start, or validation worse too: a
+        broken run whatever the share)."""
+        if not self._levels or self._best is None or self._best <= 0 or self._above_start \
+                or self._eval.shares(self.rules.eval_recovery_tolerance):
+            return None
+        return self._levels[-1] / self._best - 1
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if point.lr is not None and math.isfinite(point.lr):

@@ -105,3 +105,9 @@ def test_spacy_3_table_counts_its_steps_in_its_hash_column():
     records = _records(lines)
     assert [(step, epoch) for step, epoch, _ in records] == [(0, 0.0), (200, 0.0), (400, 1.0)]
     assert records[2][2]["loss_ner"] == 563.62
+
+
+def test_a_qualifier_in_parentheses_is_a_word_of_the_name():
+    records = _records(["Eval Acc (total): 0.8812", "Loss (val): 0.61, Time (s): 3.2"])
+    assert [metrics for _, _, metrics in records] == [
+        {"eval_acc_total": 0.8812}, {"loss_val": 0.61, "time_s": 3.2}]

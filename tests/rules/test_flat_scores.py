@@ -185,3 +185,36 @@ def test_a_bar_redrawn_with_the_last_validation_loss_is_one_evaluation():
              f"train_loss={0.9 - 0.01 * (20 * e + b):.3f}, val_loss={v}]"
              for e, v in ((0, "0.643"), (1, "0.643")) for b in range(1, 21)]
     assert not any("val_loss has stayed" in d for d in not_learning(lines))
+
+
+def _segmentation(eval_acc: str, epochs: int = 10) -> list[str]:
+    # sealed-11 windows_pycharm_segmentation_…_frozen_exit0: the batches of each epoch,
+    # the epoch's mean, then `Eval Acc (total): …` on a line of its own.
+    lines: list[str] = []
+    for e in range(1, epochs + 1):
+        lines += [f"epoch: {e:2d}/{epochs} batch {b:3d}/23 Train loss: {0.7 - 0.01 * e:.6f}, "
+                  f"Acc: 0.8{b:02d}412" for b in range(1, 24)]
+        lines += [f"Train loss: {0.69 - 0.01 * e:.6f}, Acc: 0.880411",
+                  f"Eval Acc (total): {eval_acc.format(e=e)}"]
+    return [*lines, "", "Process finished with exit code 0"]
+
+
+def test_an_accuracy_the_same_to_the_millionth_on_every_evaluation_is_not_learning(
+        tmp_path: Path):
+    # A high accuracy identical to sixteen digits on each of ten epochs: the predictions
+    # never change (the background's share of the pixels).
+    data = verdict_of(tmp_path, _segmentation("0.8812751913070679"))
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert any(a["type"] == "not-learning" and "eval_acc_total" in a["description"]
+               for a in data["anomalies_detected"])
+
+
+def test_a_high_accuracy_printed_coarsely_that_holds_is_no_finding():
+    assert accuracy_frozen([0.95] * 8) is None
+    assert accuracy_frozen([0.8812751913070679] * 8) is not None
+
+
+def test_a_high_accuracy_that_moves_is_learning(tmp_path: Path):
+    data = verdict_of(tmp_path, _segmentation("0.8{e}12751913070679"))
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "not-learning"
+                and "eval_acc" in a["description"]]
