@@ -161,7 +161,9 @@ class FlatScoreRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._values: dict[str, list[float]] = {}
-        self._last: dict[str, tuple[int | None, float, int | None]] = {}  # (epoch, value, step)
+        # (whole epoch, value, training records read before it)
+        self._last: dict[str, tuple[int | None, float, int]] = {}
+        self._trained = 0  # training records read (a record with a training loss)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         # An AUC of the run left chance: the model ranks something. A multi-label
@@ -177,6 +179,8 @@ class FlatScoreRule:
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
+        if point.loss is not None:
+            self._trained += 1
         for key, value in point.metrics.items():
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
@@ -188,14 +192,14 @@ class FlatScoreRule:
                 and math.isfinite(point.epoch) else None
             last = self._last.get(key)
             if last is not None and last[1] == value and (epoch is None or epoch == last[0]) \
-                    and not (point.loss is None and point.step != last[2]):
+                    and not (point.loss is None and self._trained > last[2]):
                 # The same evaluation printed again: a bar then its summary, or the last
                 # evaluation restated on every training line or bar redraw after it
                 # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
                 # record, or an evaluation's own line (no training loss in it) after
-                # training moved on, says the same value was measured again.
+                # training records, says the same value was measured again.
                 continue
-            self._last[key] = (epoch, value, point.step)
+            self._last[key] = (epoch, value, self._trained)
             if key not in self._placed:
                 self._placed[key] = self._at_start(point)
             values = self._values.setdefault(key, [])
