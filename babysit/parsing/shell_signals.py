@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 
-from babysit import lazy_re
-
 # The words, by locale (glibc's libc.po: zh_CN, zh_TW, ja, ko, de, fr, es, it, pt, pt_BR,
 # ru, uk, pl, nl, cs, tr, vi; the English ones are read in `events`).
 # SIGKILL (`Killed`): most often the kernel's OOM killer.
@@ -103,13 +101,16 @@ SHELL_FAULT = (rf"{_said(_FAULTS, _ALONE)}|{_said(_ABORTED, _CORE + _ALONE)}|"
 SHELL_STOPPED = (rf"{_said(_STOPS, None)}|^zsh: (?:hangup|interrupt)\s|"
                  r"terminated by signal SIG(?:TERM|HUP|INT)\b")
 
-# The cheap check before the signatures run (see `events.find_events`): one of the words
-# where a report puts it, or a shell's own words.
-_GATE = lazy_re.compile(
-    rf"^(?:{_PREFIX})?(?:{_words((*_KILLED, *_FAULTS, *_ABORTED, *_STOPS))})|^zsh: |"
-    r"terminated by signal SIG")
+# The cheap check before the signatures run (see `events.find_events`): every report has
+# its word's first token as a token of the line (a set lookup, not a scan per word).
+_FIRST_TOKENS = frozenset(w.split()[0] for w in (*_KILLED, *_FAULTS, *_ABORTED, *_STOPS))
 
 
 def may_report(line: str) -> bool:
     """Whether a line may be a shell's report of a signal (see the patterns above)."""
-    return len(line) < 400 and _GATE.search(line) is not None
+    if len(line) >= 400:
+        return False
+    if "zsh: " in line or "terminated by signal" in line:
+        return True
+    tokens = line.replace("(", " ").replace("（", " ").split()
+    return not _FIRST_TOKENS.isdisjoint(tokens)
