@@ -37,13 +37,13 @@ _MAX_RECURRING = 256
 # Words that close a run, in any of the lines of the block.
 _CLOSING_WORDS = lazy_re.compile(
     # the run says it is over: `Finished Training`, `training is done`, `Optimization
-    # Finished!`, `done training`, `finished run`, `Done!` alone on its line
+    # Finished!`, `done training`, `finished run`, `Done!` or `finish` alone on its line
     r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
     r"[Ee]xperiment)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
     r"[Ee]nded|[Oo]ver)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
-    r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
+    r"^\W*(?:[Dd]one|DONE|[Ff]inish(?:ed)?|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;

@@ -15,6 +15,7 @@ from babysit.model import EventKind, LogEvent
 from babysit.parsing.log_prefix import message
 from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
+from babysit.parsing.shell_signals import SHELL_FAULT, SHELL_KILLED, SHELL_STOPPED, may_report
 from babysit.parsing.signal_reports import NATIVE_FAULT, NATIVE_STOP, USER_STOP
 from babysit.parsing.signal_reports import TRIGGERS as SIGNAL_REPORT_TRIGGERS
 
@@ -72,6 +73,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"exceeded memory limit .*being killed|Detected \d+ oom[-_]kill event|"
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
+    # The same said in the shell's locale (`已杀死`, `[1]+  Getötet  python train.py`), or
+    # by fish (`terminated by signal SIGKILL`): parsing/shell_signals.py.
+    _sig(EventKind.HOST_KILL, SHELL_KILLED),
     # `RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.`: the
     # kernel's SIGKILL, memory. (A worker killed by `Terminated` or `Interrupt` was sent
     # SIGTERM or SIGINT with the whole job: the run was stopped, see `core.ending`.)
@@ -156,6 +160,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # (`Entrenamiento interrumpido por el usuario.`): parsing/signal_reports.py.
     _sig(EventKind.STOPPED_BY_SIGNAL, NATIVE_STOP, -1),
     _sig(EventKind.STOPPED_BY_SIGNAL, USER_STOP, -1),
+    # The shell's report of a stop in its locale (`第 3 行：12345 已终止  python …`).
+    _sig(EventKind.STOPPED_BY_SIGNAL, SHELL_STOPPED),
     _sig(EventKind.WORKERS_STOPPED, r"Sending process \d+ closing signal (SIG[A-Z]+)", 1),
     # A collective that waits on ranks that never come: Horovod's stall inspector
     # (horovod/common/stall_inspector.cc: `One or more tensors were submitted to be
@@ -224,6 +230,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # Paddle's report of any other fatal signal (`FatalError: `Erroneous arithmetic
     # operation` is detected by the operating system.`): parsing/signal_reports.py.
     _sig(EventKind.SEGFAULT, NATIVE_FAULT, 1),
+    # The shell's report of a fault in its locale (`段错误 (核心已转储)`), zsh's own
+    # (`zsh: segmentation fault  python train.py`): parsing/shell_signals.py.
+    _sig(EventKind.SEGFAULT, SHELL_FAULT),
     # `OSError: [Errno 28] No space left on device: 'out/checkpoint-1000/model.safetensors'`
     # names the file that could not be written (kept: that checkpoint is not whole).
     _sig(EventKind.DISK_FULL, r"(?:\[Errno (?:28|122)\] )?(?:No space left on device|"
@@ -385,7 +394,7 @@ _TRIGGERS = (
 
 def find_events(line: str) -> tuple[LogEvent, ...]:
     """All events one cleaned line carries, in signature order."""
-    if not any(t in line for t in _TRIGGERS):
+    if not any(t in line for t in _TRIGGERS) and not may_report(line):
         return ()
     benign = _BENIGN.search(line) is not None
     found: list[LogEvent] = []

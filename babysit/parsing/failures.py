@@ -28,8 +28,10 @@ from collections.abc import Set
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
+from babysit.parsing import lua_tracebacks
 from babysit.parsing.events import exception_line
 from babysit.parsing.foreign_failures import foreign_failure
+from babysit.parsing.frame_sources import frame_source
 from babysit.parsing.said_failures import said_failure
 from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
@@ -116,12 +118,17 @@ class FailureReader:
         # clears it at the next line.
         self.loose_exception: LogEvent | None = None
         self._frame = ""  # the open traceback's last line, when a frame may go on
+        self._after_frame = False  # the open traceback's last line named a frame
         # Tracebacks announced as not the process's, not yet read: True for a helper
         # thread's (reported: the run may hang without it), False for one Python
         # ignored (`Exception ignored in`, at exit or in `__del__`: noise).
         self._announced: list[bool] = []
         self._in_thread = False  # the open traceback is a helper thread's
         self._thread_tail = False  # after one: its interleaved last lines still come
+        # The line read before this one, and whether it said a failure: the message of a
+        # Lua traceback stands above its `stack traceback:` (see `lua_tracebacks`).
+        self._previous = ""
+        self._previous_failed = False
 
     @property
     def in_traceback(self) -> bool:
@@ -130,6 +137,12 @@ class FailureReader:
     def observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
+        added = self._observe(line, events)
+        self._previous = line
+        self._previous_failed = bool(added) or any(e.kind in _FAILURE_KINDS for e in events)
+        return added
+
+    def _observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         added: list[LogEvent] = []
         if not events and self._lines == 0:  # most lines: skip the events' bookkeeping
             return self._outside(line, _NO_KINDS, added)
@@ -158,12 +171,18 @@ class FailureReader:
             if line[:1].isspace() or exception_line(line) is not None:
                 return added  # two threads' tracebacks interleaved: the other's last lines
             self._thread_tail = False
+        if lua_tracebacks.is_header(line):
+            # Lua's frames follow; the error is the line above, unless it said so itself.
+            if not self._previous_failed:
+                added.extend(self._foreign_failed([lua_tracebacks.lua_error(self._previous)]))
+            self._open(line, "", headless=True)  # its frames are read, and end nothing
+            return added
         if not kinds.isdisjoint(_FAILURE_KINDS) or EventKind.STOPPED_BY_SIGNAL in kinds:
             foreign: list[LogEvent] = []
         else:  # another runtime's fatal error: R, Julia, the JVM, Lua, Go, Rust, C++
             foreign = foreign_failure(line)
         if foreign:
-            added.extend(foreign)
+            added.extend(self._foreign_failed(foreign))
             return added
         if "Exception" in line and _NOT_THE_PROCESS.match(line):
             if len(self._announced) < 8:
@@ -181,6 +200,15 @@ class FailureReader:
             self._loose(line)
         return added
 
+    def _foreign_failed(self, foreign: list[LogEvent]) -> list[LogEvent]:
+        """Another runtime's fatal error, and the save it broke when one was under way
+        (char-rnn's `saving checkpoint to cv/….t7`, then torch.save's `cannot open`)."""
+        if self._saving is not None and any(e.kind is EventKind.EXCEPTION for e in foreign):
+            broken = self._save_error(foreign[0].line)
+            self._saving = None
+            return [*foreign, broken]
+        return foreign
+
     def _loose(self, line: str) -> None:
         """Note an exception line outside any traceback (see `loose_exception`)."""
         name = line.partition(":")[0]
@@ -194,6 +222,7 @@ class FailureReader:
 
     def _open(self, line: str, prefix: str, headless: bool = False) -> None:
         self._lines = 1
+        self._after_frame = False
         self._headless = headless
         self._logged = bool(prefix) and _LOGGED.search(prefix) is not None
         self._in_thread = False
@@ -216,6 +245,7 @@ class FailureReader:
         # line 379,` / ` in save`) is read whole.
         frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
         self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
+        self._after_frame = _FRAME_TAIL.search(frame) is not None
         if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
             self._save_frame = True
         closing = exception_line(line)
@@ -255,6 +285,8 @@ class FailureReader:
         if not text.strip() or text[:1].isspace() or text.startswith(_CHAIN) \
                 or _FRAME_LINE.match(text) or _FRAME_TAIL.search(text):
             return True
+        if self._after_frame and frame_source(text):
+            return True  # the frame's source line, its indentation lost (see frame_sources)
         if exception_line(text) is not None:
             return True
         self._abandon()
@@ -262,6 +294,7 @@ class FailureReader:
 
     def _abandon(self) -> None:
         self._lines = 0
+        self._after_frame = False
         self._save_failed, self._save_frame = None, False
 
     def _unprefixed(self, line: str) -> str:

@@ -13,7 +13,11 @@ ends the process as surely as `Traceback (most recent call last)` does:
   java.lang.IllegalStateException: …` (a Python thread's header has no quotes and no
   exception after it);
 - Lua and Torch7: `/usr/bin/luajit: train.lua:42: attempt to index a nil value`,
-  `qlua: …`, `th: …`;
+  `qlua: …`, `th: …`; an error raised in C code names no Lua line (torch.save's
+  `/home/u/torch/install/bin/luajit: cannot open <cv/lm.t7> in mode  w at
+  …/THDiskFile.c:484`, char-rnn, sealed-12): the interpreter's path before it says
+  whose error it is (the standalone interpreter prefixes nothing else with its name);
+  the `stack traceback:` after either is read in `lua_tracebacks`;
 - Go's `panic: …` and Rust's `thread 'main' panicked at …`;
 - a C++ trainer's top-level handler: CNTK's `EXCEPTION occurred: The training
   criterion is not a number (NAN). Stop`.
@@ -35,11 +39,13 @@ _FOREIGN = lazy_re.compile(
     r"^Exception in thread \"(?P<thread>main)\" (?P<jvm>(?:[\w$]+\.)+[\w$]+"
     r"(?:Error|Exception)\b.*)$|"
     r"^(?:\S*/)?(?:lua(?:jit)?(?:5\.\d)?|qlua|th): (?P<lua>\S+\.lua:\d+: .+)$|"
+    r"^\S*/(?:lua(?:jit)?(?:5\.\d)?|qlua): (?P<luac>\S.*)$|"
     r"^panic: (?P<go>\S.*)$|"
     r"^thread '(?P<rust>[^']+)' panicked at (?P<rustmsg>.+)$|"
     r"^\s*EXCEPTION occurred: (?P<cxx>.+)$")
 # Cheap literal checks first: most lines carry none of these.
 _TRIGGERS = ("Error in ", "Execution halted", "ERROR: ", "Exception in thread \"", ".lua:",
+             "lua: ", "luajit: ", "lua5.1: ", "lua5.2: ", "lua5.3: ", "lua5.4: ",
              "panic", "EXCEPTION occurred")
 
 
@@ -63,8 +69,8 @@ def foreign_failure(line: str) -> list[LogEvent]:
         detail = f"Julia: {groups['julia']}"
     elif groups["jvm"] is not None:
         detail = groups["jvm"]
-    elif groups["lua"] is not None:
-        detail = f"Lua: {groups['lua']}"
+    elif groups["lua"] is not None or groups["luac"] is not None:
+        detail = f"Lua: {groups['lua'] or groups['luac']}"
     elif groups["go"] is not None:
         detail = f"Go panic: {groups['go']}"
     elif groups["rust"] is not None:

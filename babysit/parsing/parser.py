@@ -52,6 +52,7 @@ from babysit.parsing.readers import ClaimingReader, Line, RecordReader, Training
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
+from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.series_labels import SeriesLabels
 from babysit.parsing.shapes import ShapeReader
@@ -159,6 +160,7 @@ class LogParser:
         self._bars = BarSteps()  # which bar is the training's, and where it stands
         self._shapes = ShapeReader()  # tables, recurring shapes; notes every line
         self._failures = FailureReader()  # tracebacks, read to their last line
+        self._final_save = FinalSaveNotice()  # a log that ends on a library's save notice
         self._threads = ThreadFailures()  # exceptions in helper threads
         self._launches = LaunchReader()  # a new launch after a failure
         self._oom_skips = OomSkips()  # caught OOMs, batch after batch
@@ -273,7 +275,7 @@ class LogParser:
 
     def finish(self) -> list[Record]:
         """No more input will come: what is still open (a traceback the log ends in)."""
-        events = self._failures.finish()
+        events = self._failures.finish() + self._final_save.finish()
         if not events:
             return []
         return [Record(step=self.step, target_steps=self.target, events=tuple(events))]
@@ -283,6 +285,7 @@ class LogParser:
         self._took = False
         self._advanced = False
         self.lines_seen += 1
+        self._final_save.line(raw_line)
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
         if launch is not None or (self._endings.loop.after_training

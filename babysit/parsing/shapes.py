@@ -30,6 +30,7 @@ from babysit import lazy_re
 from babysit.parsing.counter_rows import read_counter_row
 from babysit.parsing.formats import STEP_KEYS, Parsed, changed_from, split_counters
 from babysit.parsing.header_cells import is_rule, multiword_names
+from babysit.parsing.lone_values import LONE_VALUE, lone_value
 from babysit.parsing.text import normalise_key, to_number
 
 _NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -138,6 +139,8 @@ class ShapeReader:
             self.table_closed, self._boxed_rows = self._boxed_rows, False
             return True
         sep, cells = _split(line)
+        if len(cells) == 1 and lone_value(cells[0]):
+            return self.row(cells, sep)  # a loop that prints one number a line (lone_values)
         if not 2 <= len(cells) <= _MAX_CELLS:
             return None
         if sep == " " and "=" not in line and ":" not in line:
@@ -252,6 +255,8 @@ class ShapeReader:
     @staticmethod
     def _bare_names(cells: list[str]) -> list[str]:
         names = [f"col{i + 1}" for i in range(len(cells))]
+        if len(cells) == 1:
+            return [LONE_VALUE]
         if cells[0].isdigit():
             names[0] = "step"
         elif _COUNTER_CELL.match(cells[0]):
