@@ -24,7 +24,7 @@ from babysit.metric_names import (
     step_time_key,
     throughput_key,
 )
-from babysit.model import Record
+from babysit.model import EventKind, Record
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
@@ -80,6 +80,9 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        # The log said a run finished (`Training complete`, an early stop); training
+        # after that, from a new start, is a new run's (see _new_run_from).
+        self._said_finished = False
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -116,6 +119,11 @@ class MetricSeries:
             self._plan(record)
         if record.total_epochs is not None:
             self.total_epochs = record.total_epochs
+        if record.metrics and self._said_finished:
+            # Training after the log said the run finished: a new run's, if its loss
+            # is back where a run starts (a final evaluation's figures are not).
+            self._said_finished = False
+            self._back_to_start = True
         if record.epoch is not None:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
@@ -127,6 +135,8 @@ class MetricSeries:
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
                 self._renew_loss()
+                # Back to the first epoch: a new run, if its loss is a new start's too.
+                self._back_to_start = record.epoch <= 1
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
@@ -147,6 +157,8 @@ class MetricSeries:
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
+        if any(event.kind is EventKind.COMPLETED for event in record.events):
+            self._said_finished = True
         return change, signals
 
     def _new_run_from(self, loss: float) -> None:
@@ -154,15 +166,22 @@ class MetricSeries:
         (0.80 again, after 0.45) is a new run from scratch, judged against its own
         level, not the last run's best; a loss near where it was (an epoch's batch
         counter starting again) goes on being judged as before."""
-        if self._first_loss is None and self.step is not None \
-                and self.step <= self._start_steps:
+        if self._first_loss is None and (
+                self.step <= self._start_steps if self.step is not None
+                else self.epoch is not None and self.epoch <= 1):
             self._first_loss = loss
         if not self._back_to_start:
             return
         self._back_to_start = False
         first = self._first_loss
         if first is not None and first > 0 and loss >= _NEW_RUN_SHARE * first:
-            self._renew_loss()
+            self._new_run()
+
+    def _new_run(self) -> None:
+        """A new run from scratch in the same log: every rule that judges the run
+        against its own past judges the new one against its own."""
+        self._rules.new_run()
+        self._renew_loss()
 
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)

@@ -548,6 +548,12 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 )
 
 
+# The rules whose verdict rests on the run's own history (its best evaluation, its first
+# loss): a new run in the same log has a history of its own.
+_JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule)
+
+
 @dataclass
 class RuleSet:
     """One instance of every registered rule, for one run."""
@@ -579,6 +585,14 @@ class RuleSet:
                 self.instances[index] = fresh = kind(self.rules)  # type: ignore[call-arg]
                 if not fresh.windowed:
                     self._pointwise = [r for r in self.instances if not r.windowed]
+
+    def new_run(self) -> None:
+        """A new run began in the same log (a launch appended after one that finished,
+        the next model of a script that trains several in turn): the rules that judge a
+        run against its own past start afresh, so the new run's start is not read as a
+        fall from the last run's best evaluation or a loss that has stopped moving."""
+        for kind in _JUDGED_AGAINST_ITS_PAST:
+            self.renew(kind)
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)

@@ -46,3 +46,20 @@ def test_an_epoch_counter_starting_again_is_not_a_new_run():
     # A loss that climbs across epochs is still judged against the run's best.
     climbing = falling + [falling[-1] * 1.5 ** e for e in range(1, 5)]
     assert _open(_epochs(climbing)) & {AnomalyType.DIVERGENCE, AnomalyType.LOSS_SPIKE}
+
+
+def _g2p(rows: list[tuple[float, float]]) -> list[str]:
+    # The shape of sealed-12's indog2p log: `Epoch 31 | Train Loss: 0.0080 | Val Loss:
+    # 0.0359 | Val PER: 0.0114 | Time: 33.4s`.
+    return [f"Epoch {e:02d} | Train Loss: {t:.4f} | Val Loss: {v:.4f} | Val PER: 0.0200 | "
+            f"Time: 33.4s" for e, (t, v) in enumerate(rows, 1)]
+
+
+def test_a_run_appended_after_one_that_finished_is_judged_on_its_own_evaluations():
+    # A first run early-stops at a validation loss near 0.03 and says it finished; a
+    # second launch appended to the same log starts at 2.67 and falls. Its start is
+    # not a validation loss that got worse than the first run's best.
+    first = _g2p([(0.1752 * 0.95 ** i, 0.1233 * 0.9 ** i + 0.03) for i in range(39)])
+    second = _g2p([(2.709 * 0.7 ** i + 0.005, 2.6661 * 0.7 ** i + 0.02) for i in range(30)])
+    lines = [*first, "Early stopping triggered.", "Training selesai.", *second]
+    assert AnomalyType.EVAL_DEGRADATION not in _open(lines)
