@@ -22,6 +22,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
+from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
@@ -527,6 +528,7 @@ class LossScaleRule:
 METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
     LossRule,
+    BottomlessLossRule,
     GradNormRule,
     LrScheduleRule,
     LrConfigRule,
