@@ -73,6 +73,7 @@ class NotLearningRule:
         self._return_start: list[float] = []  # its first five values
         self._return_recent: deque[float] = deque(maxlen=200)
         self._return_best: float | None = None  # its best level (median of five)
+        self._surrogate = False  # the run's loss is an RL learner's surrogate
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -364,8 +365,14 @@ class NotLearningRule:
         (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
         resolved once it rises."""
         key = self._return_key or no_progress.return_key(point.metrics)
-        if key is None or point.loss is not None:
+        if key is None:
+            return []
+        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
+        if point.loss is not None and not self._surrogate:
             return []  # a run with a training loss is judged by it
+        # A policy-gradient or value learner's loss (PPO's `train/loss` beside its
+        # `policy_gradient_loss` and `value_loss`) is a surrogate whose targets move
+        # with the policy: it says nothing of learning, the return does.
         self._return_key = key
         value = point.metrics.get(key)
         if value is None or not math.isfinite(value):

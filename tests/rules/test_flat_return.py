@@ -34,3 +34,34 @@ def test_a_return_that_climbs_is_learning():
 
 def test_too_few_episodes_say_nothing_yet():
     assert not _not_learning(_episodes([22.0 + (i % 3) for i in range(60)]))
+
+
+def _sb3_tables(returns: list[float]) -> list[str]:
+    # Stable-Baselines3 PPO's logger tables, as in sealed-11's sb3_ppo_20m_steps log:
+    # `|    ep_rew_mean          | 0.016        |` beside `|    loss  | -0.0269 |`.
+    lines: list[str] = []
+    for i, r in enumerate(returns, 1):
+        lines += ["------------------------------------------",
+                  "| rollout/                |              |",
+                  "|    ep_len_mean          | 2.53e+03     |",
+                  f"|    ep_rew_mean          | {r:<12.4g} |",
+                  "| time/                   |              |",
+                  f"|    iterations           | {i:<12d} |",
+                  f"|    total_timesteps      | {1024 * i:<12d} |",
+                  "| train/                  |              |",
+                  "|    approx_kl            | 0.0069153174 |",
+                  f"|    loss                 | {-0.0269 - 0.001 * (i % 5):<12.4g} |",
+                  "|    policy_gradient_loss | -0.00673     |",
+                  "|    value_loss           | 5.02e-08     |",
+                  "------------------------------------------"]
+    return lines
+
+
+def test_a_ppo_return_that_never_rises_is_not_learning_whatever_its_loss_does():
+    # PPO's `train/loss` is a surrogate whose targets move with the policy: it need
+    # not fall, nor does its moving say the policy learns. The return judges.
+    rng = random.Random(3)
+    assert _not_learning(_sb3_tables([0.016 + rng.uniform(-0.004, 0.004)
+                                      for _ in range(150)]))
+    assert not _not_learning(_sb3_tables([0.016 + 0.01 * i + rng.uniform(-0.004, 0.004)
+                                          for i in range(150)]))
