@@ -5,9 +5,10 @@ a random policy scores, for five hundred episodes."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from babysit.model import AnomalyType
-from tests.rules.test_loss_rules import run_of
+from tests.rules.test_loss_rules import run_of, verdict_of
 
 
 def _episodes(returns: list[float], name: str = "Average100 Score") -> list[str]:
@@ -65,3 +66,15 @@ def test_a_ppo_return_that_never_rises_is_not_learning_whatever_its_loss_does():
                                       for _ in range(150)]))
     assert not _not_learning(_sb3_tables([0.016 + 0.01 * i + rng.uniform(-0.004, 0.004)
                                           for i in range(150)]))
+
+
+def test_a_finished_run_whose_return_never_rose_from_its_start_is_no_go(tmp_path: Path) -> None:
+    # Watched from its first rollout, the policy it delivers is no better than the one
+    # it began with. A tail of a long run (its first table at 19.98M steps) may be a
+    # converged policy's: it stays the catalogue's severity.
+    rng = random.Random(3)
+    flat = _sb3_tables([0.016 + rng.uniform(-0.004, 0.004) for _ in range(150)])
+    data = verdict_of(tmp_path, [*flat, "Training complete."])
+    assert data["terminal_state"] == "SUCCEEDED"
+    assert data["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" for a in data["anomalies_detected"])
