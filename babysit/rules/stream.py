@@ -39,6 +39,7 @@ from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
+from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
@@ -539,6 +540,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NotLearningRule,
     MetricFloorRule,
     ChanceRule,
+    PerplexityChanceRule,
     ChanceStreakRule,
     NeverLearnedRule,
     StaleBestRule,
@@ -553,7 +555,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # The rules whose verdict rests on the run's own history (its best evaluation, its first
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
-    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule)
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule)
 
 
 @dataclass
