@@ -78,3 +78,24 @@ def test_a_finished_run_whose_return_never_rose_from_its_start_is_no_go(tmp_path
     assert data["terminal_state"] == "SUCCEEDED"
     assert data["decision"] == "NO-GO"
     assert any(a["type"] == "not-learning" for a in data["anomalies_detected"])
+
+
+def test_a_ppo_surrogate_loss_that_jumps_is_a_notice_not_an_alarm() -> None:
+    # Sealed-12's SB3 PPO on a game: `|    loss | 0.0219 |` then `| 380 |`, as its value
+    # loss follows returns that grew: the policy-gradient loss says nothing of breakage.
+    losses = [0.02 + 0.001 * (i % 3) for i in range(30)] + [380.0, 600.0, 847.0, 900.0,
+                                                            870.0, 850.0, 880.0, 860.0]
+    lines = _sb3_tables([10.0 * i for i in range(len(losses))])
+    table = 0
+    for n, line in enumerate(lines):
+        if line.startswith("|    loss "):
+            lines[n] = f"|    loss                 | {losses[table]:<12.4g} |"
+            table += 1
+    found = [a for a in run_of(lines).ledger.anomalies
+             if a.type in (AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE)]
+    assert found and all(a.severity.value == "medium" for a in found)
+    # The same losses with no policy-gradient terms beside them are the alarm.
+    plain = [line for line in lines if "approx_kl" not in line
+             and "policy_gradient_loss" not in line]
+    assert any(a.severity.value in ("high", "blocker") for a in run_of(plain).ledger.anomalies
+               if a.type in (AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE))
