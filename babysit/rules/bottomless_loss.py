@@ -50,12 +50,15 @@ class _Track:
 def running_down(before: float, fall: Sequence[float]) -> str | None:
     """Why a loss that has been falling below zero at every point (`fall`) is running
     away without a floor: enough points, each lower than the one before, the fall not
-    slowing, and the latest many times the largest size the loss had before
-    (`before`). None otherwise."""
+    slowing, and the latest many times both the largest size the loss had before
+    (`before`) and where this fall began. None otherwise."""
     if len(fall) < _FALLING_POINTS:
         return None
     latest = fall[-1]
-    if -latest < max(_MIN_SIZE, _TIMES * before):
+    if -latest < max(_MIN_SIZE, _TIMES * before, _TIMES * -fall[0]):
+        # Not yet ten times the size it had, nor ten times where this unbroken fall
+        # began: a likelihood improving from -150 to -166 (a healthy NLL's steady
+        # stretch, sealed-4's Mamba filter) is a loss getting better, not running away.
         return None
     half = len(fall) // 2
     early = fall[0] - fall[half]
