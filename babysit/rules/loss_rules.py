@@ -21,8 +21,7 @@ from typing import ClassVar
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
-from babysit.rules import no_progress
-from babysit.rules import trends
+from babysit.rules import no_progress, trends
 from babysit.rules.early_jump import few_point_jump
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts

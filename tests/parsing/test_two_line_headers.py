@@ -1,8 +1,8 @@
 """A table header written on two lines names each column by both (issue 24): MATLAB's
-Deep Learning Toolbox prints (sealed-11's YOLO v2 meal detector)
+Deep Learning Toolbox prints (sealed-11's YOLO v2 meal detector; cut here)
 
-    |  Epoch  |  Iteration  |  Time Elapsed  |  Mini-batch  |  Validation  |  Mini-batch  |  Validation  |  Base Learning  |
-    |         |             |   (hh:mm:ss)   |     RMSE     |     RMSE     |     Loss     |     Loss     |      Rate       |
+    |  Epoch  | … |  Mini-batch  |  Validation  |  Mini-batch  |  Validation  |
+    |         | … |     RMSE     |     RMSE     |     Loss     |     Loss     |
 
 so `Validation` is two columns, an RMSE and a loss; read from the first line alone the
 loss overwrote the RMSE and the rise of the validation loss was judged under a name
