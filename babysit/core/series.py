@@ -38,6 +38,12 @@ _NEW_RUN_SHARE = 0.8
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 
 
+def _best_summary(metrics: Mapping[str, float]) -> bool:
+    """A record of best-so-far figures only (`Best test Acc: 0.763880`): what a training
+    function prints as it returns, its run summed up."""
+    return bool(metrics) and all(key.startswith("best") for key in metrics)
+
+
 @dataclass(frozen=True)
 class StepChange:
     """How one record moved the step: forward, back (a restart from a checkpoint or
@@ -157,7 +163,8 @@ class MetricSeries:
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
-        if any(event.kind is EventKind.COMPLETED for event in record.events):
+        if any(event.kind is EventKind.COMPLETED for event in record.events) \
+                or _best_summary(record.metrics):
             self._said_finished = True
         return change, signals
 
@@ -286,7 +293,15 @@ class MetricSeries:
         # training loss an evaluation is set against: a cascade's stages may share one
         # log with no line between them (MTCNN's P-, R- and O-Net), and a total's jump
         # between two of them is no spike of the run's.
-        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics) \
+        named = first_present(LOSS_KEYS, metrics)
+        if named is not None and self.loss_key is not None and self.loss_key != named \
+                and self.loss_key not in LOSS_KEYS and "loss" not in self.loss_key.lower():
+            # A figure taken for the objective for want of a loss (a bare `train`: the
+            # dataset's size printed before training, `{'train': 40058, 'test': 12032}`)
+            # gives way to a loss by name once one is printed.
+            self.loss_key, self._first_loss = named, None
+            self._renew_loss()
+        self.loss_key = self.loss_key or named \
             or objective_key(metrics, whole_only=True, totals=False)
         if self.loss_key is None and self._train_key is None:
             self._train_key = objective_key(metrics, whole_only=True)

@@ -63,3 +63,29 @@ def test_a_run_appended_after_one_that_finished_is_judged_on_its_own_evaluations
     second = _g2p([(2.709 * 0.7 ** i + 0.005, 2.6661 * 0.7 ** i + 0.02) for i in range(30)])
     lines = [*first, "Early stopping triggered.", "Training selesai.", *second]
     assert AnomalyType.EVAL_DEGRADATION not in _open(lines)
+
+
+def _model(name: str, losses: list[tuple[float, float, float, float]]) -> list[str]:
+    # The shape of sealed-11's LightWeightCNN log: `SqueezeNet - Epoch 12/49`, `----------`,
+    # `train Loss: 1.1408 Acc: 0.6611`, `test Loss: 1.1875 Acc: 0.6518`; each model ends
+    # with `Training SqueezeNet complete in 95m 21s` and `Best test Acc: 0.763880`.
+    lines: list[str] = []
+    for epoch, (tl, ta, vl, va) in enumerate(losses):
+        lines += [f"{name} - Epoch {epoch}/{len(losses) - 1}", "----------",
+                  f"train Loss: {tl:.4f} Acc: {ta:.4f}", f"test Loss: {vl:.4f} Acc: {va:.4f}", ""]
+    best = max(va for *_, va in losses)
+    return [*lines, f"Training {name} complete in 95m 21s", f"Best test Acc: {best:.6f}",
+            f"train {name} done", ""]
+
+
+def test_models_trained_in_turn_are_each_judged_on_their_own() -> None:
+    # Three models, one after another, each from scratch: the second's first test loss
+    # (2.50) is its start, not the first model's 0.75 got worse. The dataset's sizes
+    # printed first (`{'train': 40058, 'test': 12032}`) are not the objective.
+    curve = [(2.5 * 0.9 ** e + 0.5, 0.33 + 0.01 * e, 2.6 * 0.9 ** e + 0.6, 0.28 + 0.01 * e)
+             for e in range(50)]
+    lines = ["{'train': 40058, 'test': 12032}",
+             *_model("SqueezeNetBypass", curve), *_model("SqueezeNet", curve),
+             *_model("AlexNet", curve)]
+    assert AnomalyType.EVAL_DEGRADATION not in _open(lines)
+    assert AnomalyType.LOSS_SPIKE not in _open(lines)
