@@ -370,12 +370,12 @@ class NotLearningRule:
         key = self._return_key or no_progress.return_key(point.metrics)
         if key is None:
             return []
-        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
-        if point.loss is not None and not self._surrogate:
-            return []  # a run with a training loss is judged by it
         # A policy-gradient or value learner's loss (PPO's `train/loss` beside its
         # `policy_gradient_loss` and `value_loss`) is a surrogate whose targets move
         # with the policy: it says nothing of learning, the return does.
+        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
+        if point.loss is not None and not self._surrogate:
+            return []  # a run with a training loss is judged by it
         self._return_key = key
         value = point.metrics.get(key)
         if value is None or not math.isfinite(value):
