@@ -24,7 +24,7 @@ from babysit.metric_names import (
     step_time_key,
     throughput_key,
 )
-from babysit.model import Record
+from babysit.model import EventKind, Record
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
@@ -36,6 +36,12 @@ TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
 # the start, is a new run's from scratch.
 _NEW_RUN_SHARE = 0.8
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
+
+
+def _best_summary(metrics: Mapping[str, float]) -> bool:
+    """A record of best-so-far figures only (`Best test Acc: 0.763880`): what a training
+    function prints as it returns, its run summed up."""
+    return bool(metrics) and all(key.startswith("best") for key in metrics)
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,9 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        # The log said a run finished (`Training complete`, an early stop); training
+        # after that, from a new start, is a new run's (see _new_run_from).
+        self._said_finished = False
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -116,6 +125,11 @@ class MetricSeries:
             self._plan(record)
         if record.total_epochs is not None:
             self.total_epochs = record.total_epochs
+        if record.metrics and self._said_finished:
+            # Training after the log said the run finished: a new run's, if its loss
+            # is back where a run starts (a final evaluation's figures are not).
+            self._said_finished = False
+            self._back_to_start = True
         if record.epoch is not None:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
@@ -127,6 +141,8 @@ class MetricSeries:
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
                 self._renew_loss()
+                # Back to the first epoch: a new run, if its loss is a new start's too.
+                self._back_to_start = record.epoch <= 1
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
@@ -147,6 +163,9 @@ class MetricSeries:
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
+        if any(event.kind is EventKind.COMPLETED for event in record.events) \
+                or _best_summary(record.metrics):
+            self._said_finished = True
         return change, signals
 
     def _new_run_from(self, loss: float) -> None:
@@ -154,15 +173,22 @@ class MetricSeries:
         (0.80 again, after 0.45) is a new run from scratch, judged against its own
         level, not the last run's best; a loss near where it was (an epoch's batch
         counter starting again) goes on being judged as before."""
-        if self._first_loss is None and self.step is not None \
-                and self.step <= self._start_steps:
+        if self._first_loss is None and (
+                self.step <= self._start_steps if self.step is not None
+                else self.epoch is not None and self.epoch <= 1):
             self._first_loss = loss
         if not self._back_to_start:
             return
         self._back_to_start = False
         first = self._first_loss
         if first is not None and first > 0 and loss >= _NEW_RUN_SHARE * first:
-            self._renew_loss()
+            self._new_run()
+
+    def _new_run(self) -> None:
+        """A new run from scratch in the same log: every rule that judges the run
+        against its own past judges the new one against its own."""
+        self._rules.new_run()
+        self._renew_loss()
 
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)
@@ -267,7 +293,15 @@ class MetricSeries:
         # training loss an evaluation is set against: a cascade's stages may share one
         # log with no line between them (MTCNN's P-, R- and O-Net), and a total's jump
         # between two of them is no spike of the run's.
-        self.loss_key = self.loss_key or first_present(LOSS_KEYS, metrics) \
+        named = first_present(LOSS_KEYS, metrics)
+        if named is not None and self.loss_key is not None and self.loss_key != named \
+                and self.loss_key not in LOSS_KEYS and "loss" not in self.loss_key.lower():
+            # A figure taken for the objective for want of a loss (a bare `train`: the
+            # dataset's size printed before training, `{'train': 40058, 'test': 12032}`)
+            # gives way to a loss by name once one is printed.
+            self.loss_key, self._first_loss = named, None
+            self._renew_loss()
+        self.loss_key = self.loss_key or named \
             or objective_key(metrics, whole_only=True, totals=False)
         if self.loss_key is None and self._train_key is None:
             self._train_key = objective_key(metrics, whole_only=True)

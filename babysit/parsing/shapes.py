@@ -49,6 +49,7 @@ _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
 # A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
 _TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$|^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
+_UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
@@ -147,6 +148,8 @@ class ShapeReader:
             pairs = self._spaced_pairs(cells, line)
             if pairs is not None:
                 return pairs
+        if self._header_continued(sep, cells):
+            return None
         multiword = multiword_names(line)
         if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
@@ -166,6 +169,23 @@ class ShapeReader:
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _header_continued(self, sep: str, cells: list[str]) -> bool:
+        """A header's second line, right under its first, finishing its names (MATLAB's
+        training table: `| Epoch | … | Mini-batch | Validation | Mini-batch |
+        Validation |` over `| | … | RMSE | RMSE | Loss | Loss |`): each word joins the
+        name above it, so the columns read `mini_batch_rmse`, `validation_loss`, not two
+        columns of one name. A unit in parentheses (`(hh:mm:ss)`) names nothing."""
+        key = (sep, len(cells))
+        pending = self._pending.get(key)
+        if sep != "|" or pending is None or pending[0] != self._line_no - 1 \
+                or all(cells) or not any(cells) \
+                or not all(not c or _NAME_CELL.match(c) or _UNIT_CELL.match(c) for c in cells):
+            return False
+        names = tuple(f"{name}_{normalise_key(word)}" if word and not word.startswith("(")
+                      else name for name, word in zip(pending[1], cells, strict=True))
+        self._pending[key] = (self._line_no, names)
+        return True
 
     def _counter_row(self, line: str) -> Parsed | None:
         """`4767 train 11.57`, `35000 35% (1m 4s) nan Nam / Russian ✗`: a row that leads

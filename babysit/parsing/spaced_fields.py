@@ -48,6 +48,12 @@ _FIELD = lazy_re.compile(
     r"tensor\([^()]*\))"
     r"(?:\s*/\s*(?P<total>\d+))?"
     r"(?:\s*(?P<unit>%|[A-Za-z]{1,3}|(?:tok|tokens|samples|it)/s))?$")
+# Two statistics under one name, `length mean/std 94.953125/10.900731` (Stanford's nlc
+# seq2seq loop): a description of the batch, not a measure; passed over, so the line's
+# other fields (`grad norm nan, param norm nan`) are still read.
+_STATISTICS_PAIR = lazy_re.compile(
+    r"^[A-Za-z][A-Za-z0-9_ ]*\b[A-Za-z]+/[A-Za-z]+\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+    r"/[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
 _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "step",
              "batch": "batch", "minibatch": "batch", "mini_batch": "batch"}
 # Names of a training measure (a field of one of these makes the line a record).
@@ -85,6 +91,8 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
         if match is None:
             if not counters and _counter_field(field, counters):
                 continue  # the line's counter, in a shape of its own (`[12/540]`)
+            if _STATISTICS_PAIR.match(field):
+                continue
             return None  # not a line of such fields only
         name = _name(match.group("name"), match.group("unit"))
         value = to_number(match.group("value"))

@@ -26,6 +26,8 @@ _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the f
 _NO_DATA_POINTS = 5
 _MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
+# A return whose latest step is this many times its first was seen from the run's start.
+_FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
@@ -73,6 +75,8 @@ class NotLearningRule:
         self._return_start: list[float] = []  # its first five values
         self._return_recent: deque[float] = deque(maxlen=200)
         self._return_best: float | None = None  # its best level (median of five)
+        self._surrogate = False  # the run's loss is an RL learner's surrogate
+        self._return_first_step: int | None = None  # the step of its first value
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -364,13 +368,21 @@ class NotLearningRule:
         (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
         resolved once it rises."""
         key = self._return_key or no_progress.return_key(point.metrics)
-        if key is None or point.loss is not None:
+        if key is None:
+            return []
+        # A policy-gradient or value learner's loss (PPO's `train/loss` beside its
+        # `policy_gradient_loss` and `value_loss`) is a surrogate whose targets move
+        # with the policy: it says nothing of learning, the return does.
+        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
+        if point.loss is not None and not self._surrogate:
             return []  # a run with a training loss is judged by it
         self._return_key = key
         value = point.metrics.get(key)
         if value is None or not math.isfinite(value):
             return []
         self._return_points += 1
+        if self._return_points == 1:
+            self._return_first_step = point.step
         if len(self._return_start) < 5:
             self._return_start.append(value)
         recent = self._return_recent
@@ -386,12 +398,24 @@ class NotLearningRule:
                                         self._return_points, self.rules.not_learning_short_fall)
         if found is not None and "return" not in self._raised:
             self._raised.add("return")
-            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="return")]
+            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="return",
+                          severity_at_end=self._return_end_severity(point.step))]
         if found is None and "return" in self._raised:
             self._raised.discard("return")
             return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
                             key="return")]
         return []
+
+    def _return_end_severity(self, step: int | None) -> Severity | None:
+        """A return that never rose over a whole run, watched from its start (its first
+        point a tenth of the way or less to its latest): at the end, the policy it
+        delivers is no better than the one it began with, which nobody can use (a
+        blocker). Over an excerpt from mid-run the same flatness may be a converged
+        policy's: the catalogue's severity."""
+        first = self._return_first_step
+        if first is None or step is None or first * _FROM_START_SHARE > step:
+            return None
+        return Severity.BLOCKER
 
     def _identical(self, value: float, every_point: bool = False) -> list[Signal]:
         # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),

@@ -14,13 +14,14 @@ import math
 import statistics
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
-from babysit.rules import trends
+from babysit.rules import no_progress, trends
 from babysit.rules.early_jump import few_point_jump
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
@@ -94,6 +95,15 @@ class _EvalWitness:
                 f"this by design)")
 
 
+def _as_notice(signal: Signal) -> Signal:
+    """A raise or a reassessment capped at MEDIUM, during the run and at its end."""
+    if isinstance(signal, Raise):
+        return replace(signal, severity=Severity.MEDIUM, severity_at_end=Severity.MEDIUM)
+    if isinstance(signal, Reassess) and signal.severity.rank > Severity.MEDIUM.rank:
+        return replace(signal, severity=Severity.MEDIUM)
+    return signal
+
+
 class LossRule:
     """Spikes against the recent robust spread, and divergence: a loss level that rose
     beyond the run's noise and a minimum relative size over its best, and stayed there.
@@ -121,6 +131,7 @@ class LossRule:
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
         # The levels of a long stretch: the range the loss has held.
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
+        self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
 
     def rise_over_best(self) -> float | None:
         """How far the loss level now stands above its best, as a share of the best (0.2:
@@ -134,6 +145,18 @@ class LossRule:
         return self._levels[-1] / self._best - 1
 
     def observe(self, point: Observation) -> Sequence[Signal]:
+        if not self._policy_gradient and point.metrics:
+            self._policy_gradient = no_progress.policy_gradient(point.metrics)
+        found = self._observe(point)
+        if not self._policy_gradient or not found:
+            return found
+        # A policy-gradient learner's loss (PPO's `train/loss`: its clipped surrogate plus
+        # a value loss that scales with the returns) jumps whenever the returns do, a
+        # better policy included: a notice, never the alarm; the return says whether the
+        # policy learns (learning_rules).
+        return [_as_notice(s) for s in found]
+
+    def _observe(self, point: Observation) -> Sequence[Signal]:
         if point.lr is not None and math.isfinite(point.lr):
             self._lrs.append(point.lr)
         if point.metrics:

@@ -70,6 +70,34 @@ _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|
                               r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
 
 
+# The terms of a reinforcement-learning update (SB3's `train/policy_gradient_loss`,
+# `train/value_loss`, `train/approx_kl`; RLlib's `vf_loss`, `policy_loss`; an episode's
+# length): a loss beside them is the update's surrogate, not a measure of learning.
+_SURROGATE_TERM = lazy_re.compile(
+    r"(?:^|[/_ .-])(?:policy_gradient_loss|pg_loss|policy_loss|value_loss|vf_loss|"
+    r"approx_kl|clip_fraction|ep_len_mean|episode_length)(?:$|[/_ .-])", re.IGNORECASE)
+
+
+# A policy-gradient update's own terms (PPO's clip fraction and approximate KL, its
+# policy-gradient loss): not a value learner's (DQN's TD loss), whose blow-up is the
+# Q-values diverging.
+_POLICY_GRADIENT_TERM = lazy_re.compile(
+    r"(?:^|[/_ .-])(?:policy_gradient_loss|pg_loss|policy_loss|approx_kl|clip_fraction)"
+    r"(?:$|[/_ .-])", re.IGNORECASE)
+
+
+def policy_gradient(metrics: Iterable[str]) -> bool:
+    """Whether a record's names are a policy-gradient update's (see
+    `_POLICY_GRADIENT_TERM`)."""
+    return any(_POLICY_GRADIENT_TERM.search(k) for k in metrics)
+
+
+def surrogate_loss(metrics: Iterable[str]) -> bool:
+    """Whether a record's names are a reinforcement-learning update's (see
+    `_SURROGATE_TERM`): its loss, if any, is the update's surrogate."""
+    return any(_SURROGATE_TERM.search(k) for k in metrics)
+
+
 def reward_parts(metrics: Iterable[str]) -> tuple[str, ...]:
     """The reward functions' own averages beside the sum (see `_REWARD_PART`), when the
     record has the sum as well."""

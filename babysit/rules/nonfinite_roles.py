@@ -37,6 +37,7 @@ from babysit.model import Severity
 class Role(Enum):
     OBJECTIVE = "the training objective"
     OPTIMIZER = "the optimizer's learning rate or momentum"
+    WEIGHTS = "the norm of the model's weights"
     GRADIENT = "a gradient norm"
     STATISTIC = "a statistic over a possibly empty set"
     BOUND = "a bound or a best-so-far sentinel"
@@ -55,6 +56,10 @@ _OBJECTIVE = lazy_re.compile(
 _OPTIMIZER = lazy_re.compile(
     r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",
                         re.IGNORECASE)
+# The norm of the weights themselves (TensorFlow 0.8 seq2seq's `param norm nan`, a
+# `weight_norm`): NaN there is NaN weights, whatever the loss printed beside it says.
+_WEIGHTS = lazy_re.compile(r"(?:^|[_/.])(?:param(?:eter)?s?|weights?)[_ ]?norm(?:$|[_/.])",
+                           re.IGNORECASE)
 _GRADIENT = lazy_re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
 # Names of a limit or of the best value so far: ±inf there is the starting point.
 _BOUND = lazy_re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
@@ -88,6 +93,8 @@ def role_of(name: str, value: float) -> Role:
         return Role.SUMMARY
     if _OBJECTIVE.search(name):
         return Role.OBJECTIVE
+    if _WEIGHTS.search(name):
+        return Role.WEIGHTS
     if name in GRAD_NORM_KEYS or _GRADIENT.search(name):
         return Role.GRADIENT
     if _OPTIMIZER.search(name):
@@ -117,7 +124,7 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     gradient norm's first, with a finite objective beside it, is MEDIUM here: the rule
     makes it a blocker when the next record's norm is non-finite too."""
     role = role_of(name, value)
-    if role in (Role.OBJECTIVE, Role.OPTIMIZER):
+    if role in (Role.OBJECTIVE, Role.OPTIMIZER, Role.WEIGHTS):
         return Severity.BLOCKER, role
     if role is Role.GRADIENT:
         return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role

@@ -22,6 +22,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
+from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
@@ -38,6 +39,7 @@ from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
+from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
@@ -527,6 +529,7 @@ class LossScaleRule:
 METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
     LossRule,
+    BottomlessLossRule,
     GradNormRule,
     LrScheduleRule,
     LrConfigRule,
@@ -537,6 +540,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NotLearningRule,
     MetricFloorRule,
     ChanceRule,
+    PerplexityChanceRule,
     ChanceStreakRule,
     NeverLearnedRule,
     StaleBestRule,
@@ -546,6 +550,12 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     BelowMeanRule,
     ImpossibleMetricRule,
 )
+
+
+# The rules whose verdict rests on the run's own history (its best evaluation, its first
+# loss): a new run in the same log has a history of its own.
+_JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule)
 
 
 @dataclass
@@ -579,6 +589,14 @@ class RuleSet:
                 self.instances[index] = fresh = kind(self.rules)  # type: ignore[call-arg]
                 if not fresh.windowed:
                     self._pointwise = [r for r in self.instances if not r.windowed]
+
+    def new_run(self) -> None:
+        """A new run began in the same log (a launch appended after one that finished,
+        the next model of a script that trains several in turn): the rules that judge a
+        run against its own past start afresh, so the new run's start is not read as a
+        fall from the last run's best evaluation or a loss that has stopped moving."""
+        for kind in _JUDGED_AGAINST_ITS_PAST:
+            self.renew(kind)
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)

@@ -5,9 +5,10 @@ a random policy scores, for five hundred episodes."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from babysit.model import AnomalyType
-from tests.rules.test_loss_rules import run_of
+from tests.rules.test_loss_rules import run_of, verdict_of
 
 
 def _episodes(returns: list[float], name: str = "Average100 Score") -> list[str]:
@@ -34,3 +35,67 @@ def test_a_return_that_climbs_is_learning():
 
 def test_too_few_episodes_say_nothing_yet():
     assert not _not_learning(_episodes([22.0 + (i % 3) for i in range(60)]))
+
+
+def _sb3_tables(returns: list[float]) -> list[str]:
+    # Stable-Baselines3 PPO's logger tables, as in sealed-11's sb3_ppo_20m_steps log:
+    # `|    ep_rew_mean          | 0.016        |` beside `|    loss  | -0.0269 |`.
+    lines: list[str] = []
+    for i, r in enumerate(returns, 1):
+        lines += ["------------------------------------------",
+                  "| rollout/                |              |",
+                  "|    ep_len_mean          | 2.53e+03     |",
+                  f"|    ep_rew_mean          | {r:<12.4g} |",
+                  "| time/                   |              |",
+                  f"|    iterations           | {i:<12d} |",
+                  f"|    total_timesteps      | {1024 * i:<12d} |",
+                  "| train/                  |              |",
+                  "|    approx_kl            | 0.0069153174 |",
+                  f"|    loss                 | {-0.0269 - 0.001 * (i % 5):<12.4g} |",
+                  "|    policy_gradient_loss | -0.00673     |",
+                  "|    value_loss           | 5.02e-08     |",
+                  "------------------------------------------"]
+    return lines
+
+
+def test_a_ppo_return_that_never_rises_is_not_learning_whatever_its_loss_does():
+    # PPO's `train/loss` is a surrogate whose targets move with the policy: it need
+    # not fall, nor does its moving say the policy learns. The return judges.
+    rng = random.Random(3)
+    assert _not_learning(_sb3_tables([0.016 + rng.uniform(-0.004, 0.004)
+                                      for _ in range(150)]))
+    assert not _not_learning(_sb3_tables([0.016 + 0.01 * i + rng.uniform(-0.004, 0.004)
+                                          for i in range(150)]))
+
+
+def test_a_finished_run_whose_return_never_rose_from_its_start_is_no_go(tmp_path: Path) -> None:
+    # Watched from its first rollout, the policy it delivers is no better than the one
+    # it began with. A tail of a long run (its first table at 19.98M steps) may be a
+    # converged policy's: it stays the catalogue's severity.
+    rng = random.Random(3)
+    flat = _sb3_tables([0.016 + rng.uniform(-0.004, 0.004) for _ in range(150)])
+    data = verdict_of(tmp_path, [*flat, "Training complete."])
+    assert data["terminal_state"] == "SUCCEEDED"
+    assert data["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" for a in data["anomalies_detected"])
+
+
+def test_a_ppo_surrogate_loss_that_jumps_is_a_notice_not_an_alarm() -> None:
+    # Sealed-12's SB3 PPO on a game: `|    loss | 0.0219 |` then `| 380 |`, as its value
+    # loss follows returns that grew: the policy-gradient loss says nothing of breakage.
+    losses = [0.02 + 0.001 * (i % 3) for i in range(30)] + [380.0, 600.0, 847.0, 900.0,
+                                                            870.0, 850.0, 880.0, 860.0]
+    lines = _sb3_tables([10.0 * i for i in range(len(losses))])
+    table = 0
+    for n, line in enumerate(lines):
+        if line.startswith("|    loss "):
+            lines[n] = f"|    loss                 | {losses[table]:<12.4g} |"
+            table += 1
+    found = [a for a in run_of(lines).ledger.anomalies
+             if a.type in (AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE)]
+    assert found and all(a.severity.value == "medium" for a in found)
+    # The same losses with no policy-gradient terms beside them are the alarm.
+    plain = [line for line in lines if "approx_kl" not in line
+             and "policy_gradient_loss" not in line]
+    assert any(a.severity.value in ("high", "blocker") for a in run_of(plain).ledger.anomalies
+               if a.type in (AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE))
