@@ -115,7 +115,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "cluster", "sparkcontext", "sparksession",
-          "spark context", "spark session", "down ray", "saved", "wrote", "written", "training_time", "train_time", "epoch time",
+          "spark context", "spark session", "down ray", "saved", "wrote", "written",
+          "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "tensor(", "<matplotlib", "<figure size", "]")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage

@@ -9,11 +9,11 @@ progress was then counted in records, and a step printed on every line was lost.
   and the planned total: a total makes it a counter. One that comes round again (back
   down, with the same total) counts an epoch's batches: the step is then the rounds
   before times its total plus its count, so steps keep rising.
-- A bare `N:` (or `[  N] |`) is also what `srun -l` puts before each task's lines (`0: loss 1.2`), and
-  what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the step only once it has
-  risen from the line before it, so the first such line has none; once it goes back
-  down, or stays the same on three lines in a row, it is a label (an evaluation's line
-  may repeat its training step once).
+- A bare `N:` (or `[  N] |`) is also what `srun -l` puts before each task's lines
+  (`0: loss 1.2`), and what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the
+  step only once it has risen from the line before it, so the first such line has none;
+  once it goes back down, or stays the same on three lines in a row, it is a label (an
+  evaluation's line may repeat its training step once).
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end
-from babysit.parsing.shell_prompts import is_prompt
 from babysit.parsing.shapes import template
+from babysit.parsing.shell_prompts import is_prompt
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
 
