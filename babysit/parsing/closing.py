@@ -104,8 +104,11 @@ _LATE_WORDS = lazy_re.compile(
     # after `Saved Q-table to model_checkpoint.bson`; `Training history saved to …`)
     r"\b(?:[Ss]aved|[Ww]rote|[Ww]ritten)\b.{0,30}\b[Tt]rain(?:ing)?[ _-]"
     r"(?:metrics|history|log|curves?|results|stats|statistics|data)\b|"
-    r"\b[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)\s+"
-    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\b")
+    # (a bare `Results saved to runs/train/exp` is YOLOv5's after its own closing words,
+    # whose per-class table may read as records: not taken alone)
+    r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
+    r"[Hh]istory|[Mm]etrics)\s+"
+    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b")
 # Training records before a late word closes the run: past a first epoch and its test.
 _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression

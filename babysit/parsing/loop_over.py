@@ -67,6 +67,9 @@ _MIN_EPOCH_ENDS = 2
 # The largest count of units a counter that moves by one at each record is read as (see
 # `_round_count`).
 _MAX_UNITS = 1000
+# Prints of its interval a loop's plan must hold before one print short of a round count
+# is evidence (see `_printed_before`).
+_MIN_PRINTS = 100
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
 # What a loop does once it is over: generate samples with the trained model
@@ -308,7 +311,11 @@ class LoopOver:
         if self._first != 0 or not self._even or self._interval <= 1 \
                 or count != int(count) or self._interval != int(self._interval):
             return None
-        return int(count + self._interval)
+        done = int(count + self._interval)
+        # Prints enough for a round count to say something: a loop printed every 500 steps
+        # to 10000 stops one print before 1000, 2000, 2500, 5000 or 10000 once in four
+        # prints, a live run as often as a finished one; AWR's, once in forty.
+        return done if done >= _MIN_PRINTS * self._interval else None
 
     def _launch_count(self) -> str | None:
         count = self._count
