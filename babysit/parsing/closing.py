@@ -55,7 +55,12 @@ _CLOSING_WORDS = lazy_re.compile(
     # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
     r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
-    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=")
+    r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
+    # the job's driver tears down the cluster it trained on, once its workers are done
+    # (TensorFlowOnSpark's `INFO (MainThread-456416) Shutting down cluster`, Spark's
+    # `Stopping SparkContext`, `Shutting down Ray`): what the driver does last
+    r"\b(?:[Ss]hutting down|[Ss]hut down|[Ss]topping|[Ss]topped|[Cc]losing|[Cc]losed)\s+"
+    r"(?:the\s+)?(?:\w+\s+)?(?:cluster|[Ss]park ?[Cc]ontext|[Ss]park ?[Ss]ession|Ray)\b")
 # The log's last line ends on the word, whatever the script's own name for its work
 # (`Model comparison complete!`, `train AlexNet done`, `Ablation study completed!`): not
 # what a run does along the way (`Saving checkpoint... done`, `Loading data done`). Only
@@ -93,7 +98,17 @@ _LATE_WORDS = lazy_re.compile(
     r"execution[ _-]?)?time\b"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
-    r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b")
+    r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b|"
+    # the whole training's record written out, which a script does once it is over (a
+    # Julia Q-learning run's last line, `Saved training metrics to training_data.csv`,
+    # after `Saved Q-table to model_checkpoint.bson`; `Training history saved to …`)
+    r"\b(?:[Ss]aved|[Ww]rote|[Ww]ritten)\b.{0,30}\b[Tt]rain(?:ing)?[ _-]"
+    r"(?:metrics|history|log|curves?|results|stats|statistics|data)\b|"
+    # (a bare `Results saved to runs/train/exp` is YOLOv5's after its own closing words,
+    # whose per-class table may read as records: not taken alone)
+    r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
+    r"[Hh]istory|[Mm]etrics)\s+"
+    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b")
 # Training records before a late word closes the run: past a first epoch and its test.
 _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
@@ -102,7 +117,9 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "훈련", "完成", "完毕", "完畢", "结束", "結束", "終了", "完了", "완료", "종료",
           "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
-          "training time", "train time", "training_time", "train_time", "epoch time",
+          "training time", "train time", "cluster", "sparkcontext", "sparksession",
+          "spark context", "spark session", "down ray", "saved", "wrote", "written",
+          "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "tensor(", "<matplotlib", "<figure size", "]")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage

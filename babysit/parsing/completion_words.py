@@ -26,9 +26,12 @@ from babysit import lazy_re
 _THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
           r"learning|experiment|run)")
 _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
-# A count of what was done (`10000 train steps`, `274 epochs`, `5,000 iterations`).
-_COUNT = (r"\d[\d,]*\s+(?:(?:pre-?|fine-?)?train(?:ing)?\s+)?"
-          r"(?:steps|iterations|iters|epochs|updates)")
+# A count of what was done (`10000 train steps`, `274 epochs`, `5,000 iterations`), in
+# any unit an outer loop counts (`all 10 sequential rounds`: a federated simulation's;
+# episodes, generations), with one word of its kind between — not a warm-up's or an
+# evaluation's (`100 warmup steps`, `10 evaluation episodes`: a part of the run).
+_COUNT = (r"\d[\d,]*\s+(?:(?!warm|burn|eval|valid|test)[a-z-]{3,}\s+)?"
+          r"(?:steps|iterations|iters|epochs|updates|rounds|episodes|generations)")
 # Said after the thing (`training finished`); present tenses (`training ends at step
 # 1000`, `completes in 3 h`) are plans and forecasts, not ends.
 _ENDED = r"(?:finished|complete[d]?|done|ended|end|over|succeeded|terminated normally)"

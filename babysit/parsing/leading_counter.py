@@ -9,11 +9,11 @@ progress was then counted in records, and a step printed on every line was lost.
   and the planned total: a total makes it a counter. One that comes round again (back
   down, with the same total) counts an epoch's batches: the step is then the rounds
   before times its total plus its count, so steps keep rising.
-- A bare `N:` is also what `srun -l` puts before each task's lines (`0: loss 1.2`), and
-  what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the step only once it has
-  risen from the line before it, so the first such line has none; once it goes back
-  down, or stays the same on three lines in a row, it is a label (an evaluation's line
-  may repeat its training step once).
+- A bare `N:` (or `[  N] |`) is also what `srun -l` puts before each task's lines
+  (`0: loss 1.2`), and what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the
+  step only once it has risen from the line before it, so the first such line has none;
+  once it goes back down, or stays the same on three lines in a row, it is a label (an
+  evaluation's line may repeat its training step once).
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ from babysit import lazy_re
 _OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*(\d+)\s*/\s*(\d+)\s*\]|(\d+)\s*/\s*(\d+))"
                             r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
 _SAME_AS_LABEL = 3
-_BARE = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
+# (or bracketed, padded to its width, before a separator: EstraNet's TF2 loop under absl,
+# `[  5000] | gnorm  8.33 lr  0.000125 | loss  5.56`; read as the bare `N:` is): not a
+# bracketed label with no separator after it (sealed-10's rltrader, a stock's code
+# `[035420] RL:a3c Net:dnn LR:0.001`)
+_BARE = lazy_re.compile(r"^\s*(?:(\d+):|\[\s*(\d+)\s*\]\s*[|:,-])\s+[A-Za-z]")
 
 
 class LeadingCounter:
@@ -59,7 +63,7 @@ class LeadingCounter:
                 return step, total
             bare = _BARE.match(message)
             if bare is not None and not self._label:
-                count, before = int(bare.group(1)), self._last_bare
+                count, before = int(bare.group(1) or bare.group(2)), self._last_bare
                 self._last_bare = count
                 if before is not None and count < before:
                     self._label = True

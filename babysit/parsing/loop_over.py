@@ -38,7 +38,9 @@ from babysit.metric_names import LR_KEYS
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
+from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
+from babysit.parsing.shell_prompts import is_prompt
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
 
@@ -65,6 +67,9 @@ _MIN_EPOCH_ENDS = 2
 # The largest count of units a counter that moves by one at each record is read as (see
 # `_round_count`).
 _MAX_UNITS = 1000
+# Prints of its interval a loop's plan must hold before one print short of a round count
+# is evidence (see `_printed_before`).
+_MIN_PRINTS = 100
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
 # What a loop does once it is over: generate samples with the trained model
@@ -99,6 +104,8 @@ class LoopOver:
         self._count: float | None = None  # its last counter (a step, else an epoch)
         self._earlier: list[float] = []  # where earlier launches stopped
         self._interval = 0.0  # the smallest recent move of the counter (its logging interval)
+        self._even = True  # the counter moved by the same interval at every record
+        self._epoch_each = True  # the epoch moved on by one at every record
         self._first_epoch: float | None = None  # the current launch's first epoch
         self._open = False  # the last line read announced work under way
         # The last training records' rates, with their counters.
@@ -130,6 +137,7 @@ class LoopOver:
             self._first = None
             self._first_epoch = None
             self._interval = 0.0
+            self._even = self._epoch_each = True
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
         if self._first is None:
@@ -137,11 +145,16 @@ class LoopOver:
         if counter is not None:
             if self._count is not None and counter > self._count:
                 moved = counter - self._count
+                self._even = self._even and (not self._interval or moved == self._interval)
                 self._interval = moved
+            elif self._count is not None:
+                self._even = False
             self._count = counter
         self._records += 1
         if self._first_epoch is None:
             self._first_epoch = epoch
+        self._epoch_each = self._epoch_each and epoch is not None and \
+            (self._epoch is None or epoch == self._epoch + 1)
         if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
             # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
             self._epochs += self._epoch is not None
@@ -189,6 +202,10 @@ class LoopOver:
                 if self._epochs >= _MIN_EPOCH_ENDS:
                     self._after.append(f"an evaluation the run did not print between its "
                                        f"training records ({text.strip()[:160]})")
+        elif is_prompt(text):
+            # The shell took the terminal back: the run's process is over (`shell_prompts`).
+            self._after.append(f"the shell's prompt after the last training record "
+                               f"({text.strip()[:160]})")
         elif metrics:
             return
         # (substring tests first: most lines have none of these words)
@@ -238,6 +255,13 @@ class LoopOver:
                 return "the learning rate reached 0 at the last training record (its " \
                        "schedule's end)"
             return None
+        if last <= _FLOOR_SHARE * self._peak and self._since_peak >= _MIN_DECAY_RECORDS \
+                and at_its_end(self._rates):
+            # An easing decay (a cosine's tail) whose drops reach zero by the next print or
+            # the one after: the schedule's last step, whatever floor it decays to.
+            return f"the learning rate's decay eased onto its floor ({last:.4g}, " \
+                   f"{last / self._peak:.0%} of its peak) at the last training record (its " \
+                   f"schedule's end)"
         held = 0
         for value in reversed(rates):
             if value != last:
@@ -262,16 +286,36 @@ class LoopOver:
             return None
         if epoch is not None:
             # Epochs only where each record is one (a step counter's epoch may stand
-            # anywhere in an epoch).
-            done = completed(epoch, self._first_epoch) if count == epoch else None
-        else:
+            # anywhere in an epoch): the counter is the epoch, or the epoch moved on by one
+            # at every record (Chainer's LogReport: `"epoch": 500, "iteration": 860`).
+            each = count == epoch or self._epoch_each
+            done = completed(epoch, self._first_epoch) if each else None
+        elif self._interval == 1:
             # (a counter past a thousand that moves by one is a step's, not an epoch's)
-            done = completed(count, self._first) if self._interval == 1 else None
+            done = completed(count, self._first)
             done = done if done is not None and done <= _MAX_UNITS else None
+        else:
+            done = self._printed_before(count)
         if done is None or not round_units(done):
             return None
         return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
                f"nothing trained after it"
+
+    def _printed_before(self, count: float) -> int | None:
+        """The units done where a loop that prints at the start of each interval (`0,
+        50, …, 19950`: `if i % 50 == 0`, from 0, evenly) stopped at `count`: its next
+        print would have been at `count` + the interval, the count the loop ran to (AWR's
+        table of sealed-12, `Iteration` 0 to 19950 of an implied 20000). A loop that prints
+        at the end of each interval (`50, 100, …`) prints its last count itself, and a
+        step printed there is as often a live run's (see `round_count`): no evidence."""
+        if self._first != 0 or not self._even or self._interval <= 1 \
+                or count != int(count) or self._interval != int(self._interval):
+            return None
+        done = int(count + self._interval)
+        # Prints enough for a round count to say something: a loop printed every 500 steps
+        # to 10000 stops one print before 1000, 2000, 2500, 5000 or 10000 once in four
+        # prints, a live run as often as a finished one; AWR's, once in forty.
+        return done if done >= _MIN_PRINTS * self._interval else None
 
     def _launch_count(self) -> str | None:
         count = self._count

@@ -18,7 +18,9 @@ from babysit.parsing.frameworks import deepspeed_chat_plan, planned_epochs
 _TARGET_LINE = lazy_re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
-    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps)\b[\s.=:]*(\d[\d,]*)|"
+    # (a flag's dump: EstraNet's `train_steps           : 400000`, BERT's `num_train_steps`)
+    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps|"
+    r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
     r"\biters:\s*(\d[\d,]*)|"
     # the plan in words: `12500 max iterations` (EMCAD), `Max iterations: 12500`,
     # `maximum number of steps = 5000`

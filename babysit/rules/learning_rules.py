@@ -109,6 +109,7 @@ class NotLearningRule:
         self._few_steps = False  # the flat loss was judged on points a few steps apart
         self._digit_tail: deque[float] = deque(maxlen=rules.not_learning_identical)
         self._digit_judged = False  # the last-digit finding was made (once per run)
+        self._digit_level: float | None = None  # the level it was made at
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -458,13 +459,14 @@ class NotLearningRule:
             else last_digit.within_last_digit(list(tail)[-need:])
         if level is not None and not self._loss_fell():
             self._digit_judged = True
+            self._digit_level = level
             self._raised.add("last digit")
             return [Raise(AnomalyType.NOT_LEARNING,
                           f"not learning: the loss has stayed at {level:.6g}, moving by one "
                           f"unit of its last printed digit at most, on {need} logged points in "
                           f"a row (no batch changes what the model computes)",
                           key="last digit")]
-        if "last digit" in self._raised and self._loss_fell():
+        if "last digit" in self._raised and (self._loss_fell() or self._left_digit_level(value)):
             # Learning shown (a wobble of two units is not): withdrawn for good.
             self._raised.discard("last digit")
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.6g}",
@@ -597,6 +599,15 @@ class NotLearningRule:
                 out.append(Resolve(AnomalyType.NOT_LEARNING, f"the {name} is no longer 0",
                                    key=name))
         return out
+
+    def _left_digit_level(self, value: float) -> bool:
+        """The loss fell below the level the last-digit finding was made at by more than
+        `not_learning_min_fall` of it, hundreds of units of its last digit: the model's
+        output does change. (A running mean over an epoch moves by one unit a print, as
+        a frozen loss wobbles: sealed-12's tmux capture of a Transformer run, `Loss:
+        4.6090` climbing one unit at a time, then down to 4.37 epochs later.)"""
+        level = self._digit_level
+        return level is not None and level - value > abs(level) * self.rules.not_learning_min_fall
 
     def _loss_fell(self) -> bool:
         """The loss fell well beyond its noise since the first point: the weights do

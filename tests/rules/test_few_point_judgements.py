@@ -109,6 +109,19 @@ def test_a_loss_that_moves_only_in_its_last_digit_is_not_learning():
     assert len(still_open) == 1 and "last printed digit" in still_open[0]
 
 
+def test_a_last_digit_loss_that_later_falls_well_below_its_level_is_learning():
+    # sealed-12/transformer_en_de_tmux_capture_chinese_epoch_lines_val_plateau_shell_prompt
+    # .log: an epoch's running mean, `Loss: 4.6090` climbing one unit a print, then a
+    # few epochs later down to 4.37 (then the shell's prompt: ENDED, where an open
+    # finding would weigh high).
+    values = [4.6086 + i / 10000 for i in range(10)] + [4.52, 4.45, 4.40, 4.37]
+    lines = [f"Epoch:  {16 + i // 5} | Batch:  {10 * (i + 1):4d}/ 1330 | LR: 2.18e-04 |"
+             f"Loss: {v:.4f} | Time: 3.0s" for i, v in enumerate(values)]
+    found = [(r, d) for _, r, d in _found(lines, AnomalyType.NOT_LEARNING)
+             if "last printed digit" in d]
+    assert found and all(resolved for resolved, _ in found)
+
+
 def test_the_unit_of_a_last_digit():
     assert last_digit_unit(0.4855) == 1e-4
     assert last_digit_unit(0.012) is None  # too few digits to say
