@@ -237,12 +237,16 @@ def test_service_unavailable_is_connectivity_then_recovers(vertex: VertexServer,
     ])
 
     class Flaky(FakeClock):
-        """The service answers 503 for longer than a poll's retries last, once."""
+        """The service answers 503 for the whole of one poll (however many times its
+        retries ask: the client's backoff is jittered, so a count of failures could be
+        outlasted by quick retries), then recovers before the next."""
 
         def sleep(self, seconds: float) -> None:
             super().sleep(seconds)
             if len(self.slept) == 1:
-                vertex.state.fail_next[:] = [503] * 3
+                vertex.state.fail_next[:] = [503] * 10_000
+            elif len(self.slept) == 2:
+                vertex.state.fail_next.clear()
 
     ref = JobRef(PROJECT, "us-central1", "customJobs", "19")
 
