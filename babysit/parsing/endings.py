@@ -134,6 +134,9 @@ class EndingReader:
         self._last_epoch: float | None = None
         self._planned_epochs: int | None = None
         self._plan_said: float | None = None
+        # The last training record showed a counter inside its epoch short of its total
+        # (`Epoch:[1/1](1700/44160) loss:5.241`): the epoch it names was under way.
+        self._record_part_way = False
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
                 epoch: float | None = None) -> None:
@@ -183,7 +186,8 @@ class EndingReader:
         epoch, planned = self._last_epoch, self._planned_epochs
         if epoch is None:
             return self._last_print()
-        if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch:
+        if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch \
+                or self._record_part_way:
             return None
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:
@@ -253,6 +257,8 @@ class EndingReader:
                 self.final_epoch.part_way()
             elif any(done == total > 1 for done, total in inner):
                 self.final_epoch.inner_at_end()
+        if metrics if trains is None else trains:
+            self._record_part_way = "/" in text and _far_inside(text, of)
         if of is not None:
             self.final_epoch.counted(int(of.group(1)), int(of.group(2)),
                                      metrics if trains is None else trains)
@@ -373,6 +379,21 @@ def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, i
     skip = epoch.span() if epoch is not None else (-1, -1)
     return [(int(m.group(1)), int(m.group(2))) for m in _COUNTER.finditer(text)
             if not skip[0] <= m.start() < skip[1]]
+
+
+# A counter alone, not a part of a date (`01/06/2022`) or a path.
+_LONE_COUNTER = lazy_re.compile(r"(?<![\d./])(\d+)\s*/\s*(\d+)(?![\d./])")
+# Short of its total by more than a last print's gap could be (a loop printing every 50 of
+# 120 batches ends its epoch at 100/120).
+_FAR_INSIDE = 0.9
+
+
+def _far_inside(text: str, epoch: re.Match[str] | None) -> bool:
+    """Whether a line shows a counter besides its epoch's well short of its total: a
+    record inside its epoch (`Epoch:[1/1](1700/44160) loss:5.241`)."""
+    skip = epoch.span() if epoch is not None else (-1, -1)
+    return any(int(m.group(1)) < _FAR_INSIDE * int(m.group(2))
+               for m in _LONE_COUNTER.finditer(text) if not skip[0] <= m.start() < skip[1])
 
 
 # A progress bar's share done, as tqdm and Julia's ProgressMeter print it.

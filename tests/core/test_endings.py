@@ -256,3 +256,23 @@ def test_an_early_stop_in_opennmt_s_words_is_the_run_s_deliberate_end(tmp_path: 
                  "Early Stop!")
     data = once(tmp_path, "\n".join(lines) + "\n")
     assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def test_a_record_inside_the_only_planned_epoch_is_no_end(tmp_path: Path):
+    """sealed-12 minimind_mac_mps_…_step_1700_of_44160: one epoch planned, a line every
+    100 of its 44,160 batches. The last record names epoch 1 of 1, but its own counter
+    says the epoch is 4 % done: a paste that stops there is a live run, not a finished
+    one (it was SUCCEEDED / GO)."""
+    lines = ["LLM总参数量：25.830 百万"]
+    lines += [f"Epoch:[1/1]({s}/44160) loss:{8.9 - s / 400:.3f} lr:0.000550000000 "
+              f"epoch_Time:{800 + s}.0min:" for s in range(0, 1701, 100)]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["decision"], data["terminal_state"]) == ("CONDITIONAL", "RUNNING"), \
+        data["summary"]
+
+
+def test_the_same_epoch_at_its_last_batch_still_ends_the_run(tmp_path: Path):
+    lines = [f"Epoch:[1/1]({s}/1000) loss:{8.9 - s / 400:.3f} lr:0.00055"
+             for s in range(0, 1001, 100)]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
