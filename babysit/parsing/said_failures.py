@@ -13,6 +13,8 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   `Error: Aborted from marian::io::getline(...)` (then its `[CALL STACK]`), MindSpore's TBE
   compiler workers `[ERROR] TBE Subprocess[task_distribute] raise error[], main process
   disappeared!` (an error level, then the process aborted, disappeared, died or crashed);
+- a runner's word that the job it ran raised (Hydra's `Error executing job with
+  overrides: [...]`, at error level or alone on its line);
 - training stopped because its loss or gradients went bad: Keras' TerminateOnNaN
   (`Batch 3: Invalid loss, terminating training`), ESPnet (`The gradients at all steps
   are invalid in this epoch. … This training was stopped at 2epoch`).
@@ -42,6 +44,12 @@ _COORDINATOR = lazy_re.compile(
 _STOPPED = lazy_re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
                            r"\btraining (?:was |is |has been )?(?:stopped|terminated|aborted)\b",
                            re.IGNORECASE)
+# A runner's word that the job it ran raised: Hydra's `Error executing job with overrides:
+# [...]` (logged at error level from `run_and_report` when the task function raises; the
+# traceback after it is cut short unless HYDRA_FULL_ERROR=1, and may be missing), and the
+# same said of a task, a run or a script.
+_JOB_RAISED = lazy_re.compile(r"(?:^|\W)Error (?:while |when )?(?:executing|running) (?:the )?"
+                              r"(?:job|task|training|run|experiment|script)\b.*")
 _BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
                               re.IGNORECASE)
 
@@ -51,9 +59,15 @@ def said_failure(line: str) -> list[LogEvent]:
     # Cheap checks first: most lines have none of these words.
     if "failed" not in line and "Coordinator" not in line and "erminat" not in line \
             and "topp" not in line and "bort" not in line and "ORT" not in line \
-            and "rocess" not in line:
+            and "rocess" not in line and "Error executing" not in line \
+            and "Error running" not in line and "Error while" not in line \
+            and "Error when" not in line:
         return []
     text = line.strip()
+    if "Error " in line and (raised := _JOB_RAISED.search(line)) is not None and (
+            raised.start() == 0 or _ERROR_LEVEL.search(line, 0, raised.start()) is not None):
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
+                         clip(raised.group(0).lstrip(" \t-]"), 300))]
     if (level := _ERROR_LEVEL.search(line) or _ERROR_WORD.search(line)) is not None \
             and (gone := _PROCESS_GONE.search(line[level.start():])) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500),

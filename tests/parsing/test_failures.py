@@ -172,6 +172,18 @@ def test_a_scripts_logger_saying_training_failed_is_a_failure():
                        "(exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python")
 
 
+def test_a_runners_word_that_the_job_it_ran_raised_is_a_failure():
+    # Hydra's run_and_report, when the task function raises (sealed-12 mapanything: the
+    # last line of the log, no traceback after it)
+    assert _exceptions("[2025-10-31 05:07:11,062][__main__][ERROR] - Error executing job with "
+                       "overrides: ['machine=hpc_train', 'loss=gs_loss']") \
+        == ["Error executing job with overrides: ['machine=hpc_train', 'loss=gs_loss']"]
+    assert _exceptions("Error executing job with overrides: []") \
+        == ["Error executing job with overrides: []"]
+    # not at error level, and not at the line's start: a sentence about it
+    assert _exceptions("INFO see the docs on what an Error executing job means") == []
+
+
 def test_an_error_line_that_is_not_about_training_failing_is_none():
     assert _exceptions("2024-06-01 10:00:01 ERROR upload of metrics failed, retrying") == []
     assert _exceptions("2024-06-01 10:00:01 INFO Training failed runs are listed below") == []
