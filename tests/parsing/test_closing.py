@@ -93,6 +93,8 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "Did not meet early stopping. Best iteration is:",
     # a final figure whatever its name, the average time an epoch or a step took
     "Final avg. r2:  0.7756", "FINAL MAE = 4.3", "Avg epoch time: 7.1649", "Mean step time: 0.31 s",
+    # the time the whole script took, its units in words (sealed-12 cavia_meta_learning_…)
+    "Total script time in hours minutes seconds:  00:27:44",
     # what a notebook displays when the training cell ends, or the next cell's plot
     "tensor(0.5321, device='cuda:0', grad_fn=<NllLossBackward0>)",
     "[<matplotlib.lines.Line2D at 0x7f3a9c0d2e50>]", "<Figure size 640x480 with 1 Axes>",
