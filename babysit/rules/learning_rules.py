@@ -435,7 +435,7 @@ class NotLearningRule:
             return [Raise(AnomalyType.NOT_LEARNING,
                           f"not learning: the loss is exactly {value!r} on {self._same + 1} "
                           f"logged steps in a row (no batch changes it: the weights or the "
-                          f"data are not changing)", key="identical", severity=Severity.HIGH)]
+                          f"data are not changing)", key="identical", severity=Severity.BLOCKER)]
         if self._same == 0 and "identical" in self._raised:
             self._raised.discard("identical")
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss changed to {value:.6g}",
