@@ -1,14 +1,15 @@
 # Ctrl-C can land while Python is still importing babysit itself, before entry.main has
-# a handler: that is an interruption like any other, not a traceback. (exit_codes is a
-# few lines with no imports of its own, loaded first so that the words are entry's.)
-from babysit.exit_codes import NO_VERDICT, ExitCode
-
+# a handler: that is an interruption like any other, not a traceback — wherever it lands,
+# even while exit_codes (the statuses and their words) is being loaded: then its words
+# are not there yet, and these say the same.
 try:
     from babysit.entry import main
 except KeyboardInterrupt:
     import sys
 
-    sys.stderr.write(NO_VERDICT + "\n")
-    raise SystemExit(ExitCode.INTERRUPTED) from None
+    _codes = sys.modules.get("babysit.exit_codes")
+    sys.stderr.write(getattr(_codes, "NO_VERDICT", "babysit: interrupted before the watch "
+                                                   "began: no verdict written") + "\n")
+    raise SystemExit(130) from None
 
 raise SystemExit(main())
