@@ -38,5 +38,9 @@ def session_started() -> bool:
 
 
 def mark_session_started() -> None:
+    # A stop asked of an earlier watch in this process is not this one's; one asked before
+    # any watch began is (a Ctrl-C whose KeyboardInterrupt an import's callback swallowed
+    # during start-up: forgetting it here left the watch running, deaf to it).
+    if _SESSION_STARTED[0]:
+        _REQUESTED[0] = False
     _SESSION_STARTED[0] = True
-    _REQUESTED[0] = False  # a stop asked of an earlier watch in this process is not this one's
