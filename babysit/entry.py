@@ -28,10 +28,21 @@ _NAMES: dict[int, str] = {
 def _stop(signum: int, frame: FrameType | None) -> None:
     # No import here: the signal may arrive half-way through one.
     stopping.note(_NAMES.get(signum, f"signal {signum}"))
-    raise KeyboardInterrupt
+    if stopping.may_raise():  # (while the verdict is written, it waits its turn)
+        raise KeyboardInterrupt
+
+
+def _quiet_about_stops(unraisable: sys.UnraisableHookArgs) -> None:
+    """A stop raised where Python cannot pass it on (an import's module-lock callback,
+    a finaliser) is printed as "Exception ignored in" with a traceback. The stop itself
+    is not lost — `stopping` holds it and the watch honours it — so say nothing."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.unraisablehook = _quiet_about_stops
     try:
         # (inside the guard: a Ctrl-C may land while the handlers are being installed)
         for number in _NAMES:

@@ -44,3 +44,43 @@ def mark_session_started() -> None:
     if _SESSION_STARTED[0]:
         _REQUESTED[0] = False
     _SESSION_STARTED[0] = True
+
+
+# Whether a stop may raise where it lands. While babysit writes what the user is owed
+# (setting a watch up, writing its verdict) a stop is only noted; it is raised where
+# babysit waits (opening the target, the watch itself), which then ends with a verdict.
+# A stack, not a flag: the blocks nest (a watch inside a held session).
+_RAISES = [True]
+
+
+def may_raise() -> bool:
+    return _RAISES[-1]
+
+
+class _Raising:
+    def __init__(self, raises: bool) -> None:
+        self._raises = raises
+        self._depth = 0
+
+    def __enter__(self) -> None:
+        self._depth = len(_RAISES)
+        _RAISES.append(self._raises)
+        if self._raises and _REQUESTED[0]:
+            # a stop held until now lands here, the first place it may
+            del _RAISES[self._depth:]
+            raise KeyboardInterrupt
+
+    def __exit__(self, *_: object) -> None:
+        # (truncated, not popped: a stop landing inside __enter__ skips this exit)
+        del _RAISES[self._depth:]
+
+
+def held() -> _Raising:
+    """A block in which a stop signal is noted and not raised."""
+    return _Raising(False)
+
+
+def interruptible() -> _Raising:
+    """A block inside a held one where a stop is raised again — at once, if one was
+    noted while it was held."""
+    return _Raising(True)

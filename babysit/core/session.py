@@ -69,7 +69,20 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                 rewatch: Sequence[str] = (), approver: Approver | None = None,
                 reviewer: Reviewer | None = None,
                 output_gone: Callable[[], str | None] | None = None) -> SessionResult:
-    stopping.mark_session_started()
+    # Once a watch has begun it owes the user a verdict file: a stop is held wherever
+    # babysit sets up or writes, and lands only where it waits (opening the target, the
+    # watch itself) — a Ctrl-C between the two used to end the process with neither a
+    # verdict nor a word about one.
+    with stopping.held():
+        stopping.mark_session_started()
+        return _watch(target_factory, target_text, target_type, settings, observer, clock,
+                      rewatch, approver, reviewer, output_gone)
+
+
+def _watch(target_factory: Callable[[], Target], target_text: str, target_type: str,
+           settings: Settings, observer: Observer, clock: Clock | None,
+           rewatch: Sequence[str], approver: Approver | None, reviewer: Reviewer | None,
+           output_gone: Callable[[], str | None] | None) -> SessionResult:
     real_time = clock is None
     clock = clock or SystemClock()
     observer = ScrubbingObserver(observer)  # nothing leaves unscrubbed, whatever renders it
@@ -82,7 +95,8 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
         return _finish(outcome, run_id, settings, observer, clock)
 
     try:
-        target = target_factory()
+        with stopping.interruptible():
+            target = target_factory()
     except (TargetError, TargetUnavailable) as error:
         # TargetUnavailable: a service that hangs or drops while the target is opened
         # (an `scontrol` past its deadline) is as unreachable as one that refused.
@@ -108,7 +122,10 @@ def run_session(target_factory: Callable[[], Target], target_text: str, target_t
                          known_proposals=_proposals_shown(previous), waker=waker,
                          output_gone=output_gone)
         try:
-            stop = loop.run()
+            with stopping.interruptible():
+                stop = loop.run()
+        except KeyboardInterrupt:  # one held while the watch was set up lands here
+            stop = WatchStop(interruption(), interrupted=True)
         except TargetError as error:
             return unreachable(target.label, target.target_type, str(error))
         except Exception as error:

@@ -274,6 +274,43 @@ def test_a_signal_at_any_moment_of_start_up_is_clear(tmp_path: Path, delay: floa
             artifact.unlink()
 
 
+def test_a_signal_while_the_watch_is_set_up_still_ends_with_a_verdict(tmp_path: Path,
+                                                                      monkeypatch):
+    """A Ctrl-C that lands after the session began but before the watch itself runs (here:
+    while the loop is built) is held, then ends the watch at once: a verdict file saying
+    was interrupted (exit 130) before it read anything, not a silent exit with none."""
+    from babysit import stopping
+    from babysit.config import PollSettings, Settings
+    from babysit.core import session
+    from babysit.core.reports import NullObserver
+    from babysit.entry import _stop
+    from babysit.exit_codes import ExitCode
+    from babysit.targets.common.log_file import LocalLogTarget
+    from tests.conftest import FakeClock
+
+    log = tmp_path / "train.log"
+    log.write_text("step 1/100 | loss=2.0\n")
+    built = session.WatchLoop
+
+    def interrupted_while_built(*args, **kwargs):
+        loop = built(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # delivered before kill returns (own process)
+        return loop
+
+    monkeypatch.setattr(session, "WatchLoop", interrupted_while_built)
+    previous = signal.signal(signal.SIGINT, _stop)
+    try:
+        result = session.run_session(lambda: LocalLogTarget(log), str(log), "local-log",
+                                     Settings(poll=PollSettings(), out_dir=tmp_path),
+                                     NullObserver(), clock=FakeClock())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        stopping.mark_session_started()  # the next test's watch starts with no stop asked
+    assert result.exit_code == ExitCode.INTERRUPTED
+    # (no poll ran: the file is the short one, of a watch that read nothing yet)
+    assert artifact_in(tmp_path)["terminal_state"] == "RUNNING"
+
+
 def test_an_ssh_port_that_never_sends_a_banner_is_named_as_such(tmp_path: Path):
     pytest.importorskip("paramiko")
     listener = socket.socket()
