@@ -73,6 +73,25 @@ def _rate_per_second(text: str) -> float | None:
     return value
 
 
+# A postfix field that is a name in words and its number (`Loss 6.2739`, `Val Loss 44.78`).
+_SPACED_PAIR = lazy_re.compile(
+    r"^(?P<key>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){0,3})\s+"
+    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf)$")
+
+
+def _whole_fields(parts: list[str]) -> list[str]:
+    """The postfix's fields, a value in parentheses made whole again (`Raw Acc (0.39,
+    2.49)` was split at its comma) and then left out: a pair of figures is no one value."""
+    fields: list[str] = []
+    inside = False  # within a parenthesised value
+    for part in parts:
+        if inside or ("(" in part and ")" not in part):
+            inside = ")" not in part
+            continue
+        fields.append(part)
+    return fields
+
+
 def _postfix_metrics(text: str) -> dict[str, float]:
     metrics: dict[str, float] = {}
     for pair in _PAIR.finditer(text):
@@ -128,6 +147,11 @@ def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:
         else:
             metric_parts.append(part)
     metrics = _postfix_metrics(", ".join(metric_parts)) if metric_parts else {}
+    for part in _whole_fields(metric_parts):
+        # `set_postfix_str("Loss 6.2739, Val Loss 44.78")`: names and values without `=`
+        spaced = _SPACED_PAIR.match(part)
+        if spaced is not None and (value := to_number(spaced.group("value"))) is not None:
+            metrics.setdefault(normalise_key(spaced.group("key")), value)
     if ":" in desc or "=" in desc:
         metrics = {**_desc_metrics(desc), **metrics}
     return Bar("tqdm", desc, int(n), total, rate, metrics, match.end(), data,

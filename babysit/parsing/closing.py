@@ -112,6 +112,25 @@ _LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
     r"[Hh]istory|[Mm]etrics)\s+"
     r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b")
+# The trained model written out whole, to a file named by no count of the run (`Saved
+# model to data/big.mytorch`, `Model saved at pretrained/lgbm_model_sa_zho.txt`): a
+# script's last act, where a checkpoint's path names its step or epoch (`model_epoch3.pt`,
+# `checkpoint-500`) and a per-epoch save recurs between records.
+_MODEL_SAVED = lazy_re.compile(
+    r"\b(?:(?:[Ss]aved|[Ss]aving|[Ww]rote|[Ww]riting)\s+(?:the\s+)?(?:final\s+|trained\s+)?"
+    r"(?:[Mm]odel|[Ww]eights|[Nn]etwork)|(?:[Mm]odel|[Ww]eights)\s+(?:(?:was|were|has been|"
+    r"have been)\s+)?saved)\s+(?:to|at|in|as)\b:?\s*(?P<path>\S+)")
+_EXTENSION = lazy_re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,11}$")
+
+
+def _model_saved(line: str) -> bool:
+    found = _MODEL_SAVED.search(line) if "av" in line or "rit" in line else None
+    if found is None or line[found.end():].strip():
+        return False
+    path = _EXTENSION.sub("", found.group("path").rstrip("./\\"))
+    return not any(ch.isdigit() for ch in path)
+
+
 # Training records before a late word closes the run: past a first epoch and its test.
 _RECORDS_BEFORE_LATE = 3
 # A cheap test first, on the line in lower case (substring tests: a regular expression
@@ -131,7 +150,8 @@ _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
 _STAGE = lazy_re.compile(r"\b(?:[Ss]tage|[Pp]hase)\s*[:#]?\s*\d")
 
 
-def _may_close(line: str) -> bool:
+def may_close(line: str) -> bool:
+    """Whether a line has a word that may close a run (a cheap test: most lines do not)."""
     low = line.lower()
     return any(hint in low for hint in _HINTS)
 
@@ -139,9 +159,15 @@ def _may_close(line: str) -> bool:
 def _closes(line: str, late: bool = True) -> bool:
     """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
     if _CLOSING_WORDS.search(line) is None and _DISPLAYED.search(line) is None \
-            and not (late and _LATE_WORDS.search(line)) and not says_finished(line):
+            and not (late and (_LATE_WORDS.search(line) or _model_saved(line))) \
+            and not says_finished(line):
         return False
-    # `epoch 3/10 done`: a stage of the run.
+    return _no_part_way(line)
+
+
+def _no_part_way(line: str) -> bool:
+    """Whether no counter in the line stands short of its total (`epoch 3/10 done`: a
+    stage of the run, not its end)."""
     return all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(line))
 
 
@@ -163,15 +189,17 @@ class ClosingBlock:
         kept (the others cannot change the judgement)."""
         if line.strip():
             self._last = line
-        if len(self._lines) < _KEPT and _may_close(line):
+        if len(self._lines) < _KEPT and may_close(line):
             self._lines.append(line)
 
-    def trained(self) -> None:
+    def trained(self, relaunched: bool = False) -> None:
         """Training moved on: the lines since the last record were not the end. Their
         closing-looking lines are the run's recurring ones (a per-epoch test pass),
-        unless the run's start-up came again after them (see `launch_ends`)."""
+        unless the run's start-up came again after them (see `launch_ends`) or its
+        steps went back (`relaunched`): then they ended a launch."""
         closings = [template(line.strip()) for line in self._lines if _closes(line)]
-        if not self._launches.trained(closings) and len(self._recurring) < _MAX_RECURRING:
+        if not self._launches.trained(closings) and not relaunched \
+                and len(self._recurring) < _MAX_RECURRING:
             self._recurring.update(closings)
         self._lines.clear()
         self._last = ""
@@ -207,8 +235,7 @@ class ClosingBlock:
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)
         last = self._last.strip()
         if last and _ENDS_ON_THE_WORD.search(last) and not _STAGE.search(last) \
-                and all(int(m.group(1)) >= int(m.group(2)) for m in _PART_WAY.finditer(last)) \
-                and not self.recurs(template(last)):
+                and _no_part_way(last) and not self.recurs(template(last)):
             self._said = True
             return LogEvent(EventKind.COMPLETED, last[:500], CLOSING)
         return None

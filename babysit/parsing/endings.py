@@ -149,9 +149,12 @@ class EndingReader:
             # header that names the epoch's end) is not how often the run logs.
             self._intervals = (*self._intervals[-3:], step - self._step)
             self._interval = min(self._intervals) if len(self._intervals) > 1 else 0
+        # Steps that go back start a new launch: what closed the stretch before ended a
+        # run, and is no stage's line (`Saved model to …`, then `step: 0` again).
+        relaunched = self._step is not None and step < self._step
         self._step = step
         self._trained = True
-        self.closing.trained()
+        self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._said_at = None
         self.completed = False
@@ -208,6 +211,11 @@ class EndingReader:
                 or self._said_at == step or self._last_print_at == step:
             return None
         self._last_print_at = step
+        if interval == 1 and self._first_step == 0 and step == target - 1:
+            # Every step printed, counted from 0 (`[  0/200]` … `[199/200]`): the last one
+            # printed is the loop's last, as a 0-based epoch count's is (`plan_reached`).
+            return LogEvent(EventKind.COMPLETED,
+                            f"step {step}, the last of {target} counted from 0", AFTER_PLAN)
         return LogEvent(EventKind.COMPLETED,
                         f"step {step}, the run's last logging point before its planned "
                         f"total of {target}", LAST_PRINT)

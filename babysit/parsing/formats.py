@@ -173,7 +173,9 @@ def parse_hf_dict(segment: str) -> Parsed | None:
 _KV = lazy_re.compile(
     # Up to three words before a colon name one metric: `Train Loss: 0.04`,
     # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
-    r"(?<![\w./-])(?P<key>[A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*){0,3})\s*[=:]\s*"
+    # (`@`: a retrieval metric at its cut-off, `R@1`, `ndcg@10`)
+    r"(?<![\w./@-])(?P<key>[A-Za-z_][\w./-]*(?:@\d+)?(?: [A-Za-z_][\w./-]*(?:@\d+)?){0,3})"
+    r"\s*[=:]\s*"
     r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
     r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
@@ -282,6 +284,21 @@ def changed_from(text: str, end: int) -> bool:
     return _ARROW.match(text, end) is not None
 
 
+# Seconds in a unit of time, as a duration's parts print it (`6m45s`, `1s99ms`, `2h03m`).
+_SECONDS_IN = {"h": 3600.0, "m": 60.0, "min": 60.0, "s": 1.0, "ms": 0.001}
+_DURATION_PART = lazy_re.compile(r"(\d+(?:\.\d+)?)(ms|min|h|m|s)(?![A-Za-z])")
+
+
+def _duration(number: float, unit: str, text: str, end: int) -> float:
+    """A duration's seconds: its first part (`number` `unit`) and the parts glued after
+    it (`text` from `end`)."""
+    seconds = number * _SECONDS_IN[unit]
+    while (part := _DURATION_PART.match(text, end)) is not None:
+        seconds += float(part.group(1)) * _SECONDS_IN[part.group(2)]
+        end = part.end()
+    return round(seconds, 6)
+
+
 def key_values(text: str) -> dict[str, float]:
     values: dict[str, float] = {}
     if ">" in text or "→" in text:
@@ -310,7 +327,14 @@ def key_values(text: str) -> dict[str, float]:
                 and _SOURCE_FILE.search(pair.group("key")):
             continue
         key = normalise_key(pair.group("key"))
-        if pair.group("unit") == "ms" and not key.endswith("_ms"):
+        unit = pair.group("unit")
+        counts = key in STEP_KEYS or key in EPOCH_KEYS
+        if unit in _SECONDS_IN and (counts or text[pair.end():pair.end() + 1].isdigit()):
+            # A duration, not a count: Torch7's bar `Tot: 6m45s | Step: 1s99ms` (a step's
+            # time, not step 1); a compound one is read whole, in seconds.
+            number = _duration(number, unit, text, pair.end())
+            key = f"{key}_time" if counts else key
+        elif unit == "ms" and not key.endswith("_ms"):
             key = f"{key}_ms"
         values[key] = number
     if "\t" in text or "  " in text:

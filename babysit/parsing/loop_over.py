@@ -188,8 +188,12 @@ class LoopOver:
 
     def after(self, text: str, record: Record | None) -> None:
         """A line that did not move training on (outside a traceback)."""
-        if not self.after_training:
+        if not self._records:
             return
+        # What the run prints between its first records is remembered too (a save after
+        # each of an excerpt's first epochs is periodic), though it is evidence only
+        # once the loop has a shape (`after_training`).
+        evidence: list[str] = self._after if self.after_training else []
         metrics = record.metrics if record is not None else None
         if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics):
             # Evidence only where the run went past epoch ends without it: an excerpt of
@@ -200,17 +204,17 @@ class LoopOver:
             if shape not in self._evals_between and shape not in self._evals_after:
                 self._evals_after.add(shape)
                 if self._epochs >= _MIN_EPOCH_ENDS:
-                    self._after.append(f"an evaluation the run did not print between its "
-                                       f"training records ({text.strip()[:160]})")
+                    evidence.append(f"an evaluation the run did not print between its "
+                                    f"training records ({text.strip()[:160]})")
         elif is_prompt(text):
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
-            self._after.append(f"the shell's prompt after the last training record "
-                               f"({text.strip()[:160]})")
+            evidence.append(f"the shell's prompt after the last training record "
+                            f"({text.strip()[:160]})")
         elif metrics:
             return
         # (substring tests first: most lines have none of these words)
         elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
-            self._after.append(f"the job's epilog ({text.strip()[:160]})")
+            evidence.append(f"the job's epilog ({text.strip()[:160]})")
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,
@@ -221,8 +225,8 @@ class LoopOver:
                 if self._epochs < _MIN_EPOCH_ENDS:
                     return
                 what = "samples generated" if doing.group(1) else "a model being saved"
-                self._after.append(f"{what}, which the run did not do between its training "
-                                   f"records ({text.strip()[:160]})")
+                evidence.append(f"{what}, which the run did not do between its training "
+                                f"records ({text.strip()[:160]})")
 
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER)

@@ -49,6 +49,7 @@ from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
 from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.spaced_fields import parse_spaced_fields
 
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
@@ -109,15 +110,19 @@ class MetricLineReader:
             final = self._llmc_validations.final(parsed, text)
             if final is not None:
                 events.append(final)
-        if parsed is None and not beside_bar and ("=" in text or ":" in text) \
+        if parsed is None and not beside_bar and ("=" in text or ":" in text
+                                                  or "  " in text or "\t" in text) \
                 and self._shapes.recurring(text):
             # A line the run prints over and over, with a step: its names need not be
-            # known ones (`iter: 649, l_pix: 0.03`).
+            # known ones (`iter: 649, l_pix: 0.03`; Torch7's `epoch 80  running_average
+            # 0.7634`, its fields apart by spaces).
             parsed = parse_key_values(text, known_names=False)
             if parsed is not None and parsed.fmt == "kv-epoch-batch":
                 parsed = self._placed(parsed)
             if parsed is None or parsed.step is None:
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
+            if parsed is None:
+                parsed = parse_spaced_fields(self._body, known_names=False)
         if parsed is None and not beside_bar:
             shaped = self._shapes.read(text)
             if shaped is True and self._shapes.table_closed:

@@ -31,6 +31,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
+from babysit.parsing.closing import may_close
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
@@ -154,6 +155,9 @@ class LogParser:
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
+        # Quiet lines that may close a run (`Saved model to …` after each launch): the last
+        # one may be the run's end, and the closing block must see it (see `feed`).
+        self._quiet_closing: set[str] = set()
 
         # --- the readers, each with its own state ----------------------------------------
         self._task_labels = TaskLabels()  # srun -l: `3: …`
@@ -298,6 +302,8 @@ class LogParser:
         if quiet >= 2 and "ran out of" not in raw_line:
             # The very same line said nothing twice: a repeated warning (or a start-up
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
+            if raw_line in self._quiet_closing and not self._failures.in_traceback:
+                self._endings.after_record(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,
@@ -319,7 +325,10 @@ class LogParser:
         else:
             if len(self._quiet) >= 4096:
                 self._quiet.clear()
+                self._quiet_closing.clear()
             self._quiet[raw_line] = quiet + 1
+            if quiet == 1 and may_close(raw_line):
+                self._quiet_closing.add(raw_line)
         return record
 
     def _start_up_again(self, shape: str | None) -> None:

@@ -68,8 +68,10 @@ _LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task
 _NOT_QUALITY = lazy_re.compile(r"speed|/s|/sec|per_s|throughput|time|gpu|mem|_mb$|_gb$|eta")
 
 
-def parse_spaced_fields(segment: str) -> Parsed | None:
-    """A line of `Name value` fields (see the module's docstring), else None."""
+def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None:
+    """A line of `Name value` fields (see the module's docstring), else None. With
+    `known_names=False` (a line whose shape the run prints over and over) a field of any
+    name is a measure: Torch7's `epoch 80  running_average 0.7634` (a reward's average)."""
     if "=" in segment or ("|" not in segment and "," not in segment and "\t" not in segment
                           and "  " not in segment and " - " not in segment
                           and not _BARE_COUNT.match(segment)):
@@ -110,7 +112,7 @@ def parse_spaced_fields(segment: str) -> Parsed | None:
         if not math.isfinite(value) and _NOT_QUALITY.search(name):
             continue
         metrics[name] = value
-        measured = measured or _MEASURE.search(name) is not None
+        measured = measured or not known_names or _MEASURE.search(name) is not None
     if not measured or (not counters and counted is None):
         return None
     generic = parse_key_values(segment)

@@ -42,6 +42,9 @@ _HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "d
 # evaluation whatever the line calls them (E2DTC's `Epoch 6  Acc: 0.8913  nmi: 0.8267`).
 # A word error rate of the training set says `train` and is left out above.
 _HELD_OUT_WORDS = frozenset({"nmi", "ari", "ter"})
+# A retrieval's or a ranking's figure at its cut-off (`R@1`, `recall@10`, `ndcg@5`,
+# `hit@20`, `mAP@100`): scored on held-out queries, higher is better.
+_AT_CUTOFF = re.compile(r"(?:r|recall|hit|hits|hr|ndcg|p|prec|precision|map|mrr|acc)@\d+")
 # A perplexity of a codebook's use (wav2vec 2.0's `valid_prob_perplexity` and
 # `valid_code_perplexity`, a VQ model's code perplexity) counts the codes in use: no fit to
 # held-out data, and falling is the worry, not rising.
@@ -66,6 +69,8 @@ def evaluation_direction(key: str) -> int:
     if not named:
         return 0
     metric = named[-1]
+    if _AT_CUTOFF.fullmatch(metric):
+        return 1  # a retrieval's figure: only ever scored on held-out queries
     direction = -1 if metric in _LOWER or metric.endswith("loss") else \
         1 if metric in _HIGHER or metric.startswith("rouge") else 0
     if direction == 0:

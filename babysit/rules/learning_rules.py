@@ -26,6 +26,8 @@ _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the f
 _NO_DATA_POINTS = 5
 _MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
+_RETURN_POINTS_FROM_START = 20  # ... where they span the run from its start
+_SPARSE_SPAN = 100  # (to a hundred times its first step)
 # A return whose latest step is this many times its first was seen from the run's start.
 _FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
@@ -392,8 +394,8 @@ class NotLearningRule:
             level = trends.level(list(recent), 5)
             self._return_best = level if self._return_best is None \
                 else max(self._return_best, level)
-        if self._return_points < _RETURN_POINTS or self._return_points % 10 \
-                or self._return_best is None:
+        if self._return_points < self._return_points_needed(point.step) \
+                or self._return_points % 10 or self._return_best is None:
             return []
         found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
                                         self._return_points, self.rules.not_learning_short_fall)
@@ -406,6 +408,16 @@ class NotLearningRule:
             return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
                             key="return")]
         return []
+
+    def _return_points_needed(self, step: int | None) -> int:
+        """Points before a flat return speaks: fewer where they reach from the run's start
+        to a hundred times as far (a long run logged sparsely, or cut into windows: its
+        whole course is there to see; the first sixty episodes of a run logged at each are
+        not)."""
+        first = self._return_first_step
+        if first is not None and step is not None and first * _SPARSE_SPAN <= step:
+            return _RETURN_POINTS_FROM_START
+        return _RETURN_POINTS
 
     def _return_end_severity(self, step: int | None) -> Severity | None:
         """A return that never rose over a whole run, watched from its start (its first

@@ -196,6 +196,16 @@ def test_a_log_that_stops_at_the_last_print_of_its_plan_ended_unconfirmed(tmp_pa
     assert "last logging point" in data["summary"]
 
 
+def test_a_count_from_0_printed_at_every_step_ends_at_its_last(tmp_path: Path):
+    """`[  0/200]` … `[199/200]` (sealed-13's CycleGAN nohup.out): every step printed,
+    counted from 0, the last printed is the loop's last; one short of it is not."""
+    lines = [f"[{i:3d}/200]: dloss: 0.0100, gloss: {3.2 - i / 70:.4f}" for i in range(200)]
+    assert _verdict(once(tmp_path, "\n".join(lines) + "\n")) == ("GO", "SUCCEEDED")
+    short = tmp_path / "short"
+    short.mkdir()
+    assert _verdict(once(short, "\n".join(lines[:-1]) + "\n"))[1] != "SUCCEEDED"
+
+
 def test_a_log_that_stops_two_prints_short_of_its_plan_is_still_running(tmp_path: Path):
     assert _verdict(once(tmp_path, _bracket_epochs(6, 41))) == ("CONDITIONAL", "RUNNING")
 

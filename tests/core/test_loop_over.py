@@ -175,6 +175,20 @@ def test_a_save_it_made_every_epoch_is_no_end(tmp_path: Path):
     assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
 
 
+def test_a_save_it_made_after_the_excerpts_first_epoch_is_no_end(tmp_path: Path):
+    # sealed-13's DCRNN paste (epochs 22-25 of 100): a save when validation improved,
+    # after the excerpt's first epoch and again after its last. The first one, seen
+    # before the loop had a shape, still shows the save is periodic.
+    def save(epoch: int) -> str:
+        return (f"Val loss decrease from 2.78{epoch} to 2.77{epoch}, saving to "
+                f"data/model/models-2.77{epoch}-{epoch * 375}\n")
+    text = ""
+    for epoch in range(22, 26):
+        text += f"Epoch [{epoch}/100] ({epoch * 375}) train_mae: 1.96, val_mae: 2.78\n"
+        text += save(epoch) if epoch in (22, 25) else ""
+    assert _verdict(once(tmp_path, text)) == ("CONDITIONAL", "RUNNING")
+
+
 def test_a_job_epilog_after_the_last_record_ended(tmp_path: Path):
     # sealed-6/trans4mom_gpu_prolog_epilog_two_jobs_train_loss_flat_or_rising.log:
     # `GPU Prolog Script v1.14` … `Epoch 199: Train Loss 0.1064`, `GPU Epilog Script v0.30`.

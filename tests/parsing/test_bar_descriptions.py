@@ -32,3 +32,23 @@ def test_the_records_carry_the_descriptions_losses():
              f"{100 + e}/496 [15:35<10:25,  2.53s/it]" for e in range(1, 4)]
     records = LogParser().feed_lines(lines)
     assert [r.metrics.get("disc") for r in records] == [0.5, 0.5, 0.5]
+
+
+def test_a_postfix_of_names_and_values_without_equals_is_read():
+    # sealed-13's WS-DAN log: `set_postfix_str` with `Name value` fields, and pairs of
+    # accuracies (top-1, top-5) in parentheses, which are no one value.
+    bar = parse_tqdm("Epoch 85/300: 100%|██████████| 8144/8144 [1:24:14<00:00,  1.61 "
+                     "batches/s, Loss 6.2739, Raw Acc (0.39, 2.49), Crop Acc (0.39, 2.49), "
+                     "Val Loss 44.7789, Val Acc (0.52, 2.70)]")
+    assert bar is not None
+    assert bar.metrics == {"loss": 6.2739, "val_loss": 44.7789}
+
+
+def test_an_epoch_average_frozen_from_the_first_line_is_not_learning(tmp_path):
+    from tests.rules.test_loss_rules import verdict_of
+
+    lines = [f"Epoch {e}/300: 100%|██████████| 8144/8144 [1:24:14<00:00,  1.61 batches/s, "
+             f"Loss 6.2739, Val Loss {44.7 + e / 100:.4f}]" for e in range(85, 91)]
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO"
+    assert "not-learning" in {a["type"] for a in data["anomalies_detected"]}

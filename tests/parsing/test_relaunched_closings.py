@@ -122,3 +122,41 @@ def test_the_time_a_whole_run_took_closes_it():
     early.trained()
     early.add(line)
     assert early.judge() is None
+
+
+def _session(start: float, last: int) -> list[str]:
+    # A C++ framework's loop (sealed-13's mytorch log): `step: N | loss: … | time: 5072ms`
+    # from step 0 each session, then the model written out whole.
+    lines = [f"step: {s} | loss: {start - s / 20000:.6f} | grad_norm: 0.2 | lr: 1e-05 | "
+             f"time: 5070ms" for s in range(0, last + 1, 50)]
+    return [*lines, "Saved model to data/big.mytorch"]
+
+
+def test_a_model_written_out_whole_after_each_session_ends_the_last_too(tmp_path: Path):
+    """Said after each of three sessions (the steps start again at 0 after it), the same
+    save line is each session's end, the last one's too — though the very same line said
+    before is otherwise passed over as a repeat."""
+    load = "Loading model from data/big.mytorch"
+    lines = [*_session(0.7, 2000), load, *_session(0.6, 3950), load, *_session(0.55, 3950)]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
+
+
+@pytest.mark.parametrize("save", [
+    "Saving model to ckpt/model_epoch3.pt",  # a checkpoint named by its count
+    "saved model to checkpoint-500/",
+])
+def test_a_checkpoint_named_by_its_count_is_no_end(tmp_path: Path, save: str):
+    lines = [f"step: {s} | loss: {1 - s / 5000:.4f}" for s in range(0, 2001, 50)]
+    data = once(tmp_path, "\n".join([*lines, save]) + "\n")
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_save_said_between_the_records_of_one_run_is_no_end(tmp_path: Path):
+    lines: list[str] = []
+    for s in range(0, 2001, 50):
+        lines.append(f"step: {s} | loss: {1 - s / 5000:.4f}")
+        if s % 500 == 0:
+            lines.append("Saved model to out/model.pt")
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["terminal_state"] == "RUNNING", data["summary"]

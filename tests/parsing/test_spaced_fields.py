@@ -89,3 +89,41 @@ def test_a_rate_with_its_unit_is_one_more_field():
     parsed = parse_spaced_fields("Epoch 1, Loss 0.0000, Time 0.00s, Speed 0.00 tok/s")
     assert parsed is not None and parsed.epoch == 1.0
     assert parsed.metrics == {"loss": 0.0, "time": 0.0, "tokens/s": 0.0}
+
+
+def _reinforce(epochs: int, collapse_at: int | None = None) -> list[str]:
+    # Torch7 (sealed-13's GuessWhat log): xlua's bar, whose `Tot:` and `Step:` are
+    # durations, then the epoch's train and valid averages, fields apart by two spaces.
+    lines = []
+    for e in range(1, epochs + 1):
+        reward = 0.56 + 0.002 * e if collapse_at is None or e < collapse_at else float("nan")
+        lines += [f" [{'=' * 40} 731/731 {'=' * 36}>]  Tot: 42m37s | Step: 3s503ms  ",
+                  f"epoch {e}  running_average {reward:.14f}  ",
+                  f" [{'=' * 40} 370/370 {'=' * 36}>]  Tot: 6m53s | Step: 1s121ms   ",
+                  f"epoch {e}  valid running_average {reward - 0.01:.14f}  "]
+    return lines
+
+
+def test_a_recurring_line_of_spaced_fields_with_names_of_its_own_is_read(tmp_path: Path):
+    data = verdict_of(tmp_path, _reinforce(30))
+    assert "running_average" in data["final_metrics"], data["final_metrics"]
+    assert data["final_metrics"]["running_average"] == pytest.approx(0.62)
+
+
+def test_a_nan_in_such_a_line_is_seen(tmp_path: Path):
+    data = verdict_of(tmp_path, _reinforce(30, collapse_at=20))
+    assert data["decision"] == "NO-GO"
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}
+
+
+@pytest.mark.parametrize(("line", "name", "seconds"), [
+    ("Tot: 6m45s | Step: 1s99ms", "step_time", 1.099),
+    ("Tot: 6m45s | Step: 1s99ms", "tot", 405.0),
+    ("epoch: 2 | loss: 0.5 | elapsed: 1h02m03s", "elapsed", 3723.0),
+])
+def test_a_duration_is_no_count(line: str, name: str, seconds: float):
+    from babysit.parsing.formats import key_values
+
+    values = key_values(line)
+    assert "step" not in values
+    assert values[name] == pytest.approx(seconds)

@@ -99,3 +99,20 @@ def test_a_ppo_surrogate_loss_that_jumps_is_a_notice_not_an_alarm() -> None:
              and "policy_gradient_loss" not in line]
     assert any(a.severity.value in ("high", "blocker") for a in run_of(plain).ledger.anomalies
                if a.type in (AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE))
+
+
+def test_a_return_logged_sparsely_over_a_whole_run_that_never_rose_is_not_learning():
+    # Sealed-12's SB3 PPO on a traffic light, cut into windows of a 15M-step run: forty
+    # tables from its first rollout to its last, the return -4.8e3 at first and worse
+    # after. Forty points that span the run show what a hundred would.
+    rng = random.Random(5)
+    flat = [-4820.0] * 5 + [-6200 + rng.uniform(-300, 300) for _ in range(35)]
+    rising = [-4820.0] * 5 + [-4000 + 100 * i + rng.uniform(-300, 300) for i in range(35)]
+    for returns, expected in ((flat, True), (rising, False)):
+        lines = _sb3_tables(returns)
+        for n, line in enumerate(lines):  # windows: steps jump by three orders of magnitude
+            if "total_timesteps" in line:
+                i = int(line.split("|")[2]) // 1024
+                steps = 1024 * i if i <= 10 else 400_000 * i
+                lines[n] = f"|    total_timesteps      | {steps:<12d} |"
+        assert _not_learning(lines) is expected
