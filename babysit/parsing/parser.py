@@ -304,6 +304,7 @@ class LogParser:
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
             if raw_line in self._quiet_closing and not self._failures.in_traceback:
                 self._endings.after_record(raw_line)
+            self._shapes.follow_arrays(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,

@@ -98,6 +98,22 @@ def _number(cell: str) -> float | None:
     return to_number(cell.rstrip("KMGTiB") if cell[-1:] in "KMGTiB" else cell)
 
 
+_ARRAY_CELL = lazy_re.compile(r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)",
+                               re.IGNORECASE)
+
+
+def _numbers_only(text: str) -> bool:
+    cells = text.split()
+    return bool(cells) and all(_ARRAY_CELL.fullmatch(c) for c in cells)
+
+
+def _opens_array(line: str) -> bool:
+    """Whether the line begins an array whose elements go on past it: after its last `[`
+    only numbers, and no `]`."""
+    at = line.rfind("[")
+    return at >= 0 and "]" not in line[at:] and _numbers_only(line[at + 1:])
+
+
 class ShapeReader:
     """The context that reading by shape needs: the column names a log announced, how
     often each bare shape came back, an open boxed block, and the last lines read."""
@@ -117,11 +133,27 @@ class ShapeReader:
         self.final_row = False  # the last row read was the planned last epoch's
         self._boxed_rows = False  # rows of a boxed table were read since its last rule
         self.table_closed = False  # the line read was the rule that closed such a table
+        # An array printed over several lines (numpy's `[0.8888889 1. …` on a line, its
+        # rows on the next ones, up to the `]`): its rows are one value's elements, never
+        # a table's records (a per-class accuracy array with a `nan` for a class absent).
+        self._in_array = False
+        self._array_row = False  # the line noted last is such a row
 
     def note(self, line: str) -> None:
-        """Every line read, whatever parsed it: the recent lines a `nan` is judged by."""
+        """Every line read, whatever parsed it: the recent lines a `nan` is judged by, and
+        whether the line is part of an array printed over several lines."""
         self._line_no += 1
         self.recent.append(line)
+        self.follow_arrays(line)
+
+    def follow_arrays(self, line: str) -> None:
+        """Whether the line begins, continues or ends an array printed over several lines
+        (every line, the repeated ones the parser passes over too)."""
+        if self._in_array or "[" in line:
+            self._array_row = self._in_array and _numbers_only(line.replace("]", " "))
+            self._in_array = (self._array_row and "]" not in line) or _opens_array(line)
+        else:
+            self._array_row = False
 
     # --- lines no parser understood ----------------------------------------------------
 
@@ -139,6 +171,8 @@ class ShapeReader:
             # Create draws the bottom border when training returns) ends that loop.
             self.table_closed, self._boxed_rows = self._boxed_rows, False
             return True
+        if self._array_row:
+            return True  # an element row of a printed array (see `note`)
         sep, cells = _split(line)
         if len(cells) == 1 and lone_value(cells[0]):
             return self.row(cells, sep)  # a loop that prints one number a line (lone_values)

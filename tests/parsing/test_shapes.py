@@ -52,6 +52,30 @@ def test_bare_columns_are_read_once_their_shape_comes_back_and_a_nan_there_count
     assert bad.step == 76980 and math.isnan(bad.metrics["col2"])
 
 
+def _per_class_array(values: list[str]) -> list[str]:
+    # numpy's print of a long array after a sentence (sealed-12's MME domain-adaptation
+    # log): the first elements on the sentence's line, seven a row after it, then `]`.
+    rows = [" " + " ".join(f"{v:<9}" for v in values[i:i + 7]).rstrip()
+            for i in range(5, len(values), 7)]
+    head = "Per Class Accuracy Calculated According to the Labelled Target examples is:  ["
+    return [head + " ".join(f"{v:<9}" for v in values[:5]).rstrip(), *rows[:-1],
+            rows[-1] + "]"]
+
+
+def test_the_rows_of_an_array_printed_over_lines_are_no_table():
+    """Rows of one array's elements are one value, not a table's records: a class absent
+    from the labelled set is `nan` there, and no metric went NaN. Printed again and
+    again, identical rows included (the parser passes over repeated lines)."""
+    values = ["1.", "0.8888889", "1.", "0.44444445", "1."] * 8 + ["nan", "1."]
+    lines: list[str] = []
+    for it in range(100, 1100, 100):
+        lines += [f"S real T sketch Train Ep: {it} \t Loss Classification: 0.16 Method MME",
+                  *_per_class_array(values)]
+    _, records = _read(lines)
+    assert not _non_finite(records)
+    assert not any(k.startswith("col") for r in records for k in r.metrics)
+
+
 def test_the_same_bare_shape_scattered_through_other_text_is_chance_not_a_table():
     # Random bytes decoded as text leave short lines such as `,9` or `7 3` far apart.
     prose = [f"some text that is not a number row, line {i}" for i in range(60)]
@@ -215,3 +239,16 @@ def test_a_count_of_zero_comes_with_the_nan_means_of_its_line():
     _, records = _read(lines)
     [bad] = _non_finite(records)
     assert bad.metrics["count"] == 0 and math.isnan(bad.metrics["class"])
+
+
+def test_the_lines_after_a_printed_array_are_read_again():
+    # sealed-5's ICTEDNet: a per-class IoU array, then `Hours: 16` and `Done`: the run's end.
+    values = ["0.96368781", "0.71773089", "0.87336742"] * 7
+    lines = [f"Epoch: [{e}/520] Iter:[9/10], Loss: {1.3 - e / 1000:.6f}, acc: 0.79"
+             for e in range(510, 520)]
+    lines += ["Loss: 0.887, MeanIU:  0.6256, Best_mIoU:  0.6349",
+              "[" + " ".join(values[:6]), *(" " + " ".join(values[i:i + 6])
+                                            for i in range(6, 18, 6)),
+              " " + " ".join(values[18:]) + "]", "Hours: 16", "Done"]
+    _, records = _read(lines)
+    assert any(e.kind is EventKind.COMPLETED for r in records for e in r.events)
