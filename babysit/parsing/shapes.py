@@ -146,6 +146,10 @@ class ShapeReader:
         self.recent.append(line)
         self.follow_arrays(line)
 
+    def inside_array(self) -> bool:
+        """Whether the line noted last continues an array begun on an earlier line."""
+        return self._array_row
+
     def follow_arrays(self, line: str) -> None:
         """Whether the line begins, continues or ends an array printed over several lines
         (every line, the repeated ones the parser passes over too)."""

@@ -10,9 +10,16 @@ from babysit.model import Record
 from babysit.parsing.formats import key_values
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+from babysit.parsing.text import to_number
 
 # Counters are where the run is, not values a `nan` is judged beside.
 _COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
+
+
+# A row of a printed array or matrix: values apart by spaces, commas or semicolons,
+# perhaps in brackets.
+_ROW_PUNCTUATION = str.maketrans("[](),;", "      ")
+_MIN_ROW = 3
 
 
 class StrayNonFinite:
@@ -31,7 +38,7 @@ class StrayNonFinite:
             return record
         if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
             return record
-        found = self._shapes.stray_non_finite(text)
+        found = self._shapes.stray_non_finite(text) or self._all_non_finite(text)
         if not found:
             return record
         line.claimed = True
@@ -43,3 +50,14 @@ class StrayNonFinite:
             return Record(step=context.step, target_steps=context.target, metrics=found,
                           rank=line.rank, fmt="shape")
         return replace(record, metrics={**record.metrics, **found})
+
+    def _all_non_finite(self, text: str) -> dict[str, float]:
+        """A printed row of values that are all non-finite (Julia's display of a model's
+        output, `2×10 CuArray{Float32,2}:` then `NaN  NaN  NaN …`; numpy's `[nan nan
+        nan]`): the model computes NaN, whatever value it is. Not a row inside an array
+        whose other rows are finite (a per-class table's classes absent from a set)."""
+        cells = text.translate(_ROW_PUNCTUATION).split()
+        if len(cells) < _MIN_ROW or not all(NON_FINITE_TOKEN.fullmatch(c) for c in cells) \
+                or self._shapes.inside_array():
+            return {}
+        return {"printed_values": to_number(cells[0]) or math.nan}

@@ -23,6 +23,13 @@ def decode(raw: bytes) -> str:
     return raw.replace(b"\x00", b"").decode("utf-8", errors="replace")
 
 
+# A whole line in Markdown's emphasis (a log kept as a notebook's Markdown or a README:
+# `_Epoch 1: 969 / 10000_`, `**Epoch 3: loss 0.5**`): the marks are no part of the text,
+# and `_Epoch` hides the counter's word from every reader.
+# (A phrase: a bare `__init__` is a name, not emphasis.)
+_EMPHASIS = lazy_re.compile(r"^(\*\*|__|\*|_)(?=[^\s*_][^\n]*\s)(.*?[^\s*_])\1(\s*)$")
+
+
 def clean(text: str) -> str:
     """Strip ANSI escapes and other control characters (keeps tabs); backspaces are
     applied as a terminal would apply them."""
@@ -33,6 +40,8 @@ def clean(text: str) -> str:
     if "#" in text or "(ind)" in text or "(snan)" in text or "(IND)" in text:
         text = platform_non_finite(text)
     text = plain_numbers(text)  # Julia's `0.5f0`, `NaN32`; Tracker's `0.5 (tracked)`
+    if text[:1] in ("_", "*") and text:
+        text = _EMPHASIS.sub(r"\2", text)
     if text.isprintable():
         return text
     return _CONTROL.sub("", text)

@@ -170,3 +170,13 @@ def test_traceback_closes_with_exception_event():
     kinds = [e.kind for r in records for e in r.events]
     assert kinds == [EventKind.TRACEBACK_START, EventKind.EXCEPTION]
     assert records[-1].events[0].detail.startswith("ValueError: shapes")
+
+
+@pytest.mark.parametrize("line", ["_Epoch 3: 969 / 10000_", "**Epoch 3: 969 / 10000**",
+                                  "*Epoch 3: 969 / 10000*  "])
+def test_a_line_in_markdown_emphasis_is_read_as_its_text(line: str):
+    # A log kept in a notebook's Markdown (sealed-8's Nielsen MNIST network): `_Epoch` hid
+    # the epoch's word from every reader.
+    parser = LogParser()
+    records = parser.feed_lines(["Epoch 2: 950 / 10000", line])
+    assert [r.epoch for r in records if r.metrics][-1] == 3.0

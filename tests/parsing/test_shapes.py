@@ -252,3 +252,22 @@ def test_the_lines_after_a_printed_array_are_read_again():
               " " + " ".join(values[18:]) + "]", "Hours: 16", "Done"]
     _, records = _read(lines)
     assert any(e.kind is EventKind.COMPLETED for r in records for e in r.events)
+
+
+def test_a_printed_matrix_all_nan_is_a_model_computing_nan(tmp_path):
+    """Julia's display of a model's output after training (sealed-9's Flux model zoo):
+    a `2×10 CuArray` header, then rows that are NaN everywhere. No loss was printed; the
+    model is broken all the same."""
+    from tests.rules.test_loss_rules import verdict_of
+
+    lines = ["[ Info: Epoch 1", "[ Info: Epoch 2", "2×10 CuArrays.CuArray{Float32,2,Nothing}:",
+             "  ".join(["NaN"] * 10), "  ".join(["NaN"] * 10)]
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO"
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}
+
+
+def test_a_row_of_nan_inside_a_finite_array_is_no_nan():
+    values = ["0.5", "0.25", "1."] * 4 + ["nan"] * 7 + ["0.5"] * 3
+    _, records = _read(["step 1 loss 0.5", *_per_class_array(values), "step 2 loss 0.4"])
+    assert not _non_finite(records)
