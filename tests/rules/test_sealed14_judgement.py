@@ -63,3 +63,26 @@ def test_one_trainings_wandering_loss_history_is_still_not_learning(tmp_path: Pa
     climbing = _bars("0001112223334445556667")
     data = verdict_of(tmp_path, _folds_run(climbing, True))
     assert _open(data)["not-learning"] == "high"
+
+
+# --- a binary detector at a coin's balanced error (cdcn_depth_antispoof_…) -----------------
+
+def _detector(epoch: int, acer: float) -> list[str]:
+    return [f"epoch:{epoch}, Val:  val_threshold= 0.0005, val_ACC= 0.55, val_ACER= {acer} ",
+            f"epoch:{epoch}, Test:  ACC= 0.47, APCER= 0.52, BPCER= 0.50, ACER= {acer} ",
+            *(f"epoch:{e}, Train: Absolute_Depth_loss= 0.005{e % 3}, "
+              f"Contrastive_Depth_loss= 0.0033 " for e in range(epoch + 1, epoch + 6))]
+
+
+def test_a_detector_at_a_coins_balanced_error_epochs_in_is_no_go(tmp_path: Path) -> None:
+    data = verdict_of(tmp_path, _detector(300, 0.47))
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "RUNNING")
+    assert _open(data)["not-learning"] == "blocker"
+
+
+def test_a_detector_that_tells_the_classes_apart_is_not_at_chance() -> None:
+    assert AnomalyType.NOT_LEARNING not in _open_in(run_of(_detector(300, 0.04)))
+
+
+def test_a_detectors_first_epochs_at_chance_are_a_start() -> None:
+    assert AnomalyType.NOT_LEARNING not in _open_in(run_of(_detector(2, 0.48)))
