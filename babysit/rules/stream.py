@@ -41,6 +41,7 @@ from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
+from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
@@ -544,6 +545,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     PerplexityChanceRule,
     ChanceStreakRule,
     DetectorChanceRule,
+    QValueRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,

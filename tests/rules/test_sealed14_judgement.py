@@ -86,3 +86,37 @@ def test_a_detector_that_tells_the_classes_apart_is_not_at_chance() -> None:
 
 def test_a_detectors_first_epochs_at_chance_are_a_start() -> None:
     assert AnomalyType.NOT_LEARNING not in _open_in(run_of(_detector(2, 0.48)))
+
+
+# --- Q-values beyond any return (rllib_tune_dqn_shogi_q_values_diverging_cut) ----------------
+
+def _rllib(q_values: list[float], reward: float) -> list[str]:
+    lines: list[str] = []
+    for iteration, q in enumerate(q_values, start=1):
+        lines += ["Result for DQN_game_1a2b3_00000:", f"  episode_reward_max: {reward}",
+                  f"  episode_reward_mean: {reward / 2}", "  info:", "    learner:",
+                  "      player_0:", "        learner_stats:",
+                  f"          grad_gnorm: {q / 100 + 0.2}", f"          max_q: {q * 2}",
+                  f"          mean_q: {q}", f"          min_q: {q / 3}",
+                  f"  training_iteration: {iteration}"]
+    return lines
+
+
+def test_rllib_learner_stats_are_read() -> None:
+    records = LogParser().feed_lines(_rllib([1.5], 1.0))
+    metrics = {k: v for r in records for k, v in r.metrics.items()}
+    assert metrics["mean_q"] == 1.5 and metrics["max_q"] == 3.0
+    assert LogParser().feed_lines(["  max_queue: 5"]) == []  # a queue's size, no Q-value
+
+
+def test_q_values_that_blow_up_are_a_blocking_divergence(tmp_path: Path) -> None:
+    data = verdict_of(tmp_path, _rllib([0.1, 20.0, 3e3, 4e5, 2e6, 9e6, 3e7, 8e7, 2e8], 0.0))
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "RUNNING")
+    assert _open(data)["divergence"] == "blocker"
+    assert _open(data)["grad-explosion"] in ("high", "blocker")  # RLlib's `grad_gnorm`
+
+
+def test_large_q_values_of_large_rewards_are_no_divergence() -> None:
+    # Returns of thousands (a locomotion task): Q-values of tens of thousands are estimates.
+    run = run_of(_rllib([10.0 * i for i in range(1, 30)] + [4e4] * 5, 3000.0))
+    assert AnomalyType.DIVERGENCE not in _open_in(run)
