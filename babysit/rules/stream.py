@@ -25,6 +25,7 @@ from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
+from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
@@ -546,6 +547,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceStreakRule,
     DetectorChanceRule,
     QValueRule,
+    ConfidentlyWrongRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,

@@ -120,3 +120,49 @@ def test_large_q_values_of_large_rewards_are_no_divergence() -> None:
     # Returns of thousands (a locomotion task): Q-values of tens of thousands are estimates.
     run = run_of(_rllib([10.0 * i for i in range(1, 30)] + [4e4] * 5, 3000.0))
     assert AnomalyType.DIVERGENCE not in _open_in(run)
+
+
+# --- Kaldi nnet3's objective (kaldi_nnet3_train_objf_minibatch_stats_running) -------------
+
+_KALDI_HEAD = "LOG (nnet3-train[5.5]:PrintStatsForThisPhase():nnet-training.cc:121) "
+
+
+def _kaldi(objectives: list[float], wrapped: bool) -> list[str]:
+    lines: list[str] = []
+    for phase, value in enumerate(objectives, start=2):
+        first, last = phase * 10, phase * 10 + 9
+        if wrapped:  # as a paste of fixed width cuts it
+            lines += [f"{_KALDI_HEAD}Average ",
+                      f"objective function for 'output' for minibatches {first}-{last} is "
+                      f"{value} over ", "12345 frames."]
+        else:
+            lines.append(f"{_KALDI_HEAD}Average objective function for 'output' for "
+                         f"minibatches {first}-{last} is {value} over 12345 frames.")
+    return lines
+
+
+def test_kaldis_objective_is_read_whole_or_wrapped() -> None:
+    for wrapped in (False, True):
+        records = [r for r in LogParser().feed_lines(_kaldi([-2.5, -2.25], wrapped))
+                   if r.metrics]
+        assert [(r.step, r.metrics) for r in records] == [
+            (30, {"nll_per_frame": 2.5}), (40, {"nll_per_frame": 2.25})]
+
+
+def test_kaldis_overall_objective_is_read_at_no_step() -> None:
+    line = ("LOG (nnet3-train[5.5]:PrintTotalStats():nnet-training.cc:194) Overall average "
+            "objective function for 'output' is -1.75 over 200000 frames.")
+    records = LogParser().feed_lines([line])
+    assert [r.metrics for r in records if r.metrics] == [{"nll_per_frame": 1.75}]
+
+
+def test_an_objective_beyond_any_uniform_guess_is_a_blocking_divergence(
+        tmp_path: Path) -> None:
+    data = verdict_of(tmp_path, _kaldi([-31.5, -36.25, -41.0, -33.75, -38.5, -43.0], True))
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "RUNNING")
+    assert _open(data)["divergence"] == "blocker"
+
+
+def test_a_kaldi_objective_at_a_learners_level_is_no_divergence() -> None:
+    run = run_of(_kaldi([-3.5, -3.25, -3.0, -2.75, -2.5, -2.4, -2.3], False))
+    assert AnomalyType.DIVERGENCE not in _open_in(run)
