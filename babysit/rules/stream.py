@@ -604,5 +604,14 @@ class RuleSet:
         for kind in _JUDGED_AGAINST_ITS_PAST:
             self.renew(kind)
 
+    def put_back(self, rule: MetricRule) -> MetricRule | None:
+        """Put a rule set aside earlier back in place of its kind's present instance (a
+        training resumed after another in the same log); returns the one it replaces."""
+        for index, present in enumerate(self.instances):
+            if type(present) is type(rule):
+                self.instances[index] = rule
+                return present
+        return None
+
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)

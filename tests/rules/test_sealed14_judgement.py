@@ -166,3 +166,39 @@ def test_an_objective_beyond_any_uniform_guess_is_a_blocking_divergence(
 def test_a_kaldi_objective_at_a_learners_level_is_no_divergence() -> None:
     run = run_of(_kaldi([-3.5, -3.25, -3.0, -2.75, -2.5, -2.4, -2.3], False))
     assert AnomalyType.DIVERGENCE not in _open_in(run)
+
+
+# --- a resumed training far worse than it left off (pytorch_autoencoder_appended_runs_…) ---
+
+def _autoencoder(first: int, epochs: int, start: float) -> list[str]:
+    return [f"[Train] Epoch: {e}, Loss:{start / (1 + e - first):.6f} "
+            for e in range(first, first + epochs)]
+
+
+def _classifier() -> list[str]:
+    return [f"[Train Classifier] Epoch: {e}, Accuracy:{60 + 2 * e:.6f} " for e in range(10)]
+
+
+def _resumed(level: float) -> list[str]:
+    # A jump at the second epoch resumed, then a plateau that never comes back.
+    losses = [level / 8, level * 1.25, level * 1.2, level * 1.2,
+              *(level * (1 - (i % 3) / 400) for i in range(16))]
+    return [f"[Train] Epoch: {e}, Loss:{loss:.6f} " for e, loss in enumerate(losses, start=30)]
+
+
+def test_a_resume_far_above_where_its_training_left_off_is_no_go(tmp_path: Path) -> None:
+    # (ended: a divergence still open when the run ends is a blocker)
+    lines = [*_autoencoder(0, 30, 3e-4), *_classifier(), *_resumed(7e-3), "Training complete."]
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO"
+    assert {"loss-spike", "divergence"} <= set(_open(data))
+
+
+def test_a_resume_at_the_level_its_training_left_off_is_no_jump() -> None:
+    run = run_of([*_autoencoder(0, 30, 3e-4), *_classifier(), *_resumed(1e-5)])
+    assert not {AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE} & set(_open_in(run))
+
+
+def test_a_new_training_from_epoch_0_is_judged_against_its_own_start() -> None:
+    run = run_of([*_autoencoder(0, 30, 3e-4), *_classifier(), *_autoencoder(0, 30, 3e-4)])
+    assert not {AnomalyType.LOSS_SPIKE, AnomalyType.DIVERGENCE} & set(_open_in(run))
