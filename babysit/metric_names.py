@@ -18,7 +18,19 @@ LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optimizer/
            "lr_adam", "lr_adamw", "lr_sgd")
 GRAD_NORM_KEYS = ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm_total",
                   "total_norm", "grad_l2_norm", "train/gradient_norm", "gnorm",
-                  "optim/total_grad_norm")
+                  "optim/total_grad_norm", "grad_gnorm")
+# A value-based RL learner's estimate of the return, its Q-value, as trainers print it:
+# RLlib's `learner_stats` `mean_q` / `max_q` / `min_q`, `q_mean`, `avg_q`, `mean_q_value`,
+# `q_values` (the name whole, after any prefix: not `max_queue`).
+_Q_VALUE = lazy_re.compile(r"(?:^|[/_.])(?:(?:mean|max|min|avg|average)_q(?:_values?)?|"
+                           r"q_?(?:values?|mean|max))$")
+
+
+def is_q_value(key: str) -> bool:
+    """Whether a metric is a Q-value estimate (a cheap test before the pattern)."""
+    return "q" in key and _Q_VALUE.search(key.lower()) is not None
+
+
 # (key, unit shown to people)
 THROUGHPUT_KEYS = (
     ("samples_per_second", "samples/s"), ("samples/s", "samples/s"),

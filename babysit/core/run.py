@@ -37,7 +37,7 @@ from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
-from babysit.rules.history_shape import unlearned_history
+from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import last_far_from_best, patience_spent
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
@@ -91,6 +91,8 @@ class Run:
         self.steps_from_zero = False
         self._idle_polls = 0
         self._restart_note = ""
+        # Why a tracker's closing history holds several trainings (its counter fell back).
+        self._history_restarted: str | None = None
         self._cleared_by_restart: list[AnomalyType] = []
         self.notices: list[str] = []  # for people, drained by the watch loop
         self._phase: str | None = None  # what the run was doing at the end of the last read
@@ -421,8 +423,15 @@ class Run:
         """A tracker's whole-run picture of the training loss that shows no learning (a
         log that printed nothing per step has nothing else to judge it by)."""
         name, _, heights = event.detail.partition(" ")
+        restarted = restarted_counter(name, heights)
+        if restarted is not None:
+            # The rows come in the tracker's (alphabetical) order: the loss's may be
+            # judged already, before the counter that says it is no one curve.
+            self._history_restarted = restarted
+            self.ledger.resolve(AnomalyType.NOT_LEARNING, restarted, "history")
+            return
         found = unlearned_history(name, heights)
-        if found is not None:
+        if found is not None and self._history_restarted is None:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step,
                                f"not learning: {found}", "history")
 

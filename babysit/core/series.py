@@ -36,6 +36,8 @@ TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
 # the start, is a new run's from scratch.
 _NEW_RUN_SHARE = 0.8
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
+# Whole epochs another training must count between a training set aside and its resume.
+_EPOCHS_BETWEEN = 2
 
 
 def _best_summary(metrics: Mapping[str, float]) -> bool:
@@ -86,6 +88,9 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        # The loss rule of a training the epoch went back from, and the epoch it reached.
+        self._set_aside: tuple[int, LossRule] | None = None
+        self._epochs_since_aside = 0  # the new epochs another training counted since
         # The log said a run finished (`Training complete`, an early stop); training
         # after that, from a new start, is a new run's (see _new_run_from).
         self._said_finished = False
@@ -133,6 +138,7 @@ class MetricSeries:
         if record.epoch is not None:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
+                self._resume_set_aside(record.epoch)
             elif self.epoch is not None and record.epoch < self.epoch - 0.5:
                 # The epoch went back with no step to say so (a new run in the same log,
                 # a resume whose dicts carry no step): the schedule starts again, and
@@ -140,6 +146,7 @@ class MetricSeries:
                 rule = self._rules.find(LrScheduleRule)
                 if isinstance(rule, LrScheduleRule):
                     rule.restart()
+                self._set_aside_loss(self.epoch)
                 self._renew_loss()
                 # Back to the first epoch: a new run, if its loss is a new start's too.
                 self._back_to_start = record.epoch <= 1
@@ -189,6 +196,35 @@ class MetricSeries:
         against its own past judges the new one against its own."""
         self._rules.new_run()
         self._renew_loss()
+
+    def _set_aside_loss(self, reached: float) -> None:
+        """Keep the loss rule of the training the epoch just went back from, with the
+        epoch it reached, should a later record resume that training's count."""
+        rule = self._rules.find(LossRule)
+        if isinstance(rule, LossRule) and rule.seen_losses:
+            self._set_aside = (math.floor(reached), rule)
+            self._epochs_since_aside = 0
+
+    def _resume_set_aside(self, epoch: float) -> None:
+        """A count that jumps forward to the epoch after the one a training set aside had
+        reached resumes that training, not a new one: a script whose log holds several
+        trainings appended (an autoencoder's epochs 0-79, a classifier's 0-19, then
+        `[Train] Epoch: 80, Loss:0.000954`) continued the first from its checkpoint. Its
+        loss is judged against the level that training left off at, so a resume that
+        comes back hundreds of times higher (a checkpoint not loaded, a state reset) is a
+        jump, not a fresh start's level."""
+        if self._set_aside is None or self.epoch is None:
+            return
+        reached, rule = self._set_aside
+        between = self._epochs_since_aside
+        self._epochs_since_aside += 1
+        # (a training of its own between them, whole epochs long: not one record whose
+        # epoch is counted otherwise, a fraction of the run, between two of the first's)
+        if math.floor(epoch) == reached + 1 and self.epoch + 1 < reached \
+                and between >= _EPOCHS_BETWEEN:
+            self._set_aside = None
+            self._rules.put_back(rule)
+            self._back_to_start = False  # (the count went on: no new run's start)
 
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)

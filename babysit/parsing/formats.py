@@ -15,6 +15,7 @@ from dataclasses import field
 from typing import Any
 
 from babysit import lazy_re
+from babysit.metric_names import is_q_value
 from babysit.model import line_value
 from babysit.parsing.text import normalise_key, number_from, to_number
 
@@ -391,7 +392,8 @@ _COUNT_OF = lazy_re.compile(r"(?:^|[\s\[])\d+\s*/\s*\d+(?:\]|[\s,|]|$)")
 
 def looks_like_metrics(values: Mapping[str, float]) -> bool:
     """Whether any name is metric-like (a loss, a learning rate, a norm, an accuracy...)."""
-    return any(h in key for key in values for h in _METRIC_HINTS)
+    return any(h in key for key in values for h in _METRIC_HINTS) \
+        or any(is_q_value(key) for key in values)
 
 
 # The rank a line names among its fields, with only a space before its number (`… lr

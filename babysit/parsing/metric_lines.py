@@ -40,6 +40,7 @@ from babysit.parsing.is_sentences import (
     parse_run_on_sentences,
 )
 from babysit.parsing.json_document import JsonDocument
+from babysit.parsing.kaldi import parse_kaldi_objective
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
@@ -55,6 +56,7 @@ from babysit.parsing.spaced_fields import parse_spaced_fields
 LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
     parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_marian, parse_is_sentences,
+    parse_kaldi_objective,
     *FRAMEWORK_PARSERS,
     parse_correct_count,
     parse_headed_pairs, parse_key_values, parse_dl4j_score, parse_run_on_sentences)

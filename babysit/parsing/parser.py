@@ -44,6 +44,7 @@ from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.julia_log_blocks import JuliaLogBlocks
+from babysit.parsing.kaldi import KaldiWrap
 from babysit.parsing.launches import LaunchReader
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
@@ -171,6 +172,7 @@ class LogParser:
         self._endings = EndingReader()  # evidence of the end in the order of lines
         self._rich_wrap = RichWrap()
         self._julia_blocks = JuliaLogBlocks()
+        self._kaldi_wrap = KaldiWrap()
         self._nan_words = NonFiniteWords()  # a NaN said in words
         self._save_failures = SaveFailures()  # a failure while a save was being written
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
@@ -198,7 +200,8 @@ class LogParser:
         kept = 0
         lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
         lines, boxed = self._julia_blocks.join(lines)  # `┌ Info:` boxes (`julia_log_blocks`)
-        joined += boxed
+        lines, wrapped = self._kaldi_wrap.join(lines)  # Kaldi's objective lines (`kaldi`)
+        joined += boxed + wrapped
         self.lines_seen += len(lines) + joined
         self.lines_read += joined
         for index, is_bar in kept_lines(lines):

@@ -13,12 +13,20 @@ one height throughout, and says nothing here): its last third (the final bar lef
 lucky last batch) sits within one height of its first third (medians), and its second
 half reaches the top two heights again. Healthy public runs' sparklines fall by four
 heights or more, their second half below the middle (`█▅▅▃▂▂▁▁▁…`, `▇██▇▆▅▄▃▃▃▃▂▃▂▁▂…`).
+
+The sparkline is one curve only when the history holds one training. A script that trains
+many models under one W&B run (cross-validation folds, one model a patient, a sweep in a
+loop) logs each from its start again, and its counter's own row says so: an epoch or step
+that falls back (`epoch ▄▁▅▂▁▂▅▄▅▃▃▂…`, 5-fold CV over 23 patients) where one training's
+only climbs (`step ▁▁▁▁▂▂▂▂▂▃▃▃…`). Its loss row is then many curves end to end, each
+starting high again, and its wandering says nothing about learning (`restarted_counter`).
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from itertools import pairwise
 
 _LEAST_BARS = 20
 _TOP = 6  # of 0-7: the top two heights
@@ -26,6 +34,23 @@ _FALL = 1  # heights: a fall this small between the first and last thirds is non
 # A training loss's name, whole: `loss`, `train/loss`, `train_loss`, `Loss/train`,
 # `training_loss` (not a term of it, an evaluation's, or a count such as `Loss/iter`).
 _TRAIN_LOSS = re.compile(r"(?:train(?:ing)?[/_.])?loss(?:[/_.]train(?:ing)?)?", re.IGNORECASE)
+# A training's own counter, whole: `epoch`, `step`, `global_step`, `trainer/global_step`,
+# `train/epoch`, `iteration` (not `steps_per_second` or `epoch_time`, which may fall).
+_COUNTER = re.compile(r"(?:\w+[/_.])?(?:global_)?(?:epoch|step|iter|iteration)s?", re.IGNORECASE)
+
+
+def restarted_counter(name: str, heights: str) -> str | None:
+    """Why a counter's sparkline (`heights`: one digit 0-7 per bar) shows the history
+    holds several trainings one after another (it falls back at least once), or None (it
+    is no counter, or it only climbs)."""
+    if not _COUNTER.fullmatch(name) or not heights.isdigit():
+        return None
+    falls = sum(1 for before, after in pairwise(heights) if after < before)
+    if falls == 0:
+        return None
+    return (f"the history's {name} row falls back {falls} times: it holds several "
+            f"trainings one after another (folds, restarts), so its loss row is no one "
+            f"curve")
 
 
 def unlearned_history(name: str, heights: str) -> str | None:

@@ -133,6 +133,11 @@ class LossRule:
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
         self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
 
+    @property
+    def seen_losses(self) -> int:
+        """The finite losses this rule has judged."""
+        return self._count
+
     def rise_over_best(self) -> float | None:
         """How far the loss level now stands above its best, as a share of the best (0.2:
         20 % above), for a rise that stays below where the run started and below a random

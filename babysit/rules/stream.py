@@ -25,6 +25,8 @@ from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
+from babysit.rules.confidently_wrong import ConfidentlyWrongRule
+from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
@@ -40,6 +42,7 @@ from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
+from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
@@ -542,6 +545,9 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceRule,
     PerplexityChanceRule,
     ChanceStreakRule,
+    DetectorChanceRule,
+    QValueRule,
+    ConfidentlyWrongRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,
@@ -597,6 +603,15 @@ class RuleSet:
         fall from the last run's best evaluation or a loss that has stopped moving."""
         for kind in _JUDGED_AGAINST_ITS_PAST:
             self.renew(kind)
+
+    def put_back(self, rule: MetricRule) -> MetricRule | None:
+        """Put a rule set aside earlier back in place of its kind's present instance (a
+        training resumed after another in the same log); returns the one it replaces."""
+        for index, present in enumerate(self.instances):
+            if type(present) is type(rule):
+                self.instances[index] = rule
+                return present
+        return None
 
     def find(self, kind: type[MetricRule]) -> MetricRule | None:
         return next((r for r in self.instances if isinstance(r, kind)), None)
