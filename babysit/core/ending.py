@@ -50,9 +50,6 @@ class Ending:
     anomaly: EndingAnomaly | None = None
     # A restart by babysit that ended without training: how it ended (else '').
     futile_restart: str = ""
-    # A launch the log showed after a failure, which never trained: the failure is the
-    # run's end again (`RunLifecycle._relaunch_never_trained`), and what it raised stands.
-    relaunch_untrained: bool = False
 
 
 @dataclass(frozen=True)

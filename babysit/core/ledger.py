@@ -133,18 +133,15 @@ class AnomalyLedger:
                 old, severity=severity,
                 description=f"{old.description} — now {severity.value}: {why}"[:_MAX_DESCRIPTION])
 
-    def reopen_latest(self, kind: AnomalyType, note: str, *, withdrawn: bool = False) -> None:
+    def reopen_latest(self, kind: AnomalyType, note: str) -> None:
         """Mark the newest anomaly of this type open again (a reviewer disagreed that it
-        was over); `withdrawn`: the resolution was wrong, not outlived, and is no longer
-        told (a relaunch that replaced a failure and then never trained)."""
+        was over)."""
         for index in range(len(self._anomalies) - 1, -1, -1):
             old = self._anomalies[index]
             if old.type is kind:
                 if old.resolved:
-                    said = old.description.partition(" — resolved: ")[0] if withdrawn \
-                        else old.description
                     self._anomalies[index] = replace(old, resolved=False,
-                                                     description=f"{said}; {note}")
+                                                     description=f"{old.description}; {note}")
                     self._open[(kind, old.key)] = index
                     self._open_types = None
                 return

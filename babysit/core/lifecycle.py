@@ -95,9 +95,6 @@ class RunLifecycle:
         self._wind_down = ""  # an exception raised after the run was stopped from outside
         self._requeued = False  # the scheduler requeued the job; no training since
         self._memory_failures = MemoryFailures()  # an OOM a launcher restart cannot cure
-        # The failure the current launch was started after, read from the log (see
-        # `_relaunch_never_trained`).
-        self._relaunched_after: PendingFailure | None = None
 
     @property
     def state(self) -> TerminalState:
@@ -305,15 +302,13 @@ class RunLifecycle:
             self._new_attempt()
             self.relaunches += 1
             return None
-        failure = self._pending
-        if failure is not None:
-            died, at = failure.event.detail or failure.event.line, failure.step
+        if self._pending is not None:
+            died, at = self._pending.event.detail or self._pending.event.line, self._pending.step
         else:
             assert self.ending is not None
             died, at = self.ending.evidence, self.ending.step
         self._new_attempt()
         self.relaunches += 1
-        self._relaunched_after = failure
         return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, at, self.attempt,
                       final=False, anomaly=EndingAnomaly(
                           AnomalyType.CRASH,
@@ -364,11 +359,6 @@ class RunLifecycle:
         the log has stopped moving (or no more input will come)."""
         if self.ending is not None:
             return None
-        if self._pending is None and settled and confirm_pending \
-                and self._relaunch_never_trained():
-            self._pending = self._relaunched_after
-            return self._end(replace(self._crash_from_pending("", inferred=False, final=False),
-                                     relaunch_untrained=True), Evidence.LOG_ENDING)
         if self._pending is not None:
             if not confirm_pending:
                 return None
@@ -591,31 +581,12 @@ class RunLifecycle:
                              self.attempt)
         return self.ending
 
-    def metrics_printed(self) -> None:
-        """The run printed metrics: a launch that does has shown itself at work, whether
-        or not its records move a step babysit reads (`_relaunch_never_trained`)."""
-        self._relaunched_after = None
-
-    def _relaunch_never_trained(self) -> bool:
-        """Whether the current launch began in the log after a failure (its start-up
-        printed again) and the log stopped before it trained or said anything more of
-        itself: a rerun that has shown nothing is no run going on, and the failure before
-        it is the last word on the run (sealed-14's DDRNet paste: `RuntimeError: CUDA
-        error: an illegal memory access was encountered`, the shell's prompt with the same
-        command run again under `CUDA_LAUNCH_BLOCKING=1`, and only its `Found 2975 train
-        images.`). A launch that printed any metrics did say more (`metrics_printed`).
-        Provisional like every ending read from a log: a step written later reopens the
-        run."""
-        return self._relaunched_after is not None and self._attempt_advances == 0 \
-            and self._completion is None
-
     def _new_attempt(self) -> None:
         self.ending = None
         self._pending = None
         self._completion = None
         self.attempt += 1
         self._attempt_advances = 0
-        self._relaunched_after = None
 
     def _crash_from_pending(self, how: str, *, inferred: bool, final: bool,
                             exit_info: ExitInfo | None = None) -> Ending:

@@ -260,7 +260,6 @@ class Run:
             if series.is_primary(record):
                 if record.metrics:
                     efficiency.observe(record)
-                    self.lifecycle.metrics_printed()
                     if record.step is not None and self._keep_history:
                         self.curves.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
@@ -466,12 +465,6 @@ class Run:
             self.ledger.resolve(found.type, found.resolved, found.key)
             for kind in _ENDED_WITH_A_LAUNCH:
                 self.ledger.resolve_type(kind, f"an earlier launch's: {found.resolved}")
-        elif ending.relaunch_untrained:
-            # The launch that replaced the failure never trained: its cause (an OOM, a
-            # CUDA error) is the run's again.
-            for kind in _ENDED_WITH_A_LAUNCH[1:]:
-                self.ledger.reopen_latest(kind, "the launch after it never trained",
-                                          withdrawn=True)
 
     def _enter_phase(self, phase: str | None, now: float) -> None:
         if phase is None or phase == self._phase:
