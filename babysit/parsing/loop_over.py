@@ -72,9 +72,6 @@ _MAX_UNITS = 1000
 _MIN_PRINTS = 100
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
-# Epochs the epoch must go back by, the counter going on, to be a resume (`_resumed_at`):
-# ranks that print out of step differ by one.
-_RESUME_BACK = 1
 # What a loop does once it is over: generate samples with the trained model
 # (`Generating images...`, `generated 16 samples`), save it (`Saving model to out/`,
 # `Saving checkpoint at epoch 100`).
@@ -145,8 +142,7 @@ class LoopOver:
             self._even = self._epoch_each = True
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
-        if epoch is not None and self._epoch is not None \
-                and int(epoch) < int(self._epoch) - _RESUME_BACK \
+        if epoch is not None and self._epoch is not None and int(epoch) < int(self._epoch) \
                 and counter is not None and self._count is not None and counter > self._count:
             self._resumed_at(epoch)
         if self._first is None:
