@@ -107,7 +107,6 @@ class LoopOver:
         self._even = True  # the counter moved by the same interval at every record
         self._epoch_each = True  # the epoch moved on by one at every record
         self._first_epoch: float | None = None  # the current launch's first epoch
-        self._resumed = False  # the current launch resumed at an earlier epoch (`_resumed_at`)
         self._open = False  # the last line read announced work under way
         # The last training records' rates, with their counters.
         self._rates: deque[tuple[float, float]] = deque(maxlen=64)
@@ -137,14 +136,10 @@ class LoopOver:
             self._epochs = 0
             self._first = None
             self._first_epoch = None
-            self._resumed = False
             self._interval = 0.0
             self._even = self._epoch_each = True
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
-        if epoch is not None and self._epoch is not None and int(epoch) < int(self._epoch) \
-                and counter is not None and self._count is not None and counter > self._count:
-            self._resumed_at(epoch)
         if self._first is None:
             self._first = counter
         if counter is not None:
@@ -184,16 +179,6 @@ class LoopOver:
         self._said = False
         self._open = False
         self.after_training = self._records >= _MIN_RECORDS
-
-    def _resumed_at(self, epoch: float) -> None:
-        """The epoch went back while the counter went on: a launch resumed from an earlier
-        checkpoint and appended to the same log, its step counted on from the earlier
-        launch's (sealed-14's Bi-LSTM language model: `epoch 100`, then `epoch  71` again
-        up to `epoch 270`). Its epochs are counted afresh from where it resumed."""
-        self._first_epoch = None
-        self._epoch = None
-        self._epoch_each = True
-        self._resumed = True
 
     def launched(self) -> None:
         """The run's start-up printed again after its last training record: a new
@@ -308,7 +293,7 @@ class LoopOver:
             # anywhere in an epoch): the counter is the epoch, or the epoch moved on by one
             # at every record (Chainer's LogReport: `"epoch": 500, "iteration": 860`).
             each = count == epoch or self._epoch_each
-            done = self._epochs_done(epoch) if each else None
+            done = completed(epoch, self._first_epoch) if each else None
         elif self._interval == 1:
             # (a counter past a thousand that moves by one is a step's, not an epoch's)
             done = completed(count, self._first)
@@ -319,18 +304,6 @@ class LoopOver:
             return None
         return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
                f"nothing trained after it"
-
-    def _epochs_done(self, epoch: float) -> int | None:
-        """The epochs done at `epoch`: counted whole, or, in a launch that resumed from an
-        earlier checkpoint (`_resumed_at`), those of this launch where they are a round count
-        (a resume plans its epochs afresh: `range(start, start + 200)`, 71 to 270)."""
-        done = completed(epoch, self._first_epoch)
-        first = self._first_epoch
-        if not self._resumed or done is None or round_units(done) or first is None \
-                or first != int(first):
-            return done
-        in_launch = int(epoch) - int(first) + 1
-        return in_launch if round_units(in_launch) else done
 
     def _printed_before(self, count: float) -> int | None:
         """The units done where a loop that prints at the start of each interval (`0,

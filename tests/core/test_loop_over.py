@@ -346,32 +346,3 @@ def test_a_round_count_short_of_the_plan_the_run_named_is_running(tmp_path: Path
         lines += [f"Epoch {epoch}/200", f"469/469 - 3s - loss: {1 - epoch / 300:.4f} - "
                   f"accuracy: 0.9000 - val_loss: 0.3000 - val_accuracy: 0.9000"]
     assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"
-
-
-def _resumed_lm(first_run_to: int, resumed_at: int, last: int) -> str:
-    # sealed-14/pytorch_bilstm_chinese_lm_crlf_resumed_at_epoch_71.log: a hand-written
-    # PyTorch loop on Windows, three CRLF lines an epoch (`epoch   1`, `loss: 6.608444`,
-    # `test accuracy: 20.78%, (512570/2466133)`), run to epoch 100, then resumed from an
-    # earlier checkpoint at epoch 71 into the same file and run on to epoch 270.
-    lines = []
-    epochs = [*range(1, first_run_to + 1), *range(resumed_at, last + 1)]
-    for n, epoch in enumerate(epochs):
-        lines += [f"epoch {epoch:3d}", f"loss: {6.0 - n / 100:.6f}",
-                  f"test accuracy: {20 + n / 10:.2f}%, ({100 + n}/400)"]
-    return "\r\n".join(lines) + "\r\n"
-
-
-def test_a_resumed_launch_stopped_at_a_round_count_of_its_own_epochs_ended(tmp_path: Path):
-    data = once(tmp_path, _resumed_lm(30, 11, 210))
-    assert _verdict(data) == ("CONDITIONAL", "ENDED")
-    assert "a count a plan names" in data["summary"]
-
-
-def test_a_resumed_launch_short_of_a_round_count_is_running(tmp_path: Path):
-    assert _verdict(once(tmp_path, _resumed_lm(30, 11, 187))) == ("CONDITIONAL", "RUNNING")
-
-
-def test_an_excerpt_that_begins_mid_run_counts_no_epochs_of_its_own(tmp_path: Path):
-    # The same 200 epochs, from epoch 11, with no resume seen: an excerpt's first epoch is
-    # no launch's start.
-    assert _verdict(once(tmp_path, _resumed_lm(0, 11, 210))) == ("CONDITIONAL", "RUNNING")
