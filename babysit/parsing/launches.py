@@ -9,7 +9,14 @@ starts — its arguments, its configuration, a banner — before it trains: the 
 
 A launch is only looked for after a failure (a crash, a fatal signal) that training has
 not gone past: there, a start-up line printed again says the dead process was replaced
-and the failure is no longer the run's end. Everywhere else a relaunch shows itself by
+and the failure is no longer the run's end — once the new process shows more than its
+start-up. A rerun whose log stops while it has printed only start-up lines its first
+launch printed has shown nothing of its own, and the failure is still the last word on
+the run (sealed-14's DDRNet paste: `RuntimeError: CUDA error: an illegal memory access
+was encountered`, the shell's prompt with the same command run again under
+`CUDA_LAUNCH_BLOCKING=1`, then only its `Found 2975 train images.` / `Found 500 val
+images.`); any other line (more of a longer start-up, a step, the work it begins, a
+failure) is the new launch at work, and begins it. Everywhere else a relaunch shows itself by
 its steps (they go back), and a start-up line that recurs (a dataset loader that prints
 again for each evaluation) must not be taken for one.
 """
@@ -59,6 +66,9 @@ class LaunchReader:
         self._after_completion: set[str] | None = None
         self._first_mark: str | None = None  # the first line of the preamble's marks
         self._first_needle = ""
+        # After a failure, the start-up line a new launch began with, while the launch has
+        # printed nothing but its start-up since (see the module's docstring).
+        self._held: str | None = None
         # Whether the preamble's lines are still wanted (its first few hundred): read
         # at every line, so kept as a plain attribute.
         self.learning = True
@@ -117,11 +127,32 @@ class LaunchReader:
 
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
-        parser asks only outside a traceback)."""
+        parser asks only outside a traceback): after a failure, at the first line past the
+        start-up printed again (see the module's docstring)."""
         line = clean(raw_line)
+        if self._held is not None:
+            return self._past_start_up(line)
+        after_failure = self._after_completion is None
         if not self.begins(line):
             return None
-        return LogEvent(EventKind.LAUNCHED, line.strip()[:500],
+        if after_failure:
+            self._held = line.strip()[:500]
+            self._armed = True  # (asked of each line until the launch shows more)
+            return None
+        return self._launched(line.strip()[:500])
+
+    def _past_start_up(self, line: str) -> LogEvent | None:
+        """The held launch, begun once a line is not one of the start-up's marks."""
+        marks = self._marks or frozenset()
+        if not line.strip() or (_WORD.search(line) is not None and _key(line) in marks):
+            return None  # still the start-up its first launch printed
+        held, self._held = self._held, None
+        self._armed = False
+        return self._launched(held or line.strip()[:500])
+
+    @staticmethod
+    def _launched(line: str) -> LogEvent:
+        return LogEvent(EventKind.LAUNCHED, line,
                         "the run's start-up lines were printed again: a new launch")
 
     def after(self, raw_line: str, record: Record | None, advanced: bool,
@@ -149,12 +180,14 @@ class LaunchReader:
     def trained(self) -> None:
         """Training moved: the preamble is over, and a failure before it was survived."""
         self._close_preamble()
+        self._held = None
         self._armed = False
         self._after_completion = None
 
     def failed(self) -> None:
         """A failure that ends the process unless something follows it."""
         self._close_preamble()
+        self._held = None
         self._armed = True
         self._after_completion = None
 
@@ -164,12 +197,14 @@ class LaunchReader:
         self._close_preamble()
         self._armed = True
         self._after_completion = set()
+        self._held = None
 
     def settled(self) -> LaunchReader:
         """This reader with its preamble closed where it stands, and no failure armed:
         what a parser that starts further on needs of the log's start."""
         self._close_preamble()
         self._armed = False
+        self._held = None
         return self
 
     def _close_preamble(self) -> None:

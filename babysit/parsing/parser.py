@@ -68,6 +68,7 @@ from babysit.parsing.thread_failures import ThreadFailures
 from babysit.parsing.timestamps import line_time
 from babysit.parsing.tracker_history import TrackerHistory
 from babysit.parsing.trailing_duration import TrailingDuration
+from babysit.parsing.worker_pools import WorkerPools
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
@@ -185,7 +186,7 @@ class LogParser:
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
             self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration(),
-            SolverEnds(), SeriesLabels(), TrackerHistory())
+            SolverEnds(), WorkerPools(), SeriesLabels(), TrackerHistory())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
