@@ -156,6 +156,11 @@ def may_close(line: str) -> bool:
     return any(hint in low for hint in _HINTS)
 
 
+def closes(line: str) -> bool:
+    """Whether a line, late in a run, has a closing word and no part-way counter."""
+    return may_close(line) and _closes(line)
+
+
 def _closes(line: str, late: bool = True) -> bool:
     """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
     if _CLOSING_WORDS.search(line) is None and _DISPLAYED.search(line) is None \

@@ -31,7 +31,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
-from babysit.parsing.closing import may_close
+from babysit.parsing.closing import closes
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
@@ -157,8 +157,10 @@ class LogParser:
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
-        # Quiet lines that may close a run (`Saved model to …` after each launch): the last
-        # one may be the run's end, and the closing block must see it (see `feed`).
+        # Quiet lines that close a run (`Saved model to …` after each launch): the last one
+        # may be the run's end, and the closing block must see it (see `feed`). Only those
+        # that close, not all that might (a warning said at every step that happens to
+        # hold `end` would be judged again at every record).
         self._quiet_closing: set[str] = set()
 
         # --- the readers, each with its own state ----------------------------------------
@@ -332,7 +334,7 @@ class LogParser:
                 self._quiet.clear()
                 self._quiet_closing.clear()
             self._quiet[raw_line] = quiet + 1
-            if quiet == 1 and may_close(raw_line):
+            if quiet == 1 and closes(raw_line):
                 self._quiet_closing.add(raw_line)
         return record
 
