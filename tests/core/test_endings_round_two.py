@@ -1,0 +1,59 @@
+"""How runs end, round two: stops said by a signal handler or by the parent process,
+and ends read from a run's own words. Each line is written in the shape its program
+prints (cited at each), with made-up values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from babysit.model import EventKind
+from babysit.parsing.events import find_events
+from tests.core.test_endings import once
+
+
+def kinds(line: str) -> list[EventKind]:
+    return [e.kind for e in find_events(line)]
+
+
+# --- a stop signal reported by Abseil's handler, or by the parent -----------------------
+# absl/debugging/failure_signal_handler.cc: `*** %s received at time=%ld on cpu %d ***`
+_ABSL_TERM = "*** SIGTERM received at time=1700000123 on cpu 3 ***"
+# subprocess.CalledProcessError.__str__: `Command '%s' died with %r.` (a Signals member)
+_CHILD_TERM = "Command '['python', 'train.py', '--rounds', '50']' died with <Signals.SIGTERM: 15>."
+
+
+@pytest.mark.parametrize("line", [
+    _ABSL_TERM,
+    "[2025-01-02 10:00:00,123 E 4242 4242] logging.cc:440: *** SIGINT received at "
+    "time=1700000123 on cpu 0 ***",
+    _CHILD_TERM,
+    "subprocess.CalledProcessError: Command '['bash', 'run.sh']' died with <Signals.SIGHUP: 1>.",
+])
+def test_a_stop_signal_said_by_a_handler_or_the_parent_is_a_stop(line: str) -> None:
+    assert EventKind.STOPPED_BY_SIGNAL in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    "*** SIGSEGV received at time=1700000123 on cpu 3 ***",
+    "Command '['python', 'train.py']' died with <Signals.SIGSEGV: 11>.",
+])
+def test_a_fault_said_the_same_way_is_no_stop(line: str) -> None:
+    found = kinds(line)
+    assert EventKind.STOPPED_BY_SIGNAL not in found
+    assert EventKind.SEGFAULT in found
+
+
+def _rounds(first: int, last: int) -> str:
+    return "".join(f"INFO :      [ROUND {r}]\n"
+                   f"INFO :      fit progress: ({r}, {2.5 - 0.01 * r:.3f}, "
+                   f"{{'cen_accuracy': {0.1 + 0.004 * r:.3f}}}, {100.0 * r:.1f})\n"
+                   for r in range(first, last + 1))
+
+
+def test_a_simulation_whose_launcher_saw_it_die_of_sigterm_is_cancelled(tmp_path: Path) -> None:
+    text = (_rounds(1, 30) + _ABSL_TERM + "\nPC: @     0x7f00a0b1c117  (unknown)  (unknown)\n"
+            + _CHILD_TERM + "\n")
+    data = once(tmp_path, text)
+    assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO"), data["summary"]
