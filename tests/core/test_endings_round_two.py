@@ -57,3 +57,47 @@ def test_a_simulation_whose_launcher_saw_it_die_of_sigterm_is_cancelled(tmp_path
             + _CHILD_TERM + "\n")
     data = once(tmp_path, text)
     assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO"), data["summary"]
+
+
+# --- the closing block: a hand-written network writing itself out, the time it ran ------
+def _online_accuracy(images: int) -> str:
+    """A from-scratch C network's print every 100 images: the image, then the running
+    accuracy (its first is 0/0 before any image is counted)."""
+    lines = ["+ ./main", "Img No. 0", "Training Accuracy: -nan"]
+    for i in range(1, images):
+        lines += [f"Img No. {100 * i}", f"Training Accuracy: {0.4 + 0.005 * i:.6f}"]
+    return "\n".join(lines) + "\n"
+
+
+_WRITTEN_OUT = ("Successfully saved matrix to layer1\nSuccessfully saved matrix to layer2\n"
+                "Successfully written to 'trained_net'\n")
+
+
+def test_a_network_that_writes_its_matrices_out_after_its_loop_finished(tmp_path: Path) -> None:
+    data = once(tmp_path, _online_accuracy(40) + _WRITTEN_OUT)
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def test_the_same_loop_without_the_save_is_not_said_to_have_finished(tmp_path: Path) -> None:
+    data = once(tmp_path, _online_accuracy(40))
+    assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
+def _epochs(n: int) -> str:
+    return "".join(f"Epoch {e}: loss {1.0 / e:.4f}, acc {0.5 + 0.01 * e:.3f}\n"
+                   for e in range(1, n + 1))
+
+
+@pytest.mark.parametrize("closing", ["### Time ran: 1877.4751", "Time taken: 812.3 s",
+                                     "Running time = 0:13:00"])
+def test_the_time_the_run_took_said_after_its_last_epoch_closes_it(tmp_path: Path,
+                                                                   closing: str) -> None:
+    data = once(tmp_path, _epochs(12) + closing + "\n")
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def test_a_time_printed_after_every_epoch_is_no_end(tmp_path: Path) -> None:
+    text = "".join(f"Epoch {e}: loss {1.0 / e:.4f}\nTime taken: {80 + e}.1 s\n"
+                   for e in range(1, 13))
+    data = once(tmp_path, text)
+    assert data["terminal_state"] == "RUNNING", data["summary"]
