@@ -101,3 +101,41 @@ def test_a_time_printed_after_every_epoch_is_no_end(tmp_path: Path) -> None:
                    for e in range(1, 13))
     data = once(tmp_path, text)
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+# --- Nielsen's `Epoch j: right / size`, once per epoch trained -------------------------
+def _nielsen(planned: int, reached: int) -> str:
+    header = (f"* epochs: {planned}\n"
+              "* Learning Algorithm: Stochastic Gradient Descent with Mini batch size of: 10 "
+              "and Learning Rate: 3\n---\n")
+    epochs = "".join(f"_Epoch {e}: {8000 + 40 * e} / 10000_\t\t\n" for e in range(1, reached + 1))
+    return header + epochs + "\n---\n### Time ran: 912.5\n"
+
+
+def test_nielsens_per_epoch_count_right_marks_the_epoch_trained(tmp_path: Path) -> None:
+    data = once(tmp_path, _nielsen(planned=20, reached=20))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def test_the_same_run_stopping_well_short_of_its_plan_did_not_succeed(tmp_path: Path) -> None:
+    data = once(tmp_path, _nielsen(planned=20, reached=8))
+    assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
+# --- a closing in a log of epochs, checked against the epochs it planned ------------------
+def _epoch_losses(planned: int, first: int, last: int) -> str:
+    return f"epochs = {planned}\n" + "".join(
+        f"Epoch {e}: loss {1.0 / (e + 1):.4f}, acc {0.5 + 0.01 * e:.3f}\n"
+        for e in range(first, last + 1)) + "Total time: 812.3\n"
+
+
+@pytest.mark.parametrize(("first", "last"), [(1, 20), (0, 19)])
+def test_a_closing_at_the_last_planned_epoch_is_the_end(tmp_path: Path, first: int,
+                                                        last: int) -> None:
+    data = once(tmp_path, _epoch_losses(20, first, last))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def test_a_closing_well_short_of_the_planned_epochs_is_no_success(tmp_path: Path) -> None:
+    data = once(tmp_path, _epoch_losses(20, 1, 8))
+    assert data["terminal_state"] != "SUCCEEDED", data["summary"]
