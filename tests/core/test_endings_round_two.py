@@ -139,3 +139,24 @@ def test_a_closing_at_the_last_planned_epoch_is_the_end(tmp_path: Path, first: i
 def test_a_closing_well_short_of_the_planned_epochs_is_no_success(tmp_path: Path) -> None:
     data = once(tmp_path, _epoch_losses(20, 1, 8))
     assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
+def test_a_launcher_whose_check_call_raised_for_a_child_stopped_by_sigterm_is_cancelled(
+        tmp_path: Path) -> None:
+    text = (_rounds(1, 30) + "Traceback (most recent call last):\n"
+            '  File "launch.py", line 12, in <module>\n'
+            "    subprocess.run(cmd, check=True)\n"
+            "subprocess.CalledProcessError: Command '['python', 'train.py']' died with "
+            "<Signals.SIGTERM: 15>.\n")
+    data = once(tmp_path, text)
+    assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO"), data["summary"]
+
+
+def test_a_child_that_died_of_a_segfault_is_a_crash(tmp_path: Path) -> None:
+    text = (_rounds(1, 30) + "Traceback (most recent call last):\n"
+            '  File "launch.py", line 12, in <module>\n'
+            "    subprocess.run(cmd, check=True)\n"
+            "subprocess.CalledProcessError: Command '['python', 'train.py']' died with "
+            "<Signals.SIGSEGV: 11>.\n")
+    data = once(tmp_path, text)
+    assert data["terminal_state"] == "FAILED", data["summary"]
