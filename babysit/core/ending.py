@@ -104,10 +104,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # `SignalException: Process 123 got signal: 15`), or that its DataLoader workers were:
 # `DataLoader worker (pid N) is killed by signal: Terminated.` is the job stopped as a
 # whole (a scheduler's or the owner's SIGTERM reaches every process of it); a worker
-# killed by `Killed` (SIGKILL) is the kernel's OOM killer instead.
+# killed by `Killed` (SIGKILL) is the kernel's OOM killer instead. `subprocess`'s
+# `CalledProcessError: Command '[…]' died with <Signals.SIGTERM: 15>.` is the child the
+# script ran, stopped the same way.
 _STOP_SIGNAL_TEXT = lazy_re.compile(r"got signal:? (?:SIG(?:INT|TERM|HUP)|15|2|1)\b|"
                                     r"SignalException.*\bSIG(?:INT|TERM|HUP)\b|"
-                                    r"killed by signal: (?:Terminated|Interrupt|Hangup)\b")
+                                    r"killed by signal: (?:Terminated|Interrupt|Hangup)\b|"
+                                    r"died with <Signals\.SIG(?:INT|TERM|HUP):")
 
 
 # A traceback that opened after a trainer's exit banner: an exception other than

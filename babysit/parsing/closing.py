@@ -85,7 +85,8 @@ _DISPLAYED = lazy_re.compile(
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
-# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`. A live run that prints one
+# 73.40 seconds`, `It took 12.3 seconds`, `ran for 330.08m`, `Time ran: 1877.5` (a numpy
+# MNIST script's Markdown report, sealed-8). A live run that prints one
 # line an epoch goes quiet after its first one; so these close a run only after a few
 # training records (see `ClosingBlock.judge`).
 _LATE_WORDS = lazy_re.compile(
@@ -100,6 +101,11 @@ _LATE_WORDS = lazy_re.compile(
     # 00:27:44`, a meta-learning run's last line)
     r"(?:\s+in(?:\s+[a-z]+){1,3})?"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
+    # the time named first and its verb after (`### Time ran: 1877.5`, `Time taken: 12.3`,
+    # `Time elapsed = 0:13:00`), or the run's own time alone (`Running time: 812 s`,
+    # `Execution time: 3.2h`)
+    r"\b(?:[Tt]ime|TIME)\s+(?:ran|taken|elapsed|spent|used)\s*[:=]\s*\d|"
+    r"(?:^|[^\w ]\s*)(?:[Rr]un(?:ning)?|[Ee]xecution)[ _-]?time\s*[:=]\s*\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b|"
     # the whole training's record written out, which a script does once it is over (a
@@ -116,10 +122,18 @@ _LATE_WORDS = lazy_re.compile(
 # model to data/big.mytorch`, `Model saved at pretrained/lgbm_model_sa_zho.txt`): a
 # script's last act, where a checkpoint's path names its step or epoch (`model_epoch3.pt`,
 # `checkpoint-500`) and a per-epoch save recurs between records.
+#
+# A hand-written network in C or Fortran has no "model": it writes its weight matrices
+# and then the network, each to a file of its own, and says each went well
+# (`Successfully saved matrix to hidden`, `Successfully saved matrix to output`,
+# `Successfully written to 'testing_net'`: a from-scratch C/CUDA MNIST network under
+# Slurm, sealed-7 and sealed-14). `Successfully` with a save and no object is the same act.
 _MODEL_SAVED = lazy_re.compile(
     r"\b(?:(?:[Ss]aved|[Ss]aving|[Ww]rote|[Ww]riting)\s+(?:the\s+)?(?:final\s+|trained\s+)?"
-    r"(?:[Mm]odel|[Ww]eights|[Nn]etwork)|(?:[Mm]odel|[Ww]eights)\s+(?:(?:was|were|has been|"
-    r"have been)\s+)?saved)\s+(?:to|at|in|as)\b:?\s*(?P<path>\S+)")
+    r"(?:[Mm]odel|[Ww]eights|[Nn]etwork|[Pp]arameters|[Mm]atri(?:x|ces))|"
+    r"(?:[Mm]odel|[Ww]eights|[Nn]etwork|[Pp]arameters)\s+(?:(?:was|were|has been|"
+    r"have been)\s+)?saved|[Ss]uccessfully\s+(?:saved|written|wrote))"
+    r"\s+(?:to|at|in|as|into)\b:?\s*(?P<path>\S+)")
 _EXTENSION = lazy_re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,11}$")
 
 
@@ -127,7 +141,7 @@ def _model_saved(line: str) -> bool:
     found = _MODEL_SAVED.search(line) if "av" in line or "rit" in line else None
     if found is None or line[found.end():].strip():
         return False
-    path = _EXTENSION.sub("", found.group("path").rstrip("./\\"))
+    path = _EXTENSION.sub("", found.group("path").strip("'\"`").rstrip("./\\"))
     return not any(ch.isdigit() for ch in path)
 
 
@@ -143,6 +157,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "spark context", "spark session", "down ray", "saved", "wrote", "written",
           "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
+          "time ran", "time taken", "time spent", "time used", "run time", "running time",
+          "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", "]")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).

@@ -8,6 +8,10 @@ Read as the epoch and its evaluation's accuracy (`eval_accuracy`, the share righ
 rules that judge an accuracy see it: 969 of 10,000 right on every epoch is a model at
 chance on ten digits, not a run that printed nothing. A line with more on it (a loss, a
 rate) is a progress counter's (`epoch 003: 5 / 356 loss=9.44`), not this.
+
+The loop prints the line once an epoch, after training it and before the next: in a log
+that prints no step of its own, the line is how far training went (epoch j trained), as
+a per-epoch loss line is elsewhere (see `marks_epoch`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,15 @@ from babysit.parsing.formats import Parsed
 # around it, a tab after it).
 _COUNT_RIGHT = lazy_re.compile(
     r"^[\s_*]*Epoch\s+(?P<epoch>\d+)\s*:\s*(?P<right>\d+)\s*/\s*(?P<size>\d+)[\s_*]*$")
+
+
+FORMAT = "correct-count"
+
+
+def marks_epoch(fmt: str) -> bool:
+    """Whether a record of this format is printed once per epoch trained (see the module),
+    an evaluation though it is."""
+    return fmt == FORMAT
 
 
 def parse_correct_count(segment: str) -> Parsed | None:
@@ -33,5 +46,5 @@ def parse_correct_count(segment: str) -> Parsed | None:
     right, size = int(match.group("right")), int(match.group("size"))
     if size <= 0 or right > size:
         return None
-    return Parsed("correct-count", epoch=float(match.group("epoch")),
+    return Parsed(FORMAT, epoch=float(match.group("epoch")),
                   metrics={"eval_accuracy": right / size})

@@ -182,6 +182,29 @@ class EndingReader:
         planned = self.final_epoch.planned or self._planned_epochs or self._target
         return self.loop.judge(read, planned=planned is not None)
 
+    def closing_judged(self) -> LogEvent | None:
+        """At the end of a read: the closing block's judgement (see `closing`), held back
+        in a log that counts epochs, not steps, while its last epoch stands well short of
+        the epochs it planned: the lifecycle checks a closing against the planned steps,
+        and an epoch-only log has none (`* The network will run for: 30 epochs`, then
+        `Time ran: 912.5` after epoch 8 is a run stopped early, not one that finished)."""
+        closing = self.closing.judge()
+        if closing is None or not self._short_of_planned_epochs():
+            return closing
+        return None
+
+    def _short_of_planned_epochs(self) -> bool:
+        epoch, planned = self._last_epoch, self._planned_epochs
+        if epoch is None or not planned or self._step_counted():
+            return False
+        base = 0 if self._first_epoch == 0 else 1
+        return epoch - base + 1 < _NEAR_END * planned
+
+    def _step_counted(self) -> bool:
+        """Whether the run's steps (not only its records) give its progress: its plan is
+        checked against them instead."""
+        return self._target is not None
+
     def plan_reached(self) -> LogEvent | None:
         """At the end of a read: the last training record is the last planned epoch
         (0- or 1-based, as the run counts), and nothing trained after it; else the last

@@ -16,7 +16,7 @@ from babysit.parsing.log_prefix import message
 from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 from babysit.parsing.shell_signals import SHELL_FAULT, SHELL_KILLED, SHELL_STOPPED, may_report
-from babysit.parsing.signal_reports import NATIVE_FAULT, NATIVE_STOP, USER_STOP
+from babysit.parsing.signal_reports import CHILD_STOPPED, NATIVE_FAULT, NATIVE_STOP, USER_STOP
 from babysit.parsing.signal_reports import TRIGGERS as SIGNAL_REPORT_TRIGGERS
 
 
@@ -159,6 +159,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # by PID …`), and the run's own sentence that its user stopped it, in its language
     # (`Entrenamiento interrumpido por el usuario.`): parsing/signal_reports.py.
     _sig(EventKind.STOPPED_BY_SIGNAL, NATIVE_STOP, -1),
+    # A parent's word that its child died of a stop signal (`Command '[…]' died with
+    # <Signals.SIGTERM: 15>.`): the same stop, said by the script that ran the trainer.
+    _sig(EventKind.STOPPED_BY_SIGNAL, CHILD_STOPPED, 1),
     _sig(EventKind.STOPPED_BY_SIGNAL, USER_STOP, -1),
     # The shell's report of a stop in its locale (`第 3 行：12345 已终止  python …`).
     _sig(EventKind.STOPPED_BY_SIGNAL, SHELL_STOPPED),

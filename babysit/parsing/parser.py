@@ -33,6 +33,7 @@ from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
 from babysit.parsing.closing import closes
 from babysit.parsing.closing_measures import ClosingMeasures
+from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
@@ -247,7 +248,7 @@ class LogParser:
         # The last planned epoch trained is read even then: a sentence said at an inner
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
         for closing in (endings.final_epoch.over(),) if endings.completed else (
-                endings.closing.judge(), endings.plan_reached(), endings.final_epoch.over(),
+                endings.closing_judged(), endings.plan_reached(), endings.final_epoch.over(),
                 endings.loop_over(lines)):
             if closing is not None:
                 self._endings.noted([closing])
@@ -586,7 +587,11 @@ class LogParser:
                 self._train_names.update(metrics)
         if metrics and trains(metrics):
             self._nan_words.latest(metrics)
-        if epoch is not None and not self.step_found and metrics and trains(metrics):
+        # (Nielsen's `Epoch 7: 969 / 10000` is an evaluation, printed once per epoch
+        # trained: in a log without steps, how far training went.)
+        epoch_evaluation = epoch is not None and not self.step_found and marks_epoch(fmt)
+        if epoch is not None and not self.step_found and metrics \
+                and (trains(metrics) or epoch_evaluation):
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
@@ -605,8 +610,8 @@ class LogParser:
                     self._stepped_names.update(training_names(metrics))
                 self._metric_lines.evaluations.trained()
             self.step = step
-        elif epoch is not None and metrics and trains(metrics) \
-                and (not self._stepped_names or not self._stepped_names.isdisjoint(metrics)):
+        elif epoch_evaluation or (epoch is not None and metrics and trains(metrics) and (
+                not self._stepped_names or not self._stepped_names.isdisjoint(metrics))):
             # A training record of a log that counts epochs, not steps: the lines after
             # it are not yet the run's closing block. (Not a line without any of the
             # names the records that moved the step carry: that epoch's evaluation.)
