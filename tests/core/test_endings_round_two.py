@@ -25,14 +25,22 @@ _CHILD_TERM = "Command '['python', 'train.py', '--rounds', '50']' died with <Sig
 
 
 @pytest.mark.parametrize("line", [
-    _ABSL_TERM,
-    "[2025-01-02 10:00:00,123 E 4242 4242] logging.cc:440: *** SIGINT received at "
-    "time=1700000123 on cpu 0 ***",
     _CHILD_TERM,
     "subprocess.CalledProcessError: Command '['bash', 'run.sh']' died with <Signals.SIGHUP: 1>.",
 ])
-def test_a_stop_signal_said_by_a_handler_or_the_parent_is_a_stop(line: str) -> None:
+def test_a_stop_signal_said_by_the_parent_is_a_stop(line: str) -> None:
     assert EventKind.STOPPED_BY_SIGNAL in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    _ABSL_TERM,
+    "[2025-01-02 10:00:00,123 E 4242 4242] logging.cc:440: *** SIGINT received at "
+    "time=1700000123 on cpu 0 ***",
+])
+def test_abseils_report_of_a_stop_is_a_workers_not_the_runs(line: str) -> None:
+    # Ray prints it for each worker it tears down while the driver trains on (sealed-13's
+    # LMAPF run: the stack, then more episodes, then the final model saved).
+    assert EventKind.STOPPED_BY_SIGNAL not in kinds(line)
 
 
 @pytest.mark.parametrize("line", [
