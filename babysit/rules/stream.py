@@ -44,6 +44,7 @@ from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
+from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule, StallWatch
@@ -548,6 +549,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     DetectorChanceRule,
     QValueRule,
     ConfidentlyWrongRule,
+    SaturatedOutputRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,
