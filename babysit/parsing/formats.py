@@ -189,9 +189,13 @@ _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|
                            r"[Uu]pdate)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
-# a value, not step 0.
+# a value, not step 0. `ITER` may be printed in capitals (a hand-written PyTorch loop's
+# `ITER 14500 TRAINING (phase 1). loss_vae: 0.1070; loss_recon: 0.0410`); a capitalised
+# `STEP` is left out: beside an epoch (`STEP 41 - EPOCH 1/1000`) it counts the epoch's
+# batches, which the epoch already places.
 _STEP_WORD = lazy_re.compile(
-    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*(?P<step>\d+)\b(?!\.\d)")
+    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
+    r"(?P<step>\d+)\b(?!\.\d)")
 # A boosting library's round, leading its row before a tab (XGBoost's `[12]\ttrain-rmse:
 # 0.5`, LightGBM's `[12]\tvalid_0's l2: 0.2`).
 _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")

@@ -111,3 +111,12 @@ def test_a_qualifier_in_parentheses_is_a_word_of_the_name():
     records = _records(["Eval Acc (total): 0.8812", "Loss (val): 0.61, Time (s): 3.2"])
     assert [metrics for _, _, metrics in records] == [
         {"eval_acc_total": 0.8812}, {"loss_val": 0.61, "time_s": 3.2}]
+
+
+def test_a_counter_word_in_capitals_is_the_step():
+    # A hand-written PyTorch loop's progress line (`ITER 14500 TRAINING (phase 1).
+    # loss_vae: …`): the capitalised word counts iterations as `iter` does.
+    lines = [f"ITER {i} TRAINING (phase 1). loss_vae: 0.{3 - i // 500}51; loss_recon: 0.2"
+             f"{i // 500}; Grad_norm: 1.0{i // 500}e+00 " for i in (0, 500, 1000)]
+    assert [step for step, _, _ in _records(lines)] == [0, 500, 1000]
+    assert _records(lines)[1][2]["loss_vae"] == 0.251
