@@ -46,6 +46,7 @@ from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.slow_climb import SlowClimbRule
 from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule, StallWatch
 from babysit.rules.user_rules import UserAlertRule
@@ -550,6 +551,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     QValueRule,
     ConfidentlyWrongRule,
     SaturatedOutputRule,
+    SlowClimbRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,
@@ -563,7 +565,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # The rules whose verdict rests on the run's own history (its best evaluation, its first
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
-    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule)
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule,
+    SlowClimbRule)
 
 
 @dataclass
