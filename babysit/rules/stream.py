@@ -40,6 +40,7 @@ from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
+from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.q_values import QValueRule
@@ -552,6 +553,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ConfidentlyWrongRule,
     SaturatedOutputRule,
     SlowClimbRule,
+    NoPositiveRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,
