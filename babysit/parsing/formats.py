@@ -304,7 +304,32 @@ def _duration(number: float, unit: str, text: str, end: int) -> float:
     return round(seconds, 6)
 
 
+# Several names before one colon, then as many values (Python's `print("Valid Loss, AUC:",
+# loss, auc)`: `Valid Loss, AUC: 0.533157 0.669853`): each value is its own name's, in
+# order, not all the last name's. A name with a number in it is a counter (`epoch 3,
+# loss: …`), not this shape.
+_NUMBER_TEXT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NAMES_THEN_VALUES = lazy_re.compile(
+    rf"^\s*(?P<names>[A-Za-z][A-Za-z_ .-]{{0,30}}(?:,\s*[A-Za-z][A-Za-z_ .-]{{0,30}})+):\s*"
+    rf"(?P<values>{_NUMBER_TEXT}(?:\s+{_NUMBER_TEXT})+)\s*$")
+
+
+def names_then_values(text: str) -> dict[str, float] | None:
+    """`A, B: 1 2` read as `A: 1, B: 2`; None for a line of another shape, or one whose
+    names and values do not pair up."""
+    match = _NAMES_THEN_VALUES.match(text)
+    if match is None:
+        return None
+    names = [n.strip() for n in match.group("names").split(",")]
+    numbers = [to_number(v) for v in match.group("values").split()]
+    if len(names) != len(numbers) or any(n is None for n in numbers):
+        return None
+    return {normalise_key(n): v for n, v in zip(names, numbers, strict=True) if v is not None}
+
+
 def key_values(text: str) -> dict[str, float]:
+    if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
+        return paired
     values: dict[str, float] = {}
     if ">" in text or "→" in text:
         text = _OLD_VALUE.sub("", text)
