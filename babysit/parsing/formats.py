@@ -189,9 +189,13 @@ _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|
                            r"[Uu]pdate)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
-# a value, not step 0.
+# a value, not step 0. `ITER` may be printed in capitals (a hand-written PyTorch loop's
+# `ITER 14500 TRAINING (phase 1). loss_vae: 0.1070; loss_recon: 0.0410`); a capitalised
+# `STEP` is left out: beside an epoch (`STEP 41 - EPOCH 1/1000`) it counts the epoch's
+# batches, which the epoch already places.
 _STEP_WORD = lazy_re.compile(
-    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|global_step)\s*[:=#]?\s*\[?\s*(?P<step>\d+)\b(?!\.\d)")
+    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
+    r"(?P<step>\d+)\b(?!\.\d)")
 # A boosting library's round, leading its row before a tab (XGBoost's `[12]\ttrain-rmse:
 # 0.5`, LightGBM's `[12]\tvalid_0's l2: 0.2`).
 _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
@@ -300,7 +304,32 @@ def _duration(number: float, unit: str, text: str, end: int) -> float:
     return round(seconds, 6)
 
 
+# Several names before one colon, then as many values (Python's `print("Valid Loss, AUC:",
+# loss, auc)`: `Valid Loss, AUC: 0.533157 0.669853`): each value is its own name's, in
+# order, not all the last name's. A name with a number in it is a counter (`epoch 3,
+# loss: …`), not this shape.
+_NUMBER_TEXT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NAMES_THEN_VALUES = lazy_re.compile(
+    rf"^\s*(?P<names>[A-Za-z][A-Za-z_ .-]{{0,30}}(?:,\s*[A-Za-z][A-Za-z_ .-]{{0,30}})+):\s*"
+    rf"(?P<values>{_NUMBER_TEXT}(?:\s+{_NUMBER_TEXT})+)\s*$")
+
+
+def names_then_values(text: str) -> dict[str, float] | None:
+    """`A, B: 1 2` read as `A: 1, B: 2`; None for a line of another shape, or one whose
+    names and values do not pair up."""
+    match = _NAMES_THEN_VALUES.match(text)
+    if match is None:
+        return None
+    names = [n.strip() for n in match.group("names").split(",")]
+    numbers = [to_number(v) for v in match.group("values").split()]
+    if len(names) != len(numbers) or any(n is None for n in numbers):
+        return None
+    return {normalise_key(n): v for n, v in zip(names, numbers, strict=True) if v is not None}
+
+
 def key_values(text: str) -> dict[str, float]:
+    if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
+        return paired
     values: dict[str, float] = {}
     if ">" in text or "→" in text:
         text = _OLD_VALUE.sub("", text)

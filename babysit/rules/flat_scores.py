@@ -207,10 +207,23 @@ class FlatScoreRule:
                 values.append(value)
             if kind == "auc" and self._left(kind, values, value):
                 self._ranks = True
-            if kind == "auc" and _off_chance(values, value) > _AUC_BAND:
+            if kind == "auc" and _off_chance(values, value) > _AUC_BAND \
+                    and not self._beyond_chance:
                 self._beyond_chance = True
+                out.extend(self._converged(key, value))
             out.extend(self._judge(key, kind, values, value))
         return out
+
+    def _converged(self, key: str, value: float) -> list[Signal]:
+        """An AUC beyond chance came after an error was found flat (a boosting search's
+        fold-averaged `Valid Loss, AUC: 0.533157 0.669853` after each fold's flat
+        `valid's binary_logloss`): the model ranks, so it had learned by its first
+        evaluation and the flat error is a converged one (see `_beyond_chance`)."""
+        flat = sorted(t for t in self._raised if t.startswith("error "))
+        self._raised.difference_update(flat)
+        return [Resolve(AnomalyType.NOT_LEARNING, f"{key} {value:.4g} is beyond chance: "
+                        f"the model ranks, it had converged by its first evaluation", key=tag)
+                for tag in flat]
 
     def _at_start(self, point: Observation) -> bool:
         """Whether a metric's first value is the run's first evaluation: its epoch is the

@@ -390,6 +390,9 @@ class NotLearningRule:
             self._return_start.append(value)
         recent = self._return_recent
         recent.append(value)
+        replayed = self._replayed_return(key, value)
+        if replayed:
+            return replayed
         if len(recent) >= 5:
             level = trends.level(list(recent), 5)
             self._return_best = level if self._return_best is None \
@@ -408,6 +411,33 @@ class NotLearningRule:
             return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
                             key="return")]
         return []
+
+    def _replayed_return(self, key: str, value: float) -> list[Signal]:
+        """A return identical to its last of many digits on `not_learning_identical`
+        episodes in a row: the agent replays one trajectory, step for step, so it neither
+        explores nor changes its policy (a Q-learning game's `Total rewards in episode 73
+        is 3.799999999999999 total number of steps are 3626`, then the same return every
+        episode, 49 steps each). A blocker, as a loss frozen to its last digit is: the run
+        burns compute on a policy that no longer moves. A return printed with few digits
+        (CartPole's capped `500.0`, Pong's `-21.0`) repeats at a ceiling or floor on its
+        own: left to the flat-return rule."""
+        recent = self._return_recent
+        need = self.rules.not_learning_identical
+        if "replayed" in self._raised:
+            if value != recent[-2]:
+                self._raised.discard("replayed")
+                return [Resolve(AnomalyType.NOT_LEARNING, f"{key} changed to {value:.6g}",
+                                key="replayed")]
+            return []
+        if len(recent) < need or _digits(value) < 7 \
+                or any(recent[-i] != value for i in range(2, need + 1)):
+            return []
+        self._raised.add("replayed")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: {key} is exactly {value!r} on {need} episodes in a "
+                      f"row: the agent replays the same trajectory (no exploration, a "
+                      f"policy that no longer changes)", key="replayed",
+                      severity=Severity.BLOCKER)]
 
     def _return_points_needed(self, step: int | None) -> int:
         """Points before a flat return speaks: fewer where they reach from the run's start

@@ -9,6 +9,7 @@ logged terms shares is the schedule's weighting, not a divergence or a spike.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import statistics
@@ -29,6 +30,12 @@ _MAX_PARTS = 16
 _LEVEL = 3  # points in a term's level
 
 
+@functools.lru_cache(maxsize=1024)
+def is_term(name: str) -> bool:
+    """Whether a metric's name is a term of the training loss (`loss_recon`, `kl`)."""
+    return _PART.search(name) is not None and _NOT_PART.search(name) is None
+
+
 class LossParts:
     """The recent values of the loss's logged terms."""
 
@@ -43,7 +50,7 @@ class LossParts:
             if len(self._names) >= 256:
                 self._names.clear()
             parts = self._names[names] = tuple(
-                k for k in names if _PART.search(k) and not _NOT_PART.search(k))
+                k for k in names if is_term(k))
         for key in parts:
             value = metrics[key]
             if value == loss or not math.isfinite(value):

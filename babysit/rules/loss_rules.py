@@ -43,7 +43,7 @@ _BLOWN_UP = 1000.0  # a level this many times the lowest loss reached: blown up
 _EXPLODED = 100.0
 
 
-class _EvalWitness:
+class EvalWitness:
     """The run's main validation metric, kept to ask whether it shares a rise of the
     training loss (a curriculum or a data mix makes the training loss rise by design
     while the model keeps improving)."""
@@ -125,7 +125,7 @@ class LossRule:
         self._best: float | None = None  # the lowest level so far
         self._above = 0  # consecutive levels beyond noise and min rise over the best
         self._diverging: Severity | None = None  # the severity of the open divergence
-        self._eval = _EvalWitness()
+        self._eval = EvalWitness()
         self._parts = LossParts()
         self.note_vocab(rules.vocab_size)
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)

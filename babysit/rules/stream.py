@@ -40,11 +40,14 @@ from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
+from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
+from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.slow_climb import SlowClimbRule
 from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule, StallWatch
 from babysit.rules.user_rules import UserAlertRule
@@ -548,6 +551,9 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     DetectorChanceRule,
     QValueRule,
     ConfidentlyWrongRule,
+    SaturatedOutputRule,
+    SlowClimbRule,
+    NoPositiveRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,
@@ -561,7 +567,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # The rules whose verdict rests on the run's own history (its best evaluation, its first
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
-    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule)
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule,
+    SlowClimbRule)
 
 
 @dataclass

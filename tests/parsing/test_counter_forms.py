@@ -111,3 +111,22 @@ def test_a_qualifier_in_parentheses_is_a_word_of_the_name():
     records = _records(["Eval Acc (total): 0.8812", "Loss (val): 0.61, Time (s): 3.2"])
     assert [metrics for _, _, metrics in records] == [
         {"eval_acc_total": 0.8812}, {"loss_val": 0.61, "time_s": 3.2}]
+
+
+def test_a_counter_word_in_capitals_is_the_step():
+    # A hand-written PyTorch loop's progress line (`ITER 14500 TRAINING (phase 1).
+    # loss_vae: …`): the capitalised word counts iterations as `iter` does.
+    lines = [f"ITER {i} TRAINING (phase 1). loss_vae: 0.{3 - i // 500}51; loss_recon: 0.2"
+             f"{i // 500}; Grad_norm: 1.0{i // 500}e+00 " for i in (0, 500, 1000)]
+    assert [step for step, _, _ in _records(lines)] == [0, 500, 1000]
+    assert _records(lines)[1][2]["loss_vae"] == 0.251
+
+
+def test_several_names_before_one_colon_take_the_values_in_order():
+    # Python's `print("Valid Loss, AUC:", loss, auc)`.
+    assert _records(["Valid Loss, AUC: 0.5332 0.6699"])[0][2] == {"valid_loss": 0.5332,
+                                                                 "auc": 0.6699}
+    # A name with a number in it is a counter, and a count that does not pair up is
+    # another shape.
+    assert "epoch_3" not in _records(["epoch 3, loss: 0.25 0.3"])[0][2]
+    assert _records(["Loss, acc: 0.5"])[0][2] == {"acc": 0.5}

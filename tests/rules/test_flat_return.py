@@ -116,3 +116,24 @@ def test_a_return_logged_sparsely_over_a_whole_run_that_never_rose_is_not_learni
                 steps = 1024 * i if i <= 10 else 400_000 * i
                 lines[n] = f"|    total_timesteps      | {steps:<12d} |"
         assert _not_learning(lines) is expected
+
+
+def _q_learning_episodes(returns: list[float], first: int = 40) -> list[str]:
+    # A hand-written Q-learning loop's prints, in the shape of sealed-9's game agent.
+    return [f"Total rewards in episode {first + i} is {r!r} total number of steps are "
+            f"{1000 + 37 * i}" for i, r in enumerate(returns)]
+
+
+def test_a_return_identical_to_its_last_digit_every_episode_is_a_replayed_trajectory(
+        tmp_path: Path):
+    lines = _q_learning_episodes([2.6999999999999997] * 12)  # float sums print so
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
+               for a in artifact["anomalies_detected"])
+
+
+def test_a_capped_return_printed_short_or_one_that_varies_is_no_replay():
+    assert not _not_learning(_q_learning_episodes([500.0] * 12))
+    assert not _not_learning(_q_learning_episodes([1.8000000000000003] * 6
+                                                  + [2.4000000000000004] * 6))

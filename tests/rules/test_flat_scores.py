@@ -218,3 +218,27 @@ def test_a_high_accuracy_that_moves_is_learning(tmp_path: Path):
     data = verdict_of(tmp_path, _segmentation("0.8{e}12751913070679"))
     assert not [a for a in data["anomalies_detected"] if a["type"] == "not-learning"
                 and "eval_acc" in a["description"]]
+
+
+def _boosting_folds(loglosses: list[float], auc: float) -> list[str]:
+    # A LightGBM fit per fold inside a hyperparameter search, its eval every 20 rounds,
+    # then the script's own fold-averaged `print("Valid Loss, AUC:", loss, auc)`.
+    lines: list[str] = []
+    for _ in range(2):
+        lines += [f"[{20 * i}]\tvalid's binary_logloss: {v:.6f}"
+                  for i, v in enumerate(loglosses, 1)]
+    return [*lines, f"Valid Loss, AUC: {loglosses[-1]:.6f} {auc:.6f}"]
+
+
+def test_a_flat_error_with_an_auc_beyond_chance_after_it_is_a_converged_model():
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(_boosting_folds([0.5333, 0.5327, 0.5326, 0.5329], 0.67)))
+    flat = [a for a in run.ledger.anomalies if a.type.value == "not-learning"]
+    assert flat and all(a.resolved for a in flat)
+
+
+def test_the_same_fit_with_its_auc_at_chance_stays_not_learning():
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(_boosting_folds([0.5333, 0.5327, 0.5326, 0.5329], 0.52)))
+    assert any(a.type.value == "not-learning" and not a.resolved
+               for a in run.ledger.anomalies)

@@ -1,0 +1,38 @@
+"""An evaluation whose precision, recall and F1 are all exactly 0 found nothing: the model
+predicts only the background class (conlleval's `accuracy:  69.18%; precision:   0.00%;
+recall:   0.00%; FB1:   0.00` after a BERT NER run), whatever its accuracy shows."""
+
+from __future__ import annotations
+
+from babysit.model import AnomalyType
+from babysit.rules.no_positives import found_nothing
+from tests.rules.test_loss_rules import run_of
+
+
+def _conlleval(accuracy: float, precision: float, recall: float, f1: float) -> list[str]:
+    found = 0 if precision == 0 else 12
+    return [f"processed 1500 tokens with 40 phrases; found: {found} phrases; correct: 0.",
+            f"accuracy:  {accuracy:.2f}%; precision:  {precision:6.2f}%; "
+            f"recall:  {recall:6.2f}%; FB1:  {f1:6.2f}"]
+
+
+def _open_not_learning(lines: list[str]) -> list[str]:
+    return [a.description for a in run_of(lines).ledger.anomalies
+            if a.type is AnomalyType.NOT_LEARNING and not a.resolved]
+
+
+def test_all_three_scores_at_zero_is_a_model_that_finds_nothing():
+    found = _open_not_learning(_conlleval(71.5, 0.0, 0.0, 0.0))
+    assert len(found) == 1 and "predicts no positive" in found[0]
+
+
+def test_a_later_evaluation_that_finds_something_resolves_it():
+    lines = _conlleval(71.5, 0.0, 0.0, 0.0) + _conlleval(88.0, 61.2, 55.0, 57.9)
+    assert _open_not_learning(lines) == []
+
+
+def test_one_score_at_zero_alone_is_not_this():
+    assert found_nothing({"precision": 0.0, "recall": 0.4, "f1": 0.0}) is False
+    assert found_nothing({"train_precision": 0.0, "train_recall": 0.0,
+                          "train_f1": 0.0}) is None
+    assert found_nothing({"eval_precision": 0.0, "eval_recall": 0.0, "eval_f1": 0.0})

@@ -1,0 +1,69 @@
+"""A classifier whose outputs saturated at hard 0s and 1s: Keras's and TF.js's clipped
+cross-entropy then reads exactly 16.118 × (1 − accuracy) (−ln 1e-7 per wrong prediction).
+After a lower loss that is a divergence, from the start a run that never learned; a
+blocker either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.model import AnomalyType, Severity
+from babysit.rules.saturated_outputs import saturated
+from tests.rules.test_loss_rules import run_of, verdict_of
+
+
+def _tfjs_epochs(pairs: list[tuple[float, float]]) -> list[str]:
+    # TensorFlow.js's model.fitDataset progress, in its real shape.
+    lines: list[str] = []
+    for i, (acc, loss) in enumerate(pairs, 1):
+        lines += [f"Epoch {i} / 30", "eta=0.0 ============> ",
+                  f"2100ms 175000us/step - acc={acc:.2f} loss={loss:.2f} "]
+    return lines
+
+
+def _keras_epochs(pairs: list[tuple[float, float]]) -> list[str]:
+    lines: list[str] = []
+    for i, (acc, loss) in enumerate(pairs, 1):
+        lines += [f"Epoch {i}/40",
+                  f"200/200 [==============================] - 2s 9ms/step - loss: {loss:.4f}"
+                  f" - acc: {acc:.4f}"]
+    return lines
+
+
+def _open(lines: list[str], kind: AnomalyType) -> list[Severity]:
+    return [a.severity for a in run_of(lines).ledger.anomalies
+            if a.type is kind and not a.resolved]
+
+
+def test_the_saturated_level_is_the_clip_ceiling_times_the_wrong_share():
+    assert saturated(16.12, 0.0)
+    assert saturated(8.0590, 0.5)
+    assert saturated(14.5063, 0.1)
+    assert not saturated(0.16, 0.99)  # a good classifier's small loss: no evidence
+    assert not saturated(2.30, 0.10)  # ln 10: a uniform guess, not saturated outputs
+
+
+def test_a_collapse_to_the_ceiling_after_learning_is_a_blocking_divergence(tmp_path: Path):
+    lines = _tfjs_epochs([(0.88, 0.35), (0.0, 16.12), (0.0, 16.12), (0.0, 16.12)])
+    assert _open(lines, AnomalyType.DIVERGENCE) == [Severity.BLOCKER]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_saturated_from_the_start_is_not_learning():
+    lines = _keras_epochs([(0.5, 8.0590)] * 4)
+    assert _open(lines, AnomalyType.NOT_LEARNING) == [Severity.BLOCKER]
+    assert not _open(lines, AnomalyType.DIVERGENCE)
+
+
+def test_two_saturated_records_or_a_recovery_say_nothing():
+    assert not _open(_tfjs_epochs([(0.9, 0.3), (0.0, 16.12), (0.0, 16.12)]),
+                     AnomalyType.DIVERGENCE)
+    recovered = _tfjs_epochs([(0.9, 0.3)] + [(0.0, 16.12)] * 3 + [(0.7, 0.9)])
+    assert not _open(recovered, AnomalyType.DIVERGENCE)
+
+
+def test_a_healthy_classifier_is_left_alone():
+    lines = _keras_epochs([(0.6 + 0.03 * i, 1.2 - 0.08 * i) for i in range(10)])
+    assert not _open(lines, AnomalyType.DIVERGENCE)
+    assert not _open(lines, AnomalyType.NOT_LEARNING)
