@@ -96,7 +96,7 @@ _LATE_WORDS = lazy_re.compile(
     r"\bon the \d+ test\b|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
-    r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?time\b"
+    r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"
     # the units said in words between (`Total script time in hours minutes seconds:
     # 00:27:44`, a meta-learning run's last line)
     r"(?:\s+in(?:\s+[a-z]+){1,3})?"

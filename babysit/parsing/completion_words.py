@@ -34,7 +34,10 @@ _COUNT = (r"\d[\d,]*\s+(?:(?!warm|burn|eval|valid|test)[a-z-]{3,}\s+)?"
           r"(?:steps|iterations|iters|epochs|updates|rounds|episodes|generations)")
 # Said after the thing (`training finished`); present tenses (`training ends at step
 # 1000`, `completes in 3 h`) are plans and forecasts, not ends.
-_ENDED = r"(?:finished|complete[d]?|done|ended|end|over|succeeded|terminated normally)"
+# (`success`, `successful`: MindSpore's model zoo ends on `train success`; not a
+# measure of it, an RL run's `train success rate: 0.5`)
+_ENDED = (r"(?:finished|complete[d]?|done|ended|end|over|succeeded|"
+          r"success(?:ful)?(?![ _/-]*(?:rate|ratio|count|prob|[%:=(\d]))|terminated normally)")
 # Said before it (`End of training`, `Finish training`, `done training`).
 _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
 _SAID = lazy_re.compile(

@@ -35,6 +35,7 @@ from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.impossible_metrics import ImpossibleMetricRule
+from babysit.rules.inverted_ranking import InvertedRankingRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
@@ -549,6 +550,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     PerplexityChanceRule,
     ChanceStreakRule,
     DetectorChanceRule,
+    InvertedRankingRule,
     QValueRule,
     ConfidentlyWrongRule,
     SaturatedOutputRule,

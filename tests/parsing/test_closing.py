@@ -103,6 +103,8 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     # `Done!` alone in other languages: sealed-7/voxelmorph_utf16le_crlf_checkpoint_sweep_…
     # ends its sweep with `完成！`
     "完成！", "全部完成", "終了", "완료",
+    # the time training took, its word capitalised (sealed-15's StarGAN-VC, TF1)
+    "Training Time: 04:44:00", "Total Time: 1:02:03",
 ])
 def test_closing_words(line: str):
     block = ClosingBlock()

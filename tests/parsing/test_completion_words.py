@@ -40,6 +40,8 @@ from tests.rules.test_loss_rules import verdict_of
     # a tag in brackets names what ended
     "[train] done. best_val=2.3918  ckpt=/runs/ckpt.pt",
     "(training) finished",
+    "train success",  # MindSpore's model zoo (sealed-15)
+    "Training successful!",
 ])
 def test_a_sentence_that_training_is_over(line: str):
     assert says_finished(line)
@@ -69,6 +71,9 @@ def test_a_sentence_that_training_is_over(line: str):
     "not done 10 steps yet",
     "训练任务开始",  # the task began
     "第3轮训练完成",  # a round of the run (`round 3 training done`)
+    "training success rate: 0.5",  # a measure of it (an RL run's)
+    "train success: 0.5",
+    "Train success 12/20",
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)
