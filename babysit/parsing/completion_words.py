@@ -113,7 +113,12 @@ _PLAN_REACHED = lazy_re.compile(
                            r"(?:was\s+)?reached\b|"
                            r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+)?wall[_-]?clock[_ ]?"
                            r"(?:cap|limit|budget|time)\b|"
-                           r"\bTime limit reached\b.{0,80}\bSignaling Trainer to stop\b")
+                           r"\bTime limit reached\b.{0,80}\bSignaling Trainer to stop\b|"
+                           # a script's own time flag named as reached: `reached --max-seconds
+                           # 19800, stopping` (a learned codec's loop), `reached max_time`, `reached
+                           # --max-hours 6`: the budget the command line gave it, spent
+                           r"\breached\s+(?:the\s+)?(?:--?)?max[_-](?:seconds|secs|time|minutes|"
+                           r"mins|hours|duration|wall[_-]?time)\b")
 
 
 def says_finished(text: str) -> bool:

@@ -88,6 +88,10 @@ def test_no_sentence_that_training_is_over(line: str):
     "Wall-clock budget reached, stopping training at step 4100",
     "INFO: Reached the max wallclock time (3600 s); saving and exiting",
     "Time limit reached. Elapsed time is 1:00:00. Signaling Trainer to stop.",
+    # its own time flag, named as the command line gave it
+    "reached --max-seconds 600, stopping",
+    "Reached max_time 02:00:00; saving final checkpoint",
+    "reached the --max-hours budget (6), exiting",
 ])
 def test_the_run_says_it_reached_its_plan(line: str):
     assert says_plan_reached(line)
@@ -126,6 +130,9 @@ def test_a_sentence_well_short_of_the_plan_is_no_success(tmp_path: Path):
     "Job wallclock limit reached",
     "max_wallclock_seconds:600.000",
     "max_steps=20000",
+    # the flag set, not reached
+    "args: --max-seconds 19800 --lr 1e-4",
+    "max_time has not been reached yet",
 ])
 def test_no_plan_reached_in_a_kill_or_a_setting(line: str):
     assert not says_plan_reached(line)
@@ -171,3 +178,11 @@ def test_a_scheduler_time_limit_is_no_success(tmp_path: Path):
              "slurmstepd: error: *** JOB 9 ON gpu01 CANCELLED AT 2024-01-01T00:00:00 "
              "DUE TO TIME LIMIT ***"]
     assert verdict_of(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
+
+
+def test_a_script_stopping_at_its_own_time_flag_is_a_finished_run(tmp_path: Path):
+    # A hand-written loop with a `--max-seconds` budget: per-step lines, then `reached
+    # --max-seconds N, stopping` and its final save (sealed-15's learned image codec).
+    lines = [*_steps(600), "reached --max-seconds 600, stopping",
+             "saved checkpoints/base.pt (epoch 3, step 604)"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
