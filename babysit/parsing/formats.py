@@ -45,6 +45,7 @@ _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
 
 
 _TOTAL_EPOCH_KEYS = ("total_epochs", "max_epochs", "num_epochs")
+_PASS_EPOCH_KEYS = (*EPOCH_KEYS, "pass")
 
 
 def split_counters(values: Mapping[str, float], fmt: str = "") -> Parsed:
@@ -73,8 +74,12 @@ _PLANS: dict[tuple[str, ...], _Plan] = {}
 
 def _plan(names: tuple[str, ...]) -> _Plan:
     present = _COUNTER_KEYS.intersection(names)
+    if "pass" in names and "batch" in names:
+        # PaddlePaddle v1's trainer counts its epochs as passes over the data: `Pass=49
+        # Batch=1472 samples=188399 AvgCost=9.22` (a `pass` alone may be anything)
+        present = present | {"pass"}
     plan = (_first(STEP_KEYS, present), _first(TARGET_KEYS, present),
-            _first(EPOCH_KEYS, present), _first(_TOTAL_EPOCH_KEYS, present), present)
+            _first(_PASS_EPOCH_KEYS, present), _first(_TOTAL_EPOCH_KEYS, present), present)
     if len(_PLANS) >= 512:
         _PLANS.clear()
     _PLANS[names] = plan

@@ -425,6 +425,8 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
                           r"\s*[=:]\s*(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b|"
+                          # PaddlePaddle v1's command line: `--num_passes=50` (a pass is an epoch)
+                          r"--num_passes=(\d+)\b|"
                           # a yacs / CfgNode dump's upper-case keys (`OPTIMIZATION:` /
                           # `  EPOCHS: 30`, `SOLVER.MAX_EPOCH: 12`; Oscar-Paddle, sealed-10)
                           r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*:\s*(\d+)\s*$")

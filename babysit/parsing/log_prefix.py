@@ -22,6 +22,9 @@ _HEAD_FIELD = lazy_re.compile(
     r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
     r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
+    # progress dots a glog trainer writes with no newline (PaddlePaddle v1's `--dot_period`:
+    # `.......I0306 00:32:25.55 35 TrainerInternal.cpp:182]  Pass=49 …`): the head follows
+    r"|\.+(?=[IWEF]\d{4} \d{2}:)"
     r"|(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):[\w.]+:(?=\S|[ \t])"  # Python's `INFO:root:`
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level

@@ -73,7 +73,7 @@ class RunPlan:
                 and (target := target_in(text)):
             self.announced = target
             return target
-        if "poch" in text or "POCH" in text:
+        if "poch" in text or "POCH" in text or "num_passes" in text:
             epochs = planned_epochs(text, sizes=not parsed)
             if epochs is not None:
                 self.epochs = epochs
