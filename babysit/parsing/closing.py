@@ -117,7 +117,13 @@ _LATE_WORDS = lazy_re.compile(
     # whose per-class table may read as records: not taken alone)
     r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
     r"[Hh]istory|[Mm]etrics)\s+"
-    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b")
+    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b|"
+    # or drawn: the curves plotted once the loop is over (a hand-written PPO's last line,
+    # `Plot saved as rewards.png`, sealed-15; `Saved plot to loss.png`, `Figure saved to …`)
+    r"\b(?:[Pp]lots?|[Ff]igures?|[Cc]harts?|[Gg]raphs?)\s+"
+    r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b|"
+    r"\b(?:[Ss]aved|[Ww]rote)\s+(?:the\s+)?(?:\w+\s+)?(?:plots?|figures?|charts?|graphs?)\s+"
+    r"(?:to|in|at|as)\b")
 # The trained model written out whole, to a file named by no count of the run (`Saved
 # model to data/big.mytorch`, `Model saved at pretrained/lgbm_model_sa_zho.txt`): a
 # script's last act, where a checkpoint's path names its step or epoch (`model_epoch3.pt`,
