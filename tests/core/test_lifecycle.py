@@ -5,6 +5,7 @@ reviewer's STOP after the end)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
