@@ -209,8 +209,12 @@ _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
 _BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)\s*/\s*"
                            r"(?P<total>\d+)")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
+# The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in
+# all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
+# may be an episode.
 _EPOCH_WORD = lazy_re.compile(
-    r"\b[Ee]poch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+    r"\b(?:[Ee]poch|(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
+    r"(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it, and the word of the split it was measured on before it
 # (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language

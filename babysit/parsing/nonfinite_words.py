@@ -106,7 +106,7 @@ _NOT_AN_EVENT = lazy_re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:Tru
 # What a sentence about a non-finite value needs (checked first: most lines lack it;
 # `INFO` is no `inf`).
 SAID_HINT = lazy_re.compile(
-    r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)\b|finite|"
+    r"\b(?:nan|NaN|NAN|Nan|inf|Inf|INF|infinite|Infinite|Infinity)s?\b|finite|"
                        r"(?:NaN|Nan|NAN|Inf)\w*(?:Error|Exception)\b|diverged|[Ii]nvalid")
 # Skips said again and again with no training record in between: a run that updates
 # nothing any more.
@@ -122,6 +122,15 @@ def _metric(name: str) -> str:
     if name in ("nan", "inf"):
         return "grad_norm"  # autograd's anomaly mode: a backward function's output
     return name.replace(" ", "_")
+
+
+# A computation that says it produced NaNs: DifferentialEquations.jl's solver inside a
+# neural-ODE loss (`┌ Warning: First function call produced NaNs. Exiting.` — the solver
+# gives up on this solve, the training loop goes on), a forward pass or a model that
+# `produced nan`. What it produced is what the loss is computed from: the loss's NaN.
+_PRODUCED = lazy_re.compile(r"\b(?:produced|produces|yielded|yields)\s+(?:a\s+)?"
+                            r"(?:nan|inf|non-?finite)s?\b(?!\s*(?:=|:)\s*(?:True|False))",
+                            re.IGNORECASE)
 
 
 # A line that is nothing but the report, naming no value: a hand-written loop's guard
@@ -140,6 +149,9 @@ def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
     if match is None:
         if _BARE_REPORT.match(line):
             return ("loss", None, _SKIPPED.search(line) is not None)
+        if _PRODUCED.search(line) and not _NOT_AN_EVENT.search(line):
+            step = _STEP.search(line)
+            return ("loss", int(step.group(1)) if step else None, False)
         return _exception_says(line)
     if _NOT_AN_EVENT.search(line):
         return None

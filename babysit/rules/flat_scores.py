@@ -47,6 +47,11 @@ _WORDS = re.compile(r"[/_\-. ']+")
 # a spread, a count, a rate.
 _NOT_SCORE = frozenset({"train", "training", "best", "min", "max", "std", "var", "time",
                         "lr", "count", "num", "samples", "weight", "coef"})
+# An AUC on the training data counts, unlike a training error: a model whose training
+# AUC stays at chance ranks not even the examples it is fitted on (thgnn's final fit,
+# `[Ep 020/20] loss=0.0976 train_auc=0.5093`, 0.47–0.58 on all 20 epochs while its loss
+# fell fourfold), so nothing it learned separates the classes.
+_NOT_AUC = _NOT_SCORE - {"train", "training"}
 _AUC = frozenset({"auc", "auroc", "rocauc", "aucroc"})
 _ACCURACY = frozenset({"acc", "accuracy", "top1"})
 _ERRORS = frozenset({"mae", "rmse", "mse", "mape", "error", "err"})
@@ -68,16 +73,29 @@ def score_kind(key: str) -> str | None:
     AUC and an error named without a split (`auroc`, `MAE`) count: a bare AUC is measured
     against labels, and a bare error beside a loss is what the run reports of its fit."""
     words = [w for w in _WORDS.split(key.lower()) if w]
-    if not words or _NOT_SCORE.intersection(words):
+    if not words:
         return None
-    if _AUC.intersection(words) or "roc_auc" in key.lower():
+    if (_AUC.intersection(words) or "roc_auc" in key.lower()) \
+            and not _NOT_AUC.intersection(words):
         return "auc"
+    if _NOT_SCORE.intersection(words):
+        return None
     direction = evaluation_direction(key)
     if direction > 0 and _ACCURACY.intersection(words):
         return "accuracy"
     if direction < 0 or (words[-1] in _ERRORS and len(words) == 1):
         return "error"
     return None
+
+
+def _on_training_data(key: str) -> bool:
+    """Whether a metric is measured on the training data (`train_auc`, `training/auroc`).
+    Its AUC at chance is judged even where another AUC of the log ranks: the multi-label
+    excuse (one rare class at 0.5 beside others that climb) is a held-out report's, and a
+    model that ranks not even what it is fitted on has learned nothing, whatever an
+    earlier fit in the same log scored (thgnn's cross-validation folds, then its final
+    fit at chance)."""
+    return any(w in ("train", "training") for w in _WORDS.split(key.lower()))
 
 
 def auc_at_chance(values: Sequence[float]) -> str | None:
@@ -242,7 +260,7 @@ class FlatScoreRule:
             return []
         if kind != "auc" and not self._placed[key]:
             return []  # an excerpt from mid-run: its first value is not the run's
-        if kind == "auc" and self._ranks:
+        if kind == "auc" and self._ranks and not _on_training_data(key):
             return []
         if kind == "error" and self._beyond_chance:
             return []

@@ -180,3 +180,16 @@ def test_a_line_in_markdown_emphasis_is_read_as_its_text(line: str):
     parser = LogParser()
     records = parser.feed_lines(["Epoch 2: 950 / 10000", line])
     assert [r.epoch for r in records if r.metrics][-1] == 3.0
+
+
+def test_a_bracketed_ep_counter_with_its_total_is_the_epoch():
+    # thgnn's final fit (sealed-15): `[Ep 003/20] loss=0.1889 train_auc=0.5147 lr=5.00e-05`.
+    _, [record] = parse("[Ep 003/20] loss=0.1889 train_auc=0.5147 lr=5.00e-05 | 2.4s")
+    assert (record.epoch, record.total_epochs) == (3.0, 20)
+    assert record.metrics["train_auc"] == 0.5147
+
+
+def test_ep_without_its_total_in_a_bracket_is_no_epoch():
+    # `Ep 3` alone may count episodes: only the bracketed `[Ep N/M]` names the epochs.
+    _, records = parse("Ep 3 loss=0.25 reward=1.5")
+    assert all(r.epoch is None for r in records)

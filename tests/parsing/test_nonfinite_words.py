@@ -229,3 +229,37 @@ def test_a_bare_guard_report_stops_the_run_unless_training_goes_on():
     head = ["Epoch  2 Update  540 Cost  11.716671 UD  0.462770938873",
             "Epoch  2 Update  550 Cost  25.91058 UD  0.57851600647"]
     assert [d.split(":")[0] for d in _stops([*head, "NaN detected"])] == [GUARD_STOP]
+
+
+@pytest.mark.parametrize("line", [
+    # DifferentialEquations.jl's `initdt` warning inside a neural-ODE loss, in Julia's
+    # boxed logger shape.
+    "┌ Warning: First function call produced NaNs. Exiting.",
+    "Warning: forward pass produced nan",
+    "the model yields inf",
+])
+def test_a_computation_that_produced_nans_is_the_losss_nan(line: str):
+    assert said_non_finite(line) == ("loss", None, False)
+
+
+@pytest.mark.parametrize("line", ["produced nan: False", "no NaNs produced so far",
+                                  "if produced nan: break"])
+def test_settings_and_prose_about_produced_nans_are_no_nan(line: str):
+    assert said_non_finite(line) is None
+
+
+def test_a_solver_warning_of_nans_makes_a_running_julia_loop_no_go(tmp_path):
+    # LatentDiffEq.jl (sealed-15): `[ Info: Epoch N`, indented `loss:` / `val_loss:`, then
+    # the ODE solver's NaN warning; the solver gives up, the loop is not said to stop.
+    from tests.rules.test_loss_rules import verdict_of
+
+    lines: list[str] = []
+    for epoch in range(1, 6):
+        lines += [f"[ Info: Epoch {epoch} .. (Sequence training length 10)",
+                  f"  loss:      {30.0 - epoch:.4f}", f"  val_loss:  {31.0 - epoch:.4f}"]
+    lines += ["[ Info: Epoch 6 .. (Sequence training length 10)",
+              "┌ Warning: First function call produced NaNs. Exiting.",
+              "└ @ OrdinaryDiffEq ~/.julia/packages/OrdinaryDiffEq/x/src/initdt.jl:76"]
+    data = verdict_of(tmp_path, lines)
+    assert (data["decision"], data["terminal_state"]) == ("NO-GO", "RUNNING")
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}

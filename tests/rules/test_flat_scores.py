@@ -138,7 +138,7 @@ def test_an_excerpt_from_mid_run_is_not_judged_on_its_first_error():
 def test_score_kinds():
     assert score_kind("auroc") == "auc"
     assert score_kind("valid_0's_auc") == "auc"
-    assert score_kind("train_auc") is None
+    assert score_kind("train_auc") == "auc"  # at chance, a fit that ranks nothing it fits
     assert score_kind("max_f1") is None
     assert score_kind("mae") == "error"
     assert score_kind("train_mae") is None
@@ -242,3 +242,36 @@ def test_the_same_fit_with_its_auc_at_chance_stays_not_learning():
     run.absorb(LogParser().feed_lines(_boosting_folds([0.5333, 0.5327, 0.5326, 0.5329], 0.52)))
     assert any(a.type.value == "not-learning" and not a.resolved
                for a in run.ledger.anomalies)
+
+
+def _fit(aucs: list[float]) -> list[str]:
+    # thgnn's shape (sealed-15): a loss that falls beside a training AUC.
+    total = len(aucs)
+    return [f"[Ep {e:03d}/{total}] loss={0.4 / e:.4f} train_auc={auc:.4f} lr=5.00e-05 | 2.4s"
+            for e, auc in enumerate(aucs, 1)]
+
+
+_CHANCE = [0.51, 0.49, 0.52, 0.47, 0.55, 0.50, 0.46, 0.54, 0.49, 0.53]
+
+
+def test_a_training_auc_at_chance_through_a_finished_fit_is_no_go(tmp_path: Path):
+    # Cross-validation folds whose validation AUC ranks, then a final fit whose training
+    # AUC never leaves chance while its loss falls: the delivered model ranks nothing.
+    folds = [f"  [Fold 1 Ep {e:03d}] tr_loss={0.3 / e:.4f} tr_auc={0.6 + e / 100:.4f} | "
+             f"val_auc={0.7 + e / 100:.4f} val_f1=0.6 thr=0.5 | 2.1s" for e in range(1, 6)]
+    data = verdict_of(tmp_path, [*folds, *_fit(_CHANCE), "Final model saved: out/final.pt",
+                                 "Training complete!"])
+    assert data["decision"] == "NO-GO", data["summary"]
+    found = [a for a in data["anomalies_detected"]
+             if a["type"] == "not-learning" and "train_auc" in a["description"]]
+    assert found and found[0]["severity"] == "blocker"
+
+
+def test_a_training_auc_that_climbs_off_chance_is_learning():
+    climbing = [0.52, 0.55, 0.58, 0.62, 0.66, 0.70, 0.74, 0.78, 0.81, 0.84]
+    assert not [d for d in not_learning(_fit(climbing)) if "still open" in d or "moved" not in d]
+
+
+def test_a_training_auc_is_an_auc_a_training_error_is_not():
+    assert score_kind("train_auc") == "auc"
+    assert score_kind("train_mae") is None
