@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.closing import CLOSING
 from babysit.parsing.completion_words import says_finished
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.plan import target_in
 from babysit.parsing.schedule_tail import at_its_end, prints_left
 from babysit.parsing.shell_prompts import is_prompt
 from tests.core.test_endings import once
+from tests.parsing.test_closing import judged_after_records
 
 
 def _verdict(data: dict) -> tuple[str, str]:
@@ -95,11 +96,7 @@ def test_a_cluster_shut_down_well_short_of_its_plan_is_no_success(tmp_path: Path
     "Training history saved to out/history.json",
 ])
 def test_a_closing_line_after_the_last_record(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    event = block.judge()
+    event = judged_after_records(line)
     assert event is not None and event.detail == CLOSING
 
 
@@ -109,11 +106,7 @@ def test_a_closing_line_after_the_last_record(line: str):
     "Cluster size: 4 nodes",
 ])
 def test_no_closing_line(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    assert block.judge() is None
+    assert judged_after_records(line) is None
 
 
 @pytest.mark.parametrize("line", [

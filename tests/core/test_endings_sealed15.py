@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from babysit.parsing.closing import CLOSING, ClosingBlock
+from babysit.parsing.closing import CLOSING
 from tests.core.test_endings import once
+from tests.parsing.test_closing import judged_after_records
 
 
 def _episodes(count: int) -> list[str]:
@@ -24,22 +25,14 @@ def _episodes(count: int) -> list[str]:
     "Figure saved to curves.pdf",
 ])
 def test_the_curves_plotted_after_the_last_record_close_the_run(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    event = block.judge()
+    event = judged_after_records(line)
     assert event is not None and event.detail == CLOSING
 
 
 @pytest.mark.parametrize("line", ["Plotting rewards", "plot_every = 10",
                                   "figure size set to 8x6"])
 def test_a_plot_named_but_not_saved_closes_nothing(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    assert block.judge() is None
+    assert judged_after_records(line) is None
 
 
 def test_an_episode_loop_whose_plot_is_saved_after_it_finished(tmp_path: Path):

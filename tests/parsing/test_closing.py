@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from babysit.model import EventKind
+from babysit.model import EventKind, LogEvent
 from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
 from babysit.parsing.frameworks import planned_epochs
 from babysit.parsing.parser import LogParser
@@ -49,6 +49,15 @@ def _timed_loop() -> list[str]:
     # A hand loop that prints its wall time once at the end (`print(f"Total time: …")`).
     return [*(f"epoch {e} | loss {1.0 / e:.4f} | lr 0.001" for e in range(1, 31)),
             "Total time: 0:12:31"]
+
+
+def judged_after_records(line: str, records: int = 3) -> LogEvent | None:
+    """The closing block's judgement of one line after `records` training records."""
+    block = ClosingBlock()
+    for _ in range(records):
+        block.trained()
+    block.add(line)
+    return block.judge()
 
 
 @pytest.mark.parametrize("lines", [_cifar10_tutorial(), _gcn(), _quickstart(5, done=True),
@@ -107,11 +116,7 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "Training Time: 04:44:00", "Total Time: 1:02:03",
 ])
 def test_closing_words(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    event = block.judge()
+    event = judged_after_records(line)
     assert event is not None and event.detail in (CLOSING, CELL_ENDED)
 
 
@@ -123,11 +128,7 @@ def test_closing_words(line: str):
     "数据加载完成", "第3轮完成",  # a part of the run, not the word alone
 ])
 def test_lines_that_do_not_close_a_run(line: str):
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    assert block.judge() is None
+    assert judged_after_records(line) is None
 
 
 @pytest.mark.parametrize(("lines", "closes"), [

@@ -13,6 +13,7 @@ import pytest
 
 from babysit.parsing.launch_ends import LaunchEnds
 from tests.core.test_endings import once
+from tests.parsing.test_closing import judged_after_records
 
 
 def _config(name: str, loss: float, seconds: float, epochs: int = 5) -> list[str]:
@@ -112,11 +113,7 @@ def test_the_time_a_whole_run_took_closes_it():
     from babysit.parsing.closing import CLOSING, ClosingBlock
     line = ("2023-09-18 21:59:12,318\tINFO tune.py:1143 -- Total run time: 73.40 seconds "
             "(73.36 seconds for the tuning loop).")
-    block = ClosingBlock()
-    for _ in range(3):
-        block.trained()
-    block.add(line)
-    event = block.judge()
+    event = judged_after_records(line)
     assert event is not None and event.detail == CLOSING
     early = ClosingBlock()
     early.trained()
