@@ -27,19 +27,18 @@ few epochs. An evaluation below it resolves the finding.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
+from babysit.rules.eval_names import name_words
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _COIN = 0.5
 _NEAR_COIN = 0.1  # an error rate within this of 0.5 (0-1 scale) is a coin's
 _LEAST_EPOCH = 10  # epochs into the run before a coin's error rate is no start's
 _LEAST_EVALUATIONS = 5  # evaluations in a row at a coin's, where no epoch is named
-_WORDS = re.compile(r"[/_\-. ]+")
 # The balanced error rates, as the last word of a metric's name (`val_ACER`, `test/hter`).
 _BALANCED = frozenset({"acer", "hter", "ber", "eer"})
 
@@ -50,7 +49,7 @@ def balanced_errors(metrics: Mapping[str, float]) -> list[tuple[str, float]]:
     for key, value in metrics.items():
         if not any(word in key.lower() for word in _BALANCED) or not math.isfinite(value):
             continue  # (a cheap test first: nearly every metric is none of these)
-        words = [w for w in _WORDS.split(key.lower()) if w]
+        words = name_words(key)
         if words and words[-1] in _BALANCED and 0.0 <= value <= 100.0:
             found.append((key, value / 100.0 if value > 1.0 else value))
     return found

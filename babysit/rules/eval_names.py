@@ -51,12 +51,17 @@ _AT_CUTOFF = re.compile(r"(?:r|recall|hit|hits|hr|ndcg|p|prec|precision|map|mrr|
 _CODEBOOK_WORDS = frozenset({"code", "codes", "codebook", "prob"})
 
 
+def name_words(key: str) -> list[str]:
+    """A metric's name as its lowercase words (split at `/`, `_`, `-`, `.` and spaces)."""
+    return [w for w in _WORDS.split(key.lower()) if w]
+
+
 @lru_cache(maxsize=4096)
 def evaluation_direction(key: str) -> int:
     """+1 when higher is better, -1 when lower is better, for a metric that an evaluation
     on held-out data reports; 0 for any other metric (the training's, a timing, a count,
     a best-so-far)."""
-    words = [w for w in _WORDS.split(key.lower()) if w]
+    words = name_words(key)
     if _CODEBOOK_WORDS.intersection(words) and "perplexity" in words:
         return 0
     known = eval_direction(key) or held_out_direction(key)

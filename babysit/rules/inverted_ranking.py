@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
+from babysit.rules.flat_scores import score_kind
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _BACKWARDS = 0.3  # an AUC below this (0-1 scale) ranks the classes the wrong way round
@@ -26,14 +27,10 @@ _POINTS = 5  # records in a row with every AUC below it
 
 
 def _aucs(metrics: dict[str, float]) -> list[float]:
-    found = []
-    for key, value in metrics.items():
-        if "auc" not in key.lower() or not math.isfinite(value):
-            continue
-        last = key.lower().replace("/", "_").replace("-", "_").split("_")[-1]
-        if last in ("auc", "auroc", "rocauc", "roc_auc") and 0.0 <= value <= 1.0:
-            found.append(value)
-    return found
+    """The record's AUCs on a 0-1 scale, by the names `flat_scores` reads as one."""
+    return [value for key, value in metrics.items()
+            if "auc" in key.lower() and score_kind(key) == "auc" and math.isfinite(value)
+            and 0.0 <= value <= 1.0]
 
 
 class InvertedRankingRule:
