@@ -5,9 +5,10 @@ its kind it catches (issue 24, item 7).
     python scripts/calibration.py --write    # also refresh the figures the test holds
     python scripts/calibration.py --split sealed-4   # the same on a held-out set
 
-Healthy logs are those whose expectation says `healthy` (or, for the older entries, a GO
-with no anomaly expected); a false alarm is a high or blocker anomaly of that type still
-open at the end of a healthy log. A broken log "of its kind" is one whose expectation
+Healthy logs are those whose expectation says `healthy` (or, for the older entries, a GO)
+and insists on no anomaly, on a run that neither failed nor finished with a GO held back
+(see `healthy`); a false alarm is a high or blocker anomaly of that type still open at the
+end of a healthy log. A broken log "of its kind" is one whose expectation
 insists on the type (`must_flag`, or `anomalies` for the older entries). The figures are
 kept in tests/fixtures/logs/public/calibration.json; tests/test_public_logs.py recomputes
 them and fails when a false-alarm count rises or a catch count falls.
@@ -30,10 +31,24 @@ from scripts.score_public_logs import PUBLIC, verdict_on  # noqa: E402
 FIGURES = PUBLIC / "calibration.json"
 
 
+# Ends no healthy run has: an error or a time limit stopped it.
+_FAILED_ENDS = {"FAILED", "TIMEOUT"}
+
+
 def healthy(expect: dict[str, Any]) -> bool:
+    """A run nothing is wrong with, as its expectation tells: it says `healthy` and insists
+    on no anomaly, did not end on an error or a time limit, and is not a finished run whose
+    reader held back a GO (by the pinned rule a CONDITIONAL on a SUCCEEDED run means a
+    worrying problem). Some collectors wrote `healthy: true` for "the training itself was
+    fine" on runs that then crashed (`must_flag: ["crash"]`, FAILED): an alarm the
+    expectation itself demands is no false alarm."""
+    if insisted(expect) or expect.get("terminal_state") in _FAILED_ENDS:
+        return False
+    if expect.get("terminal_state") == "SUCCEEDED" and expect["decision"] != "GO":
+        return False
     if "healthy" in expect:
         return bool(expect["healthy"])
-    return expect["decision"] == "GO" and not expect.get("anomalies")
+    return expect["decision"] == "GO"
 
 
 def insisted(expect: dict[str, Any]) -> list[str]:
