@@ -26,33 +26,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.score_public_logs import PUBLIC, verdict_on  # noqa: E402
+from scripts.score_public_logs import PUBLIC, healthy, insisted, verdict_on  # noqa: E402
 
 FIGURES = PUBLIC / "calibration.json"
-
-
-# Ends no healthy run has: an error or a time limit stopped it.
-_FAILED_ENDS = {"FAILED", "TIMEOUT"}
-
-
-def healthy(expect: dict[str, Any]) -> bool:
-    """A run nothing is wrong with, as its expectation tells: it says `healthy` and insists
-    on no anomaly, did not end on an error or a time limit, and is not a finished run whose
-    reader held back a GO (by the pinned rule a CONDITIONAL on a SUCCEEDED run means a
-    worrying problem). Some collectors wrote `healthy: true` for "the training itself was
-    fine" on runs that then crashed (`must_flag: ["crash"]`, FAILED): an alarm the
-    expectation itself demands is no false alarm."""
-    if insisted(expect) or expect.get("terminal_state") in _FAILED_ENDS:
-        return False
-    if expect.get("terminal_state") == "SUCCEEDED" and expect["decision"] != "GO":
-        return False
-    if "healthy" in expect:
-        return bool(expect["healthy"])
-    return expect["decision"] == "GO"
-
-
-def insisted(expect: dict[str, Any]) -> list[str]:
-    return list(expect.get("must_flag", expect.get("anomalies", [])))
 
 
 def compute(folder: Path = PUBLIC) -> dict[str, dict[str, int]]:
@@ -64,6 +40,8 @@ def compute(folder: Path = PUBLIC) -> dict[str, dict[str, int]]:
     broken: Counter[str] = Counter()
     healthy_logs = 0
     for name, expect in sorted(expected.items()):
+        if expect.get("duplicate_of"):
+            continue  # an earlier set's log again: counted there
         data = verdict_on(folder / name)
         seen = {a["type"] for a in data["anomalies_detected"]}
         if healthy(expect):

@@ -8,7 +8,9 @@
 A verdict is right when its decision and terminal state are the expected ones. Also
 counted: anomaly types the expectation insists on (`must_flag`, or `anomalies` for the
 older entries) that babysit missed, and high or blocker anomalies on a log the
-expectation calls healthy (false alarms). Failures are grouped by class.
+expectation calls healthy (false alarms). Failures are grouped by class. A log whose
+expectation names it `duplicate_of` an earlier set's log is left out (see
+scripts/public_duplicates.py).
 """
 
 from __future__ import annotations
@@ -50,6 +52,30 @@ def verdict_on(log: Path) -> dict[str, Any]:
         return data
 
 
+# Ends no healthy run has: an error or a time limit stopped it.
+_FAILED_ENDS = {"FAILED", "TIMEOUT"}
+
+
+def healthy(expect: dict[str, Any]) -> bool:
+    """A run nothing is wrong with, as its expectation tells: it says `healthy` and insists
+    on no anomaly, did not end on an error or a time limit, and is not a finished run whose
+    reader held back a GO (by the pinned rule a CONDITIONAL on a SUCCEEDED run means a
+    worrying problem). Some collectors wrote `healthy: true` for "the training itself was
+    fine" on runs that then crashed (`must_flag: ["crash"]`, FAILED): an alarm the
+    expectation itself demands is no false alarm."""
+    if insisted(expect) or expect.get("terminal_state") in _FAILED_ENDS:
+        return False
+    if expect.get("terminal_state") == "SUCCEEDED" and expect["decision"] != "GO":
+        return False
+    if "healthy" in expect:
+        return bool(expect["healthy"])
+    return expect["decision"] == "GO"
+
+
+def insisted(expect: dict[str, Any]) -> list[str]:
+    return list(expect.get("must_flag", expect.get("anomalies", [])))
+
+
 def judge(data: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     """The ways a verdict differs from its expectation (empty: right)."""
     wrong: list[str] = []
@@ -58,11 +84,10 @@ def judge(data: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     if data["terminal_state"] != expect["terminal_state"]:
         wrong.append(f"state {data['terminal_state']} (expected {expect['terminal_state']})")
     types = {a["type"] for a in data["anomalies_detected"]}
-    insisted = expect.get("must_flag", expect.get("anomalies", []))
-    missed = [t for t in insisted if t not in types]
+    missed = [t for t in insisted(expect) if t not in types]
     if missed:
         wrong.append("missed " + ", ".join(missed))
-    if expect.get("healthy") or (not insisted and expect["decision"] == "GO"):
+    if healthy(expect):
         alarms = sorted({a["type"] for a in data["anomalies_detected"]
                          if a["severity"] in ("high", "blocker") and a["type"] != "stalled"
                          and "resolved:" not in a["description"]})
@@ -102,8 +127,13 @@ def main() -> int:
     classes: Counter[str] = Counter()
     failures: list[str] = []
     scored = 0
+    copies = []
     for name, expect in sorted(expected.items()):
         if args.only and args.only not in name:
+            continue
+        if expect.get("duplicate_of"):
+            # An earlier set's log again (scripts/public_duplicates.py): scored there.
+            copies.append(name)
             continue
         scored += 1
         data = verdict_on(folder / name)
@@ -121,7 +151,8 @@ def main() -> int:
         print("\n".join(failures))
         print(f"\n{split or 'development'} split: {right}/{scored} verdicts right "
               f"(decision and terminal state, {100 * right / max(scored, 1):.0f}%); "
-              f"{both}/{scored} with no missed or false anomaly either")
+              f"{both}/{scored} with no missed or false anomaly either"
+              + (f"; {len(copies)} copies of earlier sets' logs left out" if copies else ""))
         for name, count in classes.most_common():
             print(f"  {count:3d}  {name}")
     return 0
