@@ -81,9 +81,11 @@ def copies(public: Path = PUBLIC) -> Iterator[tuple[Path, Path]]:
         if 1 < len(held_by) <= _COMMON:
             for pair in combinations(held_by, 2):
                 shared[pair] += 1
+    # Each log's own lines: those few logs hold (boilerplate is in neither count).
+    own = {log: sum(len(holders[line]) <= _COMMON for line in lines[log]) for log in logs}
     rank = {log: index for index, log in enumerate(logs)}
     for (first, second), count in sorted(shared.items(), key=lambda item: rank[item[0][1]]):
-        smaller = min(len(lines[first]), len(lines[second]))
+        smaller = min(own[first], own[second])
         if smaller >= _MIN_LINES and count >= _CONTAINED * smaller:
             earlier, later = sorted((first, second), key=rank.__getitem__)
             yield later, earlier
