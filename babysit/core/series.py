@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
+from babysit.core.nested_loops import NestedLoops
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
@@ -103,6 +104,7 @@ class MetricSeries:
         # A pipeline that prints only its stages went on past its training stage
         # (parsing/stage_milestones): training babysit saw return, without a step.
         self.passed_training_stage = False
+        self._nested = NestedLoops()  # an inner loop's counter starting each round again
 
     @property
     def saw_training(self) -> bool:
@@ -167,6 +169,8 @@ class MetricSeries:
                 change = _ADVANCED
                 rate = self._timed(record.time, record.step)
             self.step = record.step
+        if record.metrics and self._nested.round_began(record.metrics):
+            self._renew_loss()  # a new round of a nested loop: a loss of its own level
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
