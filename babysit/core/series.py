@@ -26,6 +26,7 @@ from babysit.metric_names import (
     throughput_key,
 )
 from babysit.model import EventKind, Record
+from babysit.rules.exploration import ExplorationRule
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
@@ -434,6 +435,11 @@ class MetricSeries:
         """The training loss level's rise over its best (see `LossRule.rise_over_best`)."""
         rule = self._rules.find(LossRule)
         return rule.rise_over_best() if isinstance(rule, LossRule) else None
+
+    def exploration_still_random(self) -> str | None:
+        """Why the run's agent still acts mostly at random (rules/exploration), or None."""
+        rule = self._rules.find(ExplorationRule)
+        return rule.still_random() if isinstance(rule, ExplorationRule) else None
 
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)

@@ -32,6 +32,7 @@ from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements, restates_best
+from babysit.rules.exploration import ExplorationRule
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.gan_saturated import SaturatedGameRule
@@ -549,6 +550,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     DataWaitRule,
     LossScaleRule,
     NotLearningRule,
+    ExplorationRule,
     MetricFloorRule,
     PsnrFloorRule,
     ChanceRule,
