@@ -37,7 +37,7 @@ from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
-from babysit.rules.final_test import final_test_below_evaluations
+from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import last_far_from_best, patience_spent
 from babysit.rules.nonfinite_roles import severity_of
@@ -638,12 +638,15 @@ class Run:
             self.ledger.escalate_at_end(kind, at_end, why)
 
     def _final_test_contradicts(self) -> str | None:
-        """A run whose evaluation got worse at some point, and whose final test scores
-        below every evaluation it made (rules/final_test): why, else None."""
-        if self.lifecycle.state is not TerminalState.SUCCEEDED or not any(
-                a.type is AnomalyType.EVAL_DEGRADATION for a in self.ledger.anomalies):
+        """A finished run whose final test scores below every evaluation it made
+        (rules/final_test): by a little, after its evaluation got worse at some point;
+        far, otherwise. Why, else None."""
+        if self.lifecycle.state is not TerminalState.SUCCEEDED:
             return None
-        return final_test_below_evaluations(self.series.recent_evals(_EVAL_WINDOW))
+        evals = self.series.recent_evals(_EVAL_WINDOW)
+        if any(a.type is AnomalyType.EVAL_DEGRADATION for a in self.ledger.anomalies):
+            return final_test_below_evaluations(evals)
+        return final_test_below_evaluations(evals, FAR_DROP, scores_only=True)
 
     def _kept_last_weights(self) -> None:
         """A run that finished well short of its plan (its own early stop) with no best

@@ -12,7 +12,10 @@ the divergence it is (a blocker even while the run goes on); withdrawn once the
 training loss is back within twice its level before the jump.
 
 Both must rise at the same step (the same summary's lines): a noisy per-step loss that
-jumps while an evaluation printed long before or after also differs is not this.
+jumps while an evaluation printed long before or after also differs is not this. And the
+new level must be far above where the log's first loss stood (`_FROM_FIRST`): a loss
+back near its first value is a new launch appended to the log (its first epoch after the
+last run's last), not weights that blew up.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 BLOWUP = 10.0  # the rise, as a multiple of the previous summary's value
 _NEAR = 3  # records at most between the two jumps (a summary's lines)
+_FROM_FIRST = 2.0  # the new level above the log's first loss by this factor at least
 _NO_JUMP = (None, -_NEAR - 1)  # (step, record) of a jump that has not happened
 
 
@@ -42,6 +46,7 @@ class EpochBlowUpRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._train: tuple[float | None, float | None] = (None, None)  # previous, latest
+        self._first: float | None = None  # the log's first training loss
         self._records = 0
         # Where the latest value of each jumped, as (step, record): the same step, a few
         # records apart, is one summary.
@@ -57,6 +62,8 @@ class EpochBlowUpRule:
         here = (point.step, self._records)
         value = point.loss
         if value is not None and math.isfinite(value) and value != self._train[1]:
+            if self._first is None:
+                self._first = value
             self._train = (self._train[1], value)
             self._train_jump_at = here if _jumped(self._train[0], value) else _NO_JUMP
             out.extend(self._recovered(value))
@@ -77,6 +84,8 @@ class EpochBlowUpRule:
             return []
         before, now = self._train
         assert before is not None and now is not None
+        if self._first is not None and now <= _FROM_FIRST * self._first:
+            return []  # back near where the log began: a new launch's start
         self._raised = True
         self._before = before
         jump = (f"the training loss rose from {before:.4g} to {now:.4g} "

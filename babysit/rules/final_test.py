@@ -10,6 +10,11 @@ for 700 steps while its train loss fell to 2e-06, reloading its `checkpoint-300 
 0.5875)`, then `test_accuracy = 0.5208`). The run delivered a model that does no better
 than any of its others did, and no better than where it began.
 
+A run whose evaluation never got worse is judged so only on a score (higher is better)
+that the test leaves far behind, `FAR_DROP` of its best: the evaluations promised a model
+the test does not find (a leak into the validation data, inputs prepared otherwise at
+test time). A test loss a little above the evaluation's is too common to say that.
+
 The test and the evaluation are paired by their metric's name without the split's word
 (`eval_accuracy` and `test_accuracy`, `val_psnr` and `holdout_psnr`).
 """
@@ -24,7 +29,8 @@ from babysit.rules.eval_names import evaluation_direction, name_words
 _TEST_WORDS = frozenset({"test", "testing", "holdout", "heldout"})
 _VALIDATION_WORDS = frozenset({"eval", "evaluation", "val", "valid", "validation", "dev"})
 _LEAST_EVALS = 3  # evaluations the test is set against
-_LEAST_DROP = 0.05  # below the best by this share of it at least
+LEAST_DROP = 0.05  # below the best by this share of it at least
+FAR_DROP = 0.2  # ... where the evaluation never got worse (scores only)
 
 
 def _stem(key: str, split_words: frozenset[str]) -> tuple[str, ...] | None:
@@ -35,10 +41,13 @@ def _stem(key: str, split_words: frozenset[str]) -> tuple[str, ...] | None:
     return tuple(w for w in words if w not in _TEST_WORDS | _VALIDATION_WORDS)
 
 
-def final_test_below_evaluations(evals: Mapping[str, Sequence[float]]) -> str | None:
+def final_test_below_evaluations(evals: Mapping[str, Sequence[float]],
+                                 least_drop: float = LEAST_DROP,
+                                 scores_only: bool = False) -> str | None:
     """Why a test measured once scores below every value of its evaluation's series (at
-    least `_LEAST_EVALS` of them, the best `_LEAST_DROP` above it); None otherwise.
-    `evals`: each evaluation metric's recent values, in order."""
+    least `_LEAST_EVALS` of them, the best `least_drop` of it above the test); None
+    otherwise. `evals`: each evaluation metric's recent values, in order; `scores_only`:
+    judge higher-is-better metrics only."""
     validations = {stem: key for key in evals
                    if (stem := _stem(key, _VALIDATION_WORDS)) is not None
                    and not _TEST_WORDS.intersection(name_words(key))}
@@ -46,7 +55,7 @@ def final_test_below_evaluations(evals: Mapping[str, Sequence[float]]) -> str | 
         stem = _stem(key, _TEST_WORDS)
         partner = validations.get(stem) if stem is not None and len(values) == 1 else None
         direction = evaluation_direction(key)
-        if partner is None or direction == 0:
+        if partner is None or direction == 0 or (scores_only and direction < 0):
             continue
         series = evals[partner]
         test = values[0]
@@ -54,9 +63,9 @@ def final_test_below_evaluations(evals: Mapping[str, Sequence[float]]) -> str | 
             continue
         worst = min(v * direction for v in series) * direction
         best = max(v * direction for v in series) * direction
-        if (test - worst) * direction < 0 and abs(best - test) > _LEAST_DROP * abs(best):
+        if (test - worst) * direction < 0 and abs(best - test) > least_drop * abs(best):
             return (f"the final {key} ({test:.4g}) is below every one of the last "
-                    f"{len(series)} {partner} evaluations ({worst:.4g} to {best:.4g}): the "
-                    f"best evaluation was the evaluation's noise, and the kept checkpoint "
-                    f"does no better than the rest")
+                    f"{len(series)} {partner} evaluations ({worst:.4g} to {best:.4g}): what "
+                    f"the best evaluation promised does not hold on the test, and the model "
+                    f"kept does no better than the rest")
     return None

@@ -39,3 +39,9 @@ def test_losses_that_fall_raise_nothing(tmp_path: Path):
     data = verdict_of(tmp_path, summaries([(0.52, 0.61), (0.31, 0.40), (0.22, 0.35)]))
     assert [a for a in data["anomalies_detected"]
             if a["severity"] in ("high", "blocker")] == []
+
+
+def test_a_new_launch_starting_again_near_the_first_loss_is_not_a_blow_up(tmp_path: Path):
+    epochs = [(1.3, 1.4), (0.4, 0.5), (0.1, 0.12), (1.25, 1.35), (0.5, 0.6)]
+    data = verdict_of(tmp_path, summaries(epochs))
+    assert "blown up" not in str(data["anomalies_detected"])

@@ -59,3 +59,17 @@ def test_a_final_test_in_line_with_the_evaluations_leaves_the_kept_best_alone():
     # lower is better for a loss: a final test loss above every evaluation's
     assert final_test_below_evaluations({"val_loss": [0.9, 0.7, 0.8],
                                          "test_loss": [1.3]}) is not None
+
+
+_IMPROVING = [(0.9, 0.60), (0.8, 0.66), (0.7, 0.71), (0.6, 0.74)]
+
+
+def test_a_run_that_never_got_worse_is_flagged_only_when_the_test_falls_far(tmp_path: Path):
+    (tmp_path / "far").mkdir()
+    (tmp_path / "near").mkdir()
+    far = verdict_of(tmp_path / "far", paddle_run(_IMPROVING, 0.45))
+    assert any("test_accuracy" in a["description"] and a["severity"] == "high"
+               for a in far["anomalies_detected"]), far["anomalies_detected"]
+    assert far["decision"] == "CONDITIONAL"
+    near = verdict_of(tmp_path / "near", paddle_run(_IMPROVING, 0.68))
+    assert not any("test_accuracy" in a["description"] for a in near["anomalies_detected"])
