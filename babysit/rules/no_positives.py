@@ -47,6 +47,7 @@ _BARE_F1 = lazy_re.compile(r"(?:(?:eval|val|valid|validation|dev|test)[/_ .-])?"
 FROZEN_EVALS = 3  # the same evaluation, to every digit, finding nothing
 # A record's counters (its epoch, its step) differ between two evaluations that are alike.
 _COUNTER = lazy_re.compile(r"epoch|step|iter", re.IGNORECASE)
+_SHAPES = 64  # the sets of names kept apart (a log prints a few)
 
 
 @functools.lru_cache(maxsize=256)
@@ -61,13 +62,13 @@ def _score_keys(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
 def found_nothing(metrics: Mapping[str, float]) -> bool | None:
     """Whether a record's precision, recall and F1 are all exactly 0, or its own F1
     printed alone is (None when it carries neither)."""
-    lowered = [k.lower() for k in metrics]
-    if not any("rec" in k or "f1" in k or "fb1" in k for k in lowered):
+    names = "|".join(metrics).lower()
+    if "rec" not in names and "f1" not in names and "fb1" not in names:
         return None  # the cheap test first: most records carry no recall and no F1
     keys = _score_keys(tuple(metrics))
     if keys is not None:
         return all(metrics[k] == 0 for group in keys for k in group)
-    if any("rec" in k or "prec" in k for k in lowered):
+    if "rec" in names:
         return None  # part of the three: one zero among them says nothing
     alone = _bare_f1(tuple(metrics))
     return None if alone is None else metrics[alone] == 0
@@ -96,23 +97,23 @@ class NoPositiveRule:
         # the same figures came back.
         self._last: dict[tuple[str, ...], tuple[tuple[str, float], ...]] = {}
         self._repeats: dict[tuple[str, ...], int] = {}
+        self._at: dict[tuple[str, ...], int | None] = {}  # the step each was counted at
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         nothing = found_nothing(point.metrics)
         if nothing is None:
             return []
         if nothing is self._raised:
-            # (a bar redrawn at one step prints the same figures: one evaluation)
-            return self._frozen_evaluation(point.metrics) if nothing and point.advanced \
-                else []
+            return self._frozen_evaluation(point.metrics, point.step) if nothing else []
         self._raised = nothing
         if not nothing:
             self._frozen = False
             self._last.clear()
             self._repeats.clear()
+            self._at.clear()
             return [Resolve(AnomalyType.NOT_LEARNING, "an evaluation found something again",
                             key="found nothing")]
-        self._frozen_evaluation(point.metrics)
+        self._frozen_evaluation(point.metrics, point.step)
         return [Raise(AnomalyType.NOT_LEARNING,
                       "not learning: precision, recall and F1 are all exactly 0 on the "
                       "evaluation (or its F1, printed alone, is): the model predicts no "
@@ -120,9 +121,17 @@ class NoPositiveRule:
                       "shows",
                       key="found nothing", severity_at_end=Severity.BLOCKER)]
 
-    def _frozen_evaluation(self, metrics: Mapping[str, float]) -> list[Signal]:
+    def _frozen_evaluation(self, metrics: Mapping[str, float],
+                           step: int | None) -> list[Signal]:
         """The same figures back at `FROZEN_EVALS` evaluations in a row: the blocker."""
         names = tuple(sorted(metrics))
+        if step is not None and names in self._at and self._at[names] == step:
+            return []  # printed again at the same step (a bar and its summary): one
+        if len(self._last) >= _SHAPES and names not in self._last:
+            self._last.clear()
+            self._repeats.clear()
+            self._at.clear()
+        self._at[names] = step
         signature = _signature(metrics)
         same = self._last.get(names) == signature
         self._last[names] = signature

@@ -67,3 +67,16 @@ def test_evaluations_that_find_nothing_but_change_stay_a_notice_while_running():
     found = [a for a in run_of(lines).ledger.anomalies
              if a.type is AnomalyType.NOT_LEARNING and not a.resolved]
     assert [a.severity.value for a in found] == ["medium"]
+
+
+def test_one_evaluation_printed_again_at_its_step_counts_once():
+    from babysit.config import RuleSettings
+    from babysit.rules.no_positives import NoPositiveRule
+    from babysit.rules.signals import Observation
+    rule = NoPositiveRule(RuleSettings())
+    figures = {"eval_accuracy": 0.95, "eval_f1": 0.0}
+    signals = [s for step in (100, 100, 100, 200) for s in
+               rule.observe(Observation(step=step, metrics=figures))]
+    assert [type(s).__name__ for s in signals] == ["Raise"]
+    signals = rule.observe(Observation(step=300, metrics=figures))
+    assert [type(s).__name__ for s in signals] == ["Reassess"]
