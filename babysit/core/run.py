@@ -37,6 +37,7 @@ from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
+from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import last_far_from_best, patience_spent
 from babysit.rules.nonfinite_roles import severity_of
@@ -48,6 +49,7 @@ from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _NAN = (AnomalyType.NAN_INF,)
+_EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
 # hardware fault or a failed save says something about the machine or the files the
 # next launch uses, and stays).
@@ -594,7 +596,12 @@ class Run:
             return
         kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         best = self._kept_from_before(AnomalyType.EVAL_DEGRADATION)
-        if best is not None:
+        contradicted = self._final_test_contradicts()
+        if contradicted is not None:
+            # The test of the kept checkpoint undoes what keeping it was for.
+            self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, contradicted,
+                               key="final test")
+        elif best is not None:
             # The run kept its best-evaluated weights from before the evaluation got
             # worse: what it delivers is the best, not the degraded last weights.
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
@@ -603,6 +610,10 @@ class Run:
         else:
             self._weigh_against_kept_best()
         self._kept_last_weights()
+        random_policy = self.series.exploration_still_random()
+        if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,
+                               key="exploration", severity=Severity.HIGH)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -625,6 +636,17 @@ class Run:
                             f"its best, not broken"))
                 continue
             self.ledger.escalate_at_end(kind, at_end, why)
+
+    def _final_test_contradicts(self) -> str | None:
+        """A finished run whose final test scores below every evaluation it made
+        (rules/final_test): by a little, after its evaluation got worse at some point;
+        far, otherwise. Why, else None."""
+        if self.lifecycle.state is not TerminalState.SUCCEEDED:
+            return None
+        evals = self.series.recent_evals(_EVAL_WINDOW)
+        if any(a.type is AnomalyType.EVAL_DEGRADATION for a in self.ledger.anomalies):
+            return final_test_below_evaluations(evals)
+        return final_test_below_evaluations(evals, FAR_DROP, scores_only=True)
 
     def _kept_last_weights(self) -> None:
         """A run that finished well short of its plan (its own early stop) with no best

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from babysit.config import RuleSettings
+from babysit.core.nested_loops import NestedLoops
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
     LOSS_KEYS,
@@ -25,6 +26,7 @@ from babysit.metric_names import (
     throughput_key,
 )
 from babysit.model import EventKind, Record
+from babysit.rules.exploration import ExplorationRule
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
@@ -103,6 +105,7 @@ class MetricSeries:
         # A pipeline that prints only its stages went on past its training stage
         # (parsing/stage_milestones): training babysit saw return, without a step.
         self.passed_training_stage = False
+        self._nested = NestedLoops()  # an inner loop's counter starting each round again
 
     @property
     def saw_training(self) -> bool:
@@ -167,6 +170,8 @@ class MetricSeries:
                 change = _ADVANCED
                 rate = self._timed(record.time, record.step)
             self.step = record.step
+        if record.metrics and self._nested.round_began(record.metrics):
+            self._renew_loss()  # a new round of a nested loop: a loss of its own level
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
@@ -430,6 +435,11 @@ class MetricSeries:
         """The training loss level's rise over its best (see `LossRule.rise_over_best`)."""
         rule = self._rules.find(LossRule)
         return rule.rise_over_best() if isinstance(rule, LossRule) else None
+
+    def exploration_still_random(self) -> str | None:
+        """Why the run's agent still acts mostly at random (rules/exploration), or None."""
+        rule = self._rules.find(ExplorationRule)
+        return rule.still_random() if isinstance(rule, ExplorationRule) else None
 
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)

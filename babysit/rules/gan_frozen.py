@@ -19,7 +19,7 @@ from babysit.model import AnomalyType
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 # The two players' losses by the names GAN loops print (`d_loss`, `errD`, `Disc`, `G`).
-_PLAYERS = frozenset({
+PLAYERS = frozenset({
     "d", "g", "disc", "gen", "d_loss", "g_loss", "loss_d", "loss_g", "errd", "errg",
     "lossd", "lossg", "disc_loss", "gen_loss", "discriminator_loss", "generator_loss",
     "loss_dis", "dis_loss", "loss_gen", "discriminator", "generator", "d_total", "g_total"})
@@ -48,7 +48,7 @@ class FrozenPlayerRule:
             return []
         out: list[Signal] = []
         for key in point.metrics:
-            if key.lower() in _PLAYERS:
+            if key.lower() in PLAYERS:
                 out.extend(self._player(key, point))
         return out
 

@@ -17,6 +17,7 @@ from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
+from babysit.rules.exploration import EXPLORATION
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -43,8 +44,6 @@ _HELD = 3  # levels in a row a best must hold: the lowest single level is noise'
 # 1.856) before they fall.
 _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
-_EXPLORATION = re.compile(r"(?:\w+[/_])?(?:epsilon|eps|exploration(?:_rate)?|explore_rate)",
-                          re.IGNORECASE)
 
 
 class NotLearningRule:
@@ -167,7 +166,7 @@ class NotLearningRule:
         if self._explores:
             return
         for key, value in point.metrics.items():
-            if _EXPLORATION.fullmatch(key) and math.isfinite(value) and 0 <= value <= 1:
+            if EXPLORATION.fullmatch(key) and math.isfinite(value) and 0 <= value <= 1:
                 if self._exploration is not None and value != self._exploration:
                     self._explores = True
                 self._exploration = value

@@ -27,12 +27,15 @@ from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.detector_chance import DetectorChanceRule
+from babysit.rules.epoch_blowup import EpochBlowUpRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements, restates_best
+from babysit.rules.exploration import ExplorationRule
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
+from babysit.rules.gan_saturated import SaturatedGameRule
 from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.impossible_metrics import ImpossibleMetricRule
 from babysit.rules.inverted_ranking import InvertedRankingRule
@@ -44,6 +47,7 @@ from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
+from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
@@ -536,6 +540,7 @@ class LossScaleRule:
 METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
     LossRule,
+    EpochBlowUpRule,
     BottomlessLossRule,
     GradNormRule,
     LrScheduleRule,
@@ -545,7 +550,9 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     DataWaitRule,
     LossScaleRule,
     NotLearningRule,
+    ExplorationRule,
     MetricFloorRule,
+    PsnrFloorRule,
     ChanceRule,
     PerplexityChanceRule,
     ChanceStreakRule,
@@ -561,6 +568,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     FlatScoreRule,
     GrowingGradRule,
     FrozenPlayerRule,
+    SaturatedGameRule,
     BelowMeanRule,
     ImpossibleMetricRule,
 )

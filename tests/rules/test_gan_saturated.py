@@ -1,0 +1,44 @@
+"""A GAN whose generator loss is exactly 0 while its discriminator's sits in the tens has
+saturated: no gradient reaches the generator (issue 24). Shape: sealed-15's
+carpedm20 DCGAN-tensorflow run, `Epoch: [ 3/200] [   1/   4] time: 155.1860, d_loss:
+82.39799500, g_loss: 0.00000000` on every step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.rules.gan_saturated import saturated_pair
+from tests.rules.test_loss_rules import verdict_of
+
+
+def dcgan(d_losses: list[float], g_losses: list[float]) -> list[str]:
+    lines = []
+    for i, (d, g) in enumerate(zip(d_losses, g_losses, strict=True)):
+        lines += ["in train ",
+                  f"Epoch: [{2 + i // 4:2d}/200] [{i % 4:4d}/   4] time: {100 + 10 * i:.4f}, "
+                  f"d_loss: {d:.8f}, g_loss: {g:.8f}"]
+    return lines
+
+
+def test_generator_at_0_beside_a_discriminator_in_the_tens_is_a_no_go(tmp_path: Path):
+    d = [61.5 + 7 * (i % 5) for i in range(12)]
+    data = verdict_of(tmp_path, dcgan(d, [0.0] * 12))
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker", found
+    assert "saturated" in found[0]["description"]
+    assert data["terminal_state"] == "RUNNING" and data["decision"] == "NO-GO"
+
+
+def test_players_in_an_ordinary_game_are_left_alone(tmp_path: Path):
+    d = [0.6 + 0.05 * (i % 4) for i in range(12)]
+    g = [1.8 + 0.1 * (i % 3) for i in range(12)]
+    data = verdict_of(tmp_path, dcgan(d, g))
+    assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []
+
+
+def test_a_few_saturated_points_or_a_player_at_0_beside_an_ordinary_one_say_nothing(
+        tmp_path: Path):
+    data = verdict_of(tmp_path, dcgan([70.0, 65.0, 80.0, 0.9, 0.8], [0.0] * 5))
+    assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []
+    assert saturated_pair({"d_loss": 0.7, "g_loss": 0.0}) is None
+    assert saturated_pair({"d_loss": 66.7, "g_loss": 0.0}) == ("g_loss", "d_loss")
