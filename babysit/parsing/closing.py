@@ -82,6 +82,20 @@ _DISPLAYED = lazy_re.compile(
     r"^tensor\(.*\)$|^\[-?\d+\.\d+(?:[eE]-?\d+)?(?:,\s*-?\d+\.\d+(?:[eE]-?\d+)?)*\]$|"
     r"^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
+# The run's best epoch, named once the loop is over (NICE-EEG's `The best epoch is: 54`
+# after `Epoch 199: … loss val: 5.5359`, E2DTC's `Best Epoch 6\tAcc: 0.8913` after its
+# last epoch, 11): a run that names its best so far at every epoch prints it between its
+# records too (then it recurs), and `New best …` is one epoch's news.
+_BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )\b(?:[Bb]est|BEST)[ _-]?(?:[Ee]poch|EPOCH)\b"
+                              r"(?:\s+(?:is|was))?\s*[:=]?\s*\d")
+
+
+def names_best_epoch(line: str) -> bool:
+    """Whether a line names the run's best epoch (`Best Epoch 6  Acc: 0.89`): a summary
+    of the epochs trained, not a record of that epoch, though it reads like one."""
+    return ("est" in line or "EST" in line) and _BEST_EPOCH.search(line) is not None
+
+
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
@@ -94,6 +108,7 @@ _LATE_WORDS = lazy_re.compile(
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
+    rf"{_BEST_EPOCH.pattern}|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
     r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"

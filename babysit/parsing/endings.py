@@ -32,10 +32,10 @@ from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
+from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock, names_best_epoch
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
-from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.loop_over import LOOP_OVER, LoopOver
 from babysit.parsing.readers import Line, ParseContext
@@ -69,7 +69,7 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # The log stops at the last step the run would print before its planned total, and says
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED).
-LAST_PRINT = "last-print"
+# (LAST_PRINT is kept with `final_epoch`, which gives it too.)
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION, LOOP_OVER}
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
@@ -280,7 +280,7 @@ class EndingReader:
         self._target = target
         # The pattern needs an `/`, `of` or `|` after the epoch: a loss dict's `'epoch':
         # 0.02`, at every metric line, has none, and no search is made.
-        of = _EPOCH_OF.search(text) if ("poch" in text or "POCH" in text) and (
+        of = _epoch_of(text) if ("poch" in text or "POCH" in text) and (
             "/" in text or "of" in text or "|" in text) else None
         if "/" in text:
             inner = _inner_counters(text, of)
@@ -379,9 +379,10 @@ class EndingReader:
         if record is not None and record.metrics:
             event = self.test_record(text, record.metrics)
         training = record is not None and (record.epoch is not None or trains(record.metrics))
-        if not training or "inal " in text or "FINAL" in text:
+        if not training or "inal " in text or "FINAL" in text or names_best_epoch(text):
             # Not a training record (one at the step a bar gave is not the end), or the
-            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
+            # final metrics (`… - Final PPO metrics: loss_objective=…`), or the best epoch's
+            # (`Best Epoch 6  Acc: 0.89`, an epoch that names itself): the closing block.
             self.after_record(text)
         if event is None:
             event = self.after_step(text, context.target, training)
@@ -402,6 +403,16 @@ class EndingReader:
 
 
 _COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def _epoch_of(text: str) -> re.Match[str] | None:
+    """The outer counter and its total (`Epoch 14/14`), unless the count is past the
+    total: then the number after it is another field's (demucs's `Valid | Epoch 10 | 6/7 |
+    Loss 0.41`: a `|` between fields, the batch counter after it), not a plan."""
+    of = _EPOCH_OF.search(text)
+    if of is None or int(of.group(1)) > int(of.group(2)):
+        return None
+    return of
 
 
 def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, int]]:
