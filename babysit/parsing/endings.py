@@ -100,6 +100,9 @@ _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*
                             # time × (max_iter - iteration - 1) into the storage JSONWriter
                             # writes): `"eta_seconds": 0.0` at iteration max_iter - 1
                             r"\"eta(?:_seconds|_s)?\":\s*0(?:\.0+)?\s*[,}]")
+# Even gaps between prints before an off-grid last print gives the loop's total away (see
+# `EndingReader._implied_total`): enough to show the grid.
+_GRID_PRINTS = 3
 # The share of the plan past which a last step is at the planned end whatever the
 # interval (as `core.lifecycle.premature` reckons it).
 _NEAR_END = 0.98
@@ -355,6 +358,7 @@ class EndingReader:
         step (see `_last_print`): one printing at the end of each interval (`50, 100, …,
         550` of 600) has one more print to come."""
         step = self._step
+        target = target or self._implied_total()
         if trains or step is None or not target or not self._interval \
                 or self._said_at == step or not text.strip():
             return None
@@ -365,6 +369,20 @@ class EndingReader:
             return None
         self._said_at = step
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], AFTER_PLAN)
+
+    def _implied_total(self) -> int | None:
+        """The planned total a loop's last print gives away, where the run announced none:
+        a loop that prints on an even grid from 0 (`if i % 1000 == 0`) and prints its last
+        iteration too (`or i == steps - 1`) ends on a step one short of the grid (`Step:
+        0`, `1000`, …, `4000`, then `Step: 4999`): a count no live run prints, the last of
+        a 0-based loop of `step + 1`."""
+        intervals, step = self._intervals, self._step
+        if step is None or self._first_step != 0 or len(intervals) < _GRID_PRINTS + 1:
+            return None
+        *grid, last = intervals
+        if grid[-1] <= 1 or any(gap != grid[-1] for gap in grid) or last != grid[-1] - 1:
+            return None
+        return step + 1
 
     def wants(self, line: Line) -> bool:
         """The lines that did not move training on, read after it."""

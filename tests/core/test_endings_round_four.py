@@ -193,3 +193,29 @@ def test_an_excerpt_stopping_two_short_of_its_total_runs(tmp_path: Path):
 
 def test_a_run_counting_from_one_one_short_of_its_total_runs(tmp_path: Path):
     assert _verdict(tmp_path, _unet(1, 49))[0] == "RUNNING"
+
+
+# --- a loop's last iteration printed off its grid, then its results -----------------------
+
+
+def _spinn(last: int, dump: bool = True) -> list[str]:
+    # sealed-14/jax_equinox_spinn_total_loss_rising_5000_steps.log: `Step: i` printed when
+    # `i % 1000 == 0` and at the loop's last iteration, then the learned weights printed.
+    lines = ["initialize the neural network"]
+    steps = [*range(0, last, 1000), last]
+    lines += [f"Step: {s}, All Loss: {38 + s / 100:.4f}, Smooth Loss: {17 - s / 1000:.4f}"
+              for s in steps]
+    if dump:
+        lines += ["[ 0.          0.         -3.4338622  -0.25814262  0.", "  0.2046  0.        ]"]
+    return lines
+
+
+def test_a_last_step_one_short_of_the_grid_then_the_results_is_the_planned_end(
+        tmp_path: Path):
+    assert _verdict(tmp_path, _spinn(4999)) == ("SUCCEEDED", "GO")
+
+
+@pytest.mark.parametrize("lines", [_spinn(4000), _spinn(4999, dump=False), _spinn(4998)],
+                         ids=["on-the-grid", "nothing-after", "two-short"])
+def test_a_step_on_the_grid_or_nothing_after_it_is_no_end(tmp_path: Path, lines: list[str]):
+    assert _verdict(tmp_path, lines)[0] == "RUNNING"
