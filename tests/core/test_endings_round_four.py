@@ -219,3 +219,27 @@ def test_a_last_step_one_short_of_the_grid_then_the_results_is_the_planned_end(
                          ids=["on-the-grid", "nothing-after", "two-short"])
 def test_a_step_on_the_grid_or_nothing_after_it_is_no_end(tmp_path: Path, lines: list[str]):
     assert _verdict(tmp_path, lines)[0] == "RUNNING"
+
+
+# --- a FATAL line of ProcessGroupNCCL ------------------------------------------------------
+
+_NCCL_STUCK = [
+    # sealed-12/vlm_r1_grpo_rank6_nccl_watchdog_stuck_480s_fatal_terminate_hard_wrapped_116_
+    # cols.log: one rank's error output, hard-wrapped by the terminal it was copied from.
+    "[rank3]:[E512 10:01:02.123456789 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_p",
+    "g) Rank 3] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progres",
+    "[rank3]:[E512 10:01:02.123556789 ProcessGroupNCCL.cpp:1533] [PG ID 0 PG GUID 0(default_p",
+    "g) Rank 3] ProcessGroupNCCL preparing to dump debug info. Include stack trace: 1",
+]
+
+
+def test_a_fatal_line_of_the_nccl_process_group_fails_the_run(tmp_path: Path):
+    lines = [*_NCCL_STUCK,
+             "[rank3]:[F512 10:09:02.124456789 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0"]
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO")
+    assert "nccl" in {a["type"] for a in data["anomalies_detected"]}
+
+
+def test_the_watchdog_preparing_its_dump_is_not_yet_the_end(tmp_path: Path):
+    assert _verdict(tmp_path, _NCCL_STUCK)[0] == "RUNNING"
