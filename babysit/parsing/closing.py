@@ -5,11 +5,11 @@ that training is over in the script's own words (the PyTorch CIFAR-10 tutorial's
 `Finished Training`, GCN's `Optimization Finished!`, a bare `Done!` or `完成！`), the final
 evaluation (`Test accuracy: 0.91`, DL4J's `====Evaluation Metrics====` block, `Final
 PPO metrics: …`), a summary (Vowpal Wabbit's `finished run` / `average loss = …`,
-xgboost's `best_iteration`), the time it took (`Total time: 0:13:00`, `It took 12.3
-seconds`). No list of phrases can hold every script's words; their shape is common to
-all of them: lines that follow the last training record, that the run did not print
-between its records before (a per-epoch `Test accuracy` is an evaluation, not the end),
-with a closing word in them.
+xgboost's `best_iteration`, the best epoch named: `The best epoch is: 54`), the time it
+took (`Total time: 0:13:00`, `It took 12.3 seconds`). No list of phrases can hold every
+script's words; their shape is common to all of them: lines that follow the last
+training record, that the run did not print between its records before (a per-epoch
+`Test accuracy` is an evaluation, not the end), with a closing word in them.
 
 The lines after the last training record are kept as they come (a few dozen at most) and
 judged at the end of each read, not per line. The block is evidence only once the log

@@ -7,7 +7,9 @@ here, beside the parser:
 
 - The last step logged is within one logging interval of the planned total, and the run
   printed on past it without training: it left its loop at its planned end (`Epoch 2/2,
-  step 540/542` then `RMSE 30.96, MAPE 0.39`).
+  step 540/542` then `RMSE 30.96, MAPE 0.39`). A run that announced no total gives it
+  away where it prints on an even grid from 0 and then its last iteration off the grid
+  (`Step: 4000`, `Step: 4999`: a loop of 5000).
 - A test pass, inference or an export after training (Lightning's `trainer.test()` row
   of `metrics.csv`, `******** Test evaluation ********`): what scripts do once training
   is over. Validation is not: it runs between epochs.
