@@ -42,12 +42,11 @@ from babysit.parsing.endings import (
     AFTER_PLAN,
     AFTER_TRAINING,
     FINAL_SAVE,
-    LAST_PRINT,
     PLAN_REACHED,
 )
 from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
-from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_OVER
 from babysit.parsing.runner_exits import runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel

@@ -5,11 +5,11 @@ that training is over in the script's own words (the PyTorch CIFAR-10 tutorial's
 `Finished Training`, GCN's `Optimization Finished!`, a bare `Done!` or `完成！`), the final
 evaluation (`Test accuracy: 0.91`, DL4J's `====Evaluation Metrics====` block, `Final
 PPO metrics: …`), a summary (Vowpal Wabbit's `finished run` / `average loss = …`,
-xgboost's `best_iteration`), the time it took (`Total time: 0:13:00`, `It took 12.3
-seconds`). No list of phrases can hold every script's words; their shape is common to
-all of them: lines that follow the last training record, that the run did not print
-between its records before (a per-epoch `Test accuracy` is an evaluation, not the end),
-with a closing word in them.
+xgboost's `best_iteration`, the best epoch named: `The best epoch is: 54`), the time it
+took (`Total time: 0:13:00`, `It took 12.3 seconds`). No list of phrases can hold every
+script's words; their shape is common to all of them: lines that follow the last
+training record, that the run did not print between its records before (a per-epoch
+`Test accuracy` is an evaluation, not the end), with a closing word in them.
 
 The lines after the last training record are kept as they come (a few dozen at most) and
 judged at the end of each read, not per line. The block is evidence only once the log
@@ -22,7 +22,7 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import says_finished
-from babysit.parsing.launch_ends import LaunchEnds
+from babysit.parsing.launch_ends import LaunchEnds, start_up_shape
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
@@ -82,6 +82,20 @@ _DISPLAYED = lazy_re.compile(
     r"^tensor\(.*\)$|^\[-?\d+\.\d+(?:[eE]-?\d+)?(?:,\s*-?\d+\.\d+(?:[eE]-?\d+)?)*\]$|"
     r"^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
+# The run's best epoch, named once the loop is over (NICE-EEG's `The best epoch is: 54`
+# after `Epoch 199: … loss val: 5.5359`, E2DTC's `Best Epoch 6\tAcc: 0.8913` after its
+# last epoch, 11): a run that names its best so far at every epoch prints it between its
+# records too (then it recurs), and `New best …` is one epoch's news.
+_BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )\b(?:[Bb]est|BEST)[ _-]?(?:[Ee]poch|EPOCH)\b"
+                              r"(?:\s+(?:is|was))?\s*[:=]?\s*\d")
+
+
+def names_best_epoch(line: str) -> bool:
+    """Whether a line names the run's best epoch (`Best Epoch 6  Acc: 0.89`): a summary
+    of the epochs trained, not a record of that epoch, though it reads like one."""
+    return ("est" in line or "EST" in line) and _BEST_EPOCH.search(line) is not None
+
+
 # Words of a final evaluation or of the time the run took, which a run may also print
 # after its first epoch: `Test accuracy: 0.91`, `test loss 0.31`, `Accuracy of the network
 # on the 10000 test images: 54 %`, `Total time: 0:13:00`, Ray Tune's `Total run time:
@@ -94,6 +108,7 @@ _LATE_WORDS = lazy_re.compile(
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
+    rf"{_BEST_EPOCH.pattern}|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
     r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"
@@ -237,9 +252,14 @@ class ClosingBlock:
 
     def start_up_again(self, shape: str) -> None:
         """A line of the run's start-up (`shape`, see `launches`) printed again, after
-        training began (before it, the launches' own: see `launches`)."""
+        training began (before it, the launches' own: see `launches`). Only a closing
+        line other than this one can have come before it: an excerpt that begins on an
+        epoch's evaluation takes that line for its start-up (MS-G3D's `Mean test loss of
+        155 batches: 3.17` at the top, then at every epoch), and a line does not end a
+        launch by beginning the next."""
         if self._records:
-            self._launches.start_up_again(shape, any(_closes(line) for line in self._lines))
+            self._launches.start_up_again(shape, any(
+                _closes(line) for line in self._lines if start_up_shape(line) != shape))
 
     def recurs(self, shape: str) -> bool:
         """Whether the run printed a closing-looking line of this template between its

@@ -7,7 +7,9 @@ here, beside the parser:
 
 - The last step logged is within one logging interval of the planned total, and the run
   printed on past it without training: it left its loop at its planned end (`Epoch 2/2,
-  step 540/542` then `RMSE 30.96, MAPE 0.39`).
+  step 540/542` then `RMSE 30.96, MAPE 0.39`). A run that announced no total gives it
+  away where it prints on an even grid from 0 and then its last iteration off the grid
+  (`Step: 4000`, `Step: 4999`: a loop of 5000).
 - A test pass, inference or an export after training (Lightning's `trainer.test()` row
   of `metrics.csv`, `******** Test evaluation ********`): what scripts do once training
   is over. Validation is not: it runs between epochs.
@@ -32,10 +34,10 @@ from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock
+from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock, names_best_epoch
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
-from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, FinalEpoch
+from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.loop_over import LOOP_OVER, LoopOver
 from babysit.parsing.readers import Line, ParseContext
@@ -69,7 +71,7 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # The log stops at the last step the run would print before its planned total, and says
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED).
-LAST_PRINT = "last-print"
+# (LAST_PRINT is kept with `final_epoch`, which gives it too.)
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION, LOOP_OVER}
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
@@ -100,6 +102,9 @@ _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*
                             # time × (max_iter - iteration - 1) into the storage JSONWriter
                             # writes): `"eta_seconds": 0.0` at iteration max_iter - 1
                             r"\"eta(?:_seconds|_s)?\":\s*0(?:\.0+)?\s*[,}]")
+# Even gaps between prints before an off-grid last print gives the loop's total away (see
+# `EndingReader._implied_total`): enough to show the grid.
+_GRID_PRINTS = 3
 # The share of the plan past which a last step is at the planned end whatever the
 # interval (as `core.lifecycle.premature` reckons it).
 _NEAR_END = 0.98
@@ -280,7 +285,7 @@ class EndingReader:
         self._target = target
         # The pattern needs an `/`, `of` or `|` after the epoch: a loss dict's `'epoch':
         # 0.02`, at every metric line, has none, and no search is made.
-        of = _EPOCH_OF.search(text) if ("poch" in text or "POCH" in text) and (
+        of = _epoch_of(text) if ("poch" in text or "POCH" in text) and (
             "/" in text or "of" in text or "|" in text) else None
         if "/" in text:
             inner = _inner_counters(text, of)
@@ -355,6 +360,7 @@ class EndingReader:
         step (see `_last_print`): one printing at the end of each interval (`50, 100, …,
         550` of 600) has one more print to come."""
         step = self._step
+        target = target or self._implied_total()
         if trains or step is None or not target or not self._interval \
                 or self._said_at == step or not text.strip():
             return None
@@ -365,6 +371,20 @@ class EndingReader:
             return None
         self._said_at = step
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], AFTER_PLAN)
+
+    def _implied_total(self) -> int | None:
+        """The planned total a loop's last print gives away, where the run announced none:
+        a loop that prints on an even grid from 0 (`if i % 1000 == 0`) and prints its last
+        iteration too (`or i == steps - 1`) ends on a step one short of the grid (`Step:
+        0`, `1000`, …, `4000`, then `Step: 4999`): a count no live run prints, the last of
+        a 0-based loop of `step + 1`."""
+        intervals, step = self._intervals, self._step
+        if step is None or self._first_step != 0 or len(intervals) < _GRID_PRINTS + 1:
+            return None
+        *grid, last = intervals
+        if grid[-1] <= 1 or any(gap != grid[-1] for gap in grid) or last != grid[-1] - 1:
+            return None
+        return step + 1
 
     def wants(self, line: Line) -> bool:
         """The lines that did not move training on, read after it."""
@@ -379,9 +399,10 @@ class EndingReader:
         if record is not None and record.metrics:
             event = self.test_record(text, record.metrics)
         training = record is not None and (record.epoch is not None or trains(record.metrics))
-        if not training or "inal " in text or "FINAL" in text:
+        if not training or "inal " in text or "FINAL" in text or names_best_epoch(text):
             # Not a training record (one at the step a bar gave is not the end), or the
-            # final metrics (`… - Final PPO metrics: loss_objective=…`): the closing block.
+            # final metrics (`… - Final PPO metrics: loss_objective=…`), or the best epoch's
+            # (`Best Epoch 6  Acc: 0.89`, an epoch that names itself): the closing block.
             self.after_record(text)
         if event is None:
             event = self.after_step(text, context.target, training)
@@ -402,6 +423,16 @@ class EndingReader:
 
 
 _COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def _epoch_of(text: str) -> re.Match[str] | None:
+    """The outer counter and its total (`Epoch 14/14`), unless the count is past the
+    total: then the number after it is another field's (demucs's `Valid | Epoch 10 | 6/7 |
+    Loss 0.41`: a `|` between fields, the batch counter after it), not a plan."""
+    of = _EPOCH_OF.search(text)
+    if of is None or int(of.group(1)) > int(of.group(2)):
+        return None
+    return of
 
 
 def _inner_counters(text: str, epoch: re.Match[str] | None) -> list[tuple[int, int]]:

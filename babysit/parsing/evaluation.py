@@ -42,11 +42,16 @@ _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"\bSaving dict for global step \d+: ")
 # The line's first field named for an evaluation, its split word apart from the name
 # (`Test Accuracy: 89.86  Loss: 0.3443`, each SambaFlow worker's result; `Validation
-# Loss = 0.41, Accuracy = 0.88`): the fields after it are that split's too. Not a name
-# glued to its split (`val_loss: 0.3 loss: 0.4` names each field's own).
+# Loss = 0.41, Accuracy = 0.88`; a language-style-transfer run's `dev loss 24.01, rec
+# 19.32, adv 4.69` after its training steps' `loss 40.94, rec 33.87, adv 7.07`: one word
+# and its value after a space, where it names no counter, `Val epoch 0 has acc 0.25`):
+# the fields after it are that split's too. Not a name glued to its split (`val_loss: 0.3
+# loss: 0.4` names each field's own).
 _EVAL_FIRST_FIELD = lazy_re.compile(r"\s*(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uation)?|EVAL|"
                                     r"[Vv]al(?:id(?:ation)?)?|VAL|[Dd]ev|DEV) "
-                                    r"[A-Za-z][A-Za-z -]{0,30}?\s*[:=]\s*[-+]?\.?\d")
+                                    r"(?:[A-Za-z][A-Za-z -]{0,30}?\s*[:=]\s*|"
+                                    r"(?![Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch|BATCH)"
+                                    r"[A-Za-z][A-Za-z-]{0,30}\s+)[-+]?\.?\d")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.

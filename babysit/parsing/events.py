@@ -108,8 +108,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"XlaRuntimeError: \w+: .*\b(?:CUDA|cuda|cuBLAS|cuDNN|cublas|cudnn)\b"),
     # The library itself missing or refusing (`NCCL operation ncclGetUniqueId(&id)
     # failed: Unable to load NCCL library`, `NCCL Error 2: unhandled system error`)
-    # fails the first collective as surely as a timeout does.
-    _sig(EventKind.NCCL, r"NCCL (?:[Ee]rror|WARN|timeout|failure)|ncclInternalError|"
+    # fails the first collective as surely as a timeout does. So does a FATAL line of
+    # ProcessGroupNCCL in c10's own log format (`[rank6]:[F429 14:03:49.385461578
+    # ProcessGroupNCCL.cpp:1554] …`: the heartbeat monitor found the watchdog stuck and
+    # terminates the process, as a LOG(FATAL) always does), whatever the message after it.
+    _sig(EventKind.NCCL, r"\[F\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? ProcessGroupNCCL\.cpp:\d+\]|"
+         r"NCCL (?:[Ee]rror|WARN|timeout|failure)|ncclInternalError|"
          r"ncclSystemError|"
          r"NCCL operation \w+\S* failed|[Uu]nable to load (?:the )?NCCL library|"
          r"libnccl\S*: cannot open shared object|NCCL communicator (?:was )?aborted|"

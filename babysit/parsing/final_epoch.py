@@ -16,6 +16,11 @@ over) and then:
   100%| 41/41`, `epoch: 20/20, iter: 14/14`): the last batch of the last epoch was trained.
 
 0- or 1-based, as the run counts: an `Epoch 99/100` after an `Epoch 0/100` is the last.
+An excerpt that begins past the run's first epochs does not show how it counts: there,
+the counter one short of its total (`Epoch [299/300]`, first seen at `Epoch [47/300]`) is
+the last epoch of a run counting from 0 and the last but one of a run counting from 1.
+Its epoch over, the log stops where a finished run's log stops, though nothing says it
+finished (LAST_PRINT: ENDED, outcome not confirmed; a live run reopens it by training on).
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done (see `end
 # an inner counter compares with babysit's reckoning of the plan, once the log has
 # stopped (a live run may yet print another record of it).
 LAST_EPOCH = "last-epoch"
+# The log stops at the run's last logging point before its planned total, and says
+# nothing after it: the run is over once nothing more comes, its outcome not confirmed
+# (`core.lifecycle` makes it ENDED, never SUCCEEDED; `endings` gives it for steps).
+LAST_PRINT = "last-print"
 
 
 @dataclass
@@ -39,6 +48,7 @@ class FinalEpoch:
     _epoch: int | None = None
     _total: int | None = None
     _base: int | None = None  # 0 or 1: how the run counts its epochs
+    _first: int | None = None  # the first epoch counted (past 1: the base is a guess)
     _records: int = 0  # training records in the current epoch
     _epochs_seen: int = 0  # epochs whose training records were counted
     _one_each: bool = True  # every earlier epoch had one training record
@@ -80,6 +90,7 @@ class FinalEpoch:
         self._relaunched = False
         if self._base is None:
             self._base = 0 if whole == 0 else 1
+            self._first = whole
         if whole != self._epoch or total != self._total:
             if self._records and self._epoch is not None:  # not records before any epoch
                 self._epochs_seen += 1
@@ -128,13 +139,24 @@ class FinalEpoch:
         epoch, total, base = self._epoch, self._total, self._base
         if epoch is None or total is None or base is None or not self._epochs_seen \
                 or self._relaunched \
-                or self._records < self._before or self._said == (epoch, total) \
-                or epoch - base + 1 < total:
+                or self._records < self._before or self._said == (epoch, total):
+            return None
+        last = epoch - base + 1 >= total
+        if not last and not self._last_if_from_zero(epoch, total):
             return None
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
         if not (self._printed_on or per_epoch or self._last_at_end):
             return None
         self._said = (epoch, total)
+        if not last:
+            return LogEvent(EventKind.COMPLETED,
+                            f"epoch {epoch} of {total}, the last planned if the run counts "
+                            f"from 0 (the log began at epoch {self._first})", LAST_PRINT)
         return LogEvent(EventKind.COMPLETED,
                         f"epoch {epoch} of {total}, the last planned, was trained", LAST_EPOCH)
+
+    def _last_if_from_zero(self, epoch: int, total: int) -> bool:
+        """Whether `epoch` is one short of its `total` in an excerpt that began past the
+        run's first epochs (how the run counts is not shown): the last, if from 0."""
+        return self._first is not None and self._first > 1 and epoch == total - 1

@@ -22,10 +22,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from babysit import lazy_re
+
+_DIGITS = lazy_re.compile(r"\d+")
+_KEY_CHARS = 100
+
 _MAX_KEPT = 256
 # A start-up line printed in more than this share of the stretches between training
 # records is the run's header, not a new launch.
 _HEADER_SHARE = 1 / 3
+
+
+def start_up_shape(line: str) -> str:
+    """A start-up line's shape, as launches are told apart by (`launches`): its numbers
+    masked (timestamps, pids, sizes change between launches), cut where a changed setting
+    would make two launches' lines differ."""
+    return _DIGITS.sub("#", line.strip())[:_KEY_CHARS]
 
 
 class LaunchEnds:

@@ -26,27 +26,20 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
+from babysit.parsing.launch_ends import start_up_shape
 from babysit.parsing.text import clean
 
-_DIGITS = lazy_re.compile(r"\d+")
 _WORD = lazy_re.compile(r"[A-Za-z]{3}")
 # The first lines of a preamble mark a launch best; a long one (a model printed layer
 # by layer) is read no further than this.
 _PREAMBLE_LINES = 400
 _MARKS = 8
-_KEY_CHARS = 100
 # Events after which the process is gone unless something follows: a new launch is
 # looked for after them.
 _FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                           EventKind.HARDWARE_FAULT, EventKind.SEGFAULT, EventKind.HOST_KILL,
                           EventKind.STOPPED_BY_SIGNAL, EventKind.WORKERS_STOPPED,
                           EventKind.NCCL, EventKind.JOB_STATE})
-
-
-def _key(line: str) -> str:
-    """A line's shape: its numbers masked (timestamps, pids, sizes change between
-    launches), cut where a changed setting would make two launches' lines differ."""
-    return _DIGITS.sub("#", line.strip())[:_KEY_CHARS]
 
 
 def _failing(line: str) -> bool:
@@ -87,7 +80,7 @@ class LaunchReader:
         """A line of the preamble (cleaned): printed before training, not a record."""
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(line) is not None and not _failing(line):
-            key = _key(line)
+            key = start_up_shape(line)
             if key not in self._preamble:
                 self._order.append(key)
                 self.learning = len(self._order) < _PREAMBLE_LINES
@@ -100,7 +93,7 @@ class LaunchReader:
         was)."""
         if not self._armed or not self._marks or _WORD.search(line) is None:
             return False
-        key = _key(line)
+        key = start_up_shape(line)
         if key not in self._marks:
             return False
         if self._after_completion is not None:
@@ -123,7 +116,7 @@ class LaunchReader:
         needle = self._first_needle
         if not needle or needle not in raw_line:
             return False
-        return _key(clean(raw_line)) == self._first_mark
+        return start_up_shape(clean(raw_line)) == self._first_mark
 
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
@@ -144,7 +137,7 @@ class LaunchReader:
     def _past_start_up(self, line: str) -> LogEvent | None:
         """The held launch, begun once a line is not one of the start-up's marks."""
         marks = self._marks or frozenset()
-        if not line.strip() or (_WORD.search(line) is not None and _key(line) in marks):
+        if not line.strip() or (_WORD.search(line) is not None and start_up_shape(line) in marks):
             return None  # still the start-up its first launch printed
         held, self._held = self._held, None
         self._armed = False
@@ -167,7 +160,7 @@ class LaunchReader:
         elif self.learning and (record is None or not record.events) and not in_traceback:
             self.remember(clean(raw_line))
         elif self._marks and not in_traceback and (record is None or not record.events):
-            key = _key(clean(raw_line))
+            key = start_up_shape(clean(raw_line))
             again = key if key in self._marks else None
         if record is not None and record.events \
                 and any(e.kind in _FATAL_KINDS for e in record.events):

@@ -31,7 +31,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
-from babysit.parsing.closing import closes
+from babysit.parsing.closing import closes, names_best_epoch
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.endings import EndingReader
@@ -339,6 +339,18 @@ class LogParser:
                 self._quiet_closing.add(raw_line)
         return record
 
+    def _header_epoch_of_plan(self, epoch: float, stepped: bool) -> None:
+        """A record in the epoch a header line announced (`----epoch 20----`, then the
+        epoch's steps and its `dev loss`), where the configuration gave the planned epochs
+        (`'max_epochs': 20`) and no line names its own total: the outer counter at its
+        total, as an `Epoch 20/20` says it (see `final_epoch`); `stepped`: the record moved
+        training on (the epoch's `dev loss` after its steps did not). A line that names a
+        total (`Epoch 3/10`) keeps the counter to its own."""
+        planned = self.plan.epochs
+        final = self._endings.final_epoch
+        if planned and final.planned in (None, planned):
+            final.counted(epoch, planned, stepped)
+
     def _start_up_again(self, shape: str | None) -> None:
         """A start-up line printed again after training began (see `launches`): the
         closing block judges whether it began a new launch."""
@@ -529,6 +541,10 @@ class LogParser:
         if part is None:
             part = Parsed("")
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
+        if epoch is not None and names_best_epoch(line):
+            # `Best Epoch 6  Acc: 0.89`: the best epoch's figures said again once the loop
+            # is over (see `closing`), not a record of that epoch (epoch 11 was the last)
+            epoch = None
         own_epoch = epoch
         if epoch is None and bar is None and part.metrics \
                 and self._bars.header_epoch is not None:
@@ -579,7 +595,7 @@ class LogParser:
             # (a log whose records each count a whole epoch has its epochs for that).
             # After a completion line, a record without the training's loss is the final
             # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
-            self._records_counted += 1
+            self._records_counted += 1 + self._shapes.rows_unread
             step = self._records_counted
             for reader in self._training_listeners:
                 reader.trained()
@@ -596,6 +612,9 @@ class LogParser:
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         written = None
+        if own_epoch is None and epoch is not None and bar is None:
+            self._header_epoch_of_plan(epoch, step is not None and (
+                self.step is None or step > self.step))
         if step is not None:
             if self.step is None or step > self.step:
                 self._failures.progressed()

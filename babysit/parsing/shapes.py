@@ -138,11 +138,15 @@ class ShapeReader:
         # a table's records (a per-class accuracy array with a `nan` for a class absent).
         self._in_array = False
         self._array_row = False  # the line noted last is such a row
+        # Rows of a bare shape read before the line being read made it believed (see
+        # `row`): records the run printed that no parse returned.
+        self.rows_unread = 0
 
     def note(self, line: str) -> None:
         """Every line read, whatever parsed it: the recent lines a `nan` is judged by, and
         whether the line is part of an array printed over several lines."""
         self._line_no += 1
+        self.rows_unread = 0
         self.recent.append(line)
         self.follow_arrays(line)
 
@@ -261,6 +265,12 @@ class ShapeReader:
             self._bare[key] += 1
             if self._bare[key] < _BARE_REPEATS:
                 return None
+            if self._bare[key] == _BARE_REPEATS:
+                # The rows before this one were the run's records too, though only now is
+                # their shape believed: a log that prints no step counts them (a Torch7
+                # `optim.Logger` file's one column, 250 epochs' accuracies, is 250
+                # records, not 248).
+                self.rows_unread = _BARE_REPEATS - 1
             names = tuple(self._bare_names(cells))
         if sep == "|":
             self._boxed_rows = True
