@@ -281,8 +281,8 @@ def _watch(values: dict[str, Any]) -> None:
         from babysit.ui.prompt import ConsoleApprover, interactive
 
         approver = ConsoleApprover() if interactive() else None
-    rewatch = [*running_babysit(), *rewatch_args(request), *asked.mode_args(),
-               "--out-dir", str(asked.out_dir)]
+    rewatch = [*running_babysit(),
+               *rewatch_args(request, [*asked.mode_args(), f"--out-dir={asked.out_dir}"])]
     kept = False  # a verdict reached (not an interruption): the page keeps it a while
     try:
         def open_target() -> Any:

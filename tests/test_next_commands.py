@@ -28,6 +28,8 @@ def watches(commands: list[str]) -> list[list[str]]:
 def options(args: list[str]) -> dict[str, str | None]:
     """`--flag value` and bare `--flag`, in any order."""
     found: dict[str, str | None] = {}
+    args = [part for arg in args
+            for part in (arg.split("=", 1) if arg.startswith("--") else [arg])]
     for i, arg in enumerate(args):
         if arg.startswith("--"):
             following = args[i + 1] if i + 1 < len(args) else None
@@ -57,8 +59,8 @@ def test_the_watch_again_command_keeps_the_callers_mode_and_ends(tmp_path: Path,
     assert first.returncode == 3, first.stderr
     [again] = watches(artifact_in(tmp_path)["next_commands"])
     assert again[:3] == [sys.executable, "-m", "babysit"]
-    assert again[3] == "train.log"
-    assert options(again[4:]) == options([*mode, "--gpus", "8", "--out-dir", "."])
+    assert again[-2:] == ["--", "train.log"]  # the path last, after `--`
+    assert options(again[3:-2]) == options([*mode, "--gpus", "8", "--out-dir", "."])
     # An agent runs it as given: it stops by itself, the same way the first one did.
     second = subprocess.run(again, cwd=tmp_path, text=True, capture_output=True, timeout=120)
     assert second.returncode == 3, second.stderr

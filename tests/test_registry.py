@@ -75,7 +75,8 @@ def test_usage_errors_come_from_the_table(given, positional, message):
 def test_rewatch_repeats_the_kind_and_its_options_but_not_a_restart_command():
     request = select(values(pid=42, restart_cmd="torchrun t.py --token s3cr3t",
                             ssh_accept_new=True), "user@h:/r/train.log")
-    assert rewatch_args(request) == ["--pid=42", "user@h:/r/train.log", "--ssh-accept-new"]
+    assert rewatch_args(request, ["--once"]) == ["--pid=42", "--ssh-accept-new", "--once",
+                                                 "--", "user@h:/r/train.log"]
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -241,8 +241,10 @@ def _next_commands(outcome: WatchOutcome, decision: Decision) -> list[str]:
             commands.append(f"grep -n -m 5 -E '\\b(nan|NaN|inf|Inf)\\b' -- {quoted}")
     # Watching again only helps while the verdict can still change: after a NO-GO it
     # would give the same NO-GO and propose itself once more.
+    # Its parts are outside text too (a path, an out-dir): a control character the
+    # sanitiser would strip would make the command name another file, so none is offered.
     if (outcome.state is TerminalState.RUNNING and decision is not Decision.NO_GO
-            and outcome.rewatch):
+            and outcome.rewatch and all(part.isprintable() for part in outcome.rewatch)):
         commands.append(shlex.join(outcome.rewatch))
     return commands
 

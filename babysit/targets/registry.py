@@ -114,20 +114,24 @@ def select(values: Mapping[str, Any], targets: str | Sequence[str] | None) -> Re
     return Request(kind.name, value, positional, options, more if kind.takes_many else ())
 
 
-def rewatch_args(request: Request) -> list[str]:
-    """The arguments that watch the same target again (secrets and fixes left out)."""
+def rewatch_args(request: Request, mode: Sequence[str] = ()) -> list[str]:
+    """The arguments that watch the same target again (secrets and fixes left out), the
+    caller's `mode` options among them: every option first, then `--`, then the paths. A
+    path is outside text: `--judge=sh -c … #.log` is a file name a log directory may hold,
+    and before `--` babysit would read it as an option."""
     kind = kind_named(request.kind)
     args: list[str] = []
+    paths: list[str] = []
     if kind.flag is None:
-        args += [request.value, *request.more]
+        paths += [request.value, *request.more]
     else:
         args += [f"{kind.flag}={request.value}"]
         if request.log is not None:
-            args.append(request.log)
+            paths.append(request.log)
     for option in kind.options:
         value = request.options.get(option.dest)
         if value is None or not option.rewatch:
             continue
-        args += [option.flag] if option.type is bool else [option.flag, str(value)]
-    return args
+        args += [option.flag] if option.type is bool else [f"{option.flag}={value}"]
+    return [*args, *mode, "--", *paths] if paths else [*args, *mode]
 

@@ -105,3 +105,33 @@ def test_the_rewatch_command_names_the_running_babysit(tmp_path: Path):
     commands = json.loads((tmp_path / "babysit-training.json").read_text())["next_commands"]
     rewatch = [shlex.split(c) for c in commands if "--out-dir" in c]
     assert rewatch and rewatch[0][:3] == [os.path.abspath(sys.executable), "-m", "babysit"]
+
+
+def test_a_log_named_like_an_option_stays_a_path_in_the_rewatch_command(tmp_path: Path):
+    """A log directory may hold a file named `--judge=sh -c … #.log`: the command babysit
+    proposes, run as given, must read it as a path (after `--`), never as an option that
+    runs a program."""
+    (tmp_path / "train.log").write_text("".join(f"step {i}/100 | loss={2 - i / 100:.3f}\n"
+                                                for i in range(1, 30)))
+    hostile = "--judge=sh -c 'touch PWNED' #.log"
+    (tmp_path / hostile).write_text("x\n")
+    done = babysit("--once", "--out-dir", "out", "--", hostile, "train.log", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    commands = json.loads((tmp_path / "out" / "babysit-training.json").read_text())[
+        "next_commands"]
+    [rewatch] = [shlex.split(c) for c in commands if "--out-dir" in " ".join(c.split()[:9])]
+    assert rewatch[rewatch.index("--") + 1:] == [hostile, "train.log"]
+    again = subprocess.run(rewatch, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 3, again.stderr
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_no_rewatch_command_for_a_path_the_sanitiser_would_change(tmp_path: Path):
+    """`exp\\e[0m.log` with its escape stripped is `exp.log`, another file: the command
+    that watches again is left out rather than offered for the wrong file."""
+    name = "exp\x1b[0m.log"
+    (tmp_path / name).write_text("step 1/50 | loss=2.0\nstep 2/50 | loss=1.9\n")
+    done = babysit(name, "--once", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    commands = json.loads((tmp_path / "babysit-training.json").read_text())["next_commands"]
+    assert not any("babysit" in c for c in commands)
