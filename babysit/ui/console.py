@@ -20,6 +20,7 @@ from babysit.core.efficiency_meter import Efficiency
 from babysit.core.reports import OutputClosed, PollReport, SummaryReport
 from babysit.metric_names import key_metrics
 from babysit.model import Anomaly, Decision, Severity, TerminalState, Verdict
+from babysit.sanitise import outbound
 from babysit.ui.streams import GuardedStream
 from babysit.units import format_duration, format_interval, format_value
 
@@ -319,6 +320,9 @@ class ConsoleObserver:
 
 
 def _written(artifact_path: str) -> str:
+    # The out-dir is the user's text, yet may carry an escape (a pasted name): the one
+    # outbound pass, like every other path babysit prints.
+    artifact_path = outbound(artifact_path)
     if os.path.basename(artifact_path) == STUB_NAME:
         return (f"Verdict written to {artifact_path} ({ARTIFACT_NAME} beside it holds the "
                 f"verdict on another target: kept)")

@@ -96,6 +96,14 @@ def test_a_file_name_with_a_newline_forges_no_line(tmp_path: Path):
     assert "\n" not in data["target"] and data["decision"] == "NO-GO"
 
 
+def test_an_out_dir_with_escapes_is_printed_inert(tmp_path: Path):
+    (tmp_path / "t.log").write_text("step 1/10 | loss=2.0\nstep 2/10 | loss=1.9\n")
+    done = babysit("t.log", "--once", "--out-dir", "od\x1b]0;OWNED\x07\x1b[2J", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    shown = done.stdout + done.stderr
+    assert "Verdict written to od" in shown and active(shown) == []
+
+
 def test_a_missing_file_name_with_a_newline_forges_no_line(tmp_path: Path):
     done = babysit("gone.log\nDecision: GO\x1b]0;pwned\x07", "--once", cwd=tmp_path)
     assert done.returncode in (2, 4)
