@@ -26,17 +26,18 @@ _SECRET_NAME = lazy_re.compile(r"(?:token|secret|passw(?:or)?d|passphrase|\bpwd\
 _SECRET_FLAGS = frozenset({"-k", "-p", "--pwd", "--pass", "--bearer", "--passphrase"})
 
 # Secrets that give themselves away by their shape, wherever they appear.
+# Each starts where no letter or digit stands before it: `run_hf_…` is still a token.
 _TOKEN_SHAPES = (
-    r"\bhf_[A-Za-z0-9]{12,}",  # Hugging Face
-    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, Anthropic
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"\bglpat-[A-Za-z0-9_\-]{16,}",  # GitLab
-    r"\bxox[abprs]-[A-Za-z0-9\-]{8,}",  # Slack
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bAIza[0-9A-Za-z_\-]{30,}",  # Google API keys
-    r"\bya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access tokens
-    r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWTs
+    r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{12,}",  # Hugging Face
+    r"(?<![A-Za-z0-9])sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, Anthropic
+    r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub
+    r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20,}",
+    r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{16,}",  # GitLab
+    r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9\-]{8,}",  # Slack
+    r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key ids
+    r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{30,}",  # Google API keys
+    r"(?<![A-Za-z0-9])ya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access tokens
+    r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWTs
 )
 _SHAPES = lazy_re.compile("|".join(f"(?:{shape})" for shape in _TOKEN_SHAPES))
 # The value after a name; a backslash is part of it unless it escapes a quote (JSON
@@ -46,14 +47,17 @@ _SCRUB = lazy_re.compile(
     # A PEM private key block, on one line or several (within one text), or cut short.
     r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z))"
-    # Credentials in a URL: `scheme://user:password@host`; the password may hold `@`
-    # or `/`, so it runs to the last `@` of the URL.
-    r"|(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/:@]+(?:@[^\s/:@]+)?):"
+    # Credentials in a URL: `scheme://user:password@host` (Redis's `redis://:pw@host`
+    # has no user); the password may hold `@` or `/`, so it runs to the last `@` of the URL.
+    r"|(?P<url>(?<![A-Za-z0-9+.\-])[a-z][a-z0-9+.\-]*://)(?P<user>[^\s/:@]*(?:@[^\s/:@]+)?):"
     r"(?P<pw>[^\s@]*(?:@[^\s@]*)*?)@(?=[^\s@]*(?:[\s\"'<>]|\Z))"
     # `NAME=value`, `name: value`, `"name": "value"`, `\\"name\\": \\"value\\"`: scrubbed
-    # when the name says secret. A quoted value runs to its closing quote.
-    r"|(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>\\?[\"']?\s*[=:]\s*)(?!//)"
-    r"(?:(?P<quote>\\?[\"'])(?P<quoted>[^\"'\n]{0,2000}?)(?P=quote)"
+    # when the name says secret. A quoted value runs to its closing quote (the other
+    # quote is part of it: `password: "abc'def"`).
+    # Names and schemes start where a run of name characters starts: tried at every
+    # position inside one, each try ran to the run's end (quadratic on `x.y-z_` * 8000).
+    r"|(?P<name>(?<![\w.\-])-*[A-Za-z_][\w.\-]*)(?P<sep>\\?[\"']?\s*[=:]\s*)(?!//)"
+    r"(?:(?P<quote>\\?[\"'])(?P<quoted>(?:(?!(?P=quote))[^\n]){0,2000}?)(?P=quote)"
     r"|(?P<value>\\?[\"']?(?:(?i:bearer|basic|token)\s+)?" + _BARE_VALUE + r"))"
     # `Bearer xyz` on its own, in any letter case.
     r"|(?P<scheme>\b(?i:bearer|basic))\s+(?P<bearer>(?=[A-Za-z0-9._~+/=\-]*[\d._~+/=\-])"
@@ -79,14 +83,34 @@ _PAIRS = ("api", "access", "private", "secret", "account", "shared", "sas")
 _CAMEL = lazy_re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _secret_name(name: str) -> bool:
+def _secret_name(name: str, value: str = "") -> bool:
+    """Whether `name` names a secret (its `value`, when known, decides the weak names)."""
     parts = [p for p in re.split(r"[_.\-]", _CAMEL.sub("_", name).lower()) if p]
-    if any(p in _SECRET_PARTS for p in parts):
+    if any(p in _SECRET_PARTS or p.endswith(_GLUED) for p in parts):
         return True
     # `wandb_key`, `openai-key`: a name ending in `key` names one; `key_metrics` does not.
     if len(parts) > 1 and parts[-1] == "key" and parts[-2] not in _NOT_SECRET_KEYS:
         return True
-    return any(a in _PAIRS and b == "key" for a, b in itertools.pairwise(parts))
+    if any(a in _PAIRS and b == "key" for a, b in itertools.pairwise(parts)):
+        return True
+    return (bool(parts) and (parts[-1] in _WEAK or parts[-1].endswith("key"))
+            and (len(parts) < 2 or parts[-2] not in _NOT_SECRET_KEYS) and _made(value))
+
+
+# A secret word glued to what it is for, in one word (`PGPASSWORD`, `HFTOKEN`,
+# `GITHUBTOKEN`, `ACCESSTOKEN`): a part ending in it (`num_tokens` ends in `tokens`).
+_GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey", "accesskey",
+          "secretkey")
+# Names that hold a secret only when their value looks made (letters and digits, 8 or
+# more): `key` alone (`wandb.login(key='3f…')`, yet `key=val_loss` names a metric), a
+# word ending in it (`WANDBKEY`), `pass` (`DB_PASS=…`, yet PaddlePaddle's `Pass=49`
+# counts passes) and `login` (`wandb login 3f…`, yet `login=alice`).
+_WEAK = frozenset({"key", "pass", "login"})
+_MADE = lazy_re.compile(r"(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9+/=_.~\-]{8,}")
+
+
+def _made(value: str) -> bool:
+    return _MADE.fullmatch(value.strip("\\\"'")) is not None
 
 
 # `sort_key`, `primary_key`, `metric_key`: keys that hold no secret.
@@ -101,7 +125,7 @@ def _replace(match: re.Match[str]) -> str:
         return f"{match.group('url')}{match.group('user')}:{MASK}@"
     if match.group("quoted") is not None:
         quote, name = match.group("quote"), _SHAPES.sub(MASK, match.group("name"))
-        if not _secret_name(match.group("name")):
+        if not _secret_name(match.group("name"), match.group("quoted")):
             return f"{name}{match.group('sep')}{quote}" \
                    f"{_scrub_inner(match.group('quoted'))}{quote}"
         if _not_a_secret(match.group("quoted")):
@@ -112,7 +136,7 @@ def _replace(match: re.Match[str]) -> str:
     if match.group("name") is not None:
         value = match.group("value")
         name = _SHAPES.sub(MASK, match.group("name"))  # a token may stand where a name does
-        if not _secret_name(match.group("name")):
+        if not _secret_name(match.group("name"), value):
             # Not secret by name; its value may still hold a URL or a token.
             return f"{name}{match.group('sep')}{_scrub_inner(value)}"
         if _not_a_secret(value.lstrip("\\\"'")):
@@ -136,7 +160,7 @@ def _looks_made(blob: str) -> bool:
 
 
 def _replace_spaced(match: re.Match[str]) -> str:
-    if not _secret_name(match.group("name").lstrip("-")):
+    if not _secret_name(match.group("name").lstrip("-"), match.group("value")):
         return match.group(0)
     return f"{match.group('name')}{match.group('sep')}{MASK}"
 
@@ -216,8 +240,8 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
             out.append(MASK)
             mask_next = False
             continue
-        name, sep, _ = arg.partition("=")
-        if sep and (is_secret_name(name) or _secret_name(name.lstrip("-"))
+        name, sep, value = arg.partition("=")
+        if sep and (is_secret_name(name) or _secret_name(name.lstrip("-"), value)
                     or name in _SECRET_FLAGS):
             out.append(f"{name}={MASK}")
         elif arg.startswith("-") and (is_secret_name(arg) or _secret_name(arg.lstrip("-"))
