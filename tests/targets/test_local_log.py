@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -120,3 +121,21 @@ def test_long_log_first_poll_reads_tail_fully_and_history_sparsely(tmp_path: Pat
     assert [r.step for r in sparse] == [120]
     assert dense[-1].step == 60_000
     assert len(dense) < 5_000
+
+
+def test_a_short_log_of_very_many_lines_is_searched_not_parsed_line_by_line(tmp_path: Path):
+    """Under 4 MiB, yet 60,000 lines: parsed one by one it took a minute and hundreds of
+    MB (tens of microseconds a line); its history is searched like a long log's, its last
+    lines parsed in full, and a NaN in its middle is still found."""
+    from babysit.reading.follower import MAX_PARSED_LINES, TAIL_LINES
+
+    lines = [f"iter {i}: loss {2 - i / 100_000:.5f}" for i in range(MAX_PARSED_LINES + 10_000)]
+    lines[30_000] = "iter 30000: loss nan"
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert log.stat().st_size < 4 * 1024 * 1024
+    snapshot = LocalLogTarget(log).poll()
+    parsed = [r for r in snapshot.log.records if r.metrics.get("loss") is not None]
+    assert TAIL_LINES <= len(parsed) < 2 * TAIL_LINES
+    assert steps(snapshot)[-1] == MAX_PARSED_LINES + 9_999
+    assert any(not math.isfinite(r.metrics.get("loss", 0.0)) for r in snapshot.log.records)
