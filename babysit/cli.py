@@ -105,7 +105,7 @@ def _watch_options(
         metavar="SECONDS", rich_help_panel="Fixes and judgement")] = 60.0,
     total_steps: Annotated[int | None, typer.Option(
         help="Planned total steps, when the log never says.", show_default=False,
-        metavar="N", rich_help_panel="Fixes and judgement")] = None,
+        metavar="N", min=1, max=10**15, rich_help_panel="Fixes and judgement")] = None,
     gpu: Annotated[str | None, typer.Option(
         "--gpu", help="GPU type for MFU: a100, h100-sxm, h100-pcie, h200, b200, l4, a10, "
                       "v100, t4.", show_default=False, metavar="NAME",
@@ -258,6 +258,11 @@ def _watch(values: dict[str, Any]) -> None:
         raise _BadValue(str(error), param_hint="babysit config") from error
     from babysit.model import Severity
 
+    if settings.run_id is not None and not (settings.run_id.isprintable()
+                                            and 0 < len(settings.run_id) <= _MAX_RUN_ID):
+        # It names the run in the artifact, the dashboard and notifications: one line.
+        raise _BadValue(f"a run id is one printable line of at most {_MAX_RUN_ID} "
+                        "characters", param_hint="--run-id")
     if settings.notify.severity.lower() not in {level.value for level in Severity}:
         # Checked whether or not --notify is given: a typo must not wait for the day a URL
         # is added to be found.
@@ -696,6 +701,9 @@ def _check_out_dir(out_dir: Path) -> None:
         check_replaceable(out_dir / ARTIFACT_NAME)
     except UnsafeFile as error:
         raise typer.BadParameter(str(error), param_hint="--out-dir") from None
+
+
+_MAX_RUN_ID = 200
 
 
 class _BadValue(typer.BadParameter):

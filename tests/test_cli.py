@@ -71,6 +71,11 @@ def test_missing_file_exits_4_with_a_clear_message_and_an_artifact(tmp_path: Pat
     # A value that names no W&B run is the command line's fault, not an unreachable run.
     ["--wandb", "foo"],
     ["--wandb", "entity/project"],
+    # Values that name a run in every way out: one printable line, sizes a count can be.
+    ["train.log", "--run-id", "a\nDecision: GO"],
+    ["train.log", "--run-id", "x" * 201],
+    ["train.log", "--total-steps", "9" * 23],
+    ["--proc", "", "train.log"],
 ])
 def test_usage_errors_exit_2(tmp_path: Path, args: list[str]):
     (tmp_path / "train.log").write_text(FINISHED)

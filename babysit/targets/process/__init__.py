@@ -83,6 +83,9 @@ def _open_proc(request: Request) -> Target:
 def _prepare_proc(request: Request, choose: Chooser) -> Request:
     """Pin `--proc NAME` to one process: unrelated matches are put to the user, or are
     a usage error listing them."""
+    if not request.value.strip():
+        raise KindUsageError("--proc needs a name to look for (an empty one matches every "
+                             "process on the machine)")
     if request.log is not None and looks_remote(request.log) \
             and request.option("restart_cmd") is not None:
         raise KindUsageError("babysit does not act on remote runs (the fix policy is for "
@@ -109,6 +112,9 @@ def _prepare_proc(request: Request, choose: Chooser) -> Request:
 
 
 def _prepare_pid(request: Request, choose: Chooser) -> Request:
+    if not request.value.strip():
+        raise KindUsageError("--proc needs a name to look for (an empty one matches every "
+                             "process on the machine)")
     if request.log is not None and looks_remote(request.log) \
             and request.option("restart_cmd") is not None:
         raise KindUsageError("babysit does not act on remote runs (the fix policy is for "
