@@ -139,3 +139,13 @@ def test_a_short_log_of_very_many_lines_is_searched_not_parsed_line_by_line(tmp_
     assert TAIL_LINES <= len(parsed) < 2 * TAIL_LINES
     assert steps(snapshot)[-1] == MAX_PARSED_LINES + 9_999
     assert any(not math.isfinite(r.metrics.get("loss", 0.0)) for r in snapshot.log.records)
+
+
+def test_a_symbolic_link_loop_is_named_as_such(tmp_path: Path):
+    (tmp_path / "a.log").symlink_to(tmp_path / "b.log")
+    (tmp_path / "b.log").symlink_to(tmp_path / "a.log")
+    (tmp_path / "gone.log").symlink_to(tmp_path / "nothing.log")
+    with pytest.raises(TargetError, match="leads back to itself"):
+        LocalLogTarget(tmp_path / "a.log")
+    with pytest.raises(TargetError, match="symbolic link to a missing file"):
+        LocalLogTarget(tmp_path / "gone.log")

@@ -8,6 +8,7 @@ million checkpoints costs at most `_LISTED` names."""
 from __future__ import annotations
 
 import difflib
+import errno
 import itertools
 import os
 import re
@@ -88,6 +89,15 @@ def did_you_mean(paths: list[str]) -> str:
 def not_found(path: str) -> str:
     """The message for a log path that does not exist: a close name, or the missing
     folder, when there is one to name."""
+    if Path(path).is_symlink():  # a link to nothing, or links that lead back to themselves
+        try:
+            Path(path).resolve(strict=True)
+        except RuntimeError:  # Python 3.11 raises this for a loop
+            return f"log file not found: {path} is a symbolic link that leads back to itself"
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return f"log file not found: {path} is a symbolic link that leads back to itself"
+            return f"log file not found: {path} is a symbolic link to a missing file"
     near = near_paths(path)
     if near:
         return f"log file not found: {path}{did_you_mean(near)}"
