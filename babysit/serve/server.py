@@ -10,9 +10,11 @@ most MAX_CONNECTIONS at once, each dropped after IDLE_SECONDS of silence."""
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import json
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +32,8 @@ _STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
 
 MAX_CONNECTIONS = 32
 IDLE_SECONDS = 10.0
+# How long a new connection waits for the slot a dropped silent one frees.
+_EVICTION_WAIT = 2.0
 
 
 class ServeError(Exception):
@@ -46,23 +50,31 @@ def is_loopback(host: str) -> bool:
 
 
 class _BoundedServer(ThreadingHTTPServer):
-    """A thread per connection, but never more than `limit` at once: a connection over
-    the limit is closed at once instead of holding a thread."""
+    """A thread per connection, but never more than `limit` at once. When all are taken,
+    the connection that has waited longest without sending its request is dropped for
+    the new one (a local user trickling a byte at a time into every slot would otherwise
+    lock the owner out for as long as it likes); with none such, the new one is closed."""
 
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
                  limit: int) -> None:
         self._slots = threading.BoundedSemaphore(limit)
+        self._silent: dict[Any, None] = {}  # connections yet to send a whole request head
+        self._silent_lock = threading.Lock()
         super().__init__(address, handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
+        if not self._slots.acquire(blocking=False) and not (
+                self._drop_oldest_silent() and self._slots.acquire(timeout=_EVICTION_WAIT)):
             self.shutdown_request(request)
             return
+        with self._silent_lock:
+            self._silent[request] = None
         try:
             super().process_request(request, client_address)
         except BaseException:
+            self.spoke(request)
             self._slots.release()
             raise
 
@@ -70,7 +82,23 @@ class _BoundedServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.spoke(request)
             self._slots.release()
+
+    def spoke(self, request: Any) -> None:
+        """The connection sent its request head (or is gone): no longer one to drop."""
+        with self._silent_lock:
+            self._silent.pop(request, None)
+
+    def _drop_oldest_silent(self) -> bool:
+        with self._silent_lock:
+            oldest = next(iter(self._silent), None)
+            if oldest is None:
+                return False
+            del self._silent[oldest]
+        with contextlib.suppress(OSError):
+            oldest.shutdown(socket.SHUT_RDWR)  # its thread's read returns: the slot frees
+        return True
 
 
 class Dashboard:
@@ -137,6 +165,13 @@ class Dashboard:
 
             def log_message(self, *args: Any) -> None:
                 pass  # the watch's output is the user's terminal, not an access log
+
+            def parse_request(self) -> bool:
+                parsed = super().parse_request()  # the request line and its headers
+                server = self.server
+                if isinstance(server, _BoundedServer):
+                    server.spoke(self.request)
+                return parsed
 
             def _send(self, status: int, body: bytes, kind: str) -> None:
                 self.send_response(status)

@@ -94,6 +94,21 @@ def test_half_open_connections_hold_no_more_threads_than_the_cap(dashboard: Dash
     assert wait_for(lambda: fetch(dashboard.url + "api/metrics", TOKEN)[0] == 200)
 
 
+def test_connections_trickling_their_request_do_not_lock_the_owner_out(dashboard: Dashboard):
+    """Every slot held by a local user who sends a request a byte at a time (each byte
+    within the idle timeout): the owner's request still gets its answer, in the place
+    of the connection that has waited longest without a whole request."""
+    port = int(dashboard.url.rsplit(":", 1)[1].strip("/"))
+    trickling = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(4)]
+    try:
+        for sock in trickling:
+            sock.sendall(b"GET /api/metrics HTTP/1.1\r\n")  # and never the rest
+        assert fetch(dashboard.url + "api/metrics", TOKEN)[0] == 200
+    finally:
+        for sock in trickling:
+            sock.close()
+
+
 def serve(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     code = main(["serve", *args])
     err = capsys.readouterr().err
