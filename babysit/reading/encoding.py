@@ -39,6 +39,14 @@ def sniff(head: bytes) -> str:
     return UTF8
 
 
+def byte_order(encoding: str, head: bytes) -> str:
+    """`encoding` with its byte order settled: the BOM's for `utf-16` (to decode a
+    stretch that starts past the BOM), else `encoding` itself."""
+    if encoding != "utf-16":
+        return encoding
+    return "utf-16-be" if head.startswith(codecs.BOM_UTF16_BE) else "utf-16-le"
+
+
 class Transcoder:
     """Bytes of a log in `encoding`, as UTF-8 bytes, chunk by chunk (a character cut
     between two chunks is completed by the next)."""

@@ -10,13 +10,14 @@ from is a `FileAccess`: the local filesystem, or SFTP on another host.
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Hashable, Iterator
 from typing import Protocol
 
 from babysit.model import Record
 from babysit.parsing.parser import LogParser
 from babysit.parsing.text import decode
-from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, sniff
+from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, byte_order, sniff
 from babysit.reading.finders import OffsetFinder
 from babysit.reading.history import scan_history
 from babysit.reading.lines import LineSplitter
@@ -86,6 +87,7 @@ class LogFollower:
         self._mark = b""  # the last bytes read: still there if the file was only appended to
         self._history_notes: list[str] = []  # what the history scan found worth saying
         self._transcoder: Transcoder | None = None  # a log not in UTF-8 (see `encoding`)
+        self._order: str | None = None  # its codec with the byte order settled
         self._sniffed = False
 
     @property
@@ -188,7 +190,7 @@ class LogFollower:
         self._offset = 0
         self._splitter.reset()
         self._mark = b""
-        self._transcoder, self._sniffed = None, False
+        self._transcoder, self._order, self._sniffed = None, None, False
 
     def _rewritten(self) -> bool:
         """Whether the bytes just before the offset are no longer the ones read there: the
@@ -205,15 +207,17 @@ class LogFollower:
             return 0
         if not self._sniffed and start == 0:
             self._sniff(size)
-        if self._transcoder is None and (size - start > 2 * self._tail_bytes
-                                         or self._many_lines(start, size)):
+        if size - start > 2 * self._tail_bytes or self._many_lines(start, size):
             # A long stretch (the first poll of an old log, or a huge burst): search its
             # history fast and parse only the tail in full.
             tail_start = self._tail_start(start, size)
             if start == 0:
                 self._parser.learn_start_up(self._head_lines())
-            records.extend(scan_history(self._read_at, start, tail_start,
-                                        self.access.offsets(), self._history_notes))
+            if self._transcoder is None:
+                records.extend(scan_history(self._read_at, start, tail_start,
+                                            self.access.offsets(), self._history_notes))
+            else:
+                records.extend(self._scan_transcoded(start, tail_start))
             self._splitter.reset()
             self._offset = start = tail_start
         transcode = self._transcoder
@@ -225,13 +229,36 @@ class LogFollower:
         return size - start
 
     def _sniff(self, size: int) -> None:
-        """Tell the log's encoding from its first bytes. A UTF-16 log is read whole (the
-        history scan searches bytes as UTF-8)."""
+        """Tell the log's encoding from its first bytes. A long UTF-16 log's history is
+        made UTF-8 before it is searched (`_scan_transcoded`)."""
         self._sniffed = True
-        encoding = sniff(self._read_at(0, min(size, SNIFF_BYTES)))
+        head = self._read_at(0, min(size, SNIFF_BYTES))
+        encoding = sniff(head)
         if encoding != UTF8:
             self._transcoder = Transcoder(encoding)
+            self._order = byte_order(encoding, head)
             self._history_notes.append(f"the log is written in UTF-16 ({encoding}): read as such")
+
+    def _scan_transcoded(self, start: int, end: int) -> list[Record]:
+        """The history scan of a stretch of a UTF-16 log: made UTF-8 chunk by chunk into
+        a temporary file (the scan searches UTF-8 bytes), so its memory stays bounded
+        however long the log; the tail after it is decoded afresh from `end`."""
+        assert self._transcoder is not None and self._order is not None
+        # From the start, the BOM-reading codec (it drops the BOM); past it, the order
+        # the BOM gave.
+        middle = Transcoder(self._transcoder.encoding if start == 0 else self._order)
+        with tempfile.TemporaryFile() as utf8:
+            for chunk in self._chunks(start, end):
+                utf8.write(middle(chunk))
+            length = utf8.tell()
+
+            def read_utf8(offset: int, size: int) -> bytes:
+                utf8.seek(offset)
+                return utf8.read(size)
+
+            found = list(scan_history(read_utf8, 0, length, None, self._history_notes))
+        self._transcoder = Transcoder(self._order)
+        return found
 
     def _many_lines(self, start: int, size: int) -> bool:
         """Whether a stretch short enough to parse whole has too many lines for it."""
@@ -244,6 +271,8 @@ class LogFollower:
         """Where the last TAIL_LINES lines begin, within the last `tail_bytes` (and not
         before `start`)."""
         block_start = max(start, size - self._tail_bytes)
+        if self._transcoder is not None:
+            block_start += (block_start - start) % 2  # on a UTF-16 code unit
         block = self._read_at(block_start, size - block_start)
         position = len(block)
         for _ in range(TAIL_LINES + 1):
@@ -254,16 +283,26 @@ class LogFollower:
                 break
             position = found
         else:
-            return block_start + position + 1
+            return self._on_unit(start, block_start + position + 1)
         # Fewer lines than that: start at the first whole line of the block (or in
         # the middle of one endless line; the splitter cuts it).
         first = min((i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0),
                     default=-1)
-        return block_start + first + 1
+        return self._on_unit(start, block_start + first + 1)
+
+    def _on_unit(self, start: int, offset: int) -> int:
+        """`offset`, moved on to a whole UTF-16 code unit in a UTF-16 log (its newline's
+        0x0A is the first byte of two in little-endian)."""
+        if self._transcoder is None:
+            return offset
+        return offset + (offset - start) % 2
 
     def _head_lines(self) -> list[str]:
         """The log's first whole lines (its start-up, for the parser to know it by)."""
-        lines = decode(self._read_at(0, _HEAD_BYTES)).splitlines()
+        head = self._read_at(0, _HEAD_BYTES)
+        if self._transcoder is not None:
+            head = Transcoder(self._transcoder.encoding)(head)
+        lines = decode(head).splitlines()
         return lines[:-1] if len(lines) > 1 else lines
 
     def _chunks(self, start: int, end: int) -> Iterator[bytes]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 from pathlib import Path
@@ -149,3 +150,21 @@ def test_a_symbolic_link_loop_is_named_as_such(tmp_path: Path):
         LocalLogTarget(tmp_path / "a.log")
     with pytest.raises(TargetError, match="symbolic link to a missing file"):
         LocalLogTarget(tmp_path / "gone.log")
+
+
+@pytest.mark.parametrize("codec, bom", [("utf-16-le", codecs.BOM_UTF16_LE),
+                                        ("utf-16-be", codecs.BOM_UTF16_BE),
+                                        ("utf-16-le", b"")])
+def test_a_long_utf16_log_is_searched_like_a_long_utf8_one(tmp_path: Path, codec: str,
+                                                           bom: bytes):
+    """PowerShell 5 writes UTF-16: a long such log was decoded and parsed whole (88 s and
+    262 MB for 33 MB). Its history is made UTF-8 into a temporary file and searched, its
+    last lines parsed: the NaN in its middle is found, the tail read in its own order."""
+    lines = [f"step {i}/5000 | loss={2 - i / 5000:.4f}" for i in range(1, 3001)]
+    lines[1500] = "step 1501/5000 | loss=nan"
+    log = tmp_path / "train.log"
+    log.write_bytes(bom + ("\r\n".join(lines) + "\r\n").encode(codec))
+    snapshot = LocalLogTarget(log, tail_bytes=8192).poll()
+    assert steps(snapshot)[-1] == 3000
+    assert len([r for r in snapshot.log.records if "loss" in r.metrics]) < 1000
+    assert any(math.isnan(r.metrics.get("loss", 0.0)) for r in snapshot.log.records)
