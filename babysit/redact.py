@@ -215,7 +215,14 @@ def _map_any(value: Any, change: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return change(value) if type(value) is str else value  # enums are left alone
     if isinstance(value, Mapping):
-        return {_map_any(k, change): _map_any(v, change) for k, v in value.items()}
+        changed: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key = _map_any(key, change)
+            if new_key in changed:  # two metrics named by tokens: both kept, numbered
+                new_key = next(f"{new_key} ({n})" for n in itertools.count(2)
+                               if f"{new_key} ({n})" not in changed)
+            changed[new_key] = _map_any(item, change)
+        return changed
     if isinstance(value, (list, tuple)):
         items = [_map_any(v, change) for v in value]
         return tuple(items) if isinstance(value, tuple) else items

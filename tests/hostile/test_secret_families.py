@@ -184,3 +184,12 @@ def test_a_secret_split_over_arguments_is_scrubbed_in_the_shown_command():
     shown = redacted_command(["curl", "-H", "Authorization:", "Bearer", "xyz123456abc",
                               "--lr", "3e-4"])
     assert "xyz123456abc" not in shown and shown.endswith("--lr 3e-4")
+
+
+def test_two_metrics_named_by_tokens_are_both_kept():
+    from babysit.redact import scrub_value
+
+    shown = scrub_value({"ghp_abcdefghijklmnopqrstuvwx": 2.0, "hf_AAAAAAAAAAAAAAAA": 3.0,
+                         "loss": 1.0})
+    assert sorted(shown.values()) == [1.0, 2.0, 3.0]
+    assert not any("ghp_" in key or "hf_" in key for key in shown)
