@@ -45,6 +45,7 @@ from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
 from babysit.parsing.marian import parse_marian
+from babysit.parsing.mlperf import FORMAT, TAG, MlperfEvent, ended, parsed_from, read_event
 from babysit.parsing.pass_counters import PassCounters
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
@@ -67,6 +68,21 @@ _EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
 # An epoch's batch, read by these formats (and what the line is read as while the batch
 # is never seen below its total).
 _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}
+
+
+def _mlperf_line(event: MlperfEvent, line: Line, events: list[LogEvent]) -> Parsed | None:
+    """An MLPerf event (`mlperf`): its `run_stop` added to `events`, an evaluation or an
+    epoch's end as what it says of training; any other event (a setting, a size) is
+    claimed, understood and nothing about training. No other format reads these lines:
+    their JSON values are no metrics of a step."""
+    stop = ended(event, line.text)
+    if stop is not None:
+        events.append(stop)
+        return Parsed(FORMAT)
+    parsed = parsed_from(event)
+    if parsed is None:
+        line.claimed = True
+    return parsed
 
 
 class MetricLineReader:
@@ -96,6 +112,10 @@ class MetricLineReader:
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
+        if TAG in text:
+            event = read_event(text)
+            if event is not None:
+                return _mlperf_line(event, line, events)
         self._results.see(text)
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
