@@ -50,7 +50,8 @@ def test_an_overfitting_test_loss_beside_a_falling_train_loss_is_found(tmp_path:
         test_loss = 2.0 + (0.0 if epoch < 4 else 0.07 * (epoch - 3))
         # The accuracy moves a little: one held to the digit over twenty evaluations
         # is a frozen model of its own (flat_scores), not this test's subject.
-        lines.append(f"TEST in epoch{epoch}, loss = {test_loss:.9f}, acc = {45.5 + 0.1 * epoch:.1f}%")
+        acc = 45.5 + 0.1 * epoch
+        lines.append(f"TEST in epoch{epoch}, loss = {test_loss:.9f}, acc = {acc:.1f}%")
     data, found = _eval_findings(tmp_path, lines)
     assert data["decision"] == "CONDITIONAL" and data["terminal_state"] == "RUNNING"
     assert any(f.startswith("eval/loss") for f in found), found
