@@ -22,8 +22,8 @@ scores says it too, in three shapes:
 
 An accuracy frozen long enough needs no start: twenty evaluations in a row at the very
 same value, from any point of the run, at a level where a frozen accuracy is one class
-for everything (at most half of the scale, printed to the millionth, or beside a loss at
-ln K, a constant guess's cross-entropy: a binary GNN's `Eval_acc:0.5298` on each of 40
+for everything (at most half of the scale, printed to the millionth, or beside a loss
+sitting flat at ln K as long, a constant guess's cross-entropy: a binary GNN's `Eval_acc:0.5298` on each of 40
 epochs, 153 to 259, its training loss 0.681, ln 2 = 0.693, the larger class's share). A
 run there is burning its compute on predictions that do not change: a blocker at once.
 
@@ -70,6 +70,28 @@ _AUC_LEFT = 0.15  # a value this far from 0.5: it ranks
 _FROZEN_POINTS = 6  # evaluations at the very same accuracy, from the first
 _FROZEN_LONG_POINTS = 20  # evaluations in a row at the very same accuracy, from anywhere
 _CHANCE_CLASSES = range(2, 11)  # class counts whose ln K a constant guess's loss may sit at
+_GUESS_FLAT = 0.02  # a loss sitting at ln K: every point within this share of the first
+
+
+class _GuessLoss:
+    """How many loss points in a row have sat at one ln K, flat (within `_GUESS_FLAT` of
+    the first of them): a loss that passes through ln K on its way down is not a constant
+    guess's, one that stays there is (0.6822, 0.6820, 0.6815 … over forty epochs)."""
+
+    __slots__ = ("count", "first", "points")
+
+    def __init__(self) -> None:
+        self.count: int | None = None  # K of the present run
+        self.first = 0.0
+        self.points = 0
+
+    def note(self, loss: float) -> None:
+        if self.count is not None and loss_at_chance(loss, self.count) \
+                and abs(loss - self.first) <= _GUESS_FLAT * self.first:
+            self.points += 1
+            return
+        self.count = next((k for k in _CHANCE_CLASSES if loss_at_chance(loss, k)), None)
+        self.first, self.points = loss, (1 if self.count is not None else 0)
 # Evaluations of an error within a share of its first: eight within 1 %, or four within
 # 0.1 % (a regressor collapsed to a constant: `Val Loss: 0.9489`, 0.9489, 0.9491, 0.9489).
 _FLAT_BANDS = ((8, 0.01), (4, 0.001))
@@ -216,7 +238,7 @@ class FlatScoreRule:
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
-        self._guess_loss = False  # the latest loss is a constant guess's ln K
+        self._guess = _GuessLoss()  # the loss's run at a constant guess's ln K
         # An AUC of the run left chance: the model ranks something. A multi-label
         # report's rare class may hover at 0.5 while the others climb (a chest X-ray
         # fine-tune's `auroc_nodule` 0.52–0.55 beside a cardiomegaly AUROC of 0.8).
@@ -232,8 +254,8 @@ class FlatScoreRule:
         out: list[Signal] = []
         if point.loss is not None:
             self._trained += 1
-            self._guess_loss = math.isfinite(point.loss) and any(
-                loss_at_chance(point.loss, k) for k in _CHANCE_CLASSES)
+            if math.isfinite(point.loss):
+                self._guess.note(point.loss)
         for key, value in point.metrics.items():
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
@@ -284,7 +306,8 @@ class FlatScoreRule:
         self._streaks[key] = (value, times + 1)
         if tag in self._raised:
             return []
-        found = accuracy_frozen_long(value, times + 1, self._guess_loss)
+        found = accuracy_frozen_long(value, times + 1,
+                                     self._guess.points >= _FROZEN_LONG_POINTS)
         if found is None:
             return []
         self._raised.add(tag)

@@ -311,3 +311,11 @@ def test_an_accuracy_that_moves_resolves_the_frozen_streak():
     run = Run(RuleSettings(), None, 0.0)
     run.absorb(LogParser().feed_lines(lines))
     assert not any(a.type.value == "not-learning" for a in run.ledger.unresolved())
+
+
+def test_a_loss_passing_through_ln_k_is_no_constant_guess():
+    # The loss falls through ln 2's band (0.72 → 0.66) while a coarse accuracy above half
+    # holds: the loss is not sitting at a guess's level, so the held accuracy is no proof.
+    lines = [f"Epoch:{e}, Training_loss:{0.72 - 0.002 * (e - 150):.4f}, "
+             f"Eval_loss:0.70, Eval_acc:0.5312" for e in range(150, 180)]
+    assert not not_learning(lines)
