@@ -22,10 +22,11 @@ scores says it too, in three shapes:
 
 An accuracy frozen long enough needs no start: twenty evaluations in a row at the very
 same value, from any point of the run, at a level where a frozen accuracy is one class
-for everything (at most half of the scale, printed to the millionth, or beside a loss
-sitting flat at ln K as long, a constant guess's cross-entropy: a binary GNN's `Eval_acc:0.5298` on each of 40
-epochs, 153 to 259, its training loss 0.681, ln 2 = 0.693, the larger class's share). A
-run there is burning its compute on predictions that do not change: a blocker at once.
+for everything: at most half of the scale, printed to the millionth, or beside a loss
+that sat flat at ln K as long (a constant guess's cross-entropy). A binary GNN's
+`Eval_acc:0.5298` on each of 40 epochs, 153 to 259, its training loss 0.681 throughout
+(ln 2 = 0.693): the larger class's share. A run there is burning its compute on
+predictions that do not change: a blocker at once.
 
 Each is raised once per metric (the catalogue's medium while the run goes on) and
 resolved when the score moves away. Still open when the run ends, one judged from the
