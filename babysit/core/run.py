@@ -39,7 +39,7 @@ from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
-from babysit.rules.last_weights import last_far_from_best, patience_spent
+from babysit.rules.last_weights import best_long_behind, last_far_from_best, patience_spent
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
@@ -596,11 +596,16 @@ class Run:
             return
         kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         best = self._kept_from_before(AnomalyType.EVAL_DEGRADATION)
+        behind: str | None = None
         contradicted = self._final_test_contradicts()
         if contradicted is not None:
             # The test of the kept checkpoint undoes what keeping it was for.
             self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, contradicted,
                                key="final test")
+        elif best is not None and (behind := self._best_long_behind()) is not None:
+            # The kept best is an early one and the run spent most of itself getting
+            # worse: what it delivers is usable, the run was not (stays open, high).
+            behind = f"the run kept its best checkpoint ({best}), but {behind}"
         elif best is not None:
             # The run kept its best-evaluated weights from before the evaluation got
             # worse: what it delivers is the best, not the degraded last weights.
@@ -617,6 +622,8 @@ class Run:
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
+            if kind is AnomalyType.EVAL_DEGRADATION and behind is not None:
+                why = f"{why}; {behind}"
             if kind is AnomalyType.DIVERGENCE and kept is not None:
                 # The run kept its best weights from before the rise: the final weights
                 # are spoiled, its deliverable is not (a strong risk, not a void run).
@@ -647,6 +654,19 @@ class Run:
         if any(a.type is AnomalyType.EVAL_DEGRADATION for a in self.ledger.anomalies):
             return final_test_below_evaluations(evals)
         return final_test_below_evaluations(evals, FAR_DROP, scores_only=True)
+
+    def _best_long_behind(self) -> str | None:
+        """Why the main evaluation's best lies far behind the run's end (rules/
+        last_weights), on a run that finished; None otherwise."""
+        main = self.series.main_eval_values()
+        chosen = self.checkpoints.choice()
+        written = self.checkpoints.written_at(chosen.path) if chosen is not None else None
+        if main is None or written is None or self.step is None \
+                or self.lifecycle.state is not TerminalState.SUCCEEDED:
+            return None
+        key, values, direction = main
+        found = best_long_behind(values, direction, self.rules, written, self.step)
+        return f"{key}: {found}" if found is not None else None
 
     def _kept_last_weights(self) -> None:
         """A run that finished well short of its plan (its own early stop) with no best

@@ -20,6 +20,14 @@ scores says it too, in three shapes:
   four (a GCN regressor's `Val Loss: 0.9489` on each epoch), printed finely enough for
   the band to show a move: nothing the model fits carries over to what it is scored on.
 
+An accuracy frozen long enough needs no start: twenty evaluations in a row at the very
+same value, from any point of the run, at a level where a frozen accuracy is one class
+for everything: at most half of the scale, printed to the millionth, or beside a loss
+that sat flat at ln K as long (a constant guess's cross-entropy). A binary GNN's
+`Eval_acc:0.5298` on each of 40 epochs, 153 to 259, its training loss 0.681 throughout
+(ln 2 = 0.693): the larger class's share. A run there is burning its compute on
+predictions that do not change: a blocker at once.
+
 Each is raised once per metric (the catalogue's medium while the run goes on) and
 resolved when the score moves away. Still open when the run ends, one judged from the
 run's first evaluation is a blocker (NO-GO): the score measures what the run delivers,
@@ -38,6 +46,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
+from babysit.rules.chance_streak import loss_at_chance
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -60,6 +69,30 @@ _AUC_POINTS, _AUC_BAND = 8, 0.1  # eight evaluations within 0.1 of 0.5
 _AUC_TIGHT_POINTS, _AUC_TIGHT_BAND = 5, 0.01  # or five within 0.01
 _AUC_LEFT = 0.15  # a value this far from 0.5: it ranks
 _FROZEN_POINTS = 6  # evaluations at the very same accuracy, from the first
+_FROZEN_LONG_POINTS = 20  # evaluations in a row at the very same accuracy, from anywhere
+_CHANCE_CLASSES = range(2, 11)  # class counts whose ln K a constant guess's loss may sit at
+_GUESS_FLAT = 0.02  # a loss sitting at ln K: every point within this share of the first
+
+
+class _GuessLoss:
+    """How many loss points in a row have sat at one ln K, flat (within `_GUESS_FLAT` of
+    the first of them): a loss that passes through ln K on its way down is not a constant
+    guess's, one that stays there is (0.6822, 0.6820, 0.6815 … over forty epochs)."""
+
+    __slots__ = ("count", "first", "points")
+
+    def __init__(self) -> None:
+        self.count: int | None = None  # K of the present run
+        self.first = 0.0
+        self.points = 0
+
+    def note(self, loss: float) -> None:
+        if self.count is not None and loss_at_chance(loss, self.count) \
+                and abs(loss - self.first) <= _GUESS_FLAT * self.first:
+            self.points += 1
+            return
+        self.count = next((k for k in _CHANCE_CLASSES if loss_at_chance(loss, k)), None)
+        self.first, self.points = loss, (1 if self.count is not None else 0)
 # Evaluations of an error within a share of its first: eight within 1 %, or four within
 # 0.1 % (a regressor collapsed to a constant: `Val Loss: 0.9489`, 0.9489, 0.9491, 0.9489).
 _FLAT_BANDS = ((8, 0.01), (4, 0.001))
@@ -118,17 +151,38 @@ def accuracy_frozen(values: Sequence[float]) -> str | None:
     if len(values) < _FROZEN_POINTS or len(set(values)) != 1:
         return None
     value = values[0]
-    scale = 100.0 if value > 1.0 else 1.0
-    # Printed to the millionth, the same accuracy at any level is predictions that
-    # never change (a segmentation net's `Eval Acc (total): 0.8812751913070679` on each of
-    # ten epochs: the background's share); printed coarsely, a high one may be a
-    # converged fine-tune's.
-    fine = _unit(value) <= 1e-6 * scale
-    if not (0 < value <= 0.5 * scale or (fine and 0 < value < scale)):
+    if not _one_class_level(value):
         return None
     return (f"has been exactly {value:.4g} on every one of {len(values)} evaluations from "
             f"the first: the model's predictions never change (one class for everything, "
             f"scoring that class's share of the set)")
+
+
+def accuracy_frozen_long(value: float, times: int, guess_loss: bool) -> str | None:
+    """Why an accuracy at `value` on `times` evaluations in a row, from any point of the
+    run, says the predictions no longer change: twenty or more, at a one-class level, or
+    at any level short of perfect with the loss at a constant guess's ln K
+    (`guess_loss`). None otherwise."""
+    scale = 100.0 if value > 1.0 else 1.0
+    if times < _FROZEN_LONG_POINTS:
+        return None
+    if not (_one_class_level(value) or (guess_loss and 0 < value < scale)):
+        return None
+    beside = " with the loss at a constant guess's ln K" if guess_loss else ""
+    return (f"has been exactly {value:.4g} on each of the last {times} evaluations{beside}: "
+            f"the model's predictions do not change (one class for everything, scoring "
+            f"that class's share of the set), and the run burns its compute there")
+
+
+def _one_class_level(value: float) -> bool:
+    """Whether an accuracy held exactly is one class for everything rather than a
+    converged model: above 0 and at most half of the scale, or short of perfect and
+    printed to the millionth (a segmentation net's `Eval Acc (total): 0.8812751913070679`
+    on each of ten epochs: the background's share); printed coarsely, a high one may be a
+    converged fine-tune's."""
+    scale = 100.0 if value > 1.0 else 1.0
+    fine = _unit(value) <= 1e-6 * scale
+    return 0 < value <= 0.5 * scale or (fine and 0 < value < scale)
 
 
 def error_flat(values: Sequence[float]) -> str | None:
@@ -184,6 +238,8 @@ class FlatScoreRule:
         self._trained = 0  # training records read (a record with a training loss)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
+        self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
+        self._guess = _GuessLoss()  # the loss's run at a constant guess's ln K
         # An AUC of the run left chance: the model ranks something. A multi-label
         # report's rare class may hover at 0.5 while the others climb (a chest X-ray
         # fine-tune's `auroc_nodule` 0.52–0.55 beside a cardiomegaly AUROC of 0.8).
@@ -199,6 +255,8 @@ class FlatScoreRule:
         out: list[Signal] = []
         if point.loss is not None:
             self._trained += 1
+            if math.isfinite(point.loss):
+                self._guess.note(point.loss)
         for key, value in point.metrics.items():
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
@@ -230,7 +288,32 @@ class FlatScoreRule:
                 self._beyond_chance = True
                 out.extend(self._converged(key, value))
             out.extend(self._judge(key, kind, values, value))
+            if kind == "accuracy":
+                out.extend(self._frozen_streak(key, value))
         return out
+
+    def _frozen_streak(self, key: str, value: float) -> list[Signal]:
+        """An accuracy held to every printed digit over twenty evaluations in a row, from
+        any point of the run (see the module): a blocker at once, resolved when it moves."""
+        tag = f"frozen {key}"
+        held, times = self._streaks.get(key, (value, 0))
+        if value != held:
+            self._streaks[key] = (value, 1)
+            if tag in self._raised:
+                self._raised.discard(tag)
+                return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
+                                key=tag)]
+            return []
+        self._streaks[key] = (value, times + 1)
+        if tag in self._raised:
+            return []
+        found = accuracy_frozen_long(value, times + 1,
+                                     self._guess.points >= _FROZEN_LONG_POINTS)
+        if found is None:
+            return []
+        self._raised.add(tag)
+        return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
+                      severity=Severity.BLOCKER)]
 
     def _converged(self, key: str, value: float) -> list[Signal]:
         """An AUC beyond chance came after an error was found flat (a boosting search's

@@ -53,3 +53,26 @@ def patience_spent(values: Sequence[float], direction: int) -> bool:
     worse = [-direction * v for v in values]  # higher is worse
     best_at = min(range(len(worse)), key=worse.__getitem__)
     return best_at < len(worse) - 1 and worse[-1] > worse[best_at]
+
+
+
+_EARLY_SHARE = 0.25  # a best written within this share of the run's steps: its start
+
+
+def best_long_behind(values: Sequence[float], direction: int, rules: RuleSettings,
+                     best_step: int, last_step: int) -> str | None:
+    """Why a kept best checkpoint does not make up for the evaluations after it: written
+    within the first quarter of the run's steps (`best_step` of `last_step`), and every
+    one of the last evaluations far from the best (`last_far_from_best`). The run
+    delivers its best, but spent three quarters or more of its compute getting worse
+    (nanoGPT on a small character corpus, `always_save_checkpoint = False`: `val loss
+    1.3429` at step 500 and saved, then higher at each of the eighteen evaluations after
+    it, 3.6645 at step 5000): its plan (length, regularisation) was wrong and the kept
+    model is an early one. None otherwise."""
+    if last_step <= 0 or best_step > _EARLY_SHARE * last_step:
+        return None
+    found = last_far_from_best(values, direction, rules)
+    if found is None:
+        return None
+    return (f"it was written at step {best_step} of {last_step}, and the evaluation "
+            f"{found[1]}: most of the run was spent getting worse")

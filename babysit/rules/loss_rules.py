@@ -41,6 +41,9 @@ _BLOWN_UP = 1000.0  # a level this many times the lowest loss reached: blown up
 # A spike this many times where the run started, and a point after it higher still: the
 # loss exploded and went on climbing (divergence, whatever the level shows yet).
 _EXPLODED = 100.0
+# A loss past −1e8 that reaches a hundred times where it first passed it: still blowing up,
+# not a likelihood overshooting (a mixture density's NLL wandering −1.5e8, −6.5e7, −1.8e9).
+_RUNAWAY_GROWTH = 100.0
 
 
 class EvalWitness:
@@ -255,12 +258,13 @@ class LossRule:
             # Open until the loss is back within a hundredth of that size: a run that
             # reached −1e9 and now prints −6e7 has not come back.
             if value < -rules.loss_blowup / 100:
-                return []
+                return self._still_running_away(value)
             self._runaway = False
             self._diverging = None
             return [Resolve(AnomalyType.DIVERGENCE, f"loss back to {value:.4g}")]
         if value < -rules.loss_blowup:
             self._runaway = True
+            self._runaway_first = value
             # A loss that may be negative by design (the NLL of a continuous density, a
             # critic's) runs away downwards when its objective has no floor: a variance
             # collapsing to 0, a critic without a penalty. Only an absurd size says so.
@@ -443,6 +447,19 @@ class LossRule:
             (chance is not None and now > chance + sigma)
         self._above_start = self._above_start + 1 if above and not falling else 0
 
+    def _still_running_away(self, value: float) -> list[Signal]:
+        """A loss already past −1e8 that grows by two more orders of magnitude: whatever
+        the objective, nothing that settles does that; the numbers are blowing up as
+        surely as a loss past +1e8 (a TF1 captcha CNN's `loss = -25622784000.0000`, then
+        -1.4e12, then -1.2e13, one predicted string for the whole batch). A blocker."""
+        first = self._runaway_first
+        if value > _RUNAWAY_GROWTH * first:
+            return []
+        return self._raise_or_reassess(
+            Severity.BLOCKER, f"loss is {value:.3g}, {value / first:.3g}× the {first:.3g} "
+                              f"it had first run away to: the numbers are blowing up "
+                              f"towards −∞")
+
     def _raise_or_reassess(self, severity: Severity, description: str) -> list[Signal]:
         if self._diverging is None:
             self._diverging = severity
@@ -505,6 +522,7 @@ class LossRule:
     _sigma_at = 0  # the point the noise was last measured at
     _above_start = 0
     _runaway = False  # the loss ran away towards −∞
+    _runaway_first = 0.0  # the loss when it first ran away past −1e8
     _spiked_for = 0  # points since the open spike, the loss still up
     _spike_value = math.inf  # the loss the open spike was raised at
     _excursion_peak = -math.inf  # the highest loss of the open divergence

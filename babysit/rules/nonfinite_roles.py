@@ -9,6 +9,7 @@ engineer reads them so:
 - a mean over a set that can be empty: the reward or length of episodes before any
   episode finished, IoU or recall over the boxes of a scale that got none (`count: 0`),
   an evaluation score over an empty split, a spread over a single run;
+- an error divided by the target (MAPE, MSPE), inf wherever one target is 0;
 - a timing or a rate before its first interval (`speed nan` at step 0, an ETA);
 - a bound or a best-so-far sentinel (`DELTA_CLIPS_MAX: inf`, `best_loss: inf`);
 - a summary writer's `NaN or Inf found in input tensor`, which names no metric.
@@ -40,6 +41,7 @@ class Role(Enum):
     WEIGHTS = "the norm of the model's weights"
     GRADIENT = "a gradient norm"
     STATISTIC = "a statistic over a possibly empty set"
+    RELATIVE = "an error relative to the target, undefined where a target is 0"
     BOUND = "a bound or a best-so-far sentinel"
     TIMING = "a timing or a rate"
     SUMMARY = "a value written to a summary writer, which one unsaid"
@@ -74,6 +76,12 @@ _STATISTIC = lazy_re.compile(
     r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
     r"(?:^|[_/.])(?:std|var|ci|stderr|sem|conf)(?:$|[_/.])|"
     r"explained_var|clip_?frac|approx_?kl|kl_approx|entropy", re.IGNORECASE)
+# Errors divided by the target (MAPE, MSPE, sMAPE, WAPE, a relative error): one target of
+# exactly 0 in the set makes them inf or NaN whatever the model predicts (a time-series
+# forecaster's `denormed mse:4.0965, mae:1.5563, ... mape:inf, mspe:inf` beside finite
+# squared and absolute errors), so the value says something of the data, not the weights.
+_RELATIVE = lazy_re.compile(r"(?:^|[_/.])(?:s?mape|mspe|wape|mare|rel(?:ative)?_?err(?:or)?)"
+                            r"(?:$|[_/.])", re.IGNORECASE)
 # tensorboardX's and torch.utils.tensorboard's `NaN or Inf found in input tensor.`
 # (`parsing.nonfinite_words` names it `input_tensor`): the input of the summary op, some
 # scalar handed to `add_scalar` (often a mean reward over no episode yet, 0/0), not the
@@ -101,6 +109,8 @@ def role_of(name: str, value: float) -> Role:
         return Role.OPTIMIZER
     if is_bookkeeping(name) or _TIMING.search(name):
         return Role.TIMING
+    if _RELATIVE.search(name):
+        return Role.RELATIVE
     if _STATISTIC.search(name):
         return Role.STATISTIC
     return Role.OTHER
@@ -130,6 +140,7 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
         return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role
     if role in (Role.BOUND, Role.TIMING):
         return Severity.LOW, role
-    if role in (Role.STATISTIC, Role.SUMMARY) or empty_set(metrics) or finite_objective(metrics):
+    if role in (Role.STATISTIC, Role.RELATIVE, Role.SUMMARY) or empty_set(metrics) \
+            or finite_objective(metrics):
         return Severity.MEDIUM, role
     return Severity.BLOCKER, role  # nothing vouches for it: never miss a real one

@@ -275,3 +275,47 @@ def test_a_training_auc_that_climbs_off_chance_is_learning():
 def test_a_training_auc_is_an_auc_a_training_error_is_not():
     assert score_kind("train_auc") == "auc"
     assert score_kind("train_mae") is None
+
+
+def gnn_epochs(first: int, count: int, acc: str) -> list[str]:
+    """A binary GNN's bare epoch lines (`Epoch:153, Training_loss:0.6822, Eval_loss:0.6876,
+    Eval_acc:0.5298`), the losses jittering at ln 2's level."""
+    return [f"Epoch:{e}, Training_loss:0.68{12 + e % 7}, Eval_loss:0.68{50 + e % 9}, "
+            f"Eval_acc:{acc}" for e in range(first, first + count)]
+
+
+def test_an_accuracy_held_for_twenty_evaluations_mid_run_beside_ln2_is_no_go(tmp_path: Path):
+    # An excerpt from mid-run: no first evaluation, but twenty in a row at one value with
+    # the loss at a constant guess's ln 2 is one class for everything, a blocker at once.
+    data = verdict_of(tmp_path, gnn_epochs(150, 22, "0.5312"))
+    assert data["decision"] == "NO-GO", data["summary"]
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker"
+    assert "eval_acc has been exactly 0.5312 on each of the last 20" in found[0]["description"]
+
+
+def test_an_accuracy_held_for_fewer_than_twenty_evaluations_mid_run_is_not_judged():
+    assert not not_learning(gnn_epochs(150, 19, "0.5312"))
+
+
+def test_a_high_accuracy_held_beside_a_loss_off_ln_k_is_a_converged_model():
+    # A model that stopped changing its predictions at 0.8431 with its loss far below any
+    # ln K has learned: its accuracy holding is convergence, not a constant guess.
+    lines = [f"Epoch:{e}, Training_loss:0.0{12 + e % 7}, Eval_loss:0.{30 + e % 9}, "
+             f"Eval_acc:0.8431" for e in range(150, 180)]
+    assert not not_learning(lines)
+
+
+def test_an_accuracy_that_moves_resolves_the_frozen_streak():
+    lines = [*gnn_epochs(150, 22, "0.5312"), *gnn_epochs(172, 1, "0.6105")]
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines(lines))
+    assert not any(a.type.value == "not-learning" for a in run.ledger.unresolved())
+
+
+def test_a_loss_passing_through_ln_k_is_no_constant_guess():
+    # The loss falls through ln 2's band (0.72 → 0.66) while a coarse accuracy above half
+    # holds: the loss is not sitting at a guess's level, so the held accuracy is no proof.
+    lines = [f"Epoch:{e}, Training_loss:{0.72 - 0.002 * (e - 150):.4f}, "
+             f"Eval_loss:0.70, Eval_acc:0.5312" for e in range(150, 180)]
+    assert not not_learning(lines)

@@ -33,3 +33,16 @@ def test_higher_is_better_is_mirrored():
     accuracy = [0.5, 0.6, 0.7, 0.8, 0.95, 0.9, 0.85, 0.6, 0.55, 0.5]
     assert last_far_from_best(accuracy, 1, RuleSettings()) is not None
     assert last_far_from_best(accuracy, 0, RuleSettings()) is None
+
+
+def test_a_best_written_in_the_first_quarter_far_behind_the_end_is_long_behind():
+    from babysit.rules.last_weights import best_long_behind
+
+    climbing = [1.51, 1.34, *(1.5 + 0.1 * i for i in range(10))]  # best at step 200
+    found = best_long_behind(climbing, -1, RuleSettings(), 200, 1200)
+    assert found is not None and "written at step 200 of 1200" in found
+    # Written a third of the way in: an ordinary early-stopped run's best.
+    assert best_long_behind(climbing, -1, RuleSettings(), 400, 1200) is None
+    # The Keras run's last evaluations near enough its best are not far behind it.
+    assert best_long_behind([*_KERAS2[:-3], 0.125, 0.121, 0.128], -1, RuleSettings(),
+                            100, 2700) is None

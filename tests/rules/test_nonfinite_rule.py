@@ -167,3 +167,16 @@ def test_a_summary_writers_nan_now_and_then_stays_reported_only() -> None:
                 [(Severity.MEDIUM, "statistic")]
         else:
             assert observe(rule, step, loss=1.0 / step) == []
+
+
+@pytest.mark.parametrize("name", ["mape", "mspe", "smape", "val/wape", "rel_err"])
+def test_an_error_divided_by_the_target_is_relative(name: str) -> None:
+    assert role_of(name, INF) is Role.RELATIVE
+
+
+def test_a_relative_error_at_inf_beside_finite_errors_is_no_blocker() -> None:
+    # A forecaster's test block: `denormed mse:4.1, mae:1.5, rmse:2.0, mape:inf, mspe:inf`
+    # — one target of 0 makes the percentage errors inf; the squared error is finite.
+    out = observe(NonFiniteRule(RuleSettings()), 900,
+                  mse=4.1, mae=1.5, rmse=2.0, mape=INF, mspe=INF, corr=0.8)
+    assert raised(out) and all(sev is not Severity.BLOCKER for sev, _ in raised(out))

@@ -69,3 +69,12 @@ def test_a_short_log_s_jump_off_a_level_it_held_is_a_spike():
     lines = [f"Epoch {60 + i}/1000 - loss: {v}" for i, v in
              enumerate([0.0475, 0.0474, 0.0473, 0.0471, 0.0472, 0.0612, 0.0958, 0.0877])]
     assert AnomalyType.LOSS_SPIKE in _open(lines)
+
+
+def test_a_negative_loss_that_grows_a_hundredfold_past_minus_1e8_is_a_blocker():
+    # A TF1 loop's `#Step 0, loss = -25622784000.0000, accuracy = 0.0200`: past −1e8 at
+    # once, then two orders of magnitude more: numbers blowing up, not a likelihood.
+    values = [-2.5e10, -1.4e12, -1.1e13]
+    lines = [f"#Step {i}, loss = {v:.4f}, accuracy = 0.0{2 + i}00" for i, v in enumerate(values)]
+    assert _open(lines).get(AnomalyType.DIVERGENCE) is Severity.BLOCKER
+    assert _open(lines[:2]).get(AnomalyType.DIVERGENCE) is Severity.HIGH
