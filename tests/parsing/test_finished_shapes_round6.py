@@ -125,3 +125,32 @@ def test_a_caffe_run_that_snapshots_at_its_end_and_is_done_solving_is_succeeded(
               "Wrote snapshot to: /out/vgg16_faster_rcnn_iter_2000.caffemodel", "done solving"]
     verdict = verdict_of(tmp_path, lines)
     assert (verdict["decision"], verdict["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+# --- the best value named once the loop is over --------------------------------------------
+
+def _epoch_lines(epochs: int) -> list[str]:
+    return [f"epoch {e:3d}  train_loss {0.2 - e / 500:.4f}  val_loss {0.19 + e / 900:.4f}  "
+            f"P 0.40  R 0.70  F1 0.51" for e in range(1, epochs + 1)]
+
+
+def test_the_best_value_named_after_the_last_epoch_closes_the_run(tmp_path: Path):
+    lines = [*_epoch_lines(12), "", "best val F1 (@thr 0.5): 0.612", "",
+             "best F1=0.640 @ thr=0.70  (count MAE=1.2  P=0.66  R=0.62)",
+             "checkpoint -> /runs/ckpt/model.pt"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_best_value_named_after_every_epoch_is_no_end(tmp_path: Path):
+    lines = []
+    for line in _epoch_lines(12):
+        lines += [line, "best val F1: 0.51"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_a_best_value_is_no_training_record():
+    parser = LogParser()
+    for line in _epoch_lines(4):
+        parser.feed_lines([line])
+    records = parser.feed_lines(["best F1=0.640 @ thr=0.70  (count MAE=1.2  P=0.66  R=0.62)"])
+    assert all(record.step is None for record in records)
