@@ -90,6 +90,20 @@ _BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )\b(?:[Bb]est|BEST)[ _-]?(?:
                               r"(?:\s+(?:is|was))?\s*[:=]?\s*\d")
 
 
+# The best value of a measure, named once the loop is over (a hand-written PyTorch loop's
+# `best val timing-F1 (@thr 0.5): 0.635` after its last `epoch  30  train_loss …` line,
+# then its threshold sweep's `best timing F1=0.689 @ thr=0.70 (count MAE=1.778 …)`): the
+# line opens on `best`, a summary of the epochs trained. A run that names its best so far
+# after every epoch prints it between its records too (then it recurs).
+_BEST_VALUE = lazy_re.compile(r"^\W*(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]\s*[-+]?\.?\d")
+
+
+def names_best_value(line: str) -> bool:
+    """Whether a line opens by naming a best value (`best val F1: 0.63`): a summary of
+    the epochs trained, not a training record, though it carries metrics."""
+    return ("est" in line or "EST" in line) and _BEST_VALUE.search(line) is not None
+
+
 def names_best_epoch(line: str) -> bool:
     """Whether a line names the run's best epoch (`Best Epoch 6  Acc: 0.89`): a summary
     of the epochs trained, not a record of that epoch, though it reads like one."""
@@ -108,7 +122,7 @@ _LATE_WORDS = lazy_re.compile(
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
-    rf"{_BEST_EPOCH.pattern}|"
+    rf"{_BEST_EPOCH.pattern}|{_BEST_VALUE.pattern}|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
     r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"

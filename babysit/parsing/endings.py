@@ -93,6 +93,8 @@ _EPOCH_DONE = lazy_re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
 _EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
+# The epoch named by its number alone, no total after it (`Now training epoch 99.`).
+_EPOCH_ALONE = lazy_re.compile(r"\b[Ee]poch\s*[:=#]?\s*(\d+)\b(?!\s*(?:/|of\b|\||\.\d))")
 _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
                             r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
                             # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`
@@ -298,6 +300,10 @@ class EndingReader:
         if of is not None:
             self.final_epoch.counted(int(of.group(1)), int(of.group(2)),
                                      metrics if trains is None else trains)
+        elif "poch" in text and self.final_epoch.planned is not None \
+                and (alone := _EPOCH_ALONE.search(text)) is not None:
+            self.final_epoch.named_next(int(alone.group(1)),
+                                        metrics if trains is None else trains)
         if "poch" in text and ("done" in text or "end" in text or "finish" in text
                                or "omplete" in text or "End" in text) \
                 and (done := _EPOCH_DONE.search(text)) is not None:

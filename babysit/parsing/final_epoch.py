@@ -106,6 +106,15 @@ class FinalEpoch:
             # (its evaluation, `Epoch: 19/20, top 1 acc: 0.26`): the run printed on.
             self._printed_on = True
 
+    def named_next(self, epoch: int, trains: bool = False) -> None:
+        """A line names the epoch after the current one by its number alone, in a run
+        whose counter names its total elsewhere (PaddleViT's `Now training epoch 99.
+        LR=0.000000`, then `Epoch[099/100], Step[0000/0196], …`): that epoch began, and
+        the line is its first, not a record of the epoch before (else the last epoch,
+        with no such line after it, looks shorter than the others and never over)."""
+        if self._epoch is not None and self._total is not None and epoch == self._epoch + 1:
+            self.counted(epoch, self._total, trains)
+
     @property
     def planned(self) -> int | None:
         """The total the outer counter names (`Epoch 1/3`: 3), if any."""

@@ -336,10 +336,18 @@ def names_then_values(text: str) -> dict[str, float] | None:
     return {normalise_key(n): v for n, v in zip(names, numbers, strict=True) if v is not None}
 
 
+# A value led by the index of the model output it was measured on, one `[i] value` per
+# output (onert_train's `Epoch 1/5 - time: 4430.210ms/step - loss: [0] 30090.0898`): the
+# index is no part of the value; the first output's value is read as the name's.
+_OUTPUT_INDEX = lazy_re.compile(r"(?<=[=:])(\s*)\[\d{1,2}\]\s+(?=[-+.\d]|nan|inf)")
+
+
 def key_values(text: str) -> dict[str, float]:
     if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
         return paired
     values: dict[str, float] = {}
+    if ": [" in text or "= [" in text or "=[" in text:
+        text = _OUTPUT_INDEX.sub(r"\1", text)
     if ">" in text or "→" in text:
         text = _OLD_VALUE.sub("", text)
     if "'s " in text:
@@ -406,8 +414,9 @@ def batch_of(segment: str) -> tuple[int, int] | None:
 
 def names_a_measure(values: Mapping[str, float]) -> bool:
     """Whether a name is, word for word, a measure the hints above do not catch (`mae`,
-    `rmse`, `xent`, `ce`, `top1`, `gnorm`): whole words only, never `ce` in `balance`."""
-    return any(_MEASURE_WORD.search(key) for key in values)
+    `rmse`, `xent`, `ce`, `top1`, `gnorm`): whole words only, never `ce` in `balance`; or
+    a short name followed by its split (`q3_train`)."""
+    return any(_MEASURE_WORD.search(key) or _SPLIT_SUFFIX.match(key) for key in values)
 
 
 def has_counter(segment: str) -> bool:
@@ -425,6 +434,12 @@ def has_counter(segment: str) -> bool:
 # (`l1`, `l2`: LightGBM's regression losses; `cost`: a course's `Cost after iteration N`.)
 _MEASURE_WORD = lazy_re.compile(
     r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost)(?:[_/@]|$)")
+# A measure named by its own short name, then the split it was measured on (a Theano
+# protein-structure script's `epoch  1/100. Q3_train: 63.577%, Q3_test: 60.892%`: Q3
+# accuracy on the train and test sets): the split word after the name says the name is
+# a measure, whatever it is called. Not a count of the split's examples (`n_train`,
+# `num_val`).
+_SPLIT_SUFFIX = lazy_re.compile(r"^(?!n_|num_)[a-z][a-z0-9]*_(?:train|test|val|valid|dev)$")
 _COUNT_OF = lazy_re.compile(r"(?:^|[\s\[])\d+\s*/\s*\d+(?:\]|[\s,|]|$)")
 
 

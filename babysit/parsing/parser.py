@@ -31,7 +31,7 @@ from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
-from babysit.parsing.closing import closes, names_best_epoch
+from babysit.parsing.closing import closes, names_best_epoch, names_best_value
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.endings import EndingReader
@@ -590,6 +590,7 @@ class LogParser:
         elif self._count_records and not self.step_found and bar is None and metrics \
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
+                and not (own_epoch is None and names_best_value(line)) \
                 and not (self._endings.completed and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
