@@ -214,7 +214,8 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # may be an episode.
 _EPOCH_WORD = lazy_re.compile(
     r"\b(?:[Ee]poch|(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
-    r"(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?")
+    # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
+    r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it, and the word of the split it was measured on before it
 # (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language
@@ -376,6 +377,10 @@ def key_values(text: str) -> dict[str, float]:
         key = normalise_key(pair.group("key"))
         unit = pair.group("unit")
         counts = key in STEP_KEYS or key in EPOCH_KEYS
+        if counts and unit == "%":
+            # A share of the loop done, not a count: fastText-style `Epoch: 100.0%  lr: …
+            # loss: …` (StarSpace prints it at the end of every epoch) is no epoch 100.
+            continue
         if unit in _SECONDS_IN and (counts or text[pair.end():pair.end() + 1].isdigit()):
             # A duration, not a count: Torch7's bar `Tot: 6m45s | Step: 1s99ms` (a step's
             # time, not step 1); a compound one is read whole, in seconds.

@@ -127,3 +127,12 @@ def test_a_duration_is_no_count(line: str, name: str, seconds: float):
     values = key_values(line)
     assert "step" not in values
     assert values[name] == pytest.approx(seconds)
+
+
+def test_an_epoch_given_as_a_share_is_no_epoch_count():
+    """fastText-style progress (StarSpace prints `Epoch: 100.0%` at each epoch's end): the
+    share of an epoch done, not epoch 100; the line's other figures are still read."""
+    parsed = parse_key_values("Epoch: 100.0%  lr: 0.008006  loss: 0.048233  eta: 0h19m")
+    assert parsed is not None and parsed.epoch is None
+    assert parsed.metrics["loss"] == 0.048233
+    assert parse_key_values("Epoch: 3  lr: 0.1  loss: 0.5").epoch == 3
