@@ -371,7 +371,9 @@ class NotLearningRule:
     def _flat_return(self, point: Observation) -> list[Signal]:
         """A return (reward, score) that has not risen beyond its noise over many points
         (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
-        resolved once it rises."""
+        resolved once it rises. A notice while the run goes on, unless the agent has
+        played millions of frames from the run's start (`no_progress.long_experience`):
+        then a blocker, the run broken rather than slow."""
         key = self._return_key or no_progress.return_key(point.metrics)
         if key is None:
             return []
