@@ -52,7 +52,7 @@ _LEAST_POINTS = 6  # accuracy figures at chance in the streak
 _WORDS = re.compile(r"[/_\-. ]+")
 _ACCURACY = frozenset({"acc", "accuracy"})
 # A GAN's players: their accuracy and loss at chance is what they aim for.
-_GAN = lazy_re.compile(r"(^|[/_ .-])(d|g|disc|gen|discriminator|generator|adv|critic)"
+GAN_PLAYER = lazy_re.compile(r"(^|[/_ .-])(d|g|disc|gen|discriminator|generator|adv|critic)"
                        r"([/_ .-]|$)|errd|errg|lossd|lossg", re.IGNORECASE)
 
 
@@ -110,7 +110,7 @@ class ChanceStreakRule:
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = point.metrics
-        if self._gan or any(_GAN.search(k) for k in metrics):
+        if self._gan or any(GAN_PLAYER.search(k) for k in metrics):
             self._gan = True
             return []
         plain, best = _accuracies(metrics)

@@ -11,16 +11,27 @@ to learn from and the game is over, however long the run goes on. carpedm20's
 DCGAN-tensorflow on 20 images: `Epoch: [ 3/200] [   1/   4] time: 155.1860,
 d_loss: 82.39799500, g_loss: 0.00000000` on every step of epochs 2 to 5.
 
+The mirror shape is the same failure: a discriminator at exactly 0 has won outright,
+and the generator's loss in the tens is the price of a certainty it cannot move (BMSG-GAN
+after ten hours: `Elapsed [9:53:02.944594] batch: 42828  d_loss: 0.000000  g_loss:
+23.858597`). A discriminator that has won still takes a batch now and then (`d_loss:
+0.261001` between two zeros), and a generator's loss so far off swings (7 to 42): a
+blip is not the game resuming. So the game is also over when, over the last `_WINDOW`
+points, one player was exactly 0 on `_MOST_ZERO` of them or more and the other's median
+on those points is far off.
+
 A blocker even while the run goes on: nothing it does from there changes the weights
 that matter. A player at 0 beside an opponent at an ordinary level (a term switched
-off, a hinge loss that is satisfied for a batch) is left alone, as are fewer points in
-a row than `_POINTS`.
+off, a hinge loss that is satisfied for a batch) is left alone, as are fewer points
+than `_POINTS` in a row or `_MOST_ZERO` of the last `_WINDOW`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import statistics
+from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -32,6 +43,8 @@ _POINTS = 8  # points in a row with one player at 0 and the other far off
 # A player's loss this high is a certainty of the wrong answer: a cross-entropy of 10 is
 # a probability of 5e-5 on the true label (ln 2 ≈ 0.69 is the game's balance).
 _FAR_OFF = 10.0
+_WINDOW = 12  # the recent points a game with blips is judged over
+_MOST_ZERO = 9  # of them, with the same player at exactly 0
 
 
 def saturated_pair(metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -46,6 +59,33 @@ def saturated_pair(metrics: Mapping[str, float]) -> tuple[str, str] | None:
     return (zero, far) if zero is not None and far is not None else None
 
 
+def zero_player(metrics: Mapping[str, float]) -> tuple[str, float] | None:
+    """(the player at exactly 0, its opponent's loss) when a record's two GAN losses put
+    one player at 0 and the other at a finite value; None otherwise."""
+    players = [key for key in metrics if key.lower() in PLAYERS]
+    if len(players) != 2:
+        return None
+    zero, other = players if metrics[players[0]] == 0 else players[::-1]
+    if metrics[zero] != 0 or metrics[other] == 0 or not math.isfinite(metrics[other]):
+        return None
+    return zero, abs(metrics[other])
+
+
+def won_with_blips(window: Sequence[tuple[str, float] | None]) -> tuple[str, int, float] | None:
+    """(the player at 0, on how many points, the opponent's median there) when one player
+    was exactly 0 on `_MOST_ZERO` of the window's points or more and its opponent's median
+    loss on those points is far off (one point below the mark is a swing, not a game
+    resumed); None otherwise."""
+    readings = [reading for reading in window if reading is not None]
+    if len(readings) < _MOST_ZERO:
+        return None
+    zero = statistics.mode(key for key, _ in readings)
+    others = [other for key, other in readings if key == zero]
+    if len(others) < _MOST_ZERO or statistics.median(others) < _FAR_OFF:
+        return None
+    return zero, len(others), statistics.median(others)
+
+
 class SaturatedGameRule:
     """Not learning: a GAN whose players' losses have saturated (see the module)."""
 
@@ -54,27 +94,37 @@ class SaturatedGameRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._run = 0  # points in a row that read so
+        # The recent points' (player at 0, opponent's loss), None where none was at 0.
+        self._window: deque[tuple[str, float] | None] = deque(maxlen=_WINDOW)
         self._raised = False
 
     def observe(self, point: Observation) -> list[Signal]:
         if not any(key.lower() in PLAYERS for key in point.metrics):
             return []
         pair = saturated_pair(point.metrics)
-        if pair is None:
-            self._run = 0
+        self._run = self._run + 1 if pair is not None else 0
+        self._window.append(zero_player(point.metrics))
+        blips = won_with_blips(self._window) if self._run < _POINTS else None
+        if self._run < _POINTS and blips is None:
             if self._raised:
                 self._raised = False
                 return [Resolve(AnomalyType.NOT_LEARNING, "the GAN's losses left saturation",
                                 key="saturated game")]
             return []
-        self._run += 1
-        if self._run < _POINTS or self._raised:
+        if self._raised:
             return []
         self._raised = True
-        zero, far = pair
+        if pair is not None and self._run >= _POINTS:
+            zero, far = pair
+            said = (f"the GAN's {zero} has been exactly 0 while its {far} stayed at "
+                    f"{point.metrics[far]:.4g} on {self._run} logged points in a row")
+        else:
+            assert blips is not None
+            zero, count, level = blips
+            said = (f"the GAN's {zero} has been exactly 0 on {count} of its last "
+                    f"{len(self._window)} logged points while its opponent's loss stayed far "
+                    f"off (median {level:.4g})")
         return [Raise(AnomalyType.NOT_LEARNING,
-                      f"not learning: the GAN's {zero} has been exactly 0 while its {far} "
-                      f"stayed at {point.metrics[far]:.4g} on {self._run} logged points in a "
-                      f"row: the discriminator's output has saturated, no gradient reaches "
-                      f"the generator, and the game is over",
+                      f"not learning: {said}: the discriminator's output has saturated, no "
+                      f"gradient reaches the generator, and the game is over",
                       key="saturated game", severity=Severity.BLOCKER)]

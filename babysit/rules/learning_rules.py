@@ -19,7 +19,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
 from babysit.rules.metric_floor import quality_keys
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
 _BOTH_ZERO_POINTS = 3  # points with lr and grad norm both exactly 0, from the first
@@ -78,6 +78,9 @@ class NotLearningRule:
         self._return_best: float | None = None  # its best level (median of five)
         self._surrogate = False  # the run's loss is an RL learner's surrogate
         self._return_first_step: int | None = None  # the step of its first value
+        # The agent's experience counter (frames, timesteps): its first and latest count.
+        self._played: tuple[float, float] | None = None
+        self._return_broken = False  # the flat return was judged a broken run
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -368,7 +371,9 @@ class NotLearningRule:
     def _flat_return(self, point: Observation) -> list[Signal]:
         """A return (reward, score) that has not risen beyond its noise over many points
         (an RL run logs one per episode): judged once there are `_RETURN_POINTS`, and
-        resolved once it rises."""
+        resolved once it rises. A notice while the run goes on, unless the agent has
+        played millions of frames from the run's start (`no_progress.long_experience`):
+        then a blocker, the run broken rather than slow."""
         key = self._return_key or no_progress.return_key(point.metrics)
         if key is None:
             return []
@@ -385,6 +390,7 @@ class NotLearningRule:
         self._return_points += 1
         if self._return_points == 1:
             self._return_first_step = point.step
+        self._note_played(point)
         if len(self._return_start) < 5:
             self._return_start.append(value)
         recent = self._return_recent
@@ -401,15 +407,39 @@ class NotLearningRule:
             return []
         found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
                                         self._return_points, self.rules.not_learning_short_fall)
+        broken = self._played_long() if found is not None else None
         if found is not None and "return" not in self._raised:
             self._raised.add("return")
-            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="return",
+            self._return_broken = broken is not None
+            return [Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}"
+                          + (f", {broken}" if broken else ""), key="return",
+                          severity=Severity.BLOCKER if broken else None,
                           severity_at_end=self._return_end_severity(point.step))]
+        if broken is not None and not self._return_broken:
+            self._return_broken = True
+            return [Reassess(AnomalyType.NOT_LEARNING, Severity.BLOCKER,
+                             f"{key} is still flat {broken}", key="return")]
         if found is None and "return" in self._raised:
             self._raised.discard("return")
+            self._return_broken = False
             return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
                             key="return")]
         return []
+
+    def _note_played(self, point: Observation) -> None:
+        """The agent's experience counter (frames, timesteps) beside the return: its
+        first and latest count."""
+        key = no_progress.experience_key(point.metrics)
+        count = point.metrics.get(key) if key is not None else None
+        if count is not None and math.isfinite(count):
+            self._played = (self._played[0] if self._played else count, count)
+
+    def _played_long(self) -> str | None:
+        """Why a flat return is a broken run: its agent has played enough experience from
+        the run's start (see `no_progress.long_experience`)."""
+        if self._played is None:
+            return None
+        return no_progress.long_experience(*self._played)
 
     def _replayed_return(self, key: str, value: float) -> list[Signal]:
         """A return identical to its last of many digits on `not_learning_identical`

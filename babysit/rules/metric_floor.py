@@ -6,6 +6,16 @@ A segmentation net whose loss falls by four orders of magnitude while its dice s
 metric says it learns nothing the task asks for. A detector's mAP of 0 for its first
 epochs is ordinary, so the metric must stay at the floor for many evaluations, and the
 finding is withdrawn the moment it leaves.
+
+A notice while the run goes on (a margin-based face-recognition loss keeps its training
+accuracy near 0 for a long while: MobileFaceNet's `training accuracy is 0.000000` at step
+22k), unless a second accuracy of the run agrees: one that sits at a guess's share, 1/K
+for a few classes, on every one of `COIN_POINTS` evaluations or more. ArcFace's training
+`acc=0.001429` beside its pair verification's `[lfw][31500]Accuracy-Flip: 0.49917`,
+`[cfp_fp]…: 0.49957`, `[agedb_30]…: 0.49633` (a coin toss on same-or-different pairs):
+the embedding tells no one apart, and the training has learned nothing either, so the
+finding is a blocker. A GAN's players are left out (a discriminator at 50 % is their
+balance).
 """
 
 from __future__ import annotations
@@ -19,8 +29,9 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.metric_names import is_eval_metric
-from babysit.model import AnomalyType
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.model import AnomalyType, Severity
+from babysit.rules.chance_streak import GAN_PLAYER, chance_class_count
+from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 # Higher-is-better scores of what a model predicts, on a 0-1 (or 0-100) scale. Not a
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
@@ -45,6 +56,7 @@ FLOOR_POINTS = 8  # evaluations at the floor before it speaks
 # epoch 0 and again after epoch 75), exactly at the floor (nothing right at all).
 _SPAN_POINTS = 3
 _SPAN_FACTOR = 20
+COIN_POINTS = 3  # evaluations of a second accuracy at a guess's share, every one of them
 
 
 def quality_keys(metrics: Iterable[str]) -> tuple[str, ...]:
@@ -104,10 +116,13 @@ class MetricFloorRule:
         self._raised: set[str] = set()
         self._left: set[str] = set()  # left the floor once: judged no more
         self._first_step: dict[str, int] = {}  # an evaluation's first step at the floor
+        self._guesses = GuessWatch()  # the run's other accuracies at a guess's share
+        self._blocker = False  # the open floor findings were judged a blocker
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         errors = error_rate_keys(point.metrics)
+        self._guesses.observe(point)
         for key in (*quality_keys(point.metrics), *errors):
             if key in self._left:
                 continue
@@ -145,6 +160,64 @@ class MetricFloorRule:
                 if key in errors:
                     found = (f"(an error rate of {100 * (1 - max(values)):.4g} % or more, "
                              f"judged as the share it leaves right) {found}")
-                out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}",
-                                 key=f"{key} floor"))
-        return out
+                guess = self._guesses.agreeing()
+                self._blocker = self._blocker or guess is not None
+                out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}"
+                                 + (f"; {guess}" if guess else ""), key=f"{key} floor",
+                                 severity=Severity.BLOCKER if guess else None))
+        return out + self._reassessed()
+
+    def _reassessed(self) -> list[Signal]:
+        """The open floor findings made blockers once a second accuracy agrees, and
+        notices again once it leaves a guess's share."""
+        if not self._raised:
+            return []
+        guess = self._guesses.agreeing()
+        if (guess is not None) is self._blocker:
+            return []
+        self._blocker = guess is not None
+        severity, why = (Severity.BLOCKER, guess) if guess is not None else \
+            (Severity.MEDIUM, "the run's other accuracy left a guess's share")
+        return [Reassess(AnomalyType.NOT_LEARNING, severity, why, key=f"{key} floor")
+                for key in sorted(self._raised)]
+
+
+class GuessWatch:
+    """The run's accuracies whose every evaluation so far sits at a guess's share, 1/K
+    for the same few classes (see the module); one off it is dropped for good, as is a
+    GAN player's."""
+
+    def __init__(self) -> None:
+        self._guesses: dict[str, tuple[int, list[float]]] = {}  # K and the values
+        self._dropped: set[str] = set()
+        self._last: dict[str, tuple[int | None, float]] = {}
+
+    def observe(self, point: Observation) -> None:
+        if "acc" not in "".join(point.metrics).lower():
+            return
+        for key in quality_keys(point.metrics):
+            value = point.metrics[key]
+            if key in self._dropped or "acc" not in key.lower() or not math.isfinite(value) \
+                    or self._last.get(key) == (point.step, value):
+                continue  # (or the same evaluation printed twice)
+            self._last[key] = (point.step, value)
+            count = chance_class_count(value)
+            guess = self._guesses.get(key)
+            if count is None or GAN_PLAYER.search(key) or (guess and guess[0] != count):
+                self._dropped.add(key)
+                self._guesses.pop(key, None)
+                continue
+            values = guess[1] if guess else []
+            if len(values) < COIN_POINTS:
+                values.append(value)
+            self._guesses[key] = (count, values)
+
+    def agreeing(self) -> str | None:
+        """Why a second accuracy says the model learned nothing either: at 1/K on every
+        one of its evaluations, `COIN_POINTS` or more. None otherwise."""
+        for key, (count, values) in sorted(self._guesses.items()):
+            if len(values) >= COIN_POINTS:
+                return (f"and {key} sat at a guess's share, 1/{count}, on every one of its "
+                        f"evaluations ({min(values):.4g} to {max(values):.4g}): a second "
+                        f"measure agrees the model has learned nothing")
+        return None

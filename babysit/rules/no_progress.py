@@ -135,6 +135,39 @@ def flat_return(start: Sequence[float], recent: Sequence[float], best: float, po
             f"policy is no better than it began (a random policy's score)")
 
 
+# An agent's count of the experience it has played: environment frames or timesteps
+# (`Frame: 5820202`, SB3's `time/total_timesteps`, RLlib's `timesteps_total`). Never an
+# optimizer's step, an episode's length or a rate (`frames_per_sec`).
+_EXPERIENCE = lazy_re.compile(r"(?:^|[/_ .-])(?:frames?|(?:total_|num_)?timesteps(?:_total)?|"
+                              r"env_?steps|environment_steps|agent_steps)$", re.IGNORECASE)
+# Experience after which a return still at its start says the run is broken, not slow:
+# twice the million frames a DQN anneals its exploration over, and where the Atari
+# agents of the DQN papers have long left a random policy's score.
+LONG_EXPERIENCE = 2_000_000
+# The first count at most this share of the latest: the run is watched from its start.
+_FROM_START = 0.1
+
+
+def experience_key(metrics: Iterable[str]) -> str | None:
+    return _experience_key(tuple(metrics))
+
+
+@functools.lru_cache(maxsize=256)
+def _experience_key(names: tuple[str, ...]) -> str | None:
+    return next((k for k in names if _EXPERIENCE.search(k)), None)
+
+
+def long_experience(first: float, latest: float) -> str | None:
+    """Why a return that never rose is a broken run rather than a slow one: its agent,
+    watched from the run's start (its first count a tenth of the latest or less), has
+    played `LONG_EXPERIENCE` frames or timesteps or more. None otherwise."""
+    if latest < LONG_EXPERIENCE or first > _FROM_START * latest:
+        return None
+    return (f"over {latest:,.0f} frames or timesteps played from the run's start: an agent "
+            f"that learns has long left a random policy's score by then, so this one will "
+            f"not on its own")
+
+
 def moved(values: Sequence[float]) -> bool:
     """Whether a short series took more than one value (to many digits)."""
     return bool(values) and max(values) - min(values) > 1e-9 * max(1.0, abs(values[0]))

@@ -137,3 +137,40 @@ def test_a_capped_return_printed_short_or_one_that_varies_is_no_replay():
     assert not _not_learning(_q_learning_episodes([500.0] * 12))
     assert not _not_learning(_q_learning_episodes([1.8000000000000003] * 6
                                                   + [2.4000000000000004] * 6))
+
+
+def _keras_dqn(returns: list[float], frames_per_print: int, first: int = 150) -> list[str]:
+    # A hand-written Keras DQN's prints, as in sealed-17's keras_dqn_atari log: `Episode
+    # 50 reward: 1.0, Episode loss: 0.0743 Mem size: 12707 Time: 02/05/2018--11:43
+    # Frame: 12707`, with its target-network copies and saves between.
+    lines: list[str] = []
+    for i, r in enumerate(returns):
+        frame = first + frames_per_print * i
+        if i:
+            lines += ["Copying!", "Saving!", "Saved weights to disk"]
+        lines.append(f"Episode {50 * i} reward: {r:.1f}, Episode loss: "
+                     f"{0.06 + 0.0001 * i:.5f} Mem size: {min(frame, 100000)} Time: "
+                     f"02/05/2018--11:{i % 60:02d} Frame: {frame}")
+    return lines
+
+
+def test_a_return_flat_over_millions_of_frames_from_the_start_is_a_no_go(tmp_path: Path):
+    # An agent that learns has long left a random policy's score after millions of
+    # frames: still running, the run is broken rather than slow.
+    rng = random.Random(5)
+    flat = [float(rng.randint(0, 4)) for _ in range(203)]
+    data = verdict_of(tmp_path, _keras_dqn(flat, 15000))
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker", found
+    assert "frames or timesteps played" in found[0]["description"]
+    assert data["terminal_state"] == "RUNNING" and data["decision"] == "NO-GO"
+
+
+def test_a_return_flat_over_few_frames_or_seen_from_mid_run_is_a_notice(tmp_path: Path):
+    rng = random.Random(5)
+    flat = [float(rng.randint(0, 4)) for _ in range(203)]
+    for lines in (_keras_dqn(flat, 1000), _keras_dqn(flat, 15000, first=3_000_000)):
+        data = verdict_of(tmp_path, lines)
+        found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+        assert found and found[0]["severity"] == "medium", found
+        assert data["decision"] == "CONDITIONAL"

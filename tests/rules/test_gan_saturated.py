@@ -42,3 +42,34 @@ def test_a_few_saturated_points_or_a_player_at_0_beside_an_ordinary_one_say_noth
     assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []
     assert saturated_pair({"d_loss": 0.7, "g_loss": 0.0}) is None
     assert saturated_pair({"d_loss": 66.7, "g_loss": 0.0}) == ("g_loss", "d_loss")
+
+
+def bmsg(d_losses: list[float], g_losses: list[float]) -> list[str]:
+    # BMSG-GAN's train.py, as in sealed-17's bmsg_gan log: `Elapsed [9:53:02.944594]
+    # batch: 42828  d_loss: 0.000000  g_loss: 23.858597`.
+    return [f"Elapsed [{1 + i // 6}:{(7 * i) % 60:02d}:{(13 * i) % 60:02d}.{1000 + i}] "
+            f"batch: {300 + 500 * i}  d_loss: {d:.6f}  g_loss: {g:.6f}"
+            for i, (d, g) in enumerate(zip(d_losses, g_losses, strict=True))]
+
+
+def test_a_discriminator_at_0_with_blips_beside_a_far_off_generator_is_a_no_go(
+        tmp_path: Path):
+    # The discriminator has won outright: 0 on all points but a blip now and then, the
+    # generator's loss swinging far off (one point below the far-off mark).
+    d = [0.0, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.04, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    g = [21.0, 12.5, 11.0, 15.9, 14.0, 31.0, 17.5, 10.8, 37.0, 12.7, 7.0, 18.5, 16.4, 24.0]
+    data = verdict_of(tmp_path, bmsg(d, g))
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker", found
+    assert "d_loss has been exactly 0 on" in found[0]["description"]
+    assert data["terminal_state"] == "RUNNING" and data["decision"] == "NO-GO"
+
+
+def test_a_discriminator_at_0_on_a_few_points_or_beside_an_ordinary_generator_is_left_alone(
+        tmp_path: Path):
+    g_far = [21.0, 12.5, 11.0, 15.9, 14.0, 31.0, 17.5, 10.8, 37.0, 12.7, 17.0, 18.5]
+    some_zeros = [0.0 if i % 2 else 0.3 for i in range(12)]
+    won_but_ordinary = [0.0] * 11 + [0.1]
+    for d, g in ((some_zeros, g_far), (won_but_ordinary, [2.0 + 0.3 * (i % 4) for i in range(12)])):
+        data = verdict_of(tmp_path, bmsg(d, g))
+        assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []

@@ -5,9 +5,11 @@ at 0 for its first few evaluations says nothing yet."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from babysit.model import AnomalyType
 from babysit.rules.metric_floor import at_floor, quality_keys
-from tests.rules.test_loss_rules import run_of
+from tests.rules.test_loss_rules import run_of, verdict_of
 
 
 def _floor_keys(lines: list[str]) -> set[str | None]:
@@ -51,3 +53,41 @@ def test_only_quality_scores_are_judged():
     assert quality_keys(["dice_score", "val/mIoU", "eval_accuracy", "mAP50", "f1"]) == \
         ("dice_score", "val/mIoU", "eval_accuracy", "mAP50", "f1")
     assert quality_keys(["best_dice", "score", "loss", "top5_acc", "lr", "ap_std"]) == ()
+
+
+def _arcface(verification: list[float], before: int = 4) -> list[str]:
+    # MXNet's Speedometer lines and insightface's verification blocks, as in sealed-17's
+    # mxnet_insightface_arcface log: `INFO:root:Epoch[0] Batch [31440-31460]\tSpeed:
+    # 237.97 samples/sec\tacc=0.001429\tlossvalue=13.728182`, then per set
+    # `[lfw][31500]XNorm: 4.225483` and `[lfw][31500]Accuracy-Flip: 0.49917+-0.00271`.
+    def speedometer(first: int, count: int) -> list[str]:
+        return [f"INFO:root:Epoch[0] Batch [{b}-{b + 20}]\tSpeed: {230 + b % 7}.5 "
+                f"samples/sec\tacc={0.0007 * (b // 20 % 3):.6f}\tlossvalue="
+                f"{13.7 - 0.001 * (b - first):.6f}" for b in range(first, first + 20 * count, 20)]
+    lines = speedometer(1000, before)
+    for name, value in zip(("lfw", "cfp_fp", "agedb_30"), verification, strict=True):
+        lines += ["testing verification..", "(12000, 512)", "infer time 23.8",
+                  f"[{name}][1080]XNorm: 4.2", f"[{name}][1080]Accuracy-Flip: {value:.5f}+-0.00271"]
+    return lines + speedometer(1080, 6)
+
+
+def test_a_training_accuracy_at_its_floor_with_verification_at_a_coin_toss_is_a_no_go(
+        tmp_path: Path):
+    # Two measures agree the model has learned nothing: a blocker while the run goes on.
+    # Whether the verification comes before the floor is judged or after.
+    for before in (4, 9):
+        data = verdict_of(tmp_path, _arcface([0.4992, 0.4996, 0.4963], before))
+        found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+        assert found and found[0]["severity"] == "blocker", found
+        assert "accuracy_flip sat at a guess's share, 1/2" in found[0]["description"]
+        assert data["terminal_state"] == "RUNNING" and data["decision"] == "NO-GO"
+
+
+def test_a_training_accuracy_at_its_floor_with_verification_that_learns_is_a_notice(
+        tmp_path: Path):
+    # A margin-based loss keeps the training accuracy near 0 for a long while: alone,
+    # or beside a verification that tells faces apart, it is a notice.
+    data = verdict_of(tmp_path, _arcface([0.9312, 0.8704, 0.8521]))
+    found = [a for a in data["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "medium", found
+    assert data["decision"] == "CONDITIONAL"
