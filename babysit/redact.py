@@ -156,7 +156,7 @@ def _looks_made(blob: str) -> bool:
     """Base64 of a key (upper, lower and digits), not a path (slashes every few
     letters) nor a hex digest (one letter case)."""
     return (any(c.isupper() for c in blob) and any(c.islower() for c in blob)
-            and any(c.isdigit() for c in blob) and blob.count("/") * 16 <= len(blob))
+            and any(c.isdecimal() for c in blob) and blob.count("/") * 16 <= len(blob))
 
 
 def _replace_spaced(match: re.Match[str]) -> str:

@@ -227,7 +227,7 @@ class RunLifecycle:
             self._new_attempt()
             count = event.detail.partition("restart_count=")[2]
             self.launcher_restarts = max(self.launcher_restarts + 1,
-                                         int(count) if count.isdigit() else 0)
+                                         int(count) if count.isdecimal() else 0)
             return Ending(TerminalState.RUNNING, EndingSource.LOG, event.line, step,
                           self.attempt, anomaly=EndingAnomaly(
                               AnomalyType.CRASH,

@@ -228,7 +228,7 @@ def _added(label: str, parts: list[DeviceBusy]) -> DeviceBusy:
 
 def _device_order(devices: Iterable[str]) -> list[str]:
     # Numerically where the ids are numbers: device 10 comes after device 2.
-    return sorted(devices, key=lambda d: (not d.isdigit(), int(d) if d.isdigit() else 0, d))
+    return sorted(devices, key=lambda d: (not d.isdecimal(), int(d) if d.isdecimal() else 0, d))
 
 
 def _top(totals: Mapping[tuple[str, str], list[float]], top: int) -> tuple[EventTotal, ...]:

@@ -84,7 +84,7 @@ class BarSteps:
         batches of that epoch, so its count is neither the run's step nor its total
         (the trainer may accumulate several batches per step)."""
         if not bar.desc or self.yolo_columns or bar.style != "tqdm" or not any(
-                c.isdigit() for c in bar.desc):
+                c.isdecimal() for c in bar.desc):
             return None
         row = shapes.bar_row(bar.desc)
         if row is None:

@@ -178,7 +178,7 @@ def _elapsed(text: str) -> float | None:
     clock = text.split("<", 1)[0].strip()
     seconds = 0.0
     for part in clock.split(":"):
-        if not part.isdigit():
+        if not part.isdecimal():
             return None
         seconds = seconds * 60 + int(part)
     return seconds if ":" in clock else None

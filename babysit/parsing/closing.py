@@ -177,7 +177,7 @@ def _model_saved(line: str) -> bool:
     if found is None or line[found.end():].strip():
         return False
     path = _EXTENSION.sub("", found.group("path").strip("'\"`").rstrip("./\\"))
-    return not any(ch.isdigit() for ch in path)
+    return not any(ch.isdecimal() for ch in path)
 
 
 # Training records before a late word closes the run: past a first epoch and its test.

@@ -49,12 +49,12 @@ def read_counter_row(line: str) -> tuple[str, Parsed] | None:
     progress percentage gives, its values); None when the line does not lead with an
     integer counter followed by at least one value."""
     text = line.strip()
-    if not text[:1].isdigit():
+    if not text[:1].isdecimal():
         return None
     if "(" in text:
         text = _ELAPSED.sub(" ~ ", text)
     cells = text.split()[:_MAX_CELLS]
-    if len(cells) < 2 or not cells[0].isdigit():
+    if len(cells) < 2 or not cells[0].isdecimal():
         return None
     step = int(cells[0])
     target: int | None = None

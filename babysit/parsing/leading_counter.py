@@ -45,7 +45,7 @@ class LeadingCounter:
     def read(self, message: str) -> tuple[int, int | None] | None:
         """The step (and planned total) the message starts with, or None."""
         first = message[:1]
-        if first == "[" or first.isdigit() or first == " ":
+        if first == "[" or first.isdecimal() or first == " ":
             of_total = _OF_TOTAL.match(message)
             if of_total is not None:
                 step = int(of_total.group(1) or of_total.group(3))

@@ -47,7 +47,7 @@ def task_list(text: str) -> tuple[int, ...]:
     out: list[int] = []
     for part in text.split(","):
         low, _, high = part.partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
+        if not low.isdecimal() or (high and not high.isdecimal()):
             return ()
         out.extend(range(int(low), int(high or low) + 1))
     return tuple(out[:4096])

@@ -78,7 +78,7 @@ class ReportBlocks:
     @staticmethod
     def wants(text: str) -> bool:
         """Whether the line may be a block's (cheap: no pattern)."""
-        return text[:1].isspace() or (len(text) <= 42 and not any(c.isdigit() for c in text))
+        return text[:1].isspace() or (len(text) <= 42 and not any(c.isdecimal() for c in text))
 
     def read(self, text: str) -> Parsed | bool | None:
         """A block's record when this line completes one (or, being a head, closes the

@@ -197,7 +197,7 @@ class ShapeReader:
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
             return None  # as any header: it counts once a row follows it
         if all(_NAME_CELL.match(c) for c in cells):
-            if any(ch.isdigit() for ch in line) and not any(c[0].isupper() for c in cells) \
+            if any(ch.isdecimal() for ch in line) and not any(c[0].isupper() for c in cells) \
                     and not any("_" in c for c in cells):
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
                 # (a name with an underscore, `f2_opt`, `top5_acc`, is a column's)
@@ -242,7 +242,7 @@ class ShapeReader:
         by a value, in a line the run prints over and over."""
         values: dict[str, float] = {}
         for name, cell in pairwise(cells):
-            if _NAME_CELL.match(name) and _CELL.match(cell) and not name[0].isdigit():
+            if _NAME_CELL.match(name) and _CELL.match(cell) and not name[0].isdecimal():
                 number = _number(cell)
                 if number is not None:
                     values.setdefault(normalise_key(name), number)
@@ -325,7 +325,7 @@ class ShapeReader:
         names = [f"col{i + 1}" for i in range(len(cells))]
         if len(cells) == 1:
             return [LONE_VALUE]
-        if cells[0].isdigit():
+        if cells[0].isdecimal():
             names[0] = "step"
         elif _COUNTER_CELL.match(cells[0]):
             names[0] = "epoch"  # YOLO's results.txt: `12/299  0.18G  0.079 ...`

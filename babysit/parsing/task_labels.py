@@ -139,7 +139,7 @@ class TaskLabels:
         return key, rest
 
     def _label(self, line: str) -> tuple[int | None, str]:
-        if not line or not (line[0].isdigit() or line[0] == " ") or ": " not in line[:_REACH]:
+        if not line or not (line[0].isdecimal() or line[0] == " ") or ": " not in line[:_REACH]:
             return None, line
         match = _LABEL.match(line)
         if match is None:

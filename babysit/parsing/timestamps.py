@@ -22,7 +22,7 @@ _NO_YEAR = 2000  # a leap year, so 02/29 parses
 def line_time(line: str) -> float | None:
     """Seconds since the epoch of the timestamp the line starts with, or None."""
     first = line[:1]
-    if not first or not (first.isdigit() or first in "[IWEF"):
+    if not first or not (first.isdecimal() or first in "[IWEF"):
         return None
     match = _ISO.match(line)
     if match is not None:

@@ -43,7 +43,7 @@ def restarted_counter(name: str, heights: str) -> str | None:
     """Why a counter's sparkline (`heights`: one digit 0-7 per bar) shows the history
     holds several trainings one after another (it falls back at least once), or None (it
     is no counter, or it only climbs)."""
-    if not _COUNTER.fullmatch(name) or not heights.isdigit():
+    if not _COUNTER.fullmatch(name) or not heights.isdecimal():
         return None
     falls = sum(1 for before, after in pairwise(heights) if after < before)
     if falls == 0:
@@ -58,7 +58,7 @@ def unlearned_history(name: str, heights: str) -> str | None:
     learning over the run, or None (it does, or it says too little, or it is no training
     loss)."""
     if not _TRAIN_LOSS.fullmatch(name) or len(heights) < _LEAST_BARS \
-            or not heights.isdigit() or len(set(heights)) == 1:
+            or not heights.isdecimal() or len(set(heights)) == 1:
         return None
     levels = [int(h) for h in heights]
     third = len(levels) // 3

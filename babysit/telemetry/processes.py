@@ -232,7 +232,7 @@ def log_writers(path: str) -> list[Identity]:
         own.update(c.pid for c in psutil.Process().children(recursive=True))
     found: list[Identity] = []
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) in own:
+        if not entry.name.isdecimal() or int(entry.name) in own:
             continue
         if writes(int(entry.name), wanted):
             with contextlib.suppress(ProcessGone):

@@ -29,7 +29,7 @@ def has_writer(path: str) -> bool | None:
     for entry in entries:
         if time.monotonic() > deadline:
             return None
-        if not entry.name.isdigit() or int(entry.name) == own:
+        if not entry.name.isdecimal() or int(entry.name) == own:
             continue
         pid = int(entry.name)
         try:

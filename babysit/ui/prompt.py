@@ -46,7 +46,7 @@ def choose_process(rows: Sequence[str], console: Console | None = None,
         except EOFError:
             console.print()
             return None
-        if answer.isdigit():
+        if answer.isdecimal():
             value = int(answer)
             if value in pids:
                 return pids.index(value)
@@ -58,6 +58,6 @@ def choose_process(rows: Sequence[str], console: Console | None = None,
 
 def _pid_of(row: str) -> int | None:
     words = row.split()
-    if len(words) > 1 and words[0] == "PID" and words[1].isdigit():
+    if len(words) > 1 and words[0] == "PID" and words[1].isdecimal():
         return int(words[1])
     return None

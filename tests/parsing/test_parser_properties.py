@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,3 +87,14 @@ def test_bytes_of_any_kind_through_reading_parsing_and_the_rules_never_raise(chu
     run.absorb(parser.finish())
     for anomaly in run.ledger.anomalies:
         assert anomaly.description
+
+
+@pytest.mark.parametrize("line", ["²\n0", "² 0 1", "³ loss 0.5", "step ² loss=1.0",
+                                  "⁵/10 loss=0.3", "١٢ 0.5 0.7"])
+def test_digits_int_refuses_never_raise(line: str):
+    """`str.isdigit` says yes to superscripts (`²`) that `int` refuses (Hypothesis found
+    `²\\n0` crashing the counter-row reader in CI): a guard before `int` asks `isdecimal`."""
+    parser = LogParser()
+    for part in (line, line, line):
+        parser.feed(part)
+    parser.finish()

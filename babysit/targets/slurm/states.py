@@ -76,7 +76,7 @@ def small_int(text: str, digits: int = 9) -> int | None:
     """`text` as an integer when it is 1 to `digits` ASCII digits, else None: Slurm's
     numbers are ASCII, and `str.isdigit` also accepts `²` and `٣`, which `int` refuses
     or reads as another number."""
-    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+    if 0 < len(text) <= digits and text.isascii() and text.isdecimal():
         return int(text)
     return None
 
@@ -161,7 +161,7 @@ def gpus(tres: str) -> str | None:
     found = list(re.finditer(r"gres[/:]gpu(?::([\w.\-]+))?[=:]([0-9]{1,6})\b", tres))
     if not found:
         return None
-    match = next((m for m in found if m.group(1) and not m.group(1).isdigit()), found[0])
+    match = next((m for m in found if m.group(1) and not m.group(1).isdecimal()), found[0])
     kind, count = match.group(1), match.group(2)
     if kind and small_int(kind) is not None:  # `gres:gpu:4` read as kind 4 with no count
         kind, count = None, kind

@@ -75,7 +75,7 @@ def read_reference(value: str, collection: str, project: str | None, region: str
         # Vertex AI writes the project *number* in the names it makes (console, gcloud,
         # the API's own answers): with --project's ID beside it, neither says they differ.
         if project is not None and project != match["project"] \
-                and project.isdigit() == match["project"].isdigit():
+                and project.isdecimal() == match["project"].isdecimal():
             raise ValueError(f"--project {project!r} disagrees with the resource name "
                              f"({match['project']!r})")
         return Reference(JobRef(match["project"], match["region"], collection, match["job"]))

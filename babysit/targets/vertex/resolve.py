@@ -103,6 +103,6 @@ def _with_id(name: str, project: str) -> str:
     """A listed job's name with the project as asked for: the service answers with the
     project's number, and the ID the user knows is what babysit prints and proposes."""
     parts = name.split("/")
-    if len(parts) == 6 and parts[1].isdigit():
+    if len(parts) == 6 and parts[1].isdecimal():
         parts[1] = project
     return "/".join(parts)
