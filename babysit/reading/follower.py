@@ -207,7 +207,12 @@ class LogFollower:
             return 0
         if not self._sniffed and start == 0:
             self._sniff(size)
-        if size - start > 2 * self._tail_bytes or self._many_lines(start, size):
+        # A stretch short enough to parse whole is read once: counted, then parsed from
+        # the same bytes (over SFTP a second read is a second transfer).
+        stretch = self._read_at(start, size - start) \
+            if MAX_PARSED_LINES < size - start <= 2 * self._tail_bytes else None
+        if size - start > 2 * self._tail_bytes or (stretch is not None
+                                                   and _too_many_lines(stretch)):
             # A long stretch (the first poll of an old log, or a huge burst): search its
             # history fast and parse only the tail in full.
             tail_start = self._tail_start(start, size)
@@ -220,8 +225,10 @@ class LogFollower:
                 records.extend(self._scan_transcoded(start, tail_start))
             self._splitter.reset()
             self._offset = start = tail_start
+            stretch = None
         transcode = self._transcoder
-        for chunk in self._chunks(start, size):
+        whole = stretch is not None and len(stretch) == size - start
+        for chunk in [stretch] if whole and stretch is not None else self._chunks(start, size):
             text = transcode(chunk) if transcode is not None else chunk
             records.extend(self._parse_lines(self._splitter.feed(text)))
             self._mark = (self._mark + chunk)[-_MARK_BYTES:]
@@ -259,13 +266,6 @@ class LogFollower:
             found = list(scan_history(read_utf8, 0, length, None, self._history_notes))
         self._transcoder = Transcoder(self._order)
         return found
-
-    def _many_lines(self, start: int, size: int) -> bool:
-        """Whether a stretch short enough to parse whole has too many lines for it."""
-        if size - start <= MAX_PARSED_LINES:  # fewer bytes than that: fewer lines too
-            return False
-        data = self._read_at(start, size - start)
-        return max(data.count(b"\n"), data.count(b"\r")) > MAX_PARSED_LINES
 
     def _tail_start(self, start: int, size: int) -> int:
         """Where the last TAIL_LINES lines begin, within the last `tail_bytes` (and not
@@ -325,3 +325,8 @@ class LogFollower:
     def close(self) -> None:
         self.detach()
 
+
+def _too_many_lines(data: bytes) -> bool:
+    """Whether a stretch short enough to parse whole has too many lines for it (a stretch
+    of fewer bytes than MAX_PARSED_LINES is never read for this)."""
+    return max(data.count(b"\n"), data.count(b"\r")) > MAX_PARSED_LINES
