@@ -15,6 +15,7 @@ import hmac
 import ipaddress
 import json
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -84,6 +85,16 @@ class _BoundedServer(ThreadingHTTPServer):
         finally:
             self.spoke(request)
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # socketserver prints a traceback for any error in a request's thread, onto the
+        # watch's own terminal. A browser that closes its tab mid-answer is not an error;
+        # anything else is named in one line, never as a traceback.
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        print(f"babysit: the dashboard could not answer a request "
+              f"({type(error).__name__})", file=sys.stderr)
 
     def spoke(self, request: Any) -> None:
         """The connection sent its request head (or is gone): no longer one to drop."""

@@ -109,6 +109,33 @@ def test_connections_trickling_their_request_do_not_lock_the_owner_out(dashboard
             sock.close()
 
 
+def test_clients_that_hang_up_mid_answer_print_nothing_on_the_watch_terminal(
+        dashboard: Dashboard, capfd: pytest.CaptureFixture[str]):
+    """A client that sends half a request and hangs up gets its 421 written into a closed
+    socket (a broken pipe, in the server's thread); socketserver would print that as a
+    traceback on the terminal the watch is writing to. Whether the kernel reports the
+    hang-up on this write is timing, so the server's error hook is also called as the
+    thread would call it, with the error it would see."""
+    port = int(dashboard.url.rsplit(":", 1)[1].strip("/"))
+    for _ in range(8):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"GET /api/metrics HTTP/1.1\r\n")
+    assert wait_for(lambda: fetch(dashboard.url + "api/metrics", TOKEN)[0] == 200)
+    server = dashboard._server
+    for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+        try:
+            raise error
+        except OSError:
+            server.handle_error(None, ("127.0.0.1", 1))
+    try:
+        raise ValueError("a bug of ours")
+    except ValueError:
+        server.handle_error(None, ("127.0.0.1", 1))
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip() == "babysit: the dashboard could not answer a request (ValueError)"
+
+
 def serve(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     code = main(["serve", *args])
     err = capsys.readouterr().err
