@@ -43,7 +43,8 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Ee]nded|[Oo]ver)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
-    r"^\W*(?:[Dd]one|DONE|[Ff]inish(?:ed)?|FINISHED|[Cc]omplete[d]?|[Aa]ll done)\W*$|"
+    # (in any case: `=== ALL DONE ===`, `All Done!`)
+    r"^\W*(?i:done|finish(?:ed)?|complete[d]?|all\s+done)\W*$|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;
@@ -142,8 +143,20 @@ _LATE_WORDS = lazy_re.compile(
     # after `Saved Q-table to model_checkpoint.bson`; `Training history saved to …`)
     r"\b(?:[Ss]aved|[Ww]rote|[Ww]ritten)\b.{0,30}\b[Tt]rain(?:ing)?[ _-]"
     r"(?:metrics|history|log|curves?|results|stats|statistics|data)\b|"
-    # (a bare `Results saved to runs/train/exp` is YOLOv5's after its own closing words,
-    # whose per-class table may read as records: not taken alone)
+    # the results written out to a file: `Results saved to predictions.txt`, `wrote:
+    # results/train.log, metrics.csv`, `saving result.json and vae_result.json at
+    # output/` (a per-epoch save recurs between records, and then it is no end; a bare
+    # folder is not taken: YOLOv5 says `Results saved to runs/train/exp` after its final
+    # validation's per-class table, whose rows read as records)
+    r"\b(?:[Rr]esults?|RESULTS?)\s+(?:(?:was|were|has been|have been)\s+)?"
+    r"(?:saved|written|stored)\s+(?:to|in|at|as|into)\s+\S*\.[A-Za-z]\w{0,5}\b|"
+    r"\b(?:[Ss]av(?:ed|ing)|[Ww]r(?:ote|iting)|[Ww]ritten)\b:?\s+(?:the\s+)?(?:final\s+)?"
+    r"(?:[\w./-]*/)?[Rr]esults?\b|"
+    # an aggregate over the runs, folds or seeds of the experiment, which only exists
+    # once they are all done: `acc 81.2 ± 0.5`, `F1 = 0.63 +/- 0.02` (a `mean` or a `std`
+    # alone is no such thing: rsl_rl's `Mean reward:` and `Mean action std:` come with
+    # every iteration)
+    r"\d\s*(?:±|\+/-|\+-)\s*\.?\d|"
     r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
     r"[Hh]istory|[Mm]etrics)\s+"
     r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b|"
@@ -194,7 +207,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "time ran", "time taken", "time spent", "time used", "run time", "running time",
           "execution time", "run_time", "running_time", "execution_time",
-          "tensor(", "<matplotlib", "<figure size", "]")
+          "tensor(", "<matplotlib", "<figure size", "]", "saving", "writing", "stored",
+          "±", "+/-", "+-")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -33,7 +33,8 @@ _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
 # episodes, generations), with one word of its kind between — not a warm-up's or an
 # evaluation's (`100 warmup steps`, `10 evaluation episodes`: a part of the run).
 _COUNT = (r"\d[\d,]*\s+(?:(?!warm|burn|eval|valid|test)[a-z-]{3,}\s+)?"
-          r"(?:steps|iterations|iters|epochs|updates|rounds|episodes|generations)")
+          r"(?:steps|iterations|iters|epochs|updates|rounds|episodes|generations|runs|folds|"
+          r"seeds|trials|repeats|repetitions)")
 # Said after the thing (`training finished`); present tenses (`training ends at step
 # 1000`, `completes in 3 h`) are plans and forecasts, not ends.
 # (`success`, `successful`: MindSpore's model zoo ends on `train success`; not a

@@ -114,6 +114,14 @@ def test_the_parser_says_the_closing_block_once_at_the_end_of_a_read():
     "完成！", "全部完成", "終了", "완료",
     # the time training took, its word capitalised (sealed-15's StarGAN-VC, TF1)
     "Training Time: 04:44:00", "Total Time: 1:02:03",
+    # the word alone in capitals (sealed-18's slot-attention ablation: `=== ALL DONE ===`)
+    "=== ALL DONE ===", "All Done!",
+    # the results written to a file once the loop is over (sealed-16's liquid-network CTC
+    # run, sealed-8's drug-response seeds, sealed-11's peptide VAE)
+    "Results saved to predictions_lnn.txt", "wrote: results/train.log, metrics.csv, curves.png",
+    "2022-10-15 00:16:46,983 - INFO(root): saving result.json and vae_result.json at output/amp",
+    # an aggregate over runs, folds or seeds
+    "Test accuracy: 81.2 ± 0.5", "F1 = 0.63 +/- 0.02",
 ])
 def test_closing_words(line: str):
     event = judged_after_records(line)
@@ -126,6 +134,10 @@ def test_closing_words(line: str):
     "Final learning rate will be 1e-5 after warmup",  # a final figure needs its value
     "x = tensor(0.53)",  # a value inside a sentence, not a displayed one
     "数据加载完成", "第3轮完成",  # a part of the run, not the word alone
+    # a bare folder of results is YOLOv5's after its final validation's table
+    "Results saved to runs/train/exp",
+    # a mean or a spread alone is an iteration's (rsl_rl's block)
+    "Mean reward: -4.08", "Mean action std: 0.88",
 ])
 def test_lines_that_do_not_close_a_run(line: str):
     assert judged_after_records(line) is None

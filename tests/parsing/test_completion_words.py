@@ -37,6 +37,8 @@ from tests.rules.test_loss_rules import verdict_of
     "Finished 50 epochs",
     "Completed 5,000 iterations in 2:03:04",
     "12000 training steps have been completed",
+    # the experiment's repeated runs, folds or seeds all done (sealed-18's GNN benchmark)
+    "Finished 10 runs.", "All 5 folds completed", "10 seeds done",
     # a tag in brackets names what ended
     "[train] done. best_val=2.3918  ckpt=/runs/ckpt.pt",
     "(training) finished",
