@@ -343,6 +343,19 @@ def names_then_values(text: str) -> dict[str, float] | None:
 _OUTPUT_INDEX = lazy_re.compile(r"(?<=[=:])(\s*)\[\d{1,2}\]\s+(?=[-+.\d]|nan|inf)")
 
 
+# An average meter's field: a name, its latest value and its running average in
+# parentheses (`AverageMeter.__str__` of pytorch/examples' ImageNet script and the many
+# repositories that copied it: `Loss 2.1180 (2.1081)`, `Acc@1  71.09 ( 69.92)`), read as
+# the latest value. Without a colon anywhere the line is read whole as fields (see
+# `spaced_fields`); this is for a line that mixes it with `key: value` (SwAV's `… Loss
+# 2.0834 (2.1081)\tLr: 0.0006`), where the colon's pair would otherwise be all it says.
+_METER_KV = lazy_re.compile(
+    r"(?<![\w./@-])(?P<key>[A-Za-z][\w./-]*(?:@\d+)?)\s+"
+    r"(?P<value>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)\s*"
+    r"\(\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\)|"
+    r"(?<![\w./@-])(?P<nkey>[A-Za-z][\w./-]*(?:@\d+)?)\s+(?P<nvalue>nan|inf)\s*\(\s*\w+\s*\)")
+
+
 def key_values(text: str) -> dict[str, float]:
     if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
         return paired
@@ -396,6 +409,13 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is not None:
             values.setdefault(normalise_key(pair.group("key")), number)
+    if ") " in text or ")\t" in text or text.endswith(")"):
+        for pair in _METER_KV.finditer(text):
+            key, value = (pair.group("key"), pair.group("value")) if pair.group("key") \
+                else (pair.group("nkey"), pair.group("nvalue"))
+            number = to_number(value)
+            if number is not None:
+                values.setdefault(normalise_key(key), number)
     if ", " in text:
         for pair in _COMMA_FIELD.finditer(text):
             number = to_number(pair.group("value"))

@@ -40,7 +40,7 @@ from babysit.parsing.evaluation import EVALISH, trains
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
-from babysit.parsing.shell_prompts import is_prompt
+from babysit.parsing.shell_prompts import is_prompt, is_time_report
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
 
@@ -210,6 +210,10 @@ class LoopOver:
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
             evidence.append(f"the shell's prompt after the last training record "
                             f"({text.strip()[:160]})")
+        elif is_time_report(text):
+            # The shell reported the time the command took: it is over (`shell_prompts`).
+            evidence.append(f"the shell's report of the time the command took, after the "
+                            f"last training record ({text.strip()[:160]})")
         elif metrics:
             return
         # (substring tests first: most lines have none of these words)

@@ -11,6 +11,11 @@ prompt after the training records says the foreground process is over, though no
 The prompt's shapes are the shells' defaults: bash's `user@host:~/dir$` (`#` for root),
 Red Hat's `[user@host dir]$`, each after a virtual environment's `(venv) ` if any, and
 PowerShell's `PS C:\\dir>` and cmd's `C:\\dir>`.
+
+The shell's `time` report says the same: the command it timed is over (sealed-18's
+word2vec runs end on bash's `real 45m47.814s` / `user …` / `sys …`; GNU time prints
+`71.21user 0.42system 1:12.03elapsed 99%CPU …`, zsh `… 12.34s user 1.23s system 99% cpu
+13.45 total`). Neither says how the command ended.
 """
 
 from __future__ import annotations
@@ -22,6 +27,18 @@ _PROMPT = lazy_re.compile(
     r"(?:[\w.-]+@[\w.-]+:(?:~|/)[^\s#$]*[#$]|\[[\w.-]+@[\w.-]+ [^\]\s]+\][#$]|"
     r"(?:PS )?[A-Za-z]:\\[^>:*?\"<|\r\n]*>)"
     r"(?:\s|$)")
+
+
+_TIME_REPORT = lazy_re.compile(
+    r"^real\s+\d+m\d+(?:\.\d+)?s\s*$|"
+    r"^\s*\d+(?:\.\d+)?user \d+(?:\.\d+)?system (?:\d+:)?\d+:\d+(?:\.\d+)?elapsed\b|"
+    r"\d+(?:\.\d+)?s user \d+(?:\.\d+)?s system \d+% cpu (?:\d+:)*\d+(?:\.\d+)? total\s*$")
+
+
+def is_time_report(line: str) -> bool:
+    """Whether `line` is the shell's (or GNU time's) report of a command that is over."""
+    # (a cheap test first: most lines have neither word)
+    return ("real" in line or "user" in line) and _TIME_REPORT.search(line) is not None
 
 
 def is_prompt(line: str) -> bool:

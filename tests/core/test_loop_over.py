@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.core.test_endings import once
 
 
@@ -198,6 +200,19 @@ def test_a_job_epilog_after_the_last_record_ended(tmp_path: Path):
     data = once(tmp_path, text)
     assert _verdict(data) == ("CONDITIONAL", "ENDED")
     assert "epilog" in data["summary"]
+
+
+@pytest.mark.parametrize("report", [
+    # bash's `time` (sealed-18's word2vec runs), GNU time, zsh's `time`
+    "\nreal\t45m47.814s\nuser\t71m50.251s\nsys\t0m13.984s\n",
+    "71.21user 0.42system 1:12.03elapsed 99%CPU (0avgtext+0avgdata 1234maxresident)k\n",
+    "python train.py  12.34s user 1.23s system 99% cpu 13.45 total\n",
+], ids=["bash", "gnu", "zsh"])
+def test_the_shells_time_report_after_the_last_record_ended(tmp_path: Path, report: str):
+    text = "".join(f"Epoch {e}: Train Loss {0.5 - e * 0.01:.4f}\n" for e in range(20)) + report
+    data = once(tmp_path, text)
+    assert _verdict(data) == ("CONDITIONAL", "ENDED")
+    assert "time the command took" in data["summary"]
 
 
 def test_a_log_that_stops_after_a_record_is_still_running(tmp_path: Path):

@@ -136,3 +136,30 @@ def test_an_epoch_given_as_a_share_is_no_epoch_count():
     assert parsed is not None and parsed.epoch is None
     assert parsed.metrics["loss"] == 0.048233
     assert parse_key_values("Epoch: 3  lr: 0.1  loss: 0.5").epoch == 3
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # SwAV's meters beside one `Lr:` pair (sealed-18): the meters' latest values are read
+    ("Epoch: [398][50]\tTime 0.692 (0.729)\tData 0.000 (0.033)\tLoss 2.0834 (2.1081)\t"
+     "Lr: 0.0006", {"loss": 2.0834, "lr": 0.0006, "time": 0.692}),
+    # pytorch/examples' ImageNet meters, `Acc@1` named with its cut-off
+    ("Test: [10/196]\tLoss 1.2e+00 (1.1e+00)\tAcc@1  71.09 ( 69.92)\tlr: 0.1",
+     {"loss": 1.2, "acc@1": 71.09, "lr": 0.1}),
+    # a meter gone non-finite, its average too
+    ("Epoch: [3][50]\tLoss nan (nan)\tLr: 0.0006", {"loss": float("nan"), "lr": 0.0006}),
+])
+def test_average_meters_beside_colon_pairs_give_their_latest_value(
+        line: str, expected: dict[str, float]):
+    from babysit.parsing.formats import key_values
+
+    values = key_values(line)
+    for name, value in expected.items():
+        assert values[name] == pytest.approx(value, nan_ok=True)
+
+
+def test_a_word_in_parentheses_is_no_average():
+    from babysit.parsing.formats import key_values
+
+    # a meter's average is a number: `(best)` qualifies, it averages nothing
+    assert key_values("epoch: 3 Loss 0.5 (best)") == {"epoch": 3.0}
+    assert key_values("ResNet 50 (pretrained): 0.5") == {}
