@@ -103,7 +103,16 @@ _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*
                             # CommonMetricPrinter puts `eta_seconds` = the median iteration
                             # time × (max_iter - iteration - 1) into the storage JSONWriter
                             # writes): `"eta_seconds": 0.0` at iteration max_iter - 1
-                            r"\"eta(?:_seconds|_s)?\":\s*0(?:\.0+)?\s*[,}]")
+                            r"\"eta(?:_seconds|_s)?\":\s*0(?:\.0+)?\s*[,}]|"
+                            # in words of units: fastText's `ETA:   0h 0m 0s`
+                            r"\b(?:ETA|[Ee]ta)[:=]?\s*(?:0+\s*[dh]\s*)?0+\s*m(?:in)?\s*0+\s*s\b|"
+                            # the run's own share of its plan, done (fastText's and
+                            # word2vec's `Progress: 100.0%`, StarSpace's `(100.0%)` after an
+                            # epoch's own share): its progress, not a bar's (a tqdm bar
+                            # named `Progress` draws its `|` after the share, and may be an
+                            # epoch's)
+                            r"\b[Pp]rogress:?\s+100(?:\.\d+)?\s?%(?!\s*\|)|"
+                            r"\b[Pp]rogress:?\s+1\d\d\.\d+\s?%(?!\s*\|)")
 # Even gaps between prints before an off-grid last print gives the loop's total away (see
 # `EndingReader._implied_total`): enough to show the grid.
 _GRID_PRINTS = 3
@@ -318,7 +327,8 @@ class EndingReader:
         self._recurring_is_a_stage(text, events)
         if (said := self._said(text, events)) is not None:
             found.append(said)
-        if ("0:00:00" in text or "emaining" in text or '"eta' in text) \
+        if ("0:00:00" in text or "emaining" in text or '"eta' in text or "0s" in text
+                or "rogress" in text) \
                 and _ETA_ZERO.search(text) \
                 and _at_planned_end(text, target, planned_epochs):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))

@@ -156,6 +156,38 @@ def test_an_eta_of_zero_at_the_planned_total_ends_the_run(tmp_path: Path):
     assert _verdict(data) == ("GO", "SUCCEEDED"), data["summary"]
 
 
+def _fasttext(shares: list[float]) -> str:
+    # fastText's `supervised` progress, one carriage-returned line a redraw:
+    # `Progress: 35.5% words/sec/thread:   75841 lr:  0.064 avg.loss: 10.52 ETA:   0h 0m 9s`
+    text = "Read 0M words\nNumber of words:  14598\nNumber of labels: 734\n"
+    for share in shares:
+        left = round((100 - share) / 10)
+        text += (f"\rProgress: {share:.1f}% words/sec/thread:   75841 lr:  "
+                 f"{0.1 * (1 - share / 100):.6f} avg.loss: {10.5 - share / 50:.6f} "
+                 f"ETA:   0h 0m {left}s")
+    return text + "\n"
+
+
+def test_the_runs_own_progress_at_100_percent_ends_it(tmp_path: Path):
+    data = once(tmp_path, _fasttext([10.0, 35.5, 60.1, 85.7, 99.9, 100.0]))
+    assert _verdict(data) == ("GO", "SUCCEEDED"), data["summary"]
+
+
+def test_the_runs_own_progress_short_of_100_percent_is_running(tmp_path: Path):
+    data = once(tmp_path, _fasttext([10.0, 35.5, 60.1, 85.7]))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_bar_named_progress_at_100_percent_is_no_end(tmp_path: Path):
+    # a tqdm bar described `Progress` may be an epoch's: its `|` follows the share
+    lines = []
+    for epoch in range(3):
+        lines.append(f"epoch {epoch} loss {2.0 - epoch * 0.1:.4f}")
+        lines.append("Progress: 100%|##########| 391/391 [00:12<00:00, 31.2it/s]")
+    data = once(tmp_path, "\n".join(lines) + "\n")
+    assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
 def test_an_eta_of_zero_at_the_end_of_an_epoch_is_no_end(tmp_path: Path):
     # torchvision's reference MetricLogger: the ETA is the epoch's (DETR, DeiT).
     lines = []
