@@ -28,6 +28,7 @@ and `run_stop` as the run's own word on how it ended.
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,13 @@ TAG = ":::ML"  # both forms' tags begin so (`:::MLLOG`, `:::MLPv0.5.0`)
 FORMAT = "mlperf"
 RUN_STOP = "run-stop"  # the detail of the event a `run_stop` becomes
 
+# The v0.6 form (`mlperf_logging`'s first `:::MLL` logger): a time, then `key: ` and an
+# object of the value and its metadata, the metadata sometimes a Python dict's repr
+# (Intel's MiniGo submission: `:::MLL 1560875622.04 run_stop: {"value": null,
+# "metadata": {'lineno': 53, 'file': 'ml_perf/eval_models.py', 'status': 'success'}}`).
+_V06 = lazy_re.compile(r":::MLL\s+[\d.]+\s+(?P<key>\w+)(?::\s*(?P<value>.*?))?\s*$")
+# The longest v0.6 value read as a Python literal (a line's event is short).
+_MAX_LITERAL = 4096
 _V05 = lazy_re.compile(r":::MLPv(?P<version>[\d.]+)\s+\S+\s+[\d.]+\s+\([^)]*\)\s+"
                        r"(?P<key>\w+)(?::\s*(?P<value>.*?))?\s*$")
 # The bookkeeping of an evaluation, not a measure of the model: how many samples, the
@@ -68,8 +76,39 @@ def read_event(text: str) -> MlperfEvent | None:
     tagged = text[at:]
     if tagged.startswith(":::MLLOG"):
         return _current_event(tagged[len(":::MLLOG"):])
+    if tagged.startswith(":::MLL "):
+        match = _V06.match(tagged)
+        return _v06_event(match.group("key"), match.group("value")) if match else None
     match = _V05.match(tagged)
     return _v05_event(match.group("key"), match.group("value")) if match else None
+
+
+def _v06_event(key: str, text: str | None) -> MlperfEvent:
+    obj = _object(text) if text else None
+    if not isinstance(obj, dict):
+        return MlperfEvent(key)
+    metadata = obj.get("metadata")
+    return MlperfEvent(key, obj.get("value"), metadata if isinstance(metadata, dict) else {})
+
+
+def _object(text: str) -> Any:
+    """The value JSON says, else the Python literal it is (a dict's repr, `None` written
+    `null` as JSON would), else None."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    if len(text) > _MAX_LITERAL:
+        return None
+    literal = _JSON_WORDS.sub(lambda m: _PYTHON_WORDS[m.group(0)], text)
+    try:
+        return ast.literal_eval(literal)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+_JSON_WORDS = lazy_re.compile(r"\b(?:null|true|false)\b")
+_PYTHON_WORDS = {"null": "None", "true": "True", "false": "False"}
 
 
 def _current_event(body: str) -> MlperfEvent | None:

@@ -139,3 +139,36 @@ def test_v05_success_false_failed(tmp_path: Path) -> None:
 def test_a_run_without_run_stop_is_running(tmp_path: Path) -> None:
     verdict = once(tmp_path, "\n".join(_run([0.2, 0.4], None)) + "\n")
     assert verdict["terminal_state"] == "RUNNING"
+
+
+def _v06(key: str, value: str, metadata: str) -> str:
+    # mlperf_logging's first `:::MLL` logger (Intel's MiniGo submission, sealed-16): the
+    # metadata sometimes a Python dict's repr
+    return f':::MLL 1560875622.039693 {key}: {{"value": {value}, "metadata": {metadata}}}'
+
+
+@pytest.mark.parametrize(("line", "key", "value", "metadata"), [
+    (_v06("eval_accuracy", "0.51", "{'lineno': 49, 'epoch_num': 14}"), "eval_accuracy", 0.51,
+     {"lineno": 49, "epoch_num": 14}),
+    (_v06("run_stop", "null", "{'lineno': 53, 'status': 'success'}"), "run_stop", None,
+     {"lineno": 53, "status": "success"}),
+    (_v06("submission_org", '"Intel_Corp"', '{"lineno": 0, "file": "manual"}'),
+     "submission_org", "Intel_Corp", {"lineno": 0, "file": "manual"}),
+    # neither JSON nor a literal, or nested past any event's depth: the key alone
+    (":::MLL 1560875622.04 run_start: {not an object", "run_start", None, {}),
+    (":::MLL 1560875622.04 weird: " + "[" * 3000, "weird", None, {}),
+])
+def test_v06_events_with_json_or_python_metadata(line: str, key: str, value: object,
+                                                 metadata: dict) -> None:
+    event = read_event(line)
+    assert event is not None
+    assert (event.key, event.value, event.metadata) == (key, value, metadata)
+
+
+def test_a_v06_run_that_reached_its_target_succeeded(tmp_path: Path) -> None:
+    lines = [_v06("run_start", "null", "{'lineno': 1}")]
+    lines += [_v06("eval_accuracy", f"{0.3 + e / 20}", f"{{'lineno': 49, 'epoch_num': {e}}}")
+              for e in range(5)]
+    lines.append(_v06("run_stop", "null", "{'lineno': 53, 'status': 'success'}"))
+    verdict = once(tmp_path, "\n".join(lines) + "\n")
+    assert (verdict["terminal_state"], verdict["decision"]) == ("SUCCEEDED", "GO")
