@@ -84,6 +84,13 @@ def _split(line: str) -> tuple[str, list[str]]:
             return sep, [cell.strip() for cell in text.split(sep)]
     if text.startswith("|") and text.endswith("|") and text.count("|") >= 3:
         return "|", [cell.strip() for cell in text.strip("|").split("|")]
+    if text.count(" | ") >= 2 and "|" not in (text[0], text[-1]):
+        # Columns set apart by ` | ` with no border (a hand-written loop's `epoch | tr_loss
+        # | … | time` over `    1 |   1.540 | … |   61s`, sealed-18): cells as a bordered
+        # table's, unless one is empty (then the pipes are no columns).
+        cells = [cell.strip() for cell in text.split("|")]
+        if all(cells):
+            return "|", cells
     return " ", text.split()
 
 

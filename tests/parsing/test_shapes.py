@@ -94,6 +94,21 @@ def test_a_tab_separated_metrics_file_is_named_by_its_header():
     assert math.isinf(records[-1].metrics["loss"])
 
 
+def test_columns_set_apart_by_pipes_without_a_border_are_a_table():
+    # sealed-18's LUT network: `epoch | tr_loss | tr_acc | … | time`, a rule, then rows
+    lines = ["epoch | tr_loss | tr_acc | va_loss | time", "-" * 44,
+             "    1 |   1.540 |  47.36 |   1.638 |   61s",
+             "    2 |   1.352 |  54.99 |   nan   |  123s"]
+    _, records = _read(lines)
+    assert [r.epoch for r in records] == [1.0, 2.0]
+    assert records[0].metrics["tr_loss"] == 1.540 and math.isnan(records[1].metrics["va_loss"])
+
+
+def test_pipes_around_an_empty_cell_are_no_columns():
+    _, records = _read(["loss | | acc", "0.5 | | 0.9", "0.4 | | 0.91"])
+    assert not any(r.metrics for r in records)
+
+
 def test_a_fastai_table_counts_epochs_and_reads_its_columns():
     lines = ["epoch     train_loss  valid_loss  accuracy  time",
              "0         0.912       0.602       0.801     00:12",
