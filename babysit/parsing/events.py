@@ -231,7 +231,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(DUE TO JOB REQUEUE) \*\*\*", 1),
     # A native abort: C++ `std::terminate` (a thread left running, an exception thrown
     # through C++), then usually `Aborted (core dumped)`.
+    # Python's faulthandler names the fault on Windows (`Windows fatal exception: access
+    # violation`, PowerShell wrapping it in its NativeCommandError, sealed-19), not the
+    # code of a C++ exception it reports though it may be caught (`code 0xe06d7363`).
     _sig(EventKind.SEGFAULT, r"Segmentation fault|SIGSEGV|Fatal Python error|"
+         r"Windows fatal exception: (?:access violation|stack overflow|illegal instruction|"
+         r"in page error|(?:int|float) divide by zero)|"
          r"terminate called (?:without an active exception|after throwing an instance)|"
          r"[Ss]ignal 11\b|core dumped|Bus error|SIGBUS|SIGABRT|Aborted \(core"),
     # Paddle's report of any other fatal signal (`FatalError: `Erroneous arithmetic
@@ -378,7 +383,8 @@ _TRIGGERS = (
     "memory", "Memory", "Killed", "being killed", "SIGKILL", "exitcode", "oom", "CUDA",
     "cuda", "CUDNN", "cuDNN", "CUBLAS", "NCCL", "nccl", "Gloo", "gloo", "Timeout",
     "timed out", "Timed out",
-    "Traceback", "Segmentation", "SIG", "Fatal", "core dumped", "Bus error", "Aborted",
+    "Traceback", "Segmentation", "SIG", "Fatal", "fatal exception", "core dumped",
+    "Bus error", "Aborted",
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",

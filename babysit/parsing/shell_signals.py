@@ -37,6 +37,10 @@ _KILLED = ("已杀死", "強制結束", "強制終了", "죽었음", "Getötet",
 # The process's own faults (`Segmentation fault`, `Bus error`, `Floating point
 # exception`, `Illegal instruction`).
 _FAULTS = (
+    # English too where `events` has no signature of its own for the word: bash prints
+    # `Floating point exception` alone on its line (OpenPCDet's CT3D dying at its first
+    # batch, sealed-19), padded with spaces
+    "Floating point exception", "Illegal instruction",
     "段错误", "总线错误", "浮点数例外", "非法指令", "程式記憶體區段錯誤", "匯流排錯誤",
     "浮點數例外", "無效指令", "バスエラー", "浮動小数点例外", "세그멘테이션 오류", "버스 오류",
     "부동 소수점 예외", "명령어가 잘못됨", "Speicherzugriffsfehler", "Bus-Zugriffsfehler",

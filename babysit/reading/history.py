@@ -36,11 +36,13 @@ NONFINITE = r"\b(nan|NaN|NAN|inf|Inf|INF|Infinity)\b"
 EVENTS = "|".join((
     "Traceback", "out of memory", "OutOfMemory", "Killed", "SIGKILL", "oom-kill", "oom_kill",
     "exceeded memory limit", "Signal 9", "signal 9", "exitcode", "CUDA error", "device-side",
-    "illegal memory", "illegal instruction", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS",
+    "illegal memory", "illegal instruction", "Illegal instruction", "Floating point exception",
+    "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS",
     "Allocator", "RESOURCE_EXHAUSTED", "ECC error", "launch failure", "CUDA driver", "Xid",
     r"\.cu:", "NCCL", "nccl", "Gloo", "gloo", "DistBackendError", "timed out", "Timed out",
     "Timeout", "timeout", "Segmentation", "SIGSEGV", "SIGBUS", "SIGABRT", "Bus error",
-    "Fatal Python", "core dumped", "Aborted", "ignal 11", "No space left", "quota exceeded",
+    "Fatal Python", "Windows fatal exception", "core dumped", "Aborted", "ignal 11",
+    "No space left", "quota exceeded",
     "Errno 28", "Errno 122", "PytorchStreamWriter", "unexpected pos", "SafetensorError",
     "rror while serializing",
     # Phrases, not the bare word: `torch.utils.checkpoint` warns at every step in many runs.

@@ -42,6 +42,13 @@ def test_a_kill_in_the_shell_s_locale_is_a_host_kill(line: str) -> None:
     "zsh: segmentation fault  python train.py",  # zsh's own words (never translated)
     "zsh: abort      python train.py",
     "fish: Job 1, 'python train.py' terminated by signal SIGSEGV (Address boundary error)",
+    # English ones that have no signature of their own: bash pads the word with spaces
+    # (sealed-19's OpenPCDet CT3D), or names the script's line and the child
+    "Floating point exception   ", "Illegal instruction (core dumped)",
+    "./run.sh: line 3: 12345 Floating point exception (core dumped) python train.py",
+    # Python's faulthandler on Windows, wrapped by PowerShell (sealed-19)
+    r".\.venv\Scripts\python.exe : Windows fatal exception: access violation",
+    "Windows fatal exception: stack overflow",
 ])
 def test_a_fault_in_the_shell_s_locale_is_a_native_crash(line: str) -> None:
     assert EventKind.SEGFAULT in _kinds(line)
@@ -65,6 +72,10 @@ def test_a_stop_in_the_shell_s_locale_is_a_stop(line: str) -> None:
     # Words in a sentence, not a shell's report.
     "Morto il processo figlio, riavvio", "Getötet wurde niemand: epoch 3 loss 0.41",
     "Ucciso: 3, Morto: 2",
+    # a numpy warning naming the fault, a C++ exception faulthandler reports though it
+    # may be caught
+    "RuntimeWarning: a Floating point exception was raised in divide",
+    "Windows fatal exception: code 0xe06d7363",
 ])
 def test_the_same_words_in_a_run_s_own_output_are_not_a_signal(line: str) -> None:
     assert _kinds(line).isdisjoint({EventKind.HOST_KILL, EventKind.SEGFAULT,
