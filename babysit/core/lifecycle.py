@@ -361,10 +361,13 @@ class RunLifecycle:
         if self._pending is not None:
             if not confirm_pending:
                 return None
-            if self._completion is not None and (self._pending.cancelled
-                                                 or self._pending.in_helper_thread):
+            if self._completion is not None \
+                    and self._completion.detail not in _UNCONFIRMED \
+                    and (self._pending.cancelled or self._pending.in_helper_thread):
                 # Stopped by hand after training had finished (closing a UI, say), or a
-                # helper thread torn down at exit after it (the process went on).
+                # helper thread torn down at exit after it (the process went on). Not
+                # after what says only that the process is over (the shell's prompt
+                # after a Ctrl-C's traceback): that is the stop's own aftermath.
                 self._pending = None
             else:
                 return self._end(self._crash_from_pending("", inferred=False, final=False),

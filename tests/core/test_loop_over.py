@@ -361,3 +361,13 @@ def test_a_round_count_short_of_the_plan_the_run_named_is_running(tmp_path: Path
         lines += [f"Epoch {epoch}/200", f"469/469 - 3s - loss: {1 - epoch / 300:.4f} - "
                   f"accuracy: 0.9000 - val_loss: 0.3000 - val_accuracy: 0.9000"]
     assert once(tmp_path, "\n".join(lines) + "\n")["terminal_state"] == "RUNNING"
+
+
+def test_the_shells_prompt_after_a_ctrl_c_traceback_is_still_a_cancel(tmp_path: Path):
+    # sealed-19's ezGO policy net: `^CTraceback (most recent call last):` … `KeyboardInterrupt`,
+    # then the prompt the shell gave back (`rob@ubuntu1404:~/ezGO$ `): the prompt says the
+    # process is over, the traceback how
+    text = "".join(f"{b} batches ran. loss {1 / b:.4f}\n" for b in range(1, 30))
+    text += ('^CTraceback (most recent call last):\n  File "training/train.py", line 63, in '
+             '<module>\n    network.train(batch)\nKeyboardInterrupt\nrob@ubuntu1404:~/ezGO$ \n')
+    assert _verdict(once(tmp_path, text)) == ("NO-GO", "CANCELLED")
