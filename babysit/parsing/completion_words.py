@@ -53,6 +53,15 @@ _SAID = lazy_re.compile(
     # epochs`, `274 epochs completed in 35.9 hours.`
     rf"\b{_ENDING}\s+(?:all\s+)?{_COUNT}\b|"
     rf"(?<![\d.,/]){_COUNT}\s+(?:were\s+|have\s+been\s+)?(?:finished|completed|done)\b|"
+    # the line opens on the ending, then where the loop stood: `Completed at episode:
+    # 109` (a policy-gradient CartPole script, sealed-19), `Finished after 5000 steps`;
+    # or on an RL task solved, which ends its loop (pytorch/examples' REINFORCE and
+    # actor-critic: `Solved! Running reward is now 195.3 and …`)
+    rf"^\W*(?:{_ENDING})\s+(?:at|after)\s+(?:the\s+)?(?:(?:epoch|step|iteration|iter|episode|"
+    r"update|round|generation)s?\b[\s:=#]*\d[\d,]*(?![\d,]|\s*(?:/|of\b)\s*\d)|"
+    r"\d[\d,]*\s+(?:epochs|steps|iterations|iters|episodes|updates|rounds|generations)\b)|"
+    r"^\W*(?:Environment\s+|Task\s+)?[Ss]olved\s*(?:!|\bat\s+episode[\s:=#]*\d+\b|"
+    r"\bafter\s+\d+\s+episodes\b)|"
     # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
     # `finished run`, `Completed the training`
     rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"
@@ -80,7 +89,7 @@ def _may_say(text: str) -> bool:
     low = text.lower()
     if "fini" in low or "complet" in low or "done" in low or "end" in low or "over" in low \
             or "succe" in low or "termin" in low or "fertig" in low or "conclu" in low \
-            or "finaliz" in low or "abgeschlossen" in low:
+            or "finaliz" in low or "abgeschlossen" in low or "solved" in low:
         return True
     return not text.isascii() and any(word in low for word in _OTHER_LANGUAGES)
 

@@ -39,6 +39,11 @@ from tests.rules.test_loss_rules import verdict_of
     "12000 training steps have been completed",
     # the experiment's repeated runs, folds or seeds all done (sealed-18's GNN benchmark)
     "Finished 10 runs.", "All 5 folds completed", "10 seeds done",
+    # the line opens on the ending and where the loop stood (sealed-19's CartPole), or on
+    # an RL task solved (pytorch/examples' REINFORCE)
+    "Completed at episode:  109", "Done after 5000 steps",
+    "Solved! Running reward is now 195.3 and the last episode runs to 200 time steps!",
+    "Environment solved at episode 109",
     # a tag in brackets names what ended
     "[train] done. best_val=2.3918  ckpt=/runs/ckpt.pt",
     "(training) finished",
@@ -76,6 +81,9 @@ def test_a_sentence_that_training_is_over(line: str):
     "training success rate: 0.5",  # a measure of it (an RL run's)
     "train success: 0.5",
     "Train success 12/20",
+    "Evaluation completed at step 500",  # an evaluation's, not the line's own end
+    "finished after epoch 3 of 10", "finished at epoch 3/10",  # part-way
+    "Finished at 10:32", "Completed at 50%", "Solved 3 of 10 puzzles",
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)
