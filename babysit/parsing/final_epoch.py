@@ -56,6 +56,10 @@ class FinalEpoch:
     _printed_on: bool = False  # a line that is not training came after the last record
     _said: tuple[int, int] | None = None
     _credited: bool = False  # the line being read was counted as a training record
+    # Times the total moved with the counter (`Epoch 118/118`, `Epoch 119/119`: Keras fit
+    # in a loop, one epoch a call, its `initial_epoch` and `epochs` both moved on each
+    # time, sealed-19's FCRN): such a total is each call's, not the run's plan.
+    _total_moves: int = 0
     _line_part_way: bool = False  # the line being read shows an inner counter short of its end
     _last_part_way: bool = False  # so did the last training record
     _line_at_end: bool = False  # the line being read shows its inner counter at its total
@@ -91,6 +95,9 @@ class FinalEpoch:
         if self._base is None:
             self._base = 0 if whole == 0 else 1
             self._first = whole
+        if self._total is not None and total != self._total and whole == total \
+                and whole != self._epoch:
+            self._total_moves += 1
         if whole != self._epoch or total != self._total:
             if self._records and self._epoch is not None:  # not records before any epoch
                 self._epochs_seen += 1
@@ -117,8 +124,9 @@ class FinalEpoch:
 
     @property
     def planned(self) -> int | None:
-        """The total the outer counter names (`Epoch 1/3`: 3), if any."""
-        return self._total
+        """The total the outer counter names (`Epoch 1/3`: 3), if any; none where it
+        moved with the counter more than once (each call's, see `_total_moves`)."""
+        return None if self._total_moves >= 2 else self._total
 
     def trained(self) -> None:
         """A training record was read (once a line)."""
@@ -145,7 +153,7 @@ class FinalEpoch:
     def over(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event the first time the last planned
         epoch was trained and is over (see the module's docstring)."""
-        epoch, total, base = self._epoch, self._total, self._base
+        epoch, total, base = self._epoch, self.planned, self._base
         if epoch is None or total is None or base is None or not self._epochs_seen \
                 or self._relaunched \
                 or self._records < self._before or self._said == (epoch, total):

@@ -7,7 +7,9 @@ run's, and the bar reaching its total ends the call. Where the log shows the loo
 start (`epoch 1`, `Epoch 1/1`, …, `epoch 59`: sealed-5's char-LSTM notebook) babysit keeps
 reading the last call's end as it did; but a log whose first call already stands deep in
 the loop (its round counter above 1, no earlier call seen) is a window on a longer run:
-the round's end says nothing of the run's, whose plan the log never gave.
+the round's end says nothing of the run's, whose plan the log never gave. So is a log
+whose headers' totals move on with their epochs (`Epoch 118/118`, `Epoch 119/119`: one
+epoch a call, `initial_epoch` and `epochs` both moved each round).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ class OuterRounds:
         self._round: int | None = None  # the latest round counter seen
         self._fits = 0  # Keras epoch-1 headers seen (one per `fit` call)
         self.window = False  # decided at the first call: the log began deep in the loop
+        self._header: tuple[int, int] | None = None  # the last `Epoch k/K` header
+        self._moved = 0  # headers whose total moved on with the epoch
 
     def line(self, text: str) -> None:
         """Note a line that may be a round's counter."""
@@ -41,6 +45,13 @@ class OuterRounds:
         """A Keras `Epoch k/K` header: the first call's round decides `window`. A "round"
         equal to the call's own plan is that plan, said among the settings (`- Epoch: 1000`
         above `Epoch 1/1000`), not a loop around the call."""
+        last, self._header = self._header, (epoch, epochs)
+        if epoch == epochs and last is not None and last == (epoch - 1, epochs - 1):
+            # `Epoch 118/118`, then `Epoch 119/119`: one epoch a call, the call's
+            # `initial_epoch` and `epochs` both moved on each round (sealed-19's FCRN):
+            # each header's total is the call's, and the run's plan is not in the log.
+            self._moved += 1
+            self.window = self.window or self._moved >= 2
         if epoch != 1:
             return
         self._fits += 1

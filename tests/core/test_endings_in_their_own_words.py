@@ -163,6 +163,22 @@ def test_one_rounds_keras_fit_seen_deep_in_its_loop_is_no_end(tmp_path: Path):
         == "SUCCEEDED"
 
 
+def _keras_epochs(headers: list[tuple[int, int]]) -> str:
+    return "".join(f"Epoch {e}/{n}\n249/249 [==============================] - 19s - loss: "
+                   f"{7e-5 - e * 1e-7:.4e} - acc: 0.2372 - val_loss: 1.6073e-04 - val_acc: "
+                   f"0.2700\n" for e, n in headers)
+
+
+def test_keras_fit_one_epoch_a_call_whose_total_moves_with_it_is_no_end(tmp_path: Path):
+    # sealed-19's FCRN paste: `Epoch 118/118` … `Epoch 123/123`, each epoch a `fit` call
+    # whose `initial_epoch` and `epochs` both moved on: each total is the call's
+    data = once(tmp_path, _keras_epochs([(e, e) for e in range(118, 124)]))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+    # a run whose header keeps its total reaches it
+    data = once(tmp_path, _keras_epochs([(e, 123) for e in range(118, 124)]))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
 # Marian (C++, marian-dev issue paste in sealed-9): its logger's error line, then the call
 # stack; MindSpore's TBE compiler workers once the training process is gone (sealed-9).
 _MARIAN_ABORT = ("[2019-08-14 21:29:53] Error: Error reading from file '.'\n"
