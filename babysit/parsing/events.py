@@ -373,9 +373,13 @@ _BENIGN = lazy_re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.wa
 
 # The closing line of a traceback: `ValueError: bad`, `torch.OutOfMemoryError: ...`,
 # `KeyboardInterrupt`. Indented lines belong to the traceback body.
+# (the base class raised bare, `raise Exception(…)`, as torch.multiprocessing's spawn does
+# for a worker the kernel killed: `Exception: process 1 terminated with signal SIGKILL`,
+# sealed-20's HigherHRNet)
 _EXCEPTION_LINE = lazy_re.compile(
     r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning|"
-    r"Timeout)|[A-Z]\w*Error\w*|StopIteration|AssertionError)(?::\s?(.*))?$"
+    r"Timeout)|(?:Base)?Exception|[A-Z]\w*Error\w*|StopIteration|AssertionError)"
+    r"(?::\s?(.*))?$"
 )
 
 # Cheap literal pre-checks so most lines skip the regex table entirely.

@@ -39,9 +39,8 @@ def frame_source(text: str) -> bool:
         return _BLOCK.match(code) is not None
     if _CALL_OPENED.match(code):
         return True
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    tree = _parsed(code)
+    if tree is None:
         return False
     if len(tree.body) != 1:
         return False
@@ -55,3 +54,29 @@ def frame_source(text: str) -> bool:
     if isinstance(statement, ast.Assign):
         return not isinstance(statement.value, (ast.Constant, ast.UnaryOp))
     return True
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _parsed(code: str) -> ast.Module | None:
+    """`code` parsed as Python; or, where it is the first line of a statement continued
+    below (`return _run_code(code, main_globals, None,`, `raise ProcessExitedException(`,
+    `launch(`: Python shows a frame's first line only), parsed with its open brackets
+    closed. None when it is no Python either way."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        pass
+    opened: list[str] = []
+    for char in code:
+        if char in _CLOSERS:
+            opened.append(_CLOSERS[char])
+        elif char in ")]}" and (not opened or opened.pop() != char):
+            return None
+    if not opened:
+        return None
+    try:
+        return ast.parse(code.rstrip(",\\ ") + "".join(reversed(opened)))
+    except (SyntaxError, ValueError):
+        return None

@@ -47,6 +47,42 @@ def test_frames_without_a_header_still_end_in_their_exception():
     assert _exceptions(*lines) == ["RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB"]
 
 
+def test_the_base_exception_raised_bare_closes_its_traceback():
+    # torch.multiprocessing's spawn, a worker killed by the kernel (sealed-20's HigherHRNet)
+    lines = ["Traceback (most recent call last):",
+             '  File "/usr/lib/torch/multiprocessing/spawn.py", line 107, in join',
+             "    (error_index, name)",
+             "Exception: process 1 terminated with signal SIGKILL",
+             "/usr/lib/python3.6/multiprocessing/semaphore_tracker.py:143: UserWarning: "
+             "semaphore_tracker: There appear to be 20 leaked semaphores"]
+    assert _exceptions(*lines) == ["Exception: process 1 terminated with signal SIGKILL"]
+
+
+def test_a_traceback_pasted_through_markdown_still_closes():
+    # sealed-20's YOLOX issue: indentation gone, typographic quotes, `in <module>` taken
+    # for a tag, each frame's first line of a call continued below
+    lines = ["Traceback (most recent call last):",
+             "File “/opt/conda/lib/python3.9/runpy.py”, line 197, in _run_module_as_main",
+             "return _run_code(code, main_globals, None,",
+             "File “/workspace/tools/train.py”, line 191, in",
+             "launch(",
+             "File “/opt/conda/lib/python3.9/site-packages/torch/multiprocessing/spawn.py”, "
+             "line 140, in join",
+             "raise ProcessExitedException(",
+             "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with "
+             "signal SIGKILL"]
+    assert _exceptions(*lines) == ["torch.multiprocessing.spawn.ProcessExitedException: "
+                                   "process 0 terminated with signal SIGKILL"]
+
+
+def test_training_output_after_a_frame_still_abandons_the_traceback():
+    lines = ["Traceback (most recent call last):",
+             '  File "train.py", line 10, in <module>',
+             "Epoch 3 (",
+             "epoch 4 loss 0.5"]
+    assert _exceptions(*lines) == []
+
+
 def test_a_header_wrapped_in_a_powershell_error_record_then_wrapped_frames():
     lines = ["Epoch data ready: 4096 samples",
              r"C:\env\Scripts\python.exe : Traceback (most recent call last):",
