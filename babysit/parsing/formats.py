@@ -274,9 +274,12 @@ _NAME_BRACKET_KV = lazy_re.compile(
 # A name that says the counter it was measured at before its value (`Cost after
 # iteration 100: 0.69`, `Minibatch loss at step 500: 1.23`, `Average loss at step 2000 :
 # 4.3`): the counter is the line's (read where counters are), the name is the value's.
+# The count may come first (`Loss after 1 epochs: 0.276`, a Torch7 CBOW script, sealed-20).
 _AT_COUNTER = lazy_re.compile(
-    r"\s+(?:at|after|for|on|in)\s+(?:the\s+)?(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
-    r"[Ee]pisode|[Rr]ound|[Uu]pdate)\s*#?\s*\d+(?=\s*[:=]\s*(?:[-+.\d]|nan|NaN|inf|Inf))")
+    r"\s+(?:at|after|for|on|in)\s+(?:the\s+)?(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
+    r"[Ee]pisode|[Rr]ound|[Uu]pdate)\s*#?\s*\d+|\d+\s+(?:[Ss]teps?|[Ii]ter(?:ation)?s?|[Ee]pochs?|"
+    r"[Bb]atch(?:es)?|[Ee]pisodes?|[Rr]ounds?|[Uu]pdates?))"
+    r"(?=\s*[:=]\s*(?:[-+.\d]|nan|NaN|inf|Inf))")
 # A possessive name, a boosting library's data set and metric (`valid_0's l2`,
 # `training's binary_logloss`): the set and the metric, as `valid_0/l2`.
 _POSSESSIVE = lazy_re.compile(r"(?<=\w)'s (?=[A-Za-z_])")

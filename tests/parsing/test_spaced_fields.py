@@ -163,3 +163,16 @@ def test_a_word_in_parentheses_is_no_average():
     # a meter's average is a number: `(best)` qualifies, it averages nothing
     assert key_values("epoch: 3 Loss 0.5 (best)") == {"epoch": 3.0}
     assert key_values("ResNet 50 (pretrained): 0.5") == {}
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # the counter named before the value, its count first (a Torch7 CBOW script, sealed-20)
+    ("Loss after 1 epochs: 0.276\t", {"loss": 0.276}),
+    ("accuracy after 5 iterations = 0.9", {"accuracy": 0.9}),
+    # or its word first, as before
+    ("Cost after iteration 100: 0.69", {"cost": 0.69}),
+])
+def test_a_name_measured_after_a_count_names_the_value(line: str, expected: dict[str, float]):
+    from babysit.parsing.formats import key_values
+
+    assert key_values(line) == expected
