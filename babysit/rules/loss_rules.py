@@ -25,6 +25,7 @@ from babysit.rules import no_progress, trends
 from babysit.rules.early_jump import few_point_jump
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
+from babysit.rules.phases import PhaseWatch
 from babysit.rules.runaway import running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
@@ -107,6 +108,11 @@ def _as_notice(signal: Signal) -> Signal:
     return signal
 
 
+# What a new phase of the objective keeps (see `LossRule._new_phase`).
+_KEPT_ACROSS_PHASES = ("rules", "_phases", "_policy_gradient", "_chance_level",
+                       "_first_step", "_eval")
+
+
 class LossRule:
     """Spikes against the recent robust spread, and divergence: a loss level that rose
     beyond the run's noise and a minimum relative size over its best, and stayed there.
@@ -135,11 +141,27 @@ class LossRule:
         # The levels of a long stretch: the range the loss has held.
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
         self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
+        self._phases = PhaseWatch()
+
+    def _new_phase(self) -> None:
+        """Forget the levels, the noise and the best of the phase before, as a rule made
+        afresh would hold them (what was set on the instance over a class default goes
+        too); the settings, the vocabulary's chance level, the policy-gradient reading,
+        the count of losses seen and the phase watch stay."""
+        kept = {name: self.__dict__[name] for name in _KEPT_ACROSS_PHASES
+                if name in self.__dict__}
+        seen = self.seen_losses
+        self.__dict__.clear()
+        self.__dict__.update(LossRule(kept["rules"]).__dict__)
+        self.__dict__.update(kept)
+        # A new phase warms up as a fresh run does (its noise unknown, its first points
+        # few); the losses judged before it still count as seen.
+        self._before_phase = seen
 
     @property
     def seen_losses(self) -> int:
-        """The finite losses this rule has judged."""
-        return self._count
+        """The finite losses this rule has judged (in every phase of the objective)."""
+        return self._count + self._before_phase
 
     def rise_over_best(self) -> float | None:
         """How far the loss level now stands above its best, as a share of the best (0.2:
@@ -155,7 +177,19 @@ class LossRule:
     def observe(self, point: Observation) -> Sequence[Signal]:
         if not self._policy_gradient and point.metrics:
             self._policy_gradient = no_progress.policy_gradient(point.metrics)
+        phase = self._phases.changed(point.metrics) if point.metrics and point.loss is not None \
+            else None
+        resolved: list[Signal] = []
+        if phase is not None:
+            # Another objective from here (see `phases`): its loss is judged against its
+            # own levels, not the last phase's.
+            if self._diverging is not None:
+                resolved.append(Resolve(AnomalyType.DIVERGENCE,
+                                        f"the run's objective changed ({phase})"))
+            self._new_phase()
         found = self._observe(point)
+        if resolved:
+            found = [*resolved, *found]
         if not self._policy_gradient or not found:
             return found
         # A policy-gradient learner's loss (PPO's `train/loss`: its clipped surrogate plus
@@ -516,6 +550,7 @@ class LossRule:
         return Severity.HIGH, "still rising or holding"
 
     _chance_level: float | None = None
+    _before_phase = 0  # finite losses judged in the phases before this one
     _start_known = False
     _sigma = 0.0
     _level_sigma = 0.0
