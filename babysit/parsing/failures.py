@@ -79,6 +79,12 @@ _FRAME_TAIL = lazy_re.compile(r"\", line \d+, in(?: \S+)?\s*$")
 # A traceback pasted through Markdown gets typographic quotes (`File “/opt/…/runpy.py”,
 # line 197`, sealed-20's YOLOX issue): read as Python printed them.
 _STRAIGHT_QUOTES = str.maketrans({"“": '"', "”": '"'})
+
+
+def _straight(line: str) -> str:
+    """`line` with typographic double quotes made straight (the same string without)."""
+    return line.translate(_STRAIGHT_QUOTES) if "“" in line or "”" in line else line
+
 _DIGITS = lazy_re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
 # What Python prints before a traceback that does not end the process: a thread's
@@ -141,8 +147,7 @@ class FailureReader:
     def observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
-        if "“" in line or "”" in line:
-            line = line.translate(_STRAIGHT_QUOTES)
+        line = _straight(line)
         added = self._observe(line, events)
         self._previous = line
         self._previous_failed = bool(added) or any(e.kind in _FAILURE_KINDS for e in events)
@@ -287,8 +292,7 @@ class FailureReader:
         handled, and the run went on."""
         if self._lines == 0:
             return False
-        if "“" in line or "”" in line:
-            line = line.translate(_STRAIGHT_QUOTES)
+        line = _straight(line)
         text = self._unprefixed(line)
         if not text.strip() or text[:1].isspace() or text.startswith(_CHAIN) \
                 or _FRAME_LINE.match(text) or _FRAME_TAIL.search(text):
