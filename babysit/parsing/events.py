@@ -274,6 +274,15 @@ SIGNATURES: tuple[Signature, ...] = (
     # Checkpoint(filesystem=local, path=/…/checkpoint_000009)` (its path, when it gives one).
     _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail)).*\b[Ss]aved checkpoint "
          r"([A-Za-z]\w*) with id \d+\b", 1),
+    # The model saved without a path, at the count it was saved at: the CycleGAN/pix2pix
+    # loop's `saving the model at the end of epoch 300, iters 96000` and `saving the
+    # latest model (epoch 3, total_iters 5000)`, which many research loops copied. (Not a
+    # best model's save, `saving best model at iter 9`: it comes when the score improves,
+    # at no cadence a later silence could break.)
+    _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail)).*\b(?:[Ss]aving|[Ss]aved)\s+"
+         r"(?:the\s+)?(?:(?:latest|final|current|last)\s+)?(?:model|weights|checkpoint|"
+         r"network|net|parameters)s?\s+(?:at\s+(?:the\s+end\s+of\s+)?|after\s+|\(\s*)"
+         r"((?:epoch|step|iteration|iter)\s*[:=#]?\s*\d+)\b", 1),
     _sig(EventKind.CHECKPOINT_SAVED, r"\b[Cc]heckpoint successfully (?:created|saved|written)"
          r"(?: (?:at|to|in))?:?\s+(?:Checkpoint\(.*?\bpath=)?['\"]?([^'\"\s,)]+)", 1),
     # The best model reloaded, whatever the run calls it (`Loading best model from …`,

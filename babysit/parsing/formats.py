@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Any
 
 from babysit import lazy_re
@@ -125,25 +125,75 @@ def parse_json_line(segment: str) -> Parsed | None:
     """`{"step": 10, "train": {"loss": 2.3}}`; nested keys flatten to `train/loss`.
     Python's json module accepts NaN/Infinity, which is how json.dumps writes them."""
     text = segment.strip()
-    if not (text.startswith('{"') and text.endswith("}")):
+    if not text.endswith("}"):
         return None
+    if not text.startswith('{"'):
+        # A label before the object (PySlowFast's `json_stats: {"_type": "train_iter_", …}`)
+        at = text.find('{"')
+        if at <= 0 or not text[:at].rstrip().endswith((":", "=")):
+            return None
+        text = text[at:]
     try:  # a text that opens with `{"` decodes to an object or not at all
         obj = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
+    if not isinstance(obj, dict):
+        return None
+    split = _split_named(obj)
     values: dict[str, float] = {}
+    counted: dict[str, tuple[int, int]] = {}
     for key, value in _flatten(obj):
         number = number_from(value)
         if number is None:
+            if isinstance(value, str) and key in _COUNTED_AS_STRING \
+                    and (found := _N_OF.match(value)) is not None:
+                counted[key] = (int(found.group(1)), int(found.group(2)))
             continue
         name = normalise_key(key)
+        if split and name not in _COUNTER_KEYS:
+            name = f"{split}_{name}"
         if isinstance(value, str) and not math.isfinite(number) \
                 and not any(hint in name for hint in _METRIC_HINTS):
             continue  # the word "nan" as a note or a label, not a measured value
         values[name] = number
     if not values:
         return None
-    return split_counters(values, "jsonl")
+    parsed = split_counters(values, "jsonl")
+    if not counted:
+        return parsed
+    epoch, batch = counted.get("epoch"), counted.get("iter") or counted.get("step")
+    if split:
+        batch = None  # an evaluation's batches count its pass, not training's steps
+    if epoch is not None and batch is not None:
+        # `"epoch": "1/20", "iter": "10/316"`: the batch of its epoch (placed in the run
+        # as `[e/E][n/N]` is, see metric_lines)
+        return Parsed("epoch-batch", batch[0], batch[1], float(epoch[0]), epoch[1],
+                      parsed.metrics, per_epoch=batch[1])
+    if epoch is not None:
+        return replace(parsed, epoch=float(epoch[0]), total_epochs=epoch[1])
+    if batch is not None:
+        return replace(parsed, step=batch[0], target=batch[1])
+    return parsed
+
+
+# Counters a JSON line may give as text, `"epoch": "1/20"` (PySlowFast's json_stats)
+_COUNTED_AS_STRING = frozenset(("epoch", "iter", "step"))
+_N_OF = lazy_re.compile(r"^\s*(\d{1,9})\s*/\s*(\d{1,9})\s*$")
+# The field that says which split a JSON line measured (`"_type": "val_epoch"`, mmcv's
+# `"mode": "val"`), and the words of a split that is not training.
+_SPLIT_FIELDS = ("_type", "type", "mode", "split", "phase")
+_HELD_OUT = lazy_re.compile(r"^(val|valid|validation|eval|test)(?:_|$)")
+
+
+def _split_named(obj: Mapping[str, Any]) -> str:
+    """The held-out split a JSON record names in a field of its own (`val`, `test`), so
+    that its measures are not taken for training's; "" otherwise."""
+    for name in _SPLIT_FIELDS:
+        value = obj.get(name)
+        if isinstance(value, str):
+            found = _HELD_OUT.match(value.strip().lower())
+            return found.group(1) if found is not None else ""
+    return ""
 
 
 # --- Hugging Face Trainer ---------------------------------------------------------

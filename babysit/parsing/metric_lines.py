@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.correct_counts import parse_correct_count
 from babysit.parsing.dl4j_scores import parse_dl4j_score
@@ -68,6 +69,12 @@ _EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
 # An epoch's batch, read by these formats (and what the line is read as while the batch
 # is never seen below its total).
 _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}
+
+
+# A logger's source location read as a name (`train_net.py:  692:` in a head the
+# prefix reader does not know): a file and its line, not a measure.
+_COUNTER_NAME = lazy_re.compile(r"epoch|step|iter|batch")
+_SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
 
 def _mlperf_line(event: MlperfEvent, line: Line, events: list[LogEvent]) -> Parsed | None:
@@ -142,7 +149,10 @@ class MetricLineReader:
             if parsed is not None and parsed.fmt == "kv-epoch-batch":
                 parsed = self._placed(parsed)
             if parsed is None or parsed.step is None:
+                by_epoch = self._epoch_measures(text, parsed)
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
+                # `[epoch 36] FG-ARI=0.1310 mBO=0.3587`: an epoch's measures by any name
+                parsed = parsed or by_epoch
             if parsed is None:
                 parsed = parse_spaced_fields(self._body, known_names=False)
         if parsed is None and not beside_bar:
@@ -174,6 +184,20 @@ class MetricLineReader:
                 parsed = replace(parsed, metrics={
                     k: v for k, v in parsed.metrics.items()
                     if math.isfinite(v) or math.isnan(v) or "loss" in k})
+        return parsed
+
+    def _epoch_measures(self, text: str, parsed: Parsed | None) -> Parsed | None:
+        """An epoch's measures by any names (`[epoch 36] FG-ARI=0.1310 mBO=0.3587`), read
+        from the run's message without its logger's head (whose `train_net.py:  692` is
+        a source line, not a measure)."""
+        if parsed is None or parsed.epoch is None:
+            return None
+        if self._body is not text:
+            parsed = parse_key_values(self._body, known_names=False)
+        if parsed is None or parsed.epoch is None \
+                or all(_COUNTER_NAME.search(name) for name in parsed.metrics) \
+                or any(_SOURCE_FILE.search(name) for name in parsed.metrics):
+            return None  # (`starting epoch: 1` names its counter only: no measure)
         return parsed
 
     def _parse_text(self, text: str) -> Parsed | None:

@@ -226,6 +226,12 @@ DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt"
                                 "linearlr", "polynomiallr", "onecyclelr"})
 
 
+# A rate that fades to 0 this late in a run of known length ends its schedule; earlier,
+# the schedule was sized for a shorter run than this one.
+_TAIL_SHARE = 0.8
+FADED = 0.01  # below this share of its peak before 0: faded, not cut
+
+
 @line_value
 class LrTrace:
     """What the learning rate has done so far (kept by the run, O(1) per point)."""
@@ -236,6 +242,9 @@ class LrTrace:
     zero_run: int  # consecutive logged points at exactly 0
     was_positive: bool
     rising_run: int  # consecutive logged points that went up
+    # It reached 0 from below a hundredth of its peak: a decaying schedule's tail, or a
+    # rate below the digits it is printed with (`lr: 0.00000` under cosine to 0).
+    faded: bool = False
 
 
 def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,
@@ -244,7 +253,8 @@ def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,
     never ends, or the rate rising again after it started to decay under a schedule
     that only decays."""
     # An lr of 0 from the start is the not-learning rule's; here, one that fell to 0.
-    if trace.zero_run >= rules.lr_zero_points and trace.was_positive:
+    tail = trace.faded and (not target or step is None or step >= _TAIL_SHARE * target)
+    if trace.zero_run >= rules.lr_zero_points and trace.was_positive and not tail:
         return (f"learning rate has been 0 for {trace.zero_run} logged points after being "
                 f"positive: the weights are not being updated")
     if (target and step is not None and step > rules.lr_warmup_fraction * target
