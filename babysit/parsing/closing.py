@@ -135,6 +135,10 @@ _LATE_WORDS = lazy_re.compile(
     # `Time elapsed = 0:13:00`), or the run's own time alone (`Running time: 812 s`,
     # `Execution time: 3.2h`)
     r"\b(?:[Tt]ime|TIME)\s+(?:ran|taken|elapsed|spent|used)\s*[:=]\s*\d|"
+    # or what it was the time of said after it (`Time for training:  54.61 s`, a NumPy
+    # CNN's last line; `time of the whole training = 3h`)
+    r"\b(?:[Tt]ime|TIME)\s+(?:for|of)\s+(?:the\s+)?(?:whole\s+|entire\s+|full\s+)?"
+    r"(?:training|train|run|fitting|experiment)\s*[:=]\s*\d|"
     r"(?:^|[^\w ]\s*)(?:[Rr]un(?:ning)?|[Ee]xecution)[ _-]?time\s*[:=]\s*\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b|"
@@ -206,6 +210,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "time ran", "time taken", "time spent", "time used", "run time", "running time",
+          "time for", "time of",
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", "]", "saving", "writing", "stored",
           "±", "+/-", "+-")

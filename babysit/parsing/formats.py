@@ -269,12 +269,15 @@ _EPOCH_WORD = lazy_re.compile(
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it, and the word of the split it was measured on before it
 # (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language
-# model's negative log-likelihood is its loss (`nll 2.31`). Names in lower case only:
+# model's negative log-likelihood is its loss (`nll 2.31`); a task's measures by their
+# short names (TF NMT's `global step 6100 lr 1e-05 … ppl 171.46 bleu 0.00`, `f1 0.82`,
+# `wer 12.3`, `iou 0.63`). Names in lower case only:
 # `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by `spaced_fields`.
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
                         r" +)?(?:[a-z]+[_/])?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
-                        r"acc|accuracy|ppl|perplexity))\s+"
+                        r"acc|accuracy|ppl|perplexity|bleu|wer|cer|f1|m?iou|dice|auc|rmse|"
+                        r"mae|mse|top[15]))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A field of a comma-separated record that is one word and its number, between commas
 # (cs231n's `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val 0.714000, lr …`:

@@ -28,8 +28,10 @@ _SAME_AS_LABEL = 3
 # (or bracketed, padded to its width, before a separator: EstraNet's TF2 loop under absl,
 # `[  5000] | gnorm  8.33 lr  0.000125 | loss  5.56`; read as the bare `N:` is): not a
 # bracketed label with no separator after it (sealed-10's rltrader, a stock's code
-# `[035420] RL:a3c Net:dnn LR:0.001`)
-_BARE = lazy_re.compile(r"^\s*(?:(\d+):|\[\s*(\d+)\s*\]\s*[|:,-])\s+[A-Za-z]")
+# `[035420] RL:a3c Net:dnn LR:0.001`); or bracketed, then at once a `name=value` pair
+# (Wapiti's CRF trainer: `  [   2] obj=16052.89   act=201733   err= 3.71%/25.41%`).
+_BARE = lazy_re.compile(r"^\s*(?:(\d+):\s+|\[\s*(\d+)\s*\]\s*[|:,-]\s+|"
+                        r"\[\s*(\d+)\s*\]\s+(?=[A-Za-z][\w.-]*\s*=))[A-Za-z]")
 
 
 class LeadingCounter:
@@ -63,7 +65,8 @@ class LeadingCounter:
                 return step, total
             bare = _BARE.match(message)
             if bare is not None and not self._label:
-                count, before = int(bare.group(1) or bare.group(2)), self._last_bare
+                count = int(bare.group(1) or bare.group(2) or bare.group(3))
+                before = self._last_bare
                 self._last_bare = count
                 if before is not None and count < before:
                     self._label = True

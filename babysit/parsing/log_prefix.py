@@ -26,6 +26,11 @@ _HEAD_FIELD = lazy_re.compile(
     # `.......I0306 00:32:25.55 35 TrainerInternal.cpp:182]  Pass=49 …`): the head follows
     r"|\.+(?=[IWEF]\d{4} \d{2}:)"
     r"|(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):[\w.]+:(?=\S|[ \t])"  # Python's `INFO:root:`
+    # a level, then the logger's dotted name (`INFO     main.train_DNN: epoch 1, …`,
+    # Python's `%(levelname)8s %(name)s: %(message)s`): a bare word after a level is the
+    # message's own (`INFO loss: 0.5`), so the name needs a dot or is `__main__`/`root`
+    r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?[ \t]+"
+    r"(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root):(?=[ \t])"
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
     r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location

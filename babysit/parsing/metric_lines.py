@@ -148,6 +148,11 @@ class MetricLineReader:
             parsed = parse_key_values(text, known_names=False)
             if parsed is not None and parsed.fmt == "kv-epoch-batch":
                 parsed = self._placed(parsed)
+            elif parsed is not None and parsed.step is None and parsed.epoch is None \
+                    and parsed.metrics and (lead := self._leading.read(self._body)) is not None:
+                # `[   2] obj=16052.89   err= 3.71%/25.41%`: a bare counter first (see
+                # `leading_counter`), any names after it
+                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
             if parsed is None or parsed.step is None:
                 by_epoch = self._epoch_measures(text, parsed)
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`

@@ -17,7 +17,10 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   overrides: [...]`, at error level or alone on its line);
 - training stopped because its loss or gradients went bad: Keras' TerminateOnNaN
   (`Batch 3: Invalid loss, terminating training`), ESPnet (`The gradients at all steps
-  are invalid in this epoch. … This training was stopped at 2epoch`).
+  are invalid in this epoch. … This training was stopped at 2epoch`);
+- the script says it exits on an error (keithito's Tacotron: `Exiting due to exception:
+  Loss Exploded`; `exiting because of an error`), or opens a line on a fatal error
+  (`Fatal error in main loop`, `FATAL ERROR: …`): a handler caught what stopped it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ _STOPPED = lazy_re.compile(r"\b(?:terminat|stopp?)\w* (?:the )?training\b|"
 # same said of a task, a run or a script.
 _JOB_RAISED = lazy_re.compile(r"(?:^|\W)Error (?:while |when )?(?:executing|running) (?:the )?"
                               r"(?:job|task|training|run|experiment|script)\b.*")
+_EXITS_ON_ERROR = lazy_re.compile(
+    r"\b[Ee]xit(?:ing|ed|s)?\s+(?:due\s+to|because\s+of|on|after)\s+(?:an?\s+|the\s+)?"
+    r"(?:unhandled\s+|uncaught\s+|fatal\s+)?(?:exception|error)\b.*")
+_FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
 _BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
                               re.IGNORECASE)
 
@@ -61,9 +68,15 @@ def said_failure(line: str) -> list[LogEvent]:
             and "topp" not in line and "bort" not in line and "ORT" not in line \
             and "rocess" not in line and "Error executing" not in line \
             and "Error running" not in line and "Error while" not in line \
-            and "Error when" not in line:
+            and "Error when" not in line and "xit" not in line and "atal" not in line \
+            and "FATAL" not in line:
         return []
     text = line.strip()
+    if "xit" in line and (exits := _EXITS_ON_ERROR.search(line)) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(exits.group(0), 300))]
+    if ("atal" in line or "FATAL" in line) and (fatal := _FATAL_OPENS.match(line)) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
+                         clip(fatal.group(0).strip(), 300))]
     if "Error " in line and (raised := _JOB_RAISED.search(line)) is not None and (
             raised.start() == 0 or _ERROR_LEVEL.search(line, 0, raised.start()) is not None):
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500),

@@ -411,8 +411,9 @@ class ShapeReader:
     def recurring(self, line: str) -> bool:
         """Whether this line's template came before (the caller asks once per line, for
         the lines no parser placed): a metric line comes back, a configuration value or
-        a remark does not."""
-        shape = template(line)
+        a remark does not. The spaces between fields are not compared: a column padded
+        to its width pads by its value's (`act=125481   err`, `act=88905    err`)."""
+        shape = " ".join(template(line).split())
         seen = self._templates.get(shape, 0)
         if len(self._templates) >= _MAX_TEMPLATES:
             self._templates.clear()

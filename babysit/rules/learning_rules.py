@@ -144,7 +144,7 @@ class NotLearningRule:
         if self._start_known is None:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
-        out.extend(self._identical(value, every_point=self._same + 1 == self._losses - 1))
+        out.extend(self._identical(value, every_point=self._since_first()))
         out.extend(self._last_digit(value))
         target = point.target_steps
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
@@ -220,7 +220,13 @@ class NotLearningRule:
             return []
         self._interleaved = False
         self._losses += 1
-        return self._identical(value, every_point=self._same + 1 == self._losses - 1)
+        return self._identical(value, every_point=self._since_first())
+
+    def _since_first(self) -> bool:
+        """Whether the losses before this one repeat one value since the log's first or
+        second (the first point of a run may still be its first update's: Keras 1's
+        `loss: 1.9112` in epoch 1, then `loss: 1.9105 - acc: 0.5378` in every epoch after)."""
+        return self._same + 1 >= self._losses - 2
 
     def _loss(self, point: Observation) -> float | None:
         if point.loss is not None:

@@ -6,6 +6,16 @@
   custom loss: `loss: 1.385664` … `loss: 1.385707` over fifteen updates, ln 4 = 1.3863).
   Ten points are enough where the flat-loss test needs twenty, because the level itself
   is the evidence: no healthy model stays at chance while it trains.
+- A training loss that began at a uniform guess's value (its first point within 3 % of
+  ln K, as a K-class model's loss does at initialisation) and, twenty points or more
+  later, has its level (a median of five) within 7 % below it or above it: the model
+  still guesses, or guesses again (a NumPy MNIST CNN's `train loss: 2.3548` in epoch 1,
+  2.77 by epoch 6, 1.77 at epoch 12, 2.2268 at epoch 30 of 30; ln 10 = 2.3026). A
+  healthy classifier leaves its initial ln K within its first epochs for good. Resolved
+  once the level falls below that band again. A loss whose level once fell far below ln
+  K (30 %) learned, and then lost it: that is divergence's story (a Keras CIFAR-10 run
+  from 1.62 to 0.98 and back to 1.94), and its first point, an epoch's mean, may sit
+  at some ln K by chance.
 - Evaluations from the run's start that never beat the first one, while the training
   loss never falls below where it stood at that first evaluation: nothing has been
   learned since (a Keras run whose `val_loss` reads 0.0069 at epoch 1 and 0.0070 at each
@@ -34,7 +44,7 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.model import AnomalyType
+from babysit.model import AnomalyType, Severity
 from babysit.rules import objective_names
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
@@ -62,6 +72,11 @@ _NO_STEP_POINTS = 5
 
 _FIRST_EVALS = 6  # evaluations (the first included) before "never beat the first" speaks
 _PLACED_SHARE = 0.1  # the first evaluation within this share of the planned steps
+_STARTED_AT_CHANCE = 0.03  # the first loss within this share of ln K
+_NEVER_LEFT = 0.07  # and its level never this share below ln K ...
+_NEVER_LEFT_POINTS = 20  # ... over this many points
+_LEVEL_POINTS = 5  # the level: the median of this many points
+_LEARNED_ONCE = 0.3  # a level this share below ln K at any time: it learned once
 
 
 def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> str | None:
@@ -90,6 +105,29 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
     return (f"not learning: the loss has sat at {level:.6g} on {len(values)} logged points "
             f"in a row, ln({count}) = {math.log(count):.4g}, what a uniform guess over "
             f"{what} scores: the model outputs the same distribution for every input")
+
+
+def started_at_chance(first: float) -> int | None:
+    """The class count K whose ln the first loss of a run sits at (within 3 %), if any."""
+    return next((k for k, log_k in _LOG_CLASSES
+                 if abs(first - log_k) <= _STARTED_AT_CHANCE * log_k), None)
+
+
+def never_left_chance(first: float, level: float, points: int) -> str | None:
+    """Why a loss that began at ln K is at it still: its level (a median of five points)
+    within `_NEVER_LEFT` below ln K, or above it by less than three times that (not a loss
+    summed over a batch, far above), `_NEVER_LEFT_POINTS` points or more after its
+    start. None otherwise."""
+    count = started_at_chance(first) if points >= _NEVER_LEFT_POINTS else None
+    if count is None:
+        return None
+    chance = math.log(count)
+    if not chance * (1 - _NEVER_LEFT) <= level <= chance * (1 + 3 * _NEVER_LEFT):
+        return None
+    return (f"not learning: the loss began at {first:.4g}, ln({count}) = {chance:.4g} (what "
+            f"a uniform guess over {count} classes scores, as a classifier does at its "
+            f"start), and {points} logged points later its level is {level:.4g}, within "
+            f"{100 * _NEVER_LEFT:.0f} % of it: the model still guesses")
 
 
 def never_beat_first(evals: Sequence[tuple[float, float | None]], direction: int) -> str | None:
@@ -124,6 +162,7 @@ class NeverLearnedRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._losses: deque[float] = deque(maxlen=_CHANCE_POINTS)
+        self._level_window: deque[float] = deque(maxlen=_LEVEL_POINTS)
         self._evals: dict[str, list[tuple[float, float | None]]] = {}
         self._eval_at: dict[str, int | None] = {}
         self._first_step: int | None = None
@@ -201,23 +240,65 @@ class NeverLearnedRule:
         if value is None or not math.isfinite(value) or not point.advanced:
             return []
         self._losses.append(value)
+        out = self._never_left(value, point)
         if "chance" in self._raised:
             chance = self._chance_value
             if value < chance * (1 - _LEFT_CHANCE):
                 self._raised.discard("chance")
-                return [Resolve(AnomalyType.NOT_LEARNING,
-                                f"the loss left chance level ({value:.4g})", key="chance")]
-            return []
+                return [*out, Resolve(AnomalyType.NOT_LEARNING,
+                                      f"the loss left chance level ({value:.4g})",
+                                      key="chance")]
+            return out
         if self._early(point):
-            return []
+            return out
         found = loss_at_chance(list(self._losses), point.vocab_size)
         if found is None:
-            return []
+            return out
         self._raised.add("chance")
         self._chance_value = statistics.median(self._losses)
-        return [Raise(AnomalyType.NOT_LEARNING, found, key="chance")]
+        return [*out, Raise(AnomalyType.NOT_LEARNING, found, key="chance")]
 
     _chance_value = 0.0
+
+    def _never_left(self, value: float, point: Observation) -> list[Signal]:
+        """A loss that began at ln K and is there still (see `never_left_chance`)."""
+        if self._first_loss is None:
+            # (from the run's start: an excerpt from mid-run has no initial loss)
+            at_start = point.step is not None \
+                and point.step <= self.rules.divergence_start_steps
+            self._first_loss = value if at_start and started_at_chance(value) else math.nan
+        if math.isnan(self._first_loss):
+            return []
+        self._level_window.append(value)
+        self._points += 1
+        if len(self._level_window) < _LEVEL_POINTS:
+            return []
+        level = statistics.median(self._level_window)
+        count = started_at_chance(self._first_loss)
+        tag = "began at chance"
+        if count is not None and level < math.log(count) * (1 - _LEARNED_ONCE):
+            self._first_loss = math.nan  # it learned: judged for good
+            if tag in self._raised:
+                self._raised.discard(tag)
+                return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {level:.4g}",
+                                key=tag)]
+            return []
+        found = None if self._early(point) else \
+            never_left_chance(self._first_loss, level, self._points)
+        if found is None and tag in self._raised:
+            self._raised.discard(tag)
+            return [Resolve(AnomalyType.NOT_LEARNING, f"the loss left chance level ({level:.4g})",
+                            key=tag)]
+        if found is None or tag in self._raised:
+            return []
+        self._raised.add(tag)
+        # At the end, a model that scores what a guess does is no model: nothing of the
+        # run can be used.
+        return [Raise(AnomalyType.NOT_LEARNING, found, key=tag,
+                      severity_at_end=Severity.BLOCKER)]
+
+    _first_loss: float | None = None  # NaN: the first loss was not at a chance level
+    _points = 0
 
     def _evaluations(self, point: Observation) -> list[Signal]:
         out: list[Signal] = []

@@ -111,3 +111,70 @@ def test_a_rate_cut_to_zero_or_faded_to_zero_early_is_still_flagged():
     assert any("has been 0" in d for d in _lr_anomalies(_lr_lines(cut)))
     faded = [0.01 * 0.5 ** i for i in range(10)] + [0.0] * 10  # at step 11 of 100
     assert any("has been 0" in d for d in _lr_anomalies(_lr_lines(faded), target=100))
+
+
+def test_a_loggers_dotted_name_after_its_level_is_no_part_of_the_message():
+    from babysit.parsing.log_prefix import message
+    assert message("2018-04-24 13:47:43,274 INFO     main.train_DNN: epoch 1, validation "
+                   "error nan") == "epoch 1, validation error nan"
+    assert message("2018-04-24 13:47:43,274 INFO loss: 0.5") == "loss: 0.5"  # a bare word
+
+
+def test_a_nan_in_fields_behind_a_loggers_name_is_read():
+    # Merlin's DNN trainer (sealed-21): before, the line was not read and the NaN missed.
+    [record] = records(["2018-04-24 13:47:43,274 INFO     main.train_DNN: epoch 1, "
+                        "validation error nan, train error nan  time spent 775.23"])
+    assert math.isnan(record.metrics["validation_error"])
+    assert math.isnan(record.metrics["train_error"])
+
+
+def test_a_script_that_says_it_exits_on_an_error_failed():
+    for line in ("Exiting due to exception: Loss Exploded", "Fatal error in main loop",
+                 "FATAL ERROR: the data loader died"):
+        [record] = LogParser().feed_lines(["step=1 loss=0.5", line])[-1:]
+        assert [e.kind for e in record.events] == [EventKind.EXCEPTION], line
+    for line in ("exiting due to the end of the data", "a fatal error would be raised if"):
+        read = LogParser().feed_lines(["step=1 loss=0.5", line])
+        assert all(e.kind is not EventKind.EXCEPTION for r in read for e in r.events), line
+
+
+def test_a_padded_bracket_counter_before_pairs_of_any_names_is_the_step():
+    # Wapiti's CRF trainer: the columns pad by their values' widths, so the lines' templates
+    # differ in spaces only.
+    lines = ["  [   1] obj=53109.96   act=240660   err= 3.71%/25.41% time=0.23s/0.23s",
+             "  [   2] obj=16052.89   act=201733   err= 3.71%/25.41% time=0.14s/0.37s",
+             "  [   3] obj=13922.99   act=125481   err= 3.71%/25.41% time=0.15s/0.52s",
+             "  [   4] obj=12309.84   act=88905    err= 3.71%/25.41% time=0.15s/0.67s"]
+    assert [(r.step, r.metrics["obj"]) for r in records(lines)] == [(3, 13922.99),
+                                                                    (4, 12309.84)]
+
+
+def test_the_time_the_training_took_said_after_the_loop_closes_it():
+    lines = [line for i in range(1, 8)
+             for line in (f"--- Epoch {i} ---", f"train loss:  {1 / i:.4f}")]
+    read = LogParser().feed_lines([*lines, "Time for training:  54.61 s"])
+    assert any(e.kind is EventKind.COMPLETED for r in read for e in r.events)
+
+
+def _chance_run(values: list[float]) -> list[tuple[str, str]]:
+    run = Run(RuleSettings(), None, 0.0)
+    run.absorb(LogParser().feed_lines([f"step={i + 1} loss={v:.5f}" for i, v in enumerate(values)]))
+    return [(a.severity.value, a.description) for a in run.ledger.unresolved()
+            if a.type is AnomalyType.NOT_LEARNING]
+
+
+def test_a_loss_that_began_at_ln_k_and_is_there_still_is_not_learning():
+    # sealed-21's NumPy MNIST CNN: 2.355 at epoch 1 (ln 10 = 2.303), up to 3.0, down to
+    # 1.77, back to 2.23 at epoch 30.
+    values = [2.355, 2.44, 2.57, 2.66, 2.72, 2.77, 2.85, 3.02, 2.30, 2.01, 1.84, 1.77, 1.90,
+              1.93, 2.09, 2.01, 2.05, 2.08, 2.09, 2.09, 2.08, 2.09, 2.10, 2.11, 2.11, 2.20,
+              2.21, 2.23, 2.23, 2.23]
+    [(_, why)] = _chance_run(values)
+    assert "ln(10)" in why
+
+
+def test_a_classifier_that_leaves_ln_k_or_a_loss_that_began_elsewhere_is_left_alone():
+    learned = [2.30 * 0.9 ** i for i in range(40)]  # from ln 10 down
+    assert _chance_run(learned) == []
+    summed = [147.3 - i * 0.01 for i in range(40)]  # a sum over a batch: no ln K
+    assert all("began at" not in why for _, why in _chance_run(summed))
