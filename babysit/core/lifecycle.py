@@ -256,6 +256,12 @@ class RunLifecycle:
                 # after it (`274 epochs completed in 35.9 hours`) is no early one, however
                 # an inner bar's total compares with the step (the final evaluation).
                 return None
+            if held is not None and held.detail == EARLY_STOP \
+                    and event.detail not in _DELIBERATE and event.detail not in AFTER_TRAINING:
+                # The early stop says why the run ends short of its plan: the sentence
+                # after it (`Validation loss has not improved for 3 epochs. Stopping
+                # training.`, then `Training finished.`) is that end said again.
+                return None
             if held is None or held.detail in AFTER_TRAINING \
                     or event.detail not in AFTER_TRAINING:
                 # What a run does after training never hides its own word that it

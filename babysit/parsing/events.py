@@ -450,6 +450,11 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         elif kind is EventKind.RESTARTED and "/" in detail:
             left, allowed = (int(x) for x in detail.split("/"))
             detail = f"restart_count={allowed - left + 1}"
+        elif kind is EventKind.COMPLETED and detail == EARLY_STOP and "not finite" in line:
+            # Lightning's check_finite: `Monitored metric val_loss = nan is not finite. …
+            # Signaling Trainer to stop.`: a NaN guard's stop (`nonfinite_words`), not
+            # patience spent
+            continue
         elif kind is EventKind.COMPLETED and not detail and _part_way(line):
             # `Epoch 3/10 done`, `Finished training epoch 3/10`: a stage of the run ended.
             kind, detail = EventKind.NEW_STAGE, "a stage finished"

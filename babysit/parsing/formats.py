@@ -232,7 +232,9 @@ _KV = lazy_re.compile(
     # (`@`: a retrieval metric at its cut-off, `R@1`, `ndcg@10`)
     r"(?<![\w./@-])(?P<key>[A-Za-z_][\w./-]*(?:@\d+)?(?: [A-Za-z_][\w./-]*(?:@\d+)?){0,3})"
     r"\s*[=:]\s*"
-    r"(?P<value>[+-]?(?:\d[\d,]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
+    # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
+    r"(?P<value>[+-]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)\.?\d*(?:[eE][+-]?\d+)?|"
+    r"\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
     r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
 )
 # The counter's number may sit in brackets after its word (`Iteration[5/1000]`,

@@ -433,16 +433,20 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
 
 
 # Singular, in a line of sizes rather than of metrics (`Data size: 149690, batch size: 500,
-# training epoch: 30.`): in a metric line the same words count the epoch trained.
+# training epoch: 30.`), or among a configuration's settings, beside its batch size (a
+# hand loop's `{'batch_size': 16, …, 'epoch_num': 200}`, Keras 1's `nb_epoch=200`): in a
+# metric line the same words count the epoch trained.
 _EPOCH_SIZE = lazy_re.compile(r"\b(?:training|total|max|number of)[ _]epoch\s*[=:]\s*(\d+)\b"
-                              r"(?!\s*/)")
+                              r"(?!\s*/)|"
+                              r"\b(?:epochs?_num(?:ber)?|n_epochs?|nb_epochs?|num_epoch)['\"]?"
+                              r"\s*[=:]\s*(\d+)\b(?!\s*/)")
 
 
 def planned_epochs(line: str, sizes: bool = False) -> int | None:
     """The planned epochs a line announces; `sizes`: the line is no metric line, so a
     singular `training epoch: 30` among its sizes is a plan too."""
     match = _EPOCHS_LINE.search(line)
-    if match is None and sizes:
+    if match is None and (sizes or "batch" in line):
         match = _EPOCH_SIZE.search(line)
     if match is None:
         return None

@@ -146,7 +146,10 @@ class MetricLineReader:
             # known ones (`iter: 649, l_pix: 0.03`; Torch7's `epoch 80  running_average
             # 0.7634`, its fields apart by spaces).
             parsed = parse_key_values(text, known_names=False)
-            if parsed is not None and parsed.fmt == "kv-epoch-batch":
+            if parsed is not None and (parsed.fmt == "kv-epoch-batch" or (
+                    parsed.step is not None and parsed.epoch is not None)):
+                # (`[epoch: 17/200, iter: 425/489] total: 1.33`: the batch of its epoch
+                # once the counter starts again, as for known names)
                 parsed = self._placed(parsed)
             elif parsed is not None and parsed.step is None and parsed.epoch is None \
                     and parsed.metrics and (lead := self._leading.read(self._body)) is not None:

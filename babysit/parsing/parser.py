@@ -460,6 +460,11 @@ class LogParser:
                     self._saved_past_plan(event.detail)
             if _EVAL_BANNER.search(rest):
                 self.phase = "eval"
+        elif parsed is not None and parsed.fmt == "hf-trainer" and "batch_size" in rest \
+                and "poch" in rest:
+            # A configuration printed as a dict (`{'batch_size': 16, …, 'epoch_num': 200}`):
+            # its planned epochs, though its numbers read as a record
+            self.plan.read(rest, True)
         if has_rest and not in_traceback:
             has_metrics = (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None
             events.extend(self._endings.line_events(

@@ -452,7 +452,7 @@ class ShapeReader:
                 if changed_from(line, match.end()):
                     continue  # a best-so-far's starting `inf` (`decreased (inf --> 0.06)`)
                 if index < len(values) and NON_FINITE_TOKEN.fullmatch(values[index]) is None:
-                    name = _name_before(line, match.start()) or f"value{index + 1}"
+                    name = name_before(line, match.start()) or f"value{index + 1}"
                     found[name] = to_number(match.group(0)) or math.nan
             if found:
                 return found
@@ -462,7 +462,7 @@ class ShapeReader:
 _WORD_BEFORE = lazy_re.compile(r"([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\W{0,3}$")
 
 
-def _name_before(line: str, at: int) -> str | None:
+def name_before(line: str, at: int) -> str | None:
     """The name a value follows (`loss: nan`, `loss nan`, `Loss=nan`), if any."""
     match = _WORD_BEFORE.search(line[max(0, at - 40):at])
     if match is None:

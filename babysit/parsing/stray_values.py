@@ -9,7 +9,7 @@ from dataclasses import replace
 from babysit.model import Record
 from babysit.parsing.formats import key_values
 from babysit.parsing.readers import Line, ParseContext
-from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader
+from babysit.parsing.shapes import NON_FINITE_TOKEN, ShapeReader, name_before, template
 from babysit.parsing.text import to_number
 
 # Counters are where the run is, not values a `nan` is judged beside.
@@ -38,7 +38,8 @@ class StrayNonFinite:
             return record
         if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
             return record
-        found = self._shapes.stray_non_finite(text) or self._all_non_finite(text)
+        found = self._shapes.stray_non_finite(text) or self._all_non_finite(text) \
+            or self._repeated_nan(text)
         if not found:
             return record
         line.claimed = True
@@ -50,6 +51,26 @@ class StrayNonFinite:
             return Record(step=context.step, target_steps=context.target, metrics=found,
                           rank=line.rank, fmt="shape")
         return replace(record, metrics={**record.metrics, **found})
+
+    def _repeated_nan(self, text: str) -> dict[str, float]:
+        """A named value that is NaN on a line the run prints again and again (DL4J's line
+        search, `BackTrackLineSearch - tmpStep: NaN` at every step): never a number in
+        the log's memory, yet a NaN every time is a value computed as NaN, not a setting
+        (a setting is printed once; and an `inf` may be a bound, so only NaN counts)."""
+        if "nan" not in text.lower():
+            return {}
+        shape = template(text).split()
+        if not any(template(earlier).split() == shape
+                   for earlier in list(self._shapes.recent)[:-1]):
+            return {}  # not among the recent lines: said once, so far
+        found = {}
+        for token in NON_FINITE_TOKEN.finditer(text):
+            if token.group(0).lower().lstrip("+-") != "nan":
+                continue
+            name = name_before(text, token.start())
+            if name is not None:
+                found[name] = math.nan
+        return found
 
     def _all_non_finite(self, text: str) -> dict[str, float]:
         """A printed row of values that are all non-finite (Julia's display of a model's

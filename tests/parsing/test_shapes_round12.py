@@ -178,3 +178,79 @@ def test_a_classifier_that_leaves_ln_k_or_a_loss_that_began_elsewhere_is_left_al
     assert _chance_run(learned) == []
     summed = [147.3 - i * 0.01 for i in range(40)]  # a sum over a batch: no ln K
     assert all("began at" not in why for _, why in _chance_run(summed))
+
+
+def test_an_epochs_batch_counter_of_unknown_names_counts_on_across_epochs():
+    lines = [f"[epoch: {e}/200, iter: {i}/489] total: {1.3 - e / 100:.6f} "
+             for e in (1, 2) for i in (400, 425, 25, 50) if (e == 1) == (i >= 400)]
+    assert [r.step for r in records(lines)][-2:] == [489 + 25, 489 + 50]
+
+
+def test_a_nan_guards_stop_is_no_early_stop():
+    line = ("Monitored metric val_rec_loss = nan is not finite. Previous best value was "
+            "0.045. Signaling Trainer to stop.")
+    read = LogParser().feed_lines(["step=1 loss=0.5", line])
+    assert all(e.kind is not EventKind.COMPLETED for r in read for e in r.events)
+    patience = ("Monitored metric val_loss did not improve in the last 3 records. "
+                "Signaling Trainer to stop.")
+    read = LogParser().feed_lines(["step=1 loss=0.5", patience])
+    assert any(e.kind is EventKind.COMPLETED for r in read for e in r.events)
+
+
+def test_a_comma_between_pairs_is_no_thousands_separator():
+    assert [(r.epoch, r.metrics) for r in records([" Epoch:198,Loss:0.318747"] * 2)][-1] == \
+        (198.0, {"loss": 0.318747})
+    [record] = records(["step: 1,234 loss: 2.5"])
+    assert record.step == 1234
+
+
+def test_a_configuration_dict_says_the_planned_epochs():
+    parser = LogParser()
+    parser.feed_lines(["{'embedding_dim': 50, 'batch_size': 16, 'learning_rate': 0.0001, "
+                       "'epoch_num': 200, 'log_num': 2}"])
+    assert parser.plan.epochs == 200
+    metric = LogParser()
+    metric.feed_lines(["{'loss': 0.5, 'epoch_num': 5}"])  # a metric line's epoch: no plan
+    assert metric.plan.epochs is None
+
+
+def test_a_named_nan_the_run_prints_again_and_again_is_read():
+    # DL4J's line search (sealed-21): `tmpStep: NaN` at every step, never a number.
+    head = "15:49:08.110 [main] DEBUG o.d.o.solvers.BackTrackLineSearch - "
+    lines = [f"{head}Model score after step = 0.0", f"{head}tmpStep: NaN"] * 3
+    found = [r.metrics for r in LogParser().feed_lines(lines)
+             if any(not math.isfinite(v) for v in r.metrics.values())]
+    assert found and math.isnan(found[-1]["tmpstep"])
+    # said once, or an infinity (a bound, a best-so-far's start), it is no measurement
+    for said in ([f"{head}tmpStep: NaN"], [f"{head}upperBound: Infinity"] * 3):
+        assert all(math.isfinite(v) for r in LogParser().feed_lines(said)
+                   for v in r.metrics.values())
+
+
+def test_an_early_stop_then_the_scripts_own_finished_line_is_a_success(tmp_path):
+    # A ResNet loop (sealed-7) whose configuration says 25 epochs: its early stop at epoch
+    # 11, then `Training finished.`, is the end the early stop explains, not an early end.
+    from dataclasses import replace as with_
+
+    from babysit.config import PollSettings, Settings
+    from babysit.core.reports import NullObserver
+    from babysit.core.session import run_session
+    from babysit.targets.common.log_file import LocalLogTarget
+    from tests.conftest import FakeClock, artifact_in
+
+    head = "2025-05-14 16:59:24,567 - ResNet_train - INFO - "
+    lines = [f"{head}Full configuration: {{'model_type': 'resnet152', 'num_epochs': 25, "
+             f"'batch_size': 80, 'lr': 0.05}}"]
+    for e in range(1, 12):
+        lines += [f"Epoch {e}/25 [Train]: 100%|##########| 1113/1113 [01:00<00:00, 18.5it/s, "
+                  f"loss={2 - e / 10:.4f}]",
+                  f"{head}Epoch [{e}/25], Training Loss: {2 - e / 10:.4f}, Validation Loss: "
+                  f"{1 + abs(e - 8) / 10:.4f}, Accuracy: {40 + e}.00%"]
+    lines += [f"{head}Validation loss has not improved for 3 epochs. Stopping training.",
+              f"{head}Training finished."]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log",
+                Settings(poll=with_(PollSettings(), once=True), out_dir=tmp_path),
+                NullObserver(), clock=FakeClock())
+    assert artifact_in(tmp_path)["terminal_state"] == "SUCCEEDED"
