@@ -65,8 +65,10 @@ class StrayNonFinite:
             return {}  # not among the recent lines: said once, so far
         found = {}
         for token in NON_FINITE_TOKEN.finditer(text):
-            if token.group(0).lower().lstrip("+-") != "nan":
-                continue
+            if token.group(0).lower().lstrip("+-") != "nan" \
+                    or not text[:token.start()].rstrip().endswith((":", "=")) \
+                    or text[token.end():token.end() + 2].strip()[:1].isalpha():
+                continue  # a value given to a name, not a word (`number of nan iterations`)
             name = name_before(text, token.start())
             if name is not None:
                 found[name] = math.nan

@@ -77,6 +77,8 @@ _NEVER_LEFT = 0.07  # and its level never this share below ln K ...
 _NEVER_LEFT_POINTS = 20  # ... over this many points
 _LEVEL_POINTS = 5  # the level: the median of this many points
 _LEARNED_ONCE = 0.3  # a level this share below ln K at any time: it learned once
+_FIRST_STEPS = 10  # the first point at or before this step: the run's initial loss
+_STILL_FALLING = 0.005  # a level this share below the five points' before it: falling
 
 
 def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> str | None:
@@ -163,6 +165,7 @@ class NeverLearnedRule:
         self.rules = rules
         self._losses: deque[float] = deque(maxlen=_CHANCE_POINTS)
         self._level_window: deque[float] = deque(maxlen=_LEVEL_POINTS)
+        self._levels_before: deque[float] = deque(maxlen=_LEVEL_POINTS)  # the five before
         self._evals: dict[str, list[tuple[float, float | None]]] = {}
         self._eval_at: dict[str, int | None] = {}
         self._first_step: int | None = None
@@ -263,17 +266,24 @@ class NeverLearnedRule:
     def _never_left(self, value: float, point: Observation) -> list[Signal]:
         """A loss that began at ln K and is there still (see `never_left_chance`)."""
         if self._first_loss is None:
-            # (from the run's start: an excerpt from mid-run has no initial loss)
-            at_start = point.step is not None \
-                and point.step <= self.rules.divergence_start_steps
+            # (from the run's very start, its first logged steps or its first epoch: an
+            # excerpt from mid-run, or a first point a hundred steps in, has no initial loss)
+            at_start = point.step is not None and point.step <= _FIRST_STEPS
             self._first_loss = value if at_start and started_at_chance(value) else math.nan
         if math.isnan(self._first_loss):
             return []
+        if len(self._level_window) == _LEVEL_POINTS:
+            self._levels_before.append(self._level_window[0])
         self._level_window.append(value)
         self._points += 1
         if len(self._level_window) < _LEVEL_POINTS:
             return []
         level = statistics.median(self._level_window)
+        # still falling (its level half a percent below the five points before it): a slow
+        # learner on its way down, not a guess that stays
+        before = statistics.median(self._levels_before) \
+            if len(self._levels_before) == _LEVEL_POINTS else None
+        falling = before is not None and level < before * (1 - _STILL_FALLING)
         count = started_at_chance(self._first_loss)
         tag = "began at chance"
         if count is not None and level < math.log(count) * (1 - _LEARNED_ONCE):
@@ -283,7 +293,7 @@ class NeverLearnedRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {level:.4g}",
                                 key=tag)]
             return []
-        found = None if self._early(point) else \
+        found = None if self._early(point) or falling else \
             never_left_chance(self._first_loss, level, self._points)
         if found is None and tag in self._raised:
             self._raised.discard(tag)
