@@ -71,8 +71,9 @@ _EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
 _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}
 
 
-# A logger's source location read as a name (`train_net.py:  692:` in a head the
-# prefix reader does not know): a file and its line, not a measure.
+# Names of an epoch's measures that are none: a counter's own (`starting epoch: 1`), and
+# a logger's source location read as a name (`train_net.py:  692:` in a head the prefix
+# reader does not know: a file and its line).
 _COUNTER_NAME = lazy_re.compile(r"epoch|step|iter|batch")
 _SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
