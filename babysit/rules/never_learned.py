@@ -73,6 +73,9 @@ _NO_STEP_POINTS = 5
 _FIRST_EVALS = 6  # evaluations (the first included) before "never beat the first" speaks
 _PLACED_SHARE = 0.1  # the first evaluation within this share of the planned steps
 _STARTED_AT_CHANCE = 0.03  # the first loss within this share of ln K
+# Binary, three to five classes, MNIST's and CIFAR-10's ten, CIFAR-100, ImageNet.
+_COMMON_CLASSES = (2, 3, 4, 5, 10, 100, 1000)
+_LOG_COMMON = tuple((k, math.log(k)) for k in _COMMON_CLASSES)
 _NEVER_LEFT = 0.07  # and its level never this share below ln K ...
 _NEVER_LEFT_POINTS = 20  # ... over this many points
 _LEVEL_POINTS = 5  # the level: the median of this many points
@@ -110,8 +113,11 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
 
 
 def started_at_chance(first: float) -> int | None:
-    """The class count K whose ln the first loss of a run sits at (within 3 %), if any."""
-    return next((k for k, log_k in _LOG_CLASSES
+    """The class count K whose ln the first loss of a run sits at (within 3 %), if any,
+    among the counts tasks most often have (`_COMMON_CLASSES`): between 6 and 20 classes
+    the ln values lie so close that any loss from 1.7 to 3 is near one of them, and a
+    slow regression or fine-tune starting there would be taken for a guess."""
+    return next((k for k, log_k in _LOG_COMMON
                  if abs(first - log_k) <= _STARTED_AT_CHANCE * log_k), None)
 
 
