@@ -147,6 +147,18 @@ class RunLifecycle:
         self._pending = replace(pending, stepped_after=True)
         return True
 
+    def on_record(self) -> bool:
+        """A training record in a log whose records give no step (and whose epoch stood
+        still): after a failure, a second one shows training going on, as a second step
+        would (TensorFlow's `failed call to cuInit`, then the run trains on the CPU)."""
+        pending = self._pending
+        if pending is None:
+            return False
+        if not pending.stepped_after:
+            self._pending = replace(pending, stepped_after=True)
+            return False
+        return self._trained(Evidence.TRAINED)
+
     def on_epoch(self) -> bool:
         """The epoch moved in a log that prints no step: training went on, past what came
         before it (a traceback, a scheduler's end), as a step would show. A completion

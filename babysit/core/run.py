@@ -10,7 +10,7 @@ frozen outcome built from it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from babysit.config import EfficiencySettings, RuleSettings
@@ -23,6 +23,7 @@ from babysit.core.ledger import AnomalyLedger
 from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle, premature
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
+from babysit.metric_names import is_eval_metric
 from babysit.model import (
     Anomaly,
     AnomalyType,
@@ -40,6 +41,7 @@ from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import best_long_behind, last_far_from_best, patience_spent
+from babysit.rules.metric_floor import nothing_held_out
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
@@ -48,6 +50,11 @@ from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
+
+
+def _trains(metrics: Mapping[str, float]) -> bool:
+    """Whether a record carries a training loss (not only an evaluation's)."""
+    return any("loss" in key.lower() and not is_eval_metric(key) for key in metrics)
 _NAN = (AnomalyType.NAN_INF,)
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
@@ -279,6 +286,10 @@ class Run:
                         and self.ledger.any_open(_NAN):
                     self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and step is not None
+                if step is None and record.step is None and _trains(record.metrics) \
+                        and self.lifecycle.on_record() and self.ledger.any_open(_RECOVERS):
+                    for kind in _RECOVERS:
+                        self.ledger.resolve_type(kind, "training went on")
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
@@ -615,6 +626,11 @@ class Run:
         else:
             self._weigh_against_kept_best()
         self._kept_last_weights()
+        held_out = nothing_held_out(self.series.metrics) \
+            if self.lifecycle.state is TerminalState.SUCCEEDED else None
+        if held_out is not None:
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, held_out,
+                               key="nothing held out", severity=Severity.BLOCKER)
         random_policy = self.series.exploration_still_random()
         if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,

@@ -14,6 +14,9 @@ progress was then counted in records, and a step printed on every line was lost.
   step only once it has risen from the line before it, so the first such line has none;
   once it goes back down, or stays the same on three lines in a row, it is a label (an
   evaluation's line may repeat its training step once).
+- `[e/E] n` (a bracketed counter, then a bare count, then the metrics: a multi-label
+  classifier's `[2/41] 1300), Loss: 0.066, mAP 89.43%`) is two loops: the bracket the
+  epoch of E, the count under it the step.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from babysit import lazy_re
 _OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*(\d+)\s*/\s*(\d+)\s*\]|(\d+)\s*/\s*(\d+))"
                             r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
 _SAME_AS_LABEL = 3
+_OF_TOTAL_THEN_COUNT = lazy_re.compile(
+    r"^\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]\s*(\d+)\s*\)?\s*[|,:-]?\s*(?=[A-Za-z])")
 # (or bracketed, padded to its width, before a separator: EstraNet's TF2 loop under absl,
 # `[  5000] | gnorm  8.33 lr  0.000125 | loss  5.56`; read as the bare `N:` is): not a
 # bracketed label with no separator after it (sealed-10's rltrader, a stock's code
@@ -43,6 +48,30 @@ class LeadingCounter:
         self._rounds = 0  # times an `N/M` counter came round again (went back down)
         self._same = 0  # lines in a row with the same bare count
         self._label = False  # a bare count stayed or went down: a label, not a counter
+
+    @staticmethod
+    def outer(message: str) -> tuple[int, int, int] | None:
+        """The epoch, the planned epochs and the step of a `[e/E] n` head, or None."""
+        if message[:1] not in ("[", " "):
+            return None
+        found = _OF_TOTAL_THEN_COUNT.match(message)
+        if found is None:
+            return None
+        epoch, epochs, count = (int(g) for g in found.groups())
+        return None if epoch > epochs or epochs < 2 else (epoch, epochs, count)
+
+    def first(self, message: str) -> None:
+        """A line not read as a record, whose template may be read from its next line
+        on: a bare count of 0 or 1 at its start, before any other bare count, is where
+        the counter begins."""
+        if self._last_bare is not None or self._label or (message[:1] not in ("[", " ") \
+                and not message[:1].isdecimal()):
+            return
+        bare = _BARE.match(message)
+        if bare is not None:
+            count = int(bare.group(1) or bare.group(2) or bare.group(3))
+            if count <= 1:
+                self._last_bare = count
 
     def read(self, message: str) -> tuple[int, int | None] | None:
         """The step (and planned total) the message starts with, or None."""

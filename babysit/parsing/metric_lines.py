@@ -140,9 +140,14 @@ class MetricLineReader:
             final = self._llmc_validations.final(parsed, text)
             if final is not None:
                 events.append(final)
-        if parsed is None and not beside_bar and ("=" in text or ":" in text
-                                                  or "  " in text or "\t" in text) \
-                and self._shapes.recurring(text):
+        fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
+                                                         or "  " in text or "\t" in text)
+        if fielded and not self._shapes.recurring(text):
+            # a template's first line is read as none (nothing says it is a metric line
+            # yet), but a bare counter at its start there is where the next line's rises
+            # from (`[   1] obj=53109.96`, then `[   2] obj=16052.89`: step 2)
+            self._leading.first(self._body)
+        elif fielded:
             # A line the run prints over and over, with a step: its names need not be
             # known ones (`iter: 649, l_pix: 0.03`; Torch7's `epoch 80  running_average
             # 0.7634`, its fields apart by spaces).
@@ -229,6 +234,11 @@ class MetricLineReader:
                     parsed.metrics, per_epoch=batch[1]))
             elif lead is not None:
                 parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
+            elif parsed.epoch is None and (outer := self._leading.outer(body)) is not None:
+                # `[2/41] 1300), Loss: 0.066`: the epoch of a plan, then the step
+                parsed = self._placed(Parsed(
+                    "epoch-batch", outer[2], None, float(outer[0]), outer[1],
+                    parsed.metrics))
         return parsed
 
     def _parse_formats(self, text: str) -> Parsed | None:

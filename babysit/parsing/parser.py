@@ -34,6 +34,7 @@ from babysit.parsing.best_round import BestRoundEcho
 from babysit.parsing.closing import closes, names_best_epoch, names_best_value
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
+from babysit.parsing.counterless_results import CounterlessResults
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import training_names, trains
@@ -135,6 +136,7 @@ class LogParser:
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
         # nothing else gave a step: the epochs after it count it.
         self._idle_bar = IdleBar()
+        self._counterless = CounterlessResults()  # an epoch's results with no counter
         self._epoch_counter = EpochCounter()  # `epoch 6 - iter 700/1750`: whose counter
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
@@ -446,6 +448,8 @@ class LogParser:
             if read.claimed:
                 self._took = True
                 return None
+            if parsed is not None and bar_parsed is None:
+                parsed = self._counterless.read(rest, parsed)  # `MSE_loss = 1.83` an epoch
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
             found = find_events(rest)
@@ -467,9 +471,14 @@ class LogParser:
             self.plan.read(rest, True)
         if has_rest and not in_traceback:
             has_metrics = (parsed is not None and bool(parsed.metrics)) or bar_parsed is not None
+            trains = has_metrics and self._may_train(parsed, bar_parsed)
             events.extend(self._endings.line_events(
-                rest, self.target, self.plan.epochs, events, has_metrics,
-                has_metrics and self._may_train(parsed, bar_parsed)))
+                rest, self.target, self.plan.epochs, events, has_metrics, trains))
+            if parsed is not None and parsed.fmt == "epoch-batch" and parsed.epoch is not None \
+                    and parsed.total_epochs and "poch" not in rest and "POCH" not in rest:
+                # an outer counter with no word for it (`[2/41] 1300), Loss: …`): its
+                # epoch of the plan, as an `Epoch 2/41` says it (see `final_epoch`)
+                self._endings.final_epoch.counted(parsed.epoch, parsed.total_epochs, trains)
         if has_rest and not in_traceback:
             interrupted = self._save_failures.line(rest, events)
             if interrupted is not None:

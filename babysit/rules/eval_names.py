@@ -36,7 +36,7 @@ _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "
                     "mse", "mae", "rmse", "bpb", "bpc"})
 _HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "dice", "f1",
                      "bleu", "sacrebleu", "psnr", "ssim", "precision", "recall", "meteor",
-                     "chrf", "nmi", "ari", "top1", "top5"})
+                     "chrf", "nmi", "ari", "top1", "top5", "reward", "return"})
 # Scores that need the true labels of data the model was not fitted on: a clustering is
 # trained without labels, so its NMI and adjusted Rand index against them are an
 # evaluation whatever the line calls them (E2DTC's `Epoch 6  Acc: 0.8913  nmi: 0.8267`).

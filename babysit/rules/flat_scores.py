@@ -20,6 +20,14 @@ scores says it too, in three shapes:
   four (a GCN regressor's `Val Loss: 0.9489` on each epoch), printed finely enough for
   the band to show a move: nothing the model fits carries over to what it is scored on.
 
+A score held to every printed digit needs fewer evaluations beside a loss that moved: an
+accuracy or an error printed to three digits or more, identical on each of four or more
+from the first, while the training loss fell by 30 % or more over them, a score of the
+training's own (an evaluation's is restated until the next one) (Wapiti's CRF
+under L-BFGS: `obj=53109.96 … err= 3.71%/25.41%`, then `obj=10402.72 … err=
+3.71%/25.41%` four iterations on, its tagger finding no entity): the optimiser moved the
+weights and no prediction changed.
+
 An accuracy frozen long enough needs no start: twenty evaluations in a row at the very
 same value, from any point of the run, at a level where a frozen accuracy is one class
 for everything: at most half of the scale, printed to the millionth, or beside a loss
@@ -45,6 +53,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
+from babysit.metric_names import is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules.chance_streak import loss_at_chance
 from babysit.rules.eval_names import evaluation_direction
@@ -72,6 +81,9 @@ _FROZEN_POINTS = 6  # evaluations at the very same accuracy, from the first
 _FROZEN_LONG_POINTS = 20  # evaluations in a row at the very same accuracy, from anywhere
 _CHANCE_CLASSES = range(2, 11)  # class counts whose ln K a constant guess's loss may sit at
 _GUESS_FLAT = 0.02  # a loss sitting at ln K: every point within this share of the first
+_HELD_POINTS = 4  # evaluations at one value from the first, beside a loss that moved
+_LOSS_MOVED = 0.7  # the loss at most this share of its first meanwhile
+_HELD_DIGITS = 1e-2  # a held value printed to a hundredth of itself or finer (3.71, 0.853)
 
 
 class _GuessLoss:
@@ -233,13 +245,15 @@ class FlatScoreRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._values: dict[str, list[float]] = {}
-        # (whole epoch, value, training records read before it)
-        self._last: dict[str, tuple[int | None, float, int]] = {}
+        # (whole epoch, value, training records read before it, step)
+        self._last: dict[str, tuple[int | None, float, int, int | None]] = {}
         self._trained = 0  # training records read (a record with a training loss)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
         self._guess = _GuessLoss()  # the loss's run at a constant guess's ln K
+        self._first_loss: float | None = None  # the run's first finite training loss
+        self._loss: float | None = None  # its latest
         # An AUC of the run left chance: the model ranks something. A multi-label
         # report's rare class may hover at 0.5 while the others climb (a chest X-ray
         # fine-tune's `auroc_nodule` 0.52–0.55 beside a cardiomegaly AUROC of 0.8).
@@ -257,6 +271,9 @@ class FlatScoreRule:
             self._trained += 1
             if math.isfinite(point.loss):
                 self._guess.note(point.loss)
+                self._loss = point.loss
+                if self._first_loss is None:
+                    self._first_loss = point.loss
         for key, value in point.metrics.items():
             kind = score_kind(key)
             if kind is None or not math.isfinite(value):
@@ -268,14 +285,17 @@ class FlatScoreRule:
                 and math.isfinite(point.epoch) else None
             last = self._last.get(key)
             if last is not None and last[1] == value and (epoch is None or epoch == last[0]) \
-                    and not (point.loss is None and self._trained > last[2]):
+                    and not (point.loss is None and self._trained > last[2]) \
+                    and (point.step is None or point.step == last[3] or is_eval_metric(key)):
                 # The same evaluation printed again: a bar then its summary, or the last
                 # evaluation restated on every training line or bar redraw after it
                 # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
-                # record, or an evaluation's own line (no training loss in it) after
-                # training records, says the same value was measured again.
+                # record, an evaluation's own line (no training loss in it) after
+                # training records, or a score of the training's own at a new step
+                # (Wapiti's `[   3] obj=13922.99 … err= 3.71%`) says the same value was
+                # measured again.
                 continue
-            self._last[key] = (epoch, value, self._trained)
+            self._last[key] = (epoch, value, self._trained, point.step)
             if key not in self._placed:
                 self._placed[key] = self._at_start(point)
             values = self._values.setdefault(key, [])
@@ -347,7 +367,7 @@ class FlatScoreRule:
             return []
         if kind == "error" and self._beyond_chance:
             return []
-        found = _JUDGES[kind](values)
+        found = _JUDGES[kind](values) or self._held_while_loss_fell(key, kind, values)
         if found is None:
             return []
         self._raised.add(tag)
@@ -358,6 +378,27 @@ class FlatScoreRule:
         whole_run = self._placed[key]
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
                       severity_at_end=Severity.BLOCKER if whole_run else None)]
+
+    def _held_while_loss_fell(self, key: str, kind: str, values: list[float]) -> str | None:
+        """Why a score identical on every evaluation from the first, beside a training
+        loss that fell by 30 % or more, says no prediction changed (see the module). Only
+        a score of the training's own, measured at each record: an evaluation's is
+        restated on the lines after it until the next one (Lightning's bar shows the
+        last `val_loss` at every step of the epochs between validations)."""
+        first, now = self._first_loss, self._loss
+        if kind == "auc" or is_eval_metric(key) or len(values) < _HELD_POINTS \
+                or len(set(values)) != 1 \
+                or first is None or now is None or first <= 0 or now > _LOSS_MOVED * first:
+            return None
+        value = values[0]
+        scale = 100.0 if value > 1.0 else 1.0
+        if (kind == "accuracy" and not 0 < value < scale) or (kind == "error" and value <= 0):
+            return None  # perfect: a converged model has nothing left to change
+        if _unit(value) > _HELD_DIGITS * abs(value):
+            return None  # printed coarsely (`acc 0.9`): a held value may be rounding
+        return (f"has been exactly {value:.4g} on every one of {len(values)} evaluations "
+                f"from the first while the training loss fell from {first:.4g} to "
+                f"{now:.4g}: the weights moved and no prediction changed")
 
     @staticmethod
     def _left(kind: str, values: list[float], value: float) -> bool:

@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
+from babysit.metric_names import is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
@@ -81,6 +82,8 @@ class NotLearningRule:
         # The agent's experience counter (frames, timesteps): its first and latest count.
         self._played: tuple[float, float] | None = None
         self._return_broken = False  # the flat return was judged a broken run
+        # The run's evaluation return (`eval/mean_reward`): its first value and its best.
+        self._eval_return: tuple[float, float] | None = None
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -380,6 +383,7 @@ class NotLearningRule:
         resolved once it rises. A notice while the run goes on, unless the agent has
         played millions of frames from the run's start (`no_progress.long_experience`):
         then a blocker, the run broken rather than slow."""
+        self._note_eval_return(point)
         key = self._return_key or no_progress.return_key(point.metrics)
         if key is None:
             return []
@@ -413,6 +417,8 @@ class NotLearningRule:
             return []
         found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
                                         self._return_points, self.rules.not_learning_short_fall)
+        if found is not None and self._evaluation_learned():
+            found = None  # the evaluated policy got better: it learned (see below)
         broken = self._played_long() if found is not None else None
         if found is not None and "return" not in self._raised:
             self._raised.add("return")
@@ -431,6 +437,24 @@ class NotLearningRule:
             return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {value:.4g}",
                             key="return")]
         return []
+
+    def _note_eval_return(self, point: Observation) -> None:
+        for key, value in point.metrics.items():
+            if ("reward" in key or "return" in key) and is_eval_metric(key) \
+                    and math.isfinite(value):
+                first, best = self._eval_return or (value, value)
+                self._eval_return = (first, max(best, value))
+                return
+
+    def _evaluation_learned(self) -> bool:
+        """Whether the run's evaluation return rose well above its first (by as much
+        again as its size): the deterministic policy it evaluates learned, whatever its
+        exploring rollouts' return shows (SB3's `eval/mean_reward` 35.2 → 157 while
+        `rollout/ep_rew_mean` wandered between 70 and 114)."""
+        if self._eval_return is None:
+            return False
+        first, best = self._eval_return
+        return best - first >= max(abs(first), 1e-9)
 
     def _note_played(self, point: Observation) -> None:
         """The agent's experience counter (frames, timesteps) beside the return: its

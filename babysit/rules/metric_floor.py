@@ -15,7 +15,11 @@ for a few classes, on every one of `COIN_POINTS` evaluations or more. ArcFace's 
 `[cfp_fp]…: 0.49957`, `[agedb_30]…: 0.49633` (a coin toss on same-or-different pairs):
 the embedding tells no one apart, and the training has learned nothing either, so the
 finding is a blocker. A GAN's players are left out (a discriminator at 50 % is their
-balance).
+balance). So is a segmentation's evaluated overlap (a dice or an IoU, not a detector's
+mAP, which sits at 0 for a slow start's first epochs) a thousandth or less of perfect on
+every one of `FLOOR_POINTS` evaluations: a lung-nodule U-Net's `dice score:
+1.0968982678605244e-05` after each of eleven epochs while its loss fell a thousandfold
+has learned the empty mask, which training further does not leave.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from babysit import lazy_re
@@ -36,8 +40,10 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 # Higher-is-better scores of what a model predicts, on a 0-1 (or 0-100) scale. Not a
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
 # a top-k that includes the easy classes, or a spread.
+# An agent's share of games won or tasks solved is such a score too (`Win Rate: 0.00%`).
 _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
-                           r"bleu|rouge|precision|recall|exact_match", re.IGNORECASE)
+                           r"bleu|rouge|precision|recall|exact_match|"
+                           r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                                r"samples|memory|per_sec|eta", re.IGNORECASE)
 # Its mirror: a classification error rate (DETR's `class_error`, `top1_err`) of 100 % is
@@ -57,6 +63,8 @@ FLOOR_POINTS = 8  # evaluations at the floor before it speaks
 _SPAN_POINTS = 3
 _SPAN_FACTOR = 20
 COIN_POINTS = 3  # evaluations of a second accuracy at a guess's share, every one of them
+_OVERLAP = lazy_re.compile(r"dice|iou|jaccard", re.IGNORECASE)
+_EMPTY_MASK = 1e-3  # an overlap this small on every evaluation: the empty mask
 
 
 def quality_keys(metrics: Iterable[str]) -> tuple[str, ...]:
@@ -104,6 +112,40 @@ def at_floor(values: Sequence[float], span: tuple[int, int] | None = None) -> st
             f"labels that do not match the outputs, a threshold never crossed)")
 
 
+def _empty_masks(key: str, values: Sequence[float]) -> bool:
+    """Whether an evaluated overlap (dice, IoU) stayed at the empty mask's on at least
+    `FLOOR_POINTS` evaluations."""
+    return is_eval_metric(key) and _OVERLAP.search(key) is not None \
+        and len(values) >= FLOOR_POINTS and max(values) <= _EMPTY_MASK
+
+
+_SPLIT_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|test|dev)[/_]", re.IGNORECASE)
+_LEARNED = 0.1  # a training score at least this (0-1 scale): the model fits the training set
+
+
+def nothing_held_out(metrics: Mapping[str, float]) -> str | None:
+    """Why a finished run's model is unusable: its last evaluated score (an IoU, a dice,
+    an accuracy) is exactly 0 while the same score on its training data is not (a nested
+    U-Net's last epoch: `iou 0.6299 - val_iou 0.0000`, then its early stop). None
+    otherwise. A model that gets nothing right on held-out data delivers nothing,
+    however well it fits what it was trained on."""
+    for key in quality_keys(metrics):
+        value = metrics[key]
+        if not is_eval_metric(key) or not math.isfinite(value) or abs(value) > 1e-6:
+            continue
+        bare = _SPLIT_PREFIX.sub("", key)
+        for train_key in (bare, f"train_{bare}", f"train/{bare}"):
+            train = metrics.get(train_key)
+            if train is None or not math.isfinite(train) or train_key == key:
+                continue
+            share = train / 100.0 if train > 1 else train
+            if _LEARNED <= share <= 1:
+                return (f"not learning: the run ended with {key} = {value:.4g} on its last "
+                        f"evaluation while {train_key} = {train:.4g}: the model gets nothing "
+                        f"right on held-out data, however well it fits its training set")
+    return None
+
+
 class MetricFloorRule:
     """Not learning: a quality metric at its floor over many evaluations."""
 
@@ -118,6 +160,7 @@ class MetricFloorRule:
         self._first_step: dict[str, int] = {}  # an evaluation's first step at the floor
         self._guesses = GuessWatch()  # the run's other accuracies at a guess's share
         self._blocker = False  # the open floor findings were judged a blocker
+        self._empty: set[str] = set()  # overlaps at the empty mask's: blockers on their own
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -145,6 +188,7 @@ class MetricFloorRule:
                 self._values.pop(key, None)
                 if key in self._raised:
                     self._raised.discard(key)
+                    self._empty.discard(key)
                     out.append(Resolve(AnomalyType.NOT_LEARNING,
                                        f"{key} left its floor ({value:.4g})", key=f"{key} floor"))
                 continue
@@ -162,6 +206,13 @@ class MetricFloorRule:
                              f"judged as the share it leaves right) {found}")
                 guess = self._guesses.agreeing()
                 self._blocker = self._blocker or guess is not None
+                if guess is None and _empty_masks(key, values):
+                    found += ("; an evaluated overlap this close to 0 on every evaluation "
+                              "is a model that learned the empty mask")
+                    self._empty.add(key)
+                    out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}",
+                                     key=f"{key} floor", severity=Severity.BLOCKER))
+                    continue
                 out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}"
                                  + (f"; {guess}" if guess else ""), key=f"{key} floor",
                                  severity=Severity.BLOCKER if guess else None))
@@ -179,7 +230,7 @@ class MetricFloorRule:
         severity, why = (Severity.BLOCKER, guess) if guess is not None else \
             (Severity.MEDIUM, "the run's other accuracy left a guess's share")
         return [Reassess(AnomalyType.NOT_LEARNING, severity, why, key=f"{key} floor")
-                for key in sorted(self._raised)]
+                for key in sorted(self._raised - self._empty)]
 
 
 class GuessWatch:

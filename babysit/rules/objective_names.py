@@ -10,7 +10,7 @@ Tried in order, on the names of one record:
    a weight, or a reinforcement-learning or GAN player's loss (those need not fall);
 2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
 3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
-   then a cost (`cost`, `train_cost`);
+   then a cost (`cost`, `train_cost`) or an objective (`obj`);
 4. a training figure named for training and nothing else (TEACH's `Train_rf`, a bare
    `train`): not a score, a rate, a time or a count.
 """
@@ -46,8 +46,9 @@ _CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)(_per
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 # A cost (cs231n's solvers `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val
 # 0.714000`, Andrew Ng's `Cost after iteration 100`): the objective, whatever the bare
-# `train` beside it measures (there, the training accuracy).
-_COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?cost$", re.IGNORECASE)
+# `train` beside it measures (there, the training accuracy). Or the objective by its own
+# name (Wapiti's and CRFsuite's L-BFGS trainers: `[   2] obj=16052.89   act=201733`).
+_COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?(cost|obj|objective)$", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
 # `4767 train 11.57`, beside `val` and `hella`.)
 _TRAIN_ONLY = lazy_re.compile(r"^train(ing)?([/_ .-]|$)", re.IGNORECASE)

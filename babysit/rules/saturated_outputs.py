@@ -12,10 +12,17 @@ classifier, half wrong) and `loss: 14.5063 - acc: 0.1000` (ten classes). Through
 saturated sigmoid or softmax the gradient vanishes, so the run does not leave that point
 on its own: its result is unusable and its compute burnt.
 
+Other frameworks clip elsewhere, with the same effect: Caffe's SoftmaxWithLoss takes
+the log of max(p, FLT_MIN), so hard wrong outputs cost −ln FLT_MIN = 87.3365 nats each
+(its famous `Iteration 20, loss = 87.3365`), and PyTorch's BCELoss clamps each log at
+−100.
+
 Judged on the training loss beside a training accuracy in the same record, on
 `_POINTS` records in a row, and only where at least a quarter of the predictions are
 wrong (the loss 4 nats or more): a good classifier's small loss can sit near
 16.118 × (1 − accuracy) by chance, a loss of 4 to 16 nats at exactly that value cannot.
+Without an accuracy only the float32 ceiling itself counts, printed to four decimals or
+more (87.3365): no loss lands there but one whose every output is saturated and wrong.
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _CLIP_CEILING = -math.log(1e-7)  # 16.118 nats: Keras's and TF.js's epsilon
+_FLT_MIN_CEILING = 87.33654475  # −ln(FLT_MIN): Caffe's clamp, float32's smallest normal
+# Each clipped log's ceiling: a saturated wrong output pays exactly this.
+_CEILINGS = (_CLIP_CEILING, _FLT_MIN_CEILING, 100.0)  # 100: PyTorch BCELoss's clamp
+_EXACT = 6e-5  # the float32 ceiling alone matches only as printed to four decimals
 _TOLERANCE = 0.01  # of the saturated value: losses are printed to 2-4 digits
 _MIN_WRONG = 0.25  # the share of wrong predictions below which a match may be chance
 _POINTS = 3  # records in a row
@@ -50,13 +61,21 @@ def _accuracy(metrics: Mapping[str, float]) -> float | None:
     return None
 
 
-def saturated(loss: float, accuracy: float) -> bool:
-    """Whether a loss is the clipped cross-entropy of hard 0/1 outputs at that accuracy."""
+def ceiling(loss: float, accuracy: float) -> float | None:
+    """The clipped log's ceiling whose cross-entropy of hard 0/1 outputs at that accuracy
+    this loss is, or None."""
     wrong = 1 - accuracy
     if wrong < _MIN_WRONG:
-        return False
-    expected = _CLIP_CEILING * wrong
-    return abs(loss - expected) <= _TOLERANCE * expected
+        return None
+    for top in _CEILINGS:
+        if abs(loss - top * wrong) <= _TOLERANCE * top * wrong:
+            return top
+    return None
+
+
+def saturated(loss: float, accuracy: float) -> bool:
+    """Whether a loss is the clipped cross-entropy of hard 0/1 outputs at that accuracy."""
+    return ceiling(loss, accuracy) is not None
 
 
 class SaturatedOutputRule:
@@ -75,12 +94,18 @@ class SaturatedOutputRule:
         if loss is None or not point.advanced or not math.isfinite(loss):
             return []
         accuracy = _accuracy(point.metrics)
-        if accuracy is None or not saturated(loss, accuracy):
+        if accuracy is None and abs(loss - _FLT_MIN_CEILING) <= _EXACT:
+            self._run += 1
+            if self._raised is not None:
+                return []
+            return [self._raise(loss, 0.0, _FLT_MIN_CEILING, shown=False)]
+        top = None if accuracy is None else ceiling(loss, accuracy)
+        if accuracy is None or top is None:
             return self._left(loss)
         self._run += 1
         if self._raised is not None or self._run < _POINTS:
             return []
-        return [self._raise(loss, accuracy)]
+        return [self._raise(loss, accuracy, top)]
 
     def _left(self, loss: float) -> list[Signal]:
         self._run = 0
@@ -91,11 +116,18 @@ class SaturatedOutputRule:
         return [Resolve(kind, f"the loss left the saturated level ({loss:.4g})",
                         key="saturated outputs")]
 
-    def _raise(self, loss: float, accuracy: float) -> Signal:
-        why = (f"the loss is {loss:.4g} at accuracy {accuracy:.4g} on {self._run} records "
-               f"in a row: {_CLIP_CEILING:.3f} × (1 − accuracy), the clipped cross-entropy "
-               f"of outputs saturated at hard 0s and 1s (every wrong prediction made with "
-               f"full confidence); through a saturated output the gradient vanishes")
+    def _raise(self, loss: float, accuracy: float, top: float,
+               shown: bool = True) -> Signal:
+        if shown:
+            why = (f"the loss is {loss:.4g} at accuracy {accuracy:.4g} on {self._run} "
+                   f"records in a row: {top:.4g} × (1 − accuracy), the clipped "
+                   f"cross-entropy of outputs saturated at hard 0s and 1s (every wrong "
+                   f"prediction made with full confidence)")
+        else:
+            why = (f"the loss is {loss:.6g}, −ln(FLT_MIN): the clamped cross-entropy of "
+                   f"outputs saturated at hard 0s and 1s, every prediction wrong with "
+                   f"full confidence")
+        why += "; through a saturated output the gradient vanishes"
         # Learned before (a loss well under this one): the weights blew up.
         if self._lowest is not None and self._lowest < loss / 2:
             self._raised = AnomalyType.DIVERGENCE

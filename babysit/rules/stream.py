@@ -28,6 +28,7 @@ from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.epoch_blowup import EpochBlowUpRule
+from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
@@ -558,6 +559,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceRule,
     PerplexityChanceRule,
     ChanceStreakRule,
+    EvalChanceRule,
     DetectorChanceRule,
     InvertedRankingRule,
     QValueRule,

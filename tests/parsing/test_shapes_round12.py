@@ -145,7 +145,9 @@ def test_a_padded_bracket_counter_before_pairs_of_any_names_is_the_step():
              "  [   2] obj=16052.89   act=201733   err= 3.71%/25.41% time=0.14s/0.37s",
              "  [   3] obj=13922.99   act=125481   err= 3.71%/25.41% time=0.15s/0.52s",
              "  [   4] obj=12309.84   act=88905    err= 3.71%/25.41% time=0.15s/0.67s"]
-    assert [(r.step, r.metrics["obj"]) for r in records(lines)] == [(3, 13922.99),
+    # (the first line's count is where the counter starts: read from the second on)
+    assert [(r.step, r.metrics["obj"]) for r in records(lines)] == [(2, 16052.89),
+                                                                    (3, 13922.99),
                                                                     (4, 12309.84)]
 
 

@@ -67,3 +67,33 @@ def test_a_healthy_classifier_is_left_alone():
     lines = _keras_epochs([(0.6 + 0.03 * i, 1.2 - 0.08 * i) for i in range(10)])
     assert not _open(lines, AnomalyType.DIVERGENCE)
     assert not _open(lines, AnomalyType.NOT_LEARNING)
+
+
+def _caffe(iterations: list[tuple[int, float]]) -> list[str]:
+    # Caffe's glog solver lines, in their real shape (no accuracy output in this net).
+    lines: list[str] = []
+    for it, loss in iterations:
+        lines += [f"I1009 13:08:39.377732 86511 solver.cpp:229] Iteration {it}, loss = {loss}",
+                  f"I1009 13:08:39.377784 86511 solver.cpp:245]     Train net output #0: "
+                  f"loss = {loss} (* 1 = {loss} loss)",
+                  f"I1009 13:08:39.377825 86511 sgd_solver.cpp:106] Iteration {it}, lr = 1e-06"]
+    return lines
+
+
+def test_caffe_pinned_at_minus_ln_flt_min_is_a_divergence_at_once(tmp_path: Path):
+    # SoftmaxWithLoss clamps p to FLT_MIN: 87.3365 is every output saturated and wrong.
+    artifact = verdict_of(tmp_path, _caffe([(0, 21.4058), (20, 87.3365)]))
+    assert artifact["decision"] == "NO-GO"
+    assert [a["type"] for a in artifact["anomalies_detected"]] == ["divergence"]
+    assert "FLT_MIN" in artifact["anomalies_detected"][0]["description"]
+
+
+def test_a_loss_near_but_not_at_the_float32_ceiling_says_nothing():
+    lines = _caffe([(0, 95.2), (20, 87.31), (40, 87.2), (60, 86.9)])
+    assert _open(lines, AnomalyType.DIVERGENCE) == []
+    assert _open(lines, AnomalyType.NOT_LEARNING) == []
+
+
+def test_pytorch_bce_clamp_ceiling_times_the_wrong_share():
+    assert saturated(50.0, 0.5)  # BCELoss's log clamped at −100, half wrong
+    assert saturated(87.3365, 0.0)
