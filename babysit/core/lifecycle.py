@@ -44,7 +44,7 @@ from babysit.parsing.endings import (
     FINAL_SAVE,
     PLAN_REACHED,
 )
-from babysit.parsing.events import EARLY_STOP, SUMMARY
+from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_OVER
@@ -70,7 +70,7 @@ _DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
-_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND)
+_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND, NAN_GUARD_STOP)
 
 
 def premature(step: int | None, target: int | None) -> bool:

@@ -33,6 +33,10 @@ class Signature:
 # report as training returns, checked against the plan; the run's own early stop.
 SUMMARY = "summary"
 EARLY_STOP = "early-stop"
+# A NaN guard stopped the trainer (Lightning's check_finite: `Monitored metric val_loss =
+# nan is not finite. … Signaling Trainer to stop.`): the run is over, and not by its plan
+# (a completion detail, see `core.lifecycle`: ENDED, never SUCCEEDED).
+NAN_GUARD_STOP = "nan-guard-stop"
 
 def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
          detail: str = "") -> Signature:
@@ -453,8 +457,8 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         elif kind is EventKind.COMPLETED and detail == EARLY_STOP and "not finite" in line:
             # Lightning's check_finite: `Monitored metric val_loss = nan is not finite. …
             # Signaling Trainer to stop.`: a NaN guard's stop (`nonfinite_words`), not
-            # patience spent
-            continue
+            # patience spent; the run ends there, unconfirmed
+            detail = NAN_GUARD_STOP
         elif kind is EventKind.COMPLETED and not detail and _part_way(line):
             # `Epoch 3/10 done`, `Finished training epoch 3/10`: a stage of the run ended.
             kind, detail = EventKind.NEW_STAGE, "a stage finished"

@@ -59,7 +59,7 @@ from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.series_labels import SeriesLabels
-from babysit.parsing.shapes import ShapeReader
+from babysit.parsing.shapes import ShapeReader, template
 from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
 from babysit.parsing.status_column import without_status_box
@@ -136,6 +136,7 @@ class LogParser:
         # A bar drawn only at its start (`0/10`, a notebook's frozen outer bar) while
         # nothing else gave a step: the epochs after it count it.
         self._idle_bar = IdleBar()
+        self._comments: dict[str, int] = {}  # templates of lines behind `# `, and their count
         self._counterless = CounterlessResults()  # an epoch's results with no counter
         self._epoch_counter = EpochCounter()  # `epoch 6 - iter 700/1750`: whose counter
         self._train_names: set[str] = set()  # metrics of the counted training records
@@ -313,6 +314,9 @@ class LogParser:
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
             if raw_line in self._quiet_closing and not self._failures.in_traceback:
                 self._endings.after_record(raw_line)
+            # (a line printed after every epoch's record, the same each time, still shows
+            # the run printing on past the last planned epoch's record: `final_epoch`)
+            self._endings.final_epoch.printed_on(raw_line)
             self._shapes.follow_arrays(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
@@ -340,6 +344,22 @@ class LogParser:
             if quiet == 1 and closes(raw_line):
                 self._quiet_closing.add(raw_line)
         return record
+
+    def _commented_record(self, line: str) -> str | None:
+        """A line behind a comment's marker: a comment (what it says about losses or
+        errors is not the run's), unless the run prints its template again and again
+        with counters and values in it: then a record it chose to mark (an ImageNet loop's
+        `# Epoch  49 Time    360.8 lr = 0.005289 avg loss = 0.003278 accuracy = 72.46`
+        once an epoch), read without its marker from the second one on."""
+        body = line.lstrip()
+        body = body[body.index(" ") + 1:]
+        if not any(c.isdecimal() for c in body):
+            return None
+        shape = " ".join(template(body).split())
+        seen = self._comments.get(shape, 0)
+        if len(self._comments) < 1024 or seen:
+            self._comments[shape] = seen + 1
+        return body if seen else None
 
     def _header_epoch_of_plan(self, epoch: float, stepped: bool) -> None:
         """A record in the epoch a header line announced (`----epoch 20----`, then the
@@ -389,7 +409,10 @@ class LogParser:
             return None
         self._shapes.note(line)
         if line.lstrip().startswith(_COMMENT):
-            return None
+            marked = self._commented_record(line)
+            if marked is None:
+                return None
+            line = marked
         in_traceback = self._failures.in_traceback and self._failures.continues(line)
         if in_traceback or line.startswith("Exception in thread "):
             self._threads.line(line, in_traceback)

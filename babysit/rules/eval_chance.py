@@ -14,6 +14,12 @@ and its loss within `_LOSS_EXACT` of ln K, for the same K, on `_POINTS` evaluati
 a row with none off it. A healthy model leaves so exact a point within a few batches;
 a hard task's slow start sits near chance, not on it to the fourth digit. GANs are left
 out (their discriminator's balance is at chance).
+
+A uniform output scores the share of the class its ties fall to, not 1/K exactly: a
+Lasagne MNIST CNN's `validation accuracy: 10.64 %` on each of six epochs, beside
+`validation loss: 2.301806` (ln 10 = 2.302585), printed on lines of their own. So the
+same holds, sooner, when the evaluation's accuracy is the very same figure on
+`_FROZEN` evaluations in a row and its loss within `_LOSS_EXACT` of one ln K on as many.
 """
 
 from __future__ import annotations
@@ -32,10 +38,11 @@ _CLASSES: tuple[int, ...] = (*range(2, 11), 100, 1000)
 _ACC_EXACT = 1e-3  # of 1/K, on a 0-1 scale
 _LOSS_EXACT = 1e-3  # a share of ln K
 _POINTS = 20  # evaluations in a row
+_FROZEN = 6  # evaluations in a row at one accuracy, the loss at ln K beside them
 
 
-def _evaluation(point: Observation) -> tuple[float, float] | None:
-    """The record's evaluated accuracy (0-1) and loss, when it has both."""
+def _figures(point: Observation) -> tuple[float | None, float | None]:
+    """The record's evaluated accuracy (0-1) and loss, each when it has it."""
     accuracy = loss = None
     for key, value in point.metrics.items():
         if not math.isfinite(value) or not is_eval_metric(key):
@@ -45,7 +52,13 @@ def _evaluation(point: Observation) -> tuple[float, float] | None:
             loss = value
         elif name.endswith(("acc", "accuracy")) and "best" not in name and accuracy is None:
             accuracy = value / 100.0 if value > 1.0 else value
-    return None if accuracy is None or loss is None else (accuracy, loss)
+    return accuracy, loss
+
+
+def guess_loss(loss: float) -> int | None:
+    """K when a loss is ln K to the last digit printed."""
+    return next((k for k in _CLASSES
+                 if abs(loss - math.log(k)) <= _LOSS_EXACT * math.log(k)), None)
 
 
 def exact_guess(accuracy: float, loss: float) -> int | None:
@@ -69,14 +82,21 @@ class EvalChanceRule:
         self._last: tuple[float, float] | None = None
         self._gan = False
         self._raised = False
+        self._held: tuple[float, int] | None = None  # the accuracy held, and how often
+        self._at_ln: tuple[int, int] | None = None  # the loss's K, and how often in a row
+        self._frozen_raised = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if self._gan or any(GAN_PLAYER.search(k) for k in point.metrics):
             self._gan = True
             return []
-        figures = _evaluation(point)
-        if figures is None:
+        accuracy, loss = _figures(point)
+        frozen = self._frozen(accuracy, loss)
+        if frozen:
+            return frozen
+        if accuracy is None or loss is None:
             return []
+        figures = (accuracy, loss)
         k = exact_guess(*figures)
         if k is None or (self._count is not None and k != self._count):
             return self._left(figures)
@@ -92,6 +112,36 @@ class EvalChanceRule:
                       f"model gives every input the same uniform output, and a model "
                       f"there does not leave it on its own", key="evaluated chance",
                       severity=Severity.BLOCKER)]
+
+    def _frozen(self, accuracy: float | None, loss: float | None) -> list[Signal]:
+        """The accuracy held to the digit and the loss at one ln K, `_FROZEN` evaluations
+        in a row each (see the module)."""
+        if accuracy is not None:
+            value, times = self._held or (accuracy, 0)
+            self._held = (accuracy, times + 1 if accuracy == value else 1)
+        if loss is not None:
+            k = guess_loss(loss)
+            before, times = self._at_ln or (k, 0)
+            self._at_ln = None if k is None else (k, times + 1 if k == before else 1)
+        held, at_ln = self._held, self._at_ln
+        stuck = held is not None and at_ln is not None and held[1] >= _FROZEN \
+            and at_ln[1] >= _FROZEN and 0 < held[0] < 1
+        if stuck and not self._frozen_raised and not self._raised:
+            assert held is not None and at_ln is not None
+            self._frozen_raised = True
+            k = at_ln[0]
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning, stuck at chance: the evaluation's accuracy has been "
+                          f"exactly {held[0]:.4g} on {held[1]} evaluations in a row and its "
+                          f"loss ln {k} = {math.log(k):.4g} on {at_ln[1]}: the model gives "
+                          f"every input the same uniform output (its accuracy one class's "
+                          f"share), and a model there does not leave it on its own",
+                          key="evaluated chance", severity=Severity.BLOCKER)]
+        if not stuck and self._frozen_raised:
+            self._frozen_raised = False
+            return [Resolve(AnomalyType.NOT_LEARNING, "the evaluation left chance",
+                            key="evaluated chance")]
+        return []
 
     def _left(self, figures: tuple[float, float]) -> list[Signal]:
         self._count, self._points = None, 0

@@ -10,6 +10,7 @@ import math
 from babysit.config import RuleSettings
 from babysit.core.run import Run
 from babysit.model import AnomalyType, EventKind
+from babysit.parsing.events import NAN_GUARD_STOP
 from babysit.parsing.parser import LogParser
 
 
@@ -196,7 +197,10 @@ def test_a_nan_guards_stop_is_no_early_stop():
     line = ("Monitored metric val_rec_loss = nan is not finite. Previous best value was "
             "0.045. Signaling Trainer to stop.")
     read = LogParser().feed_lines(["step=1 loss=0.5", line])
-    assert all(e.kind is not EventKind.COMPLETED for r in read for e in r.events)
+    # (the trainer stops there: the run is over, by its NaN guard, not by patience spent;
+    # the lifecycle makes it ENDED, never SUCCEEDED)
+    assert [e.detail for r in read for e in r.events if e.kind is EventKind.COMPLETED] \
+        == [NAN_GUARD_STOP]
     patience = ("Monitored metric val_loss did not improve in the last 3 records. "
                 "Signaling Trainer to stop.")
     read = LogParser().feed_lines(["step=1 loss=0.5", patience])

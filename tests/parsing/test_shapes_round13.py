@@ -112,13 +112,36 @@ def _genre(batches: int, acc: float, loss: float) -> list[str]:
 def test_an_evaluation_at_one_over_k_and_ln_k_to_the_digit_is_a_blocker():
     assert Severity.BLOCKER in _open(_genre(25, 0.1, math.log(10) + 3e-5),
                                      AnomalyType.NOT_LEARNING)
-    assert Severity.BLOCKER not in _open(_genre(15, 0.1, math.log(10) + 3e-5),
+    assert Severity.BLOCKER not in _open(_genre(4, 0.1, math.log(10) + 3e-5),
                                          AnomalyType.NOT_LEARNING)  # too few yet
 
 
 def test_an_evaluation_near_chance_but_not_on_it_says_nothing_blocking():
     severities = _open(_genre(25, 0.13, 2.25), AnomalyType.NOT_LEARNING)
     assert Severity.BLOCKER not in severities
+
+
+def _lasagne(epochs: int, accuracies: list[float], losses: list[float]) -> list[str]:
+    # Lasagne's MNIST example: each figure on a line of its own, the epoch's line after.
+    lines = []
+    for e in range(epochs):
+        lines += [f"  training loss:\t\t{2.47 - e / 50:.6f}",
+                  f"  validation loss:\t\t{losses[e]:.6f}",
+                  f"  validation accuracy:\t\t{accuracies[e]:.2f} %",
+                  f"Epoch {e + 1} of 500 took 498.449s"]
+    return lines
+
+
+def test_an_accuracy_held_to_the_digit_beside_a_loss_at_ln_k_is_a_blocker():
+    losses = [2.303229, 2.303151, 2.301815, 2.301806, 2.301416, 2.301775]
+    assert Severity.BLOCKER in _open(_lasagne(6, [10.64] * 6, losses),
+                                     AnomalyType.NOT_LEARNING)
+    moving = [10.64, 11.35, 10.28, 10.64, 11.02, 10.09]
+    assert Severity.BLOCKER not in _open(_lasagne(6, moving, losses),
+                                         AnomalyType.NOT_LEARNING)
+    learning = [2.1, 1.7, 1.2, 0.9, 0.7, 0.6]
+    assert Severity.BLOCKER not in _open(_lasagne(6, [10.64] * 6, learning),
+                                         AnomalyType.NOT_LEARNING)
 
 
 # -- overlaps at the empty mask's; a held-out score of 0 at the end ----------------------
@@ -195,3 +218,52 @@ def _sb3(evaluated: list[float]) -> list[str]:
 def test_an_evaluated_return_that_rose_keeps_a_wandering_rollout_return_quiet():
     assert _open(_sb3([35.0 + 5 * k for k in range(24)]), AnomalyType.NOT_LEARNING) == []
     assert _open(_sb3([35.0 + (k % 3) for k in range(24)]), AnomalyType.NOT_LEARNING)
+
+
+# -- records behind a comment's marker ------------------------------------------------------
+
+
+def test_a_record_the_run_prints_behind_a_hash_is_read_from_its_second_line():
+    lines = [f"# Epoch {e:3d} Time    360.8 lr = {0.2 - e / 100:.6f} avg loss = "
+             f"{0.017 / (1 + e):.6f} accuracy = {6.78 + 3 * e:.2f}" for e in range(5)]
+    read = records(lines)
+    assert [r.epoch for r in read] == [1.0, 2.0, 3.0, 4.0]
+    assert read[-1].metrics["avg_loss"] == 0.0034
+    # a comment said once is still none of the run's (`# loss: nan` in a pasted config)
+    assert records(["# loss: nan", "# NaN check disabled", "step 1 loss 0.5"])[0].metrics \
+        == {"loss": 0.5}
+
+
+# -- the last planned epoch, then what every epoch prints after its record ----------------
+
+
+def _torch7(epochs: int, planned: int) -> list[str]:
+    # A Torch7 seq2seq loop: a header, the epoch's stats block, then the same test
+    # samples after every epoch (the very same lines each time).
+    lines = []
+    for e in range(1, epochs + 1):
+        lines += [f"-- Epoch {e} / {planned}\t", "\t", f"Finished in 2h13m {9 + e / 7:.4f} "
+                  f"examples/sec.\t", f"training loss = {3 / e:.4f}\t", "Epoch stats:\t",
+                  f"           LR= {1e-3 / e:.6g}\t",
+                  "  Errors: min= 0\t", f"          max= {120 - e:.4f}\t",
+                  f"       median= {40 - e / 3:.4f}\t", f"         mean= {66 - e:.4f}\t",
+                  f"          std= {17 + e / 50:.4f}\t"]
+        for n in range(1, 4):
+            lines += [f"Test Example {n}\t", ">> A large of side of side\t", f"{n * 1000}\t",
+                      "-" * 40 + "\t"]
+    return lines
+
+
+def test_the_last_planned_epoch_then_its_usual_samples_is_the_end(tmp_path: Path):
+    assert verdict_of(tmp_path, _torch7(6, 6))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _torch7(5, 6))["terminal_state"] == "RUNNING"
+
+
+def test_a_nan_guards_stop_ends_the_run_unconfirmed(tmp_path: Path):
+    bars = [f"Epoch {e}: : 1200it [21:02,  1.05s/it, loss={0.07 - e / 1000:.4f}, v_num=0, "
+            f"val_loss=0.054]" for e in range(5)]
+    stop = ["Epoch 5: : 1200it [20:40,  1.03s/it, loss=nan, v_num=0, val_loss=nan.0]"
+            "                   Monitored metric val_loss = nan is not finite. Previous best "
+            "value was 0.045. Signaling Trainer to stop."]
+    artifact = verdict_of(tmp_path, bars + stop)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "NO-GO")
