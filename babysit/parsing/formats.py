@@ -235,7 +235,9 @@ _KV = lazy_re.compile(
     # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
     r"(?P<value>[+-]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)\.?\d*(?:[eE][+-]?\d+)?|"
     r"\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
-    r"inf|Inf|INF|tensor\([^)]*\)))(?P<unit>%|[A-Za-z/]*)"
+    r"inf|Inf|INF|tensor\([^)]*\)|"
+    # a list of one (`lr: [0.0002497]`: a scheduler's `get_last_lr()`, one group)
+    r"\[\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\](?!\s*,\s*\d)))(?P<unit>%|[A-Za-z/]*)"
 )
 # The counter's number may sit in brackets after its word (`Iteration[5/1000]`,
 # `Iter[20/500]`), as an epoch's does (`Epoch[3]`).

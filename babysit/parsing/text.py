@@ -118,7 +118,7 @@ _NON_FINITE = {
 
 def to_number(token: str) -> float | None:
     """Parse a number as training logs print it: `1.5e-4`, `1,234`, `nan`, `-inf`,
-    `tensor(0.5)`, `'2.34'`, `12.3%`. Returns None for anything else."""
+    `tensor(0.5)`, `[0.5]`, `'2.34'`, `12.3%`. Returns None for anything else."""
     try:
         return float(token)  # the common case: `2.34`, `nan`, `1e-4`
     except ValueError:
@@ -126,6 +126,8 @@ def to_number(token: str) -> float | None:
     token = token.strip().strip("'\"")
     if token.startswith("tensor(") and token.endswith(")"):
         token = token[7:-1].split(",")[0]
+    elif token.startswith("[") and token.endswith("]") and "," not in token:
+        token = token[1:-1].strip()  # a list of one: `[0.0002497]`
     if token.endswith("%"):
         token = token[:-1]
     lowered = token.lower()

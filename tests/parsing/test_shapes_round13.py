@@ -267,3 +267,11 @@ def test_a_nan_guards_stop_ends_the_run_unconfirmed(tmp_path: Path):
             "value was 0.045. Signaling Trainer to stop."]
     artifact = verdict_of(tmp_path, bars + stop)
     assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "NO-GO")
+
+
+def test_a_value_printed_as_a_list_of_one_is_that_value():
+    # a scheduler's `get_last_lr()`: `policy lr: [0.0002996926229508197]`
+    [record] = records(["step 5 loss: 0.3 lr: [0.0002996926229508197]"])
+    assert record.metrics == {"loss": 0.3, "lr": 0.0002996926229508197}
+    [record] = records(["step 5 loss: 0.3 lr: [0.001, 0.002]"])
+    assert "lr" not in record.metrics  # two groups: no one value
