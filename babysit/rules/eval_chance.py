@@ -24,6 +24,7 @@ same holds, sooner, when the evaluation's accuracy is the very same figure on
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import ClassVar
@@ -53,6 +54,12 @@ def _figures(point: Observation) -> tuple[float | None, float | None]:
         elif name.endswith(("acc", "accuracy")) and "best" not in name and accuracy is None:
             accuracy = value / 100.0 if value > 1.0 else value
     return accuracy, loss
+
+
+@functools.lru_cache(maxsize=256)
+def _players(names: tuple[str, ...]) -> bool:
+    """Whether a record's names are a GAN's players' (a log prints the same few sets)."""
+    return any(GAN_PLAYER.search(k) for k in names)
 
 
 def guess_loss(loss: float) -> int | None:
@@ -87,7 +94,7 @@ class EvalChanceRule:
         self._frozen_raised = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
-        if self._gan or any(GAN_PLAYER.search(k) for k in point.metrics):
+        if self._gan or _players(tuple(point.metrics)):
             self._gan = True
             return []
         accuracy, loss = _figures(point)
