@@ -47,8 +47,12 @@ _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 # A cost (cs231n's solvers `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val
 # 0.714000`, Andrew Ng's `Cost after iteration 100`): the objective, whatever the bare
 # `train` beside it measures (there, the training accuracy). Or the objective by its own
-# name (Wapiti's and CRFsuite's L-BFGS trainers: `[   2] obj=16052.89   act=201733`).
+# name (Wapiti's and CRFsuite's L-BFGS trainers: `[   2] obj=16052.89   act=201733`) —
+# but a bare `obj` beside a detector's measures is its objectness, a score (Darknet's
+# `Region 94 Avg IOU: 0.027643, Class: 0.539611, Obj: 0.725820, No Obj: 0.458542`).
 _COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?(cost|obj|objective)$", re.IGNORECASE)
+_OBJECTNESS = lazy_re.compile(r"^obj$", re.IGNORECASE)
+_DETECTOR = lazy_re.compile(r"iou|recall|class|no_?obj", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
 # `4767 train 11.57`, beside `val` and `hella`.)
 _TRAIN_ONLY = lazy_re.compile(r"^train(ing)?([/_ .-]|$)", re.IGNORECASE)
@@ -94,6 +98,9 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
     for pattern in (_CROSS_ENTROPY, _PERPLEXITY, _COST):
         found = next((k for k in names if pattern.search(k)
                       and not NOT_TRAIN_LOSS.search(k)), None)
+        if found is not None and _OBJECTNESS.match(found) \
+                and any(_DETECTOR.search(k) for k in names):
+            continue  # a detector's objectness, not an objective
         if found is not None:
             return found
     if whole_only:

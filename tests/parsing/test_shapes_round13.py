@@ -275,3 +275,14 @@ def test_a_value_printed_as_a_list_of_one_is_that_value():
     assert record.metrics == {"loss": 0.3, "lr": 0.0002996926229508197}
     [record] = records(["step 5 loss: 0.3 lr: [0.001, 0.002]"])
     assert "lr" not in record.metrics  # two groups: no one value
+
+
+def test_a_detectors_objectness_is_no_objective():
+    # Darknet's region lines: `Obj` beside `Avg IOU`, `Class`, `No Obj` is a score; a
+    # falling-then-rising objectness is no divergence (sealed-23's YOLOv3 run).
+    lines = []
+    for i in range(1, 400):
+        obj = 0.001 * i if i < 200 else 0.9
+        lines.append(f"Region 94 Avg IOU: 0.{i % 90 + 10:02d}, Class: 0.53, Obj: {obj:.6f}, "
+                     f"No Obj: 0.000285, .5R: 0.000000, .75R: 0.000000,  count: 3")
+    assert _open(lines, AnomalyType.DIVERGENCE) == []
