@@ -22,7 +22,8 @@ Judged on the training loss beside a training accuracy in the same record, on
 wrong (the loss 4 nats or more): a good classifier's small loss can sit near
 16.118 × (1 − accuracy) by chance, a loss of 4 to 16 nats at exactly that value cannot.
 Without an accuracy only the float32 ceiling itself counts, printed to four decimals or
-more (87.3365): no loss lands there but one whose every output is saturated and wrong.
+more (87.3365): no loss lands there but one whose every output is saturated and wrong;
+or a loss within 0.05 % of it on `_POINTS` records in a row (a displayed average, 87.3363).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _FLT_MIN_CEILING = 87.33654475  # −ln(FLT_MIN): Caffe's clamp, float32's small
 # Each clipped log's ceiling: a saturated wrong output pays exactly this.
 _CEILINGS = (_CLIP_CEILING, _FLT_MIN_CEILING, 100.0)  # 100: PyTorch BCELoss's clamp
 _EXACT = 6e-5  # the float32 ceiling alone matches only as printed to four decimals
+_NEAR = 5e-4  # of it: a loss this close on `_POINTS` records in a row is pinned there too
 _TOLERANCE = 0.01  # of the saturated value: losses are printed to 2-4 digits
 _MIN_WRONG = 0.25  # the share of wrong predictions below which a match may be chance
 _POINTS = 3  # records in a row
@@ -78,6 +80,15 @@ def saturated(loss: float, accuracy: float) -> bool:
     return ceiling(loss, accuracy) is not None
 
 
+def _pinned(metrics: Mapping[str, float]) -> float | None:
+    """A loss under a name of its own (a Caffe loss layer's output) at −ln(FLT_MIN) as
+    printed, or None."""
+    for key, value in metrics.items():
+        if abs(value - _FLT_MIN_CEILING) <= _EXACT and "loss" in key.lower():
+            return value
+    return None
+
+
 class SaturatedOutputRule:
     """A training loss equal to 16.118 × (1 − accuracy) on several records in a row."""
 
@@ -90,13 +101,21 @@ class SaturatedOutputRule:
         self._raised: AnomalyType | None = None
 
     def observe(self, point: Observation) -> Sequence[Signal]:
+        if self._raised is None and point.loss is None:
+            pinned = _pinned(point.metrics)
+            if pinned is not None:  # Caffe's `Train net output #0: SoftmaxWithLoss1 = 87.3365`
+                return [self._raise(pinned, 0.0, _FLT_MIN_CEILING, shown=False)]
         loss = point.loss
         if loss is None or not point.advanced or not math.isfinite(loss):
             return []
         accuracy = _accuracy(point.metrics)
-        if accuracy is None and abs(loss - _FLT_MIN_CEILING) <= _EXACT:
+        gap = abs(loss - _FLT_MIN_CEILING)
+        if accuracy is None and gap <= _NEAR * _FLT_MIN_CEILING:
+            # At the ceiling as printed, or within a hair of it on `_POINTS` records in a
+            # row (Caffe's displayed loss averages the last iterations: `loss = 87.3363`
+            # beside the net's own `SoftmaxWithLoss1 = 87.3365`).
             self._run += 1
-            if self._raised is not None:
+            if self._raised is not None or (gap > _EXACT and self._run < _POINTS):
                 return []
             return [self._raise(loss, 0.0, _FLT_MIN_CEILING, shown=False)]
         top = None if accuracy is None else ceiling(loss, accuracy)

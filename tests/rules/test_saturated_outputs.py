@@ -97,3 +97,18 @@ def test_a_loss_near_but_not_at_the_float32_ceiling_says_nothing():
 def test_pytorch_bce_clamp_ceiling_times_the_wrong_share():
     assert saturated(50.0, 0.5)  # BCELoss's log clamped at −100, half wrong
     assert saturated(87.3365, 0.0)
+
+
+def test_caffes_averaged_display_or_its_loss_layer_at_the_ceiling_is_caught():
+    # Caffe's `loss = 87.3363` averages the last iterations; its loss layer's own output
+    # (`Train net output #0: SoftmaxWithLoss1 = 87.3365`) is the ceiling as printed.
+    averaged = [f"I1128 08:59:24.187857 14972 solver.cpp:218] Iteration {i} (6.2 iter/s, "
+                f"62.4s/390 iters), loss = 87.3363" for i in (1170, 1560, 1950)]
+    assert _open(averaged, AnomalyType.NOT_LEARNING) == [Severity.BLOCKER]
+    layer = [line for i in (1170, 1560) for line in (
+        f"I1128 08:59:24.187857 14972 solver.cpp:218] Iteration {i} (6.2 iter/s, "
+        f"62.4s/390 iters), loss = {80 + i / 1000:.4f}",
+        "I1128 08:59:24.187876 14972 solver.cpp:237]     Train net output #0: "
+        "SoftmaxWithLoss1 = 87.3365 (* 1 = 87.3365 loss)")]
+    assert _open(layer, AnomalyType.NOT_LEARNING) == [Severity.BLOCKER]
+    assert _open(averaged[:2], AnomalyType.NOT_LEARNING) == []  # two points: not yet
