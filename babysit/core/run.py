@@ -50,11 +50,6 @@ from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
-
-
-def _trains(metrics: Mapping[str, float]) -> bool:
-    """Whether a record carries a training loss (not only an evaluation's)."""
-    return any("loss" in key.lower() and not is_eval_metric(key) for key in metrics)
 _NAN = (AnomalyType.NAN_INF,)
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
@@ -63,6 +58,11 @@ _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's win
 _ENDED_WITH_A_LAUNCH = (AnomalyType.CRASH, AnomalyType.OOM, AnomalyType.CUDA_ERROR,
                         AnomalyType.NCCL)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
+
+
+def _trains(metrics: Mapping[str, float]) -> bool:
+    """Whether a record carries a training loss (not only an evaluation's)."""
+    return any("loss" in key.lower() and not is_eval_metric(key) for key in metrics)
 
 
 @dataclass(frozen=True)
@@ -286,8 +286,9 @@ class Run:
                         and self.ledger.any_open(_NAN):
                     self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and step is not None
-                if step is None and record.step is None and _trains(record.metrics) \
-                        and self.lifecycle.on_record() and self.ledger.any_open(_RECOVERS):
+                if step is None and record.step is None and self.lifecycle.crash_pending \
+                        and _trains(record.metrics) and self.lifecycle.on_record() \
+                        and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, "training went on")
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps) \

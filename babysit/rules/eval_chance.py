@@ -70,11 +70,8 @@ def guess_loss(loss: float) -> int | None:
 
 def exact_guess(accuracy: float, loss: float) -> int | None:
     """K when the accuracy is 1/K and the loss ln K, both to the last digit printed."""
-    for k in _CLASSES:
-        if abs(accuracy - 1.0 / k) <= _ACC_EXACT / k \
-                and abs(loss - math.log(k)) <= _LOSS_EXACT * math.log(k):
-            return k
-    return None
+    k = guess_loss(loss)
+    return k if k is not None and abs(accuracy - 1.0 / k) <= _ACC_EXACT / k else None
 
 
 class EvalChanceRule:

@@ -7,6 +7,7 @@ learned is not GO (the catalogue makes it high at the end)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import deque
@@ -46,6 +47,14 @@ _HELD = 3  # levels in a row a best must hold: the lowest single level is noise'
 _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
 
+
+
+@functools.lru_cache(maxsize=256)
+def _eval_return_key(names: tuple[str, ...]) -> str | None:
+    """An evaluation's return among a record's names (`eval/mean_reward`), asked once per
+    set of names (a log prints the same few)."""
+    return next((k for k in names if ("reward" in k or "return" in k) and is_eval_metric(k)),
+                None)
 
 class NotLearningRule:
     """A run that is not learning: a loss that has not moved beyond its noise over a
@@ -439,12 +448,11 @@ class NotLearningRule:
         return []
 
     def _note_eval_return(self, point: Observation) -> None:
-        for key, value in point.metrics.items():
-            if ("reward" in key or "return" in key) and is_eval_metric(key) \
-                    and math.isfinite(value):
-                first, best = self._eval_return or (value, value)
-                self._eval_return = (first, max(best, value))
-                return
+        key = _eval_return_key(tuple(point.metrics))
+        value = point.metrics.get(key) if key is not None else None
+        if value is not None and math.isfinite(value):
+            first, best = self._eval_return or (value, value)
+            self._eval_return = (first, max(best, value))
 
     def _evaluation_learned(self) -> bool:
         """Whether the run's evaluation return rose well above its first (by as much
