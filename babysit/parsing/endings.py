@@ -74,6 +74,10 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # (LAST_PRINT is kept with `final_epoch`, which gives it too.)
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION, LOOP_OVER}
 
+# Completions read from where the loop stopped, not from anything the run said: they
+# leave the script's exit status after them its evidence (see `noted`).
+_UNSAID = (LOOP_OVER, LAST_PRINT)
+
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
 # ********`, Lightning's `Testing DataLoader 0:` bar, `Running inference`, `Exporting
@@ -283,7 +287,12 @@ class EndingReader:
             events = [e for e in events if e.detail != RETURNED
                       or e.kind is not EventKind.COMPLETED]
         if any(e.kind is EventKind.COMPLETED and e.detail != RETURNED for e in events):
-            self.completed = self._said_done = True
+            self.completed = True
+            # (the loop seen over, or its last print, says nothing of how the process
+            # ended: the exit status after it is the evidence, not a repeat)
+            self._said_done = self._said_done or any(
+                e.kind is EventKind.COMPLETED and e.detail not in (RETURNED, *_UNSAID)
+                for e in events)
         return events
 
     def line_events(self, text: str, target: int | None, planned_epochs: int | None,

@@ -18,6 +18,10 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
 - training stopped because its loss or gradients went bad: Keras' TerminateOnNaN
   (`Batch 3: Invalid loss, terminating training`), ESPnet (`The gradients at all steps
   are invalid in this epoch. … This training was stopped at 2epoch`);
+- a handler's own sentence that something went wrong, opening its line (a style-transfer
+  loop's `Something wrong happens! Current model is saved to <…\tmp_model>`, then its
+  `Done training!` on the way out; `Something went wrong: CUDA out of memory.`), not a
+  warning's advice (`there might be something wrong with your environment`);
 - the script says it exits on an error (keithito's Tacotron: `Exiting due to exception:
   Loss Exploded`; `exiting because of an error`), or opens a line on a fatal error
   (`Fatal error in main loop`, `FATAL ERROR: …`): a handler caught what stopped it.
@@ -56,6 +60,9 @@ _JOB_RAISED = lazy_re.compile(r"(?:^|\W)Error (?:while |when )?(?:executing|runn
 _EXITS_ON_ERROR = lazy_re.compile(
     r"\b[Ee]xit(?:ing|ed|s)?\s+(?:due\s+to|because\s+of|on|after)\s+(?:an?\s+|the\s+)?"
     r"(?:unhandled\s+|uncaught\s+|fatal\s+)?(?:exception|error)\b.*")
+_WENT_WRONG = lazy_re.compile(
+    r"^\W*(?:(?:\[[^\]]{0,40}\]|ERROR|CRITICAL)[\s:-]*)*[Ss]omething\s+(?:(?:went|goes|"
+    r"has\s+gone|is|was)\s+)?wrong\b(?:\s+(?:happen(?:s|ed)|occurr?(?:s|ed)))?\s*[!:.,].*")
 _FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
 _BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
                               re.IGNORECASE)
@@ -69,9 +76,11 @@ def said_failure(line: str) -> list[LogEvent]:
             and "rocess" not in line and "Error executing" not in line \
             and "Error running" not in line and "Error while" not in line \
             and "Error when" not in line and "xit" not in line and "atal" not in line \
-            and "FATAL" not in line:
+            and "FATAL" not in line and "wrong" not in line:
         return []
     text = line.strip()
+    if "wrong" in line and (wrong := _WENT_WRONG.match(line)) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(wrong.group(0).strip(), 300))]
     if "xit" in line and (exits := _EXITS_ON_ERROR.search(line)) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(exits.group(0), 300))]
     if ("atal" in line or "FATAL" in line) and (fatal := _FATAL_OPENS.match(line)) is not None:

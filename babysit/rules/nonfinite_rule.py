@@ -37,6 +37,8 @@ GRADIENT_RECORDS = 2
 # Records in a row with a summary writer's non-finite input before it is a blocker: a
 # mean over no episode yet is written now and then, a NaN loss on every step.
 SUMMARY_RECORDS = 3
+# Distinct finite losses after a learning rate printed as inf that show it was not applied.
+RATE_RECORDS = 3
 
 
 def _listed(metrics: dict[str, float], names: list[str]) -> str:
@@ -53,6 +55,12 @@ class NonFiniteRule:
         self._gradient_only = False
         self._objective_seen = False  # this rule raised a NaN that is not a gradient's
         self._summary_run = 0  # records in a row with a summary writer's non-finite input
+        # A learning rate printed as inf: the finite losses read since (see `_rate_shown`),
+        # None when none is open; once they showed the rate was not the one applied, its
+        # later prints are a notice.
+        self._rate_losses: list[float] | None = None
+        self._rate_display = False
+        self._bad_objective = False  # a non-finite objective was read
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
@@ -60,9 +68,10 @@ class NonFiniteRule:
         # A finite sum means every value is finite: the usual case, in one C loop.
         if total - total == 0:
             self._summary_run = 0
-            return self._all_finite(metrics)
+            return self._all_finite(metrics) + self._rate_shown(metrics)
         by: dict[Severity, list[str]] = {}
         gradient: list[str] = []
+        shown_rate: list[str] = []  # a rate printed as inf again, shown not to be applied
         for name, value in metrics.items():
             if math.isfinite(value):
                 continue
@@ -73,6 +82,14 @@ class NonFiniteRule:
                 self._summary_run += 1
                 if self._summary_run >= SUMMARY_RECORDS:
                     severity = Severity.BLOCKER
+            if role is Role.OBJECTIVE:
+                self._bad_objective = True
+            if role is Role.OPTIMIZER and math.isinf(value) and severity is Severity.BLOCKER:
+                if self._rate_display:
+                    shown_rate.append(name)
+                    continue
+                if self._rate_losses is None:
+                    self._rate_losses = []
             if role is Role.GRADIENT and severity is Severity.MEDIUM:
                 gradient.append(name)
             else:
@@ -101,7 +118,32 @@ class NonFiniteRule:
                 f"non-finite bound: {_listed(metrics, by[Severity.LOW])} — a limit or a "
                 f"best-so-far starting value, not a measurement"),
                 SETTING_KEY, Severity.LOW))
-        return out
+        if shown_rate:
+            out.append(Raise(_NAN, (
+                f"non-finite learning rate printed again: {_listed(metrics, shown_rate)} — "
+                f"the loss stayed finite after the first, so it is not the rate applied"),
+                SETTING_KEY, Severity.LOW))
+        return out + self._rate_shown(metrics)
+
+    def _rate_shown(self, metrics: dict[str, float]) -> list[Signal]:
+        """A learning rate printed as inf, then the loss finite and still moving on
+        `RATE_RECORDS` records: an update at an infinite rate makes every weight inf or
+        NaN and the next loss with them, so the printed rate is not the one the optimiser
+        applies (a schedule helper's display: UaNet's `[epoch 2, lr inf, …]` over 100
+        epochs whose loss fell from 5.2 to 8.6 and back, finite throughout). Resolved, and
+        its later prints a notice; never after a non-finite objective."""
+        losses = self._rate_losses
+        if losses is None or self._bad_objective:
+            return []
+        losses.extend(v for k, v in metrics.items()
+                      if v != 0 and math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE)
+        if len(set(losses)) < RATE_RECORDS:
+            return []
+        self._rate_losses, self._rate_display = None, True
+        return [Resolve(_NAN, (
+            f"the loss stayed finite and kept changing after the learning rate was printed "
+            f"as inf ({len(set(losses))} finite values since): an infinite rate would have "
+            f"made the weights non-finite, so the printed rate is not the one applied"))]
 
     def _all_finite(self, metrics: dict[str, float]) -> list[Signal]:
         out: list[Signal] = []

@@ -78,3 +78,36 @@ def test_a_yolo_table_with_nan_loss_columns_is_a_no_go(tmp_path: Path):
             for e, box in [(0, "0.0812"), (1, "0.0754"), (2, "nan"), (3, "nan")]]
     data = verdict_of(tmp_path, [line for row in rows for line in (header, row)])
     assert data["decision"] == "NO-GO"
+
+
+def _epochs_with_rate(rate: str, losses: list[str]) -> list[str]:
+    """A hand-written loop that prints its epoch's learning rate on a line of its own,
+    then the epoch's loss (UaNet's `[epoch 2, lr inf, use_rcnn: False]` shape)."""
+    lines = []
+    for epoch, loss in enumerate(losses, 1):
+        lines += [f"[epoch {epoch}, lr {rate}, use_rcnn: False, use_mask: False]",
+                  f"Train Epoch {epoch}, iter 35, total time 251.8, loss {loss}", ""]
+    return lines
+
+
+def test_a_learning_rate_printed_as_inf_while_the_loss_keeps_moving_is_no_blocker(
+        tmp_path: Path):
+    # An update at an infinite rate leaves no finite weight: a loss that stays finite and
+    # keeps changing for epochs after it shows the printed rate is not the one applied.
+    data = verdict_of(tmp_path, _epochs_with_rate("inf", ["5.21", "3.91", "3.49", "3.10",
+                                                         "2.95", "2.81"]))
+    found = _nan_anomalies(data)
+    assert data["decision"] != "NO-GO"
+    assert found and all(s == "low" or "resolved:" in d for s, d in found)
+    assert any("not the one applied" in d for _, d in found)
+
+
+@pytest.mark.parametrize("losses", [
+    ["5.21", "nan", "nan", "nan"],  # the rate was applied: the weights went with it
+    ["5.21"],  # nothing after it to show it was not
+])
+def test_a_learning_rate_printed_as_inf_stays_a_blocker_without_finite_losses_after_it(
+        tmp_path: Path, losses: list[str]):
+    data = verdict_of(tmp_path, _epochs_with_rate("inf", losses))
+    assert data["decision"] == "NO-GO"
+    assert any(s == "blocker" and "resolved:" not in d for s, d in _nan_anomalies(data))
