@@ -72,8 +72,13 @@ def healthy(expect: dict[str, Any]) -> bool:
     return expect["decision"] == "GO"
 
 
+# The collectors' brief names the NaN kind `nan`; babysit's type is `nan-inf`.
+_KIND_ALIASES = {"nan": "nan-inf"}
+
+
 def insisted(expect: dict[str, Any]) -> list[str]:
-    return list(expect.get("must_flag", expect.get("anomalies", [])))
+    return [_KIND_ALIASES.get(kind, kind)
+            for kind in expect.get("must_flag", expect.get("anomalies", []))]
 
 
 def judge(data: dict[str, Any], expect: dict[str, Any]) -> list[str]:

@@ -47,7 +47,7 @@ from babysit.parsing.endings import (
 from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
-from babysit.parsing.loop_over import LOOP_OVER
+from babysit.parsing.loop_over import LOOP_OVER, SHELL_BACK
 from babysit.parsing.runner_exits import runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.start_failures import NEXT_COMMAND
@@ -70,7 +70,7 @@ _DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
-_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND, NAN_GUARD_STOP)
+_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND, NAN_GUARD_STOP, SHELL_BACK)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -451,7 +451,8 @@ class RunLifecycle:
                         AnomalyType.CRASH,
                         f"a later command in the same log never started: "
                         f"{completion.line[:200]}", Severity.MEDIUM)), Evidence.LOG_ENDING)
-            where = f"{completion.line[:200]}, and the log" if completion.detail == LOOP_OVER \
+            where = f"{completion.line[:200]}, and the log" if completion.detail in (
+                LOOP_OVER, SHELL_BACK) \
                 else f"the log stops at {completion.line[:200]},"
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.LOG,
@@ -491,7 +492,7 @@ class RunLifecycle:
         reached = step is not None and target is not None and step >= target
         # A loop seen over proves no success: with no exit status, the run ENDED.
         done = reached or (self._completion is not None
-                           and self._completion.detail != LOOP_OVER and (
+                           and self._completion.detail not in (LOOP_OVER, SHELL_BACK) and (
             not premature(step, target) or self._completion.detail in _DELIBERATE))
         how = exit_info.describe()
         if exit_info.code == 0:
@@ -510,7 +511,8 @@ class RunLifecycle:
                     self._completion.line if self._completion is not None else
                     "the planned steps were reached", step, self.attempt, exit=exit_info,
                     inferred=True))
-            over = self._completion is not None and self._completion.detail == LOOP_OVER
+            over = self._completion is not None \
+                and self._completion.detail in (LOOP_OVER, SHELL_BACK)
             if target is not None and step is not None and not over:
                 return self._close(Ending(
                     TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,

@@ -606,6 +606,12 @@ class Run:
         pass (a loss still diverging at the last step is a broken run)."""
         if self.lifecycle.running:
             return
+        # Not learning judged high while the run went on (a loss or score flat for the
+        # whole run, a grad norm of 0 throughout), still open once it is over: the run
+        # delivered a model that never learned, a blocker. One raised as a notice only
+        # becomes high; what is judged here at the end keeps its own severity.
+        never_learned = [a.key for a in self.ledger.unresolved()
+                         if a.type is AnomalyType.NOT_LEARNING and a.severity is Severity.HIGH]
         kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         best = self._kept_from_before(AnomalyType.EVAL_DEGRADATION)
         behind: str | None = None
@@ -632,10 +638,17 @@ class Run:
         if held_out is not None:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, held_out,
                                key="nothing held out", severity=Severity.BLOCKER)
+        if self.lifecycle.state is TerminalState.SUCCEEDED:
+            self._held_out_floor_at_end()
         random_policy = self.series.exploration_still_random()
         if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,
                                key="exploration", severity=Severity.HIGH)
+        # Not learning judged high while the run went on (see `never_learned` above).
+        for key in never_learned:
+            self.ledger.reassess(AnomalyType.NOT_LEARNING, key, Severity.BLOCKER,
+                                 "judged high while the run went on, still open when it ended: "
+                                 "the model it delivers never learned")
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -660,6 +673,20 @@ class Run:
                             f"its best, not broken"))
                 continue
             self.ledger.escalate_at_end(kind, at_end, why)
+
+    def _held_out_floor_at_end(self) -> None:
+        """A finished run whose held-out score stayed at its floor on every evaluation
+        to the end (a detector's `all 4 17 0 0 0 0` after each of its 100 epochs) delivers
+        a model that does nothing the task asks: the floor rule's finding, a notice while
+        a slow start could still leave it, is a blocker once the run is over."""
+        for anomaly in self.ledger.unresolved():
+            key = anomaly.key
+            if anomaly.type is AnomalyType.NOT_LEARNING and key.endswith(" floor") \
+                    and is_eval_metric(key[: -len(" floor")]) \
+                    and anomaly.severity is not Severity.BLOCKER:
+                self.ledger.reassess(AnomalyType.NOT_LEARNING, key, Severity.BLOCKER, (
+                    f"the run finished with {key[: -len(' floor')]} still at its floor: the "
+                    f"model it delivers gets nothing right on held-out data"))
 
     def _final_test_contradicts(self) -> str | None:
         """A finished run whose final test scores below every evaluation it made

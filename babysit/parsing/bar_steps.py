@@ -113,6 +113,10 @@ class BarSteps:
             row = parse_ultralytics_row(bar.desc, self.yolo_columns)
             if row is not None:
                 return row, []
+            if not bar.desc:
+                # The row's bar drawn before its row (`  0%|   | 0/37`): that epoch's
+                # batches, neither the run's step nor its total (see `table_bar`).
+                return Parsed(bar.style), []
         if bar.desc == "Training":
             # Lightning 1.x opens with `Training: 0/18` before its `Epoch 0:` bars: that
             # total is one epoch's, not the run's.

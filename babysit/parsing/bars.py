@@ -39,6 +39,11 @@ _TQDM_TAIL = lazy_re.compile(r"\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<ins
 # `Epoch 0: 100% 2/2 [00:00<00:00, 12.3it/s, loss=2.29]`
 _TQDM_PLAIN = lazy_re.compile(
     r"(?P<pct>\d{1,3})%\s+(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<inside>[^\]]*)\]?")
+# Ultralytics 8.3's own bar, drawn in glyphs with no brackets: `… 320: 100% ━━━━━━━━━━━━
+# 1/1 1.9it/s 0.5s` (`ÔöüÔöü…` where a Windows console decoded its UTF-8 as cp850).
+_GLYPH_BAR = lazy_re.compile(
+    r"(?P<pct>\d{1,3})%\s*(?P<glyphs>[^\s\w\[\]|]{2,}|(?:Ôö[üÇ])+)\s+(?P<n>\d+)/(?P<total>\d+)"
+    r"(?:\s+(?P<rate>\d+(?:\.\d+)?)(?P<unit>it/s|s/it))?(?:\s+(?P<elapsed>\d+(?:\.\d+)?)s)?\s*$")
 _TQDM_NO_TOTAL = lazy_re.compile(
     r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<n>\d+)it \[(?P<inside>[^\]]*)\]")
 _PERCENT = lazy_re.compile(r"\d{1,3}$")  # searched just before the `%|`
@@ -51,7 +56,9 @@ _DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB
 # Descriptions of a data pass or of loading: datasets' `Map (num_proc=8):`, `Filter`,
 # `Generating train split`, tokenising, downloads, checkpoint shards being loaded.
 _DATA_DESC = lazy_re.compile(
-    r"^(?:Map\b|Filter|Generating \w+ split|Tokeniz|Running tokenizer|Grouping texts|"
+    # (after a split's label: Ultralytics' `train: Scanning …/labels/train.cache...`)
+    r"^(?:(?:train|val|valid|test):\s*)?(?:Map\b|Filter|Scanning\b|Generating \w+ split|"
+    r"Tokeniz|Running tokenizer|Grouping texts|"
     r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
     r"dataset) shards|Loading (?:data|dataset)\b|Preprocess|Pre-process|Casting|Saving the dataset|"
     r"Concatenat|Packing|Shuffling|Caching|Converting|Indexing|Building (?:vocab|dataset))",
@@ -106,6 +113,10 @@ def parse_tqdm(segment: str) -> Bar | None:
     """`desc: 45%|####5     | 450/1000 [00:10<00:12, 44.10it/s, loss=0.52]`."""
     total: int | None
     at = segment.find("%|")
+    if at < 0 and "% " in segment and "[" not in segment:
+        glyphs = _GLYPH_BAR.search(segment)
+        if glyphs is not None:
+            return _glyph_bar(segment[: glyphs.start()].strip().rstrip(":").strip(), glyphs)
     if at < 0 and "% " in segment:
         plain = _TQDM_PLAIN.search(segment)
         if plain is not None and "[" in plain.group(0):
@@ -130,6 +141,17 @@ def parse_tqdm(segment: str) -> Bar | None:
     else:
         return None
     return _tqdm_bar(desc.strip().rstrip(":").strip(), match, total)
+
+
+def _glyph_bar(desc: str, match: re.Match[str]) -> Bar:
+    rate = None
+    if match.group("rate") is not None:
+        value = float(match.group("rate"))
+        rate = value if match.group("unit") == "it/s" else (1.0 / value if value else None)
+    elapsed = float(match.group("elapsed")) if match.group("elapsed") is not None else None
+    metrics = _desc_metrics(desc) if ":" in desc or "=" in desc else {}
+    return Bar("tqdm", desc, int(match.group("n")), int(match.group("total")), rate, metrics,
+               match.end(), _DATA_DESC.search(desc) is not None, elapsed)
 
 
 def _tqdm_bar(desc: str, match: re.Match[str], total: int | None) -> Bar:

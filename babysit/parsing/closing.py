@@ -161,6 +161,9 @@ _LATE_WORDS = lazy_re.compile(
     # alone is no such thing: rsl_rl's `Mean reward:` and `Mean action std:` come with
     # every iteration)
     r"\d\s*(?:±|\+/-|\+-)\s*\.?\d|"
+    # or its spread said on a line of its own, after the mean (a k-fold run's `Average
+    # accuracy:  0.676` then `std:  0.041`)
+    r"^\W*(?:std|stdev|std\.? ?dev\.?|[Ss]tandard deviation)\s*[:=]\s*\.?\d|"
     r"\b(?:[Tt]rain(?:ing)?[ _-](?:metrics|history|log|curves?|results|stats|statistics|data)|"
     r"[Hh]istory|[Mm]etrics)\s+"
     r"(?:(?:was|were|has been|have been)\s+)?(?:saved|written)\s+(?:to|in|at|as)\b|"
@@ -213,7 +216,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "time for", "time of",
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", "]", "saving", "writing", "stored",
-          "±", "+/-", "+-")
+          "±", "+/-", "+-", "std", "standard deviation")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

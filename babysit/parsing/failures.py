@@ -90,6 +90,13 @@ CUT_OFF = "the log ends inside a traceback, before its exception line"
 # What Python prints before a traceback that does not end the process: a thread's
 # (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
 # can catch it (`Exception ignored in: <function …>`, a destructor at exit).
+# A frame of a native program's stack, as glibc's `backtrace_symbols` writes it (Darknet's
+# `error()` prints one before it exits: `2/10: ./darknet(error+0x3d) [0x5c6c92b5a2dd]`):
+# the program is dying of an error it printed above the frames.
+_NATIVE_FRAME = lazy_re.compile(r"^\s*(?:\d+/\d+:\s*|#\d+\s+)?\S+\((?:[^()\s]*)?\+0x[0-9a-fA-F]+\)"
+                                r"\s*\[0x[0-9a-fA-F]+\]\s*$")
+# Frames in a row that make a stack, not one address quoted.
+_NATIVE_FRAMES = 3
 _NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
@@ -139,6 +146,9 @@ class FailureReader:
         # Lua traceback stands above its `stack traceback:` (see `lua_tracebacks`).
         self._previous = ""
         self._previous_failed = False
+        self._native = 0  # native stack frames in a row (see `_native_frame`)
+        self._native_error = ""  # what the program said before its frames
+        self._said_error = ""  # the last line that said `error` (the frames' reason)
 
     @property
     def in_traceback(self) -> bool:
@@ -148,6 +158,8 @@ class FailureReader:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
         line = _straight(line)
+        if "rror" in line or "RROR" in line:
+            self._said_error = line.strip()[:300]
         added = self._observe(line, events)
         self._previous = line
         self._previous_failed = bool(added) or any(e.kind in _FAILURE_KINDS for e in events)
@@ -203,6 +215,10 @@ class FailureReader:
             self._open(line, "", headless=True)
             return self._read_frame(line, kinds, added)
         failing = not kinds.isdisjoint(_FAILURE_KINDS)
+        if not failing and "+0x" in line:
+            added.extend(self._native_frame(line))
+        elif self._native:
+            self._native = 0
         if not failing:
             added.extend(said_failure(line))
         if EventKind.EXCEPTION not in kinds and not added:
@@ -210,6 +226,21 @@ class FailureReader:
         if not added and not failing:
             self._loose(line)
         return added
+
+    def _native_frame(self, line: str) -> list[LogEvent]:
+        """A frame of a native stack: the third in a row is the program dying, of the
+        error it printed before them (the nearest `Error: …` line, else the one above)."""
+        if _NATIVE_FRAME.match(line) is None:
+            self._native = 0
+            return []
+        if not self._native:
+            self._native_error = self._said_error or self._previous.strip()
+        self._native += 1
+        if self._native != _NATIVE_FRAMES:
+            return []
+        said = self._native_error or "a native program's stack trace"
+        return [LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500),
+                         clip(f"native stack trace after: {said}", 300))]
 
     def _foreign_failed(self, foreign: list[LogEvent]) -> list[LogEvent]:
         """Another runtime's fatal error, and the save it broke when one was under way

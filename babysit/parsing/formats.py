@@ -230,7 +230,9 @@ _KV = lazy_re.compile(
     # Up to three words before a colon name one metric: `Train Loss: 0.04`,
     # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
     # (`@`: a retrieval metric at its cut-off, `R@1`, `ndcg@10`)
-    r"(?<![\w./@-])(?P<key>[A-Za-z_][\w./-]*(?:@\d+)?(?: [A-Za-z_][\w./-]*(?:@\d+)?){0,3})"
+    # (a name in brackets, a hand-written logger's `[epoch]: 199, [batch]: 24000, [loss]: 4.99`)
+    r"(?<![\w./@-])(?P<open>\[)?"
+    r"(?P<key>[A-Za-z_][\w./-]*(?:@\d+)?(?: [A-Za-z_][\w./-]*(?:@\d+)?){0,3})(?(open)\])"
     r"\s*[=:]\s*"
     # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
     r"(?P<value>[+-]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)\.?\d*(?:[eE][+-]?\d+)?|"
@@ -244,8 +246,10 @@ _KV = lazy_re.compile(
 # An outer loop's counter by other names, each with its plan (`Episode 8/10`, `Round
 # 3/50`, `Generation 12/100`, `Update 7/976`): reinforcement learning counts episodes and
 # updates, evolutionary search generations, federated learning rounds.
+# (the plural as well before a count of a total: PaddleSeg's `Epochs: 1/200 || Iters:
+# 10/85000 || Lr: …`)
 _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|[Gg]eneration|"
-                           r"[Uu]pdate)\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
+                           r"[Uu]pdate)s?\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
 # a value, not step 0. `ITER` may be printed in capitals (a hand-written PyTorch loop's
@@ -267,7 +271,8 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
 # may be an episode.
 _EPOCH_WORD = lazy_re.compile(
-    r"\b(?:[Ee]poch|(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
+    r"\b(?:[Ee]poch|[Ee]pochs(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
+    r"(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
     # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
     r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name

@@ -40,9 +40,13 @@ from babysit.parsing.evaluation import EVALISH, trains
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
-from babysit.parsing.shell_prompts import is_prompt, is_time_report
+from babysit.parsing.shell_prompts import LearnedPrompt, is_prompt, is_time_report
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
+# The shell took the terminal back after the last training record (its prompt, or its
+# report of the time the command took): the process is over wherever the run stood, its
+# plan done or not (ENDED, not SUCCEEDED).
+SHELL_BACK = "shell-back"
 
 # Names of a step size where no learning-rate key is printed (a hand-written loop's
 # `alpha`, `eta`, `step_size`).
@@ -118,6 +122,8 @@ class LoopOver:
         self._lines_between: set[str] = set()  # templates of such lines between records
         self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
+        self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
+        self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
         self._said = False
         # Whether the loop may be over as the log stands (trained enough, and no new launch
         # began since): a plain attribute, read at every line.
@@ -176,6 +182,7 @@ class LoopOver:
             self._lines_after.clear()
         if self._after:
             self._after.clear()
+        self._shell = None
         self._said = False
         self._open = False
         self.after_training = self._records >= _MIN_RECORDS
@@ -185,10 +192,12 @@ class LoopOver:
         launch, not yet trained; nothing read of the earlier one's end is this one's."""
         self.after_training = False
         self._after.clear()
+        self._shell = None
 
     def after(self, text: str, record: Record | None) -> None:
         """A line that did not move training on (outside a traceback)."""
         if not self._records:
+            self._prompt.opening(text)
             return
         # What the run prints between its first records is remembered too (a save after
         # each of an excerpt's first epochs is periodic), though it is evidence only
@@ -206,14 +215,14 @@ class LoopOver:
                 if self._epochs >= _MIN_EPOCH_ENDS:
                     evidence.append(f"an evaluation the run did not print between its "
                                     f"training records ({text.strip()[:160]})")
-        elif is_prompt(text):
+        elif is_prompt(text) or self._prompt.again(text):
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
-            evidence.append(f"the shell's prompt after the last training record "
-                            f"({text.strip()[:160]})")
+            self._shell_back(evidence, f"the shell's prompt after the last training record "
+                                       f"({text.strip()[:160]})")
         elif is_time_report(text):
             # The shell reported the time the command took: it is over (`shell_prompts`).
-            evidence.append(f"the shell's report of the time the command took, after the "
-                            f"last training record ({text.strip()[:160]})")
+            self._shell_back(evidence, f"the shell's report of the time the command took, "
+                                       f"after the last training record ({text.strip()[:160]})")
         elif metrics:
             return
         # (substring tests first: most lines have none of these words)
@@ -232,6 +241,11 @@ class LoopOver:
                 evidence.append(f"{what}, which the run did not do between its training "
                                 f"records ({text.strip()[:160]})")
 
+    def _shell_back(self, evidence: list[str], why: str) -> None:
+        evidence.append(why)
+        if self.after_training and self._shell is None:
+            self._shell = why
+
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER)
         the first time the log, as it stands, shows the loop over; `planned`: the run
@@ -242,6 +256,9 @@ class LoopOver:
                 break
         if self._said or not self.after_training:
             return None
+        if self._shell is not None:
+            self._said = True
+            return LogEvent(EventKind.COMPLETED, self._shell, SHELL_BACK)
         why = self._schedule_end() or self._launch_count() or \
             (self._after[0] if self._after else None) or \
             (None if planned else self._round_count())

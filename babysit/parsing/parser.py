@@ -429,6 +429,11 @@ class LogParser:
             bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is not None:
             self._took = True
+            if "Class" in bar.desc:
+                # A validation table's header drawn with its bar (Ultralytics: `Class
+                # Images Instances Box(P R mAP50 mAP50-95): 100%|…|`): the header reader
+                # names the columns of the row that follows.
+                self._headers.read(Line(f"{bar.desc}:", rank, in_traceback), self)
             row = self._bars.table_bar(bar, self._shapes) if bar.desc else None
             if row is not None:
                 bar_parsed = row

@@ -12,6 +12,11 @@ The prompt's shapes are the shells' defaults: bash's `user@host:~/dir$` (`#` for
 Red Hat's `[user@host dir]$`, each after a virtual environment's `(venv) ` if any, and
 PowerShell's `PS C:\\dir>` and cmd's `C:\\dir>`.
 
+Any other prompt is learned from the log itself: a log that opens on the command that
+started the run, typed after the user's own prompt (a zsh theme's `  ❯❯ /home/…/Encoder-
+Decoder : python -m src.train`), shows that same prompt again once the command is over
+(`  ❯❯ /home/…/Encoder-Decoder : python -m src.eval`).
+
 The shell's `time` report says the same: the command it timed is over (sealed-18's
 word2vec runs end on bash's `real 45m47.814s` / `user …` / `sys …`; GNU time prints
 `71.21user 0.42system 1:12.03elapsed 99%CPU …`, zsh `… 12.34s user 1.23s system 99% cpu
@@ -45,3 +50,35 @@ def is_prompt(line: str) -> bool:
     """Whether `line` is a shell's prompt (with the command typed after it, if any)."""
     # (a cheap test first: most lines have neither an `@` nor a drive's `:\`)
     return ("@" in line or ":\\" in line) and _PROMPT.match(line) is not None
+
+
+# A command that starts a training run, typed after a prompt that ends on a prompt's mark
+# and a space: the prompt is everything before it.
+_LAUNCHED_AFTER = lazy_re.compile(
+    r"^(?P<prompt>.{2,160}?[$#>%:❯»➜λ→])\s+(?:python[\d.]*|torchrun|accelerate|deepspeed|"
+    r"bash|sh|srun|sbatch|julia|Rscript|th|lua|java|\./|CUDA_VISIBLE_DEVICES=)\S*(?:\s|$)")
+# Lines of a log's opening read for the command that started it.
+_OPENING_LINES = 3
+
+
+class LearnedPrompt:
+    """The prompt a log opened with, before the command that started the run."""
+
+    def __init__(self) -> None:
+        self._prompt: str | None = None
+        self._lines = 0
+
+    def opening(self, line: str) -> None:
+        """One of the log's first lines (blank ones are not counted)."""
+        if self._prompt is not None or self._lines >= _OPENING_LINES or not line.strip():
+            return
+        self._lines += 1
+        found = _LAUNCHED_AFTER.match(line.rstrip())
+        # (a prompt has a mark no word has: `>` alone opens a quoted line)
+        if found is not None and any(not c.isalnum() and not c.isspace()
+                                     for c in found.group("prompt").strip()[:-1]):
+            self._prompt = found.group("prompt")
+
+    def again(self, line: str) -> bool:
+        """Whether `line` opens on the prompt the log opened with."""
+        return self._prompt is not None and line.startswith(self._prompt)

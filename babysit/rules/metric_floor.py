@@ -161,11 +161,17 @@ class MetricFloorRule:
         self._guesses = GuessWatch()  # the run's other accuracies at a guess's share
         self._blocker = False  # the open floor findings were judged a blocker
         self._empty: set[str] = set()  # overlaps at the empty mask's: blockers on their own
+        # Scores whose last evaluation came before the latest training record: the next
+        # one at the same step is a new evaluation (a log whose step never moves: its
+        # epochs are in rows of their own), not the same one printed twice.
+        self._trained_since: set[str] = set()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         errors = error_rate_keys(point.metrics)
         self._guesses.observe(point)
+        if point.loss is not None and point.epoch is not None:
+            self._trained_since.update(key for key in self._last if is_eval_metric(key))
         for key in (*quality_keys(point.metrics), *errors):
             if key in self._left:
                 continue
@@ -180,9 +186,11 @@ class MetricFloorRule:
                     self._left.add(key)
                     continue
                 value = right
-            if self._last.get(key) == (point.step, value) and point.step is not None:
+            if self._last.get(key) == (point.step, value) and point.step is not None \
+                    and key not in self._trained_since:
                 continue  # the same evaluation printed twice (a bar and its summary)
             self._last[key] = (point.step, value)
+            self._trained_since.discard(key)
             if not 0 <= value <= FLOOR:
                 self._left.add(key)
                 self._values.pop(key, None)

@@ -72,7 +72,7 @@ _TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/
 # statistics (PPO's clip fraction, approximate KL, explained variance).
 _STATISTIC = lazy_re.compile(
     r"(?:^|[_/.])ep(?:_|len|rew|isode)|episode|rew(?:ard)?|return|success|"
-    r"iou|recall|precision|acc|f1|bleu|rouge|auc|(?:^|[_/.])m?ap(?:\d*|_\w+)?(?:$|[_/.])|"
+    r"iou|recall|precision|acc|f1|bleu|rouge|auc|(?:^|[_/.])m?a[pr](?:\d*|[sml]|_\w+)?(?:$|[_/.])|"
     r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
     r"(?:^|[_/.])(?:std|var|ci|stderr|sem|conf)(?:$|[_/.])|"
     r"explained_var|clip_?frac|approx_?kl|kl_approx|entropy", re.IGNORECASE)

@@ -63,3 +63,144 @@ def test_an_exit_status_0_after_a_loop_seen_over_is_the_runs_success(tmp_path: P
     (tmp_path / "alone").mkdir()
     data = verdict_of(tmp_path / "alone", lines)
     assert data["terminal_state"] != "SUCCEEDED"
+
+
+# -- a native program's stack ------------------------------------------------------------
+
+
+def test_a_native_backtrace_after_an_error_is_the_program_dying(tmp_path: Path):
+    # Darknet's `error()`: the location, the message, then glibc's backtrace_symbols.
+    lines = ["   0 conv     32       3 x 3/ 1    416 x 416 x   3 ->  416 x 416 x  32 0.299 BF",
+             " 106 yolo",
+             "Darknet error location: ./src/parser.c, parse_yolo(), line #458",
+             "Error: l.outputs == params.inputs, filters= in the [convolutional]-layer doesn't "
+             "correspond to classes= or mask= in [yolo]-layer: Success",
+             "backtrace (4 entries)",
+             "1/4: ./darknet/darknet(log_backtrace+0x38) [0x5c6c92b5a1f8]",
+             "2/4: ./darknet/darknet(error+0x3d) [0x5c6c92b5a2dd]",
+             "3/4: ./darknet/darknet(parse_yolo+0x148) [0x5c6c92bc4dc8]",
+             "4/4: /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x80) [0x797ef21d4e40]"]
+    data = verdict_of(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO")
+    assert any("filters=" in a["description"] for a in data["anomalies_detected"]
+               if a["type"] == "crash")
+
+
+def test_one_address_quoted_is_no_stack():
+    lines = ["step 1 loss 0.5", "loaded plugin ./libfoo.so(init+0x10) [0x7f00deadbeef]",
+             "step 2 loss 0.4"]
+    assert EventKind.EXCEPTION not in _events(lines)
+
+
+# -- the shell's prompt, learned from the log's first line ---------------------------------
+
+
+def _seq2seq(prompt: str, iterations: int, planned: int) -> list[str]:
+    lines = [f"{prompt} python -m src.train", "Loading data..."]
+    lines += [f"Iteration {i}/{planned}, Loss: {10.26 - i / 1000:.4f}, Grad Norm: 0.4000"
+              for i in range(100, iterations + 1, 100)]
+    return [*lines, "", f"{prompt} python -m src.eval", "EN: we are driving a car .", "FR: ."]
+
+
+def test_the_prompt_the_log_opened_with_printed_again_ends_the_run(tmp_path: Path):
+    # A zsh theme's prompt, no shell's default: learned from the command that started
+    # the run. The process is over short of its plan: ENDED, not RUNNING.
+    data = verdict_of(tmp_path, _seq2seq("  ❯❯ /home/u/Encoder-Decoder :", 3000, 10000))
+    assert data["terminal_state"] == "ENDED"
+
+
+def test_a_line_that_merely_starts_like_a_quote_is_no_prompt(tmp_path: Path):
+    data = verdict_of(tmp_path, _seq2seq(">", 3000, 10000))
+    assert data["terminal_state"] == "RUNNING"
+
+
+# -- names in brackets; Ultralytics' glyph bars ----------------------------------------------
+
+
+def test_names_in_brackets_are_read():
+    [*_, record] = [r for r in LogParser().feed_lines([
+        "2019-08-07 02:59:37,013 - __main__ - INFO - [epoch]: 199, [batch]: 23900, "
+        "[loss]: 4.994150638580322"]) if r.metrics]
+    assert record.epoch == 199
+    assert record.metrics["loss"] == pytest.approx(4.99415)
+
+
+def _yolo_epochs(bar: str, epochs: int, planned: int) -> list[str]:
+    lines = ["Starting training for 100 epochs..."]
+    for epoch in range(1, epochs + 1):
+        lines += ["",
+                  "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+                  f"\x1b[K      {epoch}/{planned}         0G      {3.4 - epoch / 100:.3f}      "
+                  f"5.648      4.318         30        320: 100% {bar} 1/1 1.9it/s 0.5s",
+                  "\x1b[K                 Class     Images  Instances      Box(P          R      "
+                  f"mAP50  mAP50-95): 100% {bar} 1/1 6.0it/s 0.2s",
+                  "                   all          4         17          0          0          0"
+                  "          0"]
+    return lines
+
+
+@pytest.mark.parametrize("bar", ["━━━━━━━━━━━━", "ÔöüÔöüÔöüÔöüÔöüÔöü"])
+def test_ultralytics_glyph_bars_give_the_rows_and_their_validation(bar: str):
+    read = [r for r in LogParser().feed_lines(_yolo_epochs(bar, 3, 100)) if r.metrics]
+    assert [r.epoch for r in read if "box_loss" in r.metrics] == [1, 2, 3]
+    assert [r.metrics["val/map50"] for r in read if "val/map50" in r.metrics] == [0, 0, 0]
+
+
+def test_a_finished_detector_whose_map_never_left_0_is_no_go(tmp_path: Path):
+    lines = [*_yolo_epochs("━━━━━━━━━━━━", 12, 12), "", "12 epochs completed in 0.036 hours."]
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
+               for a in data["anomalies_detected"])
+
+
+@pytest.mark.parametrize("name", ["aps", "apm", "apl", "bbox/aps", "segm/APl", "ar_100", "ars"])
+def test_coco_size_averages_are_statistics_over_a_possibly_empty_set(name: str):
+    # detectron2's evaluation: `APs: nan` where no small object was in the split.
+    from babysit.rules.nonfinite_roles import Role, role_of
+    assert role_of(name, float("nan")) is Role.STATISTIC
+
+
+def test_plural_counters_of_a_total_give_the_step_and_the_epoch():
+    # PaddleSeg-style: `Epochs: 1/200 || Iters: 10/85000 || Lr: … || Loss: …`.
+    [record] = [r for r in LogParser().feed_lines([
+        "2021-11-01 12:05:05,081 semantic_segmentation INFO: Epochs: 1/200 || Iters: "
+        "10/85000 || Lr: 0.009998941170241945 || Loss: 2.78902268409729 || mIoU: "
+        "0.12037035822868347 || Cost Time: 0:00:07"]) if r.metrics]
+    assert (record.step, record.target_steps, record.epoch) == (10, 85000, 1.0)
+
+
+def test_a_plural_count_alone_is_a_setting_not_progress():
+    read = [r for r in LogParser().feed_lines(["epochs: 30", "iters: 1000"]) if r.metrics]
+    assert all(r.epoch is None and r.step is None for r in read)
+
+
+def test_a_yolo_rows_bar_drawn_before_its_row_is_not_the_runs_step():
+    lines = ["      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+             "  0%|          | 0/37 [00:00<?, ?it/s]",
+             "      1/100      7.1G     0.4159     0.2449     0.8895          9        640:   3%"
+             "|▎         | 1/37 [00:00<00:17,  2.06it/s]"]
+    read = LogParser().feed_lines(lines)
+    assert all(r.target_steps != 37 for r in read)
+
+
+def test_a_spread_said_after_the_mean_of_the_folds_closes_the_run(tmp_path: Path):
+    lines = [f"Epoch: [{e}][{b}/12]\tLoss {0.9 - e / 200:.4f}\tAccuracy {0.6 + e / 500:.3f}"
+             for e in range(95, 100) for b in (4, 8, 12)]
+    lines += ["=> loaded best model './checkpoint/kcnn/model_best.pth' (epoch 4)",
+              "Average accuracy:  0.6759999999999999", "std:  0.041279534881100574"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+    (tmp_path / "cut").mkdir()
+    assert verdict_of(tmp_path / "cut", lines[:-1])["terminal_state"] == "RUNNING"
+
+
+def test_a_finished_run_judged_not_learning_while_it_went_on_is_no_go(tmp_path: Path):
+    # A from-scratch seq2seq whose grad norm is printed as exactly 0 at every iteration
+    # (high while it runs), and whose run then ends: what it delivers never learned.
+    lines = [f"Iteration {i}/1000, Loss: {10.26 - i / 2000 + (i % 300) / 500:.4f}, "
+             f"Grad Norm: 0.0000" for i in range(100, 1001, 100)]
+    data = verdict_of(tmp_path, [*lines, "Training complete."])
+    assert data["terminal_state"] == "SUCCEEDED"
+    assert data["decision"] == "NO-GO"
+    (tmp_path / "live").mkdir()
+    assert verdict_of(tmp_path / "live", lines[:6])["decision"] != "NO-GO"
