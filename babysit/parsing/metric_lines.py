@@ -181,6 +181,8 @@ class MetricLineReader:
             if parsed is not None and self._shapes.final_row:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
                                        "final-epoch"))
+            elif parsed is not None and self._shapes.time_left_zero:
+                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], "eta-zero"))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
             parsed = self._passes.place(text, as_eval(self._body, parsed))
             if says_training(self._body):

@@ -47,6 +47,8 @@ _CELL = lazy_re.compile(
     rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
 _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
 # A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
+# A column named for the time left (`Remaining Time`, `Estimated Time`, `ETA`, `time_left`).
+_TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|left")
 _TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$|^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
@@ -138,6 +140,9 @@ class ShapeReader:
         self._templates: dict[str, int] = {}  # how often each template was asked about
         self.epoch_base: int | None = None  # 0 when the log counts epochs from 0
         self.final_row = False  # the last row read was the planned last epoch's
+        # The last row read put the run's own estimate of the time left at 0 (a column
+        # named for it: scikit-learn's `Iter  Train Loss  Remaining Time`, `0.00s`).
+        self.time_left_zero = False
         self._boxed_rows = False  # rows of a boxed table were read since its last rule
         self.table_closed = False  # the line read was the rule that closed such a table
         # An array printed over several lines (numpy's `[0.8888889 1. …` on a line, its
@@ -340,6 +345,10 @@ class ShapeReader:
 
     def _named(self, names: tuple[str, ...], cells: list[str], fmt: str) -> Parsed:
         self.final_row = False
+        self.time_left_zero = any(
+            _TIME_LEFT.search(name) is not None and _TIME_CELL.match(cell) is not None
+            and not any(c in "123456789" for c in cell)
+            for name, cell in zip(names, cells, strict=False))
         values: dict[str, float] = {}
         epoch: float | None = None
         epochs: int | None = None

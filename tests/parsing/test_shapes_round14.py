@@ -204,3 +204,14 @@ def test_a_finished_run_judged_not_learning_while_it_went_on_is_no_go(tmp_path: 
     assert data["decision"] == "NO-GO"
     (tmp_path / "live").mkdir()
     assert verdict_of(tmp_path / "live", lines[:6])["decision"] != "NO-GO"
+
+
+def test_a_tables_time_left_column_at_0_ends_the_run(tmp_path: Path):
+    # scikit-learn's GradientBoosting with verbose=1: the time left counts down to 0.00s
+    # at the last planned iteration, and nothing else is said.
+    rows = [f"{i:>6}           {1.3 - i / 300:.4f}            {(100 - i) * 0.05:.2f}s"
+            for i in (*range(1, 10), *range(10, 101, 10))]
+    lines = ["  Iter       Train Loss   Remaining Time ", *rows]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+    (tmp_path / "cut").mkdir()
+    assert verdict_of(tmp_path / "cut", lines[:-1])["terminal_state"] == "RUNNING"
