@@ -40,6 +40,11 @@ LAST_EPOCH = "last-epoch"
 LAST_PRINT = "last-print"
 
 
+# The share of its planned epochs below which a run is well short of its plan (as
+# `core.lifecycle.premature` reckons steps).
+_WELL_SHORT = 0.98
+
+
 @dataclass
 class FinalEpoch:
     """Follows the outer counter and the training records in it; asked at the end of a
@@ -121,6 +126,14 @@ class FinalEpoch:
         with no such line after it, looks shorter than the others and never over)."""
         if self._epoch is not None and self._total is not None and epoch == self._epoch + 1:
             self.counted(epoch, self._total, trains)
+
+    def well_short(self) -> bool:
+        """Whether the outer counter stands well short of the total it names (`Epoch 1 of
+        1000`): the run's work is far from done, whatever it prints between epochs."""
+        planned, epoch = self.planned, self._epoch
+        if planned is None or epoch is None or self._base is None:
+            return False
+        return epoch - self._base + 1 < _WELL_SHORT * planned
 
     @property
     def planned(self) -> int | None:

@@ -215,3 +215,25 @@ def test_a_tables_time_left_column_at_0_ends_the_run(tmp_path: Path):
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
     (tmp_path / "cut").mkdir()
     assert verdict_of(tmp_path / "cut", lines[:-1])["terminal_state"] == "RUNNING"
+
+
+def _lasagne_epochs(epochs: int, planned: int) -> list[str]:
+    lines = ["Training..."]
+    for epoch in range(1, epochs + 1):
+        lines += [f"Epoch {epoch} of {planned} took 70.4168188572s",
+                  "  LR:                            0.003",
+                  f"  training loss:                 {1.2 / epoch:.6f}",
+                  f"  validation loss:               {1.1 / epoch:.6f}",
+                  f"  validation error rate:         {9.0 / epoch:.6f}%",
+                  f"  best epoch:                    {epoch}",
+                  f"  best validation error rate:    {9.0 / epoch:.6f}%",
+                  f"  test loss:                     {1.1 / epoch:.6f}",
+                  f"  test error rate:               {9.1 / epoch:.6f}%"]
+    return lines
+
+
+def test_a_test_after_an_epoch_far_short_of_its_plan_is_no_end(tmp_path: Path):
+    # Lasagne's MNIST example tests after every epoch, under `Epoch N of M took …s`.
+    assert verdict_of(tmp_path, _lasagne_epochs(2, 1000))["terminal_state"] == "RUNNING"
+    (tmp_path / "done").mkdir()
+    assert verdict_of(tmp_path / "done", _lasagne_epochs(5, 5))["terminal_state"] == "SUCCEEDED"
