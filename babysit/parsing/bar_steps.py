@@ -60,6 +60,10 @@ class BarSteps:
         self._keras_batches: int | None = None  # batches per epoch, once a bar says
         self._keras_first_epoch_n = 0  # batches counted in a first epoch of unknown length
         self._keras_returned = False  # another loop's bar said fit returned (`fit_returns`)
+        # Keras bars with no epoch header above them (a paste that kept only each epoch's
+        # last frames): the last one's (n, total), and the epochs they showed finished.
+        self._keras_bare: tuple[int, int | None] | None = None
+        self._keras_bare_laps = 0
         self.yolo_columns: tuple[str, ...] = ()
         # The run prints its own global step (Lightning's checkpoint messages): bars then
         # only count the batches of the current epoch.
@@ -208,6 +212,21 @@ class BarSteps:
         self._keras_returned = False
         self.rounds.fit_header(epoch, epochs)
 
+    def _bare_keras_bar(self, bar: Bar, metrics: dict[str, float]) -> Parsed:
+        """A Keras bar with no `Epoch n/N` header seen: its count is the run's until it
+        finishes and counts again to the same total (`12300/12300`, then `12299/12300` of
+        the next epoch): then each finish is an epoch's, and the total no plan."""
+        last = self._keras_bare
+        if last is not None and last[1] is not None and last[0] == last[1] \
+                and bar.total == last[1] and bar.n < last[0]:
+            self._keras_bare_laps += 1
+        self._keras_bare = (bar.n, bar.total)
+        if not self._keras_bare_laps or bar.total is None:
+            return Parsed("keras", bar.n, bar.total, None, None, metrics)
+        laps = self._keras_bare_laps
+        return Parsed("keras", laps * bar.total + bar.n, None, laps + bar.n / bar.total, None,
+                      metrics, per_epoch=bar.total)
+
     def _from_keras_bar(self, bar: Bar,
                         rate: dict[str, float]) -> tuple[Parsed | None, list[LogEvent]]:
         """A Keras bar counts the batches of the epoch its header announced (from 1 in
@@ -215,7 +234,7 @@ class BarSteps:
         events: list[LogEvent] = []
         metrics = {k: v for k, v in {**bar.metrics, **rate}.items() if k != "eta"}
         if self.keras_epoch is None:
-            return Parsed("keras", bar.n, bar.total, None, None, metrics), events
+            return self._bare_keras_bar(bar, metrics), events
         epoch, epochs = self.keras_epoch
         finished = self._keras_last_n is not None and self._keras_last_n == self._keras_batches
         if self._keras_last_n is not None and (

@@ -233,6 +233,7 @@ _KERAS = lazy_re.compile(
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
+_GLUED_CALLBACK = lazy_re.compile(r"(?<=\d)Epoch \d+: ")
 _KERAS_PAIR = lazy_re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
 _UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
 
@@ -242,6 +243,11 @@ def parse_keras(segment: str) -> Bar | None:
             and "] - " not in segment:
         return None
     match = _KERAS.match(segment)
+    if match is None and (glued := _GLUED_CALLBACK.search(segment)) is not None:
+        # A callback's message glued to the bar's last frame of its epoch (`- loss:
+        # 1.6080Epoch 00001: val_loss improved from inf to 1.55635, saving model to …`):
+        # the bar ends where it begins.
+        match = _KERAS.match(segment, 0, glued.start())
     if match is None:
         return None
     if match.group("per") is None and match.group("eta") is None and not match.group("drawn"):

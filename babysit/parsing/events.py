@@ -71,9 +71,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # SIGKILL as the shell reports it: bash's bare `Killed` (or `line 12: 4567 Killed
     # python train.py` from a script, `[1]+  Killed   python train.py` from job
     # control), zsh's `zsh: killed  python train.py`, macOS's `Killed: 9`, and a paste
-    # that kept the word in markdown emphasis (`**Killed**`).
+    # that kept the word in markdown emphasis (`**Killed**`), or in lower case alone on
+    # its line (a C++ trainer's paste: `train: ` then `killed`).
     _sig(EventKind.HOST_KILL, r"^[*_`]*(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)?Killed(?::? 9)?"
-         r"[*_`]*(?:\s+\S.*)?$|^zsh: killed\s|"
+         r"[*_`]*(?:\s+\S.*)?$|^zsh: killed\s|^\s*killed\s*$|"
          r"exceeded memory limit .*being killed|Detected \d+ oom[-_]kill event|"
          r"[Ss]ignal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|Out of memory: Killed? process|"
          r"oom-kill(?:er)?\b"),
@@ -397,7 +398,7 @@ _EXCEPTION_LINE = lazy_re.compile(
 
 # Cheap literal pre-checks so most lines skip the regex table entirely.
 _TRIGGERS = (
-    "memory", "Memory", "Killed", "being killed", "SIGKILL", "exitcode", "oom", "CUDA",
+    "memory", "Memory", "Killed", "killed", "SIGKILL", "exitcode", "oom", "CUDA",
     "cuda", "CUDNN", "cuDNN", "CUBLAS", "NCCL", "nccl", "Gloo", "gloo", "Timeout",
     "timed out", "Timed out",
     "Traceback", "Segmentation", "SIG", "Fatal", "fatal exception", "core dumped",

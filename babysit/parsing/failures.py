@@ -117,6 +117,19 @@ def _prefix_template(prefix: str) -> re.Pattern[str] | None:
     return re.compile(r"\s*" + r"\d+".join(re.escape(p) for p in pieces).lstrip())
 
 
+_HEADER = "Traceback (most recent call last):"
+
+
+def _wrapped_header(previous: str, line: str) -> bool:
+    """Whether `line` is the rest of a traceback header the line before it began, cut
+    where a terminal wrapped it (at least `Trace` on one side, `):` on the other)."""
+    rest = line.strip()
+    if not rest.endswith("):") or len(rest) >= len(_HEADER) or not _HEADER.endswith(rest):
+        return False
+    return previous.rstrip().endswith(_HEADER[: len(_HEADER) - len(rest)]) \
+        and len(_HEADER) - len(rest) >= len("Trace")
+
+
 class FailureReader:
     def __init__(self) -> None:
         self._lines = 0  # >0 while inside a traceback
@@ -167,6 +180,11 @@ class FailureReader:
 
     def _observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         added: list[LogEvent] = []
+        if not events and self._lines == 0 and _wrapped_header(self._previous, line):
+            # The header a terminal wrapped at its width (`…Traceback (most recent cal`,
+            # then `l last):`): a traceback opens here, as it would on the whole header.
+            self._open(line, "")
+            return added
         if not events and self._lines == 0:  # most lines: skip the events' bookkeeping
             return self._outside(line, _NO_KINDS, added)
         kinds = {e.kind for e in events}

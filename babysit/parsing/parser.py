@@ -78,10 +78,12 @@ _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Vali
 
 
 def _may_carry_failure(text: str) -> bool:
-    """Whether a line in a training format may carry a failure glued after it. Substring
+    """Whether a line in a training format may carry a failure glued after it (or be the
+    shell's report of a kill whose command line reads as a configuration: `line 6: 13536
+    Killed  melody_rnn_train --hparams="{'batch_size':64}"`). Substring
     tests, not a pattern of alternatives: they run at every metric line, ~4× faster."""
     return "Error" in text or "error" in text or "Exception" in text or "signal" in text \
-        or "Traceback (" in text
+        or "Traceback (" in text or "Killed" in text
 
 
 # A comment: what it says about losses or errors is not the run's.

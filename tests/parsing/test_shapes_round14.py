@@ -237,3 +237,51 @@ def test_a_test_after_an_epoch_far_short_of_its_plan_is_no_end(tmp_path: Path):
     assert verdict_of(tmp_path, _lasagne_epochs(2, 1000))["terminal_state"] == "RUNNING"
     (tmp_path / "done").mkdir()
     assert verdict_of(tmp_path / "done", _lasagne_epochs(5, 5))["terminal_state"] == "SUCCEEDED"
+
+
+@pytest.mark.parametrize("line", [
+    "killed",
+    "trainthemodel.sh: line 6: 13536 Killed  melody_rnn_train --config=attention_rnn "
+    "--hparams=\"{'batch_size':64,'rnn_layer_sizes':[64,64]}\" --num_training_steps=20000",
+])
+def test_the_shells_kill_report_is_read_whatever_follows_it(tmp_path: Path, line: str):
+    # (the second's command line reads as a configuration dict: the kill is still said)
+    lines = ["INFO:tensorflow:Starting training loop...", "==== iteration: 1 =====",
+             "train: ", line]
+    data = verdict_of(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO")
+    assert any(a["type"] == "oom" for a in data["anomalies_detected"])
+
+
+def test_a_traceback_header_a_terminal_wrapped_still_opens_a_traceback(tmp_path: Path):
+    pad = " " * 40
+    lines = [f"epoch: 0, file: 1/10, batch: {b}/78125, loss: {10.5 - b / 1000:.4f}"
+             for b in range(50, 500, 50)]
+    lines += ["./data/shard_1.pkl:  11%|██▍    | 261M/2.35G [01:59<09:18, 3.73MB/s]Traceback "
+              "(most recent cal", f"l last):{pad}",
+              f'  File "/home/u/train_pretrain.py", line 18, in <module>{pad}',
+              f"    trainer.train(){pad}",
+              f'  File "/home/u/llm_trainer/trainer.py", line 440, in _on_exception{pad}',
+              f"    raise e{pad}"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "FAILED"
+    # frames alone, with no header, still say too little
+    (tmp_path / "frames").mkdir()
+    assert verdict_of(tmp_path / "frames", lines[:9] + lines[11:])["terminal_state"] == "RUNNING"
+
+
+def test_keras_bars_with_no_header_that_finish_again_count_epochs(tmp_path: Path):
+    # A paste that kept each epoch's last two frames, the checkpoint callback's message
+    # glued to the first: the bar's total is one epoch's batches, not the run's plan.
+    lines = []
+    for epoch, (loss, val) in enumerate([(1.608, 1.5564), (1.5307, 1.5285), (1.4806, 1.5510),
+                                         (1.4509, 1.5861)], 1):
+        lines += [f"12299/12300 [============================>.] - ETA: 0s - loss: {loss:.4f}"
+                  f"Epoch {epoch:05d}: val_loss did not improve",
+                  f"12300/12300 [==============================] - 2741s 223ms/step - loss: "
+                  f"{loss:.4f} - val_loss: {val:.4f}"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "RUNNING"
+    assert any(a["type"] == "eval-degradation" for a in data["anomalies_detected"])
+    [*_, last] = [r for r in LogParser().feed_lines(lines) if r.step is not None]
+    assert (last.step, last.target_steps, last.epoch) == (49200, None, 4.0)
