@@ -247,8 +247,9 @@ class LoopOver:
             self._shell = why
 
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
-        """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER)
-        the first time the log, as it stands, shows the loop over; `planned`: the run
+        """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER;
+        SHELL_BACK when the shell took the terminal back) the first time the log, as it
+        stands, shows the loop over; `planned`: the run
         announced its plan (then a round count is no evidence: the plan decides)."""
         for line in reversed(read):
             if line.strip():
