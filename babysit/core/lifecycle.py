@@ -71,6 +71,8 @@ _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
 _UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND, NAN_GUARD_STOP, SHELL_BACK)
+# Of those, the loop seen over: by what it did last, or by the shell taking the terminal back.
+_SEEN_OVER = (LOOP_OVER, SHELL_BACK)
 
 
 def premature(step: int | None, target: int | None) -> bool:
@@ -451,8 +453,7 @@ class RunLifecycle:
                         AnomalyType.CRASH,
                         f"a later command in the same log never started: "
                         f"{completion.line[:200]}", Severity.MEDIUM)), Evidence.LOG_ENDING)
-            where = f"{completion.line[:200]}, and the log" if completion.detail in (
-                LOOP_OVER, SHELL_BACK) \
+            where = f"{completion.line[:200]}, and the log" if completion.detail in _SEEN_OVER \
                 else f"the log stops at {completion.line[:200]},"
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.LOG,
@@ -492,7 +493,7 @@ class RunLifecycle:
         reached = step is not None and target is not None and step >= target
         # A loop seen over proves no success: with no exit status, the run ENDED.
         done = reached or (self._completion is not None
-                           and self._completion.detail not in (LOOP_OVER, SHELL_BACK) and (
+                           and self._completion.detail not in _SEEN_OVER and (
             not premature(step, target) or self._completion.detail in _DELIBERATE))
         how = exit_info.describe()
         if exit_info.code == 0:
@@ -511,8 +512,7 @@ class RunLifecycle:
                     self._completion.line if self._completion is not None else
                     "the planned steps were reached", step, self.attempt, exit=exit_info,
                     inferred=True))
-            over = self._completion is not None \
-                and self._completion.detail in (LOOP_OVER, SHELL_BACK)
+            over = self._completion is not None and self._completion.detail in _SEEN_OVER
             if target is not None and step is not None and not over:
                 return self._close(Ending(
                     TerminalState.FAILED, EndingSource.LOG, "the process is gone", step,

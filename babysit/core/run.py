@@ -41,7 +41,7 @@ from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import best_long_behind, last_far_from_best, patience_spent
-from babysit.rules.metric_floor import nothing_held_out
+from babysit.rules.metric_floor import floored_metric, nothing_held_out
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
 from babysit.rules.stream import GAP_AT_BEST, GAP_LEFT_BEST, Raise, Reassess, Signal
@@ -606,12 +606,9 @@ class Run:
         pass (a loss still diverging at the last step is a broken run)."""
         if self.lifecycle.running:
             return
-        # Not learning judged high while the run went on (a loss or score flat for the
-        # whole run, a grad norm of 0 throughout), still open once it is over: the run
-        # delivered a model that never learned, a blocker. One raised as a notice only
-        # becomes high; what is judged here at the end keeps its own severity.
-        never_learned = [a.key for a in self.ledger.unresolved()
-                         if a.type is AnomalyType.NOT_LEARNING and a.severity is Severity.HIGH]
+        # (not learning judged high while the run went on: see `_never_learned_at_end`)
+        judged_high = {a.key for a in self.ledger.unresolved()
+                       if a.type is AnomalyType.NOT_LEARNING and a.severity is Severity.HIGH}
         kept = self._kept_from_before(AnomalyType.DIVERGENCE)
         best = self._kept_from_before(AnomalyType.EVAL_DEGRADATION)
         behind: str | None = None
@@ -638,17 +635,11 @@ class Run:
         if held_out is not None:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, held_out,
                                key="nothing held out", severity=Severity.BLOCKER)
-        if self.lifecycle.state is TerminalState.SUCCEEDED:
-            self._held_out_floor_at_end()
         random_policy = self.series.exploration_still_random()
         if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,
                                key="exploration", severity=Severity.HIGH)
-        # Not learning judged high while the run went on (see `never_learned` above).
-        for key in never_learned:
-            self.ledger.reassess(AnomalyType.NOT_LEARNING, key, Severity.BLOCKER,
-                                 "judged high while the run went on, still open when it ended: "
-                                 "the model it delivers never learned")
+        self._never_learned_at_end(judged_high)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
@@ -674,19 +665,29 @@ class Run:
                 continue
             self.ledger.escalate_at_end(kind, at_end, why)
 
-    def _held_out_floor_at_end(self) -> None:
-        """A finished run whose held-out score stayed at its floor on every evaluation
-        to the end (a detector's `all 4 17 0 0 0 0` after each of its 100 epochs) delivers
-        a model that does nothing the task asks: the floor rule's finding, a notice while
-        a slow start could still leave it, is a blocker once the run is over."""
+    def _never_learned_at_end(self, judged_high: set[str]) -> None:
+        """Not learning still open once the run is over, made a blocker where what the run
+        delivers never learned: a finding judged high while the run went on (a loss or
+        score flat for the whole run, a grad norm of 0 throughout; `judged_high`, their
+        keys before anything was judged at the end — one raised as a notice only becomes
+        high), and, in a finished run, a held-out score at its floor on every evaluation
+        to the end (a detector's `all 4 17 0 0 0 0` after each of its 100 epochs: a notice
+        while a slow start could still leave it)."""
+        finished = self.lifecycle.state is TerminalState.SUCCEEDED
         for anomaly in self.ledger.unresolved():
-            key = anomaly.key
-            if anomaly.type is AnomalyType.NOT_LEARNING and key.endswith(" floor") \
-                    and is_eval_metric(key[: -len(" floor")]) \
-                    and anomaly.severity is not Severity.BLOCKER:
-                self.ledger.reassess(AnomalyType.NOT_LEARNING, key, Severity.BLOCKER, (
-                    f"the run finished with {key[: -len(' floor')]} still at its floor: the "
-                    f"model it delivers gets nothing right on held-out data"))
+            if anomaly.type is not AnomalyType.NOT_LEARNING \
+                    or anomaly.severity is Severity.BLOCKER:
+                continue
+            metric = floored_metric(anomaly.key)
+            if anomaly.key in judged_high:
+                why = ("judged high while the run went on, still open when it ended: the "
+                       "model it delivers never learned")
+            elif finished and metric is not None and is_eval_metric(metric):
+                why = (f"the run finished with {metric} still at its floor: the model it "
+                       f"delivers gets nothing right on held-out data")
+            else:
+                continue
+            self.ledger.reassess(AnomalyType.NOT_LEARNING, anomaly.key, Severity.BLOCKER, why)
 
     def _final_test_contradicts(self) -> str | None:
         """A finished run whose final test scores below every evaluation it made

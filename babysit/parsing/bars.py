@@ -144,10 +144,8 @@ def parse_tqdm(segment: str) -> Bar | None:
 
 
 def _glyph_bar(desc: str, match: re.Match[str]) -> Bar:
-    rate = None
-    if match.group("rate") is not None:
-        value = float(match.group("rate"))
-        rate = value if match.group("unit") == "it/s" else (1.0 / value if value else None)
+    rate = _rate_per_second(match.group("rate") + match.group("unit")) \
+        if match.group("rate") is not None else None
     elapsed = float(match.group("elapsed")) if match.group("elapsed") is not None else None
     metrics = _desc_metrics(desc) if ":" in desc or "=" in desc else {}
     return Bar("tqdm", desc, int(match.group("n")), int(match.group("total")), rate, metrics,

@@ -87,9 +87,6 @@ def _straight(line: str) -> str:
 
 _DIGITS = lazy_re.compile(r"\d+")
 CUT_OFF = "the log ends inside a traceback, before its exception line"
-# What Python prints before a traceback that does not end the process: a thread's
-# (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
-# can catch it (`Exception ignored in: <function …>`, a destructor at exit).
 # A frame of a native program's stack, as glibc's `backtrace_symbols` writes it (Darknet's
 # `error()` prints one before it exits: `2/10: ./darknet(error+0x3d) [0x5c6c92b5a2dd]`):
 # the program is dying of an error it printed above the frames.
@@ -97,6 +94,9 @@ _NATIVE_FRAME = lazy_re.compile(r"^\s*(?:\d+/\d+:\s*|#\d+\s+)?\S+\((?:[^()\s]*)?
                                 r"\s*\[0x[0-9a-fA-F]+\]\s*$")
 # Frames in a row that make a stack, not one address quoted.
 _NATIVE_FRAMES = 3
+# What Python prints before a traceback that does not end the process: a thread's
+# (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
+# can catch it (`Exception ignored in: <function …>`, a destructor at exit).
 _NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,

@@ -16,9 +16,11 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.correct_counts import parse_correct_count
 from babysit.parsing.dl4j_scores import parse_dl4j_score
+from babysit.parsing.endings import ETA_ZERO
 from babysit.parsing.eval_results import EvalResults
 from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
 from babysit.parsing.fairseq_json import parse_fairseq_json
+from babysit.parsing.final_epoch import FINAL_EPOCH
 from babysit.parsing.formats import (
     LineParser,
     Parsed,
@@ -179,10 +181,9 @@ class MetricLineReader:
                 return None
             parsed = shaped if isinstance(shaped, Parsed) else None
             if parsed is not None and self._shapes.final_row:
-                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500],
-                                       "final-epoch"))
+                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_EPOCH))
             elif parsed is not None and self._shapes.time_left_zero:
-                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], "eta-zero"))
+                events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
             parsed = self._passes.place(text, as_eval(self._body, parsed))
             if says_training(self._body):

@@ -46,9 +46,9 @@ _VALUE_TOKEN = lazy_re.compile(rf"(?<![\w.]){_NUMBER}(?:ms|us|µs|s|m|h)?(?![\w]
 _CELL = lazy_re.compile(
     rf"^(?:{_NUMBER}(?:%|[KMGT]i?B?)?|[-+]?(?:nan|inf(?:inity)?))$", re.IGNORECASE)
 _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
-# A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
 # A column named for the time left (`Remaining Time`, `Estimated Time`, `ETA`, `time_left`).
 _TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|time[ _-]?left")
+# A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
 _TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$|^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`

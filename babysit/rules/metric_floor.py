@@ -94,6 +94,19 @@ def share_right(error: float) -> float | None:
     return 1 - error / (100.0 if error > 1 else 1.0)
 
 
+# The ledger key of a metric's floor finding (this rule's and `psnr_floor`'s).
+_FLOOR = " floor"
+
+
+def floor_key(metric: str) -> str:
+    return f"{metric}{_FLOOR}"
+
+
+def floored_metric(key: str) -> str | None:
+    """The metric a floor finding's key names, or None for any other key."""
+    return key[: -len(_FLOOR)] if key.endswith(_FLOOR) else None
+
+
 def at_floor(values: Sequence[float], span: tuple[int, int] | None = None) -> str | None:
     """Why a score's values say the model learned nothing the task asks for: at least
     `FLOOR_POINTS` of them, every one between 0 and `FLOOR`; or at least `_SPAN_POINTS`
@@ -198,7 +211,7 @@ class MetricFloorRule:
                     self._raised.discard(key)
                     self._empty.discard(key)
                     out.append(Resolve(AnomalyType.NOT_LEARNING,
-                                       f"{key} left its floor ({value:.4g})", key=f"{key} floor"))
+                                       f"{key} left its floor ({value:.4g})", key=floor_key(key)))
                 continue
             values = self._values.setdefault(key, [])
             if len(values) < 4 * FLOOR_POINTS:
@@ -219,10 +232,10 @@ class MetricFloorRule:
                               "is a model that learned the empty mask")
                     self._empty.add(key)
                     out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}",
-                                     key=f"{key} floor", severity=Severity.BLOCKER))
+                                     key=floor_key(key), severity=Severity.BLOCKER))
                     continue
                 out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}"
-                                 + (f"; {guess}" if guess else ""), key=f"{key} floor",
+                                 + (f"; {guess}" if guess else ""), key=floor_key(key),
                                  severity=Severity.BLOCKER if guess else None))
         return out + self._reassessed()
 
@@ -237,7 +250,7 @@ class MetricFloorRule:
         self._blocker = guess is not None
         severity, why = (Severity.BLOCKER, guess) if guess is not None else \
             (Severity.MEDIUM, "the run's other accuracy left a guess's share")
-        return [Reassess(AnomalyType.NOT_LEARNING, severity, why, key=f"{key} floor")
+        return [Reassess(AnomalyType.NOT_LEARNING, severity, why, key=floor_key(key))
                 for key in sorted(self._raised - self._empty)]
 
 

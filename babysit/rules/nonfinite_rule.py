@@ -58,7 +58,7 @@ class NonFiniteRule:
         # A learning rate printed as inf: the finite losses read since (see `_rate_shown`),
         # None when none is open; once they showed the rate was not the one applied, its
         # later prints are a notice.
-        self._rate_losses: list[float] | None = None
+        self._rate_losses: set[float] | None = None
         self._rate_display = False
         self._bad_objective = False  # a non-finite objective was read
 
@@ -89,7 +89,7 @@ class NonFiniteRule:
                     shown_rate.append(name)
                     continue
                 if self._rate_losses is None:
-                    self._rate_losses = []
+                    self._rate_losses = set()
             if role is Role.GRADIENT and severity is Severity.MEDIUM:
                 gradient.append(name)
             else:
@@ -135,14 +135,14 @@ class NonFiniteRule:
         losses = self._rate_losses
         if losses is None or self._bad_objective:
             return []
-        losses.extend(v for k, v in metrics.items()
+        losses.update(v for k, v in metrics.items()
                       if v != 0 and math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE)
-        if len(set(losses)) < RATE_RECORDS:
+        if len(losses) < RATE_RECORDS:
             return []
         self._rate_losses, self._rate_display = None, True
         return [Resolve(_NAN, (
             f"the loss stayed finite and kept changing after the learning rate was printed "
-            f"as inf ({len(set(losses))} finite values since): an infinite rate would have "
+            f"as inf ({len(losses)} finite values since): an infinite rate would have "
             f"made the weights non-finite, so the printed rate is not the one applied"))]
 
     def _all_finite(self, metrics: dict[str, float]) -> list[Signal]:

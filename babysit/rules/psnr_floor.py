@@ -26,6 +26,7 @@ from typing import ClassVar
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules.eval_names import name_words
+from babysit.rules.metric_floor import floor_key
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 FLOOR_DB = 10.0
@@ -77,7 +78,7 @@ class PsnrFloorRule:
             if len(recent) == _LEVEL and level >= FLOOR_DB:
                 self._raised.discard(key)
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} rose to {level:.3g} dB",
-                                key=f"{key} floor")]
+                                key=floor_key(key))]
             return []
         if self._below[key] < _POINTS:
             return []
@@ -86,4 +87,4 @@ class PsnrFloorRule:
                       f"not learning: {key} has been below {FLOOR_DB:g} dB on {_POINTS} values "
                       f"in a row (now {value:.3g} dB): worse than a flat grey picture scores, "
                       f"the model does not reconstruct the image",
-                      key=f"{key} floor", severity_at_end=Severity.BLOCKER)]
+                      key=floor_key(key), severity_at_end=Severity.BLOCKER)]
