@@ -133,6 +133,18 @@ def test_api_metrics_of_a_live_session_follows_the_run_and_matches_its_schema(
     assert nan["step"] == 61 and nan["severity"] == "blocker"
 
 
+def test_api_metrics_of_a_run_that_ended_unconfirmed_matches_its_schema(session: Session):
+    # The shell's prompt after the last record: the process is gone, how it ended is not
+    # known (ENDED). The document says so in the state its own schema allows.
+    wait_for(lambda: session.metrics()["runs"])
+    session.append("Step 41/400 | loss=2.7950 | lr=3e-4\nuser@gpu-box:~/run$ \n")
+    ended = wait_for(lambda: (d := session.metrics()) and d["runs"][0]["verdict"] and d)
+    jsonschema.validate(ended, api_schema())
+    run = ended["runs"][0]
+    assert run["state"] == "ENDED" and run["verdict"]["terminal_state"] == "ENDED"
+    assert run["verdict"]["decision"] == "CONDITIONAL"
+
+
 def test_a_token_is_required_off_loopback_and_checked_on_every_request():
     with pytest.raises(ServeError, match="give a token"):
         Dashboard(lambda: [], "0.0.0.0", free_port())
