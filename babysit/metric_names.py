@@ -119,3 +119,16 @@ def is_bookkeeping(key: str) -> bool:
     """Timings, throughput, memory and settings: a NaN there (a timer before its first
     step) says nothing about the weights, and a line of them alone is no training."""
     return _NOT_TRAINING_SIGNAL.search(key) is not None
+
+
+# A counter, a setting or a count of the data: no figure of how well the model does.
+_NOT_A_MEASURE = lazy_re.compile(
+    r"(?:^|[_/ ])(?:lr|learning_rate|epoch|epochs|step|steps|iter|iters|iteration|batch|"
+    r"labels|instances|img_size|it|eta)(?:$|[_/ ])")
+
+
+def measures_learning(key: str) -> bool:
+    """Whether a metric is a figure of how well the model does (a loss, an accuracy, a
+    reward), not a timing, a setting or a counter: a finished run with none of them
+    shows nothing of what it learned."""
+    return not is_bookkeeping(key) and _NOT_A_MEASURE.search(key.lower()) is None

@@ -639,6 +639,11 @@ class Run:
         if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,
                                key="exploration", severity=Severity.HIGH)
+        floor = self.series.score_floor_at_end() \
+            if self.lifecycle.state is TerminalState.SUCCEEDED else None
+        if floor is not None:
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, floor,
+                               key="score floor at end", severity=Severity.BLOCKER)
         self._never_learned_at_end(judged_high)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end

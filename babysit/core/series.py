@@ -27,6 +27,7 @@ from babysit.metric_names import (
 )
 from babysit.model import EventKind, Record
 from babysit.rules.exploration import ExplorationRule
+from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
 from babysit.user_alerts import UserAlert
@@ -440,6 +441,12 @@ class MetricSeries:
         """Why the run's agent still acts mostly at random (rules/exploration), or None."""
         rule = self._rules.find(ExplorationRule)
         return rule.still_random() if isinstance(rule, ExplorationRule) else None
+
+    def score_floor_at_end(self) -> str | None:
+        """Why a finished run's held-out score never left its floor (rules/metric_floor),
+        or None."""
+        rule = self._rules.find(MetricFloorRule)
+        return rule.floor_at_end() if isinstance(rule, MetricFloorRule) else None
 
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)

@@ -53,6 +53,7 @@ class BarSteps:
         self._first_bar_epoch: int | None = None
         self._epoch_offset = 0
         self._epoch_last_n = 0
+        self._epoch_total: int | None = None  # the total of the epoch's first bar
         self.keras_epoch: tuple[int, int] | None = None
         # An outer loop's rounds around the `fit` calls (see `outer_loops`).
         self.rounds = OuterRounds()
@@ -191,7 +192,17 @@ class BarSteps:
             metrics.pop("step", None)
             return Parsed(fmt, int(printed), target, epoch + fraction, epochs, metrics,
                           per_epoch=bar.total)
+        if epoch == self._bar_epoch and bar.total is not None and self._epoch_total \
+                is not None and bar.total != self._epoch_total and bar.n <= self._epoch_last_n:
+            # Under the same `Epoch 3:` a bar that counts again to another total is
+            # another loop's (a hand loop's validation pass drawn with the epoch's own
+            # description): its loss is no training loss, its count no step.
+            self.evaluating = True
+            return Parsed(bar.style)
+        if epoch != self._bar_epoch:
+            self._epoch_total = bar.total
         if self.global_step_printed:
+            self._bar_epoch = epoch
             return Parsed(fmt, None, target, epoch + fraction, epochs, metrics)
         if self._first_bar_epoch is None:
             self._first_bar_epoch = epoch

@@ -211,7 +211,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"overflow detected,(?: ignoring gradient,)? setting (?:loss )?scale to:?\s*"
          r"([\d.eE+-]+)|"
          r"[Rr]educing dynamic loss scale from \S+ to ([\d.eE+-]+)|"
-         r"reducing loss scale to ([\d.eE+-]+)|Grad overflow on iteration (?:\d+)()", -1),
+         r"reducing loss scale to ([\d.eE+-]+)|Grad overflow on iteration (?:\d+)()|"
+         # icefall's AMP watch: `Grad scale is small: 1.29e-26` (its GradScaler's scale,
+         # warned of below 0.01 and fatal below 1e-5)
+         r"[Gg]rad(?:ient)? scale is (?:too )?small:?\s*([\d.eE+-]+)", -1),
     # A job wrapper's word that the job it submitted is gone without finishing: Kaldi's
     # `queue.pl` / `slurm.pl` (`queue.pl: Error, unfinished job no longer exists, log is
     # in …`), whatever ended it (a time limit, a node that died, a `qdel`). The job died;
@@ -407,6 +410,7 @@ _TRIGGERS = (
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
+    "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",

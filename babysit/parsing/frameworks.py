@@ -169,8 +169,9 @@ def parse_fairseq(segment: str) -> Parsed | None:
 # `Epoch(train) [100][  50/4309]  base_lr: 2.0e-03 lr: 5.96e-05  eta: 12:14:32 ... loss: 1111.4`
 # `Iter(train) [  50/40000]  lr: 1.0e-04  eta: ...  loss: 0.52`
 # `Epoch [1][50/1084]\tlr: 0.01000, eta: 14:19:58, ..., loss_bbox: nan, loss: nan`  (mmcv 1.x)
+# (mmcv 1.x's evaluation names only the batches it ran: `Epoch(val) [9][271]\tbbox_mAP: 0.566`)
 _MM_EPOCH = lazy_re.compile(r"Epoch(?:\((?P<mode>\w+)\))?\s*\[\s*(?P<epoch>\d+)\s*\]\s*"
-                            r"\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\](?P<rest>.*)")
+                            r"\[\s*(?P<i>\d+)\s*(?:/\s*(?P<n>\d+)\s*)?\](?P<rest>.*)")
 _MM_ITER = lazy_re.compile(r"Iter\((?P<mode>\w+)\)\s*\[\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
                            r"(?P<rest>.*)")
 _MM_NOT_METRICS = ("eta", "time", "data_time", "memory", "base_lr")
@@ -189,10 +190,13 @@ def parse_mmengine(segment: str) -> Parsed | None:
         if match.group("mode") not in (None, "train"):
             return Parsed("mmengine", metrics={f"val/{k}": v for k, v in metrics.items()})
         return Parsed("mmengine", i, n, metrics=metrics)
-    epoch, i, n = int(match.group("epoch")), int(match.group("i")), int(match.group("n"))
+    training = match.group("mode") in (None, "train")
+    if match.group("n") is None and training:
+        return None
     metrics = _mm_metrics(match.group("rest"))
-    if match.group("mode") not in (None, "train"):
+    if not training:
         return Parsed("mmengine", metrics={f"val/{k}": v for k, v in metrics.items()})
+    epoch, i, n = int(match.group("epoch")), int(match.group("i")), int(match.group("n"))
     return Parsed("mmengine", (epoch - 1) * n + i, epoch=epoch - 1 + i / n if n else None,
                   metrics=metrics, per_epoch=n)
 

@@ -22,7 +22,11 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
                                 r"[\s#=*~<>|\[\]:.-]*$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
-_YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+Instances\s+(.*?):")
+# (YOLOv5 before v7.0 and YOLOv7 count `Labels` where Ultralytics 8 counts `Instances`,
+# and name their columns `mAP@.5 mAP@.5:.95`, whose colon is no end of the header)
+_YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+(?:Instances|Labels)\s+(.*?):(?:\s|$)")
+# The older names, as Ultralytics 8 writes them (`mAP50`, `mAP50-95`).
+_IOU_AT = (("@.5:.95", "50-95"), ("@0.5:0.95", "50-95"), ("@.5", "50"), ("@0.5", "50"))
 _YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 
 
@@ -53,12 +57,19 @@ class HeaderReader:
             # Keras counts its own epochs (`Epoch 1/1` of a `fit` called once per outer
             # `epoch 56`): the records under it are in Keras's count, not the header's.
             self._bars.header_epoch = None
-            self._bars.keras_header(int(keras.group(1)), int(keras.group(2)))
-            self._final_epoch.counted(int(keras.group(1)), int(keras.group(2)))
+            epoch, epochs = int(keras.group(1)), int(keras.group(2))
+            self._bars.keras_header(epoch, epochs)
+            self._final_epoch.counted(epoch, epochs)
             self._formats["keras"] += 1
-            return Record(epoch=float(keras.group(1)), total_epochs=int(keras.group(2)),
+            # Its records count the epochs done (`epoch 1.4` is 40 % into the second),
+            # so the header that opens epoch 2 stands at 1.0, where its bars begin: at
+            # 2.0 every bar after it would seem to go back an epoch. A call's only epoch
+            # (`Epoch 1/1`, once per round of an outer loop) places nothing: at 0.0 each
+            # round would seem to go back to a new run's start.
+            return Record(epoch=float(epoch - 1) if epochs > 1 else None,
+                          total_epochs=epochs,
                           events=(LogEvent(EventKind.NEW_STAGE, text.strip(),
-                                           f"epoch {keras.group(1)}"),),
+                                           f"epoch {epoch}"),),
                           rank=line.rank, fmt="keras", step=context.step,
                           target_steps=context.target)
         header_epoch = _EPOCH_HEADER.match(text)
@@ -74,7 +85,8 @@ class HeaderReader:
         header = _YOLO_VAL_HEADER.match(text)
         if header is not None:
             line.claimed = True
-            self._yolo_val = tuple(header.group(1).replace("Box(", "").replace(")", "").split())
+            self._yolo_val = tuple(_modern(name) for name in header.group(1).replace(
+                "Box(", "").replace(")", "").split())
             return None
         row = _YOLO_VAL_ROW.match(text) if self._yolo_val else None
         if row is not None:
@@ -84,3 +96,9 @@ class HeaderReader:
                        for name, v in zip(self._yolo_val, values, strict=False) if v is not None}
             return Record(step=context.step, metrics=metrics, rank=line.rank, fmt="ultralytics")
         return None
+
+
+def _modern(name: str) -> str:
+    for old, new in _IOU_AT:
+        name = name.replace(old, new)
+    return name

@@ -25,8 +25,14 @@ from babysit import lazy_re
 
 # The counter, then at once a metric's name (after a separator, if any): not a Keras
 # bar's `37800/37800 [=====…] - 29s - loss: …`, whose count is of samples in an epoch.
-_OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*(\d+)\s*/\s*(\d+)\s*\]|(\d+)\s*/\s*(\d+))"
+# The counter may follow the split it counts for (`[ Train | 001/100 ] loss = 1.23`,
+# `Valid | 001/100 | loss 0.8`): an evaluation's line loses it again (`evaluation`).
+_SPLIT = (r"(?:(?:[Tt]rain(?:ing)?|TRAIN|[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|[Tt]est|TEST|"
+          r"[Ee]val|EVAL|[Dd]ev|DEV)\s*[|:]?\s*)?")
+_OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*" + _SPLIT + r"(\d+)\s*/\s*(\d+)\s*\]|"
+                            + _SPLIT + r"(\d+)\s*/\s*(\d+))"
                             r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
+_SPLIT_FIRST = frozenset("TtVvEeDd")
 _SAME_AS_LABEL = 3
 _OF_TOTAL_THEN_COUNT = lazy_re.compile(
     r"^\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]\s*(\d+)\s*\)?\s*[|,:-]?\s*(?=[A-Za-z])")
@@ -76,7 +82,7 @@ class LeadingCounter:
     def read(self, message: str) -> tuple[int, int | None] | None:
         """The step (and planned total) the message starts with, or None."""
         first = message[:1]
-        if first == "[" or first.isdecimal() or first == " ":
+        if first == "[" or first.isdecimal() or first == " " or first in _SPLIT_FIRST:
             of_total = _OF_TOTAL.match(message)
             if of_total is not None:
                 step = int(of_total.group(1) or of_total.group(3))
@@ -92,7 +98,7 @@ class LeadingCounter:
                     # rounds before, then this one's batch; its total is an epoch's
                     return self._rounds * total + step, None
                 return step, total
-            bare = _BARE.match(message)
+            bare = _BARE.match(message) if first not in _SPLIT_FIRST else None
             if bare is not None and not self._label:
                 count = int(bare.group(1) or bare.group(2) or bare.group(3))
                 before = self._last_bare

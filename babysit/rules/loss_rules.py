@@ -23,6 +23,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import no_progress, trends
 from babysit.rules.early_jump import few_point_jump
+from babysit.rules.epoch_means import EpochMeans
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
 from babysit.rules.phases import PhaseWatch
@@ -142,6 +143,8 @@ class LossRule:
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
         self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
         self._phases = PhaseWatch()
+        self._means = EpochMeans()
+        self._last_raw: float | None = None
 
     def _new_phase(self) -> None:
         """Forget the levels, the noise and the best of the phase before, as a rule made
@@ -206,25 +209,42 @@ class LossRule:
         value = point.loss
         if value is None or not math.isfinite(value):
             return []
-        if self._window and self._window[-1] == value:
+        if self._last_raw == value:
             # The same value printed again (a bar's postfix lagging a step, a summary
             # line): one point. A loss truly identical step after step is the
             # not-learning rule's.
             return []
+        self._last_raw = value
         if not self._start_checked:
             self._start_checked = True
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
-        out: list[Signal] = []
         self._parts.observe(point.metrics, value)
-        spike = mr.evaluate_spike(self._sorted, value, self.rules)
-        early: str | None = None
         if self._first_step is None:
             self._first_step = point.step if point.step is not None else -1
+        out: list[Signal] = []
+        was_mean = self._means.running_mean
+        fed = self._means.feed(point.epoch, value)
+        if self._means.running_mean and not was_mean and self._spiking:
+            # The jump was an epoch's first batches, before its mean settled.
+            self._spiking = False
+            out.append(Resolve(AnomalyType.LOSS_SPIKE,
+                               "the loss shown is each epoch's running mean, which starts "
+                               "again at every epoch: judged an epoch at a time from here"))
+        for judged in fed:
+            out.extend(self._judge(judged))
+        return out
+
+    def _judge(self, value: float) -> list[Signal]:
+        """One point of the loss's trend: a spike, a recovery, divergence."""
+        out: list[Signal] = []
+        spike = mr.evaluate_spike(self._sorted, value, self.rules)
+        early: str | None = None
         # Only in a log that begins mid-run (an excerpt, a resume): the first prints from
         # a run's start jump about on their own (1.7-3× in healthy logs' first steps).
+        first_step = -1 if self._first_step is None else self._first_step
         if spike is None and not self._spiking \
-                and self._first_step > self.rules.divergence_start_steps:
+                and first_step > self.rules.divergence_start_steps:
             early = few_point_jump(list(self._window), value, self.rules.spike_min_points)
             if early is not None:
                 spike = (early, max(self._window) * (1 + self.rules.spike_min_rise))

@@ -57,6 +57,7 @@ _NOT_ERROR_RATE = lazy_re.compile(r"mse|mae|squared|abs|recon|l1|l2|best|min|max
                                   re.IGNORECASE)
 FLOOR = 0.01  # at most this on a 0-1 scale: 1 % of masks, boxes or labels right
 FLOOR_POINTS = 8  # evaluations at the floor before it speaks
+_END_POINTS = 2  # ... or, once the run finished, evaluations that were all it made
 # ... or fewer evaluations that span a long run: a sparse excerpt's three or four, the
 # last at 20× the step of the first or later (DETR's `Test:` class_error of 100.00 after
 # epoch 0 and again after epoch 75), exactly at the floor (nothing right at all).
@@ -238,6 +239,21 @@ class MetricFloorRule:
                                  + (f"; {guess}" if guess else ""), key=floor_key(key),
                                  severity=Severity.BLOCKER if guess else None))
         return out + self._reassessed()
+
+    def floor_at_end(self) -> str | None:
+        """Why a finished run never learned, judged once it is over: a held-out score at
+        its floor on every one of its evaluations, however few (a two-epoch detector run
+        whose mAP@.5 was 0.0025 and then 0.0029: too few evaluations to speak while the
+        run went on, where a slow start could still leave the floor, but the run will
+        not leave it now). None otherwise."""
+        for key, values in sorted(self._values.items()):
+            if key in self._raised or key in self._left or not is_eval_metric(key) \
+                    or len(values) < _END_POINTS:
+                continue
+            return (f"not learning: {key} stayed at its floor on every one of its "
+                    f"{len(values)} evaluations to the run's end (at most {max(values):.2g}): "
+                    f"the model it delivers gets nothing right on held-out data")
+        return None
 
     def _reassessed(self) -> list[Signal]:
         """The open floor findings made blockers once a second accuracy agrees, and

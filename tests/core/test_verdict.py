@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from babysit.core.checkpoints import CheckpointChoice
@@ -41,6 +43,7 @@ def outcome(state: TerminalState, anomalies: tuple[Anomaly, ...] = (),
         end = ending(state)
     return WatchOutcome(target="train.log", target_type="local-log", state=state, ending=end,
                         step=50, target_steps=100, saw_training=True, anomalies=anomalies,
+                        metrics={"loss": 0.42},
                         actions=(CANCEL,) if awaiting else (),
                         awaiting=("cancel the run now",) if awaiting else (), polls=3,
                         interrupted=interrupted)
@@ -101,6 +104,16 @@ def test_confidence_follows_the_evidence():
     by_steps = decide(outcome(S.SUCCEEDED, end=ending(S.SUCCEEDED,
                                                       source=EndingSource.STEPS)), "r")
     assert (by_line.confidence.value, by_steps.confidence.value) == ("high", "medium")
+
+
+def test_a_go_on_a_log_with_no_measure_of_learning_is_low_and_says_why():
+    shown = outcome(S.SUCCEEDED, end=ending(S.SUCCEEDED))
+    bare = replace(shown, metrics={"it/s": 5.8, "gpu_mem": 3.2, "lr": 1e-4})
+    verdict = decide(bare, "r")
+    assert (verdict.decision, verdict.confidence.value) == (Decision.GO, "low")
+    assert [(f.title, f.severity.value) for f in verdict.findings] == [
+        ("no measure of learning in the log", "medium")]
+    assert decide(shown, "r").confidence.value == "high" and not decide(shown, "r").findings
 
 
 def test_rollback_advice_names_the_checkpoint_and_why():

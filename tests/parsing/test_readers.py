@@ -63,7 +63,8 @@ def test_a_header_line_is_claimed_with_the_epoch_it_opens() -> None:
     assert reader.wants(line)
     record = reader.read(line, _Context(step=40))
     assert line.claimed and record is not None
-    assert (record.epoch, record.total_epochs, record.step) == (3.0, 10, 40)
+    # Epochs done when the third begins: where its bars' `2 + n/total` start.
+    assert (record.epoch, record.total_epochs, record.step) == (2.0, 10, 40)
     assert formats["keras"] == 1 and bars.keras_epoch is not None
 
 

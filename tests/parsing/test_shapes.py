@@ -38,7 +38,10 @@ YOLOV5 = [
 
 def test_a_yolov5_table_row_with_nan_losses_is_a_nan_and_its_bar_is_one_epochs():
     parser, records = _read(YOLOV5)
-    [first, second] = [r for r in records if r.metrics]
+    [first, second] = [r for r in records if "box" in r.metrics]
+    # (the validation's `all` row under its header is the evaluation's)
+    [val] = [r for r in records if "val/map50" in r.metrics]
+    assert val.metrics["val/map50"] == 0.61 and val.step is None
     assert first.metrics["box"] == 0.08364 and first.epoch == 1.0 and first.total_epochs == 300
     assert math.isnan(second.metrics["box"]) and math.isnan(second.metrics["total"])
     # The bar's `7/7` counts the batches of one epoch: never the run's planned total.
