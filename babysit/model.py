@@ -127,6 +127,9 @@ class EventKind(StrEnum):
     SEGFAULT = "segfault"
     CHECKPOINT_SAVED = "checkpoint-saved"
     BEST_CHECKPOINT = "best-checkpoint"
+    # The run put its best-evaluated weights back before it ended (Keras's EarlyStopping
+    # with `restore_best_weights`; detail: the epoch they are from, when it says).
+    BEST_RESTORED = "best-restored"
     CHECKPOINT_ERROR = "checkpoint-error"
     DISK_FULL = "disk-full"
     COMPLETED = "completed"
@@ -157,6 +160,9 @@ class LogEvent:
     kind: EventKind
     line: str
     detail: str = ""
+    # A Python exception that reached the top of the program (its traceback opens at the
+    # script's `<module>`): it ended the process, whatever the log shows after it.
+    uncaught: bool = False
 
 
 @line_value

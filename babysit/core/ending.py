@@ -58,9 +58,25 @@ class PendingFailure:
 
     event: LogEvent
     step: int | None
-    # A step was read after it: the dying process's own last output, until a second
-    # one shows training going on (see `RunLifecycle.on_step`).
+    # A step was read after it: the dying process's own last output, until training
+    # shows it going on (see `RunLifecycle.on_step`).
     stepped_after: bool = False
+    flushed: int = 0  # records read after it that may be stdout's buffer, flushed at exit
+
+    def flush_budget(self, stamped: bool) -> int:
+        """Records after it that may still be the dying process's own output. A Python
+        exception nothing caught (its traceback opens at the script's top level) ends the
+        process: stdout, buffered by the block when it goes to a file, is flushed as the
+        process exits, after stderr's traceback, so up to a buffer of the run's last
+        records (8 KiB; `FLUSHED_RECORDS` lines) comes after the traceback in a log of
+        both. Not a record with its own time (`stamped`): a logger's line, which its
+        handler flushes as it writes it, was written when it says, not held. Anything
+        else (a traceback a handler printed, from where it caught it): one record, the
+        batch it died on."""
+        if self.event.uncaught and not stamped and not self.in_helper_thread \
+                and not self.provisional:
+            return FLUSHED_RECORDS
+        return 1
 
     @property
     def cancelled(self) -> bool:
@@ -98,6 +114,9 @@ class PendingFailure:
     def traceback(self) -> str:
         return self.event.detail if self.event.kind is EventKind.EXCEPTION else ""
 
+
+# Records of a run's stdout an 8 KiB buffer holds (its lines mostly over 128 bytes).
+FLUSHED_RECORDS = 64
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # An exception that says the process was sent one of those (torch.distributed.elastic's

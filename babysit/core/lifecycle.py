@@ -125,7 +125,7 @@ class RunLifecycle:
 
     # --- evidence from the log ----------------------------------------------------------
 
-    def on_step(self, step: int, target: int | None) -> bool:
+    def on_step(self, step: int, target: int | None, stamped: bool = False) -> bool:
         """The step moved (forward, or back after a resume). True when that shows the
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
@@ -133,31 +133,32 @@ class RunLifecycle:
         self._requeued = False
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
-        elif self._last_output(step):
+        elif self._last_output(step, stamped):
             return False
         return self._trained(evidence)
 
-    def _last_output(self, step: int) -> bool:
+    def _last_output(self, step: int, stamped: bool = False) -> bool:
         """Whether a step forward right after a failure is the dying process's own last
         output rather than training going on: stdout flushed after stderr's traceback
-        (the bar row of the batch that ran out of memory), the batch a callback stopped
-        training on. A failure is outlived by a second step; a step back is a resume."""
+        (the bar row of the batch that ran out of memory, the last buffer of a script's
+        prints), the batch a callback stopped training on. A failure is outlived by more
+        steps than that (`PendingFailure.flush_budget`); a step back is a resume."""
         pending = self._pending
-        if pending is None or pending.stepped_after \
+        if pending is None or pending.flushed >= pending.flush_budget(stamped) \
                 or (pending.step is not None and step <= pending.step):
             return False
-        self._pending = replace(pending, stepped_after=True)
+        self._pending = replace(pending, stepped_after=True, flushed=pending.flushed + 1)
         return True
 
-    def on_record(self) -> bool:
+    def on_record(self, stamped: bool = False) -> bool:
         """A training record in a log whose records give no step (and whose epoch stood
         still): after a failure, a second one shows training going on, as a second step
         would (TensorFlow's `failed call to cuInit`, then the run trains on the CPU)."""
         pending = self._pending
         if pending is None:
             return False
-        if not pending.stepped_after:
-            self._pending = replace(pending, stepped_after=True)
+        if pending.flushed < pending.flush_budget(stamped):
+            self._pending = replace(pending, stepped_after=True, flushed=pending.flushed + 1)
             return False
         return self._trained(Evidence.TRAINED)
 
@@ -346,7 +347,8 @@ class RunLifecycle:
                                        EventKind.STOPPED_BY_SIGNAL):
             return None  # the requeue stopped the tasks (`srun: error: …: Exited with exit code 1`)
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
-                and pending.cancelled and not pending.exit_banner:
+                and pending.cancelled and not pending.exit_banner \
+                and not (pending.flushed and event.uncaught):
             # Stopped by its owner or its scheduler, then an exception as it wound down
             # (SafeLife's `Keyboard Interrupt. Ending early.`, then a KeyError in the
             # run's summary): the stop is how it ended; the exception is the shutdown's.

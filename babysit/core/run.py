@@ -93,6 +93,7 @@ class Run:
         self.formats: tuple[str, ...] = ()
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
+        self._restored_best: str | None = None  # the trainer put its best weights back
         self._ranks = RankPace()  # every rank's step and pace, for stragglers
         self._places: dict[int, str] = {}  # where each rank ran, as its records said
         self.unreachable = False
@@ -287,11 +288,13 @@ class Run:
                     self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and step is not None
                 if step is None and record.step is None and self.lifecycle.crash_pending \
-                        and _trains(record.metrics) and self.lifecycle.on_record() \
+                        and _trains(record.metrics) \
+                        and self.lifecycle.on_record(stamped=record.time is not None) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, "training went on")
-                if moved and self.lifecycle.on_step(step or 0, series.target_steps) \
+                if moved and self.lifecycle.on_step(step or 0, series.target_steps,
+                                                    stamped=record.time is not None) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {step}")
@@ -426,6 +429,8 @@ class Run:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked, self.step)
+        elif event.kind is EventKind.BEST_RESTORED:
+            self._restored_best = f"epoch {event.detail}" if event.detail else "its best"
         elif event.kind is EventKind.HISTORY:
             self._history(event)
         elif event.kind is EventKind.NEW_STAGE:
@@ -627,6 +632,12 @@ class Run:
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
                                      f"the run kept its best checkpoint ({best}), written "
                                      f"before the evaluation got worse")
+        elif self._restored_best is not None:
+            # The trainer put its best weights back as it returned: the model it delivers
+            # is the best one evaluated, not the worse last one.
+            self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
+                                     f"the run restored its best weights ({self._restored_best}) "
+                                     f"before it ended")
         else:
             self._weigh_against_kept_best()
         self._kept_last_weights()

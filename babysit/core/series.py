@@ -12,7 +12,7 @@ import math
 import statistics
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from babysit.config import RuleSettings
 from babysit.core.nested_loops import NestedLoops
@@ -59,6 +59,7 @@ class StepChange:
 
 
 _STILL = StepChange()
+_STEPLESS_EPOCHS = 5  # epochs moved on with no step moving: the step is no counter of the run
 _ADVANCED = StepChange(advanced=True)
 _WENT_BACK = StepChange(went_back=True)
 
@@ -107,6 +108,10 @@ class MetricSeries:
         # (parsing/stage_milestones): training babysit saw return, without a step.
         self.passed_training_stage = False
         self._nested = NestedLoops()  # an inner loop's counter starting each round again
+        # The whole epoch and the step last seen, and the epochs moved on since the step
+        # last moved (see `_stepless_epochs`).
+        self._step_still: tuple[int | None, int | None, int] = (None, None, 0)
+        self._stale_step: int | None = None  # that standing step, no counter of the run
 
     @property
     def saw_training(self) -> bool:
@@ -157,6 +162,8 @@ class MetricSeries:
             self.epoch = record.epoch
         change = _STILL
         rate: float | None = None
+        if record.step is not None and record.step == self._stale_step:
+            record = replace(record, step=None)  # the standing step, repeated
         self._advanced = record.step is None or record.step != self.step
         if record.step is not None and record.step != self.step:
             if self.step is not None and record.step < self.step:
@@ -245,6 +252,13 @@ class MetricSeries:
         run's plan; it is refused from then on, whichever line repeats it."""
         if record.target_withdrawn:
             self.target_steps = None
+        if self._stepless_epochs(record):
+            # The epochs move on and the step does not: the step and its total were a
+            # bar's that the run's own lines no longer follow (Ultralytics' `0/1426` drawn
+            # before its table, whose rows say epochs only). No plan in steps, then.
+            self._outgrown = max(self._outgrown, self.target_steps or 0)
+            self.target_steps = None
+            self._stale_step, self.step = self.step, None
         candidate = record.target_steps
         if candidate is not None and self._per_call(record.step, candidate):
             self.target_steps = None
@@ -256,6 +270,25 @@ class MetricSeries:
                 and reached > self.target_steps:
             self._outgrown = max(self._outgrown, self.target_steps)
             self.target_steps = None
+
+    def _stepless_epochs(self, record: Record) -> bool:
+        """Whether the run's epochs have moved on `_STEPLESS_EPOCHS` times while its
+        step stood still at 0, where a bar drawn before anything else left it (records
+        may repeat the last step they know). A step that moved once is the run's,
+        however its epochs are said."""
+        epoch = record.epoch
+        if epoch is None:
+            return False
+        step = record.step if record.step is not None else self.step
+        whole = math.floor(epoch)
+        last_epoch, last_step, count = self._step_still
+        if step != last_step:
+            count = 0
+        elif last_epoch is not None and whole > last_epoch:
+            count += 1
+        self._step_still = (whole, step, count)
+        return count >= _STEPLESS_EPOCHS and step == 0 and self.target_steps is not None \
+            and not self._target_fixed
 
     def _per_call(self, step: int | None, total: int) -> bool:
         """Whether the totals the run counts to belong to each call, not to the run:

@@ -24,6 +24,8 @@ from babysit.parsing.shapes import ShapeReader
 _EVAL_DESC = lazy_re.compile(
     r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
 _EPOCH_DESC = lazy_re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+# A bar described only as the epochs' loop (no number of its own).
+_EPOCH_LOOP = lazy_re.compile(r"^(?:[Ee]pochs?|EPOCHS?)\s*:?$")
 # An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
 _EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
 
@@ -112,6 +114,11 @@ class BarSteps:
             # where training stands nor how long it will be.
             return Parsed(bar.style), []
         rate = {"it/s": bar.rate} if bar.rate is not None else {}
+        if _EPOCH_LOOP.match(bar.desc) and bar.total is not None:
+            # The outer loop's own bar (the Hugging Face examples' `trange(epochs,
+            # desc="Epoch")`: `Epoch:  20%|…| 1/5`): it counts epochs, not steps.
+            self.epoch_said(float(bar.n))
+            return Parsed(bar.style, None, None, float(bar.n), bar.total, rate), []
         if bar.style == "keras":
             return self._from_keras_bar(bar, rate)
         if self.yolo_columns:

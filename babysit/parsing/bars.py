@@ -61,7 +61,7 @@ _DATA_DESC = lazy_re.compile(
     r"Tokeniz|Running tokenizer|Grouping texts|"
     r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
     r"dataset) shards|Loading (?:data|dataset)\b|Preprocess|Pre-process|Casting|Saving the dataset|"
-    r"Concatenat|Packing|Shuffling|Caching|Converting|Indexing|Building (?:vocab|dataset))",
+    r"Concatenat|Packing|Shuffling|Caching|Convert(?:ing)?\b|Indexing|Building (?:vocab|dataset))",
     re.IGNORECASE)
 _PAIR = lazy_re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
 

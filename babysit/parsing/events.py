@@ -298,6 +298,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # evaluation...`).
     _sig(EventKind.BEST_CHECKPOINT, r"Loading (?:the )?best (?:[\w-]+ )?model from\s+(\S+?)"
          r"(?:\s+\(score|\s+for\b|\s*$)", 1),
+    # The best weights put back in the model before training returns: Keras's
+    # EarlyStopping(restore_best_weights=True), `Restoring model weights from the end of
+    # the best epoch: 16.` (keras/src/callbacks/early_stopping.py).
+    _sig(EventKind.BEST_RESTORED, r"Restoring model weights from the end of the best "
+         r"epoch:?\s*(\d+)", 1),
     # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
     # model saved.` at each improvement): no file to name, but the step it was written at
     # (the detail is empty; see Checkpoints.named_best).
@@ -410,7 +415,7 @@ _TRIGGERS = (
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
-    "scale is",
+    "Restoring model", "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",

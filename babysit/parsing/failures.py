@@ -74,6 +74,11 @@ _BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # narrow console before its closing quote.
 _FRAME_START = lazy_re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
 _FRAME_END = lazy_re.compile(r"^\s*in [\w<>.]+\s*$")
+# The function a frame names (`  File "train.py", line 12, in <module>`).
+_FRAME_FUNCTION = lazy_re.compile(r"\", line \d+, in (\S+)\s*$")
+# Where a traceback of an exception nothing caught begins: the script's top level (or
+# runpy's, for `python -m`).
+_TOP_LEVEL = frozenset({"<module>", "_run_module_as_main", "_run_code"})
 # (the function's name may be gone: a Markdown paste takes `in <module>` for a tag)
 _FRAME_TAIL = lazy_re.compile(r"\", line \d+, in(?: \S+)?\s*$")
 # A traceback pasted through Markdown gets typographic quotes (`File “/opt/…/runpy.py”,
@@ -134,6 +139,7 @@ class FailureReader:
     def __init__(self) -> None:
         self._lines = 0  # >0 while inside a traceback
         self._header = ""
+        self._first_frame: str | None = None  # the function the first frame names
         self._named = ""  # the exception an IPython header names
         self._headless = False  # opened by a frame, not a header
         self._logged = False  # a traceback a library logged as a warning and carried on
@@ -297,6 +303,7 @@ class FailureReader:
         self._prefix = None if named is not None or boxed or headless \
             else _prefix_template(prefix)
         self._header = clip(line.strip(), 300)
+        self._first_frame = None
 
     def _read_frame(self, line: str, kinds: Set[EventKind],
                     added: list[LogEvent]) -> list[LogEvent]:
@@ -306,6 +313,8 @@ class FailureReader:
         frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
         self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
         self._after_frame = _FRAME_TAIL.search(frame) is not None
+        if self._first_frame is None and (function := _FRAME_FUNCTION.search(frame)):
+            self._first_frame = function.group(1)
         if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
             self._save_frame = True
         closing = exception_line(line)
@@ -321,7 +330,8 @@ class FailureReader:
                                                300)))
                 return added  # handled and carried on: the library said so
             text = f"{name}: {message}" if message else name
-            added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300)))
+            added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300),
+                                  uncaught=self._first_frame in _TOP_LEVEL))
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
             # unless the traceback shows the save itself failing.
             broke_save = self._save_frame or (self._save_failed is not None

@@ -33,9 +33,9 @@ class Parsed:
 
 
 # Keys that count progress rather than measure training.
-STEP_KEYS = ("step", "global_step", "iter", "iters", "iteration", "iter_num", "_step",
-             "trainer/global_step", "train/global_step", "train/step", "num_steps", "steps",
-             "current_steps", "current_step")
+STEP_KEYS = ("step", "global_step", "global_steps", "iter", "iters", "iteration", "iter_num",
+             "_step", "trainer/global_step", "train/global_step", "train/step", "num_steps",
+             "steps", "current_steps", "current_step")
 TARGET_KEYS = ("max_steps", "total_steps", "max_iters", "train_iters", "num_training_steps",
                "target_steps")
 EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch")

@@ -37,7 +37,7 @@ from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.counterless_results import CounterlessResults
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_counter import EpochCounter
-from babysit.parsing.evaluation import training_names, trains
+from babysit.parsing.evaluation import EVALISH, training_names, trains
 from babysit.parsing.events import SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
@@ -73,7 +73,19 @@ from babysit.parsing.trailing_duration import TrailingDuration
 from babysit.parsing.worker_pools import WorkerPools
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
+# An epoch of the plan named in a bar's description (`Epoch 10/10 - Training`).
+_EPOCH_OF_PLAN = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\s*/\s*(\d+)\b")
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
+# A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
+# results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
+_REPORT_BANNER = lazy_re.compile(
+    r"^\s*[=*#-]{3,}\s*(?:[Ff]inal |FINAL |[Bb]est |BEST )?(?:[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|"
+    r"[Tt]est|TEST|[Ee]val(?:uation)?|EVAL)\b[\w ]{0,30}?[=*#-]{3,}\s*$")
+# A report's summary line, by its label (`  Mean: P=52.88% …`, `Overall: acc 0.91`).
+_SUMMARY_LABEL = lazy_re.compile(r"\s*(?:[Mm]ean|MEAN|[Aa]v(?:era)?ge?|AVG|[Oo]verall|OVERALL|"
+                                 r"[Tt]otal|TOTAL|[Aa]ll|ALL|[Mm]acro|[Mm]icro|[Ww]eighted)\b")
+_ONE_AN_EPOCH = 4  # epoch changes per repeat, at least, in a log of a record an epoch
+_BANNER_RULES = frozenset(" \t=*#-")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 
 
@@ -130,6 +142,14 @@ class LogParser:
         self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
+        self._report_block = False  # under a banner of an evaluation's report
+        # The epoch of the last stepped record, and how often the next one named the
+        # same epoch or another (mostly the same: an epoch is not over when a record
+        # names it).
+        self._last_record_epoch: float | None = None
+        self._epoch_repeats = self._epoch_changes = 0
+        self._first_record_epoch: float | None = None
+        self._epochs_recorded = False  # epochs were given to the endings
         self.formats: Counter[str] = Counter()
         self._withdrawn = False  # a total said before turned out to be an epoch's
         self._overrun: int | None = None  # a bar's total the run trained past
@@ -425,6 +445,10 @@ class LogParser:
         read: Line | None = None
         if in_traceback:
             self._took = True
+        if not line.strip():
+            self._report_block = False  # a blank line closes a report
+        elif line[:1] in _BANNER_RULES and _REPORT_BANNER.match(line):
+            self._report_block = True
         bar = None if in_traceback else parse_bar(line)
         self._endings.final_epoch.new_line(
             bar is not None and bar.total is not None and bar.n < bar.total,
@@ -451,6 +475,12 @@ class LogParser:
                     self._withdrawn = True
             if self._bars.evaluating:
                 self.phase = "eval"
+            elif (of_plan := _EPOCH_OF_PLAN.search(bar.desc)) is not None:
+                # The bar names its epoch of the plan (`Epoch 10/10 - Training: 100%|…|
+                # 2533/2533`): the outer counter, as an `Epoch 10/10` line says it.
+                self._endings.final_epoch.counted(
+                    float(of_plan.group(1)), int(of_plan.group(2)),
+                    bar_parsed is not None and bool(bar_parsed.metrics))
             rest = line[bar.end :]
             if rest.lstrip().startswith("["):
                 glued_rank, rest = split_rank(rest.lstrip())
@@ -594,6 +624,13 @@ class LogParser:
                 and self._bars.header_epoch is not None:
             epoch = float(self._bars.header_epoch)  # the epoch its header line announced
         metrics = dict(part.metrics)
+        if self._report_block and metrics and step is None and bar is None:
+            # Under a banner that names an evaluation's report (`=== Final Val Metrics
+            # ===`, then `  Class 1: P=87.89%  IoU=70.35%` and `  Mean: … mIoU=42.87%`):
+            # the evaluation's figures, not training records; of them, a line per class
+            # is a breakdown, no series, and only the summary line is kept.
+            metrics = {k if EVALISH.search(k) else f"eval/{k}": v for k, v in metrics.items()} \
+                if _SUMMARY_LABEL.match(line) else {}
         for event in events:
             if event.kind is EventKind.LOSS_SCALE:
                 scale = to_number(event.detail) if event.detail else None
@@ -651,8 +688,28 @@ class LogParser:
         # (Nielsen's `Epoch 7: 969 / 10000` is an evaluation, printed once per epoch
         # trained: in a log without steps, how far training went.)
         epoch_evaluation = epoch is not None and not self.step_found and marks_epoch(fmt)
-        if epoch is not None and not self.step_found and metrics \
+        # (and in a log whose steps have no total, its epochs against the plan its
+        # configuration or command line gives: `--epochs=40`, then `{"epoch": 39,
+        # "step": 235, …}` is its last planned epoch)
+        if epoch is not None and metrics and step is not None:
+            # (one record an epoch, or several: only the first counts epochs so)
+            if self._first_record_epoch is None:
+                self._first_record_epoch = epoch
+            if epoch == self._last_record_epoch:
+                self._epoch_repeats += 1
+            else:
+                self._epoch_changes += 1
+            self._last_record_epoch = epoch
+        by_epochs = not self.step_found or (
+            self.target is None and self.plan.epochs and self._epoch_changes >= _ONE_AN_EPOCH
+            and self._epoch_repeats * _ONE_AN_EPOCH <= self._epoch_changes)
+        if epoch is not None and by_epochs and metrics \
                 and (trains(metrics) or epoch_evaluation):
+            if self.step_found and not self._epochs_recorded and self._first_record_epoch \
+                    is not None:
+                # (where the run's epochs began, for how it counts them: 0 or 1)
+                self._endings.epoch_record(self._first_record_epoch, self.plan.epochs)
+            self._epochs_recorded = True
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)

@@ -65,3 +65,19 @@ def test_icefall_s_small_grad_scale_is_a_loss_scale_reading():
         "1.2924697071141057e-26"])
     assert any(e.kind is EventKind.LOSS_SCALE and e.detail == "1.2924697071141057e-26"
                for r in records for e in r.events)
+
+
+def test_a_bar_of_the_epochs_loop_counts_epochs_not_steps():
+    # The Hugging Face examples' `trange(epochs, desc="Epoch")` (sealed-27's RoBERTa run).
+    got = _records(["Epoch:  20%|██▍         | 1/5 [34:31<2:18:06, 2071.54s/it]"])
+    assert got == [(None, None, 1.0, {"it/s": 1 / 2071.54})]
+
+
+def test_converting_examples_to_features_is_a_data_pass():
+    assert _records(["convert examples to features: 28it [00:02, 11.96it/s]"]) == []
+
+
+def test_global_steps_by_name_are_the_step():
+    got = _records(["12/21/2022 19:15:41 - INFO - __main__ -   train acc: 0.259, dev acc: 0.286, "
+                    "loss: nan, global steps: 200"])
+    assert got[0][0] == 200
