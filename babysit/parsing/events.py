@@ -298,6 +298,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # evaluation...`).
     _sig(EventKind.BEST_CHECKPOINT, r"Loading (?:the )?best (?:[\w-]+ )?model from\s+(\S+?)"
          r"(?:\s+\(score|\s+for\b|\s*$)", 1),
+    # Training announced as starting, on a line of its own (`Start Training!`, `Starting
+    # training...`, `[INFO] Training started`): after an end, the next round or launch
+    # began (a NAS predictor's five rounds, each closed by `Training End!`).
+    _sig(EventKind.LAUNCHED, r"(?:^|[|\]>]\s*|:\s+)(?:[Ss]tart(?:ing)?|START(?:ING)?|"
+         r"[Bb]egin(?:ning)?|BEGIN) (?:the |THE )?(?:[Tt]raining|TRAINING)\s*(?:[.!…]+)?\s*$|"
+         r"(?:^|[|\]>]\s*|:\s+)(?:[Tt]raining|TRAINING) (?:[Ss]tarted|STARTED|begins|BEGINS)"
+         r"\s*(?:[.!…]+)?\s*$",
+         detail="training announced as starting again: a new round or launch"),
     # The best weights put back in the model before training returns: Keras's
     # EarlyStopping(restore_best_weights=True), `Restoring model weights from the end of
     # the best epoch: 16.` (keras/src/callbacks/early_stopping.py).

@@ -80,3 +80,16 @@ def test_keras_restoring_its_best_weights_keeps_its_best(tmp_path: Path):
     found = [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"]
     assert found and all("restored its best weights (epoch 16)" in a["description"]
                          for a in found)
+
+
+def test_training_announced_again_after_an_end_is_a_new_round_running(tmp_path: Path):
+    # A NAS predictor's rounds (sealed-27): each closed by `Training End!`, its result and
+    # its save; the log stops just after the fifth round's `Start Training!`.
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-27"
+           / "pytorch_lightnas_nasbench201_predictor_rounds_running.log")
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines[-1].endswith("Start Training!")
+    again = verdict_of(tmp_path, lines)
+    assert (again["terminal_state"], again["decision"]) == ("RUNNING", "CONDITIONAL")
+    ended = verdict_of(tmp_path, lines[:-1])  # its preamble only: not yet announced
+    assert ended["terminal_state"] == "SUCCEEDED", ended["summary"]
