@@ -355,6 +355,14 @@ class RunLifecycle:
             if not PendingFailure(event, step).cancelled:  # (not the stop's own traceback)
                 self._wind_down = event.detail or event.line
             return None
+        if pending is not None and pending.event.uncaught and not pending.cancelled \
+                and not pending.stepped_after and kind in (
+                    EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.STOPPED_BY_SIGNAL):
+            # More failure right after the run's own uncaught exception, nothing trained
+            # between (Paddle's `FatalError: Termination signal` and the SIGTERM its
+            # launcher sends a worker whose ValueError it saw; torchrun's to its peers):
+            # the exception is how it ended, the rest its aftermath.
+            return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):
             return PendingFailure(event, step)

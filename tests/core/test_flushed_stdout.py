@@ -44,3 +44,26 @@ def test_a_loggers_lines_after_it_were_written_when_they_say(tmp_path: Path):
             "address. port: 4321, code: -98, name: EADDRINUSE"]
     data = verdict_of(tmp_path, [*lines, *died, *stamped])
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_stop_signal_right_after_an_uncaught_exception_is_its_aftermath(tmp_path: Path):
+    # PaddlePaddle's worker (sealed-28): the ValueError that ended it, then the launcher's
+    # SIGTERM reported by Paddle's own signal handler. The exception is how it ended.
+    died = ["Traceback (most recent call last):",
+            '  File "main_ibot.py", line 475, in <module>',
+            "    train_ibot(args)",
+            '  File "main_ibot.py", line 408, in train_one_epoch',
+            "    student_local_cls = student(images)[0]",
+            "ValueError: (InvalidArgument) The 'shape' in ReshapeOp is invalid.",
+            "", "--------------------------------------",
+            "C++ Traceback (most recent call last):",
+            "--------------------------------------",
+            "No stack trace in paddle, may be caused by external reasons.", "",
+            "----------------------", "Error Message Summary:", "----------------------",
+            "FatalError: `Termination signal` is detected by the operating system.",
+            "  [SignalInfo: *** SIGTERM (@0x3f4002bdc34) received by PID 2874711 (TID "
+            "0x7f8d95a6b4c0) from PID 2874420 ***]"]
+    data = verdict_of(tmp_path, [f"Epoch: [0]  [ {i}/500]  loss: {9 - i / 100:.4f}"
+                                 for i in range(0, 100, 10)] + died)
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), data["summary"]
+    assert "ValueError" in data["summary"]
