@@ -33,6 +33,7 @@ from babysit.rules.catalog import entry
 
 _ENDED_BADLY = (TerminalState.FAILED, TerminalState.CANCELLED, TerminalState.TIMEOUT)
 _NOT_VISIBLE = "not visible"
+_TRACKER = "point babysit at the run's tracker (--wandb, --mlflow) or TensorBoard directory"
 
 
 def decide(outcome: WatchOutcome, run_id: str) -> Verdict:
@@ -227,14 +228,12 @@ def _findings(outcome: WatchOutcome, unresolved: list[Anomaly]) -> list[Finding]
         add(Severity.HIGH, "could not read training progress from this log",
             "babysit recognised no step and no metric in the log, so it cannot tell whether "
             "the run trained at all.",
-            "Check that this is the training's own output (stdout and stderr), or point "
-            "babysit at the run's tracker (--wandb, --mlflow) or TensorBoard directory.")
+            f"Check that this is the training's own output (stdout and stderr), or {_TRACKER}.")
     elif outcome.state is TerminalState.SUCCEEDED and not _learning_shown(outcome):
         add(Severity.MEDIUM, "no measure of learning in the log",
             "The run finished, but its log shows no loss, accuracy or other figure of how "
             "well the model does, only that its steps went by.",
-            "Evaluate the saved model before using it, or point babysit at the run's "
-            "tracker (--wandb, --mlflow) or TensorBoard directory, where its metrics are.")
+            f"Evaluate the saved model before using it, or {_TRACKER}, where its metrics are.")
     if (ending is not None and outcome.state in (TerminalState.SUCCEEDED, TerminalState.ENDED)
             and not ending.confirmed):
         add(Severity.HIGH, "completion not confirmed", ending.evidence,

@@ -36,6 +36,7 @@ from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.counterless_results import CounterlessResults
 from babysit.parsing.endings import EndingReader
+from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import EVALISH, training_names, trains
 from babysit.parsing.events import SUMMARY, find_events
@@ -84,7 +85,6 @@ _REPORT_BANNER = lazy_re.compile(
 # A report's summary line, by its label (`  Mean: P=52.88% …`, `Overall: acc 0.91`).
 _SUMMARY_LABEL = lazy_re.compile(r"\s*(?:[Mm]ean|MEAN|[Aa]v(?:era)?ge?|AVG|[Oo]verall|OVERALL|"
                                  r"[Tt]otal|TOTAL|[Aa]ll|ALL|[Mm]acro|[Mm]icro|[Ww]eighted)\b")
-_ONE_AN_EPOCH = 4  # epoch changes per repeat, at least, in a log of a record an epoch
 _BANNER_RULES = frozenset(" \t=*#-")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
 
@@ -143,12 +143,7 @@ class LogParser:
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
-        # The epoch of the last stepped record, and how often the next one named the
-        # same epoch or another (mostly the same: an epoch is not over when a record
-        # names it).
-        self._last_record_epoch: float | None = None
-        self._epoch_repeats = self._epoch_changes = 0
-        self._first_record_epoch: float | None = None
+        self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
         self.formats: Counter[str] = Counter()
         self._withdrawn = False  # a total said before turned out to be an epoch's
@@ -445,7 +440,7 @@ class LogParser:
         read: Line | None = None
         if in_traceback:
             self._took = True
-        if not line.strip():
+        if not line or line.isspace():
             self._report_block = False  # a blank line closes a report
         elif line[:1] in _BANNER_RULES and _REPORT_BANNER.match(line):
             self._report_block = True
@@ -692,23 +687,15 @@ class LogParser:
         # configuration or command line gives: `--epochs=40`, then `{"epoch": 39,
         # "step": 235, …}` is its last planned epoch)
         if epoch is not None and metrics and step is not None:
-            # (one record an epoch, or several: only the first counts epochs so)
-            if self._first_record_epoch is None:
-                self._first_record_epoch = epoch
-            if epoch == self._last_record_epoch:
-                self._epoch_repeats += 1
-            else:
-                self._epoch_changes += 1
-            self._last_record_epoch = epoch
+            self._cadence.seen(epoch)
         by_epochs = not self.step_found or (
-            self.target is None and self.plan.epochs and self._epoch_changes >= _ONE_AN_EPOCH
-            and self._epoch_repeats * _ONE_AN_EPOCH <= self._epoch_changes)
+            self.target is None and bool(self.plan.epochs) and self._cadence.one_an_epoch)
         if epoch is not None and by_epochs and metrics \
                 and (trains(metrics) or epoch_evaluation):
-            if self.step_found and not self._epochs_recorded and self._first_record_epoch \
-                    is not None:
+            first = self._cadence.first
+            if self.step_found and not self._epochs_recorded and first is not None:
                 # (where the run's epochs began, for how it counts them: 0 or 1)
-                self._endings.epoch_record(self._first_record_epoch, self.plan.epochs)
+                self._endings.epoch_record(first, self.plan.epochs)
             self._epochs_recorded = True
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
