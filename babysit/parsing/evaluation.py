@@ -77,8 +77,9 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
 
 # A line that says it is the training's (`Train -   loss: 5.02` after `Eval -    loss:
 # 4.98`, the same names; `[ Train | 002/100 ] loss = 0.7` after `[ Valid | 001/100 ]
-# loss = 0.8`): its metrics are the training's, whatever came before.
-_TRAIN_HEAD = lazy_re.compile(r"\s*(?:\[\s*)?(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\b(?![/_.])")
+# loss = 0.8`; a bullet's `- Train metrics: loss: 1.36` after `- Eval metrics: loss:
+# 1.33`): its metrics are the training's, whatever came before.
+_TRAIN_HEAD = lazy_re.compile(r"\s*(?:[\[*|>-]\s*)?(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\b(?![/_.])")
 
 
 def says_training(text: str) -> bool:

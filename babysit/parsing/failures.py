@@ -123,16 +123,36 @@ def _prefix_template(prefix: str) -> re.Pattern[str] | None:
 
 
 _HEADER = "Traceback (most recent call last):"
+# A console that wrapped the header is at most this much wider than the header's first
+# piece (a word wrap leaves the line short of the width); one wider than this wraps a
+# header after a long prefix and little else.
+_WRAP_SLACK = 4
+_NARROWEST = 40
 
 
-def _wrapped_header(previous: str, line: str) -> bool:
-    """Whether `line` is the rest of a traceback header the line before it began, cut
-    where a terminal wrapped it (at least `Trace` on one side, `):` on the other)."""
-    rest = line.strip()
-    if not rest.endswith("):") or len(rest) >= len(_HEADER) or not _HEADER.endswith(rest):
+_HEADER_LETTERS = "".join(_HEADER.split())
+
+
+def _wrapped_header(previous: tuple[str, str], line: str) -> bool:
+    """Whether `line` ends a traceback header that the one or two lines before it began,
+    cut where a terminal wrapped it (at a space or in a word: `…Traceback (most recent
+    cal`, then `l last):`; PowerShell's `python : Traceback `, `(most recent call `,
+    `last):`), at least `Trace` before the last piece."""
+    rest = "".join(line.split())
+    if not rest.endswith("):") or len(rest) >= len(_HEADER_LETTERS) \
+            or not _HEADER_LETTERS.endswith(rest):
         return False
-    return previous.rstrip().endswith(_HEADER[: len(_HEADER) - len(rest)]) \
-        and len(_HEADER) - len(rest) >= len("Trace")
+    head = _HEADER_LETTERS[: len(_HEADER_LETTERS) - len(rest)]
+    if len(head) < len("Trace"):
+        return False
+    joined = ""
+    for earlier in reversed(previous):
+        joined = "".join(earlier.split()) + joined
+        if joined.endswith(head):
+            return True
+        if len(joined) >= len(head):
+            return False
+    return False
 
 
 class FailureReader:
@@ -164,8 +184,11 @@ class FailureReader:
         # The line read before this one, and whether it said a failure: the message of a
         # Lua traceback stands above its `stack traceback:` (see `lua_tracebacks`).
         self._previous = ""
+        self._before_previous = ""  # and the one before it (a header wrapped in three)
         self._previous_failed = False
         self._native = 0  # native stack frames in a row (see `_native_frame`)
+        # The width of a narrow console that wrapped a traceback's header (0: none seen).
+        self._narrow = 0
         self._native_error = ""  # what the program said before its frames
         self._said_error = ""  # the last line that said `error` (the frames' reason)
 
@@ -180,15 +203,20 @@ class FailureReader:
         if "rror" in line or "RROR" in line:
             self._said_error = line.strip()[:300]
         added = self._observe(line, events)
-        self._previous = line
+        self._previous, self._before_previous = line, self._previous
         self._previous_failed = bool(added) or any(e.kind in _FAILURE_KINDS for e in events)
         return added
 
     def _observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         added: list[LogEvent] = []
-        if not events and self._lines == 0 and _wrapped_header(self._previous, line):
+        if not events and self._lines == 0 and _wrapped_header(
+                (self._before_previous, self._previous), line):
             # The header a terminal wrapped at its width (`…Traceback (most recent cal`,
             # then `l last):`): a traceback opens here, as it would on the whole header.
+            # The console is that narrow for every line after it: a frame or a message
+            # longer than it comes in pieces (see `continues`).
+            width = max(len(self._previous.rstrip("\r\n")), len(line.rstrip("\r\n")))
+            self._narrow = width + _WRAP_SLACK if width <= _NARROWEST else 0
             self._open(line, "")
             return added
         if not events and self._lines == 0:  # most lines: skip the events' bookkeeping
@@ -358,6 +386,10 @@ class FailureReader:
             return True
         if self._after_frame and frame_source(text):
             return True  # the frame's source line, its indentation lost (see frame_sources)
+        if len(text.rstrip("\r\n")) <= self._narrow:
+            # a piece of a frame or of the message a narrow console cut at its width
+            # (PowerShell's 25 columns: `  File "E:\\crop_disease_d`, `etection\\.venv\\…`)
+            return True
         if exception_line(text) is not None:
             return True
         self._abandon()

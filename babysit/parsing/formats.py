@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field, replace
 from typing import Any
@@ -421,6 +422,31 @@ _METER_KV = lazy_re.compile(
     r"(?<![\w./@-])(?P<nkey>[A-Za-z][\w./-]*(?:@\d+)?)\s+(?P<nvalue>nan|inf)\s*\(\s*\w+\s*\)")
 
 
+# A held-out split's word setting off the rest of a line (`… | valid (3.29 sec): n=5400,
+# loss=1.610`, `train: loss=0.3 | val: loss=0.4`).
+_SPLIT_WORD = lazy_re.compile(r"(?<![\w/.-])(valid(?:ation)?|val|eval(?:uation)?|dev|test)"
+                              r"(?![\w/.-])", re.IGNORECASE)
+_SPLIT_PREFIX = {"test": "test/"}
+
+
+def _held_out_part(text: str) -> tuple[int, str] | None:
+    """Where a line's second half, a held-out split's, begins, and the prefix its
+    metrics take: one line holding both splits under the same names, each half behind
+    its split's word. Only when a name before the word is named again after it (a
+    `Validation Loss: 0.5` names its own split and stays as it is)."""
+    lowered = text.lower()
+    if "val" not in lowered and "test" not in lowered and "dev" not in lowered:
+        return None
+    for word in _SPLIT_WORD.finditer(text):
+        before = {normalise_key(p.group("key")) for p in _KV.finditer(text, 0, word.start())}
+        if not before:
+            continue
+        after = {normalise_key(p.group("key")) for p in _KV.finditer(text, word.end())}
+        if before & after:
+            return word.start(), _SPLIT_PREFIX.get(word.group(1).lower(), "eval/")
+    return None
+
+
 def key_values(text: str) -> dict[str, float]:
     if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
         return paired
@@ -445,6 +471,7 @@ def key_values(text: str) -> dict[str, float]:
             number = to_number(pair.group("value"))
             if number is not None:
                 values.setdefault(normalise_key(pair.group("key")), number)
+    held_out = _held_out_part(text)
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))
         if number is None:
@@ -466,6 +493,8 @@ def key_values(text: str) -> dict[str, float]:
             key = f"{key}_time" if counts else key
         elif unit == "ms" and not key.endswith("_ms"):
             key = f"{key}_ms"
+        if held_out is not None and pair.start() > held_out[0]:
+            key = f"{held_out[1]}{key}"
         values[key] = number
     if "\t" in text or "  " in text:
         for pair in _CELL_KV.finditer(text):

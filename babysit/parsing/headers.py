@@ -12,6 +12,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.final_epoch import FinalEpoch
+from babysit.parsing.log_prefix import message
 from babysit.parsing.outer_loops import HINTS as ROUND_HINTS
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.text import to_number
@@ -52,6 +53,10 @@ class HeaderReader:
         text = line.text
         self._bars.rounds.line(text)
         keras = _KERAS_EPOCH.match(text)
+        if keras is None and (text[:1].isdigit() or text[:1] == "["):
+            # the same header after a logger's head (`2018-09-04 18:44:21,417:INFO:
+            # Epoch 8/10`): a hand loop printing Keras's shape through `logging`
+            keras = _KERAS_EPOCH.match(message(text))
         if keras is not None:
             line.claimed = True
             # Keras counts its own epochs (`Epoch 1/1` of a `fit` called once per outer

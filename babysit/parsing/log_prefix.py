@@ -35,7 +35,9 @@ _HEAD_FIELD = lazy_re.compile(
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
     r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `
-    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S))?")
+    # the separators after a field; a colon may touch the level after it, as in
+    # `%(asctime)s:%(levelname)s: %(message)s` (`2018-09-04 18:44:21,417:INFO: Epoch 8/10`)
+    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S)|:(?=(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):))?")
 
 
 # PyTorch's repr of a scalar tensor, `tensor(2.5000, device='cuda:0')`: its value is the

@@ -425,7 +425,8 @@ class LogParser:
             self._took = True  # understood: the best round said again, no round trained
             return None
         self._shapes.note(line)
-        if line.lstrip().startswith(_COMMENT):
+        commented = line.lstrip().startswith(_COMMENT)
+        if commented:
             marked = self._commented_record(line)
             if marked is None:
                 return None
@@ -495,7 +496,12 @@ class LogParser:
                                               or "ocab" in rest):
             found_facts = self._facts.said(rest)
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
-                return Record(step=self.step, facts=found_facts, rank=rank)
+                # (a configuration's dump may say its plan beside its vocabulary)
+                announced = self.plan.read(rest, False)
+                if announced is not None:
+                    self.target = announced
+                return Record(step=self.step, target_steps=self.target, facts=found_facts,
+                              rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:"):
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(rest, rank, in_traceback)
@@ -505,6 +511,10 @@ class LogParser:
                 return None
             if parsed is not None and bar_parsed is None:
                 parsed = self._counterless.read(rest, parsed)  # `MSE_loss = 1.83` an epoch
+            if commented and parsed is not None and not parsed.metrics:
+                # a configuration's commented-out field, printed again by a relaunch
+                # (`  # steps: 99040 # 1238 * 120`), names a count, not where the run is
+                parsed = None
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
             found = find_events(rest)
@@ -590,6 +600,9 @@ class LogParser:
         announced = self.plan.read(rest, parsed is not None)
         if announced is not None:
             self.target = announced
+            if parsed is not None and parsed.step == announced and not parsed.metrics:
+                # the plan's own number read as a step (a config's `  steps: 23200`)
+                parsed = None
             return parsed or Parsed("", target=announced)
         global_step = lightning_global_step(rest)
         if global_step is not None:

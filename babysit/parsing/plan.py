@@ -20,8 +20,18 @@ _TARGET_LINE = lazy_re.compile(
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
     # (a flag's dump: EstraNet's `train_steps           : 400000`, BERT's `num_train_steps`)
     r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps|"
+    # (names that other tools take too, the run's own only in its arguments' dump,
+    # SinGAN's `Namespace(…, num_steps=2000, …)`: a command line's `--num_steps=5` may
+    # be a calibration script's, run beside the training)
+    r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iters|total_iterations)|"
     r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
     r"\biters:\s*(\d[\d,]*)|"
+    # a configuration dict's quoted key (`{'lr': 0.001, …, 'iterations': 45000, …}`): a
+    # progress line does not quote its counter
+    r"['\"](?:iterations|iters)['\"]\s*:\s*(\d[\d,]*)|"
+    # a nested config's own field, alone and indented (SECOND's protobuf `train_config {
+    # steps: 23200 # 464 * 50`): a progress line is neither
+    r"^[ \t]+steps\s*[:=]\s*(\d[\d,]*)\s*(?:#.*)?$|"
     # the plan in words: `12500 max iterations` (EMCAD), `Max iterations: 12500`,
     # `maximum number of steps = 5000`
     r"(?<![\d.,])(\d[\d,]*)\s+max(?:imum)?\s+(?:iterations|iters|steps)\b|"

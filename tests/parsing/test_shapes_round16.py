@@ -1,0 +1,147 @@
+"""Shapes read since the sixteenth session, each on lines written in the real shape of
+a public log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.formats import key_values
+from babysit.parsing.log_prefix import message
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]) -> list[tuple]:
+    return [(r.step, r.target_steps, r.epoch, dict(r.metrics))
+            for r in LogParser().feed_lines(lines)]
+
+
+def test_a_colon_may_join_the_timestamp_to_the_level():
+    # `%(asctime)s:%(levelname)s: %(message)s`
+    assert message("2018-09-04 18:44:21,417:INFO: Epoch 8/10") == "Epoch 8/10"
+    assert message("2018-09-04 18:45:58,123:INFO: - Train metrics: loss: 1.386") \
+        == "- Train metrics: loss: 1.386"
+
+
+def _char_lstm(epochs: int, planned: int) -> list[str]:
+    lines = ["2018-09-04 18:24:34,163:INFO: -- start training for 10 epoch(s)"]
+    for epoch in range(1, epochs + 1):
+        minute = 24 + 3 * epoch
+        lines += [f"2018-09-04 18:{minute:02d}:10,540:INFO: Epoch {epoch}/{planned}",
+                  f"2018-09-04 18:{minute + 1:02d}:36,326:INFO: - Train metrics: "
+                  f"loss: {1.7 - epoch / 30:.3f}, acc: {0.49 + epoch / 100:.3f}",
+                  f"2018-09-04 18:{minute + 2:02d}:26,539:INFO: - Eval metrics: "
+                  f"loss: {1.6 - epoch / 30:.3f}, acc: {0.5 + epoch / 100:.3f}",
+                  f"2018-09-04 18:{minute + 2:02d}:51,656:INFO: -- Found new best accuracy"]
+    return lines
+
+
+def test_a_bulleted_training_line_after_the_evaluation_s_is_the_training_s():
+    got = [m for *_, m in _records(_char_lstm(2, 10)) if m]
+    assert got == [{"loss": 1.667, "acc": 0.5}, {"eval/loss": 1.567, "eval/acc": 0.51},
+                   {"loss": 1.633, "acc": 0.51}, {"eval/loss": 1.533, "eval/acc": 0.52}]
+
+
+def test_a_logged_keras_shaped_header_plans_the_epochs(tmp_path: Path):
+    data = verdict_of(tmp_path, _char_lstm(10, 10))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    data = verdict_of(tmp_path, _char_lstm(6, 10))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_one_line_holding_both_splits_under_the_same_names():
+    # DeepSleepNet's epoch line: `train (…): n=…, loss=… | valid (…): n=…, loss=…`.
+    assert key_values("epoch 23 : train (516.37 sec): n=215300, loss=1.609 (0.000), "
+                      "acc=0.198 | valid (3.29 sec): n=5400, loss=1.610 (0.000), acc=0.093") \
+        == {"n": 215300.0, "loss": 1.609, "acc": 0.198,
+            "eval/n": 5400.0, "eval/loss": 1.61, "eval/acc": 0.093}
+    assert key_values("train: loss=0.3 | test: loss=0.4") == {"loss": 0.3, "test/loss": 0.4}
+    # names that say their split keep them; no name said twice, nothing moves
+    assert key_values("Train Loss: 0.3, Val Loss: 0.4") == {"train_loss": 0.3, "val_loss": 0.4}
+    assert key_values("loss=0.5 test acc=0.3") == {"loss": 0.5, "test_acc": 0.3}
+
+
+def test_a_planned_count_in_a_nested_config_and_its_commented_alternatives(tmp_path: Path):
+    # SECOND's protobuf config, printed by each launch: the live `steps:` is the plan,
+    # the commented-out ones are not where the run is.
+    config = ["train_config: {",
+              "  # steps: 99040 # 1238 * 120",
+              "  # steps: 49520 # 619 * 80",
+              "  steps: 2000 # 40 * 50",
+              "  steps_per_eval: 1000 # 40 * 25",
+              "}"]
+    steps = [f"runtime.step={s}, runtime.steptime=1.1, loss.cls_loss={40 / s:.4f}, "
+             f"loss.loc_loss={3 / s ** 0.5:.4f}" for s in range(50, 2001, 50)]
+    data = verdict_of(tmp_path, config + steps[:10] + config + steps)
+    assert (data["terminal_state"], data["total_steps"], data["target_steps"]) \
+        == ("SUCCEEDED", 2000, 2000), data["summary"]
+
+
+def test_a_flag_dump_s_num_steps_is_the_plan(tmp_path: Path):
+    # SinGAN's Namespace: `num_steps=2000`, the last scale's `Iteration 2000`.
+    head = ["2022-04-16 16:07:17 - INFO - Namespace(batch_size=1, device='cuda', "
+            "num_steps=2000, step_size=2000)"]
+    lines = [f"2022-04-16 16:{7 + i // 60:02d}:{i % 60:02d} - INFO - Iteration {i * 100}, "
+             f"D: {-0.5 + i / 100:.4f}, G: {1.6 - i / 30:.4f}, G_recon: {0.15 / (i + 1):.5f}"
+             for i in range(21)]
+    data = verdict_of(tmp_path, head + lines)
+    assert (data["terminal_state"], data["target_steps"]) == ("SUCCEEDED", 2000)
+
+
+# PowerShell at 22 columns (sealed-27): `python … 2>&1 > log` wraps stderr in its own
+# error record at the console's width, the header in three pieces and every frame in
+# several; the traceback still ends the run.
+_POWERSHELL_22 = [
+    "Ultralytics 8.4.23  Python-3.12.6 torch-2.10.0+cpu ",
+    "python : Traceback ", "(most recent call ", "last):",
+    "At line:1 char:1", "+ python train.py ", "--mode yolo > ", "train_error.log 2>&1",
+    "+ ~~~~~~~~~~~~~~~~~~~~", "    + CategoryInfo    ", "          : ",
+    "NotSpecified: (T    ", "raceback (most recent ", "    call ", "last)::String)     ",
+    "[], RemoteException", "    + ", "FullyQualifiedError   ", " Id : ",
+    "NativeCommandErr    or", " ",
+    '  File "C:\\Users\\HP\\Do', "wnloads\\traffic_sign_s", "ystem\\traffic_sign_sys",
+    'tem\\train.py", line ', "67, in <module>", "    main()",
+    '  File "C:\\Users\\HP\\Ap', "pData\\Roaming\\Python\\P", "ython312\\site-packages",
+    "\\ultralytics\\utils\\tor", 'ch_utils.py", line ', "230, in select_device",
+    "    raise ValueError(", "ValueError: Invalid ", "CUDA 'device=0' ", "requested. Use ",
+    "'device=cpu' or pass "]
+
+
+def test_a_traceback_a_narrow_console_wrapped_line_by_line(tmp_path: Path):
+    data = verdict_of(tmp_path, _POWERSHELL_22)
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), data["summary"]
+    assert "ValueError" in data["summary"]
+
+
+def test_a_wide_console_s_short_lines_after_a_handled_traceback_are_training():
+    # An 80-column console wraps a header only behind a long prefix; the short training
+    # lines after the handled traceback are read, not swallowed as its pieces.
+    got = _records(["2024-01-01 00:00:00 WARNING trainer.callbacks.saver: could not "
+                    "write the preview, Traceback (most recent",
+                    "call last):",
+                    '  File "/x/preview.py", line 3, in <module>',
+                    "OSError: disk busy",
+                    "step 10 loss 0.5", "step 20 loss 0.4"])
+    assert [s for s, *_ in got if s is not None][-2:] == [10, 20]
+
+
+def test_a_command_line_s_num_steps_may_be_another_tool_s():
+    from babysit.parsing.plan import target_in
+    # MLPerf MiniGo (sealed-16) runs a calibration script with `--num_steps=5` mid-run
+    assert target_in("Running: python3 produce_min_max_log.py --num_steps=5 --batch_size=16") \
+        is None
+    assert target_in("Namespace(batch_size=1, num_steps=2000, step_size=2000)") == 2000
+
+
+def test_a_config_dict_s_quoted_iterations_is_the_plan(tmp_path: Path):
+    # A nanoGPT-style loop (sealed-28): the config dict, beside the vocabulary, names
+    # `'iterations': 45000`; the run's last `Iter=45000` is the plan's end.
+    head = ["Config:",
+            "{'config_format': 'base', 'seed': 0, 'eval_interval': 200, 'batch_size': 50, "
+            "'vocab_size': 50304, 'lr': 0.001, 'iterations': 45000, 'warmup_steps': 300}"]
+    lines = [f"Train: Iter={i} (0.{i // 1000:03d} epochs) train_loss={10 - i / 5000:.3f} "
+             f"iter_dt=5.43e-01s lr={1e-3 * (45000 - i) / 45000:.2e}"
+             for i in range(0, 45001, 1500)]
+    data = verdict_of(tmp_path, head + lines)
+    assert (data["terminal_state"], data["target_steps"]) == ("SUCCEEDED", 45000), \
+        data["summary"]
