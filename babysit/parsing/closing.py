@@ -161,6 +161,13 @@ _LATE_WORDS = lazy_re.compile(
     # alone is no such thing: rsl_rl's `Mean reward:` and `Mean action std:` come with
     # every iteration)
     r"\d\s*(?:±|\+/-|\+-)\s*\.?\d|"
+    # or named as one: a cross-validation's banner alone on its line (`CV`, `Cross-
+    # validation results`, after each fold's `Fold: 3 result`), an average over all of
+    # them (`Average all subjects - best run:`, `mean over all folds`)
+    r"^\W*(?:CV|[Cc]ross[- ]?[Vv]alidation)(?:\s+(?:[Ss]cores?|[Rr]esults?|[Ss]ummary))?\W*$|"
+    r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall)\b(?:\s+(?:over|of|across|for))?\s+all\s+"
+    r"(?:the\s+)?(?:folds|subjects|runs|seeds|splits|trials|repeats|repetitions|tasks|"
+    r"datasets|experiments)\b|"
     # or its spread said on a line of its own, after the mean (a k-fold run's `Average
     # accuracy:  0.676` then `std:  0.041`)
     r"^\W*(?:std|stdev|std\.? ?dev\.?|[Ss]tandard deviation)\s*[:=]\s*\.?\d|"
@@ -216,7 +223,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "time for", "time of",
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", "]", "saving", "writing", "stored",
-          "±", "+/-", "+-", "std", "standard deviation")
+          "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
@@ -301,6 +308,13 @@ class ClosingBlock:
         """Whether the run printed a closing-looking line of this template between its
         training records before (a per-epoch `Training done`), not as a launch's end."""
         return shape in self._recurring or self._launches.recurs(shape)
+
+    def pending(self) -> bool:
+        """Whether the block holds a closing line (one the run did not print between its
+        records) not yet judged: a record after it may be the run's final figures."""
+        late = self._records >= _RECORDS_BEFORE_LATE
+        return any(_closes(line, late) and not _STAGE.search(line)
+                   and not self.recurs(template(line.strip())) for line in self._lines)
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the

@@ -14,7 +14,8 @@ training records, once, on two earlier occasions: its metrics are read as an eva
 (`eval/mse_loss`). A record of those names printed twice between two training records is
 the training's own progress (a language model's `0.107 perplexity: 1527.65 speed: 8936
 wps` ten times an epoch, between its `Train perplexity at epoch 0` summaries), never an
-evaluation. A log whose records count steps is left alone (its evaluations have their own
+evaluation; once one has been, a second print in one gap is a summary of them (a
+k-fold run's cross-validation score after its last fold's). A log whose records count steps is left alone (its evaluations have their own
 lines and names), as is everything before the second epoch-named record (a configuration
 printed at the start).
 """
@@ -76,6 +77,11 @@ class CounterlessResults:
         if gaps < 0:
             return False
         if names in self._this_gap:
+            if gaps > _ONCE_BEFORE:
+                # an evaluation's, known so from earlier gaps, said again before training
+                # goes on: a summary of them (a k-fold run's `CV` `Score: 0.9691` after
+                # its last fold's `Score: 0.9731`), not progress
+                return True
             self._gaps[names] = -1  # twice between two training records: progress
             return False
         self._this_gap.add(names)

@@ -680,11 +680,14 @@ class LogParser:
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
                 and not (own_epoch is None and names_best_value(line)) \
-                and not (self._endings.completed and not self._losses() & metrics.keys()):
+                and not ((self._endings.completed or self._endings.closing.pending())
+                         and not self._losses() & metrics.keys()):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
             # After a completion line, a record without the training's loss is the final
-            # evaluation (`MSE: 14.2`, the validation metrics again), not more training.
+            # evaluation (`MSE: 14.2`, the validation metrics again), not more training;
+            # so after a closing line not yet judged (`Final results:`, then `Accuracy =
+            # 0.85   Kappa = 0.80`).
             self._records_counted += 1 + self._shapes.rows_unread
             step = self._records_counted
             for reader in self._training_listeners:

@@ -145,3 +145,36 @@ def test_a_config_dict_s_quoted_iterations_is_the_plan(tmp_path: Path):
     data = verdict_of(tmp_path, head + lines)
     assert (data["terminal_state"], data["target_steps"]) == ("SUCCEEDED", 45000), \
         data["summary"]
+
+
+def _epochs(count: int) -> list[str]:
+    return [f"Epoch {e}  loss: {1 / e:.4f}  acc: {0.5 + e / 100:.4f}" for e in range(1, count + 1)]
+
+
+def test_the_figures_after_a_closing_banner_are_the_run_s_results(tmp_path: Path):
+    # ATCNet's end (sealed-27): `Average all subjects - best run:` then `Accuracy = 0.8538
+    # Kappa = 0.8050`; a banner's own line, then the figures, is no training going on.
+    for banner in ("Final results:", "Average all subjects - best run:"):
+        data = verdict_of(tmp_path, [*_epochs(30), banner, "Accuracy = 0.85   Kappa = 0.80"])
+        assert data["terminal_state"] == "SUCCEEDED", (banner, data["summary"])
+
+
+def _fold(fold: int) -> list[str]:
+    lines = ["-" * 30, f"       Fold: {fold} result        ", "-" * 30]
+    for epoch in range(1, 6):
+        lines += [f"Epoch: {epoch}, \tavg train loss: {0.1 / epoch:.4f}, \t"
+                  f"avg validation loss: {0.08 / epoch:.4f}",
+                  f"Epoch: {epoch}, \tROC-AUC score: {0.9 + epoch / 100:.4f}, \t"
+                  f"time elapsed: 482.4"]
+    return lines + ["-" * 30, f"       Fold: {fold} result        ", "-" * 30,
+                    f"Score: {0.97 + fold / 1000:.4f}"]
+
+
+def test_a_cross_validation_score_after_the_last_fold_s(tmp_path: Path):
+    # A k-fold run (sealed-27): each fold's `Score:`, then the `CV` banner and its own.
+    lines = [line for fold in range(4) for line in _fold(fold)]
+    data = verdict_of(tmp_path, [*lines, "-" * 30, "       CV        ", "-" * 30,
+                                 "Score: 0.9691"])
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, lines[:-4])
+    assert data["terminal_state"] == "RUNNING", data["summary"]
