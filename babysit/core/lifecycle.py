@@ -48,7 +48,7 @@ from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_OVER, SHELL_BACK
-from babysit.parsing.runner_exits import runner_exit
+from babysit.parsing.runner_exits import RETURNED, runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.start_failures import NEXT_COMMAND
 
@@ -258,6 +258,12 @@ class RunLifecycle:
             if self.phase is Phase.ENDED:
                 return None  # the next attempt, if any, has to say it again
             pending = self._pending
+            if pending is not None and pending.cancelled and not pending.stepped_after \
+                    and event.detail == RETURNED:
+                # A stop signal the process handled, exiting with status 0 and nothing
+                # trained between (W&B's `(success)` after Ray's `*** SIGTERM received
+                # …`): a clean exit of a stopped run, not a finished one.
+                return None
             if pending is not None and pending.stepped_after \
                     and event.detail not in AFTER_TRAINING:
                 # The step read after the failure was training after all: the run says

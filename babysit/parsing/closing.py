@@ -53,6 +53,14 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
     r"[Oo]utputs?|[Gg]enerations?)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # an aggregate over the folds, subjects or seeds of an experiment, named as one: a
+    # cross-validation's banner alone on its line (`CV`, `Cross-validation results`,
+    # after each fold's `Fold: 3 result`), an average over all of them (`Average all
+    # subjects - best run:`, `mean over all folds`): it exists once they are all done
+    r"^\W*(?:CV|[Cc]ross[- ]?[Vv]alidation)(?:\s+(?:[Ss]cores?|[Rr]esults?|[Ss]ummary))?\W*$|"
+    r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall)\b(?:\s+(?:over|of|across|for))?\s+all\s+"
+    r"(?:the\s+)?(?:folds|subjects|runs|seeds|splits|trials|repeats|repetitions|tasks|"
+    r"datasets|experiments)\b|"
     # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
     r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
@@ -119,7 +127,7 @@ def names_best_epoch(line: str) -> bool:
 # line an epoch goes quiet after its first one; so these close a run only after a few
 # training records (see `ClosingBlock.judge`).
 _LATE_WORDS = lazy_re.compile(
-    r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)[ _-]?(?:set[ _-]?)?"
+    r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)(?:[ _-]|:\s*)?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
@@ -161,13 +169,6 @@ _LATE_WORDS = lazy_re.compile(
     # alone is no such thing: rsl_rl's `Mean reward:` and `Mean action std:` come with
     # every iteration)
     r"\d\s*(?:±|\+/-|\+-)\s*\.?\d|"
-    # or named as one: a cross-validation's banner alone on its line (`CV`, `Cross-
-    # validation results`, after each fold's `Fold: 3 result`), an average over all of
-    # them (`Average all subjects - best run:`, `mean over all folds`)
-    r"^\W*(?:CV|[Cc]ross[- ]?[Vv]alidation)(?:\s+(?:[Ss]cores?|[Rr]esults?|[Ss]ummary))?\W*$|"
-    r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall)\b(?:\s+(?:over|of|across|for))?\s+all\s+"
-    r"(?:the\s+)?(?:folds|subjects|runs|seeds|splits|trials|repeats|repetitions|tasks|"
-    r"datasets|experiments)\b|"
     # or its spread said on a line of its own, after the mean (a k-fold run's `Average
     # accuracy:  0.676` then `std:  0.041`)
     r"^\W*(?:std|stdev|std\.? ?dev\.?|[Ss]tandard deviation)\s*[:=]\s*\.?\d|"
@@ -309,12 +310,15 @@ class ClosingBlock:
         training records before (a per-epoch `Training done`), not as a launch's end."""
         return shape in self._recurring or self._launches.recurs(shape)
 
-    def pending(self) -> bool:
-        """Whether the block holds a closing line (one the run did not print between its
-        records) not yet judged: a record after it may be the run's final figures."""
-        late = self._records >= _RECORDS_BEFORE_LATE
-        return any(_closes(line, late) and not _STAGE.search(line)
-                   and not self.recurs(template(line.strip())) for line in self._lines)
+    def pending(self, late: bool = False) -> bool:
+        """Whether the block holds a closing line the run did not print between its
+        records, not yet judged: a record after it may be the run's final figures. Only
+        the words that close a run whenever they come (`Final results:`, `Training
+        finished`), unless `late` (the block is asked about a launch's end): a late
+        word's line (`Test Error:`) may be the first epoch's test, its figures after it."""
+        return any(_closes(line, late) and (late or _CLOSING_WORDS.search(line) is not None)
+                   and not _STAGE.search(line) and not self.recurs(template(line.strip()))
+                   for line in self._lines)
 
     def judge(self) -> LogEvent | None:
         """At the end of a read: a COMPLETED event (detail `CLOSING`) the first time the

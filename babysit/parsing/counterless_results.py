@@ -15,9 +15,9 @@ training records, once, on two earlier occasions: its metrics are read as an eva
 the training's own progress (a language model's `0.107 perplexity: 1527.65 speed: 8936
 wps` ten times an epoch, between its `Train perplexity at epoch 0` summaries), never an
 evaluation; once one has been, a second print in one gap is a summary of them (a
-k-fold run's cross-validation score after its last fold's). A log whose records count steps is left alone (its evaluations have their own
-lines and names), as is everything before the second epoch-named record (a configuration
-printed at the start).
+k-fold run's cross-validation score after its last fold's). A log whose records count
+steps is left alone (its evaluations have their own lines and names), as is everything
+before the second epoch-named record (a configuration printed at the start).
 """
 
 from __future__ import annotations

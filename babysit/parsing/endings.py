@@ -150,6 +150,9 @@ class EndingReader:
         self.final_epoch = FinalEpoch()  # the outer counter at its total
         self.loop = LoopOver()  # the loop over, with nothing said (see `loop_over`)
         self._epochs_trained = False  # a training record that names only its epoch
+        self._epoch_said: float | None = None  # the epoch such a record named last
+        self._first_epoch_said: float | None = None  # and first
+        self._epoch_names: frozenset[str] = frozenset()  # the names of that last record
         # Epochs of a log that prints no step (see `epoch_record`).
         self._first_epoch: float | None = None
         self._last_epoch: float | None = None
@@ -173,6 +176,11 @@ class EndingReader:
         # Steps that go back start a new launch: what closed the stretch before ended a
         # run, and is no stage's line (`Saved model to …`, then `step: 0` again).
         relaunched = self._step is not None and step < self._step
+        if epoch is not None:
+            # (or its epochs, a whole one or more: a log whose steps babysit counts)
+            relaunched = relaunched or (self._epoch_said is not None
+                                        and epoch <= self._epoch_said - 1)
+            self._epoch_said = epoch
         self._step = step
         self._trained = True
         self.closing.trained(relaunched)
@@ -273,7 +281,23 @@ class EndingReader:
         """A training record that names its epoch and no step (see `after_record`)."""
         self.loop.trained(epoch, metrics, epoch)
         self._epochs_trained = True
-        self.closing.trained()
+        # (the epoch going back starts a new launch, as steps that go back do: what
+        # closed the stretch before it ended a run, `test： f1:0.0` after each of three)
+        said = self._epoch_said
+        names = frozenset(metrics or ())
+        relaunched = epoch is not None and said is not None and (
+            epoch < said
+            # or the same record at the first epoch again after a closing line (a launch
+            # that ran one epoch and tested, then the next launch's first): a launch's
+            # end (not the epoch's own evaluation after its test banner, other names)
+            or (epoch == said == self._first_epoch_said and names == self._epoch_names
+                and self.closing.pending(late=True)))
+        self._epoch_names = names
+        if epoch is not None:
+            self._epoch_said = epoch
+            if self._first_epoch_said is None:
+                self._first_epoch_said = epoch
+        self.closing.trained(relaunched)
         self.final_epoch.trained()
 
     def after_record(self, text: str) -> None:

@@ -343,7 +343,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
          r"EarlyStopping: Training stopped early|"
          # (hyphenated too: xLearn's `[ ACTION     ] Early-stopping at epoch 3`)
-         r"\b[Ee]arly[ -]stopp(?:ing|ed)(?: (?:at|after|on|in)\b|[.!]?\s*$)|"
+         # (and its dots and an `@`: a segmentation loop's `Early Stopping....@ 72 epoch
+         # for patience @ 10.0`)
+         r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"
@@ -429,6 +431,7 @@ _TRIGGERS = (
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
+    "arly Stop",
     "arly-stop",
     "EARLY", "Exited with exit code", "remainder of ranks", "atchdog caught",
     "mprove", "atience", "onverged",

@@ -74,6 +74,9 @@ _MAX_UNITS = 1000
 # Prints of its interval a loop's plan must hold before one print short of a round count
 # is evidence (see `_printed_before`).
 _MIN_PRINTS = 100
+# Stops at one count in a row that make the "launches" rounds of an outer loop (a
+# calibration over five maturities, ten epochs each, is five runs that each finished).
+_ROUNDS = 8
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
 # What a loop does once it is over: generate samples with the trained model
@@ -346,6 +349,11 @@ class LoopOver:
     def _launch_count(self) -> str | None:
         count = self._count
         if not self._earlier or count is None or count != max(self._earlier):
+            return None
+        if len(self._earlier) >= _ROUNDS and len(set(self._earlier[-_ROUNDS:])) == 1:
+            # the counter went back after the same count again and again: an inner loop
+            # of an outer one (SeqGAN's discriminator `Epoch 0`, `1`, `2` in each of its
+            # adversarial rounds), not launches, and the latest round is no last one
             return None
         return f"an earlier launch in this log stopped at {count:g} too, and the latest " \
                f"reached it"

@@ -23,6 +23,7 @@ A reader keeps its own state; LogParser keeps only what they share.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import replace
 
@@ -306,10 +307,17 @@ class LogParser:
 
     def finish(self) -> list[Record]:
         """No more input will come: what is still open (a traceback the log ends in)."""
+        boxed = None
+        if self._shapes.box_open:
+            # a boxed block the log ends in, its bottom border never printed (a paste
+            # that stops at the table with `KL | nan`): its rows are the last record
+            boxed = self._feed("-" * 40)
         events = self._failures.finish() + self._final_save.finish()
-        if not events:
-            return []
-        return [Record(step=self.step, target_steps=self.target, events=tuple(events))]
+        records = [boxed] if boxed is not None else []
+        if events:
+            records.append(Record(step=self.step, target_steps=self.target,
+                                  events=tuple(events)))
+        return records
 
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
@@ -637,8 +645,12 @@ class LogParser:
             # ===`, then `  Class 1: P=87.89%  IoU=70.35%` and `  Mean: … mIoU=42.87%`):
             # the evaluation's figures, not training records; of them, a line per class
             # is a breakdown, no series, and only the summary line is kept.
-            metrics = {k if EVALISH.search(k) else f"eval/{k}": v for k, v in metrics.items()} \
-                if _SUMMARY_LABEL.match(line) else {}
+            # A figure named for its split (the Trainer's `***** eval metrics *****`, then
+            # `  eval_loss = nan`) is no class's row, and a non-finite one is never
+            # dropped, whatever it is.
+            summary = _SUMMARY_LABEL.match(line) is not None
+            metrics = {k if EVALISH.search(k) else f"eval/{k}": v for k, v in metrics.items()
+                       if summary or EVALISH.search(k) or not math.isfinite(v)}
         for event in events:
             if event.kind is EventKind.LOSS_SCALE:
                 scale = to_number(event.detail) if event.detail else None

@@ -19,7 +19,7 @@ _TARGET_LINE = lazy_re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
     r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
     # (a flag's dump: EstraNet's `train_steps           : 400000`, BERT's `num_train_steps`)
-    r"\b(?:max_iters?|MAX_ITERS?|train_iters|num_training_steps|total_steps|"
+    r"\b(?:max_iter(?:ation)?s?|MAX_ITER(?:ATION)?S?|train_iters|num_training_steps|total_steps|"
     # (names that other tools take too, the run's own only in its arguments' dump,
     # SinGAN's `Namespace(…, num_steps=2000, …)`: a command line's `--num_steps=5` may
     # be a calibration script's, run beside the training)

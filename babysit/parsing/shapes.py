@@ -134,6 +134,10 @@ class ShapeReader:
         self._bare: Counter[tuple[str, int]] = Counter()
         self._bare_seen: dict[tuple[str, int], int] = {}  # the line of the shape's last row
         self._box: dict[str, float] = {}
+        # Other lines came after the open box's rows: it ended without its border (OpenAI
+        # Baselines' `logger.dumpkvs` pasted without its dashes, an `Iteration 3027`
+        # line between one table and the next).
+        self._box_ended = False
         self._section = ""
         self._line_no = 0
         self.recent: deque[str] = deque(maxlen=_RECENT)
@@ -161,6 +165,8 @@ class ShapeReader:
         self.rows_unread = 0
         self.recent.append(line)
         self.follow_arrays(line)
+        if self._box and not line.lstrip().startswith(("|", "-")):
+            self._box_ended = True  # (a box whose border a paste lost: see `_box_line`)
 
     def inside_array(self) -> bool:
         """Whether the line noted last continues an array begun on an earlier line."""
@@ -388,9 +394,20 @@ class ShapeReader:
 
     # --- boxed key/value blocks (stable-baselines3) ------------------------------------
 
+    @property
+    def box_open(self) -> bool:
+        """Whether rows of a boxed block were read and the block not yet closed."""
+        return bool(self._box)
+
     def _box_line(self, key: str, value: str) -> Parsed | bool | None:
         if not key:
             return None
+        if self._box_ended:
+            # the last block ended at the lines between: it is the record, this row
+            # opens the next one
+            closed = self._close_box()
+            self._box_line(key, value)
+            return closed
         if not value:
             self._section = normalise_key(key).rstrip("/") + "/"
             return True
@@ -405,6 +422,7 @@ class ShapeReader:
 
     def _close_box(self) -> Parsed | None:
         values, self._box, self._section = self._box, {}, ""
+        self._box_ended = False
         step = None
         for name, value in list(values.items()):
             if name.rsplit("/", 1)[-1] in ("total_timesteps", "timesteps") \

@@ -11,13 +11,13 @@ Native signal handlers print the signal that ended the process before it dies:
   from PID 7929 ***]` (AttnGAN-Paddle under nohup, sealed-10);
 - glog's failure signal handler (`InstallFailureSignalHandler`, used by many C++
   runtimes) the same `*** SIGTERM (@0x…) received by PID N (TID …) from PID M; stack
-  trace: ***`.
-
-Not Abseil's (`absl/debugging/failure_signal_handler.cc`, installed by Ray, gRPC and
-TensorFlow's C++ core) `*** SIGTERM received at time=1759944335 on cpu 0 ***`: Ray prints
-it for each worker it tears down while the driver trains on (sealed-13's LMAPF run: the
-stack, then episodes, then the final model saved), so it says nothing of the run's end —
-a live watch that took it for one stopped a healthy run.
+  trace: ***`;
+- Abseil's (`absl/debugging/failure_signal_handler.cc`, installed by Ray, gRPC and
+  TensorFlow's C++ core) `*** SIGTERM received at time=1759944335 on cpu 0 ***`. Ray
+  prints it too for each worker it tears down while the driver trains on (sealed-13's
+  LMAPF run: the stack, then episodes, then the final model saved): like any failure, it
+  stands only if no training follows it (`core.lifecycle`), and W&B's `(success)` after
+  it is the stopped process's clean exit, not a finish (sealed-29's LMAPF run).
 
 A parent process may say it instead: Python's `subprocess.CalledProcessError` reads
 `Command '[…]' died with <Signals.SIGTERM: 15>.` when the child it ran was ended by a
@@ -40,7 +40,8 @@ from __future__ import annotations
 
 # Paddle's and glog's report of a stop signal: the signal's description or its name.
 NATIVE_STOP = (r"FatalError: `(Termination signal|Interrupt|Hangup)` is detected by the "
-               r"operating system|\*\*\* (SIG(?:TERM|INT|HUP)) \(@0x[0-9a-f]+\) received by PID")
+               r"operating system|\*\*\* (SIG(?:TERM|INT|HUP)) \(@0x[0-9a-f]+\) received by PID|"
+               r"\*\*\* (SIG(?:TERM|INT|HUP)) received at time=\d+")
 # Python's report that a child process died of a stop signal (`CalledProcessError`).
 CHILD_STOPPED = r"died with <Signals\.(SIG(?:TERM|INT|HUP)): \d+>"
 # Paddle's report of any other fatal signal: the process died of it.
@@ -60,7 +61,7 @@ USER_STOP = (
     r"((?:被)?用户(?:手动)?(?:中断|终止|停止|取消))")
 
 # Cheap literal pre-checks (see `events._TRIGGERS`).
-TRIGGERS = ("is detected by the operating system", "received by PID",
+TRIGGERS = ("is detected by the operating system", "received by PID", "received at time=",
             "died with <Signals.", " by user",
             " by the user", "usuario", "usuário", "utilizador", "utilisateur", "utente",
             "Benutzer", "Nutzer", "Anwender", "用户")

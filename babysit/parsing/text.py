@@ -42,9 +42,16 @@ def clean(text: str) -> str:
     text = plain_numbers(text)  # Julia's `0.5f0`, `NaN32`; Tracker's `0.5 (tracked)`
     if text[:1] in ("_", "*") and text:
         text = _EMPHASIS.sub(r"\2", text)
+    if not text.isascii() and ("：" in text or "，" in text or "＝" in text):
+        # CJK text's full-width punctuation between a name and its value (`test： f1:0.59`,
+        # `loss：0.5，acc：0.9`): the same pairs as their ASCII forms
+        text = text.translate(_FULL_WIDTH)
     if text.isprintable():
         return text
     return _CONTROL.sub("", text)
+
+
+_FULL_WIDTH = str.maketrans({"：": ": ", "，": ", ", "＝": "="})
 
 
 # How C runtimes other than glibc print NaN and infinity: the old Microsoft CRT

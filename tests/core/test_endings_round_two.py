@@ -37,10 +37,25 @@ def test_a_stop_signal_said_by_the_parent_is_a_stop(line: str) -> None:
     "[2025-01-02 10:00:00,123 E 4242 4242] logging.cc:440: *** SIGINT received at "
     "time=1700000123 on cpu 0 ***",
 ])
-def test_abseils_report_of_a_stop_is_a_workers_not_the_runs(line: str) -> None:
+def test_abseils_report_of_a_stop_is_a_stop(line: str) -> None:
+    assert EventKind.STOPPED_BY_SIGNAL in kinds(line)
+
+
+def test_abseils_stop_of_a_worker_while_the_driver_trains_on_is_no_end(tmp_path: Path) -> None:
     # Ray prints it for each worker it tears down while the driver trains on (sealed-13's
     # LMAPF run: the stack, then more episodes, then the final model saved).
-    assert EventKind.STOPPED_BY_SIGNAL not in kinds(line)
+    text = (_rounds(1, 30) + _ABSL_TERM + "\nPC: @     0x7f00a0b1c117  (unknown)  (unknown)\n"
+            + _rounds(31, 60))
+    assert once(tmp_path, text)["terminal_state"] == "RUNNING"
+
+
+def test_a_clean_exit_after_a_stop_signal_is_no_finish(tmp_path: Path) -> None:
+    # sealed-29's LMAPF run: SIGTERM, Ray's stacks, then W&B's `(success)` as the process
+    # handled the signal and exited 0, nothing trained between.
+    text = (_rounds(1, 30) + _ABSL_TERM + "\nPC: @     0x7f00a0b1c117  (unknown)  (unknown)\n"
+            "wandb: Waiting for W&B process to finish... (success).\n")
+    data = once(tmp_path, text)
+    assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO"), data["summary"]
 
 
 @pytest.mark.parametrize("line", [

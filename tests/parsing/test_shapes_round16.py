@@ -166,8 +166,8 @@ def _fold(fold: int) -> list[str]:
                   f"avg validation loss: {0.08 / epoch:.4f}",
                   f"Epoch: {epoch}, \tROC-AUC score: {0.9 + epoch / 100:.4f}, \t"
                   f"time elapsed: 482.4"]
-    return lines + ["-" * 30, f"       Fold: {fold} result        ", "-" * 30,
-                    f"Score: {0.97 + fold / 1000:.4f}"]
+    return [*lines, "-" * 30, f"       Fold: {fold} result        ", "-" * 30,
+            f"Score: {0.97 + fold / 1000:.4f}"]
 
 
 def test_a_cross_validation_score_after_the_last_fold_s(tmp_path: Path):
@@ -177,4 +177,75 @@ def test_a_cross_validation_score_after_the_last_fold_s(tmp_path: Path):
                                  "Score: 0.9691"])
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
     data = verdict_of(tmp_path, lines[:-4])
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_non_finite_figure_in_an_evaluation_s_report_is_kept(tmp_path: Path):
+    # The Trainer's closing report (sealed-29): `***** eval metrics *****`, then
+    # `  eval_loss = nan` — a finished run whose evaluation is NaN is no GO.
+    lines = [f"{{'loss': {2.0 / (i + 1):.4f}, 'learning_rate': 2e-05, 'epoch': {i / 4:.2f}}}"
+             for i in range(1, 21)]
+    lines += ["{'train_runtime': 7547.06, 'train_samples_per_second': 6.184, "
+              "'train_steps_per_second': 0.387, 'train_loss': 0.0063, 'epoch': 5.0}",
+              "***** eval metrics *****",
+              "  epoch                   =        5.0",
+              "  eval_loss               =        nan",
+              "  eval_runtime            = 0:00:25.70"]
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert any(a["type"] == "nan-inf" for a in data["anomalies_detected"])
+
+
+def _baselines_table(iteration: int, kl: str) -> list[str]:
+    return [f"Iteration {iteration}", "kl just right!", "",
+            "| EVAfter   | 0.984      |", f"| EpRewMean | {-8.5 + iteration / 1000:.2f}      |",
+            f"| KL        | {kl} |", ""]
+
+
+def test_a_boxed_table_without_its_borders(tmp_path: Path):
+    # OpenAI Baselines' `logger.dumpkvs`, pasted without its dashed rules (sealed-29): each
+    # table ends where the next `Iteration` line begins, the last one where the log ends.
+    lines = _baselines_table(3025, "0.00148061") + _baselines_table(3026, "0.000913428") \
+        + _baselines_table(3027, "nan")
+    data = verdict_of(tmp_path, lines)
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert "kl=nan" in data["summary"].lower()
+
+
+def test_an_inner_loop_that_stops_at_the_same_count_every_round_is_no_launch(tmp_path: Path):
+    # SeqGAN's adversarial rounds (sealed-29): the discriminator's `Epoch 0`, `1`, `2`
+    # in every round; the log cut after a round's last epoch is a run going on.
+    lines = []
+    for round_no in range(12):
+        lines.append(f"Adversarial Training round {round_no}")
+        lines += [f"Epoch {e}, train loss: {0.27 - round_no / 1000 - e / 500:.5f}, "
+                  f"train acc: {0.89 + e / 1000:.3f}" for e in range(3)]
+        lines.append(f"gen eval loss: {0.5 - round_no / 100:.5f}, dis eval loss: 0.26097, "
+                     f"dis eval acc: 0.897")
+    data = verdict_of(tmp_path, lines[:-1])
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_an_early_stop_said_with_dots_and_an_at_sign(tmp_path: Path):
+    # A segmentation loop (sealed-29): `Early Stopping....@ 72 epoch for patience @ 10.0`.
+    lines = [f"Epoch: {e} | Train_loss: {0.6 - e / 1000:.5f} | "
+             f"Val loss: {0.57 + (e % 3) / 1000:.5f} | val dice: {0.84 + (e % 5) / 1000:.5f}"
+             for e in range(47, 73)]
+    lines += ["Early Stopping....@ 72 epoch for patience @ 10.0",
+              "Best Loss: 0.5660582780838013 | Best Dice: 0.854561984539032"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
+def test_launches_appended_each_ending_on_a_test_line(tmp_path: Path):
+    # A Chinese NER loop (sealed-29): three launches in one file, each closed by
+    # `test： f1:…` (a full-width colon); the last launch's test line ends the run.
+    def launch(epochs: int, f1: float) -> list[str]:
+        return [*(f"epoch:{e}\tloss:{300 / (e + 1):.6f}\tf1:{f1 * e / epochs:.6f}\t"
+                  f"precision:0.5\trecall:0.6\tbest_f1:{f1 * e / epochs:.6f}\t"
+                  for e in range(epochs)),
+                f"test： f1:{f1:.6f}\tprecision:0.546954\trecall:0.657513"]
+    data = verdict_of(tmp_path, launch(1, 0.0) + launch(3, 0.0) + launch(4, 0.597))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, launch(1, 0.0) + launch(3, 0.0) + launch(4, 0.597)[:-1])
     assert data["terminal_state"] == "RUNNING", data["summary"]
