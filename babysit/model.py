@@ -147,6 +147,7 @@ class EventKind(StrEnum):
     # The run says it is stuck waiting: ranks that never joined a collective (Horovod's
     # stall inspector), a collective that ran for its whole timeout (NCCL's watchdog).
     STALL = "stall"
+    EMPTY_EPOCH = "empty-epoch"  # an epoch ended without an iteration: no data
     # A tracker's picture of one metric over the whole run (W&B's closing sparkline;
     # detail: the metric's name and its bars' heights, 0-7: parsing/tracker_history).
     HISTORY = "history"

@@ -51,6 +51,9 @@ from babysit.user_alerts import UserAlert
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
 _NAN = (AnomalyType.NAN_INF,)
+_NOT_LEARNING = (AnomalyType.NOT_LEARNING,)
+# A step this low after the steps went back: a launch from the start, not a resume.
+_FROM_SCRATCH = 1
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
 # hardware fault or a failed save says something about the machine or the files the
@@ -282,6 +285,14 @@ class Run:
                 if step is None and record.epoch is not None and epoch_before is not None:
                     self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch))
                 if change.went_back and step is not None:
+                    if step <= _FROM_SCRATCH and self.ledger.any_open(_NOT_LEARNING):
+                        # A launch from the start: the launch before it did not learn,
+                        # and this one is judged on its own points (the rules raise it
+                        # again if it does not learn either).
+                        self.ledger.resolve_type(
+                            AnomalyType.NOT_LEARNING,
+                            f"the run started again from step {step}; what did not learn "
+                            f"was an earlier launch")
                     self._resumed_from = step
                 elif change.advanced and self._resumed_from is not None \
                         and self.ledger.any_open(_NAN):

@@ -36,6 +36,7 @@ from babysit.parsing.closing import closes, names_best_epoch, names_best_value
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.counterless_results import CounterlessResults
+from babysit.parsing.empty_epochs import EmptyEpochs
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
@@ -144,6 +145,7 @@ class LogParser:
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
+        self._empty_epochs = EmptyEpochs()  # epochs that ran no iteration
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
         self.formats: Counter[str] = Counter()
@@ -473,6 +475,9 @@ class LogParser:
             else:
                 laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
+                empty = self._empty_epochs.bar(bar, line)
+                if empty is not None:
+                    events = [*events, empty]
                 if self._bars.laps and not laps and self.target == self._bars.main_total \
                         and self.plan.announced is None:
                     self.target = None  # that total was one epoch's

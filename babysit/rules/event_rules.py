@@ -34,6 +34,11 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.CRASH,
         "an exception ended a helper thread (the process goes on without it)",
         Severity.HIGH, key="thread"),
+    # Nothing trains however long the run goes on (parsing/empty_epochs.py).
+    EventKind.EMPTY_EPOCH: EventRule(
+        AnomalyType.NOT_LEARNING,
+        "not learning: an epoch ran no iteration (the data loader yields nothing: an empty "
+        "or fully filtered dataset, batches larger than any bucket)", Severity.BLOCKER),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),
     # Training that moves on after it resolves it (a stall recovers on progress).

@@ -206,6 +206,21 @@ _EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noi
 # layers) or its unweighted twin (`loss_giou_unscaled`). The metric itself is judged;
 # thirty noisy copies of it would only multiply the chance of a rise by luck.
 _AUXILIARY = lazy_re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
+# An evaluation's total loss, and the terms of it printed beside it (Mask R-CNN's
+# `val_loss` with `val_rpn_class_loss`, `val_mrcnn_class_loss` …).
+_TOTAL_LOSS = lazy_re.compile(r"(eval|val|valid|validation|test|dev)[_/]loss")
+
+
+def _loss_parts(names: tuple[str, ...]) -> frozenset[str]:
+    """The evaluation losses in a record that are terms of its total evaluation loss,
+    printed beside it: judged through their total (one term worsening while the total
+    improves is the objective's own trade-off, not the model getting worse on unseen
+    data; the total worsening is raised on the total)."""
+    totals = {m.group(1) for key in names if (m := _TOTAL_LOSS.fullmatch(key))}
+    if not totals:
+        return frozenset()
+    return frozenset(key for key in names if "loss" in key and _TOTAL_LOSS.fullmatch(key) is None
+                     and any(key.startswith((f"{split}_", f"{split}/")) for split in totals))
 
 
 class EvalRule:
@@ -236,9 +251,11 @@ class EvalRule:
         if judged is None:
             if len(self._judged) >= 256:
                 self._judged.clear()
+            parts = _loss_parts(names)
             judged = self._judged[names] = tuple(
                 (key, direction) for key in names
-                if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key))
+                if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key)
+                and key not in parts)
         # Names an evaluation's only by the record they sit in (a bare `val` beside the
         # bare `train` loss, a line of scores alone): judged by what this record holds.
         judged += self._contextual.judged(metrics)

@@ -93,3 +93,17 @@ def test_training_announced_again_after_an_end_is_a_new_round_running(tmp_path: 
     assert (again["terminal_state"], again["decision"]) == ("RUNNING", "CONDITIONAL")
     ended = verdict_of(tmp_path, lines[:-1])  # its preamble only: not yet announced
     assert ended["terminal_state"] == "SUCCEEDED", ended["summary"]
+
+
+def test_an_earlier_launch_that_did_not_learn_is_history_once_the_run_starts_again(
+        tmp_path: Path):
+    # ST-GCN's log.txt (sealed-29): launches appended over two days; one sat at exactly
+    # ln 5, and the latest has only begun. The latest launch is judged on its own points.
+    stuck = [f"[03.24.23|13:{i:02d}:34] \tIter {i * 10} Done. | loss: 1.6094375848770142 | "
+             f"lr: 0.010000" for i in range(12)]
+    again = ["[03.25.23|13:02:47] Training epoch: 0",
+             "[03.25.23|13:02:57] \tIter 0 Done. | loss: 1.6589 | lr: 0.010000"]
+    data = verdict_of(tmp_path, stuck + again)
+    assert data["decision"] != "NO-GO", data["summary"]
+    data = verdict_of(tmp_path, stuck)
+    assert data["decision"] == "NO-GO", data["summary"]

@@ -249,3 +249,39 @@ def test_launches_appended_each_ending_on_a_test_line(tmp_path: Path):
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
     data = verdict_of(tmp_path, launch(1, 0.0) + launch(3, 0.0) + launch(4, 0.597)[:-1])
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_an_epoch_that_ran_no_iteration(tmp_path: Path):
+    # Open-Sora under ColossalAI (sealed-29): a bucket sampler with no full batch; each
+    # epoch's bar closes at `0it` and the next begins.
+    head = ["[2024-06-29 05:36:31] #training batch: 3, #training sample: 160, "
+            "#non empty bucket: 1", "[2024-06-29 05:36:31] Beginning epoch 0..."]
+    empty = [*head, "Epoch 0: 0it [00:00, ?it/s]",
+             "[2024-06-29 05:36:31] Beginning epoch 1...", "Epoch 1: 0it [00:00, ?it/s]"]
+    data = verdict_of(tmp_path, empty)
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert any(a["type"] == "not-learning" for a in data["anomalies_detected"])
+    # a bar that moved is an epoch that trained; the next one's `0it` is its start
+    trained = [*head, "Epoch 0: 100%|##########| 3/3 [00:01<00:00, 2.9it/s, loss=0.5]",
+               "[2024-06-29 05:36:33] Beginning epoch 1...", "Epoch 1: 0it [00:00, ?it/s]"]
+    assert verdict_of(tmp_path, trained)["decision"] != "NO-GO"
+    # a bar that knows its batches has data: a log of stdout keeps only its first draw
+    counted = [*head, "Epoch 0:   0%|          | 0/1522 [00:00<?, ?it/s]",
+               "INFO:Trainer:Epoch [1/30] Train: 0.0962 | Val: 0.0991 | 457.0s",
+               "Epoch 1:   0%|          | 0/1522 [00:00<?, ?it/s]"]
+    assert verdict_of(tmp_path, counted)["decision"] != "NO-GO"
+
+
+def test_a_term_of_the_evaluation_loss_is_judged_through_its_total(tmp_path: Path):
+    # Mask R-CNN under Keras (sealed-29): `val_mrcnn_class_loss` 0.0013 → 0.0031 while
+    # `val_loss`, the total it is a term of, improves 0.2564 → 0.1984.
+    lines = []
+    for epoch, (total, part) in enumerate(((0.31, 0.0011), (0.2564, 0.0013), (0.1984, 0.0031)),
+                                          start=48):
+        lines += [f"Epoch {epoch}/50",
+                  f"100/100 [==============================] - 120s 1s/step - loss: "
+                  f"{0.08 - epoch / 10000:.4f} - mrcnn_class_loss: 0.0100 - val_loss: {total} "
+                  f"- val_mrcnn_class_loss: {part}"]
+    data = verdict_of(tmp_path, lines)
+    assert not any(a["type"] == "eval-degradation" and not a.get("resolved")
+                   for a in data["anomalies_detected"]), data["anomalies_detected"]
