@@ -50,6 +50,7 @@ from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_OVER, SHELL_BACK
 from babysit.parsing.runner_exits import RETURNED, runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
+from babysit.parsing.signal_reports import ABSEIL_STOP
 from babysit.parsing.start_failures import NEXT_COMMAND
 
 # What an ending is lives in `ending`; its callers know it from here.
@@ -108,6 +109,16 @@ class RunLifecycle:
     @property
     def crash_pending(self) -> bool:
         return self._pending is not None
+
+    @property
+    def pending_unsure(self) -> bool:
+        """The failure waiting to be confirmed may be a helper's, not the run's: Abseil's
+        report of a stop signal, which Ray prints for each worker it tears down while the
+        driver trains on. A quiet poll does not confirm it; the log's end or a long
+        silence does."""
+        pending = self._pending
+        return pending is not None and pending.event.kind is EventKind.STOPPED_BY_SIGNAL \
+            and ABSEIL_STOP in pending.event.line
 
     @property
     def said_finished(self) -> bool:

@@ -188,7 +188,8 @@ class Run:
             self._ended(lifecycle.settle_from_log(
                 step=self.step, reached=self.series.reached_target(
                     counted_from_zero=self.steps_from_zero),
-                confirm_pending=ctx.final or (pending_before and not progressed) or grace,
+                confirm_pending=ctx.final or grace or (
+                    pending_before and not progressed and not lifecycle.pending_unsure),
                 # The log stopped moving: a poll without progress *and* without new
                 # lines (a log babysit reads no progress from is quiet at every poll,
                 # and may be printing the traceback after its own "done").

@@ -310,7 +310,7 @@ class LogParser:
     def finish(self) -> list[Record]:
         """No more input will come: what is still open (a traceback the log ends in)."""
         boxed = None
-        if self._shapes.box_open:
+        if self._shapes.box_open and self._shapes.box_recurs:
             # a boxed block the log ends in, its bottom border never printed (a paste
             # that stops at the table with `KL | nan`): its rows are the last record
             boxed = self._feed("-" * 40)

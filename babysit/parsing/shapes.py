@@ -138,6 +138,7 @@ class ShapeReader:
         # Baselines' `logger.dumpkvs` pasted without its dashes, an `Iteration 3027`
         # line between one table and the next).
         self._box_ended = False
+        self._box_shapes: set[frozenset[str]] = set()  # the names of the blocks closed so far
         self._section = ""
         self._line_no = 0
         self.recent: deque[str] = deque(maxlen=_RECENT)
@@ -165,7 +166,7 @@ class ShapeReader:
         self.rows_unread = 0
         self.recent.append(line)
         self.follow_arrays(line)
-        if self._box and not line.lstrip().startswith(("|", "-")):
+        if self._box and not line.lstrip().startswith(("|", "-", "+", "=")):
             self._box_ended = True  # (a box whose border a paste lost: see `_box_line`)
 
     def inside_array(self) -> bool:
@@ -399,15 +400,23 @@ class ShapeReader:
         """Whether rows of a boxed block were read and the block not yet closed."""
         return bool(self._box)
 
+    @property
+    def box_recurs(self) -> bool:
+        """Whether the open block's names are an earlier block's: a table of progress
+        printed at every update, not a configuration printed once."""
+        return frozenset(self._box) in self._box_shapes
+
     def _box_line(self, key: str, value: str) -> Parsed | bool | None:
         if not key:
             return None
         if self._box_ended:
-            # the last block ended at the lines between: it is the record, this row
+            # the last block ended at the lines between: a record if it is a table the
+            # run prints again and again (a configuration's is printed once); this row
             # opens the next one
+            recurs = self.box_recurs
             closed = self._close_box()
             self._box_line(key, value)
-            return closed
+            return closed if recurs else True
         if not value:
             self._section = normalise_key(key).rstrip("/") + "/"
             return True
@@ -423,6 +432,8 @@ class ShapeReader:
     def _close_box(self) -> Parsed | None:
         values, self._box, self._section = self._box, {}, ""
         self._box_ended = False
+        if len(self._box_shapes) < 64:
+            self._box_shapes.add(frozenset(values))
         step = None
         for name, value in list(values.items()):
             if name.rsplit("/", 1)[-1] in ("total_timesteps", "timesteps") \

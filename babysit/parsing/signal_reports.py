@@ -38,6 +38,8 @@ cancelled / aborted by the user" in the languages training code is commonly writ
 
 from __future__ import annotations
 
+# What Abseil's handler says (`*** SIGTERM received at time=… on cpu N ***`).
+ABSEIL_STOP = "received at time="
 # Paddle's and glog's report of a stop signal: the signal's description or its name.
 NATIVE_STOP = (r"FatalError: `(Termination signal|Interrupt|Hangup)` is detected by the "
                r"operating system|\*\*\* (SIG(?:TERM|INT|HUP)) \(@0x[0-9a-f]+\) received by PID|"

@@ -64,7 +64,7 @@ EVENTS = "|".join((
     "improve in the last", "EarlyStopping counter", "Stopping training", "opped early",
     "eyboard", "Run is kept", "nterrupted by", "ResourceExhausted", "MemoryError",
     "bad_alloc", "Out of memory", "zsh: killed", "Received SIG", "Signals.SIG",
-    "Terminated", "zsh: terminated",
+    "Terminated", "zsh: terminated", "received at time=", "arly Stop",
     # A NaN said without a `nan` token (parsing.nonfinite_words): Keras' and fastai's
     # TerminateOnNaN `Invalid loss`, ESPnet2's `gradients at all steps are invalid`.
     "nvalid loss", "nvalid grad", "are invalid",
