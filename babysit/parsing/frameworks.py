@@ -421,9 +421,10 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
                   total_epochs=int(match.group("epochs")), metrics=metrics)
 
 
-# Lines that announce the planned number of epochs.
+# Lines that announce the planned number of epochs (`epoches=1000`, a common spelling in
+# research code, too).
 _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
-                          r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epochs['\"]?\s*[=:]\s*(\d+)\b|"
+                          r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epoch(?:e)?s['\"]?\s*[=:]\s*(\d+)\b|"
                           # a qualified name: `"num_train_epochs": 3` (Hugging Face's
                           # trainer_state.json), `total epochs: 12`
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"

@@ -285,3 +285,9 @@ def test_a_term_of_the_evaluation_loss_is_judged_through_its_total(tmp_path: Pat
     data = verdict_of(tmp_path, lines)
     assert not any(a["type"] == "eval-degradation" and not a.get("resolved")
                    for a in data["anomalies_detected"]), data["anomalies_detected"]
+
+
+def test_the_planned_epochs_spelled_epoches(tmp_path: Path):
+    # NoProp's argparse dump (sealed-30): `Namespace(…, epoches=1000)`.
+    from babysit.parsing.frameworks import planned_epochs
+    assert planned_epochs("argparse done Namespace(dataset='cifar100', epoches=1000)") == 1000
