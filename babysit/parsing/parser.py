@@ -679,7 +679,10 @@ class LogParser:
             target = self.plan.epochs * self.plan.per_epoch  # planned epochs × batches per epoch
         if bar is not None and bar.step is not None:
             self._steps_from_epochs = False  # the bars say where the run is
-        step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
+        if fmt != "hf-trainer":
+            # (the Trainer's `'epoch': 0.01` is its progress through the epochs, logged every
+            # few steps, never the counter of a bar over them)
+            step = self._idle_bar.step_of(bar, step, target, epoch, metrics, self.step)
         if epoch is not None:
             self._bars.epoch_said(epoch)
         if self._epoch_counter.observe(epoch, step) and part.target is not None:
@@ -691,7 +694,9 @@ class LogParser:
             # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
             # then `step:51 - ...`): that total was not the run's plan.
             self._overrun, self.target, self._withdrawn = self.target, None, True
-        if step is not None:
+        if step is not None and (step > 0 or bar is None or self.step_found):
+            # (a bar drawn once at its start, `0/1075`, then lines with no step of their
+            # own, a log of stdout, has found no step: the records are the progress)
             self.step_found = True
         elif self._count_records and not self.step_found and bar is None and metrics \
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)

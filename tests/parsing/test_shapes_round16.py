@@ -291,3 +291,17 @@ def test_the_planned_epochs_spelled_epoches(tmp_path: Path):
     # NoProp's argparse dump (sealed-30): `Namespace(…, epoches=1000)`.
     from babysit.parsing.frameworks import planned_epochs
     assert planned_epochs("argparse done Namespace(dataset='cifar100', epoches=1000)") == 1000
+
+
+def test_the_trainer_s_stdout_after_a_bar_drawn_once_at_its_start(tmp_path: Path):
+    # XLM-R under DDP (sealed-30): the bar's first draw `0/1075` reached the file, then
+    # only the Trainer's dicts (stdout), fractional epochs, and its summary. The records
+    # are the progress; the summary after the last epoch is the end.
+    lines = ["  0%|                                 | 0/1075 [00:00<?, ?it/s]"]
+    lines += [f"{{'loss': {2.2 - i / 60:.4f}, 'grad_norm': 4.2, 'learning_rate': "
+              f"{1e-5 * (1 - i / 108):.3e}, 'epoch': {i / 21.6:.2f}}}" for i in range(108)]
+    lines += ["{'train_runtime': 807.5068, 'train_samples_per_second': 74.303, "
+              "'train_steps_per_second': 1.331, 'train_loss': 0.1557, 'epoch': 5.0}",
+              "Training completed successfully."]
+    data = verdict_of(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
