@@ -27,7 +27,7 @@ _EPOCH_DESC = lazy_re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?
 # A bar described only as the epochs' loop (no number of its own).
 _EPOCH_LOOP = lazy_re.compile(r"^(?:[Ee]pochs?|EPOCHS?)\s*:?$")
 # An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
-_EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
+EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
 
 
 @lru_cache(maxsize=256)  # a run draws a handful of bars, each under one description
@@ -140,7 +140,7 @@ class BarSteps:
             self.evaluating = True
             return Parsed(bar.style), []
         if bar.total is not None:
-            named = _EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
+            named = EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
             if named is not None and int(named.group(1)) > self.epoch_hint:
                 # The bar says which epoch it counts: one that finishes again under a
                 # later epoch is that epoch's, however few of its redraws the log kept.

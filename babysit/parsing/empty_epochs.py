@@ -17,11 +17,9 @@ resumed run skipping done epochs).
 
 from __future__ import annotations
 
-from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.bar_steps import EPOCH_IN_DESC
 from babysit.parsing.bars import Bar
-
-_EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
 
 
 class EmptyEpochs:
@@ -41,7 +39,7 @@ class EmptyEpochs:
             # it (a log of stdout keeps a bar's first draw, `0/1522`, and none after)
             self._trained = True
             return None
-        named = _EPOCH_IN_DESC.search(bar.desc)
+        named = EPOCH_IN_DESC.search(bar.desc)
         if named is None:
             return None
         epoch = int(named.group(1))

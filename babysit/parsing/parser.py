@@ -702,8 +702,8 @@ class LogParser:
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
                 and not (own_epoch is None and names_best_value(line)) \
-                and not ((self._endings.completed or self._endings.closing.pending())
-                         and not self._losses() & metrics.keys()):
+                and not (not self._losses() & metrics.keys()
+                         and (self._endings.completed or self._endings.closing.pending())):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
             # After a completion line, a record without the training's loss is the final
