@@ -29,21 +29,26 @@ from babysit.parsing.text import normalise_key, to_number
 # Fields are set apart by `|`, `,`, a tab, or a run of spaces or a spaced dash before a
 # name (`iter 35 - mae 0.89`); before a number they set a name from its value (`cost
 # 0.41` with two spaces), and a dash against a number (`-inf`) is the number's.
-_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])")
+# A bracketed counter ends its own field (`[Step 500/159210] Train 9.6801 | Val 9.6793`).
+_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])|"
+                             r"(?<=\d\])\s+(?=[A-Za-z])")
 _BARE_COUNT = lazy_re.compile(r"^\s*\d{1,9}:\s+(?=[A-Za-z])")
 _TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
 # A counter field of its own shape, no name and value: `[12/540]`, `12/540`, `Epoch
 # [3/20]`, `Epoch: [3][40/500]`, `Step: 12`, `Iteration 12/540`; after a task's label
-# (`0: Epoch [1/57]`, srun -l, before `task_labels` knows it for one).
+# (`0: Epoch [1/57]`, srun -l, before `task_labels` knows it for one); a name inside the
+# brackets (`[Step 500/159210]`).
 _COUNTER_FIELD = lazy_re.compile(
-    r"^(?:\d{1,4}:\s+)?(?:(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER)\s*:?\s*)?"
-    r"\[?\s*(?P<value>\d+)\s*(?:/\s*(?P<total>\d+)\s*)?\]?"
+    r"^(?:\d{1,4}:\s+)?(?:(?P<open>\[)?(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER)"
+    r"\s*:?\s*)?"
+    r"\[?\s*(?P<value>\d+)\s*(?:/\s*(?P<total>\d+)\s*)?(?(open)\]|\]?)"
     r"(?:\[\s*(?P<inner>\d+)\s*/\s*(?P<inner_total>\d+)\s*\])?$")
 # `Train Acc 0.9070`, `validation error 5.683333 %`, `Speed (samples/sec) 43768.49`,
-# `GPU 469.6 MB`, `minibatch 120/120`.
+# `GPU 469.6 MB`, `minibatch 120/120`, `Val~20% 9.6793` (measured on about a fifth of
+# the split: a qualifier of the name, as a parenthesis is).
 _FIELD = lazy_re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_/.-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}"
-    r"(?:\s*\([^()]{1,24}\))?)"
+    r"(?:\s*\([^()]{1,24}\)|~\d{1,3}%)?)"
     r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf|"
     r"tensor\([^()]*\))"
     r"(?:\s*/\s*(?P<total>\d+))?"

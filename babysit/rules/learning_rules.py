@@ -353,12 +353,22 @@ class NotLearningRule:
             return []
         self._rewards += 1
         self._zero_rewards += value == 0
+        if self._rewards == 1:
+            self._first_reward_step = point.step
         found = no_progress.stuck_reward(self._rewards, self._zero_rewards,
                                          self.rules.not_learning_points // 2)
         if found is None:
             return out
         self._raised.add("reward")
-        return [*out, Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward")]
+        # Nothing earned over a whole run watched from its start: the policy it delivers
+        # earns nothing either (a blocker at the end, as a return that never rose is).
+        first = self._first_reward_step
+        whole = first is not None and point.step is not None \
+            and first * _FROM_START_SHARE <= point.step
+        return [*out, Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}", key="reward",
+                            severity_at_end=Severity.BLOCKER if whole else None)]
+
+    _first_reward_step: int | None = None
 
     def _reward_parts(self, point: Observation) -> list[Signal]:
         """One reward function of several exactly 0 on (almost) every step while their

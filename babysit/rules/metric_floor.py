@@ -42,7 +42,7 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 # a top-k that includes the easy classes, or a spread.
 # An agent's share of games won or tasks solved is such a score too (`Win Rate: 0.00%`).
 _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
-                           r"bleu|rouge|precision|recall|exact_match|"
+                           r"bleu|rouge|precision|recall|exact_match|kappa|cohen|mcc|matthews|"
                            r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                                r"samples|memory|per_sec|eta", re.IGNORECASE)
@@ -65,6 +65,12 @@ _SPAN_POINTS = 3
 _SPAN_FACTOR = 20
 COIN_POINTS = 3  # evaluations of a second accuracy at a guess's share, every one of them
 _OVERLAP = lazy_re.compile(r"dice|iou|jaccard", re.IGNORECASE)
+# A chance-corrected agreement (Cohen's kappa, Matthews' correlation): exactly 0 is a
+# model whose predictions say nothing of the labels (one class for everything: sklearn
+# scores constant predictions 0), however many classes and however skewed; one such
+# evaluation at the end of a finished run is enough.
+_CHANCE_CORRECTED = lazy_re.compile(r"kappa|cohen|mcc|matthews", re.IGNORECASE)
+_TEST = lazy_re.compile(r"test[_/]", re.IGNORECASE)
 _EMPTY_MASK = 1e-3  # an overlap this small on every evaluation: the empty mask
 
 
@@ -245,11 +251,20 @@ class MetricFloorRule:
         its floor on every one of its evaluations, however few (a two-epoch detector run
         whose mAP@.5 was 0.0025 and then 0.0029: too few evaluations to speak while the
         run went on, where a slow start could still leave the floor, but the run will
-        not leave it now). None otherwise."""
+        not leave it now); a chance-corrected agreement exactly 0 on even one (a Lightning
+        EEG classifier's `test_cohen 0.0`). None otherwise."""
         for key, values in sorted(self._values.items()):
-            if key in self._raised or key in self._left or not is_eval_metric(key) \
-                    or len(values) < _END_POINTS:
+            if key in self._raised or key in self._left:
                 continue
+            if len(values) < _END_POINTS or not is_eval_metric(key):
+                # (a final test's counts as held out here: `test_cohen`)
+                if any(values) or not _CHANCE_CORRECTED.search(key) \
+                        or not (is_eval_metric(key) or _TEST.match(key)):
+                    continue
+                return (f"not learning: {key} was exactly 0 on the run's held-out "
+                        f"evaluation{'s' if len(values) > 1 else ''} to its end: a "
+                        f"chance-corrected agreement of 0 is a model whose predictions say "
+                        f"nothing of the labels (one class for everything)")
             return (f"not learning: {key} stayed at its floor on every one of its "
                     f"{len(values)} evaluations to the run's end (at most {max(values):.2g}): "
                     f"the model it delivers gets nothing right on held-out data")

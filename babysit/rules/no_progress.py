@@ -23,8 +23,10 @@ _LEARNING_SIGN = lazy_re.compile(
 # A reward or a score the policy earns, averaged over a batch of episodes or rollouts,
 # under a framework's own prefix too (RLlib's `episode_reward_mean`, `total_reward`,
 # `avg_reward`). Never an evaluation's, a best-so-far or a bound (`episode_reward_max`
-# is one lucky episode), nor DPO's implicit `rewards/chosen`.
-_REWARD = lazy_re.compile(r"(^|/)(critic/)?((episode|ep|total|avg|mean|train)_)?(score|rewards?)"
+# is one lucky episode), nor DPO's implicit `rewards/chosen`. Stable-baselines'
+# abbreviation too (`rollout/ep_rew_mean`).
+_REWARD = lazy_re.compile(r"(^|/)(critic/)?((episode|ep|total|avg|mean|train)_)?"
+                          r"(score|rewards?|(?<=ep_)rew)"
                           r"(/mean|_mean)?$", re.IGNORECASE)
 # One reward function of several, as TRL's GRPO trainer logs each beside their sum
 # (`rewards/equation_reward_func`, `rewards/accuracy_reward/mean`): the sum can move on an
