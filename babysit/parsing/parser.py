@@ -162,6 +162,7 @@ class LogParser:
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
+        self._trained_at_step = False  # a record with a loss had a step
         self._records_counted = 0  # training records, for a log that prints no step
         self._best_round = BestRoundEcho()  # boosting's best round, restated at the end
         self._epochs_counted = False  # training records that each name their epoch, no step
@@ -668,6 +669,15 @@ class LogParser:
             metrics = {}
         if part.per_epoch:
             self.plan.per_epoch = part.per_epoch
+        if fmt == "hf-trainer" and step is None and bar is None and own_epoch is not None \
+                and 0 < own_epoch < 1 and self.step_found and not self._trained_at_step \
+                and "loss" in metrics:
+            # The Trainer's first records of its first epoch, with no step of their own,
+            # after a bar that had already run to its end (an evaluation before training,
+            # `100% 31/31`, in a log of stdout): that bar counted no training step.
+            self.step_found = False
+            self.step = None
+            self.target = None
         if step is None and epoch is not None and self._steps_from_epochs is not False \
                 and self.plan.epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
@@ -694,6 +704,9 @@ class LogParser:
             # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
             # then `step:51 - ...`): that total was not the run's plan.
             self._overrun, self.target, self._withdrawn = self.target, None, True
+        if step is not None and metrics and trains(metrics) \
+                and any("loss" in k for k in metrics):
+            self._trained_at_step = True  # (a loss: an evaluation's `mrr` trains nothing)
         if step is not None and (step > 0 or bar is None or self.step_found):
             # (a bar drawn once at its start, `0/1075`, then lines with no step of their
             # own, a log of stdout, has found no step: the records are the progress)
