@@ -26,6 +26,7 @@ from babysit.metric_names import (
     throughput_key,
 )
 from babysit.model import EventKind, Record
+from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.exploration import ExplorationRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.objective_names import objective_key
@@ -477,9 +478,14 @@ class MetricSeries:
 
     def score_floor_at_end(self) -> str | None:
         """Why a finished run's held-out score never left its floor (rules/metric_floor),
-        or None."""
+        or why its last evaluation scores a uniform guess (rules/eval_chance); None
+        otherwise."""
         rule = self._rules.find(MetricFloorRule)
-        return rule.floor_at_end() if isinstance(rule, MetricFloorRule) else None
+        found = rule.floor_at_end() if isinstance(rule, MetricFloorRule) else None
+        if found is None:
+            guess = self._rules.find(EvalChanceRule)
+            found = guess.guess_at_end() if isinstance(guess, EvalChanceRule) else None
+        return found
 
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)

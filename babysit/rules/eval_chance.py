@@ -40,6 +40,7 @@ _ACC_EXACT = 1e-3  # of 1/K, on a 0-1 scale
 _LOSS_EXACT = 1e-3  # a share of ln K
 _POINTS = 20  # evaluations in a row
 _FROZEN = 6  # evaluations in a row at one accuracy, the loss at ln K beside them
+_END_EXACT = 5e-5  # an accuracy this close to 1/K (0.5000 printed to four digits)
 
 
 def _figures(point: Observation) -> tuple[float | None, float | None]:
@@ -95,6 +96,8 @@ class EvalChanceRule:
             self._gan = True
             return []
         accuracy, loss = _figures(point)
+        if accuracy is not None and loss is not None:
+            self._latest = (accuracy, loss)
         frozen = self._frozen(accuracy, loss)
         if frozen:
             return frozen
@@ -146,6 +149,25 @@ class EvalChanceRule:
             return [Resolve(AnomalyType.NOT_LEARNING, "the evaluation left chance",
                             key="evaluated chance")]
         return []
+
+    _latest: tuple[float, float] | None = None  # the last evaluation's accuracy and loss
+
+    def guess_at_end(self) -> str | None:
+        """Why a finished run's last evaluation says its model is a guess, however few
+        evaluations it made: an accuracy of exactly 1/K for a few classes (to the fourth
+        digit) beside a loss no better than ln K, what a uniform guess scores (a one-epoch
+        binary classifier's `Val loss=0.8240 acc=0.5000`, then `Training done`). A model
+        that learned anything beats a guess on one measure at least. None otherwise."""
+        if self._gan or self._raised or self._frozen_raised or self._latest is None:
+            return None
+        accuracy, loss = self._latest
+        k = next((k for k in _CLASSES[:9] if abs(accuracy - 1.0 / k) <= _END_EXACT), None)
+        if k is None or loss < math.log(k) * (1 - _LOSS_EXACT):
+            return None
+        return (f"not learning: the run ended with its evaluation's accuracy at exactly 1/{k} "
+                f"({accuracy:.4g}) and its loss {loss:.4g}, no better than a uniform guess "
+                f"over {k} classes (ln {k} = {math.log(k):.4g}): the model it delivers "
+                f"guesses")
 
     def _left(self, figures: tuple[float, float]) -> list[Signal]:
         self._count, self._points = None, 0

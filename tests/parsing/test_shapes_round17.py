@@ -120,3 +120,21 @@ def test_an_evaluation_bar_before_the_trainer_s_records_counts_no_training_step(
     # a loss at ln 2 from its first record to the end: the model never learned
     assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "NO-GO"), data["summary"]
     assert "not-learning" in data["summary"]
+
+
+def _one_epoch(val: str) -> list[str]:
+    # A hand-written loop's one planned epoch, its bar and its two summary lines.
+    return ["Device: cpu", "Parameters: 14,369,538", "Epoch 01/1",
+            "  train: 100%|██████████| 211/211 [05:02<00:00,  1.43s/it]",
+            "  Train  loss=0.7598  acc=0.5269", f"  Val    {val}",
+            "Training done. Best val acc: 0.5000"]
+
+
+def test_a_finished_run_whose_evaluation_scores_exactly_a_guess_is_no_go(tmp_path: Path):
+    data = verdict_of(tmp_path, _one_epoch("loss=0.8240  acc=0.5000"))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "NO-GO"), data["summary"]
+    assert "exactly 1/2" in data["summary"]
+    # a loss below ln 2 beside it learned something; an accuracy off 1/2 likewise
+    for val in ("loss=0.6120  acc=0.5000", "loss=0.8240  acc=0.5125"):
+        data = verdict_of(tmp_path, _one_epoch(val))
+        assert "exactly 1/2" not in data["summary"], data["summary"]
