@@ -288,11 +288,15 @@ class RunLifecycle:
                 # after it (`274 epochs completed in 35.9 hours`) is no early one, however
                 # an inner bar's total compares with the step (the final evaluation).
                 return None
-            if held is not None and held.detail == EARLY_STOP \
+            if held is not None and held.detail == EARLY_STOP and event.detail == FINAL_SAVE:
+                return None  # the model saved once the early stop ended the loop: that end
+            if held is not None and held.detail in (EARLY_STOP, FINAL_SAVE) \
                     and event.detail not in _DELIBERATE and event.detail not in AFTER_TRAINING:
                 # The early stop says why the run ends short of its plan: the sentence
                 # after it (`Validation loss has not improved for 3 epochs. Stopping
-                # training.`, then `Training finished.`) is that end said again.
+                # training.`, then `Training finished.`) is that end said again; so after
+                # the final model's save (`Saved checkpoint: …/final_model.pth`, then
+                # `Training complete!`).
                 return None
             if held is None or held.detail in AFTER_TRAINING \
                     or event.detail not in AFTER_TRAINING:

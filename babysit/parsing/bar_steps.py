@@ -24,6 +24,8 @@ from babysit.parsing.shapes import ShapeReader
 _EVAL_DESC = lazy_re.compile(
     r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
 _EPOCH_DESC = lazy_re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+# A bar's description that names training (`Training Progress`, `train`, `Train Epoch`).
+_TRAINING_DESC = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)(?![a-z])")
 # A bar described only as the epochs' loop (no number of its own).
 _EPOCH_LOOP = lazy_re.compile(r"^(?:[Ee]pochs?|EPOCHS?)\s*:?$")
 # An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
@@ -72,6 +74,11 @@ class BarSteps:
         # only count the batches of the current epoch.
         self.global_step_printed = False
         self.evaluating = False  # the last bar seen was an evaluation's
+        self._main_trains = False  # the main bar's description names training
+        # A bar named for training took over from a longer one named for something else
+        # (`Processing: 7473/7473`, then `Training Progress: 1/1000`): read once by the
+        # parser, which forgets the step and total that bar gave.
+        self.took_over = False
 
     def epoch_said(self, epoch: float) -> None:
         """A record names its epoch: the whole epochs begun are that many, one more for
@@ -136,9 +143,14 @@ class BarSteps:
         if epoch_match is not None:
             return self._from_epoch_bar(bar, int(epoch_match[0]), epoch_match[1], rate), []
         if bar.total is not None and self.main_total is not None and bar.total < self.main_total:
-            # A shorter loop inside training: an evaluation or a data pass.
-            self.evaluating = True
-            return Parsed(bar.style), []
+            if self._main_trains or not _TRAINING_DESC.search(bar.desc) or self.laps:
+                # A shorter loop inside training: an evaluation or a data pass.
+                self.evaluating = True
+                return Parsed(bar.style), []
+            # The first bar named for training, after a longer one that named something
+            # else (a data pass the run printed under its own word): this one is the
+            # training's, the other counted no step.
+            self.main_total, self._done_in_epoch, self.took_over = None, None, True
         if bar.total is not None:
             named = EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
             if named is not None and int(named.group(1)) > self.epoch_hint:
@@ -160,6 +172,7 @@ class BarSteps:
                     self.laps += 1
                 self._done_in_epoch = self.epoch_hint
             self.main_total = bar.total
+            self._main_trains = _TRAINING_DESC.search(bar.desc) is not None
             self._main_last = (bar.n, bar.elapsed)
         metrics = {**bar.metrics, **rate}
         if self.laps:

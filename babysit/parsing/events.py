@@ -50,7 +50,10 @@ EXIT_BANNER = "Run is kept in"
 
 SIGNATURES: tuple[Signature, ...] = (
     # Out of memory, in each framework's words: the CUDA caching allocator, XLA/JAX
-    # (`RESOURCE_EXHAUSTED: Out of memory while trying to allocate`), TensorFlow's own
+    # (`RESOURCE_EXHAUSTED: Out of memory while trying to allocate`; PJRT's `Execution of
+    # replica 0 failed: RESOURCE_EXHAUSTED: Failed to allocate request for 625.00MiB
+    # (655360000B) on device ordinal 7`, read from its own words where a paste wrapped
+    # the line inside the code), TensorFlow's own
     # exception class (`ResourceExhaustedError`, which an IPython header names before
     # its `OOM when allocating tensor` line), MXNet (`cudaMalloc retry failed: out of
     # memory`), Paddle (`Out of memory error on GPU 0`), and the host: the CPU
@@ -58,7 +61,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.OOM, r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|"
          r"OOM when allocating tensor|^\s*out of memory\s*$|"
          r"CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|"
-         r"RESOURCE_EXHAUSTED:? .*[Oo]ut of memory|\bResourceExhaustedError\b|"
+         r"RESOURCE_EXHAUSTED:? .*(?:[Oo]ut of memory|[Ff]ailed to allocate)|"
+         r"\bResourceExhaustedError\b|[Ff]ailed to allocate request for \d[\d.]*\s?[KMGT]i?B|"
          r"cudaMalloc(?:Async)?(?: retry)? failed: out of memory|"
          r"[Oo]ut of memory error on (?:GPU|CPU|device)|"
          r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|std::bad_alloc|"
@@ -384,7 +388,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # clock; `Final model saved`): not `CREATE AND SAVE FINAL ML MODEL`, said before.
     _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
          r"^\s*Saving the model\.?\s*$|"
-         r"^\s*(?i:final(?: [\w-]+){0,2} model (?:(?:was|is|has been) )?(?:created and )?saved)\b",
+         r"^\s*(?i:final(?: [\w-]+){0,2} model (?:(?:was|is|has been) )?(?:created and )?saved)\b|"
+         # a save into a file its name calls final (CleanRL's `model saved to runs/…/
+         # final_ckpt.pt`, detectron2's `model_final.pth`): not a folder so named
+         r"\b(?i:sav(?:ed|ing|e)|writ(?:ten|ing|e))\b.{0,80}?(?<![A-Za-z])(?:final|FINAL)"
+         r"(?![a-z])[\w.-]*\.(?:pt|pth|ckpt|bin|safetensors|h5|hdf5|keras|pkl|npz|params|"
+         r"pdparams|onnx|tar)\b",
          detail="final-save"),
     _sig(EventKind.COMPLETED, r"(?:[Tt]raining|[Oo]ptimi[sz]ation|[Ff]ine-?tuning) (?:is |has )?"
          r"(?:finished|completed?|done)\b|"
@@ -423,7 +432,8 @@ _TRIGGERS = (
     "Bus error", "Aborted",
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
-    "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "saving model", "inished", "epochs",
+    "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
+    "saving model", "inished", "epochs",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "Restoring model", "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",

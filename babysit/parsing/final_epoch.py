@@ -118,6 +118,13 @@ class FinalEpoch:
             # (its evaluation, `Epoch: 19/20, top 1 acc: 0.26`): the run printed on.
             self._printed_on = True
 
+    def headed(self, epoch: int) -> None:
+        """An epoch's header line (`Epoch of: 0 Perf:`) before any epoch was counted: the
+        run counts from where its first header stands (the header's own figures may be
+        no record yet: a template's first line is read as none)."""
+        if self._base is None and epoch in (0, 1):
+            self._base = self._first = epoch
+
     def named_next(self, epoch: int, trains: bool = False) -> None:
         """A line names the epoch after the current one by its number alone, in a run
         whose counter names its total elsewhere (PaddleViT's `Now training epoch 99.

@@ -20,8 +20,11 @@ from babysit.parsing.text import to_number
 _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # A hand-written loop's header line, `Epoch 3` alone, or set in a banner (`==== Epoch 3
 # ====`, `#### EPOCH 3 ####`, `----- epoch 3 -----`): the lines after it are that epoch's.
-_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
-                                r"[\s#=*~<>|\[\]:.-]*$")
+# Also with a word between (`Epoch of: 5`, `Epoch No. 5`) and a label that heads what
+# follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
+_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)"
+                                r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
+                                r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 # (YOLOv5 before v7.0 and YOLOv7 count `Labels` where Ultralytics 8 counts `Instances`,
 # and name their columns `mAP@.5 mAP@.5:.95`, whose colon is no end of the header)
@@ -81,6 +84,7 @@ class HeaderReader:
         if header_epoch is not None:
             self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
             self._bars.header_epoch = int(header_epoch.group(1))
+            self._final_epoch.headed(self._bars.header_epoch)
             return None
         if _YOLO_HEADER.match(text):
             line.claimed = True

@@ -10,6 +10,7 @@ from an evaluation's lines (`evaluation`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -25,6 +26,8 @@ from babysit.parsing.formats import (
     LineParser,
     Parsed,
     batch_of,
+    looks_like_metrics,
+    names_a_measure,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -100,9 +103,11 @@ class MetricLineReader:
     matched last, how `[e/E][n/N]` counts epochs, the names of the last evaluation pass,
     and the shapes and the plan it shares with the parser."""
 
-    def __init__(self, shapes: ShapeReader, plan: RunPlan) -> None:
+    def __init__(self, shapes: ShapeReader, plan: RunPlan,
+                 header_epoch: Callable[[], int | None] = lambda: None) -> None:
         self._shapes = shapes
         self._plan = plan
+        self._header_epoch = header_epoch  # the epoch a header line announced, if any
         self._preferred: LineParser | None = None
         self._batches_move = False  # an epoch's batch counter seen below its total
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
@@ -154,6 +159,8 @@ class MetricLineReader:
             # known ones (`iter: 649, l_pix: 0.03`; Torch7's `epoch 80  running_average
             # 0.7634`, its fields apart by spaces).
             parsed = parse_key_values(text, known_names=False)
+            counterless = parsed if parsed is not None and parsed.step is None \
+                and parsed.epoch is None and looks_measured(parsed.metrics) else None
             if parsed is not None and (parsed.fmt == "kv-epoch-batch" or (
                     parsed.step is not None and parsed.epoch is not None)):
                 # (`[epoch: 17/200, iter: 425/489] total: 1.33`: the batch of its epoch
@@ -171,6 +178,11 @@ class MetricLineReader:
                 parsed = parsed or by_epoch
             if parsed is None:
                 parsed = parse_spaced_fields(self._body, known_names=False)
+            if parsed is None and counterless is not None and self._header_epoch() is not None:
+                # Measures with no counter of their own under an epoch's header line
+                # (`Epoch of: 5 Perf:`, then `Aligned R-Squared: -50.6 | Aligned RMSE:
+                # 12.6`): that epoch's (the parser places them in it).
+                parsed = counterless
         if parsed is None and not beside_bar:
             shaped = self._shapes.read(text)
             if shaped is True and self._shapes.table_closed:
@@ -294,3 +306,8 @@ class MetricLineReader:
             return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
                           parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
+
+
+def looks_measured(metrics: Mapping[str, float]) -> bool:
+    """Whether a line's names include a measure (a loss, an accuracy, an RMSE...)."""
+    return bool(metrics) and (looks_like_metrics(metrics) or names_a_measure(metrics))

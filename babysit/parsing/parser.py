@@ -208,7 +208,8 @@ class LogParser:
         self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
                                                      self.formats)
         # What the text after any bar says in a metric format.
-        self._metric_lines = MetricLineReader(self._shapes, self.plan)
+        self._metric_lines = MetricLineReader(self._shapes, self.plan,
+                                              lambda: self._bars.header_epoch)
         # The readers that read a line after its record was built, in this order.
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
@@ -479,6 +480,13 @@ class LogParser:
                 empty = self._empty_epochs.bar(bar, line)
                 if empty is not None:
                     events = [*events, empty]
+                if self._bars.took_over:
+                    # The training's bar took over from a data pass's (bar_steps): that
+                    # bar's count was no step, its total no plan.
+                    self._bars.took_over = False
+                    if self.plan.announced is None:
+                        self.target, self._withdrawn = None, True
+                    self.step, self.step_found = None, False
                 if self._bars.laps and not laps and self.target == self._bars.main_total \
                         and self.plan.announced is None:
                     self.target = None  # that total was one epoch's
@@ -671,7 +679,7 @@ class LogParser:
             self.plan.per_epoch = part.per_epoch
         if fmt == "hf-trainer" and step is None and bar is None and own_epoch is not None \
                 and 0 < own_epoch < 1 and self.step_found and not self._trained_at_step \
-                and "loss" in metrics:
+                and self.target is not None and self.step == self.target and "loss" in metrics:
             # The Trainer's first records of its first epoch, with no step of their own,
             # after a bar that had already run to its end (an evaluation before training,
             # `100% 31/31`, in a log of stdout): that bar counted no training step.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from babysit import lazy_re
 from babysit.model import Record
 from babysit.parsing.formats import key_values
 from babysit.parsing.readers import Line, ParseContext
@@ -14,6 +15,13 @@ from babysit.parsing.text import to_number
 
 # Counters are where the run is, not values a `nan` is judged beside.
 _COUNTERS = frozenset({"step", "iter", "iteration", "epoch", "global_step"})
+
+
+# A line of one name and its one figure (`skeleton_left_side=0.5630`), and the header of
+# a held-out split's figures (`[Epoch 240] Validation:`).
+_LONE = lazy_re.compile(r"^\s*[A-Za-z_][\w.@/ -]{0,60}?\s*[=:]\s*[-+]?[\w.]+\s*$")
+_SPLIT_HEADER = lazy_re.compile(r"\b(?:[Vv]alid(?:ation)?|VALID(?:ATION)?|[Ee]val(?:uation)?|"
+                                r"EVAL(?:UATION)?|[Tt]est(?:ing)?|TEST|[Dd]ev)\b[^=]{0,40}:\s*$")
 
 
 # A row of a printed array or matrix: values apart by spaces, commas or semicolons,
@@ -40,7 +48,7 @@ class StrayNonFinite:
             return record
         found = self._shapes.stray_non_finite(text) or self._all_non_finite(text) \
             or self._repeated_nan(text)
-        if not found:
+        if not found or self._class_row(text, found):
             return record
         line.claimed = True
         if record is None:
@@ -51,6 +59,19 @@ class StrayNonFinite:
             return Record(step=context.step, target_steps=context.target, metrics=found,
                           rank=line.rank, fmt="shape")
         return replace(record, metrics={**record.metrics, **found})
+
+    def _class_row(self, text: str, found: dict[str, float]) -> bool:
+        """Whether a lone `name=nan` is one class's row of an evaluation's breakdown: under
+        a held-out split's header (`[Epoch 240] Validation:`), among rows of one figure
+        each (GluonCV's VOC metric, `arrow_down=nan` beside `arrow_up=0.848`, then
+        `mAP=0.667`). A class the split holds no example of has no average precision; the
+        summary leaves it out. Not a loss, which is never undefined so."""
+        if len(found) != 1 or any("loss" in name for name in found) or not _LONE.match(text):
+            return False
+        for earlier in reversed(list(self._shapes.recent)[:-1]):
+            if not _LONE.match(earlier):
+                return _SPLIT_HEADER.search(earlier) is not None
+        return False
 
     def _repeated_nan(self, text: str) -> dict[str, float]:
         """A named value that is NaN on a line the run prints again and again (DL4J's line

@@ -41,6 +41,7 @@ _LOSS_EXACT = 1e-3  # a share of ln K
 _POINTS = 20  # evaluations in a row
 _FROZEN = 6  # evaluations in a row at one accuracy, the loss at ln K beside them
 _END_EXACT = 5e-5  # an accuracy this close to 1/K (0.5000 printed to four digits)
+_END_ABOVE = 1.25  # and a loss from ln K to this many times it
 
 
 def _figures(point: Observation) -> tuple[float | None, float | None]:
@@ -155,14 +156,16 @@ class EvalChanceRule:
     def guess_at_end(self) -> str | None:
         """Why a finished run's last evaluation says its model is a guess, however few
         evaluations it made: an accuracy of exactly 1/K for a few classes (to the fourth
-        digit) beside a loss no better than ln K, what a uniform guess scores (a one-epoch
+        digit) beside a loss at ln K or a little above, what a uniform guess scores (a one-epoch
         binary classifier's `Val loss=0.8240 acc=0.5000`, then `Training done`). A model
         that learned anything beats a guess on one measure at least. None otherwise."""
         if self._gan or self._raised or self._frozen_raised or self._latest is None:
             return None
         accuracy, loss = self._latest
         k = next((k for k in _CLASSES[:9] if abs(accuracy - 1.0 / k) <= _END_EXACT), None)
-        if k is None or loss < math.log(k) * (1 - _LOSS_EXACT):
+        if k is None or not math.log(k) * (1 - _LOSS_EXACT) <= loss <= math.log(k) * _END_ABOVE:
+            # (a loss far above ln K beside the same accuracy is a model of more classes
+            # than K: half right of ten classes at a loss of 1.2 learned)
             return None
         return (f"not learning: the run ended with its evaluation's accuracy at exactly 1/{k} "
                 f"({accuracy:.4g}) and its loss {loss:.4g}, no better than a uniform guess "

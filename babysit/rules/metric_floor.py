@@ -71,6 +71,12 @@ _OVERLAP = lazy_re.compile(r"dice|iou|jaccard", re.IGNORECASE)
 # evaluation at the end of a finished run is enough.
 _CHANCE_CORRECTED = lazy_re.compile(r"kappa|cohen|mcc|matthews", re.IGNORECASE)
 _TEST = lazy_re.compile(r"test[_/]", re.IGNORECASE)
+# A coefficient of determination (`r2`, `R^2`, `r_squared`): 0 is a regression that does
+# no better than predicting the mean, below 0 worse. Its last held-out value at this or
+# below in a finished run is a model that explains nothing.
+_R2 = lazy_re.compile(r"(?:^|[/_.])(?:r2|r\^2|r_?squared?)(?:$|[/_.])", re.IGNORECASE)
+_NO_SKILL = 0.02
+_TRAIN_SPLIT = lazy_re.compile(r"train", re.IGNORECASE)
 _EMPTY_MASK = 1e-3  # an overlap this small on every evaluation: the empty mask
 
 
@@ -107,6 +113,14 @@ _FLOOR = " floor"
 
 def floor_key(metric: str) -> str:
     return f"{metric}{_FLOOR}"
+
+
+@functools.lru_cache(maxsize=256)
+def _r2_keys(names: tuple[str, ...]) -> tuple[str, ...]:
+    """A result's held-out coefficients of determination (`eval/r2`, `test_r2`, or a bare
+    `r2` in a record with no training loss: Uni-Mol's closing `{'mse': …, 'r2': 0.0135}`),
+    never the training data's (`train_r2`)."""
+    return tuple(k for k in names if _R2.search(k) and not _TRAIN_SPLIT.match(k))
 
 
 def floored_metric(key: str) -> str | None:
@@ -185,9 +199,15 @@ class MetricFloorRule:
         # one at the same step is a new evaluation (a log whose step never moves: its
         # epochs are in rows of their own), not the same one printed twice.
         self._trained_since: set[str] = set()
+        self._r2: dict[str, float] = {}  # each held-out R^2's last value
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
+        if point.loss is None and any(_R2.search(k) for k in point.metrics):
+            for key in _r2_keys(tuple(point.metrics)):
+                value = point.metrics[key]
+                if math.isfinite(value):
+                    self._r2[key] = value / 100.0 if value > 1 else value
         errors = error_rate_keys(point.metrics)
         self._guesses.observe(point)
         if point.loss is not None and point.epoch is not None:
@@ -268,6 +288,11 @@ class MetricFloorRule:
             return (f"not learning: {key} stayed at its floor on every one of its "
                     f"{len(values)} evaluations to the run's end (at most {max(values):.2g}): "
                     f"the model it delivers gets nothing right on held-out data")
+        for key, value in sorted(self._r2.items()):
+            if value <= _NO_SKILL:
+                return (f"not learning: the run ended with {key} = {value:.4g} on its last "
+                        f"evaluation: a coefficient of determination at 0 or below is a model "
+                        f"that predicts no better than the mean of the targets")
         return None
 
     def _reassessed(self) -> list[Signal]:

@@ -138,3 +138,122 @@ def test_a_finished_run_whose_evaluation_scores_exactly_a_guess_is_no_go(tmp_pat
     for val in ("loss=0.6120  acc=0.5000", "loss=0.8240  acc=0.5125"):
         data = verdict_of(tmp_path, _one_epoch(val))
         assert "exactly 1/2" not in data["summary"], data["summary"]
+
+
+def test_pjrt_s_allocation_failure_is_out_of_memory_even_with_its_prefix_wrapped_away():
+    from babysit.parsing.events import find_events
+
+    line = ("2023-04-06 07:42:51.278258: E external/org_tensorflow/tensorflow/compiler/xla/"
+            "pjrt/pjrt_stream_executor_client.cc:2153] Execution of replica 0 failed: "
+            "RESOURCE_EXHAUSTED: Failed to allocate request for 625.00MiB (655360000B) on "
+            "device ordinal 7")
+    for text in (line, "SOURCE_EXHAUSTED: Failed to allocate request for 625.00MiB "
+                       "(655360000B) on device ordinal 1"):
+        assert [e.kind.value for e in find_events(text)] == ["oom"], text
+    # a quota, not memory
+    assert find_events("grpc: RESOURCE_EXHAUSTED: Quota exceeded for aiplatform") == ()
+
+
+def _headed_epochs(last: int) -> list[str]:
+    # A hand-written loop: each evaluation under its epoch's header, measures only.
+    lines = ["Config Data: {'learning_rate': 0.003, 'batch_size': 64, 'epoches': 1000}",
+             "device: cuda"]
+    for epoch in [*range(0, last, 5), last]:
+        lines += ["torch.Size([168, 14, 8])", f"Epoch of: {epoch} Perf:",
+                  f"Aligned R-Squared: {-60 + epoch / 13:.4f} | Aligned RMSE: "
+                  f"{13 - epoch / 250:.4f}", "--------------------"]
+    return [*lines, f"Best_Metric at {last} is : 17.06"]
+
+
+def test_measures_under_an_epoch_s_header_are_that_epoch_s(tmp_path: Path):
+    epochs = [r.epoch for r in LogParser().feed_lines(_headed_epochs(999)) if r.metrics
+              and "aligned_rmse" in r.metrics]
+    assert epochs[:3] == [5.0, 10.0, 15.0] and epochs[-1] == 999.0
+    data = verdict_of(tmp_path, _headed_epochs(999))  # 0 to 999 of 1000: the last
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    data = verdict_of(tmp_path, _headed_epochs(500))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def _per_class_ap(arrow_down: str) -> list[str]:
+    # GluonCV's VOC metric after each epoch: one class per line, then the mean.
+    lines = []
+    for epoch in range(1, 6):
+        lines += [f"[Epoch {epoch}] Training cost: {9.3 - epoch / 10:.3f}, "
+                  f"CrossEntropy={1.57 - epoch / 50:.3f}, SmoothL1={1.127 - epoch / 50:.3f}",
+                  f"[Epoch {epoch}] Validation: ", "grave=1.0000000000000002",
+                  f"arrow_up=0.848{epoch}",
+                  f"arrow_down={'0.31' if epoch < 3 else arrow_down}",
+                  f"skeleton_left_side=0.563{epoch}", f"mAP=0.66{epoch}"]
+    return lines
+
+
+def test_one_class_s_undefined_precision_in_an_evaluation_breakdown_is_no_nan_of_the_run(
+        tmp_path: Path):
+    data = verdict_of(tmp_path, _per_class_ap("nan"))
+    assert "nan-inf" not in {a["type"] for a in data["anomalies_detected"]}, data["summary"]
+    # a loss in such a block is never undefined so: still the run's
+    lines = _per_class_ap("0.3")
+    lines[-2:-2] = ["loss=nan"] * 2
+    data = verdict_of(tmp_path, lines)
+    assert "nan-inf" in {a["type"] for a in data["anomalies_detected"]}, data["summary"]
+
+
+def _data_pass_then_training(steps: int) -> list[str]:
+    bars = [f"Processing: {100 * n // 7473:3d}%|█▏        | {n}/7473 [00:00<00:00, "
+            f"16527.57it/s]" for n in (0, 1653, 3317, 6631, 7473)]
+    bars += [f"Training Progress:   {n // 10}%|          | {n}/1000 [{n // 6:02d}:00<2:02:24,"
+             f"  7.35s/it]" for n in range(0, steps + 1)]
+    return ["PyTorch Version: 2.6.0+cu124", *bars]
+
+
+def test_a_bar_named_for_training_takes_over_from_a_longer_data_pass(tmp_path: Path):
+    data = verdict_of(tmp_path, _data_pass_then_training(312))
+    assert (data["terminal_state"], data["total_steps"], data["target_steps"]) == \
+        ("RUNNING", 312, 1000), data["summary"]
+
+
+def test_a_save_into_a_file_its_name_calls_final_ends_the_run():
+    from babysit.parsing.events import find_events
+
+    def kinds(text: str) -> list[str]:
+        return [f"{e.kind.value}:{e.detail}" for e in find_events(text)
+                if e.kind.value == "completed"]
+
+    assert kinds("model saved to runs/PushT__ppo__1/final_ckpt.pt") == ["completed:final-save"]
+    assert kinds("Saving checkpoint to output/model_final.pth") == ["completed:final-save"]
+    # a folder so named, or a periodic save, is no end
+    assert kinds("saved to final_experiment/ckpt_100.pt") == []
+    assert kinds("model saved to runs/PushT__ppo__1/ckpt_976.pt") == []
+
+
+def _unimol(r2: float) -> list[str]:
+    head = "2025-01-20 16:07:58 | unimol_tools/tasks/trainer.py | 208 | INFO | Uni-Mol Tools | "
+    lines = [f"{head}Epoch [{e}/1024] train_loss: {0.7 - e / 100:.4f}, val_loss: "
+             f"{0.57 + (e % 3) / 100:.4f}, val_mse: {0.95 + (e % 2) / 100:.4f}, lr: 0.000026, "
+             f"7.9s" for e in range(1, 9)]
+    return [*lines, f"{head.replace('INFO', 'WARNING')}Early stopping at epoch: 8",
+            f"{head}load model success!",
+            f"{head}fold 4, result {{'mse': 0.93342596, 'mae': 0.5740151, 'r2': {r2 - 0.02}}}",
+            f"{head}Uni-Mol metrics score: ",
+            f"{{'mse': 0.9596460414071627, 'mae': 0.5668767716033328, 'r2': {r2}}}",
+            f"{head}Uni-Mol & Metric result saved!"]
+
+
+def test_a_finished_regression_whose_held_out_r2_is_at_0_never_learned(tmp_path: Path):
+    data = verdict_of(tmp_path, _unimol(0.0135))
+    assert data["decision"] == "NO-GO" and "r2" in data["summary"], data["summary"]
+    data = verdict_of(tmp_path, _unimol(0.62))
+    assert "r2" not in data["summary"], data["summary"]
+
+
+def test_an_early_stop_then_the_final_model_s_save_then_a_closing_line_is_one_end(
+        tmp_path: Path):
+    head = "[2026-01-27 14:34:38] INFO: "
+    lines = [f"{head}Epoch {e}/50 | step {e * 100}/5000 | loss: {1 - e / 40:.4f} | "
+             f"R@1: {0.5 + e / 40:.4f}" for e in range(1, 16)]
+    lines += [f"{head}Early stopping triggered after 10 epochs without improvement",
+              f"{head}Saved checkpoint: src/checkpoints_v2/final_model.pth",
+              f"{head}Training complete! Total time: 8.38h | Best R@1: 0.8750"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
