@@ -91,6 +91,8 @@ class RunLifecycle:
         self._pending: PendingFailure | None = None
         self._completion: LogEvent | None = None  # seen in the current attempt
         self._attempt_advances = 0
+        # The last thread's death, with the attempt and its advances then (see `_failure`).
+        self._thread_death: tuple[LogEvent, int, int] | None = None
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
@@ -214,6 +216,8 @@ class RunLifecycle:
                 and self._pending is not None and not self._pending.provisional:
             return None  # the log ends in the traceback of a failure already noted
         self._memory_failures.seen(event, self.attempt, self._attempt_advances)
+        if kind is EventKind.THREAD_FAILED:
+            self._thread_death = (event, self.attempt, self._attempt_advances)
         failure = self._failure(event, step)
         if failure is not None:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
@@ -376,14 +380,29 @@ class RunLifecycle:
             if not PendingFailure(event, step).cancelled:  # (not the stop's own traceback)
                 self._wind_down = event.detail or event.line
             return None
-        if pending is not None and pending.event.uncaught and not pending.cancelled \
-                and not pending.stepped_after and kind in (
-                    EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.STOPPED_BY_SIGNAL):
+        if pending is not None and not pending.cancelled and not pending.stepped_after and (
+                (pending.event.uncaught and kind in (
+                    EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.STOPPED_BY_SIGNAL))
+                or (pending.in_helper_thread and kind is EventKind.STOPPED_BY_SIGNAL)):
             # More failure right after the run's own uncaught exception, nothing trained
             # between (Paddle's `FatalError: Termination signal` and the SIGTERM its
             # launcher sends a worker whose ValueError it saw; torchrun's to its peers):
-            # the exception is how it ended, the rest its aftermath.
+            # the exception is how it ended, the rest its aftermath. So after a thread's
+            # (Paddle's DataLoader thread, `cv2.imread` giving None, then the launcher's
+            # SIGTERM before the first iteration): the feeder died, and the job with it.
             return None
+        death = self._thread_death
+        if kind is EventKind.STOPPED_BY_SIGNAL and pending is None and death is not None \
+                and death[1:] == (self.attempt, self._attempt_advances):
+            # A thread's exception, then the process stopped by a signal with nothing
+            # trained between (Paddle's DataLoader thread: `cv2.imread` gave None, the
+            # reader's C++ traceback, then the launcher's SIGTERM before the first
+            # iteration): the feeder died and the job was torn down for it, a failure.
+            thread = death[0]
+            return PendingFailure(LogEvent(
+                EventKind.EXCEPTION, thread.line,
+                f"{thread.detail} (in a thread; the process was then stopped by "
+                f"{event.detail or 'a signal'})", uncaught=True), step)
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT, EventKind.HOST_KILL,
                     EventKind.STOPPED_BY_SIGNAL):
             return PendingFailure(event, step)

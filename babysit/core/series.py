@@ -309,6 +309,13 @@ class MetricSeries:
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
             self._new_run_from(loss)
+        elif self._back_to_start and self.loss_key is None and self.step is None:
+            # Back to the first epoch in a log that prints no training loss and no step
+            # (only its evaluations: `Epoch 1 validation loss: 11.887651` after `Epoch 5
+            # …`): no loss to tell a resume from a new start, and a log of epochs that
+            # starts its count again is a new launch, judged on its own.
+            self._back_to_start = False
+            self._new_run()
         train_key = self.loss_key or self._train_key
         train = self.metrics.get(train_key) if train_key else None
         point = Observation(

@@ -381,6 +381,20 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?=.*\b(?:stop(?:s|ping|ped)?|terminat(?:e|es|ed|ing)|halt(?:s|ing|ed)?|"
          r"end(?:s|ing|ed)?\s+(?:the\s+)?training|quit(?:s|ting)?)\b)", flags=_I,
          detail=EARLY_STOP),
+    # The run's own stopping condition met: a target it was set (`Target loss of 0.099999
+    # achieved at step 6034! Final Loss: 0.0883`, `Desired accuracy reached, stopping`) or
+    # the task solved (gym's `Environment solved in 212 episodes!`, `Solved! Running
+    # reward is now 195.3`): the loop ends there by design, wherever its plan stood. Not a
+    # setting (`target_loss: 0.1`), nor a question or a condition in code.
+    _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)"
+         r"(?!\s*[\w ]{0,30}[=:]\s*[\d.]+\s*$)"
+         r"(?:.*\b(?:[Tt]arget|[Gg]oal|[Dd]esired|[Rr]equired) "
+         r"(?:(?:val(?:idation)?|test|train(?:ing)?) )?"
+         r"(?:loss|accuracy|acc|score|reward|return|metric|perplexity|ppl)\b.{0,40}?\b"
+         r"(?:achieved|reached|attained|met)\b|"
+         r".*\b(?:[Ee]nvironment|[Tt]ask|[Pp]roblem) (?:is |was |has been )?solved"
+         r"(?: in| at| after|!|\.?\s*$)|\s*(?:\W\s*)?[Ss]olved!)",
+         detail=EARLY_STOP),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
     # The final model said to be saved, in any case and with its kind named (MLatom's
@@ -433,7 +447,7 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
-    "saving model", "inished", "epochs",
+    "saving model", "inished", "epochs", "chieved", "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "Restoring model", "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",

@@ -315,9 +315,24 @@ class ShapeReader:
         pending = self._pending.pop(key, None)
         if pending is None:
             pending = self._spaced_header(key)
+        if pending is None and key not in self._headers:
+            pending = self._header_apart(key)
         if pending is not None and self._line_no - pending[0] <= _HEADER_REACH:
             self._headers[key] = pending[1]
         return self._headers.get(key)
+
+    def _header_apart(self, key: tuple[str, int]) -> tuple[int, tuple[str, ...]] | None:
+        """A header of the rows' width whose names are set apart otherwise than their
+        cells (a script's `epoch, grad_step, ppl, avg_f1` over rows it writes with tabs,
+        `0\t53\t10.2931\t1.2813`): the latest such header, if any."""
+        width = key[1]
+        found = max(((line_no, names, other) for other, (line_no, names)
+                     in self._pending.items() if other[1] == width and other != key),
+                    default=None)
+        if found is None:
+            return None
+        del self._pending[found[2]]
+        return found[0], found[1]
 
     def _spaced_header(self, key: tuple[str, int]) -> tuple[int, tuple[str, ...]] | None:
         """A space-separated header whose names are two words (fastai's rendered table:

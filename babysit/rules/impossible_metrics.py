@@ -30,21 +30,28 @@ _TOP = 100.05
 _SHARE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:acc|accuracy|dice|iou|miou|m?ap\d*|f1|auc|"
                               r"auroc|auprc|precision|recall)(?:$|[/_.\s@-]|\d)",
                               re.IGNORECASE)
+# An evaluation's loss (`val_loss`, `eval/loss`, `validation_loss`), its split's prefix
+# taken off to find the training's twin.
+_EVAL_LOSS = lazy_re.compile(r"^(?:val|valid|validation|eval|dev)[_/](?=.*loss)")
+_TWIN_RECORDS = 5  # records in a row, equal to every digit, before it speaks
 # Names of a count or a size that share a word with a score (`map_size`, `acc_steps`).
 _NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$", re.IGNORECASE)
 
 
 class ImpossibleMetricRule:
-    """A share metric above 100 % or below 0 (see the module)."""
+    """A share metric above 100 % or below 0 (see the module); an evaluation's loss that
+    is the training loss (see `_twinned`)."""
 
     windowed: ClassVar[bool] = False
 
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._raised: set[str] = set()
+        self._twins: dict[str, int] = {}  # an evaluation loss: records equal to its twin's
 
     def observe(self, point: Observation) -> Sequence[Signal]:
-        out: list[Signal] = []
+        out: list[Signal] = self._twinned(point) if "loss" in point.metrics or any(
+            _EVAL_LOSS.match(k) for k in point.metrics) else []
         for key in quality_keys(point.metrics):
             value = point.metrics[key]
             if key in self._raised or not math.isfinite(value) or 0 <= value <= _TOP \
@@ -61,3 +68,42 @@ class ImpossibleMetricRule:
                              f"computed wrong, and what it says of the run cannot be trusted",
                              key=key))
         return out
+
+    def _twinned(self, point: Observation) -> list[Signal]:
+        """An evaluation's loss equal to the training loss beside it, to every digit, on
+        each of `_TWIN_RECORDS` records or more and never otherwise (TS-CVA's `train_loss
+        =6.988401, val_loss=6.988401` on each of 200 epochs): the evaluation runs on the
+        training data (a validation loader built from the training set, the same batches
+        scored twice), so it says nothing of unseen data, and any best checkpoint chosen
+        by it was chosen by the training loss."""
+        out: list[Signal] = []
+        metrics = point.metrics
+        for key in metrics:
+            if not _EVAL_LOSS.match(key) or self._twins.get(key, 0) < 0:
+                continue
+            bare = _EVAL_LOSS.sub("", key)
+            train = next((metrics[k] for k in (f"train_{bare}", f"train/{bare}", bare)
+                          if k in metrics and k != key), None)
+            value = metrics[key]
+            if train is None or not math.isfinite(value):
+                continue
+            if train != value or _digits(value) < 4:
+                # It differed: an evaluation of its own (once raised, a later stage's
+                # differing figures do not mend the stage whose best was so chosen).
+                self._twins[key] = -1
+                continue
+            self._twins[key] = self._twins.get(key, 0) + 1
+            if self._twins[key] == _TWIN_RECORDS:
+                self._raised.add(key)
+                out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
+                                 f"{key} has equalled the training loss to the last digit on "
+                                 f"each of {_TWIN_RECORDS} records ({value:.7g}): the "
+                                 f"evaluation runs on the training data, so it says nothing "
+                                 f"of unseen data, and a best checkpoint chosen by it was "
+                                 f"chosen by the training loss", key=f"{key} twin"))
+        return out
+
+
+def _digits(value: float) -> int:
+    """Significant digits in the shortest form of a value (6.988401: 7)."""
+    return len(repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0"))

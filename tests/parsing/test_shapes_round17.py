@@ -257,3 +257,106 @@ def test_an_early_stop_then_the_final_model_s_save_then_a_closing_line_is_one_en
               f"{head}Training complete! Total time: 8.38h | Best R@1: 0.8750"]
     data = verdict_of(tmp_path, lines)
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
+def _paddle_thread_death() -> list[str]:
+    where = "/home/u/.conda/envs/pad/lib/python3.8"
+    return ["2022-05-14 23:19:20 [INFO]	Loading pretrained model from PP_STDCNet1.pdparams",
+            "2022-05-14 23:19:21 [INFO]	There are 145/145 variables loaded into STDCSeg.",
+            "Exception in thread Thread-2:",
+            "Traceback (most recent call last):",
+            f'  File "{where}/threading.py", line 932, in _bootstrap_inner',
+            "    self.run()",
+            f'  File "{where}/site-packages/paddle/fluid/dataloader/fetcher.py", line 121, '
+            "in fetch",
+            "    data.append(self.dataset[idx])",
+            '  File "/work/PaddleSeg/paddleseg/transforms/transforms.py", line 57, in __call__',
+            "    im = cv2.imread(im).astype('float32')",
+            "AttributeError: 'NoneType' object has no attribute 'astype'", "", "",
+            "--------------------------------------",
+            "C++ Traceback (most recent call last):",
+            "--------------------------------------",
+            "0   paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::"
+            "LoDTensorBlockingQueue>::CheckNextStatus()", "",
+            "----------------------", "Error Message Summary:", "----------------------",
+            "FatalError: `Termination signal` is detected by the operating system.",
+            "  [TimeInfo: *** Aborted at 1652541597 (unix time) try \"date -d @1652541597\" "
+            "if you are using GNU date ***]",
+            "  [SignalInfo: *** SIGTERM (@0x3e800076868) received by PID 485569 (TID "
+            "0x7f5c0d486740) from PID 485480 ***]", ""]
+
+
+def test_a_thread_s_death_then_the_launcher_s_sigterm_is_a_failure(tmp_path: Path):
+    data = verdict_of(tmp_path, _paddle_thread_death())
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), data["summary"]
+    assert "astype" in data["summary"]
+
+
+def test_the_run_s_own_target_met_ends_it():
+    from babysit.parsing.events import find_events
+
+    def ends(text: str) -> bool:
+        return any(e.kind.value == "completed" for e in find_events(text))
+
+    assert ends("Target loss of 0.099999 achieved at step 6034! Final Loss: 0.0883")
+    assert ends("Environment solved in 212 episodes!")
+    assert ends("Desired accuracy reached, stopping training")
+    assert not ends("target_loss: 0.1") and not ends("Target loss: 0.1")
+    assert not ends("if target loss reached: break")
+
+
+def test_a_run_that_stops_at_its_own_target_loss_succeeded(tmp_path: Path):
+    lines = [f"Step {s:5d}, Loss: {11 * 0.999 ** s:.6f}, LR: 0.000300" for s in
+             range(50, 6001, 50)]
+    data = verdict_of(tmp_path, [*lines, "Target loss of 0.099999 achieved at step 6034! "
+                                         "Final Loss: 0.0883"])
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+
+
+def _twin_losses(same: bool) -> list[str]:
+    lines = []
+    for epoch in range(12):
+        train = 6.988401 * 0.93 ** epoch
+        val = train if same else train * 1.07
+        lines.append(f"[NEW BEST] Epoch #{epoch}: train_loss={train:.6f}, val_loss={val:.6f}, "
+                     f"time=0.92s, remaining={3 - epoch / 5:.2f}min")
+    return [*lines, "Finished!"]
+
+
+def test_an_evaluation_loss_equal_to_the_training_loss_every_time_is_no_evaluation(
+        tmp_path: Path):
+    data = verdict_of(tmp_path, _twin_losses(same=True))
+    kinds = {a["type"] for a in data["anomalies_detected"]}
+    assert "impossible-metric" in kinds and data["decision"] != "GO", data["summary"]
+    data = verdict_of(tmp_path, _twin_losses(same=False))
+    assert "impossible-metric" not in {a["type"] for a in data["anomalies_detected"]}
+
+
+def test_a_header_set_apart_by_commas_names_rows_set_apart_by_tabs():
+    lines = ["### max_seq_len 128 clean dataset",
+             "epoch, grad_step, ppl, avg_f1, rouge-L",
+             "0\t53\t10.2931\t1.2813\t0.0191", "1\t106\t14.2596\t1.4320\t0.0188",
+             "2\t159\t19.5425\t2.2528\t0.0320", "3\t213\t44.4091\t3.3715\t0.0408"]
+    got = [(r.epoch, dict(r.metrics)) for r in LogParser().feed_lines(lines) if r.metrics]
+    assert got[0] == (0.0, {"grad_step": 53.0, "ppl": 10.2931, "avg_f1": 1.2813,
+                            "rouge_l": 0.0191})
+    assert [epoch for epoch, _ in got] == [0.0, 1.0, 2.0, 3.0]
+
+
+def _launches_of_evaluations() -> list[str]:
+    # A fine-tuning script run three times into one log, each time printing only its
+    # evaluations: the last launch's loss barely moves, the earlier ones' are elsewhere.
+    head = "2025-08-13 17:02:55,401 - __main__ - INFO - "
+    lines = []
+    for start in (12.245856, 11.887651, 11.884312):
+        lines.append(f"{head}Initial validation loss: {start:.6f}")
+        for epoch in range(1, 11):
+            lines.append(f"{head}Epoch {epoch} validation loss: "
+                         f"{start * (1 - 0.0003 * epoch):.6f}")
+        lines.append(f"{head}Finetuning completed successfully!")
+    return lines
+
+
+def test_each_launch_of_a_log_of_evaluations_is_judged_on_its_own(tmp_path: Path):
+    data = verdict_of(tmp_path, _launches_of_evaluations())
+    assert data["decision"] == "NO-GO" and "not-learning" in data["summary"], data["summary"]
