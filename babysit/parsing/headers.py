@@ -20,9 +20,11 @@ from babysit.parsing.text import to_number
 _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # A hand-written loop's header line, `Epoch 3` alone, or set in a banner (`==== Epoch 3
 # ====`, `#### EPOCH 3 ####`, `----- epoch 3 -----`): the lines after it are that epoch's.
-# Also with a word between (`Epoch of: 5`, `Epoch No. 5`) and a label that heads what
+# Also with a word between (`Epoch of: 5`, `Epoch No. 5`) or a verb before (`Start epoch
+# 8:`), and a label that heads what
 # follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
-_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)"
+_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?) )?"
+                                r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
@@ -81,6 +83,9 @@ class HeaderReader:
                           rank=line.rank, fmt="keras", step=context.step,
                           target_steps=context.target)
         header_epoch = _EPOCH_HEADER.match(text)
+        if header_epoch is None and "poch" in text and (text[:1].isdigit() or text[:1] in "[|"):
+            # (behind a logger's head: `| 2021-07-08 17:10:25 | INFO | Start epoch 8:`)
+            header_epoch = _EPOCH_HEADER.match(message(text))
         if header_epoch is not None:
             self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
             self._bars.header_epoch = int(header_epoch.group(1))

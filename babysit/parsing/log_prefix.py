@@ -19,7 +19,10 @@ from babysit.parsing.shown_values import shown_pairs
 # One field of a logger's head, with the separators after it.
 _HEAD_FIELD = lazy_re.compile(
     r"(?:"
-    r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
+    # a rule that opens the head before its timestamp (fairseq's and TransQuest's `| 2021-07-08
+    # 17:11:28 | INFO | Validation loss: 0.409, acc: 0.834`)
+    r"\|(?=[ \t]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:)"
+    r"|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
     r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
     # progress dots a glog trainer writes with no newline (PaddlePaddle v1's `--dot_period`:

@@ -715,11 +715,16 @@ class LogParser:
         if step is not None and metrics and trains(metrics) \
                 and any("loss" in k for k in metrics):
             self._trained_at_step = True  # (a loss: an evaluation's `mrr` trains nothing)
-        if step is not None and (step > 0 or bar is None or self.step_found):
+        if step is not None and (step > 0 or self.step_found or (
+                bar is None and any("loss" in k for k in metrics))):
             # (a bar drawn once at its start, `0/1075`, then lines with no step of their
-            # own, a log of stdout, has found no step: the records are the progress)
+            # own, a log of stdout, has found no step: the records are the progress; so
+            # has an engine's status at its start, DeepSpeed's `step=0, skipped=0,
+            # lr=[0.0]` before the Trainer's loss dicts: a step 0 says something only
+            # beside a loss, `step 0 loss 2.30`)
             self.step_found = True
-        elif self._count_records and not self.step_found and bar is None and metrics \
+        elif step is None and self._count_records and not self.step_found and bar is None \
+                and metrics \
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
                 and not (own_epoch is None and names_best_value(line)) \

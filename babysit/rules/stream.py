@@ -315,16 +315,21 @@ class EvalRule:
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
                                    f"{key} back to {value:.4g}, near its best", key=key))
             if direction < 0 and key in self._raised and key not in self._mild:
-                out.extend(self._judge_runaway(key, series))
+                out.extend(self._judge_runaway(key, series,
+                                               self._score_at_best(key, metrics, judged)))
         return out
 
-    def _judge_runaway(self, key: str, series: Sequence[tuple[float, float | None]]
-                       ) -> list[Signal]:
+    def _judge_runaway(self, key: str, series: Sequence[tuple[float, float | None]],
+                       score_holds: bool = False) -> list[Signal]:
         """A blocker while the evaluation runs away (what the model does on unseen data
         is collapsing); back to the usual medium once it stops climbing: a new level it
         holds, however high (a resume that landed on a worse plateau), is the usual
-        degradation, judged by the tests above."""
-        found = self._running_away(series)
+        degradation, judged by the tests above. Not while the same evaluation's score
+        holds near its best (`score_holds`: TransQuest's validation loss 0.123 → 0.634
+        beside an accuracy of 0.83 against its best 0.86): the loss grows on what the
+        model gets wrong ever more confidently, not on what it gets right — over-fitting
+        to look at, not a collapse."""
+        found = None if score_holds else self._running_away(series)
         if found is not None and key not in self._runaway:
             self._runaway.add(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
@@ -348,9 +353,10 @@ class EvalRule:
     def _score_at_best(self, key: str, metrics: Mapping[str, float],
                        judged: Sequence[tuple[str, int]]) -> bool:
         """Whether a score of the same evaluation (its accuracy beside its loss) is at its
-        best: the model does on unseen data as well as it ever did."""
+        best: the model does on unseen data as well as it ever did. (A score whose best
+        is 0, a pose model's `Acc: 0.0000` at every evaluation, says nothing of that.)"""
         return any(direction > 0 and other != key and other in self.best
-                   and math.isfinite(metrics[other])
+                   and self.best[other][0] > 0 and math.isfinite(metrics[other])
                    and self._near_best(other, metrics[other], direction)
                    for other, direction in judged)
 

@@ -360,3 +360,53 @@ def _launches_of_evaluations() -> list[str]:
 def test_each_launch_of_a_log_of_evaluations_is_judged_on_its_own(tmp_path: Path):
     data = verdict_of(tmp_path, _launches_of_evaluations())
     assert data["decision"] == "NO-GO" and "not-learning" in data["summary"], data["summary"]
+
+
+def _transquest(epochs: int) -> list[str]:
+    # TransQuest's logger: a rule, the time, the level; each epoch's header, its training
+    # batch's line, then its validation. The validation loss climbs after epoch 6 while
+    # its accuracy holds.
+    head = "| 2021-07-08 17:10:25 | INFO | "
+    lines = [f"{head}Config:", f"{head}  num_epochs:        {epochs}"]
+    val = [0.46, 0.35, 0.30, 0.26, 0.15, 0.123, 0.19, 0.409, 0.599, 0.634]
+    for epoch in range(1, epochs + 1):
+        lines += [f"{head}Start epoch {epoch}:",
+                  f"{head}Train Loss: {0.6 / epoch:.3f}, tp: 9, fn: 0, fp: 5, tn: 50, "
+                  f"Acc: {0.8 + epoch / 60:.3f}, F1: {0.6 + epoch / 40:.3f}",
+                  f"{head}Validation tp: 25, fn: 116, fp: 50, tn: 809",
+                  f"{head}Validation loss: {val[epoch - 1]:.3f}, acc: "
+                  f"{0.84 + (epoch % 3) / 100:.3f}, F1: {0.55 + (epoch % 2) / 50:.3f}"]
+    return lines
+
+
+def test_a_logger_head_opened_by_a_rule_and_a_start_epoch_header_are_read(tmp_path: Path):
+    records = [r for r in LogParser().feed_lines(_transquest(10)) if r.metrics]
+    assert records[-1].epoch == 10.0
+    assert set(records[-1].metrics) == {"validation_loss", "eval/acc", "eval/f1"}
+    data = verdict_of(tmp_path, _transquest(10))
+    # the last planned epoch trained and evaluated; the loss's climb while the accuracy
+    # holds is over-fitting to look at, not a collapse
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "CONDITIONAL"), \
+        data["summary"]
+
+
+def _deepspeed_trainer_stdout(records: int) -> list[str]:
+    head = "[2025-02-16 16:20:08,701] [INFO] [logging.py:96:log_dist] [Rank 0] "
+    lines = [f"{head}DeepSpeed LR Scheduler = None",
+             f"{head}step=0, skipped=0, lr=[0.0], mom=[(0.9, 0.999)]"]
+    for i in range(1, records + 1):
+        lines.append(f"{{'loss': {4.88 - i / 130:.4f}, 'grad_norm': 0.17, 'learning_rate': "
+                     f"1e-05, 'epoch': {2 * i / (records + 1):.2f}}}")
+    lines.append("{'train_runtime': 6311.2, 'train_samples_per_second': 5.1, "
+                 "'train_steps_per_second': 0.02, 'train_loss': 4.597, 'epoch': 2.0}")
+    return [*lines, "[2025-02-16 18:05:22,170] [INFO] [launch.py:351:main] Process 4143570 "
+                    "exits successfully."]
+
+
+def test_an_engine_s_step_0_at_its_start_is_no_step_found(tmp_path: Path):
+    steps = [r.step for r in LogParser().feed_lines(_deepspeed_trainer_stdout(49))
+             if "loss" in r.metrics]
+    assert steps == list(range(1, 50)), steps  # the records are the progress
+    data = verdict_of(tmp_path, _deepspeed_trainer_stdout(49))
+    assert data["terminal_state"] == "SUCCEEDED" and "49 training records" in data["summary"], \
+        data["summary"]
