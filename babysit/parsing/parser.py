@@ -712,11 +712,10 @@ class LogParser:
             # The run trains on past a bar's total (verl's `Training Progress: 50/50`,
             # then `step:51 - ...`): that total was not the run's plan.
             self._overrun, self.target, self._withdrawn = self.target, None, True
-        if step is not None and metrics and trains(metrics) \
-                and any("loss" in k for k in metrics):
+        has_loss = step is not None and any("loss" in k for k in metrics)
+        if has_loss and trains(metrics):
             self._trained_at_step = True  # (a loss: an evaluation's `mrr` trains nothing)
-        if step is not None and (step > 0 or self.step_found or (
-                bar is None and any("loss" in k for k in metrics))):
+        if step is not None and (step > 0 or self.step_found or (bar is None and has_loss)):
             # (a bar drawn once at its start, `0/1075`, then lines with no step of their
             # own, a log of stdout, has found no step: the records are the progress; so
             # has an engine's status at its start, DeepSpeed's `step=0, skipped=0,

@@ -12,6 +12,7 @@ value in range (the computation that gave the impossible one is still the one us
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType
+from babysit.rules.last_digit import significant_digits
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Signal
 
@@ -50,8 +52,7 @@ class ImpossibleMetricRule:
         self._twins: dict[str, int] = {}  # an evaluation loss: records equal to its twin's
 
     def observe(self, point: Observation) -> Sequence[Signal]:
-        out: list[Signal] = self._twinned(point) if "loss" in point.metrics or any(
-            _EVAL_LOSS.match(k) for k in point.metrics) else []
+        out = self._twinned(point)
         for key in quality_keys(point.metrics):
             value = point.metrics[key]
             if key in self._raised or not math.isfinite(value) or 0 <= value <= _TOP \
@@ -78,8 +79,8 @@ class ImpossibleMetricRule:
         by it was chosen by the training loss."""
         out: list[Signal] = []
         metrics = point.metrics
-        for key in metrics:
-            if not _EVAL_LOSS.match(key) or self._twins.get(key, 0) < 0:
+        for key in _eval_losses(tuple(metrics)):
+            if self._twins.get(key, 0) < 0:
                 continue
             bare = _EVAL_LOSS.sub("", key)
             train = next((metrics[k] for k in (f"train_{bare}", f"train/{bare}", bare)
@@ -87,14 +88,13 @@ class ImpossibleMetricRule:
             value = metrics[key]
             if train is None or not math.isfinite(value):
                 continue
-            if train != value or _digits(value) < 4:
+            if train != value or significant_digits(value) < 4:
                 # It differed: an evaluation of its own (once raised, a later stage's
                 # differing figures do not mend the stage whose best was so chosen).
                 self._twins[key] = -1
                 continue
             self._twins[key] = self._twins.get(key, 0) + 1
             if self._twins[key] == _TWIN_RECORDS:
-                self._raised.add(key)
                 out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
                                  f"{key} has equalled the training loss to the last digit on "
                                  f"each of {_TWIN_RECORDS} records ({value:.7g}): the "
@@ -104,6 +104,7 @@ class ImpossibleMetricRule:
         return out
 
 
-def _digits(value: float) -> int:
-    """Significant digits in the shortest form of a value (6.988401: 7)."""
-    return len(repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0"))
+# A log prints the same few sets of names on every line: each set is searched once.
+@functools.lru_cache(maxsize=256)
+def _eval_losses(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(k for k in names if _EVAL_LOSS.match(k))

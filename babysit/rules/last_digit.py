@@ -17,6 +17,11 @@ from decimal import Decimal
 _LEAST_DIGITS = 4  # fewer significant digits (0.012) repeat once a loss has converged
 
 
+def significant_digits(value: float) -> int:
+    """Significant digits in the shortest form of a value (10.8259: 6, 0.0008: 1)."""
+    return len(repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0"))
+
+
 def last_digit_unit(value: float) -> float | None:
     """The size of one unit in the last printed digit of `value` (0.4855: 1e-4), or None
     when it is printed with fewer than four significant digits."""

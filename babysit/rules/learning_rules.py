@@ -20,6 +20,7 @@ from babysit.metric_names import is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
+from babysit.rules.last_digit import significant_digits
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
@@ -228,7 +229,7 @@ class NotLearningRule:
         if value is None:
             self._interleaved = True
             return []
-        if not (self._interleaved and math.isfinite(value) and _digits(value) >= 7):
+        if not (self._interleaved and math.isfinite(value) and significant_digits(value) >= 7):
             return []
         self._interleaved = False
         self._losses += 1
@@ -506,7 +507,7 @@ class NotLearningRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} changed to {value:.6g}",
                                 key="replayed")]
             return []
-        if len(recent) < need or _digits(value) < 7 \
+        if len(recent) < need or significant_digits(value) < 7 \
                 or any(recent[-i] != value for i in range(2, need + 1)):
             return []
         self._raised.add("replayed")
@@ -543,8 +544,8 @@ class NotLearningRule:
         # Printed to eight digits, a frozen loss may still wobble in the last one.
         last = self._last
         same = last is not None and (value == last or (
-            _digits(value) >= 7 and abs(value - last) <= 1e-6 * abs(value)))
-        self._same = self._same + 1 if same and _digits(value) >= 4 else 0
+            significant_digits(value) >= 7 and abs(value - last) <= 1e-6 * abs(value)))
+        self._same = self._same + 1 if same and significant_digits(value) >= 4 else 0
         self._last = value
         need = self.rules.not_learning_identical
         if every_point:  # the same from the log's first loss on: a short log may say so
@@ -741,9 +742,3 @@ class NotLearningRule:
         now = trends.level(losses, 3)
         return trends.beyond_noise(start - now, start, trends.noise_scale(losses), 3.0,
                                    self.rules.not_learning_short_fall)
-
-
-def _digits(value: float) -> int:
-    """Significant digits in the shortest form of a value (10.8259: 6, 0.0008: 1)."""
-    mantissa = repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0")
-    return len(mantissa)

@@ -203,7 +203,7 @@ class MetricFloorRule:
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
-        if point.loss is None and any(_R2.search(k) for k in point.metrics):
+        if point.loss is None:
             for key in _r2_keys(tuple(point.metrics)):
                 value = point.metrics[key]
                 if math.isfinite(value):

@@ -47,6 +47,7 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import objective_names
 from babysit.rules.eval_names import evaluation_direction
+from babysit.rules.last_digit import significant_digits
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _CHANCE_POINTS = 10  # points in a row at chance
@@ -101,7 +102,7 @@ def loss_at_chance(values: Sequence[float], vocab_size: int | None = None) -> st
     near = [k for k, log_k in counts if abs(level - log_k) <= _NEAR_CHANCE * log_k]
     if not near:
         return None
-    if max(_digits(v) for v in values) < 4:
+    if max(significant_digits(v) for v in values) < 4:
         # Printed too coarsely (`loss: 2.30`) to tell ln 10 from a loss that converged
         # near it. (Asked last: the digits of ten values cost the most.)
         return None
@@ -156,10 +157,6 @@ def never_beat_first(evals: Sequence[tuple[float, float | None]], direction: int
             f"({first:.4g}), and the training loss has not fallen below where it stood then "
             f"({first_train:.4g} → {trains[-1]:.4g}): nothing has been learned since")
 
-
-def _digits(value: float) -> int:
-    """Significant digits in the shortest form of a value (1.385664: 7, 2.3: 2)."""
-    return len(repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0"))
 
 
 class NeverLearnedRule:
