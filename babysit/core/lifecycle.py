@@ -302,10 +302,11 @@ class RunLifecycle:
                 # the final model's save (`Saved checkpoint: …/final_model.pth`, then
                 # `Training complete!`).
                 return None
-            if held is None or held.detail in AFTER_TRAINING \
+            if held is None or held.detail in AFTER_TRAINING or held.detail in _UNCONFIRMED \
                     or event.detail not in AFTER_TRAINING:
                 # What a run does after training never hides its own word that it
-                # finished (a summary line, then the final evaluation).
+                # finished (a summary line, then the final evaluation); it does replace
+                # what said only that the loop stood still.
                 self._completion = event
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)

@@ -39,7 +39,7 @@ from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
-from babysit.parsing.loop_over import LOOP_OVER, SHELL_BACK, LoopOver
+from babysit.parsing.loop_over import LOOP_DONE, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.runner_exits import RETURNED
 from babysit.parsing.shapes import template
@@ -65,7 +65,7 @@ SAID = "said-finished"
 # plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
 # however training ended).
 AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, CELL_ENDED,
-                            SAID})
+                            SAID, LOOP_DONE})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 # The log stops at the last step the run would print before its planned total, and says
@@ -211,6 +211,11 @@ class EndingReader:
         planned = self.final_epoch.planned or self._planned_epochs or self._target
         return self.loop.judge(read, planned=planned is not None)
 
+    def last_epoch_over(self) -> LogEvent | None:
+        """At the end of a read: the last planned epoch over (see `final_epoch`), told
+        whether the learning rate's schedule ended at the last record."""
+        return self.final_epoch.over(schedule_over=self.loop.schedule_over())
+
     def closing_judged(self) -> LogEvent | None:
         """At the end of a read: the closing block's judgement (see `closing`), held back
         in a log that counts epochs, not steps, while its last epoch stands well short of
@@ -339,7 +344,7 @@ class EndingReader:
         if "/" in text:
             inner = _inner_counters(text, of)
             if any(done < total for done, total in inner):
-                self.final_epoch.part_way()
+                self.final_epoch.part_way(inner[0] if len(inner) == 1 else None)
             elif any(done == total > 1 for done, total in inner):
                 self.final_epoch.inner_at_end()
         if metrics if trains is None else trains:

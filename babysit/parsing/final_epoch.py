@@ -13,7 +13,13 @@ over) and then:
   last one is not part-way through its epoch (a Keras `verbose=1` bar at `37/100`): the
   record of an epoch is printed as that epoch ends, or
 - its last record shows the counter inside the epoch at its total (`Epoch 1000/1000::
-  100%| 41/41`, `epoch: 20/20, iter: 14/14`): the last batch of the last epoch was trained.
+  100%| 41/41`, `epoch: 20/20, iter: 14/14`): the last batch of the last epoch was trained,
+  or
+- its last record stands at the count where each of the epochs before it printed its
+  last (`(61/62)` in a loop printing every 20 batches of 62, PaddleOCR's PAN at `Epoch:
+  [600 | 600]`), with the learning rate's schedule at its end there too (`LR: 0.000000`):
+  the last print the epoch makes. Either alone is no end: a live run's log stops at its
+  last epoch's last print a batch before the end, and a schedule may end before its plan.
 
 0- or 1-based, as the run counts: an `Epoch 99/100` after an `Epoch 0/100` is the last.
 An excerpt that begins past the run's first epochs does not show how it counts: there,
@@ -43,6 +49,11 @@ LAST_PRINT = "last-print"
 # The share of its planned epochs below which a run is well short of its plan (as
 # `core.lifecycle.premature` reckons steps).
 _WELL_SHORT = 0.98
+# Epochs before the last whose last records must all stand at the count the last one's
+# does, before that count is the epoch's last print; and how near its total it must be
+# (a loop printing every 50 of 120 batches prints its last at 101/120).
+_SAME_ENDS = 3
+_NEAR_TOTAL = 0.8
 
 
 @dataclass
@@ -70,6 +81,11 @@ class FinalEpoch:
     _line_at_end: bool = False  # the line being read shows its inner counter at its total
     _last_at_end: bool = False  # so did the last training record
     _relaunched: bool = False  # the start-up came again, and no counter since
+    _line_inner: tuple[int, int] | None = None  # the inner counter of the line being read
+    _last_inner: tuple[int, int] | None = None  # that of the last training record
+    # The inner counter of the last training record of each of the epochs before the
+    # current one (the latest few).
+    _ends: tuple[tuple[int, int] | None, ...] = ()
 
     def new_line(self, part_way: bool = False, at_end: bool = False) -> None:
         """A line is about to be read; `part_way`: its progress bar stands short of its
@@ -77,12 +93,14 @@ class FinalEpoch:
         self._credited = False
         self._line_part_way = part_way
         self._line_at_end = at_end and not part_way
+        self._line_inner = None
 
-    def part_way(self) -> None:
+    def part_way(self, inner: tuple[int, int] | None = None) -> None:
         """The line being read shows a counter inside the epoch short of its total
-        (`iter: 10/14`)."""
+        (`iter: 10/14`): `inner` (done, total), where it shows one alone."""
         self._line_part_way = True
         self._line_at_end = False
+        self._line_inner = inner
 
     def inner_at_end(self) -> None:
         """The line being read shows the counter inside the epoch at its total (`iter:
@@ -108,6 +126,7 @@ class FinalEpoch:
                 self._epochs_seen += 1
                 self._one_each = self._one_each and self._records == 1
                 self._before = self._records
+                self._ends = (*self._ends[1 - _SAME_ENDS:], self._last_inner)
             self._records = 0
         self._epoch, self._total = whole, total
         if trains:
@@ -155,6 +174,7 @@ class FinalEpoch:
         self._records += 1
         self._last_part_way = self._line_part_way
         self._last_at_end = self._line_at_end
+        self._last_inner = self._line_inner
         self._printed_on = False
 
     def launched(self) -> None:
@@ -170,9 +190,10 @@ class FinalEpoch:
         if self._records and text.strip():
             self._printed_on = True
 
-    def over(self) -> LogEvent | None:
+    def over(self, schedule_over: bool = False) -> LogEvent | None:
         """At the end of a read: a COMPLETED event the first time the last planned
-        epoch was trained and is over (see the module's docstring)."""
+        epoch was trained and is over (see the module's docstring); `schedule_over`: the
+        learning rate's schedule reached its end at the last record."""
         epoch, total, base = self._epoch, self.planned, self._base
         if epoch is None or total is None or base is None or not self._epochs_seen \
                 or self._relaunched \
@@ -183,7 +204,8 @@ class FinalEpoch:
             return None
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
-        if not (self._printed_on or per_epoch or self._last_at_end):
+        if not (self._printed_on or per_epoch or self._last_at_end
+                or (schedule_over and self._at_last_print())):
             return None
         self._said = (epoch, total)
         if not last:
@@ -192,6 +214,14 @@ class FinalEpoch:
                             f"from 0 (the log began at epoch {self._first})", LAST_PRINT)
         return LogEvent(EventKind.COMPLETED,
                         f"epoch {epoch} of {total}, the last planned, was trained", LAST_EPOCH)
+
+    def _at_last_print(self) -> bool:
+        """Whether the last record stands where each of the epochs before it printed its
+        last (`(61/62)` every time: a loop printing every 20 batches prints no 62nd), near
+        its total: the epoch has nothing left to print."""
+        last = self._last_inner
+        return last is not None and len(self._ends) == _SAME_ENDS \
+            and all(end == last for end in self._ends) and last[0] >= _NEAR_TOTAL * last[1]
 
     def _last_if_from_zero(self, epoch: int, total: int) -> bool:
         """Whether `epoch` is one short of its `total` in an excerpt that began past the

@@ -201,12 +201,23 @@ def _split_named(obj: Mapping[str, Any]) -> str:
 
 # `{'loss': 2.34, 'grad_norm': nan, ...}` (4.x) or `{'loss': '2.34', ...}` (5.x).
 _HF_PAIR = lazy_re.compile(r"'([^']+)':\s*'?([^,'}\s]+)'?")
+# Values in a dict that are no numbers (words, paths, flags), at least so many and so large
+# a share of its pairs: a configuration (a metric dict may carry one, `'phase': 'train'`).
+_CONFIG_WORDS = 3
+_CONFIG_SHARE = 0.2
+# A dict its line introduces as settings (in any language that borrows the word: `Config:`,
+# `Configurando LoRA:`, `training args:`, `hparams`): the run's configuration.
+_CONFIG_HEAD = lazy_re.compile(
+    r"(?i)\b(?:conf(?:ig\w*)?|settings?|args|arguments|kwargs|hparams|hyper-?param\w*|"
+    r"options|parameters|params)\b")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
     start = segment.find("{'")
     if start < 0:
         return None
+    if start and _CONFIG_HEAD.search(segment, 0, start) is not None:
+        return None  # `Config:{'feat_dim': 512, …}`, `Configurando LoRA: {'r': 16, …}`
     end = segment.find("}", start)
     pairs = _HF_PAIR.findall(segment, start, end if end > 0 else len(segment))
     try:  # the usual dict: every value a plain number, read in one comprehension
@@ -220,6 +231,12 @@ def parse_hf_dict(segment: str) -> Parsed | None:
                 number = to_number(value)
             if number is not None:
                 values[normalise_key(key)] = number
+        words = len(pairs) - len(values)
+        if words >= _CONFIG_WORDS and words >= _CONFIG_SHARE * len(pairs):
+            # Names, paths and flags among the numbers (`{'train_bs': 128, 'device':
+            # 'cuda:4', 'load_ckpt': False, …}`): the run's configuration, printed once
+            # at its start, not a record of its training.
+            return None
     if not values:
         return None
     return split_counters(values, "hf-trainer")

@@ -25,10 +25,18 @@ see `endings`), each enough to say the loop is over, none enough to say it succe
 
 The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
 never SUCCEEDED, and a later training record drops the evidence (a live run went on).
+Two of them, one of each kind, are the end of the run's own plan (LOOP_DONE: SUCCEEDED
+once the log has stopped): where the loop stopped (its schedule at its end, a count a plan
+names) and what a loop does once its work is done (saved its model, ran a final
+evaluation, drew samples): a loop that went 20000 epochs, then printed `saved model mse
+loss: 0.084`, finished what it set out to do. A count an earlier launch stopped at too (it
+may have been stopped there), a scheduler's epilog or the shell's prompt (they come however
+the process ended) are no such evidence.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -43,6 +51,9 @@ from babysit.parsing.shapes import template
 from babysit.parsing.shell_prompts import LearnedPrompt, is_prompt, is_time_report
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
+# Where the loop stopped and what it did after both say it is over (see the docstring):
+# the end of its plan, SUCCEEDED once the log has stopped.
+LOOP_DONE = "loop-done"
 # The shell took the terminal back after the last training record (its prompt, or its
 # report of the time the command took): the process is over wherever the run stood, its
 # plan done or not (ENDED, not SUCCEEDED).
@@ -85,8 +96,22 @@ _MIN_LAUNCH = 3
 _AFTER_LOOP = lazy_re.compile(
     r"\b(?:([Gg]enerat(?:e|es|ed|ing)|GENERAT(?:E|ING))|[Ss]av(?:e|es|ed|ing)|SAV(?:E|ING))\b"
     r"(?(1)|.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt)s?\b)")
+# A line whose head says the model was saved, its figures after (`saved model mse loss:
+# 0.084`, `Saved best model, acc 0.91`): the finished model's, no training record.
+_SAVED_HEAD = lazy_re.compile(
+    r"^\W*(?:(?:the|final|best|trained)\s+)?(?:model|weights|checkpoint)\s+(?:saved|written)\b|"
+    r"^\W*(?:saved?|saving)\s+(?:(?:the|final|best|trained)\s+)?"
+    r"(?:model|weights|checkpoint|ckpt)s?\b",
+    re.IGNORECASE)
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends).
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
+
+
+def says_saved(text: str) -> bool:
+    """Whether the line's head says the model was saved (its figures are the saved
+    model's: no training record)."""
+    return ("av" in text or "AV" in text or "ritten" in text) \
+        and _SAVED_HEAD.search(text.strip()) is not None
 
 
 def _rate(metrics: Mapping[str, float] | None) -> float | None:
@@ -125,9 +150,12 @@ class LoopOver:
         self._lines_between: set[str] = set()  # templates of such lines between records
         self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
+        # Of it, what a loop does once it has done its work (a final evaluation, its
+        # model saved, samples drawn): not a scheduler's epilog, not the shell's prompt.
+        self._finished: list[str] = []
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
-        self._said = False
+        self._said: str | None = None  # the detail judged, once per stretch after the records
         # Whether the loop may be over as the log stands (trained enough, and no new launch
         # began since): a plain attribute, read at every line.
         self.after_training = False
@@ -185,8 +213,9 @@ class LoopOver:
             self._lines_after.clear()
         if self._after:
             self._after.clear()
+            self._finished.clear()
         self._shell = None
-        self._said = False
+        self._said = None
         self._open = False
         self.after_training = self._records >= _MIN_RECORDS
 
@@ -195,6 +224,7 @@ class LoopOver:
         launch, not yet trained; nothing read of the earlier one's end is this one's."""
         self.after_training = False
         self._after.clear()
+        self._finished.clear()
         self._shell = None
 
     def after(self, text: str, record: Record | None) -> None:
@@ -206,6 +236,7 @@ class LoopOver:
         # each of an excerpt's first epochs is periodic), though it is evidence only
         # once the loop has a shape (`after_training`).
         evidence: list[str] = self._after if self.after_training else []
+        finished: list[str] = self._finished if self.after_training else []
         metrics = record.metrics if record is not None else None
         if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics):
             # Evidence only where the run went past epoch ends without it: an excerpt of
@@ -216,8 +247,10 @@ class LoopOver:
             if shape not in self._evals_between and shape not in self._evals_after:
                 self._evals_after.add(shape)
                 if self._epochs >= _MIN_EPOCH_ENDS:
-                    evidence.append(f"an evaluation the run did not print between its "
-                                    f"training records ({text.strip()[:160]})")
+                    why = f"an evaluation the run did not print between its training " \
+                          f"records ({text.strip()[:160]})"
+                    evidence.append(why)
+                    finished.append(why)
         elif is_prompt(text) or self._prompt.again(text):
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's prompt after the last training record "
@@ -226,7 +259,7 @@ class LoopOver:
             # The shell reported the time the command took: it is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's report of the time the command took, "
                                        f"after the last training record ({text.strip()[:160]})")
-        elif metrics:
+        elif metrics and not says_saved(text):
             return
         # (substring tests first: most lines have none of these words)
         elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
@@ -241,13 +274,20 @@ class LoopOver:
                 if self._epochs < _MIN_EPOCH_ENDS:
                     return
                 what = "samples generated" if doing.group(1) else "a model being saved"
-                evidence.append(f"{what}, which the run did not do between its training "
-                                f"records ({text.strip()[:160]})")
+                why = f"{what}, which the run did not do between its training records " \
+                      f"({text.strip()[:160]})"
+                evidence.append(why)
+                finished.append(why)
 
     def _shell_back(self, evidence: list[str], why: str) -> None:
         evidence.append(why)
         if self.after_training and self._shell is None:
             self._shell = why
+
+    @property
+    def only_over(self) -> bool:
+        """Whether the loop was judged over (LOOP_OVER), and not yet done."""
+        return self._said == LOOP_OVER
 
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER;
@@ -258,18 +298,30 @@ class LoopOver:
             if line.strip():
                 self._open = under_way(line)
                 break
-        if self._said or not self.after_training:
+        if self._said in (SHELL_BACK, LOOP_DONE) or not self.after_training:
             return None
         if self._shell is not None:
-            self._said = True
+            self._said = SHELL_BACK
             return LogEvent(EventKind.COMPLETED, self._shell, SHELL_BACK)
-        why = self._schedule_end() or self._launch_count() or \
-            (self._after[0] if self._after else None) or \
-            (None if planned else self._round_count())
-        if why is None:
+        # Where the loop stood: at its plan's end (its schedule's, a count a plan names),
+        # or where an earlier launch stopped too (which may have been stopped there).
+        at_end = self._schedule_end() or (None if planned else self._round_count())
+        stood = at_end or self._launch_count()
+        after = self._after[0] if self._after else None
+        if at_end is not None and self._finished:
+            # (also after LOOP_OVER was said of one of them: a last line read late, its
+            # newline still to come when the read before it was judged)
+            self._said = LOOP_DONE
+            return LogEvent(EventKind.COMPLETED, f"{at_end}; then {self._finished[0]}",
+                            LOOP_DONE)
+        if self._said is not None or (stood is None and after is None):
             return None
-        self._said = True
-        return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
+        self._said = LOOP_OVER
+        return LogEvent(EventKind.COMPLETED, stood or after, LOOP_OVER)
+
+    def schedule_over(self) -> bool:
+        """Whether the learning rate's schedule reached its end at the last record."""
+        return self.after_training and self._schedule_end() is not None
 
     def _schedule_end(self) -> str | None:
         rates = [rate for _, rate in self._rates]

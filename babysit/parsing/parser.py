@@ -51,6 +51,7 @@ from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.julia_log_blocks import JuliaLogBlocks
 from babysit.parsing.kaldi import KaldiWrap
 from babysit.parsing.launches import LaunchReader
+from babysit.parsing.loop_over import says_saved
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
@@ -164,6 +165,7 @@ class LogParser:
         self.step_found = False  # the log prints a step of its own
         self._trained_at_step = False  # a record with a loss had a step
         self._records_counted = 0  # training records, for a log that prints no step
+        self._saves_counted = 0  # those of them whose head says the model was saved
         self._best_round = BestRoundEcho()  # boosting's best round, restated at the end
         self._epochs_counted = False  # training records that each name their epoch, no step
 
@@ -272,8 +274,11 @@ class LogParser:
         endings = self._endings
         # The last planned epoch trained is read even then: a sentence said at an inner
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
-        for closing in (endings.final_epoch.over(),) if endings.completed else (
-                endings.closing_judged(), endings.plan_reached(), endings.final_epoch.over(),
+        # So is the loop seen done where it was seen over before (see `loop_over`).
+        for closing in (endings.last_epoch_over(),
+                        endings.loop_over(lines) if endings.loop.only_over else None) \
+                if endings.completed else (
+                endings.closing_judged(), endings.plan_reached(), endings.last_epoch_over(),
                 endings.loop_over(lines)):
             if closing is not None:
                 self._endings.noted([closing])
@@ -282,6 +287,14 @@ class LogParser:
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
+
+    def _saved_alone(self, line: str) -> bool:
+        """Whether the line says the model was saved, its figures after (`saved model mse
+        loss: 0.084`), in a run whose training records are other lines: the saved model's
+        figures, no more training. (In a run whose every record says so, faceswap's `saved
+        model weights loss_A: 0.19`, it is the record.)"""
+        others = self._epochs_recorded or self._records_counted > self._saves_counted
+        return others and says_saved(line)
 
     @property
     def lr_schedule(self) -> str | None:
@@ -726,7 +739,8 @@ class LogParser:
                 and metrics \
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
-                and not (own_epoch is None and names_best_value(line)) \
+                and not (own_epoch is None
+                         and (names_best_value(line) or self._saved_alone(line))) \
                 and not (not self._losses() & metrics.keys()
                          and (self._endings.completed or self._endings.closing.pending())):
             # The log prints no step of its own: its training records are the progress
@@ -736,6 +750,7 @@ class LogParser:
             # so after a closing line not yet judged (`Final results:`, then `Accuracy =
             # 0.85   Kappa = 0.80`).
             self._records_counted += 1 + self._shapes.rows_unread
+            self._saves_counted += says_saved(line)
             step = self._records_counted
             for reader in self._training_listeners:
                 reader.trained()

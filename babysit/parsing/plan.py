@@ -25,6 +25,12 @@ _TARGET_LINE = lazy_re.compile(
     # be a calibration script's, run beside the training)
     r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iters|total_iterations)|"
     r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
+    # a configuration's total of the steps the run logs, alone on its line as a YAML
+    # dump prints it (`  total_pseudo_env_action_steps: 2304` above SB3's tables; a
+    # progress line's `total_timesteps: 2304` has company): not a part of the run's (its
+    # warm-up's, its evaluations', its saves')
+    r"^\s*total_(?!(?:warm|eval|val|test|decay|save|log|ckpt|checkpoint|print)\w*)"
+    r"(?:[a-z]+_)*?(?:time)?steps\s*[=:]\s*(\d+)\s*$|"
     r"\biters:\s*(\d[\d,]*)|"
     # a configuration dict's quoted key (`{'lr': 0.001, …, 'iterations': 45000, …}`): a
     # progress line does not quote its counter

@@ -22,6 +22,7 @@ from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
 from babysit.rules.last_digit import significant_digits
 from babysit.rules.metric_floor import quality_keys
+from babysit.rules.replayed_epochs import EpochReplay
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 _LEVEL_WIDTH = 5  # points in a level (the start's and the latest)
@@ -127,6 +128,7 @@ class NotLearningRule:
         self._digit_tail: deque[float] = deque(maxlen=rules.not_learning_identical)
         self._digit_judged = False  # the last-digit finding was made (once per run)
         self._digit_level: float | None = None  # the level it was made at
+        self._replay = EpochReplay()  # an epoch that repeats the one before, loss for loss
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -158,6 +160,7 @@ class NotLearningRule:
             self._start_known = point.step is not None \
                 and point.step <= self.rules.divergence_start_steps
         out.extend(self._identical(value, every_point=self._since_first()))
+        out.extend(self._replayed(point, value))
         out.extend(self._last_digit(value))
         target = point.target_steps
         # "Over a meaningful share of the run": 49 steps of a planned 1000 are too few.
@@ -537,6 +540,18 @@ class NotLearningRule:
         if first is None or step is None or first * _FROM_START_SHARE > step:
             return None
         return Severity.BLOCKER
+
+    def _replayed(self, point: Observation, value: float) -> list[Signal]:
+        """An epoch whose losses are, batch for batch, the epoch before's (see
+        `replayed_epochs`): the weights are not changing, as with an identical loss."""
+        turned = self._replay.observe(point.step, point.epoch, value)
+        if turned is None:
+            return []
+        if turned:
+            return [Raise(AnomalyType.NOT_LEARNING, self._replay.describe(point.step),
+                          key="replayed-epoch", severity=Severity.BLOCKER)]
+        return [Resolve(AnomalyType.NOT_LEARNING, "the losses no longer repeat the epoch "
+                        "before's", key="replayed-epoch")]
 
     def _identical(self, value: float, every_point: bool = False) -> list[Signal]:
         # 0 is what Hugging Face prints for a NaN loss it filtered (the NaN rule's story),

@@ -9,8 +9,8 @@
   finite norm comes back with a finite loss (NaN weights never give a finite norm again),
   unless a NaN objective was seen.
 - A summary writer's unnamed `NaN or Inf found in input tensor`: MEDIUM as a statistic
-  is, once; said on `SUMMARY_RECORDS` records in a row it is what every step writes (the
-  loss, most often), a blocker.
+  is, once; said on `SUMMARY_RECORDS` records in a row, each at a later step, it is what
+  every step writes (the loss, most often), a blocker.
 - A statistic over a possibly empty set: MEDIUM (key "statistic"); a bound or a
   best-so-far sentinel: LOW (key "setting"). Reported, never a reason to stop the run.
   A timing or a rate (`speed nan` at step 0, an ETA) is not reported at all: a timer
@@ -55,6 +55,7 @@ class NonFiniteRule:
         self._gradient_only = False
         self._objective_seen = False  # this rule raised a NaN that is not a gradient's
         self._summary_run = 0  # records in a row with a summary writer's non-finite input
+        self._summary_step: int | None = None  # the step of the latest of them
         # A learning rate printed as inf: the finite losses read since (see `_rate_shown`),
         # None when none is open; once they showed the rate was not the one applied, its
         # later prints are a notice.
@@ -78,8 +79,12 @@ class NonFiniteRule:
             severity, role = severity_of(name, value, metrics)
             if role is Role.TIMING:
                 continue  # a timer before its first interval says nothing about the run
-            if role is Role.SUMMARY:
+            if role is Role.SUMMARY and point.step is not None \
+                    and (self._summary_step is None or point.step > self._summary_step):
+                # (one a step: the same sentence three times at start-up, before any step,
+                # is no step's loss; nor three at one step)
                 self._summary_run += 1
+                self._summary_step = point.step
                 if self._summary_run >= SUMMARY_RECORDS:
                     severity = Severity.BLOCKER
             if role is Role.OBJECTIVE:

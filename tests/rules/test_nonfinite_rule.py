@@ -18,7 +18,7 @@ NAN = math.nan
 INF = math.inf
 
 
-def observe(rule: NonFiniteRule, step: int, **metrics: float) -> list[object]:
+def observe(rule: NonFiniteRule, step: int | None, **metrics: float) -> list[object]:
     return list(rule.observe(Observation(step=step, metrics=metrics)))
 
 
@@ -157,6 +157,15 @@ def test_a_summary_writers_nan_on_every_record_is_a_blocker() -> None:
         assert raised(observe(rule, step, input_tensor=NAN, lr=0.0071)) == \
             [(Severity.MEDIUM, "statistic")]
     assert (None, "") in raised(observe(rule, 88, input_tensor=NAN, lr=0.0071))
+
+
+def test_a_summary_writers_nan_said_thrice_before_any_step_is_no_steps_loss() -> None:
+    # VideoMAE's AMP start-up: `NaN or Inf found in input tensor.` three times before
+    # the first step's record (the scaler's first overflows), then finite losses.
+    rule = NonFiniteRule(RuleSettings())
+    for _ in range(3):
+        assert raised(observe(rule, None, input_tensor=NAN)) == \
+            [(Severity.MEDIUM, "statistic")]
 
 
 def test_a_summary_writers_nan_now_and_then_stays_reported_only() -> None:
