@@ -34,7 +34,12 @@ for everything: at most half of the scale, printed to the millionth, or beside a
 that sat flat at ln K as long (a constant guess's cross-entropy). A binary GNN's
 `Eval_acc:0.5298` on each of 40 epochs, 153 to 259, its training loss 0.681 throughout
 (ln 2 = 0.693): the larger class's share. A run there is burning its compute on
-predictions that do not change: a blocker at once.
+predictions that do not change: a blocker at once. So ten in a row at one value printed
+to three digits or more, while the same evaluation's own loss fell by 15 % or more over
+them (a Keras 1 classifier's `val_acc: 0.7188` on each of epochs 5 to 15 as its
+`val_loss` went 0.76 → 0.61: the larger class's share of 2084 samples): the model grows
+surer of the very same predictions, the shape of one class for everything, not of a
+model that learns.
 
 Each is raised once per metric (the catalogue's medium while the run goes on) and
 resolved when the score moves away. Still open when the run ends, one judged from the
@@ -49,7 +54,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+import statistics
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -79,6 +85,11 @@ _AUC_TIGHT_POINTS, _AUC_TIGHT_BAND = 5, 0.01  # or five within 0.01
 _AUC_LEFT = 0.15  # a value this far from 0.5: it ranks
 _FROZEN_POINTS = 6  # evaluations at the very same accuracy, from the first
 _FROZEN_LONG_POINTS = 20  # evaluations in a row at the very same accuracy, from anywhere
+# Or as many as these, while the evaluation's own loss fell by this share over them.
+_FROZEN_SURER_POINTS = 10
+_SURER = 0.85
+_SURER_TAIL = 5  # the loss's latest values kept: its level
+_SURER_DOWNS = 0.6  # the share of its moves that went down, at least
 _CHANCE_CLASSES = range(2, 11)  # class counts whose ln K a constant guess's loss may sit at
 _GUESS_FLAT = 0.02  # a loss sitting at ln K: every point within this share of the first
 _HELD_POINTS = 4  # evaluations at one value from the first, beside a loss that moved
@@ -186,6 +197,37 @@ def accuracy_frozen_long(value: float, times: int, guess_loss: bool) -> str | No
             f"that class's share of the set), and the run burns its compute there")
 
 
+def accuracy_frozen_surer(value: float, times: int, began: float | None,
+                          recent: Sequence[float], down_share: float) -> str | None:
+    """Why an accuracy at `value` on `times` evaluations in a row, while the same
+    evaluation's loss went from `began` to its `recent` values, moving down at
+    `down_share` of its moves, says the predictions do not change: ten or more, printed
+    to three digits or more, short of perfect, each of the loss's last three values 15 %
+    or more below where it began, and most of its moves down (a trend, not a loss
+    jittering about its level). None otherwise."""
+    scale = 100.0 if value > 1.0 else 1.0
+    if times < _FROZEN_SURER_POINTS or began is None or began <= 0 \
+            or len(recent) < _SURER_TAIL or not 0 < value < scale \
+            or _unit(value) > _HELD_DIGITS * abs(value) or down_share < _SURER_DOWNS \
+            or max(recent[-3:]) > _SURER * began:
+        return None
+    level = statistics.median(recent[-3:])
+    return (f"has been exactly {value:.4g} on each of the last {times} evaluations while "
+            f"the same evaluation's loss fell from {began:.4g} to {level:.4g}: the model "
+            f"grows surer of predictions that do not change (one class for everything, "
+            f"scoring that class's share of the set)")
+
+
+def _own_loss(key: str, metrics: Mapping[str, float]) -> float | None:
+    """The loss of the evaluation an accuracy belongs to, printed beside it (`val_acc`:
+    `val_loss`, `eval/accuracy`: `eval/loss`), if any."""
+    for word in ("accuracy", "acc"):
+        if word in key:
+            value = metrics.get(key.replace(word, "loss", 1))
+            return value if value is not None and math.isfinite(value) else None
+    return None
+
+
 def _one_class_level(value: float) -> bool:
     """Whether an accuracy held exactly is one class for everything rather than a
     converged model: above 0 and at most half of the scale, or short of perfect and
@@ -251,6 +293,11 @@ class FlatScoreRule:
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
+        # accuracy: its evaluation's own loss (`val_acc`: `val_loss`) when the streak
+        # began, and now
+        # (and its moves down, of all its moves)
+        self._streak_loss: dict[str, tuple[float | None, list[float], int, int]] = {}
+        self._last_own_loss: dict[str, float | None] = {}  # accuracy: that loss, last read
         self._guess = _GuessLoss()  # the loss's run at a constant guess's ln K
         self._first_loss: float | None = None  # the run's first finite training loss
         self._loss: float | None = None  # its latest
@@ -284,16 +331,22 @@ class FlatScoreRule:
             epoch = math.floor(point.epoch) if point.epoch is not None \
                 and math.isfinite(point.epoch) else None
             last = self._last.get(key)
+            own_loss = _own_loss(key, point.metrics) if kind == "accuracy" else None
+            moved = own_loss is not None and own_loss != self._last_own_loss.get(key)
+            self._last_own_loss[key] = own_loss
             if last is not None and last[1] == value and (epoch is None or epoch == last[0]) \
                     and not (point.loss is None and self._trained > last[2]) \
-                    and (point.step is None or point.step == last[3] or is_eval_metric(key)):
+                    and (point.step is None or point.step == last[3] or is_eval_metric(key)) \
+                    and not moved:
                 # The same evaluation printed again: a bar then its summary, or the last
                 # evaluation restated on every training line or bar redraw after it
                 # (nanoGPT's `step=10 loss=3.2386 … val_loss=4.2905`). Only a new epoch's
                 # record, an evaluation's own line (no training loss in it) after
                 # training records, or a score of the training's own at a new step
                 # (Wapiti's `[   3] obj=13922.99 … err= 3.71%`) says the same value was
-                # measured again.
+                # measured again; so does the evaluation's own loss beside it, moved
+                # (Keras' `val_loss: 0.7618 - val_acc: 0.7188`, then `val_loss: 0.6863 -
+                # val_acc: 0.7188` on the next epoch's line).
                 continue
             self._last[key] = (epoch, value, self._trained, point.step)
             if key not in self._placed:
@@ -309,26 +362,37 @@ class FlatScoreRule:
                 out.extend(self._converged(key, value))
             out.extend(self._judge(key, kind, values, value))
             if kind == "accuracy":
-                out.extend(self._frozen_streak(key, value))
+                out.extend(self._frozen_streak(key, value, own_loss))
         return out
 
-    def _frozen_streak(self, key: str, value: float) -> list[Signal]:
+    def _frozen_streak(self, key: str, value: float, loss: float | None) -> list[Signal]:
         """An accuracy held to every printed digit over twenty evaluations in a row, from
-        any point of the run (see the module): a blocker at once, resolved when it moves."""
+        any point of the run, or ten while its own evaluation's `loss` fell (see the
+        module): a blocker at once, resolved when it moves."""
         tag = f"frozen {key}"
         held, times = self._streaks.get(key, (value, 0))
+        began, recent, downs, moves = self._streak_loss.get(key, (loss, [], 0, 0))
         if value != held:
             self._streaks[key] = (value, 1)
+            self._streak_loss[key] = (loss, [], 0, 0)
             if tag in self._raised:
                 self._raised.discard(tag)
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
                                 key=tag)]
             return []
         self._streaks[key] = (value, times + 1)
+        if loss is not None:
+            before = recent[-1] if recent else began
+            if before is not None:
+                downs, moves = downs + (loss < before), moves + 1
+            recent = [*recent[1 - _SURER_TAIL:], loss]
+        self._streak_loss[key] = (began, recent, downs, moves)
         if tag in self._raised:
             return []
         found = accuracy_frozen_long(value, times + 1,
-                                     self._guess.points >= _FROZEN_LONG_POINTS)
+                                     self._guess.points >= _FROZEN_LONG_POINTS) \
+            or accuracy_frozen_surer(value, times + 1, began, recent,
+                                     downs / moves if moves else 0.0)
         if found is None:
             return []
         self._raised.add(tag)

@@ -319,3 +319,30 @@ def test_a_loss_passing_through_ln_k_is_no_constant_guess():
     lines = [f"Epoch:{e}, Training_loss:{0.72 - 0.002 * (e - 150):.4f}, "
              f"Eval_loss:0.70, Eval_acc:0.5312" for e in range(150, 180)]
     assert not not_learning(lines)
+
+
+def _keras_verbose2(val_acc: list[float], val_loss: list[float]) -> list[str]:
+    # Keras 1's `verbose=2` line: training and evaluation figures together, once an epoch.
+    lines = ["Train on 2086 samples, validate on 2084 samples"]
+    for e, (acc, loss) in enumerate(zip(val_acc, val_loss, strict=True), 1):
+        lines += [f"Epoch {e}/30",
+                  f"11s - loss: {1.0 - 0.025 * e:.4f} - acc: {0.58 + 0.009 * e:.4f} - "
+                  f"val_loss: {loss:.4f} - val_acc: {acc:.4f}"]
+    return lines
+
+
+def test_an_accuracy_frozen_while_its_own_loss_falls_is_not_learning(tmp_path: Path):
+    # sealed-34's Keras 1 classifier: `val_acc: 0.7188` on each of epochs 5 to 15 while
+    # its `val_loss` went 0.76 -> 0.61: the larger class's share, held with more confidence.
+    accs = [0.7202, 0.7202, 0.7198, 0.7198] + [0.7188] * 11
+    losses = [0.9636, 0.9852, 0.8854, 0.7974] + [0.7618 - 0.015 * i for i in range(11)]
+    found = [d for d in not_learning(_keras_verbose2(accs, losses)) if "grows surer" in d]
+    assert found and "0.7188" in found[0]
+    data = verdict_of(tmp_path, _keras_verbose2(accs, losses))
+    assert (data["terminal_state"], data["decision"]) == ("RUNNING", "NO-GO"), data["summary"]
+    # the same accuracy beside a loss that holds (a converged model's val set) is no such
+    # finding; nor an accuracy that moves
+    flat = losses[:4] + [0.6119 + 0.0005 * (i % 2) for i in range(11)]
+    assert not any("grows surer" in d for d in not_learning(_keras_verbose2(accs, flat)))
+    moving = accs[:4] + [0.7188 + 0.0004 * i for i in range(11)]
+    assert not any("grows surer" in d for d in not_learning(_keras_verbose2(moving, losses)))
