@@ -99,7 +99,9 @@ _EPOCH_DONE = lazy_re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
 _EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
 # The epoch named by its number alone, no total after it (`Now training epoch 99.`).
-_EPOCH_ALONE = lazy_re.compile(r"\b[Ee]poch\s*[:=#]?\s*(\d+)\b(?!\s*(?:/|of\b|\||\.\d))")
+# (A `|` after it sets the next field apart, `Epoch 100 | Step 2360/2449 | Loss: 0.01`,
+# unless a number follows it: then it may be the total, `Epoch 3 | 10`.)
+_EPOCH_ALONE = lazy_re.compile(r"\b[Ee]poch\s*[:=#]?\s*(\d+)\b(?!\s*(?:/|of\b|\|\s*\d|\.\d))")
 _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*0?0:00:00\b|"
                             r"(?<![\d.])0(?:\.0+)?\s?(?:us|µs|ms|s) remaining\b|"
                             # CatBoost's `999: learn: 0.249 total: 12m 12s remaining: 0us`

@@ -141,3 +141,22 @@ def test_an_epoch_that_replays_the_one_before_loss_for_loss_is_not_learning():
     assert "200 steps earlier" in raised[0].description
     # epochs whose losses differ (the weights moved) are no such finding
     assert _replayed(NotLearningRule(RuleSettings()), 4, 200, frozen_from=9) == []
+
+
+def _meshgpt(epochs: int, planned: int) -> list[str]:
+    # A hand-written loop: each step line names its epoch alone, the fields set apart by
+    # `|`; the epoch's total shows only on its summary, printed once the epoch is over.
+    lines = []
+    for e in range(1, epochs + 1):
+        lines += [f"Epoch {e} | Step {s}/2449 | Loss: {0.07 / e + s * 1e-6:.6f} "
+                  f"(Chamfer=0.001679, Repulse=0.118650)" for s in range(20, 2449, 20)]
+        lines.append(f"==> Epoch {e}/{planned} | Avg Loss: {0.07 / e:.6f}")
+    return lines
+
+
+def test_an_epoch_named_alone_before_its_fields_then_summed_up_at_the_plan_ends_it(
+        tmp_path: Path):
+    data = verdict_of(tmp_path, _meshgpt(6, 6))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, _meshgpt(5, 6))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
