@@ -47,7 +47,7 @@ from babysit.parsing.endings import (
 from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
-from babysit.parsing.loop_over import LOOP_OVER, SHELL_BACK
+from babysit.parsing.loop_over import LOOP_LEFT, LOOP_OVER, SHELL_BACK
 from babysit.parsing.runner_exits import RETURNED, runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.signal_reports import ABSEIL_STOP
@@ -71,9 +71,9 @@ _DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 _AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
-_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, NEXT_COMMAND, NAN_GUARD_STOP, SHELL_BACK)
+_UNCONFIRMED = (LAST_PRINT, LOOP_OVER, LOOP_LEFT, NEXT_COMMAND, NAN_GUARD_STOP, SHELL_BACK)
 # Of those, the loop seen over: by what it did last, or by the shell taking the terminal back.
-_SEEN_OVER = (LOOP_OVER, SHELL_BACK)
+_SEEN_OVER = (LOOP_OVER, LOOP_LEFT, SHELL_BACK)
 
 
 def premature(step: int | None, target: int | None) -> bool:

@@ -39,7 +39,7 @@ from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.llmc import FINAL_VALIDATION
-from babysit.parsing.loop_over import LOOP_DONE, LOOP_OVER, SHELL_BACK, LoopOver
+from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.runner_exits import RETURNED
 from babysit.parsing.shapes import template
@@ -73,11 +73,11 @@ AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSIN
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED).
 # (LAST_PRINT is kept with `final_epoch`, which gives it too.)
 FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDATION, LOOP_OVER,
-                                SHELL_BACK}
+                                LOOP_LEFT, SHELL_BACK}
 
 # Completions read from where the loop stopped, not from anything the run said: they
 # leave the script's exit status after them its evidence (see `noted`).
-_UNSAID = (LOOP_OVER, LAST_PRINT, SHELL_BACK)
+_UNSAID = (LOOP_OVER, LOOP_LEFT, LAST_PRINT, SHELL_BACK)
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation

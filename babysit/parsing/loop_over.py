@@ -54,6 +54,10 @@ LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, no
 # Where the loop stopped and what it did after both say it is over (see the docstring):
 # the end of its plan, SUCCEEDED once the log has stopped.
 LOOP_DONE = "loop-done"
+# An evaluation the loop never ran between its records, run after its last, wherever the
+# loop stood: over, though perhaps short of its plan (an early stop that said nothing, a
+# Keras fit at epoch 37 of 100 then `The MSE is 326.19`): ENDED, even well short of it.
+LOOP_LEFT = "loop-left"
 # The shell took the terminal back after the last training record (its prompt, or its
 # report of the time the command took): the process is over wherever the run stood, its
 # plan done or not (ENDED, not SUCCEEDED).
@@ -88,6 +92,8 @@ _MIN_PRINTS = 100
 # Stops at one count in a row that make the "launches" rounds of an outer loop (a
 # calibration over five maturities, ten epochs each, is five runs that each finished).
 _ROUNDS = 8
+# Names of the training records' figures kept at most (a log's records carry a few).
+_NAMES_KEPT = 256
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
 # What a loop does once it is over: generate samples with the trained model
@@ -150,9 +156,11 @@ class LoopOver:
         self._lines_between: set[str] = set()  # templates of such lines between records
         self._lines_after: set[str] = set()  # those since the last record
         self._after: list[str] = []  # evidence read after the last training record
+        self._names: set[str] = set()  # the names training records carried
         # Of it, what a loop does once it has done its work (a final evaluation, its
         # model saved, samples drawn): not a scheduler's epilog, not the shell's prompt.
         self._finished: list[str] = []
+        self._evaluated_after = False  # of it, an evaluation
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
         self._said: str | None = None  # the detail judged, once per stretch after the records
@@ -188,6 +196,8 @@ class LoopOver:
                 self._even = False
             self._count = counter
         self._records += 1
+        if metrics and len(self._names) < _NAMES_KEPT:
+            self._names.update(metrics)
         if self._first_epoch is None:
             self._first_epoch = epoch
         self._epoch_each = self._epoch_each and epoch is not None and \
@@ -214,6 +224,7 @@ class LoopOver:
         if self._after:
             self._after.clear()
             self._finished.clear()
+            self._evaluated_after = False
         self._shell = None
         self._said = None
         self._open = False
@@ -225,6 +236,7 @@ class LoopOver:
         self.after_training = False
         self._after.clear()
         self._finished.clear()
+        self._evaluated_after = False
         self._shell = None
 
     def after(self, text: str, record: Record | None) -> None:
@@ -238,7 +250,10 @@ class LoopOver:
         evidence: list[str] = self._after if self.after_training else []
         finished: list[str] = self._finished if self.after_training else []
         metrics = record.metrics if record is not None else None
-        if metrics and not trains(metrics) and any(EVALISH.search(k) for k in metrics):
+        if metrics and ((not trains(metrics) and any(EVALISH.search(k) for k in metrics))
+                        or (self._names and self._names.isdisjoint(metrics))):
+            # (an evaluation by its names, or figures under names no training record
+            # carried: Keras' fit over, then `The MSE is 326.19, the RMSE is 18.06.`)
             # Evidence only where the run went past epoch ends without it: an excerpt of
             # one epoch (or a log that prints no epoch) cannot tell a final evaluation
             # from the first of its periodic ones. Each one is remembered all the same
@@ -251,6 +266,7 @@ class LoopOver:
                           f"records ({text.strip()[:160]})"
                     evidence.append(why)
                     finished.append(why)
+                    self._evaluated_after = True
         elif is_prompt(text) or self._prompt.again(text):
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's prompt after the last training record "
@@ -287,7 +303,7 @@ class LoopOver:
     @property
     def only_over(self) -> bool:
         """Whether the loop was judged over (LOOP_OVER), and not yet done."""
-        return self._said == LOOP_OVER
+        return self._said in (LOOP_OVER, LOOP_LEFT)
 
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER;
@@ -316,6 +332,11 @@ class LoopOver:
                             LOOP_DONE)
         if self._said is not None or (stood is None and after is None):
             return None
+        if stood is None and self._evaluated_after:
+            # (a save or samples alone are no such evidence: a run saves its best model
+            # whenever it improves, a first time at any epoch)
+            self._said = LOOP_LEFT
+            return LogEvent(EventKind.COMPLETED, self._finished[0], LOOP_LEFT)
         self._said = LOOP_OVER
         return LogEvent(EventKind.COMPLETED, stood or after, LOOP_OVER)
 

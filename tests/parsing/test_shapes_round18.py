@@ -160,3 +160,24 @@ def test_an_epoch_named_alone_before_its_fields_then_summed_up_at_the_plan_ends_
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
     data = verdict_of(tmp_path, _meshgpt(5, 6))
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def _keras_fit(epochs: int, planned: int, tail: list[str]) -> list[str]:
+    # Keras' `verbose=1` bars, one an epoch, then what the script prints after `fit`.
+    lines = []
+    for e in range(1, epochs + 1):
+        lines += [f"Epoch {e}/{planned}",
+                  f"69/69 [==============================] - 2s 22ms/step - loss: "
+                  f"{5757 / e:.4f} - val_loss: {3452 / e:.4f}"]
+    return lines + tail
+
+
+def test_figures_under_new_names_after_a_fit_stopped_short_say_it_is_over(tmp_path: Path):
+    # sealed-27's engine RUL model: a silent early stop at epoch 37 of 100, then the
+    # script's own evaluation under names no epoch printed
+    data = verdict_of(tmp_path, _keras_fit(37, 100, ["The MSE is 326.19, the RMSE is 18.06."]))
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    assert "The MSE is 326.19" in data["summary"]
+    # a save alone is no such evidence (a run saves its best model whenever it improves)
+    data = verdict_of(tmp_path, _keras_fit(37, 100, ["Saving model to model.h5"]))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
