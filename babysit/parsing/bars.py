@@ -231,6 +231,13 @@ _KERAS = lazy_re.compile(
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
 )
+# PaddlePaddle's high-level API (paddle.hapi's ProgBarLogger) draws the same bar with a
+# `step` before its counter and the time per step after its figures: `step 10/938
+# [==>...........................] - loss: 0.5211 - acc: 0.8125 - ETA: 1:23 - 35ms/step`.
+_HAPI = lazy_re.compile(
+    r"^\s*step\s+(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>\[[=>.]*\])"
+    r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)"
+    r"(?:\s+-\s+(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?\s*$")
 _GLUED_CALLBACK = lazy_re.compile(r"(?<=\d)Epoch \d+: ")
 _KERAS_PAIR = lazy_re.compile(r"-\s+(?P<key>[\w./]+):\s*(?P<value>\S+)")
 _UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
@@ -240,7 +247,7 @@ def parse_keras(segment: str) -> Bar | None:
     if "/step" not in segment and "ETA:" not in segment and "/sample" not in segment \
             and "] - " not in segment:
         return None
-    match = _KERAS.match(segment)
+    match = _KERAS.match(segment) or (_HAPI.match(segment) if "step " in segment else None)
     if match is None and (glued := _GLUED_CALLBACK.search(segment)) is not None:
         # A callback's message glued to the bar's last frame of its epoch (`- loss:
         # 1.6080Epoch 00001: val_loss improved from inf to 1.55635, saving model to …`):
@@ -248,7 +255,8 @@ def parse_keras(segment: str) -> Bar | None:
         match = _KERAS.match(segment, 0, glued.start())
     if match is None:
         return None
-    if match.group("per") is None and match.group("eta") is None and not match.group("drawn"):
+    if match.group("per") is None and match.groupdict().get("eta") is None \
+            and not match.group("drawn"):
         # Undrawn, with only its seconds, it is a counter's line (`12/540 - 3s - loss:
         # 2.28`), not Keras 1's bar (which is drawn)
         return None

@@ -605,3 +605,23 @@ def exception_line(line: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return match.group(1), (match.group(2) or "").strip()
+
+
+# Inside a traceback, its closing line may name a class of any name: a module's path to
+# it (`torch._inductor.exc.TritonMissing: Cannot find a working triton installation`,
+# `torch._dynamo.exc.BackendCompilerFailed: …`), or a CamelCase name with its message.
+_RAISED_ANY = lazy_re.compile(
+    r"^((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?::\s?(.*))?$")
+
+
+def raised_line(line: str) -> tuple[str, str] | None:
+    """`(exception name, message)` when a line read inside a traceback closes it: what
+    `exception_line` knows, or a class of any name in that place (see `_RAISED_ANY`); a
+    bare CamelCase word needs its message (a wrapped piece of a path is no class)."""
+    found = exception_line(line)
+    if found is not None or not line or line[0].isspace():
+        return found
+    match = _RAISED_ANY.match(line.rstrip())
+    if match is None or ("." not in match.group(1) and not match.group(2)):
+        return None
+    return match.group(1), (match.group(2) or "").strip()

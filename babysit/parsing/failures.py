@@ -29,7 +29,7 @@ from collections.abc import Set
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing import lua_tracebacks
-from babysit.parsing.events import exception_line
+from babysit.parsing.events import exception_line, raised_line
 from babysit.parsing.foreign_failures import foreign_failure
 from babysit.parsing.frame_sources import frame_source
 from babysit.parsing.said_failures import said_failure
@@ -345,7 +345,7 @@ class FailureReader:
             self._first_frame = function.group(1)
         if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
             self._save_frame = True
-        closing = exception_line(line)
+        closing = raised_line(line) if self._lines > 2 else exception_line(line)
         if closing is not None:
             self._lines = 0
             name, message = closing
@@ -390,7 +390,7 @@ class FailureReader:
             # a piece of a frame or of the message a narrow console cut at its width
             # (PowerShell's 25 columns: `  File "E:\\crop_disease_d`, `etection\\.venv\\…`)
             return True
-        if exception_line(text) is not None:
+        if (raised_line(text) if self._lines > 1 else exception_line(text)) is not None:
             return True
         self._abandon()
         return False

@@ -181,3 +181,30 @@ def test_figures_under_new_names_after_a_fit_stopped_short_say_it_is_over(tmp_pa
     # a save alone is no such evidence (a run saves its best model whenever it improves)
     data = verdict_of(tmp_path, _keras_fit(37, 100, ["Saving model to model.h5"]))
     assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_paddles_high_level_bar_under_its_epoch_header_counts_the_plan(tmp_path: Path):
+    # paddle.hapi's ProgBarLogger: `step 1/1 [====] - loss: … - 35ms/step` under `Epoch
+    # 1154/5000`: the bar counts the epoch's batches, the header the plan.
+    lines = []
+    for e in (1153, 1154):
+        lines += [f"Epoch {e}/5000",
+                  "step 1/1 [==============================] - loss: 0.1624 - acc: 0.1071 "
+                  "- 35ms/step",
+                  f"save checkpoint at /home/aistudio/Model_cy_pp/{e - 1}"]
+    records = [r for r in LogParser().feed_lines(lines) if r.metrics]
+    assert [(r.step, r.target_steps) for r in records] == [(1153, 5000), (1154, 5000)]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_traceback_closed_by_an_exception_of_any_name_is_a_crash(tmp_path: Path):
+    # torch.compile without Triton: the class's name ends in no `Error`
+    lines = ["step 1 loss 2.3", "step 2 loss 2.2", "Traceback (most recent call last):",
+             '  File "train.py", line 559, in <module>', "    loss = model(x, y)",
+             '  File "torch/_inductor/scheduler.py", line 5433, in create_backend',
+             "    raise TritonMissing(inspect.currentframe())",
+             "torch._inductor.exc.TritonMissing: Cannot find a working triton installation."]
+    data = verdict_of(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), data["summary"]
+    assert "TritonMissing" in data["summary"]
