@@ -266,8 +266,9 @@ _KV = lazy_re.compile(
 # updates, evolutionary search generations, federated learning rounds.
 # (the plural as well before a count of a total: PaddleSeg's `Epochs: 1/200 || Iters:
 # 10/85000 || Lr: …`)
+# (`=` too: a hand-written logger's `[train] epoch=1 step=10/320 loss=1379.8`)
 _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|[Gg]eneration|"
-                           r"[Uu]pdate)s?\s*[:#]?\s*\[?\s*(?P<step>\d+)\s*"
+                           r"[Uu]pdate)s?\s*[:#=]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
 # a value, not step 0. `ITER` may be printed in capitals (a hand-written PyTorch loop's

@@ -32,7 +32,7 @@ _APART = 0.5
 _DISTINCT = 5  # values among the equal ones at least: a loss that moves within the epoch
 _MIN_EPOCH = 10  # steps an epoch at least (a shorter one is few batches, easily alike)
 _MIN_EPOCH_READ = 0.2  # the fractional epoch the length is read at, at least (precision)
-_KEPT = 200_000  # losses kept by step at most (an epoch longer than this is not judged)
+_KEPT = 20_000  # losses kept by step at most
 
 
 class EpochReplay:
@@ -55,7 +55,10 @@ class EpochReplay:
             self._length = _epoch_length(step, epoch)
             if self._length is None:
                 return None
-        if len(self._losses) >= _KEPT:
+        # Only the last epoch's losses are ever looked up: older ones are dropped (and
+        # an epoch longer than `_KEPT` steps is judged on its latest stretch).
+        while self._order and (self._order[0] < step - self._length
+                               or len(self._losses) >= _KEPT):
             self._losses.pop(self._order.popleft(), None)
         if step not in self._losses:
             self._order.append(step)

@@ -208,3 +208,13 @@ def test_a_traceback_closed_by_an_exception_of_any_name_is_a_crash(tmp_path: Pat
     data = verdict_of(tmp_path, lines)
     assert (data["terminal_state"], data["decision"]) == ("FAILED", "NO-GO"), data["summary"]
     assert "TritonMissing" in data["summary"]
+
+
+def test_a_step_assigned_its_count_of_a_total_names_the_plan(tmp_path: Path):
+    # a hand-written logger: `[train] epoch=5 step=320/320 loss=29.6578`
+    lines = [f"[train] epoch={1 + s // 64} step={s}/320 loss={2330 / s:.4f}"
+             for s in (1, *range(10, 321, 10))]
+    records = [r for r in LogParser().feed_lines(lines) if r.metrics]
+    assert (records[-1].step, records[-1].target_steps) == (320, 320)
+    data = verdict_of(tmp_path, [*lines, "[done] Saved adapter weights as 'claim-extractor'"])
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
