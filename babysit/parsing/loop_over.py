@@ -330,7 +330,8 @@ class LoopOver:
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"{at_end}; then {self._finished[0]}",
                             LOOP_DONE)
-        if self._said is not None or (stood is None and after is None):
+        why = stood or after
+        if self._said is not None or why is None:
             return None
         if stood is None and self._evaluated_after:
             # (a save or samples alone are no such evidence: a run saves its best model
@@ -338,7 +339,7 @@ class LoopOver:
             self._said = LOOP_LEFT
             return LogEvent(EventKind.COMPLETED, self._finished[0], LOOP_LEFT)
         self._said = LOOP_OVER
-        return LogEvent(EventKind.COMPLETED, stood or after, LOOP_OVER)
+        return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
 
     def schedule_over(self) -> bool:
         """Whether the learning rate's schedule reached its end at the last record."""
