@@ -31,7 +31,9 @@ names) and what a loop does once its work is done (saved its model, ran a final
 evaluation, drew samples): a loop that went 20000 epochs, then printed `saved model mse
 loss: 0.084`, finished what it set out to do. A count an earlier launch stopped at too (it
 may have been stopped there), a scheduler's epilog or the shell's prompt (they come however
-the process ended) are no such evidence.
+the process ended) are no such evidence. An evaluation after the last record, alone, says
+the loop is over wherever it stood, even well short of a plan the run announced (LOOP_LEFT:
+ENDED; an early stop that said nothing): where the loop stood says nothing then.
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ class LoopOver:
         # Of it, what a loop does once it has done its work (a final evaluation, its
         # model saved, samples drawn): not a scheduler's epilog, not the shell's prompt.
         self._finished: list[str] = []
-        self._evaluated_after = False  # of it, an evaluation
+        self._evaluated_after: str | None = None  # of it, an evaluation's
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
         self._said: str | None = None  # the detail judged, once per stretch after the records
@@ -224,7 +226,7 @@ class LoopOver:
         if self._after:
             self._after.clear()
             self._finished.clear()
-            self._evaluated_after = False
+        self._evaluated_after = None
         self._shell = None
         self._said = None
         self._open = False
@@ -236,7 +238,7 @@ class LoopOver:
         self.after_training = False
         self._after.clear()
         self._finished.clear()
-        self._evaluated_after = False
+        self._evaluated_after = None
         self._shell = None
 
     def after(self, text: str, record: Record | None) -> None:
@@ -266,7 +268,8 @@ class LoopOver:
                           f"records ({text.strip()[:160]})"
                     evidence.append(why)
                     finished.append(why)
-                    self._evaluated_after = True
+                    if self.after_training and self._evaluated_after is None:
+                        self._evaluated_after = why
         elif is_prompt(text) or self._prompt.again(text):
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's prompt after the last training record "
@@ -302,7 +305,7 @@ class LoopOver:
 
     @property
     def only_over(self) -> bool:
-        """Whether the loop was judged over (LOOP_OVER), and not yet done."""
+        """Whether the loop was judged over (LOOP_OVER, LOOP_LEFT), and not yet done."""
         return self._said in (LOOP_OVER, LOOP_LEFT)
 
     def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
@@ -333,11 +336,11 @@ class LoopOver:
         why = stood or after
         if self._said is not None or why is None:
             return None
-        if stood is None and self._evaluated_after:
+        if stood is None and self._evaluated_after is not None:
             # (a save or samples alone are no such evidence: a run saves its best model
             # whenever it improves, a first time at any epoch)
             self._said = LOOP_LEFT
-            return LogEvent(EventKind.COMPLETED, self._finished[0], LOOP_LEFT)
+            return LogEvent(EventKind.COMPLETED, self._evaluated_after, LOOP_LEFT)
         self._said = LOOP_OVER
         return LogEvent(EventKind.COMPLETED, why, LOOP_OVER)
 
