@@ -218,6 +218,30 @@ def accuracy_frozen_surer(value: float, times: int, began: float | None,
             f"scoring that class's share of the set)")
 
 
+class _LossTrend:
+    """Where a loss began, its latest values and how many of its moves went down."""
+
+    __slots__ = ("began", "downs", "moves", "recent")
+
+    def __init__(self, began: float | None) -> None:
+        self.began = began
+        self.recent: list[float] = []
+        self.downs = self.moves = 0
+
+    def add(self, loss: float | None) -> None:
+        if loss is None:
+            return
+        before = self.recent[-1] if self.recent else self.began
+        if before is not None:
+            self.downs += loss < before
+            self.moves += 1
+        self.recent = [*self.recent[1 - _SURER_TAIL:], loss]
+
+    @property
+    def down_share(self) -> float:
+        return self.downs / self.moves if self.moves else 0.0
+
+
 def _own_loss(key: str, metrics: Mapping[str, float]) -> float | None:
     """The loss of the evaluation an accuracy belongs to, printed beside it (`val_acc`:
     `val_loss`, `eval/accuracy`: `eval/loss`), if any."""
@@ -293,10 +317,9 @@ class FlatScoreRule:
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
         self._raised: set[str] = set()
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
-        # accuracy: its evaluation's own loss (`val_acc`: `val_loss`) when the streak
-        # began, and now
-        # (and its moves down, of all its moves)
-        self._streak_loss: dict[str, tuple[float | None, list[float], int, int]] = {}
+        # accuracy: how its evaluation's own loss (`val_acc`: `val_loss`) went over the
+        # streak
+        self._streak_loss: dict[str, _LossTrend] = {}
         self._last_own_loss: dict[str, float | None] = {}  # accuracy: that loss, last read
         self._guess = _GuessLoss()  # the loss's run at a constant guess's ln K
         self._first_loss: float | None = None  # the run's first finite training loss
@@ -371,28 +394,25 @@ class FlatScoreRule:
         module): a blocker at once, resolved when it moves."""
         tag = f"frozen {key}"
         held, times = self._streaks.get(key, (value, 0))
-        began, recent, downs, moves = self._streak_loss.get(key, (loss, [], 0, 0))
+        trend = self._streak_loss.get(key)
+        if value != held or trend is None:
+            self._streak_loss[key] = _LossTrend(loss)
         if value != held:
             self._streaks[key] = (value, 1)
-            self._streak_loss[key] = (loss, [], 0, 0)
             if tag in self._raised:
                 self._raised.discard(tag)
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
                                 key=tag)]
             return []
         self._streaks[key] = (value, times + 1)
-        if loss is not None:
-            before = recent[-1] if recent else began
-            if before is not None:
-                downs, moves = downs + (loss < before), moves + 1
-            recent = [*recent[1 - _SURER_TAIL:], loss]
-        self._streak_loss[key] = (began, recent, downs, moves)
+        trend = self._streak_loss[key]
+        trend.add(loss)
         if tag in self._raised:
             return []
         found = accuracy_frozen_long(value, times + 1,
                                      self._guess.points >= _FROZEN_LONG_POINTS) \
-            or accuracy_frozen_surer(value, times + 1, began, recent,
-                                     downs / moves if moves else 0.0)
+            or accuracy_frozen_surer(value, times + 1, trend.began, trend.recent,
+                                     trend.down_share)
         if found is None:
             return []
         self._raised.add(tag)

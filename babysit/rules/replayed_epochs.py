@@ -87,10 +87,6 @@ class EpochReplay:
                 f"each batch as it did an epoch ago, so its weights are not changing (an "
                 f"optimiser that does not step, a learning rate of 0, frozen parameters)")
 
-    @property
-    def length(self) -> int | None:
-        return self._length
-
 
 def _epoch_length(step: int, epoch: float | None) -> int | None:
     """Steps an epoch, from a record's step and its fractional epoch (None where the
