@@ -79,6 +79,12 @@ class BarSteps:
         # (`Processing: 7473/7473`, then `Training Progress: 1/1000`): read once by the
         # parser, which forgets the step and total that bar gave.
         self.took_over = False
+        self._main_desc = ""  # the main bar's description
+        # Descriptions of bars a training bar took over from: passes over the data, which
+        # count no step when they come again (the next experiment's, or a relaunch's).
+        self._passed_over: set[str] = set()
+        # The line before the bars said an evaluation pass begins (`Eval begin...`).
+        self.eval_banner = False
 
     def epoch_said(self, epoch: float) -> None:
         """A record names its epoch: the whole epochs begun are that many, one more for
@@ -113,10 +119,13 @@ class BarSteps:
     def from_bar(self, bar: Bar) -> tuple[Parsed | None, list[LogEvent]]:
         """Decide whether a bar is the training loop's, and if so where it puts us."""
         evaluating, epoch_match = _describe(bar.desc)
+        # (a bar under an evaluation's banner is that pass's when it carries figures, a
+        # loss in the training bar's shape; one without any still counts as it did)
+        evaluating = evaluating or (self.eval_banner and bool(bar.metrics))
         self.evaluating = evaluating
         if evaluating:
             return Parsed(bar.style), []
-        if bar.data_pass:
+        if bar.data_pass or bar.desc in self._passed_over:
             # Preparing data (`Filtering prompts: 1000000/1000000 examples/s`): neither
             # where training stands nor how long it will be.
             return Parsed(bar.style), []
@@ -136,9 +145,25 @@ class BarSteps:
                 # The row's bar drawn before its row (`  0%|   | 0/37`): that epoch's
                 # batches, neither the run's step nor its total (see `table_bar`).
                 return Parsed(bar.style), []
+        if bar.style == "tqdm" and self.keras_epoch is not None and bar.total \
+                and self.keras_epoch[1] > 1 and _TRAINING_DESC.search(bar.desc) \
+                and epoch_match is None and "poch" not in bar.desc:
+            # A training bar under a header line in Keras's shape (`Epoch 3/30`, then
+            # `Training: 100%|…| 183/183`): it counts the batches of the epoch the header
+            # announced, from 0 in every epoch.
+            if self.main_total is not None and not self._main_trains and not self.laps:
+                self._take_over()
+            epoch, epochs = self.keras_epoch
+            self.main_total, self._main_desc, self._main_trains = bar.total, bar.desc, True
+            return Parsed(bar.style, (epoch - 1) * bar.total + bar.n, epochs * bar.total,
+                          epoch - 1 + bar.n / bar.total, epochs, {**bar.metrics, **rate},
+                          per_epoch=bar.total), []
         if bar.desc == "Training":
             # Lightning 1.x opens with `Training: 0/18` before its `Epoch 0:` bars: that
-            # total is one epoch's, not the run's.
+            # total is one epoch's, not the run's. A longer bar before it named something
+            # else (`统计类别频率: 1464/1464`, a pass over the data): it counted no step.
+            if self.main_total is not None and not self._main_trains and not self.laps:
+                self._take_over()
             return Parsed(bar.style, bar.n, None, None, None, {**bar.metrics, **rate}), []
         if epoch_match is not None:
             return self._from_epoch_bar(bar, int(epoch_match[0]), epoch_match[1], rate), []
@@ -150,7 +175,7 @@ class BarSteps:
             # The first bar named for training, after a longer one that named something
             # else (a data pass the run printed under its own word): this one is the
             # training's, the other counted no step.
-            self.main_total, self._done_in_epoch, self.took_over = None, None, True
+            self._take_over()
         if bar.total is not None:
             named = EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
             if named is not None and int(named.group(1)) > self.epoch_hint:
@@ -171,7 +196,7 @@ class BarSteps:
                     # evaluation finishes again in the same epoch).
                     self.laps += 1
                 self._done_in_epoch = self.epoch_hint
-            self.main_total = bar.total
+            self.main_total, self._main_desc = bar.total, bar.desc
             self._main_trains = _TRAINING_DESC.search(bar.desc) is not None
             self._main_last = (bar.n, bar.elapsed)
         metrics = {**bar.metrics, **rate}
@@ -179,6 +204,12 @@ class BarSteps:
             return Parsed(bar.style, self.laps * bar.total + bar.n if bar.total else bar.n,
                           None, None, None, metrics, per_epoch=bar.total), []
         return Parsed(bar.style, bar.n, bar.total, None, None, metrics), []
+
+    def _take_over(self) -> None:
+        """A bar named for training took over from the main bar, named otherwise."""
+        if self._main_desc and len(self._passed_over) < 16:
+            self._passed_over.add(self._main_desc)
+        self.main_total, self._done_in_epoch, self.took_over = None, None, True
 
     def _restarted(self, bar: Bar) -> bool:
         """The main bar began again: its count or its clock went back (a bar redrawn

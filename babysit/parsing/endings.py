@@ -185,6 +185,9 @@ class EndingReader:
             self._epoch_said = epoch
         self._step = step
         self._trained = True
+        # (or the outer counter did, in a header between records: `Epoch 1/30` after
+        # `Epoch 30/30`, a script's next experiment)
+        relaunched = self.final_epoch.went_back() or relaunched
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._said_at = None
@@ -304,7 +307,7 @@ class EndingReader:
             self._epoch_said = epoch
             if self._first_epoch_said is None:
                 self._first_epoch_said = epoch
-        self.closing.trained(relaunched)
+        self.closing.trained(self.final_epoch.went_back() or relaunched)
         self.final_epoch.trained()
 
     def after_record(self, text: str) -> None:

@@ -81,6 +81,9 @@ class FinalEpoch:
     _line_at_end: bool = False  # the line being read shows its inner counter at its total
     _last_at_end: bool = False  # so did the last training record
     _relaunched: bool = False  # the start-up came again, and no counter since
+    # The outer counter went back since the last training record (`Epoch 1/30` after
+    # `Epoch 30/30`): a new launch or the script's next experiment began.
+    _went_back: bool = False
     _line_inner: tuple[int, int] | None = None  # the inner counter of the line being read
     _last_inner: tuple[int, int] | None = None  # that of the last training record
     # The inner counter of the last training record of each of the epochs before the
@@ -115,6 +118,8 @@ class FinalEpoch:
             return
         whole = int(epoch)
         self._relaunched = False
+        if self._epoch is not None and whole < self._epoch and total == self._total:
+            self._went_back = True
         if self._base is None:
             self._base = 0 if whole == 0 else 1
             self._first = whole
@@ -152,6 +157,12 @@ class FinalEpoch:
         with no such line after it, looks shorter than the others and never over)."""
         if self._epoch is not None and self._total is not None and epoch == self._epoch + 1:
             self.counted(epoch, self._total, trains)
+
+    def went_back(self) -> bool:
+        """Whether the outer counter went back since this was last asked (each training
+        record asks): the lines before it ended a launch, not a stage of this one."""
+        went, self._went_back = self._went_back, False
+        return went
 
     def well_short(self) -> bool:
         """Whether the outer counter stands well short of the total it names (`Epoch 1 of

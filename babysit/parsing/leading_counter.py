@@ -29,8 +29,13 @@ from babysit import lazy_re
 # `Valid | 001/100 | loss 0.8`): an evaluation's line loses it again (`evaluation`).
 _SPLIT = (r"(?:(?:[Tt]rain(?:ing)?|TRAIN|[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|[Tt]est|TEST|"
           r"[Ee]val|EVAL|[Dd]ev|DEV)\s*[|:]?\s*)?")
+# Or after the outer counter's own name, shortened (`E  1/500 | Loss:4.23 | TrA:38.29%`,
+# `Ep 3/20 - loss`): the epochs of a loop that prints one line each. Never a batch's or
+# an iteration's name (`Batch 7/7 | loss`: the batches of one epoch, no plan of the run);
+# the whole word is the formats' (`Epoch 1/10 - Validation Loss: 0.29`, an evaluation's).
+_OWN_NAME = r"(?:(?:E|EP|Ep|ep)\s*[:#]?\s*)?"
 _OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*" + _SPLIT + r"(\d+)\s*/\s*(\d+)\s*\]|"
-                            + _SPLIT + r"(\d+)\s*/\s*(\d+))"
+                            + _SPLIT + _OWN_NAME + r"(\d+)\s*/\s*(\d+))"
                             r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
 _SPLIT_FIRST = frozenset("TtVvEeDd")
 _SAME_AS_LABEL = 3

@@ -90,6 +90,14 @@ _SUMMARY_LABEL = lazy_re.compile(r"\s*(?:[Mm]ean|MEAN|[Aa]v(?:era)?ge?|AVG|[Oo]v
                                  r"[Tt]otal|TOTAL|[Aa]ll|ALL|[Mm]acro|[Mm]icro|[Ww]eighted)\b")
 _BANNER_RULES = frozenset(" \t=*#-")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
+# A line that says, alone, that an evaluation pass begins (paddle.hapi's `Eval begin...`,
+# `Start validation`, `Evaluating...`): the bars drawn under it count that pass's batches
+# and their loss is the evaluation's, in the shape the training's bars have.
+_EVAL_BEGINS = lazy_re.compile(
+    r"^\s*(?:(?:[Ee]val(?:uation)?|EVAL|[Vv]alid(?:ation)?|VALID(?:ATION)?|[Tt]est(?:ing)?|TEST)"
+    r"\s+(?:[Bb]egins?|[Ss]tarts?|[Ss]tarted)|"
+    r"(?:[Ss]tart(?:ing)?|[Bb]egin(?:ning)?|[Rr]unning)\s+(?:the\s+)?(?:[Ee]val(?:uation)?|"
+    r"[Vv]alid(?:ation)?|[Tt]est(?:ing)?)|[Ee]valuating|[Vv]alidating)\b[\s.:!…]*$")
 
 
 def _may_carry_failure(text: str) -> bool:
@@ -360,6 +368,8 @@ class LogParser:
             # the run printing on past the last planned epoch's record: `final_epoch`)
             self._endings.final_epoch.printed_on(raw_line)
             self._shapes.follow_arrays(raw_line)
+            if raw_line.strip():
+                self._bars.eval_banner = _EVAL_BEGINS.match(raw_line) is not None
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,
@@ -474,6 +484,9 @@ class LogParser:
         self._endings.final_epoch.new_line(
             bar is not None and bar.total is not None and bar.n < bar.total,
             bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
+        if bar is None and line.strip():
+            # (the pass is over at its first line that is not a bar: `Eval samples: 224`)
+            self._bars.eval_banner = _EVAL_BEGINS.match(line) is not None
         if bar is not None:
             self._took = True
             if "Class" in bar.desc:
