@@ -175,13 +175,16 @@ class RunLifecycle:
             return False
         return self._trained(Evidence.TRAINED)
 
-    def on_epoch(self) -> bool:
+    def on_epoch(self, trains_again: bool = False) -> bool:
         """The epoch moved in a log that prints no step: training went on, past what came
         before it (a traceback, a scheduler's end), as a step would show. A completion
-        stands: the epochs an evaluation script reloads are not training."""
+        stands (the epochs an evaluation script reloads are not training), unless the
+        epochs went back and climb again with a training loss (`trains_again`): a new
+        run trains after the one that said it finished."""
         ending = self.ending
         late = ending is not None and ending.source is EndingSource.REPORTED
-        return self._trained(Evidence.LATE_LINE if late else Evidence.EPOCH_MOVED)
+        return self._trained(Evidence.LATE_LINE if late else
+                             Evidence.TRAINED if trains_again else Evidence.EPOCH_MOVED)
 
     def _trained(self, evidence: Evidence) -> bool:
         before = self.phase

@@ -114,6 +114,7 @@ class Run:
         self._age_noted = False
         self._reported: TerminalState | None = None
         self._service_state: str | None = None
+        self._epochs_again = False  # in a log without a step, the epochs went back once
         self.service_state_changed = False  # at the last poll
         self.service_commands: tuple[str, ...] = ()
         self.cancel_command: str | None = None
@@ -284,7 +285,8 @@ class Run:
                 change, signals = series.absorb(record)
                 step = series.step  # the run's step (self.step), read once a record
                 if step is None and record.epoch is not None and epoch_before is not None:
-                    self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch))
+                    self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch),
+                                      record.metrics)
                 if change.went_back and step is not None:
                     if step <= _FROM_SCRATCH and self.ledger.any_open(_NOT_LEARNING):
                         # A launch from the start: the launch before it did not learn,
@@ -336,10 +338,17 @@ class Run:
                     f"step {last} (now at step {self.step}); a save that fails or stops "
                     f"silently leaves nothing to resume from"), "overdue")
 
-    def _epoch_moved(self, before: int, now: int) -> None:
+    def _epoch_moved(self, before: int, now: int, metrics: Mapping[str, float]) -> None:
         """In a log without a step, the epochs show training going on (past a crash, a
-        relaunch that starts again)."""
-        if now != before and self.lifecycle.on_epoch() and self.ledger.any_open(_RECOVERS):
+        relaunch that starts again). Epochs that went back and then climb again with a
+        training loss are a new run's training, past any completion said before them
+        (a script's next model, after the last one's `Early stopping at epoch 35`)."""
+        if now < before:
+            self._epochs_again = True
+        again = self._epochs_again and now > before and any(
+            "loss" in name and not is_eval_metric(name) for name in metrics)
+        if now != before and self.lifecycle.on_epoch(again) \
+                and self.ledger.any_open(_RECOVERS):
             for kind in _RECOVERS:
                 self.ledger.resolve_type(kind, f"training went on to epoch {now}")
 

@@ -51,6 +51,9 @@ class BarSteps:
         # The epoch the latest header line announced (`Epoch 3` alone, `#### EPOCH 3 ####`):
         # the records under it are that epoch's; it goes back when a new run starts.
         self.header_epoch: int | None = None
+        # Such header lines read (each says something, however often the same line comes:
+        # a sweep's `epoch :  0` again at each configuration's start).
+        self.headers_read = 0
         self._said_base: int | None = None  # 0 or 1: how the records count their epochs
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None

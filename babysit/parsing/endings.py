@@ -38,6 +38,7 @@ from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock, names_bes
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
+from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
 from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
@@ -65,7 +66,7 @@ SAID = "said-finished"
 # plan the run announced (YOLOX prints `Training of experiment is done` in a `finally:`,
 # however training ended).
 AFTER_TRAINING = frozenset({AFTER_PLAN, FINAL_TEST, ETA_ZERO, FINAL_PATH, CLOSING, CELL_ENDED,
-                            SAID, LOOP_DONE})
+                            SAID, LOOP_DONE, LIKE_LAUNCHES})
 # Evidence read from the order of lines, or from what earlier lines planned: the history
 # scan, which reads lines alone, cannot see it (the log's end is always read in full).
 # The log stops at the last step the run would print before its planned total, and says
@@ -80,6 +81,8 @@ FROM_ORDER = AFTER_TRAINING | {FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FINAL_VALIDA
 _UNSAID = (LOOP_OVER, LOOP_LEFT, LAST_PRINT, SHELL_BACK)
 
 _TEST_NAME = lazy_re.compile(r"(?:^|/)test(?:[_/]|$)", re.IGNORECASE)
+# A line headed by the test split: `test set: Average loss: …`, `Test: acc 0.9`.
+_TEST_HEAD = lazy_re.compile(r"^\W*(?:[Tt]est(?:ing)?|TEST)(?: set| split| data)?\s*[:|,-]")
 # Banners of a test pass, inference or an export: FuxiCTR `******** Test evaluation
 # ********`, Lightning's `Testing DataLoader 0:` bar, `Running inference`, `Exporting
 # model to ONNX`, `Start testing`.
@@ -88,7 +91,8 @@ _AFTER_TRAINING_BANNER = lazy_re.compile(
     r"\b[Ss]tart(?:ing)? (?:testing|inference|to test)\b|"
     r"\b[Rr]unning (?:inference|test(?:s|ing)?)\b|"
     r"\bExport(?:ing)? (?:the )?(?:model|to ONNX|ONNX)|\b[Ee]xported (?:the )?model\b|"
-    r"\bEvaluat(?:e|ing) (?:on )?(?:the )?test (?:set|split|data)")
+    r"\b(?:Evaluat(?:e|ing)|[Ss]tart(?:ing)? (?:to )?test(?:ing)?|[Rr]un(?:ning)? test) "
+    r"(?:on )?(?:the )?test (?:set|split|data)")
 # A cheap check first: most lines have none of these words.
 _BANNER_WORD = lazy_re.compile(r"[Tt]est|nference|xport")
 # `epoch: 19 done`, `**** Epoch=116 end ****`, `Epoch 3 finished`, `==end-of-epoch 3==`.
@@ -151,6 +155,8 @@ class EndingReader:
         self.closing = ClosingBlock()  # the lines after the last training record
         self.final_epoch = FinalEpoch()  # the outer counter at its total
         self.loop = LoopOver()  # the loop over, with nothing said (see `loop_over`)
+        self.repeats = LaunchRepeats()  # each launch's end (see `launch_repeats`)
+        self._test_held: LogEvent | None = None  # see `test_record`
         self._epochs_trained = False  # a training record that names only its epoch
         self._epoch_said: float | None = None  # the epoch such a record named last
         self._first_epoch_said: float | None = None  # and first
@@ -178,6 +184,8 @@ class EndingReader:
         # Steps that go back start a new launch: what closed the stretch before ended a
         # run, and is no stage's line (`Saved model to …`, then `step: 0` again).
         relaunched = self._step is not None and step < self._step
+        stood_at = self._epoch_said if epoch is not None and self._epoch_said is not None \
+            else self._step
         if epoch is not None:
             # (or its epochs, a whole one or more: a log whose steps babysit counts)
             relaunched = relaunched or (self._epoch_said is not None
@@ -188,6 +196,8 @@ class EndingReader:
         # (or the outer counter did, in a header between records: `Epoch 1/30` after
         # `Epoch 30/30`, a script's next experiment)
         relaunched = self.final_epoch.went_back() or relaunched
+        self.repeats.trained(relaunched, stood_at, epoch if epoch is not None else step,
+                             metrics or ())
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._said_at = None
@@ -215,6 +225,12 @@ class EndingReader:
         is evidence only where the run named none."""
         planned = self.final_epoch.planned or self._planned_epochs or self._target
         return self.loop.judge(read, planned=planned is not None)
+
+    def launches_alike(self) -> LogEvent | None:
+        """At the end of a read: the last launch ended as each earlier one did (see
+        `launch_repeats`)."""
+        return self.repeats.judge(self._epoch_said if self._epoch_said is not None
+                                  else self._step)
 
     def last_epoch_over(self) -> LogEvent | None:
         """At the end of a read: the last planned epoch over (see `final_epoch`), told
@@ -307,15 +323,28 @@ class EndingReader:
             self._epoch_said = epoch
             if self._first_epoch_said is None:
                 self._first_epoch_said = epoch
-        self.closing.trained(self.final_epoch.went_back() or relaunched)
+        relaunched = self.final_epoch.went_back() or relaunched
+        self.repeats.trained(relaunched, said, epoch, metrics or ())
+        self._tests_between, self._tested = self._tests_between or self._tested, False
+        self._test_held = None
+        if relaunched:
+            self.completed = False  # a new launch trains after the last one's end
+        self.closing.trained(relaunched)
         self.final_epoch.trained()
 
     def after_record(self, text: str) -> None:
         """A line that did not move training on: part of the closing block, once training
         has begun."""
         if self._trained or self._epochs_trained:
+            self.repeats.after_record(text)
             self.closing.add(text)
             self.final_epoch.printed_on(text)
+
+    def quiet_line(self, text: str) -> None:
+        """A line said twice before with nothing in it, said again: it may still be the
+        first line after a launch's last record (see `launch_repeats`)."""
+        if self._trained or self._epochs_trained:
+            self.repeats.after_record(text)
 
     def noted(self, events: list[LogEvent]) -> list[LogEvent]:
         """The line's events, as the run's end should hear them. An exit status 0 after
@@ -329,9 +358,11 @@ class EndingReader:
             self.completed = True
             # (the loop seen over, or its last print, says nothing of how the process
             # ended: the exit status after it is the evidence, not a repeat)
-            self._said_done = self._said_done or any(
-                e.kind is EventKind.COMPLETED and e.detail not in (RETURNED, *_UNSAID)
-                for e in events)
+            said = any(e.kind is EventKind.COMPLETED and e.detail not in (RETURNED, *_UNSAID)
+                       and e.detail != LIKE_LAUNCHES for e in events)
+            self._said_done = self._said_done or said
+            if said:
+                self.repeats.said_done()
         return events
 
     def line_events(self, text: str, target: int | None, planned_epochs: int | None,
@@ -483,9 +514,28 @@ class EndingReader:
     def test_record(self, text: str, metrics: Mapping[str, float]) -> LogEvent | None:
         """A record of test metrics only, after training: a test pass once training is
         over (Lightning's `trainer.test()` row)."""
-        if not self._trained or not metrics or not all(_TEST_NAME.search(k) for k in metrics):
+        if not (self._trained or self._epochs_trained) or not metrics or not (
+                all(_TEST_NAME.search(k) for k in metrics)
+                # (or a line headed by the split, its figures named for an evaluation:
+                # PyTorch's MNIST example's `test set: Average loss: 0.7464, Accuracy: …`
+                # after the `val set:` line of every epoch)
+                or (_TEST_HEAD.match(text) is not None and not any(trains({k: v})
+                                                                   for k, v in metrics.items()))):
             return None
-        return next(iter(self._tested_once(text)), None)
+        tested = next(iter(self._tested_once(text)), None)
+        if self._trained:
+            return tested
+        # In a log that counts epochs, not steps, an epoch after the test does not take
+        # back an end said before it (see `core.lifecycle`): the test is the end only if
+        # no epoch trained after it, asked at the end of the read (`test_held`).
+        self._test_held = tested
+        return None
+
+    def test_held(self) -> LogEvent | None:
+        """At the end of a read: a test pass after the last epoch trained, in a log that
+        counts epochs (see `test_record`)."""
+        held, self._test_held = self._test_held, None
+        return held
 
 
 _COUNTER = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -55,21 +55,31 @@ _EVAL_FIRST_FIELD = lazy_re.compile(r"\s*(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uatio
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
+_TEST_WORD = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]est(?:ing)?|TEST(?:ING)?)(?![a-z])")
 EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
-def as_eval(text: str, parsed: Parsed) -> Parsed:
+def as_eval(text: str, parsed: Parsed, test_apart: bool = False) -> Parsed:
     """A generic key/value line that an evaluation printed (its head says so, before any
-    value): its metrics are the evaluation's and its counters not the training's."""
+    value): its metrics are the evaluation's and its counters not the training's.
+    `test_apart`: the run printed a validation split's lines too, so a test split's keep
+    their own name (see below)."""
     head = _EVAL_HEAD.search(text, 0, 80)
     stamp = _TIMESTAMP.match(text)  # `2022-12-13 02:38:07,613 DEV : loss …`: no assignment
     since = stamp.end() if stamp is not None else 0
-    if head is None and _EVAL_FIRST_FIELD.match(text, since) is None:
+    first = _EVAL_FIRST_FIELD.match(text, since) if head is None else None
+    if head is None and first is None:
         return parsed
     if head is not None and _ASSIGNMENT.search(text, since, head.start()) is not None:
         return parsed
+    # In a run that validates too, a test split's figures keep its name (`test set:
+    # Average loss: 0.75` after each epoch's `val set: Average loss: 0.59`): one series
+    # each, not a validation curve that seems to jump at the end. (A run whose only
+    # evaluation is its `Test:` pass after each epoch validates on it.)
+    said = (head if head is not None else first).group(0)  # type: ignore[union-attr]
+    prefix = "test/" if test_apart and _TEST_WORD.search(said) is not None else "eval/"
     # (a field that names the training, `Train Loss`, stays the training's)
-    metrics = {k if is_eval_metric(k) or "train" in k or EVALISH.search(k) else f"eval/{k}": v
+    metrics = {k if is_eval_metric(k) or "train" in k or EVALISH.search(k) else f"{prefix}{k}": v
                for k, v in parsed.metrics.items()}
     return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
                   metrics=metrics)
@@ -80,6 +90,10 @@ def as_eval(text: str, parsed: Parsed) -> Parsed:
 # loss = 0.8`; a bullet's `- Train metrics: loss: 1.36` after `- Eval metrics: loss:
 # 1.33`): its metrics are the training's, whatever came before.
 _TRAIN_HEAD = lazy_re.compile(r"\s*(?:[\[*|>-]\s*)?(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\b(?![/_.])")
+
+
+# A line headed by a validation split's word (not a test's).
+VALIDATION_HEAD = lazy_re.compile(r"^\W*(?:[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|[Dd]ev|DEV)\b")
 
 
 def says_training(text: str) -> bool:
@@ -124,11 +138,12 @@ class EvaluationSummaries:
 
     def __init__(self) -> None:
         self._names: set[str] = set()
+        self._prefix = "eval/"  # the pass's names' prefix: `test/` for a test pass's
         self._epoch: float | None = None  # the last epoch a line said
 
     def trained(self) -> None:
         if self._names:  # at every step: no new set when there is nothing to forget
-            self._names = set()
+            self._names, self._prefix = set(), "eval/"
 
     def summary(self, parsed: Parsed) -> Parsed:
         """A line that repeats the names an evaluation pass just printed, before training
@@ -147,10 +162,12 @@ class EvaluationSummaries:
             # one pass may print its results a line each (BERT's `***** Eval results
             # *****`, then `  eval_accuracy = 0.85`, `  loss = 0.72`): the pass's names
             # are all those it printed before training moved on
-            self._names |= {k.removeprefix("eval/") for k in names}
+            self._names |= {k.removeprefix("eval/").removeprefix("test/") for k in names}
+            if any(k.startswith("test/") for k in names):
+                self._prefix = "test/"  # (a test pass's summary keeps its split's name)
             return parsed
         if parsed.step is not None or not self._names or not names <= self._names:
             return parsed
         return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                      metrics={k if is_eval_metric(k) else f"eval/{k}": v
+                      metrics={k if is_eval_metric(k) else f"{self._prefix}{k}": v
                                for k, v in parsed.metrics.items()})

@@ -84,6 +84,7 @@ class FinalEpoch:
     # The outer counter went back since the last training record (`Epoch 1/30` after
     # `Epoch 30/30`): a new launch or the script's next experiment began.
     _went_back: bool = False
+    _header: int | None = None  # the epoch the latest header line named
     _line_inner: tuple[int, int] | None = None  # the inner counter of the line being read
     _last_inner: tuple[int, int] | None = None  # that of the last training record
     # The inner counter of the last training record of each of the epochs before the
@@ -143,11 +144,15 @@ class FinalEpoch:
             self._printed_on = True
 
     def headed(self, epoch: int) -> None:
-        """An epoch's header line (`Epoch of: 0 Perf:`) before any epoch was counted: the
-        run counts from where its first header stands (the header's own figures may be
-        no record yet: a template's first line is read as none)."""
+        """An epoch's header line (`Epoch of: 0 Perf:`, `epoch :  3`). Before any epoch
+        was counted, the run counts from where its first header stands (the header's own
+        figures may be no record yet: a template's first line is read as none). A header
+        whose epoch went back starts a new launch (a sweep's next configuration)."""
         if self._base is None and epoch in (0, 1):
             self._base = self._first = epoch
+        if self._header is not None and epoch < self._header:
+            self._went_back = True
+        self._header = epoch
 
     def named_next(self, epoch: int, trains: bool = False) -> None:
         """A line names the epoch after the current one by its number alone, in a run

@@ -89,6 +89,7 @@ class HeaderReader:
         if header_epoch is not None:
             self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
             self._bars.header_epoch = int(header_epoch.group(1))
+            self._bars.headers_read += 1
             self._final_epoch.headed(self._bars.header_epoch)
             return None
         if _YOLO_HEADER.match(text):

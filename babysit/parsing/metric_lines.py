@@ -19,7 +19,12 @@ from babysit.parsing.correct_counts import parse_correct_count
 from babysit.parsing.dl4j_scores import parse_dl4j_score
 from babysit.parsing.endings import ETA_ZERO
 from babysit.parsing.eval_results import EvalResults
-from babysit.parsing.evaluation import EvaluationSummaries, as_eval, says_training
+from babysit.parsing.evaluation import (
+    VALIDATION_HEAD,
+    EvaluationSummaries,
+    as_eval,
+    says_training,
+)
 from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.final_epoch import FINAL_EPOCH
 from babysit.parsing.formats import (
@@ -116,6 +121,7 @@ class MetricLineReader:
         self._epoch_steps = EpochLocalSteps()  # the same, in `key: value` lines
         self._llmc_validations = ValidationCadence()  # llm.c's last step validates off cadence
         self._leading = LeadingCounter()
+        self._validates = False  # a line headed by a validation split's word was read
         self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
@@ -197,7 +203,8 @@ class MetricLineReader:
             elif parsed is not None and self._shapes.time_left_zero:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
-            parsed = self._passes.place(text, as_eval(self._body, parsed))
+            self._validates = self._validates or VALIDATION_HEAD.match(self._body) is not None
+            parsed = self._passes.place(text, as_eval(self._body, parsed, self._validates))
             if says_training(self._body):
                 self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
             else:

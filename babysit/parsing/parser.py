@@ -80,6 +80,7 @@ _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 # An epoch of the plan named in a bar's description (`Epoch 10/10 - Training`).
 _EPOCH_OF_PLAN = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\s*/\s*(\d+)\b")
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
+_TIME_OF_DAY = lazy_re.compile(r"\d\d:\d\d:\d\d")
 # A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
 # results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
 _REPORT_BANNER = lazy_re.compile(
@@ -192,6 +193,7 @@ class LogParser:
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
+        self._previous = ""  # the line read last
         # Quiet lines that close a run (`Saved model to …` after each launch): the last one
         # may be the run's end, and the closing block must see it (see `feed`). Only those
         # that close, not all that might (a warning said at every step that happens to
@@ -287,7 +289,7 @@ class LogParser:
                         endings.loop_over(lines) if endings.loop.only_over else None) \
                 if endings.completed else (
                 endings.closing_judged(), endings.plan_reached(), endings.last_epoch_over(),
-                endings.loop_over(lines)):
+                endings.loop_over(lines), endings.launches_alike(), endings.test_held()):
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
@@ -349,6 +351,13 @@ class LogParser:
         self._took = False
         self._advanced = False
         self.lines_seen += 1
+        if raw_line == self._previous and _TIME_OF_DAY.search(raw_line) is not None:
+            # The same line, to its timestamp, again at once: a logger with its handler
+            # added twice (each record printed once per handler, `Epoch: 99, loss_val:
+            # 6.94` five times by the fifth seed), one record, not five.
+            self.lines_read += 1
+            return None
+        self._previous = raw_line
         self._final_save.line(raw_line)
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
@@ -364,6 +373,8 @@ class LogParser:
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
             if raw_line in self._quiet_closing and not self._failures.in_traceback:
                 self._endings.after_record(raw_line)
+            else:
+                self._endings.quiet_line(raw_line)  # (a sweep's `finish evaluation` again)
             # (a line printed after every epoch's record, the same each time, still shows
             # the run printing on past the last planned epoch's record: `final_epoch`)
             self._endings.final_epoch.printed_on(raw_line)
@@ -532,7 +543,10 @@ class LogParser:
         elif not in_traceback:
             read = Line(line, rank, in_traceback)  # the readers' view of it, made once
             if self._headers.wants(read):
+                headers = self._bars.headers_read
                 record = self._headers.read(read, self)
+                if self._bars.headers_read != headers:
+                    self._took = True  # (an epoch's header: never a quiet line)
                 if read.claimed:
                     self._took = True
                     return record
@@ -699,7 +713,11 @@ class LogParser:
         if "train_runtime" in metrics or "train/train_runtime" in metrics:
             # The trainer's end-of-training summary: averages over the whole run, not a
             # step of it. It says training returned (see lifecycle for an early one).
-            events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY))
+            ended = LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY)
+            events.append(ended)
+            # (the figures its `***** train metrics *****` block says again after it,
+            # `train_loss = 0.53`, are that summary's, no training record)
+            self._endings.noted([ended])
             metrics = {}
         if part.per_epoch:
             self.plan.per_epoch = part.per_epoch

@@ -22,6 +22,7 @@ from babysit.config import RuleSettings
 from babysit.rules import eval_after_best, eval_decline, trends
 
 _NOISE_K = 3.0
+_LONG_CLIMB = 5  # evaluations in a row each worse than the last: a climb, not noise
 _LEVEL = 5  # evaluations in a level
 _LEVEL_EVALS = 10  # evaluations before the level test speaks
 # A level's noise against a point's (the median of five: 0.54), times √2 for the gap
@@ -171,17 +172,38 @@ def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float]
     # level from one evaluation to the next, one high last point is not a trend.
     far = trends.beyond_noise(worse[-1] - best, best, sigma, _NOISE_K, rules.eval_far_from_best)
     noisy = trends.beyond_noise(change, reference, sigma, _NOISE_K, rules.eval_min_worsening)
-    if not (noisy or (far and change > abs(reference) * rules.eval_min_worsening)):
+    # A longer climb, every evaluation worse than the one before, is no noise however
+    # small each step (a tiny model's validation loss 6.204 → 6.212 → 6.221 → 6.264 →
+    # 6.291 → 6.334 while its train loss falls 3.3 → 0.99: noise climbs so five times
+    # running once in 720).
+    rises, climbing = _rises_at_end(worse), False
+    if not noisy and rises >= _LONG_CLIMB:
+        need = rises + 1
+        change, reference = worse[-1] - worse[-need], evals[-need][0]
+        climbing = change > abs(reference) * rules.eval_min_worsening
+    if not (noisy or climbing or (far and change > abs(reference) * rules.eval_min_worsening)):
         return None
     train = _train_fell(evals, -need)
     if train is None:
         return None
     values = [v for v, _ in evals[-need:]]
-    how = (f", beyond its noise σ≈{sigma:.2g}" if noisy and sigma else "" if noisy else
+    how = (f", beyond its noise σ≈{sigma:.2g}" if noisy and sigma else
+           ", each worse than the one before" if noisy or climbing else
            f", {100 * (worse[-1] - best) / abs(best):.0f} % worse than its best level "
            f"{-direction * best:.4g}")
     return (f"got worse over {need} evaluations in a row ({values[0]:.4g} → {values[-1]:.4g}"
             f"{how}) {train}")
+
+
+def _rises_at_end(worse: Sequence[float]) -> int:
+    """How many evaluations in a row, up to the last, were each worse than the one
+    before."""
+    rises = 0
+    for before, after in zip(reversed(worse[:-1]), reversed(worse[1:]), strict=True):
+        if not after > before:
+            break
+        rises += 1
+    return rises
 
 
 def _best_level(worse: Sequence[float]) -> float:

@@ -23,20 +23,20 @@ def _experiment(backbone: str, epochs: int = 4) -> list[str]:
                   f"Validation: 100%|{_BLOCKS}| 46/46 [00:10<00:00,  4.40it/s]",
                   f"Train Loss: {loss:.4f}, Val Loss: {loss + 0.05:.4f}",
                   "  -> Best model saved", ""]
-    return lines + ["Training finished. Total time: 2461.84 seconds", "",
-                    f"Backbone: {backbone}", "Class         IoU", "bg         0.8691",
-                    "mIoU       0.5442", "Pixel Accuracy: 0.8744"]
+    return [*lines, "Training finished. Total time: 2461.84 seconds", "",
+            f"Backbone: {backbone}", "Class         IoU", "bg         0.8691",
+            "mIoU       0.5442", "Pixel Accuracy: 0.8744"]
 
 
 def test_a_script_that_trains_one_model_after_another_finishes_with_its_last(tmp_path: Path):
     # The second `Training finished` ends the second experiment, not an epoch: the epoch
     # counter went back to 1 after the first, and the data pass's bar, longer than the
     # training's and drawn again before the second, counts no step and sets no plan.
-    data = verdict_of(tmp_path, _experiment("resnet18") + [""] + _experiment("resnet34"))
+    data = verdict_of(tmp_path, [*_experiment("resnet18"), "", *_experiment("resnet34")])
     assert data["terminal_state"] == "SUCCEEDED", data["summary"]
     assert data["target_steps"] != 1464
     # Cut inside the second experiment, the run is still going.
-    data = verdict_of(tmp_path, _experiment("resnet18") + [""] + _experiment("resnet34")[:20])
+    data = verdict_of(tmp_path, [*_experiment("resnet18"), "", *_experiment("resnet34")[:20]])
     assert data["terminal_state"] == "RUNNING", data["summary"]
 
 
@@ -82,3 +82,129 @@ def test_the_bars_after_an_evaluation_begins_are_not_training(tmp_path: Path):
     assert not [a for a in data["anomalies_detected"]
                 if a["type"] in ("loss-spike", "divergence", "not-learning")], data["summary"]
     assert data["final_metrics"]["loss"] < 0.05  # the training's loss, not the evaluation's
+
+
+def _sweep(configs: int, last_epochs: int = 10, end: str = "finish evaluation") -> list[str]:
+    # A script training one configuration after another into one nohup log: each prints
+    # its name and settings, `epoch :  k` then its losses, and one line when it is done.
+    lines = ["nohup: ignoring input"]
+    for config in range(configs):
+        lines += [f"training model : model_GroupNorm_lr{config + 1}_optlr001",
+                  f"lr : {config + 1}, opti_lr : 0.001, lam_cd : 0.01, lam_reg : 0.0001"]
+        for epoch in range(last_epochs if config == configs - 1 else 10):
+            loss = 500 - 20 * epoch - config
+            lines += [f"epoch :  {epoch}",
+                      f"loss : {loss:.2f} | pos eng: -5.78, neg eng: 16.71 | cd: -22.49 | "
+                      f"mse: {loss - 1:.2f}"]
+        lines.append(end)
+    return lines
+
+
+def test_the_last_run_of_a_sweep_ended_as_every_earlier_one_did(tmp_path: Path):
+    data = verdict_of(tmp_path, _sweep(3))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    # stopped at another epoch than the others, or with other words, it proves nothing
+    crashed = [*_sweep(3)[:-1], "Traceback (most recent call last):"]
+    for lines in (_sweep(3, last_epochs=6), crashed):
+        data = verdict_of(tmp_path, lines)
+        assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
+def _models(last_epochs: int) -> list[str]:
+    # A comparison script: each model trains, printing every 20th epoch, and is tested;
+    # the first stops early and says so, the next one starts from epoch 0 again.
+    head = "2025-12-14 15:26:11 | INFO     | "
+    lines = []
+    for model, epochs in (("LSTM v2a", 21), ("Transformer v1a", last_epochs)):
+        lines += [f"{head}Training: {model} (baseline config)", f"{head}Parameters: 534,279"]
+        lines += [f"{head}  Epoch {epoch:>3}: loss={2.0 - epoch / 100:.4f}, "
+                  f"val_f1={0.15 + epoch / 100:.4f}, lr=1.00e-04"
+                  for epoch in range(0, epochs, 20)]
+        if model == "LSTM v2a":
+            lines += [f"{head}  Early stopping at epoch 35", "  Test Results:",
+                      f"{head}    Accuracy: 0.3510", f"{head}    F1 (weighted): 0.4178"]
+    return lines
+
+
+def test_a_model_that_trains_after_the_last_one_stopped_early_is_running(tmp_path: Path):
+    data = verdict_of(tmp_path, _models(41))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+_VAL = [9.98, 8.21, 7.10, 6.68, 6.57, 6.57, 6.63, 6.43, 6.36, 6.26, 6.24, 6.23, 6.21, 6.23,
+        6.204]
+
+
+def test_a_validation_loss_worse_at_every_evaluation_is_degrading(tmp_path: Path):
+    # A tiny model memorising its data: its train loss falls to 1, its validation loss,
+    # which wandered by 0.1-0.2 on the way down, climbs a little at each of its last five
+    # evaluations.
+    climb = [6.212, 6.221, 6.264, 6.291, 6.334]
+    values = _VAL + climb
+    lines = [f"\t\tTraining loss: {9.75 - 0.44 * i:.4f}, Validation loss: {v}"
+             for i, v in enumerate(values)]
+    data = verdict_of(tmp_path, [*lines, "Training finished."])
+    assert [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"], \
+        data["summary"]
+    # four such steps are no climb: the noise does that
+    lines = [f"\t\tTraining loss: {9.75 - 0.44 * i:.4f}, Validation loss: {v}"
+             for i, v in enumerate([*_VAL, 6.1, *climb[1:]])]
+    data = verdict_of(tmp_path, [*lines, "Training finished."])
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"], \
+        data["summary"]
+
+
+def _mnist_example(epochs: int, test_each_epoch: bool) -> list[str]:
+    # PyTorch's MNIST example's shape: batch lines of each epoch, a validation line, and
+    # a `test set:` line after every epoch, or once after the last.
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines += [f"Train Epoch: {epoch} [{n}/2811 ({100 * n // 2811}%)]\tLoss: {1 / epoch:.6f}"
+                  for n in (0, 1024, 2048)]
+        lines.append(f"val set: Average loss: {0.6 + 1 / epoch:.4f}, Accuracy: 563/704 (79.97%)")
+        if test_each_epoch:
+            lines.append("test set: Average loss: 0.7464, Accuracy: 516/694 (74.35%)")
+        lines.append("")
+    if not test_each_epoch:
+        lines.append("test set: Average loss: 0.7464, Accuracy: 516/694 (74.35%)")
+    return lines
+
+
+def test_a_test_pass_after_the_last_epoch_only_is_the_end(tmp_path: Path):
+    data = verdict_of(tmp_path, _mnist_example(12, test_each_epoch=False))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    # a test pass after every epoch is the run's evaluation, no end
+    data = verdict_of(tmp_path, _mnist_example(12, test_each_epoch=True))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+    # and the test's figures are a series of their own, not the validation's last point
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"]
+
+
+def test_a_relaunch_that_ends_with_the_line_an_early_stop_ended_with_is_over(tmp_path: Path):
+    # Two runs appended to one file: the first stops early and says so, then `Training
+    # selesai.` (`finished`); the second trains its 20 epochs and prints that line too.
+    def run(epochs: int, early: bool) -> list[str]:
+        lines = ["Training started on cuda..."]
+        for epoch in range(1, epochs + 1):
+            lines += [f"Epoch {epoch:02d} | Train Loss: {1 / epoch:.4f} | Val Loss: "
+                      f"{1 / epoch + 0.05:.4f} | Val PER: 0.0141 | Time: 5.7s",
+                      "  >> No improvement (2 epochs)."]
+        return lines + (["Early stopping triggered."] if early else []) + ["Training selesai."]
+    data = verdict_of(tmp_path, run(14, True) + run(20, False))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, run(14, True) + run(20, False)[:-1])
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_a_line_printed_twice_by_a_doubled_handler_is_one_record(tmp_path: Path):
+    # A logger with its handler added once per seed prints each record as many times
+    # (the fifth seed's `Epoch: 99 …` five times, to the millisecond): one evaluation.
+    lines = []
+    for epoch in range(1, 41):
+        line = (f"2024-04-08 16:57:{epoch:02d},747 - INFO - Epoch: {epoch}, loss_train: "
+                f"{5.5 - epoch / 100:.4f}, loss_val: {6.9 + (epoch % 3) * 0.02:.4f}")
+        lines += [line] * 4
+    data = verdict_of(tmp_path, lines)
+    assert data["total_steps"] in (None, 40), data["summary"]
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"], \
+        data["summary"]
