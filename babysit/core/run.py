@@ -37,6 +37,7 @@ from babysit.model import (
 from babysit.parsing.events import EARLY_STOP, SUMMARY
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
+from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
@@ -115,6 +116,7 @@ class Run:
         self._reported: TerminalState | None = None
         self._service_state: str | None = None
         self._epochs_again = False  # in a log without a step, the epochs went back once
+        self._stopped_early = False  # the latest completion was the run's early stop
         self.service_state_changed = False  # at the last poll
         self.service_commands: tuple[str, ...] = ()
         self.cancel_command: str | None = None
@@ -218,6 +220,22 @@ class Run:
         """The run's main evaluation ends as early stopping ends it (rules/last_weights)."""
         main = self.series.main_eval_values()
         return main is not None and patience_spent(main[1], main[2])
+
+    def _weigh_against_early_stop(self) -> None:
+        """Each open evaluation decline the run's own early stop ended on, as early
+        stopping is meant to: its patience ran out a few evaluations after the metric's
+        best, and its last values are still near that best (a five-seed sweep's `Breaking
+        due to early stopping at epoch 101`, its validation loss 6.954 against its best
+        6.925). Resolved: the run stopped on it. One far from its best stays open."""
+        evals = self.series.recent_evals(_EVAL_WINDOW)
+        for anomaly in self.ledger.unresolved():
+            values = evals.get(anomaly.key) if anomaly.type is AnomalyType.EVAL_DEGRADATION \
+                else None
+            direction = evaluation_direction(anomaly.key)
+            if values and patience_spent(values, direction) \
+                    and last_far_from_best(values, direction, self.rules) is None:
+                self.ledger.resolve(anomaly.type, "the run stopped early on it, its last "
+                                                  "evaluations still near its best", anomaly.key)
 
     def _plan_of_steps(self) -> int | None:
         """The planned total a completion is checked against: none for a log whose
@@ -437,6 +455,8 @@ class Run:
         if event.kind is EventKind.COMPLETED and event.detail == SUMMARY \
                 and premature(self.step, self._plan_of_steps()) and self._patience_spent():
             event = replace(event, detail=EARLY_STOP)
+        if event.kind is EventKind.COMPLETED:
+            self._stopped_early = event.detail == EARLY_STOP
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:
@@ -660,6 +680,8 @@ class Run:
                                      f"the run restored its best weights ({self._restored_best}) "
                                      f"before it ended")
         else:
+            if self._stopped_early:
+                self._weigh_against_early_stop()
             self._weigh_against_kept_best()
         self._kept_last_weights()
         held_out = nothing_held_out(self.series.metrics) \
@@ -733,7 +755,10 @@ class Run:
         if self.lifecycle.state is not TerminalState.SUCCEEDED:
             return None
         evals = self.series.recent_evals(_EVAL_WINDOW)
-        if any(a.type is AnomalyType.EVAL_DEGRADATION for a in self.ledger.anomalies):
+        # (a decline that came back by itself, in a run that kept no best checkpoint, was
+        # the evaluation's noise: the test is then held to the far drop)
+        worse = [a for a in self.ledger.anomalies if a.type is AnomalyType.EVAL_DEGRADATION]
+        if any(not a.resolved for a in worse) or (worse and self.checkpoints.choice()):
             return final_test_below_evaluations(evals)
         return final_test_below_evaluations(evals, FAR_DROP, scores_only=True)
 

@@ -208,3 +208,23 @@ def test_a_line_printed_twice_by_a_doubled_handler_is_one_record(tmp_path: Path)
     assert data["total_steps"] in (None, 40), data["summary"]
     assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"], \
         data["summary"]
+
+
+def _early_stopped(last: list[float]) -> list[str]:
+    # A loop with patience: its validation loss falls to its best, then the last
+    # evaluations rise until patience runs out and the loop says it stopped early.
+    values = [10.0 - 0.3 * i for i in range(12)] + [6.4 + 0.001 * (i % 3) for i in range(20)]
+    values += last
+    lines = [f"2024-04-08 16:29:{i:02d},845 - INFO - Epoch: {i}, step: {8 * i + 8}, loss: "
+             f"{5.0 - i * 0.02:.4f}, loss_val: {v:.4f}, best_loss: {min(values[:i + 1]):.4f}"
+             for i, v in enumerate(values)]
+    return [*lines, "2024-04-08 16:33:21,540 - INFO - Breaking due to early stopping at epoch "
+            f"{len(values) - 1}"]
+
+
+def test_an_early_stop_on_a_small_decline_is_the_patience_working(tmp_path: Path):
+    data = verdict_of(tmp_path, _early_stopped([6.43, 6.47, 6.52, 6.56]))
+    assert (data["decision"], data["terminal_state"]) == ("GO", "SUCCEEDED"), data["summary"]
+    # far from its best, the last weights are not what the run promised
+    data = verdict_of(tmp_path, _early_stopped([7.5, 8.6, 9.7, 10.8]))
+    assert data["decision"] != "GO", data["summary"]
