@@ -25,8 +25,10 @@ from babysit import lazy_re
 
 # (`solving`: a solver's run, py-faster-rcnn's `train_net` ends on `done solving` after
 # Caffe's last snapshot)
-_THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
-          r"learning|experiment|run|solving)")
+# (`trainer`, `learner`: the process that trains, an actor-learner RL run's `Learner
+# finished, episode: 2000, terminate condition : True`)
+_THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing|er)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
+          r"learn(?:ing|er)|experiment|run|solving)")
 _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
 # A count of what was done (`10000 train steps`, `274 epochs`, `5,000 iterations`), in
 # any unit an outer loop counts (`all 10 sequential rounds`: a federated simulation's;

@@ -85,6 +85,12 @@ class FinalEpoch:
     # `Epoch 30/30`): a new launch or the script's next experiment began.
     _went_back: bool = False
     _header: int | None = None  # the epoch the latest header line named
+    # The last training record was the line naming the epoch itself, its figures with it
+    # (`Epoch [4/5], Avg Loss: 0.1653`: the epoch's summary); how many such lines the
+    # current epoch had, and each epoch before it (the latest few).
+    _last_named: bool = False
+    _named: int = 0
+    _named_ends: tuple[int, ...] = ()
     _line_inner: tuple[int, int] | None = None  # the inner counter of the line being read
     _last_inner: tuple[int, int] | None = None  # that of the last training record
     # The inner counter of the last training record of each of the epochs before the
@@ -133,11 +139,14 @@ class FinalEpoch:
                 self._one_each = self._one_each and self._records == 1
                 self._before = self._records
                 self._ends = (*self._ends[1 - _SAME_ENDS:], self._last_inner)
-            self._records = 0
+                self._named_ends = (*self._named_ends[1 - _SAME_ENDS:], self._named)
+            self._records = self._named = 0
         self._epoch, self._total = whole, total
         if trains:
             self.trained()
             self._credited = True
+            self._last_named = True
+            self._named += 1
         elif self._records:
             # A line of this epoch after its training records that is not one of them
             # (its evaluation, `Epoch: 19/20, top 1 acc: 0.26`): the run printed on.
@@ -187,6 +196,7 @@ class FinalEpoch:
         """A training record was read (once a line)."""
         if self._credited:
             return
+        self._last_named = False
         self._records += 1
         self._last_part_way = self._line_part_way
         self._last_at_end = self._line_at_end
@@ -212,15 +222,15 @@ class FinalEpoch:
         learning rate's schedule reached its end at the last record."""
         epoch, total, base = self._epoch, self.planned, self._base
         if epoch is None or total is None or base is None or not self._epochs_seen \
-                or self._relaunched \
-                or self._records < self._before or self._said == (epoch, total):
+                or self._relaunched or self._said == (epoch, total) \
+                or (self._records < self._before and not self._summed_up()):
             return None
         last = epoch - base + 1 >= total
         if not last and not self._last_if_from_zero(epoch, total):
             return None
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
-        if not (self._printed_on or per_epoch or self._last_at_end
+        if not (self._printed_on or per_epoch or self._last_at_end or self._summed_up()
                 or (schedule_over and self._at_last_print())):
             return None
         self._said = (epoch, total)
@@ -230,6 +240,15 @@ class FinalEpoch:
                             f"from 0 (the log began at epoch {self._first})", LAST_PRINT)
         return LogEvent(EventKind.COMPLETED,
                         f"epoch {epoch} of {total}, the last planned, was trained", LAST_EPOCH)
+
+    def _summed_up(self) -> bool:
+        """Whether the last record is the epoch's own summary, the one line naming it with
+        its figures, as each epoch before it had one (`Epoch [5/5], Avg Loss: 0.1623`):
+        the epoch is over whatever else its records were (four ranks' lines printed before
+        its header, counted in the epoch before). A line per step naming its epoch (`Epoch
+        [3/5] step 10 loss …`) is no summary."""
+        return self._last_named and self._named == 1 and len(self._named_ends) >= 2 \
+            and all(named == 1 for named in self._named_ends)
 
     def _at_last_print(self) -> bool:
         """Whether the last record stands where each of the epochs before it printed its

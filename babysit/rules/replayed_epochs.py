@@ -41,7 +41,7 @@ class EpochReplay:
 
     def __init__(self) -> None:
         self._length: int | None = None  # steps an epoch
-        self._losses: dict[int, float] = {}
+        self._losses: dict[int, list[float]] = {}
         self._order: deque[int] = deque()
         self._compared: deque[tuple[bool, float]] = deque(maxlen=_WINDOW)
         self.replaying = False
@@ -53,17 +53,25 @@ class EpochReplay:
             return None
         if self._length is None:
             self._length = _epoch_length(step, epoch)
-            if self._length is None:
-                return None
         # Only the last epoch's losses are ever looked up: older ones are dropped (and
-        # an epoch longer than `_KEPT` steps is judged on its latest stretch).
-        while self._order and (self._order[0] < step - self._length
+        # an epoch longer than `_KEPT` steps is judged on its latest stretch). Until the
+        # epoch's length is read, the losses are kept too: the first epoch's, printed
+        # at whole epochs (`epoch 0 step 100/639`), are the second's to compare with.
+        while self._order and ((self._length is not None
+                                and self._order[0] < step - self._length)
                                or len(self._losses) >= _KEPT):
             self._losses.pop(self._order.popleft(), None)
+        # (a step may print more than one loss, its own and its epoch's summary after it,
+        # `epoch loss=27.2237`: each is compared with the one in its place an epoch ago)
         if step not in self._losses:
             self._order.append(step)
-        self._losses[step] = loss
-        before = self._losses.get(step - self._length)
+            self._losses[step] = []
+        at_step = self._losses[step]
+        at_step.append(loss)
+        if self._length is None:
+            return None
+        earlier = self._losses.get(step - self._length)
+        before = earlier[len(at_step) - 1] if earlier and len(earlier) >= len(at_step) else None
         if before is None:
             return None
         self._compared.append((before == loss, loss))

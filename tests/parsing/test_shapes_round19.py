@@ -228,3 +228,51 @@ def test_an_early_stop_on_a_small_decline_is_the_patience_working(tmp_path: Path
     # far from its best, the last weights are not what the run promised
     data = verdict_of(tmp_path, _early_stopped([7.5, 8.6, 9.7, 10.8]))
     assert data["decision"] != "GO", data["summary"]
+
+
+def test_the_learner_finished_is_the_run_s_end(tmp_path: Path):
+    # An actor-learner RL run's learner trains, then says it finished.
+    head = "2024-11-28 21:12:06,757 Learner INFO "
+    lines = [f"{head}value loss: {1 / (i + 1):.4f}, policy gradient loss: -0.42, entropy: "
+             f"-0.57, IS max: 0.98" for i in range(40)]
+    data = verdict_of(tmp_path, [*lines, f"{head}Learner finished, episode: 2000, terminate "
+                                         "condition : True"])
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+
+
+def _ranks_summary(epochs: int, planned: int) -> list[str]:
+    # A four-rank DDP loop: each rank prints its epoch's header (0-based) before the
+    # run's own `Epoch k/N starting...`, each its loss, then rank 0 the epoch's summary.
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines += [f"[GPU{rank}] Epoch {epoch - 1} | Batchsize: 32 | Steps: 28"
+                  for rank in range(4)]
+        lines.append(f"Epoch {epoch}/{planned} starting...")
+        lines += [f"Rank {rank} | Epoch Loss: {0.19 - epoch / 200 + rank / 1000:.6f}"
+                  for rank in range(4)]
+        lines.append(f"Epoch [{epoch}/{planned}], Avg Loss: {0.19 - epoch / 200:.4f}")
+    return lines
+
+
+def test_the_last_epoch_s_summary_ends_the_run(tmp_path: Path):
+    data = verdict_of(tmp_path, _ranks_summary(5, 5))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, _ranks_summary(5, 5)[:-1])
+    assert data["terminal_state"] != "SUCCEEDED", data["summary"]
+
+
+def test_epochs_that_replay_the_first_one_and_its_summary_are_not_learning():
+    # A hand loop printing six losses an epoch and the epoch's own at its last step
+    # (`epoch 0 step 600/639 loss=27.2544`, then `epoch loss=27.2237`), the first epoch
+    # at a whole epoch: every epoch the same numbers as the one before.
+    from babysit.rules.replayed_epochs import EpochReplay
+
+    losses = [27.2307, 27.2309, 27.2276, 27.2295, 27.2383, 27.2544]
+    replay, fired = EpochReplay(), []
+    for epoch in range(10):
+        for n, loss in enumerate(losses, start=1):
+            step = epoch * 639 + 100 * n
+            fired.append(replay.observe(step, epoch + 100 * n / 639 if epoch else 0.0, loss))
+        fired.append(replay.observe(epoch * 639 + 600, epoch + 600 / 639 if epoch else 0.0,
+                                    27.2237))
+    assert True in fired
