@@ -32,7 +32,8 @@ _APART = 0.5
 _DISTINCT = 5  # values among the equal ones at least: a loss that moves within the epoch
 _MIN_EPOCH = 10  # steps an epoch at least (a shorter one is few batches, easily alike)
 _MIN_EPOCH_READ = 0.2  # the fractional epoch the length is read at, at least (precision)
-_KEPT = 20_000  # losses kept by step at most
+_KEPT = 20_000  # steps whose losses are kept, at most
+_AT_ONE_STEP = 4  # losses kept at one step (its own, its epoch's summary …)
 
 
 class EpochReplay:
@@ -67,6 +68,8 @@ class EpochReplay:
             self._order.append(step)
             self._losses[step] = []
         at_step = self._losses[step]
+        if len(at_step) >= _AT_ONE_STEP:
+            return None  # a step that never moves (a bar's count read again): no place
         at_step.append(loss)
         if self._length is None:
             return None
