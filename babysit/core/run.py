@@ -299,8 +299,16 @@ class Run:
                         self.curves.add(record.step, record.metrics)
                 # The step first: text glued after a progress bar (a traceback, a launcher
                 # stopping) happened after the step the bar shows.
-                epoch_before = series.epoch
+                epoch_before, runs_before = series.epoch, series.new_runs
                 change, signals = series.absorb(record)
+                if series.new_runs != runs_before \
+                        and self.ledger.any_open((AnomalyType.EVAL_DEGRADATION,)):
+                    # A new run from scratch (the next fold, seed or configuration): the
+                    # evaluations judged worse were the run before's, or the new run's
+                    # first against them; the new run is judged on its own.
+                    self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
+                                             "a new run began from scratch; what got worse "
+                                             "was judged across the run before it")
                 step = series.step  # the run's step (self.step), read once a record
                 if step is None and record.epoch is not None and epoch_before is not None:
                     self._epoch_moved(math.floor(epoch_before), math.floor(record.epoch),

@@ -93,6 +93,7 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        self.new_runs = 0  # new runs from scratch seen in the same log (see `_new_run`)
         # The loss rule of a training the epoch went back from, and the epoch it reached.
         self._set_aside: tuple[int, LossRule] | None = None
         self._epochs_since_aside = 0  # the new epochs another training counted since
@@ -210,6 +211,7 @@ class MetricSeries:
         against its own past judges the new one against its own."""
         self._rules.new_run()
         self._renew_loss()
+        self.new_runs += 1
 
     def _set_aside_loss(self, reached: float) -> None:
         """Keep the loss rule of the training the epoch just went back from, with the

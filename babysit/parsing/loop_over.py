@@ -111,8 +111,11 @@ _SAVED_HEAD = lazy_re.compile(
     r"^\W*(?:saved?|saving)\s+(?:(?:the|final|best|trained)\s+)?"
     r"(?:model|weights|checkpoint|ckpt)s?\b",
     re.IGNORECASE)
-# A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends).
-_EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b")
+# A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends), or
+# the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
+# then nvidia-smi's accounting of the job's process, `Is Running : 0`).
+_EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b|"
+                          r"^\s*[=#*-]{3,}\s*(?:GPU|JOB)\s+(?:USAGE\s+|RESOURCE\s+)?REPORT\s*[=#*-]{3,}\s*$")
 
 
 def says_saved(text: str) -> bool:
@@ -281,7 +284,8 @@ class LoopOver:
         elif metrics and not says_saved(text):
             return
         # (substring tests first: most lines have none of these words)
-        elif ("pilog" in text or "PILOG" in text) and _EPILOG.search(text) is not None:
+        elif ("pilog" in text or "PILOG" in text or "REPORT" in text) \
+                and _EPILOG.search(text) is not None:
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:

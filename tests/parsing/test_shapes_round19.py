@@ -276,3 +276,36 @@ def test_epochs_that_replay_the_first_one_and_its_summary_are_not_learning():
         fired.append(replay.observe(epoch * 639 + 600, epoch + 600 / 639 if epoch else 0.0,
                                     27.2237))
     assert True in fired
+
+
+def test_a_site_s_gpu_report_after_the_last_record_ends_the_job(tmp_path: Path):
+    # A cluster's epilog printing its report of the job's GPU under its own banner.
+    lines = [f"step {s}: loss {2.0 - s / 10000:.4f}" for s in range(100, 2100, 100)]
+    report = ["", "======== GPU REPORT ========", "", "==============NVSMI LOG==============",
+              "    Accounted Processes", "            Is Running                    : 0"]
+    data = verdict_of(tmp_path, lines + report)
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def _folds(count: int, epochs: int = 10) -> list[str]:
+    # A k-fold run in Keras: each fold trains from scratch; a callback prints its own
+    # AUC before each epoch's `verbose=2` line, so the next fold's first, low figure
+    # comes before the line whose loss shows a new start.
+    lines = []
+    for _fold in range(count):
+        for epoch in range(1, epochs + 1):
+            auc = 0.55 + 0.2 * min(epoch, 9) / 9 - (0.005 if epoch == 10 else 0)
+            lines += [f"Epoch {epoch}/{epochs}", f" | test_auc: {auc:.4f}",
+                      f"51/51 - 31s - loss: {0.61 - 0.03 * epoch:.4f} - auc: {auc:.4f} - "
+                      f"val_loss: {0.36 - 0.02 * epoch:.4f} - val_auc: {auc + 0.01:.4f} - "
+                      "31s/epoch - 607ms/step"]
+        lines += ["Results: Loss = 0.1400, AUC = 0.7700", "-" * 65]
+    return lines
+
+
+def test_the_next_fold_s_first_evaluation_is_no_decline(tmp_path: Path):
+    data = verdict_of(tmp_path, _folds(4))
+    assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"
+                and "resolved" not in a["description"]], data["summary"]
