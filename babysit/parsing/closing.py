@@ -149,6 +149,10 @@ _LATE_WORDS = lazy_re.compile(
     r"(?:training|train|run|fitting|experiment)\s*[:=]\s*\d|"
     r"(?:^|[^\w ]\s*)(?:[Rr]un(?:ning)?|[Ee]xecution)[ _-]?time\s*[:=]\s*\d|"
     r"\b[Ii]t took\b|\b[Tt]ook\s+[\d.:]+\s*(?:s|sec|secs|seconds|m|min|mins|minutes|h|hours)\b|"
+    # the whole of it done, and in how long, a script's last line (`Completed in 253.5
+    # seconds`, after five Keras emulators trained in turn)
+    r"^\W*(?:[Cc]ompleted|[Ff]inished|[Dd]one|COMPLETED|FINISHED|DONE)\s+in\s+[\d.:]+\s*"
+    r"(?:s|sec|secs|seconds|m|min|mins|minutes|h|hrs|hours)\b|"
     r"\bran for\s+[\d.]+\s*(?:s|m|h|sec|min|seconds|minutes|hours)\b|"
     # the whole training's record written out, which a script does once it is over (a
     # Julia Q-learning run's last line, `Saved training metrics to training_data.csv`,

@@ -295,6 +295,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:the\s+)?(?:(?:latest|final|current|last)\s+)?(?:model|weights|checkpoint|"
          r"network|net|parameters)s?\s+(?:at\s+(?:the\s+end\s+of\s+)?|after\s+|\(\s*)"
          r"((?:epoch|step|iteration|iter)\s*[:=#]?\s*\d+)\b", 1),
+    # The weights saved to a file by the run's own word for them: Darknet's `Saving weights
+    # to backup//yolov4-tiny_4000.weights` every thousand iterations and `…_final.weights`
+    # at its last, `Saved model weights to out/w.pt`.
+    _sig(EventKind.CHECKPOINT_SAVED, r"^(?!.*(?:[Ee]rror|[Ff]ail))\s*(?:[Ss]aving|[Ss]aved)\s+"
+         r"(?:the\s+)?(?:model\s+)?(?:weights|parameters|params|state[_ ]dict)\s+(?:to|in|as)\s+"
+         r"['\"]?([^'\"\s,]+)", 1),
     _sig(EventKind.CHECKPOINT_SAVED, r"\b[Cc]heckpoint successfully (?:created|saved|written)"
          r"(?: (?:at|to|in))?:?\s+(?:Checkpoint\(.*?\bpath=)?['\"]?([^'\"\s,)]+)", 1),
     # The best model reloaded, whatever the run calls it (`Loading best model from …`,
@@ -447,7 +453,7 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
-    "saving model", "inished", "epochs", "chieved", "olved", "ttained",
+    "saving model", "eights to", "eights in", "eights as", "inished", "epochs", "chieved", "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "Restoring model", "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",

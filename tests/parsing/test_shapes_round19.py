@@ -309,3 +309,34 @@ def test_the_next_fold_s_first_evaluation_is_no_decline(tmp_path: Path):
     data = verdict_of(tmp_path, _folds(4))
     assert not [a for a in data["anomalies_detected"] if a["type"] == "eval-degradation"
                 and "resolved" not in a["description"]], data["summary"]
+
+
+def _darknet(last: int, final: bool) -> list[str]:
+    # Darknet's training lines, its weights saved every thousand iterations, and its
+    # `_final.weights` once max_batches is reached.
+    lines = []
+    for it in range(1, last + 1):
+        lines.append(f" {it}: {3.0 - it / 2000:.6f}, {3.1 - it / 2000:.6f} avg loss, "
+                     f"0.000026 rate, 0.906877 seconds, {it * 48} images, "
+                     f"{(4000 - it) * 0.00025:.6f} hours left")
+        if it % 1000 == 0:
+            lines.append(f"Saving weights to backup//yolov4-tiny-detector_{it}.weights")
+    if final:
+        lines += ["Saving weights to backup//yolov4-tiny-detector_last.weights",
+                  "Saving weights to backup//yolov4-tiny-detector_final.weights"]
+    return lines
+
+
+def test_darknet_s_final_weights_end_the_run(tmp_path: Path):
+    data = verdict_of(tmp_path, _darknet(4000, final=True))
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, _darknet(3500, final=False))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_completed_in_its_time_closes_a_script(tmp_path: Path):
+    lines = [f"step {n}: loss {0.1 / (n / 1000 + 1):.4f}" for n in range(100, 3100, 100)]
+    data = verdict_of(tmp_path, [*lines, "Completed in 253.5 seconds"])
+    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "RUNNING", data["summary"]
