@@ -10,6 +10,15 @@ from tests.rules.test_loss_rules import verdict_of
 _BLOCKS = "█" * 40
 
 
+def _ends_here(tmp_path: Path, finished: list[str], cut: list[str],
+               state: str = "SUCCEEDED") -> None:
+    """The log as the run left it reads `state`; the same log without what ended it, a
+    run still going (RUNNING)."""
+    for lines, expected in ((finished, state), (cut, "RUNNING")):
+        data = verdict_of(tmp_path, lines)
+        assert data["terminal_state"] == expected, data["summary"]
+
+
 def _experiment(backbone: str, epochs: int = 4) -> list[str]:
     # A script that trains one model after another: a pass over the data under its own
     # bar (longer than an epoch's), then epochs headed `Epoch k/N`, each a `Training:` bar
@@ -190,10 +199,7 @@ def test_a_relaunch_that_ends_with_the_line_an_early_stop_ended_with_is_over(tmp
                       f"{1 / epoch + 0.05:.4f} | Val PER: 0.0141 | Time: 5.7s",
                       "  >> No improvement (2 epochs)."]
         return lines + (["Early stopping triggered."] if early else []) + ["Training selesai."]
-    data = verdict_of(tmp_path, run(14, True) + run(20, False))
-    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
-    data = verdict_of(tmp_path, run(14, True) + run(20, False)[:-1])
-    assert data["terminal_state"] == "RUNNING", data["summary"]
+    _ends_here(tmp_path, run(14, True) + run(20, False), run(14, True) + run(20, False)[:-1])
 
 
 def test_a_line_printed_twice_by_a_doubled_handler_is_one_record(tmp_path: Path):
@@ -283,10 +289,7 @@ def test_a_site_s_gpu_report_after_the_last_record_ends_the_job(tmp_path: Path):
     lines = [f"step {s}: loss {2.0 - s / 10000:.4f}" for s in range(100, 2100, 100)]
     report = ["", "======== GPU REPORT ========", "", "==============NVSMI LOG==============",
               "    Accounted Processes", "            Is Running                    : 0"]
-    data = verdict_of(tmp_path, lines + report)
-    assert data["terminal_state"] == "ENDED", data["summary"]
-    data = verdict_of(tmp_path, lines)
-    assert data["terminal_state"] == "RUNNING", data["summary"]
+    _ends_here(tmp_path, lines + report, lines, state="ENDED")
 
 
 def _folds(count: int, epochs: int = 10) -> list[str]:
@@ -328,15 +331,9 @@ def _darknet(last: int, final: bool) -> list[str]:
 
 
 def test_darknet_s_final_weights_end_the_run(tmp_path: Path):
-    data = verdict_of(tmp_path, _darknet(4000, final=True))
-    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
-    data = verdict_of(tmp_path, _darknet(3500, final=False))
-    assert data["terminal_state"] == "RUNNING", data["summary"]
+    _ends_here(tmp_path, _darknet(4000, final=True), _darknet(3500, final=False))
 
 
 def test_completed_in_its_time_closes_a_script(tmp_path: Path):
     lines = [f"step {n}: loss {0.1 / (n / 1000 + 1):.4f}" for n in range(100, 3100, 100)]
-    data = verdict_of(tmp_path, [*lines, "Completed in 253.5 seconds"])
-    assert data["terminal_state"] == "SUCCEEDED", data["summary"]
-    data = verdict_of(tmp_path, lines)
-    assert data["terminal_state"] == "RUNNING", data["summary"]
+    _ends_here(tmp_path, [*lines, "Completed in 253.5 seconds"], lines)
