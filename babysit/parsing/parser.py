@@ -99,6 +99,13 @@ _EVAL_BEGINS = lazy_re.compile(
     r"\s+(?:[Bb]egins?|[Ss]tarts?|[Ss]tarted)|"
     r"(?:[Ss]tart(?:ing)?|[Bb]egin(?:ning)?|[Rr]unning)\s+(?:the\s+)?(?:[Ee]val(?:uation)?|"
     r"[Vv]alid(?:ation)?|[Tt]est(?:ing)?)|[Ee]valuating|[Vv]alidating)\b[\s.:!…]*$")
+_EVAL_BEGINS_FIRST = frozenset("EeVvTtSsBbRr")  # the letters such a line can begin with
+
+
+def _begins_evaluation(line: str) -> bool:
+    """Whether a line says alone that an evaluation pass begins (`_EVAL_BEGINS`); a test
+    of its first letter first, as most lines of a log are none (every line asks)."""
+    return line.lstrip()[:1] in _EVAL_BEGINS_FIRST and _EVAL_BEGINS.match(line) is not None
 
 
 def _may_carry_failure(text: str) -> bool:
@@ -380,7 +387,7 @@ class LogParser:
             self._endings.final_epoch.printed_on(raw_line)
             self._shapes.follow_arrays(raw_line)
             if raw_line.strip():
-                self._bars.eval_banner = _EVAL_BEGINS.match(raw_line) is not None
+                self._bars.eval_banner = _begins_evaluation(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
             return None if launch is None else Record(step=self.step, target_steps=self.target,
@@ -497,7 +504,7 @@ class LogParser:
             bar is not None and bar.total is not None and bar.total > 1 and bar.n == bar.total)
         if bar is None and line.strip():
             # (the pass is over at its first line that is not a bar: `Eval samples: 224`)
-            self._bars.eval_banner = _EVAL_BEGINS.match(line) is not None
+            self._bars.eval_banner = _begins_evaluation(line)
         if bar is not None:
             self._took = True
             if "Class" in bar.desc:
