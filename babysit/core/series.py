@@ -28,6 +28,7 @@ from babysit.metric_names import (
 from babysit.model import EventKind, Record
 from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.exploration import ExplorationRule
+from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
@@ -364,6 +365,11 @@ class MetricSeries:
         lr = facts.get("configured_lr")
         if lr is not None:
             self.configured_lr = lr
+        desired = facts.get("desired_error")
+        if desired is not None:
+            learning = self._rules.find(NotLearningRule)
+            if isinstance(learning, NotLearningRule):
+                learning.note_goal(desired)
         vocab = facts.get("vocab_size")
         if vocab is not None and vocab >= 2 and vocab == int(vocab):
             self.vocab_size = int(vocab)

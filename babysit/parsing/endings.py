@@ -88,6 +88,8 @@ _TEST_HEAD = lazy_re.compile(r"^\W*(?:[Tt]est(?:ing)?|TEST)(?: set| split| data)
 # model to ONNX`, `Start testing`.
 _AFTER_TRAINING_BANNER = lazy_re.compile(
     r"\*+\s*Test(?:ing)?\b|\b[Tt]est(?:ing)? (?:evaluation|results?)\b|Testing DataLoader|"
+    # (framed by rules: Distiller's `--- test ---------------------`, `=== TEST ===`)
+    r"[-=#]{3,}\s*(?:[Tt]est(?:ing)?|TEST(?:ING)?)\s*[-=#]{3,}|"
     r"\b[Ss]tart(?:ing)? (?:testing|inference|to test)\b|"
     r"\b[Rr]unning (?:inference|test(?:s|ing)?)\b|"
     r"\bExport(?:ing)? (?:the )?(?:model|to ONNX|ONNX)|\b[Ee]xported (?:the )?model\b|"
@@ -99,6 +101,9 @@ _BANNER_WORD = lazy_re.compile(r"[Tt]est|nference|xport")
 _EPOCH_DONE = lazy_re.compile(r"\b[Ee]poch[\s:=#]*(\d+)\s*(?:is\s+|has\s+)?"
                               r"(?:done|end(?:ed)?|finished|completed?)\b|"
                          r"\b(?:[Ee]nd|END)[\s_-]+(?:of[\s_-]+)?(?:[Ee]poch|EPOCH)[\s:=#]*(\d+)\b")
+# A save named by the epochs done: `Saving checkpoint at 40 epochs`, `…/epoch_40.pth`.
+_SAVED_EPOCH = lazy_re.compile(r"\bat (\d+) epochs?\b|\bepoch[_-](\d+)\.(?:pth|pt|ckpt|h5|pkl)\b",
+                               re.IGNORECASE)
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
 _EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
@@ -412,8 +417,18 @@ class EndingReader:
                 and _at_planned_end(text, target, planned_epochs):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         for event in events:
-            if event.kind is EventKind.CHECKPOINT_SAVED and _FINAL_PATH.search(event.detail):
+            if event.kind is not EventKind.CHECKPOINT_SAVED:
+                continue
+            if _FINAL_PATH.search(event.detail):
                 found.append(LogEvent(EventKind.COMPLETED, event.line, FINAL_PATH))
+            elif (planned := planned_epochs or self.final_epoch.planned) and not self._final_said \
+                    and (saved := _SAVED_EPOCH.search(text)) is not None \
+                    and int(saved.group(1) or saved.group(2)) == planned:
+                # The save a run makes after each epoch, made after the last one it planned
+                # (OpenMMLab's `Saving checkpoint at 40 epochs` under `max_epochs=40`,
+                # `epoch_40.pth`): the last epoch's training is over.
+                self._final_said = True
+                found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], FINAL_EPOCH))
         if self._trained and not metrics and _BANNER_WORD.search(text) \
                 and _AFTER_TRAINING_BANNER.search(text):
             found.extend(self._tested_once(text))

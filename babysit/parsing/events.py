@@ -161,6 +161,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(\^C)(?=Traceback \(most recent call last\))|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
+         # (the same word alone after a logger's timestamp: nnU-Net's own log file, its
+         # stdout captured with the shell's report, `2024-11-24 04:13:57.870606: Terminated`)
+         r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,\d]*\]?:?\s+(Terminated)\s*$|"
          r"^zsh: (terminated)\s|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
          # said in words by the run's own handler (SafeLife: `CRITICAL Keyboard
@@ -406,7 +409,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # The final model said to be saved, in any case and with its kind named (MLatom's
     # `FINAL ML MODEL CREATED AND SAVED`, mlatom/MLatomF's last report before its wall
     # clock; `Final model saved`): not `CREATE AND SAVE FINAL ML MODEL`, said before.
-    _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal [Mm]odel\b|"
+    _sig(EventKind.COMPLETED, r"^\s*(?:[Ss]aving|[Ss]aved) (?:the )?[Ff]inal "
+         r"(?:[Mm]odel|params|parameters|weights|"
+         r"checkpoint|policy|network|agent)\b|"
          r"^\s*Saving the model\.?\s*$|"
          r"^\s*(?i:final(?: [\w-]+){0,2} model (?:(?:was|is|has been) )?(?:created and )?saved)\b|"
          # a save into a file its name calls final (CleanRL's `model saved to runs/…/
@@ -453,7 +458,8 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
-    "saving model", "eights to", "eights in", "eights as", "inished", "epochs", "chieved",
+    "saving model", "aved final", "aving final", "eights to", "eights in", "eights as",
+    "inished", "epochs", "chieved",
     "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
     "Restoring model", "scale is",

@@ -78,9 +78,15 @@ _SHELL_JOB_REPORT = lazy_re.compile(
     r"Aborted|Segmentation fault|Bus error|Hangup|Interrupt|Exit \d+)\b")
 
 
+# The error the run means to train down to, its stop criterion: FANN's `Max epochs
+# 1000000. Desired error: 0.0010000000.` (every binding of the C library prints it).
+_DESIRED = lazy_re.compile(r"\bDesired (?:error|MSE|loss)\s*[:=]\s*(\d*\.?\d+(?:[eE][+-]?\d+)?)")
+
+
 def run_facts(line: str) -> dict[str, float]:
-    """`model_params`, `tokens_per_step`, `vocab_size` and `configured_lr` said by this
-    line (empty when none, and for a shell's report of how a job ended)."""
+    """`model_params`, `tokens_per_step`, `vocab_size`, `configured_lr` and
+    `desired_error` said by this line (empty when none, and for a shell's report of how a
+    job ended)."""
     found: dict[str, float] = {}
     if ("line " in line or "[" in line or "zsh" in line) \
             and _SHELL_JOB_REPORT.search(line) is not None:
@@ -100,6 +106,9 @@ def run_facts(line: str) -> dict[str, float]:
     lr = configured_lr(line)
     if lr is not None:
         found["configured_lr"] = lr
+    desired = _DESIRED.search(line) if "esired" in line else None
+    if desired is not None and float(desired.group(1)) > 0:
+        found["desired_error"] = float(desired.group(1))
     vocab = _VOCAB.search(line) if "ocab" in line else None
     if vocab is not None:
         value = _number(vocab.group(1) or vocab.group(2), "")

@@ -208,8 +208,15 @@ _CONFIG_SHARE = 0.2
 # A dict its line introduces as settings (in any language that borrows the word: `Config:`,
 # `Configurando LoRA:`, `training args:`, `hparams`): the run's configuration.
 _CONFIG_HEAD = lazy_re.compile(
-    r"(?i)\b(?:conf(?:ig\w*)?|settings?|args|arguments|kwargs|hparams|hyper-?param\w*|"
-    r"options|parameters|params)\b")
+    r"(?i)\b(?:conf(?:ig\w*)?|(?:\w+_)?cfg|settings?|args|arguments|kwargs|hparams|"
+    r"hyper-?param\w*|options|parameters|params)\b")
+# A configuration written as a Python call (OpenMMLab's config dump: `optim_wrapper =
+# dict(optimizer=dict(type='Adam', lr=0.0005))`, `param_scheduler = [dict(type=…`): the
+# keywords of a call, one of them a quoted name. A training record names no `type='…'`.
+# (Not a tensor's repr, `tensor(0.52, device='cuda:0')`: a value.) A configuration's own
+# container says it by name: `Namespace(epochs=3, lr=0.1)`, `EasyDict(lr=0.1)`.
+_CONFIG_CALL = lazy_re.compile(r"\b(?!tensor\()\w+\((?:[^()]*,\s*)?\w+=(?:'[^']*'|\"[^\"]*\")|"
+                               r"\b(?:Namespace|dict|EasyDict|edict|AttrDict|Config)\(\s*\w+=")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
@@ -250,7 +257,10 @@ _KV = lazy_re.compile(
     # (`@`: a retrieval metric at its cut-off, `R@1`, `ndcg@10`)
     # (a name in brackets, a hand-written logger's `[epoch]: 199, [batch]: 24000, [loss]: 4.99`)
     r"(?<![\w./@-])(?P<open>\[)?"
-    r"(?P<key>[A-Za-z_][\w./-]*(?:@\d+)?(?: [A-Za-z_][\w./-]*(?:@\d+)?){0,3})(?(open)\])"
+    # (no word of it ends a sentence: `Epoch 10 completed. Average Loss: 121.3` names
+    # `Average Loss`)
+    r"(?P<key>[A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?)?"
+    r"(?: [A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?)?){0,3})(?(open)\])"
     r"\s*[=:]\s*"
     # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
     r"(?P<value>[+-]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)\.?\d*(?:[eE][+-]?\d+)?|"
@@ -291,6 +301,9 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # may be an episode.
 _EPOCH_WORD = lazy_re.compile(
     r"\b(?:[Ee]poch|[Ee]pochs(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
+    # (the epochs done, a sentence of their own: FANN's `Epochs   300000. Current error:
+    # 0.4799208045. Bit fail 195.`)
+    r"[Ee]pochs(?=\s+\d+\.(?:\s|$))|"
     r"(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
     # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
     r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
@@ -311,7 +324,7 @@ _SPACED_KV = lazy_re.compile(
 # (cs231n's `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val 0.714000, lr …`:
 # `cost` and `val` are fields as `train:` is, only without the colon).
 _COMMA_FIELD = lazy_re.compile(
-    r"(?:^|,\s*|:\s+)(?P<key>[A-Za-z][A-Za-z_]*)\s+"
+    r"(?:^|,\s*|:\s+|\s[-–|]\s+)(?P<key>[A-Za-z][A-Za-z_]*)\s+"
     r"(?P<value>[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+|nan|inf))(?=\s*(?:,|$))")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
@@ -598,6 +611,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     with a colon in it (`Loading: 3 files`) is not mistaken for training output; with
     `known_names=False` (a line whose shape the run prints over and over, with a step)
     any name will do (`l_pix: 0.03`)."""
+    if "=" in segment and "(" in segment and _CONFIG_CALL.search(segment) is not None:
+        return None
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and has_counter(segment)):

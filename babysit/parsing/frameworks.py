@@ -430,6 +430,13 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
                           r"\s*[=:]\s*(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b|"
+                          # a sentence of its own: FANN's `Max epochs  1000000. Desired error:`
+                          r"\b(?:[Mm]ax|MAX|[Tt]otal)[ _](?:[Ee]pochs|EPOCHS)\s+(\d+)\.(?:\s|$)|"
+                          # said in words: `Starting training for 10 epochs...`, `Training
+                          # the model for 50 epochs`, `* The network will run for: 30
+                          # epochs` (not a patience: `not improved for 10 epochs`)
+                          r"\b(?:[Tt]rain(?:ing)?|[Ff]it(?:ting)?|will (?:run|train))"
+                          r"(?: (?:the |a )?(?:model|network|net))? for:?\s+(\d[\d,]*)\s+epochs\b|"
                           # PaddlePaddle v1's command line: `--num_passes=50` (a pass is an epoch)
                           r"--num_passes=(\d+)\b|"
                           # a yacs / CfgNode dump's upper-case keys (`OPTIMIZATION:` /

@@ -154,7 +154,8 @@ class MetricLineReader:
             if final is not None:
                 events.append(final)
         fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
-                                                         or "  " in text or "\t" in text)
+                                                         or "  " in text or "\t" in text
+                                                         or ", " in text)
         if fielded and not self._shapes.recurring(text):
             # a template's first line is read as none (nothing says it is a metric line
             # yet), but a bare counter at its start there is where the next line's rises

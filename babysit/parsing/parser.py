@@ -24,10 +24,12 @@ A reader keeps its own state; LogParser keeps only what they share.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import replace
 
 from babysit import lazy_re
+from babysit.metric_names import is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
@@ -41,7 +43,7 @@ from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.evaluation import EVALISH, training_names, trains
-from babysit.parsing.events import SUMMARY, find_events
+from babysit.parsing.events import EARLY_STOP, SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.formats import Parsed
@@ -120,6 +122,14 @@ def _may_carry_failure(text: str) -> bool:
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
+# What only a training step prints: its learning rate, its gradients (an evaluation pass
+# prints a loss too).
+# A line that names an evaluation (`[Eval][Epoch 4][Avg]CELoss: 3.20`).
+_EVAL_LINE = lazy_re.compile(r"\b(?:[Ee]val(?:uation)?|EVAL|[Vv]al(?:id(?:ation)?)?|VAL|"
+                             r"[Tt]est|TEST)\b")
+# What a run's goal (`Desired error: 0.001`) names among its figures.
+_GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
+_TRAINING_ONLY = lazy_re.compile(r"(?:^|[/_])lr(?:$|[/_])|learning_rate|grad")
 
 
 def _combined(bar: Parsed | None, text: Parsed | None) -> Parsed | None:
@@ -159,6 +169,8 @@ class LogParser:
         self.step: int | None = None
         self.target: int | None = None
         self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
+        self._per_epoch_fmt = ""  # the format whose counter gave the batches per epoch
+        self._goal_reached = False  # the run's own desired error was reached
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
@@ -562,7 +574,7 @@ class LogParser:
         # The W&B client's own output (its end-of-run summary and history) repeats the
         # run's metrics out of order: not training lines.
         if not in_traceback and has_rest and ("tokens per" in rest or "param" in rest
-                                              or "ocab" in rest):
+                                              or "ocab" in rest or "esired" in rest):
             found_facts = self._facts.said(rest)
             if found_facts:  # a line about the run's size is not a step (`tokens per step: N`)
                 # (a configuration's dump may say its plan beside its vocabulary)
@@ -726,8 +738,23 @@ class LogParser:
             # `train_loss = 0.53`, are that summary's, no training record)
             self._endings.noted([ended])
             metrics = {}
+        if part.per_epoch and self.plan.per_epoch and part.per_epoch != self.plan.per_epoch \
+                and fmt == self._per_epoch_fmt and bar is None and step is not None \
+                and self.step is not None and step < self.step \
+                and not any(_TRAINING_ONLY.search(k) for k in metrics):
+            # The training's counter shape over another number of batches, behind the
+            # run's step, with none of training's own quantities: an evaluation pass
+            # printed in the training's format (Distiller's `--- validate (epoch=0)---`,
+            # then `Epoch: [0][  100/  100]  Loss 1.451  Top1 52.45` after `Epoch:
+            # [0][  500/  500]  Overall Loss 1.466 … LR 0.01`), never a training record.
+            metrics = {k if EVALISH.search(k) else f"eval/{k}": v for k, v in metrics.items()}
+            # (its summary line next, `==> Top1: 52.450  Loss: 1.451`, is the pass's too)
+            self._metric_lines.evaluations.summary(Parsed(fmt, metrics=metrics))
+            return Record(step=self.step, target_steps=self.target, metrics=metrics,
+                          events=tuple(events), rank=rank, fmt=fmt)
         if part.per_epoch:
             self.plan.per_epoch = part.per_epoch
+            self._per_epoch_fmt = fmt
         if fmt == "hf-trainer" and step is None and bar is None and own_epoch is not None \
                 and 0 < own_epoch < 1 and self.step_found and not self._trained_at_step \
                 and self.target is not None and self.step == self.target and "loss" in metrics:
@@ -743,6 +770,17 @@ class LogParser:
             # that logs them): the epoch fraction of the planned optimizer steps.
             step = round(epoch * self.target / self.plan.epochs)
             self._steps_from_epochs = True
+        if step is None and bar is None and own_epoch is not None and own_epoch >= 1 \
+                and own_epoch == int(own_epoch) and self.plan.per_epoch and self.plan.epochs \
+                and self.target == self.plan.epochs * self.plan.per_epoch and self.step_found \
+                and self.step is not None and metrics and trains(metrics) \
+                and (own_epoch - 1) * self.plan.per_epoch <= self.step \
+                < own_epoch * self.plan.per_epoch and _EVAL_LINE.search(line) is None:
+            # An epoch's training summary after some of its batches (`Epoch 1, Batch 0/8,
+            # Loss: 2.55`, then `Epoch 1 Training - Loss: 1.08, Mod Acc: 0.85`), in a run
+            # whose plan is its epochs times their batches: the epoch's batches are done,
+            # the last of them unlogged; training stands at the epoch's end.
+            step = int(own_epoch) * self.plan.per_epoch
         if target is None and self.plan.announced is None and self.plan.epochs \
                 and self.plan.per_epoch:
             target = self.plan.epochs * self.plan.per_epoch  # planned epochs × batches per epoch
@@ -816,6 +854,19 @@ class LogParser:
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
+        if metrics:
+            self._failures.start.measured()
+            goal = self._facts.facts.get("desired_error")
+            if goal is not None and not self._goal_reached and step is None and bar is None:
+                reached = next((v for k, v in metrics.items() if _GOAL_FIGURE.search(k)
+                                and not is_eval_metric(k) and 0 <= v <= goal), None)
+                if reached is not None:
+                    # The error the run set out to reach, reached (FANN's `Desired error:
+                    # 0.001`, then `Current error: 0.0000001738` at epoch 69 of 500,000):
+                    # its own stop criterion ends the loop.
+                    self._goal_reached = True
+                    events.append(LogEvent(EventKind.COMPLETED, line.strip()[:500],
+                                           EARLY_STOP))
         written = None
         if own_epoch is None and epoch is not None and bar is None:
             self._header_epoch_of_plan(epoch, step is not None and (

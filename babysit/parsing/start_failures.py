@@ -43,6 +43,8 @@ _CLICK_REACH = 6
 class StartFailures:
     def __init__(self) -> None:
         self._trained = False  # training has moved: start-up is over
+        # Figures were printed (a test pass's results, training's): a command ran before.
+        self._measured = False
         self._usage: str | None = None  # the program a usage text was printed for
         self._since_usage = 0
 
@@ -50,8 +52,13 @@ class StartFailures:
         self._trained = True
         self._usage = None
 
+    def measured(self) -> None:
+        """A record of figures was read: whatever printed them had started, so a command
+        line refused after them is a later command's (argparse checks it first)."""
+        self._measured = True
+
     def launched(self) -> None:
-        self._trained = False
+        self._trained = self._measured = False
         self._usage = None
 
     def observe(self, line: str) -> list[LogEvent]:
@@ -83,7 +90,7 @@ class StartFailures:
             prog = argparse.group(1)
             if prog == self._usage or (not self._trained and prog.endswith(".py")):
                 message = argparse.group(2) or "(no message)"
-                if self._trained:
+                if self._trained or (self._measured and prog == self._usage):
                     return LogEvent(EventKind.COMPLETED, clip(text, 500), NEXT_COMMAND)
                 return LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(
                     f"{prog}: error: {message} (its command line was refused: argparse "

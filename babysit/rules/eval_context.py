@@ -42,6 +42,8 @@ class ContextualEvaluations:
 
     def __init__(self) -> None:
         self._first_train: float | None = None
+        # Each split twin's first figure, and its lowest and highest since.
+        self._twin_range: dict[str, tuple[float, float, float]] = {}
 
     def judged(self, metrics: Mapping[str, float]) -> tuple[tuple[str, int], ...]:
         """(name, direction) of the record's metrics that are an evaluation's by their
@@ -56,10 +58,34 @@ class ContextualEvaluations:
             # figure is the way its split twin improves (4.58 → -1.50: a loss, and the
             # bare `val` beside it is that loss on held-out data).
             moved = train - self._first_train
+            for key in metrics:
+                if key in _SPLITS and math.isfinite(value := metrics[key]):
+                    first, low, high = self._twin_range.get(key, (value, value, value))
+                    self._twin_range[key] = (first, min(low, value), max(high, value))
             if abs(moved) > _TWIN_MOVED * max(abs(self._first_train), 1e-12):
                 direction = 1 if moved > 0 else -1
-                found.extend((key, direction) for key in metrics if key in _SPLITS)
+                found.extend((key, direction) for key in metrics
+                             if key in _SPLITS and not self._moved_apart(key, metrics[key],
+                                                                         direction))
         return tuple(found)
+
+    def _moved_apart(self, key: str, value: float, direction: int) -> bool:
+        """Whether the split's figure has only ever moved the other way than the bare
+        `train` did, and far: never better than its first figure in the sense the training
+        figure improves, and worse than it now by twice what a learning run moves its
+        loss. The two are then no twins of one objective in one sense (a VAE's `Train -72
+        → -105, Test -241 → -111`, an ELBO whose annealed KL term moves the training
+        figure), and the split's way of improving is not known from them. (A held-out
+        loss that first fell with the training loss and then climbed is a twin gone
+        wrong: judged.)"""
+        seen = self._twin_range.get(key)
+        if seen is None or not math.isfinite(value):
+            return False
+        first, low, high = seen
+        scale = _TWIN_MOVED * max(abs(first), 1e-12)
+        improved = first - low if direction < 0 else high - first
+        worsened = (value - first) * -direction
+        return improved < 0.1 * scale and worsened > 2 * scale
 
     @staticmethod
     def scores(metrics: Mapping[str, float]) -> tuple[tuple[str, int], ...]:

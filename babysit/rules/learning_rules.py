@@ -36,6 +36,8 @@ _SPARSE_SPAN = 100  # (to a hundred times its first step)
 # A return whose latest step is this many times its first was seen from the run's start.
 _FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
+_GOAL_FAR = 100  # times the run's own desired error: a loss held there is stuck
+_GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)  # what a goal names
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
 _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
@@ -70,6 +72,9 @@ class NotLearningRule:
         self._first: list[float] = []  # the first few losses: where the run started
         self._recent: deque[float] = deque(maxlen=max(rules.not_learning_points, 5))
         self._best: float | None = None
+        self._goal: float | None = None  # the error the run means to reach (see note_goal)
+        self._goal_window: deque[float] = deque(maxlen=_LEVEL_WIDTH)
+        self._goal_points = 0
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
         self._levels: deque[float] = deque(maxlen=_HELD)
         self._count = 0
@@ -140,6 +145,7 @@ class NotLearningRule:
         out.extend(self._zeros(point))
         out.extend(self._reward(point))
         out.extend(self._flat_return(point))
+        out.extend(self._far_from_goal(point))
         value = self._loss(point)
         self._interleaved = value is None
         if value is None or not math.isfinite(value):
@@ -344,6 +350,44 @@ class NotLearningRule:
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.4g}",
                             key="flat")]
         return []
+
+    def note_goal(self, desired: float) -> None:
+        """The error the run said it means to train down to (its stop criterion)."""
+        self._goal = desired
+
+    def _far_from_goal(self, point: Observation) -> list[Signal]:
+        """The figure the run's goal names (its loss, or its `error`: FANN's `Desired
+        error: 0.001`, then `Current error: 0.4797` for 900,000 epochs) held still, to a
+        hundredth, over its last `_LEVEL_WIDTH` points, at more than `_GOAL_FAR` times the
+        goal: the optimiser is stuck far from it, not converging on it."""
+        if self._goal is None:
+            return []
+        value = point.loss
+        if value is None:
+            value = next((v for k, v in point.metrics.items()
+                          if _GOAL_FIGURE.search(k) and not is_eval_metric(k)), None)
+        if value is None or not math.isfinite(value):
+            return []
+        self._goal_points += 1
+        window = self._goal_window
+        window.append(value)
+        if "goal" in self._raised:
+            if value < 0.5 * min(window):
+                self._raised.discard("goal")
+                return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {value:.4g}",
+                                key="goal")]
+            return []
+        if self._goal_points < 2 * _LEVEL_WIDTH or len(window) < _LEVEL_WIDTH:
+            return []
+        low, high = min(window), max(window)
+        if low <= _GOAL_FAR * self._goal or high - low > 0.01 * low:
+            return []
+        self._raised.add("goal")
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the loss has held at {value:.4g} over its last "
+                      f"{len(window)} points, {value / self._goal:.0f}× the error the run "
+                      f"set out to reach ({self._goal:.4g}): stuck far from its goal",
+                      key="goal", severity_at_end=Severity.BLOCKER)]
 
     def _reward(self, point: Observation) -> list[Signal]:
         key = no_progress.reward_key(point.metrics)

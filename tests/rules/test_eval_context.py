@@ -61,11 +61,28 @@ def test_a_bare_val_beside_a_bare_train_loss_is_that_loss_on_held_out_data():
     context = ContextualEvaluations()
     first = {"train": 4.5847, "val": 4.2255, "lr": 1.2e-06}
     assert context.judged(first) == ()  # the training figure has not moved yet
+    # (the held-out loss fell with it first, to ~2.1, then climbed far above)
+    assert context.judged({"train": 2.1, "val": 2.12, "lr": 1.2e-06}) == (("val", -1),)
     assert context.judged({"train": -1.5035, "val": 9.4705, "lr": 9.04e-05}) == (("val", -1),)
     # A bare pair that rises as the run learns is an accuracy: higher is better.
     rising = ContextualEvaluations()
     rising.judged({"train": 0.41, "val": 0.40})
     assert rising.judged({"train": 0.93, "val": 0.80}) == (("val", 1),)
+
+
+def test_a_bare_split_that_only_ever_moved_against_the_bare_train_is_no_twin():
+    # A VAE's `Epoch 10 - Train -72.03, Test -241.22` … `Epoch 5000 - Train -104.95, Test
+    # -111.74`: the test figure rose from its first on every evaluation while the training
+    # one fell (an annealed KL term moves it): not one objective, its direction unknown.
+    context = ContextualEvaluations()
+    judged = [context.judged({"train": -72.0 - 0.1 * i, "test": -241.0 + 1.3 * i})
+              for i in range(100)]
+    assert judged[-1] == ()
+    # The same climb after the figure had first improved with the training one is judged.
+    twin = ContextualEvaluations()
+    twin.judged({"train": -72.0, "test": -241.0})
+    twin.judged({"train": -80.0, "test": -260.0})
+    assert twin.judged({"train": -105.0, "test": -111.0}) == (("test", -1),)
 
 
 def test_a_line_of_scores_with_no_training_quantity_is_an_evaluation_s():
