@@ -72,6 +72,7 @@ class BarSteps:
         # last frames): the last one's (n, total), and the epochs they showed finished.
         self._keras_bare: tuple[int, int | None] | None = None
         self._keras_bare_laps = 0
+        self._keras_bare_headers = 0  # epoch headers read by the last bare Keras bar
         self.yolo_columns: tuple[str, ...] = ()
         # The run prints its own global step (Lightning's checkpoint messages): bars then
         # only count the batches of the current epoch.
@@ -283,9 +284,13 @@ class BarSteps:
         the next epoch): then each finish is an epoch's, and the total no plan."""
         last = self._keras_bare
         if last is not None and last[1] is not None and last[0] == last[1] \
-                and bar.total == last[1] and bar.n < last[0]:
+                and bar.total == last[1] and (bar.n < last[0] or (
+                    bar.n == bar.total and self.headers_read > self._keras_bare_headers)):
+            # (or finished again under a new epoch's header line, each epoch's bar kept
+            # at its end only: Keras 0.x's `Epoch 12`, then `61878/61878 [====] - loss`)
             self._keras_bare_laps += 1
         self._keras_bare = (bar.n, bar.total)
+        self._keras_bare_headers = self.headers_read
         if not self._keras_bare_laps or bar.total is None:
             return Parsed("keras", bar.n, bar.total, None, None, metrics)
         laps = self._keras_bare_laps

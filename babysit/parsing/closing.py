@@ -89,7 +89,9 @@ _ENDS_ON_THE_WORD = lazy_re.compile(
 # cut short), so well short of the plan it is an end (ENDED), not a live run's words.
 _DISPLAYED = lazy_re.compile(
     r"^tensor\(.*\)$|^\[-?\d+\.\d+(?:[eE]-?\d+)?(?:,\s*-?\d+\.\d+(?:[eE]-?\d+)?)*\]$|"
-    r"^\[?<matplotlib\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
+    # (any object's repr: matplotlib's artists, Keras's `fit` return, `<keras.callbacks.
+    # History at 0x195dc5f60>`, `<keras.src.callbacks.history.History object at 0x…>`)
+    r"^\[?<[A-Za-z_][\w.]* (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # The run's best epoch, named once the loop is over (NICE-EEG's `The best epoch is: 54`
 # after `Epoch 199: … loss val: 5.5359`, E2DTC's `Best Epoch 6\tAcc: 0.8913` after its
@@ -227,7 +229,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "time ran", "time taken", "time spent", "time used", "run time", "running time",
           "time for", "time of",
           "execution time", "run_time", "running_time", "execution_time",
-          "tensor(", "<matplotlib", "<figure size", "]", "saving", "writing", "stored",
+          "tensor(", "<matplotlib", "<figure size", " at 0x", "]", "saving", "writing",
+          "stored",
           "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
@@ -335,8 +338,14 @@ class ClosingBlock:
         for line in new:
             if _closes(line, late) and not _STAGE.search(line) \
                     and not self.recurs(template(line.strip())):
+                displayed = _DISPLAYED.search(line.strip()) is not None
+                if displayed and sum(1 for other in self._lines
+                                     if other.strip() == line.strip()) > 1:
+                    # A value printed over and over (a loop's debug `print(tensor)`), not
+                    # the one value a notebook displays when its cell returns.
+                    continue
                 self._said = True
-                detail = CELL_ENDED if _DISPLAYED.search(line.strip()) else CLOSING
+                detail = CELL_ENDED if displayed else CLOSING
                 return LogEvent(EventKind.COMPLETED, line.strip()[:500], detail)
         last = self._last.strip()
         if last and _ENDS_ON_THE_WORD.search(last) and not _STAGE.search(last) \

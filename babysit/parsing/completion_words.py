@@ -64,6 +64,11 @@ _SAID = lazy_re.compile(
     r"\d[\d,]*\s+(?:epochs|steps|iterations|iters|episodes|updates|rounds|generations)\b)|"
     r"^\W*(?:Environment\s+|Task\s+)?[Ss]olved\s*(?:!|\bat\s+episode[\s:=#]*\d+\b|"
     r"\bafter\s+\d+\s+episodes\b)|"
+    # the model said trained, with how much or how long it took: `Model trained in 100
+    # epochs.`, `Trained for 50 epochs`, `The network was trained in 253.4 seconds`
+    rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"
+    rf"(?:was\s+|has\s+been\s+|is\s+)?)?trained\s+(?:in|for|after)\s+(?:{_COUNT}\b|"
+    r"\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\b)|"
     # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
     # `finished run`, `Completed the training`
     rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"
@@ -91,7 +96,8 @@ def _may_say(text: str) -> bool:
     low = text.lower()
     if "fini" in low or "complet" in low or "done" in low or "end" in low or "over" in low \
             or "succe" in low or "termin" in low or "fertig" in low or "conclu" in low \
-            or "finaliz" in low or "abgeschlossen" in low or "solved" in low:
+            or "finaliz" in low or "abgeschlossen" in low or "solved" in low \
+            or "trained " in low:
         return True
     return not text.isascii() and any(word in low for word in _OTHER_LANGUAGES)
 

@@ -324,6 +324,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # the best epoch: 16.` (keras/src/callbacks/early_stopping.py).
     _sig(EventKind.BEST_RESTORED, r"Restoring model weights from the end of the best "
          r"epoch:?\s*(\d+)", 1),
+    # The best checkpoint evaluated, or loaded, as the run's model once training is over
+    # (Ultralytics: `Validating runs/detect/train/weights/best.pt...` after `100 epochs
+    # completed`; `Testing best_model.pth`): what the run delivers is its best.
+    _sig(EventKind.BEST_RESTORED, r"^\s*(?:Validating|Evaluating|Testing|Restoring|Reloading)\s+"
+         r"(?:the\s+)?(?:weights\s+|model\s+)?(?:from\s+)?\S*\bbest[\w=-]*\.(?:pt|pth|ckpt|h5|"
+         r"keras|bin|safetensors|pdparams)\b"),
     # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
     # model saved.` at each improvement): no file to name, but the step it was written at
     # (the detail is empty; see Checkpoints.named_best).
@@ -458,7 +464,7 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
-    "saving model", "aved final", "aving final", "eights to", "eights in", "eights as",
+    "saving model", "aved final", "aving final", "best", "eights to", "eights in", "eights as",
     "inished", "epochs", "chieved",
     "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",

@@ -215,8 +215,18 @@ _CONFIG_HEAD = lazy_re.compile(
 # keywords of a call, one of them a quoted name. A training record names no `type='…'`.
 # (Not a tensor's repr, `tensor(0.52, device='cuda:0')`: a value.) A configuration's own
 # container says it by name: `Namespace(epochs=3, lr=0.1)`, `EasyDict(lr=0.1)`.
+# Nor is a call whose first argument is a keyword (`AdamW(lr=0.001667, momentum=0.9)`,
+# `weight(decay=0.0005)`, `Namespace(epochs=3, lr=0.1)`): a constructor's settings.
 _CONFIG_CALL = lazy_re.compile(r"\b(?!tensor\()\w+\((?:[^()]*,\s*)?\w+=(?:'[^']*'|\"[^\"]*\")|"
-                               r"\b(?:Namespace|dict|EasyDict|edict|AttrDict|Config)\(\s*\w+=")
+                               r"\b(?!tensor\()[A-Za-z_]\w*\(\s*[A-Za-z_]\w*=")
+# A setting quoted in a sentence (Ultralytics: `'optimizer=auto' found, ignoring 'lr0=0.01'
+# and 'momentum=0.937'`): words about a value, not a measured one.
+_QUOTED_SETTING = lazy_re.compile(r"'[^'\s=]+=[^'\s]*'|\"[^\"\s=]+=[^\"\s]*\"")
+# `key=value` pairs whose value is a word: so many, and so large a share of a line's
+# pairs, make it a configuration (Ultralytics' `task=detect, mode=train, model=yolov8m.pt,
+# data=data.yaml, epochs=100, …`), printed once, not a record of training.
+_HAS_LETTER = lazy_re.compile(r"[A-Za-z]")
+_WORD_PAIR = lazy_re.compile(r"(?<![\w.])[A-Za-z_]\w*=(?P<value>[^\s,;)]+)")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
@@ -604,6 +614,23 @@ def looks_like_metrics(values: Mapping[str, float]) -> bool:
 _RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5})\b")
 
 
+# A loop variable's name and its count opening a line: `i=150`, `it = 40`, `iter_num=7`.
+_LOOP_NAMES = frozenset({"i", "it", "itr", "ii", "iter_num", "iternum", "n_iter", "niter"})
+_LOOP_INDEX = lazy_re.compile(r"^\W*(?:i|it|itr|ii|iter_?num|n_?iter)\s*[=:]\s*(\d+)\b(?![.\d])")
+
+
+def _configuration_pairs(segment: str) -> bool:
+    """Whether the line's `key=value` pairs are a configuration's (see `_WORD_PAIR`)."""
+    pairs = _WORD_PAIR.findall(segment)
+    if len(pairs) < _CONFIG_WORDS:
+        return False
+    # (a word has letters: `detect`, `yolov8m.pt`, `True`; a counter `72/5608` or a
+    # duration `00:04:59` is none, nor is `nan`)
+    words = sum(1 for value in pairs if _HAS_LETTER.search(value) is not None
+                and to_number(value) is None)
+    return words >= _CONFIG_WORDS and words >= _CONFIG_SHARE * len(pairs)
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -611,8 +638,13 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     with a colon in it (`Loading: 3 files`) is not mistaken for training output; with
     `known_names=False` (a line whose shape the run prints over and over, with a step)
     any name will do (`l_pix: 0.03`)."""
-    if "=" in segment and "(" in segment and _CONFIG_CALL.search(segment) is not None:
-        return None
+    if "=" in segment:
+        if "(" in segment and _CONFIG_CALL.search(segment) is not None:
+            return None
+        if "'" in segment or '"' in segment:
+            segment = _QUOTED_SETTING.sub(" ", segment)
+        if _configuration_pairs(segment):
+            return None
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and has_counter(segment)):
@@ -637,6 +669,10 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             step_word = None
         if step_word is not None:
             step = int(step_word.group(1))
+        elif (loop := _LOOP_INDEX.match(segment)) is not None:
+            # A loop's own index first, by the name the code gave it (`i=150  total=1.83
+            # map=0.30  lag=1.53`, a Julia script printing its iteration): its step.
+            step = int(loop.group(1))
         elif not known_names and (lead := _LEADING_COUNT.match(segment)) is not None:
             # A line the run prints over and over that begins with a bare count (CatBoost's
             # `999:<TAB>learn: 0.249<TAB>total: 12m 12s<TAB>remaining: 0us`): its iteration.
@@ -647,6 +683,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         if epoch_word.group("epochs"):
             total_epochs = int(epoch_word.group("epochs"))
     metrics = {k: v for k, v in parsed.metrics.items() if k not in ("step", "iter", "epoch")}
+    if step is not None and _LOOP_INDEX.match(segment) is not None:
+        metrics = {k: v for k, v in metrics.items() if v != step or k not in _LOOP_NAMES}
     if step is None and epoch is not None and "atch" in segment \
             and (batch_of := _BATCH_OF.search(segment)) is not None:
         # `epoch=1 | batch= [51/3503]`: the batch of its epoch, placed in the run as

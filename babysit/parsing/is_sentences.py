@@ -38,6 +38,8 @@ _COUNTER = lazy_re.compile(
     r"\b(?P<word>[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch|[Ee]pisode)\s+(?P<n>\d+)\b")
 # A name that counts (`total number of steps`): a count of the loop's units, no measure.
 _COUNTS = frozenset({"steps", "episodes", "epochs", "iterations", "iters", "batches"})
+# Words that make a figure a best-so-far or a bound (never cut from its name).
+_BOUND_WORDS = frozenset({"lowest", "highest", "best", "min", "max", "minimum", "maximum"})
 _FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is",
                      "and"})
 _MAX_NAME_WORDS = 3
@@ -82,6 +84,12 @@ def _sentences(segment: str, loose: bool) -> Parsed | None:
             if loose and not math.isfinite(number):
                 # `The grad norm is inf. Skipping updating the model.`: a non-finite value
                 # said in a sentence is `nonfinite_words`' to read (it knows a skip).
+                continue
+            if _BOUND_WORDS.intersection(w.lower() for w in words):
+                # `Last lowest train loss is inf`: a best-so-far, its sentinel before the
+                # first epoch ends; the name keeps the word that says so.
+                words = [w for w in words if w.lower() not in _FILLER]
+                values.setdefault(normalise_key(" ".join(words)), number)
                 continue
             values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)
     if not values or not (looks_like_metrics(values)

@@ -141,6 +141,12 @@ _BARE_REPORT = lazy_re.compile(
     r"\s+(?:values?\s+)?(?:detected|found|encountered)\b[\s.!]*$", re.IGNORECASE)
 
 
+# A best-so-far or a bound named just before the subject (`lowest train loss is inf`):
+# infinite until the first value, by design.
+_BEST_SO_FAR = lazy_re.compile(r"\b(?:lowest|highest|best|min(?:imum)?|max(?:imum)?)[ _]",
+                               re.IGNORECASE)
+
+
 def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
     """`(metric, step or None, skipped)` when the line says a value is non-finite;
     `skipped`: the trainer says it skipped the update and went on. A report that names
@@ -155,6 +161,8 @@ def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
         return _exception_says(line)
     if _NOT_AN_EVENT.search(line):
         return None
+    if _BEST_SO_FAR.search(line, max(0, match.start() - 30), match.start() + 1):
+        return None  # `Last lowest train loss is inf.`: a best-so-far's starting sentinel
     name = next(g for g in match.groups() if g is not None)
     step = _STEP.search(line)
     return (_metric(name), int(step.group(1)) if step else None,

@@ -127,6 +127,11 @@ _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_nor
 # A line that names an evaluation (`[Eval][Epoch 4][Avg]CELoss: 3.20`).
 _EVAL_LINE = lazy_re.compile(r"\b(?:[Ee]val(?:uation)?|EVAL|[Vv]al(?:id(?:ation)?)?|VAL|"
                              r"[Tt]est|TEST)\b")
+# A step's own figures: a Trainer dict that has them is a step's record even when it
+# carries the running `train_runtime` too (TRL 0.23 with `include_num_input_tokens_seen`
+# logs `'train_runtime': 256.2, 'train_tokens_per_second': 0.0` in every step's dict);
+# the end-of-training summary has `train_loss`, never these.
+_STEP_DICT_KEYS = ("loss", "learning_rate", "grad_norm", "train/loss", "train/learning_rate")
 # What a run's goal (`Desired error: 0.001`) names among its figures.
 _GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _TRAINING_ONLY = lazy_re.compile(r"(?:^|[/_])lr(?:$|[/_])|learning_rate|grad")
@@ -729,7 +734,8 @@ class LogParser:
                 scale = to_number(event.detail) if event.detail else None
                 if scale is not None:
                     metrics["loss_scale"] = scale
-        if "train_runtime" in metrics or "train/train_runtime" in metrics:
+        if ("train_runtime" in metrics or "train/train_runtime" in metrics) \
+                and not any(k in metrics for k in _STEP_DICT_KEYS):
             # The trainer's end-of-training summary: averages over the whole run, not a
             # step of it. It says training returned (see lifecycle for an early one).
             ended = LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY)

@@ -59,8 +59,11 @@ _FIELD = lazy_re.compile(
 _STATISTICS_PAIR = lazy_re.compile(
     r"^[A-Za-z][A-Za-z0-9_ ]*\b[A-Za-z]+/[A-Za-z]+\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
     r"/[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
+# (A reinforcement-learning loop counts its episodes: `episode 10 | reward 23.0 | epsilon
+# 0.993`.)
 _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "step",
-             "batch": "batch", "minibatch": "batch", "mini_batch": "batch"}
+             "batch": "batch", "minibatch": "batch", "mini_batch": "batch",
+             "episode": "step"}
 # Names of a training measure (a field of one of these makes the line a record).
 # A language model's negative log-likelihood and cross-entropy are its loss (`nll`,
 # `xent`, `ce` as a whole word: not the `ce` of `balance`); `top1` an accuracy.

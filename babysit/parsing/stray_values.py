@@ -28,6 +28,11 @@ _SPLIT_HEADER = lazy_re.compile(r"\b(?:[Vv]alid(?:ation)?|VALID(?:ATION)?|[Ee]va
 # perhaps in brackets.
 _ROW_PUNCTUATION = str.maketrans("[](),;", "      ")
 _MIN_ROW = 3
+# What a tensor's or an array's repr wraps its values in (PyTorch's `tensor([nan, nan,
+# nan, nan], device='cuda:0', requires_grad=True)`, numpy's `array([nan, nan],
+# dtype=float32)`, JAX's `Array([nan], dtype=float32)`): not values.
+_REPR_PARTS = lazy_re.compile(r"\b(?:tensor|array|Array|DeviceArray|Tensor)(?=\()|"
+                              r"\b\w+=(?:'[^']*'|\"[^\"]*\"|[\w.:<>]+)")
 
 
 class StrayNonFinite:
@@ -100,7 +105,7 @@ class StrayNonFinite:
         output, `2×10 CuArray{Float32,2}:` then `NaN  NaN  NaN …`; numpy's `[nan nan
         nan]`): the model computes NaN, whatever value it is. Not a row inside an array
         whose other rows are finite (a per-class table's classes absent from a set)."""
-        cells = text.translate(_ROW_PUNCTUATION).split()
+        cells = _REPR_PARTS.sub(" ", text).translate(_ROW_PUNCTUATION).split()
         if len(cells) < _MIN_ROW or not all(NON_FINITE_TOKEN.fullmatch(c) for c in cells) \
                 or self._shapes.inside_array():
             return {}

@@ -51,9 +51,13 @@ class Role(Enum):
 # The loss and its parts (`loss_cls`, `d0.loss_bbox`, `smoothed_loss`, `multi_logloss`,
 # a hand loop's `Val_los`), perplexity, likelihoods, a cost or an objective; not the loss
 # *scale* of fp16 training.
+# (A cross-entropy by its short names: `train_CE`, `UCE` — a graph posterior network's
+# uncertainty-aware cross-entropy —, `bce`, `xent`.)
 _OBJECTIVE = lazy_re.compile(
     r"loss(?![ _]?scal)|(?:^|[_/.])(?:los|nll|ppl|perplexity|objective|cost|"
-                        r"elbo|bpd|bpc|bpb)(?:$|[_/.])", re.IGNORECASE)
+                        r"elbo|bpd|bpc|bpb|ce|bce|uce|xent|cross_?entropy|smooth_?l1|"
+                        r"huber)(?:$|[_/.])",
+    re.IGNORECASE)
 # The next update is made with it: a NaN learning rate makes the weights NaN.
 _OPTIMIZER = lazy_re.compile(
     r"(?:^|[_/.-])(?:lr|learning_rate|momentum|weight_decay)(?:$|[_/.\-\d])",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from babysit.model import EventKind
+from babysit.parsing.completion_words import says_finished
 from babysit.parsing.events import find_events
 from babysit.parsing.formats import parse_key_values
 from tests.rules.test_loss_rules import verdict_of
@@ -20,6 +21,13 @@ def test_a_configuration_written_as_a_python_call_is_no_training_record():
     # A record that happens to carry parentheses is still read.
     parsed = parse_key_values("step=100 loss=2.31 (avg 2.40) lr=1e-4")
     assert parsed is not None and parsed.metrics["loss"] == 2.31
+    # Settings as `key=word` pairs (Ultralytics' trainer line) are no record; a record
+    # whose other fields are a counter and durations (llama.cpp's finetune) is one.
+    assert parse_key_values("engine/trainer: task=detect, mode=train, model=yolov8m.pt, "
+                            "data=data.yaml, epochs=100, patience=50, batch=16") is None
+    parsed = parse_key_values("train_opt_callback: iter=    70 sample=72/5608 sched=0.700000 "
+                              "loss=4.948237 dt=00:04:59 eta=03:29:33 |------>")
+    assert parsed is not None and parsed.metrics["loss"] == 4.948237
 
 
 def _openmmlab_epochs(epochs: int, planned: int) -> list[str]:
@@ -172,3 +180,129 @@ def test_fann_s_report_its_goal_reached_and_its_goal_never_approached(tmp_path: 
     assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "NO-GO"), data["summary"]
     assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
                for a in data["anomalies_detected"])
+
+
+def _yolov8(epochs: int, planned: int) -> list[str]:
+    # Ultralytics: its settings as `key=value` words, the optimizer as a call, then per
+    # epoch the header row, the epoch's bar and the validation row.
+    lines = ["engine/trainer: task=detect, mode=train, model=yolov8m.pt, data=data.yaml, "
+             f"epochs={planned}, patience=50, batch=16, imgsz=640, save=True, device=None",
+             "optimizer: 'optimizer=auto' found, ignoring 'lr0=0.01' and 'momentum=0.937'",
+             "optimizer: AdamW(lr=0.001667, momentum=0.9) with parameter groups 77 "
+             "weight(decay=0.0), 84 weight(decay=0.0005), 83 bias(decay=0.0)"]
+    for epoch in range(1, epochs + 1):
+        box = 1.1 - 0.005 * epoch
+        lines += ["", "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances"
+                      "       Size",
+                  f"{epoch:>7}/{planned}      6.98G     {box:.4f}     0.3178     0.9228          4"
+                  f"        640: 100%|██████████| 15/15 [00:07<00:00,  1.95it/s]",
+                  "                 Class     Images  Instances      Box(P          R      mAP50"
+                  "  mAP50-95): 100%|██████████| 1/1 [00:00<00:00,  2.81it/s]",
+                  f"                   all         20         38      0.744      0.909      "
+                  f"{0.5 + 0.004 * epoch:.3f}       {0.3 + 0.004 * epoch:.3f}"]
+    return lines
+
+
+def test_ultralytics_settings_are_no_records_and_its_own_end_is_read(tmp_path: Path):
+    finished = [*_yolov8(60, 60), "", "60 epochs completed in 0.271 hours.",
+                "Optimizer stripped from runs/detect/train/weights/last.pt, 52.0MB"]
+    data = verdict_of(tmp_path, finished)
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    data = verdict_of(tmp_path, _yolov8(30, 60))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+    assert "record" not in data["summary"], data["summary"]
+
+
+def test_the_best_checkpoint_validated_once_training_is_over_is_what_the_run_delivers():
+    for line in ("Validating runs/detect/train/weights/best.pt...",
+                 "Testing best_model.pth on the test split",
+                 "Reloading weights from checkpoints/best-epoch=12.ckpt"):
+        assert [e.kind for e in find_events(line)] == [EventKind.BEST_RESTORED], line
+    assert not find_events("Validating runs/detect/train/weights/last.pt...")
+
+
+def test_figures_undefined_from_their_first_record_beside_a_finite_cross_entropy(
+        tmp_path: Path):
+    # (a detector's box loss by its own name is a loss: NaN there is the run's NaN)
+    nan_box = [f"[Epoch 0][Batch {b}], Speed: 31.8 samples/sec, "
+               f"CrossEntropy={12.25 - b / 1e4:.6f}, SmoothL1=nan" for b in range(99, 1000, 100)]
+    assert verdict_of(tmp_path, nan_box)["decision"] == "NO-GO"
+    # A graph posterior network prints dozens of figures an epoch; some are undefined for
+    # its setting from the first epoch (`…_apr: nan`) while its cross-entropy is finite.
+    lines = [f"Epoch {e}: UCE: {900 - 5 * e:.5f}, train_CE: {5.8 - 0.01 * e:.5f}, "
+             f"train_accuracy: {0.15 + 0.002 * e:.5f}, train_confidence_structure_apr: nan, "
+             f"val_confidence_structure_auroc: nan" for e in range(1, 60)]
+    data = verdict_of(tmp_path, [*lines, "Early stopping after epoch 59 (patience 200).",
+                                 "done training algorithm"])
+    assert data["decision"] != "NO-GO", data["summary"]
+    assert not any(a["type"] == "nan-inf" and a["severity"] in ("blocker", "high")
+                   for a in data["anomalies_detected"])
+
+
+def test_a_best_so_far_said_infinite_before_the_first_epoch_is_no_nan(tmp_path: Path):
+    lines = ["20201008-153737 Started epoch 1 with learning rate 0.01. Current LR patience "
+             "count is 1 epochs. Last lowest train loss is inf. Last lowest val loss is inf."]
+    lines += [f"Trained batch: {b} batch loss: {900 / b:.4f} epoch total loss: {900 * b:.1f}"
+              for b in range(1, 40)]
+    data = verdict_of(tmp_path, lines)
+    assert not any(a["type"] == "nan-inf" for a in data["anomalies_detected"]), data["summary"]
+
+
+def test_a_loop_counting_episodes_in_fields(tmp_path: Path):
+    lines = [f"episode {e} | reward {20 + e // 4}.0 | epsilon {max(0.1, 1 - e / 300):.4f}"
+             for e in range(1, 400)]
+    data = verdict_of(tmp_path, lines)
+    assert "399" in data["summary"], data["summary"]
+
+
+def test_a_tensor_of_nans_printed_again_and_again_is_the_run_s_nan(tmp_path: Path):
+    lines = [f"Epoch: [0]  [{i}/3517]  eta: 1:02:03  lr: 0.000200  loss: {9.6 - i / 200:.4f}"
+             for i in range(0, 841, 10)]
+    for image in range(1933, 1921, -1):
+        lines += [f"data/scannet/scene0538_00/instance-filt/{image}.png",
+                  "tensor([nan, nan, nan, nan], device='cuda:0', requires_grad=True)"]
+    data = verdict_of(tmp_path, lines)
+    assert (data["terminal_state"], data["decision"]) == ("RUNNING", "NO-GO"), data["summary"]
+
+
+def test_keras_fit_s_return_value_displayed_ends_the_cell(tmp_path: Path):
+    lines = []
+    for e in range(1, 7):
+        lines += [f"Epoch {e}/10", f"633/633 [==============================] - 0s - loss: "
+                  f"{0.001 / e:.4e} - acc: 1.0000 - val_loss: {1.17 + 0.05 * e:.4f} - "
+                  f"val_acc: 0.8880"]
+    data = verdict_of(tmp_path, [*lines, "<keras.callbacks.History at 0x195dc5f60>"])
+    assert data["terminal_state"] == "ENDED", data["summary"]
+    data = verdict_of(tmp_path, lines)
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+
+
+def test_keras_0_x_epoch_headers_without_a_total_and_each_epoch_s_finished_bar(
+        tmp_path: Path):
+    # Keras 0.x printed `Epoch 12` (no total) and each epoch's bar at its end only: the
+    # bar's total is the epoch's samples, no plan the run reached.
+    lines = []
+    for epoch in range(15):
+        loss = 1.18 - 0.05 * epoch if epoch < 10 else 13.36 if epoch == 10 else 26.64
+        lines += [f"Epoch {epoch}", f"61878/61878 [==============================] - 5s - "
+                  f"loss: {loss:.4f}     "]
+    data = verdict_of(tmp_path, [*lines, "Epoch 15"])
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+    assert data["decision"] != "GO" and data["target_steps"] != 61878, data["summary"]
+
+
+def test_a_model_said_trained_in_so_many_epochs_or_seconds_is_the_end():
+    for line in ("Model trained in 100 epochs.", "Trained for 50 epochs",
+                 "The network was trained in 253.4 seconds"):
+        assert says_finished(line), line
+    for line in ("Trained batch: 1 batch loss: 919.356812", "model trained for epoch 3",
+                 "Pretrained for 100 epochs", "Loading model trained in 2019"):
+        assert not says_finished(line), line
+
+
+def test_a_loop_index_by_its_variable_s_name_is_the_step(tmp_path: Path):
+    lines = [f"i={i}  total={3.6 / (1 + i / 500):.5f}  map={0.47 - i / 20000:.5f}  "
+             f"lag={3.1 / (1 + i / 400):.5f}" for i in range(50, 2051, 50)]
+    data = verdict_of(tmp_path, lines)
+    assert "2050" in data["summary"], data["summary"]
+    assert parse_key_values("it = 40 loss=0.3 lr=1e-3").step == 40  # type: ignore[union-attr]
