@@ -48,6 +48,7 @@ from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
+from babysit.rules.preference_chance import PreferenceChanceRule
 from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import running_away
@@ -582,6 +583,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     ChanceRule,
     PerplexityChanceRule,
     ChanceStreakRule,
+    PreferenceChanceRule,
     EvalChanceRule,
     DetectorChanceRule,
     InvertedRankingRule,

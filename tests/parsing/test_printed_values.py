@@ -46,8 +46,8 @@ def test_julia_show_lines_give_the_loss_at_each_iteration():
         f"    (i, loss(dataset[1]...)) = ({i}, 0.29602579662457984 (tracked))"
         for i in range(1, 11)]
     records = _records(lines)
-    # the loss before the loop and the ten in it: eleven points, each its own
-    assert [step for step, _ in records] == list(range(1, 12))
+    # the loss before the loop (the first record) and the ten in it, each at its own `i`
+    assert [step for step, _ in records] == [1, *range(1, 11)]
     assert records[-1][1]["loss"] == 0.29602579662457984
 
 

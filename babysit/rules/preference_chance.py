@@ -1,0 +1,79 @@
+"""A preference-optimisation run (DPO and its kin) that never told chosen from rejected.
+
+The DPO loss is -log σ(β · margin): ln 2 (0.6931) while the policy's implicit reward
+scores the chosen and the rejected answer alike, which is where every run starts (the
+policy is its reference model). A run that learns moves the margin: its loss falls below
+ln 2 and the share of pairs it ranks right (TRL's `rewards/accuracies`) leaves one half.
+One whose loss stays within `_LOSS_NEAR` of ln 2 on every logged point of its run, from
+its first, with that share still near one half at the end, ranked nothing: what it
+delivers is its reference model (a LLaVA DPO run, sealed-38: 0.6934 → 0.6887 over its one
+epoch, accuracies 0.46 → 0.54). A notice while it runs (a plateau can still break); a
+blocker once it finished.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from typing import ClassVar
+
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType, Severity
+from babysit.rules.signals import Observation, Raise, Resolve, Signal
+
+_LN2 = math.log(2.0)
+_LOSS_NEAR = 0.012  # a loss within this of ln 2 has not moved the margin
+_ACCURACY_NEAR = 0.1  # the ranked-right share this near one half at the end
+_LEAST_POINTS = 10  # logged points before it speaks
+_LAST = 5  # the latest accuracies judged
+
+
+def _accuracy_key(names: Sequence[str]) -> str | None:
+    """The share of preference pairs ranked right (`rewards/accuracies`)."""
+    return next((k for k in names if k.endswith(("rewards/accuracies", "rewards/accuracy"))),
+                None)
+
+
+class PreferenceChanceRule:
+    """A DPO-style loss held at ln 2 from the first point, its pairs ranked at a coin
+    toss: the policy never left its reference."""
+
+    windowed: ClassVar[bool] = False
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._points = 0
+        self._held = True  # every loss so far within `_LOSS_NEAR` of ln 2
+        self._accuracies: deque[float] = deque(maxlen=_LAST)
+        self._raised = False
+
+    def observe(self, point: Observation) -> Sequence[Signal]:
+        key = _accuracy_key(tuple(point.metrics))
+        loss = point.loss
+        if key is None or loss is None or not math.isfinite(loss) or not point.advanced:
+            return []
+        accuracy = point.metrics[key]
+        if not math.isfinite(accuracy):
+            return []
+        self._points += 1
+        self._accuracies.append(accuracy)
+        if abs(loss - _LN2) > _LOSS_NEAR:
+            self._held = False
+            if self._raised:
+                self._raised = False
+                return [Resolve(AnomalyType.NOT_LEARNING, f"the loss left ln 2 ({loss:.4g})",
+                                key="preference")]
+            return []
+        if self._raised or not self._held or self._points < _LEAST_POINTS:
+            return []
+        recent = sum(self._accuracies) / len(self._accuracies)
+        if abs(recent - 0.5) > _ACCURACY_NEAR:
+            return []
+        self._raised = True
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the preference loss has stayed at ln 2 = {_LN2:.4f} "
+                      f"(within {_LOSS_NEAR}) on all {self._points} logged points, now "
+                      f"{loss:.4g}, and the pairs ranked right are {recent:.2f} of them: the "
+                      f"policy scores chosen and rejected answers alike, as its reference "
+                      f"model does", key="preference", severity_at_end=Severity.BLOCKER)]
