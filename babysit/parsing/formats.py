@@ -226,6 +226,7 @@ _QUOTED_SETTING = lazy_re.compile(r"'[^'\s=]+=[^'\s]*'|\"[^\"\s=]+=[^\"\s]*\"")
 # pairs, make it a configuration (Ultralytics' `task=detect, mode=train, model=yolov8m.pt,
 # data=data.yaml, epochs=100, …`), printed once, not a record of training.
 _HAS_LETTER = lazy_re.compile(r"[A-Za-z]")
+_EQUALS_WORD = lazy_re.compile(r"=[A-Za-z]")
 _WORD_PAIR = lazy_re.compile(r"(?<![\w.])[A-Za-z_]\w*=(?P<value>[^\s,;)]+)")
 
 
@@ -621,6 +622,8 @@ _LOOP_INDEX = lazy_re.compile(r"^\W*(?:i|it|itr|ii|iter_?num|n_?iter)\s*[=:]\s*(
 
 def _configuration_pairs(segment: str) -> bool:
     """Whether the line's `key=value` pairs are a configuration's (see `_WORD_PAIR`)."""
+    if len(_EQUALS_WORD.findall(segment)) < _CONFIG_WORDS:
+        return False  # (a cheap test first: a metric line has no word after its `=`s)
     pairs = _WORD_PAIR.findall(segment)
     if len(pairs) < _CONFIG_WORDS:
         return False

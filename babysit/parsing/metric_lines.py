@@ -16,6 +16,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.correct_counts import parse_correct_count
+from babysit.parsing.counter_blocks import CounterBlocks
 from babysit.parsing.dl4j_scores import parse_dl4j_score
 from babysit.parsing.endings import ETA_ZERO
 from babysit.parsing.eval_results import EvalResults
@@ -124,6 +125,7 @@ class MetricLineReader:
         self._validates = False  # a line headed by a validation split's word was read
         self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
+        self._counter_blocks = CounterBlocks()  # `Timestep 70000` / `episodes 74` / …
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
         self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
@@ -140,7 +142,8 @@ class MetricLineReader:
         self._results.see(text)
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
-        for reader in () if beside_bar else (self._document, self._blocks):
+        for reader in () if beside_bar else (self._document, self._blocks,
+                                              self._counter_blocks):
             if reader.wants(text):
                 found = reader.read(text)
                 if found is True:
@@ -222,6 +225,12 @@ class MetricLineReader:
                     k: v for k, v in parsed.metrics.items()
                     if math.isfinite(v) or math.isnan(v) or "loss" in k})
         return parsed
+
+    @property
+    def in_block(self) -> bool:
+        """Whether a multi-line block headed by a counter is being read (see
+        `counter_blocks`): its repeated member lines are not the quiet repeats they look."""
+        return self._counter_blocks.open
 
     def _epoch_measures(self, text: str, parsed: Parsed | None) -> Parsed | None:
         """An epoch's measures by any names (`[epoch 36] FG-ARI=0.1310 mBO=0.3587`), read

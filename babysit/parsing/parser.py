@@ -392,7 +392,7 @@ class LogParser:
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
-        if quiet >= 2 and "ran out of" not in raw_line:
+        if quiet >= 2 and "ran out of" not in raw_line and not self._metric_lines.in_block:
             # The very same line said nothing twice: a repeated warning (or a start-up
             # line of a third launch); a caught OOM's is counted (parsing.oom_skips).
             if raw_line in self._quiet_closing and not self._failures.in_traceback:

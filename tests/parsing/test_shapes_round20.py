@@ -306,3 +306,24 @@ def test_a_loop_index_by_its_variable_s_name_is_the_step(tmp_path: Path):
     data = verdict_of(tmp_path, lines)
     assert "2050" in data["summary"], data["summary"]
     assert parse_key_values("it = 40 loss=0.3 lr=1e-3").step == 40  # type: ignore[union-attr]
+
+
+def _dqn_blocks(last: int) -> list[str]:
+    # Berkeley deep-RL course's DQN: a status block every 10,000 timesteps, the counter on a
+    # line of its own, each figure `name value` on the next lines.
+    lines = []
+    for t in range(60000, last + 1, 10000):
+        reward = -20.5 + 41 * (t / 10_000_000)
+        lines += [f"Timestep {t}", f"mean reward (100 episodes) {reward:.6f}",
+                  f"best mean reward {reward:.6f}", f"episodes {t // 1000}",
+                  f"exploration {max(0.01, 1 - t / 1_000_000):.6f}", "learning_rate 0.000100"]
+    return lines
+
+
+def test_status_blocks_headed_by_the_loop_s_counter(tmp_path: Path):
+    data = verdict_of(tmp_path, _dqn_blocks(3_000_000))
+    assert data["terminal_state"] == "RUNNING" and "3000000" in data["summary"], \
+        data["summary"]
+    # A paragraph under a lone `Step 3` that is never repeated is no block.
+    data = verdict_of(tmp_path, ["Step 3", "please check the data 12", "then retry 4"])
+    assert "could not read" in data["summary"] or "no training progress" in data["summary"]

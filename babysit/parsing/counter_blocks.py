@@ -1,0 +1,113 @@
+"""Multi-line status blocks headed by the loop's counter, their members `name value`.
+
+A reinforcement-learning loop may print its status as a block every so many steps, the
+counter on a line of its own and each figure on the next lines, with no `=` or `:`
+between a name and its value (the DQN of Berkeley's deep-RL course, copied into many
+repositories):
+
+    Timestep 70000
+    mean reward (100 episodes) -20.054054
+    best mean reward -inf
+    episodes 74
+    exploration 0.937000
+    learning_rate 0.000100
+
+Each member line alone names nothing a format reads; together they are one record at the
+head's step. A block is believed only once a head of the same word comes back with the
+same member names (a line `Epoch 3` over a free-form paragraph is not this): from then on
+a block is read as soon as it holds every name the first one had, so the log's last block
+is read without waiting for a head after it. A figure that is a bound by its name (`best
+mean reward -inf` before any episode ended) keeps that name, for the rules to read so.
+"""
+
+from __future__ import annotations
+
+from babysit import lazy_re
+from babysit.parsing.formats import Parsed, looks_like_metrics, names_a_measure
+from babysit.parsing.text import normalise_key, to_number
+
+# `Timestep 70000`, `Iteration 12`, `Step 400`: the counter alone on its line.
+_HEAD = lazy_re.compile(r"^(?P<word>[Tt]imesteps?|[Ii]teration|[Ii]ter|[Ss]tep|[Uu]pdate|"
+                        r"TIMESTEPS?|ITERATION|STEP|UPDATE)\s+(?P<n>\d+)\s*$")
+# `mean reward (100 episodes) -20.054054`, `episodes 74`, `learning_rate 0.000100`: words
+# (a parenthesis may qualify them), then one number.
+_MEMBER = lazy_re.compile(r"^(?P<name>[A-Za-z][\w.-]*(?: (?:[A-Za-z][\w.-]*|\([^()]{1,30}\)))"
+                          r"{0,5})\s+(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|"
+                          r"[-+]?(?:nan|NaN|inf|Inf))\s*$")
+_LEAST_MEMBERS = 2
+
+
+class CounterBlocks:
+    """The block being read under its counter's head, and the names of a complete one."""
+
+    def __init__(self) -> None:
+        self._word: str | None = None  # the head's word (`Timestep`)
+        self._step: int | None = None
+        self._values: dict[str, float] = {}
+        self._names: frozenset[str] | None = None  # the members of a block seen twice
+        self._first: frozenset[str] | None = None  # the members of the first block
+        self._read = False
+
+    @property
+    def open(self) -> bool:
+        """Whether a block is being read: its members may repeat a line word for word
+        (`learning_rate 0.000100` in every block), and each still counts."""
+        return self._word is not None
+
+    @staticmethod
+    def wants(text: str) -> bool:
+        """Whether the line may be a block's (cheap: no pattern)."""
+        return text[:1].isalpha() and len(text) < 120
+
+    def read(self, text: str) -> Parsed | bool | None:
+        """A block's record when this line completes one; True when the line is a
+        believed block's; None otherwise."""
+        stripped = text.rstrip()
+        head = _HEAD.match(stripped)
+        if head is not None:
+            word = head.group("word").lower().rstrip("s")
+            closed = self._close(word)
+            self._word, self._step = word, int(head.group("n"))
+            self._values, self._read = {}, False
+            if closed is not None:
+                return closed
+            return True if self._names is not None else None
+        if self._word is None:
+            return None
+        member = _MEMBER.match(stripped)
+        if member is None:
+            self._word = None  # the block is over
+            return None
+        value = to_number(member.group("value"))
+        if value is None:
+            return None
+        self._values.setdefault(normalise_key(member.group("name")), value)
+        if self._names is None:
+            return None
+        if not self._read and self._names <= self._values.keys():
+            self._read = True
+            return Parsed("counter-block", self._step, metrics=dict(self._values))
+        return True
+
+    def _close(self, word: str) -> Parsed | None:
+        """The block before a new head of the same word: the first one's names noted, and
+        the block believed once the second one shares them."""
+        if self._word != word or len(self._values) < _LEAST_MEMBERS:
+            self._first = None if self._word != word else self._first
+            if self._word == word and self._first is None and self._values:
+                self._first = frozenset(self._values)
+            return None
+        names = frozenset(self._values)
+        if self._names is None:
+            if self._first is None:
+                self._first = names
+                return None
+            if self._first <= names and (looks_like_metrics(self._values)
+                                        or names_a_measure(self._values)):
+                self._names = self._first
+                return Parsed("counter-block", self._step, metrics=dict(self._values))
+            self._first = names
+            return None
+        if not self._read:
+            return Parsed("counter-block", self._step, metrics=dict(self._values))
+        return None
