@@ -430,6 +430,9 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
                           r"\s*[=:]\s*(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b|"
+                          # the setting alone at the end of its line (a logger's `[INFO]
+                          # Epochs 80` among the run's settings)
+                          r"(?:^|\]\s|:\s)\s*(?:[Ee]pochs|EPOCHS)\s*[:=]?\s+(\d+)\s*$|"
                           # a sentence of its own: FANN's `Max epochs  1000000. Desired error:`
                           r"\b(?:[Mm]ax|MAX|[Tt]otal)[ _](?:[Ee]pochs|EPOCHS)\s+(\d+)\.(?:\s|$)|"
                           # said in words: `Starting training for 10 epochs...`, `Training

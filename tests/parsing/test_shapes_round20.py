@@ -327,3 +327,9 @@ def test_status_blocks_headed_by_the_loop_s_counter(tmp_path: Path):
     # A paragraph under a lone `Step 3` that is never repeated is no block.
     data = verdict_of(tmp_path, ["Step 3", "please check the data 12", "then retry 4"])
     assert "could not read" in data["summary"] or "no training progress" in data["summary"]
+
+
+def test_a_plan_alone_at_a_line_s_end():
+    from babysit.parsing.frameworks import planned_epochs
+    assert planned_epochs("2024-08-23 15:39:17,613 [INFO] Epochs 80", sizes=True) == 80
+    assert planned_epochs("Epochs       300000. Current error: 0.47", sizes=True) is None
