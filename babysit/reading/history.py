@@ -51,7 +51,12 @@ EVENTS = "|".join((
     "ave checkpoint", "aving checkpoint", "aved checkpoint", "the checkpoint",
     "odel checkpoint", "heckpoint saved", "heckpoint successfully", "heckpoint to",
     "aving model", "aved model",
-    "ave model to", "inal model",
+    "ave model to", "inal model", "aved final", "aving final",
+    # the best checkpoint evaluated once training is over (`Validating …/best.pt...`)
+    # (written for grep -E and hyperscan alike: no `(?:`, no `\b`)
+    r"best[A-Za-z0-9_=-]*\.(pt|pth|ckpt|h5|keras|bin|safetensors|pdparams)",
+    # the model said trained, with how much (`Model trained in 100 epochs.`)
+    "trained in ", "rained for ",
     "Saving the model", "Loading best", "est model", "est checkpoint", "Exception during",
     "death signal", "closing signal", "estarting workers", "Worker group FAILED",
     "oss scale", "Grad overflow", "Successfully completed", "TERM_OWNER", "TERM_RUNLIMIT",
