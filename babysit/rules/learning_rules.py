@@ -37,6 +37,7 @@ _SPARSE_SPAN = 100  # (to a hundred times its first step)
 _FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
 _GOAL_FAR = 100  # times the run's own desired error: a loss held there is stuck
+_TOTAL_RISE = 0.2  # a summed reward risen by this share of its first level has learned
 _GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)  # what a goal names
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
@@ -121,6 +122,12 @@ class NotLearningRule:
         self._quality: dict[str, list[float]] = {}
         self._parts: dict[str, list[int]] = {}  # a reward function's [points, zeros]
         self._parts_last: tuple[object, ...] = ()  # the last record they were read from
+        # The summed reward's first and latest points (see `_total_rose`), and the parts
+        # found to be bonuses the policy earns without.
+        self._totals_first: list[float] = []
+        self._totals_recent: deque[float] = deque(maxlen=_LEVEL_WIDTH)
+        self._parts_done: set[str] = set()
+        self._totals_seen = 0
         # An agent's exploration rate (`Epsilon:1.0000` annealed to 0) beside its loss:
         # the loss is a value or TD loss whose targets move with the policy, and it need
         # not fall while the agent learns (an A3C trader's `Loss:` 70 → 72 over 50 epochs
@@ -429,9 +436,22 @@ class NotLearningRule:
         if seen_as == self._parts_last:
             return out  # the same record printed twice
         self._parts_last = seen_as
+        rose = self._total_rose(point)
         for key in keys:
             value = point.metrics[key]
-            if not math.isfinite(value) or f"reward {key}" in self._raised:
+            if not math.isfinite(value):
+                continue
+            if f"reward {key}" in self._raised:
+                if rose is not None:
+                    # The policy earns more in all while this part stays at 0: a bonus it
+                    # does without (a strict format match), not a task it cannot learn.
+                    self._raised.discard(f"reward {key}")
+                    self._parts_done.add(key)
+                    out.append(Resolve(AnomalyType.NOT_LEARNING,
+                                       f"the total reward rose ({rose}): {key} at 0 is a part "
+                                       f"the policy earns without", key=f"reward {key}"))
+                continue
+            if key in self._parts_done or rose is not None:
                 continue
             seen = self._parts.setdefault(key, [0, 0])
             seen[0] += 1
@@ -443,6 +463,26 @@ class NotLearningRule:
                 out.append(Raise(AnomalyType.NOT_LEARNING, f"{key}: {found}",
                                  key=f"reward {key}"))
         return out
+
+    def _total_rose(self, point: Observation) -> str | None:
+        """`first → latest` when the summed reward's latest level (mean of its last
+        `_LEVEL_WIDTH` points) has risen above its first level by `_TOTAL_RISE` of it (and
+        0.05 at least); else None."""
+        key = no_progress.reward_key(point.metrics)
+        value = point.metrics.get(key) if key is not None else None
+        if value is None or not math.isfinite(value):
+            return None
+        if len(self._totals_first) < _LEVEL_WIDTH:
+            self._totals_first.append(value)
+        self._totals_recent.append(value)
+        self._totals_seen += 1
+        if self._totals_seen < 3 * _LEVEL_WIDTH:
+            return None  # (the first level and the latest apart by a level at least)
+        first = sum(self._totals_first) / len(self._totals_first)
+        latest = sum(self._totals_recent) / len(self._totals_recent)
+        if latest - first > max(0.05, _TOTAL_RISE * abs(first)):
+            return f"{first:.3g} → {latest:.3g}"
+        return None
 
     def _flat_return(self, point: Observation) -> list[Signal]:
         """A return (reward, score) that has not risen beyond its noise over many points

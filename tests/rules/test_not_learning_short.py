@@ -209,3 +209,15 @@ def test_a_loss_and_a_throughput_both_exactly_0_are_a_loop_over_no_data():
 def test_a_tiny_loss_at_a_real_throughput_is_not_no_data():
     # A loss printed as 0.0000 while tokens flow is a rounded small loss, not an empty loop.
     assert "no data" not in not_learning(_epochs(0.0, 2841.5))
+
+
+def test_a_reward_part_at_0_while_the_summed_reward_rises_is_a_bonus_done_without():
+    # A GRPO run (sealed-38's Qwen2.5 math run): its strict `correct_and_format` part pays
+    # out almost never while the summed reward climbs 0.29 → 0.62: the policy learns the
+    # task by the other parts; the part at 0 is no run that never learned.
+    lines = _grpo_dicts({"rewards/reward_correct_and_format": [0.0],
+                         "rewards/accuracy_reward": [0.25 + 0.02 * i for i in range(40)]},
+                        points=40)
+    assert not_learning(lines) == []
+    # While the sum has not risen (the first points) the part is still the finding.
+    assert not_learning(lines[:10]) == ["reward rewards/reward_correct_and_format"]
