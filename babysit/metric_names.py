@@ -5,6 +5,7 @@ Frameworks spell the same quantity many ways (`loss`, `train_loss`, `lm loss`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
@@ -48,6 +49,8 @@ STEP_TIME_KEYS = (
     ("time_per_step", 1.0), ("time_per_iteration", 1.0), ("iter_time", 1.0),
 )
 
+# The figure a run's own goal names (FANN's `Desired error: 0.001`): its error or loss.
+GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
 # (`roc` and `ap` as whole words: the area under the ROC curve and the average

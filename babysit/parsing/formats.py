@@ -212,21 +212,20 @@ _CONFIG_HEAD = lazy_re.compile(
     r"hyper-?param\w*|options|parameters|params)\b")
 # A configuration written as a Python call (OpenMMLab's config dump: `optim_wrapper =
 # dict(optimizer=dict(type='Adam', lr=0.0005))`, `param_scheduler = [dict(type=…`): the
-# keywords of a call, one of them a quoted name. A training record names no `type='…'`.
-# (Not a tensor's repr, `tensor(0.52, device='cuda:0')`: a value.) A configuration's own
-# container says it by name: `Namespace(epochs=3, lr=0.1)`, `EasyDict(lr=0.1)`.
-# Nor is a call whose first argument is a keyword (`AdamW(lr=0.001667, momentum=0.9)`,
-# `weight(decay=0.0005)`, `Namespace(epochs=3, lr=0.1)`): a constructor's settings.
+# keywords of a call, one of them a quoted name (a training record names no `type='…'`),
+# or a call whose first argument is a keyword (`AdamW(lr=0.001667, momentum=0.9)`,
+# `Namespace(epochs=3, lr=0.1)`): a constructor's settings. Not a tensor's repr
+# (`tensor(0.52, device='cuda:0')`): a value.
 _CONFIG_CALL = lazy_re.compile(r"\b(?!tensor\()\w+\((?:[^()]*,\s*)?\w+=(?:'[^']*'|\"[^\"]*\")|"
                                r"\b(?!tensor\()[A-Za-z_]\w*\(\s*[A-Za-z_]\w*=")
 # A setting quoted in a sentence (Ultralytics: `'optimizer=auto' found, ignoring 'lr0=0.01'
 # and 'momentum=0.937'`): words about a value, not a measured one.
 _QUOTED_SETTING = lazy_re.compile(r"'[^'\s=]+=[^'\s]*'|\"[^\"\s=]+=[^\"\s]*\"")
+_HAS_LETTER = lazy_re.compile(r"[A-Za-z]")
+_EQUALS_WORD = lazy_re.compile(r"=[A-Za-z]")
 # `key=value` pairs whose value is a word: so many, and so large a share of a line's
 # pairs, make it a configuration (Ultralytics' `task=detect, mode=train, model=yolov8m.pt,
 # data=data.yaml, epochs=100, …`), printed once, not a record of training.
-_HAS_LETTER = lazy_re.compile(r"[A-Za-z]")
-_EQUALS_WORD = lazy_re.compile(r"=[A-Za-z]")
 _WORD_PAIR = lazy_re.compile(r"(?<![\w.])[A-Za-z_]\w*=(?P<value>[^\s,;)]+)")
 
 
@@ -616,8 +615,8 @@ _RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5}
 
 
 # A loop variable's name and its count opening a line: `i=150`, `it = 40`, `iter_num=7`.
-_LOOP_NAMES = frozenset({"i", "it", "itr", "ii", "iter_num", "iternum", "n_iter", "niter"})
-_LOOP_INDEX = lazy_re.compile(r"^\W*(?:i|it|itr|ii|iter_?num|n_?iter)\s*[=:]\s*(\d+)\b(?![.\d])")
+_LOOP_INDEX = lazy_re.compile(r"^\W*(?P<name>i|it|itr|ii|iter_?num|n_?iter)\s*[=:]\s*(\d+)"
+                              r"\b(?![.\d])")
 
 
 def _configuration_pairs(segment: str) -> bool:
@@ -656,6 +655,7 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return None
     parsed = split_counters(values)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
+    loop_name: str | None = None  # the loop variable that gave the step, not a metric
     epoch_word = _EPOCH_WORD.search(segment)
     step_of = _STEP_OF.search(segment)
     if step_of is not None and "[" in step_of.group() and (
@@ -675,7 +675,7 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         elif (loop := _LOOP_INDEX.match(segment)) is not None:
             # A loop's own index first, by the name the code gave it (`i=150  total=1.83
             # map=0.30  lag=1.53`, a Julia script printing its iteration): its step.
-            step = int(loop.group(1))
+            step, loop_name = int(loop.group(2)), normalise_key(loop.group("name"))
         elif not known_names and (lead := _LEADING_COUNT.match(segment)) is not None:
             # A line the run prints over and over that begins with a bare count (CatBoost's
             # `999:<TAB>learn: 0.249<TAB>total: 12m 12s<TAB>remaining: 0us`): its iteration.
@@ -686,8 +686,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         if epoch_word.group("epochs"):
             total_epochs = int(epoch_word.group("epochs"))
     metrics = {k: v for k, v in parsed.metrics.items() if k not in ("step", "iter", "epoch")}
-    if step is not None and _LOOP_INDEX.match(segment) is not None:
-        metrics = {k: v for k, v in metrics.items() if v != step or k not in _LOOP_NAMES}
+    if loop_name is not None:
+        metrics.pop(loop_name, None)
     if step is None and epoch is not None and "atch" in segment \
             and (batch_of := _BATCH_OF.search(segment)) is not None:
         # `epoch=1 | batch= [51/3503]`: the batch of its epoch, placed in the run as

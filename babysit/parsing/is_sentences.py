@@ -88,7 +88,6 @@ def _sentences(segment: str, loose: bool) -> Parsed | None:
             if _BOUND_WORDS.intersection(w.lower() for w in words):
                 # `Last lowest train loss is inf`: a best-so-far, its sentinel before the
                 # first epoch ends; the name keeps the word that says so.
-                words = [w for w in words if w.lower() not in _FILLER]
                 values.setdefault(normalise_key(" ".join(words)), number)
                 continue
             values.setdefault(normalise_key(" ".join(words[-_MAX_NAME_WORDS:])), number)

@@ -24,12 +24,11 @@ A reader keeps its own state; LogParser keeps only what they share.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.metric_names import is_eval_metric
+from babysit.metric_names import GOAL_FIGURE, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
@@ -122,8 +121,6 @@ def _may_carry_failure(text: str) -> bool:
 # A comment: what it says about losses or errors is not the run's.
 _COMMENT = ("# ", "## ", "// ")
 _FIRST_NAMES = frozenset({"loss", "train_loss", "lr", "learning_rate", "grad_norm"})
-# What only a training step prints: its learning rate, its gradients (an evaluation pass
-# prints a loss too).
 # A line that names an evaluation (`[Eval][Epoch 4][Avg]CELoss: 3.20`).
 _EVAL_LINE = lazy_re.compile(r"\b(?:[Ee]val(?:uation)?|EVAL|[Vv]al(?:id(?:ation)?)?|VAL|"
                              r"[Tt]est|TEST)\b")
@@ -132,8 +129,8 @@ _EVAL_LINE = lazy_re.compile(r"\b(?:[Ee]val(?:uation)?|EVAL|[Vv]al(?:id(?:ation)
 # logs `'train_runtime': 256.2, 'train_tokens_per_second': 0.0` in every step's dict);
 # the end-of-training summary has `train_loss`, never these.
 _STEP_DICT_KEYS = ("loss", "learning_rate", "grad_norm", "train/loss", "train/learning_rate")
-# What a run's goal (`Desired error: 0.001`) names among its figures.
-_GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
+# What only a training step prints: its learning rate, its gradients (an evaluation pass
+# prints a loss too).
 _TRAINING_ONLY = lazy_re.compile(r"(?:^|[/_])lr(?:$|[/_])|learning_rate|grad")
 
 
@@ -864,7 +861,7 @@ class LogParser:
             self._failures.start.measured()
             goal = self._facts.facts.get("desired_error")
             if goal is not None and not self._goal_reached and step is None and bar is None:
-                reached = next((v for k, v in metrics.items() if _GOAL_FIGURE.search(k)
+                reached = next((v for k, v in metrics.items() if GOAL_FIGURE.search(k)
                                 and not is_eval_metric(k) and 0 <= v <= goal), None)
                 if reached is not None:
                     # The error the run set out to reach, reached (FANN's `Desired error:

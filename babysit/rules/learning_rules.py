@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.metric_names import is_eval_metric
+from babysit.metric_names import GOAL_FIGURE, is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
@@ -38,7 +38,6 @@ _FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
 _GOAL_FAR = 100  # times the run's own desired error: a loss held there is stuck
 _TOTAL_RISE = 0.2  # a summed reward risen by this share of its first level has learned
-_GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)  # what a goal names
 # Not a score of the model's predictions, though `quality_keys` may take it for one
 # (`bf16_mfu` holds `f1`): the hardware's utilisation.
 _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE)
@@ -372,7 +371,7 @@ class NotLearningRule:
         value = point.loss
         if value is None:
             value = next((v for k, v in point.metrics.items()
-                          if _GOAL_FIGURE.search(k) and not is_eval_metric(k)), None)
+                          if GOAL_FIGURE.search(k) and not is_eval_metric(k)), None)
         if value is None or not math.isfinite(value):
             return []
         self._goal_points += 1
