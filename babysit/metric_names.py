@@ -50,6 +50,9 @@ STEP_TIME_KEYS = (
 )
 
 # The figure a run's own goal names (FANN's `Desired error: 0.001`): its error or loss.
+# Words that make a figure a best-so-far or a bound (`lowest train loss`, `best_loss`,
+# `max_reward`): infinite until the first value by design, never the figure measured now.
+BEST_SO_FAR_WORDS = ("lowest", "highest", "best", "min", "max", "minimum", "maximum")
 GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")

@@ -18,6 +18,7 @@ import math
 import re
 
 from babysit import lazy_re
+from babysit.metric_names import BEST_SO_FAR_WORDS
 from babysit.parsing.formats import Parsed, looks_like_metrics
 from babysit.parsing.text import normalise_key, to_number
 
@@ -39,7 +40,7 @@ _COUNTER = lazy_re.compile(
 # A name that counts (`total number of steps`): a count of the loop's units, no measure.
 _COUNTS = frozenset({"steps", "episodes", "epochs", "iterations", "iters", "batches"})
 # Words that make a figure a best-so-far or a bound (never cut from its name).
-_BOUND_WORDS = frozenset({"lowest", "highest", "best", "min", "max", "minimum", "maximum"})
+_BOUND_WORDS = frozenset(BEST_SO_FAR_WORDS)
 _FILLER = frozenset({"so", "far", "now", "current", "currently", "the", "of", "this", "is",
                      "and"})
 _MAX_NAME_WORDS = 3

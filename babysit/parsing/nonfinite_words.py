@@ -22,6 +22,7 @@ import re
 from dataclasses import replace
 
 from babysit import lazy_re
+from babysit.metric_names import BEST_SO_FAR_WORDS
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
 from babysit.parsing.readers import Line, ParseContext
@@ -143,8 +144,7 @@ _BARE_REPORT = lazy_re.compile(
 
 # A best-so-far or a bound named just before the subject (`lowest train loss is inf`):
 # infinite until the first value, by design.
-_BEST_SO_FAR = lazy_re.compile(r"\b(?:lowest|highest|best|min(?:imum)?|max(?:imum)?)[ _]",
-                               re.IGNORECASE)
+_BEST_SO_FAR = lazy_re.compile(rf"\b(?:{'|'.join(BEST_SO_FAR_WORDS)})[ _]", re.IGNORECASE)
 
 
 def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:

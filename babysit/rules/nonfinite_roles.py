@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from enum import Enum
 
 from babysit import lazy_re
-from babysit.metric_names import GRAD_NORM_KEYS, is_bookkeeping
+from babysit.metric_names import BEST_SO_FAR_WORDS, GRAD_NORM_KEYS, is_bookkeeping
 from babysit.model import Severity
 
 
@@ -68,8 +68,8 @@ _WEIGHTS = lazy_re.compile(r"(?:^|[_/.])(?:param(?:eter)?s?|weights?)[_ ]?norm(?
                            re.IGNORECASE)
 _GRADIENT = lazy_re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm", re.IGNORECASE)
 # Names of a limit or of the best value so far: ±inf there is the starting point.
-_BOUND = lazy_re.compile(r"(?:^|[_/.])(?:min|max|minimum|maximum|limit|bound|clip|clamp|thresh|"
-                         r"threshold|tol|tolerance|cap|ceil|floor|best|lowest|highest|patience)"
+_BOUND = lazy_re.compile(r"(?:^|[_/.])(?:limit|bound|clip|clamp|thresh|threshold|tol|tolerance|"
+                         rf"cap|ceil|floor|patience|{'|'.join(BEST_SO_FAR_WORDS)})"
                          r"(?:$|[_/.])", re.IGNORECASE)
 _TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
 # Means over episodes, boxes, classes or runs; evaluation scores; spreads; RL rollout
