@@ -63,12 +63,15 @@ _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 # A logger's level before `Traceback (`: the library handled it and said so.
 _LOGGED = lazy_re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-# Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`) and loguru's
-# better-exceptions (`> File "x.py", line 3, in f`) print them, unindented.
+# Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`; since IPython 8
+# `Cell In[20], line 28` and `File /opt/…/module.py:1736, in Module._call_impl(self)`,
+# the path unquoted) and loguru's better-exceptions (`> File "x.py", line 3, in f`) print
+# them, unindented.
 # rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
 # ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
 _FRAME_LINE = lazy_re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
-                              r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"")
+                              r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"|"
+                              r"Cell In ?\[\d*\], line \d+|File [^\s\"]+:\d+, in ")
 _BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # A Python frame, however indented (a paste may lose the indentation), or wrapped by a
 # narrow console before its closing quote.

@@ -298,6 +298,9 @@ _STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|
 _STEP_WORD = lazy_re.compile(
     r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
     r"(?P<step>\d+)\b(?!\.\d)")
+# A reinforcement-learning loop's episode, opening its line (`Episode 20, Average Reward
+# (last 100): 21.65`, `Episode 154 reward: 15.99`): the loop's counter, its step.
+_EPISODE_LEAD = lazy_re.compile(r"^\W*[Ee]pisode\s*[:#=]?\s*(\d+)\b(?![./]\d)")
 # A boosting library's round, leading its row before a tab (XGBoost's `[12]\ttrain-rmse:
 # 0.5`, LightGBM's `[12]\tvalid_0's l2: 0.2`).
 _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
@@ -499,7 +502,8 @@ def key_values(text: str) -> dict[str, float]:
     if "'s " in text:
         text = _POSSESSIVE.sub("/", text)
     if "(" in text and ")" in text:
-        text = _QUALIFIER.sub(r" \1", text)
+        # (one word of the name: `Average Reward (last 100)` is `average_reward_last_100`)
+        text = _QUALIFIER.sub(lambda qualifier: " " + qualifier.group(1).replace(" ", "_"), text)
     if " at " in text or " after " in text or " for " in text or " on " in text \
             or " in " in text:
         text = _AT_COUNTER.sub("", text)
@@ -667,7 +671,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     if step_of is not None:
         step, target = int(step_of.group("step")), int(step_of.group("target"))
     elif step is None:
-        step_word = _STEP_WORD.search(segment) or _ROUND_LEAD.match(segment)
+        step_word = _STEP_WORD.search(segment) or _ROUND_LEAD.match(segment) \
+            or _EPISODE_LEAD.match(segment)
         if step_word is not None and "[" in step_word.group() and epoch_word is not None:
             step_word = None
         if step_word is not None:

@@ -37,6 +37,7 @@ _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "
 _HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "dice", "f1",
                      "bleu", "sacrebleu", "psnr", "ssim", "precision", "recall", "meteor",
                      "chrf", "nmi", "ari", "top1", "top5", "reward", "return"})
+_TRAINING_RETURN = frozenset({"reward", "return"})
 # Scores that need the true labels of data the model was not fitted on: a clustering is
 # trained without labels, so its NMI and adjusted Rand index against them are an
 # evaluation whatever the line calls them (E2DTC's `Epoch 6  Acc: 0.8913  nmi: 0.8267`).
@@ -94,4 +95,7 @@ def score_direction(key: str) -> int:
     words = [w for w in _WORDS.split(key.lower()) if w]
     if not words or _NOT_EVALUATION.intersection(words) or _CODEBOOK_WORDS.intersection(words):
         return 0
-    return 1 if words[-1] in _HIGHER else 0
+    # A bare reward or return is the training's own: a reinforcement-learning loop prints
+    # the episodes it trains on with no loss beside them (`Episode 9730 | Avg Reward:
+    # 133.80 | Epsilon: 0.010`); an evaluation's says so (`eval_reward`, above).
+    return 1 if words[-1] in _HIGHER and words[-1] not in _TRAINING_RETURN else 0
