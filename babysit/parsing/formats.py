@@ -308,6 +308,9 @@ _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
 # [51/3503]`); `batch 16` alone is a batch size.
 _BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)\s*/\s*"
                            r"(?P<total>\d+)")
+# A batch counter glued to the epoch's, in its own brackets (`Epoch:[1/1](37/500)`,
+# `Epoch [3/20][40/500]`): the epoch's batches.
+_GLUED_BATCH = lazy_re.compile(r"\s*\]?\s*[(\[]\s*(\d+)\s*/\s*(\d+)\s*[)\]]")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
@@ -693,6 +696,14 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     metrics = {k: v for k, v in parsed.metrics.items() if k not in ("step", "iter", "epoch")}
     if loop_name is not None:
         metrics.pop(loop_name, None)
+    glued = _GLUED_BATCH.match(segment, epoch_word.end()) \
+        if step is None and epoch_word is not None else None
+    if glued is not None:
+        # `Epoch:[1/1](37/500), Reward: 0.38`: the batch of its epoch, glued to it
+        # (MiniMind's trainers), placed in the run as `[e/E][n/N]` is.
+        batches = int(glued.group(2))
+        return Parsed("kv-epoch-batch", int(glued.group(1)), batches, epoch, total_epochs,
+                      metrics, per_epoch=batches)
     if step is None and epoch is not None and "atch" in segment \
             and (batch_of := _BATCH_OF.search(segment)) is not None:
         # `epoch=1 | batch= [51/3503]`: the batch of its epoch, placed in the run as

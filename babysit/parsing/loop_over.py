@@ -47,6 +47,7 @@ from babysit import lazy_re
 from babysit.metric_names import LR_KEYS
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.evaluation import EVALISH, trains
+from babysit.parsing.log_prefix import message
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
@@ -104,6 +105,12 @@ _MIN_LAUNCH = 3
 _AFTER_LOOP = lazy_re.compile(
     r"\b(?:([Gg]enerat(?:e|es|ed|ing)|GENERAT(?:E|ING))|[Ss]av(?:e|es|ed|ing)|SAV(?:E|ING))\b"
     r"(?(1)|.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt)s?\b)")
+# The next phase of the script, said in a few words: the trained model put to use on
+# held-out data (nnU-Net v1 after its last epoch: `finished prediction`, `evaluation of
+# raw predictions`, `determining postprocessing`; `Testing...`, `Running inference`).
+_PHASE_WORD = lazy_re.compile(r"\b(?:predict(?:ion|ions|ing)|inference|testing|"
+                              r"evaluat(?:ion|ing)|post-?processing)\b", re.IGNORECASE)
+_PHASE_WORDS_MAX = 6  # a phase's announcement, not a sentence about something else
 # A line whose head says the model was saved, its figures after (`saved model mse loss:
 # 0.084`, `Saved best model, acc 0.91`): the finished model's, no training record.
 _SAVED_HEAD = lazy_re.compile(
@@ -116,6 +123,19 @@ _SAVED_HEAD = lazy_re.compile(
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b|"
                           r"^\s*[=#*-]{3,}\s*(?:GPU|JOB)\s+(?:USAGE\s+|RESOURCE\s+)?REPORT\s*[=#*-]{3,}\s*$")
+
+
+def _next_phase(text: str) -> str | None:
+    """The template of a line that announces a phase of work on the trained model
+    (`_PHASE_WORD`, in a few words after any logger's head), else None."""
+    low = text.lower()
+    if "predict" not in low and "infer" not in low and "test" not in low \
+            and "evaluat" not in low and "process" not in low:
+        return None
+    said = message(text).strip()
+    if len(said.split()) > _PHASE_WORDS_MAX or _PHASE_WORD.search(said) is None:
+        return None
+    return template(said)
 
 
 def says_saved(text: str) -> bool:
@@ -287,6 +307,17 @@ class LoopOver:
         elif ("pilog" in text or "PILOG" in text or "REPORT" in text) \
                 and _EPILOG.search(text) is not None:
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
+        elif (phase := _next_phase(text)) is not None:
+            # The script went on to its next phase (predicting, testing, evaluating),
+            # which it never did between its records.
+            if phase not in self._lines_between and phase not in self._lines_after:
+                self._lines_after.add(phase)
+                if self._epochs < _MIN_EPOCH_ENDS:
+                    return
+                why = f"the script's next phase, which the run did not begin between its " \
+                      f"training records ({text.strip()[:160]})"
+                evidence.append(why)
+                finished.append(why)
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,

@@ -156,9 +156,10 @@ class MetricLineReader:
             final = self._llmc_validations.final(parsed, text)
             if final is not None:
                 events.append(final)
+        # (fields apart by a bar too: `Epoch 1/30 | Train 0.2174 | Val 0.1509`)
         fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
                                                          or "  " in text or "\t" in text
-                                                         or ", " in text)
+                                                         or ", " in text or "|" in text)
         if fielded and not self._shapes.recurring(text):
             # a template's first line is read as none (nothing says it is a metric line
             # yet), but a bare counter at its start there is where the next line's rises

@@ -24,7 +24,7 @@ A reader keeps its own state; LogParser keeps only what they share.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -82,6 +82,10 @@ _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 _EPOCH_OF_PLAN = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\s*/\s*(\d+)\b")
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 _TIME_OF_DAY = lazy_re.compile(r"\d\d:\d\d:\d\d")
+# An epoch's summary loss this many times the largest of the latest batch losses is their
+# sum, not their mean (`_epoch_totals`).
+_EPOCH_SUM_RATIO = 10.0
+_RECENT_BATCHES = 50
 # A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
 # results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
 _REPORT_BANNER = lazy_re.compile(
@@ -172,6 +176,8 @@ class LogParser:
         self.target: int | None = None
         self.plan = RunPlan()  # what header lines said: a total, epochs, the schedule
         self._per_epoch_fmt = ""  # the format whose counter gave the batches per epoch
+        # The latest losses of each name the batch-by-batch records carried (`_epoch_totals`).
+        self._batch_losses: dict[str, deque[float]] = {}
         self._goal_reached = False  # the run's own desired error was reached
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
@@ -647,6 +653,30 @@ class LogParser:
                 self._took = True
         return record
 
+    def _epoch_totals(self, part: Parsed, bar: Parsed | None, own_epoch: float | None,
+                      metrics: dict[str, float]) -> dict[str, float]:
+        """An epoch's summary line among records placed batch by batch (`Epoch: 60\tBatch:
+        5800/6000\tLoss: 0.0060`, then `Epoch: 60\tTime: 3904.7\tLoss: 35.5457`): a loss
+        under the batches' name, many times any of theirs, is the epoch's sum over its
+        batches, not a point of the batches' series (a spike on every epoch otherwise);
+        it is kept as `<name>_epoch_sum`."""
+        if part.per_epoch:
+            for key, value in metrics.items():
+                if "loss" in key and math.isfinite(value):
+                    self._batch_losses.setdefault(key, deque(maxlen=_RECENT_BATCHES)).append(
+                        abs(value))
+            return metrics
+        if bar is not None or part.step is not None or own_epoch is None \
+                or not self._batch_losses or not self.plan.per_epoch:
+            return metrics
+        summed = {key for key, value in metrics.items()
+                  if key in self._batch_losses and math.isfinite(value)
+                  and abs(value) > _EPOCH_SUM_RATIO * max(self._batch_losses[key]) > 0}
+        if not summed:
+            return metrics
+        return {f"{key}_epoch_sum" if key in summed else key: value
+                for key, value in metrics.items()}
+
     def _may_train(self, parsed: Parsed | None, bar: Parsed | None) -> bool:
         """Whether a line with metrics may be a training record of its epoch: in a log
         whose records that moved the step carry names, a line without a step and without
@@ -906,6 +936,7 @@ class LogParser:
             metrics = {**after.metrics, **metrics}  # as _with_bar does, in this one record
             target = target or after.target_steps
             self._bar_folded = True
+        metrics = self._epoch_totals(part, bar, own_epoch, metrics)
         withdrawn, self._withdrawn = self._withdrawn, False
         return Record(
             step=step,

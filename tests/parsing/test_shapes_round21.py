@@ -65,3 +65,94 @@ def test_an_ipython8_traceback_is_read_through_its_frames(tmp_path: Path):
         data = verdict_of(tmp_path, _ipython8_interrupt(after))
         assert (data["terminal_state"], data["decision"]) == ("CANCELLED", "NO-GO"), \
             data["summary"]
+
+
+def _bare_split_fields(epochs: int) -> list[str]:
+    # A FourCastNet-style notebook: `Epoch e/E | Train x | Val y`, fields apart by bars
+    # only (no colon, no double space), a best-model line between some of them.
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines.append(f"Epoch {epoch}/30 | Train {0.22 - 0.005 * epoch:.4f} | "
+                     f"Val {0.15 - 0.0015 * epoch:.4f}")
+        if epoch % 3 == 0:
+            lines.append(f"New Best Model: {0.15 - 0.0015 * epoch:.4f}")
+    return lines
+
+
+def test_fields_set_apart_by_bars_alone_are_read(tmp_path: Path):
+    data = verdict_of(tmp_path, _bare_split_fields(30))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    data = verdict_of(tmp_path, _bare_split_fields(12))
+    assert data["terminal_state"] == "RUNNING", data["summary"]
+    assert "could not read" not in data["summary"]
+
+
+def _nnunet_v1(last_epoch: int, after: list[str]) -> list[str]:
+    # nnU-Net v1's per-epoch block, its poly schedule reaching exactly 0 at the last epoch
+    # (299 of 300), then the script's next phase: predicting the validation cases.
+    lines = []
+    for epoch in range(last_epoch + 1):
+        stamp = f"2022-02-09 11:{epoch % 60:02d}:30.455816: "
+        lr = 0.01 * (1 - (epoch + 1) / 300) ** 0.9
+        lines += ["", f"epoch:  {epoch} ",
+                  f"{stamp}train loss : {-0.05 - 0.0008 * epoch:.4f} ",
+                  f"{stamp}validation loss: {-0.04 - 0.0007 * epoch:.4f} ",
+                  f"{stamp}lr: {round(lr, 6)} ",
+                  f"{stamp}saving checkpoint... ",
+                  f"{stamp}done, saving took 0.86 seconds ",
+                  f"{stamp}This epoch took 321.170642 s"]
+    return lines + after
+
+
+def test_the_script_going_on_to_predict_after_its_schedule_ended_is_a_finished_run(
+        tmp_path: Path):
+    phase = ["2022-02-09 12:14:32.975412: finished prediction ",
+             "2022-02-09 12:14:32.988422: evaluation of raw predictions ",
+             "2022-02-09 12:14:53.327331: determining postprocessing "]
+    data = verdict_of(tmp_path, _nnunet_v1(299, phase))
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    # Without the next phase the schedule's end alone says the loop is over, not how.
+    data = verdict_of(tmp_path, _nnunet_v1(299, []))
+    assert data["terminal_state"] == "ENDED", data["summary"]
+
+
+def _summed_epochs(epochs: int) -> list[str]:
+    # A Paddle restoration loop: batch lines with their mean loss, then each epoch's
+    # summary with the loss summed over its 6000 batches.
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for batch in range(200, 6000, 200):
+            lines.append(f"Epoch: {epoch}\tBatch: {batch}/6000\tTime: {batch * 0.6:.4f}\t"
+                         f"Loss: {0.012 - 0.0001 * epoch + 0.0004 * (batch % 600 == 0):.4f}")
+        lines += ["-" * 66,
+                  f"Epoch: {epoch}\tTime: 3904.7457\tLoss: {62.2 - 0.5 * epoch:.4f}\t"
+                  "LearningRate 0.000133", "-" * 66]
+    return lines
+
+
+def test_an_epochs_summed_loss_is_not_a_spike_of_its_batches(tmp_path: Path):
+    data = verdict_of(tmp_path, _summed_epochs(6))
+    kinds = {a["type"] for a in data["anomalies_detected"]}
+    assert "loss-spike" not in kinds and "divergence" not in kinds, data["anomalies_detected"]
+
+
+def test_a_batch_counter_glued_to_the_epoch_places_the_record():
+    # MiniMind's trainers: `Epoch:[e/E](i/N), name: value, …`.
+    parsed = parse_key_values("Epoch:[1/2](37/500), Reward: 0.3846, Fmt: 1.00, Correct: 0.00, "
+                              "KL_ref: 0.0004, Actor Loss: 0.0000, LR: 0.00000100")
+    assert parsed is not None and parsed.fmt == "kv-epoch-batch"
+    assert (parsed.step, parsed.target, parsed.epoch, parsed.per_epoch) == (37, 500, 1.0, 500)
+
+
+def _grpo_flat(steps: int) -> list[str]:
+    # A GRPO run whose reward never leaves where it began, over the whole of its one epoch.
+    return [f"Epoch:[1/1]({i}/{steps}), Reward: {0.33 + 0.05 * ((i * 7) % 5 - 2) / 2:.4f}, "
+            f"Fmt: 1.00, Correct: 0.00, KL_ref: 0.0004, Adv Std: 0.9248, "
+            f"Actor Loss: 0.0000, Avg Len: 129, LR: 0.00000100" for i in range(1, steps + 1)]
+
+
+def test_a_return_flat_over_a_whole_finished_run_is_no_go(tmp_path: Path):
+    data = verdict_of(tmp_path, [*_grpo_flat(500), "Training finished."])
+    assert data["decision"] == "NO-GO", data["summary"]
+    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
+               for a in data["anomalies_detected"]), data["anomalies_detected"]
