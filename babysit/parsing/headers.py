@@ -33,6 +33,10 @@ _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 _YOLO_VAL_HEADER = lazy_re.compile(r"^\s*Class\s+Images\s+(?:Instances|Labels)\s+(.*?):(?:\s|$)")
 # The older names, as Ultralytics 8 writes them (`mAP50`, `mAP50-95`).
 _IOU_AT = (("@.5:.95", "50-95"), ("@0.5:0.95", "50-95"), ("@.5", "50"), ("@0.5", "50"))
+# Ultralytics' validation columns after `Class Images Instances`, by how many there are.
+_YOLO_VAL_DEFAULT = {4: ("P", "R", "mAP50", "mAP50-95"),
+                     8: ("P", "R", "mAP50", "mAP50-95",
+                         "mask_P", "mask_R", "mask_mAP50", "mask_mAP50-95")}
 _YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 
 
@@ -50,6 +54,7 @@ class HeaderReader:
         """What every pattern needs (or a validation table is open): most lines end here."""
         text = line.text
         return bool(self._yolo_val) or "poch" in text or "EPOCH" in text or "Class" in text \
+            or (bool(self._bars.yolo_columns) and "all " in text) \
             or any(hint in text for hint in ROUND_HINTS)
 
     def read(self, line: Line, context: ParseContext) -> Record | None:
@@ -103,12 +108,17 @@ class HeaderReader:
             self._yolo_val = tuple(_modern(name) for name in header.group(1).replace(
                 "Box(", "").replace(")", "").split())
             return None
-        row = _YOLO_VAL_ROW.match(text) if self._yolo_val else None
+        row = _YOLO_VAL_ROW.match(text) if self._yolo_val or self._bars.yolo_columns else None
         if row is not None:
-            line.claimed = True
             values = [to_number(v) for v in row.group(1).split()]
+            # A log of stdout alone has no validation header (it comes with the bar, on
+            # stderr): the detector's own columns, box then mask (segmentation).
+            columns = self._yolo_val or _YOLO_VAL_DEFAULT.get(len(values), ())
+            if not columns:
+                return None
+            line.claimed = True
             metrics = {f"val/{name.lower()}": v
-                       for name, v in zip(self._yolo_val, values, strict=False) if v is not None}
+                       for name, v in zip(columns, values, strict=False) if v is not None}
             return Record(step=context.step, metrics=metrics, rank=line.rank, fmt="ultralytics")
         return None
 

@@ -24,16 +24,18 @@ see `endings`), each enough to say the loop is over, none enough to say it succe
   1000 whole epochs done (see `round_count`), its last line no work under way.
 
 The lifecycle makes such a run ENDED once the log has stopped ("outcome not confirmed"),
-never SUCCEEDED, and a later training record drops the evidence (a live run went on).
-Two of them, one of each kind, are the end of the run's own plan (LOOP_DONE: SUCCEEDED
-once the log has stopped): where the loop stopped (its schedule at its end, a count a plan
+never SUCCEEDED, and a later training record drops the evidence (a live run went on). Two
+of them, one of each kind, are the end of the run's own plan (LOOP_DONE: SUCCEEDED once
+the log has stopped): where the loop stopped (its schedule at its end, a count a plan
 names) and what a loop does once its work is done (saved its model, ran a final
-evaluation, drew samples): a loop that went 20000 epochs, then printed `saved model mse
-loss: 0.084`, finished what it set out to do. A count an earlier launch stopped at too (it
-may have been stopped there), a scheduler's epilog or the shell's prompt (they come however
-the process ended) are no such evidence. An evaluation after the last record, alone, says
-the loop is over wherever it stood, even well short of a plan the run announced (LOOP_LEFT:
-ENDED; an early stop that said nothing): where the loop stood says nothing then.
+evaluation, drew samples, or the script began its next phase: nnU-Net's `finished
+prediction` after its learning rate reached 0): a loop that went 20000 epochs, then
+printed `saved model mse loss: 0.084`, finished what it set out to do. A count an earlier
+launch stopped at too (it may have been stopped there), a scheduler's epilog or the
+shell's prompt (they come however the process ended) are no such evidence. An evaluation
+after the last record, alone, says the loop is over wherever it stood, even well short of
+a plan the run announced (LOOP_LEFT: ENDED; an early stop that said nothing): where the
+loop stood says nothing then.
 """
 
 from __future__ import annotations
@@ -99,6 +101,9 @@ _ROUNDS = 8
 _NAMES_KEPT = 256
 # Records an earlier launch must have trained to give a count.
 _MIN_LAUNCH = 3
+# How far into its count an earlier launch's first record may be, for the count it
+# stopped at to say where the loop ends.
+_SEEN_FROM_START = 0.1
 # What a loop does once it is over: generate samples with the trained model
 # (`Generating images...`, `generated 16 samples`), save it (`Saving model to out/`,
 # `Saving checkpoint at epoch 100`).
@@ -200,7 +205,10 @@ class LoopOver:
         is a new launch appended to the same log."""
         if counter is not None and self._first is not None and self._count is not None \
                 and counter <= self._first < self._count:
-            if self._records >= _MIN_LAUNCH:
+            if self._records >= _MIN_LAUNCH and self._first <= _SEEN_FROM_START * self._count:
+                # (only a launch seen from its start: a log that opens on the tail of an
+                # earlier run, `Episode 9730` to `9990`, shows where that run stopped, not
+                # that it ran its whole count)
                 self._earlier.append(self._count)
             self._records = 0
             self._epochs = 0
@@ -314,10 +322,10 @@ class LoopOver:
                 self._lines_after.add(phase)
                 if self._epochs < _MIN_EPOCH_ENDS:
                     return
-                why = f"the script's next phase, which the run did not begin between its " \
-                      f"training records ({text.strip()[:160]})"
-                evidence.append(why)
-                finished.append(why)
+                # (evidence of the end of a loop seen at its plan's end only: alone, the
+                # first of a periodic evaluation's `Evaluating...` looks the same)
+                finished.append(f"the script's next phase, which the run did not begin "
+                                f"between its training records ({text.strip()[:160]})")
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None:
             # Samples generated, a model being saved: what a loop does once it is over,

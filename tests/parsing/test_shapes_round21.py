@@ -156,3 +156,27 @@ def test_a_return_flat_over_a_whole_finished_run_is_no_go(tmp_path: Path):
     assert data["decision"] == "NO-GO", data["summary"]
     assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
                for a in data["anomalies_detected"]), data["anomalies_detected"]
+
+
+def _ultralytics_stdout(epochs: int, planned: int) -> list[str]:
+    # Ultralytics with stdout alone captured (the bars, and the validation header drawn
+    # with its bar, go to stderr): each epoch's table header, then its `all` row.
+    lines = ["engine/trainer: task=detect, mode=train, model=None, data=ast.yaml, "
+             f"epochs={planned}, time=None, patience=50, batch=16, imgsz=640"]
+    for epoch in range(1, epochs + 1):
+        lines += ["",
+                  "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+                  f"                   all       4146      20410      {0.75 + 0.001 * epoch:.3f}"
+                  f"      {0.70 + 0.001 * epoch:.3f}      {0.76 + 0.001 * epoch:.3f}"
+                  f"      {0.57 + 0.001 * epoch:.3f}"]
+    return lines
+
+
+def test_ultralytics_validation_rows_on_stdout_alone_are_read(tmp_path: Path):
+    data = verdict_of(tmp_path, [*_ultralytics_stdout(93, 300), "",
+                                 "Stopping training early as no improvement observed in last "
+                                 "50 epochs. Best results observed at epoch 43, best model "
+                                 "saved as best.pt.", "", "93 epochs completed in 10.314 hours."])
+    assert (data["terminal_state"], data["decision"]) == ("SUCCEEDED", "GO"), data["summary"]
+    assert "could not read" not in data["summary"]
+    assert data["final_metrics"]["val/map50"] == 0.853
