@@ -390,7 +390,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # A configuration's `early_stopping_patience: 10` names no reason said, only a knob.
     _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)(?!.*[=:]\s*\d+\s*$)"
          r"(?=.*\b(?:no (?:more )?improvement|not improv\w*|(?:did|does|has|have)(?:n't| not)"
-         r"(?: been)? improv\w*|without improv\w*|patience (?:is |was |has been )?"
+         r"(?: been)? improv\w*|"
+         # (or got no better: `Stopping iteration because model did not get better in
+         # the last 25 epochs`, `not getting any better`)
+         r"(?:(?:did|does|has|have|is|was)(?:n't| not)|not) (?:(?:get|got|gotten|getting|"
+         r"become|became|been) )?(?:any )?better\b|without improv\w*|"
+         r"patience (?:is |was |has been )?"
          r"(?:exhausted|reached|exceeded|used up|ran out|run out)|out of patience|"
          r"(?:has |have )?converged)\b)"
          r"(?=.*\b(?:stop(?:s|ping|ped)?|terminat(?:e|es|ed|ing)|halt(?:s|ing|ed)?|"

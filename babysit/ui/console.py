@@ -126,7 +126,9 @@ class ConsoleObserver:
                  color: bool | None = None) -> None:
         self.stream = GuardedStream(stream)
         self.console = Console(file=self.stream, highlight=False, soft_wrap=True,  # type: ignore[arg-type]
-                               force_terminal=color, no_color=color is False)
+                               # None leaves NO_COLOR (no-color.org) to rich: a False
+                               # here would override the user's setting
+                               force_terminal=color, no_color=True if color is False else None)
         self.prefix = prefix
         self._service_status: tuple[str, ...] = ()  # the last full block a service gave
         self._subject = ""  # what the target is, in words (a process's command line)

@@ -4,6 +4,7 @@ its unit, every anomaly named, no placeholder standing alone."""
 from __future__ import annotations
 
 import io
+import re
 from datetime import datetime, timezone
 
 from babysit.core.efficiency_meter import Efficiency
@@ -39,3 +40,26 @@ def test_efficiency_with_nothing_measured_says_why_on_its_own_line():
     lines = efficiency_lines(Efficiency("unavailable", reason="no GPU type (pass --gpu)"))
     assert lines == ["Efficiency: MFU unavailable: no GPU type (pass --gpu)"]
     assert not any(line.rstrip().endswith("—") for line in lines)
+
+
+def _coloured_summary(monkeypatch, no_color: str | None) -> str:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich writes escapes as to a terminal
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    spike = Anomaly(AnomalyType.LOSS_SPIKE, Severity.HIGH, 80, "loss spike")
+    report = SummaryReport(
+        time=datetime(2026, 12, 1, tzinfo=timezone.utc), target="train.log", polls=5,
+        watched_seconds=150.0, state=TerminalState.RUNNING, step=120, target_steps=300,
+        steps_per_second=1.5, metrics={"loss": 2.1}, open_anomalies=(spike,),
+        resolved_anomalies=(), checkpoint=None, formats=(), reason="every 5 polls")
+    out = io.StringIO()
+    ConsoleObserver(out).summary(report)  # colour left to the environment, as the CLI does
+    return out.getvalue()
+
+
+def test_no_color_in_the_environment_turns_the_colours_off(monkeypatch):
+    # no-color.org: NO_COLOR set to anything non-empty; bold and dim may stay.
+    assert re.search(r"\x1b\[[0-9;]*3\dm", _coloured_summary(monkeypatch, None))
+    assert not re.search(r"\x1b\[[0-9;]*3\dm", _coloured_summary(monkeypatch, "1"))
