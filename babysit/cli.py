@@ -255,6 +255,11 @@ def _watch(values: dict[str, Any]) -> None:
                                  run_id=asked.run_id, target_steps=asked.total_steps,
                                  json=asked.json_output)
     except ConfigError as error:
+        # A flag's own value (`--interval: must be …`) is named as the flag; a setting
+        # from babysit.toml as the config's.
+        flag, _, why = str(error).partition(": ")
+        if flag.startswith("--") and " " not in flag and why:
+            raise _BadValue(why, param_hint=flag) from error
         raise _BadValue(str(error), param_hint="babysit config") from error
     from babysit.model import Severity
 

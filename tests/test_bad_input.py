@@ -91,3 +91,23 @@ def test_random_bytes_never_crash_the_parser(tmp_path: Path):
         code, data = once(tmp_path, rng.randbytes(size))
         assert data["decision"] != "GO"
         os.remove(tmp_path / "babysit-training.json")
+
+
+def test_a_file_that_is_no_text_log_is_refused_by_name(tmp_path: Path):
+    # A compressed log, a checkpoint: read as text each would be "0 % understood".
+    import gzip
+    for data, kind in ((gzip.compress(GOOD_START.encode()), "a gzip archive"),
+                       (b"\x80\x04\x95" + bytes(range(256)) * 8, "a Python pickle"),
+                       (b"\x01\x00\x00\x00" * 1000, "binary data")):
+        code, artifact = once(tmp_path, data)
+        assert code is ExitCode.UNREACHABLE, kind
+        assert kind in artifact["summary"] and artifact["decision"] != "GO"
+        os.remove(tmp_path / "babysit-training.json")
+
+
+def test_utf16_and_zero_filled_logs_are_still_text(tmp_path: Path):
+    code, data = once(tmp_path, "\ufeff".encode("utf-16-le") + GOOD_START.encode("utf-16-le"))
+    assert data["total_steps"] == 2
+    os.remove(tmp_path / "babysit-training.json")
+    code, data = once(tmp_path, b"\x00" * 8192)  # preallocated, nothing written yet
+    assert code is not ExitCode.UNREACHABLE

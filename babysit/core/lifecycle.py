@@ -48,7 +48,7 @@ from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_LEFT, LOOP_OVER, SHELL_BACK
-from babysit.parsing.runner_exits import RETURNED, runner_exit
+from babysit.parsing.runner_exits import runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.signal_reports import ABSEIL_STOP
 from babysit.parsing.start_failures import NEXT_COMMAND
@@ -277,10 +277,13 @@ class RunLifecycle:
                 return None  # the next attempt, if any, has to say it again
             pending = self._pending
             if pending is not None and pending.cancelled and not pending.stepped_after \
-                    and event.detail == RETURNED:
-                # A stop signal the process handled, exiting with status 0 and nothing
-                # trained between (W&B's `(success)` after Ray's `*** SIGTERM received
-                # …`): a clean exit of a stopped run, not a finished one.
+                    and event.detail not in _AT_PLAN:
+                # A stop signal the process handled, then its own closing words with
+                # nothing trained between: a clean exit of a stopped run, not a finished
+                # one — status 0 (W&B's `(success)` after Ray's `*** SIGTERM received …`),
+                # or the trainer's end of loop (Caffe's `^C…Test interrupted.`, then
+                # `Optimization stopped early.`, `Optimization Done.`). Only its word that
+                # the plan was done stands.
                 return None
             if pending is not None and pending.stepped_after \
                     and event.detail not in AFTER_TRAINING:

@@ -41,7 +41,12 @@ from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
 from babysit.rules.history_shape import restarted_counter, unlearned_history
-from babysit.rules.last_weights import best_long_behind, last_far_from_best, patience_spent
+from babysit.rules.last_weights import (
+    best_long_behind,
+    final_evaluation_fell,
+    last_far_from_best,
+    patience_spent,
+)
 from babysit.rules.metric_floor import floored_metric, nothing_held_out
 from babysit.rules.nonfinite_roles import severity_of
 from babysit.rules.stragglers import RankPace, rank_named
@@ -707,6 +712,7 @@ class Run:
             if self._stopped_early:
                 self._weigh_against_early_stop()
             self._weigh_against_kept_best()
+            self._final_evaluation_fell()
         self._kept_last_weights()
         held_out = nothing_held_out(self.series.metrics) \
             if self.lifecycle.state is TerminalState.SUCCEEDED else None
@@ -798,6 +804,22 @@ class Run:
         key, values, direction = main
         found = best_long_behind(values, direction, self.rules, written, self.step)
         return f"{key}: {found}" if found is not None else None
+
+    def _final_evaluation_fell(self) -> None:
+        """A run over whose last evaluation fell far below the level before it, with no
+        best checkpoint kept (rules/last_weights `final_evaluation_fell`)."""
+        if self.lifecycle.state not in (TerminalState.SUCCEEDED, TerminalState.ENDED):
+            return
+        chosen = self.checkpoints.choice()
+        main = self.series.main_eval_values()
+        if (chosen is not None and "best" in chosen.why) or main is None \
+                or self.ledger.is_open(AnomalyType.EVAL_DEGRADATION, main[0]):
+            return
+        key, values, direction = main
+        found = final_evaluation_fell(values, direction)
+        if found is not None:
+            self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, f"{key} {found}",
+                               key)
 
     def _kept_last_weights(self) -> None:
         """A run that finished well short of its plan (its own early stop) with no best

@@ -94,6 +94,7 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        self._count_restarted = False  # ... said by the step counter itself
         self.new_runs = 0  # new runs from scratch seen in the same log (see `_new_run`)
         # The loss rule of a training the epoch went back from, and the epoch it reached.
         self._set_aside: tuple[int, LossRule] | None = None
@@ -176,6 +177,8 @@ class MetricSeries:
                 # grid search) or only an epoch's counter starting again; its loss says
                 # which (see _observe).
                 self._back_to_start = record.step <= self._start_steps < self.step
+                # (from its very first count: not a figure that wanders below the start)
+                self._count_restarted = self._back_to_start and record.step <= 1
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -306,19 +309,28 @@ class MetricSeries:
 
     def _observe(self, record: Record) -> list[Signal]:
         metrics = record.metrics
-        if not metrics.keys() <= self.metrics.keys():  # a name not seen before
+        seen_names = metrics.keys() <= self.metrics.keys()
+        if not seen_names:  # a name not seen before
             self._pick_keys(metrics)
         self.metrics.update(metrics)
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
             self._new_run_from(loss)
-        elif self._back_to_start and self.loss_key is None and self.step is None:
+        elif self._back_to_start and self.loss_key is None and (self.step is None or (
+                self._count_restarted and seen_names and self._train_key is None
+                and (record.epoch is None or record.epoch <= 1))):
             # Back to the first epoch in a log that prints no training loss and no step
             # (only its evaluations: `Epoch 1 validation loss: 11.887651` after `Epoch 5
             # …`): no loss to tell a resume from a new start, and a log of epochs that
-            # starts its count again is a new launch, judged on its own.
+            # starts its count again is a new launch, judged on its own. So is a round
+            # count back at its start with no training figure and no epoch moving on
+            # beside it, in the names it counted with (XGBoost's `[1] train-rmse:7.1
+            # validation-rmse:7.08` after `[1000]`: the next of several fits, one per
+            # target or fold; not a summary table restating the run under names of its
+            # own).
             self._back_to_start = False
             self._new_run()
+        self._count_restarted = False
         train_key = self.loss_key or self._train_key
         train = self.metrics.get(train_key) if train_key else None
         point = Observation(

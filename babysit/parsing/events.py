@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.log_prefix import message
-from babysit.parsing.runner_exits import RETURNED, RUNNER_FAILED, RUNNER_RETURNED, RUNNER_STOPPED
+from babysit.parsing.runner_exits import (
+    RETURNED,
+    RUNNER_FAILED,
+    RUNNER_RETURNED,
+    RUNNER_STOPPED,
+    SAID_FAILED,
+)
 from babysit.parsing.runner_exits import TRIGGERS as RUNNER_TRIGGERS
 from babysit.parsing.shell_signals import SHELL_FAULT, SHELL_KILLED, SHELL_STOPPED, may_report
 from babysit.parsing.signal_reports import CHILD_STOPPED, NATIVE_FAULT, NATIVE_STOP, USER_STOP
@@ -159,6 +165,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # for it (`^CTraceback (most recent call last):`): KeyboardInterrupt, even in a
          # paste cut before its exception line (jetson-inference's train_ssd.py, sealed-9)
          r"(\^C)(?=Traceback \(most recent call last\))|"
+         # or to the head of whatever the program printed next, as it stopped (Caffe's
+         # `^CI1230 20:51:29.566437 23363 solver.cpp:391] Test interrupted.`)
+         r"^(\^C)(?=[A-Z\[])|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          # (the same word alone after a logger's timestamp: nnU-Net's own log file, its
@@ -198,6 +207,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # with exit code -1`): a stop asked for, or the process dying (parsing/runner_exits.py).
     _sig(EventKind.STOPPED_BY_SIGNAL, RUNNER_STOPPED, 1),
     _sig(EventKind.EXCEPTION, RUNNER_FAILED, 1),
+    _sig(EventKind.EXCEPTION, SAID_FAILED, 1),
     _sig(EventKind.COMPLETED, RUNNER_RETURNED, detail=RETURNED),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
@@ -364,6 +374,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # (hyphenated too: xLearn's `[ ACTION     ] Early-stopping at epoch 3`)
          # (and its dots and an `@`: a segmentation loop's `Early Stopping....@ 72 epoch
          # for patience @ 10.0`)
+         # (a stop that happened, not the setting announced: XGBoost's `Will use
+         # validation_rmse for early stopping.` as its fit begins)
+         r"(?<!for )(?<!with )(?<!use )(?<!using )(?<!enable )(?<!enabled )(?<!no )"
          r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"

@@ -51,11 +51,21 @@ RUNNER_RETURNED = (r"^(?:Process finished with exit code 0$|\[Done\] exited with
                    r"wandb: Waiting for W&B process to finish\.\.\. \(success\)|"
                    r"\[\d+\][+-]?\s+Done\s{2,}\S|\[\d+\]\s+[+-]?\s*\d+ done\s{2,}\S)")
 RETURNED = "exit-0"  # the detail of the completion an exit status 0 makes
+# Whatever ran the training, saying in a sentence of its own that it ended with a non-zero
+# code (a managed platform's `[Modelarts Service Log]Training end with return code: 250`,
+# `Job finished with exit code 1`, `process exited with code 137`): the process died.
+# Status 0 is left to the runners above: a helper process's clean exit mid-run says
+# nothing of the training.
+SAID_FAILED = (r"\b((?:[Tt]raining|[Tt]rain|[Jj]ob|[Pp]rocess|[Pp]rogram|[Ss]cript|[Cc]ommand|"
+               r"[Tt]ask|[Ww]orker)\b[^.;]{0,40}?\b(?:with|returned|exit(?:ed)?)\s+"
+               r"(?:a\s+)?(?:non-?zero\s+)?(?:(?:return|exit)\s*)?(?:code|status)\s*[:=]?\s*"
+               r"(?:-\d+|[1-9]\d*))\b")
+_SAID_EXIT = lazy_re.compile(SAID_FAILED)
 _ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+|{RUNNER_RETURNED}")
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code",
             "[Finished in", "W&B process to finish", "Exit ", " exit ", "Done  ", " done  ",
-            "*** [")
+            "*** [", "return code", "xit code", "xit status", "with code", "with status")
 
 
 def runner_exit(line: str) -> bool:
@@ -64,4 +74,4 @@ def runner_exit(line: str) -> bool:
     cause in the log: the crash it makes is medium (the training before it may have been
     healthy, and what stopped the process is unknown — PyCharm's `-1` is also its Stop
     button on Windows)."""
-    return _ANY_EXIT.match(line.strip()) is not None
+    return _ANY_EXIT.match(line.strip()) is not None or _SAID_EXIT.search(line) is not None

@@ -12,6 +12,7 @@ with it and handed on as UTF-8, which the line splitter and the parser expect.
 from __future__ import annotations
 
 import codecs
+import re
 
 UTF8 = "utf-8"
 SNIFF_BYTES = 4096
@@ -37,6 +38,39 @@ def sniff(head: bytes) -> str:
     if even >= _NUL_SHARE * pairs and odd <= 0.05 * pairs:
         return "utf-16-be"
     return UTF8
+
+
+# The first bytes of files people point babysit at by mistake, and what each is.
+_MAGIC = ((b"\x7fELF", "an executable (ELF)"), (b"\x1f\x8b", "a gzip archive"),
+          (b"PK\x03\x04", "a zip archive (a PyTorch checkpoint is one)"),
+          (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+          (b"\x93NUMPY", "a NumPy array"), (b"\x89HDF", "an HDF5 file (a Keras model?)"),
+          (b"BZh", "a bzip2 archive"), (b"\xfd7zXZ", "an xz archive"),
+          (b"(\xb5/\xfd", "a zstd archive"), (b"SQLite format 3\x00", "an SQLite database"))
+# Of the first bytes of a file that is not UTF-16, the share of NUL bytes above which it
+# is no text at all (a log holds none; a pickle, a tensor file or an image is full of them).
+_BINARY_NUL_SHARE = 0.1
+_NUL_RUNS = 8  # separate runs of NULs among them, at least
+_NUL_RUN = re.compile(rb"\x00+")
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a file whose first bytes are `head` is when it is no text log (`a gzip
+    archive`, `binary data`), else None. UTF-16 text is text; so is an empty head."""
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head.startswith((b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")):
+        return "a Python pickle (a checkpoint?)"
+    if not head or sniff(head) != UTF8:
+        return None
+    if head.count(0) > _BINARY_NUL_SHARE * len(head) \
+            and len(_NUL_RUN.findall(head)) >= _NUL_RUNS:
+        # NULs scattered among the other bytes: not a log whose end a crash filled with
+        # zeros (one run of them after its text), nor a file preallocated and not yet
+        # written (zeros only).
+        return "binary data"
+    return None
 
 
 def byte_order(encoding: str, head: bytes) -> str:

@@ -14,9 +14,11 @@ best checkpoint (a run that saves its best at each improvement delivers the best
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from babysit.config import RuleSettings
+from babysit.rules import trends
 
 _LAST = 3  # the evaluations at the end, each far from the best
 _AT_LEAST = 8  # evaluations before the test speaks: a short run's best is no baseline
@@ -76,3 +78,31 @@ def best_long_behind(values: Sequence[float], direction: int, rules: RuleSetting
         return None
     return (f"it was written at step {best_step} of {last_step}, and the evaluation "
             f"{found[1]}: most of the run was spent getting worse")
+
+
+_LEVEL_BEFORE = 5  # evaluations before the last: the level it is set against
+_NOISE_WINDOW = 20  # the recent evaluations the noise is read over
+_FINAL_K = 6.0  # robust sigmas of that noise the last one must fall by (one point: strict)
+_FINAL_DROP = 0.05  # and this share of the level
+
+
+def final_evaluation_fell(values: Sequence[float], direction: int) -> str | None:
+    """Why the last evaluation of a run that is over says its last weights broke: worse
+    than the median of the five before it by `_FINAL_K` sigmas of the evaluations'
+    point-to-point noise and by `_FINAL_DROP` of that level (an anomaly detector's
+    detection AUC steady at 0.82 ± 0.005 for 60 evaluations, then 0.727 after the last
+    epoch). While the run goes on one bad evaluation is noise until the level follows;
+    at its end nothing follows, and the last weights are what it delivers. None
+    otherwise; `direction` +1 when higher is better, -1 when lower is."""
+    if direction == 0 or len(values) < _AT_LEAST:
+        return None
+    worse = [-direction * v for v in values]  # higher is worse
+    level = statistics.median(worse[-1 - _LEVEL_BEFORE:-1])
+    sigma = trends.noise_scale(worse[:-1][-_NOISE_WINDOW:])
+    if sigma == 0 or not trends.beyond_noise(worse[-1] - level, level, sigma, _FINAL_K,
+                                             _FINAL_DROP):
+        return None
+    before = -direction * level
+    return (f"fell at the last evaluation to {values[-1]:.4g} from a level of {before:.4g} "
+            f"(the median of the {_LEVEL_BEFORE} before it; their noise σ≈{sigma:.2g}): the "
+            f"last weights, what the run delivers, are not those it evaluated before")

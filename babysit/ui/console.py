@@ -77,7 +77,9 @@ def efficiency_lines(efficiency: Efficiency | None, gpu_util: float | None = Non
     if efficiency.goodput is not None:
         parts.append(f"goodput {100 * efficiency.goodput:.0f}% of the time watched")
     if not parts and efficiency.status == "unavailable" and not efficiency.reason.startswith(
-            ("the FLOPs per token", "no GPU type")):
+            "no GPU type"):
+        # (nor that the FLOPs per token are unknown, when no token was counted either: a
+        # run that is no language model would read it in every summary)
         return []
     if not parts:  # nothing measured: the reason is the line, not a dash and a second line
         lines = [f"Efficiency: MFU unavailable: {efficiency.reason}"]
@@ -262,6 +264,12 @@ class ConsoleObserver:
             self._unreadable(verdict, artifact_path)
             return
         title = _TITLES[verdict.terminal_state]
+        finished = verdict.terminal_state is TerminalState.SUCCEEDED
+        if finished and verdict.decision is not Decision.GO:
+            # The loop ran to its end, but what it delivers is held back: "Complete" above
+            # a NO-GO reads as a success.
+            title = (_FINISHED_NO_GO if verdict.decision is Decision.NO_GO
+                     else _FINISHED_CONDITIONAL)
         out.print()
         out.print(Text(title, style="bold"))
         out.print(Text("=" * len(title)))
@@ -339,6 +347,10 @@ _TITLES = {
     TerminalState.RUNNING: "Babysit stopped (run not finished)",
     TerminalState.ENDED: "Run ended — outcome not confirmed",
 }
+
+
+_FINISHED_NO_GO = "Training Finished — result not usable (NO-GO)"
+_FINISHED_CONDITIONAL = "Training Finished — result in doubt (CONDITIONAL)"
 
 
 def _short(anomaly: Anomaly) -> str:

@@ -88,6 +88,15 @@ def test_a_failed_run_is_not_headed_training_complete(tmp_path: Path):
     assert "Training Complete" not in done.stdout
 
 
+def test_a_finished_run_that_never_learned_is_not_headed_training_complete(tmp_path: Path):
+    lines = [f"step {i}/20 loss 2.3026" for i in range(1, 21)] + ["Training complete"]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Training Finished — result not usable (NO-GO)\n" in done.stdout
+    assert "Training Complete" not in done.stdout
+
+
 def test_an_unreadable_target_is_explained_once(tmp_path: Path):
     done = babysit("missing.log", "--once", cwd=tmp_path)
     assert done.returncode == 4

@@ -17,6 +17,7 @@ from typing import ClassVar
 from babysit.clock import Waker
 from babysit.config import ABANDONED_LOG_FLOOR
 from babysit.reading.changes import GrowthWaker
+from babysit.reading.encoding import SNIFF_BYTES, binary_kind
 from babysit.reading.finders import OffsetFinder, local_finder
 from babysit.reading.follower import TAIL_BYTES, LogFollower
 from babysit.snapshot import Snapshot
@@ -69,6 +70,17 @@ class LocalFileAccess:
         return self._wall_time()
 
 
+def _binary_kind(path: Path) -> str | None:
+    """What the file at `path` is when it is no text log (reading.encoding), from its
+    first bytes; None for text, or when it cannot be read (opening says why)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    return binary_kind(head)
+
+
 class LocalLogTarget:
     target_type: ClassVar[str] = "local-log"
 
@@ -89,6 +101,14 @@ class LocalLogTarget:
             kind = "a named pipe (FIFO)" if self.path.is_fifo() else "not a regular file"
             raise TargetError(f"{self.path} is {kind}: babysit follows log files (write the "
                               f"run's output to a file, e.g. `python train.py > train.log`)")
+        kind = _binary_kind(self.path)
+        if kind is not None:
+            # Read as text it would be "0 % understood" and a verdict on nothing.
+            hint = (" (decompress it first, e.g. `zcat train.log.gz > train.log`)"
+                    if kind.endswith(("gzip archive", "bzip2 archive", "xz archive",
+                                      "zstd archive")) else "")
+            raise TargetError(f"{self._label} is not a text log: it looks like {kind}{hint}. "
+                              f"Give the file the run writes its output to")
         try:
             self._follower.open()
         except OSError as error:
