@@ -53,6 +53,20 @@ def test_progress_line_has_the_seed_format(tmp_path: Path):
             in done.stdout)
 
 
+def test_progress_line_names_the_epoch_plan_when_the_steps_have_none(tmp_path: Path):
+    (tmp_path / "train.log").write_text("".join(
+        f"epoch {e}/10 step {e * 40} loss {1 / e:.3f}\n" for e in range(1, 6)))
+    done = babysit("train.log", "--once", cwd=tmp_path)
+    assert "Step 200, epoch 5/10 | loss=0.2" in done.stdout
+
+
+def test_a_bad_flag_value_is_named_as_the_flag(tmp_path: Path):
+    (tmp_path / "train.log").write_text("step 1/10 loss 2.0\n")
+    done = babysit("train.log", "--interval", "-5", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Invalid value for --interval: must be between" in done.stderr
+
+
 def test_missing_file_exits_4_with_a_clear_message_and_an_artifact(tmp_path: Path):
     done = babysit("logs/nope.log", "--once", "--out-dir", "out", cwd=tmp_path)
     assert done.returncode == 4

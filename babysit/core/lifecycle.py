@@ -43,6 +43,7 @@ from babysit.parsing.endings import (
     AFTER_TRAINING,
     FINAL_SAVE,
     PLAN_REACHED,
+    SAID,
 )
 from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
@@ -490,6 +491,15 @@ class RunLifecycle:
                     f"the notebook cell returned ({completion.line[:160]}) at step {step} of "
                     f"{target} planned", step, self.attempt, confirmed=False, final=False),
                     Evidence.LOG_ENDING)
+            if settled and completion.detail == SAID and premature(step, target):
+                # The run's own word that its training is over, well short of its plan,
+                # and nothing after it (YOLOX's `Training of experiment is done and the
+                # best AP is 58.41` at epoch 93 of 300, printed however the loop left):
+                # over, not the plan done.
+                return self._end(Ending(
+                    TerminalState.ENDED, EndingSource.COMPLETION,
+                    f"{completion.line[:200]} — said at step {step} of {target} planned",
+                    step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
             if not settled or (premature(step, target) and completion.detail != AFTER_PLAN):
                 return None
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,

@@ -43,14 +43,18 @@ _COUNT = (r"\d[\d,]*\s+(?:(?!warm|burn|eval|valid|test)[a-z-]{3,}\s+)?"
 # measure of it, an RL run's `train success rate: 0.5`)
 _ENDED = (r"(?:finished|complete[d]?|done|ended|end|over|succeeded|"
           r"success(?:ful)?(?![ _/-]*(?:rate|ratio|count|prob|[%:=(\d]))|terminated normally)")
+# What the training was of, named after it (YOLOX's `Training of experiment is done and
+# the best AP is 58.41`): one word, not a part of the run (`training of epoch 3`).
+_OF_WHAT = (r"(?:\s+of\s+(?:the\s+)?(?!(?:epoch|fold|stage|step|phase|batch|iter|round|"
+            r"cycle|part|task|layer|head|block|level)\w*\b)[A-Za-z][\w-]*)?")
 # Said before it (`End of training`, `Finish training`, `done training`).
 _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
 _SAID = lazy_re.compile(
     # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
     # `Training has been completed`, `Experiment successfully completed`
     # (a tag in brackets says the same: `[train] done.`)
-    rf"\b{_THING}{_PART}[\]):]?\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|successfully\s+|now\s+)*"
-    rf"{_ENDED}\b|"
+    rf"\b{_THING}{_PART}{_OF_WHAT}[\]):]?\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|"
+    rf"successfully\s+|now\s+)*{_ENDED}\b|"
     # how much it did, and that it is done: `Done 10000 train steps.`, `Finished 50
     # epochs`, `274 epochs completed in 35.9 hours.`
     rf"\b{_ENDING}\s+(?:all\s+)?{_COUNT}\b|"
@@ -104,7 +108,9 @@ def _may_say(text: str) -> bool:
 
 # Words before the sentence that make it a condition, a wish or a negation.
 _NOT_YET = lazy_re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when|whenever|once|"
-                           r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)\W*"
+                           r"after|if|will|would|should|wait(?:ing)?(?:\s+for)?|until|to\s+be)"
+                           # (a word of its own: not a logger's `trainer:after_train:195 -`)
+                           r"(?!\w)\W*"
                            r"(?:\w+\W+){0,3}$")
 # Words after it that make it a part of the run: `… for epoch 3`, `… of stage 1`.
 _PART_OF_RUN = lazy_re.compile(

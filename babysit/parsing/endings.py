@@ -413,7 +413,7 @@ class EndingReader:
             found.append(said)
         if ("0:00:00" in text or "emaining" in text or '"eta' in text or "0s" in text
                 or "rogress" in text) \
-                and _ETA_ZERO.search(text) \
+                and (_ETA_ZERO.search(text) or _eta_within_one_iteration(text)) \
                 and _at_planned_end(text, target, planned_epochs):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         for event in events:
@@ -591,6 +591,19 @@ def _far_inside(text: str, epoch: re.Match[str] | None) -> bool:
 
 # A progress bar's share done, as tqdm and Julia's ProgressMeter print it.
 _PERCENT = lazy_re.compile(r"(?<![\d.])(\d{1,3})%\s*\|")
+
+
+_ETA_FIELD = lazy_re.compile(r"\"eta_seconds\":\s*(\d+(?:\.\d+)?)\s*[,}]")
+_TIME_FIELD = lazy_re.compile(r"\"time\":\s*(\d+(?:\.\d+)?)\s*[,}]")
+
+
+def _eta_within_one_iteration(text: str) -> bool:
+    """A JSON record whose time left is at most its own time per iteration: the last
+    iteration's (detectron2 versions that count the iteration under way in the time left
+    write `"eta_seconds": 1.55` beside `"time": 1.64` at iteration max_iter - 1)."""
+    eta, took = _ETA_FIELD.search(text), _TIME_FIELD.search(text)
+    return eta is not None and took is not None \
+        and float(eta.group(1)) <= 1.5 * float(took.group(1))
 
 
 def _at_planned_end(text: str, target: int | None, planned_epochs: int | None) -> bool:

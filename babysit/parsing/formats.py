@@ -103,6 +103,10 @@ _MAX_JSON_DEPTH = 8  # metrics nest a level or two; anything deeper is not a met
 _MAX_JSON_KEYS = 512
 
 
+_COCO_STATS = lazy_re.compile(r"coco_eval_(?:bbox|segm|keypoints)$")
+_COCO_STAT_NAMES = ("map", "map50", "map75")
+
+
 def _flatten(obj: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """(`a/b/c`, value) pairs, breadth first, without recursion and within bounds, so a
     hostile line cannot exhaust the stack or the time."""
@@ -115,6 +119,16 @@ def _flatten(obj: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
             if isinstance(value, Mapping):
                 if depth + 1 < _MAX_JSON_DEPTH:
                     queue.append((name, value, depth + 1))
+                continue
+            if isinstance(value, list) and _COCO_STATS.search(name) \
+                    and len(value) in (10, 12) and all(
+                        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+                # COCOeval's `stats`, in pycocotools' fixed order (AP, AP50, AP75 first),
+                # as every DETR-family `log.txt` writes it: `"test_coco_eval_bbox": [0.0,
+                # …]`. -1 is its word for "no such objects", not a score.
+                for stat, figure in zip(_COCO_STAT_NAMES, value, strict=False):
+                    if figure != -1:
+                        yield f"{name}_{stat}", figure
                 continue
             yield name, value
             emitted += 1

@@ -21,20 +21,28 @@ from babysit.rules.eval_trends import held_out_direction
 
 _WORDS = re.compile(r"[/_\-. ]+")
 # Words that name a held-out set: a split (`val`, `dev`, `test`), or the set itself.
+# (and in the languages scripts are written in: Portuguese `Erro Validação`, Spanish
+# `pérdida validación`, Italian, German, Russian)
 _EVAL_WORDS = frozenset({"eval", "evaluation", "val", "valid", "validation", "dev", "test",
-                         "testing", "heldout", "holdout"})
+                         "testing", "heldout", "holdout", "validação", "validacao",
+                         "validación", "validacion", "validazione", "validierung",
+                         "валидация", "валидации", "тест"})
 # Words that make a name something other than one evaluation's figure: the training's own
 # (`train_ter` beside `data/dev_clean_ter`), a best-so-far that can only ever improve, a
 # count, a timing.
-_NOT_EVALUATION = frozenset({"train", "training", "best", "min", "max", "time", "runtime",
+_NOT_EVALUATION = frozenset({"train", "training", "treino", "treinamento", "entrenamiento",
+                             "addestramento", "обучение", "best", "min", "max", "time", "runtime",
                              "samples", "steps", "step", "epoch", "epochs", "tokens", "size",
                              "count", "num", "per", "second", "wps", "wpb", "bsz", "ups",
                              "memory", "mem", "throughput", "std", "stdev", "var"})
 # The metric word, by the way it improves. Errors and distances fall; agreement with the
 # truth (accuracy, overlap, agreement between clusterings, fidelity of an image) rises.
 _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
-                    "mse", "mae", "rmse", "bpb", "bpc"})
-_HIGHER = frozenset({"acc", "accuracy", "auc", "auroc", "map", "miou", "iou", "dice", "f1",
+                    "mse", "mae", "rmse", "bpb", "bpc", "erro", "errore", "fehler", "perda",
+                    "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})
+_HIGHER = frozenset({"acc", "accuracy", "acurácia", "acuracia", "precisão", "exactitud",
+                     "accuratezza", "genauigkeit", "точность",
+                     "auc", "auroc", "map", "miou", "iou", "dice", "f1",
                      "bleu", "sacrebleu", "psnr", "ssim", "precision", "recall", "meteor",
                      "chrf", "nmi", "ari", "top1", "top5", "reward", "return"})
 _TRAINING_RETURN = frozenset({"reward", "return"})

@@ -47,6 +47,10 @@ def progress_line(report: PollReport) -> str:
             if report.percent is not None:
                 head += f" ({report.percent:.1f}%)" if report.percent < 10 else \
                     f" ({report.percent:.0f}%)"
+        elif report.epoch is not None and report.total_epochs:
+            # No planned steps, but the epochs are counted against a plan: say where the
+            # run stands in it (`Step 200, epoch 5/10`), not a bare step.
+            head += f", epoch {format_value(report.epoch)}/{report.total_epochs}"
         parts.append(head)
     elif report.epoch is not None:
         parts.append(f"Epoch {format_value(report.epoch)}")

@@ -120,3 +120,58 @@ def test_a_dev_score_falling_from_one_lucky_evaluation_is_no_degradation(tmp_pat
     artifact = verdict_of(tmp_path, lines)
     assert not any(a["type"] == "eval-degradation" and "in a row" in a["description"]
                    and "30" in a["description"] for a in artifact["anomalies_detected"])
+
+
+def test_the_run_saying_its_training_is_done_well_short_of_its_plan_ended(tmp_path: Path):
+    # YOLOX's trainer prints its closing sentence from `after_train`, however the loop
+    # left; at epoch 93 of 300 the run is over, not done. (Its logger's `after_train`
+    # function name is no "after …" condition on the sentence.)
+    lines = [f"2022-06-06 02:06:{i % 60:02d}.095 | INFO     | yolox.core.trainer:after_iter:260 "
+             f"- epoch: {epoch}/300, iter: {i * 10}/174, mem: 8338Mb, iter_time: 0.158s, "
+             f"total_loss: {2.5 - i * 0.01:.1f}, lr: 1.940e-03"
+             for epoch in (91, 92, 93) for i in range(1, 18 if epoch < 93 else 16)]
+    lines.append("2022-06-06 02:06:18.230 | INFO     | yolox.core.trainer:after_train:195 - "
+                 "Training of experiment is done and the best AP is 58.41")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "ENDED" and artifact["decision"] == "CONDITIONAL"
+    assert not _kinds("Training of epoch 3 is done")
+
+
+def test_a_detectron2_record_whose_time_left_is_one_iteration_is_the_last(tmp_path: Path):
+    lines = []
+    for it in range(19, 1500, 20):
+        eta = 1.55 * (1499 - it) if it < 1499 else 1.5489
+        lines.append(f'{{"data_time": 0.28, "eta_seconds": {eta}, "iteration": {it}, '
+                     f'"loss_cls": {0.9 * math.exp(-it / 400) + 0.03:.4f}, "lr": 0.00025, '
+                     f'"time": 1.64, "total_loss": {1.9 * math.exp(-it / 400) + 0.3:.4f}}}')
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_coco_stats_lists_and_metric_names_in_other_languages_are_read():
+    from babysit.parsing.formats import parse_json_line
+    from babysit.rules.eval_names import evaluation_direction
+
+    parsed = parse_json_line('{"train_loss": 20.8, "test_coco_eval_bbox": [0.31, 0.52, 0.3, '
+                             '-1.0, 0.1, 0.2, 0.3, 0.4, 0.4, -1.0, 0.2, 0.5], "epoch": 3}')
+    assert parsed is not None
+    assert parsed.metrics["test_coco_eval_bbox_map"] == 0.31
+    assert parsed.metrics["test_coco_eval_bbox_map50"] == 0.52
+    # A Portuguese script's validation error falls as it improves; its training error
+    # is no evaluation.
+    assert evaluation_direction("erro_validação") == -1
+    assert evaluation_direction("erro_treino") == 0
+
+
+def test_a_run_not_learning_past_half_its_plan_is_a_blocker_while_it_runs(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 9):
+        lines.append(f"Epoch {epoch}/10")
+        lines.append(f"863/863 [==============================] - 3s 4ms/step - loss: 0.6956 - "
+                     f"auc: {0.4996 + 0.0001 * (epoch % 3):.4f} - val_loss: 0.6953 - "
+                     f"val_auc: 0.5000")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
+               for a in artifact["anomalies_detected"])
