@@ -55,8 +55,6 @@ from babysit.snapshot import Snapshot, TimeLimit
 from babysit.units import count, format_duration
 from babysit.user_alerts import UserAlert
 
-# The share of its planned steps after which a run still not learning is a blocker.
-_UNLEARNED_SHARE = 0.5
 # How near its best (in `eval_min_worsening`s of it) an early-stopped metric must end for
 # the stop to have been the patience working.
 _NEAR_BEST = 3
@@ -162,7 +160,6 @@ class Run:
             # --once read gives the header and the points in one snapshot).
             self.series.lr_schedule = snapshot.log.lr_schedule
         self.absorb(snapshot.log.records)
-        self._unlearned_past_half()
         if any(r.step is not None for r in snapshot.log.records):
             # Said by whoever delivered the latest steps (a tracker, or the log it fell
             # back on); a snapshot with no new step leaves it as it was.
@@ -756,22 +753,6 @@ class Run:
                             f"its best, not broken"))
                 continue
             self.ledger.escalate_at_end(kind, at_end, why)
-
-    def _unlearned_past_half(self) -> None:
-        """Not learning still open once the run is past half its planned steps: a blocker
-        while it goes on. However it goes from here, what it delivers is at best a run of
-        half the length (a tabular model's AUC at 0.5000 for eight of ten epochs); the
-        finding itself waited for enough points to tell the model from noise."""
-        target, step = self.series.target_steps, self.step
-        if not self.lifecycle.running or not target or step is None \
-                or step < _UNLEARNED_SHARE * target:
-            return
-        for anomaly in self.ledger.unresolved():
-            if anomaly.type is AnomalyType.NOT_LEARNING \
-                    and anomaly.severity is not Severity.BLOCKER:
-                self.ledger.reassess(AnomalyType.NOT_LEARNING, anomaly.key, Severity.BLOCKER,
-                                     f"still not learning at step {step} of {target}, past "
-                                     f"half the planned run")
 
     def _never_learned_at_end(self, judged_high: set[str]) -> None:
         """Not learning still open once the run is over, made a blocker where what the run

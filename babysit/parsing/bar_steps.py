@@ -44,7 +44,10 @@ def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
 class BarSteps:
     def __init__(self) -> None:
         self.main_total: int | None = None
-        self._done_in_epoch: int | None = None  # the epoch in which the main bar finished
+        # The epoch in which a bar of each total finished: a data pass's bar finishing
+        # before training (vLLM's `Capturing CUDA graphs … 67/67` under verl) is not the training
+        # bar's earlier lap.
+        self._done_in: dict[int, int] = {}
         # Where the main bar stood last, and its clock.
         self._main_last: tuple[int, float | None] = (0, None)
         self.epoch_hint = 0  # the whole epochs the log's lines say have begun
@@ -186,20 +189,22 @@ class BarSteps:
                 # The bar says which epoch it counts: one that finishes again under a
                 # later epoch is that epoch's, however few of its redraws the log kept.
                 self.epoch_hint = int(named.group(1))
-            if bar.total == self.main_total and self._done_in_epoch is not None \
+            if bar.total == self.main_total and bar.total in self._done_in \
                     and self._restarted(bar):
                 # The main bar finished and counts again from the start, to the same
                 # total: it counts one epoch's batches (a loop that prints no epoch of
                 # its own), not the run's steps.
                 self.laps += 1
-                self._done_in_epoch = None
+                del self._done_in[bar.total]
             if bar.n == bar.total and self.main_total in (None, bar.total):
-                if self._done_in_epoch is not None and self.epoch_hint > self._done_in_epoch:
+                done = self._done_in.get(bar.total)
+                if done is not None and self.epoch_hint > done:
                     # The bar finished again, in a later epoch: it counts one epoch's
                     # batches, not the run's steps (a Hugging Face bar redrawn after an
                     # evaluation finishes again in the same epoch).
                     self.laps += 1
-                self._done_in_epoch = self.epoch_hint
+                if bar.total in self._done_in or len(self._done_in) < 64:  # (bounded)
+                    self._done_in[bar.total] = self.epoch_hint
             self.main_total, self._main_desc = bar.total, bar.desc
             self._main_trains = _TRAINING_DESC.search(bar.desc) is not None
             self._main_last = (bar.n, bar.elapsed)
@@ -213,7 +218,8 @@ class BarSteps:
         """A bar named for training took over from the main bar, named otherwise."""
         if self._main_desc and len(self._passed_over) < 16:
             self._passed_over.add(self._main_desc)
-        self.main_total, self._done_in_epoch, self.took_over = None, None, True
+        self.main_total, self.took_over = None, True
+        self._done_in.clear()
 
     def _restarted(self, bar: Bar) -> bool:
         """The main bar began again: its count or its clock went back (a bar redrawn

@@ -358,6 +358,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # the default format of the Python logger TF1 writes through)
          r"(?:^|^INFO:tensorflow:|\] )Loss for final step: |"
          r"Total training time: \d|^Training time \d+:\d\d:\d\d|"
+         # (with its unit said: torchreid's `Finished. Total elapsed time (h:m:s): 0:17:19.
+         # Training time (h:m:s): 0:14:06.`)
+         r"\b[Tt]raining time \((?:h:m:s|hh:mm:ss|h:mm:ss)\):? \d+:\d\d:\d\d\b|"
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
          # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)

@@ -160,9 +160,9 @@ def parse_json_line(segment: str) -> Parsed | None:
     for key, value in _flatten(obj):
         number = number_from(value)
         if number is None:
-            if isinstance(value, str) and key in _COUNTED_AS_STRING \
+            if isinstance(value, str) and (kind := _counted_as_string(key)) is not None \
                     and (found := _N_OF.match(value)) is not None:
-                counted[key] = (int(found.group(1)), int(found.group(2)))
+                counted[kind] = (int(found.group(1)), int(found.group(2)))
             continue
         name = normalise_key(key)
         if split and name not in _COUNTER_KEYS:
@@ -176,7 +176,7 @@ def parse_json_line(segment: str) -> Parsed | None:
     parsed = split_counters(values, "jsonl")
     if not counted:
         return parsed
-    epoch, batch = counted.get("epoch"), counted.get("iter") or counted.get("step")
+    epoch, batch = counted.get("epoch"), counted.get("step")
     if split:
         batch = None  # an evaluation's batches count its pass, not training's steps
     if epoch is not None and batch is not None:
@@ -191,8 +191,19 @@ def parse_json_line(segment: str) -> Parsed | None:
     return parsed
 
 
-# Counters a JSON line may give as text, `"epoch": "1/20"` (PySlowFast's json_stats)
-_COUNTED_AS_STRING = frozenset(("epoch", "iter", "step"))
+# Counters a JSON line may give as text, `"epoch": "1/20"` (PySlowFast's json_stats),
+# `"global_step/max_steps": "410/438"` (ms-swift's logging.jsonl): the name's first part.
+_EPOCH_NAMES = frozenset(("epoch", "epochs"))
+_STEP_NAMES = frozenset(("iter", "iters", "iteration", "iterations", "step", "steps",
+                         "global_step", "globalstep", "update", "updates"))
+
+
+def _counted_as_string(key: str) -> str | None:
+    """`epoch` or `step` for a JSON key whose text value may be `n/N`; None otherwise."""
+    head = key.lower().split("/", 1)[0].strip()
+    return "epoch" if head in _EPOCH_NAMES else "step" if head in _STEP_NAMES else None
+
+
 _N_OF = lazy_re.compile(r"^\s*(\d{1,9})\s*/\s*(\d{1,9})\s*$")
 # The field that says which split a JSON line measured (`"_type": "val_epoch"`, mmcv's
 # `"mode": "val"`), and the words of a split that is not training.

@@ -50,6 +50,14 @@ _BARE = lazy_re.compile(r"^\s*(?:(\d+):\s+|\[\s*(\d+)\s*\]\s*[|:,-]\s+|"
                         r"\[\s*(\d+)\s*\]\s+(?=[A-Za-z][\w.-]*\s*=))[A-Za-z]")
 
 
+# A training split's word, then its count bare, then the metrics (DGCNN's `Train 249, loss:
+# 1.276107, train acc: 0.999132`, its evaluation's `Test 249, loss: …` after it): the
+# count is the loop's, read as the bare `N:` is (only once it has risen). An evaluation's
+# line keeps the training's step.
+_TRAIN_BARE = lazy_re.compile(r"^\s*(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s+(\d+)\s*[,:|-]\s+"
+                              r"(?=[A-Za-z])")
+
+
 class LeadingCounter:
     """Reads the leading counter of metric lines, remembering the last bare `N:`."""
 
@@ -59,6 +67,7 @@ class LeadingCounter:
         self._rounds = 0  # times an `N/M` counter came round again (went back down)
         self._same = 0  # lines in a row with the same bare count
         self._label = False  # a bare count stayed or went down: a label, not a counter
+        self._last_train: int | None = None  # the last `Train N,` count
 
     @staticmethod
     def outer(message: str) -> tuple[int, int, int] | None:
@@ -103,6 +112,13 @@ class LeadingCounter:
                     # rounds before, then this one's batch; its total is an epoch's
                     return self._rounds * total + step, None
                 return step, total
+            if first in "Tt":
+                train = _TRAIN_BARE.match(message)
+                if train is not None:
+                    count, before = int(train.group(1)), self._last_train
+                    self._last_train = count
+                    # (a new launch starts it again: counted from there)
+                    return (count, None) if before is not None and count > before else None
             bare = _BARE.match(message) if first not in _SPLIT_FIRST else None
             if bare is not None and not self._label:
                 count = int(bare.group(1) or bare.group(2) or bare.group(3))

@@ -163,15 +163,47 @@ def test_coco_stats_lists_and_metric_names_in_other_languages_are_read():
     assert evaluation_direction("erro_treino") == 0
 
 
-def test_a_run_not_learning_past_half_its_plan_is_a_blocker_while_it_runs(tmp_path: Path):
+def test_a_json_record_giving_its_step_of_the_plan_as_text(tmp_path: Path):
+    # ms-swift's logging.jsonl: `"global_step/max_steps": "410/438"`, then the Hugging Face
+    # Trainer's closing record with the same fields.
     lines = []
-    for epoch in range(1, 9):
-        lines.append(f"Epoch {epoch}/10")
-        lines.append(f"863/863 [==============================] - 3s 4ms/step - loss: 0.6956 - "
-                     f"auc: {0.4996 + 0.0001 * (epoch % 3):.4f} - val_loss: 0.6953 - "
-                     f"val_auc: 0.5000")
+    for step in range(10, 440, 10):
+        step = min(step, 438)
+        lines.append(f'{{"loss": {1.0 / (1 + step / 50):.5f}, "learning_rate": 1e-05, '
+                     f'"epoch": {step / 438:.4f}, "global_step/max_steps": "{step}/438", '
+                     f'"percentage": "{100 * step / 438:.2f}%", "remaining_time": "1m"}}')
+    lines.append('{"train_runtime": 2959.8, "train_loss": 0.284, "epoch": 1.0, '
+                 '"global_step/max_steps": "438/438", "percentage": "100.00%"}')
     artifact = verdict_of(tmp_path, lines)
-    assert artifact["terminal_state"] == "RUNNING"
-    assert artifact["decision"] == "NO-GO"
-    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
-               for a in artifact["anomalies_detected"])
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    assert (artifact["total_steps"], artifact["target_steps"]) == (438, 438)
+
+
+def test_training_time_said_with_its_unit_is_the_closing_summary():
+    assert _kinds("Finished. Total elapsed time (h:m:s): 0:17:19. Training time (h:m:s): "
+                  "0:14:06.") == [("completed", "summary")]
+
+
+def test_a_data_pass_bar_finishing_first_is_no_earlier_lap_of_the_training_bar(
+        tmp_path: Path):
+    # verl: vLLM's graph-capture bar finishes before training; the training bar then
+    # runs once to its total (drawn twice on its last line) at epoch 4 of its records.
+    lines = [f"Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): {100 * n // 67}%|###| "
+             f"{n}/67 [00:0{n // 20}<00:03, 20.10it/s]" for n in (0, 30, 67)]
+    for step in range(1, 241):
+        lines.append(f"step:{step} - actor/pg_loss:{-0.01 - step * 1e-5:.6f} - "
+                     f"training/epoch:{(step - 1) // 48} - critic/score/mean:{0.3 + step / 1000}")
+        lines.append(f"Training Progress: {100 * step // 240}%|#####| {step}/240 "
+                     f"[{step // 60}:{step % 60:02d}:00<1:00:00, 130.00s/it]")
+    lines[-1] += lines[-1]  # the bar redrawn on the same line
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["total_steps"], artifact["target_steps"]) == (240, 240)
+
+
+def test_a_training_split_then_a_bare_count_is_the_loop_counter():
+    from babysit.parsing.leading_counter import LeadingCounter
+
+    counter = LeadingCounter()
+    read = [counter.read(f"Train {n}, loss: 1.2, train acc: 0.9") for n in (0, 1, 2)]
+    assert read == [None, (1, None), (2, None)]
+    assert counter.read("Test 2, loss: 1.5, test acc: 0.8") is None
