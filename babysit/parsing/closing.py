@@ -23,6 +23,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import says_finished
 from babysit.parsing.launch_ends import LaunchEnds, start_up_shape
+from babysit.parsing.log_prefix import message
 from babysit.parsing.shapes import template
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
@@ -283,7 +284,9 @@ class ClosingBlock:
         if line.strip():
             self._last = line
         if len(self._lines) < _KEPT and may_close(line):
-            self._lines.append(line)
+            # (the message without a logger's head: DiT's `[2024-10-05 17:56:05] Done!`
+            # is `Done!` alone on its line)
+            self._lines.append(message(line))
 
     def trained(self, relaunched: bool = False) -> None:
         """Training moved on: the lines since the last record were not the end. Their

@@ -207,3 +207,14 @@ def test_a_training_split_then_a_bare_count_is_the_loop_counter():
     read = [counter.read(f"Train {n}, loss: 1.2, train acc: 0.9") for n in (0, 1, 2)]
     assert read == [None, (1, None), (2, None)]
     assert counter.read("Test 2, loss: 1.5, test acc: 0.8") is None
+
+
+def test_done_alone_after_a_loggers_timestamp_closes_the_run(tmp_path: Path):
+    # DiT's train.py: `logger.info("Done!")` once its loop is over, under the logger's
+    # `[%(asctime)s]` head.
+    lines = [f"[2024-10-05 17:{m:02d}:03] (step={step:07d}) Train Loss: {0.2 - step / 1e5:.4f}, "
+             f"Train Steps/Sec: 1.69" for m, step in enumerate(range(100, 5100, 100))]
+    lines += ["[2024-10-05 17:56:02] Saved checkpoint to results/004-DiT-XL-2/checkpoints/"
+              "0005000.pt", "[2024-10-05 17:56:05] Done!"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
