@@ -251,7 +251,16 @@ def closes(line: str) -> bool:
 
 
 def _closes(line: str, late: bool = True) -> bool:
-    """Whether a line has a closing word (`late`: or a late one) and no part-way counter."""
+    """Whether a line has a closing word (`late`: or a late one) and no part-way counter,
+    as printed or without a logger's head (DiT's `[2024-10-05 17:56:05] Done!` is `Done!`
+    alone on its line)."""
+    if _closes_as_printed(line, late):
+        return True
+    bare = message(line)
+    return bare != line and _CLOSING_WORDS.search(bare) is not None and _no_part_way(bare)
+
+
+def _closes_as_printed(line: str, late: bool) -> bool:
     if _CLOSING_WORDS.search(line) is None and _DISPLAYED.search(line) is None \
             and not (late and (_LATE_WORDS.search(line) or _model_saved(line))) \
             and not says_finished(line):
@@ -284,9 +293,7 @@ class ClosingBlock:
         if line.strip():
             self._last = line
         if len(self._lines) < _KEPT and may_close(line):
-            # (the message without a logger's head: DiT's `[2024-10-05 17:56:05] Done!`
-            # is `Done!` alone on its line)
-            self._lines.append(message(line))
+            self._lines.append(line)
 
     def trained(self, relaunched: bool = False) -> None:
         """Training moved on: the lines since the last record were not the end. Their
