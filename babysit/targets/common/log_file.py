@@ -101,13 +101,13 @@ class LocalLogTarget:
             kind = "a named pipe (FIFO)" if self.path.is_fifo() else "not a regular file"
             raise TargetError(f"{self.path} is {kind}: babysit follows log files (write the "
                               f"run's output to a file, e.g. `python train.py > train.log`)")
-        kind = _binary_kind(self.path)
-        if kind is not None:
+        binary = _binary_kind(self.path)
+        if binary is not None:
             # Read as text it would be "0 % understood" and a verdict on nothing.
             hint = (" (decompress it first, e.g. `zcat train.log.gz > train.log`)"
-                    if kind.endswith(("gzip archive", "bzip2 archive", "xz archive",
-                                      "zstd archive")) else "")
-            raise TargetError(f"{self._label} is not a text log: it looks like {kind}{hint}. "
+                    if binary.endswith(("gzip archive", "bzip2 archive", "xz archive",
+                                        "zstd archive")) else "")
+            raise TargetError(f"{self._label} is not a text log: it looks like {binary}{hint}. "
                               f"Give the file the run writes its output to")
         try:
             self._follower.open()
