@@ -810,16 +810,26 @@ class Run:
         best checkpoint kept (rules/last_weights `final_evaluation_fell`)."""
         if self.lifecycle.state not in (TerminalState.SUCCEEDED, TerminalState.ENDED):
             return
-        chosen = self.checkpoints.choice()
-        main = self.series.main_eval_values()
-        if (chosen is not None and "best" in chosen.why) or main is None \
-                or self.ledger.is_open(AnomalyType.EVAL_DEGRADATION, main[0]):
+        main = self._main_eval_of_last_weights()
+        if main is None:
             return
         key, values, direction = main
         found = final_evaluation_fell(values, direction)
         if found is not None:
             self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, f"{key} {found}",
                                key)
+
+    def _main_eval_of_last_weights(self) -> tuple[str, list[float], int] | None:
+        """The main evaluation's (key, values, direction) when the run delivers its last
+        weights (no best checkpoint kept) and no degradation of it is open yet; None
+        otherwise."""
+        chosen = self.checkpoints.choice()
+        if chosen is not None and "best" in chosen.why:
+            return None
+        main = self.series.main_eval_values()
+        if main is None or self.ledger.is_open(AnomalyType.EVAL_DEGRADATION, main[0]):
+            return None
+        return main
 
     def _kept_last_weights(self) -> None:
         """A run that finished well short of its plan (its own early stop) with no best
@@ -829,11 +839,8 @@ class Run:
         if self.lifecycle.state is not TerminalState.SUCCEEDED or not target or step is None \
                 or step * 2 > target:
             return
-        chosen = self.checkpoints.choice()
-        if chosen is not None and "best" in chosen.why:
-            return
-        main = self.series.main_eval_values()
-        if main is None or self.ledger.is_open(AnomalyType.EVAL_DEGRADATION, main[0]):
+        main = self._main_eval_of_last_weights()
+        if main is None:
             return
         key, values, direction = main
         found = last_far_from_best(values, direction, self.rules)
