@@ -58,6 +58,7 @@ class WatchLoop:
         self.observer = observer
         self.clock = clock or SystemClock()
         # Between polls: a local log's changes end the wait early (see reading.changes).
+        self.reads_as_written = waker is not None
         self.waker = waker or SleepingWaker(self.clock)
         if output_gone is not None:
             self.waker = OutputWatchingWaker(self.waker, output_gone, self.clock)
@@ -98,7 +99,9 @@ class WatchLoop:
                     break
                 note = interval_note(interval, digest.outcome, poll_settings)
                 interval = next_interval(interval, digest.outcome, poll_settings)
-                self.presenter.emit(digest.view, digest.report, interval, note, self.polls)
+                self.presenter.emit(digest.view, replace(
+                    digest.report, reads_as_written=self.reads_as_written), interval, note,
+                    self.polls)
                 early = self._wait(interval)
                 self.polls += 1
                 digest = early or self._poll_once(interval)

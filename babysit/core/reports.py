@@ -56,6 +56,9 @@ class PollReport:
     subject: str = ""  # what the target is, in words: a process's command line
     efficiency: Efficiency | None = None
     url: str | None = None  # the run's page on its service, when it has one
+    # New lines are read as they are written (a local log): the next poll is only the
+    # next report, and anything that needs attention is shown before it.
+    reads_as_written: bool = False
     # The metric curves so far (downsampled), only when something shows them (--serve).
     history: Mapping[str, list[tuple[int, float]]] | None = None
     reading: Reading | None = None  # how much of the log babysit understood so far

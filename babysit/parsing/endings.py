@@ -224,6 +224,11 @@ class EndingReader:
         self._last_epoch = epoch
         self._planned_epochs = planned or self._planned_epochs
 
+    def forget_epochs(self) -> None:
+        """The records given as epochs were not (see `parser._unnamed_counter`)."""
+        self._first_epoch = self._last_epoch = None
+        self._planned_epochs = None
+
     def loop_over(self, read: Sequence[str]) -> LogEvent | None:
         """At the end of a read (its lines): the loop seen over (see `loop_over`), told
         whether the run announced a plan (its epochs, or its steps): a count a plan names

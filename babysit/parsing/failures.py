@@ -199,6 +199,13 @@ class FailureReader:
     def in_traceback(self) -> bool:
         return self._lines > 0
 
+    def frame_code(self, line: str) -> bool:
+        """Whether `line` is the source line Python prints under the open traceback's
+        last frame (`    raise torch.OutOfMemoryError(`): the program's code, which may
+        name an error without reporting one."""
+        return self._lines > 0 and self._after_frame \
+            and frame_source(self._unprefixed(_straight(line)))
+
     def observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""

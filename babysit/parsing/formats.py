@@ -31,6 +31,9 @@ class Parsed:
     metrics: dict[str, float] = field(default_factory=dict)
     per_epoch: int | None = None  # batches in one epoch, when the line says
     rank: int | None = None  # the rank the line names as one of its fields (`… rank 2`)
+    # The step is a counter with no name and no total (`Train 249, loss: …`, `[  2]
+    # obj=…`): the loop's, whatever it counts (see `parser`: epochs, where the plan says)
+    unnamed: bool = False
 
 
 # Keys that count progress rather than measure training.

@@ -68,6 +68,9 @@ class LeadingCounter:
         self._same = 0  # lines in a row with the same bare count
         self._label = False  # a bare count stayed or went down: a label, not a counter
         self._last_train: int | None = None  # the last `Train N,` count
+        # The count an unnamed counter was first read at: its line is no record (the
+        # count has not risen yet), but it says whether the loop counts from 0 or 1.
+        self.first_count: int | None = None
 
     @staticmethod
     def outer(message: str) -> tuple[int, int, int] | None:
@@ -116,6 +119,8 @@ class LeadingCounter:
                 train = _TRAIN_BARE.match(message)
                 if train is not None:
                     count, before = int(train.group(1)), self._last_train
+                    if before is None:
+                        self.first_count = count
                     self._last_train = count
                     # (a new launch starts it again: counted from there)
                     return (count, None) if before is not None and count > before else None
@@ -124,6 +129,8 @@ class LeadingCounter:
                 count = int(bare.group(1) or bare.group(2) or bare.group(3))
                 before = self._last_bare
                 self._last_bare = count
+                if before is None:
+                    self.first_count = count
                 if before is not None and count < before:
                     self._label = True
                     return None

@@ -181,7 +181,8 @@ class MetricLineReader:
                     and parsed.metrics and (lead := self._leading.read(self._body)) is not None:
                 # `[   2] obj=16052.89   err= 3.71%/25.41%`: a bare counter first (see
                 # `leading_counter`), any names after it
-                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
+                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1],
+                                 unnamed=lead[1] is None and parsed.target is None)
             if parsed is None or parsed.step is None:
                 by_epoch = self._epoch_measures(text, parsed)
                 parsed = parse_headed_pairs(text, known_names=False)  # `Epoch 3: Train_rf 0.48`
@@ -247,6 +248,11 @@ class MetricLineReader:
             return None  # (`starting epoch: 1` names its counter only: no measure)
         return parsed
 
+    @property
+    def unnamed_from(self) -> int | None:
+        """Where the unnamed counter began (see `LeadingCounter.first_count`)."""
+        return self._leading.first_count
+
     def _parse_text(self, text: str) -> Parsed | None:
         # What the run printed, without a logger's head (`log_prefix`): a timestamp, a
         # level or a source location is no metric, and spoils a line of fields. The
@@ -266,7 +272,8 @@ class MetricLineReader:
                     "epoch-batch", batch[0], batch[1], float(lead[0]), lead[1],
                     parsed.metrics, per_epoch=batch[1]))
             elif lead is not None:
-                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1])
+                parsed = replace(parsed, step=lead[0], target=parsed.target or lead[1],
+                                 unnamed=lead[1] is None and parsed.target is None)
             elif parsed.epoch is None and (outer := self._leading.outer(body)) is not None:
                 # `[2/41] 1300), Loss: 0.066`: the epoch of a plan, then the step
                 parsed = self._placed(Parsed(

@@ -185,6 +185,8 @@ class LogParser:
         self._empty_epochs = EmptyEpochs()  # epochs that ran no iteration
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
+        # An unnamed counter taken for the planned epochs; False once it ran past them.
+        self._unnamed_epochs: bool | None = None
         self.formats: Counter[str] = Counter()
         self._withdrawn = False  # a total said before turned out to be an epoch's
         self._overrun: int | None = None  # a bar's total the run trained past
@@ -451,6 +453,27 @@ class LogParser:
             self._comments[shape] = seen + 1
         return body if seen else None
 
+    def _unnamed_counter(self, count: int) -> None:
+        """A training record counted by a number with no name (`Train 249, loss: …`,
+        after a configuration's `Namespace(…, epochs=250, …)`), in a run that plans its
+        epochs and no steps: the counter is taken for its epochs, and the plan is reached
+        at its last (0- or 1-based, as `endings` reckons). A count past the planned
+        epochs says it counts something else (iterations): withdrawn for good."""
+        planned = self.plan.epochs
+        if self._unnamed_epochs is False or self._epochs_recorded or not planned \
+                or self.plan.announced is not None or self.target is not None:
+            return
+        if count > planned:
+            self._unnamed_epochs = False
+            self._endings.forget_epochs()
+            return
+        if self._unnamed_epochs is None:
+            first = self._metric_lines.unnamed_from
+            if first is not None and first < count:
+                self._endings.epoch_record(first, planned)  # (its first count: 0 or 1)
+        self._unnamed_epochs = True
+        self._endings.epoch_record(count, planned)
+
     def _header_epoch_of_plan(self, epoch: float, stepped: bool) -> None:
         """A record in the epoch a header line announced (`----epoch 20----`, then the
         epoch's steps and its `dev loss`), where the configuration gave the planned epochs
@@ -606,7 +629,10 @@ class LogParser:
                 parsed = None
         if has_rest and (parsed is None or parsed.fmt in _MAY_CARRY_EVENTS
                          or _may_carry_failure(rest)):
-            found = find_events(rest)
+            # (a frame's own code names an error without reporting one: the closing
+            # line below it says what happened)
+            found = () if in_traceback and self._failures.frame_code(rest) \
+                else find_events(rest)
             found += self._oom_skips.read(rest, found)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
@@ -885,6 +911,9 @@ class LogParser:
                 self._endings.epoch_record(first, self.plan.epochs)
             self._epochs_recorded = True
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
+        elif part.unnamed and epoch is None and step is not None and metrics \
+                and trains(metrics):
+            self._unnamed_counter(step)
         if metrics and len(self.metric_names) < 256:
             self.metric_names.update(metrics)
         if metrics:

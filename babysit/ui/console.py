@@ -119,7 +119,11 @@ def status_line(report: PollReport) -> str:
                      f"(rate and ETA unknown)")
     elif report.eta_seconds is not None:
         parts.append(f"ETA: ~{format_duration(report.eta_seconds)}")
-    if report.next_poll_seconds is not None:
+    if report.next_poll_seconds is not None and report.reads_as_written:
+        # (a local log's lines are read as written: the interval is only the report's)
+        parts.append(f"next report in {format_interval(report.next_poll_seconds)}, "
+                     f"new lines read as written")
+    elif report.next_poll_seconds is not None:
         parts.append(f"next poll in {format_interval(report.next_poll_seconds)}")
     line = " | ".join(parts)
     if report.interval_note:

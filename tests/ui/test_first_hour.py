@@ -193,3 +193,13 @@ def test_progress_read_a_moment_before_a_poll_is_not_no_progress_for_0s(tmp_path
     text = out.getvalue()
     assert "Step 5/1000" in text
     assert "no progress for 0s" not in text, text
+
+
+def test_a_local_log_says_its_lines_are_read_as_written_not_at_the_next_poll(tmp_path: Path):
+    # The backoff paces the reports; a local log's new lines are read as they come, so
+    # "next poll in 45s" would tell the user a NaN may wait 45 s to be seen.
+    (tmp_path / "train.log").write_text("Step 1/1000 | loss=2.0\nStep 2/1000 | loss=1.9\n")
+    done = babysit("train.log", "--max-polls", "2", "--interval", "1", "--no-fix",
+                   cwd=tmp_path)
+    assert "next report in 1.5s, new lines read as written" in done.stdout
+    assert "next poll in" not in done.stdout
