@@ -23,7 +23,9 @@ from babysit.parsing.shapes import ShapeReader
 
 _EVAL_DESC = lazy_re.compile(
     r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
-_EPOCH_DESC = lazy_re.compile(r"^[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?(?:\s*:)?$")
+# (ColossalAI's `[Epoch 5 / Train]`: bracketed, its phase after a slash)
+_EPOCH_DESC = lazy_re.compile(r"^(\[)?[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?"
+                              r"(?:\s*/\s*[A-Za-z]+)?(?(1)\])(?:\s*:)?$")
 # A bar's description that names training (`Training Progress`, `train`, `Train Epoch`).
 _TRAINING_DESC = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)(?![a-z])")
 # A bar described only as the epochs' loop (no number of its own).
@@ -38,7 +40,7 @@ def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
     it names, if any."""
     epoch = _EPOCH_DESC.match(desc)
     return (_EVAL_DESC.search(desc) is not None,
-            (epoch.group(1), epoch.group(2)) if epoch is not None else None)
+            (epoch.group(2), epoch.group(3)) if epoch is not None else None)
 
 
 class BarSteps:

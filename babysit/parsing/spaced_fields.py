@@ -32,6 +32,9 @@ from babysit.parsing.text import normalise_key, to_number
 # A bracketed counter ends its own field (`[Step 500/159210] Train 9.6801 | Val 9.6793`).
 _SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])|"
                              r"(?<=\d\])\s+(?=[A-Za-z])")
+# Remarks in parentheses at the end of a line, words only (`(saved)`, `(best BLEU
+# saved)`, `(*)`, `(new best!)`): what the loop did, not a measure.
+_REMARK = lazy_re.compile(r"(?:\s+\((?=[^()\d]*[A-Za-z*!])[^()\d]{1,40}\))+\s*$")
 _BARE_COUNT = lazy_re.compile(r"^\s*\d{1,9}:\s+(?=[A-Za-z])")
 _TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
 # A counter field of its own shape, no name and value: `[12/540]`, `12/540`, `Epoch
@@ -86,6 +89,10 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
         return None
     if "tensor(" in segment:  # `Loss tensor(2.5000, device='cuda:0')`: the value alone
         segment = _TENSOR.sub(r"\1", segment)
+    if segment.endswith(")"):
+        # `Epoch 08 | train 3.066 | val 2.960 (saved)`: the loop's remark on the line,
+        # no field of it
+        segment = _REMARK.sub("", segment)
     # `12: xent 2.50 | lr 0.001`: a bare count first, the step once it rises
     # (`leading_counter`, which reads it; a task's label otherwise)
     counted = _BARE_COUNT.match(segment)

@@ -275,11 +275,28 @@ def error_flat(values: Sequence[float]) -> str | None:
     unit = max(_unit(v) for v in values) / first
     share = next((s for n, s in _FLAT_BANDS
                   if len(values) >= n and off <= s and 2 * unit <= s), None)
-    if share is None:
+    if share is None or _one_way(values):
         return None
     return (f"has stayed within {100 * share:g} % of its first value ({first:.4g}; "
             f"{min(values):.4g} to {max(values):.4g}) over {len(values)} evaluations from "
             f"the run's start: nothing the model fits carries over to what it is scored on")
+
+
+def _one_way(values: Sequence[float]) -> bool:
+    """Whether the values drift one way, move after move (a validation loss rising a
+    little at every epoch, 0.4631 → 0.4708 over 30, as its training loss falls): the
+    model's predictions do change with training, if by little; its fit is overfitting or
+    creeping (the trend rules' story), not one that carries nothing over."""
+    moves = [b - a for a, b in zip(values, values[1:]) if b != a]
+    if len(moves) < _ONE_WAY_MOVES:
+        return False
+    ups = sum(move > 0 for move in moves)
+    return max(ups, len(moves) - ups) >= _ONE_WAY_SHARE * len(moves)
+
+
+# A drift: this share of the moves one way, over at least this many moves.
+_ONE_WAY_SHARE = 0.8
+_ONE_WAY_MOVES = 6
 
 
 def _unit(value: float) -> float:
@@ -451,6 +468,10 @@ class FlatScoreRule:
             return []
         if kind == "error" and self._beyond_chance:
             return []
+        if kind == "error":
+            crept = self._crept(key, values, value)
+            if crept is not None:
+                return crept
         found = _JUDGES[kind](values) or self._held_while_loss_fell(key, kind, values)
         if found is None:
             return []
@@ -462,6 +483,34 @@ class FlatScoreRule:
         whole_run = self._placed[key]
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
                       severity_at_end=Severity.BLOCKER if whole_run else None)]
+
+    def _crept(self, key: str, values: list[float], value: float) -> list[Signal] | None:
+        """An error inside the flat band that drifted worse move after move from the run's
+        first evaluation while the training loss fell (see `_one_way`): the model did not
+        stop changing, it got worse on what it is scored on from the start, by little.
+        Over-fitting from the first epoch (eval-degradation), not a model that carries
+        nothing over; resolved once the error is back below its first value. None: not
+        this shape (the flat test judges)."""
+        tag = f"creep {key}"
+        if tag in self._raised:
+            if value >= values[0]:
+                return []
+            self._raised.discard(tag)
+            return [Resolve(AnomalyType.EVAL_DEGRADATION,
+                            f"{key} back below its first value ({value:.4g})", key=tag)]
+        first = values[0]
+        if first <= 0 or len(values) < _FLAT_BANDS[0][0] or values[-1] <= first \
+                or not _one_way(values) or self._first_loss is None or self._loss is None \
+                or not self._loss < self._first_loss:
+            return None
+        off = max(abs(v - first) for v in values) / first
+        if off > _FLAT_BANDS[0][1]:
+            return None  # a rise beyond the band is the trend rules' to judge
+        self._raised.add(tag)
+        return [Raise(AnomalyType.EVAL_DEGRADATION, (
+            f"{key} got worse at nearly every evaluation from the run's first ({first:.4g} → "
+            f"{values[-1]:.4g}, by little) while train loss fell ({self._first_loss:.4g} → "
+            f"{self._loss:.4g}): never better than after the first epoch"), key=tag)]
 
     def _held_while_loss_fell(self, key: str, kind: str, values: list[float]) -> str | None:
         """Why a score identical on every evaluation from the first, beside a training

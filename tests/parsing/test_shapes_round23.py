@@ -25,3 +25,70 @@ def test_a_traceback_frame_s_code_naming_an_error_is_not_the_error(tmp_path: Pat
     oom = [f for f in artifact["findings"] if f["title"].startswith("oom")]
     assert len(oom) == 1 and "Tried to allocate 2.50 GiB" in oom[0]["description"]
     assert "raise torch" not in oom[0]["description"]
+
+
+def test_an_unnamed_counter_at_the_configured_epochs_is_the_plan_reached(tmp_path: Path):
+    # DGCNN's `Train 249, loss: …` after `Namespace(…, epochs=250, …)`: the loop counts
+    # its epochs from 0 without naming them; its last is the plan's.
+    lines = ["Namespace(batch_size=16, dropout=0.5, epochs=12, lr=0.001, use_sgd=True)"]
+    for n in range(12):
+        lines.append(f"Train {n}, loss: {4.0 - 0.2 * n:.6f}, train acc: {0.1 + 0.05 * n:.6f}")
+        lines.append(f"Valdation {n}, loss: {4.1 - 0.2 * n:.6f}, validation acc: "
+                     f"{0.1 + 0.05 * n:.6f}")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    # Cut at its sixth epoch, it is a run going on.
+    assert verdict_of(tmp_path, lines[:13])["terminal_state"] == "RUNNING"
+
+
+def test_an_unnamed_counter_past_the_configured_epochs_counts_something_else(tmp_path: Path):
+    lines = ["Namespace(batch_size=16, epochs=5, lr=0.001)"]
+    lines += [f"Train {n}, loss: {4.0 - 0.01 * n:.6f}, train acc: {0.1 + 0.001 * n:.6f}"
+              for n in range(40)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_a_remark_in_parentheses_ends_a_line_of_fields_without_spoiling_it(tmp_path: Path):
+    # `Epoch 08 | train 3.066 | val 2.960 (saved)`: every epoch is a record, its remark
+    # or not.
+    lines = [f"10:{n:02d}:00 | Epoch {n:02d} | train {7.0 / n:.3f} | val {6.0 / n + 1:.3f}"
+             + (" (saved)" if n % 2 else "") + (" | BLEU 30.1 (best BLEU saved)" if n == 6
+                                                 else "")
+             for n in range(1, 13)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["final_metrics"]["train"] == float(f"{7.0 / 12:.3f}")
+    assert artifact["reading"]["lines_understood"] >= 10
+
+
+def test_a_bracketed_epoch_bar_counts_that_epoch_s_batches_not_the_run(tmp_path: Path):
+    # ColossalAI's `[Epoch 5 / Train]: 100%|…| 1/1`: one batch an epoch, the run going on.
+    lines = ["INFO: [Epoch 4 / Train]: Loss = 163.55 | LR = 0.00015 | Throughput = 0",
+             "[Epoch 5 / Train]: 100%|██████████| 1/1 [00:00<00:00,  2.05it/s, loss=107, "
+             "lr=0.00015]",
+             "INFO: [Epoch 5 / Train]: Loss = 107.16 | LR = 0.00012 | Throughput = 0"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
+
+
+def test_a_validation_loss_creeping_up_from_the_first_epoch_is_over_fitting(tmp_path: Path):
+    # 0.4631 → 0.4708 over 30 epochs, up at nearly every one, the training loss falling:
+    # within 1 % of its start for the first eight, but a drift, not a model that never
+    # changes: eval-degradation (CONDITIONAL), not a run that never learned (NO-GO).
+    lines = [f"Epoch: {n}/30, Train Loss: {0.39 - 0.0014 * n:.6f}, "
+             f"Val Loss:{0.4631 + 0.00026 * n + (0.00004 if n % 7 == 0 else 0):.6f}"
+             for n in range(1, 31)]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "CONDITIONAL")
+    titles = [f["title"] for f in artifact["findings"]]
+    assert any(t.startswith("eval-degradation") for t in titles), titles
+    assert not any(t.startswith("not-learning") for t in titles), titles
+
+
+def test_a_training_loss_rising_at_every_epoch_for_a_dozen_is_raised(tmp_path: Path):
+    # An epoch-averaged loss falls, bottoms out, then rises at each of its last fourteen
+    # epochs (an LR schedule gone wrong): a divergence however smooth the climb.
+    values = [7.0 / n + 2.0 for n in range(1, 31)] + [2.24 + 0.03 * k for k in range(1, 15)]
+    lines = [f"Epoch {n} | loss {v:.3f}" for n, v in enumerate(values, 1)]
+    artifact = verdict_of(tmp_path, lines)
+    titles = [f["title"] for f in artifact["findings"]]
+    assert any(t.startswith("divergence") for t in titles), titles
