@@ -555,6 +555,9 @@ class Run:
                               if needle in ending.evidence), None)
             if explained is AnomalyType.NAN_INF and self.ledger.any_open(_NAN):
                 return
+            if explained is not None and self.ledger.any_open((explained,)):
+                found = replace(found, description=_died_of(found.description, explained,
+                                                            ending.evidence))
         self.ledger.raise_(found.type, ending.step, found.description, found.key,
                            severity=found.severity)
         if found.resolved:
@@ -887,3 +890,15 @@ class Run:
         if written is None or not began or any(s is None or s < written for s in began):
             return None
         return f"{chosen.path}, step {written}"
+
+
+def _died_of(description: str, cause: AnomalyType, evidence: str) -> str:
+    """A crash whose cause is already a finding of its own (an OOM that quotes the whole
+    message): the crash names the exception and points at that finding, rather than
+    printing the same message a second time."""
+    said = f"the run died: {evidence}"
+    if not description.startswith(said):
+        return description
+    name = evidence.partition(":")[0].strip() if ":" in evidence[:120] else evidence[:80]
+    return f"the run died of the {cause.value} above ({name}){description[len(said):]}"
+

@@ -49,6 +49,8 @@ from tests.rules.test_loss_rules import verdict_of
     "(training) finished",
     "train success",  # MindSpore's model zoo (sealed-15)
     "Training successful!",
+    # a cross-validation, the training of all its folds (sealed-50's MONAI LOOCV)
+    "  LOOCV complete in 2.37h", "Cross-validation finished", "5-fold CV done",
 ])
 def test_a_sentence_that_training_is_over(line: str):
     assert says_finished(line)
@@ -84,6 +86,7 @@ def test_a_sentence_that_training_is_over(line: str):
     "Evaluation completed at step 500",  # an evaluation's, not the line's own end
     "finished after epoch 3 of 10", "finished at epoch 3/10",  # part-way
     "Finished at 10:32", "Completed at 50%", "Solved 3 of 10 puzzles",
+    "Fold 2 CV done", "cv completed for fold 3", "CV score: 0.81",  # a fold's, a score
 ])
 def test_no_sentence_that_training_is_over(line: str):
     assert not says_finished(line)

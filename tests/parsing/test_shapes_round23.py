@@ -92,3 +92,19 @@ def test_a_training_loss_rising_at_every_epoch_for_a_dozen_is_raised(tmp_path: P
     artifact = verdict_of(tmp_path, lines)
     titles = [f["title"] for f in artifact["findings"]]
     assert any(t.startswith("divergence") for t in titles), titles
+
+
+def test_a_crash_whose_cause_is_already_a_finding_names_it_once(tmp_path: Path):
+    # The OOM finding quotes the message; the crash says the process died of it,
+    # naming the exception, instead of printing the whole message again.
+    lines = [f"step {s}/50 loss {2.0 / s:.4f}" for s in range(1, 25)]
+    lines += ['Traceback (most recent call last):',
+              '  File "train.py", line 219, in <module>',
+              '    loss = loss_fn(forward(x), y)',
+              'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB.']
+    artifact = verdict_of(tmp_path, lines)
+    crash = [f for f in artifact["findings"] if f["title"].startswith("crash")]
+    assert len(crash) == 1
+    assert crash[0]["description"].startswith(
+        "the run died of the oom above (torch.OutOfMemoryError)")
+    assert "Tried to allocate" not in crash[0]["description"]
