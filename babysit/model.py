@@ -164,6 +164,9 @@ class LogEvent:
     # A Python exception that reached the top of the program (its traceback opens at the
     # script's `<module>`): it ended the process, whatever the log shows after it.
     uncaught: bool = False
+    # Raised while handling the exception of the traceback above it (Python's `During
+    # handling of the above exception, another exception occurred:`).
+    chained: bool = False
 
 
 @line_value

@@ -379,6 +379,14 @@ class RunLifecycle:
         if self._requeued and kind in (EventKind.EXCEPTION, EventKind.SEGFAULT,
                                        EventKind.STOPPED_BY_SIGNAL):
             return None  # the requeue stopped the tasks (`srun: error: …: Exited with exit code 1`)
+        if kind is EventKind.EXCEPTION and event.chained and pending is not None \
+                and not pending.cancelled and not pending.stepped_after \
+                and PendingFailure(event, step).cancelled:
+            # Stopped while the failure above was still being handled (Paddle's `Blocking
+            # queue is killed`, then `During handling of the above exception …
+            # KeyboardInterrupt` in a notebook): the run had failed already; the stop
+            # only ended its dying.
+            return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner \
                 and not (pending.flushed and event.uncaught):

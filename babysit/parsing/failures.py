@@ -178,6 +178,7 @@ class FailureReader:
         self.loose_exception: LogEvent | None = None
         self._frame = ""  # the open traceback's last line, when a frame may go on
         self._after_frame = False  # the open traceback's last line named a frame
+        self._chained = False  # a chain's words were read: the next exception is chained
         # Tracebacks announced as not the process's, not yet read: True for a helper
         # thread's (reported: the run may hang without it), False for one Python
         # ignored (`Exception ignored in`, at exit or in `__del__`: noise).
@@ -210,6 +211,8 @@ class FailureReader:
         """Events this line adds to the ones it carries itself: the exception that closes
         a traceback, and a failed save."""
         line = _straight(line)
+        if line.startswith(_CHAIN):
+            self._chained = True  # the next traceback is raised while handling this one
         if "rror" in line or "RROR" in line:
             self._said_error = line.strip()[:300]
         added = self._observe(line, events)
@@ -369,7 +372,9 @@ class FailureReader:
                 return added  # handled and carried on: the library said so
             text = f"{name}: {message}" if message else name
             added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300),
-                                  uncaught=self._first_frame in _TOP_LEVEL))
+                                  uncaught=self._first_frame in _TOP_LEVEL,
+                                  chained=self._chained))
+            self._chained = False
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
             # unless the traceback shows the save itself failing.
             broke_save = self._save_frame or (self._save_failed is not None

@@ -108,3 +108,33 @@ def test_a_crash_whose_cause_is_already_a_finding_names_it_once(tmp_path: Path):
     assert crash[0]["description"].startswith(
         "the run died of the oom above (torch.OutOfMemoryError)")
     assert "Tried to allocate" not in crash[0]["description"]
+
+
+def test_a_stop_while_a_failure_was_being_handled_leaves_the_failure(tmp_path: Path):
+    # The data reader died; Ctrl-C came while its error was still being handled (a
+    # notebook's chained traceback): the run had failed, the stop only ended its dying.
+    lines = [f"[2021-05-12 10:47:56] Train epoch 0, batch {b}, loss: {168.7 / (b + 1):.6f}"
+             for b in range(0, 500, 100)]
+    lines += ["Traceback (most recent call last):",
+              '  File "dataloader_iter.py", line 779, in __next__',
+              "    data = self._reader.read_next_var_list()",
+              "SystemError: (Fatal) Blocking queue is killed because the data reader raises "
+              "an exception.", "",
+              "During handling of the above exception, another exception occurred:", "",
+              "Traceback (most recent call last):",
+              '  File "train.py", line 165, in <module>', "    train()",
+              '  File "dataloader_iter.py", line 779, in __next__',
+              "    data = self._reader.read_next_var_list()",
+              "KeyboardInterrupt"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    assert "Blocking queue is killed" in artifact["summary"]
+    # A stop, then an error as the run wound down, is still the stop.
+    lines = lines[:5] + ["Traceback (most recent call last):",
+                         '  File "train.py", line 165, in <module>', "    train()",
+                         "KeyboardInterrupt", "",
+                         "During handling of the above exception, another exception "
+                         "occurred:", "", "Traceback (most recent call last):",
+                         '  File "train.py", line 170, in <module>', "    summary()",
+                         "KeyError: 'best'"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "CANCELLED"
