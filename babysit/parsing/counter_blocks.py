@@ -26,14 +26,21 @@ from babysit import lazy_re
 from babysit.parsing.formats import Parsed, looks_like_metrics, names_a_measure
 from babysit.parsing.text import normalise_key, to_number
 
-# `Timestep 70000`, `Iteration 12`, `Step 400`: the counter alone on its line.
-_HEAD = lazy_re.compile(r"^(?P<word>[Tt]imesteps?|[Ii]teration|[Ii]ter|[Ss]tep|[Uu]pdate|"
-                        r"TIMESTEPS?|ITERATION|STEP|UPDATE)\s+(?P<n>\d+)\s*$")
+# `Timestep 70000`, `Iteration 12`, `Step 400`: the counter alone on its line; or with
+# its plan, centred in a banner (rsl_rl's PPO runner, the legged-robot trainers of Isaac
+# Gym, Isaac Lab and Genesis: `##…##`, then `   Learning iteration 128/300   `).
+_HEAD = lazy_re.compile(r"^(?:Learning\s+)?(?P<word>[Tt]imesteps?|[Ii]teration|[Ii]ter|[Ss]tep|"
+                        r"[Uu]pdate|TIMESTEPS?|ITERATION|STEP|UPDATE)\s+(?P<n>\d+)"
+                        r"(?:\s*/\s*(?P<total>\d+))?\s*$")
 # `mean reward (100 episodes) -20.054054`, `episodes 74`, `learning_rate 0.000100`: words
-# (a parenthesis may qualify them), then one number.
+# (a parenthesis may qualify them), then one number; rsl_rl's right-aligned `Mean total
+# reward: 5.59`, `Iteration time: 11.63s` (a colon, a unit).
 _MEMBER = lazy_re.compile(r"^(?P<name>[A-Za-z][\w.-]*(?: (?:[A-Za-z][\w.-]*|\([^()]{1,30}\)))"
-                          r"{0,5})\s+(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|"
-                          r"[-+]?(?:nan|NaN|inf|Inf))\s*$")
+                          r"{0,5}):?\s+(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|"
+                          r"[-+]?(?:nan|NaN|inf|Inf))(?:s|ms|%)?\s*$")
+# A line inside a block that is none of its figures: a rule (`-----`, `#####`), or a
+# figure of several parts (`Computation: 17428 steps/s (collection: 7.554s, …)`).
+_RULE = lazy_re.compile(r"^[-=#*~_]{3,}$")
 _LEAST_MEMBERS = 2
 
 
@@ -47,6 +54,10 @@ class CounterBlocks:
         self._names: frozenset[str] | None = None  # the members of a block seen twice
         self._first: frozenset[str] | None = None  # the members of the first block
         self._read = False
+        # The heads name their plan (`Learning iteration 3/300`): the shape is sure from
+        # the first block, and the plan is the last head's total.
+        self._sure = False
+        self._total: int | None = None
 
     @property
     def open(self) -> bool:
@@ -54,28 +65,44 @@ class CounterBlocks:
         (`learning_rate 0.000100` in every block), and each still counts."""
         return self._word is not None
 
-    @staticmethod
-    def wants(text: str) -> bool:
+    def wants(self, text: str) -> bool:
         """Whether the line may be a block's (cheap: no pattern)."""
-        return text[:1].isalpha() and len(text) < 120
+        first = text.lstrip()[:1]
+        return (first.isalpha() or (self._sure and first in "-=#*~_")) and len(text) < 160
 
     def read(self, text: str) -> Parsed | bool | None:
         """A block's record when this line completes one; True when the line is a
         believed block's; None otherwise."""
-        stripped = text.rstrip()
+        stripped = text.strip()
         head = _HEAD.match(stripped)
         if head is not None:
             word = head.group("word").lower().rstrip("s")
             closed = self._close(word)
             self._word, self._step = word, int(head.group("n"))
             self._values, self._read = {}, False
+            if head.group("total") is not None:
+                # A head with its plan, centred on a line of its own, is this shape
+                # already: its block is read from the first (not left to other readers,
+                # which would take each figure for a record of its own).
+                self._sure, self._total = True, int(head.group("total"))
             if closed is not None:
                 return closed
-            return True if self._names is not None else None
+            return True if self._names is not None or self._sure else None
         if self._word is None:
             return None
         member = _MEMBER.match(stripped)
         if member is None:
+            if self._sure and _RULE.match(stripped) and not self._read \
+                    and len(self._values) >= _LEAST_MEMBERS:
+                # The rule under a sure block's figures (rsl_rl's `-----` before its
+                # timings): the block's record, whether or not another head follows
+                # (a log cut inside the next block, a run that stopped).
+                self._read = True
+                self._names = self._names or frozenset(self._values)
+                return Parsed("counter-block", self._step, self._total,
+                              metrics=dict(self._values))
+            if self._sure and (_RULE.match(stripped) or ":" in stripped):
+                return True  # the banner's rule, a figure of several parts
             self._word = None  # the block is over
             return None
         value = to_number(member.group("value"))
@@ -83,10 +110,10 @@ class CounterBlocks:
             return None
         self._values.setdefault(normalise_key(member.group("name")), value)
         if self._names is None:
-            return None
+            return True if self._sure else None
         if not self._read and self._names <= self._values.keys():
             self._read = True
-            return Parsed("counter-block", self._step, metrics=dict(self._values))
+            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
         return True
 
     def _close(self, word: str) -> Parsed | None:
@@ -98,6 +125,9 @@ class CounterBlocks:
                 self._first = frozenset(self._values)
             return None
         names = frozenset(self._values)
+        if self._names is None and self._sure:
+            self._names = names
+            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
         if self._names is None:
             if self._first is None:
                 self._first = names
@@ -109,5 +139,5 @@ class CounterBlocks:
             self._first = names
             return None
         if not self._read:
-            return Parsed("counter-block", self._step, metrics=dict(self._values))
+            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
         return None

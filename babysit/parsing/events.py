@@ -178,7 +178,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # said in words by the run's own handler (SafeLife: `CRITICAL Keyboard
          # Interrupt. Ending early.`); the exception's name has no space
          r"\b(Keyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
-         rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)", -1),
+         rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)|"
+         # the Ctrl-C handler of pytorch/examples' word_language_model, and of flair's
+         # trainer after it: `Exiting from training early`, then its save and test
+         r"(?<![\w'\"])(Exiting from training early)\b", -1),
     # A native signal handler's report of a stop signal (Paddle's `FatalError: `Termination
     # signal` is detected by the operating system.`, glog's `*** SIGTERM (@0x…) received
     # by PID …`), and the run's own sentence that its user stopped it, in its language

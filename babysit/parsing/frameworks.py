@@ -424,11 +424,14 @@ def parse_ultralytics_row(desc: str, columns: tuple[str, ...]) -> Parsed | None:
 # Lines that announce the planned number of epochs (`epoches=1000`, a common spelling in
 # research code, too).
 _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\d,]*)|"
-                          r"\bmax_epochs['\"]?\s*[=:]\s*(\d+)|\b(?:num_)?epoch(?:e)?s['\"]?\s*[=:]\s*(\d+)\b|"
+                          # (a value quoted as a string too: flair's parameters block,
+                          # ` - max_epochs: "150"`)
+                          r"\bmax_epochs['\"]?\s*[=:]\s*['\"]?(\d+)|"
+                          r"\b(?:num_)?epoch(?:e)?s['\"]?\s*[=:]\s*['\"]?(\d+)\b|"
                           # a qualified name: `"num_train_epochs": 3` (Hugging Face's
                           # trainer_state.json), `total epochs: 12`
                           r"(?:\b|_)(?:training|train|total|max|num|number of)[ _]epochs['\"]?"
-                          r"\s*[=:]\s*(\d+)\b|"
+                          r"\s*[=:]\s*['\"]?(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b|"
                           # the setting alone at the end of its line (a logger's `[INFO]
                           # Epochs 80` among the run's settings)

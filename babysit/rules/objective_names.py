@@ -31,7 +31,8 @@ NOT_TRAIN_LOSS = lazy_re.compile(
     re.IGNORECASE)
 # Reinforcement learning's losses (policy, value, entropy, KL terms) need not fall as
 # the policy learns: its reward says.
-RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl", re.IGNORECASE)
+# (PPO's clipped `surrogate` loss is its policy's: rsl_rl's `Surrogate loss`)
+RL_LOSS = lazy_re.compile(r"pg_|policy|actor|critic|value|entropy|kl|surrogate", re.IGNORECASE)
 # Nor a GAN's two players' (each rises as the other wins).
 GAN_LOSS = lazy_re.compile(r"(^|[/_])(d|g|disc|gen|discriminator|generator|adv)_?loss|"
                            r"loss_?(d|g|disc|gen|adv)\b", re.IGNORECASE)

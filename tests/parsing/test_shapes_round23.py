@@ -138,3 +138,66 @@ def test_a_stop_while_a_failure_was_being_handled_leaves_the_failure(tmp_path: P
                          '  File "train.py", line 170, in <module>', "    summary()",
                          "KeyError: 'best'"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "CANCELLED"
+
+
+def _flair_epoch(epoch: int, loss: float, stamp: str = "2021-02-11 00:56:48,228") -> list[str]:
+    return [f"{stamp} epoch {epoch} - iter {i}/4 - loss {loss + 0.01 * (4 - i):.8f} - "
+            f"samples/sec: 247.53" for i in range(1, 5)] + \
+        [f"{stamp} {'-' * 40}", f"{stamp} EPOCH {epoch} done: loss {loss:.4f} - lr 0.1000",
+         f"{stamp} BAD EPOCHS (no improvement): 0", f"{stamp} {'-' * 40}"]
+
+
+def test_flair_s_quoted_max_epochs_is_the_plan_its_test_after_it_the_end(tmp_path: Path):
+    # flair's parameters block quotes its values (` - max_epochs: "4"`); its last epoch,
+    # then `Testing using best model ...`: a finished run.
+    stamp = "2021-02-11 00:56:48,228"
+    lines = [f"{stamp} Parameters:", f'{stamp}  - learning_rate: "0.1"',
+             f'{stamp}  - mini_batch_size: "32"', f'{stamp}  - max_epochs: "4"']
+    for epoch in range(1, 5):
+        lines += _flair_epoch(epoch, 2.0 / epoch)
+    lines += [f"{stamp} Testing using best model ...", f"{stamp} 0.9302\t0.9282\t0.9292",
+              "Results:", "- F1-score (micro) 0.9292"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_exiting_from_training_early_is_the_ctrl_c_handler_s_word(tmp_path: Path):
+    # pytorch/examples' word_language_model and flair's trainer print it when Ctrl-C
+    # stops them, then save and test: a cancelled run, not a finished one.
+    stamp = "2019-06-11 10:34:19,814"
+    lines = [f"{stamp} epoch 1 - iter {i}/6 - loss {2.4 - 0.05 * i:.8f}" for i in range(4)]
+    lines += [f"{stamp} {'-' * 40}", f"{stamp} Exiting from training early.",
+              f"{stamp} Saving model ...", f"{stamp} Done.",
+              f"{stamp} Testing using best model ...", f"{stamp} 0.5217\t0.5217\t0.5217"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("CANCELLED", "NO-GO")
+
+
+def _rsl_block(iteration: int, total: int, reward: float, surrogate: float) -> list[str]:
+    return ["#" * 80, f"                       \x1b[1m Learning iteration {iteration}/{total} "
+            "\x1b[0m                       ", "",
+            "                       Computation: 17428 steps/s (collection: 7.554s, "
+            "learning 3.727s)",
+            f"               Value function loss: {0.009 / (iteration + 1):.4f}",
+            f"                    Surrogate loss: {surrogate:.4f}",
+            "             Mean action noise std: 1.00",
+            f"                 Mean total reward: {reward:.2f}",
+            f"               Mean episode length: {21.18 + 7 * iteration:.2f}",
+            "-" * 80, f"                   Total timesteps: {196608 * (iteration + 1)}",
+            "                    Iteration time: 11.28s",
+            f"                        Total time: {11.28 * (iteration + 1):.2f}s",
+            "                               ETA: 3384.3s"]
+
+
+def test_rsl_rl_s_learning_iteration_blocks_are_one_record_each(tmp_path: Path):
+    # rsl_rl's PPO runner (Isaac Gym, Isaac Lab, Genesis): a banner with the iteration
+    # and its plan, then right-aligned figures. One record per block at its iteration;
+    # its surrogate loss is the policy's, which need not fall.
+    lines: list[str] = []
+    for it in range(40):
+        lines += _rsl_block(it, 300, 0.03 + 0.14 * it,
+                            (-0.005, 0.004, -0.002, 0.001)[it % 4])
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
+    assert (artifact["total_steps"], artifact["target_steps"]) == (39, 300)
+    assert not artifact["findings"], artifact["findings"]
