@@ -77,6 +77,10 @@ _BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # narrow console before its closing quote.
 _FRAME_START = lazy_re.compile(r"^\s*File \"[^\"]+(?:\", line \d+|$)")
 _FRAME_END = lazy_re.compile(r"^\s*in [\w<>.]+\s*$")
+# The rest of a frame whose path a console wrapped (PowerShell at its width: `  File
+# "C:\Users\…\leukem`, `ia_Classification…\train_model.py", `, then `line 304, in
+# <module>`): its line and function, on a line of their own.
+_FRAME_REST = lazy_re.compile(r"^\s*line \d+, in [\w<>.]+\s*$")
 # The function a frame names (`  File "train.py", line 12, in <module>`).
 _FRAME_FUNCTION = lazy_re.compile(r"\", line \d+, in (\S+)\s*$")
 # Where a traceback of an exception nothing caught begins: the script's top level (or
@@ -178,6 +182,9 @@ class FailureReader:
         self.loose_exception: LogEvent | None = None
         self._frame = ""  # the open traceback's last line, when a frame may go on
         self._after_frame = False  # the open traceback's last line named a frame
+        # The open traceback's last frame line opened its path's quotes and did not close
+        # them: a console wrapped the path, and the lines that follow are its pieces.
+        self._path_open = False
         self._chained = False  # a chain's words were read: the next exception is chained
         # Tracebacks announced as not the process's, not yet read: True for a helper
         # thread's (reported: the run may hang without it), False for one Python
@@ -351,8 +358,13 @@ class FailureReader:
         self._lines += 1
         # A frame a narrow console wrapped before its function (`…/serialization.py",
         # line 379,` / ` in save`) is read whole.
-        frame = f"{self._frame} {line.strip()}" if _FRAME_END.match(line) else line
+        frame = f"{self._frame} {line.strip()}" \
+            if _FRAME_END.match(line) or _FRAME_REST.match(line) else line
         self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
+        if self._path_open:
+            self._path_open = '"' not in line  # a piece of the path: its quote ends it
+        elif 'File "' in line:
+            self._path_open = '"' not in line.split('File "', 1)[1]
         self._after_frame = _FRAME_TAIL.search(frame) is not None
         if self._first_frame is None and (function := _FRAME_FUNCTION.search(frame)):
             self._first_frame = function.group(1)
@@ -401,6 +413,8 @@ class FailureReader:
             return True
         if self._after_frame and frame_source(text):
             return True  # the frame's source line, its indentation lost (see frame_sources)
+        if self._path_open or (_FRAME_REST.match(text) and self._frame):
+            return True  # a wrapped frame's pieces (see `_FRAME_REST`)
         if len(text.rstrip("\r\n")) <= self._narrow:
             # a piece of a frame or of the message a narrow console cut at its width
             # (PowerShell's 25 columns: `  File "E:\\crop_disease_d`, `etection\\.venv\\…`)
@@ -413,6 +427,7 @@ class FailureReader:
     def _abandon(self) -> None:
         self._lines = 0
         self._after_frame = False
+        self._path_open = False
         self._save_failed, self._save_frame = None, False
 
     def _unprefixed(self, line: str) -> str:

@@ -282,6 +282,13 @@ def error_flat(values: Sequence[float]) -> str | None:
             f"the run's start: nothing the model fits carries over to what it is scored on")
 
 
+def _training_accuracy(key: str) -> bool:
+    """Whether a metric is the training's own accuracy (`accuracy` and `acc` alone, as
+    Keras names it, `train_acc`, `train/accuracy`), not an evaluation's or a best-so-far."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    return bool(words) and words[-1] in _ACCURACY and set(words[:-1]) <= {"train", "training"}
+
+
 def _one_way(values: Sequence[float]) -> bool:
     """Whether the values drift one way, move after move (a validation loss rising a
     little at every epoch, 0.4631 → 0.4708 over 30, as its training loss falls): the
@@ -351,6 +358,9 @@ class FlatScoreRule:
         # 0.6142 → 0.6139 over five epochs beside a `Test AUC` of 0.633), not one that
         # never learned.
         self._beyond_chance = False
+        # The epoch (or step) each training accuracy was last read at: one measurement
+        # an epoch, however often a bar redraws it.
+        self._train_seen: dict[str, float | int | None] = {}
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -363,6 +373,17 @@ class FlatScoreRule:
                     self._first_loss = point.loss
         for key, value in point.metrics.items():
             kind = score_kind(key)
+            if kind is None and math.isfinite(value) and _training_accuracy(key):
+                # The training's own accuracy, held to every digit while its loss falls
+                # (Keras' `loss: 1.1108 - accuracy: 0.5885` on 199 epochs in a row): the
+                # predictions on the very data it fits never change (see `_frozen_streak`;
+                # a new epoch's line is a new measurement).
+                epoch = point.epoch if point.epoch is not None else point.step
+                if self._train_seen.get(key) != epoch:
+                    self._train_seen[key] = epoch
+                    out.extend(self._frozen_streak(key, value, _own_loss(key, point.metrics),
+                                                   surer_only=True))
+                continue
             if kind is None or not math.isfinite(value):
                 continue
             if kind == "error" and abs(value) > self.rules.loss_blowup:
@@ -405,7 +426,8 @@ class FlatScoreRule:
                 out.extend(self._frozen_streak(key, value, own_loss))
         return out
 
-    def _frozen_streak(self, key: str, value: float, loss: float | None) -> list[Signal]:
+    def _frozen_streak(self, key: str, value: float, loss: float | None,
+                       surer_only: bool = False) -> list[Signal]:
         """An accuracy held to every printed digit over twenty evaluations in a row, from
         any point of the run, or ten while its own evaluation's `loss` fell (see the
         module): a blocker at once, resolved when it moves."""
@@ -426,8 +448,10 @@ class FlatScoreRule:
         trend.add(loss)
         if tag in self._raised:
             return []
-        found = accuracy_frozen_long(value, times + 1,
-                                     self._guess.points >= _FROZEN_LONG_POINTS) \
+        # (the training's own accuracy only beside its falling loss: held alone, it may be
+        # an earlier launch's in a log of several, or a schedule's plateau)
+        found = (None if surer_only else accuracy_frozen_long(
+            value, times + 1, self._guess.points >= _FROZEN_LONG_POINTS)) \
             or accuracy_frozen_surer(value, times + 1, trend.began, trend.recent,
                                      trend.down_share)
         if found is None:

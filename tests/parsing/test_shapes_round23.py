@@ -201,3 +201,35 @@ def test_rsl_rl_s_learning_iteration_blocks_are_one_record_each(tmp_path: Path):
     assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
     assert (artifact["total_steps"], artifact["target_steps"]) == (39, 300)
     assert not artifact["findings"], artifact["findings"]
+
+
+def test_a_training_accuracy_frozen_while_its_loss_falls_is_one_class(tmp_path: Path):
+    # Keras' `loss: 1.1108 - accuracy: 0.5885` on every epoch: the predictions on the very
+    # data it fits never change while the loss grows surer; one class for everything.
+    lines = []
+    for epoch in range(1, 31):
+        lines += [f"Epoch {epoch}/30",
+                  f"10613/10613 [==============================] - 0s 15us/step - loss: "
+                  f"{1.1 + 1.6 / epoch:.4f} - accuracy: {0.5339 if epoch == 1 else 0.5885}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "NO-GO")
+    assert any(f["title"].startswith("not-learning") for f in artifact["findings"])
+
+
+def test_a_traceback_whose_paths_a_console_wrapped_still_ends_the_run(tmp_path: Path):
+    # PowerShell wraps at its width, inside a frame's path and before its line number.
+    lines = [f"Epoch {e}/3 - loss: {1.0 / e:.4f} - accuracy: {0.5 + 0.1 * e:.4f}"
+             for e in range(1, 4)]
+    lines += ["STEP 6: Saving Model", "Traceback (most recent call last):",
+              '  File "C:\\Users\\M AJAY\\OneDrive\\Desktop\\ALL\\47.Acute_lymphoblastic_leukem',
+              "ia_Classification_Based_on_Convolutional_Neural_Network (1)\\AcuteLymphobla",
+              'sticLukemia1\\Code\\train_model.py", ', "line 304, in <module>",
+              '    print(f"\\n\\u2713 Model saved to: {model_path}")', '  File "C:\\Users\\M ',
+              'AJAY\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\encodings\\cp1252.py", ',
+              "line 19, in encode",
+              "    return codecs.charmap_encode(input,self.errors,encoding_table)[0]",
+              "UnicodeEncodeError: 'charmap' codec can't encode character '\\u2713' in ",
+              "position 2: character maps to <undefined>"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    assert "UnicodeEncodeError" in artifact["summary"]
