@@ -10,6 +10,7 @@ frozen outcome built from it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -897,8 +898,13 @@ def _died_of(description: str, cause: AnomalyType, evidence: str) -> str:
     message): the crash names the exception and points at that finding, rather than
     printing the same message a second time."""
     said = f"the run died: {evidence}"
-    if not description.startswith(said):
-        return description
-    name = evidence.partition(":")[0].strip() if ":" in evidence[:120] else evidence[:80]
-    return f"the run died of the {cause.value} above ({name}){description[len(said):]}"
+    named = _EXCEPTION_NAME.match(evidence)
+    if not description.startswith(said) or named is None:
+        return description  # (a death in words of its own says more than a name)
+    return f"the run died of the {cause.value} above ({named.group(1)}){description[len(said):]}"
+
+
+# An exception's name opening the evidence (`torch.OutOfMemoryError: CUDA out of memory`).
+_EXCEPTION_NAME = re.compile(
+    r"^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Failure))(?::|$)")
 

@@ -56,6 +56,7 @@ import math
 import re
 import statistics
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -294,7 +295,7 @@ def _one_way(values: Sequence[float]) -> bool:
     little at every epoch, 0.4631 → 0.4708 over 30, as its training loss falls): the
     model's predictions do change with training, if by little; its fit is overfitting or
     creeping (the trend rules' story), not one that carries nothing over."""
-    moves = [b - a for a, b in zip(values, values[1:]) if b != a]
+    moves = [b - a for a, b in pairwise(values) if b != a]
     if len(moves) < _ONE_WAY_MOVES:
         return False
     ups = sum(move > 0 for move in moves)

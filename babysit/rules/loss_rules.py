@@ -441,10 +441,10 @@ class LossRule:
             return []  # a rise validation does not share is worth a notice once it lasts
         if now <= best + near:
             # The climb itself, its level not caught up yet (a sparse log's last points).
-            climb = list(self._window)[-max(self.rules.divergence_steps + 2, climb + 1):]
+            rose = list(self._window)[-max(self.rules.divergence_steps + 2, climb + 1):]
             return self._raise_or_reassess(
-                severity, f"the loss rose at each of its last {len(climb)} points "
-                          f"({' → '.join(f'{v:.4g}' for v in climb)}), "
+                severity, f"the loss rose at each of its last {len(rose)} points "
+                          f"({' → '.join(f'{v:.4g}' for v in rose)}), "
                           f"{100 * (value / best - 1):.0f} % above its best level "
                           f"{best:.4g}, before a level of {width} points could show it; "
                           f"{why}")

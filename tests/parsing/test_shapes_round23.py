@@ -130,13 +130,13 @@ def test_a_stop_while_a_failure_was_being_handled_leaves_the_failure(tmp_path: P
     assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
     assert "Blocking queue is killed" in artifact["summary"]
     # A stop, then an error as the run wound down, is still the stop.
-    lines = lines[:5] + ["Traceback (most recent call last):",
-                         '  File "train.py", line 165, in <module>', "    train()",
-                         "KeyboardInterrupt", "",
-                         "During handling of the above exception, another exception "
-                         "occurred:", "", "Traceback (most recent call last):",
-                         '  File "train.py", line 170, in <module>', "    summary()",
-                         "KeyError: 'best'"]
+    lines = [*lines[:5], "Traceback (most recent call last):",
+             '  File "train.py", line 165, in <module>', "    train()",
+             "KeyboardInterrupt", "",
+             "During handling of the above exception, another exception occurred:", "",
+             "Traceback (most recent call last):",
+             '  File "train.py", line 170, in <module>', "    summary()",
+             "KeyError: 'best'"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "CANCELLED"
 
 
