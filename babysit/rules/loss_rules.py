@@ -87,6 +87,13 @@ class EvalWitness:
             return False
         return (self.reference - self.latest) * self.direction > abs(self.reference) * tolerance
 
+    def improved(self, tolerance: float) -> bool:
+        """Whether validation got better since the best training loss, by more than
+        `tolerance` of its value then."""
+        if self.reference is None or self.latest is None or self.since_reference == 0:
+            return False
+        return (self.latest - self.reference) * self.direction > abs(self.reference) * tolerance
+
     def unshared(self, tolerance: float) -> str | None:
         """Why validation does not share the rise (it held or improved since the best
         training loss), or None when it does or cannot tell."""
@@ -554,9 +561,11 @@ class LossRule:
         unshared = self._eval.unshared(self.rules.eval_recovery_tolerance) \
             or self._parts.unshared(self.rules.divergence_min_rise)
         if unshared is not None:
-            # (a climb at every point for `_LONG_CLIMB` points is no curriculum's wander:
-            # a doubt on the result, though validation holds)
-            return (Severity.HIGH if self._long_climb else Severity.LOW), unshared
+            # (a climb at every point for `_LONG_CLIMB` points that validation merely held
+            # through is a doubt on the result; one it improved through is a curriculum's
+            # or a data mix's, by design)
+            held = not self._eval.improved(self.rules.eval_recovery_tolerance)
+            return (Severity.HIGH if self._long_climb and held else Severity.LOW), unshared
         if self._diverging is Severity.BLOCKER:
             return Severity.BLOCKER, "still far above its best"
         lowest = self._sorted[0] if self._sorted else 0.0
