@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import FIXTURES
 
 PUBLIC = FIXTURES / "logs" / "public"
-PARTS = 4
+PARTS = 8
 
 
 def held_right(part: int) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Part 1 of 4 of the held-out logs' first verdicts (see `tests/held_out.py`)."""
+"""Part 1 of 8 of the held-out logs' first verdicts (see `tests/held_out.py`)."""
 
 from __future__ import annotations
 
