@@ -10,7 +10,6 @@ frozen outcome built from it.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -35,7 +34,7 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
-from babysit.parsing.events import EARLY_STOP, SUMMARY
+from babysit.parsing.events import EARLY_STOP, SUMMARY, exception_line
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.eval_names import evaluation_direction
@@ -898,13 +897,8 @@ def _died_of(description: str, cause: AnomalyType, evidence: str) -> str:
     message): the crash names the exception and points at that finding, rather than
     printing the same message a second time."""
     said = f"the run died: {evidence}"
-    named = _EXCEPTION_NAME.match(evidence)
-    if not description.startswith(said) or named is None:
+    closing = exception_line(evidence)
+    if not description.startswith(said) or closing is None:
         return description  # (a death in words of its own says more than a name)
-    return f"the run died of the {cause.value} above ({named.group(1)}){description[len(said):]}"
-
-
-# An exception's name opening the evidence (`torch.OutOfMemoryError: CUDA out of memory`).
-_EXCEPTION_NAME = re.compile(
-    r"^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Failure))(?::|$)")
+    return f"the run died of the {cause.value} above ({closing[0]}){description[len(said):]}"
 

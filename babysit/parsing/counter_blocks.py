@@ -99,8 +99,7 @@ class CounterBlocks:
                 # (a log cut inside the next block, a run that stopped).
                 self._read = True
                 self._names = self._names or frozenset(self._values)
-                return Parsed("counter-block", self._step, self._total,
-                              metrics=dict(self._values))
+                return self._record()
             if self._sure and (_RULE.match(stripped) or ":" in stripped):
                 return True  # the banner's rule, a figure of several parts
             self._word = None  # the block is over
@@ -113,8 +112,12 @@ class CounterBlocks:
             return True if self._sure else None
         if not self._read and self._names <= self._values.keys():
             self._read = True
-            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
+            return self._record()
         return True
+
+    def _record(self) -> Parsed:
+        """The open block's record: its figures at its head's step, with the plan."""
+        return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
 
     def _close(self, word: str) -> Parsed | None:
         """The block before a new head of the same word: the first one's names noted, and
@@ -127,7 +130,7 @@ class CounterBlocks:
         names = frozenset(self._values)
         if self._names is None and self._sure:
             self._names = names
-            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
+            return self._record()
         if self._names is None:
             if self._first is None:
                 self._first = names
@@ -135,9 +138,9 @@ class CounterBlocks:
             if self._first <= names and (looks_like_metrics(self._values)
                                         or names_a_measure(self._values)):
                 self._names = self._first
-                return Parsed("counter-block", self._step, metrics=dict(self._values))
+                return self._record()
             self._first = names
             return None
         if not self._read:
-            return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
+            return self._record()
         return None
