@@ -64,8 +64,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 # Files go to the workers in the order collected (`--dist loadfile`, no reordering), so
 # the longest should start first and none be left running alone at the end. How long each
 # file took is measured by every run that runs whole files and kept in pytest's cache
-# (.pytest_cache), so no list is kept by hand; files holding a `slow` test start first,
-# measured or not. The process that starts the workers reads the figures once and hands
+# (.pytest_cache), so no list is kept by hand; files holding a `slow` or `corpus` test
+# start first, measured or not (a clean checkout, as CI's, has no figures: the files that
+# judge the collected logs, over half the suite's time, were collected last and ran
+# after everything else). The process that starts the workers reads the figures once and hands
 # them to every worker: all must collect in the same order. A stage (`-m service`, the
 # default `-m 'not service'`) runs a part of some files, so each keeps figures of its own.
 _FILE_SECONDS = "babysit/seconds-per-file"
@@ -96,10 +98,11 @@ def pytest_configure_node(node: Any) -> None:  # pytest-xdist, in the starting p
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    """Files holding a slow test first, then the others, longest first as last measured;
-    files not measured yet after them, in the order they were collected."""
+    """Files holding a slow or corpus test first, then the others, longest first as last
+    measured; files not measured yet after them, in the order they were collected."""
     seconds = _file_seconds(config)
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    slow_files = {item.path for item in items
+                  if item.get_closest_marker("slow") or item.get_closest_marker("corpus")}
 
     def order(item: pytest.Item) -> tuple[bool, float]:
         return item.path not in slow_files, -seconds.get(item.nodeid.split("::")[0], 0.0)

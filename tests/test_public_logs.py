@@ -31,6 +31,8 @@ from babysit.targets.common.log_file import LocalLogTarget
 from tests.conftest import FIXTURES, FakeClock, artifact_in
 from tests.public_split import is_sealed
 
+pytestmark = pytest.mark.corpus
+
 PUBLIC = FIXTURES / "logs" / "public"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((PUBLIC / "expected.json").read_text())
 SEALED = PUBLIC / "sealed"

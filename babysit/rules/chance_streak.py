@@ -29,6 +29,7 @@ accuracies lie too close together).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -65,20 +66,31 @@ def _near(values: dict[int, float], k: int, most: float) -> float:
 
 _ACC = {k: 1.0 / k for k in range(_CLASSES.start - 1, _CLASSES.stop + 1)}
 _LN = {k: math.log(k) for k in range(_CLASSES.start - 1, _CLASSES.stop + 1)}
+# Each K's tolerance, worked out once: every metric record asks these.
+_ACC_TOLERANCE = {k: _near(_ACC, k, _ACC_NEAR) for k in _CLASSES}
+_LN_TOLERANCE = {k: _near(_LN, k, _LOSS_NEAR * _LN[k]) for k in _LN}
 
 
 def chance_class_count(accuracy: float) -> int | None:
     """K when an accuracy (0-1 or 0-100) is 1/K, near enough to tell K from K ± 1
     (within `_ACC_NEAR` at most); None otherwise."""
     value = accuracy / 100.0 if accuracy > 1.0 else accuracy
-    return next((k for k in _CLASSES
-                 if abs(value - _ACC[k]) <= _near(_ACC, k, _ACC_NEAR)), None)
+    return next((k for k in _CLASSES if abs(value - _ACC[k]) <= _ACC_TOLERANCE[k]), None)
 
 
 def loss_at_chance(loss: float, count: int) -> bool:
     """Whether a loss is ln K, near enough to tell K from K ± 1 (within `_LOSS_NEAR` of
     it at most: a regulariser adds a little, 0.721 for ln 2 = 0.693)."""
-    return abs(loss - _LN[count]) <= _near(_LN, count, _LOSS_NEAR * _LN[count])
+    return abs(loss - _LN[count]) <= _LN_TOLERANCE[count]
+
+
+@functools.lru_cache(maxsize=1024)
+def _accuracy_role(key: str) -> str | None:
+    """`best` for a best-so-far accuracy, `plain` for any other accuracy, else None."""
+    words = [w for w in _WORDS.split(key.lower()) if w]
+    if not words or words[-1] not in _ACCURACY:
+        return None
+    return "best" if "best" in words else "plain"
 
 
 def _accuracies(metrics: Mapping[str, float]) -> tuple[list[float], list[float]]:
@@ -86,10 +98,10 @@ def _accuracies(metrics: Mapping[str, float]) -> tuple[list[float], list[float]]
     plain: list[float] = []
     best: list[float] = []
     for key, value in metrics.items():
-        words = [w for w in _WORDS.split(key.lower()) if w]
-        if not words or words[-1] not in _ACCURACY or not math.isfinite(value):
+        role = _accuracy_role(key)
+        if role is None or not math.isfinite(value):
             continue
-        (best if "best" in words else plain).append(value)
+        (best if role == "best" else plain).append(value)
     return plain, best
 
 

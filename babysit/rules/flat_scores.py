@@ -283,6 +283,7 @@ def error_flat(values: Sequence[float]) -> str | None:
             f"the run's start: nothing the model fits carries over to what it is scored on")
 
 
+@functools.lru_cache(maxsize=1024)
 def _training_accuracy(key: str) -> bool:
     """Whether a metric is the training's own accuracy (`accuracy` and `acc` alone, as
     Keras names it, `train_acc`, `train/accuracy`), not an evaluation's or a best-so-far."""

@@ -419,8 +419,11 @@ _SWEEP_COUNTS = {"tensorboard files": 600, "profiler traces": 800, "session file
                  "pyproject files": 800}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(_SWEEPS))
 def test_seeded_sweep_never_raises(kind: str):
+    """Thousands of seeded garbage inputs of each kind through its reader; the log and
+    JSON sweeps take each case through the parser and the rules (10-30 s each)."""
     make, check = _SWEEPS[kind]
     rng = random.Random(f"{_SEED}-{kind}")
     for index in range(_SWEEP_COUNTS.get(kind, _SWEEP)):

@@ -17,6 +17,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,9 +53,11 @@ def shapes(draw: st.DrawFn) -> Shape:
         nonfinite_in_loss=draw(st.booleans()))
 
 
+@pytest.mark.slow
 @settings(derandomize=True, deadline=None, max_examples=300)
 @given(shapes())
 def test_the_generic_readers_read_every_shape_of_the_grammar(shape: Shape):
+    """Three hundred generated runs, each read whole by babysit (about 13 s)."""
     run = build(shape)
     found = problems(shape, run)
     assert not found, "\n".join(found[:6]) + "\n--- the run's first lines:\n" + "\n".join(

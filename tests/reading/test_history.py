@@ -19,6 +19,8 @@ from babysit.reading.finders import OffsetFinder, local_finder, local_grep
 from babysit.reading.history import EVENTS, NONFINITE, scan_history
 from tests.conftest import FIXTURES, development_logs
 
+pytestmark = pytest.mark.corpus
+
 FINDERS = ["hyperscan", "grep", "python"]
 
 
