@@ -450,8 +450,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?![a-z])[\w.-]*\.(?:pt|pth|ckpt|bin|safetensors|h5|hdf5|keras|pkl|npz|params|"
          r"pdparams|onnx|tar)\b",
          detail="final-save"),
-    _sig(EventKind.COMPLETED, r"(?:[Tt]raining|[Oo]ptimi[sz]ation|[Ff]ine-?tuning) (?:is |has )?"
-         r"(?:finished|completed?|done)\b|"
+    # (the word in any of the casings scripts print: GCN's `Optimization Finished!`,
+    # `TRAINING COMPLETE`)
+    _sig(EventKind.COMPLETED, r"(?:[Tt]raining|TRAINING|[Oo]ptimi[sz]ation|OPTIMI[SZ]ATION|"
+         r"[Ff]ine-?tuning|FINE-?TUNING) (?:is |has |IS |HAS )?"
+         r"(?:[Ff]inished|[Cc]ompleted?|[Dd]one|FINISHED|COMPLETED?|DONE)\b|"
          r"^\d+ epochs completed in [\d.]+ hours|"
          r"Process \d+ exits successfully|"
          r"`?max_(?:steps|epochs)=\d+` reached|[Ff]inished training|"
@@ -506,7 +509,8 @@ _TRIGGERS = (
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
-    "overfitting detector", "Shrink model", *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
+    "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
+    *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
 
 

@@ -230,8 +230,11 @@ def parse_example_epoch(segment: str) -> Parsed | None:
     for pair in _SPACED_PAIR.finditer(rest):
         number = to_number(pair.group("value"))
         key = normalise_key(pair.group("key"))
-        if number is not None and key not in ("time", "data", "eta"):
-            metrics.setdefault(key, number)  # `Loss 6.9 (6.91)`: the value, not the average
+        if number is None or key in ("time", "data", "eta"):
+            continue
+        if any(k.endswith(f"_{key}") and v == number for k, v in metrics.items()):
+            continue  # the last word of a name read whole (`valid loss 7.0`: not a `loss`)
+        metrics.setdefault(key, number)  # `Loss 6.9 (6.91)`: the value, not the average
     metrics = {k: v for k, v in metrics.items() if k not in ("time", "data", "eta", "max_mem")}
     return Parsed("torch-example", epoch * n + i, epoch=epoch + i / n if n else None,
                   metrics=metrics, per_epoch=n)

@@ -65,6 +65,11 @@ _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "tes
 _MAX_CELLS = 40
 _HEADER_REACH = 200  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
+# A header of per-class measures (scikit-learn's classification_report: `precision
+# recall f1-score support`, the label column unnamed): its rows are the classes, each led
+# by its label (`0  0.61  0.75  0.67  59`), not a loop's records.
+_PER_CLASS = frozenset({"precision", "recall", "f1_score", "f1", "support", "specificity",
+                        "sensitivity", "iou", "dice", "accuracy", "acc"})
 # Lines between two bare rows of one shape that still count as the same table: a loop's
 # rows come close together; the same shape scattered through other text (or through
 # random bytes) is chance.
@@ -216,14 +221,14 @@ class ShapeReader:
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
             return None  # as any header: it counts once a row follows it
         if all(_NAME_CELL.match(c) for c in cells):
+            names = tuple(normalise_key(c) for c in cells)
             if any(ch.isdecimal() for ch in line) and not any(c[0].isupper() for c in cells) \
-                    and not any("_" in c for c in cells):
+                    and not any("_" in c for c in cells) and not set(names) <= _PER_CLASS:
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
                 # (a name with an underscore, `f2_opt`, `top5_acc`, is a column's)
             if len(self._pending) > 64:
                 self._pending.clear()
-            self._pending[(sep, len(cells))] = (self._line_no,
-                                                tuple(normalise_key(c) for c in cells))
+            self._pending[(sep, len(cells))] = (self._line_no, names)
             return None  # a header only counts once a row follows it
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t")
@@ -275,7 +280,7 @@ class ShapeReader:
         key = (sep, len(cells))
         names = self._take_header(key)
         if names is None:
-            if not all(cells):
+            if not all(cells) or self._per_class_row(key):
                 return None  # an empty cell (`,9`): not a row of numbers
             last = self._bare_seen.get(key)
             self._bare_seen[key] = self._line_no
@@ -294,6 +299,15 @@ class ShapeReader:
         if sep == "|":
             self._boxed_rows = True
         return self._named(names, cells, "table")
+
+    def _per_class_row(self, key: tuple[str, int]) -> bool:
+        """A row under a recent header of per-class measures one name narrower than it:
+        the unnamed first column is the class's label (`_PER_CLASS`)."""
+        pending = self._pending.get((key[0], key[1] - 1))
+        if pending is None or self._line_no - pending[0] > _HEADER_REACH:
+            return False
+        names = set(pending[1])
+        return names <= _PER_CLASS and ("support" in names or {"precision", "recall"} <= names)
 
     def bar_row(self, desc: str) -> Parsed | None:
         """The description of a progress bar that is a row of a table (YOLOv5 draws one

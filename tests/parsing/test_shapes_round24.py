@@ -1,0 +1,55 @@
+"""Shapes read and judged since the twenty-fourth session, each on lines written in the
+real shape of a public log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from babysit.model import EventKind
+from babysit.parsing.events import find_events
+from tests.rules.test_loss_rules import verdict_of
+
+_REPORT = ["              precision    recall  f1-score   support",
+           "",
+           "           0       0.61      0.75      0.67        59",
+           "           1       0.00      0.00      0.00         1",
+           "           2       0.40      0.31      0.35        32",
+           "           3       0.50      0.27      0.35        15",
+           "           4       0.64      0.68      0.66        31",
+           "",
+           "    accuracy                           0.57       138",
+           "   macro avg       0.43      0.40      0.41       138",
+           "weighted avg       0.55      0.57      0.55       138"]
+
+
+def test_a_per_class_report_after_training_is_no_run_starting_again(tmp_path: Path):
+    # scikit-learn's classification_report under xgboost's rounds: each row is a class,
+    # led by its label (0, 1, 2 …), not a step of a second run.
+    lines = [f"[{n}]\tvalidation_0-mlogloss:{1.8 - 0.01 * n:.5f}\tvalidation_0-merror:"
+             f"{0.56 - 0.001 * n:.5f}" for n in range(60)]
+    lines += ["train loss: 0.0526, train acc: 0.9854, dev loss: 1.4213, dev acc: 0.5677",
+              "test loss: 1.4213719097491835, test acc: 0.567741935483871", *_REPORT]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["total_steps"] == 59
+
+
+def test_a_per_class_report_each_epoch_leaves_the_epochs_alone(tmp_path: Path):
+    lines: list[str] = []
+    for epoch in range(1, 9):
+        lines.append(f"Epoch {epoch}/8 - loss: {1.0 / epoch:.4f} - val_loss: {1.1 / epoch:.4f}")
+        lines += _REPORT
+    lines.append("Training finished")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+@pytest.mark.parametrize("closing", ["Optimization Finished!", "TRAINING COMPLETE",
+                                     "Training Done.", "fine-tuning is Done",
+                                     "[2022-06-26 22:10:35,305]Optimization Finished!"])
+def test_training_over_in_any_casing_is_the_run_s_end(closing: str):
+    # GCN's `Optimization Finished!`: the run's own word that it is over, an event as it
+    # is printed (a live watch ends on it), not only a closing line judged at the end.
+    assert [e.kind for e in find_events(closing)] == [EventKind.COMPLETED]
