@@ -383,7 +383,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # (a stop that happened, not the setting announced: XGBoost's `Will use
          # validation_rmse for early stopping.` as its fit begins)
          r"(?<!for )(?<!with )(?<!use )(?<!using )(?<!enable )(?<!enabled )(?<!no )"
-         r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
+         # (a verb between: pytorch-tabnet's `Early stopping occurred at epoch 30 with
+         # best_epoch = 25 …`)
+         r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?: (?:occurred|occured|happened|kicked in))?"
+         r"(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"

@@ -53,3 +53,14 @@ def test_training_over_in_any_casing_is_the_run_s_end(closing: str):
     # GCN's `Optimization Finished!`: the run's own word that it is over, an event as it
     # is printed (a live watch ends on it), not only a closing line judged at the end.
     assert [e.kind for e in find_events(closing)] == [EventKind.COMPLETED]
+
+
+def test_an_early_stop_that_occurred_ends_the_run_as_planned(tmp_path: Path):
+    # pytorch-tabnet: `Early stopping occurred at epoch 30 with best_epoch = 25 and
+    # best_val_0_AUPRC = 0.37454`, the last line of its fit.
+    lines = [f"epoch {n:<2}| loss: {0.3 - 0.004 * n:.5f} | val_0_auc: {0.7 + 0.004 * n:.5f} "
+             f"| val_0_logloss: {0.2 - 0.001 * n:.5f} |  0:00:{n * 2:02d}s" for n in range(31)]
+    lines += ["", "Early stopping occurred at epoch 30 with best_epoch = 25 and "
+              "best_val_0_auc = 0.84"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
