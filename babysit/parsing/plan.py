@@ -25,6 +25,10 @@ _TARGET_LINE = lazy_re.compile(
     # be a calibration script's, run beside the training)
     r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iters|total_iterations)|"
     r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
+    # (and the training's own steps as a configuration dict quotes them: Flax's
+    # `Hyperparameters: {…, 'num_train_steps': 1000, …}`; not the names a search's
+    # trials also take, a hyperopt trial's `"num_iterations": 150.0`)
+    r"['\"](?:num_)?train(?:ing)?_steps['\"]\s*:\s*(\d[\d,]*)|"
     # a configuration's total of the steps the run logs, alone on its line as a YAML
     # dump prints it (`  total_pseudo_env_action_steps: 2304` above SB3's tables; a
     # progress line's `total_timesteps: 2304` has company): not a part of the run's (its

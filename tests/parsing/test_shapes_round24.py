@@ -64,3 +64,25 @@ def test_an_early_stop_that_occurred_ends_the_run_as_planned(tmp_path: Path):
               "best_val_0_auc = 0.84"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_the_training_steps_a_configuration_dict_quotes_are_the_plan(tmp_path: Path):
+    # Flax's examples log their hyperparameters as a dict, then `[N]` metric lines and
+    # clu's progress notes; the last step is the plan reached.
+    lines = ["INFO:absl:Hyperparameters: {'batch_size': 256, 'eval_every_steps': 50, "
+             "'learning_rate': 0.001, 'num_train_steps': 100, 'log_every_steps': 10}"]
+    for n in range(10, 101, 10):
+        lines.append(f"INFO:absl:[{n}] steps_per_sec={2.1 + n / 1000:.6f}")
+        lines.append(f"INFO:absl:[{n}] train_accuracy={0.9 + n / 2000:.6f}, "
+                     f"train_loss={0.07 - n / 5000:.6f}")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["target_steps"]) == ("SUCCEEDED", 100)
+
+
+def test_a_search_trial_s_quoted_iterations_are_no_plan(tmp_path: Path):
+    # hyperopt prints each trial's parameters: a trial's rounds, not the search's plan.
+    lines: list[str] = []
+    for trial in range(6):
+        lines += ["{", f' "num_iterations": {75.0 * (1 + trial % 2)},', ' "max_depth": 7', "}"]
+        lines.append(f"[{trial + 1}] valid_0's binary_logloss: {0.52 - 0.001 * trial:.6f}")
+    assert verdict_of(tmp_path, lines)["target_steps"] is None
