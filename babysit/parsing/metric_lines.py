@@ -129,12 +129,16 @@ class MetricLineReader:
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
         self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
+        # The line read before as none, a record after all (see `_first_of_template`),
+        # for the parser to take before the line just read.
+        self.earlier: tuple[str, Parsed] | None = None
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
         taken in as context (a table's header, part of a boxed block) is claimed, with
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
+        self.earlier = None
         if TAG in text:
             event = read_event(text)
             if event is not None:
@@ -195,6 +199,7 @@ class MetricLineReader:
                 # (`Epoch of: 5 Perf:`, then `Aligned R-Squared: -50.6 | Aligned RMSE:
                 # 12.6`): that epoch's (the parser places them in it).
                 parsed = counterless
+            self.earlier = self._first_of_template(parsed)
         if parsed is None and not beside_bar:
             shaped = self._shapes.read(text)
             if shaped is True and self._shapes.table_closed:
@@ -227,6 +232,28 @@ class MetricLineReader:
                     k: v for k, v in parsed.metrics.items()
                     if math.isfinite(v) or math.isnan(v) or "loss" in k})
         return parsed
+
+    def _first_of_template(self, parsed: Parsed | None) -> tuple[str, Parsed] | None:
+        """The template's first line, read as none when it came (see `recurring`), as
+        the record it was, now that its second line shows it a metric line: the same
+        names, its counter the one before (`Epoch: 0  Train rel: 0.158`, then `Epoch: 1
+        …`): else the run's first point is lost, and a run counting from 0 looks as if
+        it counted from 1, one epoch short of its plan at its end."""
+        first = self._shapes.first_line
+        if first is None or parsed is None or parsed.fmt != "key-value" or not parsed.metrics:
+            return None
+        earlier = parse_key_values(message(first), known_names=False)
+        if earlier is None or earlier.fmt != parsed.fmt \
+                or earlier.metrics.keys() != parsed.metrics.keys():
+            return None
+        if parsed.epoch is not None and parsed.step is None:
+            before = earlier.step is None and earlier.epoch == parsed.epoch - 1
+        else:
+            before = parsed.step is not None and earlier.step is not None \
+                and earlier.step < parsed.step and earlier.epoch == parsed.epoch
+        if not before:
+            return None
+        return first, as_eval(message(first), earlier, self._validates)
 
     @property
     def in_block(self) -> bool:

@@ -223,6 +223,9 @@ class LogParser:
         # read twice (the second time may show it is a recurring metric line), then skipped.
         self._quiet: dict[str, int] = {}
         self._previous = ""  # the line read last
+        # Records of earlier lines the line just read showed to be records (a metric
+        # template's first line, see `MetricLineReader.earlier`): they go before its own.
+        self.held: list[Record] = []
         # Quiet lines that close a run (`Saved model to …` after each launch): the last one
         # may be the run's end, and the closing block must see it (see `feed`). Only those
         # that close, not all that might (a warning said at every step that happens to
@@ -266,7 +269,13 @@ class LogParser:
         only at its last redraw: the ones before it say nothing the last does not."""
         records: list[Record] = []
         pending: str | None = None  # a bar's last redraw, waiting for what follows it
-        feed = self.feed
+
+        def feed(line: str) -> Record | None:
+            record = self.feed(line)
+            if self.held:
+                records.extend(self.held)
+            return record
+
         kept = 0
         lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
         lines, boxed = self._julia_blocks.join(lines)  # `┌ Info:` boxes (`julia_log_blocks`)
@@ -379,6 +388,7 @@ class LogParser:
         """Parse one line (already split on newlines and carriage returns)."""
         self._took = False
         self._advanced = False
+        self.held = []
         self.lines_seen += 1
         if raw_line == self._previous and _TIME_OF_DAY.search(raw_line) is not None:
             # The same line, to its timestamp, again at once: a logger with its handler
@@ -618,6 +628,11 @@ class LogParser:
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(rest, rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)
+            if self._metric_lines.earlier is not None and bar_parsed is None:
+                first, earlier = self._metric_lines.earlier
+                held = self._merge(None, earlier, [], rank, first)
+                if held is not None:
+                    self.held.append(held)
             if read.claimed:
                 self._took = True
                 return None

@@ -76,6 +76,9 @@ _PER_CLASS = frozenset({"precision", "recall", "f1_score", "f1", "support", "spe
 _BARE_REACH = 50
 _RECENT = 64  # lines kept to tell a metric line's shape from a one-off
 _MAX_TEMPLATES = 8192
+# A template's first line is kept up to this length (a metric line is shorter; a long one
+# is some dump's, and the memory is bounded by it).
+_FIRST_LINE_CHARS = 400
 
 
 def template(line: str) -> str:
@@ -148,6 +151,11 @@ class ShapeReader:
         self._line_no = 0
         self.recent: deque[str] = deque(maxlen=_RECENT)
         self._templates: dict[str, int] = {}  # how often each template was asked about
+        # The line each template asked about once was (a metric line's first, read as
+        # none, see `recurring`); `first_line`: that line, when the line just asked about
+        # is its template's second.
+        self._first_lines: dict[str, str] = {}
+        self.first_line: str | None = None
         self.epoch_base: int | None = None  # 0 when the log counts epochs from 0
         self.final_row = False  # the last row read was the planned last epoch's
         # The last row read put the run's own estimate of the time left at 0 (a column
@@ -484,7 +492,14 @@ class ShapeReader:
         seen = self._templates.get(shape, 0)
         if len(self._templates) >= _MAX_TEMPLATES:
             self._templates.clear()
+            self._first_lines.clear()
         self._templates[shape] = seen + 1
+        if seen == 0:
+            if len(line) <= _FIRST_LINE_CHARS:
+                self._first_lines[shape] = line
+            self.first_line = None
+        else:
+            self.first_line = self._first_lines.pop(shape, None)
         return seen > 0
 
     def printed_before(self, line: str) -> bool:
