@@ -315,8 +315,10 @@ _KV = lazy_re.compile(
 # (the plural as well before a count of a total: PaddleSeg's `Epochs: 1/200 || Iters:
 # 10/85000 || Lr: …`)
 # (`=` too: a hand-written logger's `[train] epoch=1 step=10/320 loss=1379.8`)
-_STEP_OF = lazy_re.compile(r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|[Gg]eneration|"
-                           r"[Uu]pdate)s?\s*[:#=]?\s*\[?\s*(?P<step>\d+)\s*"
+# (`it`, short for iteration, with its plan only: DLRM's `Finished training it
+# 1000/19186 of epoch 0, …, loss 0.534200`)
+_STEP_OF = lazy_re.compile(r"\b(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ound|[Gg]eneration|"
+                           r"[Uu]pdate)s?|it)\s*[:#=]?\s*\[?\s*(?P<step>\d+)\s*"
                            r"(?:/|of)\s*(?P<target>\d+)")
 # A step is a whole number: `Loss for final step: 0.0014298395.` (TF1's Estimator) names
 # a value, not step 0. `ITER` may be printed in capitals (a hand-written PyTorch loop's

@@ -23,9 +23,12 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # Also with a word between (`Epoch of: 5`, `Epoch No. 5`) or a verb before (`Start epoch
 # 8:`), and a label that heads what
 # follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
+# Or with its plan (`[Epoch 1/10]` over a `train:` block and a `valid:` block, a Colab
+# notebook's hand loop): the outer counter, as Keras's header says it.
 _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?) )?"
                                 r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
+                                r"(?:\s*/\s*(\d+))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 # (YOLOv5 before v7.0 and YOLOv7 count `Labels` where Ultralytics 8 counts `Instances`,
@@ -96,6 +99,8 @@ class HeaderReader:
             self._bars.header_epoch = int(header_epoch.group(1))
             self._bars.headers_read += 1
             self._final_epoch.headed(self._bars.header_epoch)
+            if header_epoch.group(2) is not None:
+                self._final_epoch.counted(int(header_epoch.group(1)), int(header_epoch.group(2)))
             return None
         if _YOLO_HEADER.match(text):
             line.claimed = True

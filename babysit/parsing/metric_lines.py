@@ -10,6 +10,7 @@ from an evaluation's lines (`evaluation`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
@@ -86,6 +87,9 @@ _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"
 # a logger's source location read as a name (`train_net.py:  692:` in a head the prefix
 # reader does not know: a file and its line).
 _COUNTER_NAME = lazy_re.compile(r"epoch|step|iter|batch")
+# A split's label alone on its line, heading an indented block of its figures.
+_SECTION_LABEL = lazy_re.compile(r"^\s*(train(?:ing)?|valid(?:ation)?|val|dev|test|eval(?:uation)?)"
+                                 r"\s*:$", re.IGNORECASE)
 _SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
 
@@ -132,6 +136,9 @@ class MetricLineReader:
         # The line read before as none, a record after all (see `_first_of_template`),
         # for the parser to take before the line just read.
         self.earlier: tuple[str, Parsed] | None = None
+        # The split an indented block's label named (`valid:`): None outside a block, ""
+        # under a training label (see `_sections`).
+        self._section: str | None = None
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
@@ -139,6 +146,9 @@ class MetricLineReader:
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
         self.earlier = None
+        if (text.endswith(":") or self._section is not None) and self._sections(text):
+            line.claimed = True  # (understood: a label said again is no quiet repeat)
+            return None
         if TAG in text:
             event = read_event(text)
             if event is not None:
@@ -214,6 +224,7 @@ class MetricLineReader:
             elif parsed is not None and self._shapes.time_left_zero:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
+            parsed = self._in_section(parsed)
             self._validates = self._validates or VALIDATION_HEAD.match(self._body) is not None
             parsed = self._passes.place(text, as_eval(self._body, parsed, self._validates))
             if says_training(self._body):
@@ -233,6 +244,28 @@ class MetricLineReader:
                     if math.isfinite(v) or math.isnan(v) or "loss" in k})
         return parsed
 
+    def _sections(self, text: str) -> bool:
+        """A split's label alone on its line (`valid:`, then `      loss: 1.3156` and
+        `  accuracy: 0.5279` indented under it, a notebook loop's epoch block): the
+        figures under it are that split's; the section ends at the first line not
+        indented. Whether the line was such a label."""
+        label = _SECTION_LABEL.match(text) if text.endswith(":") else None
+        if label is not None:
+            word = label.group(1).lower()
+            self._section = "" if word.startswith("train") else word
+            return True
+        if text[:1] not in (" ", "\t"):
+            self._section = None
+        return False
+
+    def _in_section(self, parsed: Parsed | None) -> Parsed | None:
+        """An indented record's figures named for the split its section's label names."""
+        if not self._section or parsed is None or not parsed.metrics:
+            return parsed
+        prefix = self._section + "/"
+        return replace(parsed, metrics={k if k.startswith(prefix) else prefix + k: v
+                                        for k, v in parsed.metrics.items()})
+
     def _first_of_template(self, parsed: Parsed | None) -> tuple[str, Parsed] | None:
         """The template's first line, read as none when it came (see `recurring`), as
         the record it was, now that its second line shows it a metric line: the same
@@ -249,8 +282,12 @@ class MetricLineReader:
         if parsed.epoch is not None and parsed.step is None:
             before = earlier.step is None and earlier.epoch == parsed.epoch - 1
         else:
+            # (a step counter beside an epoch counter: the same epoch, or the one before)
             before = parsed.step is not None and earlier.step is not None \
-                and earlier.step < parsed.step and earlier.epoch == parsed.epoch
+                and earlier.step < parsed.step and (
+                    earlier.epoch == parsed.epoch
+                    or (earlier.epoch is not None and parsed.epoch is not None
+                        and 0 < parsed.epoch - earlier.epoch <= 1))
         if not before:
             return None
         return first, as_eval(message(first), earlier, self._validates)

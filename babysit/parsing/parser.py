@@ -447,6 +447,13 @@ class LogParser:
                 self._quiet_closing.add(raw_line)
         return record
 
+    def _in_place(self, earlier: Parsed) -> bool:
+        """Whether a record of an earlier line still goes where it was printed: no
+        record read since has passed its step (nanochat's `Step 00000 | Validation bpb:
+        3.32` before training is no record to add after step 19's; a diffusion run's
+        `--- PREVIEW (Step 20 | t=428) ---`, read again at step 40, none after step 24)."""
+        return earlier.step is None or self.step is None or earlier.step >= self.step
+
     def _commented_record(self, line: str) -> str | None:
         """A line behind a comment's marker: a comment (what it says about losses or
         errors is not the run's), unless the run prints its template again and again
@@ -628,7 +635,8 @@ class LogParser:
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(rest, rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)
-            if self._metric_lines.earlier is not None and bar_parsed is None:
+            if self._metric_lines.earlier is not None and bar_parsed is None \
+                    and self._in_place(self._metric_lines.earlier[1]):
                 first, earlier = self._metric_lines.earlier
                 held = self._merge(None, earlier, [], rank, first)
                 if held is not None:

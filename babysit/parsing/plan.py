@@ -35,7 +35,10 @@ _TARGET_LINE = lazy_re.compile(
     # warm-up's, its evaluations', its saves')
     r"^\s*total_(?!(?:warm|eval|val|test|decay|save|log|ckpt|checkpoint|print)\w*)"
     r"(?:[a-z]+_)*?(?:time)?steps\s*[=:]\s*(\d+)\s*$|"
-    r"\biters:\s*(\d[\d,]*)|"
+    # a configuration's `iters: 1000`, alone on its line (a logger's bracketed head
+    # before it at most): pix2pix's progress line `(epoch: 1, iters: 700, time: 0.067)
+    # G_GAN: …` counts its iterations with the same words, and its count is no plan
+    r"^\s*(?:\[[^\]\n]*\]\s*)*iters:\s*(\d[\d,]*)\s*$|"
     # a configuration dict's quoted key (`{'lr': 0.001, …, 'iterations': 45000, …}`): a
     # progress line does not quote its counter
     r"['\"](?:iterations|iters)['\"]\s*:\s*(\d[\d,]*)|"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import statistics
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
@@ -44,6 +45,7 @@ _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE
 # A loss whose noise (3σ) exceeds this share of its start level could not show a fall
 # to half of it: its flatness says nothing.
 _POWERLESS = 0.5
+_EVAL_LEVEL = 3  # evaluations in an evaluated return's level
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 # Points a short log's loss needs when they span only a handful of steps: a healthy run's
 # first five steps wander about their start (LitGPT 3.724 → 3.731, an mmseg run 1.757 →
@@ -100,6 +102,7 @@ class NotLearningRule:
         self._return_broken = False  # the flat return was judged a broken run
         # The run's evaluation return (`eval/mean_reward`): its first value and its best.
         self._eval_return: tuple[float, float] | None = None
+        self._eval_recent: deque[float] = deque(maxlen=_EVAL_LEVEL)
         self._raised: set[str] = set()
         self._learned = False
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
@@ -548,16 +551,21 @@ class NotLearningRule:
         key = _eval_return_key(tuple(point.metrics))
         value = point.metrics.get(key) if key is not None else None
         if value is not None and math.isfinite(value):
-            first, best = self._eval_return or (value, value)
-            self._eval_return = (first, max(best, value))
+            # Its best as a level of a few evaluations: one lucky episode is no policy
+            # that learned (ARS's 11116 once among returns of 1,600-6,500).
+            self._eval_recent.append(value)
+            level = statistics.median(self._eval_recent)
+            first, best = self._eval_return or (value, level)
+            self._eval_return = (first, max(best, level))
 
     def _evaluation_learned(self) -> bool:
         """Whether the run's evaluation return rose well above its first (by as much
         again as its size): the deterministic policy it evaluates learned, whatever its
         exploring rollouts' return shows (SB3's `eval/mean_reward` 35.2 → 157 while
         `rollout/ep_rew_mean` wandered between 70 and 114)."""
-        if self._eval_return is None:
-            return False
+        if self._eval_return is None or (self._return_key is not None
+                                         and is_eval_metric(self._return_key)):
+            return False  # (the return judged is the evaluation's own)
         first, best = self._eval_return
         return best - first >= max(abs(first), 1e-9)
 

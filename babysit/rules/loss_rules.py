@@ -35,6 +35,9 @@ _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
 # Fewer than this, a climb at each of the last points is the trend itself (a level of five
 # lags it by half its width, and a dozen points hold no noise estimate to wait for).
 _SPARSE_RUN = 20
+# A level falling back towards the run's start gets there within this many points at its
+# present pace, or it is not coming back (see `_coming_back`).
+_BACK_WITHIN = 30
 _SHIFT_POINTS = 8  # the recent stretch a sustained shift is measured over
 _LONG_CLIMB = 10  # points in a row each above the one before: a climb at any level
 _NOISE_POINTS = 200
@@ -386,7 +389,7 @@ class LossRule:
         shifted = judged and (rising or self._lasting > 0) and self._shifted(self._sigma, least)
         self._lasting = self._lasting + 1 if shifted else 0
         falling = len(self._levels) > need and now < self._levels[-need - 1]
-        self._track_above_start(now, sigma, falling)
+        self._track_above_start(now, sigma, self._coming_back(now, need) if falling else False)
         # However long the run, a loss that rose at every one of its last `_LONG_CLIMB`
         # points, by twice the least rise over the climb, is a trend no noise makes: a
         # translation model's epoch loss 2.073 → 2.533 over its last twenty epochs, each
@@ -395,10 +398,15 @@ class LossRule:
         long = climb >= _LONG_CLIMB and value - self._window[-climb - 1] \
             > abs(self._window[-climb - 1]) * 2 * least
         self._long_climb = long
+        # A loss that jumped above its start before a level could be taken (a fine-tune
+        # at 3.75, then 11.7, 15.0, and 7.7 ever after) has its best up there: near it
+        # is no recovery while the start stays far below.
+        settled_above = self._above_start > need and self._start is not None \
+            and 0 < self._start < best - near
         if self._diverging is not None:
             self._excursion_peak = max(self._excursion_peak, value)
             # Back near its best (this point, not only the level: the level lags).
-            if value <= best + near and not long:
+            if value <= best + near and not long and not settled_above:
                 self._diverging = None
                 self._above = self._above_start = self._lasting = 0
                 self._recovered_peak = max(self._recovered_peak, self._excursion_peak)
@@ -436,8 +444,8 @@ class LossRule:
         waiting = self._spiking and self._spiked_for < need and value <= self._spike_value
         if self._spiking and not waiting and self._exploded(value):
             climbed = True  # two points in a row orders of magnitude up: no noise does that
-        if (self._above < need and not climbed) or falling or waiting \
-                or (value <= best + near and not long):
+        if (self._above < need and not climbed) or (falling and not settled_above) or waiting \
+                or (value <= best + near and not long and not settled_above):
             # Not yet; or the level (or this very point) is already coming back down;
             # or a spike that has not recovered, which is already this excursion's story
             # (until the loss has stayed up for as long as a divergence needs: then it
@@ -446,6 +454,10 @@ class LossRule:
         severity, why = self._severity(need)
         if severity is Severity.LOW and self._above < 3 * need:
             return []  # a rise validation does not share is worth a notice once it lasts
+        if settled_above and now <= best + near:
+            return self._raise_or_reassess(
+                severity, f"the loss level (median of the last {width} points) is "
+                          f"{now:.4g}, {now / self._start:.2g}× its start; {why}")
         if now <= best + near:
             # The climb itself, its level not caught up yet (a sparse log's last points).
             rose = list(self._window)[-max(self.rules.divergence_steps + 2, climb + 1):]
@@ -520,9 +532,20 @@ class LossRule:
             return True
         return now > max(history[near:]) + sigma
 
+    def _coming_back(self, now: float, need: int) -> bool:
+        """Whether the level, falling, would be back at the run's start within
+        `_BACK_WITHIN` points at the pace of its last `need` (a spike draining away); a
+        loss that settled far above its start and drifts down by a few hundredths a point
+        (8.5 → 7.7 over twenty points, started at 3.75) is not coming back."""
+        start = self._start
+        if start is None or now <= start:
+            return True
+        pace = (self._levels[-need - 1] - now) / need
+        return pace > 0 and (now - start) / pace <= _BACK_WITHIN
+
     def _track_above_start(self, now: float, sigma: float, falling: bool) -> None:
         """Count the levels in a row that sit above where the run started (or above a
-        random guess's loss) and are not coming back down."""
+        random guess's loss) and are not coming back down (`falling`: back soon)."""
         start, chance, k = self._start, self._chance_level, self.rules.divergence_noise_k
         above = (start is not None and trends.beyond_noise(
             now - start, start, sigma, k, self.rules.divergence_blocker_rise)) or \

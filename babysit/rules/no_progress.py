@@ -68,6 +68,7 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
 # A return the policy earns, by any name (`Average100 Score`, `ep_rew_mean`, `return`):
 # higher is better. Never an evaluation's or a best-so-far (those are other rules').
 _RETURN = lazy_re.compile(r"score|rew|return", re.IGNORECASE)
+_NOT_SCORE = lazy_re.compile(r"best|max|min|std|loss|bleu|rouge|f1|lr", re.IGNORECASE)
 _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
                               r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
 
@@ -119,7 +120,11 @@ def return_key(metrics: Iterable[str]) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def _return_key(names: tuple[str, ...]) -> str | None:
-    return next((k for k in names if _RETURN.search(k) and not _NOT_RETURN.search(k)), None)
+    # An evaluation's return where the run prints no other: a search over policies
+    # (ARS, evolution strategies) scores each by evaluating it, and that score is its
+    # only return (`global_step=564, epoch=1, eval_return=6378.71, sigma_r=1296.0`).
+    return next((k for k in names if _RETURN.search(k) and not _NOT_RETURN.search(k)), None) \
+        or next((k for k in names if _RETURN.search(k) and not _NOT_SCORE.search(k)), None)
 
 
 def flat_return(start: Sequence[float], recent: Sequence[float], best: float, points: int,
