@@ -670,6 +670,27 @@ def _configuration_pairs(segment: str) -> bool:
     return words >= _CONFIG_WORDS and words >= _CONFIG_SHARE * len(pairs)
 
 
+# An episode's own steps, counted within it: a plural count, not a global step's name.
+_EPISODE_LENGTH_KEYS = ("steps", "num_steps", "current_steps")
+
+
+def _episode_counts(parsed: Parsed, values: Mapping[str, float], segment: str) -> Parsed:
+    """A reinforcement-learning line that names its episode counts its `steps` within
+    that episode (a DQN's `Episode 9500, Total Reward: 23.50, Epsilon: 0.05, Steps: 8`:
+    the episode ended after 8 moves; the next may take 300): the episode is the loop's
+    counter, and the steps a measure of the episode, kept as `episode_steps`."""
+    key = next((k for k in _EPISODE_LENGTH_KEYS if k in values), None)
+    if key is None or parsed.step is None or parsed.step != _int_or_none(values[key]):
+        return parsed
+    lead = _EPISODE_LEAD.match(segment)
+    episode = values.get("episode") if lead is None else float(lead.group(1))
+    if episode is None or not math.isfinite(episode):
+        return parsed
+    metrics = {k: v for k, v in parsed.metrics.items() if k != "episode"}
+    metrics["episode_steps"] = values[key]
+    return replace(parsed, step=int(episode), metrics=metrics)
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -690,7 +711,7 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return None
     if not values:
         return None
-    parsed = split_counters(values)
+    parsed = _episode_counts(split_counters(values), values, segment)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
     loop_name: str | None = None  # the loop variable that gave the step, not a metric
     epoch_word = _EPOCH_WORD.search(segment)

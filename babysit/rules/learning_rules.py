@@ -8,6 +8,7 @@ learned is not GO (the catalogue makes it high at the end)."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import statistics
@@ -46,6 +47,7 @@ _NOT_SCORE = lazy_re.compile(r"mfu|flops?|util|bf16|fp16|fp8|tok", re.IGNORECASE
 # to half of it: its flatness says nothing.
 _POWERLESS = 0.5
 _EVAL_LEVEL = 3  # evaluations in an evaluated return's level
+_RETURN_WIDTHS = (5, 10, 20)  # points in a return's level, by how many the run has
 _HELD = 3  # levels in a row a best must hold: the lowest single level is noise's extreme
 # Points a short log's loss needs when they span only a handful of steps: a healthy run's
 # first five steps wander about their start (LitGPT 3.724 → 3.731, an mmseg run 1.757 →
@@ -92,9 +94,10 @@ class NotLearningRule:
         self._no_data = 0  # points in a row with a loss and a throughput both exactly 0
         self._return_key: str | None = None  # a return the policy earns, when no loss
         self._return_points = 0
-        self._return_start: list[float] = []  # its first five values
+        self._return_start: list[float] = []  # its first values (up to the widest level)
         self._return_recent: deque[float] = deque(maxlen=200)
-        self._return_best: float | None = None  # its best level (median of five)
+        # its best level for each width of level (a median of 5, 10 or 20 in a row)
+        self._return_best: dict[int, float] = {}
         self._surrogate = False  # the run's loss is an RL learner's surrogate
         self._return_first_step: int | None = None  # the step of its first value
         # The agent's experience counter (frames, timesteps): its first and latest count.
@@ -510,22 +513,28 @@ class NotLearningRule:
         if self._return_points == 1:
             self._return_first_step = point.step
         self._note_played(point)
-        if len(self._return_start) < 5:
+        if len(self._return_start) < _RETURN_WIDTHS[-1]:
             self._return_start.append(value)
         recent = self._return_recent
         recent.append(value)
         replayed = self._replayed_return(key, value)
         if replayed:
             return replayed
-        if len(recent) >= 5:
-            level = trends.level(list(recent), 5)
-            self._return_best = level if self._return_best is None \
-                else max(self._return_best, level)
+        for width in _RETURN_WIDTHS:
+            if len(recent) >= width:
+                level = statistics.median(itertools.islice(recent, len(recent) - width, None))
+                self._return_best[width] = max(self._return_best.get(width, level), level)
+        # Levels as wide as the run allows, up to 20 points: a return that swings between
+        # two outcomes (a maze solved, +23, or not, -250) shows its rise only in the
+        # share of episodes won, which five points cannot measure.
+        width = max(_RETURN_WIDTHS[0], min(_RETURN_WIDTHS[-1], self._return_points // 10))
+        width = max(w for w in _RETURN_WIDTHS if w <= width)
         if self._return_points < self._return_points_needed(point.step) \
-                or self._return_points % 10 or self._return_best is None:
+                or self._return_points % 10 or width not in self._return_best:
             return []
-        found = no_progress.flat_return(self._return_start, list(recent), self._return_best,
-                                        self._return_points, self.rules.not_learning_short_fall)
+        found = no_progress.flat_return(self._return_start[:width], list(recent),
+                                        self._return_best[width], self._return_points,
+                                        self.rules.not_learning_short_fall, width)
         if found is not None and self._evaluation_learned():
             found = None  # the evaluated policy got better: it learned (see below)
         broken = self._played_long() if found is not None else None

@@ -6,6 +6,7 @@ stays at nothing."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -128,14 +129,16 @@ def _return_key(names: tuple[str, ...]) -> str | None:
 
 
 def flat_return(start: Sequence[float], recent: Sequence[float], best: float, points: int,
-                min_rise: float) -> str | None:
+                min_rise: float, width: int = 5) -> str | None:
     """A return that never rose beyond its noise from where it started: its best level
-    (median of five in a row) within 3σ (of the recent points' noise) and `min_rise` of
-    its first level (the median of its first five)."""
+    (median of `width` in a row) within 3σ (of the recent points' noise) and `min_rise`
+    of its first level (the median of its first `width`). A level of more points is
+    surer: the noise is scaled by √(5 / width), five points being the narrowest level."""
     if len(start) < 5 or len(recent) < 10:
         return None
     first = statistics.median(start)
-    if trends.beyond_noise(best - first, first, trends.noise_scale(recent), 3.0, min_rise):
+    sigma = trends.noise_scale(recent) * math.sqrt(5 / max(width, 5))
+    if trends.beyond_noise(best - first, first, sigma, 3.0, min_rise):
         return None
     return (f"not learning: over {points} logged points the return has not risen beyond "
             f"its noise from where it started ({first:.4g}, best level {best:.4g}): the "
