@@ -524,17 +524,24 @@ class NotLearningRule:
             if len(recent) >= width:
                 level = statistics.median(itertools.islice(recent, len(recent) - width, None))
                 self._return_best[width] = max(self._return_best.get(width, level), level)
-        # Levels as wide as the run allows, up to 20 points: a return that swings between
-        # two outcomes (a maze solved, +23, or not, -250) shows its rise only in the
-        # share of episodes won, which five points cannot measure.
-        width = max(_RETURN_WIDTHS[0], min(_RETURN_WIDTHS[-1], self._return_points // 10))
-        width = max(w for w in _RETURN_WIDTHS if w <= width)
         if self._return_points < self._return_points_needed(point.step) \
-                or self._return_points % 10 or width not in self._return_best:
+                or self._return_points % 10 or _RETURN_WIDTHS[0] not in self._return_best:
             return []
-        found = no_progress.flat_return(self._return_start[:width], list(recent),
-                                        self._return_best[width], self._return_points,
-                                        self.rules.not_learning_short_fall, width)
+        # Flat only when flat at each width of level the run allows (up to 20 points):
+        # five points catch a rise early in the run, which a wide first level would
+        # absorb; a return that swings between two outcomes (a maze solved, +23, or not,
+        # -250) shows its rise only in the share of episodes won, which five points in a
+        # row cannot measure.
+        widest = min(_RETURN_WIDTHS[-1], self._return_points // 10)
+        found = None
+        for width in _RETURN_WIDTHS:
+            if width > max(widest, _RETURN_WIDTHS[0]) or width not in self._return_best:
+                break
+            found = no_progress.flat_return(self._return_start[:width], list(recent),
+                                            self._return_best[width], self._return_points,
+                                            self.rules.not_learning_short_fall, width)
+            if found is None:
+                break
         if found is not None and self._evaluation_learned():
             found = None  # the evaluated policy got better: it learned (see below)
         broken = self._played_long() if found is not None else None

@@ -243,7 +243,6 @@ class EvalRule:
         self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
-        self._directions: dict[str, int] = {}  # each judged metric's better way
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -299,23 +298,12 @@ class EvalRule:
                                      self._score_at_best(key, metrics, judged)))
                 reason = mr.evaluate_eval_degradation(list(series), direction, self.rules) \
                     or self._levels.worse_than_best(key, series, direction, self.rules)
-            self._directions[key] = direction
             if reason is not None:
                 self._raised.add(key)
-                holds = self._split_score_holds(key, direction)
                 if key in self._mild:  # raised as a notice before: now the usual medium
                     self._mild.discard(key)
                     out.append(Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                                         f"{key} {reason}", key=key))
-                elif holds is not None:
-                    # The same split's score at its best all the same: the loss grows on
-                    # what the model gets wrong ever more confidently, not on what it
-                    # gets right; the delivered model is no worse by its score. A
-                    # notice (a Colab TPU run's valid loss 1.10 → 1.18 beside accuracy
-                    # 0.683, its best).
-                    out.append(Raise(AnomalyType.EVAL_DEGRADATION,
-                                     f"{key} {reason}; {holds}", key=key,
-                                     severity=Severity.MEDIUM, severity_at_end=Severity.MEDIUM))
                 else:
                     out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key))
             elif (key, direction) not in scores and \
@@ -371,8 +359,7 @@ class EvalRule:
         return any(direction > 0 and other != key and other in self.best
                    and self.best[other][0] > 0 and math.isfinite(metrics[other])
                    and self._near_best(other, metrics[other], direction)
-                   for other, direction in judged) \
-            or self._split_score_holds(key, -1) is not None  # (printed on a line of its own)
+                   for other, direction in judged)
 
     def _gap(self, key: str, value: float, train_loss: float | None,
              direction: int, score_at_best: bool = False) -> list[Signal]:
@@ -451,24 +438,6 @@ class EvalRule:
         self._mild.add(key)
         return Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}", key=key,
                      severity=Severity.LOW)
-
-    def _split_score_holds(self, key: str, direction: int) -> str | None:
-        """For an evaluation loss: a score of the same split (`valid/accuracy` beside
-        `valid/loss`, `val_acc` beside `val_loss`) whose latest evaluation is near its best
-        (not a best of 0: a score that never moved says nothing), said as a phrase."""
-        if direction > 0:
-            return None
-        split = key[: max(key.rfind("/"), key.rfind("_")) + 1]
-        if not split:
-            return None
-        for other, way in self._directions.items():
-            series = self.series.get(other)
-            if way > 0 and other != key and other.startswith(split) and series \
-                    and self.best[other][0] > 0 and self._near_best(other, series[-1][0], way):
-                return (f"{other} is near its best all the same ({series[-1][0]:.4g}, best "
-                        f"{self.best[other][0]:.4g}): over-confidence on what the model gets "
-                        f"wrong, not a worse model")
-        return None
 
     def _near_best(self, key: str, value: float, direction: int) -> bool:
         """Recovered means back within the rule's tolerance of the best evaluation, not

@@ -106,20 +106,6 @@ def test_a_split_label_names_the_figures_under_it():
     assert {r.epoch for r in read} == {1.0, 2.0, 3.0}
 
 
-def test_valid_loss_rising_beside_its_accuracy_at_its_best_is_a_notice(tmp_path: Path):
-    # The Colab TPU run: valid loss lowest at epoch 3 and 1.18 at the end, its accuracy
-    # at its best at the end; the loop ends at its planned epoch 10.
-    losses = [1.32, 1.16, 1.10, 1.15, 1.20, 1.22, 1.19, 1.18, 1.18, 1.18]
-    accuracies = [0.53, 0.59, 0.62, 0.63, 0.64, 0.65, 0.66, 0.67, 0.68, 0.683]
-    artifact = verdict_of(tmp_path, _notebook_epochs(losses, accuracies))
-    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
-    # … and with the accuracy falling too, the doubt stays.
-    falling = [0.53, 0.59, 0.62, 0.61, 0.58, 0.56, 0.55, 0.54, 0.53, 0.52]
-    (tmp_path / "worse").mkdir()
-    worse = verdict_of(tmp_path / "worse", _notebook_epochs(losses, falling))
-    assert worse["decision"] == "CONDITIONAL"
-
-
 def test_a_fine_tune_that_settled_far_above_its_start_diverged(tmp_path: Path):
     # DeepSpeed Ulysses: `Iteration 0: loss=3.7528`, then 11.7, 15.0, and 7.6-8.2 for
     # the rest of the log, drifting down by hundredths.
