@@ -15,8 +15,9 @@ LOSS_KEYS = ("loss", "train_loss", "train/loss", "lm_loss", "training_loss", "tr
              "loss_step", "train/lm_loss", "total_loss", "loss_total", "train/total_loss",
              "train_lm_loss", "train/loss_step", "objective/loss", "train_loss_epoch",
              "train/crossentropyloss", "reduced_train_loss", "lm loss", "train/ce_loss")
-LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optimizer/lr", "lr_0",
-           "lr_adam", "lr_adamw", "lr_sgd")
+# (`train_lr`: the epoch's rate in the JSON `log.txt` of MAE, DeiT and BEiT)
+LR_KEYS = ("lr", "learning_rate", "train/lr", "train_lr", "train/learning_rate", "optimizer/lr",
+           "lr_0", "lr_adam", "lr_adamw", "lr_sgd")
 GRAD_NORM_KEYS = ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm_total",
                   "total_norm", "grad_l2_norm", "train/gradient_norm", "gnorm",
                   "optim/total_grad_norm", "grad_gnorm")
@@ -55,7 +56,9 @@ STEP_TIME_KEYS = (
 BEST_SO_FAR_WORDS = ("lowest", "highest", "best", "min", "max", "minimum", "maximum")
 GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
-_LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc")
+# (`err` as a word of its own: GluonCV's `validation: err-top1=0.2268`, a top-1 error)
+_LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc|"
+                                   r"(?:^|[_/.-])err(?:$|[_/.-])")
 # (`roc` and `ap` as whole words: the area under the ROC curve and the average
 # precision, as tkipf/gae prints them, `val_roc= 0.91785 val_ap= 0.93544`.)
 _HIGHER_IS_BETTER = lazy_re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"

@@ -34,7 +34,7 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
-from babysit.parsing.events import EARLY_STOP, SUMMARY, exception_line
+from babysit.parsing.events import EARLY_STOP, OBJECTIVE_CHANGED, SUMMARY, exception_line
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.eval_names import evaluation_direction
@@ -507,6 +507,8 @@ class Run:
             self.series.new_epoch = True
             if event.detail == TRAINING_STAGE_PASSED:
                 self.series.passed_training_stage = True
+            elif event.detail == OBJECTIVE_CHANGED:
+                self.series.objective_changed()
 
     def _history(self, event: LogEvent) -> None:
         """A tracker's whole-run picture of the training loss that shows no learning (a

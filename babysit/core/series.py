@@ -246,6 +246,12 @@ class MetricSeries:
             self._rules.put_back(rule)
             self._back_to_start = False  # (the count went on: no new run's start)
 
+    def objective_changed(self) -> None:
+        """The run said its loss is another function from here (a new stage's loss, its
+        terms reweighted): the loss rule judges the new curve against its own level, not
+        the old one's best (MACE's 0.0016 before its SWA stage, 9.2 after)."""
+        self._renew_loss()
+
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)
         loss_rule = self._rules.find(LossRule)

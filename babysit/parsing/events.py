@@ -43,6 +43,9 @@ EARLY_STOP = "early-stop"
 # nan is not finite. … Signaling Trainer to stop.`): the run is over, and not by its plan
 # (a completion detail, see `core.lifecycle`: ENDED, never SUCCEEDED).
 NAN_GUARD_STOP = "nan-guard-stop"
+# A NEW_STAGE detail: the run says its training objective changed (its loss function or
+# the weights of its terms), so losses before and after are not one curve.
+OBJECTIVE_CHANGED = "objective-changed"
 
 def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
          detail: str = "") -> Signature:
@@ -66,7 +69,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # allocator, C++'s `std::bad_alloc`, Python's and NumPy's `MemoryError`.
     _sig(EventKind.OOM, r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError|"
          r"OOM when allocating tensor|^\s*out of memory\s*$|"
-         r"CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|"
+         r"CUDA [Ee]rror:? out of memory|CUBLAS_STATUS_ALLOC_FAILED|"
          r"RESOURCE_EXHAUSTED:? .*(?:[Oo]ut of memory|[Ff]ailed to allocate)|"
          r"\bResourceExhaustedError\b|[Ff]ailed to allocate request for \d[\d.]*\s?[KMGT]i?B|"
          r"cudaMalloc(?:Async)?(?: retry)? failed: out of memory|"
@@ -437,6 +440,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r".*\b(?:[Ee]nvironment|[Tt]ask|[Pp]roblem) (?:is |was |has been )?solved"
          r"(?: in| at| after|!|\.?\s*$)|\s*(?:\W\s*)?[Ss]olved!)",
          detail=EARLY_STOP),
+    # The run changing its own objective part-way (MACE's `Changing loss based on SWA`
+    # at its stochastic-weight-averaging stage, `Switching to the SWA loss`, `loss
+    # weights changed`): the loss after it is another function's, its level its own. Not
+    # code, a setting's value, or an error message.
+    _sig(EventKind.NEW_STAGE, r"^(?!\s*(?:if|elif|while|#|def)\b)(?!.*(?:[Ee]rror|[Ee]xception))"
+         r"(?:.*\b(?:[Cc]hang(?:e|es|ed|ing)|[Ss]witch(?:es|ed|ing)?|[Ss]wap(?:s|ped|ping)?)\s+"
+         r"(?:(?:the|to|our|of)\s+)*(?:\w+\s+){0,2}?(?:loss|objective|criterion)(?:es)?\b"
+         r"(?!\s*[=:]\s*[-\d.])|"
+         r".*\b(?:loss|objective|criterion)(?:\s+(?:function|weights?|terms?))?\s+"
+         r"(?:(?:is|was|has been)\s+)?(?:changed|switched)\b)",
+         detail=OBJECTIVE_CHANGED),
     # The model saved once training is over: what a script does last, however early its
     # training stopped (an early-stopping callback may say nothing).
     # The final model said to be saved, in any case and with its kind named (MLatom's
@@ -513,6 +527,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
+    "hanging", "hanged", "hange ", "hanges ", "witch", "wap",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
 

@@ -388,7 +388,8 @@ _RATE_NAMES = {"samples": "samples/s", "tokens": "tokens/s", "tok": "tokens/s",
 _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "perplexity",
                  "nll",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
-                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou")
+                 "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou", "psnr",
+                 "ssim")
 
 
 # A source file's path and line, `…/dreambooth/train_dreambooth_colossalai.py:669` (a

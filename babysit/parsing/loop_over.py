@@ -367,7 +367,9 @@ class LoopOver:
             return LogEvent(EventKind.COMPLETED, self._shell, SHELL_BACK)
         # Where the loop stood: at its plan's end (its schedule's, a count a plan names),
         # or where an earlier launch stopped too (which may have been stopped there).
-        at_end = self._schedule_end() or (None if planned else self._round_count())
+        schedule_end = self._schedule_end()
+        round_count = None if planned else self._round_count()
+        at_end = schedule_end or round_count
         stood = at_end or self._launch_count()
         after = self._after[0] if self._after else None
         if at_end is not None and self._finished:
@@ -375,6 +377,15 @@ class LoopOver:
             # newline still to come when the read before it was judged)
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"{at_end}; then {self._finished[0]}",
+                            LOOP_DONE)
+        if schedule_end is not None and round_count is not None and self._said != LOOP_DONE:
+            # Two signs that do not depend on each other: the schedule ran out exactly where
+            # the loop completed a count a plan names (a metrics file that never prints an
+            # ending, MAE's `log.txt`: epoch 99 of an unprinted 100, its cosine at its
+            # floor). A live run has neither; a run killed by chance at that very record
+            # is rarer than the finished runs such files record.
+            self._said = LOOP_DONE
+            return LogEvent(EventKind.COMPLETED, f"{schedule_end}, and {round_count}",
                             LOOP_DONE)
         why = stood or after
         if self._said is not None or why is None:

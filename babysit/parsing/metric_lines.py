@@ -65,12 +65,13 @@ from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.spaced_fields import parse_spaced_fields
+from babysit.parsing.trailing_names import parse_trailing_names
 
 # Specific shapes first; the permissive key/value parser last.
 LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
     parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_marian, parse_is_sentences,
-    parse_kaldi_objective,
+    parse_kaldi_objective, parse_trailing_names,
     *FRAMEWORK_PARSERS,
     parse_correct_count,
     parse_headed_pairs, parse_key_values, parse_dl4j_score, parse_run_on_sentences)

@@ -35,13 +35,17 @@ _TARGET_LINE = lazy_re.compile(
     # warm-up's, its evaluations', its saves')
     r"^\s*total_(?!(?:warm|eval|val|test|decay|save|log|ckpt|checkpoint|print)\w*)"
     r"(?:[a-z]+_)*?(?:time)?steps\s*[=:]\s*(\d+)\s*$|"
-    # a configuration's `iters: 1000`, alone on its line (a logger's bracketed head
-    # before it at most): pix2pix's progress line `(epoch: 1, iters: 700, time: 0.067)
-    # G_GAN: …` counts its iterations with the same words, and its count is no plan
-    r"^\s*(?:\[[^\]\n]*\]\s*)*iters:\s*(\d[\d,]*)\s*$|"
+    # a configuration's `iters: 1000`, last on its line with no epoch beside it (MLX-LM's
+    # `Starting training..., iters: 2596`): pix2pix's progress line `(epoch: 1, iters:
+    # 700, time: 0.067) G_GAN: …` counts its iterations with the same words, and its
+    # count is no plan
+    r"^(?![^\n]*(?i:epoch))[^\n]*\biters:\s*(\d[\d,]*)\s*$|"
     # a configuration dict's quoted key (`{'lr': 0.001, …, 'iterations': 45000, …}`): a
     # progress line does not quote its counter
     r"['\"](?:iterations|iters)['\"]\s*:\s*(\d[\d,]*)|"
+    # a boosting library's own count of its rounds, quoted in its training file's header
+    # (CatBoost's `catboost_training.json`: `"meta":{…,"iteration_count":300,…}`)
+    r"['\"](?:iteration_count|num_boost_round)['\"]\s*:\s*(\d[\d,]*)|"
     # a nested config's own field, alone and indented (SECOND's protobuf `train_config {
     # steps: 23200 # 464 * 50`): a progress line is neither
     r"^[ \t]+steps\s*[:=]\s*(\d[\d,]*)\s*(?:#.*)?$|"

@@ -72,12 +72,14 @@ _BOUND = lazy_re.compile(r"(?:^|[_/.])(?:limit|bound|clip|clamp|thresh|threshold
                          rf"cap|ceil|floor|patience|{'|'.join(BEST_SO_FAR_WORDS)})"
                          r"(?:$|[_/.])", re.IGNORECASE)
 _TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
-# Means over episodes, boxes, classes or runs; evaluation scores; spreads; RL rollout
-# statistics (PPO's clip fraction, approximate KL, explained variance).
+# Means over episodes, boxes, classes or runs; evaluation scores (a PSNR is +inf where the
+# output equals its target: PaddleGAN's `Metric psnr: inf` from an evaluation comparing an
+# image with itself); spreads; RL rollout statistics (PPO's clip fraction, approximate KL,
+# explained variance).
 _STATISTIC = lazy_re.compile(
     r"(?:^|[_/.])ep(?:_|len|rew|isode)|episode|rew(?:ard)?|return|success|"
     r"iou|recall|precision|acc|f1|bleu|rouge|auc|(?:^|[_/.])m?a[pr](?:\d*|[sml]|_\w+)?(?:$|[_/.])|"
-    r"dice|score|top\d|exact_match|ndcg|mrr|hit|"
+    r"dice|score|top\d|exact_match|ndcg|mrr|hit|psnr|ssim|"
     r"(?:^|[_/.])(?:std|var|ci|stderr|sem|conf)(?:$|[_/.])|"
     r"explained_var|clip_?frac|approx_?kl|kl_approx|entropy", re.IGNORECASE)
 # Errors divided by the target (MAPE, MSPE, sMAPE, WAPE, a relative error): one target of

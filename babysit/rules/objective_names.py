@@ -52,6 +52,12 @@ _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 # but a bare `obj` beside a detector's measures is its objectness, a score (Darknet's
 # `Region 94 Avg IOU: 0.027643, Class: 0.539611, Obj: 0.725820, No Obj: 0.458542`).
 _COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?(cost|obj|objective)$", re.IGNORECASE)
+# A cost in time or compute is no objective (GluonCV's `[Epoch 0] speed: 1485 samples/sec
+# time cost: 886.52`, the epoch's seconds; PaddlePaddle's `batch_cost: 0.79930 sec
+# reader_cost: 0.04453 sec`, a batch's and its data loading's).
+_COST_OF_TIME = lazy_re.compile(r"(^|[/_ .-])(time|wall|clock|secs?|seconds|duration|elapsed|"
+                                r"compute|comm|communication|memory|batch|reader|data|io)"
+                                r"[/_ .-]", re.IGNORECASE)
 _OBJECTNESS = lazy_re.compile(r"^obj$", re.IGNORECASE)
 _DETECTOR = lazy_re.compile(r"iou|recall|class|no_?obj", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
@@ -98,7 +104,7 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
         return found
     for pattern in (_CROSS_ENTROPY, _PERPLEXITY, _COST):
         found = next((k for k in names if pattern.search(k)
-                      and not NOT_TRAIN_LOSS.search(k)), None)
+                      and not NOT_TRAIN_LOSS.search(k) and not _COST_OF_TIME.search(k)), None)
         if found is not None and _OBJECTNESS.match(found) \
                 and any(_DETECTOR.search(k) for k in names):
             continue  # a detector's objectness, not an objective

@@ -1,0 +1,173 @@
+"""Shapes read and judged since the twenty-sixth session, each on lines written in the
+real shape of a public log of sealed-56 (its logs were scored blind first)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from babysit.parsing.events import OBJECTIVE_CHANGED, find_events
+from babysit.parsing.parser import LogParser
+from babysit.parsing.plan import target_in
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]):
+    parser = LogParser()
+    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
+
+def _types(artifact, open_only: bool = False) -> set[str]:
+    return {a["type"] for a in artifact["anomalies_detected"]
+            if not open_only or "resolved:" not in a["description"]}
+
+
+# -- Darknet: figures named after their values, behind the iteration ----------------------
+
+def _darknet(iterations: range, loss: float = 1.2) -> list[str]:
+    lines = []
+    for i in iterations:
+        lines += ["Region 82 Avg IOU: 0.850145, Class: 0.998477, Obj: 0.315109, No Obj: "
+                  "0.000233, .5R: 1.000000, .75R: 1.000000,  count: 3",
+                  f" {i}: {loss + 0.05:.6f}, {loss:.6f} avg loss, 0.001000 rate, 4.776061 "
+                  f"seconds, {i * 64} images"]
+    return lines
+
+
+def test_a_darknet_iteration_line_is_a_step_and_its_average_loss():
+    read = [r for r in _records(_darknet(range(10088, 10091))) if "avg_loss" in r.metrics]
+    assert [r.step for r in read] == [10088, 10089, 10090]
+    assert read[-1].metrics["avg_loss"] == 1.2
+    assert read[-1].metrics["rate"] == 0.001
+
+
+def test_counted_things_after_a_colon_are_no_metrics():
+    assert not _records(["3: 3 files, 2 folders, 1 link"])
+
+
+def test_a_cuda_error_out_of_memory_in_darknets_casing_is_an_oom(tmp_path: Path):
+    lines = [
+        *_darknet(range(10085, 10091)), "Resizing", "480 x 480 ",
+        " Try to set subdivisions=64 in your cfg-file. ",
+        "CUDA status Error: file: ./src/cuda.c : () : line: 203 : build time: Feb 14 2019 ",
+        "CUDA Error: out of memory",
+        "darknet: ./src/utils.c:277: error: Assertion `0' failed.",
+        "Aborted (core dumped)"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    oom = [a for a in artifact["anomalies_detected"] if a["type"] == "oom"]
+    assert oom and oom[0]["step"] == 10090
+
+
+# -- GluonCV: a top-1 error falls as the model learns; a time cost is no loss --------------
+
+def test_a_top1_error_that_falls_is_no_degradation(tmp_path: Path):
+    lines = []
+    for epoch in range(12):
+        err = 0.94 - 0.06 * epoch
+        lines += [f"[Epoch {epoch}] training: accuracy={0.05 + 0.05 * epoch:.6f}",
+                  f"[Epoch {epoch}] speed: 1485 samples/sec\ttime cost: {886.5 - epoch:.6f}",
+                  f"[Epoch {epoch}] validation: err-top1={err:.6f} err-top5={err - 0.1:.6f}"]
+    read = _records(lines)
+    assert all("loss" not in name for r in read for name in r.metrics)
+    artifact = verdict_of(tmp_path, lines)
+    assert "eval-degradation" not in _types(artifact)
+    assert not [a for a in artifact["anomalies_detected"] if "886" in a["description"]]
+
+
+# -- CatBoost's training JSON: its plan in its header ---------------------------------------
+
+def test_catboosts_iteration_count_is_the_plan():
+    meta = ('"meta":{"test_sets":["test"],"learn_metrics":[{"best_value":"Min","name":'
+            '"Logloss"}],"launch_mode":"Train","parameters":"","iteration_count":300,'
+            '"learn_sets":["learn"],"name":"experiment"},')
+    assert target_in(meta) == 300
+
+
+def test_catboosts_training_json_ends_at_its_last_iteration(tmp_path: Path):
+    rows = [json.dumps({"learn": [0.59 - i * 0.001], "iteration": i, "passed_time": i * 0.04,
+                        "remaining_time": (299 - i) * 0.04,
+                        "test": [0.89 + i * 1e-4, 0.59 - i * 0.001]}, separators=(",", ":"))
+            for i in range(300)]
+    lines = ["{", '"meta":{"test_sets":["test"],"iteration_count":300,"name":"experiment"},',
+             '"iterations":[', *[r + "," for r in rows[:-1]], rows[-1], "]}"]
+    (tmp_path / "all").mkdir()
+    (tmp_path / "half").mkdir()
+    assert verdict_of(tmp_path / "all", lines)["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path / "half", lines[:150])["terminal_state"] == "RUNNING"
+
+
+# -- A metrics file that never prints an ending: MAE's log.txt --------------------------------
+
+def _mae(last: int) -> list[str]:
+    # 100 epochs, 5 of warm-up to 2e-3, then a cosine to a floor of 1e-6; one JSON line
+    # per epoch, counted from 0.
+    lines = []
+    for epoch in range(last + 1):
+        lr = 2e-3 * (epoch + 0.5) / 5 if epoch < 5 else \
+            1e-6 + (2e-3 - 1e-6) * 0.5 * (1 + math.cos(math.pi * (epoch + 0.5 - 5) / 95))
+        lines.append(json.dumps({"train_lr": lr, "train_loss": 2.8 - 2.0 * epoch / 100,
+                                 "test_loss": 2.6 - 2.3 * epoch / 100,
+                                 "test_acc1": 35 + 0.6 * epoch, "epoch": epoch,
+                                 "n_parameters": 85810960}))
+    return lines
+
+
+def test_a_schedule_at_its_end_at_a_round_count_of_epochs_is_a_finished_run(tmp_path: Path):
+    finished = verdict_of(tmp_path, _mae(99))
+    assert (finished["terminal_state"], finished["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_metrics_file_cut_mid_schedule_is_still_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _mae(59))["terminal_state"] == "RUNNING"
+
+
+# -- MACE: the run changes its own loss at its SWA stage ------------------------------------
+
+def _mace(say_it: bool) -> list[str]:
+    lines = [f"2024-02-15 00:{epoch // 60:02d}:{epoch % 60:02d}.006 INFO: Epoch {epoch}: "
+             f"loss={0.02 / (1 + epoch / 10):.4f}, RMSE_E_per_atom=4.5 meV, RMSE_F=228.5 meV / A"
+             for epoch in range(0, 100, 2)]
+    if say_it:
+        lines.append("2024-02-15 02:05:27.890 INFO: Changing loss based on SWA")
+    lines += [f"2024-02-15 03:{epoch // 60 - 1:02d}:{epoch % 60:02d}.006 INFO: Epoch {epoch}: "
+              f"loss={9.2 / (1 + (epoch - 100) / 20):.4f}, RMSE_E_per_atom=14.1 meV, "
+              f"RMSE_F=295.9 meV / A" for epoch in range(100, 200, 2)]
+    return [*lines, "2024-02-15 03:32:25.060 INFO: Done"]
+
+
+def test_a_loss_the_run_says_it_changed_is_a_new_curve(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _mace(True))
+    assert "divergence" not in _types(artifact)
+    assert artifact["decision"] == "GO"
+
+
+def test_the_same_jump_unannounced_is_a_divergence(tmp_path: Path):
+    assert "divergence" in _types(verdict_of(tmp_path, _mace(False)))
+
+
+def test_only_sentences_about_the_loss_changing_announce_it():
+    said = [e.detail for line in ("Switching to the SWA loss", "loss weights changed at epoch 5",
+                                  "Swapping the criterion for focal loss")
+            for e in find_events(line)]
+    assert said == [OBJECTIVE_CHANGED] * 3
+    for line in ("Changing learning rate to 0.1", "Switched loss_scale to 512",
+                 "Error: cannot change loss", "Changing loss: 0.3"):
+        assert OBJECTIVE_CHANGED not in [e.detail for e in find_events(line)]
+
+
+# -- PaddleGAN: a PSNR of +inf is an evaluation comparing an image with itself -----------
+
+def test_an_infinite_psnr_is_a_notice_not_a_broken_run(tmp_path: Path):
+    lines = []
+    for it in range(100, 2100, 100):
+        lines.append(f"[11/25 14:36:58] ppgan.engine.trainer INFO: Iter: {it}/400000 lr: "
+                     f"2.737e-05 loss_pixel: {7.0 - it / 1000:.3f} batch_cost: 0.79930 sec")
+        if it % 500 == 0:
+            lines += ["[11/25 14:37:04] ppgan.engine.trainer INFO: Metric psnr: inf",
+                      "[11/25 14:37:04] ppgan.engine.trainer INFO: Metric ssim: 0.9121"]
+    artifact = verdict_of(tmp_path, lines)
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert found and all(a["severity"] == "medium" for a in found)
+    assert artifact["decision"] == "CONDITIONAL"
