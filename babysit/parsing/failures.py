@@ -38,9 +38,12 @@ from babysit.redact import clip
 
 _MAX_TRACEBACK_LINES = 400
 # Frames that write checkpoints (torch.save, safetensors, the trainers' save hooks).
+# (or a frame inside a checkpointing library's own package: Orbax's `orbax/checkpoint/_src/
+# …/async_checkpointer.py`, `torch/distributed/checkpoint/…`)
 _SAVE_FRAME = lazy_re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
                               r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
-                              r"in save_model|in _save\b")
+                              r"in save_model|in _save\b|"
+                              r"[/\\](?:checkpoint|checkpointing|checkpointers?)[/\\][^\"]*\.py\"")
 # The call that writes a model, as a traceback's source line shows it (`torch.save(
 # model.state_dict(), path)`, `model.save(path)`, `saver.save(sess, path)`), and a
 # frame in a library's save function (Keras' `in save`, `in save_weights`).
@@ -110,6 +113,11 @@ _NATIVE_FRAMES = 3
 # (`Exception in thread Thread-1:`, threading.excepthook) and one raised where nothing
 # can catch it (`Exception ignored in: <function …>`, a destructor at exit).
 _NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in\b)")
+# A logger's error line about a thread, right above a traceback: the thread's failure,
+# logged (absl's `E0906 13:58:53.559288 … [thread=Thread-195 (_target_setting_result)] …
+# raised an exception: …`, Orbax's `Failed to run 3 Handler Commit operations … in
+# background save thread`); the process logs on after it.
+_THREAD_LOGGED = lazy_re.compile(r"^\s*(?:[EF]\d{4} \d|.*\b(?:ERROR|CRITICAL)\b).*\b[Tt]hread\b")
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
@@ -343,6 +351,8 @@ class FailureReader:
         if self._announced and not headless:
             self._in_thread = self._announced.pop(0)
             self._logged = self._thread_tail = True
+        elif not headless and _THREAD_LOGGED.search(self._previous):
+            self._in_thread = self._logged = self._thread_tail = True
         named = exception_line(prefix.strip()) if prefix.strip() else None
         # IPython heads its traceback with the exception's name, not a logger's prefix;
         # rich with the corner of its box.
@@ -375,12 +385,15 @@ class FailureReader:
             self._lines = 0
             name, message = closing
             if self._logged:
-                self._save_failed, self._save_frame = None, False
                 if self._in_thread:  # not the process's end, but not nothing either
                     self._in_thread = False
                     added.append(LogEvent(EventKind.THREAD_FAILED, clip(line.strip(), 500),
                                           clip(f"{name}: {message}" if message else name,
                                                300)))
+                    if self._save_frame and EventKind.CHECKPOINT_ERROR not in kinds:
+                        # (a background save's thread: that checkpoint was not written)
+                        added.append(self._save_error(line))
+                self._save_failed, self._save_frame = None, False
                 return added  # handled and carried on: the library said so
             text = f"{name}: {message}" if message else name
             added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300),

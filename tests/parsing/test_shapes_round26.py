@@ -171,3 +171,31 @@ def test_an_infinite_psnr_is_a_notice_not_a_broken_run(tmp_path: Path):
     found = [a for a in artifact["anomalies_detected"] if a["type"] == "nan-inf"]
     assert found and all(a["severity"] == "medium" for a in found)
     assert artifact["decision"] == "CONDITIONAL"
+
+
+# -- MaxText: a background save's thread fails, logged by absl; the process logs on --------
+
+def test_a_logged_thread_failure_in_a_save_is_a_checkpoint_failure_not_the_end(tmp_path: Path):
+    steps = [f"completed step: {s}, seconds: 1.327, TFLOP/s/device: 166.548, Tokens/s/device: "
+             f"6173.047, total_weights: 131072, loss: {3.2 - s / 10000:.3f}"
+             for s in range(2990, 3001)]
+    frames = ['  File "/home/u/lib/python3.12/site-packages/orbax/checkpoint/_src/checkpointers/'
+              'async_checkpointer.py", line 86, in _background_wait_for_commit_futures',
+              '  File "/home/u/lib/python3.12/site-packages/etils/epath/backend.py", line 314, '
+              'in makedirs', "    raise FileExistsError(f'{path} already exists.')",
+              "FileExistsError: gs://bucket/log/run/checkpoints/3000 already exists."]
+    lines = [*steps,
+             "E0906 13:58:53.559288 140529400219200 future.py:387] [process=0][thread="
+             "Thread-195 (_target_setting_result)][operation_id=16] _SignalingThread.run() "
+             "raised an exception: gs://bucket/log/run/checkpoints/3000 already exists.",
+             "Traceback (most recent call last):", *frames,
+             "I0906 13:58:53.563104 140529220015680 async_checkpointer.py:311] [process=0]"
+             "[thread=save_finalize] Done with waiting for background save thread=async_save."]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
+    assert "checkpoint-failure" in _types(artifact)
+    # The same traceback with no logger's line about a thread above it ends the process.
+    (tmp_path / "bare").mkdir()
+    bare = verdict_of(tmp_path / "bare", [*steps, "Traceback (most recent call last):",
+                                          *frames])
+    assert bare["terminal_state"] == "FAILED"
