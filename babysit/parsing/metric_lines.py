@@ -259,9 +259,9 @@ class MetricLineReader:
             self._section = None
         return False
 
-    def _in_section(self, parsed: Parsed | None) -> Parsed | None:
+    def _in_section(self, parsed: Parsed) -> Parsed:
         """An indented record's figures named for the split its section's label names."""
-        if not self._section or parsed is None or not parsed.metrics:
+        if not self._section or not parsed.metrics:
             return parsed
         prefix = self._section + "/"
         return replace(parsed, metrics={k if k.startswith(prefix) else prefix + k: v

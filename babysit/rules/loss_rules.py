@@ -457,7 +457,7 @@ class LossRule:
         if settled_above and now <= best + near:
             return self._raise_or_reassess(
                 severity, f"the loss level (median of the last {width} points) is "
-                          f"{now:.4g}, {now / self._start:.2g}× its start; {why}")
+                          f"{now:.4g}, {now / (self._start or 1.0):.2g}× its start; {why}")
         if now <= best + near:
             # The climb itself, its level not caught up yet (a sparse log's last points).
             rose = list(self._window)[-max(self.rules.divergence_steps + 2, climb + 1):]
