@@ -7,6 +7,7 @@ validation. These say which metrics of a record are the training's own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from babysit import lazy_re
@@ -53,6 +54,10 @@ _EVAL_FIRST_FIELD = lazy_re.compile(r"\s*(?:[Tt]est(?:ing)?|TEST|[Ee]val(?:uatio
                                     r"(?![Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch|BATCH)"
                                     r"[A-Za-z][A-Za-z-]{0,30}\s+)[-+]?\.?\d")
 _ASSIGNMENT = lazy_re.compile(r"[=:]\s*[-+]?\.?\d")
+# Nothing but a loop's counter (`epoch: 0`, `Step 40/100`, `[iter 5]`), behind a logger's
+# head at most.
+_COUNTER_ONLY = lazy_re.compile(r"^(?:.*\s-\s)?\W*(?:epoch|step|iter(?:ation)?|batch|round)"
+                                r"\s*[:=#]?\s*\d+(?:\s*/\s*\d+)?\W*$", re.IGNORECASE)
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
 _TEST_WORD = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]est(?:ing)?|TEST(?:ING)?)(?![a-z])")
@@ -70,7 +75,10 @@ def as_eval(text: str, parsed: Parsed, test_apart: bool = False) -> Parsed:
     first = _EVAL_FIRST_FIELD.match(text, since) if head is None else None
     if head is None and first is None:
         return parsed
-    if head is not None and _ASSIGNMENT.search(text, since, head.start()) is not None:
+    if head is not None and _ASSIGNMENT.search(text, since, head.start()) is not None \
+            and _COUNTER_ONLY.match(text[since:head.start()]) is None:
+        # (a value before the head is the line's own, unless it is the counter the
+        # evaluation ran at: `epoch: 0 validation, acc: 0.60, loss: 2.15`)
         return parsed
     # In a run that validates too, a test split's figures keep its name (`test set:
     # Average loss: 0.75` after each epoch's `val set: Average loss: 0.59`): one series

@@ -116,8 +116,11 @@ _NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in
 # A logger's error line about a thread, right above a traceback: the thread's failure,
 # logged (absl's `E0906 13:58:53.559288 … [thread=Thread-195 (_target_setting_result)] …
 # raised an exception: …`, Orbax's `Failed to run 3 Handler Commit operations … in
-# background save thread`); the process logs on after it.
-_THREAD_LOGGED = lazy_re.compile(r"^\s*(?:[EF]\d{4} \d|.*\b(?:ERROR|CRITICAL)\b).*\b[Tt]hread\b")
+# background save thread`); the process logs on after it. Not the main thread's
+# (loguru's `An error has been caught in function 'launch', process 'MainProcess' (2150),
+# thread 'MainThread'`: the process's own error).
+_THREAD_LOGGED = lazy_re.compile(r"^(?!.*(?:MainThread|[Mm]ain [Tt]hread))"
+                                 r"\s*(?:[EF]\d{4} \d|.*\b(?:ERROR|CRITICAL)\b).*\b[Tt]hread\b")
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,

@@ -199,3 +199,18 @@ def test_a_logged_thread_failure_in_a_save_is_a_checkpoint_failure_not_the_end(t
     bare = verdict_of(tmp_path / "bare", [*steps, "Traceback (most recent call last):",
                                           *frames])
     assert bare["terminal_state"] == "FAILED"
+
+
+# -- An evaluation's head after the counter it ran at --------------------------------------
+
+def test_a_split_word_after_the_epoch_names_the_lines_figures():
+    lines = ["2023-10-05 18:44:49,415 - INFO - epoch: 0 end, loss: 2.166153556439246",
+             "2023-10-05 18:45:05,041 - INFO - epoch: 0 validation, acc: 0.60148768692, "
+             "loss: 2.1533369740644157",
+             "2023-10-05 18:47:38,967 - INFO - epoch: 1 end, loss: 2.1657268969804173",
+             "2023-10-05 18:48:08,401 - INFO - epoch: 1 validation, acc: 0.60148768692, "
+             "loss: 2.1533369740644157"]
+    read = _records(lines)
+    assert [sorted(r.metrics) for r in read] == [["loss"], ["eval/acc", "eval/loss"]] * 2
+    # (a value of its own before the split's word keeps the line the training's)
+    assert "loss" in _records(["loss: 0.41 validation, acc: 0.6"])[0].metrics
