@@ -118,6 +118,11 @@ class LaunchReader:
             return False
         return start_up_shape(clean(raw_line)) == self._first_mark
 
+    def first_is_periodic(self) -> None:
+        """The first line of the start-up came back while training went on: it is printed
+        as the run trains, and marks no launch (`first_printed_again` stops asking)."""
+        self._first_needle = ""
+
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
         parser asks only outside a traceback): after a failure, at the first line past the

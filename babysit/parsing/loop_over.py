@@ -77,6 +77,9 @@ _MIN_RECORDS = 3
 # The rate's floor: at most this share of the highest rate the log shows (a decay, not
 # noise in a constant; an excerpt may begin after the peak).
 _FLOOR_SHARE = 0.5
+# A counter this large on a round count when the process exits is its plan's end (a small
+# one, `10` or `50`, is as often where a short test run was stopped).
+_ROUND_EXIT_MIN = 1000
 # The value before the floor within this share of it: a smooth approach (a cosine's or a
 # linear decay's tail), not a step down onto a new level.
 _SMOOTH = 0.01
@@ -123,6 +126,10 @@ _SAVED_HEAD = lazy_re.compile(
     r"^\W*(?:saved?|saving)\s+(?:(?:the|final|best|trained)\s+)?"
     r"(?:model|weights|checkpoint|ckpt)s?\b",
     re.IGNORECASE)
+# W&B's last words as the script's process exits (`wandb.finish`, called by the script or
+# at exit: `wandb: Synced 8 W&B file(s), 0 media file(s), …`, `wandb: Find logs at: …`):
+# the process is over. A crash prints its traceback before them, a kill leaves none.
+_TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at:)")
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends), or
 # the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
@@ -192,6 +199,7 @@ class LoopOver:
         self._finished: list[str] = []
         self._evaluated_after: str | None = None  # of it, an evaluation's
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
+        self._exited: str | None = None  # the script's process said it exited, after them
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
         self._said: str | None = None  # the detail judged, once per stretch after the records
         # Whether the loop may be over as the log stands (trained enough, and no new launch
@@ -259,6 +267,7 @@ class LoopOver:
             self._finished.clear()
         self._evaluated_after = None
         self._shell = None
+        self._exited = None
         self._said = None
         self._open = False
         self.after_training = self._records >= _MIN_RECORDS
@@ -271,6 +280,7 @@ class LoopOver:
         self._finished.clear()
         self._evaluated_after = None
         self._shell = None
+        self._exited = None
 
     def after(self, text: str, record: Record | None) -> None:
         """A line that did not move training on (outside a traceback)."""
@@ -305,6 +315,15 @@ class LoopOver:
             # The shell took the terminal back: the run's process is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's prompt after the last training record "
                                        f"({text.strip()[:160]})")
+        elif "wandb:" in text and _TRACKER_EXIT.search(text) is not None:
+            # (the script's own end, not the shell's: at a plan's count, a finished loop)
+            why = f"W&B's closing lines as the script's process exited, after the last " \
+                  f"training record ({text.strip()[:160]})"
+            if why.split(" (")[0] not in (e.split(" (")[0] for e in finished):
+                evidence.append(why)
+                finished.append(why)
+            if self.after_training:
+                self._exited = why
         elif is_time_report(text):
             # The shell reported the time the command took: it is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's report of the time the command took, "
@@ -378,6 +397,16 @@ class LoopOver:
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"{at_end}; then {self._finished[0]}",
                             LOOP_DONE)
+        if at_end is None and not planned and self._exited is not None \
+                and self._count is not None and self._count >= _ROUND_EXIT_MIN \
+                and self._count == int(self._count) and round_units(int(self._count)) \
+                and self._said != LOOP_DONE:
+            # The script's process exited (W&B's closing lines) with its counter on a round
+            # count a plan names (SB3's `total_timesteps | 1000000`, a tail of the log that
+            # never showed the run's start): the loop ran to its plan.
+            self._said = LOOP_DONE
+            return LogEvent(EventKind.COMPLETED, f"the loop stopped at {self._count:g}, a count "
+                            f"a plan names; then {self._exited}", LOOP_DONE)
         if schedule_end is not None and round_count is not None and self._said != LOOP_DONE:
             # Two signs that do not depend on each other: the schedule ran out exactly where
             # the loop completed a count a plan names (a metrics file that never prints an

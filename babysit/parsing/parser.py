@@ -209,6 +209,8 @@ class LogParser:
 
         # --- the line being read ---------------------------------------------------------
         self._advanced = False  # it moved training on
+        # The step when the start-up's first line was last seen again (see `feed`).
+        self._again_at: int | None = None
         self._took = False  # it was understood, record or not
         # The bar record just before it, for _merge to fold in (set by feed_lines);
         # _bar_folded says it did.
@@ -402,6 +404,8 @@ class LogParser:
         launch = self._launch(raw_line) if launches.armed else None
         if launch is not None or (self._endings.loop.after_training
                                   and launches.first_printed_again(raw_line)):
+            if launch is None:
+                self._again_at = self.step  # (see below: a mark that recurs as training goes)
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
             self._endings.final_epoch.launched()  # and of its last planned epoch
         if self._failures.loose_exception is not None and raw_line.strip():
@@ -432,6 +436,14 @@ class LogParser:
             record = self._nan_words.after_guard(record)
         self._start_up_again(launches.after(raw_line, record, self._advanced,
                                             self._failures.in_traceback))
+        if self._again_at is not None and self._advanced and self.step is not None \
+                and self.step > self._again_at:
+            # The "first line of the start-up" came back and training went on past where
+            # it stood, not from a start: it was no start-up but part of what the run
+            # prints as it trains (a log that opens mid-run on SB3's table, `| rollout/
+            # |`, takes its first row for a preamble). Not a mark any more.
+            launches.first_is_periodic()
+            self._again_at = None
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))

@@ -44,6 +44,7 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
                            r"bleu|rouge|precision|recall|exact_match|kappa|cohen|mcc|matthews|"
                            r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
+_AGENT_RATE = lazy_re.compile(r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                                r"samples|memory|per_sec|eta", re.IGNORECASE)
 # Its mirror: a classification error rate (DETR's `class_error`, `top1_err`) of 100 % is
@@ -261,9 +262,16 @@ class MetricFloorRule:
                     out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}",
                                      key=floor_key(key), severity=Severity.BLOCKER))
                     continue
+                # An agent's share of episodes won or tasks solved is its policy's own
+                # quality (no held-out set to score it on): at its floor to the end of a
+                # finished run, the policy it delivers cannot do the task (SB3's
+                # `rollout/success_rate | 0` over a million steps of DDPG). While the run
+                # goes on, a slow start may still leave it: the usual notice.
                 out.append(Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}"
                                  + (f"; {guess}" if guess else ""), key=floor_key(key),
-                                 severity=Severity.BLOCKER if guess else None))
+                                 severity=Severity.BLOCKER if guess else None,
+                                 severity_at_end=Severity.BLOCKER
+                                 if _AGENT_RATE.search(key) else None))
         return out + self._reassessed()
 
     def floor_at_end(self) -> str | None:

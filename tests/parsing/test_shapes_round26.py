@@ -214,3 +214,53 @@ def test_a_split_word_after_the_epoch_names_the_lines_figures():
     assert [sorted(r.metrics) for r in read] == [["loss"], ["eval/acc", "eval/loss"]] * 2
     # (a value of its own before the split's word keeps the line the training's)
     assert "loss" in _records(["loss: 0.41 validation, acc: 0.6"])[0].metrics
+
+
+# -- SB3's DDPG, a tail of its log: tables, a video's bar, W&B's closing lines ------------
+
+def _sb3_table(step: int, episodes: int, success: float = 0.0) -> list[str]:
+    return ["---------------------------------",
+            "| rollout/           |          |",
+            "|    ep_len_mean     | 50       |",
+            "|    ep_rew_mean     | -50      |",
+            f"|    success_rate    | {success:<8g} |",
+            "| time/              |          |",
+            f"|    episodes        | {episodes:<8d} |",
+            "|    fps             | 40       |",
+            "|    time_elapsed    | 20390    |",
+            f"|    total_timesteps | {step:<8d} |",
+            "---------------------------------"]
+
+
+def _sb3_tail(last: int, success: float = 0.0) -> list[str]:
+    lines: list[str] = []
+    for step in range(last - 60 * 800, last + 1, 800):
+        lines += _sb3_table(step, step // 50, success)
+        if step == last - 30 * 800:
+            # moviepy writing an evaluation episode's video: its own bar, from 0
+            lines += [f"frame_index:  {pct:2d}%|▏         | {n}/201 [00:00<00:10, 19.79it/s, "
+                      f"now=None]" for pct, n in ((1, 3), (50, 100), (99, 199))]
+    return [*lines, "wandb: Run summary:", f"wandb:          global_step {last}",
+            "wandb: Synced 8 W&B file(s), 0 media file(s), 0 artifact file(s) and 2 other "
+            "file(s)", "wandb: Find logs at: ./wandb/run-20250101_135257/logs"]
+
+
+def test_a_videos_bar_is_no_training_step():
+    steps = [r.step for r in _records(_sb3_tail(1_000_000)) if r.step is not None]
+    assert steps == sorted(steps) and min(steps) >= 1_000_000 - 60 * 800
+
+
+def test_a_process_that_exits_at_a_round_plan_count_finished(tmp_path: Path):
+    (tmp_path / "end").mkdir()
+    (tmp_path / "mid").mkdir()
+    finished = verdict_of(tmp_path / "end", _sb3_tail(1_000_000, success=0.4))
+    assert (finished["terminal_state"], finished["decision"]) == ("SUCCEEDED", "GO")
+    # At a count no plan names, the same closing lines say only that the process ended.
+    assert verdict_of(tmp_path / "mid", _sb3_tail(987_200, success=0.4))["terminal_state"] \
+        == "ENDED"
+
+
+def test_an_agent_that_never_succeeded_delivers_nothing(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _sb3_tail(1_000_000, success=0.0))
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "NO-GO")
+    assert "not-learning" in _types(artifact, open_only=True)
