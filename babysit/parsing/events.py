@@ -255,6 +255,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"PBS: (job killed): walltime \d+ exceeded limit|"
          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT (?!\S+ DUE TO JOB REQUEUE)"
          r".*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
+    # The machine under the run was lost: TPUEstimator's shutdown hook finding its TPU
+    # workers dead (`ShutdownHook: lame workers found: HeartbeatManager(/job:worker/…)`,
+    # a preemptible TPU taken back), a TPU or VM said to be preempted. The process is
+    # left to hang or die; the run is over, nobody stopped it (as Slurm's NODE FAILURE).
+    _sig(EventKind.JOB_STATE, r"\blame workers found\b|"
+         r"\b(?:TPU|[Ww]orker|VM|[Ii]nstance|[Nn]ode)\b[^.\n]{0,60}\b(?:was|has been|is being) "
+         r"preempted\b", -1),
     # Slurm requeued the job (preempted under PreemptMode=REQUEUE, `scontrol requeue`): the
     # processes of this allocation are stopped and the job waits to run again, appending
     # to the same output file (`--open-mode=append`, submitit): the run is not over.
@@ -527,7 +534,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
-    "hanging", "hanged", "hange ", "hanges ", "witch", "wap",
+    "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
 
@@ -657,8 +664,10 @@ def _job_state(line: str) -> str:
             else "FAILED"
     if "MEMLIMIT" in line:
         return "FAILED"
-    if "NODE FAILURE" in line:
-        return "FAILED"  # Slurm's NODE_FAIL: the job died with its node, nobody stopped it
+    if "NODE FAILURE" in line or "lame workers" in line or "preempted" in line:
+        # Slurm's NODE_FAIL, a TPU worker lost: the job died with its machine, nobody
+        # stopped it
+        return "FAILED"
     return "CANCELLED"
 
 

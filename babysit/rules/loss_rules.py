@@ -120,6 +120,10 @@ def _as_notice(signal: Signal) -> Signal:
     return signal
 
 
+# A value learner's TD loss within this many times its return's square is the returns'
+# scale, not the Q-values diverging (see `LossRule.observe`).
+_TD_SCALE = 10.0
+
 # What a new phase of the objective keeps (see `LossRule._new_phase`).
 _KEPT_ACROSS_PHASES = ("rules", "_phases", "_policy_gradient", "_chance_level",
                        "_first_step", "_eval")
@@ -153,6 +157,7 @@ class LossRule:
         # The levels of a long stretch: the range the loss has held.
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
         self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
+        self._return_level: deque[float] = deque(maxlen=5)  # a value learner's latest returns
         self._phases = PhaseWatch()
         self._means = EpochMeans()
         self._last_raw: float | None = None
@@ -204,6 +209,16 @@ class LossRule:
         found = self._observe(point)
         if resolved:
             found = [*resolved, *found]
+        if found and not self._policy_gradient and self._grows_with_returns(point):
+            # A value learner's TD loss is a mean squared error of its TD errors, which
+            # scale with the returns it predicts: PyMARL's VDN at 0.0000 while every
+            # episode scored 0, then 0.16 once they scored 0.37. A rise that stays within
+            # `_TD_SCALE` times the return's square is the returns growing, a notice; the
+            # Q-values diverging leave it far behind (QMIX's 5.7e5 beside returns of 5):
+            # held at a notice, so that the rise is said again once it leaves the scale.
+            if self._diverging is not None and self._diverging.rank > Severity.MEDIUM.rank:
+                self._diverging = Severity.MEDIUM
+            return [_as_notice(s) for s in found]
         if not self._policy_gradient or not found:
             return found
         # A policy-gradient learner's loss (PPO's `train/loss`: its clipped surrogate plus
@@ -211,6 +226,19 @@ class LossRule:
         # better policy included: a notice, never the alarm; the return says whether the
         # policy learns (learning_rules).
         return [_as_notice(s) for s in found]
+
+    def _grows_with_returns(self, point: Observation) -> bool:
+        """Whether the point is a value learner's whose loss stays within the scale its
+        returns give it (see `observe`)."""
+        if point.loss is None or not no_progress.value_learner(point.metrics):
+            return False
+        key = no_progress.return_key(point.metrics)
+        value = point.metrics.get(key) if key is not None else None
+        if value is None or not math.isfinite(value):
+            return False
+        self._return_level.append(value)
+        level = statistics.median(self._return_level)
+        return level != 0 and abs(point.loss) <= _TD_SCALE * level * level
 
     def _observe(self, point: Observation) -> Sequence[Signal]:
         if point.lr is not None and math.isfinite(point.lr):

@@ -90,6 +90,17 @@ _POLICY_GRADIENT_TERM = lazy_re.compile(
     r"(?:$|[/_ .-])", re.IGNORECASE)
 
 
+# A value learner's own terms beside its TD loss: its TD error, its targets, the Q-values
+# it takes (PyMARL's `td_error_abs`, `target_mean`, `q_taken_mean`; a DQN's `q_values`).
+_TD_TERM = lazy_re.compile(r"(?:^|[/_ .-])(?:td_?error\w*|target_mean|q_taken\w*|"
+                           r"(?:mean|max|avg)_q|q_values?|q_mean)(?:$|[/_ .-])", re.IGNORECASE)
+
+
+def value_learner(metrics: Iterable[str]) -> bool:
+    """Whether a record's names are a value learner's update (see `_TD_TERM`)."""
+    return any(_TD_TERM.search(k) for k in metrics)
+
+
 def policy_gradient(metrics: Iterable[str]) -> bool:
     """Whether a record's names are a policy-gradient update's (see
     `_POLICY_GRADIENT_TERM`)."""

@@ -264,3 +264,56 @@ def test_an_agent_that_never_succeeded_delivers_nothing(tmp_path: Path):
     artifact = verdict_of(tmp_path, _sb3_tail(1_000_000, success=0.0))
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "NO-GO")
     assert "not-learning" in _types(artifact, open_only=True)
+
+
+# -- The machine under the run lost; a plan in an arguments table's capitals --------------
+
+def test_a_tpu_worker_lost_ends_the_run_failed(tmp_path: Path):
+    lines = []
+    for step in range(488000, 488700, 100):
+        lines += [f"I0902 03:33:36.516501 140070334211904 basic_session_run_hooks.py:260] "
+                  f"loss = 1.109375, step = {step} (45.410 sec)",
+                  "INFO:tensorflow:global_step/sec: 2.20221"]
+    lines.append("INFO:tensorflow:ShutdownHook: lame workers found: HeartbeatManager("
+                 "/job:worker/replica:0/task:0/device:CPU:0)")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    assert not find_events("preemption_check: the VM is not preempted")
+
+
+def test_an_arguments_tables_train_epochs_is_the_plan():
+    from babysit.parsing.frameworks import planned_epochs
+    assert planned_epochs("  Train Epochs:       10                  Batch Size:         32") \
+        == 10
+
+
+# -- A value learner's TD loss grows with its returns ----------------------------------------
+
+def _pymarl(losses_returns: list[tuple[float, float]]) -> list[str]:
+    lines = []
+    for i, (loss, ret) in enumerate(losses_returns):
+        t = 10000 * (i + 1)
+        lines += [f"[INFO 18:41:57] my_main Recent Stats | t_env: {t:>10d} | Episode: "
+                  f"{i * 1250:>8d}",
+                  f"battle_won_mean:           0.0000\tepsilon:                   0.0500\tloss:"
+                  f"                      {loss:.4f}\tq_taken_mean:              {ret * 0.9:.4f}\t"
+                  f"return_mean:               {ret:.4f}",
+                  f"target_mean:               {ret * 0.9:.4f}\ttd_error_abs:              "
+                  f"{math.sqrt(loss):.4f}\ttest_return_mean:          {ret:.4f}"]
+    return lines
+
+
+def test_a_td_loss_that_rises_with_the_returns_is_no_divergence(tmp_path: Path):
+    quiet = [(0.0001, 0.0)] * 40  # nothing scored: nothing to predict
+    learning = [(0.02 + 0.0015 * i, 0.2 + 0.02 * i) for i in range(40)]
+    artifact = verdict_of(tmp_path, _pymarl(quiet + learning))
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "divergence"
+                and a["severity"] in ("high", "blocker")]
+
+
+def test_a_td_loss_far_beyond_its_returns_is_the_q_values_diverging(tmp_path: Path):
+    healthy = [(0.5, 1.3)] * 10
+    exploding = [(0.5 * 10 ** (i / 2), 5.0) for i in range(1, 16)]
+    artifact = verdict_of(tmp_path, _pymarl(healthy + exploding))
+    assert [a for a in artifact["anomalies_detected"] if a["type"] == "divergence"
+            and a["severity"] in ("high", "blocker")]
