@@ -317,13 +317,11 @@ class LoopOver:
                                        f"({text.strip()[:160]})")
         elif "wandb:" in text and _TRACKER_EXIT.search(text) is not None:
             # (the script's own end, not the shell's: at a plan's count, a finished loop)
-            why = f"W&B's closing lines as the script's process exited, after the last " \
-                  f"training record ({text.strip()[:160]})"
-            if why.split(" (")[0] not in (e.split(" (")[0] for e in finished):
-                evidence.append(why)
-                finished.append(why)
-            if self.after_training:
-                self._exited = why
+            # Evidence only at a round count a plan names (see `judge`): alone it says
+            # the process is over, which the run's own lines say better when they can.
+            if self.after_training and self._exited is None:
+                self._exited = f"W&B's closing lines as the script's process exited, after " \
+                               f"the last training record ({text.strip()[:160]})"
         elif is_time_report(text):
             # The shell reported the time the command took: it is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's report of the time the command took, "

@@ -164,6 +164,11 @@ def _same_moment(bar: Record, after: Record) -> bool:
             and after.epoch is not None and bar.epoch is None)
 
 
+# Times in a row the start-up's first line comes back within `_PERIODIC_GAP` records of
+# its last return before it is taken for periodic output rather than relaunches.
+_PERIODIC_MARK = 3
+_PERIODIC_GAP = 2
+
 class LogParser:
     """Feed it lines in order; it returns what each line said."""
 
@@ -209,8 +214,10 @@ class LogParser:
 
         # --- the line being read ---------------------------------------------------------
         self._advanced = False  # it moved training on
-        # The step when the start-up's first line was last seen again (see `feed`).
-        self._again_at: int | None = None
+        # Records since the start-up's first line was last seen again, and how many times
+        # in a row it came back after a record or two (see `_first_again`).
+        self._since_again: int | None = None
+        self._again_streak = 0
         self._took = False  # it was understood, record or not
         # The bar record just before it, for _merge to fold in (set by feed_lines);
         # _bar_folded says it did.
@@ -386,6 +393,19 @@ class LogParser:
                                   events=tuple(events)))
         return records
 
+    def _first_again(self) -> None:
+        """The start-up's first line, printed again. Every record or two, it is no
+        start-up but part of what the run prints as it trains (a log that opens mid-run
+        on SB3's table takes its first row, `| rollout/ |`, for a preamble): not a mark
+        any more. A relaunch, resumed from a checkpoint or not, trains for a while
+        before the next."""
+        since = self._since_again
+        self._again_streak = self._again_streak + 1 \
+            if since is not None and since <= _PERIODIC_GAP else 0
+        self._since_again = 0
+        if self._again_streak >= _PERIODIC_MARK:
+            self._launches.first_is_periodic()
+
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
         self._took = False
@@ -405,7 +425,7 @@ class LogParser:
         if launch is not None or (self._endings.loop.after_training
                                   and launches.first_printed_again(raw_line)):
             if launch is None:
-                self._again_at = self.step  # (see below: a mark that recurs as training goes)
+                self._first_again()
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
             self._endings.final_epoch.launched()  # and of its last planned epoch
         if self._failures.loose_exception is not None and raw_line.strip():
@@ -436,14 +456,8 @@ class LogParser:
             record = self._nan_words.after_guard(record)
         self._start_up_again(launches.after(raw_line, record, self._advanced,
                                             self._failures.in_traceback))
-        if self._again_at is not None and self._advanced and self.step is not None \
-                and self.step > self._again_at:
-            # The "first line of the start-up" came back and training went on past where
-            # it stood, not from a start: it was no start-up but part of what the run
-            # prints as it trains (a log that opens mid-run on SB3's table, `| rollout/
-            # |`, takes its first row for a preamble). Not a mark any more.
-            launches.first_is_periodic()
-            self._again_at = None
+        if self._advanced and self._since_again is not None:
+            self._since_again += 1
         if launch is not None:
             record = Record(step=self.step, target_steps=self.target, events=(launch,)) \
                 if record is None else replace(record, events=(launch, *record.events))
