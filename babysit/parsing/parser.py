@@ -568,6 +568,10 @@ class LogParser:
         if commented:
             marked = self._commented_record(line)
             if marked is None:
+                if not any(c.isdecimal() for c in line):
+                    # a header written as a comment above its columns (`#  step
+                    # rmse_val … lr`, DeePMD's lcurve.out): the table's names
+                    self._shapes.read(line)
                 return None
             line = marked
         in_traceback = self._failures.in_traceback and self._failures.continues(line)

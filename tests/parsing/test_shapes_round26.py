@@ -317,3 +317,14 @@ def test_a_td_loss_far_beyond_its_returns_is_the_q_values_diverging(tmp_path: Pa
     artifact = verdict_of(tmp_path, _pymarl(healthy + exploding))
     assert [a for a in artifact["anomalies_detected"] if a["type"] == "divergence"
             and a["severity"] in ("high", "blocker")]
+
+
+# -- A header written as a comment above its columns (DeePMD's lcurve.out) ----------------
+
+def test_a_commented_header_names_its_columns():
+    lines = ["#  step      rmse_val    rmse_trn    rmse_e_val  rmse_e_trn         lr",
+             *[f"{s:7d}      {2.1 / (1 + s / 100):.2e}    {2.4 / (1 + s / 100):.2e}      "
+               f"2.73e-02    2.44e-02    1.0e-03" for s in range(0, 1000, 100)]]
+    read = _records(lines)
+    assert [r.step for r in read] == list(range(0, 1000, 100))
+    assert set(read[0].metrics) == {"rmse_val", "rmse_trn", "rmse_e_val", "rmse_e_trn", "lr"}
