@@ -230,6 +230,11 @@ DECAYING_SCHEDULES = frozenset({"linear", "cosine", "polynomial", "inverse_sqrt"
 # the schedule was sized for a shorter run than this one.
 _TAIL_SHARE = 0.8
 FADED = 0.01  # below this share of its peak before 0: faded, not cut
+# ... or a rate that stepped down this many times since its peak, to this share of it or
+# less: a decay whose last printed step above 0 is one unit of its last digit (flair's
+# `lr: 0.000001` then `lr: 0.000000`, a linear decay from 5e-6 printed to six decimals).
+FADED_FALLS = 3
+FADED_STEPPED = 0.25
 
 
 @line_value
@@ -245,6 +250,7 @@ class LrTrace:
     # It reached 0 from below a hundredth of its peak: a decaying schedule's tail, or a
     # rate below the digits it is printed with (`lr: 0.00000` under cosine to 0).
     faded: bool = False
+    falls: int = 0  # the times it went down since its peak
 
 
 def evaluate_lr_schedule(trace: LrTrace, step: int | None, target: int | None,

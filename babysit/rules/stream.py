@@ -172,7 +172,11 @@ class LrScheduleRule:
                 was_positive=previous.was_positive or value > 0,
                 rising_run=previous.rising_run + 1 if value > previous.current else 0,
                 faded=value == 0 and (previous.faded if previous.zero_run else
-                                      0 < previous.current <= mr.FADED * previous.peak),
+                                      0 < previous.current <= mr.FADED * previous.peak
+                                      or (previous.falls >= mr.FADED_FALLS and 0 < previous.current
+                                          <= mr.FADED_STEPPED * previous.peak)),
+                falls=0 if value > previous.peak else
+                previous.falls + (value < previous.current),
             )
         if trace.rising_run >= 2 and trace.low_after_peak < 0.5 * trace.peak:
             # Climbing again for several points from far below its peak: a new warm-up

@@ -328,3 +328,17 @@ def test_a_commented_header_names_its_columns():
     read = _records(lines)
     assert [r.step for r in read] == list(range(0, 1000, 100))
     assert set(read[0].metrics) == {"rmse_val", "rmse_trn", "rmse_e_val", "rmse_e_trn", "lr"}
+
+
+# -- A linear decay to 0 printed to six decimals reaches 0 a few prints early ----------------
+
+def test_a_rate_rounded_to_zero_at_its_decays_end_is_no_schedule_fault(tmp_path: Path):
+    lines = []
+    steps = 20 * 5
+    for i in range(steps):
+        lr = 5e-6 * (1 - i / steps)
+        lines.append(f"2021-02-20 11:59:49,493 epoch {i // 5 + 1} - iter {(i % 5 + 1) * 1000}"
+                     f"/5049 - loss {0.85 / (1 + i / 10):.8f} - samples/sec: 9.54 - lr: {lr:.6f}")
+    lines.append("2021-02-21 00:15:03,989 Done.")
+    artifact = verdict_of(tmp_path, ["max_epochs: 20", *lines])
+    assert "lr-schedule" not in _types(artifact, open_only=True)
