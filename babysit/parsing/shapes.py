@@ -217,11 +217,9 @@ class ShapeReader:
         if cells and cells[0].startswith("#") and len(cells) >= 3:
             # A header written as a comment above its columns (`#  step  rmse_val  …  lr`:
             # DeePMD's lcurve.out, numpy.savetxt's `header=`): the names after the mark.
-            named = [cells[0].lstrip("#"), *cells[1:]] if cells[0] != "#" else cells[1:]
-            if all(_NAME_CELL.match(c) for c in named if c) and named and named[0]:
+            named = [c for c in (cells[0].lstrip("#"), *cells[1:]) if c]
+            if named and all(_NAME_CELL.match(c) for c in named):
                 cells = named
-            elif not named[0] and all(_NAME_CELL.match(c) for c in named[1:]):
-                cells = named[1:]
         if len(cells) == 1 and lone_value(cells[0]):
             return self.row(cells, sep)  # a loop that prints one number a line (lone_values)
         if not 2 <= len(cells) <= _MAX_CELLS:

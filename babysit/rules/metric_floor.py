@@ -41,10 +41,12 @@ from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 # bare `score` (a reinforcement-learning return, judged elsewhere), never a best-so-far,
 # a top-k that includes the easy classes, or a spread.
 # An agent's share of games won or tasks solved is such a score too (`Win Rate: 0.00%`).
+_AGENT_RATE_PATTERN = r"(?:^|[/_.])(?:win|success|solve)_?rate"
 _QUALITY = lazy_re.compile(r"acc|dice|iou|(?:^|[/_.])m?ap(?:\d*)?(?:$|[/_.])|f1|auc|auroc|auprc|"
                            r"bleu|rouge|precision|recall|exact_match|kappa|cohen|mcc|matthews|"
-                           r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
-_AGENT_RATE = lazy_re.compile(r"(?:^|[/_.])(?:win|success|solve)_?rate", re.IGNORECASE)
+                           + _AGENT_RATE_PATTERN, re.IGNORECASE)
+# (the agent's own share of games won or tasks solved, one of the scores above)
+_AGENT_RATE = lazy_re.compile(_AGENT_RATE_PATTERN, re.IGNORECASE)
 _NOT_QUALITY = lazy_re.compile(r"best|max|min|std|top[_-]?[2-9]|loss|lr|time|epoch|step|"
                                r"samples|memory|per_sec|eta", re.IGNORECASE)
 # Its mirror: a classification error rate (DETR's `class_error`, `top1_err`) of 100 % is
