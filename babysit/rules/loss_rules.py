@@ -123,6 +123,7 @@ def _as_notice(signal: Signal) -> Signal:
 # A value learner's TD loss within this many times its return's square is the returns'
 # scale, not the Q-values diverging (see `LossRule.observe`).
 _TD_SCALE = 10.0
+_TD_RETURNS = 20  # the returns it is measured against: the last this many points'
 
 # What a new phase of the objective keeps (see `LossRule._new_phase`).
 _KEPT_ACROSS_PHASES = ("rules", "_phases", "_policy_gradient", "_chance_level",
@@ -157,7 +158,8 @@ class LossRule:
         # The levels of a long stretch: the range the loss has held.
         self._history: deque[float] = deque(maxlen=_RANGE_POINTS)
         self._policy_gradient = False  # the loss is a policy-gradient update's surrogate
-        self._return_level: deque[float] = deque(maxlen=5)  # a value learner's latest returns
+        # a value learner's latest returns (see `_grows_with_returns`)
+        self._return_level: deque[float] = deque(maxlen=_TD_RETURNS)
         self._phases = PhaseWatch()
         self._means = EpochMeans()
         self._last_raw: float | None = None
@@ -206,6 +208,7 @@ class LossRule:
                 resolved.append(Resolve(AnomalyType.DIVERGENCE,
                                         f"the run's objective changed ({phase})"))
             self._new_phase()
+        self._note_return(point)
         found = self._observe(point)
         if resolved:
             found = [*resolved, *found]
@@ -213,8 +216,9 @@ class LossRule:
             # A value learner's TD loss is a mean squared error of its TD errors, which
             # scale with the returns it predicts: PyMARL's VDN at 0.0000 while every
             # episode scored 0, then 0.16 once they scored 0.37. A rise that stays within
-            # `_TD_SCALE` times the return's square is the returns growing, a notice; the
-            # Q-values diverging leave it far behind (QMIX's 5.7e5 beside returns of 5):
+            # `_TD_SCALE` times the square of its largest recent return is the returns
+            # growing, a notice; the Q-values diverging leave it far behind (QMIX's 5.7e5
+            # beside returns of 5):
             # held at a notice, so that the rise is said again once it leaves the scale.
             if self._diverging is not None and self._diverging.rank > Severity.MEDIUM.rank:
                 self._diverging = Severity.MEDIUM
@@ -227,17 +231,25 @@ class LossRule:
         # policy learns (learning_rules).
         return [_as_notice(s) for s in found]
 
-    def _grows_with_returns(self, point: Observation) -> bool:
-        """Whether the point is a value learner's whose loss stays within the scale its
-        returns give it (see `observe`)."""
-        if point.loss is None or not no_progress.value_learner(point.metrics):
-            return False
+    def _note_return(self, point: Observation) -> None:
+        """Keep a value learner's latest returns, every point (see `_grows_with_returns`)."""
+        if point.loss is None or not point.metrics \
+                or not no_progress.value_learner(point.metrics):
+            return
         key = no_progress.return_key(point.metrics)
         value = point.metrics.get(key) if key is not None else None
-        if value is None or not math.isfinite(value):
+        if value is not None and math.isfinite(value):
+            self._return_level.append(value)
+
+    def _grows_with_returns(self, point: Observation) -> bool:
+        """Whether the point is a value learner's whose loss stays within the scale its
+        latest returns give it (see `observe`)."""
+        if point.loss is None or not self._return_level \
+                or not no_progress.value_learner(point.metrics):
             return False
-        self._return_level.append(value)
-        level = statistics.median(self._return_level)
+        # The largest return lately seen: the targets its TD errors are measured against
+        # come from the replayed episodes, the best of them included.
+        level = max(abs(v) for v in self._return_level)
         return level != 0 and abs(point.loss) <= _TD_SCALE * level * level
 
     def _observe(self, point: Observation) -> Sequence[Signal]:
