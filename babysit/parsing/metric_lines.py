@@ -91,6 +91,11 @@ _COUNTER_NAME = lazy_re.compile(r"epoch|step|iter|batch")
 # A split's label alone on its line, heading an indented block of its figures.
 _SECTION_LABEL = lazy_re.compile(r"^\s*(train(?:ing)?|valid(?:ation)?|val|dev|test|eval(?:uation)?)"
                                  r"\s*:$", re.IGNORECASE)
+# A profiler's or a timer's report heading the block of timings under it (Sample Factory's
+# `Learner 0 profile tree view:`, then `train: 2393.3579` and `  calculate_losses: 476.9`
+# unprefixed and indented; a `Timing breakdown:`, `Timers:`): seconds spent, no metrics.
+_TIMINGS_LABEL = lazy_re.compile(r"\b(?:profil\w*|timings?|timers?|time\s+(?:breakdown|spent|"
+                                 r"profile))\b[^:]{0,40}:$", re.IGNORECASE)
 _SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
 
@@ -140,6 +145,7 @@ class MetricLineReader:
         # The split an indented block's label named (`valid:`): None outside a block, ""
         # under a training label (see `_sections`).
         self._section: str | None = None
+        self._timings = False  # inside a profiler's block of timings (see `_timing`)
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
@@ -147,6 +153,9 @@ class MetricLineReader:
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
         self.earlier = None
+        if (text.endswith(":") or self._timings) and self._timing(text):
+            line.claimed = True
+            return None
         if (text.endswith(":") or self._section is not None) and self._sections(text):
             line.claimed = True  # (understood: a label said again is no quiet repeat)
             return None
@@ -257,6 +266,19 @@ class MetricLineReader:
             return True
         if text[:1] not in (" ", "\t"):
             self._section = None
+        return False
+
+    def _timing(self, text: str) -> bool:
+        """A profiler's block of timings: its label, and every line under it up to the
+        next one with a logger's head (the block's own lines have none, indented or not).
+        Whether the line was one of them."""
+        if text.endswith(":") and _TIMINGS_LABEL.search(message(text)) is not None:
+            self._timings = True
+            return True
+        if self._timings and message(text) == text and text.strip() \
+                and not text.lstrip().startswith("["):
+            return True
+        self._timings = False
         return False
 
     def _in_section(self, parsed: Parsed) -> Parsed:

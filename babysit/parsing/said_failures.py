@@ -22,6 +22,11 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   loop's `Something wrong happens! Current model is saved to <…\tmp_model>`, then its
   `Done training!` on the way out; `Something went wrong: CUDA out of memory.`), not a
   warning's advice (`there might be something wrong with your environment`);
+- the run says it stops training because something broke, not because it is done: Sample
+  Factory's runner `Stopping training due to lack of heartbeats from <class '…RolloutWorker'>`
+  after its rollout workers died; the same said of an error, an exception, a crash, a
+  failure, a lost or unresponsive worker. Not an early stop (`due to no improvement`),
+  nor a scheduler's limit (`due to time limit`: its own line says TIMEOUT);
 - the script says it exits on an error (keithito's Tacotron: `Exiting due to exception:
   Loss Exploded`; `exiting because of an error`), or opens a line on a fatal error
   (`Fatal error in main loop`, `FATAL ERROR: …`): a handler caught what stopped it.
@@ -64,6 +69,11 @@ _WENT_WRONG = lazy_re.compile(
     r"^\W*(?:(?:\[[^\]]{0,40}\]|ERROR|CRITICAL)[\s:-]*)*[Ss]omething\s+(?:(?:went|goes|"
     r"has\s+gone|is|was)\s+)?wrong\b(?:\s+(?:happen(?:s|ed)|occurr?(?:s|ed)))?\s*[!:.,].*")
 _FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
+_STOPPED_BY_FAULT = lazy_re.compile(
+    r"\b(?:stop|stopping|stopped|terminat\w*|abort\w*|halt\w*)\s+(?:the\s+)?training\s+"
+    r"(?:due\s+to|because\s+of|because|on\s+account\s+of|after)\s+.{0,80}?"
+    r"\b(?:heartbeats?|errors?|exceptions?|fail\w*|crash\w*|died|dead|lost|unresponsive|"
+    r"not\s+responding|hung|fault\w*)\b.*", re.IGNORECASE)
 _BAD_VALUES = lazy_re.compile(r"\b(?:invalid|nan|non-?finite|inf|infinite|infinity)\b",
                               re.IGNORECASE)
 
@@ -101,6 +111,8 @@ def said_failure(line: str) -> list[LogEvent]:
         name, message = reported.groups()
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
                          clip(f"{name}: {message}" if message else name, 300))]
+    if (fault := _STOPPED_BY_FAULT.search(line)) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(fault.group(0), 300))]
     if _STOPPED.search(line) is not None and _BAD_VALUES.search(line) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(
             f"training was stopped on invalid (non-finite) values: {text}", 300))]
