@@ -44,6 +44,7 @@ from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BAC
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.runner_exits import RETURNED
 from babysit.parsing.shapes import template
+from babysit.parsing.shell_prompts import is_shutdown_notice
 
 # Completion details (see `core.lifecycle`).
 AFTER_PLAN = "after-plan"  # printed on past its last step, at its planned total
@@ -504,8 +505,10 @@ class EndingReader:
         return step + 1
 
     def wants(self, line: Line) -> bool:
-        """The lines that did not move training on, read after it."""
-        return not line.in_traceback and not line.advanced
+        """The lines that did not move training on, read after it, and the interpreter's
+        shutdown notice wherever it is (a killed run's bar never ended its line: `23/50000
+        [00:11<6:45:51, 2.05it/s]/usr/lib/…/resource_tracker.py:216: UserWarning: …`)."""
+        return not line.in_traceback and (not line.advanced or is_shutdown_notice(line.text))
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
         """Evidence of the run's end in a line read after training moved: at the planned

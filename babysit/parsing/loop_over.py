@@ -53,7 +53,12 @@ from babysit.parsing.log_prefix import message
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
-from babysit.parsing.shell_prompts import LearnedPrompt, is_prompt, is_time_report
+from babysit.parsing.shell_prompts import (
+    LearnedPrompt,
+    is_prompt,
+    is_shutdown_notice,
+    is_time_report,
+)
 
 LOOP_OVER = "loop-over"  # a completion detail (see `core.lifecycle`): ENDED, not SUCCEEDED
 # Where the loop stopped and what it did after both say it is over (see the docstring):
@@ -325,6 +330,10 @@ class LoopOver:
         elif is_time_report(text):
             # The shell reported the time the command took: it is over (`shell_prompts`).
             self._shell_back(evidence, f"the shell's report of the time the command took, "
+                                       f"after the last training record ({text.strip()[:160]})")
+        elif is_shutdown_notice(text):
+            # The interpreter is shutting the process down (`shell_prompts`).
+            self._shell_back(evidence, f"the interpreter's notice as the process shut down, "
                                        f"after the last training record ({text.strip()[:160]})")
         elif metrics and not says_saved(text):
             return

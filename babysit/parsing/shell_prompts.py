@@ -21,6 +21,11 @@ The shell's `time` report says the same: the command it timed is over (sealed-18
 word2vec runs end on bash's `real 45m47.814s` / `user …` / `sys …`; GNU time prints
 `71.21user 0.42system 1:12.03elapsed 99%CPU …`, zsh `… 12.34s user 1.23s system 99% cpu
 13.45 total`). Neither says how the command ended.
+
+So does the interpreter's own word as it shuts down: multiprocessing's resource tracker
+`UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up
+at shutdown`, printed once the process that created them is gone (sealed-57's PyKEEN
+sweep, killed during its 29th of 40 runs; sealed-18's nohup'd DPT run at epoch 23).
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ _TIME_REPORT = lazy_re.compile(
     r"^real\s+\d+m\d+(?:\.\d+)?s\s*$|"
     r"^\s*\d+(?:\.\d+)?user \d+(?:\.\d+)?system (?:\d+:)?\d+:\d+(?:\.\d+)?elapsed\b|"
     r"\d+(?:\.\d+)?s user \d+(?:\.\d+)?s system \d+% cpu (?:\d+:)*\d+(?:\.\d+)? total\s*$")
+
+
+_SHUTDOWN = lazy_re.compile(r"resource_tracker: There appear to be \d+ leaked \w+ objects? "
+                            r"to clean up at shutdown")
+
+
+def is_shutdown_notice(line: str) -> bool:
+    """Whether `line` is the interpreter's word that the process is shutting down."""
+    return "at shutdown" in line and _SHUTDOWN.search(line) is not None
 
 
 def is_time_report(line: str) -> bool:

@@ -86,3 +86,35 @@ def test_a_timed_record_after_the_block_is_read_again():
              "2024-01-01 10:00:00 INFO step: 5, loss: 1.25",
              "2024-01-01 10:00:01 INFO step: 6, loss: 1.20"]
     assert [r.metrics.get("loss") for r in _records(lines)] == [1.25, 1.2]
+
+
+# -- The interpreter's notice as the process shuts down -----------------------------------
+
+_SHUTDOWN = ("/usr/lib/python3.8/multiprocessing/resource_tracker.py:216: UserWarning: "
+             "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at "
+             "shutdown")
+
+
+def _epochs(count: int) -> list[str]:
+    return [f"Epoch: {e}  Train loss: {1.0 / (e + 1):.4f}  Val loss: {1.2 / (e + 1):.4f}"
+            for e in range(count)]
+
+
+def test_a_shutdown_notice_after_the_last_record_ends_the_run_unconfirmed(tmp_path: Path):
+    lines = [*_epochs(12), _SHUTDOWN, "  warnings.warn('resource_tracker: There appear to be "
+             "%d '"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "CONDITIONAL")
+    assert "shut down" in artifact["summary"]
+
+
+def test_a_shutdown_notice_behind_a_bar_that_never_ended_its_line(tmp_path: Path):
+    lines = [*_epochs(12), "Training Progress:   0%|          | 12/50000 [00:11<6:45:51,  "
+             "2.05it/s]" + _SHUTDOWN]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "ENDED"
+
+
+def test_without_the_notice_the_same_log_is_still_running(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _epochs(12))
+    assert artifact["terminal_state"] == "RUNNING"
