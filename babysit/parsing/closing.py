@@ -54,6 +54,9 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
     r"[Oo]utputs?|[Gg]enerations?)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # the run's statistics, headed as the whole run's (TF Model Garden's classifier
+    # trainer: `Run stats:`, then a dict of its final accuracy and losses)
+    r"\b(?:[Rr]un|[Tt]raining|[Jj]ob)\s+(?:[Ss]tat(?:s|istics))\s*:?\s*$|"
     # an aggregate over the folds, subjects or seeds of an experiment, named as one: a
     # cross-validation's banner alone on its line (`CV`, `Cross-validation results`,
     # after each fold's `Fold: 3 result`), an average over all of them (`Average all
@@ -98,8 +101,11 @@ _DISPLAYED = lazy_re.compile(
 # after `Epoch 199: … loss val: 5.5359`, E2DTC's `Best Epoch 6\tAcc: 0.8913` after its
 # last epoch, 11): a run that names its best so far at every epoch prints it between its
 # records too (then it recurs), and `New best …` is one epoch's news.
-_BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )\b(?:[Bb]est|BEST)[ _-]?(?:[Ee]poch|EPOCH)\b"
-                              r"(?:\s+(?:is|was))?\s*[:=]?\s*\d")
+# The same of a search's best trial (FLAML's trial log closes on `{"curr_best_record_id":
+# 10}`), under a JSON key too.
+_BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )(?<![A-Za-z])(?:[Bb]est|BEST)[ _-]?"
+                              r"(?:[Ee]poch|EPOCH|[Rr]ecord|[Tt]rial)(?:[ _-]?(?:id|ID|no))?\b"
+                              r"\"?(?:\s+(?:is|was))?\s*[:=]?\s*\d")
 
 
 # The best value of a measure, named once the loop is over (a hand-written PyTorch loop's
@@ -228,7 +234,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "time ran", "time taken", "time spent", "time used", "run time", "running time",
-          "time for", "time of",
+          "time for", "time of", "stats", "statistics",
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", " at 0x", "]", "saving", "writing",
           "stored",

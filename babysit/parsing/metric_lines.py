@@ -146,6 +146,8 @@ class MetricLineReader:
         # under a training label (see `_sections`).
         self._section: str | None = None
         self._timings = False  # inside a profiler's block of timings (see `_timing`)
+        self._timings_indent = 0  # its label's indentation
+        self._timings_headed = False  # its label came with a logger's head
 
     def read(self, line: Line, beside_bar: bool, events: list[LogEvent]) -> Parsed | None:
         """What the line's text says (`beside_bar`: a bar was read before it). A line
@@ -269,14 +271,21 @@ class MetricLineReader:
         return False
 
     def _timing(self, text: str) -> bool:
-        """A profiler's block of timings: its label, and every line under it up to the
-        next one with a logger's head (the block's own lines have none, indented or not).
-        Whether the line was one of them."""
+        """A profiler's block of timings: its label, and every line indented under it or,
+        after a label with a logger's head, every line up to the next one with a head
+        (the block's own lines have none, indented or not). Whether the line was one."""
         if text.endswith(":") and _TIMINGS_LABEL.search(message(text)) is not None:
             self._timings = True
+            # (a label indented in a nested report, RLlib's `  timers:` in its result
+            # block: its block is the lines indented under it, and no further)
+            self._timings_indent = len(text) - len(text.lstrip())
+            self._timings_headed = message(text) != text
             return True
-        if self._timings and message(text) == text and text.strip() \
-                and not text.lstrip().startswith("["):
+        indent = len(text) - len(text.lstrip())
+        if self._timings and text.strip() and (
+                indent > self._timings_indent
+                or (self._timings_headed and message(text) == text
+                    and not text.lstrip().startswith("["))):
             return True
         self._timings = False
         return False

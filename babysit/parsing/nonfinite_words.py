@@ -7,7 +7,9 @@ Frameworks stop (or skip) on a non-finite value and say so in a sentence: detect
 and patience is exhausted`, autograd's anomaly mode `Function 'LogSoftmaxBackward0'
 returned nan values in its 0th output`, TensorFlow `Tensor had NaN values` and `Nan in
 summary histogram for: layer1/weights`,
-tensorboardX `NaN or Inf found in input tensor`. Each is a non-finite value of the
+tensorboardX `NaN or Inf found in input tensor`, Vowpal Wabbit `NAN prediction in
+example 1, forcing 0` (a model's prediction is the loss's input: the loss is computed on
+a number the model did not give). Each is a non-finite value of the
 metric it names, at the step it names (else the run's current step).
 
 Some trainers skip the update instead and go on (ESPnet `The grad norm is nan. Skipping
@@ -30,7 +32,7 @@ from babysit.parsing.readers import Line, ParseContext
 # `<subject> … is/became/… nan|inf|infinite|non-finite`
 _SUBJECT_SAYS = lazy_re.compile(
     r"\b(?P<name>loss(?:es)?(?![ _]?scal)|grad(?:ient)?s?(?:[ _]norms?)?|outputs?|logits|weights|"
-    r"activations?|tensor|values)\b[^.;!?]{0,40}?\b(?:is|are|was|were|became|becomes|"
+    r"activations?|tensor|values|predictions?|updates?)\b[^.;!?]{0,40}?\b(?:is|are|was|were|became|becomes|"
     r"ha(?:s|ve|d) become|went|turned|ha[sd]|contains?|returned|got)\s+(?:a\s+|an\s+)?"
     r"(?:infinite\s+or\s+|inf\s+or\s+)?(?:nan|inf|infinite|non-?finite|not\s+finite)\b",
     re.IGNORECASE)
@@ -48,7 +50,8 @@ _VALUE_IN = lazy_re.compile(
     # `NaN loss detected! Skipping batch.`, `inf grad norm`, Keras' and fastai's
     # TerminateOnNaN `Batch 3: Invalid loss, terminating training` (not a loss function
     # or a setting that is invalid)
-    r"\b(?:nan|inf|non-?finite|invalid)\s+(?P<name5>loss(?:es)?|grad(?:ient)?s?(?:\s+norms?)?)"
+    r"\b(?:(?:nan|inf|non-?finite|invalid)\s+(?P<name5>loss(?:es)?|grad(?:ient)?s?(?:\s+norms?)?)|"
+    r"(?:nan|inf|non-?finite)\s+(?P<name8>predictions?|updates?))"
     r"\b(?!\s*(?:function|fn|type|name|class|config|argument|reduction|[:'\"=(]))|"
     # Lightning's EarlyStopping(check_finite=True): `Monitored metric val_loss = nan is not
     # finite.`
@@ -100,7 +103,9 @@ RAISED_STOP = "training ended on a non-finite value"
 # Invalid loss, terminating training`): indented, yet not a traceback's line.
 _BAR_START = lazy_re.compile(r"^\s+\d+/\d+\s")
 _STEP = lazy_re.compile(r"\b(?:iteration|iter|step|global_step)\s*[=:#]?\s*(\d+)", re.IGNORECASE)
-_SKIPPED = lazy_re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed))\b", re.IGNORECASE)
+# (Vowpal Wabbit zeroes a NaN update and goes on: `update is NAN, replacing with 0`)
+_SKIPPED = lazy_re.compile(r"\b(?:skip(?:s|ping|ped)?|ignor(?:e|es|ing|ed)|"
+                           r"replac(?:e|es|ing|ed)\s+(?:it\s+)?with\s+0)\b", re.IGNORECASE)
 # Where a sentence about a NaN is code or a setting, not an event.
 _NOT_AN_EVENT = lazy_re.compile(r"^\s*(?:if|elif|while|assert|#)\b|[=:]\s*(?:True|False)\b|"
                                 r"\b(?:check|detect)_(?:nan|anomaly)\s*[=:]|\?$")
@@ -142,6 +147,10 @@ _BARE_REPORT = lazy_re.compile(
     r"\s+(?:values?\s+)?(?:detected|found|encountered)\b[\s.!]*$", re.IGNORECASE)
 
 
+# A denial just before what the sentence names: the check found nothing.
+_DENIED = lazy_re.compile(r"\b(?:no|not|without|never|zero)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
 # A best-so-far or a bound named just before the subject (`lowest train loss is inf`):
 # infinite until the first value, by design.
 _BEST_SO_FAR = lazy_re.compile(rf"\b(?:{'|'.join(BEST_SO_FAR_WORDS)})[ _]", re.IGNORECASE)
@@ -163,6 +172,8 @@ def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
         return None
     if _BEST_SO_FAR.search(line, max(0, match.start() - 30), match.start() + 1):
         return None  # `Last lowest train loss is inf.`: a best-so-far's starting sentinel
+    if _DENIED.search(line[max(0, match.start() - 24):match.start()]) is not None:
+        return None  # `No NaN gradients found`, `without nan predictions`: a check passed
     name = next(g for g in match.groups() if g is not None)
     step = _STEP.search(line)
     return (_metric(name), int(step.group(1)) if step else None,

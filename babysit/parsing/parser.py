@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import replace
 
 from babysit import lazy_re
@@ -766,6 +767,13 @@ class LogParser:
             return True
         return not self._stepped_names.isdisjoint(parsed.metrics)
 
+    def _restated(self, metrics: Mapping[str, float]) -> bool:
+        """Whether a record restates the training's loss among figures most of which no
+        training record carried (a closing summary's dict: TF Model Garden's `Run stats:`)."""
+        names = metrics.keys()
+        return any("loss" in k and k in self._train_names for k in names) \
+            and 2 * len(names - self._train_names) > len(names)
+
     def _losses(self) -> set[str]:
         """The names the counted training records carry their loss under (all their
         names, for a run that names no loss)."""
@@ -928,15 +936,18 @@ class LogParser:
                 and trains(metrics) and (own_epoch is None or own_epoch != int(own_epoch)
                                           or self._records_counted) \
                 and not (own_epoch is None
-                         and (names_best_value(line) or self._saved_alone(line))) \
-                and not (not self._losses() & metrics.keys()
+                         and (names_best_value(line) or names_best_epoch(line)
+                              or self._saved_alone(line))) \
+                and not ((not self._losses() & metrics.keys() or self._restated(metrics))
                          and (self._endings.completed or self._endings.closing.pending())):
             # The log prints no step of its own: its training records are the progress
             # (a log whose records each count a whole epoch has its epochs for that).
             # After a completion line, a record without the training's loss is the final
             # evaluation (`MSE: 14.2`, the validation metrics again), not more training;
             # so after a closing line not yet judged (`Final results:`, then `Accuracy =
-            # 0.85   Kappa = 0.80`).
+            # 0.85   Kappa = 0.80`), and a record there most of whose names no training
+            # record carried, the loss among them restated (TF Model Garden's `Run stats:`, then
+            # `{'accuracy_top_1': 0.2499, 'eval_loss': 7.27, 'loss': 5.378, …}`).
             self._records_counted += 1 + self._shapes.rows_unread
             self._saves_counted += says_saved(line)
             step = self._records_counted

@@ -10,6 +10,11 @@ a level (within 2× of each other: a loss still falling from its start is no lev
 jump off, and one already climbing is a divergence's). Its noise unknown, it is only a
 notice (medium): a few points cannot tell a bad batch from a broken run, and a jump
 that lasts is the divergence rule's to judge.
+
+A run's own first prints jump about (1.7-3× in healthy logs' first steps), so the test
+is for a log that begins mid-run, except for a jump no first steps make: a hundred
+times every point before it (HiFi-GAN's `Gen Loss Total` 101, 135, 107, 94, 141, 196,
+then 64922832.000 at its seventh print, NaN five steps later).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from babysit.rules import trends
 _MIN_JUMP = 0.5  # above the largest point before it by this share of it at least
 _LEVEL_SPAN = 2.0  # the points before within this factor of each other
 _NOISE_K = 6.0  # and, from four points on, by this many robust sigmas of their noise
+FROM_START_JUMP = 100.0  # times the largest point before it: a jump from a run's start too
 
 
 def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> str | None:
@@ -29,8 +35,10 @@ def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> st
     if not 0 < len(before) < fewer_than:
         return None
     largest, smallest = max(before), min(before)
-    if smallest <= 0 or largest > _LEVEL_SPAN * smallest:
+    if smallest <= 0:
         return None
+    if largest > _LEVEL_SPAN * smallest and value <= FROM_START_JUMP * largest:
+        return None  # (a jump of a hundred times needs no level: no loss wanders so)
     rise = value - largest
     if rise <= _MIN_JUMP * largest or rise <= _NOISE_K * trends.noise_scale(before):
         return None

@@ -3,8 +3,10 @@ real shape of a public log (the corpus's sealed sets, scored blind first)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from babysit.parsing.nonfinite_words import said_non_finite
 from babysit.parsing.parser import LogParser
 from babysit.parsing.said_failures import said_failure
 from tests.rules.test_loss_rules import verdict_of
@@ -118,3 +120,107 @@ def test_a_shutdown_notice_behind_a_bar_that_never_ended_its_line(tmp_path: Path
 def test_without_the_notice_the_same_log_is_still_running(tmp_path: Path):
     artifact = verdict_of(tmp_path, _epochs(12))
     assert artifact["terminal_state"] == "RUNNING"
+
+
+# -- A NaN said of a prediction or an update ----------------------------------------------
+
+def test_a_nan_prediction_forced_to_zero_is_a_nan_even_in_a_finished_run(tmp_path: Path):
+    lines = ["Num weight bits = 18", "learning rate = 0.5",
+             "average  since         example        example  current  current  current",
+             "loss     last          counter         weight    label  predict features",
+             "NAN prediction in example 1, forcing 0", "your features have too much magnitude",
+             "update is NAN, replacing with 0",
+             "1.000000 1.000000            1            1.0   1.0000   0.0000        2",
+             "NAN prediction in example 2, forcing 0.000000",
+             "update is NAN, replacing with 0",
+             "1.000000 1.000000            2            2.0   1.0000   0.0000        2", "",
+             "finished run", "number of examples = 3", "average loss = 1.000000"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert "nan-inf" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_nan_update_replaced_with_zero_is_a_skipped_update():
+    assert said_non_finite("update is NAN, replacing with 0") == ("update", None, True)
+    assert said_non_finite("invalid update rule") is None
+
+
+def test_a_check_that_found_no_nan_says_nothing():
+    for line in ("No NaN gradients found", "no nan loss in 100 steps",
+                 "trained without nan predictions"):
+        assert said_non_finite(line) is None, line
+    assert said_non_finite("nan loss detected at step 5") == ("loss", 5, False)
+
+
+# -- A jump no run's first prints make ----------------------------------------------------
+
+def test_a_hundredfold_jump_from_a_runs_start_is_a_spike(tmp_path: Path):
+    losses = [3.1, 3.5, 2.9, 2.6, 3.7, 5.1, 6.4e5, 5.2, 4.9, 5.0]
+    lines = [f"Steps : {5 * i}, Train Loss : {v:.3f}, s/b : 0.44" for i, v in enumerate(losses)]
+    spikes = [a for a in verdict_of(tmp_path, lines)["anomalies_detected"]
+              if a["type"] == "loss-spike"]
+    assert spikes and spikes[0]["step"] == 30
+
+
+def test_a_runs_first_prints_wandering_threefold_are_no_spike(tmp_path: Path):
+    losses = [3.1, 3.5, 2.9, 2.6, 3.7, 9.1, 4.0, 3.2, 3.0, 2.9]
+    lines = [f"Steps : {5 * i}, Train Loss : {v:.3f}, s/b : 0.44" for i, v in enumerate(losses)]
+    found = verdict_of(tmp_path, lines)["anomalies_detected"]
+    assert "loss-spike" not in {a["type"] for a in found}
+
+
+# -- A search's trial log closing on its best trial; a run's closing statistics -----------
+
+def _trials(count: int) -> list[str]:
+    return [json.dumps({"record_id": i, "iter_per_learner": 2 * i + 1,
+                        "logged_metric": {"pred_time": 5e-07}, "trial_time": 0.29,
+                        "wall_clock_time": round(0.3 * (i + 1), 2),
+                        "validation_loss": round(0.55 / (i + 1), 4),
+                        "config": {"n_estimators": 4, "max_leaves": 4}, "learner": "xgboost",
+                        "sample_size": 28000}) for i in range(count)]
+
+
+def test_a_trial_log_that_names_its_best_trial_last_is_finished(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_trials(11), '{"curr_best_record_id": 10}'])
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_trial_log_without_its_closing_line_is_still_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _trials(11))["terminal_state"] == "RUNNING"
+
+
+def _keras_benchmark(closing: list[str]) -> list[str]:
+    return ["I0826 21:31:53.566670 140540494919424 classifier_trainer.py:180] Base params: "
+            "{'train': {'epochs': 1}}",
+            *[f"I0826 21:4{i}:23.001036 140540494919424 keras_utils.py:133] TimeHistory: 43.2 "
+              f"seconds, 9475.39 examples/second between steps {100 * i} and {100 * i + 100}"
+              for i in range(6)],
+            "Epoch 00001: saving model to ../output/model.ckpt-0001",
+            "600/600 - 264s - loss: 5.3782 - accuracy: 0.7002 - top_5_accuracy: 0.7801",
+            "12/12 - 2s - loss: 7.2711 - accuracy: 0.2500 - top_5_accuracy: 0.2710", *closing]
+
+
+def test_a_runs_closing_statistics_and_their_dict_end_it(tmp_path: Path):
+    lines = _keras_benchmark([
+        "I0826 21:46:21.947059 140540494919424 classifier_trainer.py:447] Run stats:",
+        "{'accuracy_top_1': 0.2499593049287796, 'eval_loss': 7.271062850952148, 'loss': "
+        "5.378208637237549, 'training_accuracy_top_1': 0.7002176642417908, "
+        "'avg_exp_per_second': 6419.2172131706075}"])
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_without_its_closing_statistics_the_benchmark_is_still_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _keras_benchmark([]))["terminal_state"] == "RUNNING"
+
+
+def test_a_nested_reports_timers_hold_only_the_lines_indented_under_them():
+    lines = []
+    for i in range(1, 4):
+        lines += ["Result for DQN_shogi_0:", f"  episode_reward_mean: {0.1 * i}",
+                  "  info:", "    learner:", "      default_policy:",
+                  f"        max_q: {10.0 ** i}", f"        mean_q: {2.0 ** i}",
+                  "  timers:", "    learn_throughput: 1032.5", "    learn_time_ms: 31.0",
+                  f"  training_iteration: {i}", ""]
+    read = _records(lines)
+    assert any("max_q" in r.metrics for r in read)
+    assert not any("learn_time_ms" in r.metrics for r in read)
