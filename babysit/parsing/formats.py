@@ -525,7 +525,14 @@ def _held_out_part(text: str) -> tuple[int, str] | None:
     return None
 
 
+# Fields apart by a slash: a number, then the next field's name and its colon
+# (GRU4Rec's `Epoch: 1/Loss:0.942/TrainingTime:89.213(min)`): no fraction is followed so.
+_SLASH_FIELDS = lazy_re.compile(r"(\d)/(?=[A-Za-z_][\w ]{0,30}:)")
+
+
 def key_values(text: str) -> dict[str, float]:
+    if "/" in text and (slashed := _SLASH_FIELDS.sub(r"\1 | ", text)) != text:
+        text = slashed
     if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
         return paired
     values: dict[str, float] = {}

@@ -34,6 +34,7 @@ _NO_DATA_POINTS = 5
 _MID_RUN_ZERO_POINTS = 2  # rates of exactly 0 on every point of an excerpt from mid-run
 _RETURN_POINTS = 100  # an RL run's logged episodes before a flat return speaks
 _RETURN_POINTS_FROM_START = 20  # ... where they span the run from its start
+_RETURN_POINTS_WHOLE_RUN = 10  # ... from its start to the end of its plan
 _SPARSE_SPAN = 100  # (to a hundred times its first step)
 # A return whose latest step is this many times its first was seen from the run's start.
 _FROM_START_SHARE = 10
@@ -54,6 +55,7 @@ _HELD = 3  # levels in a row a best must hold: the lowest single level is noise'
 # 1.856) before they fall.
 _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
+_SHORT_EPOCHS = 4  # epochs a short log's few points span: many steps each
 
 
 
@@ -84,6 +86,7 @@ class NotLearningRule:
         self._count = 0
         self._start_known: bool | None = None
         self._same = 0  # consecutive steps with the very same loss
+        self._same_printed = 0  # ... as printed, whatever its digits
         self._last: float | None = None
         self._lr_points = 0
         self._lr_zero = 0  # points at exactly 0 since the warm-up allowance
@@ -111,6 +114,7 @@ class NotLearningRule:
         self._loss_key: str | None = None  # a loss under a name of its own, when no known one
         self._short: list[float] = []  # a short log's losses, all of them
         self._first_step: int | None = None
+        self._first_epoch: float | None = None  # the first record's epoch
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
         self._nonfinite = 0  # non-finite losses before any finite one
@@ -175,8 +179,11 @@ class NotLearningRule:
             self._zero_losses += 1
             return out + self._zero_loss()
         if self._start_known is None:
-            self._start_known = point.step is not None \
-                and point.step <= self.rules.divergence_start_steps
+            # (or its first epoch, in a log that counts epochs and no step: GRU4Rec's
+            # `Epoch: 1/Loss:0.942/…` to `Epoch:10/Loss:0.942/…`)
+            self._start_known = (point.step is not None
+                                 and point.step <= self.rules.divergence_start_steps) \
+                or (point.step is None and point.epoch is not None and point.epoch <= 1)
         out.extend(self._identical(value, every_point=self._since_first()))
         out.extend(self._replayed(point, value))
         out.extend(self._last_digit(value))
@@ -188,10 +195,16 @@ class NotLearningRule:
         out.extend(self._flat(value, judge=not early and not self._explores))
         if self._first_step is None:
             self._first_step = point.step
+        if self._first_epoch is None:
+            self._first_epoch = point.epoch
         if self._count < self.rules.not_learning_points and self._start_known:
             # A handful of optimizer steps says nothing: the few points must span many.
-            spanned = point.step is not None and self._first_step is not None and \
-                point.step - self._first_step >= self.rules.not_learning_short_steps
+            # (or many epochs, in a log that counts no step: each is a pass over the data)
+            spanned = (point.step is not None and self._first_step is not None
+                       and point.step - self._first_step >= self.rules.not_learning_short_steps) \
+                or (point.step is None and point.epoch is not None
+                    and self._first_epoch is not None
+                    and point.epoch - self._first_epoch >= _SHORT_EPOCHS)
             out.extend(self._short_log(value, judge=not early and spanned
                                        and not self._explores,
                                        few_steps=not early and not spanned))
@@ -524,8 +537,10 @@ class NotLearningRule:
             if len(recent) >= width:
                 level = statistics.median(itertools.islice(recent, len(recent) - width, None))
                 self._return_best[width] = max(self._return_best.get(width, level), level)
-        if self._return_points < self._return_points_needed(point.step) \
-                or self._return_points % 10 or _RETURN_WIDTHS[0] not in self._return_best:
+        needed = self._return_points_needed(point.step, point.target_steps)
+        # (judged every ten points; at the plan's end whatever the count)
+        if self._return_points < needed or _RETURN_WIDTHS[0] not in self._return_best \
+                or (self._return_points % 10 and needed != _RETURN_POINTS_WHOLE_RUN):
             return []
         # Flat only when flat at each width of level the run allows (up to 20 points):
         # five points catch a rise early in the run, which a wide first level would
@@ -627,12 +642,18 @@ class NotLearningRule:
                       f"policy that no longer changes)", key="replayed",
                       severity=Severity.BLOCKER)]
 
-    def _return_points_needed(self, step: int | None) -> int:
+    def _return_points_needed(self, step: int | None, target: int | None = None) -> int:
         """Points before a flat return speaks: fewer where they reach from the run's start
         to a hundred times as far (a long run logged sparsely, or cut into windows: its
         whole course is there to see; the first sixty episodes of a run logged at each are
-        not)."""
+        not), and fewer still where they reach from its start (a tenth of the way or
+        less) to the end of its plan: the whole run is there, however sparsely it printed
+        (ML-Agents' summary every 50,000 of 500,000 steps, `Mean Reward: -198.986` then
+        -192.98 … -191.63 to the last)."""
         first = self._return_first_step
+        if first is not None and step is not None and target and step >= target \
+                and first * _FROM_START_SHARE <= step:
+            return _RETURN_POINTS_WHOLE_RUN
         if first is not None and step is not None and first * _SPARSE_SPAN <= step:
             return _RETURN_POINTS_FROM_START
         return _RETURN_POINTS
@@ -678,7 +699,20 @@ class NotLearningRule:
                           f"not learning: the loss is exactly {value!r} on {self._same + 1} "
                           f"logged steps in a row (no batch changes it: the weights or the "
                           f"data are not changing)", key="identical", severity=Severity.BLOCKER)]
-        if self._same == 0 and "identical" in self._raised:
+        # Printed with three digits, the same from the run's first epoch to its tenth
+        # (GRU4Rec's TOP1 loss, `0.942` on each of ten epochs of 70-90 minutes): a loss
+        # that short converges only after it fell, and this one never moved.
+        self._same_printed = self._same_printed + 1 \
+            if last is not None and value == last and significant_digits(value) >= 3 else 0
+        if self._start_known and self._same_printed + 1 >= need \
+                and self._same_printed + 1 >= self._losses \
+                and "identical" not in self._raised:
+            self._raised.add("identical")
+            return [Raise(AnomalyType.NOT_LEARNING,
+                          f"not learning: the loss reads {value!r} on each of its "
+                          f"{self._same_printed + 1} logged points from the run's start (as "
+                          f"printed, it never moved)", key="identical")]
+        if self._same == 0 and self._same_printed == 0 and "identical" in self._raised:
             self._raised.discard("identical")
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss changed to {value:.6g}",
                             key="identical")]

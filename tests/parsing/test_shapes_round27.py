@@ -224,3 +224,53 @@ def test_a_nested_reports_timers_hold_only_the_lines_indented_under_them():
     read = _records(lines)
     assert any("max_q" in r.metrics for r in read)
     assert not any("learn_time_ms" in r.metrics for r in read)
+
+
+# -- A sparse RL run whose return never rose, seen from its start to its plan's end -------
+
+def _mlagents(rewards: list[float]) -> list[str]:
+    return ["[INFO] Hyperparameters for behavior name BoxPacker:", "        trainer_type:   ppo",
+            "        max_steps:      500000", "        summary_freq:   50000",
+            *[f"[INFO] BoxPacker. Step: {50000 * (i + 1)}. Time Elapsed: {1100.0 * (i + 1):.3f}"
+              f" s. Mean Reward: {r:.3f}. Std of Reward: 4.1. Training."
+              for i, r in enumerate(rewards)],
+            "[INFO] Exported results/ppo/BoxPacker/BoxPacker-500014.onnx"]
+
+
+def test_a_whole_sparse_run_whose_return_never_rose_is_not_go(tmp_path: Path):
+    flat = [-198.99, -192.98, -192.83, -192.61, -192.5, -192.4, -192.2, -192.07, -191.84,
+            -191.63]
+    artifact = verdict_of(tmp_path, _mlagents(flat))
+    assert artifact["decision"] == "NO-GO"
+    assert "not-learning" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_whole_sparse_run_whose_return_rose_is_go(tmp_path: Path):
+    rising = [-198.99, -180.2, -161.5, -140.3, -120.9, -101.2, -80.4, -62.0, -45.3, -30.1]
+    artifact = verdict_of(tmp_path, _mlagents(rising))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+# -- Fields apart by slashes; a loss that never moved as printed --------------------------
+
+def test_fields_apart_by_slashes_are_read():
+    read = _records([f"Epoch:{e:2d}/Loss:{1.2 - e / 100:.3f}/TrainingTime:89.213(min)"
+                     for e in range(1, 4)])
+    assert [(r.epoch, r.metrics["loss"]) for r in read] == [(1, 1.19), (2, 1.18), (3, 1.17)]
+
+
+def test_a_fraction_is_no_field_separator():
+    read = _records(["step 10/100 loss: 2.5", "step 20/100 loss: 2.4"])
+    assert [r.step for r in read] == [10, 20]
+
+
+def test_a_loss_printed_the_same_from_its_first_epoch_to_its_tenth(tmp_path: Path):
+    lines = [f"Epoch:{e:2d}/Loss:0.942/TrainingTime:{70 + e:.3f}(min)" for e in range(1, 11)]
+    found = verdict_of(tmp_path, lines)["anomalies_detected"]
+    assert [a["type"] for a in found] == ["not-learning"]
+
+
+def test_a_loss_that_falls_in_its_last_digit_over_ten_epochs_is_no_finding(tmp_path: Path):
+    lines = [f"Epoch:{e:2d}/Loss:{0.95 - e / 100:.3f}/TrainingTime:70.0(min)" for e in range(1, 11)]
+    found = verdict_of(tmp_path, lines)["anomalies_detected"]
+    assert "not-learning" not in {a["type"] for a in found}
