@@ -753,6 +753,8 @@ class NotLearningRule:
         rules = self.rules
         if self._learned:
             return []  # a run that has learned has learned; later trouble is another rule's
+        if abs(value) > rules.loss_blowup:
+            return []  # numbers blown up (1e31) are the divergence rule's, flat or not
         self._count += 1
         self._recent.append(value)
         self._noise.append(value)
