@@ -27,6 +27,7 @@ _MIN_JUMP = 0.5  # above the largest point before it by this share of it at leas
 _LEVEL_SPAN = 2.0  # the points before within this factor of each other
 _NOISE_K = 6.0  # and, from four points on, by this many robust sigmas of their noise
 FROM_START_JUMP = 100.0  # times the largest point before it: a jump from a run's start too
+_WIDE_LEVEL_SPAN = 5.0  # ... off points within this factor of each other
 
 
 def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> str | None:
@@ -37,8 +38,11 @@ def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> st
     largest, smallest = max(before), min(before)
     if smallest <= 0:
         return None
-    if largest > _LEVEL_SPAN * smallest and value <= FROM_START_JUMP * largest:
-        return None  # (a jump of a hundred times needs no level: no loss wanders so)
+    if largest > _LEVEL_SPAN * smallest and (value <= FROM_START_JUMP * largest
+                                             or largest > _WIDE_LEVEL_SPAN * smallest):
+        # (a jump of a hundred times needs a looser level: a first epoch's points may
+        # wander twofold; a loss climbing by orders of magnitude is diverging already)
+        return None
     rise = value - largest
     if rise <= _MIN_JUMP * largest or rise <= _NOISE_K * trends.noise_scale(before):
         return None
