@@ -49,6 +49,7 @@ from babysit.parsing.events import EARLY_STOP, NAN_GUARD_STOP, SUMMARY
 from babysit.parsing.failures import CUT_OFF
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT
 from babysit.parsing.loop_over import LOOP_LEFT, LOOP_OVER, SHELL_BACK
+from babysit.parsing.mlperf import RUN_STOP
 from babysit.parsing.runner_exits import runner_exit
 from babysit.parsing.scheduler_cancels import restates_cancel
 from babysit.parsing.signal_reports import ABSEIL_STOP
@@ -66,10 +67,12 @@ _NEAR_END = 0.98
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
-_DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
+# (MLPerf's `run_stop` with `status: success`: the run reached its quality target, which
+# is a time-to-train run's plan, however few of its budgeted steps it took)
+_DELIBERATE = (EARLY_STOP, FINAL_SAVE, FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED, RUN_STOP)
 # Of those, the ones that say the run's own plan was done (its outer counter at its total,
 # or its own word that it reached it).
-_AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED)
+_AT_PLAN = (FINAL_EPOCH, LAST_EPOCH, PLAN_REACHED, RUN_STOP)
 # Evidence that the run is over with nothing said of how: ENDED once the log stops, never
 # SUCCEEDED, and the weakest of all (it never hides a completion read before it).
 _UNCONFIRMED = (LAST_PRINT, LOOP_OVER, LOOP_LEFT, NEXT_COMMAND, NAN_GUARD_STOP, SHELL_BACK)

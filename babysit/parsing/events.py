@@ -77,6 +77,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^(?:[\w.]+\.)?_?(?:Array)?MemoryError\b|std::bad_alloc|"
          r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|"
          r"HIP out of memory|MPS backend out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
+         # ROCm's runtime and HIP (`Aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES:
+         # The runtime failed to allocate …`, Julia's AMDGPU.jl on LUMI)
+         r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|hipErrorOutOfMemory|"
          r"cudaErrorMemoryAllocation|java\.lang\.OutOfMemoryError|"
          # NCCL's own check (src/include/checks.h `CUDACHECK`: `Cuda failure %d '%s'`),
          # under the `unhandled cuda error` a collective raises
@@ -207,8 +210,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"seconds|[Ww]atchdog caught collective operation timeout"),
     # srun's word that a task failed (launch_slurm.c `_task_finish`: `srun: error: gpu-12:
     # task 5: Exited with exit code 1`): the failure the step is then cancelled for.
-    _sig(EventKind.EXCEPTION, r"^srun: error: \S+: (tasks? [\d,-]+: Exited with exit code "
-         r"[1-9]\d*)", 1),
+    # (or ended by the signal its name says: `task 0: Aborted`, a segfault, a bus error)
+    _sig(EventKind.EXCEPTION, r"^srun: error: \S+: (tasks? [\d,-]+: (?:Exited with exit code "
+         r"[1-9]\d*|Aborted|Segmentation fault|Bus error|Floating point exception))", 1),
     # A run console's own exit line under the script's output (PyCharm's `Process finished
     # with exit code -1`): a stop asked for, or the process dying (parsing/runner_exits.py).
     _sig(EventKind.STOPPED_BY_SIGNAL, RUNNER_STOPPED, 1),
@@ -528,6 +532,7 @@ _TRIGGERS = (
     "arly Stop",
     "arly-stop",
     "EARLY", "Exited with exit code", "remainder of ranks", "atchdog caught",
+    "HSA_STATUS_ERROR_OUT_OF", "hipErrorOutOfMemory", "srun: error:",
     "mprove", "atience", "onverged",
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",

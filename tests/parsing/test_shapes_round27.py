@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from babysit.parsing.events import find_events
 from babysit.parsing.nonfinite_words import said_non_finite
 from babysit.parsing.parser import LogParser
 from babysit.parsing.said_failures import said_failure
@@ -274,3 +275,49 @@ def test_a_loss_that_falls_in_its_last_digit_over_ten_epochs_is_no_finding(tmp_p
     lines = [f"Epoch:{e:2d}/Loss:{0.95 - e / 100:.3f}/TrainingTime:70.0(min)" for e in range(1, 11)]
     found = verdict_of(tmp_path, lines)["anomalies_detected"]
     assert "not-learning" not in {a["type"] for a in found}
+
+
+# -- MLPerf's run_stop with status success: the quality target reached is the plan --------
+
+_NEMO = (Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "public" / "sealed-60"
+         / "nemo_llama2_70b_lora_slurm_srun_sysjson_error_then_target_reached_success.log")
+
+
+def test_a_time_to_train_run_that_reached_its_target_before_its_step_budget_succeeded(
+        tmp_path: Path):
+    # (the run's MLPerf events and its configuration's `max_steps: 1024`, nothing else)
+    lines = [line for line in _NEMO.read_text().splitlines()
+             if ":::MLLOG" in line or "max_steps: 1024" in line]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_time_to_train_run_that_stopped_without_success_did_not(tmp_path: Path):
+    lines = [line for line in _NEMO.read_text().splitlines()
+             if (":::MLLOG" in line or "max_steps: 1024" in line) and '"run_stop"' not in line]
+    assert verdict_of(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
+
+
+# -- ROCm's out of memory; a Slurm task ended by a signal ---------------------------------
+
+def test_rocms_runtime_out_of_resources_is_an_oom_and_the_aborted_task_a_failure(
+        tmp_path: Path):
+    lines = [*[f"(nn, lossval) = ({n}, {1.6 - n / 1000:.7f}f0)" for n in range(1, 11)],
+             ":0:rocdevice.cpp            :2724: 377148849098 us: [pid:97988 tid:0x14d31dbff700]"
+             " Callback: Queue 0x14d31aa00000 Aborting with error : "
+             "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+             "resources. This error may also occur when the core runtime library needs to "
+             "spawn threads or create internal OS-specific events.", "",
+             "[97988] signal 6 (-6): Aborted",
+             "srun: error: nid005043: task 0: Aborted",
+             "srun: Terminating StepId=13646320.0"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    assert "oom" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_slurm_task_aborted_is_a_failure():
+    kinds = {e.kind.value for e in find_events("srun: error: nid005043: task 0: Aborted")}
+    assert kinds == {"exception"}
+    assert not find_events("srun: error: Unable to create step for job 123: Job/step already "
+                           "completing or completed")
