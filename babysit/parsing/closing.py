@@ -46,6 +46,8 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     # (in any case: `=== ALL DONE ===`, `All Done!`)
     r"^\W*(?i:done|finish(?:ed)?|complete[d]?|all\s+done)\W*$|"
+    # (`All Finished - time = 5629.8`: a MATLAB script's last line, its time after it)
+    r"^\W*(?i:all\s+(?:done|finished|complete[d]?))\s*(?:[-,:]\s*(?i:time|elapsed)\b.*)?$|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;

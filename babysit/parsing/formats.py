@@ -530,9 +530,18 @@ def _held_out_part(text: str) -> tuple[int, str] | None:
 _SLASH_FIELDS = lazy_re.compile(r"(\d)/(?=[A-Za-z_][\w ]{0,30}:)")
 
 
+# A field's value then its limit, after a comma (MATLAB's Neural Network Toolbox:
+# `Epoch 25/10000, Time 14.685, Performance 0.035786/1e-12, Gradient 0.74431/1e-06,
+# Validation Checks 0/500`): the figure is the value, its goal or maximum no part of it.
+_VALUE_OF_LIMIT = lazy_re.compile(r"(,\s*[A-Za-z][A-Za-z ]{0,30}\s[-+]?\d[\d.]*(?:[eE][-+]?\d+)?)"
+                                  r"/[-+]?\d[\d.]*(?:[eE][-+]?\d+)?(?=,|\s*$)")
+
+
 def key_values(text: str) -> dict[str, float]:
     if "/" in text and (slashed := _SLASH_FIELDS.sub(r"\1 | ", text)) != text:
         text = slashed
+    if ", " in text and "/" in text and (limited := _VALUE_OF_LIMIT.sub(r"\1", text)) != text:
+        text = limited
     if ", " in text and ":" in text and (paired := names_then_values(text)) is not None:
         return paired
     values: dict[str, float] = {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from babysit.parsing.closing import closes
 from babysit.parsing.events import find_events
 from babysit.parsing.nonfinite_words import said_non_finite
 from babysit.parsing.parser import LogParser
@@ -321,3 +322,17 @@ def test_a_slurm_task_aborted_is_a_failure():
     assert kinds == {"exception"}
     assert not find_events("srun: error: Unable to create step for job 123: Job/step already "
                            "completing or completed")
+
+
+# -- A value and its limit; a script's last `All Finished` ---------------------------------
+
+def test_a_fields_limit_after_its_value_is_no_part_of_it():
+    read = _records([f"Epoch {e}/10000, Time {e * 0.58:.3f}, Performance {2.2 / (e + 1):.6f}/1e-12,"
+                     f" Gradient {75.4 / (e + 1):.4f}/1e-06, Validation Checks 0/500"
+                     for e in (0, 25, 50)])
+    assert [round(r.metrics["performance"], 6) for r in read] == [2.2, 0.084615, 0.043137]
+
+
+def test_all_finished_with_its_time_closes_a_run():
+    assert closes("All Finished - time = 5629.805960 ")
+    assert not closes("all done, now testing model")
