@@ -67,6 +67,8 @@ _DATA_DESC = lazy_re.compile(
     r"(?:frame_index|chunk|t)\s*:?\s*$|Writing (?:video|audio|frames)|Rendering\b)",
     re.IGNORECASE)
 _PAIR = lazy_re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
+_NAMED_FIELD = lazy_re.compile(r"\s*(?P<key>[A-Za-z_][\w./\-]*(?: [A-Za-z_][\w./\-]*){1,3})\s*="
+                               r"\s*(?P<value>[^\s,]+)\s*\]?\s*")
 
 
 @lru_cache(maxsize=1024)  # a run's bars show a few hundred distinct rates at most
@@ -104,10 +106,15 @@ def _whole_fields(parts: list[str]) -> list[str]:
 
 def _postfix_metrics(text: str) -> dict[str, float]:
     metrics: dict[str, float] = {}
-    for pair in _PAIR.finditer(text):
-        value = to_number(pair.group("value"))
-        if value is not None:
-            metrics[normalise_key(pair.group("key"))] = value
+    for part in text.split(","):
+        # A postfix's name may hold spaces (3D Gaussian splatting's `Loss=0.0446380, Depth
+        # Loss=0.0000000`): a field alone between commas is named whole, else the words
+        # next to each `=` are.
+        named = _NAMED_FIELD.fullmatch(part)
+        for pair in (named,) if named is not None else _PAIR.finditer(part):
+            value = to_number(pair.group("value"))
+            if value is not None:
+                metrics[normalise_key(pair.group("key"))] = value
     metrics.pop("v_num", None)  # Lightning's logger version, not a metric
     return metrics
 

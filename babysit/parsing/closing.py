@@ -46,6 +46,14 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     # (in any case: `=== ALL DONE ===`, `All Done!`)
     r"^\W*(?i:done|finish(?:ed)?|complete[d]?|all\s+done)\W*$|"
+    # the word opening a sentence of the run's summary (a char-level GPT's last line,
+    # `done. best val 1.0157 (1.4654 bpc)`), or after the work's own name with where its
+    # result went (`dpo done -> checkpoints\tiny-18m-dpo\last.pt`)
+    r"^\W*(?i:done|finished|complete[d]?)[.!]\s+(?i:best|final|total|results?|saved?|"
+    r"model|test|val|eval|time|took|elapsed)\b|"
+    r"^\W*(?!(?i:sav|load|download|prepar|preprocess|read|writ|build|init|compil|copy|"
+    r"extract|fetch|epoch|batch|step|iter|fold|round|warm))[A-Za-z][\w-]*"
+    r"\s+(?i:done|finished|complete[d]?)\s*(?:->|→|=>)\s*\S+|"
     # (`All Finished - time = 5629.8`: a MATLAB script's last line, its time after it)
     r"^\W*(?i:all\s+(?:done|finished|complete[d]?))\s*(?:[-,:]\s*(?i:time|elapsed)\b.*)?$|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`

@@ -537,7 +537,14 @@ _VALUE_OF_LIMIT = lazy_re.compile(r"(,\s*[A-Za-z][A-Za-z ]{0,30}\s[-+]?\d[\d.]*(
                                   r"/[-+]?\d[\d.]*(?:[eE][-+]?\d+)?(?=,|\s*$)")
 
 
+# A count over its total with the share they make (NCRF++'s `acc: 847790.0/927206.0=0.9143`):
+# the figure is the share.
+_COUNT_SHARE = lazy_re.compile(r"(?<![\w.])\d+(?:\.\d+)?/\d+(?:\.\d+)?=(?=[-+]?\.?\d)")
+
+
 def key_values(text: str) -> dict[str, float]:
+    if "=" in text and "/" in text and (shared := _COUNT_SHARE.sub("", text)) != text:
+        text = shared
     if "/" in text and (slashed := _SLASH_FIELDS.sub(r"\1 | ", text)) != text:
         text = slashed
     if ", " in text and "/" in text and (limited := _VALUE_OF_LIMIT.sub(r"\1", text)) != text:

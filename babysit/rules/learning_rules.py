@@ -56,6 +56,7 @@ _HELD = 3  # levels in a row a best must hold: the lowest single level is noise'
 _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
 _SHORT_EPOCHS = 4  # epochs a short log's few points span: many steps each
+_ZERO_LOSS_POINTS = 3  # losses of exactly 0 from the first that say none is computed
 
 
 
@@ -181,8 +182,12 @@ class NotLearningRule:
         if self._start_known is None:
             # (or its first epoch, in a log that counts epochs and no step: GRU4Rec's
             # `Epoch: 1/Loss:0.942/…` to `Epoch:10/Loss:0.942/…`)
+            # Not a record that says it is deep into the run whatever its step (an
+            # excerpt from epoch 42 of a log that prints no step: its records counted
+            # from 1).
             self._start_known = (point.step is not None
-                                 and point.step <= self.rules.divergence_start_steps) \
+                                 and point.step <= self.rules.divergence_start_steps
+                                 and (point.epoch is None or point.epoch <= 1)) \
                 or (point.step is None and point.epoch is not None and point.epoch <= 1)
         out.extend(self._identical(value, every_point=self._since_first()))
         out.extend(self._replayed(point, value))
@@ -325,7 +330,10 @@ class NotLearningRule:
     def _zero_loss(self) -> list[Signal]:
         """A loss of exactly 0 on every point since the log began: no loss is computed
         (or the printed one is not the objective, which other metrics then show)."""
-        if self._zero_losses < self.rules.not_learning_zero_points or self._signs_moved:
+        # (three points are enough for a loss: a preference loss printed `loss=0.000` at
+        # each of a DPO run's three prints is a margin saturated from the first batch)
+        if self._zero_losses < min(self.rules.not_learning_zero_points, _ZERO_LOSS_POINTS) \
+                or self._signs_moved:
             return []
         return self._raise_once("zero loss", Severity.HIGH,
                                 f"not learning: the loss is exactly 0 on every one of the "

@@ -336,3 +336,45 @@ def test_a_fields_limit_after_its_value_is_no_part_of_it():
 def test_all_finished_with_its_time_closes_a_run():
     assert closes("All Finished - time = 5629.805960 ")
     assert not closes("all done, now testing model")
+
+
+# -- A count over its total with its share; closing sentences -----------------------------
+
+def test_a_count_over_its_total_with_its_share_is_the_share():
+    read = _records([f"     Instance: {500 * i}; Time: 7.13s; loss: {4596.2 - i:.4f}; acc: "
+                     f"{10573 * i}.0/{11800 * i}.0=0.8960" for i in range(1, 4)])
+    assert [r.metrics["acc"] for r in read] == [0.896, 0.896, 0.896]
+
+
+def test_done_opening_a_summary_sentence_closes_a_run():
+    assert closes("done. best val 1.0157 (1.4654 bpc)")
+    assert closes("dpo done -> checkpoints\\tiny-18m-dpo\\last.pt")
+    for line in ("Done. Saving model", "download done -> /tmp/x", "epoch done -> next"):
+        assert not closes(line), line
+
+
+def test_an_excerpt_deep_into_its_epochs_has_no_start_to_be_flat_from(tmp_path: Path):
+    lines = []
+    for epoch in range(42, 46):
+        lines.append(f"Epoch: {epoch}/100")
+        lines += [f"     Instance: {500 * i}; Time: 7.1s; loss: {3500 + 90 * (i % 3):.4f}; acc: "
+                  f"{9 * i}.0/{10 * i}.0=0.9000" for i in range(1, 8)]
+        lines.append(f"Epoch: {epoch} training finished. Time: 531.7s, speed: 74.49st/s,  "
+                     f"total loss: 285492.5")
+    found = verdict_of(tmp_path, lines)["anomalies_detected"]
+    assert "not-learning" not in {a["type"] for a in found}
+
+
+def test_a_preference_loss_at_zero_on_every_point_of_a_finished_run_is_not_go(tmp_path: Path):
+    lines = ["prefs=120 beta=0.1", "[dpo] step=10 loss=0.000 adv=+126.273",
+             "[dpo] step=20 loss=0.000 adv=+149.611", "[dpo] step=30 loss=0.000 adv=+150.112",
+             "dpo done -> checkpoints/tiny-18m-dpo/last.pt"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "NO-GO")
+
+
+def test_a_bars_postfix_name_may_hold_spaces():
+    read = _records(["Training progress:  14%|#####     | 7000/50000 [01:43<16:04, 44.60it/s, "
+                     "Loss=0.0446380, Depth Loss=0.0000000]"])
+    assert read[-1].metrics["loss"] == 0.044638
+    assert read[-1].metrics["depth_loss"] == 0.0
