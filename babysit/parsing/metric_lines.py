@@ -274,14 +274,14 @@ class MetricLineReader:
         """A profiler's block of timings: its label, and every line indented under it or,
         after a label with a logger's head, every line up to the next one with a head
         (the block's own lines have none, indented or not). Whether the line was one."""
+        indent = len(text) - len(text.lstrip())
         if text.endswith(":") and _TIMINGS_LABEL.search(message(text)) is not None:
             self._timings = True
             # (a label indented in a nested report, RLlib's `  timers:` in its result
             # block: its block is the lines indented under it, and no further)
-            self._timings_indent = len(text) - len(text.lstrip())
+            self._timings_indent = indent
             self._timings_headed = message(text) != text
             return True
-        indent = len(text) - len(text.lstrip())
         if self._timings and text.strip() and (
                 indent > self._timings_indent
                 or (self._timings_headed and message(text) == text

@@ -26,8 +26,15 @@ from babysit.rules import trends
 _MIN_JUMP = 0.5  # above the largest point before it by this share of it at least
 _LEVEL_SPAN = 2.0  # the points before within this factor of each other
 _NOISE_K = 6.0  # and, from four points on, by this many robust sigmas of their noise
-FROM_START_JUMP = 100.0  # times the largest point before it: a jump from a run's start too
+_FROM_START_JUMP = 100.0  # times the largest point before it: a jump from a run's start too
 _WIDE_LEVEL_SPAN = 5.0  # ... off points within this factor of each other
+
+
+def jumps_from_start(before: Sequence[float], value: float) -> bool:
+    """Whether `value` is a jump no run's first prints make: `_FROM_START_JUMP` times the
+    largest of the (positive) points before it."""
+    largest = max(before, default=0.0)
+    return largest > 0 and value > _FROM_START_JUMP * largest
 
 
 def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> str | None:
@@ -38,7 +45,7 @@ def few_point_jump(before: Sequence[float], value: float, fewer_than: int) -> st
     largest, smallest = max(before), min(before)
     if smallest <= 0:
         return None
-    if largest > _LEVEL_SPAN * smallest and (value <= FROM_START_JUMP * largest
+    if largest > _LEVEL_SPAN * smallest and (not jumps_from_start(before, value)
                                              or largest > _WIDE_LEVEL_SPAN * smallest):
         # (a jump of a hundred times needs a looser level: a first epoch's points may
         # wander twofold; a loss climbing by orders of magnitude is diverging already)

@@ -181,10 +181,9 @@ class NotLearningRule:
             return out + self._zero_loss()
         if self._start_known is None:
             # (or its first epoch, in a log that counts epochs and no step: GRU4Rec's
-            # `Epoch: 1/Loss:0.942/…` to `Epoch:10/Loss:0.942/…`)
-            # Not a record that says it is deep into the run whatever its step (an
-            # excerpt from epoch 42 of a log that prints no step: its records counted
-            # from 1).
+            # `Epoch: 1/Loss:0.942/…`; never a record that says it is deep into its
+            # epochs, whatever its step: an excerpt from epoch 42 whose records are
+            # counted from 1)
             self._start_known = (point.step is not None
                                  and point.step <= self.rules.divergence_start_steps
                                  and (point.epoch is None or point.epoch <= 1)) \

@@ -22,7 +22,7 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import metric_rules as mr
 from babysit.rules import no_progress, trends
-from babysit.rules.early_jump import FROM_START_JUMP, few_point_jump
+from babysit.rules.early_jump import few_point_jump, jumps_from_start
 from babysit.rules.epoch_means import EpochMeans
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
@@ -296,8 +296,7 @@ class LossRule:
         first_step = -1 if self._first_step is None else self._first_step
         if spike is None and not self._spiking and (
                 first_step > self.rules.divergence_start_steps
-                or (self._window and max(self._window) > 0
-                    and value > FROM_START_JUMP * max(self._window))):
+                or jumps_from_start(self._window, value)):
             early = few_point_jump(list(self._window), value, self.rules.spike_min_points)
             if early is not None:
                 spike = (early, max(self._window) * (1 + self.rules.spike_min_rise))
