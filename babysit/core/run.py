@@ -734,6 +734,11 @@ class Run:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, floor,
                                key="score floor at end", severity=Severity.BLOCKER)
         self._never_learned_at_end(judged_high)
+        relapse = self.series.loss_relapsed_at_end() \
+            if not self.ledger.any_open((AnomalyType.DIVERGENCE,)) else None
+        if relapse is not None:
+            self.ledger.raise_(AnomalyType.DIVERGENCE, self.step, relapse,
+                               key="relapsed at end", severity=Severity.BLOCKER)
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"

@@ -504,6 +504,12 @@ class MetricSeries:
         rule = self._rules.find(LossRule)
         return rule.rise_over_best() if isinstance(rule, LossRule) else None
 
+    def loss_relapsed_at_end(self) -> str | None:
+        """Why the run ended with its loss undone after resolved divergences
+        (`LossRule.relapsed_at_end`), or None."""
+        rule = self._rules.find(LossRule)
+        return rule.relapsed_at_end() if isinstance(rule, LossRule) else None
+
     def exploration_still_random(self) -> str | None:
         """Why the run's agent still acts mostly at random (rules/exploration), or None."""
         rule = self._rules.find(ExplorationRule)

@@ -166,6 +166,12 @@ def says_finished(text: str) -> bool:
     return False
 
 
+def names_a_part(before: str) -> bool:
+    """Whether the words before a sentence of ending name a part of the run (`Epoch: 42
+    training finished.` in NCRF++'s log of 100 epochs): that part ended, not the run."""
+    return _PART_BEFORE.search(before) is not None
+
+
 def says_plan_reached(text: str) -> bool:
     """Whether a line says the run stopped at its own planned total (Lightning's
     `` `Trainer.fit` stopped: `max_epochs=6000` reached.``)."""

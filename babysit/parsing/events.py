@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.completion_words import names_a_part
 from babysit.parsing.log_prefix import message
 from babysit.parsing.runner_exits import (
     RETURNED,
@@ -581,8 +582,10 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
             # Signaling Trainer to stop.`: a NaN guard's stop (`nonfinite_words`), not
             # patience spent; the run ends there, unconfirmed
             detail = NAN_GUARD_STOP
-        elif kind is EventKind.COMPLETED and not detail and _part_way(line):
-            # `Epoch 3/10 done`, `Finished training epoch 3/10`: a stage of the run ended.
+        elif kind is EventKind.COMPLETED and not detail \
+                and (_part_way(line) or names_a_part(line[:match.start()])):
+            # `Epoch 3/10 done`, `Finished training epoch 3/10`, `Epoch: 42 training
+            # finished.`: a stage of the run ended.
             kind, detail = EventKind.NEW_STAGE, "a stage finished"
         found.append(LogEvent(kind, line.strip()[:500], detail.rstrip(".,;:'\"")))
         seen.add(sig.kind)

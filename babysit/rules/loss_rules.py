@@ -27,8 +27,9 @@ from babysit.rules.epoch_means import EpochMeans
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.loss_parts import LossParts
 from babysit.rules.phases import PhaseWatch
-from babysit.rules.runaway import running_away
+from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.whole_run import WholeRun
 
 _LEVEL_WIDTH = 5  # points in a level once the run has logged enough of them
 _SHORT_RUN = 10  # fewer logged points than this: a short or sparse run
@@ -141,6 +142,7 @@ class LossRule:
         self.rules = rules
         self._window: deque[float] = deque(maxlen=rules.spike_window)
         self._sorted: list[float] = []  # the same values, kept sorted
+        self._whole = WholeRun()  # the run's values from its first (see `relapsed_at_end`)
         self._lrs: deque[float] = deque(maxlen=5)
         self._spiking = False
         self._recovery = math.inf  # a spiked loss has recovered below this
@@ -194,6 +196,31 @@ class LossRule:
                 or self._eval.shares(self.rules.eval_recovery_tolerance):
             return None
         return self._levels[-1] / self._best - 1
+
+    def relapsed_at_end(self) -> str | None:
+        """Why the run ended undone, though every divergence it had was resolved: the loss
+        came back near its best only on a point or two (a summed loss's short last window
+        of an epoch, NCRF++'s `Instance: 39604` of 104 instances after windows of 500 at
+        7e4) and its level, the median of its last points, ended over `RUNAWAY_TIMES` ×
+        its best and above where the run started. None otherwise."""
+        if self._diverging is not None or self._recovered_peak == -math.inf \
+                or self._count < _SHORT_RUN or not self._levels or self._best is None \
+                or self._best <= 0:
+            return None
+        # Far above the best, and far above the run's usual loss (the median of all its
+        # points): a noisy loss whose best was one lucky stretch (a video model's batches
+        # from three datasets, 0.017-0.21) ends near its usual level.
+        usual = self._whole.median() or self._best
+        level = self._levels[-1]
+        if level <= RUNAWAY_TIMES * max(self._best, usual) \
+                or (self._start is not None and level <= self._start):
+            return None
+        started = "" if self._start is None \
+            else f" and above where it started ({self._start:.4g})"
+        return (f"divergence: the run ended with its loss level (median of its last points) "
+                f"at {level:.4g}, {level / self._best:.3g}× its best level {self._best:.4g}"
+                f"{started}: the falls that resolved its rises did not last, and the training "
+                f"ended undone")
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if not self._policy_gradient and point.metrics:
@@ -339,6 +366,7 @@ class LossRule:
         self._window.append(value)
         self._noise.append(value)
         bisect.insort(self._sorted, value)
+        self._whole.add(value)
         self._count += 1
         out.extend(self._divergence(value))
         return out
