@@ -19,10 +19,13 @@ from babysit.parsing.text import normalise_key, to_number
 # --- Megatron-LM ------------------------------------------------------------------
 
 _MEGATRON = lazy_re.compile(r"iteration\s+(?P<step>\d+)\s*/\s*(?P<target>\d+)\s*\|(?P<rest>.*)")
+_FIELD_NAME = lazy_re.compile(r"^[A-Za-z][A-Za-z ]{0,40}$")  # words only: a field's name
 
 
 def parse_megatron(segment: str) -> Parsed | None:
-    """` iteration      100/  500000 | consumed samples: 51200 | lm loss: 7.2E+00 | ...`"""
+    """` iteration      100/  500000 | consumed samples: 51200 | lm loss: 7.2E+00 | ...`;
+    its early releases put no colon in some fields (`| learning rate 6.300E-06 | lm loss
+    NAN | loss scale 64.0 |`): the field's last word is then its value."""
     if "iteration" not in segment:
         return None
     match = _MEGATRON.search(segment)
@@ -31,7 +34,11 @@ def parse_megatron(segment: str) -> Parsed | None:
     metrics: dict[str, float] = {}
     for field_text in match.group("rest").split("|"):
         key, sep, value = field_text.partition(":")
-        number = to_number(value) if sep else None
+        if not sep:
+            key, _, value = field_text.strip().rpartition(" ")
+            if not _FIELD_NAME.match(key):
+                continue
+        number = to_number(value)
         if number is not None:
             metrics[normalise_key(key)] = number
     metrics.pop("consumed_samples", None)

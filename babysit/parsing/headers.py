@@ -41,6 +41,10 @@ _YOLO_VAL_DEFAULT = {4: ("P", "R", "mAP50", "mAP50-95"),
                      8: ("P", "R", "mAP50", "mAP50-95",
                          "mask_P", "mask_R", "mask_mAP50", "mask_mAP50-95")}
 _YOLO_VAL_ROW = lazy_re.compile(r"^\s*all\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
+# A class's row under the `all` row (the final validation of the best weights prints one
+# per class): its label, which may be a number (`65  30  8  0.878  1  0.995  0.694`, a
+# dataset of kart plates), its images and instances, then the same measures.
+_YOLO_CLASS_ROW = lazy_re.compile(r"^\s*\S+\s+\d+\s+\d+((?:\s+[\d.]+)+)\s*$")
 
 
 class HeaderReader:
@@ -52,11 +56,14 @@ class HeaderReader:
         self._final_epoch = final_epoch
         self._formats = formats
         self._yolo_val: tuple[str, ...] = ()  # the columns of the validation table
+        # The measures an `all` row just gave: the class rows under it give as many.
+        self._class_values: int | None = None
 
     def wants(self, line: Line) -> bool:
         """What every pattern needs (or a validation table is open): most lines end here."""
         text = line.text
-        return bool(self._yolo_val) or "poch" in text or "EPOCH" in text or "Class" in text \
+        return bool(self._yolo_val) or self._class_values is not None or "poch" in text \
+            or "EPOCH" in text or "Class" in text \
             or (bool(self._bars.yolo_columns) and "all " in text) \
             or any(hint in text for hint in ROUND_HINTS)
 
@@ -65,6 +72,12 @@ class HeaderReader:
         or not. A hand-written loop's `Epoch 3` is left for the other readers."""
         text = line.text
         self._bars.rounds.line(text)
+        if self._class_values is not None:
+            row = _YOLO_CLASS_ROW.match(text)
+            if row is not None and len(row.group(1).split()) == self._class_values:
+                line.claimed = True  # one class's measures: no record of the run's
+                return None
+            self._class_values = None
         keras = _KERAS_EPOCH.match(text)
         if keras is None and (text[:1].isdigit() or text[:1] == "["):
             # the same header after a logger's head (`2018-09-04 18:44:21,417:INFO:
@@ -122,6 +135,7 @@ class HeaderReader:
             if not columns:
                 return None
             line.claimed = True
+            self._class_values = len(values)
             metrics = {f"val/{name.lower()}": v
                        for name, v in zip(columns, values, strict=False) if v is not None}
             return Record(step=context.step, metrics=metrics, rank=line.rank, fmt="ultralytics")

@@ -132,9 +132,12 @@ _SAVED_HEAD = lazy_re.compile(
     r"(?:model|weights|checkpoint|ckpt)s?\b",
     re.IGNORECASE)
 # W&B's last words as the script's process exits (`wandb.finish`, called by the script or
-# at exit: `wandb: Synced 8 W&B file(s), 0 media file(s), …`, `wandb: Find logs at: …`):
-# the process is over. A crash prints its traceback before them, a kill leaves none.
-_TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at:)")
+# at exit: `wandb: Synced 8 W&B file(s), 0 media file(s), …`, `wandb: Find logs at: …`,
+# and first of them `wandb: 🚀 View run NAME at: URL` — the footer names the run and puts
+# a colon; the header at start-up says `View run at URL`): the process is over. A crash
+# prints its traceback before them, a kill leaves none.
+_TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at:|"
+                                r"(?:\S+\s+)?View run \S.*? at: )")
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends), or
 # the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
@@ -423,6 +426,12 @@ class LoopOver:
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"{schedule_end}, and {round_count}",
                             LOOP_DONE)
+        if self._exited is not None and self._said != LOOP_DONE:
+            # The process exited short of any count a plan names, with no error of its
+            # own before W&B's footer: the run is over, its outcome the lifecycle's to
+            # weigh (its plan reached or not), as when the shell takes the terminal back.
+            self._said = SHELL_BACK
+            return LogEvent(EventKind.COMPLETED, self._exited, SHELL_BACK)
         why = stood or after
         if self._said is not None or why is None:
             return None

@@ -70,6 +70,10 @@ _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
 # by its label (`0  0.61  0.75  0.67  59`), not a loop's records.
 _PER_CLASS = frozenset({"precision", "recall", "f1_score", "f1", "support", "specificity",
                         "sensitivity", "iou", "dice", "accuracy", "acc"})
+# A table's first column that holds each row's class (a per-class report under `class
+# precision recall f1 support`, whose classes may be numbers: `3  0.91  0.88  0.89  1010`):
+# its rows are the classes, not a loop's records.
+_LABEL_COLUMNS = frozenset({"class", "classes", "category", "categories", "label", "labels"})
 # Lines between two bare rows of one shape that still count as the same table: a loop's
 # rows come close together; the same shape scattered through other text (or through
 # random bytes) is chance.
@@ -293,6 +297,8 @@ class ShapeReader:
         bare numbers, once their shape has come back a few times."""
         key = (sep, len(cells))
         names = self._take_header(key)
+        if names is not None and names[0] in _LABEL_COLUMNS:
+            return None  # one class's row of a per-class table, not a loop's record
         if names is None:
             if not all(cells) or self._per_class_row(key):
                 return None  # an empty cell (`,9`): not a row of numbers

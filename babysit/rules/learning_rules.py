@@ -282,6 +282,11 @@ class NotLearningRule:
     def _loss(self, point: Observation) -> float | None:
         if point.loss is not None:
             return point.loss
+        if self._finite_seen:
+            # The run's loss was read under its own name: a record without it is another
+            # series (an epoch's mean `train_loss` between the per-step `loss` prints),
+            # never a point of the same curve.
+            return None
         if self._loss_key is None:
             names = tuple(point.metrics)
             if names in self._names_without_loss:

@@ -39,6 +39,9 @@ GRADIENT_RECORDS = 2
 SUMMARY_RECORDS = 3
 # Distinct finite losses after a learning rate printed as inf that show it was not applied.
 RATE_RECORDS = 3
+# Distinct finite losses after one non-finite loss under a dynamic loss scale that show the
+# scaler skipped the step (see `_scaled_back`).
+SCALED_RECORDS = 3
 
 
 def _listed(metrics: dict[str, float], names: list[str]) -> str:
@@ -47,6 +50,7 @@ def _listed(metrics: dict[str, float], names: list[str]) -> str:
 
 class NonFiniteRule:
     windowed: ClassVar[bool] = False
+    _bad_objective_counted = False  # (this record's non-finite objective, counted once)
 
     def __init__(self, rules: RuleSettings) -> None:
         self._gradient_run = 0  # records in a row with a non-finite norm and a finite loss
@@ -62,6 +66,10 @@ class NonFiniteRule:
         self._rate_losses: set[float] | None = None
         self._rate_display = False
         self._bad_objective = False  # a non-finite objective was read
+        self._bad_objectives = 0  # records with a non-finite objective
+        # The finite losses read since the one non-finite loss of a run with a dynamic
+        # loss scale beside it (see `_scaled_back`); None when none is open.
+        self._scaled_losses: set[float] | None = None
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         metrics = dict(point.metrics)
@@ -69,7 +77,8 @@ class NonFiniteRule:
         # A finite sum means every value is finite: the usual case, in one C loop.
         if total - total == 0:
             self._summary_run = 0
-            return self._all_finite(metrics) + self._rate_shown(metrics)
+            return self._all_finite(metrics) + self._rate_shown(metrics) \
+                + self._scaled_back(metrics)
         by: dict[Severity, list[str]] = {}
         gradient: list[str] = []
         shown_rate: list[str] = []  # a rate printed as inf again, shown not to be applied
@@ -87,8 +96,11 @@ class NonFiniteRule:
                 self._summary_step = point.step
                 if self._summary_run >= SUMMARY_RECORDS:
                     severity = Severity.BLOCKER
-            if role is Role.OBJECTIVE:
-                self._bad_objective = True
+            if role is Role.OBJECTIVE and not self._bad_objective_counted:
+                self._bad_objective = self._bad_objective_counted = True
+                self._bad_objectives += 1
+                self._scaled_losses = set() if self._bad_objectives == 1 \
+                    and any("loss_scale" in k or "loss scale" in k for k in metrics) else None
             if role is Role.OPTIMIZER and math.isinf(value) and severity is Severity.BLOCKER:
                 if self._rate_display:
                     shown_rate.append(name)
@@ -99,6 +111,7 @@ class NonFiniteRule:
                 gradient.append(name)
             else:
                 by.setdefault(severity, []).append(name)
+        self._bad_objective_counted = False
         if not any(role_of(k, v) is Role.SUMMARY for k, v in metrics.items()
                    if not math.isfinite(v)):
             self._summary_run = 0
@@ -129,6 +142,27 @@ class NonFiniteRule:
                 f"the loss stayed finite after the first, so it is not the rate applied"),
                 SETTING_KEY, Severity.LOW))
         return out + self._rate_shown(metrics)
+
+    def _scaled_back(self, metrics: dict[str, float]) -> list[Signal]:
+        """One non-finite loss in a run whose records print a dynamic loss scale (fp16's:
+        `lm loss NAN | loss scale 4.0`, Megatron averaging an interval that held an
+        overflowed step), then the loss finite and still moving on `SCALED_RECORDS`
+        records: the scaler skipped the overflowed step, as it is built to. Weights made
+        NaN never give a finite loss again, so they were not hurt: resolved. A second
+        non-finite loss stays open (the overflow recurs: the scale is not finding a
+        level the run can train at)."""
+        losses = self._scaled_losses
+        if losses is None or self._bad_objectives != 1:
+            return []
+        losses.update(v for k, v in metrics.items()
+                      if math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE)
+        if len(losses) < SCALED_RECORDS:
+            return []
+        self._scaled_losses = None
+        return [Resolve(_NAN, (
+            f"the loss came back finite and kept changing on {len(losses)} records after "
+            f"the one non-finite loss, under a dynamic loss scale: the scaler skipped the "
+            f"overflowed step, and weights made NaN never give a finite loss again"))]
 
     def _rate_shown(self, metrics: dict[str, float]) -> list[Signal]:
         """A learning rate printed as inf, then the loss finite and still moving on

@@ -8,8 +8,15 @@ from pathlib import Path
 
 from babysit.model import EventKind
 from babysit.parsing.events import find_events
+from babysit.parsing.parser import LogParser
 from babysit.rules.whole_run import WholeRun
 from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]):
+    parser = LogParser()
+    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
 
 # -- An epoch's ending sentence, and an epoch's own batch counter ---------------------------
 
@@ -81,3 +88,106 @@ def test_the_whole_runs_sample_stays_spread_over_the_run():
         sample.add(float(value))
     assert sample.median() is not None and 40_000 < sample.median() < 60_000
     assert WholeRun().median() is None
+
+
+# -- Megatron's early fields without a colon; one NaN under a dynamic loss scale ----------
+
+def _megatron_row(step: int, loss: str, scale: float) -> str:
+    return (f" iteration {step:8d}/    3000 | elapsed time per iteration (ms): 11052.7 | "
+            f"learning rate 9.517E-06 | lm loss {loss} | loss scale {scale} |")
+
+
+def test_megatron_fields_without_a_colon_are_read():
+    records = _records([_megatron_row(400, "6.758929E+00", 64.0)])
+    assert records[0].step == 400
+    assert records[0].metrics["lm_loss"] == 6.758929
+    assert records[0].metrics["loss_scale"] == 64.0
+    assert records[0].metrics["learning_rate"] == 9.517e-06
+
+
+def test_one_nan_under_a_loss_scale_then_a_falling_loss_was_a_skipped_step(tmp_path: Path):
+    losses = ["6.76E+00", "6.29E+00", "5.76E+00", "NAN", "5.19E+00", "4.79E+00", "4.45E+00",
+              "4.33E+00", "3.98E+00"]
+    scales = [64.0, 8.0, 4.0, 4.0, 0.1, 0.1, 0.1, 0.1, 0.2]
+    lines = [_megatron_row(400 + 100 * i, loss, scale)
+             for i, (loss, scale) in enumerate(zip(losses, scales, strict=True))]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "CONDITIONAL"
+    nan = [a for a in artifact["anomalies_detected"] if a["type"] == "nan-inf"]
+    assert nan and all("resolved:" in a["description"] for a in nan)
+
+
+def test_a_second_nan_under_the_loss_scale_stays_open(tmp_path: Path):
+    losses = ["6.76E+00", "6.29E+00", "NAN", "5.19E+00", "4.79E+00", "4.45E+00", "NAN",
+              "4.33E+00", "3.98E+00", "3.90E+00"]
+    lines = [_megatron_row(400 + 100 * i, loss, 4.0) for i, loss in enumerate(losses)]
+    assert verdict_of(tmp_path, lines)["decision"] == "NO-GO"
+
+
+def test_a_nan_without_a_loss_scale_stays_open(tmp_path: Path):
+    lines = [f"step={100 * (i + 1)} loss={v}" for i, v in
+             enumerate(["6.7", "6.2", "nan", "5.1", "4.7", "4.4", "4.3"])]
+    assert verdict_of(tmp_path, lines)["decision"] == "NO-GO"
+
+
+# -- W&B's footer: the process exited ----------------------------------------------------
+
+def _megatron_excerpt() -> list[str]:
+    return ["wandb: 🚀 View run at https://wandb.ai/team/proj/runs/5s8x5mgb",
+            *[_megatron_row(i, f"{12.2 - i * 0.1:.6E}", 4096.0) for i in range(1, 61)]]
+
+
+def test_wandbs_footer_naming_the_run_ends_it_unconfirmed(tmp_path: Path):
+    lines = [*_megatron_excerpt(),
+             "wandb: 🚀 View run pretrain_30b at: https://wandb.ai/team/proj/runs/5s8x5mgb"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "CONDITIONAL")
+
+
+def test_wandbs_header_at_start_up_ends_nothing(tmp_path: Path):
+    assert verdict_of(tmp_path, _megatron_excerpt())["terminal_state"] == "RUNNING"
+
+
+# -- One curve per loss name -------------------------------------------------------------
+
+def test_an_epochs_mean_loss_is_not_a_point_of_the_per_step_curve(tmp_path: Path):
+    # Time-Series-Library: `iters: 100, epoch: 1 | loss: …` then the epoch's `Train Loss`;
+    # a linear model that learned within its first hundred iterations, early-stopped and
+    # run five times. Mixed into one curve, the two wandered as one flat series.
+    rng = random.Random(5)
+    lines: list[str] = []
+    for itr in range(5):
+        lines.append(f"start training : ETTh1_96_96_NLinear_iter{itr}")
+        for epoch in range(1, 11):
+            step_loss = 0.37 - 0.003 * epoch + rng.uniform(-0.02, 0.02)
+            lines += [f"\titers: 100, epoch: {epoch} | loss: {step_loss:.7f}",
+                      f"Epoch: {epoch}, Steps: 132 | Train Loss: "
+                      f"{0.41 if epoch == 1 else 0.356 - epoch * 1e-4:.7f} Vali Loss: 0.69 "
+                      f"Test Loss: 0.39"]
+        lines += [f">>>>>>>testing : ETTh1_96_96_NLinear_iter{itr}", "mse:0.3846, mae:0.3932"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"
+                and "resolved:" not in a["description"]]
+
+
+# -- A detector's per-class validation rows --------------------------------------------------
+
+def test_numbered_classes_under_the_validation_row_are_no_records():
+    lines = ["      Epoch    GPU_mem   box_loss   obj_loss   cls_loss  Instances       Size",
+             "   398/3999      1.85G    0.03761   0.006081    0.00125          2        320: "
+             "100% 8/8 [00:01<00:00,  5.98it/s]",
+             "                 Class     Images  Instances          P          R      mAP50   "
+             "mAP50-95: 100% 1/1 [00:00<00:00,  4.73it/s]",
+             "                   all         30         49      0.942      0.954      0.976  "
+             "     0.61",
+             *[f"                    {c}         30         10      0.967          1      "
+               f"0.995      0.765" for c in (40, 45, 50, 65)]]
+    records = _records(lines)
+    assert all(r.step is None or r.step < 40 for r in records)
+    assert not any("col2" in r.metrics for r in records)
+
+
+def test_rows_under_a_header_whose_first_column_is_the_class_are_no_records():
+    lines = ["label  count  precision  recall", *[f"{c}  {900 + c}  0.9{c}  0.8{c}"
+                                               for c in range(10)]]
+    assert not any(r.step is not None for r in _records(lines))
