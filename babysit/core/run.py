@@ -37,6 +37,7 @@ from babysit.model import (
 from babysit.parsing.events import EARLY_STOP, OBJECTIVE_CHANGED, SUMMARY, exception_line
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.rules.catalog import CATALOG, entry
+from babysit.rules.chance_level import chance_metric
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
@@ -744,14 +745,15 @@ class Run:
             why = "still open when the run ended"
             if kind is AnomalyType.EVAL_DEGRADATION and behind is not None:
                 why = f"{why}; {behind}"
-            if kind is AnomalyType.DIVERGENCE and kept is not None:
+            rise = self.series.loss_rise_over_best() \
+                if kind is AnomalyType.DIVERGENCE else None
+            if kind is AnomalyType.DIVERGENCE and kept is not None and (
+                    rise is None or rise >= self.rules.divergence_small_rise):
                 # The run kept its best weights from before the rise: the final weights
                 # are spoiled, its deliverable is not (a strong risk, not a void run).
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
-            elif kind is AnomalyType.DIVERGENCE and (
-                    rise := self.series.loss_rise_over_best()) is not None \
-                    and rise < self.rules.divergence_small_rise:
+            elif rise is not None and rise < self.rules.divergence_small_rise:
                 # A level a fifth above its best, far below where the run started: the
                 # final weights are somewhat worse than the best ones, not spoiled (a
                 # notice the verdict names, not a reason to hold the result back).
@@ -778,12 +780,16 @@ class Run:
                     or anomaly.severity is Severity.BLOCKER:
                 continue
             metric = floored_metric(anomaly.key)
+            guessed = chance_metric(anomaly.key)
             if anomaly.key in judged_high:
                 why = ("judged high while the run went on, still open when it ended: the "
                        "model it delivers never learned")
             elif finished and metric is not None and is_eval_metric(metric):
                 why = (f"the run finished with {metric} still at its floor: the model it "
                        f"delivers gets nothing right on held-out data")
+            elif finished and guessed is not None:
+                why = (f"the run finished with {guessed} still at a constant guess's share: "
+                       f"the model it delivers predicts one class for every input")
             else:
                 continue
             self.ledger.reassess(AnomalyType.NOT_LEARNING, anomaly.key, Severity.BLOCKER, why)

@@ -65,6 +65,13 @@ class CounterBlocks:
         (`learning_rate 0.000100` in every block), and each still counts."""
         return self._word is not None
 
+    @property
+    def unfinished(self) -> bool:
+        """Whether a block headed by its plan holds figures not yet read as a record: the
+        log ends inside it (a paste cut before the block's closing rule)."""
+        return self._sure and self._word is not None and not self._read \
+            and len(self._values) >= _LEAST_MEMBERS
+
     def wants(self, text: str) -> bool:
         """Whether the line may be a block's (cheap: no pattern)."""
         first = text.lstrip()[:1]

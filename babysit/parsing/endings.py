@@ -42,6 +42,7 @@ from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
 from babysit.parsing.llmc import FINAL_VALIDATION
 from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
+from babysit.parsing.run_eta import RunEta
 from babysit.parsing.runner_exits import RETURNED
 from babysit.parsing.shapes import template
 from babysit.parsing.shell_prompts import is_shutdown_notice
@@ -144,6 +145,7 @@ class EndingReader:
     when training moved (`stepped`), and asks it, for each line, what that line adds."""
 
     def __init__(self) -> None:
+        self._run_eta = RunEta()  # an ETA that is the whole run's (MMCV's, MMEngine's)
         self._step: int | None = None
         self._interval = 0  # steps between logged training steps (see `stepped`)
         self._intervals: tuple[int, ...] = ()
@@ -417,10 +419,11 @@ class EndingReader:
         self._recurring_is_a_stage(text, events)
         if (said := self._said(text, events)) is not None:
             found.append(said)
-        if ("0:00:00" in text or "emaining" in text or '"eta' in text or "0s" in text
+        zero = ("0:00:00" in text or "emaining" in text or '"eta' in text or "0s" in text
                 or "rogress" in text) \
-                and (_ETA_ZERO.search(text) or _eta_within_one_iteration(text)) \
-                and _at_planned_end(text, target, planned_epochs):
+            and (_ETA_ZERO.search(text) or _eta_within_one_iteration(text)) \
+            and _at_planned_end(text, target, planned_epochs)
+        if zero or (metrics and self._run_eta.ends_here(text)):
             found.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], ETA_ZERO))
         for event in events:
             if event.kind is not EventKind.CHECKPOINT_SAVED:

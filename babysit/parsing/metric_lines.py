@@ -325,6 +325,11 @@ class MetricLineReader:
         return first, as_eval(message(first), earlier, self._validates)
 
     @property
+    def block_unfinished(self) -> bool:
+        """Whether the log ends inside a counter's block (`CounterBlocks.unfinished`)."""
+        return self._counter_blocks.unfinished
+
+    @property
     def in_block(self) -> bool:
         """Whether a multi-line block headed by a counter is being read (see
         `counter_blocks`): its repeated member lines are not the quiet repeats they look."""

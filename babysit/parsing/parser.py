@@ -46,7 +46,7 @@ from babysit.parsing.evaluation import EVALISH, training_names, trains
 from babysit.parsing.events import EARLY_STOP, SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
-from babysit.parsing.formats import Parsed
+from babysit.parsing.formats import Parsed, parse_key_values
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.idle_bar import IdleBar
@@ -387,6 +387,10 @@ class LogParser:
             # a boxed block the log ends in, its bottom border never printed (a paste
             # that stops at the table with `KL | nan`): its rows are the last record
             boxed = self._feed("-" * 40)
+        elif self._metric_lines.block_unfinished:
+            # a counter's block the log ends in (an issue's paste cut inside rsl_rl's
+            # block, before its closing rule): its figures are the last record
+            boxed = self._feed("-" * 40)
         events = self._failures.finish() + self._final_save.finish()
         records = [boxed] if boxed is not None else []
         if events:
@@ -495,6 +499,13 @@ class LogParser:
         seen = self._comments.get(shape, 0)
         if len(self._comments) < 1024 or seen:
             self._comments[shape] = seen + 1
+        if not seen and "val" in body.lower():
+            # An evaluation's figures by their names, behind the marker (ctrNet's `#
+            # Epcho-time 355.16s Eval AUC 0.982286.`, once an epoch): the run's from the
+            # first, the one the next evaluation is measured against.
+            parsed = parse_key_values(body)
+            if parsed is not None and any(is_eval_metric(k) for k in parsed.metrics):
+                return body
         return body if seen else None
 
     def _unnamed_counter(self, count: int) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -29,6 +29,8 @@ _EVAL = ("eval", "val", "test", "valid", "dev")
 _LEAST_EVALS = 8  # evaluations before a classifier can be said to be at chance
 _LEAST_SPAN = 0.05  # on a 0-1 scale: a run whose accuracy barely moves has converged
 _NEAR_FIRST = 0.05  # a value this far above the first evaluation: learning
+_SHARES_MOST = 0.6  # evaluations at the two classes' shares, of all of them
+_SHARES_SUM = 2e-3  # how near 1 those two shares sum
 
 _LN2 = math.log(2)
 _D_NAMES = ("d_loss", "loss_d", "errd", "lossd", "disc_loss", "discriminator_loss",
@@ -40,23 +42,54 @@ _NEAR = 0.03  # within this share of the chance value
 _FLAT = 0.03  # and their robust spread within this share of it
 
 
+def _two_shares(values: Sequence[float], scale: float) -> tuple[float, float] | None:
+    """The two classes' shares of a binary evaluation set (p and 1 - p), when most of
+    the evaluations score exactly one or the other: a model predicting one class for
+    everything, now this one, now that (a fall detector's 0.4695 and 0.5305, 123 and
+    139 of 262 clips, on 18 of its 27 evaluations). None otherwise."""
+    counts = Counter(round(v / scale, 4) for v in values)
+    (a, seen_a), (b, seen_b) = [*counts.most_common(2), (0.0, 0), (0.0, 0)][:2]
+    if min(seen_a, seen_b) < 2 or seen_a + seen_b < _SHARES_MOST * len(values) \
+            or abs(a + b - 1.0) > _SHARES_SUM or min(a, b) <= 0:
+        return None
+    return (a, b)
+
+
 def accuracy_at_chance(values: Sequence[float]) -> str | None:
     """Why an evaluation accuracy's values say the model predicts the same thing for
     every input: 8+ evaluations, none above the first, few distinct values repeated,
-    jumping between them. None otherwise."""
+    jumping between them; or, on a binary task, most of them exactly one of the two
+    classes' shares (`_two_shares`), whatever the first scored. None otherwise."""
     count = len(values)
     if count < _LEAST_EVALS:
         return None
     scale = 100.0 if max(values) > 1.0 else 1.0
     first = values[0]
     distinct = len(set(values))
-    if max(values[1:]) > first or distinct > count // 2 \
-            or (max(values) - min(values)) / scale < _LEAST_SPAN:
+    if _two_shares(values, scale) is None and (
+            max(values[1:]) > first or distinct > count // 2
+            or (max(values) - min(values)) / scale < _LEAST_SPAN):
         return None
     shown = ", ".join(f"{v:.4g}" for v in sorted(set(values)))
+    shares = _two_shares(values, scale)
+    if shares is not None:
+        return (f"scored exactly {shares[0]:.4g} or {shares[1]:.4g} (their sum 1: the two "
+                f"classes' shares of the set) on most of its {count} evaluations: the model "
+                f"predicts the same class for everything, now one, now the other")
     return (f"jumped between the same {distinct} values ({shown}) over {count} "
             f"evaluations and never beat its first ({first:.4g}): the model predicts the "
             f"same class for everything, scoring that class's share of the set")
+
+
+_CHANCE = " chance"  # the key's end of an accuracy found at a constant guess's share
+_SHARES = " class shares"  # ... found at one of a binary set's two classes' shares
+
+
+def chance_metric(key: str) -> str | None:
+    """The evaluation metric a finding at one of a binary set's two classes' shares
+    names (the surest sign of a model predicting one class: a finished run that ends so
+    delivers nothing), or None."""
+    return key[: -len(_SHARES)] if key.endswith(_SHARES) else None
 
 
 def _named(metrics: Mapping[str, float], names: tuple[str, ...]) -> str | None:
@@ -115,17 +148,20 @@ class ChanceRule:
         if len(values) >= 200:
             return []
         values.append(value)
-        tag = f"{key} chance"
-        if tag in self._raised:
-            scale = 100.0 if max(values) > 1.0 else 1.0
+        scale = 100.0 if max(values) > 1.0 else 1.0
+        raised = next((tag for tag in (f"{key}{_CHANCE}", f"{key}{_SHARES}")
+                       if tag in self._raised), None)
+        if raised is not None:
             if (value - values[0]) / scale > _NEAR_FIRST:
-                self._raised.discard(tag)
+                self._raised.discard(raised)
                 return [Resolve(AnomalyType.NOT_LEARNING,
-                                f"{key} rose above its first evaluation ({value:.4g})", key=tag)]
+                                f"{key} rose above its first evaluation ({value:.4g})",
+                                key=raised)]
             return []
         found = accuracy_at_chance(values)
         if found is None:
             return []
+        tag = f"{key}{_SHARES}" if _two_shares(values, scale) is not None else f"{key}{_CHANCE}"
         self._raised.add(tag)
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag)]
 

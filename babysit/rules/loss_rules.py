@@ -51,6 +51,9 @@ _EXPLODED = 100.0
 # A loss past −1e8 that reaches a hundred times where it first passed it: still blowing up,
 # not a likelihood overshooting (a mixture density's NLL wandering −1.5e8, −6.5e7, −1.8e9).
 _RUNAWAY_GROWTH = 100.0
+# A loss past −1e8 this many times the size of the prints just before it jumped there at
+# once: blown up, not an objective without a floor drifting down.
+_ORDERS_JUMP = 1e6
 
 
 class EvalWitness:
@@ -399,6 +402,14 @@ class LossRule:
         if value < -rules.loss_blowup:
             self._runaway = True
             self._runaway_first = value
+            before = list(self._window)[-4:-1]
+            if before and max(abs(v) for v in before) * _ORDERS_JUMP < -value:
+                # From a modest size to past −1e8 in one print (EESEN's CTC objective
+                # −8.7 then −8.6e29, its token accuracy 97 % → 19 %): no objective without
+                # a floor drifts that way; the numbers blew up.
+                return self._raise_or_reassess(
+                    Severity.BLOCKER, f"loss is {value:.3g}, from {before[-1]:.4g} the "
+                                      f"print before: the numbers have blown up")
             # A loss that may be negative by design (the NLL of a continuous density, a
             # critic's) runs away downwards when its objective has no floor: a variance
             # collapsing to 0, a critic without a penalty. Only an absurd size says so.

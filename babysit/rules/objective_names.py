@@ -42,8 +42,9 @@ _TRAINING_LOSS = lazy_re.compile(r"(^|[/_ .-])train(ing)?[/_ .-](avg_|mean_|aver
                                  r"^(avg|mean|average|averaged)_train(ing)?_loss$",
                                  re.IGNORECASE)
 # (per frame or per token, as Kaldi's objective is read: `nll_per_frame`)
-_CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|cross_?entropy)(_per_(frame|token))?$",
-                                 re.IGNORECASE)
+# (a log loss is a binary cross-entropy by its other name: ctrNet's `logloss 0.365`)
+_CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|log_?loss|cross_?entropy)"
+                                 r"(_per_(frame|token))?$", re.IGNORECASE)
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 # A cost (cs231n's solvers `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val
 # 0.714000`, Andrew Ng's `Cost after iteration 100`): the objective, whatever the bare

@@ -191,3 +191,151 @@ def test_rows_under_a_header_whose_first_column_is_the_class_are_no_records():
     lines = ["label  count  precision  recall", *[f"{c}  {900 + c}  0.9{c}  0.8{c}"
                                                for c in range(10)]]
     assert not any(r.step is not None for r in _records(lines))
+
+
+# -- From sealed-63 --------------------------------------------------------------------------
+
+def _mmengine_binary(epochs: int, rng: random.Random) -> list[str]:
+    """An MMEngine video classifier of two classes stuck at a guess: its loss at ln 2,
+    each evaluation one class's share of the set (123 and 139 of 262 clips)."""
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for it in range(20, 360, 20):
+            lines.append(f"12/29 19:{epoch:02d}:{it // 10:02d} - mmengine - INFO - Epoch(train)"
+                         f"  [{epoch}][{it}/349]  lr: 1.6638e-04  eta: 2:07:40  time: 0.1724  "
+                         f"data_time: 0.0038  memory: 7652  grad_norm: 0.2991  loss: "
+                         f"{0.693 + rng.uniform(-0.01, 0.01):.4f}  top1_acc: "
+                         f"{rng.choice((0.0, 0.3333, 0.6667, 1.0)):.4f}  "
+                         f"loss_cls: 0.6926")
+        top1 = 0.5038 if epoch == 1 else rng.choice((0.4695, 0.4695, 0.5305))
+        lines.append(f"12/29 19:{epoch:02d}:59 - mmengine - INFO - Epoch(val) [{epoch}][88/88]"
+                     f"    acc/top1: {top1:.4f}  acc/top5: 1.0000  acc/mean1: 0.5000")
+    lines.append("12/29 19:29:13 - mmengine - INFO - the monitored metric did not improve in "
+                 "the last 25 records. best score: 0.531. ")
+    return lines
+
+
+def test_a_classifier_at_its_classes_shares_to_an_early_stop_is_no_go(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _mmengine_binary(27, random.Random(2)))
+    assert artifact["decision"] == "NO-GO"
+    assert any("acc/top1" in a["description"] and "same class" in a["description"]
+               and a["severity"] == "blocker" for a in artifact["anomalies_detected"])
+
+
+def test_a_sure_counter_block_the_log_ends_inside_is_read():
+    lines = ["################################################################################",
+             "                       Learning iteration 7729/100000                     ",
+             "",
+             "                       Computation: 21816 steps/s (collection: 4.171s, "
+             "learning 0.335s)",
+             "          Mean value_function loss: 6356390.1750",
+             "               Mean surrogate loss: 0.0678",
+             "                       Mean reward: -412322.19"]
+    records = _records(lines)
+    assert records and records[-1].step == 7729
+    assert records[-1].metrics["mean_reward"] == -412322.19
+
+
+def test_an_objective_jumping_from_its_size_to_past_minus_1e8_blew_up(tmp_path: Path):
+    lines = [f"VLOG[1] After {62000 + 1000 * i} sequences ({33 + i}.1Hr): Obj(log[Pzx]) = "
+             f"{v}   TokenAcc = {acc}%" for i, (v, acc) in enumerate(
+                 [("-8.45854", 97.49), ("-8.56525", 97.49), ("-8.71485", 97.49),
+                  ("-8.6e+29", 19.01), ("-1e+30", 4.45)])]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert "blown up" in artifact["summary"]
+
+
+def test_a_slowly_drifting_unbounded_objective_is_no_blow_up(tmp_path: Path):
+    values = [-10.0 * 4 ** i for i in range(16)]  # -10 → -1e10, fourfold a print
+    lines = [f"step={i + 1} loss={v:.6g}" for i, v in enumerate(values)]
+    assert "blown up" not in verdict_of(tmp_path, lines)["summary"]
+
+
+def _mmcv_epochs(last_epoch: int, total_epochs: int) -> list[str]:
+    lines = []
+    for epoch in range(last_epoch - 1, last_epoch + 1):
+        for it in range(20, 16041, 20):
+            left = ((total_epochs - epoch) * 16043 + 16043 - it) * 2.89
+            hours, rest = divmod(int(left), 3600)
+            days, hours = divmod(hours, 24)
+            eta = f"{days} day, {hours}:{rest // 60:02d}:{rest % 60:02d}" if days \
+                else f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+            lines.append(f"2021-05-24 12:00:09,521 - mmaction - INFO - Epoch [{epoch}][{it}/"
+                         f"16043]\tlr: 3.300e-07, eta: {eta}, time: 2.890, data_time: 0.002, "
+                         f"memory: 22811, loss_cls: 0.2440, loss: "
+                         f"{1.6 - epoch * 0.01 - it * 1e-6 + (it % 60) * 1e-4:.4f}, "
+                         f"grad_norm: 12.8250")
+        lines.append(f"2021-05-24 13:46:19,558 - mmaction - INFO - Saving checkpoint at "
+                     f"{epoch} epochs")
+    return lines
+
+
+def test_a_run_wide_eta_at_the_last_epochs_last_print_ends_the_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _mmcv_epochs(10, 10))
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_the_same_log_an_epoch_short_of_its_plan_is_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _mmcv_epochs(9, 10))["terminal_state"] == "RUNNING"
+
+
+def test_a_commented_evaluation_is_read_from_its_first_print():
+    lines = []
+    for step in range(100, 1100, 100):
+        lines.append(f"  epoch 0 step {step} lr 0.001 logloss {0.4 - step / 1e4:.6f} gN 0.56, "
+                     f"Wed Jul  3 17:12:50 2019")
+        if step % 500 == 0:
+            lines.append(f"# Epcho-time 355.16s Eval AUC {0.98 if step == 500 else 0.46}. "
+                         f"Best AUC 0.98.")
+    records = _records(lines)
+    assert [r.metrics["eval_auc"] for r in records if "eval_auc" in r.metrics] == [0.98, 0.46]
+    assert all("auc" not in r.metrics for r in records)  # the best so far is not the run's
+    assert records[0].metrics["logloss"] == 0.4 - 0.01
+
+
+def test_a_best_checkpoint_saved_at_its_path_is_the_best():
+    events = find_events("[INFO] Best checkpoint saved at ./output/checkpoint-tracking-best.pth")
+    assert [(e.kind, e.detail) for e in events] == \
+        [(EventKind.BEST_CHECKPOINT, "./output/checkpoint-tracking-best.pth")]
+
+
+def _ast_epochs(epochs: int) -> list[str]:
+    """AST's validation block, a figure a line: its mAP rising while its validation loss,
+    computed on sigmoid outputs passed to a loss with logits, sits near ln 2."""
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for it in range(100, 1800, 100):
+            lines.append(f"Epoch: [{epoch}][{it}/1733]\tPer Sample Total Time 0.06996\t"
+                         f"Per Sample Data Time 0.00351\tTrain Loss "
+                         f"{0.7 / (1 + epoch * 20 + it / 100):.4f}\t")
+        lines += ["start validation", f"mAP: {0.017 + epoch * 0.013:.6f}",
+                  f"AUC: {0.67 + epoch * 0.01:.6f}",
+                  f"train_loss: {0.7 / (1 + epoch * 20 + 17):.6f}",
+                  f"valid_loss: {0.6960 - epoch * 0.00005:.6f}", "validation finished",
+                  f"Epoch-{epoch} lr: 5e-05", f"epoch {epoch} training time: 1698.738"]
+    return [*lines, "Training Finished"]
+
+
+def test_a_validation_loss_far_above_training_with_its_map_at_best_is_a_notice(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _ast_epochs(25))
+    gaps = [a for a in artifact["anomalies_detected"] if "generalisation gap" in a["description"]]
+    assert all(a["severity"] == "low" for a in gaps)
+    assert artifact["decision"] == "GO"
+
+
+def test_a_mean_average_precision_on_a_line_of_its_own_is_read_and_a_heatmap_size_is_not():
+    assert [r.metrics for r in _records(["mAP: 0.051291"])] == [{"map": 0.051291}]
+    assert not _records(["heatmap: 64"])
+
+
+def test_jumping_among_a_few_scores_below_the_first_stays_a_finding_not_a_blocker(
+        tmp_path: Path):
+    # Three exact test accuracies on a 96-image set (19, 25 and 52 images): a model at a
+    # class's share, but no binary set's two shares; a finished run keeps it a finding.
+    scores = [0.5417, 0.1979, 0.2604, 0.5417, 0.1979, 0.1979, 0.2604, 0.5417, 0.1979, 0.2604]
+    lines = [f"Epoch: {i + 1} | train_loss: {2.0 - i * 0.05:.4f} | test_acc: {acc:.4f}"
+             for i, acc in enumerate(scores)] + ["Training complete."]
+    artifact = verdict_of(tmp_path, lines)
+    chance = [a for a in artifact["anomalies_detected"] if "same class" in a["description"]]
+    assert chance and all(a["severity"] != "blocker" for a in chance)
