@@ -75,8 +75,10 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall)\b(?:\s+(?:over|of|across|for))?\s+all\s+"
     r"(?:the\s+)?(?:folds|subjects|runs|seeds|splits|trials|repeats|repetitions|tasks|"
     r"datasets|experiments)\b|"
-    # `Final avg. r2: 0.77`, `Final MAE = 4.3`: a final figure, whatever its name
-    r"^\W*(?:[Ff]inal|FINAL)\b[^:=]{0,40}[:=]\s*-?\.?\d|"
+    # `Final avg. r2: 0.77`, `Final MAE = 4.3`, `Final Dice 0.950`: a final figure,
+    # whatever its name
+    r"^\W*(?:[Ff]inal|FINAL)\b(?:[^:=]{0,40}[:=]\s*|\s+[A-Za-z][\w.@-]*(?:\s+[A-Za-z][\w.@-]*)?"
+    r"\s+)-?\.?\d|"
     # a summary: xgboost / lightgbm `best_iteration`, VW `average loss = …`
     r"\b[Bb]est[_ ]iteration\b|\b[Bb]est iteration is\b|^\s*average loss\s*=|"
     # the job's driver tears down the cluster it trained on, once its workers are done

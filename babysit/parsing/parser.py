@@ -77,6 +77,7 @@ from babysit.parsing.timestamps import line_time
 from babysit.parsing.tracker_history import TrackerHistory
 from babysit.parsing.trailing_duration import TrailingDuration
 from babysit.parsing.worker_pools import WorkerPools
+from babysit.parsing.wrapped_lines import unwrap_all
 
 _MAY_CARRY_EVENTS = frozenset({"key-value", "jsonl", ""})
 # An epoch of the plan named in a bar's description (`Epoch 10/10 - Training`).
@@ -287,6 +288,7 @@ class LogParser:
             return record
 
         kept = 0
+        lines = unwrap_all(lines)  # a Kaggle kernel's or Docker's JSON-wrapped lines
         lines, joined = self._rich_wrap.join(lines)  # wrapped records made whole (`rich_wrap`)
         lines, boxed = self._julia_blocks.join(lines)  # `┌ Info:` boxes (`julia_log_blocks`)
         lines, wrapped = self._kaldi_wrap.join(lines)  # Kaldi's objective lines (`kaldi`)
@@ -843,6 +845,11 @@ class LogParser:
                 and self._bars.header_epoch is not None:
             epoch = float(self._bars.header_epoch)  # the epoch its header line announced
         metrics = dict(part.metrics)
+        if self._report_block and (step is not None or epoch is not None):
+            # A record at a counter of the run's (`Epoch 0 :Train_loss:0.888 …`) is the
+            # training's: the report above it is over, blank line between them or not (a
+            # follower hands the parser no blank lines).
+            self._report_block = False
         if self._report_block and metrics and step is None and bar is None:
             # Under a banner that names an evaluation's report (`=== Final Val Metrics
             # ===`, then `  Class 1: P=87.89%  IoU=70.35%` and `  Mean: … mIoU=42.87%`):

@@ -339,3 +339,50 @@ def test_jumping_among_a_few_scores_below_the_first_stays_a_finding_not_a_blocke
     artifact = verdict_of(tmp_path, lines)
     chance = [a for a in artifact["anomalies_detected"] if "same class" in a["description"]]
     assert chance and all(a["severity"] != "blocker" for a in chance)
+
+
+# -- From sealed-64 --------------------------------------------------------------------------
+
+def _kaggle(lines: list[tuple[str, str]]) -> list[str]:
+    import json as _json
+    out = []
+    for index, (stream, text) in enumerate(lines):
+        element = _json.dumps({"stream_name": stream, "time": 3.5 + index, "data": text + "\n"},
+                              separators=(",", ":"))
+        out.append(("[" if index == 0 else ",") + element)
+    return [*out, "]"]
+
+
+def test_a_kaggle_kernels_json_log_is_read_as_the_lines_it_holds(tmp_path: Path):
+    lines = _kaggle([("stdout", "[setup] CatBoost 1.2.10"), ("stdout", "--- Fold 1/5 ---"),
+                     ("stderr", "Traceback (most recent call last):"),
+                     ("stderr", '  File "train.py", line 9, in <module>'),
+                     ("stderr", "_catboost.CatBoostError: catboost/cuda/targets/querywise_"
+                                "targets_impl.h:319: Error: max query size supported on GPU "
+                                "is 1023, got 2437")])
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+    assert "max query size" in artifact["summary"]
+
+
+def test_dockers_json_file_lines_are_unwrapped():
+    from babysit.parsing.wrapped_lines import unwrapped
+    assert unwrapped('{"log":"epoch 3 loss 0.41\\n","stream":"stdout","time":'
+                     '"2024-05-01T10:00:00Z"}') == ["epoch 3 loss 0.41"]
+    assert unwrapped('{"loss": 0.41, "epoch": 3}') is None  # a JSON record of the run's own
+
+
+def _severstal(with_banner: bool) -> list[str]:
+    head = ["======== Validation Stat ==========",
+            "Four labels ratio (1~4): 0.061,0.020,0.422,0.065", "",
+            "Train/Test 12568/1801"] if with_banner else []
+    epochs = [f"Epoch {e} :Train_loss:{0.9 - e * 0.02:.3f} Train_dice:0.544 "
+              f"Valid_loss:{0.5 - e * 0.008:.3f} Valid_dice:{0.78 + e * 0.004:.3f}"
+              for e in range(40)]
+    return [*head, *epochs, "", "Final Dice 0.950", "==============Predict==============="]
+
+
+def test_training_records_after_a_validation_banner_are_the_trainings(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _severstal(with_banner=True))
+    assert "train_loss" in artifact["final_metrics"]
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
