@@ -43,10 +43,11 @@ def unwrapped(line: str) -> list[str] | None:
     if not isinstance(element, dict) or not any(
             key in element for key in ("stream", "stream_name")):
         return None
-    text = next((element[key] for key in _TEXT_KEYS if isinstance(element.get(key), str)), None)
-    if text is None:
+    text = next((value for key in _TEXT_KEYS if isinstance(value := element.get(key), str)),
+                None)
+    if not isinstance(text, str):
         return None
-    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    parts: list[str] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if parts and parts[-1] == "":
         parts.pop()
     return parts
