@@ -60,6 +60,7 @@ class BarSteps:
         # a sweep's `epoch :  0` again at each configuration's start).
         self.headers_read = 0
         self._said_base: int | None = None  # 0 or 1: how the records count their epochs
+        self.summarised = False  # the trainer printed its summary of the whole run
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
         self._first_bar_epoch: int | None = None
@@ -200,7 +201,9 @@ class BarSteps:
                 del self._done_in[bar.total]
             if bar.n == bar.total and self.main_total in (None, bar.total):
                 done = self._done_in.get(bar.total)
-                if done is not None and self.epoch_hint > done:
+                # (not after the trainer's summary of the whole run: TRL's bar closes at
+                # `43/43 [57:42<00:00]` after its `{'train_runtime': …, 'epoch': 1.0}`)
+                if done is not None and self.epoch_hint > done and not self.summarised:
                     # The bar finished again, in a later epoch: it counts one epoch's
                     # batches, not the run's steps (a Hugging Face bar redrawn after an
                     # evaluation finishes again in the same epoch).

@@ -64,6 +64,11 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
     r"[Oo]utputs?|[Gg]enerations?)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # a search's headline over its best, alone on its line (Optuna's `Best trial:`, a
+    # tracker tuner's `🏆 BEST RESULT`, `Best hyperparameters:`, `Top 5 trials:`): it
+    # exists once the trials are done
+    r"^\W*(?i:best\s+(?:results?|trials?|hyper-?parameters|params|config(?:uration)?s?)|"
+    r"top\s+\d+\s+(?:trials|configs|configurations|runs))\W*$|"
     # the run's statistics, headed as the whole run's (TF Model Garden's classifier
     # trainer: `Run stats:`, then a dict of its final accuracy and losses)
     r"\b(?:[Rr]un|[Tt]raining|[Jj]ob)\s+(?:[Ss]tat(?:s|istics))\s*:?\s*$|"

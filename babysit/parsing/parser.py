@@ -872,6 +872,7 @@ class LogParser:
             # step of it. It says training returned (see lifecycle for an early one).
             ended = LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY)
             events.append(ended)
+            self._bars.summarised = True
             # (the figures its `***** train metrics *****` block says again after it,
             # `train_loss = 0.53`, are that summary's, no training record)
             self._endings.noted([ended])

@@ -386,3 +386,29 @@ def test_training_records_after_a_validation_banner_are_the_trainings(tmp_path: 
     artifact = verdict_of(tmp_path, _severstal(with_banner=True))
     assert "train_loss" in artifact["final_metrics"]
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+# -- From sealed-65 --------------------------------------------------------------------------
+
+def test_a_searchs_headline_over_its_best_closes_it(tmp_path: Path):
+    lines = [f"epoch {e} loss={1.0 / (e + 1):.4f} val_acc={0.5 + e / 100:.3f}"
+             for e in range(30)] + ["", "🏆 BEST RESULT", "  val_acc: 0.79"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_trainers_bar_closing_after_its_summary_is_no_new_lap(tmp_path: Path):
+    lines = []
+    for step in range(1, 44):
+        lines.append(f"{step * 100 // 43:3d}%|##########| {step}/43 [{step:02d}:00<00:00, "
+                     f"78.10s/it]")
+        if step % 5 == 0:
+            lines.append(f"{{'loss': {0.5 - step / 200:.4f}, 'grad_norm': 0.3, "
+                         f"'learning_rate': 1e-06, 'epoch': {step / 43:.2f}}}")
+    lines += ["{'train_runtime': 3462.7809, 'train_samples_per_second': 0.404, "
+              "'train_steps_per_second': 0.012, 'train_loss': -0.0122, 'epoch': 1.0}",
+              "100%|##########| 43/43 [57:42<00:00, 78.10s/it]",
+              "100%|##########| 43/43 [57:42<00:00, 80.53s/it]"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["total_steps"] == 43
