@@ -50,7 +50,6 @@ def _listed(metrics: dict[str, float], names: list[str]) -> str:
 
 class NonFiniteRule:
     windowed: ClassVar[bool] = False
-    _bad_objective_counted = False  # (this record's non-finite objective, counted once)
 
     def __init__(self, rules: RuleSettings) -> None:
         self._gradient_run = 0  # records in a row with a non-finite norm and a finite loss
@@ -82,6 +81,7 @@ class NonFiniteRule:
         by: dict[Severity, list[str]] = {}
         gradient: list[str] = []
         shown_rate: list[str] = []  # a rate printed as inf again, shown not to be applied
+        objective_counted = False
         for name, value in metrics.items():
             if math.isfinite(value):
                 continue
@@ -96,8 +96,8 @@ class NonFiniteRule:
                 self._summary_step = point.step
                 if self._summary_run >= SUMMARY_RECORDS:
                     severity = Severity.BLOCKER
-            if role is Role.OBJECTIVE and not self._bad_objective_counted:
-                self._bad_objective = self._bad_objective_counted = True
+            if role is Role.OBJECTIVE and not objective_counted:
+                self._bad_objective = objective_counted = True  # (once a record)
                 self._bad_objectives += 1
                 self._scaled_losses = set() if self._bad_objectives == 1 \
                     and any("loss_scale" in k or "loss scale" in k for k in metrics) else None
@@ -111,7 +111,6 @@ class NonFiniteRule:
                 gradient.append(name)
             else:
                 by.setdefault(severity, []).append(name)
-        self._bad_objective_counted = False
         if not any(role_of(k, v) is Role.SUMMARY for k, v in metrics.items()
                    if not math.isfinite(v)):
             self._summary_run = 0
