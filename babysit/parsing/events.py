@@ -135,7 +135,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # ProcessGroupNCCL.cpp:1554] …`: the heartbeat monitor found the watchdog stuck and
     # terminates the process, as a LOG(FATAL) always does), whatever the message after it.
     _sig(EventKind.NCCL, r"\[F\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? ProcessGroupNCCL\.cpp:\d+\]|"
-         r"NCCL (?:[Ee]rror|WARN|timeout|failure)|ncclInternalError|"
+         # (not `NCCL WARN` alone: NCCL warns of what it works around — an InfiniBand
+         # device it cannot open, MSCCL++ not enabled, a proxy's accept — and the run
+         # trains on; a failure says more: the error, the collective that timed out)
+         r"NCCL (?:[Ee]rror|timeout|failure)|ncclInternalError|"
          r"ncclSystemError|"
          r"NCCL operation \w+\S* failed|[Uu]nable to load (?:the )?NCCL library|"
          r"libnccl\S*: cannot open shared object|NCCL communicator (?:was )?aborted|"

@@ -412,3 +412,14 @@ def test_a_trainers_bar_closing_after_its_summary_is_no_new_lap(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
     assert artifact["total_steps"] == 43
+
+
+# -- From sealed-67 --------------------------------------------------------------------------
+
+def test_nccls_warning_of_what_it_works_around_is_no_failure():
+    warned = ("ai3:12000:12766 [2] /src/out/ubuntu-22.04/22.04/build/rccl/hipify/src/init.cc:1954 "
+              "NCCL WARN MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible")
+    assert not [e for e in find_events(warned) if e.kind is EventKind.NCCL]
+    failed = "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:784, " \
+             "unhandled system error, NCCL version 2.7.8"
+    assert [e for e in find_events(failed) if e.kind is EventKind.NCCL]
