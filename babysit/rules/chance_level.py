@@ -55,30 +55,42 @@ def _two_shares(values: Sequence[float], scale: float) -> tuple[float, float] | 
     return (a, b)
 
 
-def accuracy_at_chance(values: Sequence[float]) -> str | None:
-    """Why an evaluation accuracy's values say the model predicts the same thing for
-    every input: 8+ evaluations, none above the first, few distinct values repeated,
-    jumping between them; or, on a binary task, most of them exactly one of the two
-    classes' shares (`_two_shares`), whatever the first scored. None otherwise."""
+def at_class_shares(values: Sequence[float]) -> str | None:
+    """Why a binary evaluation's accuracies say the model predicts one class for
+    everything: 8+ evaluations, most of them exactly one of the two classes' shares
+    (`_two_shares`), whatever the first scored. None otherwise."""
+    if len(values) < _LEAST_EVALS:
+        return None
+    shares = _two_shares(values, 100.0 if max(values) > 1.0 else 1.0)
+    if shares is None:
+        return None
+    return (f"scored exactly {shares[0]:.4g} or {shares[1]:.4g} (their sum 1: the two "
+            f"classes' shares of the set) on most of its {len(values)} evaluations: the "
+            f"model predicts the same class for everything, now one, now the other")
+
+
+def _jumping_at_chance(values: Sequence[float]) -> str | None:
+    """8+ evaluations, none above the first, few distinct values repeated, jumping
+    between them: a class's share of the set, whichever class. None otherwise."""
     count = len(values)
     if count < _LEAST_EVALS:
         return None
     scale = 100.0 if max(values) > 1.0 else 1.0
     first = values[0]
     distinct = len(set(values))
-    if _two_shares(values, scale) is None and (
-            max(values[1:]) > first or distinct > count // 2
-            or (max(values) - min(values)) / scale < _LEAST_SPAN):
+    if max(values[1:]) > first or distinct > count // 2 \
+            or (max(values) - min(values)) / scale < _LEAST_SPAN:
         return None
     shown = ", ".join(f"{v:.4g}" for v in sorted(set(values)))
-    shares = _two_shares(values, scale)
-    if shares is not None:
-        return (f"scored exactly {shares[0]:.4g} or {shares[1]:.4g} (their sum 1: the two "
-                f"classes' shares of the set) on most of its {count} evaluations: the model "
-                f"predicts the same class for everything, now one, now the other")
     return (f"jumped between the same {distinct} values ({shown}) over {count} "
             f"evaluations and never beat its first ({first:.4g}): the model predicts the "
             f"same class for everything, scoring that class's share of the set")
+
+
+def accuracy_at_chance(values: Sequence[float]) -> str | None:
+    """Why an evaluation accuracy's values say the model predicts the same thing for
+    every input (`at_class_shares`, then `_jumping_at_chance`). None otherwise."""
+    return at_class_shares(values) or _jumping_at_chance(values)
 
 
 _CHANCE = " chance"  # the key's end of an accuracy found at a constant guess's share
@@ -158,10 +170,11 @@ class ChanceRule:
                                 f"{key} rose above its first evaluation ({value:.4g})",
                                 key=raised)]
             return []
-        found = accuracy_at_chance(values)
+        shares = at_class_shares(values)
+        found = shares or _jumping_at_chance(values)
         if found is None:
             return []
-        tag = f"{key}{_SHARES}" if _two_shares(values, scale) is not None else f"{key}{_CHANCE}"
+        tag = f"{key}{_SHARES}" if shares is not None else f"{key}{_CHANCE}"
         self._raised.add(tag)
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag)]
 
