@@ -32,17 +32,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
-def _quiet_about_stops(unraisable: sys.UnraisableHookArgs) -> None:
-    """A stop raised where Python cannot pass it on (an import's module-lock callback,
-    a finaliser) is printed as "Exception ignored in" with a traceback. The stop itself
-    is not lost — `stopping` holds it and the watch honours it — so say nothing."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        return
-    sys.__unraisablehook__(unraisable)
-
-
 def main(argv: list[str] | None = None) -> int:
-    sys.unraisablehook = _quiet_about_stops
+    sys.unraisablehook = stopping.note_swallowed_stops
     try:
         # (inside the guard: a Ctrl-C may land while the handlers are being installed)
         for number in _NAMES:

@@ -6,6 +6,8 @@ installed), and the watch reads it when it winds down."""
 
 from __future__ import annotations
 
+import sys  # (built in and loaded before any Python code runs: no import work)
+
 _REASON = ["interrupted by the user (Ctrl-C)"]
 
 
@@ -22,6 +24,20 @@ def note(reason: str) -> None:
 
 def requested() -> bool:
     return _REQUESTED[0]
+
+
+def note_swallowed_stops(unraisable: sys.UnraisableHookArgs) -> None:
+    """`sys.unraisablehook`: a stop raised where Python cannot pass it on (an import's
+    module-lock callback, a finaliser) is printed as "Exception ignored in" and lost.
+    Keep it instead, and say nothing: the watch honours it where it may. Installed as the
+    first thing `python -m babysit` does, before babysit's own handlers: until they are
+    in, Python's default Ctrl-C handler raises the KeyboardInterrupt, and one swallowed
+    there was forgotten (the watch then ran on, deaf to the Ctrl-C)."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        if not _REQUESTED[0]:  # (babysit's own handler noted it, and why, already)
+            note("interrupted by the user (Ctrl-C)")
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def reason() -> str:

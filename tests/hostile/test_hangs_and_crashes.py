@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import babysit as babysit_package
+from babysit.exit_codes import ExitCode
 from tests.conftest import artifact_in
 from tests.test_cli import babysit
 
@@ -308,6 +309,42 @@ def test_a_signal_while_the_watch_is_set_up_still_ends_with_a_verdict(tmp_path: 
         stopping.mark_session_started()  # the next test's watch starts with no stop asked
     assert result.exit_code == ExitCode.INTERRUPTED
     # (no poll ran: the file is the short one, of a watch that read nothing yet)
+    assert artifact_in(tmp_path)["terminal_state"] == "RUNNING"
+
+
+# What Python's default Ctrl-C handler does when the signal lands in a callback while
+# babysit is still being imported (before its own handlers are in): the KeyboardInterrupt
+# is raised inside a weakref's callback (importlib's module locks use one) and Python
+# cannot pass it on. Here it is made to happen just as `babysit.entry` is looked for.
+_SWALLOWED_AT_START_UP = """
+import runpy, sys, weakref
+
+class _Swallowing:
+    def find_spec(self, name, path=None, target=None):
+        if name == "babysit.entry":
+            sys.meta_path.remove(self)
+            class Held: pass
+            held = Held()
+            def interrupted(_):
+                raise KeyboardInterrupt
+            ref = weakref.ref(held, interrupted)
+            del held
+        return None
+
+sys.meta_path.insert(0, _Swallowing())
+sys.argv = ["babysit", "train.log"]
+runpy.run_module("babysit", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_ctrl_c_swallowed_while_babysit_is_imported_still_ends_the_watch(tmp_path: Path):
+    """The watch (no --once: it would run for ever) ends at once with a verdict saying it
+    was interrupted, not on and on as if no Ctrl-C had come."""
+    (tmp_path / "train.log").write_text("step 1/100 | loss=2.0\n")
+    done = subprocess.run([sys.executable, "-c", _SWALLOWED_AT_START_UP], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == ExitCode.INTERRUPTED, done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
     assert artifact_in(tmp_path)["terminal_state"] == "RUNNING"
 
 
