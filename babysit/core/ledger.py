@@ -14,6 +14,7 @@ from babysit.model import Anomaly, AnomalyType, Severity
 from babysit.rules.catalog import entry
 
 MAX_PER_TYPE = 25  # keep the artifact readable when a run spikes all day
+_ROOM_PER_RUN = 10  # findings of each type a new run in the same log may add at the cap
 _MAX_DESCRIPTION = 600
 
 
@@ -58,6 +59,27 @@ class AnomalyLedger:
         self._anomalies.append(anomaly)
         self._fresh.append(anomaly)
         return anomaly
+
+    def new_run(self) -> None:
+        """A new run from scratch began in the same log (a sweep's next configuration,
+        a fold): each type at its cap makes room for the new run's own findings by
+        dropping its oldest resolved ones (left out, as any over the cap). Else a
+        sweep's fifteenth run that overfits, after fourteen whose findings were raised
+        and resolved as each new run began, was never raised, and the sweep read GO."""
+        for kind, count in list(self._per_type.items()):
+            while count > self._max_per_type - _ROOM_PER_RUN and self._drop_oldest_resolved(kind):
+                count -= 1
+                self.suppressed += 1
+
+    def _drop_oldest_resolved(self, kind: AnomalyType) -> bool:
+        at = next((i for i, a in enumerate(self._anomalies) if a.type is kind and a.resolved),
+                  None)
+        if at is None:
+            return False
+        del self._anomalies[at]
+        self._open = {k: (i - 1 if i > at else i) for k, i in self._open.items()}
+        self._per_type[kind] -= 1
+        return True
 
     def resolve(self, kind: AnomalyType, how: str, key: str = "") -> bool:
         index = self._open.pop((kind, key), None)

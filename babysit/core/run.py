@@ -323,6 +323,8 @@ class Run:
                 # stopping) happened after the step the bar shows.
                 epoch_before, runs_before = series.epoch, series.new_runs
                 change, signals = series.absorb(record)
+                if series.new_runs != runs_before:
+                    self.ledger.new_run()
                 if series.new_runs != runs_before \
                         and self.ledger.any_open((AnomalyType.EVAL_DEGRADATION,)):
                     # A new run from scratch (the next fold, seed or configuration): the

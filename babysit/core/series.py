@@ -148,6 +148,12 @@ class MetricSeries:
             # is back where a run starts (a final evaluation's figures are not).
             self._said_finished = False
             self._back_to_start = True
+        if record.epoch is not None and self.epoch is not None \
+                and record.epoch == math.floor(self.epoch) < self.epoch:
+            # The whole epoch's own summary after its batches, numbered as the epoch it
+            # closes (DINO's and DeiT's `{"train_loss": 4.46, …, "epoch": 0}` after
+            # `Epoch: [0/302] [1350/1351]`): no step back to a new stage.
+            record = replace(record, epoch=self.epoch)
         if record.epoch is not None:
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True

@@ -60,9 +60,11 @@ _CLOSING_WORDS = lazy_re.compile(
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;
     # the final model's output: `Final generated text:`, `Final samples`
+    # (in capitals too: `FINAL RESULTS:`)
     r"\b(?:[Ff]inal|FINAL)(?: [A-Za-z]\w*)?[ _-]?(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|"
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
-    r"[Oo]utputs?|[Gg]enerations?)\b|"
+    r"[Oo]utputs?|[Gg]enerations?|ACC(?:URACY)?|LOSS|ERROR|SCORES?|METRICS?|RESULTS?|"
+    r"PERPLEXITY|PERFORMANCE|EVALUATION)\b|"
     r"={3,}\s*Evaluation Metrics\s*={3,}|"
     # a search's headline over its best, alone on its line (Optuna's `Best trial:`, a
     # tracker tuner's `🏆 BEST RESULT`, `Best hyperparameters:`, `Top 5 trials:`): it

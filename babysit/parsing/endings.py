@@ -172,6 +172,9 @@ class EndingReader:
         # Epochs of a log that prints no step (see `epoch_record`).
         self._first_epoch: float | None = None
         self._last_epoch: float | None = None
+        # The last few gaps between the epochs printed: a run may print every 40th
+        # (`Epoch [161/200]` is then its last print of a run of 200).
+        self._epoch_gaps: tuple[float, ...] = ()
         self._planned_epochs: int | None = None
         self._plan_said: float | None = None
         # The last training record showed a counter inside its epoch short of its total
@@ -224,6 +227,10 @@ class EndingReader:
         own `Epoch 20/20`, else the configuration's `epochs=20`)."""
         if self._first_epoch is None:
             self._first_epoch = epoch
+        if self._last_epoch is not None and epoch > self._last_epoch:
+            self._epoch_gaps = (*self._epoch_gaps[-2:], epoch - self._last_epoch)
+        elif self._last_epoch is not None and epoch < self._last_epoch:
+            self._epoch_gaps = ()
         self._last_epoch = epoch
         self._planned_epochs = planned or self._planned_epochs
 
@@ -231,6 +238,7 @@ class EndingReader:
         """The records given as epochs were not (see `parser._unnamed_counter`)."""
         self._first_epoch = self._last_epoch = None
         self._planned_epochs = None
+        self._epoch_gaps = ()
 
     def loop_over(self, read: Sequence[str]) -> LogEvent | None:
         """At the end of a read (its lines): the loop seen over (see `loop_over`), told
@@ -270,7 +278,13 @@ class EndingReader:
             # took 69.8s` above the epoch's figures)
             return self.final_epoch.well_short()
         base = 0 if self._first_epoch == 0 else 1
-        return epoch - base + 1 < _NEAR_END * planned
+        done = epoch - base + 1
+        if done >= _NEAR_END * planned:
+            return False
+        # The last epoch printed is the run's last printing point before its plan: it
+        # prints every `gap` epochs, each gap the same, and the next would be past it.
+        gaps = self._epoch_gaps
+        return not (len(gaps) >= 2 and len(set(gaps)) == 1 and done + gaps[-1] > planned)
 
     def _step_counted(self) -> bool:
         """Whether the run's steps (not only its records) give its progress: its plan is

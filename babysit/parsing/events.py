@@ -186,8 +186,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^zsh: (terminated)\s|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
          # said in words by the run's own handler (SafeLife: `CRITICAL Keyboard
-         # Interrupt. Ending early.`); the exception's name has no space
-         r"\b(Keyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
+         # Interrupt. Ending early.`) or by the command that ran the job (gcloud's Ctrl-C
+         # handler: `Command killed by keyboard interrupt`); the exception's name has no
+         # space
+         r"\b([Kk]eyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)|"
          # the Ctrl-C handler of pytorch/examples' word_language_model, and of flair's
          # trainer after it: `Exiting from training early`, then its save and test
@@ -261,6 +263,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"TERM_ADMIN: (job killed) by root|TERM_MEMLIMIT: (job killed) after reaching|"
          r"TERM_RUNLIMIT: (job killed) after reaching|^(Exited with exit code) [1-9]\d*\.$|"
          r"PBS: (job killed): walltime \d+ exceeded limit|"
+         # salloc's word when the allocation it holds runs out (`salloc: Job 8667074 has
+         # exceeded its time limit and its allocation has been revoked.`); the steps run
+         # in it are killed with it
+         r"^(?:salloc|srun): (?:error: )?Job \d+ (has exceeded its time limit)\b|"
          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT (?!\S+ DUE TO JOB REQUEUE)"
          r".*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
     # The machine under the run was lost: TPUEstimator's shutdown hook finding its TPU
@@ -530,6 +536,7 @@ _TRIGGERS = (
     "No space", "quota", "Errno", "heckpoint", "Loading best", "est model", "raining",
     "reached", "fit stopped", "Epoch", "illegal", "launch failure", "ECC", "Xid",
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
+    "time limit",
     "saving model", "aved final", "aving final", "best", "eights to", "eights in", "eights as",
     "inished", "epochs", "chieved",
     "olved", "ttained",
@@ -674,7 +681,8 @@ def _job_state(line: str) -> str:
     """The terminal state a scheduler's line names (SUCCEEDED, CANCELLED, TIMEOUT)."""
     if "Successfully completed" in line:
         return "SUCCEEDED"
-    if "RUNLIMIT" in line or "TIME LIMIT" in line or "walltime" in line:
+    if "RUNLIMIT" in line or "TIME LIMIT" in line or "walltime" in line \
+            or "exceeded its time limit" in line:
         return "TIMEOUT"
     if line.startswith("Exited with exit code"):
         # 128 + the signal: SIGHUP, SIGINT, SIGTERM are a stop asked for.

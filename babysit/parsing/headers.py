@@ -30,6 +30,11 @@ _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
                                 r"(?:\s*/\s*(\d+))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
+# ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
+# `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).
+_EPOCH_HEADER_RECAP = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
+                                      r"(?:\s*/\s*(\d+))?\s*[,;|]\s*(?:[Pp]revious |[Cc]urrent )?"
+                                      r"[Bb]est\b(?!\s+(?:model|checkpoint|weights)\b)")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 # (YOLOv5 before v7.0 and YOLOv7 count `Labels` where Ultralytics 8 counts `Instances`,
 # and name their columns `mAP@.5 mAP@.5:.95`, whose colon is no end of the header)
@@ -107,6 +112,8 @@ class HeaderReader:
         if header_epoch is None and "poch" in text and (text[:1].isdigit() or text[:1] in "[|"):
             # (behind a logger's head: `| 2021-07-08 17:10:25 | INFO | Start epoch 8:`)
             header_epoch = _EPOCH_HEADER.match(message(text))
+        if header_epoch is None and "est" in text:
+            header_epoch = _EPOCH_HEADER_RECAP.match(message(text))
         if header_epoch is not None:
             self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
             self._bars.header_epoch = int(header_epoch.group(1))

@@ -35,6 +35,8 @@ _HEAD_FIELD = lazy_re.compile(
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?[ \t]+"
     r"(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root):(?=[ \t])"
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
+    # ... padded inside its brackets (`%(levelname)8s`: `[2024-08-21 12:59:17,846][    INFO]`)
+    r"|\[[ \t]+(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]"
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
     r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `

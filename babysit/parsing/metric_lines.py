@@ -20,6 +20,7 @@ from babysit.parsing.correct_counts import parse_correct_count
 from babysit.parsing.counter_blocks import CounterBlocks
 from babysit.parsing.dl4j_scores import parse_dl4j_score
 from babysit.parsing.endings import ETA_ZERO
+from babysit.parsing.eval_battery import Batteries
 from babysit.parsing.eval_results import EvalResults
 from babysit.parsing.evaluation import (
     VALIDATION_HEAD,
@@ -139,6 +140,7 @@ class MetricLineReader:
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
         self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
+        self._batteries = Batteries()  # a suite's per-task evaluation lines
         # The line read before as none, a record after all (see `_first_of_template`),
         # for the parser to take before the line just read.
         self.earlier: tuple[str, Parsed] | None = None
@@ -239,6 +241,10 @@ class MetricLineReader:
             parsed = self._in_section(parsed)
             self._validates = self._validates or VALIDATION_HEAD.match(self._body) is not None
             parsed = self._passes.place(text, as_eval(self._body, parsed, self._validates))
+            if self._batteries.breakdown(self._body, parsed.metrics):
+                # one task's row of a suite's evaluation: no series (a NaN still counts)
+                parsed = replace(parsed, metrics={k: v for k, v in parsed.metrics.items()
+                                                  if not math.isfinite(v)})
             if says_training(self._body):
                 self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
             else:

@@ -39,6 +39,11 @@ _SPARSE_SPAN = 100  # (to a hundred times its first step)
 # A return whose latest step is this many times its first was seen from the run's start.
 _FROM_START_SHARE = 10
 _NOISE_POINTS = 100  # the losses the noise is measured over
+# ... and over which a fall is confirmed as learning: a hundred points' estimate of the
+# noise runs low now and then, and over a thousand points of a flat loss (MMTAfrica's
+# M2M100 at 30.5 ± 0.1 for 113,500 steps) one such stretch meets a held best that dipped
+# by luck below a start that was high by luck.
+_LONG_NOISE_POINTS = 2000
 _GOAL_FAR = 100  # times the run's own desired error: a loss held there is stuck
 _TOTAL_RISE = 0.2  # a summed reward risen by this share of its first level has learned
 # Not a score of the model's predictions, though `quality_keys` may take it for one
@@ -83,6 +88,7 @@ class NotLearningRule:
         self._goal_window: deque[float] = deque(maxlen=_LEVEL_WIDTH)
         self._goal_points = 0
         self._noise: deque[float] = deque(maxlen=_NOISE_POINTS)
+        self._long_noise: deque[float] = deque(maxlen=_LONG_NOISE_POINTS)
         self._levels: deque[float] = deque(maxlen=_HELD)
         self._count = 0
         self._start_known: bool | None = None
@@ -160,6 +166,9 @@ class NotLearningRule:
             # A GRPO log's dicts may all follow the bar's last redraw, at its step.
             return [*self._zeros(point), *self._same_step(point), *self._reward_parts(point)]
         out.extend(self._zeros(point))
+        # (noted from any record: PPO may print its surrogate on lines of their own,
+        # `surrogate=-0.0085, entropy= 0.176, loss=-0.0085`, its return on others)
+        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
         out.extend(self._reward(point))
         out.extend(self._flat_return(point))
         out.extend(self._far_from_goal(point))
@@ -196,7 +205,10 @@ class NotLearningRule:
         early = target is not None and point.step is not None and \
             point.step < self.rules.not_learning_share * target
         self._note_exploration(point)
-        out.extend(self._flat(value, judge=not early and not self._explores))
+        # (a reinforcement learner's surrogate loss is no measure of learning: its
+        # return is judged instead, see `_flat_return`)
+        out.extend(self._flat(value, judge=not early and not self._explores
+                              and not self._surrogate))
         if self._first_step is None:
             self._first_step = point.step
         if self._first_epoch is None:
@@ -210,8 +222,9 @@ class NotLearningRule:
                     and self._first_epoch is not None
                     and point.epoch - self._first_epoch >= _SHORT_EPOCHS)
             out.extend(self._short_log(value, judge=not early and spanned
-                                       and not self._explores,
-                                       few_steps=not early and not spanned))
+                                       and not self._explores and not self._surrogate,
+                                       few_steps=not early and not spanned
+                                       and not self._surrogate))
         return out
 
     def _note_exploration(self, point: Observation) -> None:
@@ -527,7 +540,6 @@ class NotLearningRule:
         # A policy-gradient or value learner's loss (PPO's `train/loss` beside its
         # `policy_gradient_loss` and `value_loss`) is a surrogate whose targets move
         # with the policy: it says nothing of learning, the return does.
-        self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
         if point.loss is not None and not self._surrogate:
             return []  # a run with a training loss is judged by it
         self._return_key = key
@@ -770,6 +782,7 @@ class NotLearningRule:
         self._count += 1
         self._recent.append(value)
         self._noise.append(value)
+        self._long_noise.append(value)
         if len(self._first) < _LEVEL_WIDTH:
             self._first.append(value)
             return []
@@ -787,7 +800,10 @@ class NotLearningRule:
         # then the best's luck would look like learning.
         sigma = trends.noise_scale(list(self._noise))
         if trends.beyond_noise(start - self._best, start, sigma, 3.0,
-                               rules.not_learning_min_fall):
+                               rules.not_learning_min_fall) \
+                and trends.beyond_noise(start - self._best, start,
+                                        trends.noise_scale(list(self._long_noise)), 3.0,
+                                        rules.not_learning_min_fall):
             self._learned = True
             if "flat" in self._raised:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {now:.4g}",

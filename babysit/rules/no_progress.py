@@ -75,11 +75,13 @@ _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|
 
 
 # The terms of a reinforcement-learning update (SB3's `train/policy_gradient_loss`,
-# `train/value_loss`, `train/approx_kl`; RLlib's `vf_loss`, `policy_loss`; an episode's
-# length): a loss beside them is the update's surrogate, not a measure of learning.
+# `train/value_loss`, `train/approx_kl`; RLlib's `vf_loss`, `policy_loss`; PPO's clipped
+# `surrogate=-0.0085, entropy= 0.176, loss=-0.0085`; an episode's length): a loss beside
+# them is the update's surrogate, not a measure of learning.
 _SURROGATE_TERM = lazy_re.compile(
     r"(?:^|[/_ .-])(?:policy_gradient_loss|pg_loss|policy_loss|value_loss|vf_loss|"
-    r"approx_kl|clip_fraction|ep_len_mean|episode_length)(?:$|[/_ .-])", re.IGNORECASE)
+    r"approx_kl|clip_fraction|ep_len_mean|episode_length|surrogate(?:_loss)?)(?:$|[/_ .-])",
+    re.IGNORECASE)
 
 
 # A policy-gradient update's own terms (PPO's clip fraction and approximate KL, its

@@ -36,3 +36,30 @@ def test_a_resolved_anomaly_is_not_escalated_and_a_new_raise_forgets_the_old_ove
     ledger.raise_(_NL, 9, "auc at chance again", key="k")
     ledger.escalate_at_end(_NL, Severity.HIGH, "still open when the run ended")
     assert [a.severity for a in ledger.anomalies] == [Severity.MEDIUM, Severity.HIGH]
+
+
+def test_a_new_run_makes_room_at_the_cap_by_dropping_the_oldest_resolved():
+    """The cap keeps the artifact bounded, never at the cost of what a later run of the
+    same log gets wrong (a sweep's last configuration)."""
+    ledger = AnomalyLedger(max_per_type=12)
+    for run in range(12):
+        ledger.raise_(AnomalyType.EVAL_DEGRADATION, run, f"run {run} got worse", key="val")
+        ledger.resolve(AnomalyType.EVAL_DEGRADATION, "a new run began", key="val")
+    assert ledger.raise_(AnomalyType.EVAL_DEGRADATION, 12, "at the cap", key="val") is None
+    ledger.new_run()
+    latest = ledger.raise_(AnomalyType.EVAL_DEGRADATION, 13, "the last run got worse", key="val")
+    assert latest is not None and not latest.resolved
+    kept = [a.description.split(" —")[0] for a in ledger.anomalies]
+    assert kept[-1] == "the last run got worse" and "run 0 got worse" not in kept
+    assert len(kept) <= 12
+    assert ledger.resolve(AnomalyType.EVAL_DEGRADATION, "back near its best", key="val")
+    assert ledger.anomalies[-1].resolved
+
+
+def test_within_one_run_a_type_at_its_cap_records_no_more():
+    ledger = AnomalyLedger(max_per_type=2)
+    for key in ("a", "b", "c"):
+        ledger.raise_(AnomalyType.LOSS_SPIKE, 1, f"spike {key}", key=key)
+        ledger.resolve(AnomalyType.LOSS_SPIKE, "gone", key=key)
+    assert [a.key for a in ledger.anomalies] == ["a", "b"]
+    assert ledger.suppressed == 1

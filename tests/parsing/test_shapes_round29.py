@@ -1,0 +1,252 @@
+"""Shapes read and judged since the twenty-ninth session, each on lines written in the
+real shape of a public log (the corpus's sealed sets, scored blind first)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]):
+    parser = LogParser()
+    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
+
+def _open(artifact: dict, kind: str) -> list[dict]:
+    return [a for a in artifact["anomalies_detected"]
+            if a["type"] == kind and "resolved:" not in a["description"]]
+
+
+# -- Ends said by the command or the scheduler around the run --------------------------------
+
+
+def _epochs(count: int) -> list[str]:
+    return [f"Epoch {e} | train L1 = {0.9 - 0.003 * e:.4f}\n              |  val L1 = 0.70"
+            for e in range(1, count + 1)]
+
+
+def test_gclouds_word_for_a_ctrl_c_ends_the_run_cancelled(tmp_path: Path):
+    # googlecloudsdk's Ctrl-C handler, around a TPU VM's `gcloud … ssh --command`
+    lines = [*_epochs(30), "", "Command killed by keyboard interrupt", ""]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
+
+
+def test_sallocs_word_that_the_allocation_ran_out_ends_the_run_timeout(tmp_path: Path):
+    lines = [
+        *_epochs(197),
+        "salloc: Job 8667074 has exceeded its time limit and its allocation has been revoked.",
+        "    blogin2:~ $ client_loop: send disconnect: Broken pipe"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "TIMEOUT")
+
+
+# -- A suite of tasks evaluated at one step ----------------------------------------------------
+
+
+_TASKS = [("hellaswag_zeroshot", "0-shot", "multiple_choice", 0.50),
+          ("jeopardy", "10-shot", "language_modeling", 0.16),
+          ("arc_easy", "10-shot", "multiple_choice", 0.67),
+          ("bigbench_dyck_languages", "10-shot", "language_modeling", 0.13),
+          ("winograd", "0-shot", "schema", 0.68),
+          ("bigbench_language_identification", "10-shot", "multiple_choice", 0.25)]
+
+
+def _nanochat(evaluations: int, rng: random.Random) -> list[str]:
+    """A nanochat-style base training: step lines, and every 250 steps a suite of tasks,
+    one line each, then the suite's CORE figure."""
+    lines: list[str] = []
+    step = 0
+    for evaluation in range(evaluations):
+        for _ in range(250):
+            step += 1
+            loss = 2.6 - 0.0002 * step + rng.uniform(-0.01, 0.01)
+            total = 250 * evaluations
+            lines.append(f"step {step:05d}/{total:05d} ({100 * step / total:.2f}%) "
+                         f"| loss: {loss:.6f} | lrm: 1.00 | dt: 646.56ms | tok/sec: 810,886 "
+                         f"| mfu: 50.68 | total time: {step / 90:.2f}m")
+        for task, shots, kind, level in _TASKS:
+            accuracy = level + 0.004 * evaluation + rng.uniform(-0.01, 0.01)
+            lines.append(f"Evaluating: {task} ({shots}, type: {kind})... accuracy: "
+                         f"{accuracy:.4f} | centered: {accuracy - 0.1:.4f} | time: 4.81s")
+        lines.append(f"Step {step:05d} | CORE metric: {0.24 + 0.004 * evaluation:.4f}")
+    return lines
+
+
+def test_a_suites_per_task_lines_are_no_series_of_one_metric(tmp_path: Path):
+    lines = _nanochat(5, random.Random(2))
+    evaluated = [r for r in _records(lines) if "eval/accuracy" in r.metrics]
+    assert len(evaluated) <= 1  # the first task's line, before a second showed a suite
+    artifact = verdict_of(tmp_path, lines)
+    assert not _open(artifact, "eval-degradation")
+
+
+def test_one_subject_named_evaluation_per_epoch_is_still_a_series():
+    lines: list[str] = []
+    for epoch in range(1, 6):
+        lines.append(f"Epoch {epoch} | loss: {1.0 / epoch:.4f}")
+        lines.append(f"Evaluating: dev (500 examples)... accuracy: {0.5 + 0.05 * epoch:.4f}")
+    evaluated = [r.metrics["eval/accuracy"] for r in _records(lines)
+                 if "eval/accuracy" in r.metrics]
+    assert evaluated == [0.55, 0.6, 0.65, 0.7, 0.75]
+
+
+# -- A reinforcement learner's surrogate loss ------------------------------------------------
+
+
+def _ppo_steps(count: int, rng: random.Random) -> list[str]:
+    """A PPO run printing its clipped surrogate on lines of its own and its mean reward on
+    another: the surrogate wanders about 0, the reward climbs."""
+    lines: list[str] = []
+    for step in range(count):
+        lines += ["", f"Step {step}", "++++++++ Policy training ++++++++++",
+                  f"Current mean reward: {14 + 3.5 * step + rng.uniform(-30, 30):.6f} "
+                  f"| mean episode length: {20 + step:.6f}"]
+        for _ in range(4):
+            surrogate = rng.uniform(-0.03, 0.015)
+            lines.append(f"surrogate={surrogate: .5f}, entropy= 0.17624, loss={surrogate: .5f}")
+    return lines
+
+
+def test_a_flat_surrogate_loss_beside_a_climbing_reward_is_no_finding(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _ppo_steps(300, random.Random(5)))
+    assert not _open(artifact, "not-learning")
+
+
+# -- A loss flat for a long run, its start high and one stretch low by luck ------------------
+
+
+_PUBLIC = Path(__file__).parents[1] / "fixtures" / "logs" / "public"
+
+
+def _verdict_on(tmp_path: Path, log: Path) -> dict:
+    return verdict_of(tmp_path, log.read_text(errors="replace").splitlines())
+
+
+def test_a_flat_loss_over_a_thousand_points_stays_not_learning(tmp_path: Path):
+    # MMTAfrica's M2M100 fine-tune: `Epoch: 1 | Step: 100 | Avg. loss: 30.507` every 100
+    # steps at 30.5 ± 0.1 for 113,500 steps. Its start (the first five) sits high, and
+    # over a thousand points some stretch dips low by luck while a hundred points'
+    # estimate of the noise runs low: that was once taken for learning.
+    log = _PUBLIC / "sealed-66" / ("mmtafrica_m2m100_finetune_loss_flat_never_learns_"
+                                   "stops_midrun.log")
+    artifact = _verdict_on(tmp_path, log)
+    assert _open(artifact, "not-learning"), artifact["anomalies_detected"]
+
+
+def test_ppos_surrogate_loss_is_never_judged_for_learning(tmp_path: Path):
+    # Its reward climbs from 14 to over 3,000: the surrogate's flatness is no finding,
+    # however long the noise is measured over.
+    log = _PUBLIC / "sealed-22" / "ppo_nups_hopper_vanilla_ppo_976_steps_models_saved_cut.log"
+    assert not _open(_verdict_on(tmp_path, log), "not-learning")
+
+
+# -- An epoch's header with a recap of the best so far, behind a padded level -----------------
+
+
+def test_a_level_padded_inside_its_brackets_is_part_of_the_head():
+    from babysit.parsing.log_prefix import message
+
+    assert message("[2024-08-21 12:59:17,846][    INFO] Iters: 81, LR: 0.0000050") \
+        == "Iters: 81, LR: 0.0000050"
+
+
+_CLASSES = ["background", "aeroplane", "bicycle", "bird", "boat"]
+
+
+def _unimatch(epochs: int, planned: int) -> list[str]:
+    """A UniMatch-V2-style log: its config, then per epoch a header recapping the best so
+    far, an iteration counter that starts again each epoch, and an evaluation broken down
+    by class before its mean."""
+    head = "[2024-08-21 12:59:17,846][    INFO] "
+    lines = [f"{head}{{'backbone': 'dinov2_base',", " 'batch_size': 4,", f" 'epochs': {planned},",
+             " 'lr': 5e-06,", " 'nclass': 21}", ""]
+    best = 0.0
+    for epoch in range(epochs):
+        lines.append(f"{head}===========> Epoch: {epoch}, Previous best: {best:.2f} "
+                     f"@epoch-{max(epoch - 1, 0)}, EMA: {best:.2f} @epoch-{max(epoch - 1, 0)}")
+        for it in range(0, 649, 81):
+            lr = 5e-6 * (1 - (epoch * 649 + it) / (planned * 649)) ** 0.9
+            lines.append(f"{head}Iters: {it}, LR: {lr:.7f}, Total loss: "
+                         f"{0.3 / (epoch + 1) + 0.01:.3f}, Loss x: 0.100, Loss s: 0.020, "
+                         f"Mask ratio: 0.700")
+        miou = 80 + 6 * epoch / planned
+        for number, name in enumerate(_CLASSES):
+            lines.append(f"{head}***** Evaluation ***** >>>> Class [{number} {name}] IoU: "
+                         f"{miou + (7 - 4 * number):.2f}, EMA: {miou:.2f}")
+        lines.append(f"{head}***** Evaluation original ***** >>>> MeanIoU: {miou:.2f}, "
+                     f"EMA: {miou:.2f}")
+        best = max(best, miou)
+    return lines
+
+
+def test_an_epoch_header_recapping_the_best_so_far_is_a_header_and_the_last_epoch_ends_the_run(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _unimatch(12, 12))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    rows = [r for r in _records(_unimatch(3, 12)) if "iou" in r.metrics]
+    assert len(rows) <= 1  # the per-class rows are no series (the first, before a second)
+
+
+def test_the_same_log_short_of_its_planned_epochs_is_running(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _unimatch(8, 12))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+# -- A closing heading in capitals -------------------------------------------------------------
+
+
+def _probe(with_results: bool) -> list[str]:
+    lines = ["Namespace(model='dinov2', batch_size=256, num_classes=30, epochs=200, lr=0.01)"]
+    for epoch in range(1, 200, 40):
+        lines.append(f"Epoch [{epoch}/200], Loss: {3.0 / epoch:.4f}, Accuracy: 0.9")
+        lines.append(f"Validation Loss: {2.4 + epoch / 400:.4f}, Validation Accuracy: 0.5341, "
+                     f"F1: 0.2686")
+    if with_results:
+        lines += ["FINAL RESULTS:", "", "0.5650  0.3501  0.3943  0.3485"]
+    return lines
+
+
+def test_final_results_in_capitals_close_the_run(tmp_path: Path):
+    assert verdict_of(tmp_path, _probe(True))["terminal_state"] == "SUCCEEDED"
+
+
+def test_without_them_the_same_run_is_still_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _probe(False))["terminal_state"] == "RUNNING"
+
+
+# -- An epoch's JSON summary numbered as the epoch it closes ----------------------------------
+
+
+def _dino(epochs: int, loss_at) -> list[str]:
+    """A DINO-style stdout: MetricLogger lines every 50 of 1351 iterations, the epoch's
+    total time, then its `log.txt` line with the epoch's means, numbered from 0."""
+    lines: list[str] = []
+    for epoch in range(epochs):
+        losses = []
+        for it in range(0, 1351, 50):
+            loss = loss_at(epoch + it / 1351)
+            losses.append(loss)
+            lines.append(f"Epoch: [{epoch}/302]  [{it:4d}/1351]  eta: 0:22:44  loss: {loss:.6f} "
+                         f"({sum(losses) / len(losses):.6f})  lr: 0.000013 (0.000013)  "
+                         f"wd: 0.040011 (0.040010)  time: 1.091859  data: 0.001071  max mem: 22145")
+        lines.append(f"Epoch: [{epoch}/302] Total time: 0:22:07 (0.982533 s / it)")
+        lines.append(f'{{"train_loss": {sum(losses) / len(losses)}, "train_lr": 1.3e-05, '
+                     f'"train_wd": 0.04, "epoch": {epoch}}}')
+    return lines
+
+
+def test_an_epochs_summary_numbered_as_the_epoch_it_closes_is_no_new_stage(tmp_path: Path):
+    # a loss that falls, then blows up in its sixth epoch and stays there
+    rng = random.Random(4)
+    artifact = verdict_of(tmp_path, _dino(9, lambda e: 5.0 / (1 + e) if e < 5
+                                          else rng.uniform(30, 50)))
+    assert _open(artifact, "divergence"), artifact["anomalies_detected"]
+
+
+def test_the_same_log_falling_throughout_raises_nothing(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _dino(9, lambda e: 5.0 / (1 + e)))
+    assert not [a for a in artifact["anomalies_detected"] if a["severity"] in ("high", "blocker")]
