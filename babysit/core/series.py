@@ -29,6 +29,7 @@ from babysit.model import EventKind, Record
 from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.exploration import ExplorationRule
 from babysit.rules.learning_rules import NotLearningRule
+from babysit.rules.loss_parts import is_term
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.objective_names import objective_key
 from babysit.rules.stream import EvalRule, LossRule, LrScheduleRule, Observation, RuleSet, Signal
@@ -344,7 +345,7 @@ class MetricSeries:
             self._new_run()
         self._count_restarted = False
         train_key = self.loss_key or self._train_key
-        train = self.metrics.get(train_key) if train_key else None
+        train = self.metrics.get(train_key) if train_key else _sum_of_terms(metrics)
         point = Observation(
             step=self.step,
             metrics=metrics,
@@ -535,3 +536,11 @@ class MetricSeries:
     def lr_peak(self) -> float | None:
         rule = self._rules.find(LrScheduleRule)
         return rule.peak if isinstance(rule, LrScheduleRule) else None
+
+
+def _sum_of_terms(metrics: Mapping[str, float]) -> float | None:
+    """The training loss of a record that prints only its terms (ALBEF's `train_loss_itm`
+    and `train_loss_ita`, no total): their sum, for an evaluation to be set against. None
+    where it prints none."""
+    terms = [v for k, v in metrics.items() if "loss" in k.lower() and is_term(k)]
+    return sum(terms) if terms else None

@@ -92,7 +92,10 @@ _CLOSING_WORDS = lazy_re.compile(
     # (TensorFlowOnSpark's `INFO (MainThread-456416) Shutting down cluster`, Spark's
     # `Stopping SparkContext`, `Shutting down Ray`): what the driver does last
     r"\b(?:[Ss]hutting down|[Ss]hut down|[Ss]topping|[Ss]topped|[Cc]losing|[Cc]losed)\s+"
-    r"(?:the\s+)?(?:\w+\s+)?(?:cluster|[Ss]park ?[Cc]ontext|[Ss]park ?[Ss]ession|Ray)\b")
+    r"(?:the\s+)?(?:\w+\s+)?(?:cluster|[Ss]park ?[Cc]ontext|[Ss]park ?[Ss]ession|Ray)\b|"
+    # ... or the machine it ran on, once its work is done (a Kaggle solution's script
+    # ends with `gcloud compute instances stop`: `Stopping instance(s) instance-1...`)
+    r"^\s*(?:Stopping|Deleting|Suspending) instance\(s\) \S+")
 # The log's last line ends on the word, whatever the script's own name for its work
 # (`Model comparison complete!`, `train AlexNet done`, `Ablation study completed!`): not
 # what a run does along the way (`Saving checkpoint... done`, `Loading data done`). Only
@@ -249,7 +252,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "abgeschlossen", "beendet", "termin", "finaliz", "conclu", "заверш", "test",
           "final", "held", "evaluation metrics", "best", "average loss", "total",
           "training time", "train time", "cluster", "sparkcontext", "sparksession",
-          "spark context", "spark session", "down ray", "saved", "wrote", "written",
+          "spark context", "spark session", "down ray", "instance(s)", "saved", "wrote",
+          "written",
           "training_time", "train_time", "epoch time",
           "epoch_time", "step time", "iteration time", "elapsed", "wall", "took", "ran for",
           "time ran", "time taken", "time spent", "time used", "run time", "running time",

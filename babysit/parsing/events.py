@@ -15,6 +15,8 @@ from babysit.model import EventKind, LogEvent
 from babysit.parsing.completion_words import names_a_part
 from babysit.parsing.log_prefix import message
 from babysit.parsing.runner_exits import (
+    LAUNCHER_FAILED,
+    LAUNCHER_STOPPED,
     RETURNED,
     RUNNER_FAILED,
     RUNNER_RETURNED,
@@ -224,6 +226,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.STOPPED_BY_SIGNAL, RUNNER_STOPPED, 1),
     _sig(EventKind.EXCEPTION, RUNNER_FAILED, 1),
     _sig(EventKind.EXCEPTION, SAID_FAILED, 1),
+    _sig(EventKind.STOPPED_BY_SIGNAL, LAUNCHER_STOPPED, 1),
+    _sig(EventKind.EXCEPTION, LAUNCHER_FAILED, 1),
     _sig(EventKind.COMPLETED, RUNNER_RETURNED, detail=RETURNED),
     _sig(EventKind.RESTARTED, r"[Rr]estarting workers.*?(restart_count=\d+)|"
          r"Worker group FAILED\. (\d+/\d+) attempts left; will restart", -1),
@@ -431,6 +435,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^Stopping\. Best iteration:|^Early stopping, best iteration is:|"
          r"^Stopped by overfitting detector\b",
          detail=EARLY_STOP),
+    # A library's own stop on a numerical failure, in its words (CatBoost's `Training has
+    # stopped (degenerate solution on iteration 60, probably too small l2-regularization,
+    # try to increase it)` after `learn: nan`; `Training stopped: loss is NaN`): a NaN
+    # guard's stop as Lightning's check_finite is, the run over and not by its plan.
+    _sig(EventKind.COMPLETED, r"\b[Tt]raining (?:has |was |is )?(?:stopped|halted|terminated|"
+         r"aborted)\b[^.]{0,40}?(?:\bdegenerate\b|\b[Nn]a[Nn]\b|\bnot finite\b|"
+         r"\bnon-?finite\b|\bdiverg\w*|\binf(?:inite|inity)?\b)",
+         detail=NAN_GUARD_STOP),
     # A boosting fit that ran all its rounds, in its library's closing words: LightGBM's
     # `Did not meet early stopping. Best iteration is:`, CatBoost's `bestIteration = 41`
     # and `Shrink model to first 42 iterations.` after its evaluation set's best.

@@ -141,6 +141,8 @@ class MetricLineReader:
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
         self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
         self._batteries = Batteries()  # a suite's per-task evaluation lines
+        self._record_names: frozenset[str] = frozenset()  # the last counted record's names
+        self._read_first = ""  # a template's first line read at once (see `_restyled`)
         # The line read before as none, a record after all (see `_first_of_template`),
         # for the parser to take before the line just read.
         self.earlier: tuple[str, Parsed] | None = None
@@ -188,7 +190,7 @@ class MetricLineReader:
         fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
                                                          or "  " in text or "\t" in text
                                                          or ", " in text or "|" in text)
-        if fielded and not self._shapes.recurring(text):
+        if fielded and not self._shapes.recurring(text) and not self._restyled(text):
             # a template's first line is read as none (nothing says it is a metric line
             # yet), but a bare counter at its start there is where the next line's rises
             # from (`[   1] obj=53109.96`, then `[   2] obj=16052.89`: step 2)
@@ -224,6 +226,8 @@ class MetricLineReader:
                 # 12.6`): that epoch's (the parser places them in it).
                 parsed = counterless
             self.earlier = self._first_of_template(parsed)
+            if parsed is not None and parsed.step is not None and parsed.metrics:
+                self._record_names = frozenset(parsed.metrics)
         if parsed is None and not beside_bar:
             shaped = self._shapes.read(text)
             if shaped is True and self._shapes.table_closed:
@@ -304,6 +308,22 @@ class MetricLineReader:
         return replace(parsed, metrics={k if k.startswith(prefix) else prefix + k: v
                                         for k, v in parsed.metrics.items()})
 
+    def _restyled(self, text: str) -> bool:
+        """Whether a line of a template not seen before is the run's record line with a
+        field printed another way, and a value that is not finite (CatBoost's `60: learn:
+        nan  total: 7m 2s` after `59: learn: 0.12  total: 413s`): read at once, since a
+        template's first line waits for its second and the log may end on it. A finite
+        one waits as any first line does."""
+        if not self._record_names or ("nan" not in text.lower() and "inf" not in text.lower()):
+            return False
+        parsed = parse_key_values(text, known_names=False)
+        restyled = parsed is not None and parsed.step is not None \
+            and frozenset(parsed.metrics) == self._record_names \
+            and not all(map(math.isfinite, parsed.metrics.values()))
+        if restyled:
+            self._read_first = text  # (not read again once its template's second comes)
+        return restyled
+
     def _first_of_template(self, parsed: Parsed | None) -> tuple[str, Parsed] | None:
         """The template's first line, read as none when it came (see `recurring`), as
         the record it was, now that its second line shows it a metric line: the same
@@ -311,7 +331,8 @@ class MetricLineReader:
         …`): else the run's first point is lost, and a run counting from 0 looks as if
         it counted from 1, one epoch short of its plan at its end."""
         first = self._shapes.first_line
-        if first is None or parsed is None or parsed.fmt != "key-value" or not parsed.metrics:
+        if first is None or parsed is None or parsed.fmt != "key-value" or not parsed.metrics \
+                or first == self._read_first:
             return None
         earlier = parse_key_values(message(first), known_names=False)
         if earlier is None or earlier.fmt != parsed.fmt \

@@ -60,7 +60,15 @@ SAID_FAILED = (r"\b((?:[Tt]raining|[Tt]rain|[Jj]ob|[Pp]rocess|[Pp]rogram|[Ss]cri
                r"[Tt]ask|[Ww]orker)\b[^.;]{0,40}?\b(?:with|returned|exit(?:ed)?)\s+"
                r"(?:a\s+)?(?:non-?zero\s+)?(?:(?:return|exit)\s*)?(?:code|status)\s*[:=]?\s*"
                r"(?:-\d+|[1-9]\d*))\b")
+# DeepSpeed's launcher, when a worker it started ends (launch.py's `sigkill_handler`:
+# `[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py', …] exits with
+# return code = -9`): the command it ran is printed whole before the words, so no subject
+# sits near them. A negative code is the signal that ended the worker: SIGHUP, SIGINT or
+# SIGTERM a stop asked for, any other (SIGKILL's -9, often the kernel's OOM killer) a death.
+LAUNCHER_STOPPED = r"\b(exits with return code = -(?:1|2|15))\b"
+LAUNCHER_FAILED = r"\b(exits with return code = (?:-(?!(?:1|2|15)\b)\d+|[1-9]\d*))\b"
 _SAID_EXIT = lazy_re.compile(SAID_FAILED)
+_LAUNCHER_EXIT = lazy_re.compile(r"\bexits with return code = -?[1-9]\d*\b")
 _ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+|{RUNNER_RETURNED}")
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code",
@@ -74,4 +82,5 @@ def runner_exit(line: str) -> bool:
     cause in the log: the crash it makes is medium (the training before it may have been
     healthy, and what stopped the process is unknown — PyCharm's `-1` is also its Stop
     button on Windows)."""
-    return _ANY_EXIT.match(line.strip()) is not None or _SAID_EXIT.search(line) is not None
+    return _ANY_EXIT.match(line.strip()) is not None or _SAID_EXIT.search(line) is not None \
+        or _LAUNCHER_EXIT.search(line) is not None

@@ -54,6 +54,11 @@ _HELD_OUT_WORDS = frozenset({"nmi", "ari", "ter"})
 # A retrieval's or a ranking's figure at its cut-off (`R@1`, `recall@10`, `ndcg@5`,
 # `hit@20`, `mAP@100`): scored on held-out queries, higher is better.
 _AT_CUTOFF = re.compile(r"(?:r|recall|hit|hits|hr|ndcg|p|prec|precision|map|mrr|acc)@\d+")
+# ... and as retrieval code writes it without the `@` (ALBEF's and BLIP's `val_txt_r1`,
+# `test_img_r10`, their mean `val_r_mean`, CLIP retrieval's `rsum`): higher is better,
+# counted only under a split's word (`r1` alone may be anything).
+_RECALL_AT = re.compile(r"r(?:1|5|10|50|100)|rsum")
+_RECALL_WORDS = frozenset({"r", "recall"})
 # A perplexity of a codebook's use (wav2vec 2.0's `valid_prob_perplexity` and
 # `valid_code_perplexity`, a VQ model's code perplexity) counts the codes in use: no fit to
 # held-out data, and falling is the worry, not rising.
@@ -85,6 +90,10 @@ def evaluation_direction(key: str) -> int:
     metric = named[-1]
     if _AT_CUTOFF.fullmatch(metric):
         return 1  # a retrieval's figure: only ever scored on held-out queries
+    if _EVAL_WORDS.intersection(words) and (
+            _RECALL_AT.fullmatch(metric)
+            or (metric in ("mean", "sum") and len(named) > 1 and named[-2] in _RECALL_WORDS)):
+        return 1
     direction = -1 if metric in _LOWER or metric.endswith("loss") else \
         1 if metric in _HIGHER or metric.startswith("rouge") else 0
     if direction == 0:

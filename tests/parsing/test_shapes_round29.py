@@ -250,3 +250,79 @@ def test_an_epochs_summary_numbered_as_the_epoch_it_closes_is_no_new_stage(tmp_p
 def test_the_same_log_falling_throughout_raises_nothing(tmp_path: Path):
     artifact = verdict_of(tmp_path, _dino(9, lambda e: 5.0 / (1 + e)))
     assert not [a for a in artifact["anomalies_detected"] if a["severity"] in ("high", "blocker")]
+
+
+# -- From sealed-69 -----------------------------------------------------------------------------
+
+
+def _trainer_steps(count: int, loss: float = 0.0) -> list[str]:
+    return [f"{{'loss': {loss}, 'learning_rate': {2e-5 * (1 - i / 400):.6e}, 'epoch': "
+            f"{i / 374:.2f}}}" for i in range(1, count + 1)]
+
+
+def _deepspeed_exit(code: int) -> str:
+    return (f"[2024-07-01 20:55:45,903] [ERROR] [launch.py:321:sigkill_handler] ['/envs/bin/"
+            f"python', '-u', 'train_mem.py', '--local_rank=0', '--deepspeed', "
+            f"'scripts/zero2.json', '--num_train_epochs', '1'] exits with return code = {code}")
+
+
+def test_deepspeeds_launcher_saying_a_worker_was_killed_is_a_death(tmp_path: Path):
+    lines = [*_trainer_steps(83, 0.7),
+             "[2024-07-01 20:55:45,902] [INFO] [launch.py:315:sigkill_handler] Killing "
+             "subprocess 63948", _deepspeed_exit(-9)]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+
+
+def test_deepspeeds_launcher_saying_a_worker_got_sigterm_is_a_stop(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_trainer_steps(83, 0.7), _deepspeed_exit(-15)])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
+
+
+def test_catboosts_stop_on_a_degenerate_solution_ends_the_run(tmp_path: Path):
+    # (as the issue's paste stores it: the tabs as runs of spaces)
+    lines = [f"{i}:     learn: {0.6 / (1 + i / 10):.7f}        total: {i * 7 // 60}m "
+             f"{i * 7 % 60}s   remaining: {(70 - i) * 7 // 60}m {(70 - i) * 7 % 60}s"
+             for i in range(60)]
+    lines += ["60:     learn: nan      total: 7m 2s    remaining: 1m 2s",
+              "Training has stopped (degenerate solution on iteration 60, probably too small "
+              "l2-regularization, try to increase it)"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "ENDED")
+
+
+def test_retrieval_recalls_without_their_at_sign_are_higher_is_better():
+    from babysit.rules.eval_names import evaluation_direction
+
+    assert [evaluation_direction(k) for k in ("val_txt_r1", "test_img_r10", "val_r_mean",
+                                               "eval/rsum")] == [1, 1, 1, 1]
+    assert [evaluation_direction(k) for k in ("train_lr", "val_r2", "r1")] == [0, 0, 0]
+
+
+def test_recalls_falling_while_the_loss_terms_fall_are_degradation(tmp_path: Path):
+    # ALBEF's log.txt: one JSON line per epoch, its loss only as terms (itm, ita), as
+    # strings; its retrieval recalls on val and test
+    lines = []
+    for epoch in range(6):
+        itm, ita, recall = 0.41 - 0.03 * epoch, 0.62 - 0.05 * epoch, 81.0 - 0.45 * epoch
+        lines.append(f'{{"train_lr": "0.000", "train_loss_itm": "{itm:.3f}", '
+                     f'"train_loss_ita": "{ita:.3f}", "val_txt_r1": {recall - 9.2}, '
+                     f'"val_r_mean": {recall}, "test_r_mean": {recall - 0.6}, "epoch": {epoch}}}')
+    assert _open(verdict_of(tmp_path, lines), "eval-degradation")
+
+
+def test_the_script_stopping_its_own_cloud_machine_closes_the_run(tmp_path: Path):
+    lines = [f"[{i}]\tcv_agg's multi_logloss: {-1.0 - i / 1000:.5f} + 0.02\tcv_agg's wloss: "
+             f"{0.5 - i / 20000:.6f} + 0.017" for i in range(50, 1451, 50)]
+    lines.append("Stopping instance(s) instance-1...")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_nan_in_a_record_line_whose_time_field_changed_style_is_read(tmp_path: Path):
+    # CatBoost prints its elapsed time as `413s`, then `7m 2s`: the NaN's line is the
+    # first of its template, and the log ends on it
+    lines = [f"{i}:     learn: {0.6 / (1 + i / 10):.7f}        total: {i * 7}s   "
+             f"remaining: {(70 - i) * 7}s" for i in range(60)]
+    lines.append("60:     learn: nan      total: 7m 2s    remaining: 1m 2s")
+    artifact = verdict_of(tmp_path, lines)
+    assert _open(artifact, "nan-inf") and artifact["decision"] == "NO-GO"
