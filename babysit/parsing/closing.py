@@ -56,6 +56,10 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\s+(?i:done|finished|complete[d]?)\s*(?:->|→|=>)\s*\S+|"
     # (`All Finished - time = 5629.8`: a MATLAB script's last line, its time after it)
     r"^\W*(?i:all\s+(?:done|finished|complete[d]?))\s*(?:[-,:]\s*(?i:time|elapsed)\b.*)?$|"
+    # a status token in capitals, the words joined (`STAGE3B_FORMAL_TRAINING_COMPLETE
+    # {'status': 'COMPLETE', …}`, `TRAINING_DONE`, `RUN_FINISHED`)
+    r"(?<![A-Za-z])(?:[A-Z0-9]+_)*(?:TRAIN(?:ING)?|RUN|JOB|EXPERIMENT)_(?:COMPLETED?|DONE|"
+    r"FINISHED|SUCCEEDED)(?![A-Za-z])|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
     # the final metrics: `Final metrics:`, `Final PPO metrics:`, DL4J's evaluation banner;

@@ -129,6 +129,11 @@ _ETA_ZERO = lazy_re.compile(r"\b(?:ETA|[Ee]ta|[Tt]ime left|[Rr]emaining)[:=]?\s*
                             # epoch's own share): its progress, not a bar's (a tqdm bar
                             # named `Progress` draws its `|` after the share, and may be an
                             # epoch's)
+                            # a time left printed rounded that came out negative: the run
+                            # is past its planned total (insightface's arcface_torch:
+                            # `Required: -0 hours` at its last step)
+                            r"\b(?:[Rr]equired|[Rr]emaining|ETA|[Ee]ta|[Tt]ime left)[:=]?\s+"
+                            r"-0(?:\.0+)?\s*(?:h|hours?|hrs?|min|minutes?|s|secs?|seconds?)\b|"
                             r"\b[Pp]rogress:?\s+100(?:\.\d+)?\s?%(?!\s*\|)|"
                             r"\b[Pp]rogress:?\s+1\d\d\.\d+\s?%(?!\s*\|)")
 # Even gaps between prints before an off-grid last print gives the loop's total away (see
@@ -434,7 +439,7 @@ class EndingReader:
         if (said := self._said(text, events)) is not None:
             found.append(said)
         zero = ("0:00:00" in text or "emaining" in text or '"eta' in text or "0s" in text
-                or "rogress" in text) \
+                or "rogress" in text or "-0" in text) \
             and (_ETA_ZERO.search(text) or _eta_within_one_iteration(text)) \
             and _at_planned_end(text, target, planned_epochs)
         if zero or (metrics and self._run_eta.ends_here(text)):

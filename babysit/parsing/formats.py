@@ -384,7 +384,7 @@ _COMMA_FIELD = lazy_re.compile(
     r"(?P<value>[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+|nan|inf))(?=\s*(?:,|$))")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
-_CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[A-Z][a-z]+ (?:Loss|Accuracy|Acc))\s+"
+_CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>(?:[A-Z][a-z]+ )?(?:Loss|Accuracy|Acc))\s+"
                            r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.

@@ -458,7 +458,10 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"--num_passes=(\d+)\b|"
                           # a yacs / CfgNode dump's upper-case keys (`OPTIMIZATION:` /
                           # `  EPOCHS: 30`, `SOLVER.MAX_EPOCH: 12`; Oscar-Paddle, sealed-10)
-                          r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*:\s*(\d+)\s*$")
+                          r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*:\s*(\d+)\s*$|"
+                          # HRNet's and AlphaPose's `TRAIN.END_EPOCH`, in its config's dict
+                          # as printed (`'BEGIN_EPOCH': 0, 'END_EPOCH': 270`)
+                          r"['\"](?:END|MAX|NUM|TOTAL)_EPOCHS?['\"]\s*:\s*(\d+)\b")
 
 
 # Singular, in a line of sizes rather than of metrics (`Data size: 149690, batch size: 500,
@@ -471,12 +474,26 @@ _EPOCH_SIZE = lazy_re.compile(r"\b(?:training|total|max|number of)[ _]epoch\s*[=
                               r"\s*[=:]\s*(\d+)\b(?!\s*/)")
 
 
+_DICT_EPOCH = lazy_re.compile(r"['\"]epoch['\"]\s*:\s*(\d+)\b(?!\s*/)")
+_MEASURED = lazy_re.compile(r"loss|acc|err|score|time", re.IGNORECASE)
+
+
+def _settings_only(line: str) -> bool:
+    """Whether a line names no measure: settings, not a record."""
+    return _MEASURED.search(line) is None
+
+
 def planned_epochs(line: str, sizes: bool = False) -> int | None:
     """The planned epochs a line announces; `sizes`: the line is no metric line, so a
     singular `training epoch: 30` among its sizes is a plan too."""
     match = _EPOCHS_LINE.search(line)
     if match is None and (sizes or "batch" in line):
         match = _EPOCH_SIZE.search(line)
+    if match is None and "epoch" in line and "batch_size" in line and _settings_only(line):
+        # a configuration's dict as printed, its plan under the singular name beside its
+        # batch size and rate (`{'model_name': 'resnet18', 'batch_size': 64,
+        # 'training_lr': 0.05, 'epoch': 100, 'local_epoch': 1, …}`): no metric in it
+        match = _DICT_EPOCH.search(line)
     if match is None:
         return None
     value = int(next(g for g in match.groups() if g is not None).replace(",", ""))
@@ -525,7 +542,29 @@ def deepspeed_chat_plan(line: str) -> tuple[int, int] | None:
     return (int(match.group(2)), int(match.group(3))) if match else None
 
 
+# --- 3D Gaussian splatting (graphdeco-inria/gaussian-splatting's train.py) -------------------
+# `[ITER 7000] Evaluating test: L1 0.34677238538861277 PSNR 6.254974584579468 [01/01 13:45:38]`
+# (and `Evaluating train:` on a sample of the training views): an evaluation per split at
+# the iterations the run tests at, the test split's the held-out one.
+_SPLAT_EVAL = lazy_re.compile(r"^\[ITER (\d+)\] Evaluating (\w+): L1 (\S+) PSNR (\S+)")
+
+
+def parse_splatting_eval(segment: str) -> Parsed | None:
+    if "Evaluating" not in segment or "[ITER" not in segment:
+        return None
+    match = _SPLAT_EVAL.search(segment)
+    if match is None:
+        return None
+    split = "train" if match.group(2) == "train" else "eval"
+    l1, psnr = to_number(match.group(3)), to_number(match.group(4))
+    if l1 is None or psnr is None:
+        return None
+    return Parsed("gaussian-splatting", int(match.group(1)),
+                  metrics={f"{split}/l1": l1, f"{split}/psnr": psnr})
+
+
 FRAMEWORK_PARSERS = (
+    parse_splatting_eval,
     parse_example_epoch,
     parse_fairseq,
     parse_mmengine,

@@ -11,6 +11,7 @@ from collections import Counter
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
+from babysit.parsing.federated_rounds import FederatedRounds
 from babysit.parsing.final_epoch import FinalEpoch
 from babysit.parsing.log_prefix import message
 from babysit.parsing.outer_loops import HINTS as ROUND_HINTS
@@ -63,6 +64,7 @@ class HeaderReader:
         self._yolo_val: tuple[str, ...] = ()  # the columns of the validation table
         # The measures an `all` row just gave: the class rows under it give as many.
         self._class_values: int | None = None
+        self._federated = FederatedRounds()  # a Flower server's rounds
 
     def wants(self, line: Line) -> bool:
         """What every pattern needs (or a validation table is open): most lines end here."""
@@ -70,13 +72,18 @@ class HeaderReader:
         return bool(self._yolo_val) or self._class_values is not None or "poch" in text \
             or "EPOCH" in text or "Class" in text \
             or (bool(self._bars.yolo_columns) and "all " in text) \
-            or any(hint in text for hint in ROUND_HINTS)
+            or any(hint in text for hint in ROUND_HINTS) or self._federated.wants(text)
 
     def read(self, line: Line, context: ParseContext) -> Record | None:
         """The record a header line makes; claims the line when it is a header, record
         or not. A hand-written loop's `Epoch 3` is left for the other readers."""
         text = line.text
         self._bars.rounds.line(text)
+        if self._federated.wants(text):
+            federated = self._federated.read(text, message(text), line.rank)
+            if federated is not None:
+                line.claimed = True
+                return federated if isinstance(federated, Record) else None
         if self._class_values is not None:
             row = _YOLO_CLASS_ROW.match(text)
             if row is not None and len(row.group(1).split()) == self._class_values:

@@ -22,6 +22,9 @@ _HEAD_FIELD = lazy_re.compile(
     # a rule that opens the head before its timestamp (fairseq's and TransQuest's `| 2021-07-08
     # 17:11:28 | INFO | Validation loss: 0.409, acc: 0.834`)
     r"\|(?=[ \t]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:)"
+    # a logger's name before its timestamp (insightface's arcface_torch: `Training:
+    # 2021-03-14 22:08:20,513-Speed 469.12 samples/sec   Loss 15.4833 …`)
+    r"|[A-Za-z][\w.]*:[ \t]+(?=\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})"
     r"|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
     r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
@@ -42,7 +45,10 @@ _HEAD_FIELD = lazy_re.compile(
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `
     # the separators after a field; a colon may touch the level after it, as in
     # `%(asctime)s:%(levelname)s: %(message)s` (`2018-09-04 18:44:21,417:INFO: Epoch 8/10`)
-    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S)|:(?=(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):))?")
+    # (a dash touching the message after a timestamp, `%(asctime)s-%(message)s`:
+    # `…,513-Speed 469.12`)
+    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S)|:(?=(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):)|"
+    r"(?<=\d)-(?=[A-Za-z]))?")
 
 
 # PyTorch's repr of a scalar tensor, `tensor(2.5000, device='cuda:0')`: its value is the

@@ -248,6 +248,7 @@ class EvalRule:
         self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
+        self._totals: set[str] = set()  # evaluation losses that are a total (see `_eval_term`)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -262,6 +263,14 @@ class EvalRule:
                 (key, direction) for key in names
                 if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key)
                 and key not in parts)
+        for key, direction in judged:
+            if direction < 0 and key.endswith("loss") and not _eval_term(key, self._totals):
+                self._totals.add(key)
+        # A term of an evaluation's loss whose total the run prints too (VoteNet's `eval
+        # mean sem_cls_loss: 0.0123` beside `eval mean loss: 13.74`, each on a line of its
+        # own): the total is judged; a small term's wander is not the evaluation's.
+        judged = tuple((key, direction) for key, direction in judged
+                       if not _eval_term(key, self._totals))
         # Names an evaluation's only by the record they sit in (a bare `val` beside the
         # bare `train` loss, a line of scores alone): judged by what this record holds.
         judged += self._contextual.judged(metrics)
@@ -463,6 +472,16 @@ class EvalRule:
     def recent(self, count: int) -> dict[str, list[float]]:
         return {key: [value for value, _ in list(series)[-count:]]
                 for key, series in self.series.items()}
+
+
+def _eval_term(key: str, totals: set[str]) -> bool:
+    """Whether an evaluation's loss is a term of a total the run prints too: its name is
+    the total's with words before `loss` (`eval_mean_sem_cls_loss`, `eval_mean_loss`)."""
+    if not key.endswith("_loss") or not totals:
+        return False
+    stem = key[:-len("loss")]
+    return any(stem[:at + 1] + "loss" in totals
+               for at, char in enumerate(stem[:-1]) if char in "_/")
 
 
 def _train_counterpart(metrics: Mapping[str, float], train_loss: float | None) -> float | None:

@@ -326,3 +326,113 @@ def test_a_nan_in_a_record_line_whose_time_field_changed_style_is_read(tmp_path:
     lines.append("60:     learn: nan      total: 7m 2s    remaining: 1m 2s")
     artifact = verdict_of(tmp_path, lines)
     assert _open(artifact, "nan-inf") and artifact["decision"] == "NO-GO"
+
+
+# -- From sealed-70 -----------------------------------------------------------------------------
+
+
+def _flower(rounds: int, planned: int, finished: bool) -> list[str]:
+    head = "\x1b[92mINFO \x1b[0m:      "
+    lines = [f"{head}Starting Flower server, config: num_rounds={planned}, no round_timeout",
+             f"{head}Flower ECE: gRPC server running ({planned} rounds), SSL is disabled",
+             f"{head}[INIT]", f"{head}Requesting initial parameters from one random client"]
+    for number in range(1, rounds + 1):
+        lines += [f"{head}", f"{head}[ROUND {number}]",
+                  f"{head}configure_fit: strategy sampled 6 clients (out of 6)",
+                  f"{head}aggregate_fit: received 6 results and 0 failures",
+                  f"{head}configure_evaluate: strategy sampled 6 clients (out of 6)",
+                  f"{head}aggregate_evaluate: received 6 results and 0 failures"]
+    if finished:
+        lines += [f"{head}", f"{head}[SUMMARY]",
+                  f"{head}Run finished {rounds} round(s) in 8.01s",
+                  f"{head}\tHistory (loss, distributed):"]
+        lines += [f"{head}\t\tround {n}: {0.7 / n}" for n in range(1, rounds + 1)]
+        lines += [f"{head}", "[Server] Using aggregation method: fedavg"]
+    return lines
+
+
+def test_a_flower_servers_rounds_are_its_steps_and_its_summary_ends_it(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _flower(20, 20, True))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert artifact["total_steps"] == 20
+
+
+def test_a_flower_server_part_way_through_its_rounds_is_running(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _flower(7, 20, False))
+    assert (artifact["terminal_state"], artifact["total_steps"]) == ("RUNNING", 7)
+
+
+def test_arcface_torchs_head_and_negative_zero_time_left(tmp_path: Path):
+    # `Training: %(asctime)s-%(message)s`, a `Loss 15.48` cell among `Name: value` ones,
+    # and `Required: -0 hours` at the last step
+    lines = [f"Training: 2021-03-15 07:{i // 60:02d}:{i % 60:02d},486-Speed 4433.12 samples/sec"
+             f"   Loss {15.0 / (1 + i / 10):.4f}   Epoch: 24   Global Step: {124000 + 50 * i}"
+             f"   Fp16 Grad Scale: 16384   Required: {'-0' if i == 11 else '0'} hours"
+             for i in range(12)]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert not _open(artifact, "not-learning")
+
+
+def test_a_status_token_in_capitals_saying_training_is_complete_closes_the_run(tmp_path: Path):
+    lines = [f"epoch {e} | loss: {1.0 / e:.4f} | val_fde: {2.0 / e:.4f}" for e in range(1, 31)]
+    lines.append("STAGE3B_FORMAL_TRAINING_COMPLETE {'status': 'COMPLETE', 'stop_reason': "
+                 "'patience_5'}")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_hrnets_end_epoch_in_its_printed_config_is_the_plan(tmp_path: Path):
+    def lines(last: int) -> list[str]:
+        out = ["{'DATASET': {'DATASET': 'coco'}, 'TRAIN': {'WORLD_SIZE': 4, 'BATCH_SIZE': 32, "
+               "'BEGIN_EPOCH': 0, 'END_EPOCH': 30, 'OPTIMIZER': 'adam', 'LR': 0.001}}"]
+        for epoch in range(last + 1):
+            out += [f"############# Starting Epoch {epoch} | LR: 0.001 #############",
+                    f"Train-{epoch} epoch | loss:{0.001 / (1 + epoch):.8f} | acc:0.{50 + epoch}"]
+        return out
+    assert verdict_of(tmp_path, lines(29))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, lines(20))["terminal_state"] == "RUNNING"
+
+
+def test_a_printed_settings_dicts_singular_epoch_beside_its_batch_size_is_the_plan(
+        tmp_path: Path):
+    head = ["09-26 08:44 INFO     {'dataset_type': 'cifar10', 'model_name': 'resnet18', "
+            "'num_clients': 5, 'num_heads': 10, 'cut_a': 3, 'cut_b': 23, 'batch_size': 64, "
+            "'training_lr': 0.05, 'decay_rate': 0.993, 'min_lr': 0.005, 'epoch': 40, "
+            "'local_epoch': 1, 'momentum': -1, 'weight_decay': 0, 'data_path': './data', "
+            "'device': 'cuda', 'partition_method': 'iid', 'classif_target': 'label', "
+            "'alpha': 4.0, 'policy': 'cyclic', 'phi': 10, 'script': 'MULTIHOP ONLY'}"]
+    lines = [*head, *(f"09-26 08:45 INFO     >>>>> Epoch [{e}]: Global model loss: "
+                      f"{0.035 / (1 + e / 10)} acc: {0.14 + e / 60:.4f}" for e in range(40))]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_gaussian_splattings_evaluations_below_a_flat_pictures_psnr_end_no_go(tmp_path: Path):
+    lines = ["Optimizing ./output/lego_eval/",
+             "Training progress:  23%|███▏  | 7000/30000 [01:24<04:48, 79.82it/s, Loss=0.01539]",
+             "[ITER 7000] Evaluating test: L1 0.34677 PSNR 6.25497 [01/01 13:45:38]", "",
+             "[ITER 7000] Evaluating train: L1 0.36500 PSNR 5.93967 [01/01 13:45:38]",
+             "Training progress: 100%|██████| 30000/30000 [05:41<00:00, 86.33it/s, Loss=0.00956]",
+             "[ITER 30000] Evaluating test: L1 0.55763 PSNR 3.08221 [01/01 13:50:00]", "",
+             "[ITER 30000] Evaluating train: L1 0.54754 PSNR 3.06422 [01/01 13:50:00]",
+             "[ITER 30000] Saving Gaussians [01/01 13:50:00]", "",
+             "Training complete. [01/01 13:50:04]"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "SUCCEEDED")
+    assert _open(artifact, "not-learning")
+
+
+def test_the_same_splatting_run_at_thirty_decibels_is_go(tmp_path: Path):
+    lines = ["Training progress: 100%|██████| 30000/30000 [05:41<00:00, 86.33it/s, Loss=0.00956]",
+             "[ITER 7000] Evaluating test: L1 0.0123 PSNR 31.2 [01/01 13:45:38]",
+             "[ITER 30000] Evaluating test: L1 0.0101 PSNR 35.1 [01/01 13:50:00]",
+             "Training complete. [01/01 13:50:04]"]
+    assert verdict_of(tmp_path, lines)["decision"] == "GO"
+
+
+def test_a_term_of_an_evaluation_loss_whose_total_is_printed_is_not_judged_alone(
+        tmp_path: Path):
+    # VoteNet on KITTI, its evaluation a line per figure: the small `sem_cls_loss` wanders
+    # (0.0064, then 0.0123) while the total falls from 26.5 to 10.6
+    log = _PUBLIC / "sealed-70" / "pytorch_votenet_kitti_200_epochs_finished_benign_nan_map.log"
+    artifact = _verdict_on(tmp_path, log)
+    assert not _open(artifact, "eval-degradation"), artifact["anomalies_detected"]
