@@ -319,12 +319,15 @@ class ClosingBlock:
         self._records = 0  # training records read (up to a few)
         self._launches = LaunchEnds()  # closing lines that ended a launch
         self._last = ""  # the block's last line that is not blank
+        self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
         kept (the others cannot change the judgement)."""
         if line.strip():
             self._last = line
+        if "tensor(" in line or " at 0x" in line:
+            self._shown += 1
         if len(self._lines) < _KEPT and may_close(line):
             self._lines.append(line)
 
@@ -339,6 +342,7 @@ class ClosingBlock:
             self._recurring.update(closings)
         self._lines.clear()
         self._last = ""
+        self._shown = 0
         self._judged = 0
         self._said = False
         if self._records < _RECORDS_BEFORE_LATE:
@@ -382,10 +386,12 @@ class ClosingBlock:
             if _closes(line, late) and not _STAGE.search(line) \
                     and not self.recurs(template(line.strip())):
                 displayed = _DISPLAYED.search(line.strip()) is not None
-                if displayed and sum(1 for other in self._lines
-                                     if other.strip() == line.strip()) > 1:
-                    # A value printed over and over (a loop's debug `print(tensor)`), not
-                    # the one value a notebook displays when its cell returns.
+                if displayed and (self._shown > 1 or sum(
+                        1 for other in self._lines if other.strip() == line.strip()) > 1):
+                    # Values printed over and over (a loop's debug `print(tensor)`; a
+                    # search's dump of its architecture weights after each epoch, dozens of
+                    # `tensor([0.3332, 0.3333, 0.3334], device='cuda:0', …)`), not the one
+                    # value a notebook displays when its cell returns.
                     continue
                 self._said = True
                 detail = CELL_ENDED if displayed else CLOSING

@@ -7,6 +7,9 @@ line whose numbers are strings.
     [2022-06-06 09:20:28,960][valid][INFO] - {"epoch": 1, "valid_loss": "0.267",
         "valid_accuracy": "21.537", "valid_num_updates": "794", ...}
 
+Or behind fairseq's own pipe-separated head (`2023-04-29 00:02:05 | INFO | train |
+{"epoch": 1, "train_loss": "inf", …, "train_num_updates": "71", …}`, an epoch's summary).
+
 The generic JSON reader wants a line that is only the object; the pipe reader of
 fairseq's other formats wants `|` fields. Unread, a run's whole training and validation
 history was invisible (its only records were the config dict's numbers). The step is
@@ -35,7 +38,8 @@ def parse_fairseq_json(segment: str) -> Parsed | None:
     if "num_updates\": \"" not in segment:
         return None
     start = segment.find('{"')
-    if start <= 0 or not segment.rstrip().endswith("}") or "][INFO] - " not in segment[:start]:
+    if start <= 0 or not segment.rstrip().endswith("}") \
+            or ("][INFO] - " not in segment[:start] and " | INFO | " not in segment[:start]):
         return None
     try:
         obj = json.loads(segment[start:])

@@ -59,7 +59,15 @@ from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
 from babysit.parsing.marian import parse_marian
-from babysit.parsing.mlperf import FORMAT, TAG, MlperfEvent, ended, parsed_from, read_event
+from babysit.parsing.mlperf import (
+    FORMAT,
+    TAG,
+    MlperfEvent,
+    QualityTarget,
+    ended,
+    parsed_from,
+    read_event,
+)
 from babysit.parsing.pass_counters import PassCounters
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
@@ -100,12 +108,14 @@ _TIMINGS_LABEL = lazy_re.compile(r"\b(?:profil\w*|timings?|timers?|time\s+(?:bre
 _SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
 
-def _mlperf_line(event: MlperfEvent, line: Line, events: list[LogEvent]) -> Parsed | None:
+def _mlperf_line(event: MlperfEvent, line: Line, events: list[LogEvent],
+                 target: QualityTarget) -> Parsed | None:
     """An MLPerf event (`mlperf`): its `run_stop` added to `events`, an evaluation or an
     epoch's end as what it says of training; any other event (a setting, a size) is
     claimed, understood and nothing about training. No other format reads these lines:
     their JSON values are no metrics of a step."""
-    stop = ended(event, line.text)
+    target.see(event)
+    stop = ended(event, line.text, target.reached)
     if stop is not None:
         events.append(stop)
         return Parsed(FORMAT)
@@ -141,6 +151,7 @@ class MetricLineReader:
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
         self._results = EvalResults()  # TF1's `***** Eval results *****` and its dict
         self._batteries = Batteries()  # a suite's per-task evaluation lines
+        self._quality_target = QualityTarget()  # an MLPerf benchmark's target, reached?
         self._record_names: frozenset[str] = frozenset()  # the last counted record's names
         self._read_first = ""  # a template's first line read at once (see `_restyled`)
         # The line read before as none, a record after all (see `_first_of_template`),
@@ -168,7 +179,7 @@ class MetricLineReader:
         if TAG in text:
             event = read_event(text)
             if event is not None:
-                return _mlperf_line(event, line, events)
+                return _mlperf_line(event, line, events, self._quality_target)
         self._results.see(text)
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).

@@ -161,15 +161,39 @@ def epoch_of(event: MlperfEvent) -> float | None:
     return None
 
 
-def ended(event: MlperfEvent, line: str) -> LogEvent | None:
+class QualityTarget:
+    """The benchmark's quality target (`eval_target: 25.0`) and its last evaluation
+    (`eval_accuracy`), for a `run_stop` that says no status: v0.5's Transformer prints a
+    bare `run_stop` once its BLEU reached the target, and its reference code stops there
+    for no other reason. v0.5's measures are all higher-is-better (top-1, mAP, BLEU,
+    HR@10, a win rate); the forms after it always give a status."""
+
+    def __init__(self) -> None:
+        self._last: float | None = None
+        self._target: float | None = None
+
+    def see(self, event: MlperfEvent) -> None:
+        if event.key == "eval_accuracy":
+            self._last = number_from(event.value)
+        elif event.key == "eval_target":
+            self._target = number_from(event.value)
+
+    @property
+    def reached(self) -> bool:
+        return self._last is not None and self._target is not None \
+            and self._last >= self._target
+
+
+def ended(event: MlperfEvent, line: str, reached: bool = False) -> LogEvent | None:
     """`run_stop` as the run's own word on its end: `success` finished it (COMPLETED),
     `aborted` (`abort`, v0.5's `success: false`) failed it, and a `run_stop` that says
-    neither only that it stopped."""
+    neither only that it stopped — unless its last evaluation had `reached` the quality
+    target it printed (see `QualityTarget`)."""
     if event.key != "run_stop":
         return None
     status = str(event.metadata.get("status", "")).lower()
     evidence = line.strip()[:500]
-    if status == "success":
+    if status == "success" or (not status and reached):
         return LogEvent(EventKind.COMPLETED, evidence, RUN_STOP)
     state = "FAILED" if status.startswith("abort") else "ENDED"
     return LogEvent(EventKind.JOB_STATE, evidence, state)

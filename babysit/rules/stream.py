@@ -9,6 +9,7 @@ class here and one line in `METRIC_RULES`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections import deque
@@ -76,6 +77,9 @@ GAP_AT_BEST = "the evaluation is still at its best"
 GAP_LEFT_BEST = "the evaluation left its best"
 
 
+_KNOWN_NORMS = 5  # norms before a ceiling is judged against the run's own level
+
+
 class GradNormRule:
     """Exploding gradient norms, and norms that collapse towards zero (reported under
     the artifact's one gradient type, with their own key)."""
@@ -91,6 +95,7 @@ class GradNormRule:
         self._back_below = rules.grad_norm_max  # an explosion is over below this
         self._climb: list[float] = []  # the norms of the latest unbroken rise
         self._runaway = False  # the open explosion was judged a runaway
+        self._first_high: float | None = None  # the norm raised on, if among the first
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.grad_norm
@@ -101,6 +106,8 @@ class GradNormRule:
         reason = mr.evaluate_grad_explosion(self._recent, value, self.rules)
         if reason is not None and "" not in raised:
             raised.add("")
+            # (raised on a run's first norms, nothing to set them against: see below)
+            self._first_high = value if len(self._recent) < _KNOWN_NORMS else None
             # Back means below the ceiling and near the level the norm held before; a
             # norm that goes on growing past a window that has filled with its own
             # climb (3.8e12, 5.7e12 … 1.4e14) has not come back.
@@ -114,6 +121,20 @@ class GradNormRule:
             raised.discard("")
             self._runaway = False
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.4g}"))
+        elif "" in raised and self._first_high is not None and math.isfinite(value) \
+                and len(self._recent) >= _KNOWN_NORMS \
+                and max(itertools.islice(reversed(self._recent), _KNOWN_NORMS - 1)) \
+                < self._first_high and value <= self._first_high / 2:
+            # Raised on the run's first norms, which have fallen since, to half of that
+            # and none above it (fairseq's fp16 transformer with clipping off: gnorm
+            # 90465 at its first print, 24930 at its last, the loss falling all along):
+            # the model's norms run that high, they did not explode.
+            raised.discard("")
+            self._runaway = False
+            out.append(Resolve(AnomalyType.GRAD_EXPLOSION,
+                               f"grad_norm fell from {self._first_high:.4g} to {value:.4g} "
+                               f"since the run's first norms: this model's norms run that "
+                               f"high, they did not explode"))
         if not math.isfinite(value):
             return out
         self._recent.append(value)

@@ -436,3 +436,70 @@ def test_a_term_of_an_evaluation_loss_whose_total_is_printed_is_not_judged_alone
     log = _PUBLIC / "sealed-70" / "pytorch_votenet_kitti_200_epochs_finished_benign_nan_map.log"
     artifact = _verdict_on(tmp_path, log)
     assert not _open(artifact, "eval-degradation"), artifact["anomalies_detected"]
+
+
+# -- From sealed-71 -----------------------------------------------------------------------------
+
+
+def test_a_search_dumping_tensors_after_each_epoch_is_no_notebook_cell_returning(
+        tmp_path: Path):
+    lines: list[str] = []
+    for epoch in range(1, 5):
+        lines += [f"Train: Layer 1/3 Epoch {epoch:2d}/25 Step {s:03d}/002 Loss 2.30"
+                  f"{s} Prec@(1,5) (10.{s}%, 48.4%)" for s in range(2)]
+        lines += ["####### ALPHA #######", "# Alpha - normal"]
+        lines += [f"tensor([0.333{epoch}, 0.3333, 0.333{4 - epoch}], device='cuda:0', "
+                  f"grad_fn=<SoftmaxBackward>)" for _ in range(4)]
+        lines += ["# Beta - reduce", "tensor([0.5000, 0.5000], device='cuda:0')"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_fairseqs_json_summary_behind_its_pipe_head_is_read(tmp_path: Path):
+    lines = ["2023-04-29 00:02:05 | WARNING | tensorboardX.x2num | NaN or Inf found in input "
+             "tensor.",
+             '2023-04-29 00:02:05 | INFO | train | {"epoch": 1, "train_loss": "inf", '
+             '"train_nll_loss": "inf", "train_wps": "687.9", "train_num_updates": "71", '
+             '"train_lr": "1.87323e-06", "train_gnorm": "17.868", "train_loss_scale": "4"}']
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO" and _open(artifact, "nan-inf")
+
+
+def _mlperf_v05(bleus: list[float]) -> list[str]:
+    tag = ":::MLPv0.5.0 transformer 1541634588.379487514 (/workspace/translation/train.py:"
+    lines = [f"{tag}60) run_start"]
+    for epoch, bleu in enumerate(bleus):
+        lines += [f"| epoch {epoch + 1:03d} | loss {6.9 - epoch:.3f} | nll_loss 5.687 | "
+                  f"num_updates {3930 * (epoch + 1)} | lr 0.000559171 | gnorm 43.7 | "
+                  f"loss_scale 8.000 | wall 596",
+                  f'{tag}152) eval_accuracy: {{"epoch": {epoch - 1}, "value": {bleu}}}',
+                  f"{tag}153) eval_target: 25.0"]
+    return [*lines, f"{tag}167) run_stop", f"{tag}168) run_final"]
+
+
+def test_a_bare_run_stop_after_the_quality_target_was_reached_is_success(tmp_path: Path):
+    assert verdict_of(tmp_path, _mlperf_v05([20.8, 23.1, 25.1]))["terminal_state"] \
+        == "SUCCEEDED"
+
+
+def test_a_bare_run_stop_short_of_the_target_is_no_success(tmp_path: Path):
+    assert verdict_of(tmp_path, _mlperf_v05([20.8, 23.1, 24.1]))["terminal_state"] \
+        != "SUCCEEDED"
+
+
+def _gnorms(values: list[float]) -> list[str]:
+    return [f"| epoch 001:   {1000 * (i + 1)} / 3935 loss={10.2 - i * 0.3:.3f}, "
+            f"nll_loss=9.410, num_updates={998 + 1000 * i}, lr=0.0002, gnorm={v}, clip=100%, "
+            f"oom=0, loss_scale=16.000, wall={154 + 150 * i}" for i, v in enumerate(values)]
+
+
+def test_a_grad_norm_high_from_the_first_print_and_falling_since_is_no_explosion(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _gnorms([90465.3, 66285.0, 53807.2, 43724.1, 35936.1,
+                                             30603.1, 27278.5, 24929.9]))
+    assert not _open(artifact, "grad-explosion")
+
+
+def test_a_grad_norm_high_from_the_first_print_and_rising_stays_an_explosion(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _gnorms([20465.3, 26285.0, 33807.2, 43724.1, 55936.1,
+                                             70603.1, 97278.5, 124929.9]))
+    assert _open(artifact, "grad-explosion")
