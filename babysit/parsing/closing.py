@@ -42,8 +42,19 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
     r"[Ee]xperiment)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
     r"[Ee]nded|[Oo]ver)\b|"
-    r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?)\s+(?:the\s+)?(?:[Tt]raining|"
-    r"[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|COMPLETED?)\s+(?:the\s+)?(?:[Tt]raining|"
+    r"TRAINING|[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    # in the present tense, alone on its line (ProtoCell4P's `Training Ends`, before its
+    # test set's evaluation)
+    r"^\W*(?:[Tt]raining|TRAINING|[Oo]ptimi[sz]ation)\s+(?:[Ee]nds|ENDS|[Ff]inishes|"
+    r"[Cc]ompletes)\W*$|"
+    # the model said trained for its count (PyLaia's `Model has been trained for 40
+    # epochs (641 steps)`)
+    r"\b(?:[Mm]odel|[Nn]etwork|[Nn]et)\s+(?:has been|was|is)\s+trained\s+for\s+\d+\s+"
+    r"(?:epochs?|steps?|iterations?|updates?)\b|"
+    # the time it took, said of the training (Selene's `Took 216.35 to train and test
+    # this model.`)
+    r"^\W*(?:[Ii]t\s+)?[Tt]ook\s+[\d.:]+\s*\w*\s+to\s+train\b|"
     # (in any case: `=== ALL DONE ===`, `All Done!`)
     r"^\W*(?i:done|finish(?:ed)?|complete[d]?|all\s+done)\W*$|"
     # the word opening a sentence of the run's summary (a char-level GPT's last line,

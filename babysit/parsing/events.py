@@ -186,6 +186,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # stdout captured with the shell's report, `2024-11-24 04:13:57.870606: Terminated`)
          r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,\d]*\]?:?\s+(Terminated)\s*$|"
          r"^zsh: (terminated)\s|"
+         # make's word when the recipe it ran was stopped (`make: *** [Makefile:287:
+         # data/ocrd/checkpoints/ocrd_checkpoint] Terminated`, after it deletes the
+         # target the recipe was writing; `Interrupt` for a Ctrl-C)
+         r"^make(?:\[\d+\])?: \*\*\* \[[^\]]*\] (Terminated|Interrupt|Hangup)\s*$|"
          r"(Detected KeyboardInterrupt)|(Keyboard ?[Ii]nterrupt detected)|"
          # said in words by the run's own handler (SafeLife: `CRITICAL Keyboard
          # Interrupt. Ending early.`) or by the command that ran the job (gcloud's Ctrl-C

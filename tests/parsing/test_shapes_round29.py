@@ -503,3 +503,42 @@ def test_a_grad_norm_high_from_the_first_print_and_rising_stays_an_explosion(tmp
     artifact = verdict_of(tmp_path, _gnorms([20465.3, 26285.0, 33807.2, 43724.1, 55936.1,
                                              70603.1, 97278.5, 124929.9]))
     assert _open(artifact, "grad-explosion")
+
+
+# -- From sealed-72 -----------------------------------------------------------------------------
+
+
+def _tesseract(iterations: int) -> list[str]:
+    return [f"At iteration {i}/{i * 8}/{i * 8}, Mean rms=0.{300 - i // 100}%, delta=0.107%, "
+            f"char train={2.0 / (1 + i / 1000):.3f}%, word train=1.067%, skip ratio=0%,  "
+            f"wrote checkpoint." for i in range(100, iterations + 1, 100)]
+
+
+def test_makes_word_that_its_recipe_was_terminated_is_a_stop(tmp_path: Path):
+    lines = [*_tesseract(3000), "", "make: *** Deleting file 'data/ocrd/checkpoints/ocrd_ch'",
+             "make: *** [Makefile:287: data/ocrd/checkpoints/ocrd_ch] Terminated"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
+
+
+def test_a_model_said_trained_for_its_epochs_closes_the_run(tmp_path: Path):
+    head = "[2020-12-02 03:15:32,384 INFO laia] "
+    lines = [f"{head}TR - E{e}: 100% 16/16 [00:34<00:00, 0.46it/s, loss={20 / (1 + e):.4f}, "
+             f"cer={50 / (1 + e):.1f}%, wer=27.4%]" for e in range(40)]
+    lines += [f"{head}Model has been trained for 40 epochs (641 steps)",
+              f"{head}Best va_cer=None obtained with model="]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_the_time_it_took_to_train_said_last_closes_the_run(tmp_path: Path):
+    lines = [f"Train loss: {0.2 / (1 + e):.6f}, Test loss: {0.15 / (1 + e):.6f}. Time: 5.6 s."
+             for e in range(8)]
+    lines.append("Took 216.353234053 to train and test this model.")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_training_ends_in_the_present_tense_closes_the_run(tmp_path: Path):
+    lines = [f"Epoch {e} | Train Loss: {1.0 / e:.3f} | Train Accuracy: 0.{60 + e}"
+             for e in range(1, 30)]
+    lines += ["Training Ends", "", "[Evaluation on Test Set]"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
