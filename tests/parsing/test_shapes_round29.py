@@ -357,6 +357,14 @@ def test_a_flower_servers_rounds_are_its_steps_and_its_summary_ends_it(tmp_path:
     assert artifact["total_steps"] == 20
 
 
+def test_a_nan_in_a_flower_servers_loss_history_is_the_runs(tmp_path: Path):
+    lines = [line.split("round 5: ")[0] + "round 5: nan" if "\tround 5: " in line else line
+             for line in _flower(20, 20, True)]
+    assert any("round 5: nan" in line for line in lines)
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO" and _open(artifact, "nan-inf")
+
+
 def test_a_flower_server_part_way_through_its_rounds_is_running(tmp_path: Path):
     artifact = verdict_of(tmp_path, _flower(7, 20, False))
     assert (artifact["terminal_state"], artifact["total_steps"]) == ("RUNNING", 7)
