@@ -108,6 +108,10 @@ _TIMINGS_LABEL = lazy_re.compile(r"\b(?:profil\w*|timings?|timers?|time\s+(?:bre
 _SOURCE_FILE = lazy_re.compile(r"\.(?:py|cc|cpp|c|h|lua|jl|java|go|rs|scala|m)$")
 
 
+# A value that is not finite, as a word of its own (not `INFO`, `inference`).
+_NONFINITE_WORD = lazy_re.compile(r"(?<![A-Za-z])(?:nan|inf(?:inity)?)(?![A-Za-z])", re.IGNORECASE)
+
+
 def _mlperf_line(event: MlperfEvent, line: Line, events: list[LogEvent],
                  target: QualityTarget) -> Parsed | None:
     """An MLPerf event (`mlperf`): its `run_stop` added to `events`, an evaluation or an
@@ -325,7 +329,7 @@ class MetricLineReader:
         nan  total: 7m 2s` after `59: learn: 0.12  total: 413s`): read at once, since a
         template's first line waits for its second and the log may end on it. A finite
         one waits as any first line does."""
-        if not self._record_names or ("nan" not in text.lower() and "inf" not in text.lower()):
+        if not self._record_names or _NONFINITE_WORD.search(text) is None:
             return False
         parsed = parse_key_values(text, known_names=False)
         restyled = parsed is not None and parsed.step is not None \
