@@ -121,7 +121,12 @@ _NOT_TRAINING_SIGNAL = lazy_re.compile(
                                   r"step_avg|ms)(?:$|[_/])|_ms$|_sec$|_s$|per_second|/s$|it/s|"
                                   r"throughput|samples|tokens|tok/s|tps|flops|mfu|"
     # a setting the run printed (`=> setting grad_accum_steps=16`, `batch_size: 32`)
-                                  r"(?:^|_)setting(?:$|_)|(?:^|[_/])num_|_steps$|_size$")
+                                  r"(?:^|_)setting(?:$|_)|(?:^|[_/])num_|_steps$|_size$|"
+    # which checkpoint an evaluation loaded (SpeechBrain's `Epoch loaded: 50 - test loss:
+    # …`, printed once fit() is over): a count of where training stood, not more of it
+                                  r"(?:^|_)(?:epoch|step|iter|iteration)_(?:loaded|restored)"
+                                  r"(?:$|_)|(?:^|_)(?:loaded|restored)_(?:epoch|step|iter|"
+                                  r"iteration)(?:$|_)")
 
 
 def is_bookkeeping(key: str) -> bool:

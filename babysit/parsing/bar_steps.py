@@ -26,6 +26,11 @@ _EVAL_DESC = lazy_re.compile(
 # (ColossalAI's `[Epoch 5 / Train]`: bracketed, its phase after a slash)
 _EPOCH_DESC = lazy_re.compile(r"^(\[)?[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?"
                               r"(?:\s*/\s*[A-Za-z]+)?(?(1)\])(?:\s*:)?$")
+# The training phase's name with the epoch's index in brackets (SpecVQGAN's classifier,
+# `train (0): 100% 8835/8835 [7:56:52<00:00, 3.24s/it, loss=0.0169]` under `num_epochs:
+# 100`): the bar counts that epoch's batches, as `Epoch 0:` would.
+_PHASE_EPOCH = lazy_re.compile(r"^(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s*[(\[]\s*(\d+)\s*[)\]]"
+                               r"\s*:?$")
 # A bar's description that names training (`Training Progress`, `train`, `Train Epoch`).
 _TRAINING_DESC = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)(?![a-z])")
 # A bar described only as the epochs' loop (no number of its own).
@@ -39,6 +44,8 @@ def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
     """Whether a bar's description names an evaluation, and the epoch (and last epoch)
     it names, if any."""
     epoch = _EPOCH_DESC.match(desc)
+    if epoch is None and (phase := _PHASE_EPOCH.match(desc)) is not None:
+        return False, (phase.group(1), None)
     return (_EVAL_DESC.search(desc) is not None,
             (epoch.group(2), epoch.group(3)) if epoch is not None else None)
 

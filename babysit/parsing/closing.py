@@ -331,6 +331,7 @@ class ClosingBlock:
         self._launches = LaunchEnds()  # closing lines that ended a launch
         self._last = ""  # the block's last line that is not blank
         self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
+        self._times: dict[str, int] = {}  # each kept line (stripped): how often it came
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -340,7 +341,13 @@ class ClosingBlock:
         if "tensor(" in line or " at 0x" in line:
             self._shown += 1
         if len(self._lines) < _KEPT and may_close(line):
-            self._lines.append(line)
+            # (a line said again is counted, not kept again: an evaluation's warning on
+            # every batch, `The following generation flags are not valid … ['top_k']`,
+            # would fill the block before the test's figures that close the run)
+            said = line.strip()
+            if said not in self._times:
+                self._lines.append(line)
+            self._times[said] = self._times.get(said, 0) + 1
 
     def trained(self, relaunched: bool = False) -> None:
         """Training moved on: the lines since the last record were not the end. Their
@@ -352,6 +359,7 @@ class ClosingBlock:
                 and len(self._recurring) < _MAX_RECURRING:
             self._recurring.update(closings)
         self._lines.clear()
+        self._times.clear()
         self._last = ""
         self._shown = 0
         self._judged = 0
@@ -397,8 +405,7 @@ class ClosingBlock:
             if _closes(line, late) and not _STAGE.search(line) \
                     and not self.recurs(template(line.strip())):
                 displayed = _DISPLAYED.search(line.strip()) is not None
-                if displayed and (self._shown > 1 or sum(
-                        1 for other in self._lines if other.strip() == line.strip()) > 1):
+                if displayed and (self._shown > 1 or self._times.get(line.strip(), 0) > 1):
                     # Values printed over and over (a loop's debug `print(tensor)`; a
                     # search's dump of its architecture weights after each epoch, dozens of
                     # `tensor([0.3332, 0.3333, 0.3334], device='cuda:0', …)`), not the one

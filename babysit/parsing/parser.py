@@ -65,6 +65,7 @@ from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
 from babysit.parsing.series_labels import SeriesLabels
+from babysit.parsing.settings_block import SettingsBlock
 from babysit.parsing.shapes import ShapeReader, template
 from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
@@ -224,6 +225,7 @@ class LogParser:
         # The bar record just before it, for _merge to fold in (set by feed_lines);
         # _bar_folded says it did.
         self._after_bar: Record | None = None
+        self._settings = SettingsBlock()
         self._bar_folded = False
 
         # --- how much of the log was understood (see `reading`) --------------------------
@@ -574,6 +576,9 @@ class LogParser:
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
+        setting = self._settings.inside(line)  # a configuration's line (`settings_block`)
+        if setting:
+            self._took = True
         if self._best_round.restated(line):
             self._took = True  # understood: the best round said again, no round trained
             return None
@@ -675,7 +680,7 @@ class LogParser:
                     self.target = announced
                 return Record(step=self.step, target_steps=self.target, facts=found_facts,
                               rank=rank)
-        if not in_traceback and has_rest and not rest.startswith("wandb:"):
+        if not in_traceback and has_rest and not rest.startswith("wandb:") and not setting:
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(rest, rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)

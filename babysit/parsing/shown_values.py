@@ -25,10 +25,13 @@ _CALL = lazy_re.compile(r"(?<![\w.])([A-Za-z_][\w.!]*)\((?:[^()]|\([^()]*\))*\)"
 # A shown tuple: `(names) = (values)`, the values one level of brackets deep at most.
 _TUPLE = lazy_re.compile(r"\(((?:[^()]|\([^()]*\))*)\)\s*=\s*\(((?:[^()]|\([^()]*\))*)\)")
 # Not a call on an object's repr (`score(<Font 'cmr10' (cmr10.ttf) normal …>) = 10.05`,
-# matplotlib's font matching at DEBUG level, hundreds of lines in a notebook's output): a
-# library scoring its own objects, not a value the training computed.
+# matplotlib's font matching at DEBUG level, hundreds of lines in a notebook's output;
+# the same in newer matplotlib on a dataclass's repr, `score(FontEntry(fname='…',
+# weight=700)) = 10.335`, a class's name then its fields by keyword): a library scoring
+# its own objects, not a value the training computed.
 _CALL_BEFORE_VALUE = lazy_re.compile(
-    r"(?<![\w.])([A-Za-z_][\w.!]*)\((?!\s*<)(?:[^()]|\([^()]*\))*\)\s*=\s*"
+    r"(?<![\w.])([A-Za-z_][\w.!]*)\((?!\s*<)(?!\s*[A-Z]\w*\(\s*[A-Za-z_]\w*\s*=)"
+    r"(?:[^()]|\([^()]*\))*\)\s*=\s*"
     r"(?=[-+]?(?:\d|\.\d|nan|inf))",
     re.IGNORECASE)
 
