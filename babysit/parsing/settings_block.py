@@ -37,7 +37,7 @@ class SettingsBlock:
         """Whether `line` (after any rank label) is one of the block's settings; a heading
         opens a block, the first line outside it closes it."""
         if self._open:
-            if line[:1] in (" ", "\t") and line.strip() or line.startswith("- "):
+            if (line[:1] in (" ", "\t") and line.strip()) or line.startswith("- "):
                 return True
             self._open = False
         if line.rstrip().endswith(":") and any(hint in line for hint in _HINTS) \
