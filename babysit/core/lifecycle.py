@@ -97,6 +97,10 @@ class RunLifecycle:
         self._attempt_advances = 0
         # The last thread's death, with the attempt and its advances then (see `_failure`).
         self._thread_death: tuple[LogEvent, int, int] | None = None
+        # Exceptions that escaped a helper thread and that training went on after: the
+        # same one again is no death (a DataLoader's feeder thread, `BrokenPipeError`
+        # after each of 89 worker restarts, the last of them at the log's end).
+        self._outlived_in_threads: set[str] = set()
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
@@ -199,6 +203,10 @@ class RunLifecycle:
             # Training went on after an ending read from the log alone: the run was
             # restarted by something other than babysit.
             self._new_attempt()
+        pending = self._pending
+        if pending is not None and pending.in_helper_thread \
+                and len(self._outlived_in_threads) < 64:
+            self._outlived_in_threads.add(pending.event.detail)
         self._pending = None  # training went on: that failure was not fatal
         self._attempt_advances += 1
         if after is Phase.RUNNING:
@@ -226,6 +234,9 @@ class RunLifecycle:
         if kind is EventKind.THREAD_FAILED:
             self._thread_death = (event, self.attempt, self._attempt_advances)
         failure = self._failure(event, step)
+        if failure is not None and failure.in_helper_thread \
+                and failure.event.detail in self._outlived_in_threads:
+            failure = None  # a helper thread's failure the run outlived before
         if failure is not None:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
                                                             Phase.FAILING_FINISHED):

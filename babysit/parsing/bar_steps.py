@@ -142,6 +142,12 @@ class BarSteps:
         self.evaluating = evaluating
         if evaluating:
             return Parsed(bar.style), []
+        if bar.total is not None and bar.total <= 1 and not bar.metrics:
+            # A bar over one item with no figures (`0% 0/1`, then `100% 1/1`: FuxiCTR's
+            # epoch of a toy dataset's single batch, and each evaluation's) counts no
+            # loop: neither a step nor, finished, the end of the run. (Keras's `1/1
+            # [====] - loss: 0.46` is an epoch's record, its figures on it.)
+            return Parsed(bar.style), []
         if bar.data_pass or bar.desc in self._passed_over:
             # Preparing data (`Filtering prompts: 1000000/1000000 examples/s`): neither
             # where training stands nor how long it will be.

@@ -174,8 +174,30 @@ class EvaluationSummaries:
             if any(k.startswith("test/") for k in names):
                 self._prefix = "test/"  # (a test pass's summary keeps its split's name)
             return parsed
-        if parsed.step is not None or not self._names or not names <= self._names:
+        # (the summary may write a pass's `acc1` as `Acc@1`: torchvision's references,
+        # ` * Acc@1 70.939 Acc@5 89.990` after `Test:  [16000/16667] … acc1: 100.0 (70.8)`)
+        said = {k: k if k in self._names else k.replace("@", "") for k in names}
+        if parsed.step is not None or not self._names or not set(said.values()) <= self._names:
             return parsed
         return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
-                      metrics={k if is_eval_metric(k) else f"{self._prefix}{k}": v
+                      metrics={k if is_eval_metric(k) else f"{self._prefix}{said[k]}": v
                                for k, v in parsed.metrics.items()})
+
+
+# An evaluation pass's progress line as a metric logger prints it (torchvision's reference
+# scripts and the many that copied their `MetricLogger`: DETR, DeiT, DINO, MAE,
+# torchdistill): the split's name, the batch counter of the pass, and each meter as the
+# batch's value then the pass's running average, `Test:  [ 0/16667]  eta: 15:00:01  acc1:
+# 0.0000 (0.0000)  acc5: 100.0000 (100.0000)`.
+_PASS_PROGRESS = lazy_re.compile(
+    r"^\W{0,3}(?:[Tt]est|TEST|[Vv]alid(?:ation)?|[Vv]al|[Ee]val(?:uation)?|[Ee]valuating)\b"
+    r"[^\[\]]{0,30}\[\s*\d+\s*/\s*\d+\s*\]")
+_RUNNING_AVERAGE = lazy_re.compile(r"\d\s+\([-+]?\d[\d.]*(?:[eE][-+]?\d+)?\)")
+
+
+def pass_in_progress(text: str) -> bool:
+    """Whether a line is an evaluation pass's progress, a batch's figures beside the
+    running averages (`Test:  [1000/16667]  acc1: 100.0000 (70.5429)`): no evaluation of
+    the model yet (a batch of three scores 0 or 100), only the pass's summary is."""
+    return "[" in text and "(" in text and _PASS_PROGRESS.search(text) is not None \
+        and _RUNNING_AVERAGE.search(text) is not None

@@ -427,7 +427,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?: (?:occurred|occured|happened|kicked in))?"
          r"(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
-         r"\b[Ee]arly [Ss]top[.!]*\s*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
+         # (FuxiCTR's banner, `********* Epoch=3 early stop *********`)
+         r"\b[Ee]arly [Ss]top[\s.!*=#~-]*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
+         # (the noun, at the count it happened: ReChorus's `Early stop at 34 based on dev
+         # result.`)
+         r"\b[Ee]arly[ -][Ss]top\s+(?:at|after)\s+(?:(?:epoch|step|iter\w*)\s*)?\d|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"
          r"^\s*[Ss]topped early\b|"
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"

@@ -361,12 +361,14 @@ _EPOCH_WORD = lazy_re.compile(
 # `wer 12.3`, `iou 0.63`), a loss named for its kind (ctrNet's `logloss 0.365`). Names in
 # lower case only: `Loss 1.25 | Train Acc 0.61` is a line of fields, read whole by
 # `spaced_fields` (acronyms: `_SPACED_ACRONYM`).
+# (`Acc@1`: torchvision's reference scripts, ` * Acc@1 70.939 Acc@5 89.990` closing each
+# evaluation pass)
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
                         r" +)?(?:[a-z]+[_/])?(?:(?:log|ce|bce|nll|mse|kl)?loss(?:_[a-z]+)?|"
                         r"lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity|bleu|wer|cer|f1|m?iou|dice|auc|rmse|"
-                        r"mae|mse|top[15]))\s+"
+                        r"mae|mse|top[15]|[Aa]cc@\d+))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
 # A measure's upper-case acronym and its number, named for the split it was scored on
 # (`Eval AUC 0.982286.`) or opening a field of its own (`| AUC 0.91`, `, WER 12.3`): not
@@ -552,7 +554,36 @@ _VALUE_OF_LIMIT = lazy_re.compile(r"(,\s*[A-Za-z][A-Za-z ]{0,30}\s[-+]?\d[\d.]*(
 _COUNT_SHARE = lazy_re.compile(r"(?<![\w.])\d+(?:\.\d+)?/\d+(?:\.\d+)?=(?=[-+]?\.?\d)")
 
 
+# A figure named, then the details of how it was measured in brackets, then its value
+# (StudioGAN's `FID score (Step: 2000, Using valid moments): 314.88`, `Inception score
+# (Step: 2000, 10000 generated images): 1.35`): the figure under its name, and the count
+# the details give (`Step: 2000`) as its own.
+_DETAILED_FIGURE = lazy_re.compile(
+    r"^\W{0,3}(?P<name>[A-Za-z][\w@/.-]*(?: [A-Za-z][\w@/.-]*){0,3})\s*"
+    r"\((?P<inner>[^()]{3,120})\)\s*[:=]\s*"
+    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*\.?$")
+_DETAIL_COUNTER = lazy_re.compile(r"\b(?P<counter>[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch)\s*[:=]?\s*"
+                                  r"(?P<count>\d+)\b")
+
+
+def _detailed_figure(text: str) -> dict[str, float] | None:
+    found = _DETAILED_FIGURE.match(text)
+    if found is None or ("," not in found.group("inner") and ":" not in found.group("inner")):
+        return None  # (a short qualifier alone, `Average Reward (last 100): …`, is a name's)
+    number = to_number(found.group("value"))
+    if number is None:
+        return None
+    values = {normalise_key(found.group("name")): number}
+    counter = _DETAIL_COUNTER.search(found.group("inner"))
+    if counter is not None:
+        word = counter.group("counter").lower()
+        values["iter" if word.startswith("iter") else word] = float(counter.group("count"))
+    return values
+
+
 def key_values(text: str) -> dict[str, float]:
+    if "(" in text and ")" in text and (detailed := _detailed_figure(text)) is not None:
+        return detailed
     if "=" in text and "/" in text and (shared := _COUNT_SHARE.sub("", text)) != text:
         text = shared
     if "/" in text and (slashed := _SLASH_FIELDS.sub(r"\1 | ", text)) != text:

@@ -46,8 +46,12 @@ _OF_TOTAL_THEN_COUNT = lazy_re.compile(
 # bracketed label with no separator after it (sealed-10's rltrader, a stock's code
 # `[035420] RL:a3c Net:dnn LR:0.001`); or bracketed, then at once a `name=value` pair
 # (Wapiti's CRF trainer: `  [   2] obj=16052.89   act=201733   err= 3.71%/25.41%`).
+# Or bare, then the figures in brackets, each a name and its value (the Keras-GAN
+# examples' `print("%d [D loss: %f, acc.: %.2f%%] [G loss: %f]" % (epoch, …))`: `9999 [D
+# loss: 0.725000, acc.: 43.75%] [G loss: 0.911461]`).
 _BARE = lazy_re.compile(r"^\s*(?:(\d+):\s+|\[\s*(\d+)\s*\]\s*[|:,-]\s+|"
-                        r"\[\s*(\d+)\s*\]\s+(?=[A-Za-z][\w.-]*\s*=))[A-Za-z]")
+                        r"\[\s*(\d+)\s*\]\s+(?=[A-Za-z][\w.-]*\s*=)|"
+                        r"(\d+)\s+\[(?=[A-Za-z][\w. ]{0,30}[:=]))[A-Za-z]")
 
 
 # A training split's word, then its count bare, then the metrics (DGCNN's `Train 249, loss:
@@ -126,7 +130,7 @@ class LeadingCounter:
                     return (count, None) if before is not None and count > before else None
             bare = _BARE.match(message) if first not in _SPLIT_FIRST else None
             if bare is not None and not self._label:
-                count = int(bare.group(1) or bare.group(2) or bare.group(3))
+                count = int(bare.group(1) or bare.group(2) or bare.group(3) or bare.group(4))
                 before = self._last_bare
                 self._last_bare = count
                 if before is None:

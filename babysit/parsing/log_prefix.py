@@ -37,7 +37,14 @@ _HEAD_FIELD = lazy_re.compile(
     # message's own (`INFO loss: 0.5`), so the name needs a dot or is `__main__`/`root`
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?[ \t]+"
     r"(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root):(?=[ \t])"
+    # the process's id before the level (FuxiCTR's `%(asctime)s P%(process)d
+    # %(levelname)s %(message)s`: `2025-05-31 15:11:47,522 P16402 INFO Train loss: 0.69`)
+    r"|(?:P|pid[:=]?)\d+(?=[ \t]+\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE|ERROR|CRITICAL)\b)"
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
+    # ... and the logger's dotted name after it, fields joined by tabs (torchdistill's
+    # `%(asctime)s\t%(levelname)s\t%(name)s\t%(message)s`: `2020-10-16 21:41:20,381\tINFO\t
+    # kdkit.misc.log\tValidation:  [  0/131] …`)
+    r"|(?<=\t)(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?=\t)"
     # ... padded inside its brackets (`%(levelname)8s`: `[2024-08-21 12:59:17,846][    INFO]`)
     r"|\[[ \t]+(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]"
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level

@@ -26,7 +26,9 @@ from babysit.parsing.evaluation import (
     VALIDATION_HEAD,
     EvaluationSummaries,
     as_eval,
+    pass_in_progress,
     says_training,
+    trains,
 )
 from babysit.parsing.fairseq_json import parse_fairseq_json
 from babysit.parsing.final_epoch import FINAL_EPOCH
@@ -268,6 +270,11 @@ class MetricLineReader:
                 self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
             else:
                 parsed = self.evaluations.summary(parsed)
+                if pass_in_progress(self._body) and not trains(parsed.metrics):
+                    # a batch's figures part way through the pass: the pass's summary is
+                    # its evaluation (a NaN still counts)
+                    parsed = replace(parsed, metrics={k: v for k, v in parsed.metrics.items()
+                                                      if not math.isfinite(v)})
             if parsed.step is None and parsed.epoch is None \
                     and not all(map(math.isfinite, parsed.metrics.values())) \
                     and not self._shapes.printed_before(text):

@@ -42,6 +42,7 @@ from babysit.parsing.empty_epochs import EmptyEpochs
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
+from babysit.parsing.epoch_local_steps import EpochLocalSteps
 from babysit.parsing.evaluation import EVALISH, training_names, trains
 from babysit.parsing.events import EARLY_STOP, SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
@@ -53,6 +54,7 @@ from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.julia_log_blocks import JuliaLogBlocks
 from babysit.parsing.kaldi import KaldiWrap
 from babysit.parsing.launches import LaunchReader
+from babysit.parsing.log_prefix import message
 from babysit.parsing.loop_over import says_saved
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
@@ -226,6 +228,7 @@ class LogParser:
         # _bar_folded says it did.
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
+        self._epoch_local = EpochLocalSteps()
         self._bar_folded = False
 
         # --- how much of the log was understood (see `reading`) --------------------------
@@ -436,6 +439,7 @@ class LogParser:
             if launch is None:
                 self._first_again()
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
+            self._epoch_local.launched()
             self._endings.final_epoch.launched()  # and of its last planned epoch
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
@@ -630,6 +634,11 @@ class LogParser:
             else:
                 laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
+                if bar.total is not None and bar.total <= 1 and not bar.metrics and not events:
+                    # a bar over one item says nothing (see `bar_steps`): what is glued
+                    # after it (`0% 0/1 [00:00<?, ?it/s]2025-05-31 … Train loss: 0.69`)
+                    # is read as a line of its own
+                    bar_parsed = None
                 empty = self._empty_epochs.bar(bar, line)
                 if empty is not None:
                     events = [*events, empty]
@@ -841,11 +850,23 @@ class LogParser:
         if part is None:
             part = Parsed("")
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
-        if epoch is not None and names_best_epoch(line):
+        said = message(line) if epoch is not None or step is not None else line
+        if (epoch is not None or (step is not None and bar is None)) and (
+                names_best_epoch(said) or (step is not None and self.step is not None
+                                           and step < self.step and names_best_value(said))):
             # `Best Epoch 6  Acc: 0.89`: the best epoch's figures said again once the loop
-            # is over (see `closing`), not a record of that epoch (epoch 11 was the last)
+            # is over (see `closing`), not a record of that epoch (epoch 11 was the last);
+            # so of the best iteration (ReChorus's `Best Iter(dev)=   21`, after epoch 34),
+            # and of a best value at the earlier step it came at (StudioGAN's `Best FID
+            # score (Step: 28000, Using valid moments): 305.8` after step 100000)
             epoch = None
+            step = None if bar is None else step
         own_epoch = epoch
+        if step is not None and bar is None and part.target is None and not part.per_epoch:
+            step = self._epoch_local.place(step)  # an epoch's own counter (`epoch_local_steps`)
+        elif step is None and own_epoch is not None and bar is None and part.metrics \
+                and trains(part.metrics):
+            self._epoch_local.epoch_closed()
         if epoch is None and bar is None and part.metrics \
                 and self._bars.header_epoch is not None:
             epoch = float(self._bars.header_epoch)  # the epoch its header line announced

@@ -19,6 +19,9 @@ captured:
   python train.py` (status 0) or `[1]+  Exit 1  python train.py`; zsh `[1]  + 12345
   done       python train.py` or `… exit 1 …`;
 - make, when the recipe's command failed: `make: *** [Makefile:12: train] Error 1`;
+- util-linux's `script`, recording a terminal session, when the command it ran returns:
+  `Script done on 2025-05-31 15:11:49+00:00 [COMMAND_EXIT_CODE="0"]` (a Colab cell's
+  `!script -c "python run_expid.py" log.txt`, sealed-74's FuxiCTR runs);
 - Weights & Biases' closing line as the script exits (`wandb.init` hooks the exit):
   `wandb: Waiting for W&B process to finish... (success).` for status 0, `(failed 1).`
   otherwise.
@@ -40,7 +43,8 @@ _CODE = (r"(?:Process finished with exit code|\[Done\] exited with code=|"
          r"\[Finished in \S+ with exit code|"
          r"wandb: Waiting for W&B process to finish\.\.\. \(failed|"
          r"\[\d+\][+-]?\s+Exit|\[\d+\]\s+[+-]?\s*\d+ exit|"
-         r"make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error)")
+         r"make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error|"
+         r"Script done on [^\[]{0,60}\[COMMAND_EXIT_CODE=\")")
 # A stop asked for (`exit code 130 (interrupted by signal 2: SIGINT)`): CANCELLED.
 RUNNER_STOPPED = rf"^{_CODE} ?-?\d+{_SIGNAL_STOP}"
 # Any other non-zero code, with or without a signal: the process died.
@@ -49,7 +53,8 @@ RUNNER_FAILED = (rf"^({_CODE} ?(?:-\d+|[1-9]\d*)\b(?!{_SIGNAL_STOP}).*)")
 RUNNER_RETURNED = (r"^(?:Process finished with exit code 0$|\[Done\] exited with code=0\b|"
                    r"\[Finished in [\d.]+m?s\]$|"
                    r"wandb: Waiting for W&B process to finish\.\.\. \(success\)|"
-                   r"\[\d+\][+-]?\s+Done\s{2,}\S|\[\d+\]\s+[+-]?\s*\d+ done\s{2,}\S)")
+                   r"\[\d+\][+-]?\s+Done\s{2,}\S|\[\d+\]\s+[+-]?\s*\d+ done\s{2,}\S|"
+                   r"Script done on [^\[]{0,60}\[COMMAND_EXIT_CODE=\"0\"\])")
 RETURNED = "exit-0"  # the detail of the completion an exit status 0 makes
 # Whatever ran the training, saying in a sentence of its own that it ended with a non-zero
 # code (a managed platform's `[Modelarts Service Log]Training end with return code: 250`,
@@ -73,7 +78,8 @@ _ANY_EXIT = lazy_re.compile(rf"^{_CODE} ?-?\d+|{RUNNER_RETURNED}")
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("Process finished with exit code", "exited with code=", "with exit code",
             "[Finished in", "W&B process to finish", "Exit ", " exit ", "Done  ", " done  ",
-            "*** [", "return code", "xit code", "xit status", "with code", "with status")
+            "*** [", "return code", "xit code", "xit status", "with code", "with status",
+            "EXIT_CODE")
 
 
 def runner_exit(line: str) -> bool:

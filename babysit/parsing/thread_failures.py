@@ -26,7 +26,10 @@ class ThreadFailures:
     def line(self, text: str, in_traceback: bool) -> None:
         """A line of the log (`in_traceback`: inside a traceback's body)."""
         if in_traceback:
-            if "_bootstrap_inner" in text:
+            if "_bootstrap_inner" in text or ("in _feed" in text and "queues.py" in text):
+                # (a multiprocessing queue's feeder thread prints its own failure from
+                # `queues.py … in _feed`, no bootstrap above it: a DataLoader's worker
+                # gone, `BrokenPipeError: [Errno 32] Broken pipe`, the loop goes on)
                 self._bootstrap = True
         elif text.startswith("Exception in thread ") and self._headers < 64:
             self._headers += 1

@@ -88,9 +88,14 @@ def after_best(evals: Sequence[tuple[float, float | None]], direction: int,
 # Metrics only ever measured on held-out data: a `bleu` or an `miou` needs no `dev_`
 # before it to be an evaluation's (a translation is scored on a dev set, a segmentation's
 # mIoU on a validation split).
+# (a generative model's Fréchet and kernel inception distances, `fid_score`, StyleGAN's
+# `fid50k_full`, `kid`, and its inception score: measured on samples against held-out
+# statistics, never on what it trains on)
 _HELD_OUT = lazy_re.compile(
     r"(?:^|[/_ ])(?:bleu|sacrebleu|rouge\w*|meteor|chrf|miou|map(?:50|_50|75)?|"
-                       r"wer|cer)$", re.IGNORECASE)
+    r"wer|cer|(?:fid|kid)(?:\d+k)?(?:_full)?(?:_score)?|inception_score)$", re.IGNORECASE)
+_LOWER_HELD_OUT = lazy_re.compile(r"(?:wer|cer|(?:fid|kid)(?:\d+k)?(?:_full)?(?:_score)?)$",
+                                  re.IGNORECASE)
 
 
 def held_out_direction(key: str) -> int:
@@ -98,7 +103,7 @@ def held_out_direction(key: str) -> int:
     without an eval prefix; 0 for any other name."""
     if _HELD_OUT.search(key) is None:
         return 0
-    return -1 if key.lower().endswith(("wer", "cer")) else 1
+    return -1 if _LOWER_HELD_OUT.search(key) else 1
 
 
 _PATIENCE = 5  # evaluations after the best, none reaching it, before the gap speaks

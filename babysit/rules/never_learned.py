@@ -79,9 +79,11 @@ _COMMON_CLASSES = (2, 3, 4, 5, 10, 100, 1000)
 _LOG_COMMON = tuple((k, math.log(k)) for k in _COMMON_CLASSES)
 _NEVER_LEFT = 0.07  # and its level never this share below ln K ...
 _NEVER_LEFT_POINTS = 20  # ... over this many points
+_NEVER_BELOW = 0.005  # a loss never this share below ln K (a less common K: all of the run)
 _LEVEL_POINTS = 5  # the level: the median of this many points
 _LEARNED_ONCE = 0.3  # a level this share below ln K at any time: it learned once
 _FIRST_STEPS = 10  # the first point at or before this step: the run's initial loss
+_FIRST_SHARE = 0.05  # ... or within this share of the planned steps
 _STILL_FALLING = 0.005  # a level this share below the five points' before it: falling
 
 
@@ -122,12 +124,33 @@ def started_at_chance(first: float) -> int | None:
                  if abs(first - log_k) <= _STARTED_AT_CHANCE * log_k), None)
 
 
-def never_left_chance(first: float, level: float, points: int) -> str | None:
+def settled_on_chance(first: float, level: float, lowest: float) -> int | None:
+    """The class count K, any of 2 to 20 (or 100, 1000), whose ln a loss began near (within
+    3 %), never went below (by half a percent) and has settled on (its level within
+    `_NEAR_CHANCE`): a classifier that learned the uniform guess and nothing more (PYSKL's
+    PoseC3D on six gestures, `loss: 1.8159` at epoch 1, up to 1.87 and down to 1.7919 at
+    epoch 24 of 24, ln 6 = 1.79176, its accuracy at a sixth). Any loss begins near some
+    ln K; one that never beats it, and ends on it to a fifth of a percent, is no chance."""
+    for count, chance in _LOG_CLASSES:
+        if abs(first - chance) <= _STARTED_AT_CHANCE * chance \
+                and lowest >= chance * (1 - _NEVER_BELOW) \
+                and abs(level - chance) <= _NEAR_CHANCE * chance:
+            return count
+    return None
+
+
+def never_left_chance(first: float, level: float, points: int,
+                      lowest: float | None = None) -> str | None:
     """Why a loss that began at ln K is at it still: its level (a median of five points)
     within `_NEVER_LEFT` below ln K, or above it by less than three times that (not a loss
     summed over a batch, far above), `_NEVER_LEFT_POINTS` points or more after its
-    start. None otherwise."""
-    count = started_at_chance(first) if points >= _NEVER_LEFT_POINTS else None
+    start; for a less common K, settled on it (`settled_on_chance`, given the `lowest`
+    point so far). None otherwise."""
+    if points < _NEVER_LEFT_POINTS:
+        return None
+    count = started_at_chance(first)
+    if count is None and lowest is not None:
+        count = settled_on_chance(first, level, lowest)
     if count is None:
         return None
     chance = math.log(count)
@@ -271,10 +294,16 @@ class NeverLearnedRule:
         if self._first_loss is None:
             # (from the run's very start, its first logged steps or its first epoch: an
             # excerpt from mid-run, or a first point a hundred steps in, has no initial loss)
-            at_start = point.step is not None and point.step <= _FIRST_STEPS
-            self._first_loss = value if at_start and started_at_chance(value) else math.nan
+            # (or within the first twentieth of a planned run: PYSKL's first print, at
+            # iteration 20 of 720, the mean of the first epoch's twenty)
+            at_start = point.step is not None and (point.step <= _FIRST_STEPS or (
+                point.target_steps is not None and point.step <= _FIRST_SHARE * point.target_steps))
+            self._first_loss = value if at_start and any(
+                abs(value - chance) <= _STARTED_AT_CHANCE * chance
+                for _, chance in _LOG_CLASSES) else math.nan
         if math.isnan(self._first_loss):
             return []
+        self._lowest = min(self._lowest, value)
         if len(self._level_window) == _LEVEL_POINTS:
             self._levels_before.append(self._level_window[0])
         self._level_window.append(value)
@@ -289,6 +318,12 @@ class NeverLearnedRule:
         falling = before is not None and level < before * (1 - _STILL_FALLING)
         count = started_at_chance(self._first_loss)
         tag = "began at chance"
+        if count is None and self._lowest < max(
+                chance for _, chance in _LOG_CLASSES
+                if abs(self._first_loss - chance) <= _STARTED_AT_CHANCE * chance) \
+                * (1 - _NEVER_BELOW):
+            self._first_loss = math.nan  # below every uncommon ln K it began near: judged
+            return []
         if count is not None and level < math.log(count) * (1 - _LEARNED_ONCE):
             self._first_loss = math.nan  # it learned: judged for good
             if tag in self._raised:
@@ -296,8 +331,11 @@ class NeverLearnedRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss fell to {level:.4g}",
                                 key=tag)]
             return []
+        if falling and count is None \
+                and settled_on_chance(self._first_loss, level, self._lowest) is not None:
+            falling = False  # (falling onto ln K from above, never past it: settling there)
         found = None if self._early(point) or falling else \
-            never_left_chance(self._first_loss, level, self._points)
+            never_left_chance(self._first_loss, level, self._points, self._lowest)
         if found is None and tag in self._raised:
             self._raised.discard(tag)
             return [Resolve(AnomalyType.NOT_LEARNING, f"the loss left chance level ({level:.4g})",
@@ -311,6 +349,7 @@ class NeverLearnedRule:
                       severity_at_end=Severity.BLOCKER)]
 
     _first_loss: float | None = None  # NaN: the first loss was not at a chance level
+    _lowest = math.inf  # the lowest loss since the first
     _points = 0
 
     def _evaluations(self, point: Observation) -> list[Signal]:

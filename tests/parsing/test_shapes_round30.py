@@ -123,3 +123,206 @@ def test_records_after_the_settings_block_are_read():
     records = _records(lines)
     assert [r.step for r in records] == list(range(1, 11))
     assert records[-1].target_steps in (None, 1000)
+
+
+# -- sealed-74: recommenders, forecasting, compression, GANs, video ---------------------------
+
+
+def _fuxictr(aucs: list[float]) -> list[str]:
+    """FuxiCTR's log of a toy run under util-linux's `script`: its parameters as a JSON
+    object under `Params: {`, one-batch epochs drawn as `0/1` bars, an early stop, the
+    final evaluations, and `script`'s exit line."""
+    head = "2025-05-31 15:11:{:02d},{:03d} P16402 INFO "
+    lines = ['Script started on 2025-05-31 15:11:38+00:00 [TERM="xterm-color"]',
+             head.format(45, 2) + "Params: {", '    "epochs": "100",',
+             '    "metrics": "[\'logloss\', \'AUC\']",',
+             '    "monitor": "{\'AUC\': 1, \'logloss\': -1}",', "}"]
+    for epoch, auc in enumerate(aucs, start=1):
+        lines += [head.format(47, epoch) + f"************ Epoch={epoch} start ************",
+                  "  0% 0/1 [00:00<?, ?it/s]" + head.format(47, 10 + epoch)
+                  + f"Train loss: {0.69 - 0.005 * epoch:.6f}",
+                  head.format(47, 20 + epoch) + f"Evaluation @epoch {epoch} - batch 1: ",
+                  "  0% 0/1 [00:00<?, ?it/s]\x1b[A100% 1/1 [00:00<00:00, 10.94it/s]",
+                  head.format(47, 30 + epoch)
+                  + f"[Metrics] AUC: {auc:.6f} - logloss: {0.686 - 0.004 * epoch:.6f}"]
+    lines += [head.format(47, 961) + "********* Epoch=3 early stop *********",
+              head.format(47, 977) + "Training finished.",
+              head.format(47, 991) + "****** Validation evaluation ******",
+              "  0% 0/1 [00:00<?, ?it/s]100% 1/1 [00:00<00:00, 16.86it/s]",
+              head.format(48, 58) + f"[Metrics] logloss: 0.686170 - AUC: {aucs[0]:.6f}",
+              head.format(48, 233) + "******** Test evaluation ********",
+              "  0% 0/1 [00:00<?, ?it/s]100% 1/1 [00:00<00:00, 16.95it/s]",
+              head.format(48, 310) + "[Metrics] logloss: 0.686385 - AUC: 0.496188", "",
+              'Script done on 2025-05-31 15:11:49+00:00 [COMMAND_EXIT_CODE="0"]']
+    return lines
+
+
+def test_a_ctr_run_at_a_coin_tosss_auc_that_stopped_early_finished_and_learned_nothing(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _fuxictr([0.507901, 0.499018, 0.498836]))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "SUCCEEDED")
+    assert any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+
+
+def test_the_process_id_before_the_level_is_no_part_of_a_metrics_name():
+    names = {k for r in _records(_fuxictr([0.6, 0.7, 0.72])) for k in r.metrics}
+    assert "train_loss" in names and not any("p16402" in n for n in names)
+
+
+def test_scripts_exit_line_with_status_0_ends_the_run():
+    from babysit.parsing.events import find_events
+    found = find_events('Script done on 2025-05-31 15:11:49+00:00 [COMMAND_EXIT_CODE="0"]')
+    assert [(e.kind.value, e.detail) for e in found] == [("completed", "exit-0")]
+    failed = find_events('Script done on 2025-05-31 15:11:49+00:00 [COMMAND_EXIT_CODE="1"]')
+    assert failed and failed[0].kind.value != "completed"
+
+
+def _rechorus() -> list[str]:
+    lines = []
+    for epoch in range(1, 35):
+        ndcg = 0.70 + 0.0035 * min(epoch, 21) - 0.0007 * max(0, epoch - 21)
+        lines.append(f"INFO:root:Epoch {epoch:<5d} loss={0.69 - 0.013 * epoch:.4f} [28.1 s]    "
+                     f"dev=(HR@5:{0.85 + 0.003 * min(epoch, 21):.4f},NDCG@5:{ndcg:.4f}) [1.0 s]"
+                     + (" *" if epoch <= 21 else ""))
+    lines += ["INFO:root:Early stop at 34 based on dev result.", "INFO:root:",
+              "Best Iter(dev)=   21\t dev=(HR@5:0.9130,NDCG@5:0.7735) [1578.4 s] ",
+              "INFO:root:Load model from ../model/NeuMF/NeuMF__coclick.pt", "INFO:root:",
+              "Test After Training: (HR@5:0.9161,NDCG@5:0.7829,HR@10:0.9929,NDCG@10:0.8081)",
+              "INFO:root:", "-" * 40 + " END: 2022-07-25 22:19:57 " + "-" * 40]
+    return lines
+
+
+def test_a_recommenders_early_stop_and_its_best_iteration_end_the_run(tmp_path: Path):
+    assert not any(r.step == 21 for r in _records(_rechorus()))
+    artifact = verdict_of(tmp_path, _rechorus())
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def _darts(tracebacks: int, at_end: bool) -> list[str]:
+    feeder = ["Traceback (most recent call last):",
+              '  File "/opt/conda/lib/python3.7/multiprocessing/queues.py", line 242, in _feed',
+              "    send_bytes(obj)",
+              '  File "/opt/conda/lib/python3.7/multiprocessing/connection.py", line 368, '
+              "in _send", "    n = write(self._handle, buf)",
+              "BrokenPipeError: [Errno 32] Broken pipe"]
+    lines = []
+    for epoch in range(tracebacks):
+        lines += [f"07/30 04:{epoch:02d}:01 PM epoch {epoch} lr 2.5e-02",
+                  f"07/30 04:{epoch:02d}:02 PM train_acc {40 + 4 * epoch:.6f}",
+                  *feeder, f"07/30 04:{epoch:02d}:30 PM valid_acc {45 + 4 * epoch:.6f}"]
+    if at_end:
+        lines += feeder
+    return lines
+
+
+def test_a_queue_feeder_threads_broken_pipe_the_run_outlived_is_no_crash_at_the_end(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _darts(8, at_end=True))
+    assert artifact["terminal_state"] == "RUNNING"
+    assert not any(a["type"] == "crash" for a in artifact["anomalies_detected"])
+
+
+def _metric_logger(epochs: int) -> list[str]:
+    """torchdistill's log: tab-separated heads, an epoch's metric-logger lines, the
+    validation pass's progress (a batch's figures beside the running averages) and its
+    summary, then the final test pass on batches of three."""
+    head = "2020-10-16 21:41:{:02d},381\tINFO\tkdkit.misc.log\t"
+    main = "2020-10-16 21:41:{:02d},738\tINFO\t__main__\t"
+    lines = []
+    for epoch in range(epochs):
+        lines += [head.format(epoch) + f"Epoch: [{epoch}]  [{b:4d}/5025]  eta: 0:00:31  lr: 0.1  "
+                  f"loss: {6 - 0.05 * epoch:.4f} ({6.1 - 0.05 * epoch:.4f})  time: 1.06  "
+                  f"max mem: 4760" for b in (0, 1000, 2000, 3000, 4000, 5000)]
+        lines += [head.format(epoch) + f"Validation:  [  0/131]  eta: 0:15:30  acc1: "
+                  f"{30 + epoch - (5 if epoch % 3 else 0):.4f} ({30 + epoch:.4f})  acc5: "
+                  f"{55 + epoch:.4f} ({55 + epoch:.4f})  time: 7.1  data: 7.0  max mem: 4760",
+                  head.format(epoch) + "Validation: Total time: 0:00:31",
+                  main.format(epoch) + f" * Acc@1 {35 + epoch * 0.8:.4f}\tAcc@5 {60 + epoch:.4f}"]
+    lines += [head.format(59) + f"Test:  [{b:5d}/16667]  eta: 0:00:25  acc1: {v:.4f} "
+              f"({70.5 if b else 0.0:.4f})  acc5: 100.0000 (89.6)  time: 0.003  data: 0.0001"
+              for b, v in ((0, 0.0), (1000, 100.0), (2000, 0.0), (16000, 100.0))]
+    lines += [head.format(59) + "Test: Total time: 0:01:01",
+              main.format(59) + f" * Acc@1 {35 + epochs * 0.8:.4f}\tAcc@5 89.9902"]
+    return lines
+
+
+def test_an_evaluation_passs_batches_are_no_evaluations_its_summary_is(tmp_path: Path):
+    evals = [r.metrics for r in _records(_metric_logger(6)) if any("acc" in k for k in r.metrics)]
+    assert evals and all(set(m) <= {"eval/acc1", "eval/acc5"} for m in evals[:-1])
+    assert set(evals[-1]) == {"test/acc1", "test/acc5"}  # the final test's summary
+    assert [round(m["eval/acc1"], 1) for m in evals[:3]] == [35.0, 35.8, 36.6]
+    artifact = verdict_of(tmp_path, _metric_logger(20))
+    assert not any(a["type"] == "eval-degradation" for a in artifact["anomalies_detected"])
+
+
+def test_a_classifier_settled_on_a_uniform_guess_finished_not_learned(tmp_path: Path):
+    # PYSKL's PoseC3D on six gestures: up from 1.816 and down onto ln 6 = 1.79176
+    values = [1.8159, 1.8575, 1.8586, 1.8568, 1.8580, 1.8605, 1.8638, 1.8673, 1.8705,
+              1.8721, 1.8708, 1.8652, 1.8550, 1.8418, 1.8286, 1.8178, 1.8101, 1.8045,
+              1.8004, 1.7974, 1.7951, 1.7936, 1.7925, 1.7919]
+    head = "2024-09-29 15:18:28,687 - pyskl - INFO - "
+    lines = []
+    for epoch, loss in enumerate(values, start=1):
+        lines += [head + f"Epoch [{epoch}][20/30]\tlr: 3.993e-01, eta: 0:04:15, time: 0.365, "
+                  f"top1_acc: 0.1844, loss_cls: {loss:.4f}, loss: {loss:.4f}, grad_norm: 0.2315",
+                  head + f"Saving checkpoint at {epoch} epochs"]
+    artifact = verdict_of(tmp_path, [head + "workflow: [('train', 1)], max: 24 epochs", *lines])
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+
+
+def test_a_classifier_that_passed_below_a_uniform_guess_is_not_taken_for_one(tmp_path: Path):
+    values = [1.82 - 0.02 * i for i in range(24)]  # down through ln 6 and on
+    head = "2024-09-29 15:18:28,687 - pyskl - INFO - "
+    lines = [head + f"Epoch [{e}][20/30]\tlr: 0.1, loss: {v:.4f}" for e, v in enumerate(values, 1)]
+    artifact = verdict_of(tmp_path, lines)
+    assert not any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+
+
+def test_an_epochs_own_iteration_counter_keeps_the_steps_rising():
+    lines = ["start training..."]
+    for epoch in (1, 2, 3):
+        lines += [f"Iter: {i:03d}, Train Loss: {400 + i * 0.01:.4f}, Train MAPE: 7.09, "
+                  f"Train RMSE: 630.7" for i in range(0, 400, 50)]
+        lines.append(f"Epoch: {epoch:03d}, Train Loss: 388.08, Train MAPE: 7.56, Train RMSE: "
+                     f"660.27, Valid Loss: 409.17, Valid MAPE: 8.06, Valid RMSE: 683.0, "
+                     f"Training Time: 1063.4692/epoch")
+    steps = [r.step for r in _records(lines) if r.epoch is None]
+    assert steps == sorted(steps) and steps[-1] == 2 * 400 + 350
+
+
+def test_a_best_value_named_at_an_earlier_step_is_no_step_back(tmp_path: Path):
+    head = "[INFO] 2021-01-16 01:46:17 > "
+    lines = []
+    for step in range(100, 10100, 100):
+        lines.append(head + f"Step: {step:7d} Progress: {step / 100:.1f}% Elapsed: 1:00:00 "
+                     f"Discriminator_loss: 0.5 Generator_loss: {1 - step / 20000:.4f} ")
+        if step % 2000 == 0:
+            fid = 60 - step / 500
+            lines += [head + f"FID score (Step: {step}, Using valid moments): {fid:.2f}",
+                      head + f"Best FID score (Step: {step}, Using valid moments): "
+                      f"{60 - step / 500:.2f}"]
+    lines += [head + "FID score (Step: 10000, Using valid moments): 41.0",
+              head + "Best FID score (Step: 8000, Using valid moments): 40.0",
+              head + "Save model to checkpoints/WGAN-GP-train"]
+    records = _records(lines)
+    assert max(r.step for r in records) == 10000 and records[-1].step == 10000
+    assert any("fid_score" in r.metrics for r in records)
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_fid_is_an_evaluation_that_falls_as_a_generator_improves():
+    from babysit.rules.eval_names import evaluation_direction
+    assert [evaluation_direction(k) for k in ("fid_score", "fid50k_full", "kid",
+                                              "inception_score")] == [-1, -1, -1, 1]
+
+
+def test_a_keras_gans_counter_before_its_bracketed_figures_is_its_step():
+    lines = []
+    for it in range(0, 40):
+        lines += ["1/1 [==============================] - 0s 13ms/step",
+                  f"{it} [D loss: 0.{650 + it}, acc.: 68.75%] [G loss: 0.{850 + it}]"]
+    records = _records(lines)
+    assert [r.step for r in records][-3:] == [37, 38, 39]
+    assert all(r.target_steps is None for r in records)
