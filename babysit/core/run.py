@@ -75,6 +75,7 @@ _NAN = (AnomalyType.NAN_INF,)
 _NOT_LEARNING = (AnomalyType.NOT_LEARNING,)
 # A step this low after the steps went back: a launch from the start, not a resume.
 _FROM_SCRATCH = 1
+_FIRST_BEST_EPOCHS = 20  # epochs trained before a best put back from the first says it
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
 # hardware fault or a failed save says something about the machine or the files the
@@ -118,6 +119,8 @@ class Run:
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
         self._restored_best: str | None = None  # the trainer put its best weights back
+        self._restored_epoch: int | None = None  # ... from this epoch
+        self._restored_after: float | None = None  # ... when it stood at this epoch
         self._ranks = RankPace()  # every rank's step and pace, for stragglers
         self._places: dict[int, str] = {}  # where each rank ran, as its records said
         self.unreachable = False
@@ -504,6 +507,8 @@ class Run:
             self.checkpoints.named_best(event.detail, blocked, self.step)
         elif event.kind is EventKind.BEST_RESTORED:
             self._restored_best = f"epoch {event.detail}" if event.detail else "its best"
+            self._restored_epoch = int(event.detail) if event.detail.isdecimal() else None
+            self._restored_after = self.series.epoch
         elif event.kind is EventKind.HISTORY:
             self._history(event)
         elif event.kind is EventKind.NEW_STAGE:
@@ -737,6 +742,10 @@ class Run:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, floor,
                                key="score floor at end", severity=Severity.BLOCKER)
         self._never_learned_at_end(judged_high)
+        first_best = self._first_epoch_restored()
+        if first_best is not None:
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, first_best,
+                               key="first epoch restored", severity=Severity.BLOCKER)
         relapse = self.series.loss_relapsed_at_end() \
             if not self.ledger.any_open((AnomalyType.DIVERGENCE,)) else None
         if relapse is not None:
@@ -795,6 +804,20 @@ class Run:
             else:
                 continue
             self.ledger.reassess(AnomalyType.NOT_LEARNING, anomaly.key, Severity.BLOCKER, why)
+
+    def _first_epoch_restored(self) -> str | None:
+        """Why what a finished run delivers is its first epoch's weights: it put back its
+        best ones, and they are from its first epoch of many (PINNx's early stop at epoch
+        501 of 1000, `Best val_loss: 30.98 at epoch 1`, `Restored best model from epoch
+        1`): no evaluation after the first improved on it, whatever the training loss
+        did. None otherwise."""
+        restored, after = self._restored_epoch, self._restored_after
+        if self.lifecycle.state is not TerminalState.SUCCEEDED or restored is None \
+                or after is None or restored > 1 or after < _FIRST_BEST_EPOCHS:
+            return None
+        return (f"not learning: the run restored its best weights from epoch {restored} after "
+                f"{after:g} epochs: no evaluation after its first improved on it, so the "
+                f"model it delivers is what one epoch of training made")
 
     def _final_test_contradicts(self) -> str | None:
         """A finished run whose final test scores below every evaluation it made

@@ -44,6 +44,9 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Ee]nded|[Oo]ver)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|COMPLETED?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"TRAINING|[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    # the program said finished running, by its own name (GPUMD's `Finished running nep.`)
+    r"^\W*(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted)\s+(?:running|executing)\s+[\w.-]+"
+    r"[.!]?\s*$|"
     # in the present tense, alone on its line (ProtoCell4P's `Training Ends`, before its
     # test set's evaluation)
     r"^\W*(?:[Tt]raining|TRAINING|[Oo]ptimi[sz]ation)\s+(?:[Ee]nds|ENDS|[Ff]inishes|"
@@ -153,7 +156,10 @@ _BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )(?<![A-Za-z])(?:[Bb]est|BES
 # then its threshold sweep's `best timing F1=0.689 @ thr=0.70 (count MAE=1.778 …)`): the
 # line opens on `best`, a summary of the epochs trained. A run that names its best so far
 # after every epoch prints it between its records too (then it recurs).
-_BEST_VALUE = lazy_re.compile(r"^\W*(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]\s*[-+]?\.?\d")
+# (after the run's own tag in brackets too: an optimizer comparison's `[AdamW] Best Val
+# Acc: 0.8268` after its tenth epoch)
+_BEST_VALUE = lazy_re.compile(r"^\W*(?:\[[\w .-]{1,30}\]\s*)?(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]"
+                              r"\s*[-+]?\.?\d")
 
 
 def names_best_value(line: str) -> bool:
@@ -185,13 +191,18 @@ _LATE_WORDS = lazy_re.compile(
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
     r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"
     # the units said in words between (`Total script time in hours minutes seconds:
-    # 00:27:44`, a meta-learning run's last line)
-    r"(?:\s+in(?:\s+[a-z]+){1,3})?"
+    # 00:27:44`, a meta-learning run's last line), or a verb (a DeepONet script's `Total
+    # time is : 1177.9 Total epoch is  1000`)
+    r"(?:\s+in(?:\s+[a-z]+){1,3}|\s+(?:is|was))?"
     r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
     # the time named first and its verb after (`### Time ran: 1877.5`, `Time taken: 12.3`,
     # `Time elapsed = 0:13:00`), or the run's own time alone (`Running time: 812 s`,
     # `Execution time: 3.2h`)
     r"\b(?:[Tt]ime|TIME)\s+(?:ran|taken|elapsed|spent|used)\s*[:=]\s*\d|"
+    # ... and what it was spent on after the verb (GPUMD's `Time used for training =
+    # 10527.046875 s.`)
+    r"\b(?:[Tt]ime|TIME)\s+(?:taken|spent|used)\s+(?:for|on|in)\s+(?:the\s+)?(?:whole\s+)?"
+    r"(?:training|train|run|fitting|experiment)\s*[:=]\s*\d|"
     # or what it was the time of said after it (`Time for training:  54.61 s`, a NumPy
     # CNN's last line; `time of the whole training = 3h`)
     r"\b(?:[Tt]ime|TIME)\s+(?:for|of)\s+(?:the\s+)?(?:whole\s+|entire\s+|full\s+)?"

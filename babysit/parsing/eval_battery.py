@@ -58,25 +58,31 @@ class Batteries:
 
     def __init__(self) -> None:
         self._last: tuple[str, frozenset[str]] | None = None  # the last line's head, names
+        self._last_indented = False  # the last line was indented under a heading
         self._batteries: set[frozenset[str]] = set()  # the figures' names of each battery
 
-    def breakdown(self, text: str, names: Iterable[str]) -> bool:
+    def breakdown(self, text: str, names: Iterable[str], indented: bool = False) -> bool:
         """Whether the line (its message) is a subject's row of a battery: it follows a
-        row of another subject with the same figures, or holds the figures of one."""
+        row of another subject with the same figures, or holds the figures of one.
+        `indented`: the line sits indented under a heading, as the last did too: a block
+        that breaks one figure down by subject (PINNx's `[DEBUG] Loss dict at epoch 0:`,
+        then `  data: loss=13.3, weight=35.2`, `  momentum_x: loss=293.5, weight=1.0`, …
+        one line per term of its loss) needs no word of evaluating."""
         head = _head(text)
         figures = frozenset(names)
         last, self._last = self._last, (head, figures) if head is not None else None
+        block, self._last_indented = indented and self._last_indented, indented
         if head is None:
             return False
         if figures in self._batteries:
             # (the first row of a later evaluation too, after the training's lines)
-            return _SPLIT_WORD.search(head) is not None
+            return _SPLIT_WORD.search(head) is not None or block
         if last is None or last[1] != figures or last[0] == head:
             return False
         mine, theirs = _subjects(head, last[0])
         if not re.search(r"[A-Za-z]", mine + theirs) or _SPLIT_WORD.search(mine + " " + theirs):
             return False
-        if _SPLIT_WORD.search(head) is None:
-            return False  # (the lines must say they evaluate)
+        if _SPLIT_WORD.search(head) is None and not block:
+            return False  # (the lines must say they evaluate, or sit in a block)
         self._batteries.add(figures)
         return True

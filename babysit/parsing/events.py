@@ -369,6 +369,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # the best epoch: 16.` (keras/src/callbacks/early_stopping.py).
     _sig(EventKind.BEST_RESTORED, r"Restoring model weights from the end of the best "
          r"epoch:?\s*(\d+)", 1),
+    # ... in a hand-written loop's words (PINNx: `🛑 Early stopping triggered at epoch 501`,
+    # `✅ Restored best model from epoch 1`)
+    _sig(EventKind.BEST_RESTORED, r"\b[Rr]estor(?:ed|ing)\s+(?:the\s+)?best\s+"
+         r"(?:model|weights|checkpoint|state)\s+(?:from|of|at)\s+epoch\s*:?\s*(\d+)\b", 1),
     # The best checkpoint evaluated, or loaded, as the run's model once training is over
     # (Ultralytics: `Validating runs/detect/train/weights/best.pt...` after `100 epochs
     # completed`; `Testing best_model.pth`): what the run delivers is its best.
@@ -561,7 +565,7 @@ _TRIGGERS = (
     "inished", "epochs", "chieved",
     "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
-    "Restoring model", "scale is",
+    "Restoring model", "estored best", "estoring best", "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",

@@ -262,7 +262,7 @@ class MetricLineReader:
             parsed = self._in_section(parsed)
             self._validates = self._validates or VALIDATION_HEAD.match(self._body) is not None
             parsed = self._passes.place(text, as_eval(self._body, parsed, self._validates))
-            if self._batteries.breakdown(self._body, parsed.metrics):
+            if self._batteries.breakdown(self._body, parsed.metrics, _indented(text, self._body)):
                 # one task's row of a suite's evaluation: no series (a NaN still counts)
                 parsed = replace(parsed, metrics={k: v for k, v in parsed.metrics.items()
                                                   if not math.isfinite(v)})
@@ -486,3 +486,10 @@ class MetricLineReader:
 def looks_measured(metrics: Mapping[str, float]) -> bool:
     """Whether a line's names include a measure (a loss, an accuracy, an RMSE...)."""
     return bool(metrics) and (looks_like_metrics(metrics) or names_a_measure(metrics))
+
+
+def _indented(text: str, body: str) -> bool:
+    """Whether a line's message is indented past its logger's head (`… - INFO -   data:
+    loss=13.3, weight=35.2`): a row of a block under a heading line."""
+    at = text.rfind(body) if body else -1
+    return at >= 2 and text[at - 2:at] == "  "

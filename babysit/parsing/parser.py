@@ -66,6 +66,7 @@ from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
+from babysit.parsing.search_trials import SearchTrials
 from babysit.parsing.series_labels import SeriesLabels
 from babysit.parsing.settings_block import SettingsBlock
 from babysit.parsing.shapes import ShapeReader, template
@@ -229,6 +230,7 @@ class LogParser:
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
         self._epoch_local = EpochLocalSteps()
+        self._trials = SearchTrials()
         self._bar_folded = False
 
         # --- how much of the log was understood (see `reading`) --------------------------
@@ -345,6 +347,8 @@ class LogParser:
                 if endings.completed else (
                 endings.closing_judged(), endings.plan_reached(), endings.last_epoch_over(),
                 endings.loop_over(lines), endings.launches_alike(), endings.test_held()):
+            if closing is not None and not self._trials.trial_ends([closing]):
+                continue  # one trial's end in a search (`search_trials`)
             if closing is not None:
                 self._endings.noted([closing])
                 records.append(Record(step=self.step, target_steps=self.target,
@@ -581,6 +585,7 @@ class LogParser:
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
         setting = self._settings.inside(line)  # a configuration's line (`settings_block`)
+        self._trials.line(line)  # a search's trial closed (`search_trials`)
         if setting:
             self._took = True
         if self._best_round.restated(line):
@@ -745,7 +750,7 @@ class LogParser:
             if interrupted is not None:
                 events.append(interrupted)
         if events:
-            events = self._endings.noted(events)
+            events = self._endings.noted(self._trials.trial_ends(events))
         if rank is None and parsed is not None and parsed.rank is not None:
             rank = parsed.rank  # WeNet's `TRAIN Batch 4/203700 loss 12.6 … rank 2`
         record = self._merge(bar_parsed, parsed, events, rank, line)
@@ -852,13 +857,15 @@ class LogParser:
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
         said = message(line) if epoch is not None or step is not None else line
         if (epoch is not None or (step is not None and bar is None)) and (
-                names_best_epoch(said) or (step is not None and self.step is not None
-                                           and step < self.step and names_best_value(said))):
+                names_best_epoch(said) or (names_best_value(said) and (
+                    epoch is not None or (step is not None and self.step is not None
+                                          and step < self.step)))):
             # `Best Epoch 6  Acc: 0.89`: the best epoch's figures said again once the loop
             # is over (see `closing`), not a record of that epoch (epoch 11 was the last);
             # so of the best iteration (ReChorus's `Best Iter(dev)=   21`, after epoch 34),
             # and of a best value at the earlier step it came at (StudioGAN's `Best FID
-            # score (Step: 28000, Using valid moments): 305.8` after step 100000)
+            # score (Step: 28000, Using valid moments): 305.8` after step 100000; PINNx's
+            # `Best val_loss: 30.981792 at epoch 1` after epoch 500)
             epoch = None
             step = None if bar is None else step
         own_epoch = epoch

@@ -50,10 +50,11 @@ _TARGET_LINE = lazy_re.compile(
     # steps: 23200 # 464 * 50`): a progress line is neither
     r"^[ \t]+steps\s*[:=]\s*(\d[\d,]*)\s*(?:#.*)?$|"
     # the plan in words: `12500 max iterations` (EMCAD), `Max iterations: 12500`,
-    # `maximum number of steps = 5000`
+    # `maximum number of steps = 5000` (an evolutionary trainer's generations too: GPUMD's
+    # NEP, `(input)   maximum number of generations = 300000.`)
     r"(?<![\d.,])(\d[\d,]*)\s+max(?:imum)?\s+(?:iterations|iters|steps)\b|"
-    r"\b[Mm]ax(?:imum)?\s+(?:number\s+of\s+)?(?:training\s+)?(?:iterations|iters|steps)"
-    r"\s*[=:]\s*(\d[\d,]*)")
+    r"\b[Mm]ax(?:imum)?\s+(?:number\s+of\s+)?(?:training\s+)?(?:iterations|iters|steps|"
+    r"generations)\s*[=:]\s*(\d[\d,]*)")
 _ACCUMULATION = lazy_re.compile(r"gradient_accumulation_steps[\s=:]+(\d+)")
 # The learning-rate schedule a run's configuration names: HF `lr_scheduler_type: cosine`
 # (or `SchedulerType.COSINE`), Megatron `lr_decay_style ........ cosine`, a
@@ -96,7 +97,7 @@ class RunPlan:
     def read(self, text: str, parsed: bool) -> int | None:
         """Read a line for the plan; returns the planned total it announces, if any.
         `parsed`: a format read the line (a metric line names no schedule)."""
-        if ("steps" in text or "iter" in text or "ITER" in text) \
+        if ("steps" in text or "iter" in text or "ITER" in text or "generations" in text) \
                 and (target := target_in(text)):
             self.announced = target
             return target

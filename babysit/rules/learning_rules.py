@@ -62,8 +62,7 @@ _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
 _SHORT_EPOCHS = 4  # epochs a short log's few points span: many steps each
 _ZERO_LOSS_POINTS = 3  # losses of exactly 0 from the first that say none is computed
-_FLAT_EPOCHS = 10  # epochs a loss flat from its start spans before it is a blocker at the end
-_FLAT_WHOLE_POINTS = 40  # ... or logged points: then it is judged high
+_FLAT_WHOLE_POINTS = 40  # points a loss flat from its start, scores low beside it, is high
 
 
 
@@ -210,8 +209,7 @@ class NotLearningRule:
         # (a reinforcement learner's surrogate loss is no measure of learning: its
         # return is judged instead, see `_flat_return`)
         out.extend(self._flat(value, judge=not early and not self._explores
-                              and not self._surrogate,
-                              epochs=point.epoch is not None and point.epoch >= _FLAT_EPOCHS))
+                              and not self._surrogate))
         if self._first_step is None:
             self._first_step = point.step
         if self._first_epoch is None:
@@ -334,16 +332,14 @@ class NotLearningRule:
             if math.isfinite(value) and len(values) < 4 * _NOISE_POINTS:
                 values.append(value)
 
-    def _scores_well(self) -> bool:
-        """Whether a quality score of the run already stands above half its scale (a log
-        that opens mid-run on a model at `accuracy:0.9972`, its loss flat at 0.007: it
-        learned before the log began, whatever the loss does in it)."""
-        for values in self._quality.values():
-            if values:
-                level = trends.level(values, _LEVEL_WIDTH)
-                if level > (50.0 if max(values) > 1.0 else 0.5):
-                    return True
-        return False
+    def _scores_poorly(self) -> bool:
+        """Whether the run has a quality score and every one stands at half its scale or
+        below (a log that opens mid-run on a model at `accuracy:0.9972`, its loss flat at
+        0.007, learned before the log began, whatever the loss does in it)."""
+        levels = [(trends.level(values, _LEVEL_WIDTH), max(values))
+                  for values in self._quality.values() if values]
+        return bool(levels) and all(level <= (50.0 if top > 1.0 else 0.5)
+                                    for level, top in levels)
 
     def _quality_rose(self) -> str | None:
         """A quality score (higher is better) whose latest level rose beyond its noise
@@ -787,7 +783,7 @@ class NotLearningRule:
                             key="last digit")]
         return []
 
-    def _flat(self, value: float, judge: bool = True, epochs: bool = False) -> list[Signal]:
+    def _flat(self, value: float, judge: bool = True) -> list[Signal]:
         rules = self.rules
         if self._learned:
             return []  # a run that has learned has learned; later trouble is another rule's
@@ -836,22 +832,19 @@ class NotLearningRule:
             return []
         if not rose and "flat" not in self._raised:
             self._raised.add("flat")
-            # Judged from the run's first point (`_start_known`) over whole epochs
-            # (`epochs`: ten or more), open still when the run finished, the loss never
-            # moved from its start and no held-out score rose (`_quality_rose`, which
-            # resolves it) — what the run delivers is its initialisation (a distillation
-            # run's `loss: 0.226` … `0.229` over all fifty epochs, its evaluated accuracy
-            # at a tenth throughout): a blocker. Twenty steps of a smoke test flat from the
-            # start are a warm-up, not that.
             return [Raise(AnomalyType.NOT_LEARNING,
                           f"not learning: over {self._count} logged points the loss has not "
                           f"moved beyond its noise from where it started ({start:.4g} → "
-                          f"{now:.4g}, σ≈{sigma:.2g})", key="flat",
-                          severity_at_end=Severity.BLOCKER if epochs else None)]
+                          f"{now:.4g}, σ≈{sigma:.2g})", key="flat")]
         if not rose and "flat" in self._raised and not self._flat_long \
-                and self._count >= _FLAT_WHOLE_POINTS and not self._scores_well():
-            # Still flat from the start over many more points: judged high, and so a
-            # blocker if the run finishes this way (`core.run`, never learned at the end).
+                and self._count >= _FLAT_WHOLE_POINTS and self._scores_poorly():
+            # Still flat from the run's first point (`_start_known`) over many more points,
+            # and a quality score of the run low beside it (a distillation run's `loss:
+            # 0.226` … `0.229` over all fifty epochs, its evaluated accuracy at a tenth
+            # throughout): judged high, and so a blocker if the run finishes this way
+            # (`core.run`, never learned at the end) — what it delivers is its
+            # initialisation. A flat loss alone stays high at the end: it may have fallen
+            # inside the first epoch, before the log's first point.
             self._flat_long = True
             return [Reassess(AnomalyType.NOT_LEARNING, Severity.HIGH,
                              f"still flat after {self._count} logged points from the run's "

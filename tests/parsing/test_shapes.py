@@ -152,11 +152,18 @@ def test_a_one_off_inf_in_a_config_line_or_a_comment_is_not_a_metric():
 
 
 def test_an_evaluation_line_feeds_eval_metrics_not_the_training_loss():
+    # (a pass's progress lines are a batch's figures beside the running averages: the
+    # summary after them is the evaluation)
     lines = ["Epoch: [3]  [ 10/500]  eta: 0:01:00  lr: 0.0001  loss: 0.52 (0.55)",
-             "Test:  [ 0/50]  eta: 0:00:49  loss: 3.75 (3.75)  acc1: 91.4"]
+             "Test:  [ 0/50]  eta: 0:00:49  loss: 3.75 (3.75)  acc1: 91.4 (91.4)  "
+             "acc5: 100.0 (100.0)",
+             "Test:  [49/50]  eta: 0:00:00  loss: 3.10 (3.62)  acc1: 90.0 (91.0)  "
+             "acc5: 98.0 (99.0)",
+             "* Acc@1 91.000 Acc@5 99.000 loss 3.620"]
     _, records = _read(lines)
+    assert [r.metrics.get("loss") for r in records if "loss" in r.metrics] == [0.52]
     test = records[-1]
-    assert "loss" not in test.metrics and test.metrics["eval/loss"] == 3.75
+    assert test.metrics == {"eval/acc1": 91.0, "eval/acc5": 99.0, "eval/loss": 3.62}
     assert test.step == records[0].step  # the eval's `0/50` is not a training step
 
 

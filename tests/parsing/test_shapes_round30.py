@@ -326,3 +326,100 @@ def test_a_keras_gans_counter_before_its_bracketed_figures_is_its_step():
     records = _records(lines)
     assert [r.step for r in records][-3:] == [37, 38, 39]
     assert all(r.target_steps is None for r in records)
+
+
+# -- sealed-75: RL, rendering, scientific ML, spiking networks, searches ----------------------
+
+
+def test_an_evolutionary_trainers_generations_are_its_plan_and_it_says_it_finished(
+        tmp_path: Path):
+    lines = ["    (input)   maximum number of generations = 3000.", "",
+             "Step     Total    L1-reg   L2-reg   E-train  F-train  E-test   F-test"]
+    lines += [f"{g:<8d} {0.5 - g / 10000:.5f}  0.03836  0.07434  0.00315  {0.1 - g / 100000:.5f}"
+              f"  0.00291  0.10942" for g in range(100, 3100, 100)]
+    lines += ["", "-" * 63, "Time used for training = 10527.046875 s.", "-" * 63, "", "",
+              "-" * 63, "Finished running nep.", "-" * 63]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def _study(trials: int) -> list[str]:
+    """An Optuna study whose trials each fit a Lightning model, the log cut inside the
+    last one after its trainer said it stopped."""
+    lines = []
+    for trial in range(trials):
+        lines += [f"🔬 Trial {trial} hyperparameters:", "GPU available: True (cuda), used: True"]
+        lines += [f"Epoch {e}: val_auc_epoch={0.55 + 0.004 * e + 0.001 * trial:.3f} "
+                  f"train_loss={0.69 - 0.004 * e:.4f}" for e in range(12)]
+        lines.append("`Trainer.fit` stopped: `max_epochs=12` reached.")
+        if trial < trials - 1:
+            lines.append(f"[I 2025-08-28 07:34:56,471] Trial {trial} finished with value: "
+                         f"-{0.6 + 0.001 * trial:.4f} and parameters: {{'lr': 0.0003}}. "
+                         f"Best is trial {trial} with value: -{0.6 + 0.001 * trial:.4f}.")
+    return lines
+
+
+def test_a_trainers_end_inside_a_search_ends_a_trial_not_the_search(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _study(5))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_a_single_fit_that_says_it_stopped_at_its_plan_still_finishes(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _study(1))
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def _pinn(best_epoch: int) -> list[str]:
+    head = "2025-10-10 06:05:05,569 - root - INFO - "
+    main = "2025-10-10 06:20:36,046 - __main__ - INFO - "
+    lines = [head + "[DEBUG] Loss dict at epoch 0:"]
+    lines += [head + f"  {term}: loss={value:.6f}, weight={weight}, has_nan=False, has_inf=False"
+              for term, value, weight in (("data", 13.3, 35.2), ("momentum_x", 293.5, 1.0),
+                                          ("momentum_y", 19332.7, 1.0),
+                                          ("continuity", 55.6, 1.0), ("inlet", 0.0, 10.0),
+                                          ("pressure_reference", 13607.2, 0.01),
+                                          ("prior", 88.1, 35.2))]
+    lines += [main + f"Epoch {e:6d} | Total: {50 / (1 + e / 100):.6f} | Residual: "
+              f"{80000 / (1 + e / 100):.6f} | BC: 3.24 | Data: 2.51 | Time: {e * 2:.1f}s"
+              for e in range(50, 550, 50)]
+    lines += [main + "=" * 80, main + "🛑 Early stopping triggered at epoch 501",
+              main + f"   Best val_loss: 30.981792 at epoch {best_epoch}",
+              main + "   Patience counter: 500/500", main + "=" * 80,
+              main + f"✅ Restored best model from epoch {best_epoch}",
+              main + "Training completed in 934.5s",
+              main + "Final model saved: checkpoints/vs_pinn_channel_flow_epoch_502.pth",
+              main + "Training script finished successfully!"]
+    return lines
+
+
+def test_a_loss_broken_down_by_term_in_an_indented_block_is_no_series():
+    records = _records(_pinn(1))
+    assert not any(r.metrics.get("loss", 0) > 1000 for r in records)
+
+
+def test_a_run_that_restored_its_first_epochs_weights_after_many_delivers_nothing(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _pinn(1))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "SUCCEEDED")
+    assert any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+    artifact = verdict_of(tmp_path, _pinn(420))
+    assert artifact["decision"] == "GO"
+
+
+def test_a_total_time_said_with_a_verb_closes_a_run(tmp_path: Path):
+    lines = [f"Epoch :  {e}  Epoch time :  1.18  Train L2 Loss :  {0.9 / (1 + e / 10):.6f}"
+             for e in range(200)]
+    lines.append("Total time is : 1177.9270713549995 Total epoch is  200")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_tagged_runs_best_value_closes_it(tmp_path: Path):
+    lines = []
+    for tag in ("Muon", "AdamW"):
+        lines += [f"[{tag}]             Epoch {e},             Train Loss: {0.5 - 0.03 * e:.4f},"
+                  f"             Val Loss: {0.45 - 0.01 * e:.4f},             Val Acc: "
+                  f"{0.80 + 0.002 * e:.4f},             Grad Norm: 6.1," for e in range(1, 11)]
+        lines.append(f"[{tag}] Best Val Acc: 0.8200")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
