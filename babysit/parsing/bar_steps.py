@@ -142,11 +142,13 @@ class BarSteps:
         self.evaluating = evaluating
         if evaluating:
             return Parsed(bar.style), []
-        if bar.total is not None and bar.total <= 1 and not bar.metrics:
+        if bar.total is not None and bar.total <= 1 and not bar.metrics \
+                and not self.yolo_columns and not any(ch.isdecimal() for ch in bar.desc):
             # A bar over one item with no figures (`0% 0/1`, then `100% 1/1`: FuxiCTR's
             # epoch of a toy dataset's single batch, and each evaluation's) counts no
             # loop: neither a step nor, finished, the end of the run. (Keras's `1/1
-            # [====] - loss: 0.46` is an epoch's record, its figures on it.)
+            # [====] - loss: 0.46` is an epoch's record, its figures on it; so is an
+            # Ultralytics row drawn as its bar's description, `1/100 0G 3.39 …: 100% 1/1`.)
             return Parsed(bar.style), []
         if bar.data_pass or bar.desc in self._passed_over:
             # Preparing data (`Filtering prompts: 1000000/1000000 examples/s`): neither

@@ -639,7 +639,9 @@ class LogParser:
             else:
                 laps = self._bars.laps
                 bar_parsed, events = self._bars.from_bar(bar)
-                if bar.total is not None and bar.total <= 1 and not bar.metrics and not events:
+                if bar.total is not None and bar.total <= 1 and not bar.metrics and not events \
+                        and bar_parsed is not None and bar_parsed.step is None \
+                        and not bar_parsed.metrics:
                     # a bar over one item says nothing (see `bar_steps`): what is glued
                     # after it (`0% 0/1 [00:00<?, ?it/s]2025-05-31 … Train loss: 0.69`)
                     # is read as a line of its own
