@@ -44,6 +44,10 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Ee]nded|[Oo]ver)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|COMPLETED?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"TRAINING|[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
+    # the trained whole written to the run's output folder (spaCy's `spacy train` ends on
+    # `✔ Saved pipeline to output directory`, the folder's path on the next line)
+    r"\b[Ss]aved\s+(?:the\s+)?(?:final\s+|trained\s+)?(?:model|pipeline|weights)\s+to\s+"
+    r"(?:the\s+)?output\s+director(?:y|ies)\b|"
     # the program said finished running, by its own name (GPUMD's `Finished running nep.`)
     r"^\W*(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted)\s+(?:running|executing)\s+[\w.-]+"
     r"[.!]?\s*$|"

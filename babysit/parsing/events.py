@@ -441,6 +441,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"
          r"EarlyStopping counter: (\d+) out of \1\b|"
          r"(?:^|\W\s)Stopping training(?:\.?\s*$| (?:at|after) (?:epoch|step|iteration))|"
+         # flair's annealing run out of learning rate, its configured end: `learning rate
+         # too small - quitting training!`
+         r"\b[Ll]earning rate too small\b.{0,5}\b[Qq]uitting training\b|"
          # Gradient boosting, as each library stops early: XGBoost's `Stopping. Best
          # iteration:`, LightGBM's `Early stopping, best iteration is:`, CatBoost's
          # `Stopped by overfitting detector  (20 iterations wait)`.

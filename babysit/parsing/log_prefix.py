@@ -45,6 +45,9 @@ _HEAD_FIELD = lazy_re.compile(
     # `%(asctime)s\t%(levelname)s\t%(name)s\t%(message)s`: `2020-10-16 21:41:20,381\tINFO\t
     # kdkit.misc.log\tValidation:  [  0/131] …`)
     r"|(?<=\t)(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?=\t)"
+    # ... or by dashes, after the level (`%(asctime)s - %(levelname)s - %(name)s -
+    # %(message)s`: AllenNLP's `… - INFO - allennlp.training.trainer - Epoch 0/199`)
+    r"|(?<=- )(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?= - )"
     # ... padded inside its brackets (`%(levelname)8s`: `[2024-08-21 12:59:17,846][    INFO]`)
     r"|\[[ \t]+(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]"
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level

@@ -76,6 +76,7 @@ from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.spaced_fields import parse_spaced_fields
+from babysit.parsing.split_table import SplitTable
 from babysit.parsing.trailing_names import parse_trailing_names
 
 # Specific shapes first; the permissive key/value parser last.
@@ -166,6 +167,7 @@ class MetricLineReader:
         # The split an indented block's label named (`valid:`): None outside a block, ""
         # under a training label (see `_sections`).
         self._section: str | None = None
+        self._split_table = SplitTable()  # AllenNLP's `Training | Validation` rows
         self._timings = False  # inside a profiler's block of timings (see `_timing`)
         self._timings_indent = 0  # its label's indentation
         self._timings_headed = False  # its label came with a logger's head
@@ -190,7 +192,7 @@ class MetricLineReader:
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
         for reader in () if beside_bar else (self._document, self._blocks,
-                                              self._counter_blocks):
+                                              self._counter_blocks, self._split_table):
             if reader.wants(text):
                 found = reader.read(text)
                 if found is True:

@@ -423,3 +423,63 @@ def test_a_tagged_runs_best_value_closes_it(tmp_path: Path):
         lines.append(f"[{tag}] Best Val Acc: 0.8200")
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+# -- sealed-76: robot learning, classic NLP, re-identification, infrastructure, audio ---------
+
+
+def test_flairs_annealing_out_of_learning_rate_is_its_configured_end(tmp_path: Path):
+    stamp = "2019-02-07 22:55:{:02d},{:03d} "
+    lines = []
+    for epoch in range(1, 31):
+        lines += [stamp.format(epoch % 60, i) + f"epoch {epoch} - iter {i}/47 - loss "
+                  f"{2.5 - 0.03 * epoch - 0.001 * i:.8f}" for i in range(0, 47, 4)]
+        lines += [stamp.format(epoch % 60, 900) + "-" * 100,
+                  stamp.format(epoch % 60, 901) + f"EPOCH {epoch} done: loss "
+                  f"{2.4 - 0.03 * epoch:.4f} - lr 0.1000 - bad epochs 0",
+                  stamp.format(epoch % 60, 902) + f"DEV  : loss {2.0 - 0.01 * epoch:.8f} - "
+                  f"f-score {0.6 + 0.008 * epoch:.4f} - acc {0.6 + 0.008 * epoch:.4f}"]
+    lines += [stamp.format(59, 319) + "learning rate too small - quitting training!",
+              stamp.format(59, 804) + "Testing using best model ...",
+              stamp.format(59, 125) + "MICRO_AVG: acc 0.8732 - f1-score 0.8732"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def _allennlp(epochs: int, val_accuracy: float) -> list[str]:
+    head = "2019-04-15 22:54:21,130 - INFO - allennlp.training.trainer - "
+    lines = [head + "Beginning training."]
+    for epoch in range(epochs):
+        lines += [head + f"Epoch {epoch}/199", head + "Training", head + "Validating",
+                  head + "             Training |  Validation",
+                  head + f"loss     |     {2.9 - 0.06 * epoch:.3f}  |     "
+                  f"{2.96 + 0.08 * epoch:.3f}",
+                  head + f"accuracy |     {0.1 + 0.02 * epoch:.3f}  |     {val_accuracy:.3f}",
+                  head + "Epoch duration: 00:00:00"]
+    lines.append(head + "Ran out of patience.  Stopping training.")
+    return lines
+
+
+def test_allennlps_split_table_gives_each_metric_under_each_split():
+    records = [r for r in _records(_allennlp(3, 0.25)) if r.metrics]
+    assert {"loss", "val_loss"} <= set(records[0].metrics)
+    assert [r.metrics["val_accuracy"] for r in records if "val_accuracy" in r.metrics] \
+        == [0.25, 0.25, 0.25]
+
+
+def test_a_classifier_whose_validation_accuracy_never_moved_is_no_go(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _allennlp(38, 0.056))
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+
+
+def test_spacys_saved_pipeline_closes_the_run(tmp_path: Path):
+    lines = ["ℹ Saving to output directory: output", "ℹ Using CPU",
+             "E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+             "---  ------  ------------  --------  ------  ------  ------  ------"]
+    lines += [f"{e:3d}  {s:6d}  {30 / (1 + s / 200):12.2f}  {900 / (1 + s / 200):8.2f}  "
+              f"{50 + s / 100:6.2f}  {52 + s / 100:6.2f}  {48 + s / 100:6.2f}  "
+              f"{0.5 + s / 10000:6.2f}" for e, s in ((i, i * 200) for i in range(11))]
+    lines += ["✔ Saved pipeline to output directory", "output/model-last"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
