@@ -25,7 +25,8 @@ from babysit.parsing.text import normalise_key, to_number
 _SPLITS = {"training": "", "train": "", "validation": "val_", "valid": "val_", "val": "val_",
            "dev": "val_", "test": "test_", "testing": "test_"}
 _HEADER = lazy_re.compile(r"^\s*([A-Za-z]+)\s*\|\s*([A-Za-z]+)\s*$")
-_ROW = lazy_re.compile(r"^\s*([A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*)?)\s*\|\s*(\S+)\s*\|\s*(\S*)\s*$")
+_ROW = lazy_re.compile(r"^\s*([A-Za-z_][\w./-]*(?: [A-Za-z_][\w./-]*)?)\s*\|\s*(\S+)\s*\|"
+                       r"\s*(\S*)\s*$")
 
 
 class SplitTable:
