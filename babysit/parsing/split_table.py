@@ -51,13 +51,14 @@ class SplitTable:
             if first is not None and second is not None and first != second:
                 self._prefixes = (first, second)
                 return True
-        row = _ROW.match(text) if self._prefixes is not None else None
-        if row is None:
+        prefixes = self._prefixes
+        row = _ROW.match(text) if prefixes is not None else None
+        if row is None or prefixes is None:
             self._prefixes = None
             return None
         name = normalise_key(row.group(1))
         metrics = {}
-        for prefix, cell in zip(self._prefixes, row.groups()[1:], strict=True):
+        for prefix, cell in zip(prefixes, row.groups()[1:], strict=True):
             value = to_number(cell) if cell else None
             if value is not None:
                 metrics[f"{prefix}{name}"] = value

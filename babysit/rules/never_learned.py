@@ -135,7 +135,7 @@ def settled_on_chance(first: float, level: float, lowest: float) -> int | None:
         if abs(first - chance) <= _STARTED_AT_CHANCE * chance \
                 and lowest >= chance * (1 - _NEVER_BELOW) \
                 and abs(level - chance) <= _NEAR_CHANCE * chance:
-            return count
+            return int(count)
     return None
 
 
