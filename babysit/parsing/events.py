@@ -369,6 +369,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # the best epoch: 16.` (keras/src/callbacks/early_stopping.py).
     _sig(EventKind.BEST_RESTORED, r"Restoring model weights from the end of the best "
          r"epoch:?\s*(\d+)", 1),
+    # ... or said bare, once training is over (AllenNLP's checkpointer: `loading best
+    # weights`; its train command: `Loading the best epoch weights.`)
+    _sig(EventKind.BEST_RESTORED, r"(?:^|\s-\s|:\s)(?:[Ll]oading|[Rr]estoring|[Ll]oaded|"
+         r"[Rr]estored)\s+(?:the\s+)?best\s+(?:epoch\s+)?(?:weights|model|checkpoint|state)"
+         r"\s*\.?\s*$"),
     # ... in a hand-written loop's words (PINNx: `🛑 Early stopping triggered at epoch 501`,
     # `✅ Restored best model from epoch 1`)
     _sig(EventKind.BEST_RESTORED, r"\b[Rr]estor(?:ed|ing)\s+(?:the\s+)?best\s+"
@@ -568,7 +573,8 @@ _TRIGGERS = (
     "inished", "epochs", "chieved",
     "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
-    "Restoring model", "estored best", "estoring best", "scale is",
+    "Restoring model", "estored best", "estoring best", "oading best", "oading the best",
+    "scale is",
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",

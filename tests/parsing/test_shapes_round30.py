@@ -483,3 +483,25 @@ def test_spacys_saved_pipeline_closes_the_run(tmp_path: Path):
     lines += ["✔ Saved pipeline to output directory", "output/model-last"]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_allennlps_best_weights_loaded_at_the_end_keep_its_validation_rise_off_the_verdict(
+        tmp_path: Path):
+    head = "2019-05-30 15:25:54,071 - INFO - allennlp.training.{} - "
+    lines = []
+    for epoch in range(20):
+        val_loss = 3.0 - 0.1 * epoch if epoch < 6 else 2.4 + 0.05 * (epoch - 6)
+        lines += [head.format("trainer") + f"Epoch {epoch}/19",
+                  head.format("tensorboard_writer") + "                    Training |  Validation",
+                  head.format("tensorboard_writer") + f"loss            |     "
+                  f"{4.0 - 0.15 * epoch:.3f}  |     {val_loss:.3f}",
+                  head.format("tensorboard_writer") + f"f1              |     "
+                  f"{0.5 + 0.02 * epoch:.3f}  |     {0.6 + 0.02 * min(epoch, 8):.3f}"]
+        if epoch <= 8:
+            lines.append(head.format("checkpointer") + "Best validation performance so far. "
+                         "Copying weights to 'output/best.th'.")
+    lines.append(head.format("checkpointer") + "loading best weights")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] in ("SUCCEEDED", "RUNNING")
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
+                and a["severity"] in ("high", "blocker") and "resolved" not in a["description"]]
