@@ -31,6 +31,11 @@ _EPOCH_DESC = lazy_re.compile(r"^(\[)?[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?"
 # 100`): the bar counts that epoch's batches, as `Epoch 0:` would.
 _PHASE_EPOCH = lazy_re.compile(r"^(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s*[(\[]\s*(\d+)\s*[)\]]"
                                r"\s*:?$")
+# A training bar whose description opens on its epoch of the plan, then its own figures
+# (FixMatch: `Train Epoch: 148/1024. Iter: 1024/1024. LR: 0.0294. … Loss: 0.1614. …: 100%|█|
+# 1024/1024`): the bar counts that epoch's iterations, as `Epoch 148/1024:` would.
+_TRAIN_EPOCH_OF_PLAN = lazy_re.compile(r"^(?:[Tt]rain(?:ing)?\s+)?[Ee]poch\W{0,3}(\d+)\s*/\s*"
+                                       r"(\d+)")
 # A bar's description that names training (`Training Progress`, `train`, `Train Epoch`).
 _TRAINING_DESC = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)(?![a-z])")
 # A bar described only as the epochs' loop (no number of its own).
@@ -46,6 +51,8 @@ def _describe(desc: str) -> tuple[bool, tuple[str, str | None] | None]:
     epoch = _EPOCH_DESC.match(desc)
     if epoch is None and (phase := _PHASE_EPOCH.match(desc)) is not None:
         return False, (phase.group(1), None)
+    if epoch is None and (of_plan := _TRAIN_EPOCH_OF_PLAN.match(desc)) is not None:
+        return False, (of_plan.group(1), of_plan.group(2))
     return (_EVAL_DESC.search(desc) is not None,
             (epoch.group(2), epoch.group(3)) if epoch is not None else None)
 

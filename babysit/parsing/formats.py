@@ -844,6 +844,14 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         metrics.pop("batch", None)
         return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
                       total_epochs, metrics, per_epoch=batches)
+    if step_of is not None and target and step is not None and step >= target \
+            and total_epochs and epoch is not None and epoch < total_epochs:
+        # A counter at its total beside an epoch short of its plan (FixMatch's `Train
+        # Epoch: 148/1024. Iter: 1024/1024. LR: 0.0294. …`): both cannot be the run's, so
+        # the `i/N` counts the epoch's iterations, placed in the run as `[e/E][n/N]` is.
+        metrics.pop("train_epoch", None)
+        return Parsed("kv-epoch-batch", step, target, epoch, total_epochs, metrics,
+                      per_epoch=target)
     named = values.get("rank")
     if named is None and "rank" in segment.lower():
         field = _RANK_FIELD.search(segment)

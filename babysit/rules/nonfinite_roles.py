@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from enum import Enum
 
 from babysit import lazy_re
-from babysit.metric_names import BEST_SO_FAR_WORDS, GRAD_NORM_KEYS, is_bookkeeping
+from babysit.metric_names import BEST_SO_FAR_WORDS, GRAD_NORM_KEYS, is_bookkeeping, is_eval_metric
 from babysit.model import Severity
 
 
@@ -140,6 +140,14 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     gradient norm's first, with a finite objective beside it, is MEDIUM here: the rule
     makes it a blocker when the next record's norm is non-finite too."""
     role = role_of(name, value)
+    if role is Role.OBJECTIVE and math.isinf(value) and is_eval_metric(name) \
+            and any(v != 0 and math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE
+                    and not is_eval_metric(k) for k, v in metrics.items()):
+        # An evaluation's loss overflowed, the training loss beside it finite (Ultralytics'
+        # `results.csv` under AMP: `val/cls_loss` inf for three epochs, then 0.495, mAP
+        # rising all along): the sum overflowed, the weights gave a finite training loss.
+        # Undefined (NaN) is another matter: that is the model's output.
+        return Severity.MEDIUM, role
     if role in (Role.OBJECTIVE, Role.OPTIMIZER, Role.WEIGHTS):
         return Severity.BLOCKER, role
     if role is Role.GRADIENT:

@@ -505,3 +505,36 @@ def test_allennlps_best_weights_loaded_at_the_end_keep_its_validation_rise_off_t
     assert artifact["terminal_state"] in ("SUCCEEDED", "RUNNING")
     assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
                 and a["severity"] in ("high", "blocker") and "resolved" not in a["description"]]
+
+
+# -- sealed-77: detection, semi-supervised, diffusion fine-tunes, Kaggle, registration -------
+
+
+def test_an_evaluation_losss_overflow_beside_a_finite_training_loss_is_no_blocker(
+        tmp_path: Path):
+    head = ("                  epoch,         train/box_loss,         train/cls_loss,   "
+            "metrics/mAP50(B),           val/box_loss,           val/cls_loss")
+    lines = [head] + [f"{e:23d},{1.65 - 0.1 * e:23.5f},{1.3 - 0.09 * e:23.5f},"
+                      f"{0.80 + 0.015 * e:23.5f},{1.11 - 0.02 * e:23.5f},"
+                      + (f"{'inf':>23s}" if e <= 3 else f"{0.5 - 0.01 * e:23.5f}")
+                      for e in range(1, 11)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] != "NO-GO"
+    assert any(a["type"] == "nan-inf" and a["severity"] == "medium"
+               for a in artifact["anomalies_detected"])
+
+
+def test_an_evaluation_losss_nan_is_still_a_blocker(tmp_path: Path):
+    lines = [f"Epoch: {e}, Steps: 100 | Train Loss: {0.5 - 0.01 * e:.7f} Vali Loss: nan "
+             f"Test Loss: nan" for e in range(1, 4)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_an_iteration_counter_at_its_total_beside_an_epoch_short_of_its_plan_is_the_epochs():
+    lines = [f"Train Epoch: {e}/1024. Iter: 1024/1024. LR: 0.0294. Data: 0.036s. Batch: 0.507s. "
+             f"Loss: {0.2 - 0.001 * e:.4f}. Loss_x: 0.0009. Loss_u: 0.1605. Mask: 0.83. "
+             for e in range(146, 149)]
+    records = _records(lines)
+    assert all(r.target_steps != 1024 for r in records)
+    assert not any("train_epoch" in r.metrics for r in records)
