@@ -83,7 +83,10 @@ _FRAME_END = lazy_re.compile(r"^\s*in [\w<>.]+\s*$")
 # The rest of a frame whose path a console wrapped (PowerShell at its width: `  File
 # "C:\Users\…\leukem`, `ia_Classification…\train_model.py", `, then `line 304, in
 # <module>`): its line and function, on a line of their own.
-_FRAME_REST = lazy_re.compile(r"^\s*line \d+, in [\w<>.]+\s*$")
+# (or cut inside `line` or its number, PowerShell hard-wrapping at 80 columns: `  File
+# "D:\…\train.py", l`, then `ine 542, in <module>`)
+_FRAME_REST = lazy_re.compile(r"^\s*(?:line |ine |ne |e )?\d+, in [\w<>.]+\s*$")
+_FRAME_CUT = lazy_re.compile(r"\", (?:l|li|lin|line(?: \d+)?)$")
 # The function a frame names (`  File "train.py", line 12, in <module>`).
 _FRAME_FUNCTION = lazy_re.compile(r"\", line \d+, in (\S+)\s*$")
 # Where a traceback of an exception nothing caught begins: the script's top level (or
@@ -373,7 +376,8 @@ class FailureReader:
         # line 379,` / ` in save`) is read whole.
         frame = f"{self._frame} {line.strip()}" \
             if _FRAME_END.match(line) or _FRAME_REST.match(line) else line
-        self._frame = line.rstrip() if line.rstrip().endswith(",") else ""
+        self._frame = line.rstrip() if line.rstrip().endswith(",") \
+            or _FRAME_CUT.search(line.rstrip()) else ""
         if self._path_open:
             self._path_open = '"' not in line  # a piece of the path: its quote ends it
         elif 'File "' in line:

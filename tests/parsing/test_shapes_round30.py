@@ -538,3 +538,22 @@ def test_an_iteration_counter_at_its_total_beside_an_epoch_short_of_its_plan_is_
     records = _records(lines)
     assert all(r.target_steps != 1024 for r in records)
     assert not any("train_epoch" in r.metrics for r in records)
+
+
+def test_a_traceback_powershell_wrapped_at_80_columns_inside_line_is_read(tmp_path: Path):
+    # PowerShell's error record in a Japanese locale, its stderr hard-wrapped at 80 columns
+    path = 'D:\\program\\Kaggle\\Kaggle-Predict Customer Churn\\EXP\\EXP009\\train.py'
+    lines = ["python : Traceback (most recent call last):", "発生場所 行:1 文字:56",
+             '+ ... er Churn" ; python -u EXP/EXP009/train.py --config EXP/EXP009/config/ ...',
+             "+                 " + "~" * 57,
+             "    + CategoryInfo          : NotSpecified: (Traceback (most recent call last) ",
+             "   ::String) [], RemoteException",
+             "    + FullyQualifiedErrorId : NativeCommandError", " ",
+             f'  File "{path}", l', "ine 542, in <module>", "    main()",
+             f'  File "{path}", l', "ine 357, in main",
+             '    print(f"\\U0001f4cb Config loaded from {args.config}")',
+             "UnicodeEncodeError: 'cp932' codec can't encode character '\\U0001f4cb' in positi",
+             "on 0: illegal multibyte sequence"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+    assert any("UnicodeEncodeError" in a["description"] for a in artifact["anomalies_detected"])
