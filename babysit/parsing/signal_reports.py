@@ -41,9 +41,14 @@ from __future__ import annotations
 # What Abseil's handler says (`*** SIGTERM received at time=… on cpu N ***`).
 ABSEIL_STOP = "received at time="
 # Paddle's and glog's report of a stop signal: the signal's description or its name.
+# (and the Intel Fortran runtime's, which numpy's and torch's MKL bring into a Windows
+# process: `forrtl: error (200): program aborting due to control-C event`, or to the
+# console window being closed, `window-CLOSE event`: the user stopped it)
 NATIVE_STOP = (r"FatalError: `(Termination signal|Interrupt|Hangup)` is detected by the "
                r"operating system|\*\*\* (SIG(?:TERM|INT|HUP)) \(@0x[0-9a-f]+\) received by PID|"
-               r"\*\*\* (SIG(?:TERM|INT|HUP)) received at time=\d+")
+               r"\*\*\* (SIG(?:TERM|INT|HUP)) received at time=\d+|"
+               r"forrtl: error \(20[01]\): program aborting due to ((?:control-C|control-BREAK|"
+               r"window-CLOSE|logoff|shutdown) event)")
 # Python's report that a child process died of a stop signal (`CalledProcessError`).
 CHILD_STOPPED = r"died with <Signals\.(SIG(?:TERM|INT|HUP)): \d+>"
 # Paddle's report of any other fatal signal: the process died of it.
@@ -64,6 +69,7 @@ USER_STOP = (
 
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("is detected by the operating system", "received by PID", "received at time=",
+            "program aborting due to",
             "died with <Signals.", " by user",
             " by the user", "usuario", "usuário", "utilizador", "utilisateur", "utente",
             "Benutzer", "Nutzer", "Anwender", "用户")

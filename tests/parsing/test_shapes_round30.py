@@ -557,3 +557,14 @@ def test_a_traceback_powershell_wrapped_at_80_columns_inside_line_is_read(tmp_pa
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
     assert any("UnicodeEncodeError" in a["description"] for a in artifact["anomalies_detected"])
+
+
+def test_the_fortran_runtimes_word_for_a_closed_console_is_a_stop(tmp_path: Path):
+    # MKL's Intel Fortran runtime under Windows: the console closed (or Ctrl-C) mid-run
+    lines = [f"Epoch {e}/50 | train_loss={0.7 - 0.01 * e:.4f} | val_auc={0.6 + 0.01 * e:.4f}"
+             for e in range(1, 9)]
+    lines += ["python : forrtl: error (200): program aborting due to window-CLOSE event",
+              "Image              PC                Routine            Line        Source",
+              "KERNELBASE.dll     00007FFFE0C69DED  Unknown               Unknown  Unknown"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
