@@ -561,7 +561,7 @@ _COUNT_SHARE = lazy_re.compile(r"(?<![\w.])\d+(?:\.\d+)?/\d+(?:\.\d+)?=(?=[-+]?\
 _DETAILED_FIGURE = lazy_re.compile(
     r"^\W{0,3}(?P<name>[A-Za-z][\w@/.-]*(?: [A-Za-z][\w@/.-]*){0,3})\s*"
     r"\((?P<inner>[^()]{3,120})\)\s*[:=]\s*"
-    r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*\.?$")
+    rf"(?P<value>{_NUMBER_TEXT}|nan|inf)\s*\.?$")
 _DETAIL_COUNTER = lazy_re.compile(r"\b(?P<counter>[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch)\s*[:=]?\s*"
                                   r"(?P<count>\d+)\b")
 

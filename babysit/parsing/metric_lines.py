@@ -493,5 +493,7 @@ def looks_measured(metrics: Mapping[str, float]) -> bool:
 def _indented(text: str, body: str) -> bool:
     """Whether a line's message is indented past its logger's head (`… - INFO -   data:
     loss=13.3, weight=35.2`): a row of a block under a heading line."""
-    at = text.rfind(body) if body else -1
+    if not body:
+        return False
+    at = len(text) - len(body) if text.endswith(body) else text.rfind(body)
     return at >= 2 and text[at - 2:at] == "  "

@@ -857,8 +857,10 @@ class LogParser:
         if part is None:
             part = Parsed("")
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
-        said = message(line) if epoch is not None or step is not None else line
-        if (epoch is not None or (step is not None and bar is None)) and (
+        may_name_best = ("est" in line or "EST" in line) \
+            and (epoch is not None or (step is not None and bar is None))
+        said = message(line) if may_name_best else line
+        if may_name_best and (
                 names_best_epoch(said) or (names_best_value(said) and (
                     epoch is not None or (step is not None and self.step is not None
                                           and step < self.step)))):

@@ -36,10 +36,15 @@ class SplitTable:
         self._prefixes: tuple[str, str] | None = None
 
     def wants(self, text: str) -> bool:
-        if "|" in text:
+        """A row while a table is open, else a line that may be a header: it ends on a
+        split's name (a cheap test: many lines have a `|`, few are such headers)."""
+        if "|" not in text:
+            self._prefixes = None
+            return False
+        if self._prefixes is not None:
             return True
-        self._prefixes = None
-        return False
+        tail = text.rstrip()
+        return tail[tail.rfind(" ") + 1:].lower() in _SPLITS
 
     def read(self, text: str) -> Parsed | bool | None:
         """True for the header (taken in), a Parsed for a row, None for any other line

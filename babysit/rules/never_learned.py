@@ -298,9 +298,11 @@ class NeverLearnedRule:
             # iteration 20 of 720, the mean of the first epoch's twenty)
             at_start = point.step is not None and (point.step <= _FIRST_STEPS or (
                 point.target_steps is not None and point.step <= _FIRST_SHARE * point.target_steps))
-            self._first_loss = value if at_start and any(
-                abs(value - chance) <= _STARTED_AT_CHANCE * chance
-                for _, chance in _LOG_CLASSES) else math.nan
+            near = [chance for _, chance in _LOG_CLASSES
+                    if abs(value - chance) <= _STARTED_AT_CHANCE * chance]
+            self._first_loss = value if at_start and near else math.nan
+            # (the highest ln K it began near: a loss below it has left every one)
+            self._near_floor = max(near, default=math.inf) * (1 - _NEVER_BELOW)
         if math.isnan(self._first_loss):
             return []
         self._lowest = min(self._lowest, value)
@@ -318,10 +320,7 @@ class NeverLearnedRule:
         falling = before is not None and level < before * (1 - _STILL_FALLING)
         count = started_at_chance(self._first_loss)
         tag = "began at chance"
-        if count is None and self._lowest < max(
-                chance for _, chance in _LOG_CLASSES
-                if abs(self._first_loss - chance) <= _STARTED_AT_CHANCE * chance) \
-                * (1 - _NEVER_BELOW):
+        if count is None and self._lowest < self._near_floor:
             self._first_loss = math.nan  # below every uncommon ln K it began near: judged
             return []
         if count is not None and level < math.log(count) * (1 - _LEARNED_ONCE):
@@ -350,6 +349,7 @@ class NeverLearnedRule:
 
     _first_loss: float | None = None  # NaN: the first loss was not at a chance level
     _lowest = math.inf  # the lowest loss since the first
+    _near_floor = math.inf  # below this, the loss left every ln K it began near
     _points = 0
 
     def _evaluations(self, point: Observation) -> list[Signal]:
