@@ -61,8 +61,11 @@ _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|r
                                    r"(?:^|[_/.-])err(?:$|[_/.-])")
 # (`roc` and `ap` as whole words: the area under the ROC curve and the average
 # precision, as tkipf/gae prints them, `val_roc= 0.91785 val_ap= 0.93544`.)
+# (a rank correlation with human judgements is a sentence-embedding model's score:
+# SimCSE's `eval_stsb_spearman`, `eval_avg_sts`; retrieval's `ndcg@10`, `mrr`)
 _HIGHER_IS_BETTER = lazy_re.compile(r"acc|f1|bleu|rouge|auc|precision|recall|map|exact_match|"
-                                    r"score|iou|dice|meteor|chrf|top\d|pass@|"
+                                    r"score|iou|dice|meteor|chrf|top\d|pass@|spearman|pearson|"
+                                    r"kendall|ndcg|mrr|(?:^|[_/])sts(?:$|[_/])|"
                                     r"(?:^|[_/])(?:roc|ap)(?:$|[_/@])")
 _NOT_QUALITY = lazy_re.compile(r"runtime|per_second|samples|steps|_time|throughput|epoch|"
                                r"memory|flos|tokens")

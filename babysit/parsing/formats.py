@@ -388,6 +388,16 @@ _COMMA_FIELD = lazy_re.compile(
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).
 _CELL_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>(?:[A-Z][a-z]+ )?(?:Loss|Accuracy|Acc))\s+"
                            r"(?P<value>[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:\t|\s\s|$))")
+# A field between pipes that is a measure's name in up to four words and its number, with
+# no colon (NoiLIn's `Epoch: [120 | 120] | Train Time: 108.00 s | Natural Test Acc 0.8499 |
+# PGD10 Test Acc 0.4673 | Valid Acc 0.4690`, its colon fields read by the readers above):
+# the name must end in a measure's word, so a note between pipes is not a figure, and be
+# of two words or more (`| Loss 0.41 |` alone is `spaced_fields`' to read, with its
+# counters: demucs's validation pass prints its running loss so).
+_PIPE_FIELD = lazy_re.compile(
+    r"(?:^|\|)\s*(?P<key>(?:[A-Za-z][A-Za-z0-9@-]* ){1,3}(?i:acc|accuracy|loss|error|err|f1|"
+    r"auc|iou|miou|map|psnr|ssim|bleu|rmse|mae|mse|ppl|perplexity))\s+"
+    r"(?P<value>[+-]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|nan|inf))\s*%?\s*(?=\||$)")
 
 # `142.1 samples/s`, `12,345 tokens/sec`: the number comes before its unit.
 _RATE_UNIT = lazy_re.compile(
@@ -639,6 +649,11 @@ def key_values(text: str) -> dict[str, float]:
         if held_out is not None and pair.start() > held_out[0]:
             key = f"{held_out[1]}{key}"
         values[key] = number
+    if " | " in text:
+        for pair in _PIPE_FIELD.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values.setdefault(normalise_key(pair.group("key")), number)
     if "\t" in text or "  " in text:
         for pair in _CELL_KV.finditer(text):
             values.setdefault(normalise_key(pair.group("key")), float(pair.group("value")))

@@ -458,7 +458,10 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"--num_passes=(\d+)\b|"
                           # a yacs / CfgNode dump's upper-case keys (`OPTIMIZATION:` /
                           # `  EPOCHS: 30`, `SOLVER.MAX_EPOCH: 12`; Oscar-Paddle, sealed-10)
-                          r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*:\s*(\d+)\s*$|"
+                          # (or a Python config module's, copied into the log: C^3
+                          # Framework's `__C.MAX_EPOCH = 50`)
+                          r"(?<![A-Z_])(?:(?:NUM|MAX|TOTAL|TRAIN)_EPOCHS?|EPOCHS)\s*[:=]\s*(\d+)"
+                          r"\s*(?:#.*)?$|"
                           # HRNet's and AlphaPose's `TRAIN.END_EPOCH`, in its config's dict
                           # as printed (`'BEGIN_EPOCH': 0, 'END_EPOCH': 270`)
                           r"['\"](?:END|MAX|NUM|TOTAL)_EPOCHS?['\"]\s*:\s*(\d+)\b")

@@ -74,6 +74,13 @@ class HeaderReader:
             or (bool(self._bars.yolo_columns) and "all " in text) \
             or any(hint in text for hint in ROUND_HINTS) or self._federated.wants(text)
 
+    def epoch_header(self, epoch: int) -> None:
+        """An epoch's header: the lines after it are that epoch's."""
+        self._bars.epoch_hint = max(self._bars.epoch_hint, epoch)
+        self._bars.header_epoch = epoch
+        self._bars.headers_read += 1
+        self._final_epoch.headed(epoch)
+
     def read(self, line: Line, context: ParseContext) -> Record | None:
         """The record a header line makes; claims the line when it is a header, record
         or not. A hand-written loop's `Epoch 3` is left for the other readers."""
@@ -122,10 +129,7 @@ class HeaderReader:
         if header_epoch is None and "est" in text:
             header_epoch = _EPOCH_HEADER_RECAP.match(message(text))
         if header_epoch is not None:
-            self._bars.epoch_hint = max(self._bars.epoch_hint, int(header_epoch.group(1)))
-            self._bars.header_epoch = int(header_epoch.group(1))
-            self._bars.headers_read += 1
-            self._final_epoch.headed(self._bars.header_epoch)
+            self.epoch_header(int(header_epoch.group(1)))
             if header_epoch.group(2) is not None:
                 self._final_epoch.counted(int(header_epoch.group(1)), int(header_epoch.group(2)))
             return None

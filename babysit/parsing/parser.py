@@ -31,6 +31,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.metric_names import GOAL_FIGURE, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
+from babysit.parsing.banner_counters import BannerCounters
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
@@ -60,7 +61,7 @@ from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
-from babysit.parsing.readers import ClaimingReader, Line, RecordReader, TrainingListener
+from babysit.parsing.readers import Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
@@ -229,6 +230,7 @@ class LogParser:
         # _bar_folded says it did.
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
+        self._banner_counters = BannerCounters()
         self._epoch_local = EpochLocalSteps()
         self._trials = SearchTrials()
         self._bar_folded = False
@@ -267,7 +269,7 @@ class LogParser:
         self._save_failures = SaveFailures()  # a failure while a save was being written
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
-        self._headers: ClaimingReader = HeaderReader(self._bars, self._endings.final_epoch,
+        self._headers = HeaderReader(self._bars, self._endings.final_epoch,
                                                      self.formats)
         # What the text after any bar says in a metric format.
         self._metric_lines = MetricLineReader(self._shapes, self.plan,
@@ -459,6 +461,7 @@ class LogParser:
             # the run printing on past the last planned epoch's record: `final_epoch`)
             self._endings.final_epoch.printed_on(raw_line)
             self._shapes.follow_arrays(raw_line)
+            self._banner_counters.epoch(raw_line)  # a banner's rule, said again
             if raw_line.strip():
                 self._bars.eval_banner = _begins_evaluation(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
@@ -592,6 +595,11 @@ class LogParser:
             self._took = True  # understood: the best round said again, no round trained
             return None
         self._shapes.note(line)
+        banner_epoch = self._banner_counters.epoch(line)
+        if banner_epoch is not None:  # a bare number under a rule (`banner_counters`)
+            self._headers.epoch_header(banner_epoch)
+            self._took = True
+            return None
         commented = line.lstrip().startswith(_COMMENT)
         if commented:
             marked = self._commented_record(line)

@@ -14,6 +14,16 @@ every real one). Inside the block a line is a setting: the plan is still read fr
 
 The block is the heading's indented lines (and YAML's `- item` lines); the first line that
 is neither, or a blank one, ends it.
+
+A PyTorch optimizer printed whole is such a block too: `SGD (`, then `Parameter Group 0`
+and its settings indented below (`    lr: 0.1`, `    momentum: 0.9`), then `)`. NoiLIn's
+`SparseSGD (` block gave its group number and `dampening: 0` as steps 1 and 2, and every
+epoch after it kept step 2, so a 200-epoch run read as two records.
+
+A Python configuration module copied into the log is settings line by line: an upper-case
+name assigned under its object (C^3 Framework's `__C.LR_DECAY = 0.995 # decay rate`,
+`cfg.TRAIN.BATCH_SIZE = 16`) or with a comment after it. Its rates and decays were read
+as a run's records, each a step.
 """
 
 from __future__ import annotations
@@ -25,6 +35,12 @@ from babysit.parsing.log_prefix import message
 _HEADING = lazy_re.compile(
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
     r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*[{(\[]?\s*$")
+# An optimizer's repr: its class name and an open bracket alone on the line.
+_OPTIMIZER = lazy_re.compile(r"^[A-Z][A-Za-z0-9_.]* \($")
+_GROUP = lazy_re.compile(r"^Parameter Group \d+\s*$")
+# An upper-case setting assigned, under an object's name or with a comment after it.
+_ASSIGNED = lazy_re.compile(r"^\s*(?:(?:[A-Za-z_]\w*\.)+[A-Z][A-Z0-9_]+\s*=\s*[^=\s][^=]*|"
+                            r"[A-Z][A-Z0-9_]+\s*=\s*[^=\s#][^=#]*#[^=]*)$")
 # What a heading's line may hold: letters, a colon at its end (a cheap test first).
 _HINTS = ("aram", "rgs", "rguments", "onfig", "ettings", "ptions", "opts", "lags",
           "ARAM", "RGS", "ONFIG", "ETTINGS", "PTIONS", "LAGS")
@@ -35,14 +51,27 @@ class SettingsBlock:
 
     def __init__(self) -> None:
         self._open = False
+        self._repr = False  # inside an optimizer's repr, which its `)` closes
 
     def inside(self, line: str) -> bool:
         """Whether `line` (after any rank label) is one of the block's settings; a heading
         opens a block, the first line outside it closes it."""
+        if self._repr:
+            if line.strip() == ")":
+                self._repr = self._open = False
+                return True
+            if _GROUP.match(line) is not None or (line[:1] in (" ", "\t") and line.strip()):
+                return True
+            self._repr = self._open = False
         if self._open:
             if (line[:1] in (" ", "\t") and line.strip()) or line.startswith("- "):
                 return True
             self._open = False
+        if "=" in line and _ASSIGNED.match(line) is not None:
+            return True
+        if line.endswith(" (") and _OPTIMIZER.match(line) is not None:
+            self._repr = self._open = True
+            return False
         if line.rstrip()[-1:] in (":", "{", "(", "[") and any(hint in line for hint in _HINTS) \
                 and _HEADING.match(message(line).strip()) is not None:
             self._open = True

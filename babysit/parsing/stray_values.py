@@ -28,6 +28,7 @@ _SPLIT_HEADER = lazy_re.compile(r"\b(?:[Vv]alid(?:ation)?|VALID(?:ATION)?|[Ee]va
 # perhaps in brackets.
 _ROW_PUNCTUATION = str.maketrans("[](),;", "      ")
 _MIN_ROW = 3
+_FINITE_CELL = lazy_re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # What a tensor's or an array's repr wraps its values in (PyTorch's `tensor([nan, nan,
 # nan, nan], device='cuda:0', requires_grad=True)`, numpy's `array([nan, nan],
 # dtype=float32)`, JAX's `Array([nan], dtype=float32)`): not values.
@@ -103,10 +104,18 @@ class StrayNonFinite:
     def _all_non_finite(self, text: str) -> dict[str, float]:
         """A printed row of values that are all non-finite (Julia's display of a model's
         output, `2×10 CuArray{Float32,2}:` then `NaN  NaN  NaN …`; numpy's `[nan nan
-        nan]`): the model computes NaN, whatever value it is. Not a row inside an array
+        nan]`): the model computes NaN, whatever value it is. A row of numbers at least
+        half of them (three or more) non-finite is such a row too. Not a row inside an array
         whose other rows are finite (a per-class table's classes absent from a set)."""
         cells = _REPR_PARTS.sub(" ", text).translate(_ROW_PUNCTUATION).split()
-        if len(cells) < _MIN_ROW or not all(NON_FINITE_TOKEN.fullmatch(c) for c in cells) \
-                or self._shapes.inside_array():
+        if len(cells) < _MIN_ROW or self._shapes.inside_array():
             return {}
-        return {"printed_values": to_number(cells[0]) or math.nan}
+        odd = [c for c in cells if NON_FINITE_TOKEN.fullmatch(c)]
+        if len(odd) < len(cells) and (
+                len(odd) < _MIN_ROW or 2 * len(odd) < len(cells)
+                or not all(_FINITE_CELL.fullmatch(c) for c in cells if c not in odd)):
+            # Mostly non-finite, the rest numbers: a logger's row of its counters then
+            # its figures (RAFT's `[   100,  0.0000078]        nan,        nan,        nan,
+            # nan`: the step and the learning rate, then every metric NaN).
+            return {}
+        return {"printed_values": to_number(odd[0]) or math.nan}

@@ -125,6 +125,7 @@ class NotLearningRule:
         self._first_epoch: float | None = None  # the first record's epoch
         self._losses = 0  # finite losses seen
         self._zero_losses = 0  # of them exactly 0, while every one has been
+        self._zero_grads = 0  # of those, with a grad norm printed beside it, exactly 0 too
         self._nonfinite = 0  # non-finite losses before any finite one
         self._first_nonfinite: int | None = None  # the step of the first of them
         self._from_start = False  # and the log begins at the run's start
@@ -188,6 +189,8 @@ class NotLearningRule:
             self._signs_moved = True
         if value == 0 and self._zero_losses == self._losses - 1:
             self._zero_losses += 1
+            if point.grad_norm == 0 and self._zero_grads == self._zero_losses - 1:
+                self._zero_grads += 1
             return out + self._zero_loss()
         if self._start_known is None:
             # (or its first epoch, in a log that counts epochs and no step: GRU4Rec's
@@ -362,6 +365,17 @@ class NotLearningRule:
         if self._zero_losses < min(self.rules.not_learning_zero_points, _ZERO_LOSS_POINTS) \
                 or self._signs_moved:
             return []
+        if self._zero_grads == self._zero_losses:
+            # The grad norm printed beside it is exactly 0 every time too (BGE-M3's unified
+            # fine-tune, `{'loss': 0.0, 'grad_norm': 0.0, …}` from the first print): no
+            # gradient reaches a weight, so nothing can change however long it runs.
+            return self._raise_once("zero loss", Severity.BLOCKER,
+                                    f"not learning: the loss and the grad norm are both "
+                                    f"exactly 0 on every one of the {self._zero_losses} "
+                                    f"logged points: no loss is being computed and no "
+                                    f"gradient reaches the weights (an empty or masked-out "
+                                    f"batch, labels that are all ignored, a loss term "
+                                    f"switched off)")
         return self._raise_once("zero loss", Severity.HIGH,
                                 f"not learning: the loss is exactly 0 on every one of the "
                                 f"{self._zero_losses} logged points and nothing else moves: "

@@ -1,0 +1,141 @@
+"""Shapes read and judged since the thirty-first session, each on lines written in the
+real shape of a public log (the corpus's sealed sets, scored blind first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]):
+    parser = LogParser()
+    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
+
+# -- Settings printed whole are no records --------------------------------------------------
+
+
+_OPTIMIZER = ["optimizer_class_param:", "SparseSGD (", "Parameter Group 0", "    dampening: 0",
+              "    lr: 0.1", "    momentum: 0.9", "    nesterov: False", "    weight_decay: 0", ")"]
+
+
+def _noilin(epochs: int, last: int, robust: list[float] | None = None) -> list[str]:
+    lines = [f"Namespace(dataset='cifar10', epochs={epochs}, lr_max=0.1, net='ResNet18', "
+             "num_steps=10, optimizer='sgd')", "==> Load Model", *_OPTIMIZER]
+    for e in range(1, last + 1):
+        pgd = robust[e - 1] if robust else 0.2 + 0.3 * e / epochs
+        lines.append(f"Epoch: [{e} | {epochs}] | Train Time: 111.00 s | Natural Test Acc "
+                     f"{0.3 + 0.5 * e / epochs:.4f} | PGD10 Test Acc {pgd:.4f} | Noise Rate "
+                     f"0.6000 | Valid Acc {pgd + 0.001:.4f}")
+    return lines
+
+
+def test_a_pytorch_optimizers_repr_is_settings_not_steps():
+    records = _records(_noilin(200, 5))
+    assert [r.step for r in records] == [None] * 5
+    assert [r.epoch for r in records] == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_measures_between_pipes_named_in_words_are_read():
+    record = _records(_noilin(120, 1))[0]
+    assert record.metrics["natural_test_acc"] == 0.3042
+    assert record.metrics["pgd10_test_acc"] == 0.2025
+    assert record.metrics["valid_acc"] == 0.2035
+    assert "noise_rate" not in record.metrics  # a setting between pipes, no measure
+
+
+def test_a_run_whose_epochs_follow_an_optimizers_repr_finishes(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _noilin(200, 200))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+_CONFIG = ["import os", "from easydict import EasyDict as edict", "__C = edict()", "cfg = __C",
+           "__C.SEED = 3035 # random seed,  for reporduction",
+           "__C.LR = 1e-5 # learning rate", "__C.LR_DECAY = 0.995 # decay rate",
+           "__C.LR_DECAY_START = -1 # when training epoch is more than it",
+           "__C.NUM_EPOCH_LR_DECAY = 1 # decay frequency", "__C.MAX_EPOCH = 50",
+           "__C.PRINT_FREQ = 30"]
+
+
+def test_a_python_config_module_copied_into_the_log_is_settings():
+    assert _records(_CONFIG) == []
+    parser = LogParser()
+    parser.feed_lines(_CONFIG)
+    assert parser.plan.epochs == 50
+
+
+# -- A bare number under a banner's rule heads its epoch's block ----------------------------
+
+
+def _c3(last: int) -> list[str]:
+    rule = "===============+++++++++++++++==============="
+    lines = [*_CONFIG, "#" + "=" * 80, ""]
+    for e in [*range(0, 25, 5), *range(25, last + 1)]:
+        lines += [rule, str(e), "", f"  [mae {116 - e:.4f} mse {197 - e:.4f}], "
+                  f"[val loss {0.18 - e * 0.001:.4f}]", "", rule, ""]
+    return lines
+
+
+def test_a_bare_number_under_a_rule_is_the_epoch_of_its_block():
+    assert [r.epoch for r in _records(_c3(27))] == [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 26.0, 27.0]
+
+
+def test_a_run_at_its_planned_last_epoch_under_rules_finishes(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _c3(49))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    artifact = verdict_of(tmp_path, _c3(30))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_a_bare_number_not_under_a_rule_is_no_epoch():
+    lines = [*_c3(26)]
+    lines[lines.index("25") - 1] = "evaluating"
+    assert 25.0 not in [r.epoch for r in _records(lines)]
+
+
+# -- NaN and zero ---------------------------------------------------------------------------
+
+
+def test_a_row_of_a_counter_then_every_metric_nan_is_non_finite(tmp_path: Path):
+    # RAFT's logger: `[step, lr]` then each metric, every one NaN
+    row = "[   100,  0.0000078]        nan,        nan,        nan,   nan"
+    artifact = verdict_of(tmp_path, [row])
+    assert artifact["decision"] == "NO-GO"
+    assert "nan-inf" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_row_of_numbers_with_one_nan_among_many_is_no_finding(tmp_path: Path):
+    artifact = verdict_of(tmp_path, ["[   100,  0.0000078]     0.5123,     0.4211,     nan,   1.2"])
+    assert "nan-inf" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def _zero_loss(grad: float) -> list[str]:
+    return [f"{{'loss': 0.0, 'grad_norm': {grad}, 'learning_rate': {1e-5 - i * 7e-10}, "
+            f"'epoch': 0.0}}" for i in range(5)]
+
+
+def test_a_loss_and_grad_norm_both_exactly_zero_from_the_start_is_a_blocker(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _zero_loss(0.0))
+    assert artifact["decision"] == "NO-GO"
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker"
+
+
+def test_a_zero_loss_beside_a_moving_grad_norm_stays_high(tmp_path: Path):
+    lines = [f"{{'loss': 0.0, 'grad_norm': {0.5 + i}, 'learning_rate': 1e-05, 'epoch': 0.0}}"
+             for i in range(5)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] != "NO-GO"
+
+
+# -- Rank correlations are scores -----------------------------------------------------------
+
+
+def test_a_rank_correlation_is_higher_is_better():
+    from babysit.metric_names import eval_direction
+    assert eval_direction("eval_stsb_spearman") == 1
+    assert eval_direction("eval_avg_sts") == 1
+    assert eval_direction("val_pearson") == 1
+    assert eval_direction("eval_ndcg@10") == 1
