@@ -302,8 +302,10 @@ _KV = lazy_re.compile(
     r"\s*[=:]\s*"
     # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
     r"(?P<value>[+-]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)\.?\d*(?:[eE][+-]?\d+)?|"
-    r"\.\d+(?:[eE][+-]?\d+)?|nan|NaN|NAN|"
-    r"inf|Inf|INF|tensor\([^)]*\)|"
+    # (a non-finite word whole, never the start of one: Sign Language Transformers'
+    # `Gloss Reference :	INFORM`, the sign for "inform", is no `inf` in units `ORM`; Paddle
+    # pads a NaN it formats to a width, `loss: nanxxx`)
+    r"\.\d+(?:[eE][+-]?\d+)?|(?:nan|NaN|NAN)(?=x*(?![A-Za-z]))|(?:inf|Inf|INF)(?![A-Za-z])|tensor\([^)]*\)|"
     # a list of one (`lr: [0.0002497]`: a scheduler's `get_last_lr()`, one group)
     r"\[\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\](?!\s*,\s*\d)))(?P<unit>%|[A-Za-z/]*)"
 )
@@ -437,9 +439,10 @@ _NAME_BRACKET_KV = lazy_re.compile(
 # A name that says the counter it was measured at before its value (`Cost after
 # iteration 100: 0.69`, `Minibatch loss at step 500: 1.23`, `Average loss at step 2000 :
 # 4.3`): the counter is the line's (read where counters are), the name is the value's.
-# The count may come first (`Loss after 1 epochs: 0.276`, a Torch7 CBOW script, sealed-20).
+# The count may come first (`Loss after 1 epochs: 0.276`, a Torch7 CBOW script, sealed-20;
+# 2s-AGCN's and its descendants' `Mean test loss of 10 batches: 2.29`).
 _AT_COUNTER = lazy_re.compile(
-    r"\s+(?:at|after|for|on|in)\s+(?:the\s+)?(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
+    r"\s+(?:at|after|for|on|in|of)\s+(?:the\s+)?(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
     r"[Ee]pisode|[Rr]ound|[Uu]pdate)\s*#?\s*\d+|\d+\s+(?:[Ss]teps?|[Ii]ter(?:ation)?s?|[Ee]pochs?|"
     r"[Bb]atch(?:es)?|[Ee]pisodes?|[Rr]ounds?|[Uu]pdates?))"
     r"(?=\s*[:=]\s*(?:[-+.\d]|nan|NaN|inf|Inf))")
@@ -613,7 +616,7 @@ def key_values(text: str) -> dict[str, float]:
         # (one word of the name: `Average Reward (last 100)` is `average_reward_last_100`)
         text = _QUALIFIER.sub(lambda qualifier: " " + qualifier.group(1).replace(" ", "_"), text)
     if " at " in text or " after " in text or " for " in text or " on " in text \
-            or " in " in text:
+            or " in " in text or " of " in text:
         text = _AT_COUNTER.sub("", text)
     if "]" in text:
         for pair in _BRACKET_KV.finditer(text):

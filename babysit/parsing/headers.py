@@ -22,11 +22,12 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # A hand-written loop's header line, `Epoch 3` alone, or set in a banner (`==== Epoch 3
 # ====`, `#### EPOCH 3 ####`, `----- epoch 3 -----`): the lines after it are that epoch's.
 # Also with a word between (`Epoch of: 5`, `Epoch No. 5`) or a verb before (`Start epoch
-# 8:`), and a label that heads what
+# 8:`, 2s-AGCN's `Training epoch: 1` behind its `[ Tue Oct 20 19:11:09 2020 ]` head), and a
+# label that heads what
 # follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
 # Or with its plan (`[Epoch 1/10]` over a `train:` block and a `valid:` block, a Colab
 # notebook's hand loop): the outer counter, as Keras's header says it.
-_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?) )?"
+_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
                                 r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
                                 r"(?:\s*/\s*(\d+))?"

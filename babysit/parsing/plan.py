@@ -17,7 +17,12 @@ from babysit.parsing.frameworks import deepspeed_chat_plan, planned_epochs
 # Lines that announce the planned length of a run.
 _TARGET_LINE = lazy_re.compile(
     r"max_steps[`'\"]?\s*[=:]\s*(\d[\d,]*)|[Tt]otal optimization steps\s*=\s*(\d[\d,]*)|"
-    r"\btrain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
+    r"\b[Tt]rain(?:ing)? for (\d[\d,]*) (?:steps|iterations|iters)\b|"
+    # where a resumed or a planned run goes on to, at its line's end (a DDSP trainer's
+    # `Resumed from …/encoder_last.pt at step 20000, continuing to 250000`, `training
+    # until step 5000`)
+    r"\b(?:[Cc]ontinu(?:e|ing)|[Tt]rain(?:ing)?|[Rr]un(?:ning)?)(?: on)? (?:up to|to|until) "
+    r"(?:step |iteration )?(\d[\d,]*)(?: (?:steps|iterations|iters))?\.?\s*$|"
     # (a flag's dump: EstraNet's `train_steps           : 400000`, BERT's `num_train_steps`)
     r"\b(?:max_iter(?:ation)?s?|MAX_ITER(?:ATION)?S?|train_iters|num_training_steps|total_steps|"
     # (names that other tools take too, the run's own only in its arguments' dump,
@@ -97,7 +102,8 @@ class RunPlan:
     def read(self, text: str, parsed: bool) -> int | None:
         """Read a line for the plan; returns the planned total it announces, if any.
         `parsed`: a format read the line (a metric line names no schedule)."""
-        if ("steps" in text or "iter" in text or "ITER" in text or "generations" in text) \
+        if ("steps" in text or "iter" in text or "ITER" in text or "generations" in text
+                or ("step" in text and ("until" in text or "ontinu" in text))) \
                 and (target := target_in(text)):
             self.announced = target
             return target

@@ -21,6 +21,7 @@ line, before any timing) is undefined, not a measurement: it is left out.
 from __future__ import annotations
 
 import math
+import re
 
 from babysit import lazy_re
 from babysit.parsing.formats import Parsed, parse_key_values
@@ -89,6 +90,10 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
         return None
     if "tensor(" in segment:  # `Loss tensor(2.5000, device='cuda:0')`: the value alone
         segment = _TENSOR.sub(r"\1", segment)
+    if segment.endswith("]"):
+        segment = _ELAPSED.sub("", segment)  # `step 100  train 1.18  [13s]`: time so far
+    if "|" in segment:
+        segment = _NORM.sub(_norm_name, segment)  # `|g| 9.48e-01`: a norm, no pipes
     if segment.endswith(")"):
         # `Epoch 08 | train 3.066 | val 2.960 (saved)`: the loop's remark on the line,
         # no field of it
@@ -151,6 +156,19 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
     if epoch is not None:
         return Parsed("spaced-fields", epoch=float(epoch[0]), metrics=metrics)
     return Parsed("spaced-fields", metrics=metrics) if counted is not None else None
+
+
+# A norm in a mathematician's bars before its value (a DDSP trainer's `step    100  train
+# 1.1827e+00  |g| 9.48e-01  [13s]`: the gradient's norm), and the time since the start in
+# brackets at the line's end.
+_NORM = lazy_re.compile(r"(?:(?<=\s)|^)\|(?P<name>[A-Za-z]\w{0,10})\|(?=\s+[-+]?[\d.])")
+_ELAPSED = lazy_re.compile(r"\s+\[(?:\d+(?:\.\d+)?s|\d+:\d{2}(?::\d{2})?)\]\s*$")
+_GRADIENT = frozenset({"g", "grad", "grads", "gradient", "gnorm"})
+
+
+def _norm_name(found: re.Match[str]) -> str:
+    name = found.group("name").lower()
+    return "grad_norm" if name in _GRADIENT else f"{name}_norm"
 
 
 def _counter_field(field: str, counters: dict[str, tuple[int, int | None]]) -> bool:

@@ -902,7 +902,10 @@ class NotLearningRule:
             self._lr_points += 1
             if self._lr_points > warmup and self._lr_zero >= 0:  # -1: it moved, for good
                 self._lr_zero = self._lr_zero + 1 if point.lr == 0 else -1
-        if point.grad_norm is not None and math.isfinite(point.grad_norm):
+        if point.grad_norm is not None and math.isfinite(point.grad_norm) \
+                and point.metrics.get("loss_scale", 0.0) >= 0:
+            # (not beside a negative loss scale: Megatron prints `loss scale: -1.0 | grad
+            # norm: 0.000` when DeepSpeed's engine steps the optimizer and reports neither)
             self._grad_points += 1
             if self._grad_points > warmup and self._grad_zero >= 0:
                 self._grad_zero = self._grad_zero + 1 if point.grad_norm == 0 else -1

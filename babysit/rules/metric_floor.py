@@ -126,6 +126,15 @@ def _r2_keys(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(k for k in names if _R2.search(k) and not _TRAIN_SPLIT.match(k))
 
 
+def _family(key: str) -> str:
+    """A score's family: its name without its order or cut-off (`bleu_1` … `bleu_4`,
+    `rouge1` and `rouge2`, `map50` and `map75`)."""
+    return _ORDER.sub("", key)
+
+
+_ORDER = lazy_re.compile(r"[-_@]?\d+(?:[-_.]\d+)?")
+
+
 def floored_metric(key: str) -> str | None:
     """The metric a floor finding's key names, or None for any other key."""
     return key[: -len(_FLOOR)] if key.endswith(_FLOOR) else None
@@ -242,7 +251,10 @@ class MetricFloorRule:
                     self._empty.discard(key)
                     out.append(Resolve(AnomalyType.NOT_LEARNING,
                                        f"{key} left its floor ({value:.4g})", key=floor_key(key)))
+                out.extend(self._kin_left(key, value))
                 continue
+            if any(_family(other) == _family(key) for other in self._left):
+                continue  # a stricter member of a family that left its floor (`_kin_left`)
             values = self._values.setdefault(key, [])
             if len(values) < 4 * FLOOR_POINTS:
                 values.append(value)
@@ -275,6 +287,26 @@ class MetricFloorRule:
                                  severity_at_end=Severity.BLOCKER
                                  if _AGENT_RATE.search(key) else None))
         return out + self._reassessed()
+
+    def _kin_left(self, key: str, value: float) -> list[Signal]:
+        """A score of the same family left its floor (`bleu_3` at 67.67): its stricter
+        members still at theirs (`bleu_4` at 0) measure the task, not the model — Sign
+        Language Transformers on isolated signs, one or two words a target, where no
+        sentence holds a 4-gram to match. They are judged no more."""
+        out: list[Signal] = []
+        for other in sorted(k for k in self._values if k != key
+                            and _family(k) == _family(key)):
+            self._left.add(other)
+            self._values.pop(other, None)
+            if other in self._raised:
+                self._raised.discard(other)
+                self._empty.discard(other)
+                out.append(Resolve(AnomalyType.NOT_LEARNING,
+                                   f"{other} stays at its floor while {key} left its "
+                                   f"({value:.4g}): a measure the task's targets cannot "
+                                   f"score, not a model that learned nothing",
+                                   key=floor_key(other)))
+        return out
 
     def floor_at_end(self) -> str | None:
         """Why a finished run never learned, judged once it is over: a held-out score at

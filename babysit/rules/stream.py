@@ -566,7 +566,9 @@ class LossScaleRule:
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
         scale = point.metrics.get("loss_scale")
-        if scale is not None and math.isfinite(scale):
+        # (a negative scale is no scale: Megatron prints `loss scale: -1.0` beside `grad
+        # norm: 0.000` when DeepSpeed's engine owns the optimizer and scales on its own)
+        if scale is not None and math.isfinite(scale) and scale >= 0:
             out.extend(self._on_scale(scale))
         skipped = point.metrics.get("skipped_steps")
         if skipped is not None and point.step is not None:

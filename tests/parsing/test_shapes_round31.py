@@ -139,3 +139,69 @@ def test_a_rank_correlation_is_higher_is_better():
     assert eval_direction("eval_avg_sts") == 1
     assert eval_direction("val_pearson") == 1
     assert eval_direction("eval_ndcg@10") == 1
+
+
+# -- sealed-79 ------------------------------------------------------------------------------
+
+
+def test_a_word_that_begins_with_inf_or_nan_is_no_non_finite_value(tmp_path: Path):
+    # Sign Language Transformers logs each sequence's glosses: the sign for "inform"
+    lines = []
+    for step in range(100, 1100, 100):
+        lines += [f"2024-09-30 21:40:06,582 Epoch   {step // 50}: Total Training Recognition Loss "
+                  f"{60 - step / 50:.2f}  Total Training Translation Loss {1400 - step:.2f} ",
+                  "2024-09-30 21:41:24,619 \tGloss Reference :\tINFORM",
+                  "2024-09-30 21:44:22,294 \tGloss Hypothesis:\tINFORM"]
+    artifact = verdict_of(tmp_path, lines)
+    assert "nan-inf" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_stricter_score_at_its_floor_beside_its_family_leaving_it_is_no_finding(
+        tmp_path: Path):
+    # one or two words a target: no 4-gram to match, so BLEU-4 stays 0 while BLEU-1..3 rise
+    lines = []
+    for i in range(1, 21):
+        bleu = 0.0 if i < 9 else 20.0 + i
+        lines.append(f"step {i * 100} | loss {5.0 / i:.4f}")
+        lines.append(f"eval step {i * 100} | val_bleu_1 {bleu:.2f} | val_bleu_3 {bleu:.2f} | "
+                     f"val_bleu_4 0.00")
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "not-learning" and "bleu_4" in a["description"]
+                and "resolved" not in a["description"]]
+
+
+def test_a_negative_loss_scale_is_no_scale(tmp_path: Path):
+    # Megatron when DeepSpeed's engine owns the optimizer: `loss scale: -1.0 | grad norm: 0.000`
+    lines = [f" iteration {i:8d}/    1000 | consumed samples: {i * 1024:12d} | elapsed time per "
+             f"iteration (ms): 141096.8 | learning rate: {i * 1.875e-5:.3E} | global batch size: "
+             f" 1024 | lm-loss: {12.4 - i * 0.1:.6E} | loss scale: -1.0 | grad norm: 0.000 | "
+             f"num zeros: 0.0 | number of skipped iterations:   0 | number of nan iterations:   0 |"
+             for i in range(1, 30)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "CONDITIONAL"
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "loss-scale"
+                or (a["type"] == "not-learning" and "resolved" not in a["description"])]
+
+
+def test_a_norm_in_bars_and_the_elapsed_time_in_brackets_are_read():
+    records = _records([f"step {s:6d}  train {1.2 - s / 1000:.4e}  |g| 9.48e-01  [{s // 10}s]"
+                        for s in range(100, 600, 100)])
+    # (a shape read once the run printed it again: `train` alone is no known name)
+    assert [r.step for r in records] == [200, 300, 400, 500]
+    assert records[0].metrics == {"train": 1.0, "grad_norm": 0.948}
+
+
+def test_where_a_resumed_run_continues_to_is_its_plan():
+    from babysit.parsing.plan import target_in
+    assert target_in("Resumed from results/encoder_last.pt at step 20000, continuing to "
+                     "250000") == 250000
+    assert target_in("training until step 5000") == 5000
+    assert target_in("Training for 3000 steps") == 3000
+
+
+def test_a_figure_over_a_count_of_batches_is_the_figure():
+    from babysit.parsing.formats import parse_key_values
+    parsed = parse_key_values("Mean test loss of 10 batches: 2.2928123235702516.")
+    assert parsed is not None and parsed.metrics == {"mean_test_loss": 2.2928123235702516}
