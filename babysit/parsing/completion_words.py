@@ -38,7 +38,7 @@ _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
 # episodes, generations), with one word of its kind between — not a warm-up's or an
 # evaluation's (`100 warmup steps`, `10 evaluation episodes`: a part of the run).
 _COUNT = (r"\d[\d,]*\s+(?:(?!warm|burn|eval|valid|test)[a-z-]{3,}\s+)?"
-          r"(?:steps|iterations|iters|epochs|updates|rounds|episodes|generations|runs|folds|"
+          r"(?:steps|iterations|iters|epochs|epoches|updates|rounds|episodes|generations|runs|folds|"
           r"seeds|trials|repeats|repetitions)")
 # Said after the thing (`training finished`); present tenses (`training ends at step
 # 1000`, `completes in 3 h`) are plans and forecasts, not ends.
@@ -50,13 +50,18 @@ _ENDED = (r"(?:finished|complete[d]?|done|ended|end|over|succeeded|"
 # the best AP is 58.41`): one word, not a part of the run (`training of epoch 3`).
 _OF_WHAT = (r"(?:\s+of\s+(?:the\s+)?(?!(?:epoch|fold|stage|step|phase|batch|iter|round|"
             r"cycle|part|task|layer|head|block|level)\w*\b)[A-Za-z][\w-]*)?")
+# How much of it, in between: `for 100/100 epochs` (the whole plan, as the count says).
+_HOW_MUCH = (r"(?:\s+for\s+(?P<done>\d+)\s*/\s*(?P=done)\s+"
+             r"(?:epochs|epoches|steps|iterations|iters|rounds|episodes))?")
 # Said before it (`End of training`, `Finish training`, `done training`).
 _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
 _SAID = lazy_re.compile(
     # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
     # `Training has been completed`, `Experiment successfully completed`
     # (a tag in brackets says the same: `[train] done.`)
-    rf"\b{_THING}{_PART}{_OF_WHAT}[\]):]?\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|"
+    # (with how much of it in between: Dual-Path-RNN's `Training for 100/100 epoches
+    # done!`)
+    rf"\b{_THING}{_PART}{_OF_WHAT}{_HOW_MUCH}[\]):]?\s+(?:is\s+|has\s+(?:been\s+)?|was\s+|"
     rf"successfully\s+|now\s+)*{_ENDED}\b|"
     # how much it did, and that it is done: `Done 10000 train steps.`, `Finished 50
     # epochs`, `274 epochs completed in 35.9 hours.`

@@ -415,7 +415,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
          # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)
-         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$", detail=SUMMARY),
+         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$|"
+         # (the total's own words, in hours: FastMoE's SMoE language model, `Training time
+         # total: 19.628181285593246 h`)
+         r"\b[Tt]raining time total: \d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|"
+         r"hrs?|hours)\.?$", detail=SUMMARY),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
     # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best

@@ -706,6 +706,17 @@ def names_a_measure(values: Mapping[str, float]) -> bool:
     return any(_MEASURE_WORD.search(key) or _SPLIT_SUFFIX.match(key) for key in values)
 
 
+# A loss's splits named bare after a heading that says they are the loss's (funcwj's
+# separation trainers: `Loss(time/mini-batch) - Epoch  1: train = 2.31(1581.14s/2500) |
+# dev = 2.10(152.82s/625)`).
+_SPLIT_NAMES = frozenset({"train", "val", "valid", "validation", "dev", "test", "eval"})
+
+
+def _split_losses(values: Mapping[str, float], segment: str) -> bool:
+    return len(values) >= 2 and "train" in values and values.keys() <= _SPLIT_NAMES \
+        and ("Loss" in segment or "loss" in segment) and has_counter(segment)
+
+
 def has_counter(segment: str) -> bool:
     """Whether the line counts training (`step 12`, `iter 12`, `Epoch 3`, `[12/540]`): a
     line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
@@ -806,7 +817,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and has_counter(segment)) \
-            and not ("AP" in segment and _LEADING_MAP.match(segment)):
+            and not ("AP" in segment and _LEADING_MAP.match(segment)) \
+            and not _split_losses(values, segment):
         return None
     if not values:
         return None

@@ -3,7 +3,8 @@
 A handler caught the exception and logged it, a framework reports the error that
 stopped its loop, or a callback ends training because the loss is no longer a number:
 
-- the script's own logger, at error level, says training (or what it runs: a job, a
+- the script's own logger, at error level, says training raised (YOLOX's `Exception in
+  training: …`) or that it (or what it runs: a job, a
   trial, an ablation, torchelastic's worker group) failed: `2025-09-13 15:51:22 -
   __main__ - ERROR - Training failed with error: …`, `ERROR [__main__] main failed`,
   `ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1)`;
@@ -68,6 +69,13 @@ _EXITS_ON_ERROR = lazy_re.compile(
 _WENT_WRONG = lazy_re.compile(
     r"^\W*(?:(?:\[[^\]]{0,40}\]|ERROR|CRITICAL)[\s:-]*)*[Ss]omething\s+(?:(?:went|goes|"
     r"has\s+gone|is|was)\s+)?wrong\b(?:\s+(?:happen(?:s|ed)|occurr?(?:s|ed)))?\s*[!:.,].*")
+# At error level, that what the run runs raised (YOLOX's trainer: `ERROR | yolox.core.
+# trainer:train:96 - Exception in training: Bad StatusOr access: …`, logged before its
+# re-raise, and then its `Training of experiment is done and the best AP is 0.00` on the
+# way out).
+_RAISED_IN = lazy_re.compile(r"\b(?:Exception|Error)s? (?:in|during|while) (?:the )?"
+                             r"(?:training|train(?:ing)? loop|main loop|fitting|run)\b"
+                             r"\s*[:.!].*")
 _FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
 _STOPPED_BY_FAULT = lazy_re.compile(
     r"\b(?:stop|stopping|stopped|terminat\w*|abort\w*|halt\w*)\s+(?:the\s+)?training\s+"
@@ -86,7 +94,8 @@ def said_failure(line: str) -> list[LogEvent]:
             and "rocess" not in line and "Error executing" not in line \
             and "Error running" not in line and "Error while" not in line \
             and "Error when" not in line and "xit" not in line and "atal" not in line \
-            and "FATAL" not in line and "wrong" not in line:
+            and "FATAL" not in line and "wrong" not in line and " in t" not in line \
+            and " during" not in line and " while" not in line:
         return []
     text = line.strip()
     if "wrong" in line and (wrong := _WENT_WRONG.match(line)) is not None:
@@ -104,6 +113,9 @@ def said_failure(line: str) -> list[LogEvent]:
             and (gone := _PROCESS_GONE.search(line[level.start():])) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500),
                          clip(gone.group(0).lstrip("] \t"), 300))]
+    if (level := _ERROR_LEVEL.search(line)) is not None \
+            and (raised_in := _RAISED_IN.search(line, level.end())) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(raised_in.group(0), 300))]
     if "failed" in line and (level := _ERROR_LEVEL.search(line)) is not None \
             and (said := _SAYS_FAILED.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(said.group(0), 300))]

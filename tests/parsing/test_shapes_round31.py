@@ -205,3 +205,69 @@ def test_a_figure_over_a_count_of_batches_is_the_figure():
     from babysit.parsing.formats import parse_key_values
     parsed = parse_key_values("Mean test loss of 10 batches: 2.2928123235702516.")
     assert parsed is not None and parsed.metrics == {"mean_test_loss": 2.2928123235702516}
+
+
+# -- sealed-80 ------------------------------------------------------------------------------
+
+
+def _pymarl(blocks: int, loss_rises: bool = True) -> list[str]:
+    lines = ["[INFO 14:00:00] my_main Beginning training for 500005 timesteps"]
+    for b in range(1, blocks + 1):
+        t_env = b * 10_000 + 17
+        ret = 1.5 + 0.5 * b
+        loss = 0.02 * b if loss_rises else 0.3 / b
+        lines += [f"[INFO 14:{b:02d}:41] my_main Recent Stats | t_env: {t_env:10d} | Episode: "
+                  f"{b * 450:8d}",
+                  f"battle_won_mean:           {min(1.0, 0.05 * b):.4f}\tcpu_usage:"
+                  f"                47.1667\tdead_allies_mean:          2.9919",
+                  f"ep_length_mean:           22.8848\tepsilon:                   "
+                  f"{max(0.05, 1 - 0.1 * b):.4f}\tgrad_norm:                 1.0645\tloss:"
+                  f"                      {loss:.4f}",
+                  f"q_taken_mean:              {0.1 * b:.4f}\treturn_mean:               "
+                  f"{ret:.4f}\ttd_error_abs:              0.2257",
+                  f"test_battle_won_mean:      {min(1.0, 0.06 * b):.4f}\ttest_return_mean:"
+                  f"          {ret + 1:.4f}",
+                  f"[INFO 14:{b:02d}:47] my_main Updated target network"]
+    return lines
+
+
+def test_a_stats_block_under_its_head_is_one_record_at_the_heads_step():
+    records = [r for r in _records(_pymarl(4)) if "loss" in r.metrics]
+    assert [r.step for r in records] == [10_017, 20_017, 30_017, 40_017]
+    assert {"loss", "return_mean", "td_error_abs", "test_return_mean"} <= records[0].metrics.keys()
+
+
+def test_a_td_loss_rising_with_its_returns_is_no_divergence_blocker(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _pymarl(12))
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "divergence" and a["severity"] in ("high", "blocker")]
+
+
+def test_a_loss_split_named_bare_under_a_loss_heading_is_read(tmp_path: Path):
+    # funcwj's separation trainers
+    line = ("2020-02-15 00:00:31,027 [trainer.py:150 - INFO ] Loss(time/mini-batch) - Epoch  "
+            "1: train = nan(1581.14s/2500) | dev = nan(152.82s/625)")
+    artifact = verdict_of(tmp_path, [line])
+    assert artifact["decision"] == "NO-GO"
+    assert "nan-inf" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_training_for_all_its_epochs_done_closes_the_run(tmp_path: Path):
+    head = "20-02-04 22:57:12 [/data1/trainer/trainer_Tasnet.py:145 - INFO ] "
+    lines = [f"{head}Finished *** <epoch:{e}, iter:352, lr:1e-03, loss:{-e / 10:.3f}, Total "
+             f"time:4.147 min> " for e in range(1, 21)]
+    artifact = verdict_of(tmp_path, [*lines, f"{head}Training for 20/20 epoches done!"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    artifact = verdict_of(tmp_path, [*lines[:10], f"{head}Training for 10/20 epoches done!"])
+    assert artifact["terminal_state"] != "SUCCEEDED"
+
+
+def test_an_exception_in_training_before_the_done_line_is_a_failure(tmp_path: Path):
+    head = "2024-10-07 15:27:46.647 | {} | yolox.core.trainer:{} - "
+    lines = [head.format("INFO    ", "before_epoch:305") + "---> start train epoch 1",
+             head.format("ERROR   ", "train:96") + "Exception in training: Bad StatusOr "
+             "access: INVALID_ARGUMENT: RunNeuronCCImpl: error condition !(result != __null): ",
+             head.format("INFO    ", "after_train:287") + "Training of experiment is done and "
+             "the best AP is 0.00"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
