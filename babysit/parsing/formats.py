@@ -706,6 +706,11 @@ def names_a_measure(values: Mapping[str, float]) -> bool:
     return any(_MEASURE_WORD.search(key) or _SPLIT_SUFFIX.match(key) for key in values)
 
 
+# A phase's label, its epoch of the plan with the share done, then the epoch's batch with
+# its share in brackets (OpenPCDet: `Train:   10/10 (100%) [ 927/928 (100%)]  Loss: …`).
+_SHARED_COUNTERS = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Epoch|EPOCH|Eval|Val|Test)\s*:?"
+                                   r"\s+(\d+)\s*/\s*(\d+)\s*\(\s*\d+%\)\s*\[\s*(\d+)\s*/\s*"
+                                   r"(\d+)\s*\(\s*\d+%\)\s*\]")
 # A loss's splits named bare after a heading that says they are the loss's (funcwj's
 # separation trainers: `Loss(time/mini-batch) - Epoch  1: train = 2.31(1581.14s/2500) |
 # dev = 2.10(152.82s/625)`).
@@ -822,6 +827,14 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return None
     if not values:
         return None
+    if "%)" in segment and (shares := _SHARED_COUNTERS.match(segment)) is not None:
+        # `Train:   10/10 (100%) [ 927/928 (100%)]  Loss: 0.2179 (0.242)  LR: 1.008e-09`
+        # (OpenPCDet's train_utils): the epoch of the plan, then the epoch's batch, each
+        # with its share; the label is no figure.
+        epoch_at, epochs, batch, batches = (int(g) for g in shares.groups())
+        kept = {k: v for k, v in values.items() if k != normalise_key(segment.split(":")[0])}
+        return Parsed("kv-epoch-batch", batch, batches, float(epoch_at), epochs, kept,
+                      per_epoch=batches)
     parsed = _episode_counts(split_counters(values), values, segment)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
     loop_name: str | None = None  # the loop variable that gave the step, not a metric

@@ -31,6 +31,7 @@ from dataclasses import replace
 from babysit import lazy_re
 from babysit.metric_names import GOAL_FIGURE, is_eval_metric
 from babysit.model import EventKind, LogEvent, Reading, Record
+from babysit.parsing.announced_evals import AnnouncedEvals
 from babysit.parsing.banner_counters import BannerCounters
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
@@ -231,6 +232,7 @@ class LogParser:
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
         self._banner_counters = BannerCounters()
+        self._announced = AnnouncedEvals()  # `Evaluating on val.`, then its figures
         self._epoch_local = EpochLocalSteps()
         self._trials = SearchTrials()
         self._bar_folded = False
@@ -717,6 +719,14 @@ class LogParser:
             if read.claimed:
                 self._took = True
                 return None
+            if parsed is not None and parsed.metrics and self._announced.split is not None:
+                split = self._announced.take()
+                if parsed.step is None and self.step is not None:
+                    # an announced evaluation's figures (`announced_evals`)
+                    parsed = replace(parsed, metrics={
+                        f"{split}_{k}": v for k, v in parsed.metrics.items()})
+            elif parsed is None and self._announced.line(rest):
+                self._took = True
             if parsed is not None and bar_parsed is None:
                 parsed = self._counterless.read(rest, parsed)  # `MSE_loss = 1.83` an epoch
             if commented and parsed is not None and not parsed.metrics:

@@ -271,3 +271,58 @@ def test_an_exception_in_training_before_the_done_line_is_a_failure(tmp_path: Pa
              "the best AP is 0.00"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+
+
+# -- sealed-81 ------------------------------------------------------------------------------
+
+
+def _openpcdet(last_epoch: int, epochs: int = 10) -> list[str]:
+    head = "2026-06-19 23:25:42,099   INFO  "
+    lines = [f"{head}epochs                   {epochs}"]
+    for e in range(1, last_epoch + 1):
+        for b in (0, 449, 927):
+            lines.append(f"{head}Train: {e:4d}/{epochs} ({100 * e // epochs:3d}%) [{b:4d}/928 "
+                         f"({100 * b // 927:3d}%)]  Loss: {0.9 / e:.4f} ({0.9 / e:.3f})  LR: "
+                         f"{1e-3 / e:.3e}  Time cost: 02:54/00:00 [29:20/00:00]  Acc_iter "
+                         f"{(e - 1) * 928 + b + 1:<9d} Data time: 0.00(0.01)")
+    return lines
+
+
+def test_a_phase_label_with_the_epoch_and_the_batch_each_with_its_share_is_read():
+    records = _records(_openpcdet(2))
+    assert [(r.epoch, "train" in r.metrics) for r in records][-1][1] is False
+    assert records[-1].step == 928 + 927
+
+
+def test_the_last_batch_of_the_last_planned_epoch_finishes_the_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_openpcdet(10), "2026-06-19 23:27:51,178   INFO  "
+                                     "**********************End evaluation kitti_models/second"
+                                     "**********************"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert verdict_of(tmp_path, _openpcdet(6))["terminal_state"] == "RUNNING"
+
+
+def _ocp(evals: list[float]) -> list[str]:
+    head = "2023-11-15 17:3{}:57 (INFO): "
+    lines = []
+    for e, val in enumerate(evals, start=1):
+        for s in range(1, 8):
+            step = (e - 1) * 1500 + s * 200
+            loss = 240.0 / (1 + step / 500)
+            lines.append(head.format(s % 10) + f"forces_mae: {loss / 600:.2e}, energy_mae: "
+                         f"{loss:.2e}, loss: {loss:.2e}, lr: 1.00e-03, epoch: {step / 1500:.2e}, "
+                         f"step: {step:.2e}")
+        lines += [head.format(8) + "Evaluating on val.",
+                  head.format(9) + f"forces_mae: 0.2706, energy_mae: {val / 10:.4f}, loss: "
+                  f"{val:.4f}, epoch: {e:.4f}"]
+    return lines
+
+
+def test_an_announced_evaluations_figures_are_the_evaluations(tmp_path: Path):
+    records = _records(_ocp([150.0, 131.0, 133.0]))
+    evals = [r for r in records if "val_loss" in r.metrics]
+    assert [r.metrics["val_loss"] for r in evals] == [150.0, 131.0, 133.0]
+    assert all("loss" not in r.metrics for r in evals)
+    artifact = verdict_of(tmp_path, _ocp([150.0, 131.0, 133.0, 134.0, 136.0, 138.0]))
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "loss-spike" and a["severity"] in ("high", "blocker")]
