@@ -419,7 +419,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # (the total's own words, in hours: FastMoE's SMoE language model, `Training time
          # total: 19.628181285593246 h`)
          r"\b[Tt]raining time total: \d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|"
-         r"hrs?|hours)\.?$", detail=SUMMARY),
+         r"hrs?|hours)\.?$|"
+         # the XGBoost command line's last word once its rounds are done (cli_main.cc:
+         # `[17:56:50] update end, 3835.9 sec in all`), and FLAML's once its search's best
+         # model is retrained (`Time taken to find the best model: 0.5975`)
+         r"(?:^|\]\s)update end, [\d.]+ sec in all\b|"
+         r"\bTime taken to find the best model: [\d.]+", detail=SUMMARY),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
     # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best
@@ -594,6 +599,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
+    "update end", "find the best",
     "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )

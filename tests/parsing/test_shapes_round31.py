@@ -326,3 +326,24 @@ def test_an_announced_evaluations_figures_are_the_evaluations(tmp_path: Path):
     artifact = verdict_of(tmp_path, _ocp([150.0, 131.0, 133.0, 134.0, 136.0, 138.0]))
     assert not [a for a in artifact["anomalies_detected"]
                 if a["type"] == "loss-spike" and a["severity"] in ("high", "blocker")]
+
+
+# -- sealed-82 ------------------------------------------------------------------------------
+
+
+def _xgboost_cli(rounds: int, closed: bool) -> list[str]:
+    lines = ["[16:52:53] 10500000x28 matrix with 294000000 entries loaded from ../data/higgs.train"]
+    for r in range(rounds):
+        lines += [f"[16:53:{r % 60:02d}] boosting round {r}, {r * 7.6:.2f} sec elapsed",
+                  f"[16:53:{r % 60:02d}] src/tree/updater_prune.cc:74: tree pruning end, 1 roots, "
+                  "502 extra nodes, 0 pruned nodes, max_depth=8",
+                  f"[16:53:{r % 60:02d}] [{r}]\ttest-auc:{0.76 + 0.08 * r / rounds:.6f}"]
+    if closed:
+        lines.append("[17:56:50] update end, 3835.9 sec in all")
+    return lines
+
+
+def test_the_xgboost_command_lines_update_end_closes_its_rounds(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _xgboost_cli(60, closed=True))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert verdict_of(tmp_path, _xgboost_cli(60, closed=False))["terminal_state"] != "SUCCEEDED"
