@@ -14,6 +14,7 @@ from babysit import lazy_re
 
 # A rule: a run of marks and nothing else (`=====+++++=====`, `--------`, `########`).
 _RULE = lazy_re.compile(r"^[=+*#~_-]{8,}$")
+_MARKS = frozenset("=+*#~_-")
 
 
 class BannerCounters:
@@ -28,7 +29,8 @@ class BannerCounters:
         text = line.strip()
         if not text:
             return None
-        after_rule, self._after_rule = self._after_rule, _RULE.match(text) is not None
+        after_rule, self._after_rule = self._after_rule, \
+            text[0] in _MARKS and _RULE.match(text) is not None  # (a letter test first: every line)
         if not after_rule or not text.isdecimal() or len(text) > 7:
             return None
         value = int(text)

@@ -271,8 +271,7 @@ class LogParser:
         self._save_failures = SaveFailures()  # a failure while a save was being written
         self._facts = FactsReader()  # what the run said about itself (Record.facts)
         # Header lines, read before the formats (they set the bars' context).
-        self._headers = HeaderReader(self._bars, self._endings.final_epoch,
-                                                     self.formats)
+        self._headers = HeaderReader(self._bars, self._endings.final_epoch, self.formats)
         # What the text after any bar says in a metric format.
         self._metric_lines = MetricLineReader(self._shapes, self.plan,
                                               lambda: self._bars.header_epoch)

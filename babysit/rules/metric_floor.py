@@ -126,6 +126,7 @@ def _r2_keys(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(k for k in names if _R2.search(k) and not _TRAIN_SPLIT.match(k))
 
 
+@functools.lru_cache(maxsize=256)
 def _family(key: str) -> str:
     """A score's family: its name without its order or cut-off (`bleu_1` … `bleu_4`,
     `rouge1` and `rouge2`, `map50` and `map75`)."""
@@ -244,13 +245,7 @@ class MetricFloorRule:
             self._last[key] = (point.step, value)
             self._trained_since.discard(key)
             if not 0 <= value <= FLOOR:
-                self._left.add(key)
-                self._values.pop(key, None)
-                if key in self._raised:
-                    self._raised.discard(key)
-                    self._empty.discard(key)
-                    out.append(Resolve(AnomalyType.NOT_LEARNING,
-                                       f"{key} left its floor ({value:.4g})", key=floor_key(key)))
+                out.extend(self._leave(key, f"{key} left its floor ({value:.4g})"))
                 out.extend(self._kin_left(key, value))
                 continue
             if any(_family(other) == _family(key) for other in self._left):
@@ -296,17 +291,20 @@ class MetricFloorRule:
         out: list[Signal] = []
         for other in sorted(k for k in self._values if k != key
                             and _family(k) == _family(key)):
-            self._left.add(other)
-            self._values.pop(other, None)
-            if other in self._raised:
-                self._raised.discard(other)
-                self._empty.discard(other)
-                out.append(Resolve(AnomalyType.NOT_LEARNING,
-                                   f"{other} stays at its floor while {key} left its "
-                                   f"({value:.4g}): a measure the task's targets cannot "
-                                   f"score, not a model that learned nothing",
-                                   key=floor_key(other)))
+            out.extend(self._leave(other, f"{other} stays at its floor while {key} left its "
+                                          f"({value:.4g}): a measure the task's targets "
+                                          f"cannot score, not a model that learned nothing"))
         return out
+
+    def _leave(self, key: str, why: str) -> list[Signal]:
+        """`key` is judged no more; its open floor finding, if any, resolved with `why`."""
+        self._left.add(key)
+        self._values.pop(key, None)
+        if key not in self._raised:
+            return []
+        self._raised.discard(key)
+        self._empty.discard(key)
+        return [Resolve(AnomalyType.NOT_LEARNING, why, key=floor_key(key))]
 
     def floor_at_end(self) -> str | None:
         """Why a finished run never learned, judged once it is over: a held-out score at
