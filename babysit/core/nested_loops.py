@@ -11,6 +11,12 @@ named as the inner loop's (`epoch_in`, `inner_epoch`): an epoch's batch index (`
 after `iter: 499`) or a patience count (`epochs_since_best`) also goes back while the
 epoch goes on, and those are one training, judged as one. A counter that goes back alone
 (the run restarted) is left to the step's and the epoch's own handling.
+
+An outer loop of whole trainings is counted the same way: a repetition's number on every
+line (PGL's `Run:1, Epoch: 55, Train: 86.67%, …` after `Run:0, Epoch: 5000`, a k-fold's
+`fold: 2`, a seed's, a trial's) that changes starts a training of its own, judged against
+its own past, not against the one before it (ten runs' validation curves read as one
+went "far worse than its best" at every new run's first epochs).
 """
 
 from __future__ import annotations
@@ -27,11 +33,17 @@ _COUNTER = lazy_re.compile(r"epoch|round", re.IGNORECASE)
 _INNER = lazy_re.compile(r"(?:^|[/_ .-])(?:in|inner|sub)(?:$|[/_ .-])", re.IGNORECASE)
 
 
+# A repetition's number, by its name: a whole training's, not a stage's.
+_REPEAT = lazy_re.compile(r"^(?:run|runs|fold|seed|trial|repeat|repetition|rep|exp|"
+                          r"experiment)(?:_?(?:id|idx|no|num|index))?$", re.IGNORECASE)
+
+
 class NestedLoops:
     """Remembers each counter's last value; says when an inner one starts again."""
 
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
+        self._repeats: dict[str, float] = {}  # each repetition's number, as last printed
 
     def round_began(self, metrics: Mapping[str, float]) -> bool:
         """Whether this record starts a new round: of its counters, one went back while
@@ -53,3 +65,15 @@ class NestedLoops:
             else:
                 outer_forward = outer_forward or value > last
         return inner_back and outer_forward
+
+    def repeat_began(self, metrics: Mapping[str, float]) -> bool:
+        """Whether this record starts the next repetition of a whole training: a
+        repetition's number (`run`, `fold`, `seed`) changed since it was last printed."""
+        began = False
+        for key, value in metrics.items():
+            if not _REPEAT.match(key) or not math.isfinite(value) or value != int(value):
+                continue
+            last = self._repeats.get(key)
+            self._repeats[key] = value
+            began = began or (last is not None and value != last)
+        return began

@@ -191,7 +191,9 @@ class MetricSeries:
                 change = _ADVANCED
                 rate = self._timed(record.time, record.step)
             self.step = record.step
-        if record.metrics and self._nested.round_began(record.metrics):
+        if record.metrics and self._nested.repeat_began(record.metrics):
+            self._new_run()  # the next of several trainings in one log (`nested_loops`)
+        elif record.metrics and self._nested.round_began(record.metrics):
             self._renew_loss()  # a new round of a nested loop: a loss of its own level
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:

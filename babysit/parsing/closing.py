@@ -169,7 +169,10 @@ _BEST_VALUE = lazy_re.compile(r"^\W*(?:\[[\w .-]{1,30}\]\s*)?(?:[Bb]est|BEST)\b[
 def names_best_value(line: str) -> bool:
     """Whether a line opens by naming a best value (`best val F1: 0.63`): a summary of
     the epochs trained, not a training record, though it carries metrics."""
-    return ("est" in line or "EST" in line) and _BEST_VALUE.search(line) is not None
+    # (behind a logger's head too: `2024-04-27 20:43:41,230 - Model - INFO - Best
+    # accuracy is: 0.91321`)
+    return ("est" in line or "EST" in line) and (
+        _BEST_VALUE.search(line) is not None or _BEST_VALUE.search(message(line)) is not None)
 
 
 def names_best_epoch(line: str) -> bool:

@@ -34,7 +34,13 @@ from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.closing import CELL_ENDED, CLOSING, ClosingBlock, names_best_epoch
+from babysit.parsing.closing import (
+    CELL_ENDED,
+    CLOSING,
+    ClosingBlock,
+    names_best_epoch,
+    names_best_value,
+)
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
@@ -541,10 +547,13 @@ class EndingReader:
         if record is not None and record.metrics:
             event = self.test_record(text, record.metrics)
         training = record is not None and (record.epoch is not None or trains(record.metrics))
-        if not training or "inal " in text or "FINAL" in text or names_best_epoch(text):
+        if not training or "inal " in text or "FINAL" in text or names_best_epoch(text) \
+                or names_best_value(text):
             # Not a training record (one at the step a bar gave is not the end), or the
             # final metrics (`… - Final PPO metrics: loss_objective=…`), or the best epoch's
-            # (`Best Epoch 6  Acc: 0.89`, an epoch that names itself): the closing block.
+            # (`Best Epoch 6  Acc: 0.89`, an epoch that names itself), or the best so far
+            # (Pointnet2's `Best accuracy is: 0.91321` after each epoch's test): the
+            # closing block.
             self.after_record(text)
         if event is None:
             event = self.after_step(text, context.target, training)

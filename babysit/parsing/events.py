@@ -277,6 +277,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^(?:salloc|srun): (?:error: )?Job \d+ (has exceeded its time limit)\b|"
          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ (CANCELLED) AT (?!\S+ DUE TO JOB REQUEUE)"
          r".*?(DUE TO TIME LIMIT)?\s*\*\*\*", -1),
+    # A launcher's last word on the job it ran, with the job's state (torchx's `Job
+    # finished: SUCCEEDED`, SkyPilot's `Job finished (status: SUCCEEDED).`, Ray's `Job
+    # 'raysubmit_…' failed`): the launcher saw the process exit, and how.
+    _sig(EventKind.JOB_STATE, r"^(?:\S+ ){0,4}?(?:[A-Z]+\s+)?Job (?:'[^'\n]{1,80}' )?(?:finished|"
+         r"completed|ended|exited)\b[ :(]{0,3}(?:(?:with )?(?:status|state)[:= ]{1,3})?"
+         r"(SUCCEEDED|FAILED|CANCELL?ED|STOPPED)\b|"
+         r"^(?:\S+ ){0,6}?(?:[A-Z]+\s+)?Job '[^'\n]{1,80}' (succeeded|failed)\b", -1),
     # The machine under the run was lost: TPUEstimator's shutdown hook finding its TPU
     # workers dead (`ShutdownHook: lame workers found: HeartbeatManager(/job:worker/…)`,
     # a preemptible TPU taken back), a TPU or VM said to be preempted. The process is
@@ -599,7 +606,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
-    "update end", "find the best",
+    "update end", "find the best", "Job ",
     "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
@@ -720,10 +727,19 @@ _NEVER_BENIGN = frozenset({EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
 _EVEN_IN_WARNINGS = tuple(s for s in SIGNATURES if s.kind in _NEVER_BENIGN)
 
 
+_LAUNCHER_STATE = lazy_re.compile(r"\bJob\b.*?\b(SUCCEEDED|FAILED|CANCELL?ED|STOPPED|succeeded|"
+                                  r"failed)\b")
+
+
 def _job_state(line: str) -> str:
     """The terminal state a scheduler's line names (SUCCEEDED, CANCELLED, TIMEOUT)."""
     if "Successfully completed" in line:
         return "SUCCEEDED"
+    launcher = _LAUNCHER_STATE.search(line)
+    if launcher is not None:
+        said = launcher.group(1).upper()
+        return "SUCCEEDED" if said.startswith("SUCC") else "FAILED" if said.startswith("FAIL") \
+            else "CANCELLED"
     if "RUNLIMIT" in line or "TIME LIMIT" in line or "walltime" in line \
             or "exceeded its time limit" in line:
         return "TIMEOUT"

@@ -642,6 +642,10 @@ def key_values(text: str) -> dict[str, float]:
             # A share of the loop done, not a count: fastText-style `Epoch: 100.0%  lr: …
             # loss: …` (StarSpace prints it at the end of every epoch) is no epoch 100.
             continue
+        if unit == "%" and (key in _SPLIT_NAMES or key == "training"):
+            # A split named bare with a percentage (PGL's `Train: 86.67%, Valid: 84.98%,
+            # Test: 81.23%`, an OGB ROC-AUC): a score on that split, never its loss.
+            key = f"{key}_score"
         if unit in _SECONDS_IN and (counts or text[pair.end():pair.end() + 1].isdecimal()):
             # A duration, not a count: Torch7's bar `Tot: 6m45s | Step: 1s99ms` (a step's
             # time, not step 1); a compound one is read whole, in seconds.

@@ -26,11 +26,12 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # label that heads what
 # follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
 # Or with its plan (`[Epoch 1/10]` over a `train:` block and a `valid:` block, a Colab
-# notebook's hand loop): the outer counter, as Keras's header says it.
+# notebook's hand loop): the outer counter, as Keras's header says it; or the plan in
+# brackets after it (Pointnet2's `Epoch 251 (251/251):`).
 _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
                                 r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
-                                r"(?:\s*/\s*(\d+))?"
+                                r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
 # ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
 # `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).

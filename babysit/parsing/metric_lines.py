@@ -61,6 +61,7 @@ from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
 from babysit.parsing.marian import parse_marian
+from babysit.parsing.metric_rows import MetricRows
 from babysit.parsing.mlperf import (
     FORMAT,
     TAG,
@@ -170,6 +171,7 @@ class MetricLineReader:
         # under a training label (see `_sections`).
         self._section: str | None = None
         self._split_table = SplitTable()  # AllenNLP's `Training | Validation` rows
+        self._metric_rows = MetricRows()  # `| metric | head | tail | mean |`, a row a metric
         self._timings = False  # inside a profiler's block of timings (see `_timing`)
         self._timings_indent = 0  # its label's indentation
         self._timings_headed = False  # its label came with a logger's head
@@ -194,7 +196,8 @@ class MetricLineReader:
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
         for reader in () if beside_bar else (self._stats, self._document, self._blocks,
-                                              self._counter_blocks, self._split_table):
+                                              self._counter_blocks, self._split_table,
+                                              self._metric_rows):
             if reader.wants(text):
                 found = reader.read(text)
                 if found is True:

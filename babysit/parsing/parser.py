@@ -1032,7 +1032,10 @@ class LogParser:
             self._nan_words.latest(metrics)
         # (Nielsen's `Epoch 7: 969 / 10000` is an evaluation, printed once per epoch
         # trained: in a log without steps, how far training went.)
-        epoch_evaluation = epoch is not None and not self.step_found and marks_epoch(fmt)
+        # (Not the best so far, restated after each epoch: Pointnet2's `Best accuracy is:
+        # 0.91321` under the epoch's header is no more of its training.)
+        epoch_evaluation = epoch is not None and not self.step_found and marks_epoch(fmt) \
+            and not (own_epoch is None and names_best_value(line))
         # (and in a log whose steps have no total, its epochs against the plan its
         # configuration or command line gives: `--epochs=40`, then `{"epoch": 39,
         # "step": 235, …}` is its last planned epoch)

@@ -13,7 +13,12 @@ every real one). Inside the block a line is a setting: the plan is still read fr
 (`max_iters: 1000`), no record is.
 
 The block is the heading's indented lines (and YAML's `- item` lines); the first line that
-is neither, or a blank one, ends it.
+is neither, or a blank one, ends it. A Markdown heading needs no colon (a script writing
+its log as Markdown: `#### Configurations`, then `- learning rate: 0.0001` items).
+
+A heading with its settings on the same line, as a dict (DLRM's `command line args:
+{"arch_sparse_feature_size": 128, …, "loss_threshold": 0.0}`), is one setting: its
+`loss_threshold: 0.0`, once per rank, was read as a loss exactly 0 on three steps.
 
 A PyTorch optimizer printed whole is such a block too: `SGD (`, then `Parameter Group 0`
 and its settings indented below (`    lr: 0.1`, `    momentum: 0.9`), then `)`. NoiLIn's
@@ -34,7 +39,16 @@ from babysit.parsing.log_prefix import message
 # The heading alone on its line, a few words at most before the word for settings.
 _HEADING = lazy_re.compile(
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
-    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*[{(\[]?\s*$")
+    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*[{(\[]?\s*$|"
+    # a Markdown heading, which takes no colon (`#### Configurations`, then `- …` items)
+    r"^#{1,6}\s+(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|parameters|arguments|"
+    r"config(?:uration)?s?|settings|options)\s*$")
+# The heading and its settings on one line, as a dict or a list (DLRM's `command line
+# args:  {"arch_sparse_feature_size": 128, …, "loss_threshold": 0.0, …}`): one setting.
+_INLINE = lazy_re.compile(
+    r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,3}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
+    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*"
+    r"(?:\{.*\}|\[.*\]|\(.*\))\s*$")
 # An optimizer's repr: its class name and an open bracket alone on the line.
 _OPTIMIZER = lazy_re.compile(r"^[A-Z][A-Za-z0-9_.]* \($")
 _GROUP = lazy_re.compile(r"^Parameter Group \d+\s*$")
@@ -69,10 +83,14 @@ class SettingsBlock:
             self._open = False
         if "=" in line and _ASSIGNED.match(line) is not None:
             return True
+        if line.rstrip()[-1:] in ("}", "]", ")") and any(hint in line for hint in _HINTS) \
+                and _INLINE.match(message(line).strip()) is not None:
+            return True
         if line.endswith(" (") and _OPTIMIZER.match(line) is not None:
             self._repr = self._open = True
             return False
-        if line.rstrip()[-1:] in (":", "{", "(", "[") and any(hint in line for hint in _HINTS) \
+        if (line.rstrip()[-1:] in (":", "{", "(", "[") or line[:1] == "#") \
+                and any(hint in line for hint in _HINTS) \
                 and _HEADING.match(message(line).strip()) is not None:
             self._open = True
         return False

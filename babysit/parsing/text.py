@@ -28,6 +28,11 @@ def decode(raw: bytes) -> str:
 # and `_Epoch` hides the counter's word from every reader.
 # (A phrase: a bare `__init__` is a name, not emphasis.)
 _EMPHASIS = lazy_re.compile(r"^(\*\*|__|\*|_)(?=[^\s*_][^\n]*\s)(.*?[^\s*_])\1(\s*)$")
+# Markdown's inline code around a value (a training script that writes its log as
+# Markdown: `* loss \`285.6\`, time \`2021-11-10 08:21:54\``, a table's cells
+# `|  hits@10  |  \`0.0829\`  |`): the marks are no part of the value, and a number in
+# them was read as no number at all.
+_INLINE_CODE = lazy_re.compile(r"`([^`\n]{1,80})`")
 
 
 def clean(text: str) -> str:
@@ -42,6 +47,8 @@ def clean(text: str) -> str:
     text = plain_numbers(text)  # Julia's `0.5f0`, `NaN32`; Tracker's `0.5 (tracked)`
     if text[:1] in ("_", "*") and text:
         text = _EMPHASIS.sub(r"\2", text)
+    if "`" in text:
+        text = _INLINE_CODE.sub(r"\1", text)
     if not text.isascii() and ("：" in text or "，" in text or "＝" in text):
         # CJK text's full-width punctuation between a name and its value (`test： f1:0.59`,
         # `loss：0.5，acc：0.9`): the same pairs as their ASCII forms
