@@ -36,6 +36,7 @@ from babysit.model import (
 )
 from babysit.parsing.events import EARLY_STOP, OBJECTIVE_CHANGED, SUMMARY, exception_line
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
+from babysit.parsing.start_loops import GOT_THROUGH
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.chance_level import chance_metric
 from babysit.rules.eval_names import evaluation_direction
@@ -474,6 +475,10 @@ class Run:
     def _on_event(self, event: LogEvent, rank: int | None = None,
                   step: int | None = None, source: str = "") -> None:
         rule = EVENT_RULES.get(event.kind)
+        if event.kind is EventKind.CRASH_LOOP and event.detail == GOT_THROUGH:
+            rule = None
+            self.ledger.resolve(AnomalyType.CRASH, "a start of the run trained past its "
+                                "first record", "crash loop")
         if rule is not None:
             key = "save" if rule.type is AnomalyType.CHECKPOINT_FAILURE else rule.key
             named = rank_named(rank, source)

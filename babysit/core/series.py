@@ -26,6 +26,7 @@ from babysit.metric_names import (
     throughput_key,
 )
 from babysit.model import EventKind, Record
+from babysit.parsing.events import NEXT_REPETITION
 from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.exploration import ExplorationRule
 from babysit.rules.learning_rules import NotLearningRule
@@ -191,7 +192,10 @@ class MetricSeries:
                 change = _ADVANCED
                 rate = self._timed(record.time, record.step)
             self.step = record.step
-        if record.metrics and self._nested.repeat_began(record.metrics):
+        if any(e.kind is EventKind.NEW_STAGE and e.detail == NEXT_REPETITION
+               for e in record.events):
+            self._new_run()  # a fold's header: the next of several trainings (`headers`)
+        elif record.metrics and self._nested.repeat_began(record.metrics):
             self._new_run()  # the next of several trainings in one log (`nested_loops`)
         elif record.metrics and self._nested.round_began(record.metrics):
             self._renew_loss()  # a new round of a nested loop: a loss of its own level

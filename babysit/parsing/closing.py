@@ -188,6 +188,23 @@ def names_best_epoch(line: str) -> bool:
 # MNIST script's Markdown report, sealed-8). A live run that prints one
 # line an epoch goes quiet after its first one; so these close a run only after a few
 # training records (see `ClosingBlock.judge`).
+# A cross-validation's figure over all its folds, once they are done (`cv_score_fold_mean:
+# 0.7807`, `The averaged accuracy of 5 folds is 0.957`, `OOF AUC mean: 0.94`; a fold's own
+# score, printed after each fold, recurs and is none).
+_FOLDS_SUMMED = lazy_re.compile(
+    r"(?i:\b(?:cv|oof|cross[ _-]?val(?:idation)?)[\w ]{0,24}?(?:mean|avg|average|overall)"
+    r"\b\s*[:=]\s*-?\d|\b(?:averaged?|mean)\b[\w ]{0,30}?\b(?:of|over|across)\s+(?:all\s+)?"
+    r"\d+\s+folds\b)")
+
+
+def sums_up_folds(line: str) -> bool:
+    """Whether a line gives a cross-validation's figure over all its folds: a summary of
+    the folds trained, not a training record, though it carries a figure."""
+    low = line.lower()
+    return ("cv" in low or "oof" in low or "fold" in low or "cross" in low) \
+        and _FOLDS_SUMMED.search(line) is not None
+
+
 _LATE_WORDS = lazy_re.compile(
     r"\b(?:[Tt]est(?:ing)?|TEST|[Hh]eld-?out)(?:[ _-]|:\s*)?(?:set[ _-]?)?"
     r"(?:[Aa]cc(?:uracy)?|[Ll]oss|[Ee]rror|[Ss]core|[Ff]1|AUC|auc|[Mm]etrics?|[Rr]esults?|"
@@ -226,6 +243,12 @@ _LATE_WORDS = lazy_re.compile(
     # after `Saved Q-table to model_checkpoint.bson`; `Training history saved to …`)
     r"\b(?:[Ss]aved|[Ww]rote|[Ww]ritten)\b.{0,30}\b[Tt]rain(?:ing)?[ _-]"
     r"(?:metrics|history|log|curves?|results|stats|statistics|data)\b|"
+    # a cross-validation's figure over all its folds (see `_FOLDS_SUMMED`)
+    rf"{_FOLDS_SUMMED.pattern}|"
+    # a competition's submission written out, a pipeline's last step (`DONE -
+    # submission_v7.csv written`, `Saved submission to submission.csv`)
+    r"\bsubmission[\w.-]*\s+(?:file\s+)?(?:(?:was|has been)\s+)?(?:written|saved|created)\b|"
+    r"\b(?:[Ss]aved|[Ww]rote|[Ww]ritten|[Ww]riting|[Ss]aving)\s+(?:the\s+)?submission\b|"
     # the results written out to a file: `Results saved to predictions.txt`, `wrote:
     # results/train.log, metrics.csv`, `saving result.json and vae_result.json at
     # output/` (a per-epoch save recurs between records, and then it is no end; a bare

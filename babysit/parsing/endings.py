@@ -40,6 +40,7 @@ from babysit.parsing.closing import (
     ClosingBlock,
     names_best_epoch,
     names_best_value,
+    sums_up_folds,
 )
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
@@ -548,12 +549,12 @@ class EndingReader:
             event = self.test_record(text, record.metrics)
         training = record is not None and (record.epoch is not None or trains(record.metrics))
         if not training or "inal " in text or "FINAL" in text or names_best_epoch(text) \
-                or names_best_value(text):
+                or names_best_value(text) or sums_up_folds(text):
             # Not a training record (one at the step a bar gave is not the end), or the
             # final metrics (`… - Final PPO metrics: loss_objective=…`), or the best epoch's
             # (`Best Epoch 6  Acc: 0.89`, an epoch that names itself), or the best so far
-            # (Pointnet2's `Best accuracy is: 0.91321` after each epoch's test): the
-            # closing block.
+            # (Pointnet2's `Best accuracy is: 0.91321` after each epoch's test), or the
+            # folds' figure summed up (`cv_score_fold_mean: 0.7807`): the closing block.
             self.after_record(text)
         if event is None:
             event = self.after_step(text, context.target, training)

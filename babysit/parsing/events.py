@@ -49,6 +49,9 @@ NAN_GUARD_STOP = "nan-guard-stop"
 # A NEW_STAGE detail: the run says its training objective changed (its loss function or
 # the weights of its terms), so losses before and after are not one curve.
 OBJECTIVE_CHANGED = "objective-changed"
+# A NEW_STAGE detail: the next of several whole trainings in one log began (a k-fold's
+# `Fold 2` header): judged against its own past, not the one before's.
+NEXT_REPETITION = "next-repetition"
 
 def _sig(kind: EventKind, pattern: str, detail_group: int = 0, flags: int = 0,
          detail: str = "") -> Signature:
@@ -104,6 +107,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # kernel's SIGKILL, memory. (A worker killed by `Terminated` or `Interrupt` was sent
     # SIGTERM or SIGINT with the whole job: the run was stopped, see `core.ending`.)
     _sig(EventKind.WORKER_KILLED, r"DataLoader worker \(pid:? ?\d+\) is killed by signal: Killed"),
+    # The data loader's own RuntimeError when a worker died by any other cause (a bus
+    # error on a full /dev/shm, a segfault in a decoder), printed bare or by a handler
+    # that caught it (an Optuna script's `Error: DataLoader worker (pid(s) 1142198) exited
+    # unexpectedly`, its last line): the loop it fed cannot go on.
+    _sig(EventKind.EXCEPTION, r"DataLoader worker \(pids?(?:\(s\))?:? ?[\d, ]+\) exited "
+         r"unexpectedly", detail="a data loader worker exited unexpectedly (shared memory "
+                                 "too small, or the worker crashed or was killed)"),
     # The GPU itself failed (a restart on the same device fails again): uncorrectable
     # ECC (`CUDA error: uncorrectable ECC error encountered`, a double bit error), the
     # driver's hardware Xids (`NVRM: Xid (PCI:0000:06:00): 79, pid=..., GPU has fallen

@@ -368,6 +368,9 @@ _EPOCH_WORD = lazy_re.compile(
 _SPACED_KV = lazy_re.compile(
     r"(?<![\w./-])(?P<key>(?:(?:[Vv]alid(?:ation)?|[Vv]al|[Ee]val|[Tt]est|[Dd]ev|[Tt]rain(?:ing)?)"
                         r" +)?(?:[a-z]+[_/])?(?:(?:log|ce|bce|nll|mse|kl)?loss(?:_[a-z]+)?|"
+                        # (capitalised alone, after a counter: pt.darts's `Train: [ 1/50]
+                        # Step 000/355 Loss 2.303 Prec@(1,5) (10.2%, 50.0%)`)
+                        r"(?:(?<=\d )|(?<=\d\] ))Loss|"
                         r"lr|grad_norm|gnorm|nll|"
                         r"acc|accuracy|ppl|perplexity|bleu|wer|cer|f1|m?iou|dice|auc|rmse|"
                         r"mae|mse|top[15]|[Aa]cc@\d+))\s+"
@@ -692,6 +695,36 @@ def key_values(text: str) -> dict[str, float]:
             number = to_number(rate.group("value"))
             if number is not None:
                 values.setdefault(_RATE_NAMES[rate.group("unit")], number)
+    if not values and "_" in text and (paired := _all_pairs(text)) is not None:
+        return paired
+    return values
+
+
+# A line made of `name number` pairs and nothing else, each name in lower case with an
+# underscore somewhere among them (an RL architecture search's `arch_epoch 099 top1_acc
+# 0.9387 top5_avg_acc 0.9366 top20_avg_acc 0.9346 baseline 0.9189`).
+_PAIR_NAME = r"[a-z][a-z0-9@]*(?:_[a-z0-9@]+)*"
+_PAIR_NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf)"
+_ALL_PAIRS = lazy_re.compile(rf"^\s*(?:{_PAIR_NAME}\s+{_PAIR_NUMBER}\s+){{2,}}{_PAIR_NAME}\s+"
+                             rf"{_PAIR_NUMBER}\s*$")
+_PAIR = lazy_re.compile(rf"({_PAIR_NAME})\s+({_PAIR_NUMBER})")
+
+
+def _all_pairs(text: str) -> dict[str, float] | None:
+    """The pairs of a line of `name number` pairs (see `_ALL_PAIRS`); a loop's counter
+    named for its loop (`arch_epoch`, `outer_epoch`) is the epoch, where none other is."""
+    if _ALL_PAIRS.match(text) is None:
+        return None
+    values: dict[str, float] = {}
+    for name, value in _PAIR.findall(text):
+        number = to_number(value)
+        if number is not None:
+            values.setdefault(normalise_key(name), number)
+    if "epoch" not in values:
+        counter = next((k for k in values if k.endswith("_epoch") and values[k] == int(values[k])),
+                       None)
+        if counter is not None:
+            values["epoch"] = values.pop(counter)
     return values
 
 
@@ -715,6 +748,11 @@ def names_a_measure(values: Mapping[str, float]) -> bool:
 _SHARED_COUNTERS = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Epoch|EPOCH|Eval|Val|Test)\s*:?"
                                    r"\s+(\d+)\s*/\s*(\d+)\s*\(\s*\d+%\)\s*\[\s*(\d+)\s*/\s*"
                                    r"(\d+)\s*\(\s*\d+%\)\s*\]")
+# A phase's label, the epoch of the plan in brackets, then the epoch's step (pt.darts's
+# `Train: [ 1/50] Step 000/355 Loss 2.303 Prec@(1,5) (10.2%, 50.0%)`).
+_PHASE_EPOCH_STEP = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Valid|Val|Test|Eval)\s*:?\s*"
+                                    r"\[\s*(\d+)\s*/\s*(\d+)\s*\]\s+(?:Step|Iter|Batch|step|"
+                                    r"iter|batch)\s*\[?\s*(\d+)\s*/\s*(\d+)\b")
 # A loss's splits named bare after a heading that says they are the loss's (funcwj's
 # separation trainers: `Loss(time/mini-batch) - Epoch  1: train = 2.31(1581.14s/2500) |
 # dev = 2.10(152.82s/625)`).
@@ -837,6 +875,21 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         # with its share; the label is no figure.
         epoch_at, epochs, batch, batches = (int(g) for g in shares.groups())
         kept = {k: v for k, v in values.items() if k != normalise_key(segment.split(":")[0])}
+        return Parsed("kv-epoch-batch", batch, batches, float(epoch_at), epochs, kept,
+                      per_epoch=batches)
+    if "[" in segment and (phase := _PHASE_EPOCH_STEP.match(segment)) is not None:
+        # `Train: [ 1/50] Step 000/355 Loss 2.303`: the epoch of the plan, then the
+        # epoch's step, as OpenPCDet's above; the label is no figure.
+        epoch_at, epochs, batch, batches = (int(g) for g in phase.groups())
+        label = segment.split(":")[0].split("[")[0].strip()
+        kept = {k: v for k, v in values.items() if k != normalise_key(label)}
+        if label.lower().startswith(("val", "test", "eval")):
+            # An evaluation pass's batches: its running figures part way through are no
+            # evaluation yet (a NaN still counts); at its last batch they are the pass's.
+            prefix = "test_" if label.lower().startswith("test") else "val_"
+            kept = {f"{prefix}{k}": v for k, v in kept.items()
+                    if batch >= batches or not math.isfinite(v)}
+            return Parsed("key-value", None, None, float(epoch_at), epochs, kept)
         return Parsed("kv-epoch-batch", batch, batches, float(epoch_at), epochs, kept,
                       per_epoch=batches)
     parsed = _episode_counts(split_counters(values), values, segment)

@@ -11,6 +11,7 @@ from collections import Counter
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.bar_steps import BarSteps
+from babysit.parsing.events import NEXT_REPETITION
 from babysit.parsing.federated_rounds import FederatedRounds
 from babysit.parsing.final_epoch import FinalEpoch
 from babysit.parsing.log_prefix import message
@@ -33,6 +34,16 @@ _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
                                 r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
+# A round of a planned number of rounds, alone on its line (a federated simulation's
+# `Round 40/40`, then its clients' lines and the round's `Avg Loss: …, Acc: …`): the outer
+# counter, as an epoch's header with its plan says it.
+_ROUND_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Round|ROUND|round)[\s:#]+(\d+)\s*/\s*"
+                                r"(\d+)[\s#=*~<>|\[\]:.-]*$")
+# A fold of a cross-validation heading its training (`Fold 2`, `===== FOLD 3/5 =====`,
+# `Training fold 4`): each fold a whole training of its own.
+_FOLD_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Training|Train)\s+)?"
+                               r"(?:Fold|FOLD|fold)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*\d+)?"
+                               r"[\s#=*~<>|\[\]:.-]*$")
 # ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
 # `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).
 _EPOCH_HEADER_RECAP = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
@@ -67,12 +78,13 @@ class HeaderReader:
         # The measures an `all` row just gave: the class rows under it give as many.
         self._class_values: int | None = None
         self._federated = FederatedRounds()  # a Flower server's rounds
+        self._fold_seen: int | None = None  # the fold the latest fold header named
 
     def wants(self, line: Line) -> bool:
         """What every pattern needs (or a validation table is open): most lines end here."""
         text = line.text
         return bool(self._yolo_val) or self._class_values is not None or "poch" in text \
-            or "EPOCH" in text or "Class" in text \
+            or "EPOCH" in text or "Class" in text or "old" in text or "OLD" in text \
             or (bool(self._bars.yolo_columns) and "all " in text) \
             or any(hint in text for hint in ROUND_HINTS) or self._federated.wants(text)
 
@@ -124,12 +136,26 @@ class HeaderReader:
                                            f"epoch {epoch}"),),
                           rank=line.rank, fmt="keras", step=context.step,
                           target_steps=context.target)
+        if "old" in text or "OLD" in text:
+            fold = _FOLD_HEADER.match(text) or _FOLD_HEADER.match(message(text))
+            if fold is not None:
+                line.claimed = True
+                number = int(fold.group(1))
+                if self._fold_seen is not None and number != self._fold_seen:
+                    self._fold_seen = number
+                    return Record(step=context.step, target_steps=context.target,
+                                  events=(LogEvent(EventKind.NEW_STAGE, text.strip()[:500],
+                                                   NEXT_REPETITION),), rank=line.rank)
+                self._fold_seen = number
+                return None
         header_epoch = _EPOCH_HEADER.match(text)
         if header_epoch is None and "poch" in text and (text[:1].isdigit() or text[:1] in "[|"):
             # (behind a logger's head: `| 2021-07-08 17:10:25 | INFO | Start epoch 8:`)
             header_epoch = _EPOCH_HEADER.match(message(text))
         if header_epoch is None and "est" in text:
             header_epoch = _EPOCH_HEADER_RECAP.match(message(text))
+        if header_epoch is None and ("ound" in text or "OUND" in text):
+            header_epoch = _ROUND_HEADER.match(text)
         if header_epoch is not None:
             self.epoch_header(int(header_epoch.group(1)))
             if header_epoch.group(2) is not None:

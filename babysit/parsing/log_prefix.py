@@ -25,8 +25,12 @@ _HEAD_FIELD = lazy_re.compile(
     # a logger's name before its timestamp (insightface's arcface_torch: `Training:
     # 2021-03-14 22:08:20,513-Speed 469.12 samples/sec   Loss 15.4833 …`)
     r"|[A-Za-z][\w.]*:[ \t]+(?=\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})"
-    r"|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"  # ISO
+    # ISO (or a date and a time apart by a slash: `2022-03-31/22:45:47`)
+    r"|\[?\d{4}-\d{2}-\d{2}[ T/]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
+    # a month and a day, then a time of day on a 12-hour clock (pt.darts's `%m/%d %I:%M:%S
+    # %p`: `04/28 04:22:15 PM | Parameters:`)
+    r"|\[?\d{2}/\d{2}(?:/\d{2,4})? \d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\]?"
     r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
     # progress dots a glog trainer writes with no newline (PaddlePaddle v1's `--dot_period`:
     # `.......I0306 00:32:25.55 35 TrainerInternal.cpp:182]  Pass=49 …`): the head follows
@@ -36,7 +40,7 @@ _HEAD_FIELD = lazy_re.compile(
     # Python's `%(levelname)8s %(name)s: %(message)s`): a bare word after a level is the
     # message's own (`INFO loss: 0.5`), so the name needs a dot or is `__main__`/`root`
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?[ \t]+"
-    r"(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root):(?=[ \t])"
+    r"(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?::[ \t]*\d+)?:(?=[ \t])"
     # the process's id before the level (FuxiCTR's `%(asctime)s P%(process)d
     # %(levelname)s %(message)s`: `2025-05-31 15:11:47,522 P16402 INFO Train loss: 0.69`)
     r"|(?:P|pid[:=]?)\d+(?=[ \t]+\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE|ERROR|CRITICAL)\b)"
@@ -51,7 +55,8 @@ _HEAD_FIELD = lazy_re.compile(
     # ... padded inside its brackets (`%(levelname)8s`: `[2024-08-21 12:59:17,846][    INFO]`)
     r"|\[[ \t]+(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]"
     r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
-    r"|\[?[\w./-]+\.py:\d+(?::[\w<>]+)?\]?(?=[\s|:-])"  # a source location
+    # a source location (its line number padded too: PySlowFast's `train_net.py:  518:`)
+    r"|\[?[\w./-]+\.py:[ \t]*\d+(?::[\w<>]+)?\]?(?=[\s|:-])"
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `
     # the separators after a field; a colon may touch the level after it, as in
     # `%(asctime)s:%(levelname)s: %(message)s` (`2018-09-04 18:44:21,417:INFO: Epoch 8/10`)

@@ -32,10 +32,10 @@ evaluation, drew samples, or the script began its next phase: nnU-Net's `finishe
 prediction` after its learning rate reached 0): a loop that went 20000 epochs, then
 printed `saved model mse loss: 0.084`, finished what it set out to do. A count an earlier
 launch stopped at too (it may have been stopped there), a scheduler's epilog or the
-shell's prompt (they come however the process ended) are no such evidence. An evaluation
-after the last record, alone, says the loop is over wherever it stood, even well short of
-a plan the run announced (LOOP_LEFT: ENDED; an early stop that said nothing): where the
-loop stood says nothing then.
+shell's prompt (they come however the process ended) are no such evidence.
+An evaluation after the last record, alone, says the loop is over wherever it stood, even
+well short of a plan the run announced (LOOP_LEFT: ENDED; an early stop that said
+nothing): where the loop stood says nothing then.
 """
 
 from __future__ import annotations
@@ -398,6 +398,13 @@ class LoopOver:
         # or where an earlier launch stopped too (which may have been stopped there).
         schedule_end = self._schedule_end()
         round_count = None if planned else self._round_count()
+        if schedule_end is not None and round_count is None and not planned:
+            # (beside the schedule at its end, a recipe's count too: MAE's 400 epochs)
+            recipe_count = self._round_count(recipes=True)
+            if recipe_count is not None and self._said != LOOP_DONE:
+                self._said = LOOP_DONE
+                return LogEvent(EventKind.COMPLETED, f"{schedule_end}, and {recipe_count}",
+                                LOOP_DONE)
         at_end = schedule_end or round_count
         stood = at_end or self._launch_count()
         after = self._after[0] if self._after else None
@@ -482,7 +489,7 @@ class LoopOver:
         return f"the learning rate decayed onto its floor ({last:g}, {last / self._peak:.0%} " \
                f"of its peak) at the last training records (its schedule's end)"
 
-    def _round_count(self) -> str | None:
+    def _round_count(self, recipes: bool = False) -> str | None:
         """The loop stopped at a count of whole units a plan names (see `round_count`):
         epochs done, where the run counts epochs, else a counter that moved by one at each
         record; and the log's last line is no work under way."""
@@ -501,7 +508,7 @@ class LoopOver:
             done = done if done is not None and done <= _MAX_UNITS else None
         else:
             done = self._printed_before(count)
-        if done is None or not round_units(done):
+        if done is None or not round_units(done, recipes):
             return None
         return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
                f"nothing trained after it"

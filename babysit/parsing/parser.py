@@ -74,6 +74,7 @@ from babysit.parsing.settings_block import SettingsBlock
 from babysit.parsing.shapes import ShapeReader, template
 from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
+from babysit.parsing.start_loops import StartLoops
 from babysit.parsing.status_column import without_status_box
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
@@ -231,6 +232,7 @@ class LogParser:
         # _bar_folded says it did.
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
+        self._start_loops = StartLoops()  # the run started again and again, untrained
         self._banner_counters = BannerCounters()
         self._announced = AnnouncedEvals()  # `Evaluating on val.`, then its figures
         self._epoch_local = EpochLocalSteps()
@@ -439,6 +441,7 @@ class LogParser:
             return None
         self._previous = raw_line
         self._final_save.line(raw_line)
+        looping = self._start_loops.started(raw_line, self.step)  # a crash loop (`start_loops`)
         launches = self._launches
         launch = self._launch(raw_line) if launches.armed else None
         if launch is not None or (self._endings.loop.after_training
@@ -467,9 +470,19 @@ class LogParser:
                 self._bars.eval_banner = _begins_evaluation(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
                                                 self._failures.in_traceback))
-            return None if launch is None else Record(step=self.step, target_steps=self.target,
-                                                      events=(launch,))
+            events = tuple(e for e in (launch, looping) if e is not None)
+            return Record(step=self.step, target_steps=self.target, events=events) \
+                if events else None
         record = self._feed(raw_line)
+        if record is not None and any(e.kind is EventKind.COMPLETED for e in record.events):
+            looping = self._start_loops.completed() or looping
+        if record is not None and record.metrics:
+            self._start_loops.measured(record, raw_line)
+        if self._advanced:
+            looping = self._start_loops.trained() or looping
+        if looping is not None:
+            record = Record(step=self.step, target_steps=self.target, events=(looping,)) \
+                if record is None else replace(record, events=(*record.events, looping))
         if record is not None and self._failures.loose_exception is not None \
                 and any(e.kind is EventKind.EXCEPTION for e in record.events):
             self._failures.loose_exception = None  # the line's failure is said already

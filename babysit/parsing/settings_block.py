@@ -12,9 +12,11 @@ monitor's weight `'AUC': 1` as the run's first evaluation (which hid an AUC at 0
 every real one). Inside the block a line is a setting: the plan is still read from it
 (`max_iters: 1000`), no record is.
 
-The block is the heading's indented lines (and YAML's `- item` lines); the first line that
-is neither, or a blank one, ends it. A Markdown heading needs no colon (a script writing
-its log as Markdown: `#### Configurations`, then `- learning rate: 0.0001` items).
+The block is the heading's indented lines (and YAML's `- item` lines), and its lines of
+one setting each (`ALPHA_LR=0.0003` behind pt.darts's logger head, under `Parameters:`);
+the first line that is none of these, or a blank one, ends it. A Markdown heading needs
+no colon (a script writing its log as Markdown: `#### Configurations`, then `- learning
+rate: 0.0001` items).
 
 A heading with its settings on the same line, as a dict (DLRM's `command line args:
 {"arch_sparse_feature_size": 128, …, "loss_threshold": 0.0}`), is one setting: its
@@ -49,6 +51,8 @@ _INLINE = lazy_re.compile(
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,3}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
     r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*"
     r"(?:\{.*\}|\[.*\]|\(.*\))\s*$")
+# One setting alone on its line under a heading: a name, `=` or `:`, one value.
+_ONE_SETTING = lazy_re.compile(r"^[A-Za-z_][\w.-]*\s*[=:]\s*[^\s=:,;|][^\s=,;|]*\s*$")
 # An optimizer's repr: its class name and an open bracket alone on the line.
 _OPTIMIZER = lazy_re.compile(r"^[A-Z][A-Za-z0-9_.]* \($")
 _GROUP = lazy_re.compile(r"^Parameter Group \d+\s*$")
@@ -79,6 +83,12 @@ class SettingsBlock:
             self._repr = self._open = False
         if self._open:
             if (line[:1] in (" ", "\t") and line.strip()) or line.startswith("- "):
+                return True
+            said = message(line)
+            if said.strip() and (said[:1] in (" ", "\t") or said.startswith("- ")
+                                 or _ONE_SETTING.match(said) is not None):
+                # (behind a logger's head, not indented: pt.darts's `04/28 04:22:15 PM |
+                # ALPHA_LR=0.0003` under its `Parameters:`; one setting alone on a line)
                 return True
             self._open = False
         if "=" in line and _ASSIGNED.match(line) is not None:

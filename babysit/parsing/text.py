@@ -33,6 +33,11 @@ _EMPHASIS = lazy_re.compile(r"^(\*\*|__|\*|_)(?=[^\s*_][^\n]*\s)(.*?[^\s*_])\1(\
 # `|  hits@10  |  \`0.0829\`  |`): the marks are no part of the value, and a number in
 # them was read as no number at all.
 _INLINE_CODE = lazy_re.compile(r"`([^`\n]{1,80})`")
+# A counter's word joined to its number by a dash (Yuan Gong's AST, CAV-MAE and Whisper-AT
+# trainers: `Epoch-10 lr: 2.5e-05` closing each epoch): the counter, as `Epoch 10` says it,
+# not a metric named `epoch_10_lr`. (Not inside a path or a name: `model_epoch-10.pth`.)
+_DASHED_COUNTER = lazy_re.compile(r"(?<![\w/.-])(Epoch|epoch|EPOCH|Iter|iter|ITER|Step|step|"
+                                  r"STEP)-(\d+)(?=[\s:,])")
 
 
 def clean(text: str) -> str:
@@ -49,6 +54,9 @@ def clean(text: str) -> str:
         text = _EMPHASIS.sub(r"\2", text)
     if "`" in text:
         text = _INLINE_CODE.sub(r"\1", text)
+    if "-" in text and ("och-" in text or "ter-" in text or "tep-" in text or "OCH-" in text
+                        or "TER-" in text or "TEP-" in text):
+        text = _DASHED_COUNTER.sub(r"\1 \2", text)
     if not text.isascii() and ("：" in text or "，" in text or "＝" in text):
         # CJK text's full-width punctuation between a name and its value (`test： f1:0.59`,
         # `loss：0.5，acc：0.9`): the same pairs as their ASCII forms

@@ -57,7 +57,7 @@ def degradation(evals: Sequence[tuple[float, float | None]], direction: int,
 # A rate counted over a small evaluation set shows the set's size in its values: every
 # one a multiple of 1/n (TorchRec's BERT4Rec example on ten random users: recall@1 0.4,
 # 0.3, 0.2). Up to this n, its noise is the count's.
-_MOST_COUNTED = 50
+_MOST_COUNTED = 12
 _COUNT_K = 2.0 * math.sqrt(2.0)  # sigmas of the gap between two counts of one rate
 
 
@@ -174,6 +174,9 @@ def _noise(worse: Sequence[float]) -> float:
     return trends.noise_scale(worse)
 
 
+_MEMORISED = 0.01  # a training loss held below this is memorised, not unmeasured
+
+
 def _train_fell(evals: Sequence[tuple[float, float | None]], since: int) -> str | None:
     """How the training loss went over the same stretch, when it did not share the
     rise: it fell, or held (a training loss memorised at 0.00000), or the log prints
@@ -187,6 +190,11 @@ def _train_fell(evals: Sequence[tuple[float, float | None]], since: int) -> str 
     if last > first:
         return None
     if last == first:
+        if abs(last) >= _MEMORISED:
+            # The very same figure at each evaluation, far from 0: no training record came
+            # between them (a log that prints its evaluations after all its training, as
+            # TorchRec's example does), so nothing says how training went meanwhile.
+            return None
         return f"while train loss held at {last:.4g}"
     return f"while train loss fell ({first:.4g} → {last:.4g})"
 
@@ -231,6 +239,9 @@ def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float]
     if train is None:
         return None
     values = [v for v, _ in evals[-need:]]
+    if start != tail[0] and not climbing:
+        # (from the level the lucky evaluation stood out of, as judged)
+        values[0] = -direction * start
     how = (f", beyond its noise σ≈{sigma:.2g}" if noisy and sigma else
            ", each worse than the one before" if noisy or climbing else
            f", {100 * (worse[-1] - best) / abs(best):.0f} % worse than its best level "

@@ -39,6 +39,13 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.NOT_LEARNING,
         "not learning: an epoch ran no iteration (the data loader yields nothing: an empty "
         "or fully filtered dataset, batches larger than any bucket)", Severity.BLOCKER),
+    # Every start of the run dies before it trains (parsing/start_loops.py); a start that
+    # gets through resolves it.
+    EventKind.CRASH_LOOP: EventRule(
+        AnomalyType.CRASH,
+        "crash loop: the run was started again and again and no start trained past its "
+        "first record (each died or was killed at its start; the error went elsewhere)",
+        Severity.HIGH, key="crash loop"),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),
     # Training that moves on after it resolves it (a stall recovers on progress).

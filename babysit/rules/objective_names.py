@@ -41,6 +41,17 @@ _TOTAL = lazy_re.compile(r"(^|[/_ .-])(tot|total|sum|overall|all|full)([/_ .-]|$
 _TRAINING_LOSS = lazy_re.compile(r"(^|[/_ .-])train(ing)?[/_ .-](avg_|mean_|average_)?loss$|"
                                  r"^(avg|mean|average|averaged)_train(ing)?_loss$",
                                  re.IGNORECASE)
+# A loss named by how it was reduced or when, no part's name in it (a federated
+# simulation's `Avg Loss: 17.2` per round, `epoch_loss`, `loss_avg`; not a `running_loss`,
+# which may be a sum that grows through the epoch), or
+# the global model's (federated averaging's `Global model loss`): the whole objective, as
+# a bare `loss` is.
+_WHOLE_LOSS = lazy_re.compile(r"^(?:(?:avg|mean|average|averaged|epoch|batch|smoothed|"
+                              r"smooth|ema|cur|current)[/_ .-])+loss$|"
+                              r"^loss[/_ .-](?:avg|mean|average|ema|smoothed|epoch|batch)$|"
+                              # (a federated run's `Global model loss`: the aggregate's)
+                              r"^global(?:[/_ .-]model)?[/_ .-]loss$",
+                              re.IGNORECASE)
 # (per frame or per token, as Kaldi's objective is read: `nll_per_frame`)
 # (a log loss is a binary cross-entropy by its other name: ctrNet's `logloss 0.365`)
 _CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|log_?loss|cross_?entropy)"
@@ -99,7 +110,7 @@ def objective_key(metrics: Iterable[str], whole_only: bool = False,
 def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> str | None:
     found = _loss_key(names)
     if found is not None and (not whole_only or (totals and _TOTAL.search(found))
-                              or _TRAINING_LOSS.search(found)):
+                              or _TRAINING_LOSS.search(found) or _WHOLE_LOSS.match(found)):
         # (a loss named for the training, `Averaged Train Loss`, is its whole objective:
         # a part of a sum is named for what it scores, `box_loss`)
         return found

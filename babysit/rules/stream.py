@@ -44,6 +44,7 @@ from babysit.rules.inverted_ranking import InvertedRankingRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
 from babysit.rules.lr_config import LrConfigRule
+from babysit.rules.majority_class import MajorityClassRule
 from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.no_positives import NoPositiveRule
@@ -649,6 +650,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     SaturatedOutputRule,
     SlowClimbRule,
     NoPositiveRule,
+    MajorityClassRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,

@@ -130,10 +130,10 @@ def test_a_launchers_job_state_is_the_runs_terminal_state():
 def test_a_torchx_job_that_succeeded_after_its_epochs_is_go(tmp_path: Path):
     lines = ["Epoch 1, average loss 3.7459120750427246", "Epoch 50, average loss 1.61123",
              "Epoch 100, average loss 1.4439857006072998", "",
-             "Epoch 1, metrics {'Recall@1': 0.4000000059604645, 'NDCG@10': 0.61983}",
-             "Epoch 50, metrics {'Recall@1': 0.30000001192092896, 'NDCG@10': 0.6314474}",
-             "Epoch 100, metrics {'Recall@1': 0.20000000298023224, 'NDCG@10': 0.6185484}", "",
-             "Test, metrics {'Recall@1': 0.10000000149011612, 'NDCG@10': 0.6053019}",
+             "Epoch 1, metrics {'Recall@1': 0.4000000059604645, 'NDCG@10': 0.6198346614837646}",
+             "Epoch 50, metrics {'Recall@1': 0.30000001192092896, 'NDCG@10': 0.5314474105834961}",
+             "Epoch 100, metrics {'Recall@1': 0.20000000298023224, 'NDCG@10': 0.5185484290122986}",
+             "", "Test, metrics {'Recall@1': 0.10000000149011612, 'NDCG@10': 0.44530197978019714}",
              "torchx 2023-03-07 02:44:57 INFO     Job finished: SUCCEEDED"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
@@ -185,3 +185,194 @@ def test_repetitions_numbered_on_each_line_are_judged_each_on_its_own(tmp_path: 
     artifact = verdict_of(tmp_path, lines)
     assert not [a for a in artifact["anomalies_detected"]
                 if a["type"] in ("eval-degradation", "divergence", "not-learning")]
+
+
+# -- From sealed-84 --------------------------------------------------------------------------
+
+
+def _fedavg(rounds: int, last: int, losses: list[float] | None = None) -> list[str]:
+    lines = ["ID Reset", "ID Generated: 13"]
+    for r in range(1, last + 1):
+        loss = losses[r - 1] if losses else 2.4 * 0.97 ** r
+        lines += [f"Round {r}/{rounds}",
+                  "Learner 0..1..2..3..4..5..6..7..8..9..Finish",
+                  f"Avg Loss: {loss}, Acc: {min(0.95, 0.1 + r / rounds):.4f}"]
+    return lines
+
+
+def test_a_round_of_a_planned_number_heads_its_block_and_ends_the_plan(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _fedavg(40, 40))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    (tmp_path / "short").mkdir()
+    assert verdict_of(tmp_path / "short", _fedavg(40, 25))["terminal_state"] == "RUNNING"
+
+
+def test_an_average_loss_climbing_far_above_its_start_is_divergence(tmp_path: Path):
+    losses = [2.4, 7.4, 10.4, 11.4, 11.1, 11.9, 12.8, 12.5] + [12.6 + 0.1 * i for i in range(32)]
+    artifact = verdict_of(tmp_path, _fedavg(40, 40, losses))
+    assert artifact["decision"] == "NO-GO"
+    assert "divergence" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_training_phase_announced_then_its_model_saved_then_tested_finished(tmp_path: Path):
+    at = "2022-03-31/22:45:{:02d}\t\t"
+    lines = [at.format(45) + "Train data samples: 5216", at.format(45) + "Creating model..",
+             at.format(47) + "Model created..", at.format(47) + "Training model..",
+             at.format(48) + "Model saved..",
+             at.format(50) + "loss: 0.7977666854858398, Accuracy: 0.8942307829856873"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    # the save with nothing after it may be a periodic checkpoint's: no end
+    (tmp_path / "cut").mkdir()
+    assert verdict_of(tmp_path / "cut", lines[:-1])["terminal_state"] == "RUNNING"
+
+
+def test_a_classifier_at_its_majority_class_on_every_evaluation_is_not_learning(tmp_path: Path):
+    head = "2026-04-18 19:{:02d}:11,085 [INFO] "
+    lines = []
+    for epoch in range(1, 31):
+        tn = (0, 54, 3, 5, 1)[epoch % 5]
+        fp = 54 - tn
+        fn = (0, 80, 2, 0, 1)[epoch % 5]
+        tp = 80 - fn
+        loss = 0.08 - 0.001 * epoch
+        lines += [head.format(epoch) + f"Epoch {epoch:03d} | Total Loss: {loss:.4f}",
+                  head.format(epoch) + f"Acc: {(tp + tn) / 134:.4f} | CM: TN={tn}, FP={fp}, "
+                                       f"FN={fn}, TP={tp}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert "larger class" in " ".join(a["description"] for a in artifact["anomalies_detected"]
+                                      if a["type"] == "not-learning")
+
+
+def test_a_classifier_well_above_its_majority_class_is_not_flagged(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 31):
+        right = min(95 + epoch, 125)
+        tp, tn = right * 80 // 134, right - right * 80 // 134
+        lines += [f"Epoch {epoch:03d} | Total Loss: {0.08 - 0.001 * epoch:.4f}",
+                  f"Acc: {right / 134:.4f} | CM: TN={tn}, FP={54 - tn}, FN={80 - tp}, TP={tp}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if "larger class" in a["description"]]
+
+
+# -- From sealed-85 --------------------------------------------------------------------------
+
+
+def test_an_epoch_count_recipes_set_with_its_schedule_at_its_floor_finished(tmp_path: Path):
+    import json
+    import math
+
+    lines = [json.dumps({"train_lr": 1.5e-4 * 0.5 * (1 + math.cos(math.pi * e / 400)) + 1e-9,
+                         "train_loss": 1.2 / (1 + e / 20), "epoch": e}) for e in range(400)]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_counter_joined_to_its_number_by_a_dash_is_the_counter():
+    records = _records(["Epoch-10 lr: 2.5e-05", "epoch 10 training time: 1381.828",
+                        "model_epoch-10.pth saved"])
+    assert (records[0].epoch, records[0].metrics) == (10.0, {"lr": 2.5e-05})
+
+
+def test_a_written_submission_and_a_folds_mean_close_their_runs():
+    from babysit.parsing.closing import sums_up_folds
+
+    assert sums_up_folds("cv_score_fold_mean: 0.7807215234951743")
+    assert sums_up_folds("The averaged accuracy of 5 folds is 0.957")
+    assert not sums_up_folds("Fold 3 accuracy: 0.9475")
+
+
+def _folds(folds: int, rounds: int) -> list[str]:
+    lines = []
+    for fold in range(1, folds + 1):
+        lines.append(f"Fold {fold}")
+        for i in range(100, rounds + 1, 100):
+            valid = 0.70 + 0.03 * fold + 0.2 / (i / 100)  # each fold its own level
+            lines.append(f"[{i}]\ttraining's rmse: {0.9 - i / 20000:.6f}\t"
+                         f"valid_1's rmse: {valid:.6f}")
+    return [*lines, f"cv_score_fold_mean: {0.78:.16f}"]
+
+
+def test_each_folds_training_is_judged_on_its_own_and_the_folds_mean_ends_it(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _folds(6, 2000))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"]
+
+
+def _darts(epochs: int, last: int) -> list[str]:
+    head = "04/28 04:{:02d}:15 PM | "
+    lines = [head.format(0), head.format(0) + "Parameters:", head.format(0) + "ALPHA_LR=0.0003",
+             head.format(0) + f"EPOCHS={epochs}", head.format(0) + "W_LR=0.025", head.format(0),
+             head.format(0) + "Logger is set - training start"]
+    for e in range(1, last + 1):
+        at = head.format(e % 60)
+        loss = 2.3 / (1 + e / 5)
+        for step in range(0, 356, 50):
+            lines.append(at + f"Train: [{e:2d}/{epochs}] Step {step:03d}/355 Loss {loss:.3f} "
+                              f"Prec@(1,5) (55.0%, 90.0%)")
+        lines.append(at + f"Train: [{e:2d}/{epochs}] Final Prec@1 55.0000%")
+        for step in range(0, 89, 40):
+            lines.append(at + f"Valid: [{e:2d}/{epochs}] Step {step:03d}/088 Loss "
+                              f"{loss * (2 if step < 80 else 1.1):.3f} Prec@(1,5) (50.0%, 90.0%)")
+        lines.append(at + f"Valid: [{e:2d}/{epochs}] Step 088/088 Loss {loss * 1.1:.3f} "
+                          f"Prec@(1,5) (50.0%, 90.0%)")
+        lines.append(at + f"Valid: [{e:2d}/{epochs}] Final Prec@1 50.0000%")
+    return lines
+
+
+def test_a_darts_search_reads_its_phase_labelled_epochs_and_steps():
+    records = _records(_darts(50, 2))
+    train = [r for r in records if "loss" in r.metrics]
+    # (placed in the run: the plan is its epochs times the epoch's steps)
+    assert (train[0].step, train[0].target_steps) == (0, 50 * 355)
+    assert train[-1].step == 355 + 350
+    assert "alpha_lr" not in {k for r in records for k in r.metrics}  # settings, no records
+    val = [r.metrics["val_loss"] for r in records if "val_loss" in r.metrics]
+    assert len(val) == 2  # the pass's last batch only, once an epoch
+
+
+def test_a_darts_search_to_its_last_planned_epoch_finishes(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _darts(20, 20))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_line_of_name_number_pairs_is_read_whole_with_its_loops_epoch():
+    records = _records([f"arch_epoch {e:03d} top1_acc 0.90{e} top5_avg_acc 0.88{e} baseline 0.80"
+                        for e in range(3)])
+    assert [r.epoch for r in records] == [0.0, 1.0, 2.0]
+    assert records[0].metrics["top1_acc"] == 0.9
+
+
+def test_a_data_loader_worker_exiting_unexpectedly_is_the_runs_death(tmp_path: Path):
+    lines = [f"[2024-09-23 13:{m:02d}:52] Epoch {m} - Training Loss: {0.9 - m / 50:.4f}, "
+             f"Training Accuracy: {50 + m:.2f}" for m in range(1, 11)]
+    lines.append("[2024-09-23 13:55:18] Error: DataLoader worker (pid(s) 1142198) exited "
+                 "unexpectedly")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+
+
+def test_a_run_started_again_and_again_untrained_is_a_crash_loop(tmp_path: Path):
+    artifact = verdict_of(tmp_path, ["========== fold: 0 training =========="] * 4)
+    # high, not a blocker: what the starts printed may be training in a shape not read
+    assert artifact["decision"] == "CONDITIONAL"
+    assert [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]] == [
+        ("crash", "high")]
+
+
+def test_a_header_printed_before_each_epochs_figures_is_no_new_start(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 6):
+        lines += ["Epoch    GPU_mem   box_loss   cls_loss", f"epoch {epoch} loss {1 / epoch:.3f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
+
+
+def test_a_start_that_gets_through_resolves_the_crash_loop(tmp_path: Path):
+    start = ["Starting new training run", "Hyperparameters:", "  initial_learning_rate: 0.002"]
+    lines = start * 3 + [f"Step {s}: loss={2.0 - s / 100:.3f}" for s in range(1, 40)]
+    artifact = verdict_of(tmp_path, lines)
+    crash = [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
+    assert crash and all("resolved" in a["description"] for a in crash)
+    assert artifact["decision"] != "NO-GO"

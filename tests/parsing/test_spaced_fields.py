@@ -160,8 +160,9 @@ def test_average_meters_beside_colon_pairs_give_their_latest_value(
 def test_a_word_in_parentheses_is_no_average():
     from babysit.parsing.formats import key_values
 
-    # a meter's average is a number: `(best)` qualifies, it averages nothing
-    assert key_values("epoch: 3 Loss 0.5 (best)") == {"epoch": 3.0}
+    # a meter's average is a number: `(best)` qualifies, it averages nothing (the
+    # capitalised loss after a counter is read, as pt.darts prints it)
+    assert key_values("epoch: 3 Loss 0.5 (best)") == {"epoch": 3.0, "loss": 0.5}
     assert key_values("ResNet 50 (pretrained): 0.5") == {}
 
 
