@@ -566,7 +566,37 @@ def parse_splatting_eval(segment: str) -> Parsed | None:
                   metrics={f"{split}/l1": l1, f"{split}/psnr": psnr})
 
 
+# --- StyleGAN2-ADA, StyleGAN3, StyleGAN-V, StyleGAN-XL (NVlabs' training loop) ------------
+# `Training for 3000 kimg...`, then a line a tick: `tick 750   kimg 3000.0   time 2d 14h
+# 58m   sec/tick 299.1   sec/kimg 74.92   maintenance 0.1   cpumem 5.42   gpumem 4.37
+# reserved 6.36   augment 0.338`. The images shown, in thousands, are its progress (no
+# loss is printed); its FIDs come as JSON lines of their own (`{"results": {"fid50k_full":
+# 29.3}, …}`).
+_STYLEGAN_PLAN = lazy_re.compile(r"^Training for (\d+(?:\.\d+)?) kimg\.\.\.\s*$")
+_STYLEGAN_TICK = lazy_re.compile(r"^tick\s+\d+\s+kimg\s+(?P<kimg>\d+(?:\.\d+)?)\s+time\s+.*?"
+                                 r"sec/kimg\s+(?P<rate>[\d.]+)")
+_STYLEGAN_FIELD = lazy_re.compile(r"\b(augment|gpumem|cpumem)\s+(-?[\d.]+)")
+
+
+def parse_stylegan(segment: str) -> Parsed | None:
+    if segment.startswith("Training for "):
+        plan = _STYLEGAN_PLAN.match(segment)
+        if plan is not None:
+            return Parsed("stylegan", None, round(float(plan.group(1)) * 1000))
+        return None
+    if not segment.startswith("tick"):
+        return None
+    tick = _STYLEGAN_TICK.match(segment)
+    if tick is None:
+        return None
+    metrics = {"sec_per_kimg": float(tick.group("rate"))}
+    for name, value in _STYLEGAN_FIELD.findall(segment):
+        metrics[name] = float(value)
+    return Parsed("stylegan", round(float(tick.group("kimg")) * 1000), None, metrics=metrics)
+
+
 FRAMEWORK_PARSERS = (
+    parse_stylegan,
     parse_splatting_eval,
     parse_example_epoch,
     parse_fairseq,

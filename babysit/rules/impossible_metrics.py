@@ -6,8 +6,10 @@ between 0 and 1, or 0 and 100 printed as a percentage. The PyTorch quickstart's 
 adapted in a notebook (`Accuracy: 113.7%, Avg loss: 0.33`, sealed-8) divides by the
 number of batches instead of the number of samples; a BLEU of 140 sums its sentences.
 Whatever such a figure says — that the run improves, which checkpoint is best — cannot
-be trusted until it is computed again. Raised once per metric, never withdrawn by a later
-value in range (the computation that gave the impossible one is still the one used).
+be trusted until it is computed again. So is a distance below 0 (a FID, a KID, an LPIPS)
+and any figure past what a float32 can hold (StyleGAN2-ADA's FID of 8.2e+51 on broken
+reference statistics). Raised once per metric, never withdrawn by a later value in range
+(the computation that gave the impossible one is still the one used).
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ _TWIN_RECORDS = 5  # records in a row, equal to every digit, before it speaks
 _NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$", re.IGNORECASE)
 
 
+# A distance between distributions or images, never below 0 (`fid50k_full`, `kid`, `fvd`,
+# `lpips`); and a figure past what a float32 can hold, an overflow whatever its name
+# (StyleGAN2-ADA's `fid50k_full` of 8.2e+51, then -3.1e+68, on a broken statistics file).
+_DISTANCE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:fid|kid|fvd|lpips)(?:$|[/_.\s@-]|\d)",
+                                 re.IGNORECASE)
+_FLOAT32_MAX = 3.4e38
+
+
 class ImpossibleMetricRule:
     """A share metric above 100 % or below 0 (see the module); an evaluation's loss that
     is the training loss (see `_twinned`)."""
@@ -53,6 +63,17 @@ class ImpossibleMetricRule:
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out = self._twinned(point)
+        for key, value in point.metrics.items():
+            if key in self._raised or not math.isfinite(value):
+                continue
+            if abs(value) > _FLOAT32_MAX or (value < 0 and _DISTANCE_WORD.search(key)):
+                self._raised.add(key)
+                why = "beyond any float32" if abs(value) > _FLOAT32_MAX else \
+                    "below 0, which a distance cannot be"
+                out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
+                                 f"{key} = {value:.4g}, {why}: the metric is computed wrong "
+                                 f"(an overflow, broken reference statistics), and what it "
+                                 f"says of the run cannot be trusted", key=key))
         for key in quality_keys(point.metrics):
             value = point.metrics[key]
             if key in self._raised or not math.isfinite(value) or 0 <= value <= _TOP \

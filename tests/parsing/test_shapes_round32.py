@@ -376,3 +376,40 @@ def test_a_start_that_gets_through_resolves_the_crash_loop(tmp_path: Path):
     crash = [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
     assert crash and all("resolved" in a["description"] for a in crash)
     assert artifact["decision"] != "NO-GO"
+
+
+# -- From sealed-86 --------------------------------------------------------------------------
+
+
+def _stylegan(kimg: int, last: int, fid: float = 29.3) -> list[str]:
+    lines = ["Loading training set...", f"Training for {kimg} kimg...", ""]
+    for tick in range(last + 1):
+        lines.append(f"tick {tick:<5d} kimg {4.0 * tick:<8.1f} time {tick * 5}m 0s   sec/tick "
+                     f"299.1   sec/kimg 74.92   maintenance 0.1    cpumem 5.42   gpumem 4.37   "
+                     f"reserved 6.36   augment 0.338")
+    lines += ["Evaluating metrics...",
+              '{"results": {"fid50k_full": ' + str(fid) + '}, "metric": "fid50k_full", '
+              '"total_time": 457.4, "num_gpus": 2}', "", "Exiting..."]
+    return lines
+
+
+def test_stylegans_ticks_are_its_progress_toward_its_kimg(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _stylegan(400, 100))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+    (tmp_path / "short").mkdir()
+    assert verdict_of(tmp_path / "short", _stylegan(400, 40)[:-4])["terminal_state"] == "RUNNING"
+
+
+def test_a_distance_below_zero_or_past_any_float32_is_impossible(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _stylegan(400, 100, fid=-3.1e68))
+    assert "impossible-metric" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_an_auc_climbing_from_near_zero_is_no_ranking_turned_backwards(tmp_path: Path):
+    lines = []
+    for epoch in range(10, 310, 10):
+        pck = min(0.97, 0.3 + epoch / 400)
+        lines.append(f"Epoch(val) [{epoch}][2/2]    PCK: {pck:.6f}  AUC: "
+                     f"{0.01 + epoch / 2700:.6f}  NME: {0.25 - epoch / 1500:.6f}")
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if "backwards" in a["description"]]
