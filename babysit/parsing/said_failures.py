@@ -28,6 +28,8 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   after its rollout workers died; the same said of an error, an exception, a crash, a
   failure, a lost or unresponsive worker. Not an early stop (`due to no improvement`),
   nor a scheduler's limit (`due to time limit`: its own line says TIMEOUT);
+- at error level, a handler's sentence that an error occurred, with its message
+  (`ERROR - An error occurred during execution: [Errno 2] No such file or directory: …`);
 - the script says it exits on an error (keithito's Tacotron: `Exiting due to exception:
   Loss Exploded`; `exiting because of an error`), or opens a line on a fatal error
   (`Fatal error in main loop`, `FATAL ERROR: …`): a handler caught what stopped it.
@@ -76,6 +78,13 @@ _WENT_WRONG = lazy_re.compile(
 _RAISED_IN = lazy_re.compile(r"\b(?:Exception|Error)s? (?:in|during|while) (?:the )?"
                              r"(?:training|train(?:ing)? loop|main loop|fitting|run)\b"
                              r"\s*[:.!].*")
+# At error level, a handler's sentence that an error occurred, with its message
+# (PtychoPINN's `2025-07-18 18:10:53,684 - ERROR - An error occurred during execution:
+# [Errno 2] No such file or directory: '…/fly001_transposed.npz'`): training that goes
+# on after it outlives it.
+_ERROR_OCCURRED = lazy_re.compile(
+    r"\b(?:[Aa]n?\s+)?(?:(?:unexpected|fatal|unhandled|uncaught)\s+)?(?:[Ee]rror|[Ee]xception)\s+"
+    r"(?:has\s+)?(?:occurr?ed|happened|was\s+raised)\b[^:]{0,60}:\s*\S.*")
 _FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
 _STOPPED_BY_FAULT = lazy_re.compile(
     r"\b(?:stop|stopping|stopped|terminat\w*|abort\w*|halt\w*)\s+(?:the\s+)?training\s+"
@@ -95,7 +104,8 @@ def said_failure(line: str) -> list[LogEvent]:
             and "Error running" not in line and "Error while" not in line \
             and "Error when" not in line and "xit" not in line and "atal" not in line \
             and "FATAL" not in line and "wrong" not in line and " in t" not in line \
-            and " during" not in line and " while" not in line:
+            and " during" not in line and " while" not in line and "ccur" not in line \
+            and "appened" not in line and "raised" not in line:
         return []
     text = line.strip()
     if "wrong" in line and (wrong := _WENT_WRONG.match(line)) is not None:
@@ -116,6 +126,9 @@ def said_failure(line: str) -> list[LogEvent]:
     if (level := _ERROR_LEVEL.search(line)) is not None \
             and (raised_in := _RAISED_IN.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(raised_in.group(0), 300))]
+    if (level := _ERROR_LEVEL.search(line)) is not None \
+            and (occurred := _ERROR_OCCURRED.search(line, level.end())) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(occurred.group(0), 300))]
     if "failed" in line and (level := _ERROR_LEVEL.search(line)) is not None \
             and (said := _SAYS_FAILED.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(said.group(0), 300))]

@@ -44,7 +44,7 @@ EVENT_RULES: dict[EventKind, EventRule] = {
     EventKind.CRASH_LOOP: EventRule(
         AnomalyType.CRASH,
         "crash loop: the run was started again and again and no start trained past its "
-        "first record (each died or was killed at its start; the error went elsewhere)",
+        "first record (each start died or was stopped before it trained)",
         Severity.HIGH, key="crash loop"),
     EventKind.NCCL: EventRule(AnomalyType.NCCL,
                               "collective communication (NCCL/Gloo) error or timeout"),

@@ -413,3 +413,18 @@ def test_an_auc_climbing_from_near_zero_is_no_ranking_turned_backwards(tmp_path:
                      f"{0.01 + epoch / 2700:.6f}  NME: {0.25 - epoch / 1500:.6f}")
     artifact = verdict_of(tmp_path, lines)
     assert not [a for a in artifact["anomalies_detected"] if "backwards" in a["description"]]
+
+
+# -- From sealed-87 --------------------------------------------------------------------------
+
+
+def test_an_error_said_to_have_occurred_at_error_level_is_the_runs_death(tmp_path: Path):
+    lines = ["2025-07-18 18:10:50,100 - INFO - Loading data from datasets/fly/fly001.npz",
+             "2025-07-18 18:10:53,684 - ERROR - An error occurred during execution: [Errno 2] "
+             "No such file or directory: 'datasets/fly/fly001_transposed.npz'"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+    # not at error level, the same words are no failure (a warning's advice)
+    (tmp_path / "info").mkdir()
+    quiet = verdict_of(tmp_path / "info", [lines[0], lines[1].replace("ERROR", "INFO")])
+    assert quiet["terminal_state"] != "FAILED"
