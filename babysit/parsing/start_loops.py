@@ -103,6 +103,8 @@ class StartLoops:
         start's (an epoch further on, another loss) made progress of its own, and its
         first line was no new start (YOLO's header line before each epoch's bar). A first
         line that is itself a record marks no start at all."""
+        if self._moved or self._done:
+            return  # (decided: no crash loop to look for, nothing to keep per record)
         if self._first is not None and self._first[:8] in raw_line \
                 and message(clean(raw_line)).strip() == self._first:
             self._moved = True
