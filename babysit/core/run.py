@@ -270,7 +270,14 @@ class Run:
         reading = self.reading
         if reading is not None and reading.progress == "record":
             return None
-        return self.series.target_steps
+        series = self.series
+        if series.total_epochs and series.epoch is not None \
+                and series.epoch >= series.total_epochs:
+            # Its epochs counted to their planned total (OpenPCDet's outer `epochs: 100%|
+            # 11/11` bar over an inner `train: 1058/1856` one): the steps counted were an
+            # epoch's, and the plan is done whatever they say.
+            return None
+        return series.target_steps
 
     def _check_deadline(self, limit: TimeLimit) -> None:
         warning = deadline_warning(limit, self.step, self.series.target_steps,

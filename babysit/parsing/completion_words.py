@@ -76,6 +76,10 @@ _SAID = lazy_re.compile(
     r"\d[\d,]*\s+(?:epochs|steps|iterations|iters|episodes|updates|rounds|generations)\b)|"
     r"^\W*(?:Environment\s+|Task\s+)?[Ss]olved\s*(?:!|\bat\s+episode[\s:=#]*\d+\b|"
     r"\bafter\s+\d+\s+episodes\b)|"
+    # a script that tags each line with its stage (`[data] …`, `[train] …`, `[epoch 001]
+    # …`, `[checkpoint] saved …`) opens its last on the stage of ending: `[done]
+    # node_ckpt=…/linker_node_diffusion.pt` (a PROTAC diffusion trainer's two stages)
+    r"^\[(?:done|finished|complete[d]?|end)\](?:[\s:]|$)|"
     # the model said trained, with how much or how long it took: `Model trained in 100
     # epochs.`, `Trained for 50 epochs`, `The network was trained in 253.4 seconds`
     rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"

@@ -536,7 +536,9 @@ def parse_deepspeed(segment: str) -> Parsed | None:
 
 
 # `Beginning of Epoch 1/16, Total Micro Batches 460` (DeepSpeed-Chat)
-_MICRO_BATCHES = lazy_re.compile(r"Epoch (\d+)/(\d+), Total Micro Batches (\d+)")
+# (step 3, PPO, counts its generation batches: `Beginning of Epoch 1/1, Total Generation
+# Batches 120`)
+_MICRO_BATCHES = lazy_re.compile(r"Epoch (\d+)/(\d+), Total (?:Micro|Generation) Batches (\d+)")
 
 
 def deepspeed_chat_plan(line: str) -> tuple[int, int] | None:

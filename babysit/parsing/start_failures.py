@@ -34,6 +34,10 @@ _USAGE = lazy_re.compile(r"^\s*[Uu]sage: (\S+)")
 _ARGPARSE_ERROR = lazy_re.compile(r"^(\S+): error: (.*\S)?\s*$")
 # click / typer: `Error: No such option: --lr` (after `Usage:` and `Try 'prog --help'`).
 _CLICK_ERROR = lazy_re.compile(r"^Error: (.+)$")
+# wasabi's fail message (spaCy's, thinc's, prodigy's and weasel's command lines print their
+# refusals with `msg.fail(…, exits=1)`): `✘ Invalid config override 'paths.dev': …`, or
+# `[x] …` where the terminal cannot print the glyph.
+_WASABI_FAIL = lazy_re.compile(r"^(?:\u2718|\[x\]) ([A-Z].+)$")
 # A usage text runs a few hundred lines at most (one line per option); click's error
 # comes a few lines under its usage line.
 _USAGE_REACH = 400
@@ -70,6 +74,11 @@ class StartFailures:
         if "sage: " in line and (usage := _USAGE.match(line)) is not None:
             self._usage, self._since_usage = usage.group(1), 0
             return []
+        if not self._trained and (line.startswith("\u2718 ") or line.startswith("[x] ")):
+            refused = _WASABI_FAIL.match(line.strip())
+            if refused is not None:
+                return [LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(
+                    f"{refused.group(1)} (its command line stopped before training)", 300))]
         if "rror" not in line and "shared" not in line:
             return []
         if ": error:" in line or line.startswith("Error: "):

@@ -10,7 +10,8 @@ Tried in order, on the names of one record:
    a weight, or a reinforcement-learning or GAN player's loss (those need not fall);
 2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
 3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
-   then a cost (`cost`, `train_cost`) or an objective (`obj`);
+   then a cost (`cost`, `train_cost`) or an objective (`obj`); then a regression's error
+   on the training set (`rmse_trn`, `train_mse`);
 4. a training figure named for training and nothing else (TEACH's `Train_rf`, a bare
    `train`): not a score, a rate, a time or a count.
 """
@@ -70,6 +71,12 @@ _COST = lazy_re.compile(r"(^|[/_ .-])(train(ing)?_)?(cost|obj|objective)$", re.I
 _COST_OF_TIME = lazy_re.compile(r"(^|[/_ .-])(time|wall|clock|secs?|seconds|duration|elapsed|"
                                 r"compute|comm|communication|memory|batch|reader|data|io)"
                                 r"[/_ .-]", re.IGNORECASE)
+# A regression's error on the training set, named by its measure and that split alone
+# (DeePMD's `lcurve.out`: `rmse_trn` beside its parts `rmse_e_trn` and `rmse_f_trn`;
+# `train_mse`): the quantity the optimiser drives down, the loss by another name.
+_TRAIN_ERROR = lazy_re.compile(r"^(?:(?:train|training|trn)[/_ .-](?:rmse|mse|mae)|"
+                               r"(?:rmse|mse|mae)[/_ .-](?:train|training|trn))$",
+                               re.IGNORECASE)
 _OBJECTNESS = lazy_re.compile(r"^obj$", re.IGNORECASE)
 _DETECTOR = lazy_re.compile(r"iou|recall|class|no_?obj", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
@@ -114,7 +121,7 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
         # (a loss named for the training, `Averaged Train Loss`, is its whole objective:
         # a part of a sum is named for what it scores, `box_loss`)
         return found
-    for pattern in (_CROSS_ENTROPY, _PERPLEXITY, _COST):
+    for pattern in (_CROSS_ENTROPY, _PERPLEXITY, _COST, _TRAIN_ERROR):
         found = next((k for k in names if pattern.search(k)
                       and not NOT_TRAIN_LOSS.search(k) and not _COST_OF_TIME.search(k)), None)
         if found is not None and _OBJECTNESS.match(found) \

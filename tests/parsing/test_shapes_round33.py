@@ -1,0 +1,122 @@
+"""Shapes read and judged since the thirty-third session, each on lines written in the
+real shape of a public log (the corpus's sealed sets, scored blind first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.completion_words import says_finished
+from babysit.parsing.parser import LogParser
+from babysit.rules.objective_names import objective_key
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]):
+    parser = LogParser()
+    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
+
+
+# -- A command line refused by wasabi's fail message ----------------------------------------
+
+
+def test_a_wasabi_fail_message_before_training_is_the_runs_death(tmp_path: Path):
+    # `spacy train` with a malformed override: one red line, and the CLI exits 1.
+    artifact = verdict_of(tmp_path, [
+        "\x1b[38;5;1m[x] Invalid config override 'paths.dev': name should start with "
+        "--\x1b[0m"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+
+
+def test_a_wasabi_fail_message_that_training_outlives_is_no_death(tmp_path: Path):
+    rows = [f"  {e}     {200 * e:>4}         {30 + e:.2f}   {1600 / (e + 1):.2f}   "
+            f"{40 + 5 * e:.2f}   {41 + 5 * e:.2f}   {39 + 5 * e:.2f}    {0.4 + 0.05 * e:.2f}"
+            for e in range(6)]
+    artifact = verdict_of(tmp_path, [
+        "\u2718 Some pipeline components have no vectors",
+        "============================= Training pipeline =============================",
+        "E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+        "---  ------  ------------  --------  ------  ------  ------  ------", *rows,
+        "\u2714 Saved pipeline to output directory", "output/model-last"])
+    assert artifact["terminal_state"] != "FAILED"
+
+
+# -- A regression's training error is its objective -----------------------------------------
+
+
+def test_a_training_rmse_named_by_its_split_is_the_objective():
+    assert objective_key(["rmse_trn", "rmse_e_trn", "rmse_f_trn", "lr"]) == "rmse_trn"
+    assert objective_key(["train_mse", "val_mse"], whole_only=True) == "train_mse"
+    assert objective_key(["rmse", "lr"]) is None  # no split: it may be an evaluation's
+
+
+def _lcurve(values: list[float]) -> list[str]:
+    lines = ["#  step      rmse_trn    rmse_e_trn    rmse_f_trn         lr"]
+    for i, v in enumerate(values):
+        lines.append(f"{i * 100:>7}      {v:.2e}      1.99e+02      {v / 30:.2e}    5.0e-03")
+    return lines
+
+
+def test_a_training_rmse_jumping_back_to_its_start_is_a_spike(tmp_path: Path):
+    falling = [1.81e5, 3.89e3, *(3.85e3 - 20 * i for i in range(14))]
+    artifact = verdict_of(tmp_path, _lcurve([*falling, 1.81e5, 1.81e5, 1.80e5, 1.81e5]))
+    assert "loss-spike" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+# -- Plans and ends ---------------------------------------------------------------------------
+
+
+def test_deepspeed_chats_ppo_banner_gives_its_plan():
+    records = LogParser().feed_lines(
+        ["Beginning of Epoch 1/1, Total Generation Batches 120",
+         "epoch: 0|step: 0|ppo_ep: 1|act_loss: 0.38134765625|cri_loss: 0.25390625|"
+         "unsuper_loss: 0.0"])
+    assert any(r.target_steps == 120 for r in records)
+
+
+def test_a_stage_tag_of_ending_opening_the_last_line_says_the_run_finished():
+    assert says_finished("[done] node_ckpt=/home/u/checkpoints/linker_node_diffusion.pt")
+    assert says_finished("[finished]")
+    assert not says_finished("[done] epoch 3")
+
+
+def _tagged(epochs: int, last: int) -> list[str]:
+    lines = ["[config] DEVICE=cuda", "[run] training node diffusion",
+             f"[train] device=cuda batch_size=16 epochs={epochs}"]
+    for e in range(1, last + 1):
+        lines.append(f"[epoch {e:03d}] train_loss={0.6 / e ** 0.3:.4f} "
+                     f"val_loss={0.5 / e ** 0.3:.4f}")
+    return lines
+
+
+def test_a_tagged_run_closing_on_its_done_stage_finished(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_tagged(100, 100), "[done] ckpt=/ckpt/model.pt"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def _nested_bars(epochs: int, done: int) -> list[str]:
+    # Both bars redrawn together, the inner one's last redraws before the end not kept
+    # (the real log's last inner bar reads 1058/1856).
+    lines = []
+    for e in range(done):
+        outer = (f"epochs:  {100 * e // epochs:>2}%|##        | {e}/{epochs} "
+                 f"[1:23:30<4:52:33, 1950.35s/it, loss=0.{80 - e}, lr=0.000742]")
+        for b in range(0, 1856 if e < done - 1 else 1100, 100):
+            lines += [f"train:  {100 * b // 1856:>2}%|#####     | {b}/1856 "
+                      f"[18:29<13:56,  1.04s/it, total_it={e * 1856 + b}]", outer]
+    lines.append(f"epochs: 100%|##########| {epochs}/{epochs} [5:57:54<00:00, 1952.27s/it, "
+                 f"loss=0.778, lr=1e-7]")
+    return lines
+
+
+def test_an_outer_epochs_bar_at_its_total_is_the_plan_done(tmp_path: Path):
+    # OpenPCDet: the last inner bar redrawn was mid-epoch; the outer one reached 11/11.
+    lines = _nested_bars(11, 11)
+    lines.append("2022-05-30 18:41:37,862   INFO  **********************End training "
+                 "kitti_models/pdv(default)**********************")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_an_outer_epochs_bars_rate_is_no_throughput(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _nested_bars(15, 6)[:-1])
+    assert "slow-throughput" not in {a["type"] for a in artifact["anomalies_detected"]}
