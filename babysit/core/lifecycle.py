@@ -94,6 +94,7 @@ class RunLifecycle:
         self.ending: Ending | None = None
         self._pending: PendingFailure | None = None
         self._completion: LogEvent | None = None  # seen in the current attempt
+        self._completion_at: int | None = None  # the step it was said at
         self._attempt_advances = 0
         # The last thread's death, with the attempt and its advances then (see `_failure`).
         self._thread_death: tuple[LogEvent, int, int] | None = None
@@ -146,7 +147,8 @@ class RunLifecycle:
 
     # --- evidence from the log ----------------------------------------------------------
 
-    def on_step(self, step: int, target: int | None, stamped: bool = False) -> bool:
+    def on_step(self, step: int, target: int | None, stamped: bool = False,
+                bare: bool = False) -> bool:
         """The step moved (forward, or back after a resume). True when that shows the
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
@@ -155,6 +157,13 @@ class RunLifecycle:
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
         elif self._last_output(step, stamped):
+            return False
+        elif bare and self._completion is not None and self._completion_at is not None \
+                and step == self._completion_at + 1:
+            # The loop's bar ticks once its iteration's body is over: after the sentence
+            # the last iteration printed (trlx's `FINISHED TRAINING`, then `10it [00:15,
+            # 1.24s/it]`), a step with no figures is that tick, not training going on.
+            self._completion_at = None
             return False
         return self._trained(evidence)
 
@@ -329,6 +338,7 @@ class RunLifecycle:
                 # finished (a summary line, then the final evaluation); it does replace
                 # what said only that the loop stood still.
                 self._completion = event
+                self._completion_at = step
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
             told = self.ending

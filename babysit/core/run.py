@@ -369,7 +369,8 @@ class Run:
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, "training went on")
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps,
-                                                    stamped=record.time is not None) \
+                                                    stamped=record.time is not None,
+                                                    bare=not _trains(record.metrics)) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {step}")

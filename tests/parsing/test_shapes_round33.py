@@ -120,3 +120,26 @@ def test_an_outer_epochs_bar_at_its_total_is_the_plan_done(tmp_path: Path):
 def test_an_outer_epochs_bars_rate_is_no_throughput(tmp_path: Path):
     artifact = verdict_of(tmp_path, _nested_bars(15, 6)[:-1])
     assert "slow-throughput" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def _trlx(epochs: int) -> list[str]:
+    lines = []
+    for e in range(epochs):
+        lines += [f"{e}it [00:{e + 1:02d},  1.3{e}s/it]epoch {e}", f"epoch {e}"]
+    return lines
+
+
+def test_the_bars_tick_after_the_last_iterations_sentence_is_no_training(tmp_path: Path):
+    # trlx's two ranks: `FINISHED TRAINING`, then the epoch bar's tick of that last
+    # iteration and its close, then the other rank's sentence.
+    artifact = verdict_of(tmp_path, [*_trlx(10), "FINISHED TRAINING",
+                                     "10it [00:15,  1.24s/it]", "10it [00:15,  1.60s/it]",
+                                     "FINISHED TRAINING", "FINISHED SAVING MODEL"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_training_that_goes_on_after_the_sentence_reopens_the_run(tmp_path: Path):
+    lines = [*_trlx(10), "FINISHED TRAINING",
+             *(f"{e}it [00:{e + 1:02d},  1.3s/it] loss={1 / e:.3f}" for e in range(10, 14))]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
