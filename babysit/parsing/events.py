@@ -190,6 +190,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # or to the head of whatever the program printed next, as it stopped (Caffe's
          # `^CI1230 20:51:29.566437 23363 solver.cpp:391] Test interrupted.`)
          r"^(\^C)(?=[A-Z\[])|"
+         # or to the tail of a line the program had begun (darknet's `1^C` under its last
+         # iteration, a bar's `45%|████▌     | ^C`)
+         r"\S\s?(\^C)\s*$|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          # (the same word alone after a logger's timestamp: nnU-Net's own log file, its

@@ -476,6 +476,14 @@ class FailureReader:
             return [] if loose is None else [loose]
         headless, logged = self._headless, self._logged
         self._lines = 0
+        if self._in_thread and not headless:
+            # A helper thread's traceback the log ends in: that thread's death, however
+            # its exception line was lost.
+            self._in_thread = False
+            self._save_failed, self._save_frame = None, False
+            name = f"{self._named} ({CUT_OFF})" if self._named else CUT_OFF
+            return [LogEvent(EventKind.THREAD_FAILED, self._header or "Traceback",
+                             name)]
         if headless or logged:
             self._save_failed, self._save_frame = None, False
             return []

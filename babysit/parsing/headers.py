@@ -28,10 +28,11 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # follows (`Epoch of: 5 Perf:`, then `Aligned R-Squared: … | Aligned RMSE: …`).
 # Or with its plan (`[Epoch 1/10]` over a `train:` block and a `valid:` block, a Colab
 # notebook's hand loop): the outer counter, as Keras's header says it; or the plan in
-# brackets after it (Pointnet2's `Epoch 251 (251/251):`).
+# brackets after it (Pointnet2's `Epoch 251 (251/251):`), or the counter and the plan in
+# brackets (pytorch-nested-unet's `Epoch [93/100]` over its two bars).
 _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
                                 r"(?:Epoch|EPOCH|epoch)"
-                                r"(?:\s+(?:of|no\.?|No\.?|number|#))?[\s:#]+(\d+)"
+                                r"(?:\s+(?:of|no\.?|No\.?|number|#))?(?:[\s:#]+\[?|\s*\[)(\d+)"
                                 r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
 # A round of a planned number of rounds, alone on its line (a federated simulation's

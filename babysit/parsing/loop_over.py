@@ -186,6 +186,7 @@ class LoopOver:
         self._first: float | None = None  # the current launch's first counter
         self._count: float | None = None  # its last counter (a step, else an epoch)
         self._earlier: list[float] = []  # where earlier launches stopped
+        self._epoch_now: float | None = None  # the epoch the latest record said
         self._interval = 0.0  # the smallest recent move of the counter (its logging interval)
         self._even = True  # the counter moved by the same interval at every record
         self._epoch_each = True  # the epoch moved on by one at every record
@@ -221,7 +222,13 @@ class LoopOver:
         is a new launch appended to the same log."""
         if counter is not None and self._first is not None and self._count is not None \
                 and counter <= self._first < self._count:
-            if self._records >= _MIN_LAUNCH and self._first <= _SEEN_FROM_START * self._count:
+            next_epoch = epoch is not None and self._epoch_now is not None \
+                and epoch > self._epoch_now
+            if self._records >= _MIN_LAUNCH and self._first <= _SEEN_FROM_START * self._count \
+                    and not next_epoch:
+                # (not a counter of each epoch's batches, back at 0 as the epoch moves on:
+                # MMCV's JSON log, `"epoch": 9, "iter": 16040` then `"epoch": 10, "iter":
+                # 20`, stops at the same count every epoch)
                 # (only a launch seen from its start: a log that opens on the tail of an
                 # earlier run, `Episode 9730` to `9990`, shows where that run stopped, not
                 # that it ran its whole count)
@@ -234,6 +241,8 @@ class LoopOver:
             self._even = self._epoch_each = True
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
+        if epoch is not None:
+            self._epoch_now = epoch
         if self._first is None:
             self._first = counter
         if counter is not None:

@@ -64,6 +64,7 @@ from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
+from babysit.parsing.rounded_zeros import unresolved_lr
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
@@ -474,6 +475,8 @@ class LogParser:
             return Record(step=self.step, target_steps=self.target, events=events) \
                 if events else None
         record = self._feed(raw_line)
+        if record is not None and 0.0 in record.metrics.values():
+            record = unresolved_lr(record, raw_line)  # (see `rounded_zeros`)
         if record is not None and any(e.kind is EventKind.COMPLETED for e in record.events):
             looping = self._start_loops.completed() or looping
         if record is not None and record.metrics:

@@ -66,6 +66,8 @@ _END_POINTS = 2  # ... or, once the run finished, evaluations that were all it m
 # epoch 0 and again after epoch 75), exactly at the floor (nothing right at all).
 _SPAN_POINTS = 3
 _SPAN_FACTOR = 20
+# Evaluations at the floor that no slow start explains: a blocker while the run goes on.
+_LONG_FLOOR = 4 * FLOOR_POINTS
 COIN_POINTS = 3  # evaluations of a second accuracy at a guess's share, every one of them
 _OVERLAP = lazy_re.compile(r"dice|iou|jaccard", re.IGNORECASE)
 # A chance-corrected agreement (Cohen's kappa, Matthews' correlation): exactly 0 is a
@@ -213,6 +215,7 @@ class MetricFloorRule:
         # epochs are in rows of their own), not the same one printed twice.
         self._trained_since: set[str] = set()
         self._r2: dict[str, float] = {}  # each held-out R^2's last value
+        self._long: set[str] = set()  # at their floor for `_LONG_FLOOR` evaluations
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -257,6 +260,17 @@ class MetricFloorRule:
             if point.step is not None and is_eval_metric(key):
                 span = (self._first_step.setdefault(key, point.step), point.step)
             found = at_floor(values, span) if key not in self._raised else None
+            if key in self._raised and len(values) == _LONG_FLOOR and key not in self._long \
+                    and (is_eval_metric(key) or key.startswith(("test_", "test/"))) \
+                    and not _AGENT_RATE.search(key):
+                # Still at its floor after four times the evaluations that raised it (an
+                # RT-DETR whose COCO AP stays under 0.005 for 39 epochs while its loss
+                # falls from 36 to 10): no slow start, a model that scores nothing.
+                self._long.add(key)
+                out.append(Reassess(AnomalyType.NOT_LEARNING, Severity.BLOCKER,
+                                    f"{key} is still at its floor after {len(values)} "
+                                    f"evaluations: no slow start, a model that scores "
+                                    f"nothing on held-out data", key=floor_key(key)))
             if found is not None:
                 self._raised.add(key)
                 if key in errors:

@@ -143,3 +143,97 @@ def test_training_that_goes_on_after_the_sentence_reopens_the_run(tmp_path: Path
              *(f"{e}it [00:{e + 1:02d},  1.3s/it] loss={1 / e:.3f}" for e in range(10, 14))]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "RUNNING"
+
+
+# -- sealed-89 ----------------------------------------------------------------------------
+
+
+def test_a_helper_threads_traceback_the_log_ends_in_is_the_runs_death(tmp_path: Path):
+    # nnU-Net's augmenter thread, at epoch 0, the paste cut before its exception line.
+    artifact = verdict_of(tmp_path, [
+        "2024-08-05 11:23:35.227772: Epoch 0", "2024-08-05 11:23:35.227940: Current "
+        "learning rate: 0.01", "using pin_memory on device 0",
+        "Exception in thread Thread-4 (results_loop):", "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/threading.py", line 1016, in _bootstrap_inner',
+        "    self.run()",
+        '  File "/venv/site-packages/batchgenerators/dataloading/nondet_multi_threaded_'
+        'augmenter.py", line 125, in results_loop', "    raise e"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+
+
+def test_a_helper_thread_that_training_outlives_is_no_death(tmp_path: Path):
+    lines = ["Exception in thread Thread-4 (results_loop):", "Traceback (most recent call "
+             "last):", '  File "/usr/lib/python3.10/threading.py", line 1016, in '
+             "_bootstrap_inner", "    self.run()", "BrokenPipeError: [Errno 32] Broken pipe"]
+    lines += [f"step {s} loss {2 / s:.4f}" for s in range(1, 30)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def _nested_unet(last: int) -> list[str]:
+    lines = []
+    for e in range(1, last + 1):
+        lines += [f"Epoch [{e}/100]",
+                  "100%|██████████| 33/33 [00:01<00:00, 18.80it/s, loss=0.41, iou=0.52]",
+                  "100%|██████████| 9/9 [00:00<00:00, 36.14it/s, loss=0.38, iou=0.55]",
+                  f"loss {0.5 / e:.4f} - iou 0.5200 - val_loss {0.45 / e:.4f} - val_iou 0.5500"]
+    return [*lines, f"Epoch [{last + 1}/100]",
+            "100%|██████████| 33/33 [00:01<00:00, 18.80it/s, loss=0.41, iou=0.52]"]
+
+
+def test_an_epoch_header_with_its_counter_and_plan_in_brackets_heads_its_bars(tmp_path: Path):
+    # The last line is the next epoch's training bar at its total: no end of the run.
+    artifact = verdict_of(tmp_path, _nested_unet(12))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def _mmcv_json(epochs: range, lr: str, first: int = 20) -> list[str]:
+    # An excerpt: its first epoch from `first` on, the others whole (iters 20 to 400).
+    return [f'{{"mode": "train", "epoch": {e}, "iter": {i}, "lr": {lr}, "memory": 22809, '
+            f'"data_time": 0.00356, "loss_cls": 0.19041, "loss": {1.41549 - 0.00001 * i:.5f}, '
+            f'"grad_norm": 12.54045, "time": 2.91099}}'
+            for e in epochs for i in range(first if e == epochs[0] else 20, 420, 20)]
+
+
+def test_a_learning_rate_rounded_to_zero_is_no_rate_of_zero(tmp_path: Path):
+    # MMCV's JSON log rounds to five decimals: the cosine's tail prints as 0.0.
+    artifact = verdict_of(tmp_path, _mmcv_json(range(8, 11), "0.0", first=300))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_rate_of_zero_printed_where_small_rates_show_is_still_zero(tmp_path: Path):
+    lines = [f"iteration {i}/ 1000 | learning rate: 0.000E+00 | lm loss: 7.25E+00 | "
+             f"grad norm: 1.5 |" for i in range(110, 200, 10)]
+    artifact = verdict_of(tmp_path, lines)
+    assert "not-learning" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_counter_of_each_epochs_batches_is_no_new_launch(tmp_path: Path):
+    # Each epoch's counter stops at the same batch: no earlier launch stopped there.
+    # (MMCV's JSON log, a tail from mid-epoch 8: `"epoch": 9, "iter": 16040`, then
+    # `"epoch": 10, "iter": 20` … `16040`)
+    artifact = verdict_of(tmp_path, _mmcv_json(range(8, 11), "0.00001", first=300))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def _detr(epochs: int, ap: float) -> list[str]:
+    return [f'{{"train_lr": 1e-05, "train_loss": {36 - 0.6 * e:.3f}, "test_coco_eval_bbox": '
+            f'[{ap}, {2 * ap}, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "epoch": {e}}}'
+            for e in range(epochs)]
+
+
+def test_a_score_at_its_floor_for_four_times_the_evaluations_that_raised_it_blocks(
+        tmp_path: Path):
+    assert verdict_of(tmp_path, _detr(36, 0.0002))["decision"] == "NO-GO"
+
+
+def test_a_score_at_its_floor_for_a_dozen_evaluations_is_a_notice(tmp_path: Path):
+    assert verdict_of(tmp_path, _detr(12, 0.0002))["decision"] == "CONDITIONAL"
+
+
+def test_ctrl_c_echoed_at_the_end_of_a_begun_line_is_a_cancel(tmp_path: Path):
+    lines = []
+    for i in range(2660, 2670):
+        lines += [f" {i}: 15.43, 19.14 avg loss, 0.001300 rate, 5.04 seconds, {32 * i} "
+                  f"images, 1357.3 hours left", "Loaded: 0.000034 seconds", ""]
+    artifact = verdict_of(tmp_path, [*lines, "1^C"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")

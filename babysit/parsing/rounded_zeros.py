@@ -1,0 +1,43 @@
+"""A learning rate printed as 0 by a printer that rounds: below its resolution, not 0.
+
+MMCV's and MMEngine's JSON logs round every float to five decimals (`"lr": 0.0` beside
+`"loss_bmn": 1.22508`), as a hand loop's `f"lr {lr:.4f}"` rounds to four: at the tail of
+a decayed schedule the rate reads 0 while it is 3e-6, and the weights still move. Such a
+zero says only that the rate is below the resolution the line prints at, so it is left
+out of the record: a rule that reads "exactly 0" as no weight change (rules/
+learning_rules) would take a schedule's floor for a run that cannot learn. A zero that
+means 0 is printed where small values show: in scientific notation (Megatron's
+`learning rate: 0.000E+00`), or beside figures printed to their full precision (a Python
+dict's `'learning_rate': 0.0` next to `'grad_norm': 1.2683924436569214`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from babysit import lazy_re
+from babysit.metric_names import LR_KEYS
+from babysit.model import Record
+
+# Decimal figures as printed: the digits after the point, and an exponent if any.
+_FIGURE = lazy_re.compile(r"(?<![\w.])-?\d+\.(\d+)([eE][-+]?\d+)?")
+# A printer that rounds shows at most this many decimals; full precision shows more.
+_ROUNDED_DECIMALS = 6
+
+
+def _rounds(line: str) -> bool:
+    """Whether the line's figures were printed by a rounding printer: fixed-point, and
+    none with more than a handful of decimals."""
+    if "e-" in line or "E-" in line or "e+" in line or "E+" in line:
+        return False
+    figures = _FIGURE.findall(line)
+    return bool(figures) and all(not exponent and len(digits) <= _ROUNDED_DECIMALS
+                                 for digits, exponent in figures)
+
+
+def unresolved_lr(record: Record, line: str) -> Record:
+    """The record without a learning rate of 0 that its line printed rounded."""
+    zero = [key for key in LR_KEYS if record.metrics.get(key) == 0.0]
+    if not zero or not _rounds(line):
+        return record
+    return replace(record, metrics={k: v for k, v in record.metrics.items() if k not in zero})
