@@ -64,8 +64,8 @@ from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
 from babysit.parsing.readers import Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
-from babysit.parsing.rounded_zeros import unresolved_lr
 from babysit.parsing.rich_wrap import RichWrap
+from babysit.parsing.rounded_zeros import unresolved_lr
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
