@@ -148,6 +148,7 @@ class EventKind(StrEnum):
     # stall inspector), a collective that ran for its whole timeout (NCCL's watchdog).
     STALL = "stall"
     EMPTY_EPOCH = "empty-epoch"  # an epoch ended without an iteration: no data
+    ONE_CLASS = "one-class"  # per-class accuracies: one class answered for everything
     CRASH_LOOP = "crash-loop"  # the run started again and again, never trained past its start
     # A tracker's picture of one metric over the whole run (W&B's closing sparkline;
     # detail: the metric's name and its bars' heights, 0-7: parsing/tracker_history).

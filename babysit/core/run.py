@@ -34,6 +34,7 @@ from babysit.model import (
     Severity,
     TerminalState,
 )
+from babysit.parsing.class_accuracies import ANSWERED
 from babysit.parsing.events import EARLY_STOP, OBJECTIVE_CHANGED, SUMMARY, exception_line
 from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.parsing.start_loops import GOT_THROUGH
@@ -84,6 +85,11 @@ _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's win
 _ENDED_WITH_A_LAUNCH = (AnomalyType.CRASH, AnomalyType.OOM, AnomalyType.CUDA_ERROR,
                         AnomalyType.NCCL)
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
+
+
+def _bar_tick(metrics: Mapping[str, float]) -> bool:
+    """Whether a record is no more than a progress bar's count: no figure but its rate."""
+    return all(key == "it/s" for key in metrics)
 
 
 def _trains(metrics: Mapping[str, float]) -> bool:
@@ -370,7 +376,7 @@ class Run:
                         self.ledger.resolve_type(kind, "training went on")
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps,
                                                     stamped=record.time is not None,
-                                                    bare=not _trains(record.metrics)) \
+                                                    bare=_bar_tick(record.metrics)) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {step}")
@@ -483,6 +489,10 @@ class Run:
     def _on_event(self, event: LogEvent, rank: int | None = None,
                   step: int | None = None, source: str = "") -> None:
         rule = EVENT_RULES.get(event.kind)
+        if event.kind is EventKind.ONE_CLASS and event.detail == ANSWERED:
+            rule = None
+            self.ledger.resolve(AnomalyType.NOT_LEARNING, "a later evaluation's per-class "
+                                "accuracies tell the classes apart", "one class")
         if event.kind is EventKind.CRASH_LOOP and event.detail == GOT_THROUGH:
             rule = None
             self.ledger.resolve(AnomalyType.CRASH, "a start of the run trained past its "

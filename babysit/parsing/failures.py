@@ -30,7 +30,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing import lua_tracebacks
 from babysit.parsing.events import exception_line, raised_line
-from babysit.parsing.foreign_failures import foreign_failure
+from babysit.parsing.foreign_failures import foreign_failure, panic_header, panic_with_message
 from babysit.parsing.frame_sources import frame_source
 from babysit.parsing.said_failures import said_failure
 from babysit.parsing.start_failures import StartFailures
@@ -184,6 +184,8 @@ class FailureReader:
         self._named = ""  # the exception an IPython header names
         self._headless = False  # opened by a frame, not a header
         self._logged = False  # a traceback a library logged as a warning and carried on
+        # A Rust panic whose message comes on the next line: its line and location.
+        self._panic: tuple[str, str] | None = None
         self._saving: str | None = None  # a save announced and not yet followed by progress
         self._save_failed: str | None = None  # the open traceback came during this save
         self._save_frame = False  # the open traceback runs through checkpoint-writing code
@@ -243,6 +245,15 @@ class FailureReader:
 
     def _observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         added: list[LogEvent] = []
+        if self._panic is not None:
+            # The held panic's message: this line (see `foreign_failures`).
+            header, location = self._panic
+            self._panic = None
+            return [panic_with_message(header, location, line)]
+        if self._lines == 0 and "panicked at " in line \
+                and (location := panic_header(line)) is not None:
+            self._panic = (line, location)
+            return added
         if not events and self._lines == 0 and _wrapped_header(
                 (self._before_previous, self._previous), line):
             # The header a terminal wrapped at its width (`…Traceback (most recent cal`,
@@ -472,6 +483,10 @@ class FailureReader:
         that was only frames, with no header and no exception, says too little), and so
         is an exception line the log ends on."""
         loose, self.loose_exception = self.loose_exception, None
+        if self._panic is not None:
+            header, location = self._panic
+            self._panic = None
+            return [panic_with_message(header, location, "")]
         if self._lines == 0:
             return [] if loose is None else [loose]
         headless, logged = self._headless, self._logged

@@ -18,7 +18,12 @@ ends the process as surely as `Traceback (most recent call last)` does:
   …/THDiskFile.c:484`, char-rnn, sealed-12): the interpreter's path before it says
   whose error it is (the standalone interpreter prefixes nothing else with its name);
   the `stack traceback:` after either is read in `lua_tracebacks`;
-- Go's `panic: …` and Rust's `thread 'main' panicked at …`;
+- Go's `panic: …` and Rust's `thread 'main' panicked at …` — or a panic hook's record of
+  it behind a logger's head (burn's `ERROR burn_train::learner::application_logger:
+  PANIC => panicked at …/check.rs:1447:13:`), whose message, since Rust 1.73, is the
+  next line (`panic_header`: the reader waits for it); a panic caught where it was
+  raised (an autotuner's fallback) is followed by more work, as any failure the run
+  outlives;
 - a C++ trainer's top-level handler: CNTK's `EXCEPTION occurred: The training
   criterion is not a number (NAN). Stop`.
 
@@ -27,6 +32,8 @@ with the segfaults in `events`.)
 """
 
 from __future__ import annotations
+
+import re
 
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
@@ -43,6 +50,14 @@ _FOREIGN = lazy_re.compile(
     r"^panic: (?P<go>\S.*)$|"
     r"^thread '(?P<rust>[^']+)' panicked at (?P<rustmsg>.+)$|"
     r"^\s*EXCEPTION occurred: (?P<cxx>.+)$")
+# A panic whose message is on the next line: the location ends the line (Rust 1.73's
+# `thread 'main' panicked at src/main.rs:10:5:`, a panic hook's log record of it).
+_PANIC_HEADER = lazy_re.compile(r"(?:^thread '[^']+' |\bPANIC\s*=>\s*|^)panicked at "
+                                r"(?P<loc>\S.*?:\d+:\d+):\s*$")
+# The panic's message says the run was stopped by hand (burn's TUI: `Killing training
+# from user input.`): a cancel, not a failure of the run's own.
+_BY_HAND = lazy_re.compile(r"\b(?:from|by) (?:the )?user(?: input)?\b|\binterrupted\b",
+                           re.IGNORECASE)
 # Cheap literal checks first: most lines carry none of these.
 _TRIGGERS = ("Error in ", "Execution halted", "ERROR: ", "Exception in thread \"", ".lua:",
              "lua: ", "luajit: ", "lua5.1: ", "lua5.2: ", "lua5.3: ", "lua5.4: ",
@@ -78,3 +93,22 @@ def foreign_failure(line: str) -> list[LogEvent]:
     else:
         detail = groups["cxx"]
     return [LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(detail, 300))]
+
+
+def panic_header(line: str) -> str | None:
+    """The location of a Rust panic whose message the next line holds, if this line is
+    such a panic's first."""
+    if "panicked at " not in line:
+        return None
+    match = _PANIC_HEADER.search(line.rstrip())
+    return match.group("loc") if match is not None else None
+
+
+def panic_with_message(header: str, location: str, message: str) -> LogEvent:
+    """The event of a Rust panic at `location` whose message is `message`."""
+    text = message.strip()
+    if _BY_HAND.search(text):
+        return LogEvent(EventKind.STOPPED_BY_SIGNAL, clip(header.strip(), 500),
+                        clip(f"Rust panic: {text} (stopped by hand)", 300))
+    return LogEvent(EventKind.EXCEPTION, clip(header.strip(), 500),
+                    clip(f"Rust panic: {text or '(no message)'} (at {location})", 300))

@@ -36,6 +36,7 @@ from babysit.parsing.banner_counters import BannerCounters
 from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
+from babysit.parsing.class_accuracies import ClassAccuracies
 from babysit.parsing.closing import closes, names_best_epoch, names_best_value
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
@@ -198,6 +199,7 @@ class LogParser:
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
         self._empty_epochs = EmptyEpochs()  # epochs that ran no iteration
+        self._class_accuracies = ClassAccuracies()  # a classifier answering one class
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
         # An unnamed counter taken for the planned epochs; False once it ran past them.
@@ -409,6 +411,9 @@ class LogParser:
             # block, before its closing rule): its figures are the last record
             boxed = self._feed("-" * 40)
         events = self._failures.finish() + self._final_save.finish()
+        one_class = self._class_accuracies.close()
+        if one_class is not None:
+            events.append(one_class)
         records = [boxed] if boxed is not None else []
         if events:
             records.append(Record(step=self.step, target_steps=self.target,
@@ -474,7 +479,11 @@ class LogParser:
             events = tuple(e for e in (launch, looping) if e is not None)
             return Record(step=self.step, target_steps=self.target, events=events) \
                 if events else None
+        one_class = self._class_accuracies.line(raw_line)
         record = self._feed(raw_line)
+        if one_class is not None:
+            record = Record(step=self.step, target_steps=self.target, events=(one_class,)) \
+                if record is None else replace(record, events=(*record.events, one_class))
         if record is not None and 0.0 in record.metrics.values():
             record = unresolved_lr(record, raw_line)  # (see `rounded_zeros`)
         if record is not None and any(e.kind is EventKind.COMPLETED for e in record.events):

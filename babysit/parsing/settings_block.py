@@ -59,6 +59,16 @@ _GROUP = lazy_re.compile(r"^Parameter Group \d+\s*$")
 # An upper-case setting assigned, under an object's name or with a comment after it.
 _ASSIGNED = lazy_re.compile(r"^\s*(?:(?:[A-Za-z_]\w*\.)+[A-Z][A-Z0-9_]+\s*=\s*[^=\s][^=]*|"
                             r"[A-Z][A-Z0-9_]+\s*=\s*[^=\s#][^=#]*#[^=]*)$")
+# A banner heading a section (MACE's `===========OPTIMIZER INFORMATION===========`, then
+# `Learning rate: 0.01, weight decay: 5e-07` and `Number of gradient updates: 1800` behind
+# its logger's head, up to a blank line and the `===========TRAINING===========` banner):
+# a section whose words name settings holds settings, however its lines look. Five
+# launches of a run that hung before its first epoch read as fifteen training records.
+_BANNER = lazy_re.compile(r"^[=*#-]{3,}\s*([A-Za-z][A-Za-z ]{0,40}?)\s*[=*#-]{3,}$")
+_SECTION_WORDS = lazy_re.compile(r"(?i)\b(?:optimi[sz]er|model|settings?|config(?:uration)?s?|"
+                                 r"arguments|args|(?:hyper-?)?param(?:eter)?s|information|"
+                                 r"info|details|setup|options)\b")
+_SECTION_LINES = 200  # a section of settings runs no longer than this
 # What a heading's line may hold: letters, a colon at its end (a cheap test first).
 _HINTS = ("aram", "rgs", "rguments", "onfig", "ettings", "ptions", "opts", "lags",
           "ARAM", "RGS", "ONFIG", "ETTINGS", "PTIONS", "LAGS")
@@ -70,10 +80,23 @@ class SettingsBlock:
     def __init__(self) -> None:
         self._open = False
         self._repr = False  # inside an optimizer's repr, which its `)` closes
+        self._section = False  # inside a banner's section of settings
+        self._section_lines = 0
 
     def inside(self, line: str) -> bool:
         """Whether `line` (after any rank label) is one of the block's settings; a heading
         opens a block, the first line outside it closes it."""
+        if "===" in line or self._section:
+            said = message(line).strip()
+            banner = _BANNER.match(said) if "===" in said else None
+            if banner is not None:
+                self._section = _SECTION_WORDS.search(banner.group(1)) is not None
+                return False
+            if self._section:
+                if said and self._section_lines < _SECTION_LINES:
+                    self._section_lines += 1
+                    return True
+                self._section, self._section_lines = False, 0
         if self._repr:
             if line.strip() == ")":
                 self._repr = self._open = False

@@ -39,6 +39,12 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.NOT_LEARNING,
         "not learning: an epoch ran no iteration (the data loader yields nothing: an empty "
         "or fully filtered dataset, batches larger than any bucket)", Severity.BLOCKER),
+    # A classifier whose per-class accuracies show it answers one class for everything
+    # (parsing/class_accuracies.py); a later evaluation that tells them apart resolves it.
+    EventKind.ONE_CLASS: EventRule(
+        AnomalyType.NOT_LEARNING,
+        "not learning: the model answers one class for every input", Severity.BLOCKER,
+        key="one class"),
     # Every start of the run dies before it trains (parsing/start_loops.py); a start that
     # gets through resolves it.
     EventKind.CRASH_LOOP: EventRule(

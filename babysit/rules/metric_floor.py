@@ -261,11 +261,14 @@ class MetricFloorRule:
                 span = (self._first_step.setdefault(key, point.step), point.step)
             found = at_floor(values, span) if key not in self._raised else None
             if key in self._raised and len(values) == _LONG_FLOOR and key not in self._long \
+                    and not self._left \
                     and (is_eval_metric(key) or key.startswith(("test_", "test/"))) \
                     and not _AGENT_RATE.search(key):
                 # Still at its floor after four times the evaluations that raised it (an
                 # RT-DETR whose COCO AP stays under 0.005 for 39 epochs while its loss
-                # falls from 36 to 10): no slow start, a model that scores nothing.
+                # falls from 36 to 10): no slow start, a model that scores nothing — unless
+                # another of its scores left the floor (a seq2seq's exact-match at 0 beside
+                # a token accuracy that moves: a strict measure, not a dead model).
                 self._long.add(key)
                 out.append(Reassess(AnomalyType.NOT_LEARNING, Severity.BLOCKER,
                                     f"{key} is still at its floor after {len(values)} "

@@ -237,3 +237,91 @@ def test_ctrl_c_echoed_at_the_end_of_a_begun_line_is_a_cancel(tmp_path: Path):
                   f"images, 1357.3 hours left", "Loaded: 0.000034 seconds", ""]
     artifact = verdict_of(tmp_path, [*lines, "1^C"])
     assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
+
+
+def test_a_save_threads_death_is_no_death_of_the_run(tmp_path: Path):
+    # Orbax's background save thread: the checkpoint failed, training need not wait.
+    lines = [f"I0906 13:5{s % 10}:53.5 140529 train.py:12] completed step: {s}, loss: "
+             f"{3 - s / 1000:.3f}" for s in range(2990, 3001)]
+    lines += ["Exception in thread async_save:", "Traceback (most recent call last):",
+              '  File "/usr/lib/python3.12/threading.py", line 1075, in _bootstrap_inner',
+              "    self.run()",
+              '  File "/venv/site-packages/orbax/checkpoint/async_checkpointer.py", line 80, in '
+              "_save", "    save_checkpoint(directory)",
+              "FileExistsError: gs://bucket/checkpoints/3000 already exists."]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+# -- sealed-90 ----------------------------------------------------------------------------
+
+_BURN = "2026-07-24T00:01:21.044867Z ERROR burn_train::learner::application_logger: PANIC"
+
+
+def _burn(iterations: int) -> list[str]:
+    return [f"2026-07-24T00:00:{i % 60:02d}.7Z  INFO burn_train::learner::train_val: "
+            f"Iteration {i} loss 2.{90 - i}" for i in range(1, iterations + 1)]
+
+
+def test_a_rust_panic_logged_by_its_hook_with_the_message_below_is_a_crash(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [
+        *_burn(20), f"{_BURN} => panicked at /cargo/burn-tensor-0.20.1/src/tensor/api/"
+        "check.rs:1447:13:", "=== Tensor Operation Error ===", "  Operation: 'Reshape'"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
+    assert "Tensor Operation Error" in artifact["summary"]
+
+
+def test_a_rust_panic_whose_message_says_the_user_stopped_it_is_a_cancel(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [
+        *_burn(20), f"{_BURN} => panicked at C:\\cargo\\burn-train-0.16.1\\src\\renderer\\"
+        "tui\\renderer.rs:290:9:", "Killing training from user input."])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "CANCELLED")
+
+
+def test_a_panic_the_run_outlives_is_no_death(tmp_path: Path):
+    lines = [*_burn(20), f"{_BURN} => panicked at /cargo/cubecl-runtime/src/memory_"
+             "management/memory_manage.rs:287:13:", "No memory pool big enough to reserve "
+             "37096521728 bytes.", *_burn(40)[20:]]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+_CLASSES = ("plane", "car", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
+
+
+def _tutorial(accuracies: list[float]) -> list[str]:
+    lines = [f"[{e}, {b:5d}] loss: {2.3 - 0.1 * e:.3f}" for e in range(1, 11)
+             for b in (2000, 4000, 6000)]
+    lines += ["Finished Training", "Accuracy of the network on the 10000 test images: "
+              f"{sum(accuracies) / len(accuracies):.0f} %"]
+    return lines + [f"Accuracy for class: {name:5s} is {acc:.1f} %"
+                    for name, acc in zip(_CLASSES, accuracies, strict=True)]
+
+
+def test_per_class_accuracies_with_one_class_answered_for_everything_block(tmp_path: Path):
+    # An NNI trial: `deer` for every image, 10 % overall.
+    artifact = verdict_of(tmp_path, _tutorial([0.0] * 4 + [100.0] + [0.0] * 5))
+    assert artifact["decision"] == "NO-GO"
+    assert "'deer' for every input" in artifact["summary"]
+
+
+def test_per_class_accuracies_that_tell_the_classes_apart_raise_nothing(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _tutorial([61.0, 70.3, 45.1, 38.0, 52.2, 47.9, 66.6,
+                                               60.0, 71.5, 64.3]))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_banners_section_of_settings_holds_no_records(tmp_path: Path):
+    # MACE: five launches, each hung at its first validation; their optimizer sections
+    # read as fifteen training records before.
+    launch = ["2025-09-08 16:4{m}:14.568 INFO: ===========VERIFYING SETTINGS===========",
+              "2025-09-08 16:4{m}:14.568 INFO: MACE version: 0.3.14",
+              "2025-09-08 16:4{m}:18.829 INFO: ===========OPTIMIZER INFORMATION===========",
+              "2025-09-08 16:4{m}:18.829 INFO: Using ADAM as parameter optimizer",
+              "2025-09-08 16:4{m}:18.829 INFO: Batch size: 10",
+              "2025-09-08 16:4{m}:18.829 INFO: Number of gradient updates: 1800",
+              "2025-09-08 16:4{m}:18.829 INFO: Learning rate: 0.01, weight decay: 5e-07",
+              "2025-09-08 16:4{m}:18.958 INFO: ",
+              "2025-09-08 16:4{m}:18.958 INFO: ===========TRAINING===========",
+              "2025-09-08 16:4{m}:18.958 INFO: Started training, reporting errors on "
+              "validation set", "2025-09-08 16:4{m}:18.959 INFO: Loss metrics on validation set"]
+    artifact = verdict_of(tmp_path, [line.format(m=m) for m in range(5) for line in launch])
+    assert artifact["summary"].startswith("CONDITIONAL — no training progress")
