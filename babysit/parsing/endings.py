@@ -513,6 +513,10 @@ class EndingReader:
             return None
         if not step < target <= step + self._interval:
             return None
+        if self.final_epoch.well_short():
+            # Its outer counter short of its total (CLIP4Clip's `Epoch: 2/5, Step:
+            # 156/156`, then the epoch's evaluation): the steps counted were that epoch's.
+            return None
         if step < min(_NEAR_END * target, target - 1) \
                 and (self._first_step is None or self._first_step >= self._interval):
             return None

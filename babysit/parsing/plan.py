@@ -21,6 +21,11 @@ _TARGET_LINE = lazy_re.compile(
     # where a resumed or a planned run goes on to, at its line's end (a DDSP trainer's
     # `Resumed from …/encoder_last.pt at step 20000, continuing to 250000`, `training
     # until step 5000`)
+    # a command line's flag of the planned count, its value after a space too (MLX's `python
+    # lora.py --model mlx_model --train --iters 600`, `--max_steps 5000`): names only a
+    # plan takes (`--num_steps` may be a calibration's, see below)
+    r"(?:^|\s)--(?:iters|max[-_](?:steps|iters|iterations)|train[-_]iters|total[-_]steps)"
+    r"[= ](\d+)(?!\S)|"
     r"\b(?:[Cc]ontinu(?:e|ing)|[Tt]rain(?:ing)?|[Rr]un(?:ning)?)(?: on)? (?:up to|to|until) "
     r"(?:step |iteration )?(\d[\d,]*)(?: (?:steps|iterations|iters))?\.?\s*$|"
     # (a flag's dump: EstraNet's `train_steps           : 400000`, BERT's `num_train_steps`)

@@ -325,3 +325,37 @@ def test_a_banners_section_of_settings_holds_no_records(tmp_path: Path):
               "validation set", "2025-09-08 16:4{m}:18.959 INFO: Loss metrics on validation set"]
     artifact = verdict_of(tmp_path, [line.format(m=m) for m in range(5) for line in launch])
     assert artifact["summary"].startswith("CONDITIONAL — no training progress")
+
+
+# -- sealed-91 ----------------------------------------------------------------------------
+
+
+def _mlx(last: int, plan: int = 470) -> list[str]:
+    lines = [f"(venv) PROMPT> python lora.py --model mlx_model --train --iters {plan}",
+             "Loading pretrained model", "Training", "Iter 1: Val loss 0.880, Val took 144.320s"]
+    for i in range(10, last + 1, 10):
+        lines.append(f"Iter {i}: Train loss {0.9 - i / 1000:.3f}, It/sec 0.109, Tokens/sec 183.3")
+        if i % 200 == 0:
+            lines.append(f"Iter {i}: Val loss {0.88 - i / 1000:.3f}, Val took 150.1s")
+    return lines
+
+
+def test_a_command_lines_iteration_flag_is_the_plan(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_mlx(470), "Iter 470: Val loss 0.413, Val took 154.2s"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_the_same_run_short_of_its_flags_count_is_running(tmp_path: Path):
+    assert verdict_of(tmp_path, _mlx(300))["terminal_state"] == "RUNNING"
+
+
+def test_an_epochs_last_step_with_epochs_to_go_is_no_end_of_the_plan(tmp_path: Path):
+    # CLIP4Clip: `Epoch: 2/5, Step: 156/156`, then the epoch's evaluation (an excerpt
+    # from step 140).
+    lines = [f"2022-10-15 15:00:{s % 60:02d},749:INFO: Epoch: 2/5, Step: {s}/156, Loss: "
+             f"{0.2 - s / 2000:.6f}, Time/step: 0.619012" for s in range(140, 157, 2)]
+    lines += ["2022-10-15 15:01:03,048:INFO: Epoch 2/5 Finished, Train Loss: 0.074089",
+              "2022-10-15 15:04:50,699:INFO: Text-to-Video:",
+              "2022-10-15 15:04:50,699:INFO: \t>>>  R@1: 36.5 - R@5: 67.3 - R@10: 80.3 - "
+              "Median R: 2.0 - Mean R: 9.2"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
