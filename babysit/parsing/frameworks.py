@@ -9,6 +9,7 @@ tests/fixtures/logs/public.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.parsing.counter_value import parse_counter_value
@@ -358,6 +359,10 @@ _TWO_BRACKETS = lazy_re.compile(r"\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]
 # - Children class: 2.75 …` (the epoch, then the batch of that epoch).
 _EPOCH_BATCH = lazy_re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\]"
                                r"(?P<rest>.*)")
+# PyTorch's CIFAR-10 tutorial ("Training a classifier") and the many loops grown from it:
+# the epoch and the batch of that epoch, no totals, `[1,  2000] loss: 2.199` (its batch
+# counted from 1 in each epoch, printed every 2000).
+_TUTORIAL = lazy_re.compile(r"^\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*\]\s+(?P<rest>[A-Za-z].*)$")
 
 
 # PyTorch's word_language_model example and its many descendants: the epoch, then the
@@ -377,8 +382,18 @@ def parse_bracket_counters(segment: str) -> Parsed | None:
         if match is not None:
             return _counters(int(match.group("epoch")), None, int(match.group("i")),
                              int(match.group("n")), match.group("rest"))
-    if "," not in segment or "/" not in segment:
+    if "," not in segment:
         return None
+    if "/" not in segment:
+        tutorial = _TUTORIAL.match(segment) if segment[:1] == "[" else None
+        if tutorial is None:
+            return None
+        found = _counters(int(tutorial.group("epoch")), None, int(tutorial.group("i")), 0,
+                          tutorial.group("rest"))
+        # (no total, so no step of the run's: the batch is counted from 1 again in each
+        # epoch, and where the epoch stands is the epoch itself)
+        return replace(found, step=None, target=None, fmt="epoch-pair") \
+            if found is not None else None
     match = _EPOCH_BATCH.search(segment)
     if match is None:
         return None

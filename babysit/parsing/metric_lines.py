@@ -22,6 +22,7 @@ from babysit.parsing.dl4j_scores import parse_dl4j_score
 from babysit.parsing.endings import ETA_ZERO
 from babysit.parsing.eval_battery import Batteries
 from babysit.parsing.eval_results import EvalResults
+from babysit.parsing.evaluated_on import parse_evaluated_on
 from babysit.parsing.evaluation import (
     VALIDATION_HEAD,
     EvaluationSummaries,
@@ -85,6 +86,7 @@ from babysit.parsing.trailing_names import parse_trailing_names
 LINE_PARSERS: tuple[LineParser, ...] = (
     parse_json_line, parse_fairseq_json, parse_hf_dict, parse_megatron, parse_nanogpt,
     parse_epoch_step, parse_torchtitan, parse_llmc_main_log, parse_marian, parse_is_sentences,
+    parse_evaluated_on,
     parse_kaldi_objective, parse_trailing_names,
     *FRAMEWORK_PARSERS,
     parse_correct_count,

@@ -359,3 +359,17 @@ def test_an_epochs_last_step_with_epochs_to_go_is_no_end_of_the_plan(tmp_path: P
               "2022-10-15 15:04:50,699:INFO: \t>>>  R@1: 36.5 - R@5: 67.3 - R@10: 80.3 - "
               "Median R: 2.0 - Mean R: 9.2"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+def test_the_tutorials_epoch_and_batch_pair_places_its_records_by_epoch():
+    records = _records([f"[{e}, {b:5d}] loss: {2.3 - 0.1 * e:.3f}" for e in range(1, 4)
+                        for b in (2000, 4000)])
+    assert [r.epoch for r in records] == [1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+    assert all(r.step is None for r in records)
+
+
+def test_a_measure_said_of_the_network_on_a_split_is_that_splits_metric():
+    records = _records(["Accuracy of the network on the 10000 test images: 54 %",
+                        "[2023-08-28 00:57:22] PRINT Accuracy of the network on the 10000 "
+                        "test images: 10 %"])
+    assert [r.metrics for r in records] == [{"test_accuracy": 54.0}, {"test_accuracy": 10.0}]
