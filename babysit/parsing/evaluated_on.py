@@ -17,7 +17,8 @@ from babysit.parsing.formats import Parsed
 from babysit.parsing.text import normalise_key, to_number
 
 _SAID = lazy_re.compile(
-    r"^\W*(?:[A-Z]{3,8}\s*[:-]?\s+)?(?P<measure>accuracy|acc|error(?: rate)?|loss|f1(?: score)?|precision|recall|auc|"
+    r"^\W*(?:[A-Z]{3,8}\s*[:-]?\s+)?(?P<measure>accuracy|acc|error(?: rate)?|loss|"
+    r"f1(?: score)?|precision|recall|auc|"
     r"top-?[15] accuracy)\s+of\s+(?:the|our|my)\s+(?:\w+\s+){0,2}?(?:network|model|net|"
     r"classifier|cnn|mlp)\s+on\s+(?:the\s+)?(?:[\d,]+\s+)?(?P<split>test|testing|validation|"
     r"val|dev|train|training)\b[\w ]{0,30}?:\s*(?P<value>[-+]?\d+(?:\.\d+)?)\s*(?P<pct>%)?\s*$",
