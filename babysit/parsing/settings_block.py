@@ -68,6 +68,9 @@ _BANNER = lazy_re.compile(r"^[=*#-]{3,}\s*([A-Za-z][A-Za-z ]{0,40}?)\s*[=*#-]{3,
 _SECTION_WORDS = lazy_re.compile(r"(?i)\b(?:optimi[sz]er|model|settings?|config(?:uration)?s?|"
                                  r"arguments|args|(?:hyper-?)?param(?:eter)?s|information|"
                                  r"info|details|setup|options)\b")
+# ... not a phase of the run's work (`START OF MODEL TRAINING`, `MODEL BUILDING END`).
+_NOT_SETTINGS = lazy_re.compile(r"(?i)\b(?:train\w*|fit\w*|epochs?|run\w*|start\w*|begin\w*|"
+                                r"end\w*|eval\w*|test\w*|valid\w*|build\w*|load\w*)\b")
 _SECTION_LINES = 200  # a section of settings runs no longer than this
 # What a heading's line may hold: letters, a colon at its end (a cheap test first).
 _HINTS = ("aram", "rgs", "rguments", "onfig", "ettings", "ptions", "opts", "lags",
@@ -90,7 +93,9 @@ class SettingsBlock:
             said = message(line).strip()
             banner = _BANNER.match(said) if "===" in said else None
             if banner is not None:
-                self._section = _SECTION_WORDS.search(banner.group(1)) is not None
+                words = banner.group(1)
+                self._section = _SECTION_WORDS.search(words) is not None \
+                    and _NOT_SETTINGS.search(words) is None
                 return False
             if self._section:
                 if said and self._section_lines < _SECTION_LINES:

@@ -373,3 +373,13 @@ def test_a_measure_said_of_the_network_on_a_split_is_that_splits_metric():
                         "[2023-08-28 00:57:22] PRINT Accuracy of the network on the 10000 "
                         "test images: 10 %"])
     assert [r.metrics for r in records] == [{"test_accuracy": 54.0}, {"test_accuracy": 10.0}]
+
+
+def test_a_banner_naming_a_phase_of_the_work_heads_no_settings():
+    # `START OF MODEL TRAINING` names the model, and opens its training, not settings.
+    lines = ["==================== MODEL BUILDING END ====================",
+             "==================== START OF MODEL TRAINING ===================="]
+    for e in range(3):
+        lines += [f"\tEpoch: {e} - (Step:  {5 * e:05d})",
+                  f"\t\tTraining loss: {9 - e:.4f}, Validation loss: {9.5 - e:.4f}"]
+    assert len([r for r in _records(lines) if "training_loss" in r.metrics]) == 3
