@@ -153,7 +153,7 @@ class EvaluationSummaries:
         if self._names:  # at every step: no new set when there is nothing to forget
             self._names, self._prefix = set(), "eval/"
 
-    def summary(self, parsed: Parsed) -> Parsed:
+    def summary(self, parsed: Parsed, text: str = "") -> Parsed:
         """A line that repeats the names an evaluation pass just printed, before training
         moves on (DETR's `Averaged stats: … loss: 50.3` after its `Test: [3/4] … loss:
         50.3` lines), is that pass's summary: its metrics are the evaluation's, not a
@@ -179,9 +179,20 @@ class EvaluationSummaries:
         said = {k: k if k in self._names else k.replace("@", "") for k in names}
         if parsed.step is not None or not self._names or not set(said.values()) <= self._names:
             return parsed
+        if text and _OWN_COUNTER.match(text) is not None:
+            # A line that opens on a counter of its own (cnn-text-classification's
+            # `Batch[410/8544] - loss: 0.05  acc: 100.0000%(16/16)` after its `Evaluation
+            # - loss: … acc: …` lines): training's progress, not the pass's summary.
+            self._names = set()
+            return parsed
         return Parsed(parsed.fmt, epoch=parsed.epoch, total_epochs=parsed.total_epochs,
                       metrics={k if is_eval_metric(k) else f"{self._prefix}{said[k]}": v
                                for k, v in parsed.metrics.items()})
+
+
+# A line opening on a counter of its own: `Batch[410/8544]`, `Step [20]`, `Iter 30/500`.
+_OWN_COUNTER = lazy_re.compile(r"^\W{0,3}[A-Za-z]+\s*(?:\[\s*\d+\s*(?:/\s*\d+\s*)?\]|"
+                               r"\d+\s*/\s*\d+)")
 
 
 # An evaluation pass's progress line as a metric logger prints it (torchvision's reference

@@ -49,6 +49,9 @@ _HEAD_FIELD = lazy_re.compile(
     # `%(asctime)s\t%(levelname)s\t%(name)s\t%(message)s`: `2020-10-16 21:41:20,381\tINFO\t
     # kdkit.misc.log\tValidation:  [  0/131] …`)
     r"|(?<=\t)(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?=\t)"
+    # ... or before it (VITS's `%(asctime)s\t%(name)s\t%(levelname)s\t%(message)s`:
+    # `2024-11-08 17:20:57,136\tljs_base\tINFO\t[nan, nan, …]`), any name between tabs
+    r"|(?<=\t)[A-Za-z_][\w.-]*(?=\t(?:INFO|DEBUG|WARNING|WARN|NOTICE)\t)"
     # ... or by dashes, after the level (`%(asctime)s - %(levelname)s - %(name)s -
     # %(message)s`: AllenNLP's `… - INFO - allennlp.training.trainer - Epoch 0/199`)
     r"|(?<=- )(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?= - )"

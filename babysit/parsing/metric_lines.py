@@ -278,7 +278,7 @@ class MetricLineReader:
             if says_training(self._body):
                 self.evaluations.trained()  # `Train -   loss: 5.02`: never a pass's summary
             else:
-                parsed = self.evaluations.summary(parsed)
+                parsed = self.evaluations.summary(parsed, self._body)
                 if pass_in_progress(self._body) and not trains(parsed.metrics):
                     # a batch's figures part way through the pass: the pass's summary is
                     # its evaluation (a NaN still counts)

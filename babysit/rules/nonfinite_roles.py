@@ -157,4 +157,20 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     if role in (Role.STATISTIC, Role.RELATIVE, Role.SUMMARY) or empty_set(metrics) \
             or finite_objective(metrics):
         return Severity.MEDIUM, role
+    if role is Role.OTHER and _scored(metrics):
+        # A figure babysit cannot place, beside a finite score of the model's (nuScenes'
+        # per-class rows: `0.29, 0.35, 0.16, nan, nan | 39.72, … | mean AP: 0.567`, the
+        # velocity and attribute errors of a class that has none): the model's outputs
+        # scored; the NaN is a column undefined for that row.
+        return Severity.MEDIUM, role
     return Severity.BLOCKER, role  # nothing vouches for it: never miss a real one
+
+
+_SCORE = lazy_re.compile(r"(?:^|[_/.])(?:m?ap|acc\w*|f1|auc|iou|miou|dice|precision|recall|"
+                         r"score|nds|psnr|ssim|bleu|rouge\w*)(?:$|[_/.@\d])", re.IGNORECASE)
+
+
+def _scored(metrics: Mapping[str, float]) -> bool:
+    """Whether the record holds a finite score of the model's, above 0."""
+    return any(v > 0 and math.isfinite(v) and _SCORE.search(k) is not None
+               for k, v in metrics.items())

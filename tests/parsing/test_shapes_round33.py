@@ -383,3 +383,57 @@ def test_a_banner_naming_a_phase_of_the_work_heads_no_settings():
         lines += [f"\tEpoch: {e} - (Step:  {5 * e:05d})",
                   f"\t\tTraining loss: {9 - e:.4f}, Validation loss: {9.5 - e:.4f}"]
     assert len([r for r in _records(lines) if "training_loss" in r.metrics]) == 3
+
+
+# -- sealed-92 ----------------------------------------------------------------------------
+
+_CSV_HEAD = "epoch,loss_avg,loss_value,grad_norm_avg,grad_norm_val,learning_rate"
+
+
+def test_an_averaged_grad_norm_nan_beside_a_finite_latest_one_is_no_broken_update(
+        tmp_path: Path):
+    # SimMIM's CSV: the epoch's `grad_norm_avg` over steps the loss scaler skipped.
+    rows = [f"{e},{-0.14 - 0.01 * e},{-0.17 - 0.01 * e},nan,{8.4 - e:.2f},5.2e-06"
+            for e in range(7)]
+    assert verdict_of(tmp_path, [_CSV_HEAD, *rows])["decision"] != "NO-GO"
+
+
+def test_a_grad_norm_nan_beside_a_loss_that_keeps_moving_is_no_broken_update(tmp_path: Path):
+    lines = [f'{{"train_lr": 1e-05, "train_loss": {3.1 - 0.05 * e:.4f}, "train_grad_norm": '
+             f'NaN, "test_acc1": {50 + e}, "epoch": {e}}}' for e in range(10)]
+    assert verdict_of(tmp_path, lines)["decision"] != "NO-GO"
+
+
+def test_a_grad_norm_nan_beside_a_loss_that_stands_still_is_broken(tmp_path: Path):
+    # (a Trainer that filters a NaN loss prints 0: nothing vouches for the weights)
+    lines = [f"{{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1e-05, 'epoch': {e / 10}}}"
+             for e in range(1, 6)]
+    assert verdict_of(tmp_path, lines)["decision"] == "NO-GO"
+
+
+def test_a_nan_column_of_a_class_row_beside_its_finite_map_is_no_blocker(tmp_path: Path):
+    # nuScenes' per-class errors: a barrier has no velocity and no attribute.
+    lines = [f"Epoch {e}/20 loss {2.7 - 0.1 * e:.3f}" for e in range(1, 21)]
+    for _ in range(3):
+        lines += ["***car error@trans, scale, orient, vel, attr | AP@0.5, 1.0, 2.0, 4.0",
+                  "0.18, 0.15, 0.16, 0.28, 0.19 | 71.25, 84.56, 88.72, 90.51 | mean AP: 0.83",
+                  "***barrier error@trans, scale, orient, vel, attr | AP@0.5, 1.0, 2.0, 4.0",
+                  "0.29, 0.35, 0.16, nan, nan | 39.72, 56.65, 63.75, 66.63 | mean AP: 0.566"]
+    assert verdict_of(tmp_path, lines)["decision"] != "NO-GO"
+
+
+def test_a_row_of_nan_losses_behind_a_tab_separated_loggers_head_is_nan(tmp_path: Path):
+    # VITS: `%(asctime)s\t%(name)s\t%(levelname)s\t%(message)s`, its losses a bare list.
+    artifact = verdict_of(tmp_path, [
+        "2024-11-08 17:20:57,135\tljs_base\tINFO\tTrain Epoch: 1 [0%]",
+        "2024-11-08 17:20:57,136\tljs_base\tINFO\t[nan, nan, nan, nan, 1.350276231765747, "
+        "134.32485961914062, 0, 0.0002]"])
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_line_opening_on_its_own_counter_is_no_evaluations_summary():
+    lines = ["Batch[10/8544] - loss: 1.6  acc: 25.0000%(4/16)",
+             "Dev  Accuracy:  Evaluation - loss: 0.003229  acc: 38.8738%(428/1101) ",
+             "Batch[20/8544] - loss: 1.2  acc: 45.0000%(4/16)"]
+    assert [sorted(r.metrics) for r in _records(lines)] == [
+        ["acc", "loss"], ["eval/acc", "eval/loss"], ["acc", "loss"]]
