@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from babysit import lazy_re
-from babysit.metric_names import LR_KEYS
+from babysit.metric_names import GRAD_NORM_KEYS, LR_KEYS
 from babysit.model import Record
 
 # Decimal figures as printed: the digits after the point, and an exponent if any.
@@ -38,6 +38,9 @@ def _rounds(line: str) -> bool:
 def unresolved_lr(record: Record, line: str) -> Record:
     """The record without a learning rate of 0 that its line printed rounded."""
     zero = [key for key in LR_KEYS if record.metrics.get(key) == 0.0]
-    if not zero or not _rounds(line):
+    if not zero or not _rounds(line) \
+            or any(record.metrics.get(key) == 0.0 for key in GRAD_NORM_KEYS):
+        # (a gradient norm of 0 beside it: no rounding makes both 0 at once, the
+        # optimiser is doing nothing)
         return record
     return replace(record, metrics={k: v for k, v in record.metrics.items() if k not in zero})
