@@ -24,23 +24,28 @@ from __future__ import annotations
 
 from babysit import lazy_re
 from babysit.parsing.formats import Parsed, looks_like_metrics, names_a_measure
+from babysit.parsing.log_prefix import message
 from babysit.parsing.text import normalise_key, to_number
 
 # `Timestep 70000`, `Iteration 12`, `Step 400`: the counter alone on its line; or with
 # its plan, centred in a banner (rsl_rl's PPO runner, the legged-robot trainers of Isaac
 # Gym, Isaac Lab and Genesis: `##…##`, then `   Learning iteration 128/300   `).
+# (or an epoch's, behind a logger's head: rlkit's `2021-02-14 22:24:15,166 :: INFO ::
+# Epoch 352`, then its `tabulate` table of `Critic/Qf1Loss            24.9074` rows between a
+# `----   ----` rule and a `====` one)
 _HEAD = lazy_re.compile(r"^(?:Learning\s+)?(?P<word>[Tt]imesteps?|[Ii]teration|[Ii]ter|[Ss]tep|"
-                        r"[Uu]pdate|TIMESTEPS?|ITERATION|STEP|UPDATE)\s+(?P<n>\d+)"
+                        r"[Uu]pdate|[Ee]poch|TIMESTEPS?|ITERATION|STEP|UPDATE|EPOCH)\s+(?P<n>\d+)"
                         r"(?:\s*/\s*(?P<total>\d+))?\s*$")
 # `mean reward (100 episodes) -20.054054`, `episodes 74`, `learning_rate 0.000100`: words
 # (a parenthesis may qualify them), then one number; rsl_rl's right-aligned `Mean total
 # reward: 5.59`, `Iteration time: 11.63s` (a colon, a unit).
-_MEMBER = lazy_re.compile(r"^(?P<name>[A-Za-z][\w.-]*(?: (?:[A-Za-z][\w.-]*|\([^()]{1,30}\)))"
+_MEMBER = lazy_re.compile(r"^(?P<name>[A-Za-z][\w./-]*(?::[A-Za-z]\w*)*"
+                          r"(?: (?:[A-Za-z][\w.-]*|\([^()]{1,30}\)))"
                           r"{0,5}):?\s+(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|"
                           r"[-+]?(?:nan|NaN|inf|Inf))(?:s|ms|%)?\s*$")
 # A line inside a block that is none of its figures: a rule (`-----`, `#####`), or a
 # figure of several parts (`Computation: 17428 steps/s (collection: 7.554s, …)`).
-_RULE = lazy_re.compile(r"^[-=#*~_]{3,}$")
+_RULE = lazy_re.compile(r"^[-=#*~_]{3,}(?:\s+[-=#*~_]{3,})*$")
 _LEAST_MEMBERS = 2
 
 
@@ -75,13 +80,16 @@ class CounterBlocks:
     def wants(self, text: str) -> bool:
         """Whether the line may be a block's (cheap: no pattern)."""
         first = text.lstrip()[:1]
-        return (first.isalpha() or (self._sure and first in "-=#*~_")) and len(text) < 160
+        return (first.isalpha() or (self._word is not None and first in "-=#*~_")
+                or (first.isdigit() and "poch" in text)) and len(text) < 160
 
     def read(self, text: str) -> Parsed | bool | None:
         """A block's record when this line completes one; True when the line is a
         believed block's; None otherwise."""
         stripped = text.strip()
         head = _HEAD.match(stripped)
+        if head is None and stripped[:1].isdigit():
+            head = _HEAD.match(message(stripped))
         if head is not None:
             word = head.group("word").lower().rstrip("s")
             closed = self._close(word)
@@ -109,6 +117,10 @@ class CounterBlocks:
                 return self._record()
             if self._sure and (_RULE.match(stripped) or ":" in stripped):
                 return True  # the banner's rule, a figure of several parts
+            if _RULE.match(stripped) and not self._read:
+                # a table's rule inside the block (`tabulate`'s `----   ----` under the
+                # head, its `====` after the rows): the block goes on
+                return True if self._names is not None else None
             self._word = None  # the block is over
             return None
         value = to_number(member.group("value"))
@@ -123,7 +135,11 @@ class CounterBlocks:
         return True
 
     def _record(self) -> Parsed:
-        """The open block's record: its figures at its head's step, with the plan."""
+        """The open block's record: its figures at its head's step (or epoch), with the
+        plan."""
+        if self._word == "epoch":
+            return Parsed("counter-block", epoch=float(self._step or 0),
+                          total_epochs=self._total, metrics=dict(self._values))
         return Parsed("counter-block", self._step, self._total, metrics=dict(self._values))
 
     def _close(self, word: str) -> Parsed | None:

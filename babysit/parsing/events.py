@@ -296,7 +296,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.JOB_STATE, r"^(?:\S+ ){0,4}?(?:[A-Z]+\s+)?Job (?:'[^'\n]{1,80}' )?(?:finished|"
          r"completed|ended|exited)\b[ :(]{0,3}(?:(?:with )?(?:status|state)[:= ]{1,3})?"
          r"(SUCCEEDED|FAILED|CANCELL?ED|STOPPED)\b|"
-         r"^(?:\S+ ){0,6}?(?:[A-Z]+\s+)?Job '[^'\n]{1,80}' (succeeded|failed)\b", -1),
+         r"^(?:\S+ ){0,6}?(?:[A-Z]+\s+)?Job '[^'\n]{1,80}' (succeeded|failed)\b|"
+         # a cloud job's description, as `gcloud ai-platform jobs describe` / `stream-logs`
+         # and Vertex AI print it after the job's logs (`state: SUCCEEDED`, `state:
+         # JOB_STATE_FAILED`), alone on its line
+         r"^state: (?:JOB_STATE_)?(SUCCEEDED|FAILED|CANCELLED)\s*$", -1),
     # The machine under the run was lost: TPUEstimator's shutdown hook finding its TPU
     # workers dead (`ShutdownHook: lame workers found: HeartbeatManager(/job:worker/…)`,
     # a preemptible TPU taken back), a TPU or VM said to be preempted. The process is
@@ -619,7 +623,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
-    "update end", "find the best", "Job ",
+    "update end", "find the best", "Job ", "state: ",
     "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )
@@ -748,6 +752,10 @@ def _job_state(line: str) -> str:
     """The terminal state a scheduler's line names (SUCCEEDED, CANCELLED, TIMEOUT)."""
     if "Successfully completed" in line:
         return "SUCCEEDED"
+    if line.startswith("state: "):
+        # a cloud job's description: `state: SUCCEEDED`, `state: JOB_STATE_FAILED`
+        said = line.split()[-1].removeprefix("JOB_STATE_")
+        return said if said in ("SUCCEEDED", "FAILED") else "CANCELLED"
     launcher = _LAUNCHER_STATE.search(line)
     if launcher is not None:
         said = launcher.group(1).upper()

@@ -61,11 +61,12 @@ _HEAD_FIELD = lazy_re.compile(
     # a source location (its line number padded too: PySlowFast's `train_net.py:  518:`)
     r"|\[?[\w./-]+\.py:[ \t]*\d+(?::[\w<>]+)?\]?(?=[\s|:-])"
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `
-    # the separators after a field; a colon may touch the level after it, as in
+    # the separators after a field (a double colon too: rlkit's `%(asctime)s :: %(levelname)s
+    # :: %(message)s`); a colon may touch the level after it, as in
     # `%(asctime)s:%(levelname)s: %(message)s` (`2018-09-04 18:44:21,417:INFO: Epoch 8/10`)
     # (a dash touching the message after a timestamp, `%(asctime)s-%(message)s`:
     # `…,513-Speed 469.12`)
-    r")[ \t]*(?:[|:-][ \t]+|[|](?=\S)|:(?=(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):)|"
+    r")[ \t]*(?:(?:::|[|:-])[ \t]+|[|](?=\S)|:(?=(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):)|"
     r"(?<=\d)-(?=[A-Za-z]))?")
 
 

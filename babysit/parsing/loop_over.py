@@ -115,9 +115,13 @@ _SEEN_FROM_START = 0.1
 # What a loop does once it is over: generate samples with the trained model
 # (`Generating images...`, `generated 16 samples`), save it (`Saving model to out/`,
 # `Saving checkpoint at epoch 100`).
+# (what is saved named by its word, or by its file: an RL script's `Agent saved to
+# …/exp_003/agent.pt` after its last epoch)
 _AFTER_LOOP = lazy_re.compile(
     r"\b(?:([Gg]enerat(?:e|es|ed|ing)|GENERAT(?:E|ING))|[Ss]av(?:e|es|ed|ing)|SAV(?:E|ING))\b"
-    r"(?(1)|.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt)s?\b)")
+    r"(?(1)|(?:.{0,40}\b(?:[Mm]odel|MODEL|[Ww]eights|[Cc]heckpoint|CHECKPOINT|ckpt|[Aa]gent|"
+    r"[Pp]olicy|[Nn]etwork)s?\b|.{0,200}\.(?:pt|pth|ckpt|h5|keras|safetensors|params|"
+    r"pdparams)\b))")
 # The next phase of the script, said in a few words: the trained model put to use on
 # held-out data (nnU-Net v1 after its last epoch: `finished prediction`, `evaluation of
 # raw predictions`, `determining postprocessing`; `Testing...`, `Running inference`).

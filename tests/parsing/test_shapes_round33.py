@@ -437,3 +437,40 @@ def test_a_line_opening_on_its_own_counter_is_no_evaluations_summary():
              "Batch[20/8544] - loss: 1.2  acc: 45.0000%(4/16)"]
     assert [sorted(r.metrics) for r in _records(lines)] == [
         ["acc", "loss"], ["eval/acc", "eval/loss"], ["acc", "loss"]]
+
+
+# -- sealed-93 ----------------------------------------------------------------------------
+
+
+def _rlkit(first: int, last: int) -> list[str]:
+    lines = []
+    for e in range(first, last + 1):
+        lines += [f"2021-02-14 22:{e % 60:02d}:15,166 :: INFO :: Epoch {e}",
+                  "--------------------   ----------",
+                  f"Data/TotalEnvSteps     {98000 + 250 * e}.0000",
+                  f"Critic/Qf1Loss            {24 + e % 3}.9074",
+                  f"Actor/PolicyLoss        -{470 + e}.6798",
+                  f"Eval/Return:mean        {9000 + 5 * e}.8280",
+                  "================================="]
+    return lines
+
+
+def test_rlkits_tabulated_block_under_its_epoch_is_one_record():
+    records = _records(_rlkit(352, 356))
+    assert [r.epoch for r in records][-3:] == [354.0, 355.0, 356.0]
+    assert "eval/return:mean" in records[-1].metrics or any(
+        "return" in k for k in records[-1].metrics)
+
+
+def test_an_agent_saved_to_its_file_after_the_last_epoch_ends_the_loop(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_rlkit(990, 1000), "2021-02-14 23:27:33,112 :: INFO :: "
+                                     "Agent saved to /data/sac/cheetah/exp_003/agent.pt"])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_cloud_jobs_described_state_is_its_terminal_state(tmp_path: Path):
+    lines = [f"INFO\t2019-03-27 17:56:{e:02d} +0000\tmaster-replica-0\t\tEpoch {e}/20 - loss: "
+             f"{0.5 - e / 100:.4f} - acc: 0.83" for e in range(1, 9)]
+    lines += ["endTime: '2019-03-27T18:01:46'", "jobId: my_first_keras_job",
+              "startTime: '2019-03-27T17:55:34'", "state: SUCCEEDED"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
