@@ -157,8 +157,8 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     if role in (Role.STATISTIC, Role.RELATIVE, Role.SUMMARY) or empty_set(metrics) \
             or finite_objective(metrics):
         return Severity.MEDIUM, role
-    if role is Role.OTHER and _scored(metrics):
-        # A figure babysit cannot place, beside a finite score of the model's (nuScenes'
+    if role is Role.OTHER and _UNNAMED.match(name) is not None and _scored(metrics):
+        # A figure with no name, beside a finite score of the model's (nuScenes'
         # per-class rows: `0.29, 0.35, 0.16, nan, nan | 39.72, … | mean AP: 0.567`, the
         # velocity and attribute errors of a class that has none): the model's outputs
         # scored; the NaN is a column undefined for that row.
@@ -166,6 +166,9 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
     return Severity.BLOCKER, role  # nothing vouches for it: never miss a real one
 
 
+# A column babysit named by its place, having no name of its own (a table's cell the row's
+# shape left unnamed: `value4`, or the `nan` token itself).
+_UNNAMED = lazy_re.compile(r"^(?:value\d+|nan)$")
 _SCORE = lazy_re.compile(r"(?:^|[_/.])(?:m?ap|acc\w*|f1|auc|iou|miou|dice|precision|recall|"
                          r"score|nds|psnr|ssim|bleu|rouge\w*)(?:$|[_/.@\d])", re.IGNORECASE)
 

@@ -53,7 +53,6 @@ class NonFiniteRule:
 
     def __init__(self, rules: RuleSettings) -> None:
         self._gradient_run = 0  # records in a row with a non-finite norm and a finite loss
-        self._run_losses: set[float] = set()  # the finite losses beside them
         # The nan-inf this rule keeps open (key "") is a gradient norm's alone, so far: a
         # finite norm coming back resolves it; a NaN objective never is.
         self._gradient_only = False
@@ -198,18 +197,14 @@ class NonFiniteRule:
     def _gradient(self, metrics: dict[str, float], names: list[str]) -> list[Signal]:
         self._gradient_run += 1
         values = _listed(metrics, names)
-        losses = {v for k, v in metrics.items()
-                  if v != 0 and math.isfinite(v) and role_of(k, v) is Role.OBJECTIVE}
-        moving = bool(losses - self._run_losses)
-        self._run_losses |= losses
         sibling = any(math.isfinite(v) and role_of(k, v) is Role.GRADIENT
                       for k, v in metrics.items())
-        if self._gradient_run >= GRADIENT_RECORDS and (sibling or moving):
-            # Updates that are not broken: a finite norm beside the non-finite one (an
-            # epoch's `grad_norm_avg` over steps a loss scaler skipped, next to the last
-            # step's `grad_norm_val`), or a loss that is finite, not 0, and new at every
-            # record (weights made NaN give no finite loss again; a Trainer that filters
-            # a NaN loss prints 0). The first record's notice stands.
+        if self._gradient_run >= GRADIENT_RECORDS and sibling:
+            # A finite norm beside the non-finite one (an epoch's `grad_norm_avg` over
+            # steps a loss scaler skipped, next to the last step's `grad_norm_val`): the
+            # average is spoilt, the updates are not. (A loss that merely moves vouches
+            # for nothing: with every step skipped, the same weights give each batch its
+            # own loss.) The first record's notice stands.
             self._gradient_only = not self._objective_seen
             return []
         if self._gradient_run < GRADIENT_RECORDS:
@@ -231,7 +226,6 @@ class NonFiniteRule:
 
     def _recovered(self, metrics: dict[str, float]) -> list[Signal]:
         run, self._gradient_run = self._gradient_run, 0
-        self._run_losses = set()
         if not self._gradient_only:
             return []  # a NaN objective is open as well: that one stands
         self._gradient_only = False
