@@ -15,6 +15,7 @@ from functools import lru_cache
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 from babysit.parsing.bars import Bar
+from babysit.parsing.final_epoch import FINAL_EPOCH
 from babysit.parsing.fit_returns import fit_returned
 from babysit.parsing.formats import Parsed
 from babysit.parsing.frameworks import parse_ultralytics_row
@@ -109,6 +110,7 @@ class BarSteps:
         self._passed_over: set[str] = set()
         # The line before the bars said an evaluation pass begins (`Eval begin...`).
         self.eval_banner = False
+        self._epochs_done = False  # the outer loop's bar reached its total
 
     def epoch_said(self, epoch: float) -> None:
         """A record names its epoch: the whole epochs begun are that many, one more for
@@ -170,7 +172,14 @@ class BarSteps:
             # over `train: 57%|…| 1057/1856 [… 1.04s/it]`), read as one series they make
             # a 2,000-fold slowdown at every redraw of the outer bar.
             self.epoch_said(float(bar.n))
-            return Parsed(bar.style, None, None, float(bar.n), bar.total), []
+            done: list[LogEvent] = []
+            if bar.total > 1 and bar.n == bar.total and not self._epochs_done:
+                # tqdm counts an iteration once its body is over: the outer bar at its
+                # total (`Epochs: 100%|██████████| 20/20`) is every planned epoch trained.
+                self._epochs_done = True
+                done.append(LogEvent(EventKind.COMPLETED, f"{bar.desc}: {bar.n}/{bar.total}",
+                                     FINAL_EPOCH))
+            return Parsed(bar.style, None, None, float(bar.n), bar.total), done
         if bar.style == "keras":
             return self._from_keras_bar(bar, rate)
         if self.yolo_columns:

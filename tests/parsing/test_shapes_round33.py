@@ -477,3 +477,16 @@ def test_a_cloud_jobs_described_state_is_its_terminal_state(tmp_path: Path):
     lines += ["endTime: '2019-03-27T18:01:46'", "jobId: my_first_keras_job",
               "startTime: '2019-03-27T17:55:34'", "state: SUCCEEDED"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_an_outer_epochs_bar_at_its_total_is_the_last_epoch_done(tmp_path: Path):
+    # poptorch's MNIST: `Epochs: 100%|██████████| 20/20`, then the test accuracy.
+    lines = []
+    for e in range(20):
+        lines.append(f"Epochs:  {5 * e:2d}%|█▌        | {e}/20 [00:{e + 10:02d}<00:40, 8.2s/it]")
+        lines += [f"100%|██████████| 125/125 [00:06<00:00, 18.0it/s, Loss={1.2 / (e + 1):.4f}, "
+                  f"Accuracy={80 + e / 2:.2f}]"]
+    lines += ["Epochs: 100%|██████████| 20/20 [03:30<00:00, 10.5s/it]",
+              "Accuracy on test set: 98.10%"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
