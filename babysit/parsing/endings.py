@@ -311,7 +311,7 @@ class EndingReader:
         if epoch is None:
             return self._last_print()
         if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch \
-                or self._record_part_way:
+                or self._record_part_way or self.final_epoch.evaluation_cut:
             return None
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:

@@ -31,15 +31,21 @@ finished (LAST_PRINT: ENDED, outcome not confirmed; a live run reopens it by tra
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from babysit.model import EventKind, LogEvent
+from babysit.parsing.log_prefix import message
 
 FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done (see `endings`)
 # The last planned epoch trained and over, read from the order of lines: the end however
 # an inner counter compares with babysit's reckoning of the plan, once the log has
 # stopped (a live run may yet print another record of it).
 LAST_EPOCH = "last-epoch"
+# An evaluation announced on a line of its own, no figure on it: `Eval epoch: 65`,
+# `Evaluating...`, `Validation:`.
+_EVAL_OPENS = re.compile(r"^(?:Eval(?:uat\w*)?|Valid\w*|Test(?:ing)?)\b(?:\s+epoch)?\s*:?"
+                         r"\s*\d*\s*[.:…]*$", re.IGNORECASE)
 # The log stops at the run's last logging point before its planned total, and says
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED; `endings` gives it for steps).
@@ -70,6 +76,7 @@ class FinalEpoch:
     _one_each: bool = True  # every earlier epoch had one training record
     _before: int = 0  # training records of the epoch before the current one
     _printed_on: bool = False  # a line that is not training came after the last record
+    _eval_opened: bool = False  # ... and the last of them announced an evaluation
     _said: tuple[int, int] | None = None
     _credited: bool = False  # the line being read was counted as a training record
     # Times the total moved with the counter (`Epoch 118/118`, `Epoch 119/119`: Keras fit
@@ -201,7 +208,13 @@ class FinalEpoch:
         self._last_part_way = self._line_part_way
         self._last_at_end = self._line_at_end
         self._last_inner = self._line_inner
-        self._printed_on = False
+        self._printed_on = self._eval_opened = False
+
+    @property
+    def evaluation_cut(self) -> bool:
+        """Whether the log's last line after training announced an evaluation that printed
+        nothing: it stops inside the last epoch's evaluation."""
+        return self._eval_opened
 
     def launched(self) -> None:
         """The run's start-up printed again after its last record: a new launch, whose
@@ -215,6 +228,10 @@ class FinalEpoch:
         """A line that did not train, after training."""
         if self._records and text.strip():
             self._printed_on = True
+            # (an evaluation announced and nothing after it: the log stops inside the
+            # last epoch's evaluation, CTR-GCN's `Eval epoch: 65` with no Top1 under it)
+            said = message(text).strip()
+            self._eval_opened = len(said) < 60 and _EVAL_OPENS.match(said) is not None
 
     def over(self, schedule_over: bool = False) -> LogEvent | None:
         """At the end of a read: a COMPLETED event the first time the last planned
@@ -231,7 +248,7 @@ class FinalEpoch:
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
         if not (self._printed_on or per_epoch or self._last_at_end or self._summed_up()
-                or (schedule_over and self._at_last_print())):
+                or (schedule_over and self._at_last_print())) or self._eval_opened:
             return None
         self._said = (epoch, total)
         if not last:

@@ -28,6 +28,10 @@ _HEAD_FIELD = lazy_re.compile(
     # ISO (or a date and a time apart by a slash: `2022-03-31/22:45:47`)
     r"|\[?\d{4}-\d{2}-\d{2}[ T/]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
+    # C's and Python's `asctime` (the skeleton-action trainers' `print_log`, 2s-AGCN, MS-G3D,
+    # CTR-GCN: `[ Mon Jul  4 01:33:12 2022 ] Training epoch: 50`)
+    r"|\[?[ \t]*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|"
+    r"Dec)[ \t]+\d{1,2} \d{2}:\d{2}:\d{2} \d{4}[ \t]*\]?"
     # a month and a day, then a time of day on a 12-hour clock (pt.darts's `%m/%d %I:%M:%S
     # %p`: `04/28 04:22:15 PM | Parameters:`)
     r"|\[?\d{2}/\d{2}(?:/\d{2,4})? \d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\]?"

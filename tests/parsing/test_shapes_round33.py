@@ -490,3 +490,31 @@ def test_an_outer_epochs_bar_at_its_total_is_the_last_epoch_done(tmp_path: Path)
               "Accuracy on test set: 98.10%"]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+# -- sealed-94 ----------------------------------------------------------------------------
+
+
+def _agcn(last: int, cut_in_eval: bool = False) -> list[str]:
+    lines = ["[ Sun Jul  3 17:34:03 2022 ] Parameters:",
+             "{'work_dir': './work_dir/ntu/xview/agcn_joint', 'batch_size': 64, "
+             "'num_epoch': 12, 'start_epoch': 0}"]
+    for e in range(1, last + 1):
+        lines += [f"[ Sun Jul  3 18:{e:02d}:03 2022 ] Training epoch: {e}",
+                  f"[ Sun Jul  3 18:{e:02d}:40 2022 ] \tMean training loss: {1.5 / e:.4f}.",
+                  f"[ Sun Jul  3 18:{e:02d}:41 2022 ] Eval epoch: {e}"]
+        if e < last or not cut_in_eval:
+            lines += [f"[ Sun Jul  3 18:{e:02d}:59 2022 ] \tMean test loss of 165 batches: "
+                      f"{1.4 / e:.4f}.", f"[ Sun Jul  3 18:{e:02d}:59 2022 ] \tTop1: {60 + e}.28%"]
+    return lines
+
+
+def test_an_asctime_head_is_a_loggers_and_the_last_planned_epoch_ends_the_run(tmp_path: Path):
+    # 2s-AGCN's `print_log`: `[ Mon Jul  4 01:33:12 2022 ] Training epoch: 50`.
+    assert verdict_of(tmp_path, _agcn(12))["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_log_stopping_in_the_last_epochs_evaluation_is_not_over(tmp_path: Path):
+    # CTR-GCN: `Eval epoch: 65` and nothing under it, where every epoch before printed
+    # its Top1.
+    assert verdict_of(tmp_path, _agcn(12, cut_in_eval=True))["terminal_state"] == "RUNNING"
