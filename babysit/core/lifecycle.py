@@ -494,19 +494,6 @@ class RunLifecycle:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
                                     "the planned steps were reached", step, self.attempt,
                                     final=False), Evidence.LOG_ENDING)
-        death = self._thread_death
-        if settled and confirm_pending and death is not None \
-                and death[1:] == (self.attempt, self._attempt_advances):
-            # A helper thread died and nothing trained after it, to the log's end (nnU-Net's
-            # augmenter `Exception in thread Thread-4 (results_loop):` at epoch 0): what
-            # fed the loop is gone, and the process died of it or hangs without it.
-            text = death[0].detail or death[0].line
-            return self._end(Ending(
-                TerminalState.FAILED, EndingSource.LOG, text, step, self.attempt,
-                inferred=True, final=False, anomaly=EndingAnomaly(
-                    AnomalyType.CRASH, f"the run died: {text} (in a helper thread, and "
-                    f"nothing trained after it to the log's end)", None)),
-                Evidence.LOG_ENDING)
         return None
 
     def on_log_abandoned(self, why: str, step: int | None) -> Ending | None:

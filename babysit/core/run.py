@@ -87,9 +87,9 @@ _ENDED_WITH_A_LAUNCH = (AnomalyType.CRASH, AnomalyType.OOM, AnomalyType.CUDA_ERR
 _CLEARED_BY_RESTART = tuple(t for t, e in CATALOG.items() if e.cleared_by_restart)
 
 
-def _bar_tick(metrics: Mapping[str, float]) -> bool:
+def _bar_tick(record: Record) -> bool:
     """Whether a record is no more than a progress bar's count: no figure but its rate."""
-    return all(key == "it/s" for key in metrics)
+    return record.fmt == "tqdm" and all(key == "it/s" for key in record.metrics)
 
 
 def _trains(metrics: Mapping[str, float]) -> bool:
@@ -376,7 +376,7 @@ class Run:
                         self.ledger.resolve_type(kind, "training went on")
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps,
                                                     stamped=record.time is not None,
-                                                    bare=_bar_tick(record.metrics)) \
+                                                    bare=_bar_tick(record)) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
                         self.ledger.resolve_type(kind, f"training went on to step {step}")

@@ -42,10 +42,11 @@ FINAL_EPOCH = "final-epoch"  # the last planned epoch said it was done (see `end
 # an inner counter compares with babysit's reckoning of the plan, once the log has
 # stopped (a live run may yet print another record of it).
 LAST_EPOCH = "last-epoch"
-# An evaluation announced on a line of its own, no figure on it: `Eval epoch: 65`,
-# `Evaluating...`, `Validation:`.
+# An epoch's evaluation announced on a line of its own, by its number, no figure on it
+# (`Eval epoch: 65`): its figures follow, as they did every epoch before. (An unnumbered
+# `Evaluating ...` may be the final evaluation itself, its results printed elsewhere.)
 _EVAL_OPENS = re.compile(r"^(?:Eval(?:uat\w*)?|Valid\w*|Test(?:ing)?)\b(?:\s+epoch)?\s*:?"
-                         r"\s*\d*\s*[.:…]*$", re.IGNORECASE)
+                         r"\s*\d+\s*[.:…]*$", re.IGNORECASE)
 # The log stops at the run's last logging point before its planned total, and says
 # nothing after it: the run is over once nothing more comes, its outcome not confirmed
 # (`core.lifecycle` makes it ENDED, never SUCCEEDED; `endings` gives it for steps).

@@ -1,8 +1,8 @@
 """A learning rate printed as 0 by a printer that rounds: below its resolution, not 0.
 
 MMCV's and MMEngine's JSON logs round every float to five decimals (`"lr": 0.0` beside
-`"loss_bmn": 1.22508`), as a hand loop's `f"lr {lr:.4f}"` rounds to four: at the tail of
-a decayed schedule the rate reads 0 while it is 3e-6, and the weights still move. Such a
+`"loss_bmn": 1.22508`): at the tail of a decayed schedule the rate reads 0 while it is
+3e-6, and the weights still move. Such a
 zero says only that the rate is below the resolution the line prints at, so it is left
 out of the record: a rule that reads "exactly 0" as no weight change (rules/
 learning_rules) would take a schedule's floor for a run that cannot learn. A zero that
@@ -23,16 +23,26 @@ from babysit.model import Record
 _FIGURE = lazy_re.compile(r"(?<![\w.])-?\d+\.(\d+)([eE][-+]?\d+)?")
 # A printer that rounds shows at most this many decimals; full precision shows more.
 _ROUNDED_DECIMALS = 6
+_MIN_DECIMALS = 3  # fewer shows nothing of a rounding (`2.0`, `0.5`)
+_LEAST_FIGURES = 3
 
 
 def _rounds(line: str) -> bool:
-    """Whether the line's figures were printed by a rounding printer: fixed-point, and
-    none with more than a handful of decimals."""
-    if "e-" in line or "E-" in line or "e+" in line or "E+" in line:
+    """Whether the line is a JSON record whose floats a rounding printer wrote: fixed
+    point, none past `_ROUNDED_DECIMALS` decimals, several at exactly that many (MMCV's
+    `round(value, 5)` on every float of its record). A Python repr of an exact 0 looks the
+    same as a rounded one (`lr=0.0` beside `loss=2.3050`), so a line of another shape
+    keeps its 0."""
+    if not line.lstrip().startswith("{") or "e-" in line or "E-" in line \
+            or "e+" in line or "E+" in line:
         return False
     figures = _FIGURE.findall(line)
-    return bool(figures) and all(not exponent and len(digits) <= _ROUNDED_DECIMALS
-                                 for digits, exponent in figures)
+    if len(figures) < _LEAST_FIGURES or any(exponent for _, exponent in figures):
+        return False
+    widths = [len(digits) for digits, _ in figures]
+    widest = max(widths)
+    return _MIN_DECIMALS <= widest <= _ROUNDED_DECIMALS \
+        and widths.count(widest) >= _LEAST_FIGURES - 1
 
 
 def unresolved_lr(record: Record, line: str) -> Record:
