@@ -172,14 +172,14 @@ class BarSteps:
             # over `train: 57%|…| 1057/1856 [… 1.04s/it]`), read as one series they make
             # a 2,000-fold slowdown at every redraw of the outer bar.
             self.epoch_said(float(bar.n))
-            done: list[LogEvent] = []
+            ended: list[LogEvent] = []
             if bar.total > 1 and bar.n == bar.total and not self._epochs_done:
                 # tqdm counts an iteration once its body is over: the outer bar at its
                 # total (`Epochs: 100%|██████████| 20/20`) is every planned epoch trained.
                 self._epochs_done = True
-                done.append(LogEvent(EventKind.COMPLETED, f"{bar.desc}: {bar.n}/{bar.total}",
-                                     FINAL_EPOCH))
-            return Parsed(bar.style, None, None, float(bar.n), bar.total), done
+                ended.append(LogEvent(EventKind.COMPLETED, f"{bar.desc}: {bar.n}/{bar.total}",
+                                      FINAL_EPOCH))
+            return Parsed(bar.style, None, None, float(bar.n), bar.total), ended
         if bar.style == "keras":
             return self._from_keras_bar(bar, rate)
         if self.yolo_columns:

@@ -251,8 +251,8 @@ class FailureReader:
             self._panic = None
             return [panic_with_message(header, location, line)]
         if self._lines == 0 and "panicked at " in line \
-                and (location := panic_header(line)) is not None:
-            self._panic = (line, location)
+                and (panic_at := panic_header(line)) is not None:
+            self._panic = (line, panic_at)
             return added
         if not events and self._lines == 0 and _wrapped_header(
                 (self._before_previous, self._previous), line):
