@@ -242,11 +242,6 @@ class RunLifecycle:
         self._memory_failures.seen(event, self.attempt, self._attempt_advances)
         if kind is EventKind.THREAD_FAILED:
             self._thread_death = (event, self.attempt, self._attempt_advances)
-        elif kind is EventKind.CHECKPOINT_ERROR and self._thread_death is not None \
-                and self._thread_death[1:] == (self.attempt, self._attempt_advances):
-            # The thread that died was saving (Orbax's background save thread): a save
-            # failed, and the training loop need not wait on it.
-            self._thread_death = None
         failure = self._failure(event, step)
         if failure is not None and failure.in_helper_thread \
                 and failure.event.detail in self._outlived_in_threads:
