@@ -262,8 +262,11 @@ class LoopOver:
             self._names.update(metrics)
         if self._first_epoch is None:
             self._first_epoch = epoch
-        self._epoch_each = self._epoch_each and epoch is not None and \
-            (self._epoch is None or epoch == self._epoch + 1)
+        # (records before the first that says an epoch are the start-up's figures, not
+        # epochs: PCNO's `Start training, lr_ratio = 10` above `Epoch :  0`)
+        self._epoch_each = self._epoch_each and (
+            (epoch is None and self._epoch is None)
+            or (epoch is not None and (self._epoch is None or epoch == self._epoch + 1)))
         if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
             # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
             self._epochs += self._epoch is not None
@@ -515,6 +518,7 @@ class LoopOver:
             # at every record (Chainer's LogReport: `"epoch": 500, "iteration": 860`).
             each = count == epoch or self._epoch_each
             done = completed(epoch, self._first_epoch) if each else None
+            count = epoch
         elif self._interval == 1:
             # (a counter past a thousand that moves by one is a step's, not an epoch's)
             done = completed(count, self._first)

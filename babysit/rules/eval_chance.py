@@ -20,6 +20,17 @@ Lasagne MNIST CNN's `validation accuracy: 10.64 %` on each of six epochs, beside
 `validation loss: 2.301806` (ln 10 = 2.302585), printed on lines of their own. So the
 same holds, sooner, when the evaluation's accuracy is the very same figure on
 `_FROZEN` evaluations in a row and its loss within `_LOSS_EXACT` of one ln K on as many.
+
+A binary classifier on a small validation set never sits on 0.5 exactly: its accuracy
+wanders with the set's own sampling noise (±0.025 on 400 examples). What says it never
+learned is its loss: a held-out cross-entropy that never once went below ln 2 means the
+model never gave the right class more probability than a coin does, on average, at any
+evaluation. A Keras LSTM predicting gold's direction: 22 evaluations, `val_loss` from
+0.6914 to 0.7198 (ln 2 = 0.6931), `val_accuracy` 0.4975 to 0.5520, then `Final Test
+Accuracy: 52.10%`. So: every evaluation from the run's first, `_COIN_POINTS` or more,
+with its loss no lower than `_COIN_FLOOR` of ln 2 and no higher than `_COIN_CEILING` of
+it (a model of many classes at half right has a loss far above ln 2) and its accuracy
+within `_COIN_SPREAD` of one half. One evaluation below that floor resolves it.
 """
 
 from __future__ import annotations
@@ -42,6 +53,10 @@ _POINTS = 20  # evaluations in a row
 _FROZEN = 6  # evaluations in a row at one accuracy, the loss at ln K beside them
 _END_EXACT = 5e-5  # an accuracy this close to 1/K (0.5000 printed to four digits)
 _END_ABOVE = 1.25  # and a loss from ln K to this many times it
+_COIN_POINTS = 10  # evaluations, from the first, at a coin's loss (see the module)
+_COIN_FLOOR = 0.99  # of ln 2: no evaluation's loss below it
+_COIN_CEILING = 1.1  # of ln 2: nor above it (a loss of many classes)
+_COIN_SPREAD = 0.06  # an accuracy within this of one half
 
 
 def _figures(point: Observation) -> tuple[float | None, float | None]:
@@ -91,6 +106,9 @@ class EvalChanceRule:
         self._held: tuple[float, int] | None = None  # the accuracy held, and how often
         self._at_ln: tuple[int, int] | None = None  # the loss's K, and how often in a row
         self._frozen_raised = False
+        self._coins = 0  # evaluations from the first at a coin's loss and accuracy
+        self._coin_left = False  # an evaluation left a coin's figures
+        self._coin_raised = False
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         if self._gan or _players(tuple(point.metrics)):
@@ -99,6 +117,9 @@ class EvalChanceRule:
         accuracy, loss = _figures(point)
         if accuracy is not None and loss is not None:
             self._latest = (accuracy, loss)
+            coin = self._coin(accuracy, loss)
+            if coin:
+                return coin
         frozen = self._frozen(accuracy, loss)
         if frozen:
             return frozen
@@ -150,6 +171,31 @@ class EvalChanceRule:
             return [Resolve(AnomalyType.NOT_LEARNING, "the evaluation left chance",
                             key="evaluated chance")]
         return []
+
+    def _coin(self, accuracy: float, loss: float) -> list[Signal]:
+        """Every evaluation from the first at a coin's loss and accuracy (see the module)."""
+        if self._coin_left:
+            return []
+        ln2 = math.log(2)
+        if not (_COIN_FLOOR * ln2 <= loss <= _COIN_CEILING * ln2
+                and abs(accuracy - 0.5) <= _COIN_SPREAD):
+            self._coin_left = True
+            if self._coin_raised:
+                return [Resolve(AnomalyType.NOT_LEARNING,
+                                f"the evaluation left a coin's figures (accuracy "
+                                f"{accuracy:.4g}, loss {loss:.4g})", key="coin toss")]
+            return []
+        self._coins += 1
+        if self._coins < _COIN_POINTS or self._coin_raised or self._raised \
+                or self._frozen_raised:
+            return []
+        self._coin_raised = True
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: each of the {self._coins} evaluations so far scored no "
+                      f"better than a coin — its loss never below ln 2 = {ln2:.4f} (now "
+                      f"{loss:.4g}) and its accuracy near one half (now {accuracy:.4g}): "
+                      f"the model has never given the right class more probability than a "
+                      f"guess", key="coin toss", severity=Severity.BLOCKER)]
 
     _latest: tuple[float, float] | None = None  # the last evaluation's accuracy and loss
 
