@@ -749,6 +749,7 @@ class Run:
                 self._weigh_against_early_stop()
             self._weigh_against_kept_best()
             self._final_evaluation_fell()
+            self._collapsed_at_end()
         self._kept_last_weights()
         held_out = nothing_held_out(self.series.metrics) \
             if self.lifecycle.state is TerminalState.SUCCEEDED else None
@@ -882,6 +883,19 @@ class Run:
         if found is not None:
             self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, f"{key} {found}",
                                key)
+
+    def _collapsed_at_end(self) -> None:
+        """A run over, with no best weights kept, whose evaluation ran away and ends
+        several times its best (DeepAR's `eval/rmse` from 4.9 to 21,000, held there to
+        its last epoch): the weights it delivers are broken on unseen data, a blocker
+        however flat the climb's new level (a medium while the run could still recover)."""
+        if self.lifecycle.state not in (TerminalState.SUCCEEDED, TerminalState.ENDED):
+            return
+        for key, last, best in self.series.evals_collapsed_at_end():
+            self.ledger.reassess(AnomalyType.EVAL_DEGRADATION, key, Severity.BLOCKER, (
+                f"the run ended with {key} at {last:.4g}, {last / best:.0f}× its best "
+                f"({best:.4g}), and kept no best weights: the model it delivers is broken "
+                f"on unseen data"))
 
     def _main_eval_of_last_weights(self) -> tuple[str, list[float], int] | None:
         """The main evaluation's (key, values, direction) when the run delivers its last

@@ -512,6 +512,12 @@ class MetricSeries:
         return (key, [value for value, _ in rule.series[key]], direction) if direction \
             else None
 
+    def evals_collapsed_at_end(self) -> list[tuple[str, float, float]]:
+        """The evaluations that ran away and end far above their best
+        (`EvalRule.collapsed_at_end`)."""
+        rule = self._rules.find(EvalRule)
+        return rule.collapsed_at_end() if isinstance(rule, EvalRule) else []
+
     def loss_rise_over_best(self) -> float | None:
         """The training loss level's rise over its best (see `LossRule.rise_over_best`)."""
         rule = self._rules.find(LossRule)

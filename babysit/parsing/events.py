@@ -195,6 +195,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\S\s?(\^C)\s*$|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
+         # job control's report of a job suspended (Ctrl-Z, SIGTSTP; or stopped writing to
+         # the terminal from the background): bash's `[1]+  Stopped  python main.py …`,
+         # zsh's `zsh: suspended  python …`, fish's `fish: Job 1, 'python …' has stopped`
+         # — the run no longer trains, by its owner's hand, until someone resumes it
+         r"^\[\d+\][+-]? +(Stopped)(?: \([\w ]+\))?\s+\S.*$|^zsh: (suspended)\b|"
+         r"^fish: Job \d+, .* has (stopped)\b|"
          # (the same word alone after a logger's timestamp: nnU-Net's own log file, its
          # stdout captured with the shell's report, `2024-11-24 04:13:57.870606: Terminated`)
          r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,\d]*\]?:?\s+(Terminated)\s*$|"
@@ -456,7 +462,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # `EarlyStopping counter: 10 out of 10` (its patience used up) then `Early stopping`,
     # FuxiCTR `Early stopping at epoch=116`, a bare `Stopping training.`.
     _sig(EventKind.COMPLETED, r"Stopping training early as no improvement|"
-         r"^Epoch \d+: early stopping|[Ee]arly stopping (?:triggered|activated)|"
+         r"^Epoch \d+: early stopping|"
+         # (with its auxiliary, grammatical or not: NeuRec's `Early stopping is trigger at
+         # epoch: 26`)
+         r"[Ee]arly stopping (?:(?:is|was|has been|got) )?(?:trigger(?:ed|s)?|activated)\b|"
          r"EarlyStopping: Training stopped early|"
          # (hyphenated too: xLearn's `[ ACTION     ] Early-stopping at epoch 3`)
          # (and its dots and an `@`: a segmentation loop's `Early Stopping....@ 72 epoch
@@ -623,7 +632,7 @@ _TRIGGERS = (
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
-    "update end", "find the best", "Job ", "state: ",
+    "update end", "find the best", "Job ", "state: ", "Stopped", "suspended", "has stopped",
     "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,
 )

@@ -284,6 +284,12 @@ def parse_hf_dict(segment: str) -> Parsed | None:
             return None
     if not values:
         return None
+    if all(v == int(v) for v in values.values() if math.isfinite(v)) \
+            and not looks_like_metrics(values) and not names_a_measure(values):
+        # Whole numbers under names that measure nothing: counts or settings (HydraGNN's
+        # `Number of calls to timers:` then `{'create_model': 1, 'train_validate_test':
+        # 1}` after its last epoch), not a record of training.
+        return None
     return split_counters(values, "hf-trainer")
 
 
@@ -944,8 +950,11 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         metrics.pop("batch", None)
         return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
                       total_epochs, metrics, per_epoch=batches)
-    if step_of is not None and target and step is not None and step >= target \
-            and total_epochs and epoch is not None and epoch < total_epochs:
+    if step_of is not None and target and step is not None and total_epochs \
+            and (step >= target or target < total_epochs) \
+            and epoch is not None and epoch < total_epochs:
+        # (or a plan of fewer steps than the epochs': no run has that, so the counter
+        # is the epoch's own, DAMO-YOLO's `epoch: 3/200, iter: 0/2`)
         # A counter at its total beside an epoch short of its plan (FixMatch's `Train
         # Epoch: 148/1024. Iter: 1024/1024. LR: 0.0294. …`): both cannot be the run's, so
         # the `i/N` counts the epoch's iterations, placed in the run as `[e/E][n/N]` is.

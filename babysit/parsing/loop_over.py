@@ -127,6 +127,13 @@ _AFTER_LOOP = lazy_re.compile(
 # raw predictions`, `determining postprocessing`; `Testing...`, `Running inference`).
 _PHASE_WORD = lazy_re.compile(r"\b(?:predict(?:ion|ions|ing)|inference|testing|"
                               r"evaluat(?:ion|ing)|post-?processing)\b", re.IGNORECASE)
+# A report of the time training took: a timer's or a duration's word and a training
+# word, then a figure (`Local timer: train_validate_test : 10939.83`, `Total training
+# time: 3:02:11`, `Training took 5.2 hours`).
+_TRAINING_TIMED = lazy_re.compile(
+    r"(?:\b(?:[Tt]imer|[Tt]ime|TIME|[Ee]lapsed|[Tt]ook|[Dd]uration)\b.{0,40}?\b(?:[Tt]rain|TRAIN)"
+    r"|\b(?:[Tt]rain|TRAIN)\w*\b.{0,40}?\b(?:[Tt]imer|[Tt]ime|TIME|[Ee]lapsed|[Tt]ook|"
+    r"[Dd]uration)\b)[^\d\n]{0,20}\d")
 _PHASE_WORDS_MAX = 6  # a phase's announcement, not a sentence about something else
 # A line whose head says the model was saved, its figures after (`saved model mse loss:
 # 0.084`, `Saved best model, acc 0.91`): the finished model's, no training record.
@@ -194,6 +201,7 @@ class LoopOver:
         self._interval = 0.0  # the smallest recent move of the counter (its logging interval)
         self._even = True  # the counter moved by the same interval at every record
         self._epoch_each = True  # the epoch moved on by one at every record
+        self._last_says_epoch = False  # the last record said its epoch
         self._first_epoch: float | None = None  # the current launch's first epoch
         self._open = False  # the last line read announced work under way
         # The last training records' rates, with their counters.
@@ -262,11 +270,13 @@ class LoopOver:
             self._names.update(metrics)
         if self._first_epoch is None:
             self._first_epoch = epoch
-        # (records before the first that says an epoch are the start-up's figures, not
-        # epochs: PCNO's `Start training, lr_ratio = 10` above `Epoch :  0`)
+        # (a record that says no epoch leaves the count alone: the start-up's figures
+        # before the first epoch, PCNO's `Start training, lr_ratio = 10` above `Epoch :  0`;
+        # a line of its own beside each epoch's, HydraGNN's `Tasks RMSE: [0.158]` — but
+        # the last record must say its epoch, see `_round_count`)
         self._epoch_each = self._epoch_each and (
-            (epoch is None and self._epoch is None)
-            or (epoch is not None and (self._epoch is None or epoch == self._epoch + 1)))
+            epoch is None or self._epoch is None or epoch == self._epoch + 1)
+        self._last_says_epoch = epoch is not None
         if epoch is not None and (self._epoch is None or int(epoch) != int(self._epoch)):
             # (the whole epoch: Hugging Face's `'epoch': 0.37` moves at every record)
             self._epochs += self._epoch is not None
@@ -360,6 +370,20 @@ class LoopOver:
         elif ("pilog" in text or "PILOG" in text or "REPORT" in text) \
                 and _EPILOG.search(text) is not None:
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
+        elif ("rain" in text or "RAIN" in text) and _TRAINING_TIMED.search(text) is not None:
+            # How long training took, said once after it (HydraGNN's `Local timer:
+            # train_validate_test : 10939.83`, a `Total training time: 3:02:11`): the
+            # training function returned. (Not a line the run printed between its
+            # records: an epoch's own `train time 35s`.)
+            line_shape = template(text.strip())
+            if line_shape not in self._lines_between and line_shape not in self._lines_after:
+                self._lines_after.add(line_shape)
+                if self._epochs < _MIN_EPOCH_ENDS:
+                    return
+                why = f"the time training took, which the run did not print between its " \
+                      f"training records ({text.strip()[:160]})"
+                evidence.append(why)
+                finished.append(why)
         elif (phase := _next_phase(text)) is not None:
             # The script went on to its next phase (predicting, testing, evaluating),
             # which it never did between its records.
@@ -516,7 +540,7 @@ class LoopOver:
             # Epochs only where each record is one (a step counter's epoch may stand
             # anywhere in an epoch): the counter is the epoch, or the epoch moved on by one
             # at every record (Chainer's LogReport: `"epoch": 500, "iteration": 860`).
-            each = count == epoch or self._epoch_each
+            each = count == epoch or (self._epoch_each and self._last_says_epoch)
             done = completed(epoch, self._first_epoch) if each else None
             count = epoch
         elif self._interval == 1:

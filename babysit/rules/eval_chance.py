@@ -117,7 +117,7 @@ class EvalChanceRule:
         accuracy, loss = _figures(point)
         if accuracy is not None and loss is not None:
             self._latest = (accuracy, loss)
-            coin = self._coin(accuracy, loss)
+            coin = self._coin(accuracy, loss, point.epoch)
             if coin:
                 return coin
         frozen = self._frozen(accuracy, loss)
@@ -172,9 +172,14 @@ class EvalChanceRule:
                             key="evaluated chance")]
         return []
 
-    def _coin(self, accuracy: float, loss: float) -> list[Signal]:
+    def _coin(self, accuracy: float, loss: float, epoch: float | None) -> list[Signal]:
         """Every evaluation from the first at a coin's loss and accuracy (see the module)."""
         if self._coin_left:
+            return []
+        if not self._coins and epoch is not None and epoch > 1:
+            # (an excerpt that opens at epoch 150 shows no start: it may have learned
+            # before, and a model that got worse is another story)
+            self._coin_left = True
             return []
         ln2 = math.log(2)
         if not (_COIN_FLOOR * ln2 <= loss <= _COIN_CEILING * ln2

@@ -10,6 +10,15 @@ be trusted until it is computed again. So is a distance below 0 (a FID, a KID, a
 and any figure past what a float32 can hold (StyleGAN2-ADA's FID of 8.2e+51 on broken
 reference statistics). Raised once per metric, never withdrawn by a later value in range
 (the computation that gave the impossible one is still the one used).
+
+A held-out score that is perfect at the run's first evaluation, at step 0 or 1, before
+training could teach anything, and exactly perfect at every evaluation after it, cannot
+be the model's either: the evaluation measures something else — labels of one class
+(an AUC is then undefined, and libraries print 1.0), or the answer leaking into the
+inputs. A LightGBM callback's `Iteration: 0, validation AUC: 1.0` on each of 51
+iterations, its CSV read into one column (the author's next commit: "cause of AUC=1:
+CSV separator"). A blocker: nothing the run reports of its model can be trusted, and a
+model chosen by that score was chosen by nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +31,8 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.model import AnomalyType
+from babysit.metric_names import is_eval_metric
+from babysit.model import AnomalyType, Severity
 from babysit.rules.last_digit import significant_digits
 from babysit.rules.metric_floor import quality_keys
 from babysit.rules.signals import Observation, Raise, Signal
@@ -48,6 +58,10 @@ _NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$", re.I
 _DISTANCE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:fid|kid|fvd|lpips)(?:$|[/_.\s@-]|\d)",
                                  re.IGNORECASE)
 _FLOAT32_MAX = 3.4e38
+# Evaluations, the first at step 0 or 1, exactly perfect, before a perfect score says
+# the evaluation is broken (see the module).
+_PERFECT_EVALS = 10
+_FIRST_STEP = 1
 
 
 class ImpossibleMetricRule:
@@ -60,9 +74,13 @@ class ImpossibleMetricRule:
         self.rules = rules
         self._raised: set[str] = set()
         self._twins: dict[str, int] = {}  # an evaluation loss: records equal to its twin's
+        # A held-out share: evaluations perfect since the first at the run's start (-1:
+        # one was not, or the first came later).
+        self._perfect: dict[str, int] = {}
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out = self._twinned(point)
+        out.extend(self._perfect_from_start(point))
         for key, value in point.metrics.items():
             if key in self._raised or not math.isfinite(value):
                 continue
@@ -89,6 +107,34 @@ class ImpossibleMetricRule:
                              f"{key} = {value:.4g}, {why}: a share cannot be; the metric is "
                              f"computed wrong, and what it says of the run cannot be trusted",
                              key=key))
+        return out
+
+    def _perfect_from_start(self, point: Observation) -> list[Signal]:
+        """A held-out share perfect from the run's first evaluation (see the module)."""
+        out: list[Signal] = []
+        for key in quality_keys(point.metrics):
+            seen = self._perfect.get(key)
+            if seen == -1 or _SHARE_WORD.search(key) is None or not is_eval_metric(key) \
+                    or _NOT_SHARE.search(key) is not None:
+                continue
+            value = point.metrics[key]
+            if seen is None and (point.step is None or point.step > _FIRST_STEP):
+                self._perfect[key] = -1
+                continue
+            if value not in (1.0, 100.0):
+                self._perfect[key] = -1
+                continue
+            self._perfect[key] = (seen or 0) + 1
+            if self._perfect[key] == _PERFECT_EVALS:
+                out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
+                                 f"{key} has been exactly perfect on each of its first "
+                                 f"{_PERFECT_EVALS} evaluations, the first at the run's start "
+                                 f"(step {_FIRST_STEP} or before), before training could teach "
+                                 f"anything: the evaluation measures something "
+                                 f"other than the model (labels of one class, the answer "
+                                 f"leaking into the inputs), and nothing it says of the run "
+                                 f"can be trusted", key=f"{key} perfect",
+                                 severity=Severity.BLOCKER))
         return out
 
     def _twinned(self, point: Observation) -> list[Signal]:

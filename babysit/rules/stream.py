@@ -53,7 +53,7 @@ from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.preference_chance import PreferenceChanceRule
 from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
-from babysit.rules.runaway import running_away
+from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
 from babysit.rules.slow_climb import SlowClimbRule
@@ -268,6 +268,7 @@ class EvalRule:
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
         self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
+        self._ran_away: set[str] = set()  # judged running away at some time
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
         self._totals: set[str] = set()  # evaluation losses that are a total (see `_eval_term`)
@@ -371,6 +372,7 @@ class EvalRule:
         found = None if score_holds else self._running_away(series)
         if found is not None and key not in self._runaway:
             self._runaway.add(key)
+            self._ran_away.add(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
                              f"{key} has been {found}: what the model does on unseen data "
                              f"is collapsing", key=key)]
@@ -379,6 +381,20 @@ class EvalRule:
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
         return []
+
+    def collapsed_at_end(self) -> list[tuple[str, float, float]]:
+        """(key, last value, best) of each evaluation loss or error that ran away once
+        (see `_judge_runaway`), is open still, and stands at its last evaluation over
+        `RUNAWAY_TIMES` × its best: the weights the run ends with are broken on unseen
+        data, wherever the climb stopped."""
+        found = []
+        for key in sorted(self._ran_away & self._raised):
+            series, best = self.series.get(key), self.best.get(key)
+            if not series or best is None or best[0] <= 0:
+                continue
+            if series[-1][0] > RUNAWAY_TIMES * best[0]:
+                found.append((key, series[-1][0], best[0]))
+        return found
 
     def _running_away(self, series: Sequence[tuple[float, float | None]]) -> str | None:
         """An evaluation loss or error, already worse than its best, now several times
