@@ -95,6 +95,9 @@ class RunLifecycle:
         self._pending: PendingFailure | None = None
         self._completion: LogEvent | None = None  # seen in the current attempt
         self._completion_at: int | None = None  # the step it was said at
+        self.step_interval = 1  # the steps between the run's prints (see `_note_interval`)
+        self._last_step: int | None = None
+        self._step_gap = 0
         self._attempt_advances = 0
         # The last thread's death, with the attempt and its advances then (see `_failure`).
         self._thread_death: tuple[LogEvent, int, int] | None = None
@@ -154,6 +157,7 @@ class RunLifecycle:
         whose end is final."""
         evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
         self._requeued = False
+        self._note_interval(step)
         if self._late_line(step):
             evidence = Evidence.LATE_LINE
         elif self._last_output(step, stamped):
@@ -166,6 +170,23 @@ class RunLifecycle:
             self._completion_at = None
             return False
         return self._trained(evidence)
+
+    def _note_interval(self, step: int) -> None:
+        """The run's logging interval: the move between its last steps when the two
+        moves before were the same (a loop printing every 100 steps)."""
+        last, gap = self._last_step, self._step_gap
+        if last is not None and step > last:
+            moved = step - last
+            self.step_interval = moved if moved == gap else 1
+            self._step_gap = moved
+        self._last_step = step
+
+    def _reach(self, step: int | None) -> int | None:
+        """The furthest step a run logged at `step` may have trained to: a loop printing
+        every k steps trains up to k - 1 past its last print (TF's Estimator: `step =
+        901`, then the checkpoint and evaluation at step 1000 of 1000)."""
+        return step + self.step_interval - 1 if step is not None and self.step_interval > 1 \
+            else step
 
     def _last_output(self, step: int, stamped: bool = False) -> bool:
         """Whether a step forward right after a failure is the dying process's own last
@@ -560,7 +581,7 @@ class RunLifecycle:
                 step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if completion.detail == LAST_EPOCH and not settled:
             return None  # read from the order of lines: a live run may print more of it
-        early = premature(step, target) and completion.detail not in _DELIBERATE
+        early = premature(self._reach(step), target) and completion.detail not in _DELIBERATE
         if early and completion.detail != SUMMARY:
             if not settled:
                 return None

@@ -143,3 +143,26 @@ def test_a_perfect_score_first_seen_late_in_a_run_is_no_alarm(tmp_path: Path):
     lines = [f"Iteration: {4000 + 10 * i}, validation accuracy: 1.0" for i in range(30)]
     assert not any(a["type"] == "impossible-metric"
                    for a in verdict_of(tmp_path, lines)["anomalies_detected"])
+
+
+# -- A summary within one logging interval of the plan ----------------------------------------
+
+
+def _estimator(last: int) -> list[str]:
+    lines = ["{'train_file_pattern': 'train_data.csv', 'output_dir': 'trained_model', "
+             "'batch_size': 16, 'train_steps': 1000, 'eval_delay_secs': 10}"]
+    for step in range(1, last + 1, 100):
+        lines.append("INFO:tensorflow:global_step/sec: 1.60418")
+        lines.append(f"INFO:tensorflow:loss = {2.0 / step:.6g}, step = {step} (62.337 sec)")
+    lines += [f"INFO:tensorflow:Saving checkpoints for {last + 99} into trained_model/model.ckpt.",
+              "INFO:tensorflow:Loss for final step: 0.002."]
+    return lines
+
+
+def test_the_estimators_final_line_one_print_short_of_the_plan_is_its_end(tmp_path: Path):
+    # prints every 100 steps: `step = 901` is its last print of a 1000-step plan
+    assert verdict_of(tmp_path, _estimator(901))["terminal_state"] == "SUCCEEDED"
+
+
+def test_the_estimators_final_line_well_short_of_the_plan_is_an_early_stop(tmp_path: Path):
+    assert verdict_of(tmp_path, _estimator(501))["terminal_state"] == "ENDED"
