@@ -853,6 +853,10 @@ def _episode_counts(parsed: Parsed, values: Mapping[str, float], segment: str) -
     return replace(parsed, step=int(episode), metrics=metrics)
 
 
+# A step plan this many times smaller than the epochs' at most: the epoch's own counter.
+_FEWER_STEPS = 10
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -951,10 +955,11 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return Parsed("kv-epoch-batch", int(batch_of.group("batch")), batches, epoch,
                       total_epochs, metrics, per_epoch=batches)
     if step_of is not None and target and step is not None and total_epochs \
-            and (step >= target or target < total_epochs) \
+            and (step >= target or _FEWER_STEPS * target <= total_epochs) \
             and epoch is not None and epoch < total_epochs:
-        # (or a plan of fewer steps than the epochs': no run has that, so the counter
-        # is the epoch's own, DAMO-YOLO's `epoch: 3/200, iter: 0/2`)
+        # (or a plan of far fewer steps than the epochs': no run has that, so the
+        # counter is the epoch's own, DAMO-YOLO's `epoch: 3/200, iter: 0/2`; only far
+        # fewer, as the bracketed `[Epoch 400/400][Iter: 90/97]` are placed elsewhere)
         # A counter at its total beside an epoch short of its plan (FixMatch's `Train
         # Epoch: 148/1024. Iter: 1024/1024. LR: 0.0294. …`): both cannot be the run's, so
         # the `i/N` counts the epoch's iterations, placed in the run as `[e/E][n/N]` is.
