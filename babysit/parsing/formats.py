@@ -603,6 +603,23 @@ def _detailed_figure(text: str) -> dict[str, float] | None:
     return values
 
 
+# A loss printed with the terms it adds up (SGL's `loss : 7.0305 = 0.6931 + 6.3374 + 0.0000`,
+# NGCF's `[0.53 = 0.51 + 0.02]`): what follows the value, two to eight terms.
+_TERMS = lazy_re.compile(r"\s*=\s*((?:[+-]?\d+\.?\d*(?:[eE][+-]?\d+)?\s*\+\s*){1,7}"
+                         r"[+-]?\d+\.?\d*(?:[eE][+-]?\d+)?)(?![\w.])")
+
+
+def _terms(key: str, text: str, end: int) -> dict[str, float]:
+    """The terms a loss's value is said to be the sum of, as `<key>_term1`, … (empty when
+    none follow it): a sum of terms is no single cross-entropy (the rules that judge a
+    loss against ln K leave it alone, see rules/loss_parts.sums_its_terms)."""
+    terms = _TERMS.match(text, end)
+    if terms is None or "loss" not in key:
+        return {}
+    return {f"{key}_term{i}": float(term)
+            for i, term in enumerate(terms.group(1).split("+"), 1)}
+
+
 def key_values(text: str) -> dict[str, float]:
     if "(" in text and ")" in text and (detailed := _detailed_figure(text)) is not None:
         return detailed
@@ -665,6 +682,8 @@ def key_values(text: str) -> dict[str, float]:
         if held_out is not None and pair.start() > held_out[0]:
             key = f"{held_out[1]}{key}"
         values[key] = number
+        if "+" in text:
+            values.update(_terms(key, text, pair.end()))
     if " | " in text:
         for pair in _PIPE_FIELD.finditer(text):
             number = to_number(pair.group("value"))

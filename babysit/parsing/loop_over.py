@@ -375,11 +375,7 @@ class LoopOver:
             # train_validate_test : 10939.83`, a `Total training time: 3:02:11`): the
             # training function returned. (Not a line the run printed between its
             # records: an epoch's own `train time 35s`.)
-            line_shape = template(text.strip())
-            if line_shape not in self._lines_between and line_shape not in self._lines_after:
-                self._lines_after.add(line_shape)
-                if self._epochs < _MIN_EPOCH_ENDS:
-                    return
+            if self._first_after(template(text.strip())):
                 why = f"the time training took, which the run did not print between its " \
                       f"training records ({text.strip()[:160]})"
                 evidence.append(why)
@@ -387,28 +383,30 @@ class LoopOver:
         elif (phase := _next_phase(text)) is not None:
             # The script went on to its next phase (predicting, testing, evaluating),
             # which it never did between its records.
-            if phase not in self._lines_between and phase not in self._lines_after:
-                self._lines_after.add(phase)
-                if self._epochs < _MIN_EPOCH_ENDS:
-                    return
+            if self._first_after(phase):
                 # (evidence of the end of a loop seen at its plan's end only: alone, the
                 # first of a periodic evaluation's `Evaluating...` looks the same)
                 finished.append(f"the script's next phase, which the run did not begin "
                                 f"between its training records ({text.strip()[:160]})")
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
-                and (doing := _AFTER_LOOP.search(text)) is not None:
+                and (doing := _AFTER_LOOP.search(text)) is not None \
+                and self._first_after(template(text.strip())):
             # Samples generated, a model being saved: what a loop does once it is over,
             # unless the run did it between its records too (a sample every epoch).
-            line_shape = template(text.strip())
-            if line_shape not in self._lines_between and line_shape not in self._lines_after:
-                self._lines_after.add(line_shape)
-                if self._epochs < _MIN_EPOCH_ENDS:
-                    return
-                what = "samples generated" if doing.group(1) else "a model being saved"
-                why = f"{what}, which the run did not do between its training records " \
-                      f"({text.strip()[:160]})"
-                evidence.append(why)
-                finished.append(why)
+            what = "samples generated" if doing.group(1) else "a model being saved"
+            why = f"{what}, which the run did not do between its training records " \
+                  f"({text.strip()[:160]})"
+            evidence.append(why)
+            finished.append(why)
+
+    def _first_after(self, line_shape: str) -> bool:
+        """Whether a line of this shape is new after the loop (the run never printed it
+        between its records, nor after them before), in a run seen past enough epoch ends
+        for that to mean anything; the shape is remembered either way."""
+        if line_shape in self._lines_between or line_shape in self._lines_after:
+            return False
+        self._lines_after.add(line_shape)
+        return self._epochs >= _MIN_EPOCH_ENDS
 
     def _shell_back(self, evidence: list[str], why: str) -> None:
         evidence.append(why)

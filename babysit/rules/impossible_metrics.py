@@ -64,6 +64,12 @@ _PERFECT_EVALS = 10
 _FIRST_STEP = 1
 
 
+@functools.lru_cache(maxsize=1024)
+def _names_a_share(key: str) -> bool:
+    """Whether a metric's name says it is a share (`test_acc`), not a count or size."""
+    return _SHARE_WORD.search(key) is not None and _NOT_SHARE.search(key) is None
+
+
 class ImpossibleMetricRule:
     """A share metric above 100 % or below 0 (see the module); an evaluation's loss that
     is the training loss (see `_twinned`)."""
@@ -95,9 +101,7 @@ class ImpossibleMetricRule:
         for key in quality_keys(point.metrics):
             value = point.metrics[key]
             if key in self._raised or not math.isfinite(value) or 0 <= value <= _TOP \
-                    or _SHARE_WORD.search(key) is None or ".py" in key \
-                    or _NOT_SHARE.search(key) is not None \
-                    or value == int(value):
+                    or not _names_a_share(key) or ".py" in key or value == int(value):
                 # (a whole number above 100 is a count read beside its share — nanoGPT's
                 # `HellaSwag accuracy: 2486/10042=0.2476` —, not a share)
                 continue
@@ -114,8 +118,7 @@ class ImpossibleMetricRule:
         out: list[Signal] = []
         for key in quality_keys(point.metrics):
             seen = self._perfect.get(key)
-            if seen == -1 or _SHARE_WORD.search(key) is None or not is_eval_metric(key) \
-                    or _NOT_SHARE.search(key) is not None:
+            if seen == -1 or not _names_a_share(key) or not is_eval_metric(key):
                 continue
             value = point.metrics[key]
             if seen is None and (point.step is None or point.step > _FIRST_STEP):

@@ -36,6 +36,21 @@ def is_term(name: str) -> bool:
     return _PART.search(name) is not None and _NOT_PART.search(name) is None
 
 
+# How near the terms' sum must come to the total: each term printed to four places.
+_SUM_NEAR = 0.005
+
+
+def sums_its_terms(metrics: Mapping[str, float], loss: float) -> bool:
+    """Whether the loss is the sum of two or more terms logged beside it (SGL's
+    `loss : 7.0305 = 0.6931 + 6.3374 + 0.0000`, a detector's `loss` beside its `loss_cls`
+    and `loss_bbox`): a total of several objectives, no single cross-entropy, so no ln K
+    tells a guess from it."""
+    terms = [v for k, v in metrics.items() if is_term(k) and v != loss and math.isfinite(v)]
+    if len(terms) < 2:
+        return False
+    return abs(sum(terms) - loss) <= _SUM_NEAR * abs(loss) + 1e-4 * len(terms)
+
+
 class LossParts:
     """The recent values of the loss's logged terms."""
 

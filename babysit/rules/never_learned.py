@@ -45,7 +45,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import objective_names
+from babysit.rules import loss_parts, objective_names
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.last_digit import significant_digits
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
@@ -268,6 +268,8 @@ class NeverLearnedRule:
         value = self._objective(point)
         if value is None or not math.isfinite(value) or not point.advanced:
             return []
+        if loss_parts.sums_its_terms(point.metrics, value):
+            return []  # a total of several objectives: ln K says nothing of it
         self._losses.append(value)
         out = self._never_left(value, point)
         if "chance" in self._raised:

@@ -7,12 +7,8 @@ import random
 from pathlib import Path
 
 from babysit.parsing.parser import LogParser
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
 
 
 def _darcy(epochs: int, last: int) -> list[str]:

@@ -8,14 +8,9 @@ import math
 from pathlib import Path
 
 from babysit.parsing.events import OBJECTIVE_CHANGED, find_events
-from babysit.parsing.parser import LogParser
 from babysit.parsing.plan import target_in
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
 
 
 def _types(artifact, open_only: bool = False) -> set[str]:

@@ -9,15 +9,9 @@ from pathlib import Path
 from babysit.parsing.closing import closes
 from babysit.parsing.events import find_events
 from babysit.parsing.nonfinite_words import said_non_finite
-from babysit.parsing.parser import LogParser
 from babysit.parsing.said_failures import said_failure
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
-
 
 # -- A runner stopping training because its workers broke ---------------------------------
 

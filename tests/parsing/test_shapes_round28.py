@@ -8,15 +8,9 @@ from pathlib import Path
 
 from babysit.model import EventKind
 from babysit.parsing.events import find_events
-from babysit.parsing.parser import LogParser
 from babysit.rules.whole_run import WholeRun
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
-
 
 # -- An epoch's ending sentence, and an epoch's own batch counter ---------------------------
 

@@ -6,15 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from babysit.parsing.events import find_events
-from babysit.parsing.parser import LogParser
 from babysit.rules.eval_trends import within_counting_noise
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
-
 
 # -- A log written as Markdown --------------------------------------------------------------
 

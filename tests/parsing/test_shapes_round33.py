@@ -8,13 +8,8 @@ from pathlib import Path
 from babysit.parsing.completion_words import says_finished
 from babysit.parsing.parser import LogParser
 from babysit.rules.objective_names import objective_key
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]):
-    parser = LogParser()
-    return [r for r in parser.feed_lines(lines) + parser.finish() if r.metrics]
-
 
 # -- A command line refused by wasabi's fail message ----------------------------------------
 
