@@ -72,8 +72,10 @@ def healthy(expect: dict[str, Any]) -> bool:
     return expect["decision"] == "GO"
 
 
-# The collectors' brief names the NaN kind `nan`; babysit's type is `nan-inf`.
-_KIND_ALIASES = {"nan": "nan-inf"}
+# The collectors' briefs named some kinds in their own words (`nan`, `stall`,
+# `nccl-error`); babysit's types are `nan-inf`, `stalled`, `nccl`.
+_KIND_ALIASES = {"nan": "nan-inf", "stall": "stalled", "nccl-error": "nccl",
+                 "spike": "loss-spike", "gradient-explosion": "grad-explosion"}
 
 
 def insisted(expect: dict[str, Any]) -> list[str]:

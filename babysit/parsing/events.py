@@ -214,11 +214,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # Interrupt. Ending early.`) or by the command that ran the job (gcloud's Ctrl-C
          # handler: `Command killed by keyboard interrupt`); the exception's name has no
          # space
-         r"\b([Kk]eyboard [Ii]nterrupt)\b(?!\s*(?:[:=]|\bis\b))|"
+         # (CoreNet's `Keyboard interruption. Exiting from early training`)
+         r"\b([Kk]eyboard [Ii]nterrupt(?:ion|ed)?)\b(?!\s*(?:[:=]|\bis\b))|"
          rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)|"
          # the Ctrl-C handler of pytorch/examples' word_language_model, and of flair's
          # trainer after it: `Exiting from training early`, then its save and test
-         r"(?<![\w'\"])(Exiting from training early)\b", -1),
+         r"(?<![\w'\"])(Exiting from (?:training early|early training))\b", -1),
     # A native signal handler's report of a stop signal (Paddle's `FatalError: `Termination
     # signal` is detected by the operating system.`, glog's `*** SIGTERM (@0x…) received
     # by PID …`), and the run's own sentence that its user stopped it, in its language

@@ -455,9 +455,11 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
                           r"\b(?:num_)?epoch(?:e)?s['\"]?\s*[=:]\s*['\"]?(\d+)\b|"
                           # a qualified name: `"num_train_epochs": 3` (Hugging Face's
                           # trainer_state.json), `total epochs: 12`, Time-Series-Library's
-                          # args table `  Train Epochs:       10`
-                          r"(?:\b|_)(?i:training|train|total|max|num|number of)[ _]"
-                          r"(?i:epochs)['\"]?\s*[=:]\s*['\"]?(\d+)\b|"
+                          # args table `  Train Epochs:       10`, CoreNet's `Max. epochs
+                          # for training: 30`
+                          r"(?:\b|_)(?i:training|train|total|max|num|number of)\.?[ _]"
+                          r"(?i:epochs)(?: (?i:for|to) (?i:training|train))?['\"]?\s*[=:]\s*"
+                          r"['\"]?(\d+)\b|"
                           r"--(?:num[_-])?epochs[= ](\d+)\b|"
                           # the setting alone at the end of its line (a logger's `[INFO]
                           # Epochs 80` among the run's settings)

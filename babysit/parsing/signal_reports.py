@@ -48,7 +48,12 @@ NATIVE_STOP = (r"FatalError: `(Termination signal|Interrupt|Hangup)` is detected
                r"operating system|\*\*\* (SIG(?:TERM|INT|HUP)) \(@0x[0-9a-f]+\) received by PID|"
                r"\*\*\* (SIG(?:TERM|INT|HUP)) received at time=\d+|"
                r"forrtl: error \(20[01]\): program aborting due to ((?:control-C|control-BREAK|"
-               r"window-CLOSE|logoff|shutdown) event)")
+               r"window-CLOSE|logoff|shutdown) event)|"
+               # the run's own handler, in its words: babble-rnn's `Interrupt signal
+               # caught. Closing gracefully.`, `Caught SIGTERM, saving and exiting`
+               r"\b((?:[Ii]nterrupt|[Tt]ermination|SIG(?:INT|TERM|HUP)) signal (?:was )?"
+               r"(?:caught|received|detected))\b|"
+               r"\b((?:[Cc]aught|[Gg]ot) (?:signal )?SIG(?:INT|TERM|HUP))\b")
 # Python's report that a child process died of a stop signal (`CalledProcessError`).
 CHILD_STOPPED = r"died with <Signals\.(SIG(?:TERM|INT|HUP)): \d+>"
 # Paddle's report of any other fatal signal: the process died of it.
@@ -69,7 +74,9 @@ USER_STOP = (
 
 # Cheap literal pre-checks (see `events._TRIGGERS`).
 TRIGGERS = ("is detected by the operating system", "received by PID", "received at time=",
-            "program aborting due to",
+            "program aborting due to", "signal caught", "signal received",
+            "signal was ", "signal detected", "aught SIG", "ot SIG", "aught signal SIG",
+            "ot signal SIG",
             "died with <Signals.", " by user",
             " by the user", "usuario", "usuário", "utilizador", "utilisateur", "utente",
             "Benutzer", "Nutzer", "Anwender", "用户")

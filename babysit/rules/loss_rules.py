@@ -298,8 +298,10 @@ class LossRule:
         self._last_raw = value
         if not self._start_checked:
             self._start_checked = True
-            self._start_known = point.step is not None \
-                and point.step <= self.rules.divergence_start_steps
+            # (a log that prints no step begins the run when its first record is in the
+            # first epoch: a Keras CSVLogger's file from its header row)
+            self._start_known = point.step <= self.rules.divergence_start_steps \
+                if point.step is not None else point.epoch is not None and point.epoch <= 1
         self._parts.observe(point.metrics, value)
         if self._first_step is None:
             self._first_step = point.step if point.step is not None else -1

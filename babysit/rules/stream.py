@@ -49,6 +49,7 @@ from babysit.rules.metric_floor import MetricFloorRule
 from babysit.rules.never_learned import NeverLearnedRule
 from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
+from babysit.rules.one_class_recalls import OneClassRecallRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
 from babysit.rules.preference_chance import PreferenceChanceRule
 from babysit.rules.psnr_floor import PsnrFloorRule
@@ -667,6 +668,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     SlowClimbRule,
     NoPositiveRule,
     MajorityClassRule,
+    OneClassRecallRule,
     NeverLearnedRule,
     StaleBestRule,
     FlatScoreRule,

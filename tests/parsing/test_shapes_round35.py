@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from babysit.model import EventKind
+from babysit.parsing.events import find_events
 from babysit.parsing.parser import LogParser
 from babysit.rules.loss_parts import sums_its_terms
 from tests.rules.test_loss_rules import verdict_of
@@ -50,3 +52,81 @@ def test_a_loss_is_a_sum_only_when_its_terms_add_up_to_it():
     # an equals sign with no plus is an assignment, not a sum
     assert "loss_term1" not in (LogParser().feed("step 3 loss = 2.5 lr = 0.1") or
                                 LogParser().feed("step 3")).metrics
+
+
+# -- Per-class recalls that find one class only ---------------------------------------------
+
+
+def _change_detection(epochs: list[tuple[float, float]]) -> list[str]:
+    """ChangeFormer's epoch summary and its per-class scores (recall_0, recall_1)."""
+    lines = []
+    for n, (r0, r1) in enumerate(epochs, start=7):
+        lines += [f"Is_training: True. [{n},199][401,445], imps: 158.48, est: 38.16h, "
+                  f"G_loss: 0.78755, running_mf1: 0.48860",
+                  f"Is_training: True. Epoch {n} / 199, epoch_mF1= 0.49293",
+                  f"acc: 0.95384 miou: 0.47930 mf1: 0.49293 iou_0: 0.95383 iou_1: {r1 / 2:.5f} "
+                  f"F1_0: 0.97637 F1_1: {r1 * 2:.5f} precision_0: 0.95421 precision_1: 0.35737 "
+                  f"recall_0: {r0:.5f} recall_1: {r1:.5f} ", ""]
+    return lines
+
+
+def test_recalls_that_find_one_class_only_are_a_model_that_learned_nothing(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _change_detection([(0.99982, 0.00238), (0.99958, 0.00481)]))
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker", artifact["anomalies_detected"]
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_one_record_at_one_class_or_recalls_that_tell_classes_apart_say_nothing(tmp_path: Path):
+    # the first epoch of an imbalanced task may find no change yet; a model that finds
+    # a fifth of the changed pixels has learned something
+    for epochs in ([(0.99982, 0.00238), (0.985, 0.21)], [(0.97, 0.3), (0.99, 0.45)]):
+        artifact = verdict_of(tmp_path, _change_detection(epochs))
+        assert not [a for a in artifact["anomalies_detected"]
+                    if a["type"] == "not-learning" and "resolved" not in a["description"]]
+
+
+# -- A stop by the run's own handler, in its words ------------------------------------------
+
+
+def test_a_handlers_word_that_it_caught_an_interrupt_is_a_cancel():
+    for line in ("Interrupt signal caught. Closing gracefully.",
+                 "2024-07-31 08:03:00 - LOGS   - Keyboard interruption. Exiting from early "
+                 "training",
+                 "Caught SIGTERM, saving a checkpoint and exiting",
+                 "Exiting from early training"):
+        assert any(e.kind is EventKind.STOPPED_BY_SIGNAL for e in find_events(line)), line
+    for line in ("Received signal at step 3", "set keyboard_interrupt_handler = True",
+                 "no signal caught"):
+        assert not any(e.kind is EventKind.STOPPED_BY_SIGNAL for e in find_events(line)), line
+
+
+# -- A plan said with a dot and a purpose ---------------------------------------------------
+
+
+def test_max_epochs_for_training_is_the_plan(tmp_path: Path):
+    # CoreNet: `Max. epochs for training: 30`, epochs counted from 0, then its timer.
+    lines = ["2024-07-30 12:33:11 - LOGS   - Max. epochs for training: 30"]
+    for e in range(30):
+        lines += [f"2024-07-30 12:36:08 - INFO   - Training epoch {e}",
+                  f"2024-07-30 12:36:09 - LOGS   - Epoch: {e:3d} [ {100 * e + 1:7d}/10000000], "
+                  f"loss: {{'classification': {6.5 / (e + 1):.4f}, 'neural_augmentation': "
+                  f"0.2636, 'total_loss': {6.8 / (e + 1):.4f}}}, LR: [1e-06, 1e-06], "
+                  f"Avg. batch load time: 1.2, Elapsed time: 176.11"]
+    lines.append("2024-07-30 12:59:27 - LOGS   - Training took 00:26:15.71")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+# -- A loss back above where a step-less log began ------------------------------------------
+
+
+def test_a_csv_loss_that_ends_above_its_first_value_has_undone_the_training(tmp_path: Path):
+    # Keras' CSVLogger under repeated fit(epochs=1) calls: every row is epoch 0, no step;
+    # the file's header row says the log begins with the run.
+    rows = [0.57, 0.49, 0.42, 0.36] + [0.33 + 0.002 * (i % 5) for i in range(40)] \
+        + [0.80 + 0.02 * (i % 4) for i in range(30)]
+    lines = ["epoch,loss,model_1_loss"] + [f"0,{v:.6f},{v / 2:.6f}" for v in rows]
+    artifact = verdict_of(tmp_path, lines)
+    div = [a for a in artifact["anomalies_detected"] if a["type"] == "divergence"]
+    assert div and div[-1]["severity"] == "blocker", artifact["anomalies_detected"]
