@@ -381,6 +381,12 @@ _SPACED_KV = lazy_re.compile(
                         r"acc|accuracy|ppl|perplexity|bleu|wer|cer|f1|m?iou|dice|auc|rmse|"
                         r"mae|mse|top[15]|[Aa]cc@\d+))\s+"
                         r"(?P<value>[+-]?(?:\d[\d.]*(?:[eE][+-]?\d+)?|nan|inf))\b")
+# A snake_case name and its number with no sign between, beside fields that have one
+# (a MARL loop's `epoch: 100 avg_reward: 1.89 avg_winrate: 0.0 test_avg_reward 17.51
+# test_avg_winrate 0.7`): a name of several words joined so is a field's.
+_SNAKE_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s+"
+                            r"(?P<value>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf))"
+                            r"(?![\w.:/%-])")
 # A measure's upper-case acronym and its number, named for the split it was scored on
 # (`Eval AUC 0.982286.`) or opening a field of its own (`| AUC 0.91`, `, WER 12.3`): not
 # after another word (`baseline RMSE 16.91`, `Best AUC 0.98`: some other figure's).
@@ -620,7 +626,14 @@ def _terms(key: str, text: str, end: int) -> dict[str, float]:
             for i, term in enumerate(terms.group(1).split("+"), 1)}
 
 
+# A held-out or training split's word cut short before the metric's name (`Val. Loss:
+# 0.690 |  Val. Acc: 51.10%`): the split's word, so the figure stays that split's.
+_SPLIT_ABBREVIATION = lazy_re.compile(r"\b((?i:val|valid|eval|test|dev|train|trn))\. (?=[A-Za-z])")
+
+
 def key_values(text: str) -> dict[str, float]:
+    if ". " in text and (unabbreviated := _SPLIT_ABBREVIATION.sub(r"\1 ", text)) != text:
+        text = unabbreviated
     if "(" in text and ")" in text and (detailed := _detailed_figure(text)) is not None:
         return detailed
     if "=" in text and "/" in text and (shared := _COUNT_SHARE.sub("", text)) != text:
@@ -696,6 +709,11 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is not None:
             values.setdefault(normalise_key(pair.group("key")), number)
+    if values and "_" in text and (":" in text or "=" in text):
+        for pair in _SNAKE_KV.finditer(text):
+            number = to_number(pair.group("value"))
+            if number is not None:
+                values.setdefault(normalise_key(pair.group("key")), number)
     if "AUC" in text or "BLEU" in text or "ER " in text or "MSE" in text or "AE " in text \
             or "AP " in text or "IoU" in text or "PL " in text or "LL " in text:
         for pair in _SPACED_ACRONYM.finditer(text):

@@ -34,7 +34,13 @@ _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:
                                 r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?(?:[\s:#]+\[?|\s*\[)(\d+)"
                                 r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
-                                r"(?:\s+[A-Z][a-z]{1,11}:)?[\s#=*~<>|\[\]:.-]*$")
+                                r"(?:\s+[A-Z][a-z]{1,11}:)?"
+                                # (and the time the epoch took: bentrevett's tutorials'
+                                # `Epoch: 01 | Epoch Time: 0m 57s`, its figures on the
+                                # lines after it)
+                                r"(?:\s*[|,]\s*(?:[Ee]poch )?[Tt]ime:\s*"
+                                r"(?:\d+(?:\.\d+)?[hms]?\s*)+)?"
+                                r"[\s#=*~<>|\[\]:.-]*$")
 # A round of a planned number of rounds, alone on its line (a federated simulation's
 # `Round 40/40`, then its clients' lines and the round's `Avg Loss: …, Acc: …`): the outer
 # counter, as an epoch's header with its plan says it.

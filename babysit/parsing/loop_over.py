@@ -96,6 +96,7 @@ _MIN_DECAY_RECORDS = 50
 # Epoch ends trained past without an evaluation, before one after the last record is
 # evidence (see `after`).
 _MIN_EPOCH_ENDS = 2
+_LONG_STRETCH = 1000  # training records with no save, before a save is the loop's end
 # The largest count of units a counter that moves by one at each record is read as (see
 # `_round_count`).
 _MAX_UNITS = 1000
@@ -390,7 +391,7 @@ class LoopOver:
                                 f"between its training records ({text.strip()[:160]})")
         elif ("av" in text or "AV" in text or "enerat" in text or "ENERAT" in text) \
                 and (doing := _AFTER_LOOP.search(text)) is not None \
-                and self._first_after(template(text.strip())):
+                and self._first_after(template(text.strip()), self._long_stretch(text)):
             # Samples generated, a model being saved: what a loop does once it is over,
             # unless the run did it between its records too (a sample every epoch).
             what = "samples generated" if doing.group(1) else "a model being saved"
@@ -399,14 +400,23 @@ class LoopOver:
             evidence.append(why)
             finished.append(why)
 
-    def _first_after(self, line_shape: str) -> bool:
+    def _first_after(self, line_shape: str, long_stretch: bool = False) -> bool:
         """Whether a line of this shape is new after the loop (the run never printed it
         between its records, nor after them before), in a run seen past enough epoch ends
-        for that to mean anything; the shape is remembered either way."""
+        (or a `long_stretch` of records) for that to mean anything; the shape is
+        remembered either way."""
         if line_shape in self._lines_between or line_shape in self._lines_after:
             return False
         self._lines_after.add(line_shape)
-        return self._epochs >= _MIN_EPOCH_ENDS
+        return self._epochs >= _MIN_EPOCH_ENDS or long_stretch
+
+    def _long_stretch(self, text: str) -> bool:
+        """Whether a save names no step and comes after `_LONG_STRETCH` training records
+        with no save among them, in a run that counts no epochs (SEASS's `Model saved in
+        dir ./models` after 3,750 records of its one epoch): a cadence that long is no
+        cadence; a periodic save names the step it was taken at."""
+        return self._records >= _LONG_STRETCH \
+            and not any(ch.isdecimal() for ch in message(text))
 
     def _shell_back(self, evidence: list[str], why: str) -> None:
         evidence.append(why)

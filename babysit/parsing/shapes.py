@@ -85,6 +85,10 @@ _MAX_TEMPLATES = 8192
 _FIRST_LINE_CHARS = 400
 
 
+# Two characters a banner is drawn with, at a line's head or tail.
+_DECORATION = frozenset({"**", "==", "~~"})
+
+
 def template(line: str) -> str:
     """The line with every number-like token masked: lines of one template differ only
     in their values."""
@@ -217,6 +221,10 @@ class ShapeReader:
             return True
         if self._array_row:
             return True  # an element row of a printed array (see `note`)
+        if line[:2] in _DECORATION or line.rstrip()[-2:] in _DECORATION:
+            # A header set in a banner (`*******train_loss,train_acc,valid_loss,valid_ac****`
+            # over a hand loop's tab-separated row): the names inside it.
+            line = line.strip().strip("*=~").strip()
         sep, cells = _split(line)
         if cells and cells[0].startswith("#") and len(cells) >= 3:
             # A header written as a comment above its columns (`#  step  rmse_val  …  lr`:

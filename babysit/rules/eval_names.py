@@ -40,7 +40,10 @@ _NOT_EVALUATION = frozenset({"train", "training", "treino", "treinamento", "entr
 _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
                     "mse", "mae", "rmse", "bpb", "bpc", "erro", "errore", "fehler", "perda",
                     "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})
-_HIGHER = frozenset({"acc", "accuracy", "acurácia", "acuracia", "precisão", "exactitud",
+# (`accu`, `ac`: accuracy cut short, `val_accu`, a hand loop's `valid_ac`; a held-out
+# set's word beside it is needed, as for any of these)
+_HIGHER = frozenset({"acc", "accuracy", "accu", "ac", "acurácia", "acuracia", "precisão",
+                     "exactitud",
                      "accuratezza", "genauigkeit", "точность",
                      "auc", "auroc", "map", "miou", "iou", "dice", "f1",
                      "bleu", "sacrebleu", "psnr", "ssim", "precision", "recall", "meteor",

@@ -64,6 +64,7 @@ from babysit.metric_names import is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules.chance_streak import loss_at_chance
 from babysit.rules.eval_names import evaluation_direction
+from babysit.rules.last_digit import significant_digits
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 _WORDS = re.compile(r"[/_\-. ']+")
@@ -78,7 +79,7 @@ _NOT_SCORE = frozenset({"train", "training", "best", "min", "max", "std", "var",
 # fell fourfold), so nothing it learned separates the classes.
 _NOT_AUC = _NOT_SCORE - {"train", "training"}
 _AUC = frozenset({"auc", "auroc", "rocauc", "aucroc"})
-_ACCURACY = frozenset({"acc", "accuracy", "top1"})
+_ACCURACY = frozenset({"acc", "accuracy", "accu", "ac", "top1"})
 _ERRORS = frozenset({"mae", "rmse", "mse", "mape", "error", "err"})
 
 _AUC_POINTS, _AUC_BAND = 8, 0.1  # eight evaluations within 0.1 of 0.5
@@ -325,6 +326,7 @@ def _off_chance(values: Sequence[float], value: float) -> float:
     return abs(value / scale - 0.5)
 
 
+_EXACT_DIGITS = 6  # an accuracy printed to the millionth
 _JUDGES = {"auc": auc_at_chance, "accuracy": accuracy_frozen, "error": error_flat}
 
 
@@ -507,7 +509,14 @@ class FlatScoreRule:
         # (NO-GO), where a flat training loss leaves room for doubt (high). An AUC first
         # seen mid-run did not cover the whole run.
         whole_run = self._placed[key]
+        # An accuracy held to the millionth from the first evaluation (a BERT classifier's
+        # `3.6057692021131516` on each of seven epochs, 15 of 416 right each time): no
+        # model that learns lands on the very same count of right answers evaluation after
+        # evaluation; it answers one class for everything, a blocker at once.
+        exact = kind == "accuracy" and whole_run and len(set(values)) == 1 \
+            and significant_digits(value) >= _EXACT_DIGITS
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
+                      severity=Severity.BLOCKER if exact else None,
                       severity_at_end=Severity.BLOCKER if whole_run else None)]
 
     def _crept(self, key: str, values: list[float], value: float) -> list[Signal] | None:

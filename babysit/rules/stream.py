@@ -15,6 +15,7 @@ import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import ClassVar
 
 from babysit import lazy_re
@@ -80,6 +81,18 @@ GAP_LEFT_BEST = "the evaluation left its best"
 
 
 _KNOWN_NORMS = 5  # norms before a ceiling is judged against the run's own level
+_UNDONE_EVALS = 2  # evaluations in a row back at the run's first
+_UNDONE_GAIN = 0.5  # the share of its best the evaluation had gained over its first
+_UNDONE_KEPT = 0.1  # the share of that gain it kept, at most
+
+
+def _held_best(values: Sequence[float], direction: int) -> float:
+    """The best an evaluation held on two evaluations in a row (the worse of each pair):
+    one stray figure (a training bar's loss read as an evaluation's) is no best."""
+    if len(values) < 2:
+        return values[-1]
+    pairs = [min(a * direction, b * direction) for a, b in pairwise(values)]
+    return max(pairs) * direction
 
 
 class GradNormRule:
@@ -273,6 +286,9 @@ class EvalRule:
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
         self._totals: set[str] = set()  # evaluation losses that are a total (see `_eval_term`)
+        # Each metric's first evaluation, when it came at the run's start (None: later).
+        self._first: dict[str, float | None] = {}
+        self._undone: set[str] = set()  # raised, then judged back where the run started
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -325,6 +341,10 @@ class EvalRule:
                 self._levels.note(key, series, direction)
             self._at[key] = point.step
             self._directions[key] = direction
+            if key not in self._first and len(self._first) < _EVAL_WINDOW:
+                at_start = point.epoch <= 1 if point.epoch is not None else \
+                    point.step is not None and point.step <= self.rules.divergence_start_steps
+                self._first[key] = value if at_start else None
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
@@ -358,7 +378,59 @@ class EvalRule:
             if direction < 0 and key in self._raised and key not in self._mild:
                 out.extend(self._judge_runaway(key, series,
                                                self._score_at_best(key, metrics, judged)))
+            if key in self._raised and key not in self._mild and key not in self._runaway:
+                out.extend(self._judge_undone(key, series, direction,
+                                              self._score_at_best(key, metrics, judged)))
         return out
+
+    def _judge_undone(self, key: str, series: Sequence[tuple[float, float | None]],
+                      direction: int, score_holds: bool = False) -> list[Signal]:
+        """A blocker while an evaluation that had gained at least half its best since the
+        run's first is back at that first value (within a tenth of what it had gained),
+        or worse, on its last two (a QMIX
+        agent's test return 4.4 at epoch 0, 17.5 at its best, then 6.3, 4.6, 5.3; its
+        test win rate 0.0, 0.7, then 0.0 ever after): everything the run had learned,
+        as its own evaluation measures it, is lost. Back to the usual medium once it
+        stands above its first again. Not an evaluation loss while a score of the same
+        evaluation holds near its best (`score_holds`) or keeps its gain: see
+        `_score_kept`."""
+        first = self._first.get(key)
+        if first is None or len(series) < _UNDONE_EVALS + 1 \
+                or (direction < 0 and (score_holds or self._score_kept(key))):
+            return []
+        best = _held_best([v for v, _ in series], direction)
+        gain = (best - first) * direction
+        lost = all((value - first) * direction <= _UNDONE_KEPT * gain
+                   for value, _ in list(series)[-_UNDONE_EVALS:])
+        if lost and gain > 0 and gain >= _UNDONE_GAIN * abs(best) \
+                and key not in self._undone:
+            self._undone.add(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
+                             f"{key} is back where the run's first evaluation had it "
+                             f"({first:.4g}; its best {best:.4g}) on its last "
+                             f"{_UNDONE_EVALS} evaluations: all the run had learned is lost",
+                             key=key)]
+        if not lost and key in self._undone:
+            self._undone.discard(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"{key} above its first evaluation again "
+                             f"({series[-1][0]:.4g})", key=key)]
+        return []
+
+    def _score_kept(self, loss_key: str) -> bool:
+        """Whether a score of the run's evaluations (higher is better, first seen at the
+        run's start) keeps more than `_UNDONE_KEPT` of what it gained over its first: an
+        evaluation loss back above its first beside it is over-confidence on what the
+        model gets wrong (TransQuest's validation loss 0.463 → 0.123 → 0.634 while its F1
+        went 0.462 → 0.621 → 0.569), not all the learning lost."""
+        for other, direction in self._directions.items():
+            first, series = self._first.get(other), self.series.get(other)
+            if direction <= 0 or other == loss_key or first is None or not series:
+                continue
+            gain = _held_best([v for v, _ in series], direction) - first
+            if gain > 0 and series[-1][0] - first > _UNDONE_KEPT * gain:
+                return True
+        return False
 
     def _judge_runaway(self, key: str, series: Sequence[tuple[float, float | None]],
                        score_holds: bool = False) -> list[Signal]:

@@ -9,6 +9,7 @@ from babysit.model import EventKind
 from babysit.parsing.events import find_events
 from babysit.parsing.parser import LogParser
 from babysit.rules.loss_parts import sums_its_terms
+from tests.parsing.records import metric_records as _records
 from tests.rules.test_loss_rules import verdict_of
 
 # -- A loss printed as the sum of its terms -------------------------------------------------
@@ -130,3 +131,84 @@ def test_a_csv_loss_that_ends_above_its_first_value_has_undone_the_training(tmp_
     artifact = verdict_of(tmp_path, lines)
     div = [a for a in artifact["anomalies_detected"] if a["type"] == "divergence"]
     assert div and div[-1]["severity"] == "blocker", artifact["anomalies_detected"]
+
+
+# -- A header in a banner; an accuracy held to the millionth --------------------------------
+
+
+def _bert_epochs(accuracies: list[float]) -> list[str]:
+    """A BERT classifier's hand loop: an epoch line, a banner naming the columns, a row."""
+    lines = []
+    for n, acc in enumerate(accuracies, start=1):
+        lines += [f"Epoch: {n:02d} | Epoch Time: 0m 57s",
+                  "*******train_loss,train_acc,valid_loss,valid_ac********** ",
+                  f"{5.2 - 0.03 * n}\t{2.79 + 0.1 * (n % 3)}\t{4.977 - 0.004 * n}\t{acc}"]
+    return lines
+
+
+def test_a_header_in_a_banner_names_the_row_under_it():
+    records = _records(_bert_epochs([3.6057692021131516] * 3))
+    assert set(records[-1].metrics) >= {"train_loss", "valid_loss", "valid_ac"}
+    assert records[-1].epoch == 3
+
+
+def test_an_accuracy_held_to_the_millionth_from_the_first_epoch_is_a_blocker(tmp_path: Path):
+    # 15 of 416 right at each of seven epochs: one class for everything
+    artifact = verdict_of(tmp_path, _bert_epochs([3.6057692021131516] * 7))
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and found[0]["severity"] == "blocker", artifact["anomalies_detected"]
+    # the same accuracy printed coarsely may be a small set's plateau: not at once
+    coarse = verdict_of(tmp_path, _bert_epochs([3.6] * 7))
+    assert not [a for a in coarse["anomalies_detected"] if a["severity"] == "blocker"]
+
+
+def test_a_split_cut_short_keeps_its_figures_that_splits():
+    # bentrevett's tutorials: `Val. Loss` is the validation loss, not the training loss
+    records = _records(["Epoch: 01 | Epoch Time: 0m 57s",
+                        "\tTrain Loss: 0.693 | Train Acc: 50.12%",
+                        "\t Val. Loss: 0.690 |  Val. Acc: 51.10%"])
+    assert records[-1].metrics == {"val_loss": 0.69, "val_acc": 51.1}
+    assert records[-1].epoch == 1
+
+
+# -- Fields with no sign between name and number --------------------------------------------
+
+
+def _qmix(test_rewards: list[float]) -> list[str]:
+    return ["map 8m", "epoch 20000"] + [
+        f"epoch: {100 * i} avg_reward: {0.02 + 0.2 * i} avg_winrate: 0.0 "
+        f"test_avg_reward {r} test_avg_winrate {min(1.0, r / 25):.2f}"
+        for i, r in enumerate(test_rewards)]
+
+
+def test_snake_case_fields_without_a_colon_are_read_beside_those_with_one():
+    record = _records(_qmix([4.3765625]))[-1]
+    assert record.metrics["test_avg_reward"] == 4.3765625
+    assert record.metrics["avg_reward"] == 0.02
+
+
+def test_an_evaluation_back_where_the_run_began_has_lost_what_it_learned(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _qmix([4.38, 17.5, 15.9, 17.3, 16.6, 15.2, 14.1, 16.4, 11.4,
+                                           6.28, 4.59, 5.31]))
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
+             and a["severity"] == "blocker"]
+    assert found and "back where the run's first evaluation had it" in found[0]["description"]
+    # one that fell back only part of the way has not
+    partial = verdict_of(tmp_path, _qmix([4.38, 17.5, 15.9, 17.3, 16.6, 15.2, 14.1, 16.4, 11.4,
+                                          9.8, 9.5, 9.9]))
+    assert not [a for a in partial["anomalies_detected"] if a["type"] == "eval-degradation"
+                and a["severity"] == "blocker"]
+
+
+# -- A save after a long stretch of records with none ---------------------------------------
+
+
+def test_a_save_naming_no_step_after_thousands_of_records_ends_the_loop(tmp_path: Path):
+    # SEASS: one epoch of 3,750 records, then its only save
+    lines = [f"2018-08-12 17:23:28,694 - INFO - epoch 0, step {10 * i}, training loss = "
+             f"{3.4 + 0.3 * ((i * 7) % 5 - 2) / 2:.6f}, validation loss = 3.40"
+             for i in range(1, 1201)]
+    lines.append("2018-08-12 22:34:33,976 - INFO - Model saved in dir ./models")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "ENDED"
+    # after a few hundred, a save is as likely the first of a cadence
+    assert verdict_of(tmp_path, lines[:300] + lines[-1:])["terminal_state"] == "RUNNING"
