@@ -262,8 +262,12 @@ class MetricSeries:
     def objective_changed(self) -> None:
         """The run said its loss is another function from here (a new stage's loss, its
         terms reweighted): the loss rule judges the new curve against its own level, not
-        the old one's best (MACE's 0.0016 before its SWA stage, 9.2 after)."""
+        the old one's best (MACE's 0.0016 before its SWA stage, 9.2 after); so are the
+        evaluation losses computed with it."""
         self._renew_loss()
+        eval_rule = self._rules.find(EvalRule)
+        if isinstance(eval_rule, EvalRule):
+            eval_rule.forget_losses()
 
     def _renew_loss(self) -> None:
         self._rules.renew(LossRule)

@@ -446,7 +446,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
          # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)
-         r"\b[Tt]raining time: \d+(?:\.\d+)? ?(?:s|secs?|seconds)\.?$|"
+         # (however spaced, in any unit or as h:m:s: TranAD's `Training time:   321.2383 s`)
+         r"\b[Tt]raining time:\s+(?:\d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|hrs?|"
+         r"hours)|\d+:\d\d:\d\d(?:\.\d+)?)\.?$|"
          # (the total's own words, in hours: FastMoE's SMoE language model, `Training time
          # total: 19.628181285593246 h`)
          r"\b[Tt]raining time total: \d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|"
@@ -495,7 +497,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # Gradient boosting, as each library stops early: XGBoost's `Stopping. Best
          # iteration:`, LightGBM's `Early stopping, best iteration is:`, CatBoost's
          # `Stopped by overfitting detector  (20 iterations wait)`.
-         r"^Stopping\. Best iteration:|^Early stopping, best iteration is:|"
+         # (and any loop's stop naming its best: `Stopping. Best val: 9.902495 at epoch
+         # 112`, a normalising flow's under HTCondor)
+         r"^Stopping[.!] Best\b|^Early stopping, best iteration is:|"
          r"^Stopped by overfitting detector\b",
          detail=EARLY_STOP),
     # A library's own stop on a numerical failure, in its words (CatBoost's `Training has
@@ -632,7 +636,8 @@ _TRIGGERS = (
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
     "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
-    "overfitting detector", "Shrink model", "TRAINING", "OPTIMI", "tuning ", "TUNING",
+    "overfitting detector", "Shrink model", "Stopping. Best", "Stopping! Best",
+    "TRAINING", "OPTIMI", "tuning ", "TUNING",
     "update end", "find the best", "Job ", "state: ", "Stopped", "suspended", "has stopped",
     "hanging", "hanged", "hange ", "hanges ", "witch", "wap", "lame workers", "preempted",
     *RUNNER_TRIGGERS, *SIGNAL_REPORT_TRIGGERS,

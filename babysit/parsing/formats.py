@@ -631,9 +631,26 @@ def _terms(key: str, text: str, end: int) -> dict[str, float]:
 _SPLIT_ABBREVIATION = lazy_re.compile(r"\b((?i:val|valid|eval|test|dev|train|trn))\. (?=[A-Za-z])")
 
 
+# Counters in brackets named by a tuple after them, before the measure's colon (a CIFAR
+# hand loop's `Loss [31, 100](epoch, minibatch):  3.2093`): each name its counter.
+_NAMED_COUNTERS = lazy_re.compile(r"(?P<key>[A-Za-z][\w ]{0,40}?)\s*\[(?P<values>\d+(?:,\s*\d+)+)\]"
+                                  r"\s*\((?P<names>[A-Za-z_]\w*(?:,\s*[A-Za-z_]\w*)+)\)\s*:")
+
+
+def _named_counters(match: re.Match[str]) -> str:
+    values = [v.strip() for v in match.group("values").split(",")]
+    names = [n.strip() for n in match.group("names").split(",")]
+    if len(values) != len(names):
+        return match.group(0)
+    pairs = ", ".join(f"{name}: {value}" for name, value in zip(names, values, strict=True))
+    return f"{pairs}, {match.group('key')}:"
+
+
 def key_values(text: str) -> dict[str, float]:
     if ". " in text and (unabbreviated := _SPLIT_ABBREVIATION.sub(r"\1 ", text)) != text:
         text = unabbreviated
+    if "](" in text and (named := _NAMED_COUNTERS.sub(_named_counters, text)) != text:
+        text = named
     if "(" in text and ")" in text and (detailed := _detailed_figure(text)) is not None:
         return detailed
     if "=" in text and "/" in text and (shared := _COUNT_SHARE.sub("", text)) != text:

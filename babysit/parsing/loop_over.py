@@ -187,12 +187,39 @@ def _rate(metrics: Mapping[str, float] | None) -> float | None:
     return None
 
 
+class _Cadence:
+    """A counter's print cadence: its first value, its latest, the interval it last moved
+    by, and the even interval it kept before that move (0: none)."""
+
+    __slots__ = ("before", "even", "first", "interval", "last")
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.last: float | None = None
+        self.interval = 0.0
+        self.even = True
+        self.before = 0.0
+
+    def note(self, value: float) -> None:
+        if self.first is None:
+            self.first = value
+        if self.last is not None and value > self.last:
+            moved = value - self.last
+            self.before = self.interval if self.even else 0.0
+            self.even = self.even and (not self.interval or moved == self.interval)
+            self.interval = moved
+        elif self.last is not None and value < self.last:
+            self.even = False
+        self.last = value
+
+
 class LoopOver:
     """Follows the training records and what comes after the last of them; `judge`
     says, once per read, whether the loop is over (see the module's docstring)."""
 
     def __init__(self) -> None:
         self._records = 0  # training records of the current launch
+        self._epoch_cadence = _Cadence()  # the epochs' print cadence (see `_final_print`)
         self._epoch: float | None = None  # the epoch of its last one
         self._epochs = 0  # times its epoch moved on (epoch ends it trained past)
         self._first: float | None = None  # the current launch's first counter
@@ -252,10 +279,12 @@ class LoopOver:
             self._first_epoch = None
             self._interval = 0.0
             self._even = self._epoch_each = True
+            self._epoch_cadence = _Cadence()
             self._rates.clear()
             self._peak, self._peak_at, self._since_peak = 0.0, 0.0, 0
         if epoch is not None:
             self._epoch_now = epoch
+            self._epoch_cadence.note(epoch)
         if self._first is None:
             self._first = counter
         if counter is not None:
@@ -445,7 +474,7 @@ class LoopOver:
         # Where the loop stood: at its plan's end (its schedule's, a count a plan names),
         # or where an earlier launch stopped too (which may have been stopped there).
         schedule_end = self._schedule_end()
-        round_count = None if planned else self._round_count()
+        round_count = None if planned else self._round_count() or self._final_print()
         if schedule_end is not None and round_count is None and not planned:
             # (beside the schedule at its end, a recipe's count too: MAE's 400 epochs)
             recipe_count = self._round_count(recipes=True)
@@ -561,6 +590,21 @@ class LoopOver:
             return None
         return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
                f"nothing trained after it"
+
+    def _final_print(self) -> str | None:
+        """The loop's last record printed off its cadence, one short of the next print
+        (`Epoch 0`, `10`, … `290`, then `Epoch 299`: `if epoch % 10 == 0 or epoch ==
+        epochs - 1`, from 0, evenly): a live loop prints only on its cadence, and this
+        print is the one a loop makes of its last index. None otherwise."""
+        epochs = self._epoch_cadence
+        cadence, count = epochs.before, epochs.last
+        if cadence <= 1 or epochs.first != 0 or count is None or not self._last_says_epoch \
+                or self._records < MIN_RECORDS or self._open or count != int(count) \
+                or cadence != int(cadence) or (count + 1) % cadence != 0 \
+                or epochs.interval != cadence - 1:
+            return None
+        return f"the loop printed its last count ({count:g}) off its cadence of " \
+               f"{cadence:g}, as a loop prints its last index: {int(count) + 1} done"
 
     def _printed_before(self, count: float) -> int | None:
         """The units done where a loop that prints at the start of each interval (`0,

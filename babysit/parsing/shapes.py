@@ -49,7 +49,8 @@ _COUNTER_CELL = lazy_re.compile(r"^(\d+)/(\d+)$")
 # A column named for the time left (`Remaining Time`, `Estimated Time`, `ETA`, `time_left`).
 _TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|time[ _-]?left")
 # A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
-_TIME_CELL = lazy_re.compile(r"^\d+(?::\d\d){1,2}(?:\.\d+)?$|^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
+_TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
+                             r"^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
@@ -305,6 +306,14 @@ class ShapeReader:
         bare numbers, once their shape has come back a few times."""
         key = (sep, len(cells))
         names = self._take_header(key)
+        if names is None and len(cells) > 2 and cells[-1].startswith("(") \
+                and _TIME_CELL.match(cells[-1]):
+            # A row with the time it took at its end, in brackets, under a header that
+            # names no time (fastai v1's `1  1.513021  1.041628  0.507326  (00:13)` under
+            # `epoch  train_loss  valid_loss  error_rate`): the named cells before it.
+            narrower = self._take_header((sep, len(cells) - 1))
+            if narrower is not None:
+                cells, names = cells[:-1], narrower
         if names is not None and names[0] in _LABEL_COLUMNS:
             return None  # one class's row of a per-class table, not a loop's record
         if names is None:

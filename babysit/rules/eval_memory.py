@@ -78,6 +78,11 @@ class BestLevels:
             self._best[key] = BestLevel(level, statistics.median(last), series[-1][1], first,
                                         count, noise)
 
+    def forget(self, key: str) -> None:
+        """Start the metric's levels afresh (its objective changed)."""
+        for held in (self._best, self._count, self._first):
+            held.pop(key, None)
+
     def replace_latest(self, key: str, series: Sequence[tuple[float, float | None]],
                        direction: int) -> None:
         """The newest evaluation was revised in place (an evaluation pass's running

@@ -24,6 +24,7 @@ held-out data have not changed in whole epochs of training, and they are all bac
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
@@ -79,6 +80,23 @@ def _bare_f1(names: tuple[str, ...]) -> str | None:
     return next((k for k in names if _BARE_F1.fullmatch(k)), None)
 
 
+# An AUC this far above chance (0.5) is a model that ranks.
+_RANKS = 0.75
+_AUC = lazy_re.compile(r"(?:^|[/_ .-])(?:auc|auroc|roc_auc)$", re.IGNORECASE)
+
+
+def _ranking(metrics: Mapping[str, float]) -> float | None:
+    """A held-out AUC of the record at `_RANKS` or more (on a 0–1 or percent scale)."""
+    if not any("auc" in k or "AUC" in k or "Auc" in k for k in metrics):
+        return None
+    for key, value in metrics.items():
+        if _AUC.search(key) and not _TRAINING.search(key) and math.isfinite(value):
+            share = value / 100 if value > 1 else value
+            if _RANKS <= share <= 1:
+                return share
+    return None
+
+
 def _signature(metrics: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
     """A record's figures without its counters: two evaluations alike to every digit."""
     return tuple(sorted((k, v) for k, v in metrics.items() if not _COUNTER.search(k)))
@@ -102,6 +120,16 @@ class NoPositiveRule:
     def observe(self, point: Observation) -> Sequence[Signal]:
         nothing = found_nothing(point.metrics)
         if nothing is None:
+            ranks = _ranking(point.metrics)
+            if self._raised and ranks is not None:
+                # An AUC well above chance after it: the model ranks the positives above
+                # the negatives, so finding none is the threshold's doing (TranAD's
+                # threshold search ending on `F1: 0`, then `AUC 0.9248` for that fold).
+                self._raised = self._frozen = False
+                return [Resolve(AnomalyType.NOT_LEARNING,
+                                f"an AUC of {ranks:.3g} says the model ranks the positives: "
+                                f"finding none was the threshold's doing",
+                                key="found nothing")]
             return []
         if nothing is self._raised:
             return self._frozen_evaluation(point.metrics, point.step) if nothing else []

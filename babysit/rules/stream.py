@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import statistics
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +83,7 @@ GAP_LEFT_BEST = "the evaluation left its best"
 
 _KNOWN_NORMS = 5  # norms before a ceiling is judged against the run's own level
 _UNDONE_EVALS = 2  # evaluations in a row back at the run's first
+_LOSS_NAME = lazy_re.compile(r"loss|nll|objective", re.IGNORECASE)
 _UNDONE_GAIN = 0.5  # the share of its best the evaluation had gained over its first
 _UNDONE_KEPT = 0.1  # the share of that gain it kept, at most
 
@@ -583,6 +585,16 @@ class EvalRule:
     def recent(self, count: int) -> dict[str, list[float]]:
         return {key: [value for value, _ in list(series)[-count:]]
                 for key, series in self.series.items()}
+
+    def forget_losses(self) -> None:
+        """The run's loss is another function from here (a curriculum's switch from Huber
+        to weighted MSE): an evaluation loss computed with it starts a curve of its own,
+        judged against its own best and first, not the old function's."""
+        for key in [k for k in self.series if _LOSS_NAME.search(k)]:
+            for held in (self.series, self.best, self._first, self._at):
+                held.pop(key, None)
+            self._levels.forget(key)
+            self._undone.discard(key)
 
 
 def _eval_term(key: str, totals: set[str]) -> bool:

@@ -212,3 +212,64 @@ def test_a_save_naming_no_step_after_thousands_of_records_ends_the_loop(tmp_path
     assert verdict_of(tmp_path, lines)["terminal_state"] == "ENDED"
     # after a few hundred, a save is as likely the first of a cadence
     assert verdict_of(tmp_path, lines[:300] + lines[-1:])["terminal_state"] == "RUNNING"
+
+
+# -- Sealed-99's shapes ---------------------------------------------------------------------
+
+
+def test_a_row_with_its_time_in_brackets_is_named_by_the_narrower_header():
+    # fastai v1's text table: the epoch's time at the end of each row, unnamed
+    lines = ["Total time: 06:39", "epoch  train_loss  valid_loss  error_rate"]
+    lines += [f"{e:<7d}{1.5 / e:.6f}    {1.0 / e:.6f}    {0.5 / e:.6f}    (00:1{e % 10})"
+              for e in range(1, 6)]
+    record = _records(lines)[-1]
+    assert record.epoch == 5
+    assert record.metrics == {"train_loss": 0.3, "valid_loss": 0.2, "error_rate": 0.1}
+
+
+def test_counters_in_brackets_named_by_a_tuple_after_them():
+    record = _records(["Loss [31, 100](epoch, minibatch):  3.2093122029304504"])[-1]
+    assert record.epoch == 31 and record.metrics["loss"] == 3.2093122029304504
+
+
+def test_a_stop_that_names_its_best_and_a_spaced_training_time_end_the_run(tmp_path: Path):
+    epochs = [f"Epoch {e} | Train loss: {50 / e:.6f} | Val loss: {26 / e + 9:.6f} | "
+              f"epoch time: 2.57s" for e in range(1, 40)]
+    stopped = verdict_of(tmp_path, [*epochs, "Stopping. Best val: 9.902495 at epoch 32"])
+    assert (stopped["decision"], stopped["terminal_state"]) == ("GO", "SUCCEEDED")
+    for line in ("Training time:   321.2383 s", "Training time: 0:13:00"):
+        assert any(e.kind is EventKind.COMPLETED for e in find_events(line)), line
+    assert not find_events("Epoch 3 training time: 12.3s, loss 0.2")
+
+
+def test_no_positive_found_at_a_threshold_is_no_failure_of_a_model_that_ranks(tmp_path: Path):
+    # TranAD's threshold search ends one fold on F1 0, then that fold's AUC is 0.92
+    lines = [f"Epoch {e},\tL1 = {0.0003 / e:.6f}" for e in range(1, 11)]
+    lines += ["Training time:   321.2383 s", "re: 0.0", "fa: 0", "F1: 0",
+              "AUC 0.924812030075188"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"
+                and "resolved" not in a["description"]], artifact["anomalies_detected"]
+
+
+def _curriculum(switch: bool) -> list[str]:
+    lines = []
+    for e in range(0, 300, 10):
+        if e == 120 and switch:
+            lines.append("Curriculum: Switching loss function from HuberLoss to WeightedMSELoss")
+        scale = 2.6 if e >= 120 else 1.0
+        lines.append(f"Epoch {e}, Train Loss: {scale * (0.007 + 0.02 / (e + 1)):.6f}, "
+                     f"Val Loss:{scale * (0.0068 + 0.007 / (e + 1)):.6f}")
+    return [*lines, "Epoch 299, Train Loss: 0.018089, Val Loss:0.016338"]
+
+
+def test_an_evaluation_loss_starts_afresh_when_the_run_changes_its_loss(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _curriculum(switch=True))
+    assert not [a for a in artifact["anomalies_detected"] if a["severity"] == "blocker"], \
+        artifact["anomalies_detected"]
+
+
+def test_a_last_print_off_the_loops_cadence_is_its_last_index(tmp_path: Path):
+    # `if epoch % 10 == 0 or epoch == epochs - 1`: 0, 10, … 290, then 299
+    assert verdict_of(tmp_path, _curriculum(switch=True))["terminal_state"] == "ENDED"
+    assert verdict_of(tmp_path, _curriculum(switch=True)[:-1])["terminal_state"] == "RUNNING"
