@@ -20,6 +20,8 @@ from babysit.metric_names import eval_direction
 from babysit.rules.eval_trends import held_out_direction
 
 _WORDS = re.compile(r"[/_\-. ]+")
+# A mean average precision's name, at its IoU cut-off or none (`map`, `map50`, `map75`).
+_MAP_WORD = re.compile(r"map(?:\d{2})?(?:\([a-z]\))?")
 # Words that name a held-out set: a split (`val`, `dev`, `test`), or the set itself.
 # (and in the languages scripts are written in: Portuguese `Erro Validação`, Spanish
 # `pérdida validación`, Italian, German, Russian)
@@ -86,6 +88,10 @@ def evaluation_direction(key: str) -> int:
         return known
     if not words or _NOT_EVALUATION.intersection(words):
         return 0
+    if any(_MAP_WORD.fullmatch(w) for w in words):
+        # A detector's mean average precision (Ultralytics' `metrics/mAP50-95(B)`): only
+        # ever scored on held-out images, whatever the name says of the set.
+        return 1
     # The metric word is the last that is not the set's: `loss_val`, `acc_test`.
     named = [w for w in words if w not in _EVAL_WORDS]
     if not named:

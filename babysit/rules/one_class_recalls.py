@@ -11,7 +11,9 @@ its best still the one of epoch 0: it learned nothing.
 One class at `_ALL` or more and every other at `_NONE` or less on `_IN_A_ROW` records in
 a row of the same set of names is a blocker (one record may be the first epoch of an
 imbalanced task, before the rare class is ever predicted); a record of those names that
-tells the classes apart resolves it.
+tells the classes apart resolves it. A sensitivity and a specificity are the positive
+class's recall and the negative class's (a U-Net's `SE: 0.0000, SP: 0.9996`, no lesion
+marked at any pixel).
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ from babysit.rules.signals import Observation, Raise, Resolve, Signal
 # `acc_cls0`, `Recall 3`.
 _PER_CLASS = lazy_re.compile(r"(?:^|[/_ .-])(?:rec(?:all)?|acc(?:uracy)?)[/_ .-]?"
                              r"(?:class[/_ .-]?|cls[/_ .-]?|c)?(\d{1,3})$", re.IGNORECASE)
+# Sensitivity and specificity: the positive class's recall and the negative class's, as
+# medical imaging names them (`SE: 0.0000, SP: 0.9996`, a U-Net that marks no lesion).
+_SENSITIVITY = lazy_re.compile(r"(?:^|[/_ .-])(?:se|sens|sensitivity|tpr)$", re.IGNORECASE)
+_SPECIFICITY = lazy_re.compile(r"(?:^|[/_ .-])(?:sp|spec|specificity|tnr)$", re.IGNORECASE)
 _ALL = 0.99  # a class found every time
 _NONE = 0.01  # a class never found
 _IN_A_ROW = 2
@@ -46,7 +52,15 @@ def _groups(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
         match = _PER_CLASS.search(name)
         if match is not None:
             found.setdefault(name[:match.start(1)], []).append(name)
-    return tuple(tuple(group) for group in found.values() if len(group) >= 2)
+    groups = [tuple(group) for group in found.values() if len(group) >= 2]
+    heads = {name[:m.start()]: name for name in names
+             if (m := _SPECIFICITY.search(name)) is not None}
+    for name in names:
+        match = _SENSITIVITY.search(name)
+        partner = heads.get(name[:match.start()]) if match is not None else None
+        if partner is not None:  # its specificity under the same head (`eval/se`, `eval/sp`)
+            groups.append((name, partner))
+    return tuple(groups)
 
 
 def answered_class(metrics: Mapping[str, float], names: tuple[str, ...]) -> str | None:

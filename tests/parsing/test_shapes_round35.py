@@ -273,3 +273,31 @@ def test_a_last_print_off_the_loops_cadence_is_its_last_index(tmp_path: Path):
     # `if epoch % 10 == 0 or epoch == epochs - 1`: 0, 10, … 290, then 299
     assert verdict_of(tmp_path, _curriculum(switch=True))["terminal_state"] == "ENDED"
     assert verdict_of(tmp_path, _curriculum(switch=True)[:-1])["terminal_state"] == "RUNNING"
+
+
+# -- Sealed-100's shapes --------------------------------------------------------------------
+
+
+def test_a_detectors_map_with_its_box_or_mask_mark_is_an_evaluation():
+    from babysit.rules.eval_names import evaluation_direction
+
+    assert evaluation_direction("metrics/mAP50-95(B)") == 1
+    assert evaluation_direction("metrics/map50(m)") == 1
+    assert evaluation_direction("heatmap") == 0
+
+
+def test_a_sensitivity_of_0_beside_a_specificity_of_1_is_one_class_for_everything(
+        tmp_path: Path):
+    # a U-Net that marks no lesion at any pixel, on training and validation alike
+    lines = []
+    for e in range(1, 5):
+        lines += [f"Epoch [{e}/50], Loss: {21.7 - e:.4f}, ",
+                  "[Training] Acc: 0.9222, SE: 0.0000, SP: 0.9978, PC: 0.0000, F1: 0.0000",
+                  "[Validation] Acc: 0.9511, SE: 0.0000, SP: 0.9993, PC: 0.0000, F1: 0.0000"]
+    found = [a for a in verdict_of(tmp_path, lines)["anomalies_detected"]
+             if a["severity"] == "blocker"]
+    assert any("one class for everything" in a["description"] for a in found), found
+    learning = [line.replace("SE: 0.0000", "SE: 0.4100").replace(
+        "PC: 0.0000, F1: 0.0000", "PC: 0.3800, F1: 0.3900") for line in lines]
+    assert not [a for a in verdict_of(tmp_path, learning)["anomalies_detected"]
+                if a["severity"] == "blocker"]
