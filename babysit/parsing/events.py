@@ -446,8 +446,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"done training in [\d.]+ seconds|\[after training is done\]|"
          # the whole training's duration in seconds, as a script sums it up at the end
          # (the MPIJob BERT test's `Process 0 - Training time: 10.03 seconds` on each rank)
-         # (however spaced, in any unit or as h:m:s: TranAD's `Training time:   321.2383 s`)
-         r"\b[Tt]raining time:\s+(?:\d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|hrs?|"
+         # (however spaced, in any unit or as h:m:s, after a logger's head too: TranAD's
+         # `Training time:   321.2383 s`, LAVIS's `… [INFO] Training time 20:29:42`)
+         r"\b[Tt]raining time:?\s+(?:\d+(?:\.\d+)? ?(?:s|secs?|seconds|m|mins?|minutes|h|hrs?|"
          r"hours)|\d+:\d\d:\d\d(?:\.\d+)?)\.?$|"
          # (the total's own words, in hours: FastMoE's SMoE language model, `Training time
          # total: 19.628181285593246 h`)

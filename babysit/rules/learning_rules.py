@@ -62,6 +62,8 @@ _FEW_STEPS_POINTS = 7
 _FEW_STEPS_RISE = 0.01
 _SHORT_EPOCHS = 4  # epochs a short log's few points span: many steps each
 _ZERO_LOSS_POINTS = 3  # losses of exactly 0 from the first that say none is computed
+_COLLAPSE_FROM = 0.1  # a loss at least this high before it fell to exactly 0 in one step
+_COLLAPSED_POINTS = 5  # and logged points at exactly 0 since
 _FLAT_WHOLE_POINTS = 40  # points a loss flat from its start, scores low beside it, is high
 
 
@@ -192,6 +194,7 @@ class NotLearningRule:
             if point.grad_norm == 0 and self._zero_grads == self._zero_losses - 1:
                 self._zero_grads += 1
             return out + self._zero_loss()
+        out.extend(self._collapsed_to_zero(value))
         if self._start_known is None:
             # (or its first epoch, in a log that counts epochs and no step: GRU4Rec's
             # `Epoch: 1/Loss:0.942/…`; never a record that says it is deep into its
@@ -381,6 +384,31 @@ class NotLearningRule:
                                 f"{self._zero_losses} logged points and nothing else moves: "
                                 f"no loss is being computed (an empty or masked-out batch, "
                                 f"labels that are all ignored, a loss term switched off)")
+
+    def _collapsed_to_zero(self, value: float) -> list[Signal]:
+        """A loss that fell from `_COLLAPSE_FROM` or more to exactly 0 between two logged
+        points and has been exactly 0 on `_COLLAPSED_POINTS` of them since (Mini-Gemini's
+        `{'loss': 1.4138, …}`, then `{'loss': 0.0, …}` at every step): no objective a
+        model learns falls to nothing in one step; the loss stopped being computed (labels
+        all masked or ignored, a NaN the trainer zeroes, an overflow). Not while anything
+        else non-finite is printed beside it (the NaN rule's story)."""
+        if value != 0 or self._signs_moved:
+            if value != 0:
+                self._zero_run, self._before_zero = 0, value
+            return []
+        self._zero_run += 1
+        if self._zero_run < _COLLAPSED_POINTS or self._before_zero < _COLLAPSE_FROM \
+                or "no data" in self._raised:
+            return []  # (a loop over no data at all says more: see `_no_data_seen`)
+        return self._raise_once("zero loss", Severity.BLOCKER,
+                                f"not learning: the loss fell from {self._before_zero:.4g} to "
+                                f"exactly 0 between two logged points and has been exactly 0 "
+                                f"on each of the {self._zero_run} since: no loss is being "
+                                f"computed (labels all masked or ignored, a NaN the trainer "
+                                f"zeroes, an overflow)")
+
+    _zero_run = 0  # logged losses of exactly 0 in a row, after one that was not
+    _before_zero = 0.0  # the loss logged just before them
 
     def _raise_once(self, key: str, severity: Severity, description: str) -> list[Signal]:
         """The finding `key`, unless it is open already."""

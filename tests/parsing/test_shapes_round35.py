@@ -301,3 +301,27 @@ def test_a_sensitivity_of_0_beside_a_specificity_of_1_is_one_class_for_everythin
         "PC: 0.0000, F1: 0.0000", "PC: 0.3800, F1: 0.3900") for line in lines]
     assert not [a for a in verdict_of(tmp_path, learning)["anomalies_detected"]
                 if a["severity"] == "blocker"]
+
+
+# -- Sealed-101's shapes --------------------------------------------------------------------
+
+
+def test_a_loss_that_falls_to_exactly_0_in_one_step_and_stays_is_no_learning(tmp_path: Path):
+    # Mini-Gemini under the Hugging Face Trainer, two ranks printing each record
+    lines = []
+    for n, loss in enumerate([1.4138] + [0.0] * 9, start=1):
+        record = f"{{'loss': {loss}, 'learning_rate': {6e-08 * n:.6g}, 'epoch': 0.0}}"
+        lines += [record, record]
+    found = [a for a in verdict_of(tmp_path, lines)["anomalies_detected"]
+             if a["type"] == "not-learning" and a["severity"] == "blocker"]
+    assert found and "fell from 1.414 to exactly 0" in found[0]["description"]
+    # a loss that eases down to a printed 0 over many steps has converged, not collapsed
+    easing = [f"{{'loss': {round(0.12 * 0.5 ** n, 4)}, 'epoch': {n / 40:.2f}}}"
+              for n in range(30)]
+    assert not [a for a in verdict_of(tmp_path, easing)["anomalies_detected"]
+                if a["severity"] == "blocker"]
+
+
+def test_a_training_time_after_a_loggers_head_is_the_end_of_training():
+    assert any(e.kind is EventKind.COMPLETED for e in find_events(
+        "2023-04-18 14:15:49,759 [INFO] Training time 20:29:42"))
