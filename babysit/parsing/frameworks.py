@@ -488,7 +488,8 @@ _EPOCHS_LINE = lazy_re.compile(r"\bmax: (\d[\d,]*) epochs\b|\bNum Epochs = (\d[\
 # training epoch: 30.`), or among a configuration's settings, beside its batch size (a
 # hand loop's `{'batch_size': 16, …, 'epoch_num': 200}`, Keras 1's `nb_epoch=200`): in a
 # metric line the same words count the epoch trained.
-_EPOCH_SIZE = lazy_re.compile(r"\b(?:training|total|max|number of)[ _]epoch\s*[=:]\s*(\d+)\b"
+_EPOCH_SIZE = lazy_re.compile(r"\b(?:training|total|max|number of)[ _]epoch['\"]?\s*[=:]\s*"
+                              r"(\d+)\b"
                               r"(?!\s*/)|"
                               r"\b(?:epochs?_num(?:ber)?|n_epochs?|nb_epochs?|num_epoch)['\"]?"
                               r"\s*[=:]\s*(\d+)\b(?!\s*/)")

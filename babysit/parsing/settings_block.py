@@ -72,6 +72,11 @@ _SECTION_WORDS = lazy_re.compile(r"(?i)\b(?:optimi[sz]er|model|settings?|config(
 _NOT_SETTINGS = lazy_re.compile(r"(?i)\b(?:train\w*|fit\w*|epochs?|run\w*|start\w*|begin\w*|"
                                 r"end\w*|eval\w*|test\w*|valid\w*|build\w*|load\w*)\b")
 _SECTION_LINES = 200  # a section of settings runs no longer than this
+# ... nor past the run saying it moves on to its work (LAVIS's `======  Model Attributes
+# ======` JSON, then `[INFO] Building datasets...` and `Start training`: its first epoch's
+# lines were read as settings).
+_SECTION_ENDS = lazy_re.compile(r"(?i)(?:start(?:ing)?|begin(?:ning)?|building|"
+                                r"train(?:ing)?)\b")
 # What a heading's line may hold: letters, a colon at its end (a cheap test first).
 _HINTS = ("aram", "rgs", "rguments", "onfig", "ettings", "ptions", "opts", "lags",
           "ARAM", "RGS", "ONFIG", "ETTINGS", "PTIONS", "LAGS")
@@ -98,7 +103,8 @@ class SettingsBlock:
                     and _NOT_SETTINGS.search(words) is None
                 return False
             if self._section:
-                if said and self._section_lines < _SECTION_LINES:
+                if said and self._section_lines < _SECTION_LINES \
+                        and _SECTION_ENDS.match(said) is None:
                     self._section_lines += 1
                     return True
                 self._section, self._section_lines = False, 0

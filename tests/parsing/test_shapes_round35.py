@@ -325,3 +325,19 @@ def test_a_loss_that_falls_to_exactly_0_in_one_step_and_stays_is_no_learning(tmp
 def test_a_training_time_after_a_loggers_head_is_the_end_of_training():
     assert any(e.kind is EventKind.COMPLETED for e in find_events(
         "2023-04-18 14:15:49,759 [INFO] Training time 20:29:42"))
+
+
+def test_a_settings_section_ends_where_the_run_starts_its_work():
+    # LAVIS: a banner over the model's attributes as JSON, then the logger's start-up and
+    # the first epoch's MetricLogger lines, which must not be read as settings
+    lines = ["======  Model Attributes  ======", "{", '    "arch": "blip2_opt",',
+             '    "max_epoch": 5,', "}",
+             "2023-04-17 17:45:00,792 [INFO] Building datasets...",
+             "2023-04-17 17:46:07,647 [INFO] Start training"]
+    lines += [f"Train: data epoch: [0]  [{n:4d}/4427]  eta: 4:01:09  lr: 0.000001  "
+              f"loss: {1.9 - n / 10000:.4f}  time: 3.2654  data: 0.0000  max mem: 21356"
+              for n in range(0, 1000, 50)]
+    parser = LogParser()
+    records = [r for r in parser.feed_lines(lines) if r.metrics.get("loss") is not None]
+    assert len(records) >= 18 and records[-1].epoch is not None and records[-1].epoch < 1
+    assert parser.plan.epochs == 5
