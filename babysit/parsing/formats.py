@@ -387,6 +387,8 @@ _SPACED_KV = lazy_re.compile(
 _SNAKE_KV = lazy_re.compile(r"(?<![\w./-])(?P<key>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s+"
                             r"(?P<value>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf))"
                             r"(?![\w.:/%-])")
+# The cheap test first: a snake_case word's tail, spaces, a number's start.
+_SNAKE_HINT = lazy_re.compile(r"[a-z0-9]_[a-z0-9]+\s+[-+\dni]")
 # A measure's upper-case acronym and its number, named for the split it was scored on
 # (`Eval AUC 0.982286.`) or opening a field of its own (`| AUC 0.91`, `, WER 12.3`): not
 # after another word (`baseline RMSE 16.91`, `Best AUC 0.98`: some other figure's).
@@ -726,7 +728,8 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is not None:
             values.setdefault(normalise_key(pair.group("key")), number)
-    if values and "_" in text and (":" in text or "=" in text):
+    if values and "_" in text and (":" in text or "=" in text) \
+            and _SNAKE_HINT.search(text) is not None:
         for pair in _SNAKE_KV.finditer(text):
             number = to_number(pair.group("value"))
             if number is not None:

@@ -65,7 +65,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules.chance_streak import loss_at_chance
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.last_digit import significant_digits
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.rules.signals import Observation, Raise, Resolve, Signal, at_run_start
 
 _WORDS = re.compile(r"[/_\-. ']+")
 # Not a score of the model's own predictions now: the training's (a fit's AUC may be
@@ -415,7 +415,7 @@ class FlatScoreRule:
                 continue
             self._last[key] = (epoch, value, self._trained, point.step)
             if key not in self._placed:
-                self._placed[key] = self._at_start(point)
+                self._placed[key] = at_run_start(point, self.rules.divergence_start_steps)
             values = self._values.setdefault(key, [])
             if len(values) < _KEPT:
                 values.append(value)
@@ -474,13 +474,6 @@ class FlatScoreRule:
         return [Resolve(AnomalyType.NOT_LEARNING, f"{key} {value:.4g} is beyond chance: "
                         f"the model ranks, it had converged by its first evaluation", key=tag)
                 for tag in flat]
-
-    def _at_start(self, point: Observation) -> bool:
-        """Whether a metric's first value is the run's first evaluation: its epoch is the
-        first (0 or 1) or, with no epoch, its step within the run's first steps."""
-        if point.epoch is not None:
-            return point.epoch <= 1
-        return point.step is not None and point.step <= self.rules.divergence_start_steps
 
     def _judge(self, key: str, kind: str, values: list[float], value: float) -> list[Signal]:
         tag = f"{kind} {key}"

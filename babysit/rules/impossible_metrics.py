@@ -64,6 +64,28 @@ _PERFECT_EVALS = 10
 _FIRST_STEP = 1
 
 
+class _Streaks:
+    """Per metric, the records in a row that kept a condition since its first, or broken
+    for good once one did not."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}  # -1: broken
+
+    def broken(self, key: str) -> bool:
+        return self._counts.get(key, 0) < 0
+
+    def started(self, key: str) -> bool:
+        return key in self._counts
+
+    def break_off(self, key: str) -> None:
+        self._counts[key] = -1
+
+    def extend(self, key: str) -> int:
+        """One more record kept it: the streak's length now."""
+        count = self._counts[key] = self._counts.get(key, 0) + 1
+        return count
+
+
 @functools.lru_cache(maxsize=1024)
 def _names_a_share(key: str) -> bool:
     """Whether a metric's name says it is a share (`test_acc`), not a count or size."""
@@ -79,10 +101,10 @@ class ImpossibleMetricRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._raised: set[str] = set()
-        self._twins: dict[str, int] = {}  # an evaluation loss: records equal to its twin's
+        self._twins = _Streaks()  # an evaluation loss: records equal to its twin's
         # A held-out share: evaluations perfect since the first at the run's start (-1:
         # one was not, or the first came later).
-        self._perfect: dict[str, int] = {}
+        self._perfect = _Streaks()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out = self._twinned(point)
@@ -117,18 +139,15 @@ class ImpossibleMetricRule:
         """A held-out share perfect from the run's first evaluation (see the module)."""
         out: list[Signal] = []
         for key in quality_keys(point.metrics):
-            seen = self._perfect.get(key)
-            if seen == -1 or not _names_a_share(key) or not is_eval_metric(key):
+            if self._perfect.broken(key) or not _names_a_share(key) or not is_eval_metric(key):
                 continue
             value = point.metrics[key]
-            if seen is None and (point.step is None or point.step > _FIRST_STEP):
-                self._perfect[key] = -1
+            if (not self._perfect.started(key)
+                    and (point.step is None or point.step > _FIRST_STEP)) \
+                    or value not in (1.0, 100.0):
+                self._perfect.break_off(key)
                 continue
-            if value not in (1.0, 100.0):
-                self._perfect[key] = -1
-                continue
-            self._perfect[key] = (seen or 0) + 1
-            if self._perfect[key] == _PERFECT_EVALS:
+            if self._perfect.extend(key) == _PERFECT_EVALS:
                 out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
                                  f"{key} has been exactly perfect on each of its first "
                                  f"{_PERFECT_EVALS} evaluations, the first at the run's start "
@@ -150,7 +169,7 @@ class ImpossibleMetricRule:
         out: list[Signal] = []
         metrics = point.metrics
         for key in _eval_losses(tuple(metrics)):
-            if self._twins.get(key, 0) < 0:
+            if self._twins.broken(key):
                 continue
             bare = _EVAL_LOSS.sub("", key)
             train = next((metrics[k] for k in (f"train_{bare}", f"train/{bare}", bare)
@@ -161,10 +180,9 @@ class ImpossibleMetricRule:
             if train != value or significant_digits(value) < 4:
                 # It differed: an evaluation of its own (once raised, a later stage's
                 # differing figures do not mend the stage whose best was so chosen).
-                self._twins[key] = -1
+                self._twins.break_off(key)
                 continue
-            self._twins[key] = self._twins.get(key, 0) + 1
-            if self._twins[key] == _TWIN_RECORDS:
+            if self._twins.extend(key) == _TWIN_RECORDS:
                 out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
                                  f"{key} has equalled the training loss to the last digit on "
                                  f"each of {_TWIN_RECORDS} records ({value:.7g}): the "

@@ -32,6 +32,15 @@ class Observation:
     epoch: float | None = None  # the record's own epoch, when it says one
 
 
+def at_run_start(point: Observation, start_steps: int) -> bool:
+    """Whether a record comes at the run's start: its epoch is the first (0 or 1) or, with
+    no epoch, its step within the run's first `start_steps` (an excerpt from mid-run is
+    not)."""
+    if point.epoch is not None:
+        return point.epoch <= 1
+    return point.step is not None and point.step <= start_steps
+
+
 @dataclass(frozen=True)
 class Raise:
     type: AnomalyType

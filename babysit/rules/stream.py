@@ -58,7 +58,15 @@ from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
-from babysit.rules.signals import MetricRule, Observation, Raise, Reassess, Resolve, Signal
+from babysit.rules.signals import (
+    MetricRule,
+    Observation,
+    Raise,
+    Reassess,
+    Resolve,
+    Signal,
+    at_run_start,
+)
 from babysit.rules.slow_climb import SlowClimbRule
 from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule, StallWatch
@@ -344,9 +352,8 @@ class EvalRule:
             self._at[key] = point.step
             self._directions[key] = direction
             if key not in self._first and len(self._first) < _EVAL_WINDOW:
-                at_start = point.epoch <= 1 if point.epoch is not None else \
-                    point.step is not None and point.step <= self.rules.divergence_start_steps
-                self._first[key] = value if at_start else None
+                self._first[key] = value \
+                    if at_run_start(point, self.rules.divergence_start_steps) else None
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
