@@ -150,7 +150,13 @@ def main() -> int:
         both += not wrong
         if args.json:
             print(json.dumps({"log": name, "right": verdict_right, "wrong": wrong,
-                              "summary": data["summary"]}))
+                              "summary": data["summary"],
+                              "expected": expect["decision"],
+                              "anomalies": sorted({
+                                  f"{a['type']}:{a['severity']}"
+                                  + (":resolved:" + a["description"].split("resolved:")[-1][:60]
+                                     if "resolved:" in a["description"] else "")
+                                  for a in data["anomalies_detected"]})}))
         elif wrong:
             classes[failure_class(expect, data, wrong)] += 1
             failures.append(f"  {name}: {'; '.join(wrong)}\n      {data['summary'][:200]}")

@@ -9,6 +9,7 @@ labelled as such.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -17,6 +18,9 @@ from itertools import pairwise
 class CheckpointChoice:
     path: str
     why: str  # "best eval_loss (1.84 at step 300)", "newest complete save", ...
+    # Whether the run itself kept it as its best (a save it called best, a file named so),
+    # not babysit's pick among the periodic saves it left (which the user must go back to).
+    runs_own: bool = False
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,10 @@ class _Save:
     eval_value: float | None
     direction: int  # +1: higher eval is better, -1: lower is better, 0: no eval
 
+
+# A file the run named for its best weights (`model_best.pth`, `best_model.h5`,
+# `checkpoint_best.pt`, `best-epoch=3.ckpt`).
+_NAMED_BEST = re.compile(r"(?i)(?:^|[^a-z])best(?:[^a-z]|$)")
 
 # Cadences a run may go past its last save before the next one is called overdue.
 OVERDUE_FACTOR = 2.5
@@ -106,13 +114,22 @@ class Checkpoints:
     def choice(self) -> CheckpointChoice | None:
         good = [s for s in self._saves if not self._failed_save(s.path)]
         scored = [s for s in good if s.eval_value is not None and s.direction]
+        if self._named_best and not self._failed_save(self._named_best) and not any(
+                s.path == self._named_best for s in scored):
+            # The run kept its own best by its own measure (mmcv's `Now best checkpoint
+            # is saved as best_bbox_mAP_epoch_9.pth.`), written as that measure peaked:
+            # babysit's pick among the periodic saves beside it could only be worse.
+            return CheckpointChoice(self._named_best, "the run's best", runs_own=True)
         if scored:
             best = max(scored, key=lambda s: (s.eval_value or 0.0) * s.direction)
             at = f" at step {best.step}" if best.step is not None else ""
             return CheckpointChoice(best.path, f"best {best.eval_key} ({best.eval_value:.4g}"
-                                               f"{at})")
+                                               f"{at})",
+                                    runs_own=best.path == self._named_best
+                                    or _NAMED_BEST.search(best.path) is not None
+                                    or _each_better(scored))
         if self._named_best and not self._failed_save(self._named_best):
-            return CheckpointChoice(self._named_best, "the run's best")
+            return CheckpointChoice(self._named_best, "the run's best", runs_own=True)
         if good:
             return CheckpointChoice(good[-1].path, "newest complete save")
         return None
@@ -120,6 +137,20 @@ class Checkpoints:
     def good_path(self) -> str | None:
         chosen = self.choice()
         return chosen.path if chosen else None
+
+
+def _each_better(scored: list[_Save]) -> bool:
+    """Whether each save came at a better evaluation than every save before it: a run
+    that saves only when its evaluation improves (nanoGPT's `always_save_checkpoint =
+    False`, Keras's `save_best_only=True` under any file name) keeps its best by its own
+    rule. Periodic saves go on through a decline, and so are not all improvements."""
+    best: float | None = None
+    for save in scored:
+        value = (save.eval_value or 0.0) * save.direction
+        if best is not None and value <= best:
+            return False
+        best = value
+    return True
 
 
 def _covers(save: str, failed: str) -> bool:

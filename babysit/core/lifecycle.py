@@ -64,6 +64,11 @@ _FATAL = (EventKind.OOM, EventKind.CUDA_ERROR)
 # Steps short of the planned total a completion may be printed at: a run logs every so
 # many steps, so its last logged step is a little below the total.
 _NEAR_END = 0.98
+# The run's own word that its training is over, said this near a planned total babysit
+# worked out (epochs times one epoch's batches): the plan the script itself kept may be
+# a few batches shorter (GluonNLP's `Finish training step: 389`, its last epoch cut at
+# batch 60 of 82 to make the 389 updates it planned, against 5 × 82 = 410).
+_SAID_NEAR_END = 0.9
 
 
 # Completion lines that end a run wherever it stands (see `parsing.events`).
@@ -544,7 +549,10 @@ class RunLifecycle:
                     f"the notebook cell returned ({completion.line[:160]}) at step {step} of "
                     f"{target} planned", step, self.attempt, confirmed=False, final=False),
                     Evidence.LOG_ENDING)
-            if settled and completion.detail == SAID and premature(step, target):
+            short = premature(step, target) and not (
+                completion.detail == SAID and step is not None and target is not None
+                and step >= _SAID_NEAR_END * target)
+            if settled and completion.detail == SAID and short:
                 # The run's own word that its training is over, well short of its plan,
                 # and nothing after it (YOLOX's `Training of experiment is done and the
                 # best AP is 58.41` at epoch 93 of 300, printed however the loop left):
@@ -553,7 +561,7 @@ class RunLifecycle:
                     TerminalState.ENDED, EndingSource.COMPLETION,
                     f"{completion.line[:200]} — said at step {step} of {target} planned",
                     step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
-            if not settled or (premature(step, target) and completion.detail != AFTER_PLAN):
+            if not settled or (short and completion.detail != AFTER_PLAN):
                 return None
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                     completion.line, step, self.attempt),

@@ -775,11 +775,17 @@ class Run:
         if relapse is not None:
             self.ledger.raise_(AnomalyType.DIVERGENCE, self.step, relapse,
                                key="relapsed at end", severity=Severity.BLOCKER)
+        chosen = self.checkpoints.choice()
         for kind in self.ledger.open_types():
             at_end = entry(kind).severity_at_end
             why = "still open when the run ended"
             if kind is AnomalyType.EVAL_DEGRADATION and behind is not None:
                 why = f"{why}; {behind}"
+            elif kind is AnomalyType.EVAL_DEGRADATION and chosen is not None \
+                    and not chosen.runs_own and chosen.why.startswith("best"):
+                # (periodic saves: the best of them is on disk, the run delivers its last)
+                why = (f"{why}; of its periodic saves, {chosen.path} ({chosen.why}) is the "
+                       f"one to go back to")
             rise = self.series.loss_rise_over_best() \
                 if kind is AnomalyType.DIVERGENCE else None
             if kind is AnomalyType.DIVERGENCE and kept is not None and (
@@ -937,7 +943,7 @@ class Run:
         kept weights (SpeedTransformer: the gap noted at epoch 34, its best
         written at epoch 42 and reloaded for the final test, the evaluation worse after)."""
         chosen = self.checkpoints.choice()
-        if chosen is None or "best" not in chosen.why:
+        if chosen is None or not chosen.runs_own:
             return
         written = self.checkpoints.written_at(chosen.path)
         if written is None:
@@ -958,7 +964,9 @@ class Run:
         """The checkpoint the verdict names, when the run last wrote it at or before the
         step every open anomaly of this type began (`path, step N`); else None."""
         chosen = self.checkpoints.choice()
-        if chosen is None:
+        if chosen is None or (kind is AnomalyType.EVAL_DEGRADATION and not chosen.runs_own):
+            # (an evaluation's best among periodic saves is one the user has to go back
+            # to: the run delivers its last weights, worse than its best)
             return None
         written = self.checkpoints.written_at(chosen.path)
         began = [a.step for a in self.ledger.unresolved() if a.type is kind]

@@ -162,8 +162,10 @@ _BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )(?<![A-Za-z])(?:[Bb]est|BES
 # after every epoch prints it between its records too (then it recurs).
 # (after the run's own tag in brackets too: an optimizer comparison's `[AdamW] Best Val
 # Acc: 0.8268` after its tenth epoch)
-_BEST_VALUE = lazy_re.compile(r"^\W*(?:\[[\w .-]{1,30}\]\s*)?(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]"
-                              r"\s*[-+]?\.?\d")
+# (after a short sentence of the stop too: `Stopping. Best val: 9.9 at epoch 3`)
+_BEST_VALUE = lazy_re.compile(r"^\W*(?:\[[\w .-]{1,30}\]\s*)?"
+                              r"(?:[A-Z][a-z]+(?: [a-z]+){0,3}[.!]\s+)?"
+                              r"(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]\s*[-+]?\.?\d")
 
 
 def names_best_value(line: str) -> bool:

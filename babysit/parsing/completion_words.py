@@ -125,9 +125,13 @@ _NOT_YET = lazy_re.compile(r"(?i)\b(?:not|never|no|before|until|till|unless|when
                            r"(?!\w)\W*"
                            r"(?:\w+\W+){0,3}$")
 # Words after it that make it a part of the run: `… for epoch 3`, `… of stage 1`.
+# (Not the step it stopped at, named as a field: GluonNLP's `Finish training step: 389`,
+# once, after the last epoch; a per-step line would recur.)
 _PART_OF_RUN = lazy_re.compile(
-    r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
-                          r"fold|round|task|batch|step|iteration|iter|cycle|block|level)\b|"
+    r"(?i)^\W*(?:for\s+|of\s+|in\s+|on\s+)(?:the\s+)?(?:step|iteration|iter)\b|"
+    r"^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
+                          r"fold|round|task|batch|(?:step|iteration|iter)(?!s?\s*[:=]\s*\d)|"
+                          r"cycle|block|level)\b|"
                           r"^\W*#?\d")
 # Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
 _PART_BEFORE = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"

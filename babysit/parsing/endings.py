@@ -426,7 +426,7 @@ class EndingReader:
             self._record_part_way = "/" in text and _far_inside(text, of)
         if of is not None:
             self.final_epoch.counted(int(of.group(1)), int(of.group(2)),
-                                     metrics if trains is None else trains)
+                                     metrics if trains is None else trains, metrics)
         elif "poch" in text and self.final_epoch.planned is not None \
                 and (alone := _EPOCH_ALONE.search(text)) is not None:
             self.final_epoch.named_next(int(alone.group(1)),

@@ -419,9 +419,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # checkpoint saved at ./output/checkpoint-tracking-best.pth`). (Not yet `New best model
     # saved at …/best.pt`: a run that keeps its best then spends most of itself a tenth
     # worse, sealed-6's P2IGAN, is labelled CONDITIONAL, which a kept best would undo.)
-    _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Nn]ew )?[Bb]est (?:[\w-]+ )?"
-         r"(?:checkpoint|weights|ckpt) (?:saved|written|stored) (?:at|to|in|as):?\s+"
-         r"['\"]?([^'\"\s,)]+)", 1),
+    # (mmcv's EvalHook: `Now best checkpoint is saved as best_bbox_mAP_epoch_9.pth.`)
+    _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Nn]ew |Now )?[Bb]est (?:[\w-]+ )?"
+         r"(?:checkpoint|weights|ckpt) (?:is )?(?:saved|written|stored) (?:at|to|in|as):?\s+"
+         r"['\"]?([^'\"\s,)]+?)['\"]?\.?(?:\s|$)", 1),
     # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
     # model saved.` at each improvement): no file to name, but the step it was written at
     # (the detail is empty; see Checkpoints.named_best).

@@ -100,6 +100,9 @@ class FinalEpoch:
     _named: int = 0
     _named_ends: tuple[int, ...] = ()
     _line_inner: tuple[int, int] | None = None  # the inner counter of the line being read
+    # Whether the run names each epoch with its figures after that epoch's training
+    # records, never before them (see `counted`): None until the first count.
+    _counts_close: bool | None = None
     _last_inner: tuple[int, int] | None = None  # that of the last training record
     # The inner counter of the last training record of each of the epochs before the
     # current one (the latest few).
@@ -125,14 +128,17 @@ class FinalEpoch:
         14/14`), and none short of it."""
         self._line_at_end = not self._line_part_way
 
-    def counted(self, epoch: float, total: int, trains: bool = False) -> None:
+    def counted(self, epoch: float, total: int, trains: bool = False,
+                figures: bool = False) -> None:
         """A line names the outer counter: epoch `epoch` of `total`; `trains`: the line
         is a training record of that epoch (`epoch: 20/20, iter: 10/14, total_loss: 1.0`),
-        whether or not its inner counter moved the run's step."""
+        whether or not its inner counter moved the run's step; `figures`: it reports
+        figures, though not the training's own (the epoch's summary)."""
         if epoch != int(epoch) or total <= 0:
             return
         whole = int(epoch)
         self._relaunched = False
+        self._note_closing(whole, trains, figures)
         if self._epoch is not None and whole < self._epoch and total == self._total:
             self._went_back = True
         if self._base is None:
@@ -159,6 +165,27 @@ class FinalEpoch:
             # A line of this epoch after its training records that is not one of them
             # (its evaluation, `Epoch: 19/20, top 1 acc: 0.26`): the run printed on.
             self._printed_on = True
+
+    def _note_closing(self, whole: int, trains: bool, figures: bool) -> None:
+        """Whether the run's counted lines close their epochs: a summary with figures of
+        its own, printed after the epoch's training records, the first of them after
+        records of the first epoch (a distillation loop's `epoch =  0  step =  50  of
+        total steps  201  loss = …` lines, then `epoch :  1  /  100  | TL : …  | VL : …`).
+        A header opening its epoch comes before any record; one count that trains, or
+        comes with no record before it, or skips an epoch, breaks the pattern."""
+        if self._counts_close is False or whole == self._epoch:
+            return
+        if self._epoch is None and not (trains or figures):
+            return  # (the first line of a new shape may be held back unread: the next decides)
+        closes = not trains and figures and self._records > 0 and (
+            self._epoch is None or whole == self._epoch + 1)
+        self._counts_close = closes
+
+    def _closed_by_count(self) -> bool:
+        """Whether the last line that counted closed the epoch it names, in a run whose
+        counts have closed every epoch (`_note_closing`), nothing trained since."""
+        return bool(self._counts_close) and self._records == 0 \
+            and self._epochs_seen >= _SAME_ENDS
 
     def headed(self, epoch: int) -> None:
         """An epoch's header line (`Epoch of: 0 Perf:`, `epoch :  3`). Before any epoch
@@ -239,9 +266,10 @@ class FinalEpoch:
         epoch was trained and is over (see the module's docstring); `schedule_over`: the
         learning rate's schedule reached its end at the last record."""
         epoch, total, base = self._epoch, self.planned, self._base
+        closed = self._closed_by_count()
         if epoch is None or total is None or base is None or not self._epochs_seen \
                 or self._relaunched or self._said == (epoch, total) \
-                or (self._records < self._before and not self._summed_up()):
+                or (self._records < self._before and not self._summed_up() and not closed):
             return None
         last = epoch - base + 1 >= total
         if not last and not self._last_if_from_zero(epoch, total):
@@ -249,7 +277,8 @@ class FinalEpoch:
         per_epoch = self._one_each and self._records == 1 and self._epochs_seen >= 1 \
             and not self._last_part_way
         if not (self._printed_on or per_epoch or self._last_at_end or self._summed_up()
-                or (schedule_over and self._at_last_print())) or self._eval_opened:
+                or closed or (schedule_over and self._at_last_print())) \
+                or self._eval_opened:
             return None
         self._said = (epoch, total)
         if not last:
