@@ -237,6 +237,10 @@ class Reading:
     lines_read: int
     metrics: tuple[str, ...]
     progress: str
+    # Lines babysit's own reading failed on (a bug of babysit's, read past), and the first
+    # failure named (`ZeroDivisionError at is_sentences.py:134`).
+    lines_failed: int = 0
+    failure: str = ""
 
     @property
     def share(self) -> float | None:
@@ -248,9 +252,14 @@ class Reading:
 
     def to_json(self) -> dict[str, object]:
         share = self.share
-        return {"lines": self.lines, "lines_understood": self.lines_read,
-                "share_understood": None if share is None else round(share, 3),
-                "metrics_found": list(self.metrics), "progress": self.progress}
+        out: dict[str, object] = {
+            "lines": self.lines, "lines_understood": self.lines_read,
+            "share_understood": None if share is None else round(share, 3),
+            "metrics_found": list(self.metrics), "progress": self.progress}
+        if self.lines_failed:
+            out["lines_failed"] = self.lines_failed
+            out["failure"] = self.failure
+        return out
 
     def describe(self) -> str:
         """`read 96% of 1,204 lines: step; loss, lr, grad_norm`"""
@@ -262,7 +271,11 @@ class Reading:
                     "epoch": "its own epoch, no step printed",
                     "none": "no progress counter found"}[self.progress]
         what = f"{progress}; {names}" if names else f"{progress}; no metric found"
-        return f"understood {share:.0%} of {self.lines:,} lines ({what})"
+        said = f"understood {share:.0%} of {self.lines:,} lines ({what})"
+        if self.lines_failed:
+            said += (f"; babysit failed on {self.lines_failed:,} line(s) and read past them "
+                     f"({self.failure}: a bug in babysit, please report it)")
+        return said
 
 
 @dataclass(frozen=True)

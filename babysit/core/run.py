@@ -78,6 +78,10 @@ _NOT_LEARNING = (AnomalyType.NOT_LEARNING,)
 # A step this low after the steps went back: a launch from the start, not a resume.
 _FROM_SCRATCH = 1
 _FIRST_BEST_EPOCHS = 20  # epochs trained before a best put back from the first says it
+# Evaluations after the first, none better, before a run's own early stop on them says
+# its first was all it learned.
+_FIRST_BEST_EVALS = 10
+_FIRST_SHARE = 0.1  # and made within this share of the run's steps: its first
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
 # hardware fault or a failed save says something about the machine or the files the
@@ -766,7 +770,7 @@ class Run:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, floor,
                                key="score floor at end", severity=Severity.BLOCKER)
         self._never_learned_at_end(judged_high)
-        first_best = self._first_epoch_restored()
+        first_best = self._first_epoch_restored() or self._stopped_on_first_eval()
         if first_best is not None:
             self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, first_best,
                                key="first epoch restored", severity=Severity.BLOCKER)
@@ -834,6 +838,23 @@ class Run:
             else:
                 continue
             self.ledger.reassess(AnomalyType.NOT_LEARNING, anomaly.key, Severity.BLOCKER, why)
+
+    def _stopped_on_first_eval(self) -> str | None:
+        """Why what a run that stopped itself early delivers is its first evaluation's
+        model: no evaluation after its first improved on it, over `_FIRST_BEST_EVALS` or
+        more (BasicSR's early stop, `Patience counter: 26/25`, its best PSNR 19.39 from
+        the validation at iteration 2000 of 52000). None otherwise."""
+        if self.lifecycle.state is not TerminalState.SUCCEEDED or not self._stopped_early:
+            return None
+        held = self.series.first_eval_held_best()
+        if held is None or held[2] < _FIRST_BEST_EVALS or self.step is None \
+                or held[3] is None or held[3] > _FIRST_SHARE * self.step:
+            return None  # (an excerpt that began late shows no first evaluation)
+        key, first, evaluations, _ = held
+        return (f"not learning: {key} was best at the run's first evaluation ({first:.4g}) "
+                f"and none of the {evaluations - 1} after it improved on it; the run stopped "
+                f"itself on that, so the model it delivers is what its first stretch of "
+                f"training made")
 
     def _first_epoch_restored(self) -> str | None:
         """Why what a finished run delivers is its first epoch's weights: it put back its

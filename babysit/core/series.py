@@ -22,6 +22,7 @@ from babysit.metric_names import (
     LR_KEYS,
     eval_direction,
     first_present,
+    is_eval_metric,
     step_time_key,
     throughput_key,
 )
@@ -515,10 +516,24 @@ class MetricSeries:
         rule = self._rules.find(EvalRule)
         if not isinstance(rule, EvalRule) or not rule.series:
             return None
-        key = next(iter(rule.series))
-        direction = eval_direction(key)
+        # (a metric named for its split first: a bare `ssim` may be a loss term's weight
+        # or a training figure, BasicSR's `lambda_ssim`, `l_ssim`, beside `eval/psnr`)
+        key = next((k for k in rule.series if is_eval_metric(k) and rule.direction_of(k)),
+                   next(iter(rule.series)))
+        # (the direction the rule judged it by: a PSNR, an SSIM are scores too)
+        direction = eval_direction(key) or rule.direction_of(key)
         return (key, [value for value, _ in rule.series[key]], direction) if direction \
             else None
+
+    def first_eval_held_best(self) -> tuple[str, float, int, int | None] | None:
+        """(key, its first value, evaluations made, the first's step) when the main
+        evaluation's first seen is still its best (`EvalRule.first_held_best`)."""
+        main = self.main_eval_values()
+        rule = self._rules.find(EvalRule)
+        if main is None or not isinstance(rule, EvalRule):
+            return None
+        held = rule.first_held_best(main[0])
+        return (main[0], *held) if held is not None else None
 
     def evals_collapsed_at_end(self) -> list[tuple[str, float, float]]:
         """The evaluations that ran away and end far above their best

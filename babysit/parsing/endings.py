@@ -152,6 +152,11 @@ _NEAR_END = 0.98
 _FINAL_PATH = lazy_re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
+# A part of the run named by its number (`epoch 3`, `stage: 2`, `fold #4`).
+_NAMES_A_PART = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|step|iter\w*|cycle|"
+                                r"task)\b\s*[:#=]?\s*\d")
+
+
 class EndingReader:
     """Follows the order of a log's lines for the evidence above. The parser tells it
     when training moved (`stepped`), and asks it, for each line, what that line adds."""
@@ -192,6 +197,9 @@ class EndingReader:
         # The last training record showed a counter inside its epoch short of its total
         # (`Epoch:[1/1](1700/44160) loss:5.241`): the epoch it names was under way.
         self._record_part_way = False
+        # The run's own word that its training ended, said before in the same words and
+        # trained on after (a stage's end, `_recurring_is_a_stage`), and no training since.
+        self._stage_said: LogEvent | None = None
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
                 epoch: float | None = None) -> None:
@@ -224,12 +232,14 @@ class EndingReader:
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._said_at = None
+        self._stage_said = None
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
 
     def trained(self) -> None:
         """A training record was read (a log that prints no step)."""
         self._trained = True
+        self._stage_said = None
         self.final_epoch.trained()
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -370,6 +380,22 @@ class EndingReader:
             self.completed = False  # a new launch trains after the last one's end
         self.closing.trained(relaunched)
         self.final_epoch.trained()
+        self._stage_said = None
+
+    def _note_stage_said(self, text: str) -> None:
+        """A stage's end said in the words of the run's end: the run's, if the log ends
+        there (`last_stage_over`), unless it names the part it ended (`Training done for
+        epoch 3`: that epoch's, however many follow)."""
+        if _NAMES_A_PART.search(text) is None:
+            self._stage_said = LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
+
+    def last_stage_over(self) -> LogEvent | None:
+        """The run's own word that its training ended, in the words it used for each
+        stage before (a pruning run's two phases, each closed by the word-language-model
+        example's `| End of training | test loss  5.41 | test ppl   222.86`), with no
+        training after it to the log's end: the last stage's end is the run's (once)."""
+        said, self._stage_said = self._stage_said, None
+        return said
 
     def after_record(self, text: str) -> None:
         """A line that did not move training on: part of the closing block, once training
@@ -477,6 +503,7 @@ class EndingReader:
             if event.kind is EventKind.COMPLETED and not event.detail \
                     and self.closing.recurs(template(text.strip())):
                 events[index] = LogEvent(EventKind.NEW_STAGE, event.line, "a stage finished")
+                self._note_stage_said(text)
 
     def _said(self, text: str, events: list[LogEvent]) -> LogEvent | None:
         """The run's own sentence that its training is over (see `completion_words`),
@@ -484,8 +511,10 @@ class EndingReader:
         `events`: what the line's signatures already found."""
         if says_plan_reached(text):
             return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
-        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text) \
-                or self.closing.recurs(template(text.strip())):
+        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text):
+            return None
+        if self.closing.recurs(template(text.strip())):
+            self._note_stage_said(text)
             return None
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
 

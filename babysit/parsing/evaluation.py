@@ -22,7 +22,12 @@ from babysit.parsing.formats import Parsed
 # a sentence's (`Epoch 3 evaluated with loss: 0.016, dice score: 7e-05`).
 _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         r"[Ee]val(?:uat(?:e|ion|ing))?|EVAL|[Vv]al(?:id(?:ation|ating)?)?|VAL|[Dd]ev|DEV|CV)"
-                        r"(?: set)?(?: results?| metrics)?|"
+                        # (or the set's own name after it: BasicSR's `Validation ValSet,
+                        # \t\t # psnr: 19.3865`, `Validation Set5\t # psnr: …`)
+                        # (a name with a digit or a capital inside it, as sets are
+                        # named, not a measure's word: `Valid Loss, AUC: 0.53 0.67`)
+                        r"(?: set)?(?: results?| metrics)?"
+                        r"(?: [A-Z][\w.-]{0,30}?(?:\d|[a-z][A-Z])[\w.-]{0,30}(?=,|\t))?|"
                         r"[Ff]inal(?: \w+)? (?:metrics|results?|scores?|evaluation))"
                         r"\s*(?:\(\w+\))?\s*(?::|\[|\]|,|\||\t| - |(?=\s\s)|"
                         # the head before the pass's own counter (WeNet's `CV Batch 4/0

@@ -523,7 +523,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # has not improved for 10 epochs. Terminating.`, `Converged; halting training`).
     # A configuration's `early_stopping_patience: 10` names no reason said, only a knob.
     _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)(?!.*[=:]\s*\d+\s*$)"
-         r"(?=.*\b(?:no (?:more )?improvement|not improv\w*|(?:did|does|has|have)(?:n't| not)"
+         # (or no progress in other words: the Chinese text-classification loops'
+         # `No optimization for a long time, auto-stopping...`)
+         r"(?=.*\b(?:no (?:more )?(?:improvement|optimi[sz]ation|progress)|not improv\w*|"
+         r"(?:did|does|has|have)(?:n't| not)"
          r"(?: been)? improv\w*|"
          # (or got no better: `Stopping iteration because model did not get better in
          # the last 25 epochs`, `not getting any better`)

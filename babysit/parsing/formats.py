@@ -648,7 +648,25 @@ def _named_counters(match: re.Match[str]) -> str:
     return f"{pairs}, {match.group('key')}:"
 
 
+# An accuracy given as the count right out of the set's size, its share after it or not
+# (PyTorch's MNIST example and the loops copied from it: `Accuracy: 9907/10000 (99%)`):
+# the share right, as any accuracy is, not the count.
+_COUNTED_SHARE = lazy_re.compile(r"(?i)\b(?P<name>acc(?:uracy)?|correct)\s*(?P<sep>[:=]?)\s*"
+                                 r"(?P<right>\d+)\s*/\s*(?P<size>\d+)"
+                                 r"(?:\s*\(\s*\d+(?:\.\d+)?\s*%\s*\))?")
+
+
+def _counted_share(match: re.Match[str]) -> str:
+    right, size = int(match.group("right")), int(match.group("size"))
+    if size == 0 or right > size:
+        return match.group(0)
+    return f"{match.group('name')}{match.group('sep') or ':'} {right / size:.6g}"
+
+
 def key_values(text: str) -> dict[str, float]:
+    if "/" in text and ("cc" in text or "CC" in text or "orrect" in text) \
+            and (shared := _COUNTED_SHARE.sub(_counted_share, text)) != text:
+        text = shared
     if ". " in text and (unabbreviated := _SPLIT_ABBREVIATION.sub(r"\1 ", text)) != text:
         text = unabbreviated
     if "](" in text and (named := _NAMED_COUNTERS.sub(_named_counters, text)) != text:

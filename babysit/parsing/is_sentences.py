@@ -125,7 +125,10 @@ class EpochLocalSteps:
             # (`iter 10/14`, logged every 10: the epoch had 14).
             total = parsed.target if parsed.target and parsed.target >= self._last_step \
                 else None
-            self._per_epoch = total or self._last_step
+            # (none known from an epoch whose only print was its step 0: DeepPurpose's
+            # `Training at Epoch 2 iteration 0 with loss 2429.69`, printed every hundred
+            # iterations of epochs shorter than that)
+            self._per_epoch = (total or self._last_step) or None
         self._epoch, self._last_step = epoch, parsed.step
         if self._per_epoch is None:
             return parsed

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from babysit import lazy_re
+from babysit.parsing.log_prefix import message
 
 _DIGITS = lazy_re.compile(r"\d+")
 _KEY_CHARS = 100
@@ -38,6 +39,13 @@ def start_up_shape(line: str) -> str:
     masked (timestamps, pids, sizes change between launches), cut where a changed setting
     would make two launches' lines differ."""
     return _DIGITS.sub("#", line.strip())[:_KEY_CHARS]
+
+
+def said_shape(line: str) -> str:
+    """The shape of what a start-up line says behind its logger's head (a script whose
+    logging moved to another module, `train.log - INFO - train : True` then `logger.py -
+    print_config - INFO - train : True`, prints the same start-up)."""
+    return start_up_shape(message(line) or line)
 
 
 class LaunchEnds:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
-from babysit.parsing.launch_ends import start_up_shape
+from babysit.parsing.launch_ends import said_shape, start_up_shape
 from babysit.parsing.text import clean
 
 _WORD = lazy_re.compile(r"[A-Za-z]{3}")
@@ -49,6 +49,10 @@ def _failing(line: str) -> bool:
         or exception_line(text) is not None
 
 
+# Start-up marks a launch told by its lines' says alone must print again (see `begins`).
+_SAID_LEAST = 4
+
+
 class LaunchReader:
     def __init__(self) -> None:
         self._preamble: dict[str, int] = {}  # shape -> times seen before training began
@@ -59,6 +63,12 @@ class LaunchReader:
         self._after_completion: set[str] | None = None
         self._first_mark: str | None = None  # the first line of the preamble's marks
         self._first_needle = ""
+        # What each preamble line says behind its logger's head, and the first mark's.
+        self._said: dict[str, str] = {}
+        self._said_marks: dict[str, str] = {}  # a mark's said shape -> the mark
+        self._said_matched = 0  # marks matched by their said shape since a completion
+        self._first_said = ""
+        self._said_needle = ""
         # After a failure, the start-up line a new launch began with, while the launch has
         # printed nothing but its start-up since (see the module's docstring).
         self._held: str | None = None
@@ -83,6 +93,7 @@ class LaunchReader:
             key = start_up_shape(line)
             if key not in self._preamble:
                 self._order.append(key)
+                self._said[key] = said_shape(line)
                 self.learning = len(self._order) < _PREAMBLE_LINES
             self._preamble[key] = self._preamble.get(key, 0) + 1
 
@@ -95,17 +106,29 @@ class LaunchReader:
             return False
         key = start_up_shape(line)
         if key not in self._marks:
-            return False
+            # (or says what a mark says, behind another logger's head, `said_shape`: from
+            # the first thing the program prints on, as a launch begins; an evaluation's
+            # `==> Checkpoint trained from version: …` says a start-up line again alone)
+            found = self._said_marks.get(said_shape(line))
+            begun = self._after_completion is not None and self._first_mark is not None \
+                and self._first_mark in self._after_completion
+            if found is None or (found != self._first_mark and not begun):
+                return False
+            key = found
+            self._said_matched += 1
         if self._after_completion is not None:
             # A launch begins with the first thing its program prints, and goes on to
             # print more of its start-up (a second script run with the same
             # configuration, `infer.py` after `trainer.py`, begins otherwise).
             if key == self._first_mark or self._after_completion:
                 self._after_completion.add(key)
-            if len(self._after_completion) < min(2, len(self._marks)):
+            # (a launch told by what its lines say alone shows more of its start-up)
+            least = _SAID_LEAST if self._said_matched else 2
+            if len(self._after_completion) < min(least, len(self._marks)):
                 return False
         self._armed = False
         self._after_completion = None
+        self._said_matched = 0
         return True
 
     def first_printed_again(self, raw_line: str) -> bool:
@@ -114,14 +137,16 @@ class LaunchReader:
         after one that stopped without a word (see `parsing.loop_over`). A substring test
         first: it is asked of every line that did not train."""
         needle = self._first_needle
-        if not needle or needle not in raw_line:
-            return False
-        return start_up_shape(clean(raw_line)) == self._first_mark
+        if needle and needle in raw_line:
+            return start_up_shape(clean(raw_line)) == self._first_mark
+        # (the same said behind another logger's head: see `said_shape`)
+        said = self._said_needle
+        return bool(said) and said in raw_line and said_shape(clean(raw_line)) == self._first_said
 
     def first_is_periodic(self) -> None:
         """The first line of the start-up came back while training went on: it is printed
         as the run trains, and marks no launch (`first_printed_again` stops asking)."""
-        self._first_needle = ""
+        self._first_needle = self._said_needle = ""
 
     def launch(self, raw_line: str) -> LogEvent | None:
         """The LAUNCHED event when a line read after a failure begins a new launch (the
@@ -195,6 +220,7 @@ class LaunchReader:
         self._close_preamble()
         self._armed = True
         self._after_completion = set()
+        self._said_matched = 0
         self._held = None
 
     def settled(self) -> LaunchReader:
@@ -213,5 +239,10 @@ class LaunchReader:
             # Its longest stretch without a number, for a quick test of a line.
             self._first_needle = max(self._first_mark.split("#"), key=len).strip() \
                 if self._first_mark else ""
+            self._first_said = self._said.get(self._first_mark or "", "")
+            self._said_marks = {self._said[k]: k for k in self._marks if k in self._said}
+            # (a said shape as long as its line is no head's shorter say)
+            if self._first_said and self._first_said != self._first_mark:
+                self._said_needle = max(self._first_said.split("#"), key=len).strip()
             self.learning = False
-            self._preamble, self._order = {}, []
+            self._preamble, self._order, self._said = {}, [], {}

@@ -147,6 +147,16 @@ _BARE_REPORT = lazy_re.compile(
     r"\s+(?:values?\s+)?(?:detected|found|encountered)\b[\s.!]*$", re.IGNORECASE)
 
 
+# A row of a figures table that is a name and a non-finite value alone, padded apart
+# (rlpyt's and rllab's tabular dump behind their logger's head, `2020-12-08 21:40:45.48  |
+# model_loss/Average              nan`; `tabulate`'s plain rows; a `| name | nan |` box),
+# its name a loss or a gradient's: that figure's NaN, whether or not the table around it
+# was read (an excerpt cut inside one, with no counter over it).
+_TABLE_ROW = lazy_re.compile(r"^(?:.*?\|\s*)?(?P<name>[A-Za-z][\w./-]*)(?:\s{2,}|\s*\|\s*)"
+                             r"[-+]?(?:nan|inf)\s*\|?\s*$", re.IGNORECASE)
+_TABLE_NAME = lazy_re.compile(r"loss|grad", re.IGNORECASE)
+
+
 # A denial just before what the sentence names: the check found nothing.
 _DENIED = lazy_re.compile(r"\b(?:no|not|without|never|zero)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
@@ -160,6 +170,10 @@ def said_non_finite(line: str) -> tuple[str, int | None, bool] | None:
     """`(metric, step or None, skipped)` when the line says a value is non-finite;
     `skipped`: the trainer says it skipped the update and went on. A report that names
     no value is the loss's (what a loop's guard checks), reported all the same."""
+    row = _TABLE_ROW.match(line)
+    if row is not None and _TABLE_NAME.search(row.group("name")) \
+            and not _BEST_SO_FAR.search(row.group("name")):  # (`best_loss  inf`: a sentinel)
+        return (row.group("name").lower(), None, False)
     match = _SUBJECT_SAYS.search(line) or _VALUE_IN.search(line)
     if match is None:
         if _BARE_REPORT.match(line):

@@ -24,9 +24,11 @@ A reader keeps its own state; LogParser keeps only what they share.
 from __future__ import annotations
 
 import math
+import traceback
 from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from babysit import lazy_re
 from babysit.metric_names import GOAL_FIGURE, is_eval_metric
@@ -50,6 +52,7 @@ from babysit.parsing.evaluation import EVALISH, training_names, trains
 from babysit.parsing.events import EARLY_STOP, SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
+from babysit.parsing.foreign_words import in_english
 from babysit.parsing.formats import Parsed, parse_key_values
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
@@ -245,6 +248,8 @@ class LogParser:
         # --- how much of the log was understood (see `reading`) --------------------------
         self.lines_seen = 0
         self.lines_read = 0
+        self.lines_failed = 0  # lines the parser itself failed on (see `_failed_on`)
+        self.failure = ""  # the first of those failures, named
         self.metric_names: set[str] = set()
         # Lines that said nothing, by their text: the same warning printed at every step is
         # read twice (the second time may show it is a recurring metric line), then skipped.
@@ -354,7 +359,8 @@ class LogParser:
                         endings.loop_over(lines) if endings.loop.only_over else None) \
                 if endings.completed else (
                 endings.closing_judged(), endings.plan_reached(), endings.last_epoch_over(),
-                endings.loop_over(lines), endings.launches_alike(), endings.test_held()):
+                endings.loop_over(lines), endings.launches_alike(), endings.test_held(),
+                endings.last_stage_over()):
             if closing is not None and not self._trials.trial_ends([closing]):
                 continue  # one trial's end in a search (`search_trials`)
             if closing is not None:
@@ -364,6 +370,15 @@ class LogParser:
         self.lines_read += len(lines) - kept  # skipped redraws of a bar: understood
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
+
+    def _failed_on(self, error: Exception) -> None:
+        """Count a line the parser failed on, and name the first failure by its
+        exception and the place in babysit it was raised."""
+        self.lines_failed += 1
+        if not self.failure:
+            frame = traceback.extract_tb(error.__traceback__)[-1:]
+            where = f" at {Path(frame[0].filename).name}:{frame[0].lineno}" if frame else ""
+            self.failure = f"{type(error).__name__}{where}"
 
     def _saved_alone(self, line: str) -> bool:
         """Whether the line says the model was saved, its figures after (`saved model mse
@@ -386,7 +401,8 @@ class LogParser:
     def reading(self) -> Reading:
         """How much of the log this parser understood so far."""
         names = sorted(self.metric_names, key=lambda k: (k not in _FIRST_NAMES, k))
-        return Reading(self.lines_seen, self.lines_read, tuple(names[:32]), self.progress_unit)
+        return Reading(self.lines_seen, self.lines_read, tuple(names[:32]), self.progress_unit,
+                       self.lines_failed, self.failure)
 
     @property
     def progress_unit(self) -> str:
@@ -435,6 +451,16 @@ class LogParser:
 
     def feed(self, raw_line: str) -> Record | None:
         """Parse one line (already split on newlines and carriage returns)."""
+        try:
+            return self._read_line(raw_line)
+        except Exception as error:  # (one line must not end the watch)
+            # A line babysit's own reading fails on is a bug of babysit's: the run it
+            # watches goes on, so the watch reads past it and says so (`Reading`).
+            self.held = []
+            self._failed_on(error)
+            return None
+
+    def _read_line(self, raw_line: str) -> Record | None:
         self._took = False
         self._advanced = False
         self.held = []
@@ -707,7 +733,8 @@ class LogParser:
                 glued_rank, rest = split_rank(rest.lstrip())
                 rank = rank if rank is not None else glued_rank
         elif not in_traceback:
-            read = Line(line, rank, in_traceback)  # the readers' view of it, made once
+            # the readers' view of it, made once (its figures named in English)
+            read = Line(in_english(line), rank, in_traceback)
             if self._headers.wants(read):
                 headers = self._bars.headers_read
                 record = self._headers.read(read, self)
@@ -732,7 +759,7 @@ class LogParser:
                               rank=rank)
         if not in_traceback and has_rest and not rest.startswith("wandb:") and not setting:
             if read is None:  # a bar's line: the readers read what follows the bar
-                read = Line(rest, rank, in_traceback)
+                read = Line(in_english(rest), rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)
             if self._metric_lines.earlier is not None and bar_parsed is None \
                     and self._in_place(self._metric_lines.earlier[1]):
@@ -800,7 +827,7 @@ class LogParser:
         record = self._merge(bar_parsed, parsed, events, rank, line)
         if has_rest:
             if read is None:  # a bar's line: the readers read what follows the bar
-                read = Line(rest, rank, in_traceback)
+                read = Line(in_english(rest), rank, in_traceback)
             read.advanced = self._advanced
             for reader in self._record_readers:
                 if reader.wants(read):

@@ -75,6 +75,11 @@ _PER_CLASS = frozenset({"precision", "recall", "f1_score", "f1", "support", "spe
 # precision recall f1 support`, whose classes may be numbers: `3  0.91  0.88  0.89  1010`):
 # its rows are the classes, not a loop's records.
 _LABEL_COLUMNS = frozenset({"class", "classes", "category", "categories", "label", "labels"})
+# A row's first cell that says its counter with its word (`| epoch 0  | 0.7601 | …` under
+# `| # epoch  | AUROC | …`, DeepPurpose's prettytable of its validation per epoch).
+_WORDED_COUNT = lazy_re.compile(r"^(?P<word>[A-Za-z]+)\s*#?\s*(?P<n>\d+)$")
+_COUNTER_WORDS = frozenset({"epoch", "step", "iter", "iteration", "round", "episode",
+                            "update"})
 # Lines between two bare rows of one shape that still count as the same table: a loop's
 # rows come close together; the same shape scattered through other text (or through
 # random bytes) is chance.
@@ -230,7 +235,7 @@ class ShapeReader:
         if cells and cells[0].startswith("#") and len(cells) >= 3:
             # A header written as a comment above its columns (`#  step  rmse_val  …  lr`:
             # DeePMD's lcurve.out, numpy.savetxt's `header=`): the names after the mark.
-            named = [c for c in (cells[0].lstrip("#"), *cells[1:]) if c]
+            named = [c for c in (cells[0].lstrip("#").strip(), *cells[1:]) if c]
             if named and all(_NAME_CELL.match(c) for c in named):
                 cells = named
         if len(cells) == 1 and lone_value(cells[0]):
@@ -257,6 +262,11 @@ class ShapeReader:
                 self._pending.clear()
             self._pending[(sep, len(cells))] = (self._line_no, names)
             return None  # a header only counts once a row follows it
+        if cells and (worded := _WORDED_COUNT.match(cells[0])) is not None:
+            word = worded.group("word").lower()
+            pending = self._pending.get((sep, len(cells)))
+            if word in _COUNTER_WORDS or (pending is not None and pending[1][0] == word):
+                cells = [worded.group("n"), *cells[1:]]
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t")
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import ClassVar
 
 from babysit import lazy_re
@@ -23,6 +24,12 @@ _R2 = lazy_re.compile(r"(^|[/_ .-])(r2|r_?squared|rsquared)([/_ .-]score)?$", re
 _NOT_R2 = lazy_re.compile(r"best|max|min|std", re.IGNORECASE)
 _REPORTS = 3  # reports of R², all below 0, before it speaks
 _RISE = 0.05  # a rise this large (R² is on a unit scale) over the first is learning
+
+
+def _numbered_sibling(key: str, metrics: Mapping[str, float]) -> bool:
+    """Whether `r2` is one of a numbered family beside it (`r1=0.0 r2=-0.026`, an
+    offline-RL loop's reward terms): the second of its kind, not an R²."""
+    return key[:-1] + "1" in metrics if key[-1:] == "2" else False
 
 
 def below_mean(values: list[float]) -> str | None:
@@ -52,7 +59,8 @@ class BelowMeanRule:
         if "2" not in "".join(point.metrics) and "squared" not in "".join(point.metrics):
             return out  # most records name no R²: asked cheaply first
         for key, value in point.metrics.items():
-            if not _R2.search(key) or _NOT_R2.search(key) or not math.isfinite(value):
+            if not _R2.search(key) or _NOT_R2.search(key) or not math.isfinite(value) \
+                    or _numbered_sibling(key, point.metrics):
                 continue
             values = self._values.setdefault(key, [])
             if values and (self._at.get(key) == point.step if point.step is not None

@@ -49,6 +49,11 @@ _EPOCHS = 3  # epochs at chance before a run that collapsed there is judged stuc
 # a few epochs before it takes off, so it needs longer.
 _EPOCHS_FROM_START = 5
 _LEAST_POINTS = 6  # accuracy figures at chance in the streak
+# A log whose records name no epoch (a federated loop's `Round 12: Average Loss = 2.3308,
+# Average Accuracy = 0.1010`): its records stand for them, as many as a run prints over
+# a few epochs.
+_RECORDS = 10
+_RECORDS_FROM_START = 20
 
 _WORDS = re.compile(r"[/_\-. ]+")
 _ACCURACY = frozenset({"acc", "accuracy"})
@@ -116,6 +121,7 @@ class ChanceStreakRule:
         self._points = 0  # accuracy figures at chance in the streak
         self._epochs: set[int] = set()  # whole epochs the streak's records name
         self._losses = 0  # losses at ln K in the streak
+        self._records = 0  # records at chance in the streak
         self._gan = False
         self._raised = False
         self._left = False  # a figure off chance came before the streak: it collapsed
@@ -137,6 +143,7 @@ class ChanceStreakRule:
                 return self._broken(None)
             self._losses += 1
         self._points += len(plain)
+        self._records += bool(plain)
         if point.epoch is not None:
             # Whole epochs: a progress meter's fractional epochs (1.25, 1.5, …) are one.
             self._epochs.add(math.floor(point.epoch))
@@ -169,6 +176,11 @@ class ChanceStreakRule:
                     f"{epochs[0]:g}-{epochs[-1]:g} ({self._points} accuracy figures): the "
                     f"model outputs the same probabilities for every input, and a model "
                     f"there does not leave it on its own")
+        records = _RECORDS if self._left else _RECORDS_FROM_START
+        if not epochs and self._records >= records and self._points >= _LEAST_POINTS:
+            return (f"not learning, stuck at chance: {what}, on each of its last "
+                    f"{self._records} records: the model outputs the same probabilities "
+                    f"for every input, and a model there does not leave it on its own")
         at = point.epoch if point.epoch is not None else max(epochs, default=None)
         chance_best = [b for b in best if chance_class_count(b) == count]
         if chance_best and at is not None and at >= _EPOCHS:
@@ -182,7 +194,7 @@ class ChanceStreakRule:
         """An accuracy off chance (or a loss off ln K): the streak starts again."""
         self._left = True
         self._count = None
-        self._points = self._losses = 0
+        self._points = self._losses = self._records = 0
         self._epochs.clear()
         if value is not None and self._at_chance(value):
             self._points = 1  # at another class count's chance: a new streak

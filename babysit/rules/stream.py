@@ -298,6 +298,8 @@ class EvalRule:
         self._totals: set[str] = set()  # evaluation losses that are a total (see `_eval_term`)
         # Each metric's first evaluation, when it came at the run's start (None: later).
         self._first: dict[str, float | None] = {}
+        self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
+        self._first_seen: dict[str, tuple[float, int | None]] = {}  # its first, wherever
         self._undone: set[str] = set()  # raised, then judged back where the run started
 
     def observe(self, point: Observation) -> Sequence[Signal]:
@@ -348,6 +350,9 @@ class EvalRule:
             else:
                 train = twin_train_loss(key, direction, metrics)
                 series.append((value, train if train is not None else point.train_loss))
+                self._evaluations[key] = self._evaluations.get(key, 0) + 1
+                if key not in self._first_seen and len(self._first_seen) < _EVAL_WINDOW:
+                    self._first_seen[key] = (value, point.step)
                 self._levels.note(key, series, direction)
             self._at[key] = point.step
             self._directions[key] = direction
@@ -391,6 +396,18 @@ class EvalRule:
                 out.extend(self._judge_undone(key, series, direction,
                                               self._score_at_best(key, metrics, judged)))
         return out
+
+    def direction_of(self, key: str) -> int:
+        """The direction a judged metric was judged by (+1: higher is better), 0 if none."""
+        return self._directions.get(key, 0)
+
+    def first_held_best(self, key: str) -> tuple[float, int, int | None] | None:
+        """(its first value, the evaluations made, the step of the first) when a metric's
+        first evaluation seen is still its best; None otherwise."""
+        first, best = self._first_seen.get(key), self.best.get(key)
+        if first is None or best is None or best[0] != first[0]:
+            return None
+        return first[0], self._evaluations.get(key, 0), first[1]
 
     def _judge_undone(self, key: str, series: Sequence[tuple[float, float | None]],
                       direction: int, score_holds: bool = False) -> list[Signal]:

@@ -185,3 +185,230 @@ def test_a_best_kept_at_a_fifth_of_the_run_then_a_quarter_worse_is_conditional(
     assert artifact["decision"] == "CONDITIONAL"
     assert any("most of the run was spent getting worse" in a["description"]
                for a in artifact["anomalies_detected"])
+
+
+# -- A line babysit's own reading fails on is read past, and said -----------------------------
+
+
+def test_a_line_the_parser_fails_on_is_read_past_and_named(tmp_path: Path, monkeypatch):
+    # sealed-104's DeepProtein log once raised ZeroDivisionError in babysit's reader (a
+    # per-epoch count of 0): the watch died on a line of a healthy run. Any such line is
+    # now counted, named, and read past.
+    from babysit.parsing.parser import LogParser
+
+    real_read = LogParser._read_line
+
+    def read(self: LogParser, raw_line: str):  # type: ignore[no-untyped-def]
+        if "BOOM" in raw_line:
+            raise ZeroDivisionError("division by zero")
+        return real_read(self, raw_line)
+
+    monkeypatch.setattr(LogParser, "_read_line", read)
+    lines = [f"epoch {e}/10 loss {1.0 / e:.4f}" for e in range(1, 6)]
+    lines += ["BOOM"] + [f"epoch {e}/10 loss {1.0 / e:.4f}" for e in range(6, 11)]
+    lines.append("Training finished.")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["reading"]["lines_failed"] == 1
+    assert artifact["reading"]["failure"].startswith("ZeroDivisionError at ")
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["final_metrics"]["loss"] == 0.1
+
+
+def test_an_epoch_whose_only_print_is_its_step_0_places_no_step():
+    from babysit.parsing.parser import LogParser
+
+    lines = [f"Training at Epoch {e} iteration 0 with loss {5482.17 / e:.2f}. Total time "
+             f"0.0 hours" for e in range(1, 8)]
+    parser = LogParser()
+    records = parser.feed_lines(lines)
+    assert parser.lines_failed == 0
+    assert [r.metrics.get("loss") for r in records if r.metrics][-1] == round(5482.17 / 7, 2)
+
+
+# -- A NaN in a figures table's row, the table itself not read ---------------------------------
+
+
+def test_a_nan_in_a_tabular_row_of_a_loss_is_a_nan(tmp_path: Path):
+    # rlpyt's tabular dump behind its logger's head, an issue's excerpt cut inside it.
+    names = ["grad_norm_model/Std", "grad_norm_model/Median", "grad_norm_actor/Average",
+             "model_loss/Average", "model_loss/Std", "actor_loss/Average"]
+    lines = [f"2020-12-08 21:40:45.48{i:04d}  | {name:<30s}  nan"
+             for i, name in enumerate(names)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "nan-inf" for a in artifact["anomalies_detected"])
+
+
+def test_a_best_so_far_sentinel_in_a_table_is_no_nan():
+    from babysit.parsing.nonfinite_words import said_non_finite
+
+    assert said_non_finite("best_loss            inf") is None
+    assert said_non_finite("lr                   nan") is None
+
+
+# -- sealed-103 to -105 ----------------------------------------------------------------------
+
+
+def test_the_last_stages_end_said_as_each_before_it_ends_the_run(tmp_path: Path):
+    # The word-language-model example's closing banner after each of a run's phases.
+    lines = []
+    for phase in range(2):
+        for epoch in range(3):
+            for batch in range(200, 1000, 200):
+                lines.append(f"| epoch {epoch:3d} | {batch:5d}/ 2983 batches | lr 5.00 | "
+                             f"ms/batch 30.15 | loss {7.4 - phase - 0.1 * epoch:5.2f} | "
+                             f"ppl  1684.53")
+            lines.append(f"| end of epoch {epoch:3d} | time: 94.52s | valid loss  6.97 | "
+                         f"valid ppl  1068.82")
+        lines += ["=" * 89, f"| End of training | test loss  {6.9 - phase:.2f} | test ppl   "
+                  f"998.09", "=" * 89]
+        if phase == 0:
+            lines.append("Beginning Sanity Checks:")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] in ("SUCCEEDED", "ENDED")
+
+
+def test_no_optimization_for_a_long_time_is_an_early_stop():
+    from babysit.parsing.events import EARLY_STOP, find_events
+
+    assert [e.detail for e in find_events("No optimization for a long time, "
+                                          "auto-stopping...")] == [EARLY_STOP]
+    assert find_events("No improvement, continue") == ()
+
+
+def test_a_prettytable_of_epochs_named_in_their_first_cell_is_read(tmp_path: Path):
+    # DeepPurpose's validation table, written whole once training is over.
+    rule = "+----------+--------+--------+--------+"
+    lines = [rule, "| # epoch  | AUROC  | AUPRC  |   F1   |", rule]
+    lines += [f"| epoch {e:<2d} | {0.76 + 0.004 * e:.4f} | {0.18 + 0.012 * e:.4f} | "
+              f"{min(0.9, 0.015 * e):.4f} |" for e in range(60)]
+    lines.append(rule)
+    artifact = verdict_of(tmp_path, lines)
+    assert {"auroc", "auprc"} <= set(artifact["reading"]["metrics_found"])
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_loop_printed_in_korean_is_read():
+    from babysit.parsing.parser import LogParser
+
+    parser = LogParser()
+    records = parser.feed_lines(["[에폭 1/5] 학습 시작",
+                                 "  에폭 1 | 배치  100/469 ( 21.3%) | 손실 0.4889",
+                                 "  에폭 1 | 배치  200/469 ( 42.6%) | 손실 0.3000",
+                                 "  [평가] 평균 손실 0.0477 | 정확도 9807/10000 (98.07%)"])
+    metrics = [r.metrics for r in records if r.metrics]
+    assert metrics[0]["loss"] == 0.4889
+    assert metrics[-1]["eval/accuracy"] == 0.9807
+
+
+def test_figures_named_in_chinese_and_spanish_are_read():
+    from babysit.parsing.foreign_words import in_english
+
+    assert "loss" in in_english("训练损失：0.25，验证准确率：91.2%")
+    assert "accuracy" in in_english("训练损失：0.25，验证准确率：91.2%")
+    assert in_english("Época 3 - pérdida: 0.41") == "epoch 3 - loss: 0.41"
+    assert in_english("Epoca 3 - perdida: 0.41") == "epoch 3 - loss: 0.41"
+    assert in_english("epoch 3 loss 0.41") == "epoch 3 loss 0.41"
+
+
+def test_an_accuracy_as_a_count_right_is_the_share_right():
+    from babysit.parsing.parser import LogParser
+
+    record = LogParser().feed("Test set: Average loss: 0.0277, Accuracy: 9907/10000 (99%)")
+    assert record is not None and record.metrics["eval/accuracy"] == 0.9907
+
+
+def test_rounds_at_chance_with_no_epoch_are_a_streak_too(tmp_path: Path):
+    # A federated loop's rounds name no epoch: twenty-five of them at 1/10 and ln 10.
+    lines = [f"2025-06-02 19:32:22,048 - federated_learning - INFO - Round {r}: Average Loss"
+             f" = {2.3026 + 0.01 * ((r % 3) - 1):.4f}, Average Accuracy = "
+             f"{0.1 + 0.001 * ((r % 2) - 0.5):.4f}" for r in range(1, 26)]
+    artifact = verdict_of(tmp_path, lines)
+    assert any(a["type"] == "not-learning" and a["severity"] == "blocker"
+               and "stuck at chance" in a["description"]
+               for a in artifact["anomalies_detected"])
+
+
+def test_a_preference_loss_that_never_fell_below_ln2_never_learned(tmp_path: Path):
+    # LLaMA-Factory's DPO dicts: a loss between 0.73 and 1.70 on every point, pairs ranked
+    # right at a coin toss, to the end of its plan.
+    losses = [1.0881, 1.101, 1.205, 1.1848, 1.2404, 1.3483, 1.0194, 1.6957, 1.3292, 1.117,
+              1.0489, 0.7607, 1.4774, 1.3161, 1.1411, 1.1633, 0.727, 1.06, 0.9956, 0.9679]
+    accs = [0.5, 0.6, 0.475, 0.55, 0.4, 0.575, 0.6, 0.4, 0.575, 0.55, 0.6, 0.55, 0.575,
+            0.55, 0.575, 0.575, 0.575, 0.55, 0.65, 0.575]
+    lines = [f"{{'loss': {loss}, 'grad_norm': 17.7, 'learning_rate': 2e-06, 'rewards/chosen': "
+             f"14.8, 'rewards/rejected': 14.5, 'rewards/accuracies': {acc}, 'rewards/margins':"
+             f" 0.29, 'epoch': {0.1 * (i + 1):.1f}}}" for i, (loss, acc)
+             in enumerate(zip(losses, accs, strict=True))]
+    lines += ["{'train_runtime': 9630.4, 'train_samples_per_second': 0.083, 'train_loss': "
+              "1.149, 'epoch': 2.0}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" for a in artifact["anomalies_detected"])
+
+
+def _basicsr(psnrs: list[float]) -> list[str]:
+    """BasicSR's log: training lines every 1000 iterations, a validation every 2000 with
+    its set's name, the early-stopping check after it."""
+    lines = ["  train:", "    total_iter: 80000", "    early_stopping:[", "      monitor: psnr"]
+    best = float("-inf")
+    for index, psnr in enumerate(psnrs):
+        for it in (2000 * index + 1000, 2000 * index + 2000):
+            lines.append(f"2026-01-12 11:05:{index % 60:02d},001 INFO: [Resto..][epoch:  "
+                         f"{index // 4}, iter:{it:8,d}, lr:(2.000e-04,)] [eta: 1 day, "
+                         f"2:07:18, time (data): 0.397 (0.002)] l_rec: {0.3 / (index + 1):.4e}")
+        lines.append(f"2026-01-12 11:11:35,566 INFO: Validation ValSet,\t\t # psnr: {psnr:.4f}")
+        lines.append(f"2026-01-12 11:11:35,566 INFO: Early stopping check: current 'psnr' is "
+                     f"{psnr:.4f}, best is {best}")
+        best = max(best, psnr)
+    lines.append("2026-01-12 13:56:28,528 INFO: Early stopping triggered after "
+                 f"{len(psnrs) - 1} validations without improvement.")
+    return lines
+
+
+def test_an_early_stop_whose_best_is_its_first_evaluation_never_learned(tmp_path: Path):
+    psnrs = [19.3865, 18.8373, 18.5521, 18.5395, 18.5977, 18.4545, 18.3534, 18.6719,
+             18.5377, 18.3780, 18.3945, 18.6, 18.45, 18.52]
+    artifact = verdict_of(tmp_path, _basicsr(psnrs))
+    assert artifact["terminal_state"] == "SUCCEEDED" and artifact["decision"] == "NO-GO"
+    assert "eval/psnr" in artifact["final_metrics"]
+
+
+def test_an_early_stop_after_a_later_best_is_no_such_thing(tmp_path: Path):
+    psnrs = [18.0, 18.8373, 19.5521, 19.5395, 19.5977, 19.4545, 19.3534, 19.5719,
+             19.5377, 19.3780, 19.3945, 19.5, 19.45, 19.52]
+    artifact = verdict_of(tmp_path, _basicsr(psnrs))
+    assert not any("first evaluation" in a["description"]
+                   for a in artifact["anomalies_detected"])
+
+
+def test_a_relaunch_whose_logging_moved_to_another_module_is_still_a_launch(tmp_path: Path):
+    # sealed-10's BiLSTM-CRF: a run stops itself early, then the script is run again into
+    # the same log with its settings printed by another logger.
+    settings = [("train", "True"), ("seg_dim", "20"), ("char_dim", "100"), ("clip", "5"),
+                ("dropout", "0.5"), ("lr", "0.003"), ("optimizer", "adam")]
+    lines = [f"2020-05-25 20:44:56,286 - train.log - INFO - {k:<15s}:\t{v}" for k, v in settings]
+    for it in range(100, 2500, 100):
+        lines.append(f"2020-05-25 21:53:13,241 - main.py - train - INFO - Iter: {it} | Train "
+                     f"Loss: {3.0 - it / 2000:.4f} | Dev Loss: 0.6891 | Dev F1-macro: 0.5")
+    lines.append("2020-05-25 21:53:13,242 - main.py - train - INFO - No optimization for a "
+                 "long time, auto-stopping...")
+    lines += [f"2020-05-31 23:14:19,041 - logger.py - print_config - INFO - {k:<15s}:\t{v}"
+              for k, v in settings]
+    lines.append("2020-05-31 23:15:06,770 - data_utils.py - char_mapping - INFO - Found 2615 "
+                 "unique words (4451527 in total)")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_r2_beside_r1_is_a_numbered_term_not_an_r_squared():
+    from babysit.config import RuleSettings
+    from babysit.rules.below_mean import BelowMeanRule
+    from babysit.rules.signals import Observation
+
+    rule = BelowMeanRule(RuleSettings())
+    raised = []
+    for step in range(1, 8):
+        metrics = {"r1": 0.0, "r2": -0.02 - 0.001 * step, "loss": 3.6}  # (without r1: raised)
+        raised += rule.observe(Observation(step=step, metrics=metrics))
+    assert raised == []
