@@ -342,9 +342,13 @@ class EndingReader:
                 or self._said_at == step or self._last_print_at == step:
             return None
         self._last_print_at = step
-        if interval == 1 and self._first_step == 0 and step == target - 1:
+        if self._first_step == 0 and step == target - 1 \
+                and (interval == 1 or step % interval != 0):
             # Every step printed, counted from 0 (`[  0/200]` … `[199/200]`): the last one
-            # printed is the loop's last, as a 0-based epoch count's is (`plan_reached`).
+            # printed is the loop's last, as a 0-based epoch count's is (`plan_reached`);
+            # so is a print off the loop's cadence at that last index, which a loop makes
+            # only for its last step (an Equinox example's `Step: 99999/100000` after
+            # `Step: 99000/100000`: `if step % 1000 == 0 or step == steps - 1`).
             return LogEvent(EventKind.COMPLETED,
                             f"step {step}, the last of {target} counted from 0", AFTER_PLAN)
         return LogEvent(EventKind.COMPLETED,

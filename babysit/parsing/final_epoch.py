@@ -155,6 +155,7 @@ class FinalEpoch:
                 self._ends = (*self._ends[1 - _SAME_ENDS:], self._last_inner)
                 self._named_ends = (*self._named_ends[1 - _SAME_ENDS:], self._named)
             self._records = self._named = 0
+            self._last_at_end = False  # (a new epoch's records say where it stands)
         self._epoch, self._total = whole, total
         if trains:
             self.trained()
@@ -234,7 +235,11 @@ class FinalEpoch:
         self._last_named = False
         self._records += 1
         self._last_part_way = self._line_part_way
-        self._last_at_end = self._line_at_end
+        # (a record with no inner counter after the epoch's bar at its total is the
+        # epoch's summary: `GAN Epoch 20/20: 100%|…| 469/469`, then `Epoch 20 | G: 1.297 |
+        # D: 1.014`; the epoch stays trained to its end)
+        self._last_at_end = self._line_at_end or (
+            self._last_at_end and not self._line_part_way and self._line_inner is None)
         self._last_inner = self._line_inner
         self._printed_on = self._eval_opened = False
 

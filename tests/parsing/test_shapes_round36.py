@@ -412,3 +412,26 @@ def test_r2_beside_r1_is_a_numbered_term_not_an_r_squared():
         metrics = {"r1": 0.0, "r2": -0.02 - 0.001 * step, "loss": 3.6}  # (without r1: raised)
         raised += rule.observe(Observation(step=step, metrics=metrics))
     assert raised == []
+
+
+# -- sealed-106 ------------------------------------------------------------------------------
+
+
+def test_a_print_off_cadence_at_the_plans_last_index_ends_the_run(tmp_path: Path):
+    # An Equinox example: `Step: N/100000` every 1000 steps from 0, and its last index.
+    lines = [f"Step: {s}/100000, Loss: {2.5 * 0.97 ** (s // 1000):.4f}."
+             for s in range(0, 100000, 1000)]
+    artifact = verdict_of(tmp_path, [*lines, "Step: 99999/100000, Loss: 0.0467."])
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    artifact = verdict_of(tmp_path, lines)  # stopped at 99000: the last print before it
+    assert artifact["terminal_state"] != "SUCCEEDED"
+
+
+def test_an_epochs_summary_after_its_bar_at_its_total_ends_the_last_epoch(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 21):
+        lines.append(f"GAN Epoch {epoch}/20: 100%|██████████| 469/469 [00:03<00:00, "
+                     f"131.08it/s]")
+        lines.append(f"Epoch {epoch:02d} | G: {1.9 - 0.03 * epoch:.3f} | D: 0.811 | 3.6s")
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, lines[:-4])["terminal_state"] == "RUNNING"
