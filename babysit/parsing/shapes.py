@@ -52,6 +52,7 @@ _TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|time[ _-]?le
 _TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
                              r"^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
+_FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
@@ -248,6 +249,10 @@ class ShapeReader:
                 return pairs
         if self._header_continued(sep, cells):
             return None
+        if "<" in line:
+            # A metric given as an unnamed function names its column by its repr
+            # (fastai v1's `epoch  train_loss  valid_loss  <lambda>`): its bare name.
+            cells = [c[1:-1] if _FUNCTION_CELL.match(c) else c for c in cells]
         multiword = multiword_names(line)
         if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])

@@ -435,3 +435,13 @@ def test_an_epochs_summary_after_its_bar_at_its_total_ends_the_last_epoch(tmp_pa
         lines.append(f"Epoch {epoch:02d} | G: {1.9 - 0.03 * epoch:.3f} | D: 0.811 | 3.6s")
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
     assert verdict_of(tmp_path, lines[:-4])["terminal_state"] == "RUNNING"
+
+
+def test_a_column_named_by_an_unnamed_functions_repr_is_read_by_its_name():
+    from babysit.parsing.parser import LogParser
+
+    lines = ["epoch     train_loss  valid_loss  <lambda>"]
+    lines += [f"{e:<10d}0.0414{e:02d}    0.036024    0.8{e:02d}350  " for e in range(1, 6)]
+    records = [r for r in LogParser().feed_lines(lines) if r.metrics]
+    assert records[-1].metrics["lambda"] == 0.805350
+    assert records[-1].metrics["valid_loss"] == 0.036024
