@@ -297,9 +297,10 @@ class EvalRule:
         self._levels = BestLevels()  # each metric's best level, kept past the window
         self._totals: set[str] = set()  # evaluation losses that are a total (see `_eval_term`)
         # Each metric's first evaluation, when it came at the run's start (None: later).
-        self._first: dict[str, float | None] = {}
+        # Each metric's first evaluation: its value, its step, and whether it came at the
+        # run's start (an excerpt's first is no start to be back at).
+        self._first: dict[str, tuple[float, int | None, bool]] = {}
         self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
-        self._first_seen: dict[str, tuple[float, int | None]] = {}  # its first, wherever
         self._undone: set[str] = set()  # raised, then judged back where the run started
 
     def observe(self, point: Observation) -> Sequence[Signal]:
@@ -351,14 +352,12 @@ class EvalRule:
                 train = twin_train_loss(key, direction, metrics)
                 series.append((value, train if train is not None else point.train_loss))
                 self._evaluations[key] = self._evaluations.get(key, 0) + 1
-                if key not in self._first_seen and len(self._first_seen) < _EVAL_WINDOW:
-                    self._first_seen[key] = (value, point.step)
+                if key not in self._first and len(self._first) < _EVAL_WINDOW:
+                    self._first[key] = (value, point.step, at_run_start(
+                        point, self.rules.divergence_start_steps))
                 self._levels.note(key, series, direction)
             self._at[key] = point.step
             self._directions[key] = direction
-            if key not in self._first and len(self._first) < _EVAL_WINDOW:
-                self._first[key] = value \
-                    if at_run_start(point, self.rules.divergence_start_steps) else None
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
@@ -397,6 +396,11 @@ class EvalRule:
                                               self._score_at_best(key, metrics, judged)))
         return out
 
+    def _start_value(self, key: str) -> float | None:
+        """A metric's first evaluation when it came at the run's start, else None."""
+        first = self._first.get(key)
+        return first[0] if first is not None and first[2] else None
+
     def direction_of(self, key: str) -> int:
         """The direction a judged metric was judged by (+1: higher is better), 0 if none."""
         return self._directions.get(key, 0)
@@ -404,7 +408,7 @@ class EvalRule:
     def first_held_best(self, key: str) -> tuple[float, int, int | None] | None:
         """(its first value, the evaluations made, the step of the first) when a metric's
         first evaluation seen is still its best; None otherwise."""
-        first, best = self._first_seen.get(key), self.best.get(key)
+        first, best = self._first.get(key), self.best.get(key)
         if first is None or best is None or best[0] != first[0]:
             return None
         return first[0], self._evaluations.get(key, 0), first[1]
@@ -420,7 +424,7 @@ class EvalRule:
         stands above its first again. Not an evaluation loss while a score of the same
         evaluation holds near its best (`score_holds`) or keeps its gain: see
         `_score_kept`."""
-        first = self._first.get(key)
+        first = self._start_value(key)
         if first is None or len(series) < _UNDONE_EVALS + 1 \
                 or (direction < 0 and (score_holds or self._score_kept(key))):
             return []
@@ -450,7 +454,7 @@ class EvalRule:
         model gets wrong (TransQuest's validation loss 0.463 → 0.123 → 0.634 while its F1
         went 0.462 → 0.621 → 0.569), not all the learning lost."""
         for other, direction in self._directions.items():
-            first, series = self._first.get(other), self.series.get(other)
+            first, series = self._start_value(other), self.series.get(other)
             if direction <= 0 or other == loss_key or first is None or not series:
                 continue
             gain = _held_best([v for v, _ in series], direction) - first
@@ -615,7 +619,7 @@ class EvalRule:
         to weighted MSE): an evaluation loss computed with it starts a curve of its own,
         judged against its own best and first, not the old function's."""
         for key in [k for k in self.series if _LOSS_NAME.search(k)]:
-            for held in (self.series, self.best, self._first, self._at):
+            for held in (self.series, self.best, self._first, self._at, self._evaluations):
                 held.pop(key, None)
             self._levels.forget(key)
             self._undone.discard(key)
