@@ -80,13 +80,19 @@ def is_eval_metric(key: str) -> bool:
     return _EVAL_PREFIX.match(key) is not None
 
 
+def lower_is_better(key: str) -> bool:
+    """Whether a metric's name says it falls as things get better (a loss, an error, a
+    perplexity), whatever data it was measured on."""
+    return _LOWER_IS_BETTER.search(key) is not None
+
+
 @lru_cache(maxsize=4096)
 def eval_direction(key: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when it is not a quality
     metric (eval runtime, throughput) and must not be judged."""
     if not is_eval_metric(key) or _NOT_QUALITY.search(key):
         return 0
-    if _LOWER_IS_BETTER.search(key):
+    if lower_is_better(key):
         return -1
     if _HIGHER_IS_BETTER.search(key):
         return 1

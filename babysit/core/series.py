@@ -507,7 +507,8 @@ class MetricSeries:
             return None
         key = next(iter(rule.series))
         value = self.metrics.get(key)
-        direction = eval_direction(key)
+        # (the direction the rule judged it by, as main_eval_values)
+        direction = rule.direction_of(key) or eval_direction(key)
         return (key, value, direction) if value is not None and direction else None
 
     def main_eval_values(self) -> tuple[str, list[float], int] | None:
@@ -521,7 +522,7 @@ class MetricSeries:
         key = next((k for k in rule.series if is_eval_metric(k) and rule.direction_of(k)),
                    next(iter(rule.series)))
         # (the direction the rule judged it by: a PSNR, an SSIM are scores too)
-        direction = eval_direction(key) or rule.direction_of(key)
+        direction = rule.direction_of(key) or eval_direction(key)
         return (key, [value for value, _ in rule.series[key]], direction) if direction \
             else None
 

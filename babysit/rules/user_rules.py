@@ -6,18 +6,15 @@ holding. W&B Alerts and TensorBoard users expect to write these themselves."""
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
 
-from babysit import lazy_re
-from babysit.metric_names import eval_direction
+from babysit.metric_names import lower_is_better
 from babysit.model import AnomalyType, Severity
+from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 from babysit.user_alerts import UserAlert
-
-_LOWER_IS_BETTER = lazy_re.compile(r"loss|err|ppl|perplexity|wer|cer|mse|mae|nll", re.IGNORECASE)
 
 
 class _AlertState:
@@ -30,8 +27,11 @@ class _AlertState:
         self.best: float | None = None
         self.since_best = 0
         self.last: tuple[int | None, float] | None = None
-        direction = {"min": -1, "max": 1}.get(alert.mode or "") or eval_direction(alert.metric)
-        self.direction = direction or (-1 if _LOWER_IS_BETTER.search(alert.metric) else 1)
+        # (the mode the user named; else the direction an evaluation of that name is
+        # judged by; else its name's: `train_loss` falls, anything unnamed rises)
+        direction = {"min": -1, "max": 1}.get(alert.mode or "") or \
+            evaluation_direction(alert.metric)
+        self.direction = direction or (-1 if lower_is_better(alert.metric) else 1)
 
     def in_range(self, step: int | None) -> bool:
         alert = self.alert
