@@ -33,6 +33,9 @@ def development_logs(root: Path = LOGS) -> list[Path]:
 # A missing log is waited for at a terminal (like `tail -F`); the tests that mean to wait
 # say so, the others want the old answer at once.
 os.environ.setdefault("BABYSIT_WAIT_FOR_LOG", "0")
+# A line babysit's reader raises on fails the test instead of being counted and read past
+# (tests of that counting turn this off).
+os.environ.setdefault("BABYSIT_STRICT_READING", "1")
 # What babysit keeps between runs (compiled search patterns) goes to a directory of the
 # suite's own, not the user's ~/.cache; each process of the suite shares it.
 os.environ.setdefault("BABYSIT_CACHE_DIR",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from babysit.parsing.completion_words import says_finished
 from tests.rules.test_loss_rules import verdict_of
 
@@ -204,6 +206,7 @@ def test_a_line_the_parser_fails_on_is_read_past_and_named(tmp_path: Path, monke
         return real_read(self, raw_line)
 
     monkeypatch.setattr(LogParser, "_read_line", read)
+    monkeypatch.setenv("BABYSIT_STRICT_READING", "0")  # the user's setting: read past
     lines = [f"epoch {e}/10 loss {1.0 / e:.4f}" for e in range(1, 6)]
     lines += ["BOOM"] + [f"epoch {e}/10 loss {1.0 / e:.4f}" for e in range(6, 11)]
     lines.append("Training finished.")
@@ -212,6 +215,20 @@ def test_a_line_the_parser_fails_on_is_read_past_and_named(tmp_path: Path, monke
     assert artifact["reading"]["failure"].startswith("ZeroDivisionError at ")
     assert artifact["terminal_state"] == "SUCCEEDED"
     assert artifact["final_metrics"]["loss"] == 0.1
+
+
+def test_under_the_suites_strict_setting_a_reading_bug_raises(monkeypatch):
+    # The suite sets BABYSIT_STRICT_READING=1 (tests/conftest.py): a bug in the reader
+    # fails the test that meets it instead of hiding in `lines_failed`.
+    from babysit.parsing.parser import LogParser
+
+    def read(self: LogParser, raw_line: str):  # type: ignore[no-untyped-def]
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(LogParser, "_read_line", read)
+    monkeypatch.setenv("BABYSIT_STRICT_READING", "1")
+    with pytest.raises(ZeroDivisionError):
+        LogParser().feed("epoch 1/10 loss 0.5")
 
 
 def test_an_epoch_whose_only_print_is_its_step_0_places_no_step():
