@@ -169,6 +169,9 @@ class LogEvent:
     # Raised while handling the exception of the traceback above it (Python's `During
     # handling of the above exception, another exception occurred:`).
     chained: bool = False
+    # An import that failed while the program was still loading its modules (every frame
+    # a module's top level or the import machinery's): the program never began its work.
+    at_import: bool = False
 
 
 @line_value

@@ -30,7 +30,7 @@ class AnomalyLedger:
         self._per_type: dict[AnomalyType, int] = {}
         self.suppressed = 0  # left out because their type reached the cap
         # Severities at the run's end that a raiser set for one anomaly on its evidence.
-        self._at_end: dict[tuple[AnomalyType, str], Severity] = {}
+        self._at_end: dict[tuple[AnomalyType, str], Severity | None] = {}
 
     @property
     def anomalies(self) -> tuple[Anomaly, ...]:
@@ -154,6 +154,17 @@ class AnomalyLedger:
             self._anomalies[index] = replace(
                 old, severity=severity,
                 description=f"{old.description} — now {severity.value}: {why}"[:_MAX_DESCRIPTION])
+
+    def hold_at_end(self, kind: AnomalyType, key: str, why: str) -> None:
+        """Keep one open anomaly at its severity when the run ends (`escalate_at_end`
+        leaves it), with the reason added to its description."""
+        index = self._open.get((kind, key))
+        if index is None:
+            return
+        self._at_end[(kind, key)] = None
+        old = self._anomalies[index]
+        self._anomalies[index] = replace(
+            old, description=f"{old.description} ({why})"[:_MAX_DESCRIPTION])
 
     def reopen_latest(self, kind: AnomalyType, note: str) -> None:
         """Mark the newest anomaly of this type open again (a reviewer disagreed that it

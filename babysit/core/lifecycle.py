@@ -98,6 +98,7 @@ class RunLifecycle:
         self.attempt = 1
         self.ending: Ending | None = None
         self._pending: PendingFailure | None = None
+        self._failed_after_completion = False  # the pending failure came after a completion
         self._completion: LogEvent | None = None  # seen in the current attempt
         self._completion_at: int | None = None  # the step it was said at
         self.step_interval = 1  # the steps between the run's prints (see `_note_interval`)
@@ -276,6 +277,7 @@ class RunLifecycle:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
                                                             Phase.FAILING_FINISHED):
                 self._pending = failure
+                self._failed_after_completion = self._completion is not None
         elif kind is EventKind.REQUEUED:
             # Slurm stopped this allocation's processes to run the job again: the run is
             # not over (what it said before stands as history); the tasks' exits that follow
@@ -494,12 +496,26 @@ class RunLifecycle:
         the log has stopped moving (or no more input will come)."""
         if self.ending is not None:
             return None
+        next_failed: PendingFailure | None = None
         if self._pending is not None:
             if not confirm_pending:
                 return None
-            if self._completion is not None \
+            if self._completion is not None and self._failed_after_completion \
                     and self._completion.detail not in _UNCONFIRMED \
-                    and (self._pending.cancelled or self._pending.in_helper_thread):
+                    and self._pending.event.at_import:
+                # Training said it finished, then a program failed as it loaded its
+                # modules (an evaluation script's `ModuleNotFoundError: No module named
+                # 'colorama'` at its line 5, after the Trainer's summary and the model's
+                # save): the next step of the job failed, not the training.
+                next_failed, self._pending = self._pending, None
+            elif self._completion is not None \
+                    and self._completion.detail not in _UNCONFIRMED \
+                    and (self._pending.in_helper_thread or (
+                        self._pending.cancelled
+                        and not (self._completion.detail == SAID and premature(step, target)))):
+                # (not a sentence said well short of the plan: Tunix's `Train loop finished
+                # in: 0.11 seconds` after each of 6 steps of 20000, then Ctrl-C — the stop
+                # is how it ended)
                 # Stopped by hand after training had finished (closing a UI, say), or a
                 # helper thread torn down at exit after it (the process went on). Not
                 # after what says only that the process is over (the shell's prompt
@@ -510,7 +526,16 @@ class RunLifecycle:
                                  Evidence.LOG_ENDING)
         if self._completion is not None \
                 and not (reached and self._completion.detail in _UNCONFIRMED):
-            return self._from_completion(self._completion, step, target, settled)
+            ended = self._from_completion(self._completion, step, target, settled)
+            if ended is not None and next_failed is not None and ended.anomaly is None:
+                failed = next_failed.event.detail or next_failed.event.line[:300]
+                ended = replace(ended, anomaly=EndingAnomaly(
+                    AnomalyType.CRASH,
+                    f"training finished, then a program run after it failed as it loaded "
+                    f"its modules ({failed}): what it was to do (an evaluation, an export) "
+                    f"did not happen", Severity.HIGH, key="after training"))
+                self.ending = ended
+            return ended
         if reached and settled:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
                                     "the planned steps were reached", step, self.attempt,

@@ -38,12 +38,20 @@ _REPEAT = lazy_re.compile(r"^(?:run|runs|fold|seed|trial|repeat|repetition|rep|e
                           r"experiment)(?:_?(?:id|idx|no|num|index))?$", re.IGNORECASE)
 
 
+# A stage's number, by its name: a continual learner's task (`task=3  epoch=0
+# train_loss=1.52`), a curriculum's stage. Each is a new objective for the same model,
+# its loss of its own level; the model carries over (not a repetition's fresh start).
+_STAGE = lazy_re.compile(r"^(?:task|experience|stage|phase|curriculum)(?:_?(?:id|idx|no|num|"
+                         r"index))?$", re.IGNORECASE)
+
+
 class NestedLoops:
     """Remembers each counter's last value; says when an inner one starts again."""
 
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
         self._repeats: dict[str, float] = {}  # each repetition's number, as last printed
+        self._stages: dict[str, float] = {}  # each stage counter's highest number yet
 
     def round_began(self, metrics: Mapping[str, float]) -> bool:
         """Whether this record starts a new round: of its counters, one went back while
@@ -76,4 +84,19 @@ class NestedLoops:
             last = self._repeats.get(key)
             self._repeats[key] = value
             began = began or (last is not None and value != last)
+        return began
+
+    def stage_began(self, metrics: Mapping[str, float]) -> bool:
+        """Whether this record starts the next stage: a stage's number (`task`,
+        `stage`) went past the highest printed before. Only forward: a multi-task
+        loop that prints each task's loss in turn (`task=0`, `task=1`, `task=0`, …)
+        is one training, judged as one, once its tasks have all been seen."""
+        began = False
+        for key, value in metrics.items():
+            if not _STAGE.match(key) or not math.isfinite(value) or value != int(value):
+                continue
+            highest = self._stages.get(key)
+            if highest is None or value > highest:
+                self._stages[key] = value
+                began = began or highest is not None
         return began

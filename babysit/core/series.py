@@ -204,6 +204,11 @@ class MetricSeries:
             self._new_run()  # the next of several trainings in one log (`nested_loops`)
         elif record.metrics and self._nested.round_began(record.metrics):
             self._renew_loss()  # a new round of a nested loop: a loss of its own level
+        elif record.metrics and self._nested.stage_began(record.metrics):
+            # the next stage (a continual learner's task): a loss of its own level, and
+            # whether it moves is judged within it
+            self._renew_loss()
+            self._rules.renew(NotLearningRule)
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
@@ -525,6 +530,12 @@ class MetricSeries:
         direction = rule.direction_of(key) or eval_direction(key)
         return (key, [value for value, _ in rule.series[key]], direction) if direction \
             else None
+
+    def eval_gave_back(self, key: str) -> tuple[float, float] | None:
+        """(share of its gain given back, drop as a share of its best) of an evaluation
+        metric at its latest (`EvalRule.gave_back`)."""
+        rule = self._rules.find(EvalRule)
+        return rule.gave_back(key) if isinstance(rule, EvalRule) else None
 
     def first_eval_held_best(self) -> tuple[str, float, int, int | None] | None:
         """(key, its first value, evaluations made, the first's step) when the main

@@ -76,6 +76,7 @@ class BarSteps:
         self.headers_read = 0
         self._said_base: int | None = None  # 0 or 1: how the records count their epochs
         self.summarised = False  # the trainer printed its summary of the whole run
+        self._main_measured = False  # the main bar carried figures of its own (a loss)
         self.laps = 0  # times the main bar finished again in a later epoch: an epoch's
         self._bar_epoch: int | None = None
         self._first_bar_epoch: int | None = None
@@ -245,6 +246,14 @@ class BarSteps:
                     self.laps += 1
                 if bar.total in self._done_in or len(self._done_in) < 64:  # (bounded)
                     self._done_in[bar.total] = self.epoch_hint
+            if self.main_total is not None and bar.total != self.main_total \
+                    and not self._main_measured:
+                # A longer bar after bars that carried no figure (kohya's caching passes,
+                # `240/240` done again and again, then `steps: 219/60000, avr_loss=0.165`):
+                # the laps were those passes', not this bar's.
+                self.laps = 0
+            self._main_measured = (bar.total == self.main_total and self._main_measured) \
+                or bool(bar.metrics)
             self.main_total, self._main_desc = bar.total, bar.desc
             self._main_trains = _TRAINING_DESC.search(bar.desc) is not None
             self._main_last = (bar.n, bar.elapsed)

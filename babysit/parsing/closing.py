@@ -72,8 +72,15 @@ _CLOSING_WORDS = lazy_re.compile(
     r"^\W*(?!(?i:sav|load|download|prepar|preprocess|read|writ|build|init|compil|copy|"
     r"extract|fetch|epoch|batch|step|iter|fold|round|warm))[A-Za-z][\w-]*"
     r"\s+(?i:done|finished|complete[d]?)\s*(?:->|→|=>)\s*\S+|"
-    # (`All Finished - time = 5629.8`: a MATLAB script's last line, its time after it)
+    # (`All Finished - time = 5629.8`: a MATLAB script's last line, its time after it;
+    # `Done: 2076.7 seconds`, a benchmark script's, the time alone)
     r"^\W*(?i:all\s+(?:done|finished|complete[d]?))\s*(?:[-,:]\s*(?i:time|elapsed)\b.*)?$|"
+    r"^\W*(?i:(?:all\s+)?(?:done|finished|complete[d]?))\s*[-,:]\s*[\d.:]+\s*"
+    r"(?i:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\W*$|"
+    # the program itself said finished (gensim's example's `*** The program finished.
+    # ***`, `Script completed.`); not on a failing exit status
+    r"^\W*(?i:the\s+)?(?i:program|script)\s+(?:has\s+|is\s+)?(?i:finished|completed|ended|done)"
+    r"\b(?!\s+with\s+(?:exit\s+)?(?:code|status)\s*[:=]?\s*[1-9])|"
     # a status token in capitals, the words joined (`STAGE3B_FORMAL_TRAINING_COMPLETE
     # {'status': 'COMPLETE', …}`, `TRAINING_DONE`, `RUN_FINISHED`)
     r"(?<![A-Za-z])(?:[A-Z0-9]+_)*(?:TRAIN(?:ING)?|RUN|JOB|EXPERIMENT)_(?:COMPLETED?|DONE|"
@@ -200,11 +207,18 @@ _FOLDS_SUMMED = lazy_re.compile(
 
 
 def sums_up_folds(line: str) -> bool:
-    """Whether a line gives a cross-validation's figure over all its folds: a summary of
-    the folds trained, not a training record, though it carries a figure."""
+    """Whether a line gives a cross-validation's figure over all its folds, or any figure
+    with its spread over repetitions (`Acc: 0.779 ± 0.065` under `=== Cross-Validation
+    Results ===`): a summary of the trainings done, not a training record, though it
+    carries a figure."""
+    if ("±" in line or "+/-" in line or "+-" in line) and _SPREAD.search(line) is not None:
+        return True
     low = line.lower()
     return ("cv" in low or "oof" in low or "fold" in low or "cross" in low) \
         and _FOLDS_SUMMED.search(line) is not None
+
+
+_SPREAD = lazy_re.compile(r"\d\s*(?:±|\+/-|\+-)\s*\.?\d")
 
 
 _LATE_WORDS = lazy_re.compile(
@@ -264,7 +278,7 @@ _LATE_WORDS = lazy_re.compile(
     # once they are all done: `acc 81.2 ± 0.5`, `F1 = 0.63 +/- 0.02` (a `mean` or a `std`
     # alone is no such thing: rsl_rl's `Mean reward:` and `Mean action std:` come with
     # every iteration)
-    r"\d\s*(?:±|\+/-|\+-)\s*\.?\d|"
+    rf"{_SPREAD.pattern}|"
     # or its spread said on a line of its own, after the mean (a k-fold run's `Average
     # accuracy:  0.676` then `std:  0.041`)
     r"^\W*(?:std|stdev|std\.? ?dev\.?|[Ss]tandard deviation)\s*[:=]\s*\.?\d|"

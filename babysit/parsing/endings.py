@@ -42,7 +42,7 @@ from babysit.parsing.closing import (
     names_best_value,
     sums_up_folds,
 )
-from babysit.parsing.completion_words import says_finished, says_plan_reached
+from babysit.parsing.completion_words import finished_sentence, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
@@ -200,6 +200,13 @@ class EndingReader:
         # The run's own word that its training ended, said before in the same words and
         # trained on after (a stage's end, `_recurring_is_a_stage`), and no training since.
         self._stage_said: LogEvent | None = None
+        self._stage_ends = 0  # times such a stage's end was said
+        # The start-up's first line came again after the last training record: a new
+        # launch that has not trained yet (see `launch_seen`).
+        self._launch_pending = False
+        # Each sentence of an end said, by its shape: the training moves counted then.
+        self._said_shapes: dict[str, int] = {}
+        self._moves = 0  # times training moved (steps, records, epochs)
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
                 epoch: float | None = None) -> None:
@@ -233,6 +240,8 @@ class EndingReader:
         self.final_epoch.trained()
         self._said_at = None
         self._stage_said = None
+        self._moves += 1
+        self._launch_pending = False
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
 
@@ -240,6 +249,8 @@ class EndingReader:
         """A training record was read (a log that prints no step)."""
         self._trained = True
         self._stage_said = None
+        self._moves += 1
+        self._launch_pending = False
         self.final_epoch.trained()
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -267,6 +278,7 @@ class EndingReader:
         whether the run announced a plan (its epochs, or its steps): a count a plan names
         is evidence only where the run named none."""
         planned = self.final_epoch.planned or self._planned_epochs or self._target
+        self.loop.last_repetition = self.final_epoch.last_repetition
         return self.loop.judge(read, planned=planned is not None)
 
     def launches_alike(self) -> LogEvent | None:
@@ -313,6 +325,11 @@ class EndingReader:
         checked against them instead."""
         return self._target is not None
 
+    def launch_seen(self) -> None:
+        """A new launch began after the last training record: the last epoch read was the
+        earlier launch's, and its plan is no word on this one's (`plan_reached`)."""
+        self._launch_pending = True
+
     def plan_reached(self) -> LogEvent | None:
         """At the end of a read: the last training record is the last planned epoch
         (0- or 1-based, as the run counts), and nothing trained after it; else the last
@@ -321,7 +338,8 @@ class EndingReader:
         if epoch is None:
             return self._last_print()
         if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch \
-                or self._record_part_way or self.final_epoch.evaluation_cut:
+                or self._record_part_way or self.final_epoch.evaluation_cut \
+                or self._launch_pending:
             return None
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:
@@ -385,6 +403,8 @@ class EndingReader:
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._stage_said = None
+        self._moves += 1
+        self._launch_pending = False
 
     def _note_stage_said(self, text: str) -> None:
         """A stage's end said in the words of the run's end: the run's, if the log ends
@@ -392,6 +412,7 @@ class EndingReader:
         epoch 3`: that epoch's, however many follow)."""
         if _NAMES_A_PART.search(text) is None:
             self._stage_said = LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
+            self._stage_ends += 1
 
     def last_stage_over(self) -> LogEvent | None:
         """The run's own word that its training ended, in the words it used for each
@@ -399,6 +420,10 @@ class EndingReader:
         example's `| End of training | test loss  5.41 | test ppl   222.86`), with no
         training after it to the log's end: the last stage's end is the run's (once)."""
         said, self._stage_said = self._stage_said, None
+        if self._stage_ends * 2 > self._moves:
+            # Said after every other record or more (Tunix's `Train loop finished in:
+            # 0.72 seconds` after each step): a step's end, not a stage's.
+            return None
         return said
 
     def after_record(self, text: str) -> None:
@@ -515,9 +540,18 @@ class EndingReader:
         `events`: what the line's signatures already found."""
         if says_plan_reached(text):
             return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
-        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text):
+        if any(e.kind is EventKind.COMPLETED for e in events):
             return None
-        if self.closing.recurs(template(text.strip())):
+        sentence = finished_sentence(text)
+        if sentence is None:
+            return None
+        # (the same sentence said before, training moved since: each step's or stage's
+        # end, though it sits on the training's own line — Tunix prints `Train loop
+        # finished in: 0.72 seconds` glued to its bar's redraw at every step)
+        shape = template(sentence.strip())
+        before, self._said_shapes[shape] = self._said_shapes.get(shape), self._moves
+        if self.closing.recurs(template(text.strip())) \
+                or (before is not None and before < self._moves):
             self._note_stage_said(text)
             return None
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)

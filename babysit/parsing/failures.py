@@ -37,6 +37,9 @@ from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
 
 _MAX_TRACEBACK_LINES = 400
+# Lines of a headless stack the log ends in (frames and their source lines) that make it
+# a crash cut before its exception line, when it runs from the program's top level.
+_CUT_STACK_LINES = 6
 # Frames that write checkpoints (torch.save, safetensors, the trainers' save hooks).
 # (or a frame inside a checkpointing library's own package: Orbax's `orbax/checkpoint/_src/
 # …/async_checkpointer.py`, `torch/distributed/checkpoint/…`)
@@ -92,6 +95,12 @@ _FRAME_FUNCTION = lazy_re.compile(r"\", line \d+, in (\S+)\s*$")
 # Where a traceback of an exception nothing caught begins: the script's top level (or
 # runpy's, for `python -m`).
 _TOP_LEVEL = frozenset({"<module>", "_run_module_as_main", "_run_code"})
+# Frames of a program still loading its modules: their top levels and the import
+# machinery between them (`importlib.import_module`, `_bootstrap`'s own frames).
+_LOADING = frozenset({*_TOP_LEVEL, "import_module", "_gcd_import", "_find_and_load",
+                      "_find_and_load_unlocked", "_load_unlocked", "exec_module",
+                      "_call_with_frames_removed", "_handle_fromlist", "_load"})
+_IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
 # (the function's name may be gone: a Markdown paste takes `in <module>` for a tag)
 _FRAME_TAIL = lazy_re.compile(r"\", line \d+, in(?: \S+)?\s*$")
 # A traceback pasted through Markdown gets typographic quotes (`File “/opt/…/runpy.py”,
@@ -181,6 +190,7 @@ class FailureReader:
         self._lines = 0  # >0 while inside a traceback
         self._header = ""
         self._first_frame: str | None = None  # the function the first frame names
+        self._loading = True  # every frame so far a module's top level or an import's
         self._named = ""  # the exception an IPython header names
         self._headless = False  # opened by a frame, not a header
         self._logged = False  # a traceback a library logged as a warning and carried on
@@ -379,6 +389,7 @@ class FailureReader:
             else _prefix_template(prefix)
         self._header = clip(line.strip(), 300)
         self._first_frame = None
+        self._loading = True
 
     def _read_frame(self, line: str, kinds: Set[EventKind],
                     added: list[LogEvent]) -> list[LogEvent]:
@@ -394,8 +405,10 @@ class FailureReader:
         elif 'File "' in line:
             self._path_open = '"' not in line.split('File "', 1)[1]
         self._after_frame = _FRAME_TAIL.search(frame) is not None
-        if self._first_frame is None and (function := _FRAME_FUNCTION.search(frame)):
-            self._first_frame = function.group(1)
+        if (function := _FRAME_FUNCTION.search(frame)) is not None:
+            if self._first_frame is None:
+                self._first_frame = function.group(1)
+            self._loading = self._loading and function.group(1) in _LOADING
         if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
             self._save_frame = True
         closing = raised_line(line) if self._lines > 2 else exception_line(line)
@@ -416,7 +429,9 @@ class FailureReader:
             text = f"{name}: {message}" if message else name
             added.append(LogEvent(EventKind.EXCEPTION, clip(line.strip(), 500), clip(text, 300),
                                   uncaught=self._first_frame in _TOP_LEVEL,
-                                  chained=self._chained))
+                                  chained=self._chained,
+                                  at_import=self._loading and self._first_frame is not None
+                                  and name.endswith(_IMPORT_ERRORS)))
             self._chained = False
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
             # unless the traceback shows the save itself failing.
@@ -489,7 +504,7 @@ class FailureReader:
             return [panic_with_message(header, location, "")]
         if self._lines == 0:
             return [] if loose is None else [loose]
-        headless, logged = self._headless, self._logged
+        headless, logged, lines = self._headless, self._logged, self._lines
         self._lines = 0
         if self._in_thread and not headless:
             # A helper thread's traceback the log ends in: that thread's death, however
@@ -499,7 +514,11 @@ class FailureReader:
             name = f"{self._named} ({CUT_OFF})" if self._named else CUT_OFF
             return [LogEvent(EventKind.THREAD_FAILED, self._header or "Traceback",
                              name)]
-        if headless or logged:
+        # (frames alone say enough once they run from the program's top level down: a
+        # paste of a crash cut before its exception line, `File "…/train.py", line 177,
+        # in <module>` then `main()` and four calls deeper, the log's last lines)
+        from_top = headless and self._first_frame in _TOP_LEVEL and lines >= _CUT_STACK_LINES
+        if (headless and not from_top) or logged:
             self._save_failed, self._save_frame = None, False
             return []
         detail = f"{self._named} ({CUT_OFF})" if self._named else CUT_OFF

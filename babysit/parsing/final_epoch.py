@@ -104,6 +104,9 @@ class FinalEpoch:
     # records, never before them (see `counted`): None until the first count.
     _counts_close: bool | None = None
     _last_inner: tuple[int, int] | None = None  # that of the last training record
+    # The header of the last of the repetitions the run planned (`Running fold 2/2` after
+    # `0/2` and `1/2`), once read (see `loop_over`).
+    last_repetition: str | None = None
     # The inner counter of the last training record of each of the epochs before the
     # current one (the latest few).
     _ends: tuple[tuple[int, int] | None, ...] = ()

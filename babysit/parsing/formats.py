@@ -42,7 +42,7 @@ STEP_KEYS = ("step", "global_step", "global_steps", "iter", "iters", "iteration"
              "steps", "current_steps", "current_step")
 TARGET_KEYS = ("max_steps", "total_steps", "max_iters", "train_iters", "num_training_steps",
                "target_steps")
-EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch")
+EPOCH_KEYS = ("epoch", "train/epoch", "trainer/epoch", "epoch_id", "epoch_no", "epoch_number")
 _COUNTER_KEYS = frozenset(STEP_KEYS + TARGET_KEYS + EPOCH_KEYS + (
     "v_num", "_runtime", "_timestamp", "timestamp", "time", "eta", "rank", "local_rank",
     "world_size", "pid", "total_epochs", "max_epochs", "num_epochs", "episode"))
@@ -300,7 +300,9 @@ _KV = lazy_re.compile(
     # `Validation L1 Loss: 0.5`, `grad norm = 1.2`.
     # (`@`: a retrieval metric at its cut-off, `R@1`, `ndcg@10`)
     # (a name in brackets, a hand-written logger's `[epoch]: 199, [batch]: 24000, [loss]: 4.99`)
-    r"(?<![\w./@-])(?P<open>\[)?"
+    # (not a word right after `=`: the value of a field before it, `dataset=Etth1
+    # iteration=001` names `iteration`, not `Etth1 iteration`)
+    r"(?<![\w./@=-])(?P<open>\[)?"
     # (no word of it ends a sentence: `Epoch 10 completed. Average Loss: 121.3` names
     # `Average Loss`)
     r"(?P<key>[A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?)?"
@@ -358,7 +360,10 @@ _EPOCH_WORD = lazy_re.compile(
     # (the epochs done, a sentence of their own: FANN's `Epochs   300000. Current error:
     # 0.4799208045. Bit fail 195.`)
     r"[Ee]pochs(?=\s+\d+\.(?:\s|$))|"
-    r"(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))\s*[:=#]?\s*\[?\s*"
+    r"(?<=\[)Ep(?=\s+\d+\s*/\s*\d+\s*\]))"
+    # (named as an id or a number, words apart: K-BERT's `Epoch id: 18, Training steps:
+    # 600`, `Epoch No. 3`, `Epoch number 5`; not a setting's `epoch_num`)
+    r"(?:\s+(?:id|ID|[Nn]o\.?|[Nn]umber|[Nn]um)(?=\s*[:=#]?\s*\d))?\s*[:=#]?\s*\[?\s*"
     # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
     r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name

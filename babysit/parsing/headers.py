@@ -48,14 +48,23 @@ _ROUND_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Round|ROUND|round)[\s:#]+
                                 r"(\d+)[\s#=*~<>|\[\]:.-]*$")
 # A fold of a cross-validation heading its training (`Fold 2`, `===== FOLD 3/5 =====`,
 # `Training fold 4`): each fold a whole training of its own.
-_FOLD_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Training|Train)\s+)?"
-                               r"(?:Fold|FOLD|fold)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*\d+)?"
+_FOLD_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Training|Train|Running)\s+)?"
+                               r"(?:Fold|FOLD|fold)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*(\d+))?"
                                r"[\s#=*~<>|\[\]:.-]*$")
 # ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
 # `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).
 _EPOCH_HEADER_RECAP = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
                                       r"(?:\s*/\s*(\d+))?\s*[,;|]\s*(?:[Pp]revious |[Cc]urrent )?"
                                       r"[Bb]est\b(?!\s+(?:model|checkpoint|weights)\b)")
+# An epoch's footer, alone on its line (Avalanche's `Epoch 2 ended.` after the epoch's
+# bar, before its figures; `End of epoch 3`, `==== Epoch 4 done ====`): the lines before
+# it were that epoch's, so a bar finishing after it counts the next one.
+_DECOR = r"[\s#=*~<>|\[\]-]*"
+_EPOCH_FOOTER = lazy_re.compile(
+    rf"^{_DECOR}(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)(?:\s*/\s*(\d+))?\s+"
+    rf"(?:ended|finished|done|completed?|is\s+over){_DECOR}[.!]*{_DECOR}$|"
+    rf"^{_DECOR}(?:End|END|end)\s+of\s+(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)(?:\s*/\s*(\d+))?"
+    rf"{_DECOR}[.!]*{_DECOR}$")
 _YOLO_HEADER = lazy_re.compile(r"^\s*Epoch\s+GPU_mem\s+")
 # (YOLOv5 before v7.0 and YOLOv7 count `Labels` where Ultralytics 8 counts `Instances`,
 # and name their columns `mAP@.5 mAP@.5:.95`, whose colon is no end of the header)
@@ -148,6 +157,9 @@ class HeaderReader:
             if fold is not None:
                 line.claimed = True
                 number = int(fold.group(1))
+                if fold.group(2) is not None and number == int(fold.group(2)):
+                    # (`Running fold 2/2` after `0/2` and `1/2`, `Fold 5/5`: the last)
+                    self._final_epoch.last_repetition = text.strip()[:160]
                 if self._fold_seen is not None and number != self._fold_seen:
                     self._fold_seen = number
                     return Record(step=context.step, target_steps=context.target,
@@ -167,6 +179,13 @@ class HeaderReader:
             self.epoch_header(int(header_epoch.group(1)))
             if header_epoch.group(2) is not None:
                 self._final_epoch.counted(int(header_epoch.group(1)), int(header_epoch.group(2)))
+            return None
+        if ("nd" in text or "ne" in text or "ished" in text or "ete" in text or "ver" in text) \
+                and (footer := _EPOCH_FOOTER.match(text)) is not None:
+            epoch, epochs = footer.group(1) or footer.group(3), footer.group(2) or footer.group(4)
+            self._bars.epoch_said(float(epoch))
+            if epochs is not None:
+                self._final_epoch.counted(int(epoch), int(epochs))
             return None
         if _YOLO_HEADER.match(text):
             line.claimed = True

@@ -91,6 +91,14 @@ class LaunchReader:
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(line) is not None and not _failing(line):
             key = start_up_shape(line)
+            if self._order and key == self._order[0] and len(self._order) > 1:
+                # The preamble's first line again before any training: the launch before
+                # died in its start-up (a dual encoder's `Namespace(… n_epochs=10 …)`, its
+                # HTTP checks, then `Namespace(… n_epochs=20 …)` and the same checks). The
+                # start-up is this launch's, its lines each marks, not lines it repeats.
+                self._preamble.clear()
+                self._order.clear()
+                self._said.clear()
             if key not in self._preamble:
                 self._order.append(key)
                 self._said[key] = said_shape(line)

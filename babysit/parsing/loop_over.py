@@ -247,6 +247,8 @@ class LoopOver:
         # model saved, samples drawn): not a scheduler's epilog, not the shell's prompt.
         self._finished: list[str] = []
         self._evaluated_after: str | None = None  # of it, an evaluation's
+        # The header of the last repetition the run planned, once read (see `endings`).
+        self.last_repetition: str | None = None
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
         self._exited: str | None = None  # the script's process said it exited, after them
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
@@ -501,6 +503,12 @@ class LoopOver:
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"the loop stopped at {self._count:g}, a count "
                             f"a plan names; then {self._exited}", LOOP_DONE)
+        if round_count is not None and self._exited is not None and self._said != LOOP_DONE:
+            # ... or with its epochs at such a count (`Finished Epoch 99` of a loop from 0,
+            # then W&B's `Program ended successfully.`): the loop ran to its plan.
+            self._said = LOOP_DONE
+            return LogEvent(EventKind.COMPLETED, f"{round_count}; then {self._exited}",
+                            LOOP_DONE)
         if schedule_end is not None and round_count is not None and self._said != LOOP_DONE:
             # Two signs that do not depend on each other: the schedule ran out exactly where
             # the loop completed a count a plan names (a metrics file that never prints an
@@ -519,6 +527,14 @@ class LoopOver:
         why = stood or after
         if self._said is not None or why is None:
             return None
+        if stood is None and self._evaluated_after is not None \
+                and self.last_repetition is not None:
+            # The last of the repetitions the run planned (`Running fold 2/2`), then the
+            # evaluation each earlier one ended with: the plan's last piece is done.
+            self._said = LOOP_DONE
+            return LogEvent(EventKind.COMPLETED, f"the last of the run's planned repetitions "
+                            f"({self.last_repetition}); then {self._evaluated_after}",
+                            LOOP_DONE)
         if stood is None and self._evaluated_after is not None:
             # (a save or samples alone are no such evidence: a run saves its best model
             # whenever it improves, a first time at any epoch)

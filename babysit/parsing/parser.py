@@ -40,7 +40,7 @@ from babysit.parsing.bar_steps import BarSteps
 from babysit.parsing.bars import parse_bar
 from babysit.parsing.best_round import BestRoundEcho
 from babysit.parsing.class_accuracies import ClassAccuracies
-from babysit.parsing.closing import closes, names_best_epoch, names_best_value
+from babysit.parsing.closing import closes, names_best_epoch, names_best_value, sums_up_folds
 from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.counterless_results import CounterlessResults
@@ -226,6 +226,9 @@ class LogParser:
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
         self.step_found = False  # the log prints a step of its own
         self._trained_at_step = False  # a record with a loss had a step
+        # The epochs of training records read since the last bar, while the step stood at
+        # that bar's end (see `_bar_counted_no_training`).
+        self._epochs_after_bar: set[float] = set()
         self._records_counted = 0  # training records, for a log that prints no step
         self._saves_counted = 0  # those of them whose head says the model was saved
         self._best_round = BestRoundEcho()  # boosting's best round, restated at the end
@@ -375,6 +378,16 @@ class LogParser:
         self.lines_seen -= kept  # feed counts the lines it reads itself
         return records
 
+    def _bar_counted_no_training(self, epoch: float, metrics: Mapping[str, float]) -> bool:
+        """Whether the step, which stands at the end of the last bar and was never moved
+        by a training record, belongs to no training: records of a second epoch came
+        since that bar, no bar drawn between (a training bar is drawn for each epoch)."""
+        if not self.step_found or self._trained_at_step or self.step is None \
+                or self.step != self.target or not metrics or not trains(metrics):
+            return False
+        self._epochs_after_bar.add(epoch)
+        return len(self._epochs_after_bar) >= 2
+
     def _failed_on(self, error: Exception) -> None:
         """Count a line the parser failed on, and name the first failure by its
         exception and the place in babysit it was raised."""
@@ -489,6 +502,7 @@ class LogParser:
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
             self._epoch_local.launched()
             self._endings.final_epoch.launched()  # and of its last planned epoch
+            self._endings.launch_seen()
         if self._failures.loose_exception is not None and raw_line.strip():
             self._failures.loose_exception = None  # something followed it
         quiet = self._quiet.get(raw_line, 0)
@@ -1015,6 +1029,18 @@ class LogParser:
             self.step_found = False
             self.step = None
             self.target = None
+        if bar is not None:
+            self._epochs_after_bar.clear()
+        elif step is None and own_epoch is not None and own_epoch == int(own_epoch) \
+                and fmt != "hf-trainer" and self._bar_counted_no_training(own_epoch, metrics):
+            # A bar run to its end before training (a data pass, `82/82 [00:00<00:00,
+            # 847125.44it/s]`), then training records of two epochs or more with no bar
+            # between and no step of their own (K-BERT's `Epoch id: 2, Training steps:
+            # 100, …`): that bar counted no training step, its total is no plan.
+            self.step_found = False
+            self.step = None
+            if self.plan.announced is None:
+                self.target, self._withdrawn = None, True
         if step is None and epoch is not None and self._steps_from_epochs is not False \
                 and self.plan.epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
@@ -1068,7 +1094,7 @@ class LogParser:
                                           or self._records_counted) \
                 and not (own_epoch is None
                          and (names_best_value(line) or names_best_epoch(line)
-                              or self._saved_alone(line))) \
+                              or sums_up_folds(line) or self._saved_alone(line))) \
                 and not ((not self._losses() & metrics.keys() or self._restated(metrics))
                          and (self._endings.completed or self._endings.closing.pending())):
             # The log prints no step of its own: its training records are the progress
@@ -1133,7 +1159,13 @@ class LogParser:
         if own_epoch is None and epoch is not None and bar is None:
             self._header_epoch_of_plan(epoch, step is not None and (
                 self.step is None or step > self.step))
-        if step is not None:
+        # (an evaluation's record at a later step, with none of the names that moved the
+        # step before: Lightning's `trainer.test()` row after the fit's last, one step on,
+        # in its metrics.csv; evaluating is no training)
+        evaluation_only = step is not None and bar is None and bool(metrics) \
+            and bool(self._stepped_names) and not trains(metrics) \
+            and any(EVALISH.search(k) for k in metrics) and self._stepped_names.isdisjoint(metrics)
+        if step is not None and not evaluation_only:
             if self.step is None or step > self.step:
                 self._failures.progressed()
                 self.phase = "train"

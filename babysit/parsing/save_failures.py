@@ -9,6 +9,8 @@ the last checkpoint on disk may be truncated, and the one before it is the one t
 
 from __future__ import annotations
 
+import re
+
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent
 
@@ -16,6 +18,9 @@ from babysit.model import EventKind, LogEvent
 _SAVING = lazy_re.compile(r"^\W*(?:[Ss]aving|[Ww]riting|[Ss]toring|[Dd]umping|SAVING)\b"
                           r"[^.;]{0,40}?\b(?:model|checkpoint|weights|state|snapshot|"
                           r"MODEL|CHECKPOINT)")
+# ... and that it is written.
+_SAVED = lazy_re.compile(r"^\W*(?:[Ss]aved|SAVED)\b|\b(?:model|checkpoint|weights|pipeline)\s+"
+                         r"(?:was\s+|were\s+|has\s+been\s+)?saved\b", re.IGNORECASE)
 # Lines within which the failure must follow the announcement.
 _REACH = 4
 _FAILURES = (EventKind.EXCEPTION, EventKind.TRACEBACK_START, EventKind.SEGFAULT,
@@ -37,6 +42,8 @@ class SaveFailures:
         if ("aving" in text or "riting" in text or "toring" in text or "umping" in text
                 or "AVING" in text) and _SAVING.match(text) is not None:
             self._left = _REACH
+        elif self._left and ("aved" in text or "AVED" in text) and _SAVED.search(text):
+            self._left = 0  # (`Saved to: …/finetuned`: the save went through)
         elif self._left and text.strip():
             self._left -= 1
         return None

@@ -51,7 +51,7 @@ _TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|time[ _-]?le
 # A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
 _TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
                              r"^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
-_NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:-]*$")
+_NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:+-]*$")  # (`lossG+lossD`: a sum's column)
 _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")

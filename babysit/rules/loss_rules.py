@@ -134,6 +134,10 @@ _KEPT_ACROSS_PHASES = ("rules", "_phases", "_policy_gradient", "_chance_level",
                        "_first_step", "_eval")
 
 
+# How large a loss that started at exactly 0 must grow before its rise is judged.
+_ZERO_START_SIZE = 0.1
+
+
 class LossRule:
     """Spikes against the recent robust spread, and divergence: a loss level that rose
     beyond the run's noise and a minimum relative size over its best, and stayed there.
@@ -148,6 +152,7 @@ class LossRule:
         self._whole = WholeRun()  # the run's values from its first (see `relapsed_at_end`)
         self._lrs: deque[float] = deque(maxlen=5)
         self._spiking = False
+        self._zero_start = False  # the first loss was exactly 0 (see `_divergence`)
         self._recovery = math.inf  # a spiked loss has recovered below this
         self._count = 0  # finite losses seen
         self._levels: deque[float] = deque(maxlen=rules.divergence_steps + 2)
@@ -419,7 +424,13 @@ class LossRule:
                 Severity.HIGH, f"loss is {value:.3g}: it runs away towards −∞ (an objective "
                                f"with no floor: a likelihood whose variance collapses, an "
                                f"unconstrained critic)")
-        if self._count < 3:
+        if self._count == 1:
+            self._zero_start = value == 0.0
+        if self._count < 3 or (self._zero_start and abs(value) < _ZERO_START_SIZE):
+            # (a loss that starts at exactly 0 is 0 by construction at the start — a
+            # policy's surrogate, a KL to the reference model: Tunix GRPO's `training
+            # loss: 0.000000`, then 0.000013 by step 8 — and its rise measures no fit;
+            # only a size that matters, or the numbers blowing up, says anything)
             return []
         window = self._window
         short = self._count < _SHORT_RUN
