@@ -182,10 +182,10 @@ class HeaderReader:
             return None
         if ("nd" in text or "ne" in text or "ished" in text or "ete" in text or "ver" in text) \
                 and (footer := _EPOCH_FOOTER.match(text)) is not None:
-            epoch, epochs = footer.group(1) or footer.group(3), footer.group(2) or footer.group(4)
-            self._bars.epoch_said(float(epoch))
-            if epochs is not None:
-                self._final_epoch.counted(int(epoch), int(epochs))
+            ended, planned = footer.group(1) or footer.group(3), footer.group(2) or footer.group(4)
+            self._bars.epoch_said(float(ended))
+            if planned is not None:
+                self._final_epoch.counted(int(ended), int(planned))
             return None
         if _YOLO_HEADER.match(text):
             line.claimed = True
