@@ -112,6 +112,8 @@ class NotLearningRule:
         # its best level for each width of level (a median of 5, 10 or 20 in a row)
         self._return_best: dict[int, float] = {}
         self._surrogate = False  # the run's loss is an RL learner's surrogate
+        self._signs_seen = 0  # the loss's signs seen: 1 negative, 2 positive, 3 both
+        self._rewarded = False  # a reward or return printed beside the loss
         self._return_first_step: int | None = None  # the step of its first value
         # The agent's experience counter (frames, timesteps): its first and latest count.
         self._played: tuple[float, float] | None = None
@@ -173,6 +175,16 @@ class NotLearningRule:
         # (noted from any record: PPO may print its surrogate on lines of their own,
         # `surrogate=-0.0085, entropy= 0.176, loss=-0.0085`, its return on others)
         self._surrogate = self._surrogate or no_progress.surrogate_loss(point.metrics)
+        if not self._surrogate:
+            # A loss of both signs beside the return the agent earns (a hand-written
+            # REINFORCE loop's `Training Loss: -0.0060`, later `0.0089`, over `Total
+            # reward: 5.0`, each on lines of their own): the policy gradient's
+            # surrogate, no likelihood.
+            self._rewarded = self._rewarded or any(
+                ("reward" in k or "return" in k) for k in point.metrics)
+            if point.loss is not None and math.isfinite(point.loss):
+                self._signs_seen |= 1 if point.loss < 0 else 2 if point.loss > 0 else 0
+            self._surrogate = self._signs_seen == 3 and self._rewarded
         out.extend(self._reward(point))
         out.extend(self._flat_return(point))
         out.extend(self._far_from_goal(point))

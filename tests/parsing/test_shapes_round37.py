@@ -388,3 +388,16 @@ def test_a_fine_tune_that_dips_then_passes_its_first_evaluation_is_no_blocker(tm
     artifact = verdict_of(tmp_path, _fine_tune(accuracies))
     assert not any("only made the model worse" in a["description"]
                    for a in artifact["anomalies_detected"])
+
+
+# -- A policy gradient's loss of both signs beside the return --------------------------------------
+
+
+def test_a_loss_of_both_signs_beside_a_return_is_a_surrogate_not_a_flat_loss(tmp_path: Path):
+    # A hand-written TF1 REINFORCE agent on ViZDoom: its `Training Loss` wanders around 0,
+    # either sign (-0.006, then 0.009); its return rises from about 1 to 5.
+    artifact = verdict_of(tmp_path, _public(
+        "sealed-111", "tf1_reinforce_vizdoom_defend_center_1000_epochs_reward_plateau.log"))
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "not-learning" and a["severity"] in ("high", "blocker")
+                and not a.get("resolved")]
