@@ -57,7 +57,9 @@ BEST_SO_FAR_WORDS = ("lowest", "highest", "best", "min", "max", "minimum", "maxi
 GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 # (`err` as a word of its own: GluonCV's `validation: err-top1=0.2268`, a top-1 error)
+# (a percentage error, `mape`, `smape`, `wape`, is an error, not a mean average precision)
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc|"
+                                   r"s?mape|wape|mase|msle|"
                                    r"(?:^|[_/.-])err(?:$|[_/.-])")
 # (`roc` and `ap` as whole words: the area under the ROC curve and the average
 # precision, as tkipf/gae prints them, `val_roc= 0.91785 val_ap= 0.93544`.)

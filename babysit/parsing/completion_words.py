@@ -165,14 +165,8 @@ _PLAN_REACHED = lazy_re.compile(
 
 def says_finished(text: str) -> bool:
     """Whether a line says the run's training is over (see the module's docstring)."""
-    return finished_sentence(text) is not None
-
-
-def finished_sentence(text: str) -> str | None:
-    """The line from its sentence that the run's training is over on (`Train loop
-    finished in: 0.72 seconds` behind a logger's head and a bar), or None."""
     if not _may_say(text):
-        return None
+        return False
     for match in _SAID.finditer(text):
         before, after = text[: match.start()], text[match.end():]
         if _NOT_YET.search(before) or _PART_BEFORE.search(before) \
@@ -180,11 +174,9 @@ def finished_sentence(text: str) -> str | None:
             continue
         # `training done: epoch 3/10`: a part of the run (a date before the sentence,
         # `[12/22 19:32:15]`, is not a counter).
-        if all(int(m.group(1)) >= int(m.group(2))
-               for m in _COUNTER.finditer(text, match.start())):
-            return text[match.start():]
-        return None
-    return None
+        return all(int(m.group(1)) >= int(m.group(2))
+                   for m in _COUNTER.finditer(text, match.start()))
+    return False
 
 
 def names_a_part(before: str) -> bool:

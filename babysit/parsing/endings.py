@@ -42,7 +42,7 @@ from babysit.parsing.closing import (
     names_best_value,
     sums_up_folds,
 )
-from babysit.parsing.completion_words import finished_sentence, says_plan_reached
+from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
@@ -204,8 +204,6 @@ class EndingReader:
         # The start-up's first line came again after the last training record: a new
         # launch that has not trained yet (see `launch_seen`).
         self._launch_pending = False
-        # Each sentence of an end said, by its shape: the training moves counted then.
-        self._said_shapes: dict[str, int] = {}
         self._moves = 0  # times training moved (steps, records, epochs)
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
@@ -540,18 +538,9 @@ class EndingReader:
         `events`: what the line's signatures already found."""
         if says_plan_reached(text):
             return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
-        if any(e.kind is EventKind.COMPLETED for e in events):
+        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text):
             return None
-        sentence = finished_sentence(text)
-        if sentence is None:
-            return None
-        # (the same sentence said before, training moved since: each step's or stage's
-        # end, though it sits on the training's own line — Tunix prints `Train loop
-        # finished in: 0.72 seconds` glued to its bar's redraw at every step)
-        shape = template(sentence.strip())
-        before, self._said_shapes[shape] = self._said_shapes.get(shape), self._moves
-        if self.closing.recurs(template(text.strip())) \
-                or (before is not None and before < self._moves):
+        if self.closing.recurs(template(text.strip())):
             self._note_stage_said(text)
             return None
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)

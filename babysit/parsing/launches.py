@@ -49,6 +49,9 @@ def _failing(line: str) -> bool:
         or exception_line(text) is not None
 
 
+# Distinct start-up lines before the first one comes again that make it a launch that
+# died in its start-up (a library's import notice printed twice at once is not).
+_RESTARTED_AFTER = 3
 # Start-up marks a launch told by its lines' says alone must print again (see `begins`).
 _SAID_LEAST = 4
 
@@ -91,7 +94,7 @@ class LaunchReader:
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(line) is not None and not _failing(line):
             key = start_up_shape(line)
-            if self._order and key == self._order[0] and len(self._order) > 1:
+            if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:
                 # The preamble's first line again before any training: the launch before
                 # died in its start-up (a dual encoder's `Namespace(… n_epochs=10 …)`, its
                 # HTTP checks, then `Namespace(… n_epochs=20 …)` and the same checks). The

@@ -40,7 +40,8 @@ _NOT_EVALUATION = frozenset({"train", "training", "treino", "treinamento", "entr
 # The metric word, by the way it improves. Errors and distances fall; agreement with the
 # truth (accuracy, overlap, agreement between clusterings, fidelity of an image) rises.
 _LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
-                    "mse", "mae", "rmse", "bpb", "bpc", "erro", "errore", "fehler", "perda",
+                    "mse", "mae", "rmse", "mape", "smape", "wape", "mase", "rmsle", "msle",
+                    "bpb", "bpc", "erro", "errore", "fehler", "perda",
                     "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})
 # (`accu`, `ac`: accuracy cut short, `val_accu`, a hand loop's `valid_ac`; a held-out
 # set's word beside it is needed, as for any of these)

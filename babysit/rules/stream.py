@@ -91,10 +91,6 @@ GAP_LEFT_BEST = "the evaluation left its best"
 
 _KNOWN_NORMS = 5  # norms before a ceiling is judged against the run's own level
 _UNDONE_EVALS = 2  # evaluations in a row back at the run's first
-# Evaluations (the first included) all worse than the run's first, and the last few of
-# them each clearly so, before the training is judged to have only made the model worse.
-_ONLY_WORSE_EVALS = 12
-_ONLY_WORSE_LAST = 3
 _LOSS_NAME = lazy_re.compile(r"loss|nll|objective", re.IGNORECASE)
 _UNDONE_GAIN = 0.5  # the share of its best the evaluation had gained over its first
 _UNDONE_KEPT = 0.1  # the share of that gain it kept, at most
@@ -306,7 +302,6 @@ class EvalRule:
         self._first: dict[str, tuple[float, int | None, bool]] = {}
         self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
         self._undone: set[str] = set()  # raised, then judged back where the run started
-        self._only_worse: set[str] = set()  # judged only worse than its first, ever since
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -399,43 +394,7 @@ class EvalRule:
             if key in self._raised and key not in self._mild and key not in self._runaway:
                 out.extend(self._judge_undone(key, series, direction,
                                               self._score_at_best(key, metrics, judged)))
-            if direction > 0 and (key in self._raised or key in self._only_worse):
-                out.extend(self._judge_only_worse(key, series, direction))
         return out
-
-    def _judge_only_worse(self, key: str, series: Sequence[tuple[float, float | None]],
-                          direction: int) -> list[Signal]:
-        """A blocker while every evaluation of a score since the run's first (made at its
-        start) has been worse than that first, over `_ONLY_WORSE_EVALS` evaluations or
-        more, the last `_ONLY_WORSE_LAST` of them each by `eval_min_worsening` of it at
-        least: the training has only made the model worse on unseen data (a dual
-        encoder's retrieval accuracy 0.826 before fine-tuning, then 0.823, 0.80, … 0.690
-        over 20 epochs; a SegFormer fine-tune's validation Dice below its first at every
-        one of 15 epochs). Withdrawn once an evaluation comes back within that margin of
-        it. A score only: an evaluation loss that creeps up from the first epoch while the
-        scores hold is over-confidence on what the model gets wrong, the usual notice."""
-        first, best = self._start_value(key), self.best.get(key)
-        evaluations = self._evaluations.get(key, 0)
-        if first is None or best is None:
-            return []
-        margin = self.rules.eval_min_worsening * abs(first)
-        below = len(series) >= _ONLY_WORSE_LAST and all(
-            (first - value) * direction > margin for value, _ in list(series)[-_ONLY_WORSE_LAST:])
-        if best[0] == first and evaluations >= _ONLY_WORSE_EVALS and below \
-                and key not in self._only_worse:
-            self._only_worse.add(key)
-            return [Raise(AnomalyType.EVAL_DEGRADATION,
-                          f"{key} has been worse than the run's first evaluation "
-                          f"({first:.4g}) at every one of the {evaluations - 1} since, now "
-                          f"{series[-1][0]:.4g}: the training has only made the model worse "
-                          f"on unseen data", key=f"{key} only worse",
-                          severity=Severity.BLOCKER)]
-        if key in self._only_worse and (series[-1][0] - first) * direction >= -margin:
-            self._only_worse.discard(key)
-            return [Resolve(AnomalyType.EVAL_DEGRADATION,
-                            f"{key} back to {series[-1][0]:.4g}, near its first evaluation",
-                            key=f"{key} only worse")]
-        return []
 
     def _start_value(self, key: str) -> float | None:
         """A metric's first evaluation when it came at the run's start, else None."""
@@ -447,13 +406,14 @@ class EvalRule:
         return self._directions.get(key, 0)
 
     def gave_back(self, key: str) -> tuple[float, float] | None:
-        """How much of what a metric gained from its first evaluation to its best its
+        """How much of what a score gained from its first evaluation to its best its
         latest gave back: (that share of the gain, and the drop as a share of the best);
-        None when it gained nothing or is not judged."""
+        None when it gained nothing, or is a loss (whose fall from an untrained model's
+        level dwarfs any over-fitting after it), or is not judged."""
         direction, first, best = self._directions.get(key, 0), self._first.get(key), \
             self.best.get(key)
         series = self.series.get(key)
-        if not direction or first is None or best is None or not series or best[0] == 0:
+        if direction <= 0 or first is None or best is None or not series or best[0] == 0:
             return None
         gain = (best[0] - first[0]) * direction
         if gain <= 0:
