@@ -200,11 +200,9 @@ class EndingReader:
         # The run's own word that its training ended, said before in the same words and
         # trained on after (a stage's end, `_recurring_is_a_stage`), and no training since.
         self._stage_said: LogEvent | None = None
-        self._stage_ends = 0  # times such a stage's end was said
         # The start-up's first line came again after the last training record: a new
         # launch that has not trained yet (see `launch_seen`).
         self._launch_pending = False
-        self._moves = 0  # times training moved (steps, records, epochs)
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
                 epoch: float | None = None) -> None:
@@ -238,7 +236,6 @@ class EndingReader:
         self.final_epoch.trained()
         self._said_at = None
         self._stage_said = None
-        self._moves += 1
         self._launch_pending = False
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -247,7 +244,6 @@ class EndingReader:
         """A training record was read (a log that prints no step)."""
         self._trained = True
         self._stage_said = None
-        self._moves += 1
         self._launch_pending = False
         self.final_epoch.trained()
         self.completed = False
@@ -401,7 +397,6 @@ class EndingReader:
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._stage_said = None
-        self._moves += 1
         self._launch_pending = False
 
     def _note_stage_said(self, text: str) -> None:
@@ -410,7 +405,6 @@ class EndingReader:
         epoch 3`: that epoch's, however many follow)."""
         if _NAMES_A_PART.search(text) is None:
             self._stage_said = LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
-            self._stage_ends += 1
 
     def last_stage_over(self) -> LogEvent | None:
         """The run's own word that its training ended, in the words it used for each
@@ -418,10 +412,6 @@ class EndingReader:
         example's `| End of training | test loss  5.41 | test ppl   222.86`), with no
         training after it to the log's end: the last stage's end is the run's (once)."""
         said, self._stage_said = self._stage_said, None
-        if self._stage_ends * 2 > self._moves:
-            # Said after every other record or more (Tunix's `Train loop finished in:
-            # 0.72 seconds` after each step): a step's end, not a stage's.
-            return None
         return said
 
     def after_record(self, text: str) -> None:

@@ -363,3 +363,15 @@ def test_a_loss_of_both_signs_beside_a_return_is_a_surrogate_not_a_flat_loss(tmp
     assert not [a for a in artifact["anomalies_detected"]
                 if a["type"] == "not-learning" and a["severity"] in ("high", "blocker")
                 and not a.get("resolved")]
+
+
+# -- An evaluation's wander while the training loss barely moves ---------------------------------
+
+
+def test_a_rise_while_the_training_loss_barely_moves_is_no_over_fitting(tmp_path: Path):
+    # A Keras U-Net whose learning rate had decayed to 1e-10 (sealed-112): val_loss
+    # 0.1313 → 0.138 over six epochs while the training loss went 0.1431 → 0.1419.
+    artifact = verdict_of(tmp_path, _public(
+        "sealed-112", "keras_notebook_brain_tumor_seg_30_of_30_epochs_lr_decayed_to_1e-10_"
+        "finished.log"))
+    assert artifact["decision"] == "GO"
