@@ -160,7 +160,7 @@ def _past_peak(evals: Sequence[tuple[float, float | None]], worse: list[float],
     sigma = trends.spread(since)
     if not trends.beyond_noise(gap, peak, sigma, _PEAK_K, 3 * rules.eval_min_worsening):
         return None
-    train = _train_fell(evals, best_at)
+    train = _train_fell(evals, best_at, moving=True)
     if train is None:
         return None
     now = statistics.median(v for v, _ in evals[best_at + 2:])
@@ -181,7 +181,8 @@ _MEMORISED = 0.01  # a training loss held below this is memorised, not unmeasure
 _BARELY = 0.01
 
 
-def _train_fell(evals: Sequence[tuple[float, float | None]], since: int) -> str | None:
+def _train_fell(evals: Sequence[tuple[float, float | None]], since: int,
+                moving: bool = False) -> str | None:
     """How the training loss went over the same stretch, when it did not share the
     rise: it fell, or held (a training loss memorised at 0.00000), or the log prints
     none to compare with (an evaluation's loss up 8× is a finding on its own). None when
@@ -193,10 +194,12 @@ def _train_fell(evals: Sequence[tuple[float, float | None]], since: int) -> str 
         return "with no training loss in the log to compare with"
     if last > first:
         return None
-    if last != first and abs(last) >= _MEMORISED and (first - last) < _BARELY * abs(first):
-        # A training loss that barely moved (0.1431 → 0.1419 over six epochs of a Keras
-        # run whose learning rate had decayed to 1e-10): the weights hardly change, so a
-        # wander of the evaluation is no over-fitting of them.
+    if moving and last != first and abs(last) >= _MEMORISED \
+            and (first - last) < _BARELY * abs(first):
+        # (`moving`: asked of a steady climb or a slide from a peak, over-fitting's
+        # shapes) A training loss that barely moved (0.1431 → 0.1419 over six epochs of
+        # a Keras run whose learning rate had decayed to 1e-10): the weights hardly
+        # change, so a small climb of the evaluation is no over-fitting of them.
         return None
     if last == first:
         if abs(last) >= _MEMORISED:
@@ -244,7 +247,7 @@ def _steady_rise(evals: Sequence[tuple[float, float | None]], worse: list[float]
         climbing = change > abs(reference) * rules.eval_min_worsening
     if not (noisy or climbing or (far and change > abs(reference) * rules.eval_min_worsening)):
         return None
-    train = _train_fell(evals, -need)
+    train = _train_fell(evals, -need, moving=True)
     if train is None:
         return None
     values = [v for v, _ in evals[-need:]]
