@@ -147,6 +147,9 @@ _DISPLAYED = lazy_re.compile(
     # (any object's repr: matplotlib's artists, Keras's `fit` return, `<keras.callbacks.
     # History at 0x195dc5f60>`, `<keras.src.callbacks.history.History object at 0x…>`)
     r"^\[?<[A-Za-z_][\w.]* (?:object )?at 0x[0-9a-fA-F]+>\]?$|"
+    # (an estimator's repr, what a scikit-learn-style `fit` returns: XGBoost's
+    # `XGBClassifier(objective='multi:softprob')`, `LGBMRegressor(colsample_bytree=0.97,`)
+    r"^[A-Z][A-Za-z0-9]*(?:Classifier|Regressor|Ranker)\((?:[A-Za-z_]\w*=.*)?$|"
     r"^<Figure size \d+(?:\.\d+)?x\d+(?:\.\d+)? with \d+ Axes>$")
 # The run's best epoch, named once the loop is over (NICE-EEG's `The best epoch is: 54`
 # after `Epoch 199: … loss val: 5.5359`, E2DTC's `Best Epoch 6\tAcc: 0.8913` after its
@@ -335,6 +338,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "time for", "time of", "stats", "statistics",
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", " at 0x", "]", "saving", "writing",
+          "classifier(", "regressor(", "ranker(",
           "stored",
           "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage

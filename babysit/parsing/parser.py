@@ -362,8 +362,12 @@ class LogParser:
         # The last planned epoch trained is read even then: a sentence said at an inner
         # counter's `iter: 10/14` is no early end when the outer one stands at `20/20`.
         # So is the loop seen done where it was seen over before (see `loop_over`).
+        # (and a loop only seen over still hears the closing block: a log's last line,
+        # unterminated, is read at the end in a read of its own, after the loop was judged
+        # over — a notebook cell's `XGBClassifier(objective='multi:softprob')`)
         for closing in (endings.last_epoch_over(),
-                        endings.loop_over(lines) if endings.loop.only_over else None) \
+                        endings.loop_over(lines) if endings.loop.only_over else None,
+                        endings.closing_judged() if endings.loop.only_over else None) \
                 if endings.completed else (
                 endings.closing_judged(), endings.plan_reached(), endings.last_epoch_over(),
                 endings.loop_over(lines), endings.launches_alike(), endings.test_held(),

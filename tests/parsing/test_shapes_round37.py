@@ -375,3 +375,29 @@ def test_a_rise_while_the_training_loss_barely_moves_is_no_over_fitting(tmp_path
         "sealed-112", "keras_notebook_brain_tumor_seg_30_of_30_epochs_lr_decayed_to_1e-10_"
         "finished.log"))
     assert artifact["decision"] == "GO"
+
+
+# -- A notebook cell's estimator repr, the log's unterminated last line ---------------------------
+
+
+def test_an_estimators_repr_after_fit_on_the_unterminated_last_line_ends_the_run(
+        tmp_path: Path):
+    # XGBoost's 100 rounds in a notebook, then the cell's value, `XGBClassifier(objective=
+    # 'multi:softprob')`, with no newline after it: read at the end in a read of its own,
+    # after the loop was already seen over, it is still the cell returning.
+    from dataclasses import replace
+
+    from babysit.config import PollSettings, Settings
+    from babysit.core.reports import NullObserver
+    from babysit.core.session import run_session
+    from babysit.targets.common.log_file import LocalLogTarget
+    from tests.conftest import FakeClock, artifact_in
+
+    log = tmp_path / "train.log"
+    rows = [f"[{i}]\tvalidation_0-merror:0.33{i % 7}\tvalidation_0-mlogloss:"
+            f"{1.05 - 0.0027 * i:.6f}" for i in range(100)]
+    log.write_text("\n".join(rows) + "\nXGBClassifier(objective='multi:softprob')")
+    run_session(lambda: LocalLogTarget(log), str(log), "local-log",
+                Settings(poll=replace(PollSettings(), once=True), out_dir=tmp_path),
+                NullObserver(), clock=FakeClock())
+    assert artifact_in(tmp_path)["terminal_state"] == "SUCCEEDED"
