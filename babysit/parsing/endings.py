@@ -272,8 +272,8 @@ class EndingReader:
         whether the run announced a plan (its epochs, or its steps): a count a plan names
         is evidence only where the run named none."""
         planned = self.final_epoch.planned or self._planned_epochs or self._target
-        self.loop.last_repetition = self.final_epoch.last_repetition
-        return self.loop.judge(read, planned=planned is not None)
+        return self.loop.judge(read, planned=planned is not None,
+                               last_repetition=self.final_epoch.last_repetition)
 
     def launches_alike(self) -> LogEvent | None:
         """At the end of a read: the last launch ended as each earlier one did (see

@@ -247,8 +247,6 @@ class LoopOver:
         # model saved, samples drawn): not a scheduler's epilog, not the shell's prompt.
         self._finished: list[str] = []
         self._evaluated_after: str | None = None  # of it, an evaluation's
-        # The header of the last repetition the run planned, once read (see `endings`).
-        self.last_repetition: str | None = None
         self._shell: str | None = None  # the shell's word after the last record (SHELL_BACK)
         self._exited: str | None = None  # the script's process said it exited, after them
         self._prompt = LearnedPrompt()  # the prompt the log opened with, if any
@@ -459,11 +457,13 @@ class LoopOver:
         """Whether the loop was judged over (LOOP_OVER, LOOP_LEFT), and not yet done."""
         return self._said in (LOOP_OVER, LOOP_LEFT)
 
-    def judge(self, read: Sequence[str] = (), planned: bool = False) -> LogEvent | None:
+    def judge(self, read: Sequence[str] = (), planned: bool = False,
+              last_repetition: str | None = None) -> LogEvent | None:
         """At the end of a read (its lines, `read`): a COMPLETED event (detail LOOP_OVER;
         SHELL_BACK when the shell took the terminal back) the first time the log, as it
         stands, shows the loop over; `planned`: the run
-        announced its plan (then a round count is no evidence: the plan decides)."""
+        announced its plan (then a round count is no evidence: the plan decides);
+        `last_repetition`: the header of the last repetition the run planned, once read."""
         for line in reversed(read):
             if line.strip():
                 self._open = under_way(line)
@@ -528,12 +528,12 @@ class LoopOver:
         if self._said is not None or why is None:
             return None
         if stood is None and self._evaluated_after is not None \
-                and self.last_repetition is not None:
+                and last_repetition is not None:
             # The last of the repetitions the run planned (`Running fold 2/2`), then the
             # evaluation each earlier one ended with: the plan's last piece is done.
             self._said = LOOP_DONE
             return LogEvent(EventKind.COMPLETED, f"the last of the run's planned repetitions "
-                            f"({self.last_repetition}); then {self._evaluated_after}",
+                            f"({last_repetition}); then {self._evaluated_after}",
                             LOOP_DONE)
         if stood is None and self._evaluated_after is not None:
             # (a save or samples alone are no such evidence: a run saves its best model

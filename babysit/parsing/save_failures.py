@@ -19,7 +19,7 @@ _SAVING = lazy_re.compile(r"^\W*(?:[Ss]aving|[Ww]riting|[Ss]toring|[Dd]umping|SA
                           r"[^.;]{0,40}?\b(?:model|checkpoint|weights|state|snapshot|"
                           r"MODEL|CHECKPOINT)")
 # ... and that it is written.
-_SAVED = lazy_re.compile(r"^\W*(?:[Ss]aved|SAVED)\b|\b(?:model|checkpoint|weights|pipeline)\s+"
+_SAVED = lazy_re.compile(r"^\W*saved\b|\b(?:model|checkpoint|weights|pipeline)\s+"
                          r"(?:was\s+|were\s+|has\s+been\s+)?saved\b", re.IGNORECASE)
 # Lines within which the failure must follow the announcement.
 _REACH = 4

@@ -410,15 +410,14 @@ class EvalRule:
         latest gave back: (that share of the gain, and the drop as a share of the best);
         None when it gained nothing, or is a loss (whose fall from an untrained model's
         level dwarfs any over-fitting after it), or is not judged."""
-        direction, first, best = self._directions.get(key, 0), self._first.get(key), \
-            self.best.get(key)
-        series = self.series.get(key)
-        if direction <= 0 or first is None or best is None or not series or best[0] == 0:
+        first, best, series = self._first.get(key), self.best.get(key), self.series.get(key)
+        if self._directions.get(key, 0) <= 0 or first is None or best is None or not series \
+                or best[0] == 0:
             return None
-        gain = (best[0] - first[0]) * direction
+        gain = best[0] - first[0]
         if gain <= 0:
             return None
-        back = (best[0] - series[-1][0]) * direction
+        back = best[0] - series[-1][0]
         return back / gain, back / abs(best[0])
 
     def first_held_best(self, key: str) -> tuple[float, int, int | None] | None:
