@@ -56,11 +56,19 @@ STEP_TIME_KEYS = (
 BEST_SO_FAR_WORDS = ("lowest", "highest", "best", "min", "max", "minimum", "maximum")
 GOAL_FIGURE = lazy_re.compile(r"error|mse|loss", re.IGNORECASE)
 _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
-# (`err` as a word of its own: GluonCV's `validation: err-top1=0.2268`, a top-1 error)
+# The words of a name that falls as things get better: errors and distances, in English and
+# in the languages training scripts are written in (Portuguese `Erro Validação`, Spanish
+# `pérdida`, Italian, German, Russian). One table for every rule that asks which way a
+# metric improves; whole words, because some are parts of other words (`ter` of `iter`).
+ERROR_WORDS = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
+                         "mse", "mae", "rmse", "mape", "smape", "wape", "mase", "rmsle", "msle",
+                         "bpb", "bpc", "erro", "errore", "fehler", "perda",
+                         "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})
+_NAME_WORDS = lazy_re.compile(r"[/_\-. ]+")
+# ... and the stems that say it inside a longer name (`val_loss`, `eval_ppl`, `valid_rmse`).
 # (a percentage error, `mape`, `smape`, `wape`, is an error, not a mean average precision)
 _LOWER_IS_BETTER = lazy_re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll|bpb|bpc|"
-                                   r"s?mape|wape|mase|msle|"
-                                   r"(?:^|[_/.-])err(?:$|[_/.-])")
+                                   r"s?mape|wape|mase|msle")
 # (`roc` and `ap` as whole words: the area under the ROC curve and the average
 # precision, as tkipf/gae prints them, `val_roc= 0.91785 val_ap= 0.93544`.)
 # (a rank correlation with human judgements is a sentence-embedding model's score:
@@ -85,7 +93,8 @@ def is_eval_metric(key: str) -> bool:
 def lower_is_better(key: str) -> bool:
     """Whether a metric's name says it falls as things get better (a loss, an error, a
     perplexity), whatever data it was measured on."""
-    return _LOWER_IS_BETTER.search(key) is not None
+    return (_LOWER_IS_BETTER.search(key) is not None
+            or not ERROR_WORDS.isdisjoint(_NAME_WORDS.split(key.lower())))
 
 
 @lru_cache(maxsize=4096)

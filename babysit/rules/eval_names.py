@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from babysit.metric_names import eval_direction
+from babysit.metric_names import ERROR_WORDS, eval_direction
 from babysit.rules.eval_trends import held_out_direction
 
 _WORDS = re.compile(r"[/_\-. ]+")
@@ -37,12 +37,9 @@ _NOT_EVALUATION = frozenset({"train", "training", "treino", "treinamento", "entr
                              "samples", "steps", "step", "epoch", "epochs", "tokens", "size",
                              "count", "num", "per", "second", "wps", "wpb", "bsz", "ups",
                              "memory", "mem", "throughput", "std", "stdev", "var"})
-# The metric word, by the way it improves. Errors and distances fall; agreement with the
-# truth (accuracy, overlap, agreement between clusterings, fidelity of an image) rises.
-_LOWER = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
-                    "mse", "mae", "rmse", "mape", "smape", "wape", "mase", "rmsle", "msle",
-                    "bpb", "bpc", "erro", "errore", "fehler", "perda",
-                    "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})
+# The metric word, by the way it improves. Errors and distances fall (metric_names'
+# table); agreement with the truth (accuracy, overlap, agreement between clusterings,
+# fidelity of an image) rises.
 # (`accu`, `ac`: accuracy cut short, `val_accu`, a hand loop's `valid_ac`; a held-out
 # set's word beside it is needed, as for any of these)
 _HIGHER = frozenset({"acc", "accuracy", "accu", "ac", "acurácia", "acuracia", "precisão",
@@ -104,7 +101,7 @@ def evaluation_direction(key: str) -> int:
             _RECALL_AT.fullmatch(metric)
             or (metric in ("mean", "sum") and len(named) > 1 and named[-2] in _RECALL_WORDS)):
         return 1
-    direction = -1 if metric in _LOWER or metric.endswith("loss") else \
+    direction = -1 if metric in ERROR_WORDS or metric.endswith("loss") else \
         1 if metric in _HIGHER or metric.startswith("rouge") else 0
     if direction == 0:
         return 0
