@@ -23,7 +23,7 @@ from babysit.parsing.outer_loops import OuterRounds
 from babysit.parsing.shapes import ShapeReader
 
 _EVAL_DESC = lazy_re.compile(
-    r"valid|eval|test|predict|sanity|inference|Class\s+Images", re.IGNORECASE)
+    r"valid|eval|test|predict|sanity|inferenc|Class\s+Images", re.IGNORECASE)
 # (ColossalAI's `[Epoch 5 / Train]`: bracketed, its phase after a slash)
 _EPOCH_DESC = lazy_re.compile(r"^(\[)?[Ee]poch[\s:]*(\d+)(?:\s*/\s*(-?\d+))?"
                               r"(?:\s*/\s*[A-Za-z]+)?(?(1)\])(?:\s*:)?$")

@@ -28,15 +28,19 @@ from babysit import lazy_re
 # Where a line's first figure's value begins: after a name and its `:` or `=`.
 _FIRST_VALUE = lazy_re.compile(r"[:=]\s*[-+]?(?:\d|\.\d|nan|inf)", re.IGNORECASE)
 _DIGITS = lazy_re.compile(r"\d+")
+_SPACES = lazy_re.compile(r"\s+")
 _WORDS = lazy_re.compile(r"\w+|\W")
 _SPLIT_WORD = lazy_re.compile(r"(?<![A-Za-z])(?:train\w*|eval\w*|val|valid\w*|test\w*|dev)"
                               r"(?![A-Za-z])", re.IGNORECASE)
 
 
 def _head(text: str) -> str | None:
-    """The line's text before its first figure's value, its numbers taken out."""
+    """The line's text before its first figure's value, its numbers taken out and its
+    runs of spaces made one (a counter padded to its width, `iter   9` then `iter  10`,
+    is the same head)."""
     found = _FIRST_VALUE.search(text)
-    return _DIGITS.sub("", text[:found.start()]) if found is not None else None
+    return _SPACES.sub(" ", _DIGITS.sub("", text[:found.start()])) if found is not None \
+        else None
 
 
 def _subjects(one: str, other: str) -> tuple[str, str]:

@@ -305,7 +305,8 @@ _KV = lazy_re.compile(
     r"(?<![\w./@=-])(?P<open>\[)?"
     # (no word of it ends a sentence: `Epoch 10 completed. Average Loss: 121.3` names
     # `Average Loss`)
-    r"(?P<key>[A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?)?"
+    # (and at a range of cut-offs: COCO's `mAP@0.50:0.95: 0.37`)
+    r"(?P<key>[A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?(?::\d+(?:\.\d+)?(?=\s*:))?)?"
     r"(?: [A-Za-z_][\w./-]*(?<!\.)(?:@\d+(?:\.\d+)?)?){0,3})(?(open)\])"
     r"\s*[=:]\s*"
     # (a thousands separator only before three digits: `Epoch:199,Loss:0.31` is two pairs)
@@ -356,7 +357,7 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
 # may be an episode.
 _EPOCH_WORD = lazy_re.compile(
-    r"\b(?:[Ee]poch|[Ee]pochs(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
+    r"\b(?:[Ee]poch|EPOCH|(?:[Ee]pochs|EPOCHS)(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
     # (the epochs done, a sentence of their own: FANN's `Epochs   300000. Current error:
     # 0.4799208045. Bit fail 195.`)
     r"[Ee]pochs(?=\s+\d+\.(?:\s|$))|"
@@ -771,7 +772,8 @@ def key_values(text: str) -> dict[str, float]:
             number = to_number(value)
             if number is not None:
                 values.setdefault(normalise_key(key), number)
-    if ", " in text:
+    if ", " in text or " - " in text:
+        # (a dash between fields too: TorchMD's `EPOCH 7 / 50 - RMSD 3.03`)
         for pair in _COMMA_FIELD.finditer(text):
             number = to_number(pair.group("value"))
             if number is not None:
@@ -866,8 +868,11 @@ def has_counter(segment: str) -> bool:
 # (`mrr`, `ndcg`, `hits@10`: a ranking's measures, a knowledge-graph embedding's or a
 # recommender's whole report: PyKEEN's benchmark driver, `[2/28] Finished PairRE on
 # Countries in 3.2s, MRR=0.7595.`)
+# (`map@0.5`: a detector's mean average precision at its IoU cut-off, YOLOv6's `Epoch: 0 |
+# mAP@0.5: 0.0 | mAP@0.50:0.95: 0.0`; a bare `map` may be anything)
 _MEASURE_WORD = lazy_re.compile(
-    r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits)(?:[_/@]|$)")
+    r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits|map(?=@))"
+    r"(?:[_/@]|$)")
 # A measure named by its own short name, then the split it was measured on (a Theano
 # protein-structure script's `epoch  1/100. Q3_train: 63.577%, Q3_test: 60.892%`: Q3
 # accuracy on the train and test sets): the split word after the name says the name is

@@ -215,7 +215,8 @@ class MetricLineReader:
         # (fields apart by a bar too: `Epoch 1/30 | Train 0.2174 | Val 0.1509`)
         fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
                                                          or "  " in text or "\t" in text
-                                                         or ", " in text or "|" in text)
+                                                         or ", " in text or "|" in text
+                                                         or " - " in text)
         if fielded and not self._shapes.recurring(text) and not self._restyled(text):
             # a template's first line is read as none (nothing says it is a metric line
             # yet), but a bare counter at its start there is where the next line's rises

@@ -45,6 +45,7 @@ from babysit.parsing.closing_measures import ClosingMeasures
 from babysit.parsing.correct_counts import marks_epoch
 from babysit.parsing.counterless_results import CounterlessResults
 from babysit.parsing.empty_epochs import EmptyEpochs
+from babysit.parsing.enclosing_bars import EnclosingBars
 from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
@@ -64,6 +65,7 @@ from babysit.parsing.launches import LaunchReader
 from babysit.parsing.log_prefix import message
 from babysit.parsing.loop_over import says_saved
 from babysit.parsing.metric_lines import MetricLineReader
+from babysit.parsing.named_counters import NamedCounters
 from babysit.parsing.nonfinite_words import NonFiniteWords
 from babysit.parsing.oom_skips import OomSkips
 from babysit.parsing.plan import RunPlan, saved_step
@@ -236,6 +238,9 @@ class LogParser:
 
         # --- the line being read ---------------------------------------------------------
         self._advanced = False  # it moved training on
+        self._trained = False  # some line moved training on
+        self._step_restarts = 0  # the training's counter went back (a new fit, a new loop)
+        self._enclosing_bars = EnclosingBars()
         # Records since the start-up's first line was last seen again, and how many times
         # in a row it came back after a record or two (see `_first_again`).
         self._since_again: int | None = None
@@ -296,7 +301,7 @@ class LogParser:
         self._record_readers: tuple[RecordReader, ...] = (
             self._endings, SavedSteps(), StrayNonFinite(self._shapes), self._nan_words,
             self._facts, StageMilestones(), ClosingMeasures(), TrailingDuration(),
-            SolverEnds(), WorkerPools(), SeriesLabels(), TrackerHistory())
+            SolverEnds(), WorkerPools(), SeriesLabels(), TrackerHistory(), NamedCounters())
         # The readers whose counts last until training moves on (a new step, or a
         # counted record of a log that prints none).
         self._training_listeners: tuple[TrainingListener, ...] = (
@@ -733,6 +738,9 @@ class LogParser:
                 empty = self._empty_epochs.bar(bar, line)
                 if empty is not None:
                     events = [*events, empty]
+                enclosed = self._enclosing_bars.see(bar, self._trained, self._step_restarts)
+                if enclosed is not None:  # a bar around every round, at its end
+                    events = [*events, enclosed]
                 if self._bars.took_over:
                     # The training's bar took over from a data pass's (bar_steps): that
                     # bar's count was no step, its total no plan.
@@ -1170,6 +1178,8 @@ class LogParser:
             and bool(self._stepped_names) and not trains(metrics) \
             and any(EVALISH.search(k) for k in metrics) and self._stepped_names.isdisjoint(metrics)
         if step is not None and not evaluation_only:
+            if self.step is not None and step < self.step:
+                self._step_restarts += 1
             if self.step is None or step > self.step:
                 self._failures.progressed()
                 self.phase = "train"
@@ -1177,7 +1187,7 @@ class LogParser:
                 self._endings.stepped(step, metrics, epoch)
                 for reader in self._training_listeners:
                     reader.trained()
-                self._advanced = True
+                self._advanced = self._trained = True
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
                     self._stepped_names.update(training_names(metrics))
@@ -1190,7 +1200,7 @@ class LogParser:
             # names the records that moved the step carry: that epoch's evaluation.)
             self._endings.epoch_trained(epoch, metrics)
             self._epochs_counted = True
-            self._advanced = True
+            self._advanced = self._trained = True
         if target is not None:
             self.target = target
         step = step if step is not None else self.step

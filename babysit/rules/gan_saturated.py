@@ -17,8 +17,9 @@ after ten hours: `Elapsed [9:53:02.944594] batch: 42828  d_loss: 0.000000  g_los
 23.858597`). A discriminator that has won still takes a batch now and then (`d_loss:
 0.261001` between two zeros), and a generator's loss so far off swings (7 to 42): a
 blip is not the game resuming. So the game is also over when, over the last `_WINDOW`
-points, one player was exactly 0 on `_MOST_ZERO` of them or more and the other's median
-on those points is far off.
+points, one player was 0 on `_MOST_ZERO` of them or more (or as near it as a certainty
+of the right answer makes it: `_NEAR_ZERO`) and the other's median on those points is
+far off.
 
 A blocker even while the run goes on: nothing it does from there changes the weights
 that matter. A player at 0 beside an opponent at an ordinary level (a term switched
@@ -44,7 +45,12 @@ _POINTS = 8  # points in a row with one player at 0 and the other far off
 # a probability of 5e-5 on the true label (ln 2 ≈ 0.69 is the game's balance).
 _FAR_OFF = 10.0
 _WINDOW = 12  # the recent points a game with blips is judged over
-_MOST_ZERO = 9  # of them, with the same player at exactly 0
+_MOST_ZERO = 9  # of them, with the same player at 0 (or within `_NEAR_ZERO` of it)
+# A player's loss this close to 0 is a certainty of the right answer on both sides (a
+# probability of 0.999 or more): the game is won, whether the print rounds it to 0 or
+# not (a 3D DCGAN's discriminator at 0.000047, 0.000069, then 0.000000 while its
+# generator's loss stays at 9 to 50).
+_NEAR_ZERO = 1e-3
 
 
 def saturated_pair(metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -60,20 +66,23 @@ def saturated_pair(metrics: Mapping[str, float]) -> tuple[str, str] | None:
 
 
 def zero_player(metrics: Mapping[str, float]) -> tuple[str, float] | None:
-    """(the player at exactly 0, its opponent's loss) when a record's two GAN losses put
-    one player at 0 and the other at a finite value; None otherwise."""
+    """(the player at 0, its opponent's loss) when a record's two GAN losses put one
+    player at 0, or within `_NEAR_ZERO` of it, and the other at a finite value further
+    off; None otherwise."""
     players = [key for key in metrics if key.lower() in PLAYERS]
     if len(players) != 2:
         return None
-    zero, other = players if metrics[players[0]] == 0 else players[::-1]
-    if metrics[zero] != 0 or metrics[other] == 0 or not math.isfinite(metrics[other]):
+    first, second = (abs(metrics[key]) for key in players)
+    zero, other = players if first <= second else players[::-1]
+    if not math.isfinite(metrics[other]) or abs(metrics[zero]) >= _NEAR_ZERO \
+            or abs(metrics[other]) <= _NEAR_ZERO:
         return None
     return zero, abs(metrics[other])
 
 
 def won_with_blips(window: Sequence[tuple[str, float] | None]) -> tuple[str, int, float] | None:
     """(the player at 0, on how many points, the opponent's median there) when one player
-    was exactly 0 on `_MOST_ZERO` of the window's points or more and its opponent's median
+    was 0 (or near it) on `_MOST_ZERO` of the window's points or more and its opponent's median
     loss on those points is far off (one point below the mark is a swing, not a game
     resumed); None otherwise."""
     readings = [reading for reading in window if reading is not None]
@@ -121,7 +130,7 @@ class SaturatedGameRule:
         else:
             assert blips is not None
             zero, count, level = blips
-            said = (f"the GAN's {zero} has been exactly 0 on {count} of its last "
+            said = (f"the GAN's {zero} has been 0 (below {_NEAR_ZERO:g}) on {count} of its last "
                     f"{len(self._window)} logged points while its opponent's loss stayed far "
                     f"off (median {level:.4g})")
         return [Raise(AnomalyType.NOT_LEARNING,

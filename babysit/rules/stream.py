@@ -25,6 +25,7 @@ from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.below_mean import BelowMeanRule
+from babysit.rules.best_unreached import BestUnreachedRule
 from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
@@ -94,6 +95,11 @@ _UNDONE_EVALS = 2  # evaluations in a row back at the run's first
 _LOSS_NAME = lazy_re.compile(r"loss|nll|objective", re.IGNORECASE)
 _UNDONE_GAIN = 0.5  # the share of its best the evaluation had gained over its first
 _UNDONE_KEPT = 0.1  # the share of that gain it kept, at most
+# An evaluation error never better than its first, this many times that on its last
+# `_TIMES_EVALS` evaluations (of `_TIMES_MIN_EVALS` at least): a blocker.
+_TIMES_FIRST = 2.5
+_TIMES_EVALS = 3
+_TIMES_MIN_EVALS = 6
 
 
 def _held_best(values: Sequence[float], direction: int) -> float:
@@ -292,6 +298,7 @@ class EvalRule:
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
         self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
+        self._multiplied: set[str] = set()  # several times its first evaluation (a blocker)
         self._ran_away: set[str] = set()  # judged running away at some time
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
@@ -394,7 +401,42 @@ class EvalRule:
             if key in self._raised and key not in self._mild and key not in self._runaway:
                 out.extend(self._judge_undone(key, series, direction,
                                               self._score_at_best(key, metrics, judged)))
+                if direction < 0:
+                    out.extend(self._judge_multiplied(key, series,
+                                                      self._score_at_best(key, metrics, judged)))
         return out
+
+    def _judge_multiplied(self, key: str, series: Sequence[tuple[float, float | None]],
+                          score_holds: bool = False) -> list[Signal]:
+        """A blocker while an evaluation error that was never better than at the run's
+        first evaluation stands at `_TIMES_FIRST` times that or more on each of its last
+        `_TIMES_EVALS` evaluations (a fine-tuned M3GNet's validation force MAE 0.030 at its
+        first epoch, then 0.05, 0.09 … 0.14 while the training loss fell): training made
+        the model several times worse on unseen data than the one it began from. (A slide
+        of a few per cent from a first evaluation that stayed the best is over-fitting to
+        look at, a medium, as before.) Not while a score of the same evaluation holds
+        near its best or keeps its gain."""
+        first = self._start_value(key)
+        best = self.best.get(key)
+        if first is None or first <= 0 or best is None or best[0] != first \
+                or self._evaluations.get(key, 0) < _TIMES_MIN_EVALS \
+                or score_holds or self._score_kept(key):
+            return []
+        times = min(value for value, _ in list(series)[-_TIMES_EVALS:]) / first
+        if times >= _TIMES_FIRST and key not in self._multiplied:
+            self._multiplied.add(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
+                             f"{key} has never been better than at the run's first "
+                             f"evaluation ({first:.4g}) and stands at {times:.1f}× that on its "
+                             f"last {_TIMES_EVALS} evaluations ({series[-1][0]:.4g} now): "
+                             f"training made the model worse on unseen data than the one "
+                             f"it began from", key=key)]
+        if times < _TIMES_FIRST and key in self._multiplied:
+            self._multiplied.discard(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"{key} back below {_TIMES_FIRST:g}× its first evaluation "
+                             f"({series[-1][0]:.4g})", key=key)]
+        return []
 
     def _start_value(self, key: str) -> float | None:
         """A metric's first evaluation when it came at the run's start, else None."""
@@ -496,6 +538,8 @@ class EvalRule:
                              f"is collapsing", key=key)]
         if found is None and key in self._runaway and series[-1][0] <= series[-2][0]:
             self._runaway.discard(key)
+            if key in self._multiplied:
+                return []  # still several times its first evaluation: a blocker
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
         return []
@@ -798,6 +842,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     OneClassRecallRule,
     NeverLearnedRule,
     StaleBestRule,
+    BestUnreachedRule,
     FlatScoreRule,
     GrowingGradRule,
     FrozenPlayerRule,
@@ -810,8 +855,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # The rules whose verdict rests on the run's own history (its best evaluation, its first
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
-    LossRule, EvalRule, NotLearningRule, StaleBestRule, FlatScoreRule, PerplexityChanceRule,
-    SlowClimbRule)
+    LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
+    PerplexityChanceRule, SlowClimbRule)
 
 
 @dataclass

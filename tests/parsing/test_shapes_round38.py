@@ -1,0 +1,216 @@
+"""Shapes read and judged since the thirty-eighth session, each on lines written in the
+real shape of a public log (sealed-113 and sealed-114, scored blind first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.formats import key_values, parse_key_values
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]) -> list:
+    parser = LogParser()
+    return [*parser.feed_lines(lines), *parser.finish()]
+
+
+def _anomalies(artifact: dict) -> list[tuple[str, str]]:
+    return [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]
+            if "resolved" not in a["description"]]
+
+
+# -- Fields apart by a dash; an epoch in capitals -------------------------------------------
+
+
+def _torchmd(epochs: int, planned: int = 50) -> list[str]:
+    lines = []
+    for epoch in range(1, epochs + 1):
+        for protein in range(1, 4):
+            lines.append(f"18:11:{protein} Training {protein} / 3 - RMSD {3.5 - epoch / 40:.6f} "
+                         f"over 250 steps at EPOCH {epoch} ")
+        lines.append(f"EPOCH {epoch} / {planned} - RMSD {3.54 - epoch / 50:.10f} ")
+    return lines
+
+
+def test_an_epoch_in_capitals_and_a_field_after_a_dash_are_read():
+    # (the template's first line, with other lines between it and its second, is not
+    # recovered: the epochs from the second on are)
+    epochs = [r for r in _records(_torchmd(5)) if r.metrics.get("rmsd") is not None]
+    assert [r.epoch for r in epochs][-4:] == [2.0, 3.0, 4.0, 5.0]
+
+
+def test_the_planned_epoch_reached_in_capitals_ends_the_run(tmp_path: Path):
+    assert verdict_of(tmp_path, _torchmd(50))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _torchmd(20))["terminal_state"] == "RUNNING"
+
+
+# -- A detector's AP at a range of IoU cut-offs; an inference pass's bar ---------------------
+
+
+def test_a_map_at_a_range_of_cut_offs_is_one_figure():
+    parsed = parse_key_values("Epoch: 0 | mAP@0.5: 0.0 | mAP@0.50:0.95: 0.0")
+    assert parsed is not None and parsed.metrics == {"map@0.5": 0.0, "map@0.50:0.95": 0.0}
+    assert key_values("R@1: 0.5 R@5: 0.7") == {"r@1": 0.5, "r@5": 0.7}
+
+
+def _yolov6(epochs: int) -> list[str]:
+    bar = "█" * 10
+    lines = []
+    for epoch in range(epochs):
+        lines += ["     Epoch  iou_loss  dfl_loss  cls_loss",
+                  f"      {epoch}/99         0         0    {0.5 / (epoch + 1):.4f}: 100%|{bar}| "
+                  f"106/106 [00:17<00:00,",
+                  f"Inferencing model in train datasets.: 100%|{bar}| 11/11 [00:01<00:00,  "
+                  f"9.37it/s]",
+                  f"Epoch: {epoch} | mAP@0.5: 0.01 | mAP@0.50:0.95: 0.005", ""]
+    return lines
+
+
+def test_an_inference_pass_bar_is_no_plan_of_the_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _yolov6(9))
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+# -- A loop counted under the script's own word ---------------------------------------------
+
+
+def _rolling(days: int, planned: int = 73) -> list[str]:
+    head = "2026-03-14 14:38:23,992 [INFO]"
+    lines = [f"{head} Test dates: {planned} days"]
+    for day in range(1, days + 1):
+        lines.append(f"{head}   [{100 * day / planned:5.1f}%] Day {day}/{planned} "
+                     f"(2026-01-{day % 28 + 1:02d}) | 0.8s/day | ETA: {planned - day}s")
+    return lines
+
+
+def test_a_counter_under_the_scripts_own_word_is_the_runs_progress(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_rolling(73), "2026-03-14 14:39:21,168 [INFO] Done."])
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _rolling(40))["terminal_state"] == "RUNNING"
+
+
+def test_a_data_pass_counted_so_is_no_progress():
+    lines = [f"Loading file {n}/12 from disk" for n in range(1, 13)]
+    assert all(r.step is None for r in _records(lines))
+
+
+# -- A bar around every fit, at its end ------------------------------------------------------
+
+
+def _bagging(rounds: int, finished: bool) -> list[str]:
+    bar = "█" * 20
+    lines = [f"  0%|{' ' * 20}| 0/{rounds} [00:00<?, ?it/s]0:\tlearn: 0.4825355\ttotal: 357ms"
+             f"\tremaining: 35.3s"]
+    for done in range(rounds if finished else rounds - 3):
+        for fit in range(2):
+            start = 1 if done == 0 and fit == 0 else 0
+            lines += [f"{i}:\tlearn: {0.48 - i / 400:.7f}\ttotal: {i * 0.3:.1f}s\tremaining: "
+                      f"{(29 - i) * 0.3:.1f}s" for i in range(start, 30)]
+        lines.append(f" {100 * (done + 1) // rounds}%|{bar}| {done + 1}/{rounds} "
+                     f"[04:10<37:34, 250.52s/it]")
+    return lines
+
+
+def test_a_bar_around_every_fit_run_to_its_end_ends_the_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_bagging(10, True), "Bagging train/test accuracies "
+                                                          "0.866/0.859"])
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_an_epochs_batch_bar_at_its_end_is_no_end_of_the_run(tmp_path: Path):
+    # One epoch's bar run to its end, the step counter going on: no fit started again
+    # inside it, so it is an inner loop's bar.
+    bar = "█" * 20
+    lines = [f"  0%|{' ' * 20}| 0/50 [00:00<?, ?it/s]"]
+    lines += [f"step {s} loss {2.0 - s / 100:.3f}" for s in range(1, 51)]
+    lines.append(f"100%|{bar}| 50/50 [00:50<00:00, 1.00it/s]")
+    lines += [f"step {s} loss {1.5 - s / 1000:.3f}" for s in range(51, 60)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+# -- A counter padded to its width is no battery of subjects ---------------------------------
+
+
+def test_a_counter_padded_to_its_width_keeps_its_line_a_record():
+    lines = [f"Epoch 0 | iter {i:>3} step {i:>3} | loss train: {10 + i / 10:.3f}, val_loss "
+             f"valid: 21.817 | iter time: 38.615 s (step)" for i in range(8, 13)]
+    losses = [r.metrics.get("loss_train") for r in _records(lines)]
+    assert losses == [10.8, 10.9, 11.0, 11.1, 11.2]
+
+
+# -- Judgement ------------------------------------------------------------------------------
+
+
+def _distillation(scores: list[float], best: float = 0.8214666666666667) -> list[str]:
+    bar = "█" * 10
+    lines = []
+    for epoch, score in enumerate(scores):
+        lines += [f"Train     {epoch}/30: 100%|{bar}| 805/805 [09:18<00:00,  1.44it/s, "
+                  f"cls_QFL=0.1288, bb_DIoU=0.2465, Total=0.2282, gpu_mem=7.01Gb]",
+                  f"Evaluating: 100%|{bar}| 202/202 [13:53<00:00,  4.13s/it]",
+                  f"Current score: {score}, best_score: {max(best, score)}"]
+    return lines
+
+
+def test_a_best_never_reached_by_any_evaluation_is_the_start_lost(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _distillation([0.343, 0.370, 0.324, 0.476]))
+    assert ("eval-degradation", "blocker") in _anomalies(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_best_the_run_reaches_is_no_start_lost(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _distillation([0.5, 0.7, 0.9, 0.85, 0.88], best=0.5))
+    assert not any(kind == "eval-degradation" for kind, _ in _anomalies(artifact))
+
+
+def test_a_best_within_reach_is_left_alone(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _distillation([0.80, 0.79, 0.81, 0.80]))
+    assert not any(kind == "eval-degradation" for kind, _ in _anomalies(artifact))
+
+
+def _gan(d_tail: list[float], g_tail: list[float]) -> list[str]:
+    lines = [f"[2023-11-28 12:44:42] Epoch {e}/100 | Discriminator Loss: 0.{3000 + e:06d} | "
+             f"Generator Loss: {2.0 + e / 50:.6f}" for e in range(80)]
+    for offset, (d, g) in enumerate(zip(d_tail, g_tail, strict=True)):
+        lines.append(f"[2023-11-28 13:56:20] Epoch {80 + offset}/100 | Discriminator Loss: "
+                     f"{d:.6f} | Generator Loss: {g:.6f}")
+    return lines
+
+
+def test_a_discriminator_that_won_by_a_rounding_hair_is_the_game_over(tmp_path: Path):
+    # 0.000047, 0.000069, then 0.000000: within a thousandth of 0 is the game won
+    d = [0.000047, 0.000552, 0.00033, 0.0048, 0.000069, 0.0033, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    g = [15.1, 9.1, 9.8, 9.6, 11.1, 10.0, 10.5, 52.1, 50.6, 47.4, 49.7, 49.7]
+    artifact = verdict_of(tmp_path, _gan(d, g))
+    assert ("not-learning", "blocker") in _anomalies(artifact)
+
+
+def test_a_discriminator_low_beside_an_ordinary_generator_is_left_alone(tmp_path: Path):
+    d = [0.0005] * 12
+    g = [3.1, 2.9, 3.3, 3.0, 2.8, 3.2, 3.1, 2.9, 3.0, 3.1, 2.9, 3.0]
+    artifact = verdict_of(tmp_path, _gan(d, g))
+    assert ("not-learning", "blocker") not in _anomalies(artifact)
+
+
+def _fine_tune_csv(force_mae: list[float]) -> list[str]:
+    lines = ["epoch,step,train_Total_Loss,val_Force_MAE,val_Total_Loss"]
+    for epoch, value in enumerate(force_mae):
+        step = 69 + 70 * epoch
+        lines.append(f"{epoch},{step},,{value},{9.3 - epoch * 0.1}")
+        lines.append(f"{epoch},{step},{8.47 - epoch * 0.2},,")
+    return lines
+
+
+def test_an_error_never_better_than_its_first_and_several_times_it_is_a_blocker(
+        tmp_path: Path):
+    maes = [0.0297, 0.0322, 0.0407, 0.0495, 0.0593, 0.0643, 0.0677, 0.0751, 0.0935, 0.0795,
+            0.0965, 0.0893]
+    artifact = verdict_of(tmp_path, _fine_tune_csv(maes))
+    assert ("eval-degradation", "blocker") in _anomalies(artifact)
+
+
+def test_an_error_a_little_above_its_first_stays_a_notice(tmp_path: Path):
+    maes = [0.0297, 0.0322, 0.0331, 0.0335, 0.0341, 0.0339, 0.0344, 0.0349, 0.0352, 0.0348]
+    artifact = verdict_of(tmp_path, _fine_tune_csv(maes))
+    assert ("eval-degradation", "blocker") not in _anomalies(artifact)
