@@ -172,6 +172,11 @@ class LogEvent:
     # An import that failed while the program was still loading its modules (every frame
     # a module's top level or the import machinery's): the program never began its work.
     at_import: bool = False
+    # Every frame of its traceback in installed packages (`site-packages`, the standard
+    # library): an exception a library raised and caught within itself, its handler then
+    # interrupted (PIL's `fp.fileno()` AttributeError, then a KeyboardInterrupt during
+    # its fallback), not the program's own failure.
+    library_only: bool = False
 
 
 @line_value

@@ -117,6 +117,10 @@ class RunLifecycle:
         self._wind_down = ""  # an exception raised after the run was stopped from outside
         self._requeued = False  # the scheduler requeued the job; no training since
         self._memory_failures = MemoryFailures()  # an OOM a launcher restart cannot cure
+        self._at_plan = False  # the last step reached the planned total
+        # A new launch began after the plan was reached, and has not trained yet: the
+        # plan reached was the earlier launch's, no word on this one.
+        self._launched_after_plan = False
 
     @property
     def state(self) -> TerminalState:
@@ -162,6 +166,8 @@ class RunLifecycle:
         run going on — surviving what came before it; False for a late line from a run
         whose end is final."""
         evidence = Evidence.TRAINED_TO_PLAN if target and step >= target else Evidence.TRAINED
+        self._at_plan = evidence is Evidence.TRAINED_TO_PLAN
+        self._launched_after_plan = False
         self._requeued = False
         self._note_interval(step)
         if self._late_line(step):
@@ -397,6 +403,13 @@ class RunLifecycle:
         `parsing.launches`): a new launch replaced the earlier process. A failure is the
         earlier launch's, kept as history; the new launch has to earn its own end."""
         phase = self.phase
+        if phase is Phase.RUNNING and self._at_plan and not self._launched_after_plan:
+            # Started again once its steps had reached the plan (PreSumm's `Start
+            # training...` for a new task after `Step 200000/200000` and its save): the
+            # log now holds a launch that has trained nothing yet.
+            self._launched_after_plan = True
+            self.relaunches += 1
+            return None
         if phase is Phase.RUNNING or next_phase(phase, Evidence.RELAUNCHED) is not Phase.RUNNING:
             return None
         if self._pending is None and (self._completion is not None or (
@@ -433,11 +446,13 @@ class RunLifecycle:
             return None  # the requeue stopped the tasks (`srun: error: …: Exited with exit code 1`)
         if kind is EventKind.EXCEPTION and event.chained and pending is not None \
                 and not pending.cancelled and not pending.stepped_after \
-                and PendingFailure(event, step).cancelled:
+                and PendingFailure(event, step).cancelled and not pending.event.library_only:
             # Stopped while the failure above was still being handled (Paddle's `Blocking
             # queue is killed`, then `During handling of the above exception …
             # KeyboardInterrupt` in a notebook): the run had failed already; the stop
-            # only ended its dying.
+            # only ended its dying. (Not an exception a library raised and caught within
+            # itself, every frame its own: PIL's `fp.fileno()` AttributeError is how it
+            # picks a way to write a file, and the stop came while it wrote the plot.)
             return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner \
@@ -536,7 +551,7 @@ class RunLifecycle:
                     f"did not happen", Severity.HIGH, key="after training"))
                 self.ending = ended
             return ended
-        if reached and settled:
+        if reached and settled and not self._launched_after_plan:
             return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.STEPS,
                                     "the planned steps were reached", step, self.attempt,
                                     final=False), Evidence.LOG_ENDING)

@@ -68,6 +68,12 @@ _WRITE_ERRORS = ("FileExistsError", "PermissionError", "IsADirectoryError",
 _SAVE_BEGINS = lazy_re.compile(r"\b[Ss]aving\b")
 # A logger's level before `Traceback (`: the library handled it and said so.
 _LOGGED = lazy_re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|W\d{4})\b|\[W(?:ARNING)?\]")
+# A frame of a library that writes images and plots (PIL's `ImageFile.py", line 644, in
+# _save`, under matplotlib's `savefig`): a figure being written, no model.
+_IMAGE_WRITER = lazy_re.compile(r"[/\\](?:PIL|matplotlib|imageio|skimage|cv2)[/\\]|savefig\(")
+# A frame in an installed package or the standard library (`…/site-packages/PIL/…`,
+# `…/lib/python3.10/…`).
+_LIBRARY_PATH = lazy_re.compile(r"[/\\](?:site-packages|dist-packages|lib/python\d[\d.]*)[/\\]")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 # Frames as IPython (`---> 60 ...`, `/path/x.py in f(a, b)`, `6 frames`; since IPython 8
 # `Cell In[20], line 28` and `File /opt/…/module.py:1736, in Module._call_impl(self)`,
@@ -190,6 +196,7 @@ class FailureReader:
         self._lines = 0  # >0 while inside a traceback
         self._header = ""
         self._first_frame: str | None = None  # the function the first frame names
+        self._own_frame = False  # a frame outside installed packages (`_LIBRARY_PATH`)
         self._loading = True  # every frame so far a module's top level or an import's
         self._named = ""  # the exception an IPython header names
         self._headless = False  # opened by a frame, not a header
@@ -389,6 +396,7 @@ class FailureReader:
             else _prefix_template(prefix)
         self._header = clip(line.strip(), 300)
         self._first_frame = None
+        self._own_frame = False  # a frame of the program's own code, not a package's
         self._loading = True
 
     def _read_frame(self, line: str, kinds: Set[EventKind],
@@ -408,8 +416,10 @@ class FailureReader:
         if (function := _FRAME_FUNCTION.search(frame)) is not None:
             if self._first_frame is None:
                 self._first_frame = function.group(1)
+            self._own_frame = self._own_frame or _LIBRARY_PATH.search(frame) is None
             self._loading = self._loading and function.group(1) in _LOADING
-        if _SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame):
+        if (_SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame)) \
+                and _IMAGE_WRITER.search(frame) is None:
             self._save_frame = True
         closing = raised_line(line) if self._lines > 2 else exception_line(line)
         if closing is not None:
@@ -431,7 +441,9 @@ class FailureReader:
                                   uncaught=self._first_frame in _TOP_LEVEL,
                                   chained=self._chained,
                                   at_import=self._loading and self._first_frame is not None
-                                  and name.endswith(_IMPORT_ERRORS)))
+                                  and name.endswith(_IMPORT_ERRORS),
+                                  library_only=self._first_frame is not None
+                                  and not self._own_frame))
             self._chained = False
             # Stopped by hand during a save is a cancelled run, not a broken checkpoint,
             # unless the traceback shows the save itself failing.

@@ -213,10 +213,12 @@ class MetricLineReader:
             if final is not None:
                 events.append(final)
         # (fields apart by a bar too: `Epoch 1/30 | Train 0.2174 | Val 0.1509`)
-        fielded = parsed is None and not beside_bar and ("=" in text or ":" in text
-                                                         or "  " in text or "\t" in text
-                                                         or ", " in text or "|" in text
-                                                         or " - " in text)
+        # (and after a bar: what a loop prints once its bar has drawn, `100%|…| 1/250
+        # [00:10<42:21, 10.21s/it][  1], time: 10.205, train: 5.005e-01, test: 1.399e-01`
+        # in an FNO's Slurm output, its line glued to the bar's redraw)
+        fielded = parsed is None and ("=" in text or ":" in text or "  " in text
+                                       or "\t" in text or ", " in text or "|" in text
+                                       or " - " in text)
         if fielded and not self._shapes.recurring(text) and not self._restyled(text):
             # a template's first line is read as none (nothing says it is a metric line
             # yet), but a bare counter at its start there is where the next line's rises

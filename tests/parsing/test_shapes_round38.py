@@ -214,3 +214,71 @@ def test_an_error_a_little_above_its_first_stays_a_notice(tmp_path: Path):
     maes = [0.0297, 0.0322, 0.0331, 0.0335, 0.0341, 0.0339, 0.0344, 0.0349, 0.0352, 0.0348]
     artifact = verdict_of(tmp_path, _fine_tune_csv(maes))
     assert ("eval-degradation", "blocker") not in _anomalies(artifact)
+
+
+# -- A stop while a library handled its own exception; a launch after the plan --------------
+
+
+def _stopped_in_a_plot(own_first: bool) -> list[str]:
+    site = "/home/u/miniconda3/envs/r/lib/python3.10/site-packages"
+    first = ['  File "/home/u/code/train.py", line 968, in train_process'] if own_first else []
+    return [*_epochs_lines(30),
+            "Traceback (most recent call last):", *first,
+            f'  File "{site}/PIL/ImageFile.py", line 644, in _save',
+            "    fh = fp.fileno()",
+            "AttributeError: '_idat' object has no attribute 'fileno'", "",
+            "During handling of the above exception, another exception occurred:", "",
+            "Traceback (most recent call last):",
+            '  File "/home/u/code/train.py", line 1215, in <module>', "    main()",
+            '  File "/home/u/code/train.py", line 232, in plot_history',
+            "    plt.savefig(plot_path, dpi=300, bbox_inches='tight')",
+            f'  File "{site}/PIL/ImageFile.py", line 648, in _save',
+            "    _encode_tile(im, fp, tile, bufsize, None, exc)",
+            "KeyboardInterrupt"]
+
+
+def _epochs_lines(count: int) -> list[str]:
+    return [f"Epoch {e}, lr: 0.0003\nTrain loss: {8.2 - e / 100:.5f}" for e in range(count)]
+
+
+def test_a_stop_while_a_library_handled_its_own_exception_is_a_cancel(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _stopped_in_a_plot(own_first=False))
+    assert artifact["terminal_state"] == "CANCELLED"
+    assert "checkpoint-failure" not in {kind for kind, _ in _anomalies(artifact)}
+
+
+def test_a_stop_while_the_programs_own_failure_was_handled_stays_a_failure(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _stopped_in_a_plot(own_first=True))
+    assert artifact["terminal_state"] == "FAILED"
+
+
+def _presumm(relaunch: bool) -> list[str]:
+    head = "[2024-04-24 02:05:42,047 INFO]"
+    lines = [f"{head} Namespace(accum_count=5, batch_size=140, task='abs', train_steps=200000)",
+             f"{head} Device ID 0", f"{head} Start training..."]
+    lines += [f"{head} Step {s}/200000; acc:  60.78; ppl:  5.51; xent: 1.71; lr: 0.00000448; "
+              f"  0/511 tok/s;  13663 sec" for s in range(190000, 200001, 50)]
+    lines.append(f"{head} Saving checkpoint saved_models/model_step_200000.pt")
+    if relaunch:
+        lines += [f"{head} Namespace(accum_count=5, batch_size=140, task='ext')",
+                  f"{head} Device ID 0", f"{head} Start training..."]
+    return lines
+
+
+def test_a_launch_after_the_plan_was_reached_is_a_run_not_yet_finished(tmp_path: Path):
+    assert verdict_of(tmp_path, _presumm(relaunch=False))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _presumm(relaunch=True))["terminal_state"] == "RUNNING"
+
+
+def test_a_loops_line_glued_after_its_bar_is_read_by_its_own_names(tmp_path: Path):
+    # An FNO's Slurm output: tqdm's redraw, then the loop's own print on the same line.
+    lines = ["epochs :   250"]
+    for epoch in range(1, 251):
+        train = 0.09 - epoch * 0.0001
+        test = 0.0889 + max(0, epoch - 45) * 0.0001
+        lines.append(f"{100 * (epoch - 1) // 250:3d}%|{'█' * ((epoch - 1) // 25):<10}| "
+                     f"{epoch - 1}/250 [00:10<42:21, 10.21s/it][{epoch:3d}], time: 7.158, "
+                     f"train: {train:.3e}, test: {test:.3e}")
+    artifact = verdict_of(tmp_path, lines)
+    assert "test" in artifact["final_metrics"]
+    assert "eval-degradation" in {kind for kind, _ in _anomalies(artifact)}
