@@ -35,6 +35,10 @@ _KEPT = 48
 # Templates of closing-looking lines the run printed between its records, remembered.
 _MAX_RECURRING = 256
 
+# The head of a scheduler's report on the job, printed as it ends (PBS Pro's `PBS Job
+# 3523461.pbs`, then its resources used): what follows is the scheduler's accounting.
+_JOB_REPORT = lazy_re.compile(r"^\s*(?:PBS|SGE|LSF|Slurm|SLURM)\s+[Jj]ob\s+[\w.\[\]-]+\s*$")
+_REPORT_INITIALS = frozenset(" PSLs")
 # Words that close a run, in any of the lines of the block.
 _CLOSING_WORDS = lazy_re.compile(
     # the run says it is over: `Finished Training`, `training is done`, `Optimization
@@ -396,6 +400,7 @@ class ClosingBlock:
         self._last = ""  # the block's last line that is not blank
         self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
         self._times: dict[str, int] = {}  # each kept line (stripped): how often it came
+        self._job_report = False  # a scheduler's report on the job began (`_JOB_REPORT`)
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -404,6 +409,13 @@ class ClosingBlock:
             self._last = line
         if "tensor(" in line or " at 0x" in line:
             self._shown += 1
+        if self._job_report or (line[:1] in _REPORT_INITIALS
+                                and _JOB_REPORT.match(line) is not None):
+            # The scheduler's report on the job (PBS's `PBS Job 3523461.pbs`, then `CPU
+            # time`, `Wall time`, `Mem usage`): printed however the job ended, no word of
+            # the run's own on how it went.
+            self._job_report = True
+            return
         if len(self._lines) < _KEPT and may_close(line):
             # (a line said again is counted, not kept again: an evaluation's warning on
             # every batch, `The following generation flags are not valid … ['top_k']`,
@@ -424,6 +436,7 @@ class ClosingBlock:
             self._recurring.update(closings)
         self._lines.clear()
         self._times.clear()
+        self._job_report = False
         self._last = ""
         self._shown = 0
         self._judged = 0

@@ -101,6 +101,13 @@ _SAID = lazy_re.compile(
     r"\bentrenamiento\s+(?:ha\s+)?(?:completado|finalizado|terminado)|"
     r"\btreinamento\s+(?:foi\s+)?(?:conclu[ií]do|finalizado)|"
     r"\baddestramento\s+(?:è\s+)?(?:completato|terminato)|"
+    # (the ending, then the thing, as `End of training` says it: Spanish `Fin
+    # entrenamiento`, `Fin del entrenamiento`, Portuguese `Fim do treinamento`, French
+    # `Fin de l'entraînement`, Italian `Fine dell'addestramento`, German `Ende des
+    # Trainings`)
+    r"\b(?:fin|final|fim)\s+(?:del?\s+|do\s+|da\s+|de\s+l['’])?"
+    r"(?:entrenamiento|treinamento|treino|entra[iî]nement)\b|"
+    r"\bfine\s+(?:dell['’]\s*)?addestramento\b|\bende\s+des\s+trainings?\b|"
     r"обучение\s+(?:было\s+)?(?:завершено|закончено|окончено)",
     re.IGNORECASE)
 # A cheap test first, on the line in lower case (substring tests: a regular expression
@@ -113,7 +120,7 @@ def _may_say(text: str) -> bool:
     if "fini" in low or "complet" in low or "done" in low or "end" in low or "over" in low \
             or "succe" in low or "termin" in low or "fertig" in low or "conclu" in low \
             or "finaliz" in low or "abgeschlossen" in low or "solved" in low \
-            or "trained " in low:
+            or "trained " in low or "fin " in low or "fim " in low or "fine " in low:
         return True
     return not text.isascii() and any(word in low for word in _OTHER_LANGUAGES)
 
@@ -132,7 +139,9 @@ _PART_OF_RUN = lazy_re.compile(
     r"^\W*(?:for\s+|of\s+|in\s+|on\s+)?(?:the\s+)?(?:epoch|stage|phase|"
                           r"fold|round|task|batch|(?:step|iteration|iter)(?!s?\s*[:=]\s*\d)|"
                           r"cycle|block|level)\b|"
-                          r"^\W*#?\d")
+                          # (a number after it, not the clock's time said in brackets:
+                          # `--- Fin entrenamiento (17:57:05) ---`)
+                          r"^(?![\s(\[]*\d{1,2}:\d{2})\W*#?\d")
 # Words before it that make it a part of the run: `Epoch 3 training done`, `Fold 2 …`.
 _PART_BEFORE = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|task|cycle|level)\s*"
                                r"[#:=]?\s*\[?\d+(?:\s*/\s*\d+)?\]?\W*$|\bper[-\s]epoch\W*$|"

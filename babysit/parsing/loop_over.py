@@ -153,7 +153,9 @@ _TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends), or
 # the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
+# (PBS Pro's report opens on the job's id alone: `PBS Job 3523461.pbs`, then `CPU time :`)
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b|"
+                          r"^\s*(?:PBS|SGE|LSF)\s+[Jj]ob\s+[\w.\[\]-]+\s*$|"
                           r"^\s*[=#*-]{3,}\s*(?:GPU|JOB)\s+(?:USAGE\s+|RESOURCE\s+)?REPORT\s*[=#*-]{3,}\s*$")
 
 
@@ -397,7 +399,7 @@ class LoopOver:
         elif metrics and not says_saved(text):
             return
         # (substring tests first: most lines have none of these words)
-        elif ("pilog" in text or "PILOG" in text or "REPORT" in text) \
+        elif ("pilog" in text or "PILOG" in text or "REPORT" in text or " Job " in text) \
                 and _EPILOG.search(text) is not None:
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
         elif ("rain" in text or "RAIN" in text) and _TRAINING_TIMED.search(text) is not None:

@@ -83,6 +83,10 @@ _R2 = lazy_re.compile(r"(?:^|[/_.])(?:r2|r\^2|r_?squared?)(?:$|[/_.])", re.IGNOR
 _NO_SKILL = 0.02
 _TRAIN_SPLIT = lazy_re.compile(r"train", re.IGNORECASE)
 _EMPTY_MASK = 1e-3  # an overlap this small on every evaluation: the empty mask
+# A share right this small, yet not 0, is no count of labelled items (a millionth of the
+# largest test sets): an accuracy over real numbers, each matched exactly or not.
+_REAL_NUMBERS_MATCHED = 1e-6
+_ACCURACY = lazy_re.compile(r"acc", re.IGNORECASE)
 
 
 def quality_keys(metrics: Iterable[str]) -> tuple[str, ...]:
@@ -216,6 +220,9 @@ class MetricFloorRule:
         self._trained_since: set[str] = set()
         self._r2: dict[str, float] = {}  # each held-out R^2's last value
         self._long: set[str] = set()  # at their floor for `_LONG_FLOOR` evaluations
+        # Accuracies (by their name without a split) printed at a share no count of
+        # labels makes (`_REAL_NUMBERS_MATCHED`): not judged.
+        self._continuous: set[str] = set()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -233,6 +240,20 @@ class MetricFloorRule:
                 continue
             value = point.metrics[key]
             if not math.isfinite(value):
+                continue
+            bare = _SPLIT_PREFIX.sub("", key)
+            if key not in errors and 0 < value < _REAL_NUMBERS_MATCHED \
+                    and _ACCURACY.search(key) and bare not in self._continuous:
+                self._continuous.add(bare)
+            if bare in self._continuous:
+                # An accuracy of 3e-09: real-valued outputs compared for equality with
+                # their targets (Keras's `acc` on a depth map), no share of labels a
+                # model gets right: its floor says nothing, on any split.
+                self._left.add(key)
+                if key in self._raised:
+                    out.extend(self._leave(key, f"{key} is an exact match of real numbers "
+                                                f"(its kin printed {value:.3g}), no measure "
+                                                f"of learning"))
                 continue
             if key in errors:
                 # An error rate at its ceiling is a score at its floor: judged as the

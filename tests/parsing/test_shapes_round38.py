@@ -282,3 +282,63 @@ def test_a_loops_line_glued_after_its_bar_is_read_by_its_own_names(tmp_path: Pat
     artifact = verdict_of(tmp_path, lines)
     assert "test" in artifact["final_metrics"]
     assert "eval-degradation" in {kind for kind, _ in _anomalies(artifact)}
+
+
+# -- The end of training said in other languages; an accuracy of real numbers ---------------
+
+
+def _spanish(epochs: int, planned: int = 400, closing: str = "") -> list[str]:
+    lines = ["Entrenando Modelo Final...",
+             f"--- Inicio entrenamiento: {planned} épocas (17:56:47) ---"]
+    lines += [f"  Epo {e}: Loss={1.6 * 0.99 ** e:.4f} | Acc={25 + 70 * e / planned:.2f}%"
+              for e in range(1, epochs + 1)]
+    return [*lines, closing] if closing else lines
+
+
+def test_the_end_of_training_said_in_spanish_with_its_time_ends_the_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _spanish(400, closing="--- Fin entrenamiento (17:57:05) ---"))
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _spanish(120))["terminal_state"] == "RUNNING"
+
+
+def test_end_words_of_other_languages_are_sentences_of_their_own():
+    from babysit.parsing.completion_words import says_finished
+
+    assert says_finished("Fim do treinamento.")
+    assert says_finished("Ende des Trainings")
+    assert says_finished("--- End of training (17:57:05) ---")
+    assert not says_finished("the fine training loop continues")
+    assert not says_finished("Training done 3")
+
+
+def _depth_regression(epochs: int) -> list[str]:
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines += [f"Epoch {epoch}/{epochs}",
+                  f"1268/1268 [==============================] - 136s 106ms/step - loss: "
+                  f"{0.05 * 0.98 ** epoch:.4f} - acc: {3.1754e-09 * (1 + epoch % 3):.4e} - "
+                  f"val_loss: {0.06 * 0.985 ** epoch:.4f} - val_acc: 0.0000e+00"]
+    return lines
+
+
+def test_an_accuracy_of_real_numbers_matched_exactly_is_no_measure_of_learning(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _depth_regression(40))
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO", artifact["summary"]
+
+
+def _pbs(epochs: int) -> list[str]:
+    lines = []
+    for epoch in range(1, epochs + 1):
+        lines += [f"Epoch:{epoch} Iter:{epoch * 20 + i} Loss Seg:{0.5 - epoch / 1000:.4f} "
+                  f"Loss Aux:{0.51 - epoch / 1000:.4f}" for i in range(3)]
+        lines += [f"Enad of epoch: {epoch}. Now validating.....",
+                  f"{{'Heart Dice': {0.7 + epoch / 1000}, 'Aorta Dice': {0.8 + epoch / 2000}}}"]
+    return [*lines, "PBS Job 3523461.pbs", "CPU time  : 15:04:28", "Wall time : 15:11:01",
+            "Mem usage : 10928728kb"]
+
+
+def test_a_schedulers_report_on_the_job_is_no_word_of_the_runs_success(tmp_path: Path):
+    # The scheduler prints it however the job ended: over, outcome not confirmed.
+    assert verdict_of(tmp_path, _pbs(200))["terminal_state"] == "ENDED"
