@@ -241,7 +241,8 @@ _LATE_WORDS = lazy_re.compile(
     # 00:27:44`, a meta-learning run's last line), or a verb (a DeepONet script's `Total
     # time is : 1177.9 Total epoch is  1000`)
     r"(?:\s+in(?:\s+[a-z]+){1,3}|\s+(?:is|was))?"
-    r"(?:\s*(?:\(\w+\))?\s*[:=]?\s*)\d|"
+    # (its units in brackets: `Training Time (in minutes) = 6.45`, a course's MLP)
+    r"(?:\s*(?:\(\w+(?: \w+){0,2}\))?\s*[:=]?\s*)\d|"
     # the time named first and its verb after (`### Time ran: 1877.5`, `Time taken: 12.3`,
     # `Time elapsed = 0:13:00`), or the run's own time alone (`Running time: 812 s`,
     # `Execution time: 3.2h`)

@@ -342,3 +342,13 @@ def _pbs(epochs: int) -> list[str]:
 def test_a_schedulers_report_on_the_job_is_no_word_of_the_runs_success(tmp_path: Path):
     # The scheduler prints it however the job ended: over, outcome not confirmed.
     assert verdict_of(tmp_path, _pbs(200))["terminal_state"] == "ENDED"
+
+
+def test_the_time_training_took_with_its_units_in_brackets_closes_the_run(tmp_path: Path):
+    lines = []
+    for epoch in range(15):
+        lines += [f"Epoch {epoch} - Training loss: {2.30 - epoch * 0.03:.13f}",
+                  "Number Of Images Tested = 60000", "",
+                  f"Model Accuracy for train= {0.12 + epoch * 0.03:.16f}"]
+    lines += ["Training Time (in minutes) = 6.454254253705343"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
