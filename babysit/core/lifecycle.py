@@ -451,8 +451,9 @@ class RunLifecycle:
             # queue is killed`, then `During handling of the above exception …
             # KeyboardInterrupt` in a notebook): the run had failed already; the stop
             # only ended its dying. (Not an exception a library raised and caught within
-            # itself, every frame its own: PIL's `fp.fileno()` AttributeError is how it
-            # picks a way to write a file, and the stop came while it wrote the plot.)
+            # itself, every frame of its traceback the library's: PIL's `fp.fileno()`
+            # AttributeError is how it picks a way to write a file; the stop came while
+            # it wrote the plot.)
             return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner \
