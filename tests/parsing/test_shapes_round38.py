@@ -352,3 +352,19 @@ def test_the_time_training_took_with_its_units_in_brackets_closes_the_run(tmp_pa
                   f"Model Accuracy for train= {0.12 + epoch * 0.03:.16f}"]
     lines += ["Training Time (in minutes) = 6.454254253705343"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_named_counter_said_twice_or_not_rising_is_no_progress():
+    twice = [f"[INFO] Day {day}/73 | ETA: 60s" for day in (1, 2)]
+    assert all(r.step is None for r in _records(twice))
+    again = [f"[INFO] Day 5/73 | ETA: {s}s" for s in (60, 50, 40, 30)]
+    assert all(r.step is None for r in _records(again))
+
+
+def test_a_best_loss_never_reached_is_judged_lower_is_better(tmp_path: Path):
+    lines = [f"Epoch {e}: train_loss: {2 - e / 10:.2f}, val_loss: {0.9 + e / 100:.3f}, "
+             f"best_val_loss: 0.500" for e in range(1, 6)]
+    assert ("eval-degradation", "blocker") in _anomalies(verdict_of(tmp_path, lines))
+    better = [f"Epoch {e}: train_loss: {2 - e / 10:.2f}, val_loss: {0.52 - e / 1000:.3f}, "
+              f"best_val_loss: 0.500" for e in range(1, 6)]
+    assert ("eval-degradation", "blocker") not in _anomalies(verdict_of(tmp_path, better))
