@@ -158,6 +158,9 @@ class Run:
         self._service_state: str | None = None
         self._epochs_again = False  # in a log without a step, the epochs went back once
         self._stopped_early = False  # the latest completion was the run's early stop
+        # A record of figures none of them training's came after the last step (the epoch's
+        # evaluation): the loop got past its last print (see `reached_target`).
+        self._evaluated_after_step = False
         self.service_state_changed = False  # at the last poll
         self.service_commands: tuple[str, ...] = ()
         self.cancel_command: str | None = None
@@ -231,7 +234,8 @@ class Run:
             grace = quiet_for >= self.rules.crash_grace_seconds
             self._ended(lifecycle.settle_from_log(
                 step=self.step, reached=self.series.reached_target(
-                    counted_from_zero=self.steps_from_zero),
+                    counted_from_zero=self.steps_from_zero,
+                    interval=lifecycle.step_interval if self._evaluated_after_step else 1),
                 confirm_pending=ctx.final or grace or (
                     pending_before and not progressed and not lifecycle.pending_unsure),
                 # The log stopped moving: a poll without progress *and* without new
@@ -379,6 +383,10 @@ class Run:
                         and self.ledger.any_open(_NAN):
                     self._trained_past_nan(record)
                 moved = (change.advanced or change.went_back) and step is not None
+                if moved:
+                    self._evaluated_after_step = False
+                elif record.metrics and not _trains(record.metrics):
+                    self._evaluated_after_step = True
                 if step is None and record.step is None and self.lifecycle.crash_pending \
                         and _trains(record.metrics) \
                         and self.lifecycle.on_record(stamped=record.time is not None) \

@@ -489,12 +489,17 @@ class MetricSeries:
             return None
         return statistics.median(self._timed_gaps)
 
-    def reached_target(self, counted_from_zero: bool = False) -> bool:
-        """The planned steps are done (a run counting from 0 ends at target − 1)."""
+    def reached_target(self, counted_from_zero: bool = False, interval: int = 1) -> bool:
+        """The planned steps are done (a run counting from 0 ends at target − 1). A run
+        that prints every `interval` steps is done at its last print before the plan's
+        end, once the loop is seen past it (the caller passes an interval only then):
+        the next print would come past the plan (gluoncv's `Epoch 119 iteration
+        0180/0187`, every 20 iterations, of 120 epochs, then the epoch's validation:
+        iterations 181-186 ran unprinted)."""
         done = (self.step + 1 if counted_from_zero else self.step) \
             if self.step is not None else None
         return done is not None and self.target_steps is not None \
-            and done >= self.target_steps
+            and done + max(interval, 1) - 1 >= self.target_steps
 
     def recent_losses(self, count: int) -> list[float]:
         rule = self._rules.find(LossRule)

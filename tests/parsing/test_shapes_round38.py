@@ -368,3 +368,29 @@ def test_a_best_loss_never_reached_is_judged_lower_is_better(tmp_path: Path):
     better = [f"Epoch {e}: train_loss: {2 - e / 10:.2f}, val_loss: {0.52 - e / 1000:.3f}, "
               f"best_val_loss: 0.500" for e in range(1, 6)]
     assert ("eval-degradation", "blocker") not in _anomalies(verdict_of(tmp_path, better))
+
+
+def _gluoncv(epochs: int, last_iteration: int = 180) -> list[str]:
+    lines = ["Starting Epoch: 0", "Total Epochs: 10"]
+    for epoch in range(epochs):
+        top = last_iteration if epoch == epochs - 1 else 180
+        lines += [f"Epoch {epoch} iteration {i:04d}/0187: training loss {0.9 - epoch * 0.03:.3f}"
+                  for i in range(20, top + 1, 20)]
+        lines.append(f"Epoch {epoch} validation pixAcc: {0.8 + epoch / 100:.3f}, mIoU: "
+                     f"{0.4 + epoch / 100:.3f}")
+    return lines
+
+
+def test_the_last_print_before_the_plans_end_is_the_plan_done(tmp_path: Path):
+    # Printed every 20 iterations of 187: iterations 181-186 of the last epoch ran unprinted.
+    assert verdict_of(tmp_path, _gluoncv(10))["terminal_state"] == "SUCCEEDED"
+    assert verdict_of(tmp_path, _gluoncv(10, last_iteration=140))["terminal_state"] == "RUNNING"
+
+
+def test_a_log_ending_on_its_last_print_before_the_plans_end_is_not_yet_the_plan_done(
+        tmp_path: Path):
+    # A DCGAN notebook's `[4/5][150/190]`: nothing shows the last 40 batches ran.
+    lines = ["Starting Training Loop..."]
+    lines += [f"[{e}/5][{b}/190]\tLoss_D: {0.5 + b / 1000:.4f}\tLoss_G: {2.5 + e / 10:.4f}"
+              for e in range(5) for b in range(0, 151, 50)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] != "SUCCEEDED"
