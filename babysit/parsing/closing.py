@@ -25,6 +25,7 @@ from babysit.parsing.completion_words import says_finished
 from babysit.parsing.launch_ends import LaunchEnds, start_up_shape
 from babysit.parsing.log_prefix import message
 from babysit.parsing.shapes import template
+from babysit.parsing.shell_prompts import is_job_report
 
 CLOSING = "closing-block"  # a completion detail (see `core.lifecycle`)
 CELL_ENDED = "cell-ended"  # one more: a notebook displayed the cell's value (`_DISPLAYED`)
@@ -35,10 +36,6 @@ _KEPT = 48
 # Templates of closing-looking lines the run printed between its records, remembered.
 _MAX_RECURRING = 256
 
-# The head of a scheduler's report on the job, printed as it ends (PBS Pro's `PBS Job
-# 3523461.pbs`, then its resources used): what follows is the scheduler's accounting.
-_JOB_REPORT = lazy_re.compile(r"^\s*(?:PBS|SGE|LSF|Slurm|SLURM)\s+[Jj]ob\s+[\w.\[\]-]+\s*$")
-_REPORT_INITIALS = frozenset(" PSLs")
 # Words that close a run, in any of the lines of the block.
 _CLOSING_WORDS = lazy_re.compile(
     # the run says it is over: `Finished Training`, `training is done`, `Optimization
@@ -401,7 +398,7 @@ class ClosingBlock:
         self._last = ""  # the block's last line that is not blank
         self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
         self._times: dict[str, int] = {}  # each kept line (stripped): how often it came
-        self._job_report = False  # a scheduler's report on the job began (`_JOB_REPORT`)
+        self._job_report = False  # a scheduler's report on the job began (`is_job_report`)
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -410,8 +407,7 @@ class ClosingBlock:
             self._last = line
         if "tensor(" in line or " at 0x" in line:
             self._shown += 1
-        if self._job_report or (line[:1] in _REPORT_INITIALS
-                                and _JOB_REPORT.match(line) is not None):
+        if self._job_report or is_job_report(line):
             # The scheduler's report on the job (PBS's `PBS Job 3523461.pbs`, then `CPU
             # time`, `Wall time`, `Mem usage`): printed however the job ended, no word of
             # the run's own on how it went.

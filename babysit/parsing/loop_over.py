@@ -55,6 +55,7 @@ from babysit.parsing.schedule_tail import at_its_end
 from babysit.parsing.shapes import template
 from babysit.parsing.shell_prompts import (
     LearnedPrompt,
+    is_job_report,
     is_prompt,
     is_shutdown_notice,
     is_time_report,
@@ -153,9 +154,8 @@ _TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at
 # A scheduler's job epilog (Slurm, PBS and site scripts print one as the job ends), or
 # the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
-# (PBS Pro's report opens on the job's id alone: `PBS Job 3523461.pbs`, then `CPU time :`)
+# (PBS Pro's report opens on the job's id alone: `is_job_report`)
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b|"
-                          r"^\s*(?:PBS|SGE|LSF)\s+[Jj]ob\s+[\w.\[\]-]+\s*$|"
                           r"^\s*[=#*-]{3,}\s*(?:GPU|JOB)\s+(?:USAGE\s+|RESOURCE\s+)?REPORT\s*[=#*-]{3,}\s*$")
 
 
@@ -399,8 +399,8 @@ class LoopOver:
         elif metrics and not says_saved(text):
             return
         # (substring tests first: most lines have none of these words)
-        elif ("pilog" in text or "PILOG" in text or "REPORT" in text or " Job " in text) \
-                and _EPILOG.search(text) is not None:
+        elif (("pilog" in text or "PILOG" in text or "REPORT" in text)
+              and _EPILOG.search(text) is not None) or is_job_report(text):
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
         elif ("rain" in text or "RAIN" in text) and _TRAINING_TIMED.search(text) is not None:
             # How long training took, said once after it (HydraGNN's `Local timer:

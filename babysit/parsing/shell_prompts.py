@@ -60,6 +60,18 @@ def is_time_report(line: str) -> bool:
     return ("real" in line or "user" in line) and _TIME_REPORT.search(line) is not None
 
 
+# The head of a scheduler's report on the job, printed as it ends however the job ended
+# (PBS Pro's `PBS Job 3523461.pbs`, then `CPU time :`, `Wall time :`, `Mem usage :`).
+_JOB_REPORT = lazy_re.compile(r"^\s*(?:PBS|SGE|LSF|Slurm|SLURM)\s+[Jj]ob\s+[\w.\[\]-]+\s*$")
+
+
+def is_job_report(line: str) -> bool:
+    """Whether `line` opens a scheduler's report on the job (what follows is its
+    accounting, no word of the run's own)."""
+    # (a cheap test first: most lines have no ` Job `)
+    return " Job " in line and _JOB_REPORT.match(line) is not None
+
+
 def is_prompt(line: str) -> bool:
     """Whether `line` is a shell's prompt (with the command typed after it, if any)."""
     # (a cheap test first: most lines have neither an `@` nor a drive's `:\`)

@@ -17,17 +17,16 @@ found its way back), or the best moves (a figure of this log set it).
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.metric_names import lower_is_better
 from babysit.model import AnomalyType, Severity
-from babysit.rules.eval_names import evaluation_direction, score_direction
+from babysit.rules.eval_names import evaluation_direction, name_words, score_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
-_WORDS = re.compile(r"[/_\-. ]+")
 _BEST = frozenset({"best"})
 _CURRENT = frozenset({"current", "cur", "curr", "now", "this"})
 _EVALUATIONS = 3  # evaluations that say both figures before the rule speaks
@@ -41,7 +40,7 @@ _SCORE_WORDS = frozenset({"score", "metric"})
 def _evaluation(key: str) -> bool:
     """Whether a figure is an evaluation's score, whose best is a model's: not a
     training loss or an episode's reward, whose best is one lucky batch or episode."""
-    words = [w for w in _WORDS.split(key.lower()) if w]
+    words = name_words(key)
     return bool(words) and (evaluation_direction(key) != 0 or score_direction(key) != 0
                             or words[-1] in _SCORE_WORDS)
 
@@ -53,7 +52,7 @@ def best_pair(metrics: Mapping[str, float]) -> tuple[str, str] | None:
     plain: dict[tuple[str, ...], str] = {}
     bests: dict[tuple[str, ...], str] = {}
     for key in metrics:
-        words = tuple(w for w in _WORDS.split(key.lower()) if w)
+        words = tuple(name_words(key))
         if _BEST.intersection(words):
             bests[tuple(w for w in words if w not in _BEST)] = key
         else:
@@ -80,8 +79,8 @@ class BestUnreachedRule:
             return []
         current_key, best_key = pair
         current, best = point.metrics[current_key], point.metrics[best_key]
-        if best != best or current != current or best == 0:
-            return []  # (NaN: not a figure to compare)
+        if not (math.isfinite(best) and math.isfinite(current)) or best == 0:
+            return []  # (not a figure to compare)
         if self._best is not None and best != self._best:
             self._reached = True  # the best moved: this log's figures set it
         self._best = best

@@ -241,11 +241,10 @@ class MetricFloorRule:
             value = point.metrics[key]
             if not math.isfinite(value):
                 continue
-            bare = _SPLIT_PREFIX.sub("", key)
             if key not in errors and 0 < value < _REAL_NUMBERS_MATCHED \
-                    and _ACCURACY.search(key) and bare not in self._continuous:
-                self._continuous.add(bare)
-            if bare in self._continuous:
+                    and _ACCURACY.search(key):
+                self._continuous.add(_SPLIT_PREFIX.sub("", key))
+            if self._continuous and _SPLIT_PREFIX.sub("", key) in self._continuous:
                 # An accuracy of 3e-09: real-valued outputs compared for equality with
                 # their targets (Keras's `acc` on a depth map), no share of labels a
                 # model gets right: its floor says nothing, on any split.
