@@ -24,7 +24,7 @@ the table in `transitions`, and nowhere else.
 from __future__ import annotations
 
 import signal
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from babysit.core.ending import (
     STOP_SIGNALS,
@@ -37,7 +37,7 @@ from babysit.core.ending import (
 from babysit.core.futile_restarts import UNCHANGED_RESTART, MemoryFailures
 from babysit.core.transitions import Evidence, Phase, next_phase
 from babysit.model import AnomalyType, EventKind, ExitInfo, LogEvent, Severity, TerminalState
-from babysit.parsing.closing import CELL_ENDED
+from babysit.parsing.closing import CELL_ENDED, CLOSING, says_over
 from babysit.parsing.endings import (
     AFTER_PLAN,
     AFTER_TRAINING,
@@ -85,6 +85,16 @@ _UNCONFIRMED = (LAST_PRINT, LOOP_OVER, LOOP_LEFT, NEXT_COMMAND, NAN_GUARD_STOP, 
 _SEEN_OVER = (LOOP_OVER, LOOP_LEFT, SHELL_BACK)
 
 
+@dataclass(frozen=True)
+class PlanPosition:
+    """Where a run stands against its plan, in the unit the plan was announced in: steps,
+    or epochs for a log that prints no step (Keras' `Epoch 125/1000` lines)."""
+
+    done: int | None
+    planned: int | None
+    unit: str = "step"
+
+
 def premature(step: int | None, target: int | None) -> bool:
     """Whether a run at `step` is well short of its planned total. A counter that starts
     at 0 ends one short of it (detectron2's `iter: 39` of `MAX_ITER: 40`), however small
@@ -96,6 +106,10 @@ def premature(step: int | None, target: int | None) -> bool:
 class RunLifecycle:
     def __init__(self) -> None:
         self.attempt = 1
+        # This attempt said it stopped on purpose (an early stop, MLPerf's `run_stop` with
+        # `status: success`, its plan reached), though lines after it may have taken that
+        # word back (other ranks' output flushed after it).
+        self.stopped_on_purpose = False
         self.ending: Ending | None = None
         self._pending: PendingFailure | None = None
         self._failed_after_completion = False  # the pending failure came after a completion
@@ -373,6 +387,8 @@ class RunLifecycle:
                 # what said only that the loop stood still.
                 self._completion = event
                 self._completion_at = step
+                if event.detail in _DELIBERATE:
+                    self.stopped_on_purpose = True
         elif kind is EventKind.JOB_STATE:
             state = TerminalState(event.detail)
             told = self.ending
@@ -506,12 +522,15 @@ class RunLifecycle:
         return None
 
     def settle_from_log(self, *, step: int | None, reached: bool, confirm_pending: bool,
-                        settled: bool, target: int | None = None) -> Ending | None:
+                        settled: bool, target: int | None = None,
+                        position: PlanPosition | None = None) -> Ending | None:
         """For a run whose process babysit cannot see: end it on the log's evidence.
         `confirm_pending`: nothing followed the traceback for long enough; `settled`:
-        the log has stopped moving (or no more input will come)."""
+        the log has stopped moving (or no more input will come). `position`: where the
+        run stands against its plan when that is not `step` of `target`."""
         if self.ending is not None:
             return None
+        at = position if position is not None else PlanPosition(step, target)
         next_failed: PendingFailure | None = None
         if self._pending is not None:
             if not confirm_pending:
@@ -528,7 +547,8 @@ class RunLifecycle:
                     and self._completion.detail not in _UNCONFIRMED \
                     and (self._pending.in_helper_thread or (
                         self._pending.cancelled
-                        and not (self._completion.detail == SAID and premature(step, target)))):
+                        and not (self._completion.detail == SAID
+                                 and premature(at.done, at.planned)))):
                 # (not a sentence said well short of the plan: Tunix's `Train loop finished
                 # in: 0.11 seconds` after each of 6 steps of 20000, then Ctrl-C — the stop
                 # is how it ended)
@@ -542,7 +562,7 @@ class RunLifecycle:
                                  Evidence.LOG_ENDING)
         if self._completion is not None \
                 and not (reached and self._completion.detail in _UNCONFIRMED):
-            ended = self._from_completion(self._completion, step, target, settled)
+            ended = self._from_completion(self._completion, step, at, settled)
             if ended is not None and next_failed is not None and ended.anomaly is None:
                 failed = next_failed.event.detail or next_failed.event.line[:300]
                 ended = replace(ended, anomaly=EndingAnomaly(
@@ -571,36 +591,42 @@ class RunLifecycle:
                          Evidence.LOG_ENDING)
 
     def _from_completion(self, completion: LogEvent, step: int | None,
-                         target: int | None, settled: bool) -> Ending | None:
+                         at: PlanPosition, settled: bool) -> Ending | None:
         """What a completion line proves. Said well before the planned total, a sentence
         ("training done") may be a stage's or a sub-task's: while the log moves it is not
         the end, and once it stops the run is over without its plan done (ENDED). The
         trainer's own end-of-training summary that early says the run stopped early.
         An early stop, or the final model saved, ends a run wherever it stands."""
+        target = at.planned
+        where = f"{at.unit} {at.done} of {target} planned"
         if completion.detail in AFTER_TRAINING:
             # What a run does after training (a test pass, a line past its last step at
             # the planned total): the end once nothing more comes, and no evidence at all
             # for a run well short of its plan. A line past the last step at its planned
             # total was checked against the run's own logging interval, not a share of
             # the plan (`190000/200000`, printed every 10000, is the loop's last print).
-            if settled and completion.detail == CELL_ENDED and premature(step, target):
+            if settled and completion.detail == CELL_ENDED and premature(at.done, target):
                 # A notebook cell returned well short of the plan: over, not confirmed.
                 return self._end(Ending(
                     TerminalState.ENDED, EndingSource.COMPLETION,
-                    f"the notebook cell returned ({completion.line[:160]}) at step {step} of "
-                    f"{target} planned", step, self.attempt, confirmed=False, final=False),
+                    f"the notebook cell returned ({completion.line[:160]}) at {where}", step,
+                    self.attempt, confirmed=False, final=False),
                     Evidence.LOG_ENDING)
-            short = premature(step, target) and not (
-                completion.detail == SAID and step is not None and target is not None
-                and step >= _SAID_NEAR_END * target)
-            if settled and completion.detail == SAID and short:
+            short = premature(at.done, target) and not (
+                completion.detail == SAID and at.done is not None and target is not None
+                and at.done >= _SAID_NEAR_END * target)
+            if settled and short and (completion.detail == SAID or (
+                    completion.detail == CLOSING and says_over(completion.line))):
                 # The run's own word that its training is over, well short of its plan,
                 # and nothing after it (YOLOX's `Training of experiment is done and the
-                # best AP is 58.41` at epoch 93 of 300, printed however the loop left):
-                # over, not the plan done.
+                # best AP is 58.41` at epoch 93 of 300, printed however the loop left; a
+                # Keras notebook's `Final validation Mean Intersection Over Union: 47.78%`
+                # after epoch 125 of 1000, its early stop silent): over, not the plan
+                # done. A late word alone (`Test accuracy: 0.91`) may be a periodic
+                # test's, and proves nothing so short of the plan.
                 return self._end(Ending(
                     TerminalState.ENDED, EndingSource.COMPLETION,
-                    f"{completion.line[:200]} — said at step {step} of {target} planned",
+                    f"{completion.line[:200]} — said at {where}",
                     step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
             if not settled or (short and completion.detail != AFTER_PLAN):
                 return None
@@ -610,7 +636,7 @@ class RunLifecycle:
         if completion.detail in _UNCONFIRMED:
             # The log stopped where a finished run's log stops, or after what a finished
             # loop does (see `parsing.loop_over`); nothing says it finished.
-            if not settled or (completion.detail == LOOP_OVER and premature(step, target)):
+            if not settled or (completion.detail == LOOP_OVER and premature(at.done, target)):
                 return None  # (well short of a plan the run announced, it stopped mid-run)
             if completion.detail == NEXT_COMMAND:
                 return self._end(Ending(
@@ -630,21 +656,22 @@ class RunLifecycle:
                 step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if completion.detail == LAST_EPOCH and not settled:
             return None  # read from the order of lines: a live run may print more of it
-        early = premature(self._reach(step), target) and completion.detail not in _DELIBERATE
+        reach = self._reach(at.done) if at.unit == "step" else at.done
+        early = premature(reach, target) and completion.detail not in _DELIBERATE
         if early and completion.detail != SUMMARY:
             if not settled:
                 return None
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.COMPLETION,
-                f"{completion.line[:200]} — said at step {step} of {target} planned",
+                f"{completion.line[:200]} — said at {where}",
                 step, self.attempt, confirmed=False, final=False), Evidence.LOG_ENDING)
         if early:
             return self._end(Ending(
                 TerminalState.ENDED, EndingSource.COMPLETION, completion.line, step,
                 self.attempt, confirmed=False, final=False, anomaly=EndingAnomaly(
                     AnomalyType.CRASH,
-                    f"the run printed its end-of-training summary at step {step} of {target} "
-                    f"planned: it stopped early ({completion.line[:160]})", Severity.HIGH)),
+                    f"the run printed its end-of-training summary at {where}: it stopped "
+                    f"early ({completion.line[:160]})", Severity.HIGH)),
             Evidence.LOG_ENDING)
         return self._end(Ending(TerminalState.SUCCEEDED, EndingSource.COMPLETION,
                                 completion.line, step, self.attempt),
@@ -776,6 +803,7 @@ class RunLifecycle:
         self.ending = None
         self._pending = None
         self._completion = None
+        self.stopped_on_purpose = False
         self.attempt += 1
         self._attempt_advances = 0
 

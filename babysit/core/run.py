@@ -20,7 +20,7 @@ from babysit.core.curves import MetricCurves
 from babysit.core.deadline import deadline_warning
 from babysit.core.efficiency_meter import EfficiencyMeter
 from babysit.core.ledger import AnomalyLedger
-from babysit.core.lifecycle import Ending, EndingSource, RunLifecycle, premature
+from babysit.core.lifecycle import Ending, EndingSource, PlanPosition, RunLifecycle, premature
 from babysit.core.progress import Progress, ProgressSample, stall_allowance
 from babysit.core.series import MetricSeries
 from babysit.metric_names import is_eval_metric
@@ -244,7 +244,7 @@ class Run:
                 settled=(ctx.final or (self.progress.quiet_polls >= 1
                                        and not snapshot.log.new_lines)
                          or snapshot.process.alive is False or grace),
-                target=self._plan_of_steps()))
+                target=self._plan_of_steps(), position=self._plan_in_epochs()))
             if lifecycle.running and snapshot.log.writer_on_host is False \
                     and quiet_for >= self.rules.abandoned_log_seconds:
                 self._ended(lifecycle.on_log_abandoned(
@@ -299,6 +299,23 @@ class Run:
             # epoch's, and the plan is done whatever they say.
             return None
         return series.target_steps
+
+    def _plan_in_epochs(self) -> PlanPosition | None:
+        """Where a log that prints no step stands against the epochs it planned (Keras'
+        `Epoch 125/1000` lines, then `Final validation …: 47.78%`): a completion said at
+        epoch 125 of 1000 is no plan done. None where the steps and their plan say it, or
+        where the run said it stopped on purpose (a time-to-train run's `run_stop` with
+        `status: success` at epoch 41 of 128: its quality target was its plan)."""
+        series = self.series
+        if self._plan_of_steps() is not None or not series.total_epochs \
+                or series.planned_epoch is None or self.lifecycle.stopped_on_purpose \
+                or (self.step is not None and not (
+                    self.reading is not None and self.reading.progress == "record")):
+            return None
+        # (as far as it may have trained: a loop printing every 40th epoch, `Epoch
+        # [161/200]` last, trains on to 200 unseen)
+        return PlanPosition(math.floor(series.planned_epoch) + series.epoch_gap - 1,
+                            series.total_epochs, "epoch")
 
     def _check_deadline(self, limit: TimeLimit) -> None:
         warning = deadline_warning(limit, self.step, self.series.target_steps,

@@ -91,6 +91,16 @@ class MetricSeries:
         self.advances = 0  # records that moved the step forward, ever
         self.restarts_seen = 0  # times the step counter went back
         self.new_epoch = False  # an epoch or stage began; whoever reads it clears it
+        # The epoch last counted against its plan (`Epoch [300/300]`, not a summary's
+        # `best RMSE 23.56 (Epoch 125)` after it), and the whole epochs between the last
+        # two so counted: a loop printing every 40th epoch trains up to 39 past its last
+        # print.
+        self.planned_epoch: float | None = None
+        # Where the latest whole epoch began (epoch, step), and whether the steps were seen
+        # to count from 0 (see `_note_epoch_start`).
+        self._epoch_began: tuple[int, int] | None = None
+        self.counts_from_zero = False
+        self.epoch_gap = 1
         self._primary_rank: int | None = None
         self._primary_series: str | None = None
         self._rules = RuleSet(rules, alerts)
@@ -162,6 +172,11 @@ class MetricSeries:
             # `Epoch: [0/302] [1350/1351]`): no step back to a new stage.
             record = replace(record, epoch=self.epoch)
         if record.epoch is not None:
+            if record.total_epochs is not None and math.isfinite(record.epoch):
+                if self.planned_epoch is not None \
+                        and math.floor(record.epoch) > math.floor(self.planned_epoch):
+                    self.epoch_gap = math.floor(record.epoch) - math.floor(self.planned_epoch)
+                self.planned_epoch = record.epoch
             if self.epoch is not None and math.floor(record.epoch) > math.floor(self.epoch):
                 self.new_epoch = True
                 self._resume_set_aside(record.epoch)
@@ -197,6 +212,7 @@ class MetricSeries:
                 change = _ADVANCED
                 rate = self._timed(record.time, record.step)
             self.step = record.step
+            self._note_epoch_start(record)
         if any(e.kind is EventKind.NEW_STAGE and e.detail == NEXT_REPETITION
                for e in record.events):
             self._new_run()  # a fold's header: the next of several trainings (`headers`)
@@ -489,6 +505,25 @@ class MetricSeries:
             return None
         return statistics.median(self._timed_gaps)
 
+    def _note_epoch_start(self, record: Record) -> None:
+        """Whether the step counts from 0, told by where a whole epoch begins: a loop that
+        numbers both from 0 begins epoch e at step e × K, K the steps an epoch (a BERT
+        pretraining loop's `epoch:9 step:12663/14070`, 1407 steps an epoch, ending at
+        `step:14069/14070`, its last); one counting either from 1 does not."""
+        epoch = record.epoch
+        if record.step is None or epoch is None or not math.isfinite(epoch) \
+                or not epoch.is_integer():
+            return
+        whole = int(epoch)
+        before = self._epoch_began
+        if before is not None and before[0] == whole:
+            return
+        self._epoch_began = (whole, record.step)
+        if before is not None and whole == before[0] + 1 and record.step > before[1]:
+            per_epoch = record.step - before[1]
+            self.counts_from_zero = whole >= 1 and record.step == whole * per_epoch \
+                and before[1] == before[0] * per_epoch
+
     def reached_target(self, counted_from_zero: bool = False, interval: int = 1) -> bool:
         """The planned steps are done (a run counting from 0 ends at target − 1). A run
         that prints every `interval` steps is done at its last print before the plan's
@@ -496,7 +531,7 @@ class MetricSeries:
         the next print would come past the plan (gluoncv's `Epoch 119 iteration
         0180/0187`, every 20 iterations, of 120 epochs, then the epoch's validation:
         iterations 181-186 ran unprinted)."""
-        done = (self.step + 1 if counted_from_zero else self.step) \
+        done = (self.step + 1 if counted_from_zero or self.counts_from_zero else self.step) \
             if self.step is not None else None
         return done is not None and self.target_steps is not None \
             and done + max(interval, 1) - 1 >= self.target_steps

@@ -378,6 +378,14 @@ def _closes_as_printed(line: str, late: bool) -> bool:
     return _no_part_way(line)
 
 
+def says_over(line: str) -> bool:
+    """Whether a closing line says the run is over in words that close it whenever they
+    come (`Final validation Mean Intersection Over Union: 47.78%`, `Training finished`),
+    not only in a late word a run may print along the way (`Test accuracy: 0.91`)."""
+    return _CLOSING_WORDS.search(line) is not None \
+        or _CLOSING_WORDS.search(message(line)) is not None
+
+
 def _no_part_way(line: str) -> bool:
     """Whether no counter in the line stands short of its total (`epoch 3/10 done`: a
     stage of the run, not its end)."""

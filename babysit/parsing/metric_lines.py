@@ -61,6 +61,7 @@ from babysit.parsing.kaldi import parse_kaldi_objective
 from babysit.parsing.leading_counter import LeadingCounter
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
+from babysit.parsing.long_rows import LongRows
 from babysit.parsing.marian import parse_marian
 from babysit.parsing.metric_rows import MetricRows
 from babysit.parsing.mlperf import (
@@ -174,6 +175,7 @@ class MetricLineReader:
         self._section: str | None = None
         self._split_table = SplitTable()  # AllenNLP's `Training | Validation` rows
         self._metric_rows = MetricRows()  # `| metric | head | tail | mean |`, a row a metric
+        self._long_rows = LongRows()  # `test_loss,469,0.1088`: a figure a row
         self._timings = False  # inside a profiler's block of timings (see `_timing`)
         self._timings_indent = 0  # its label's indentation
         self._timings_headed = False  # its label came with a logger's head
@@ -199,7 +201,7 @@ class MetricLineReader:
         # reader says True for a line it took in as context, a Parsed for a record).
         for reader in () if beside_bar else (self._stats, self._document, self._blocks,
                                               self._counter_blocks, self._split_table,
-                                              self._metric_rows):
+                                              self._metric_rows, self._long_rows):
             if reader.wants(text):
                 found = reader.read(text)
                 if found is True:

@@ -53,6 +53,9 @@ _VALUE_IN = lazy_re.compile(
     r"\b(?:(?:nan|inf|non-?finite|invalid)\s+(?P<name5>loss(?:es)?|grad(?:ient)?s?(?:\s+norms?)?)|"
     r"(?:nan|inf|non-?finite)\s+(?P<name8>predictions?|updates?))"
     r"\b(?!\s*(?:function|fn|type|name|class|config|argument|reduction|[:'\"=(]))|"
+    # the value in brackets after its name (a SimVP trainer's `⚠️ Abnormal GradNorm (inf),
+    # skipping step`)
+    r"\b(?P<name9>loss|grad(?:ient)?[ _]?norm)\s*\(\s*[-+]?(?:nan|inf)\s*\)|"
     # Lightning's EarlyStopping(check_finite=True): `Monitored metric val_loss = nan is not
     # finite.`
     r"\bmetric\s+(?P<name6>[\w/.-]+)\s*=\s*[-+]?(?:nan|inf)\b|"
@@ -233,6 +236,7 @@ class NonFiniteWords:
 
     def __init__(self) -> None:
         self._skips = 0
+        self._skipped_now = False  # the line being read said its update was skipped
         self._after_nan = False  # the latest training record had a non-finite value
         # A NaN guard's stop, and the lines left in which a record may still be the bar's
         # last redraw of the batch it stopped on (see `after_guard`).
@@ -255,7 +259,14 @@ class NonFiniteWords:
         """A sentence that says a value is NaN or Inf: that metric is non-finite, at the
         step the sentence names when it is not behind."""
         text = line.text
+        self._skipped_now = False
         said = self.read(text)
+        if said is None and self._skipped_now and record is not None:
+            # The value the line names is the skipped update's (`Abnormal GradNorm (inf),
+            # skipping step`, read as a figure too): the guard at work, no value of the
+            # training's.
+            return replace(record, metrics={k: v for k, v in record.metrics.items()
+                                            if math.isfinite(v)})
         if said is None:
             if self._after_nan and not text[:1].isspace() and _GUARD_STOPS.search(text):
                 # `LOSS : nan`, then `Loss got n a n, training suspends..`: the loop's own
@@ -337,5 +348,6 @@ class NonFiniteWords:
         if skipped and name != "loss":
             self._skips += 1
             if self._skips < SKIPS_IN_A_ROW:
+                self._skipped_now = True
                 return None
         return {name: math.nan}, step

@@ -97,6 +97,10 @@ _GUESS_FLAT = 0.02  # a loss sitting at ln K: every point within this share of t
 _HELD_POINTS = 4  # evaluations at one value from the first, beside a loss that moved
 _LOSS_MOVED = 0.7  # the loss at most this share of its first meanwhile
 _HELD_DIGITS = 1e-2  # a held value printed to a hundredth of itself or finer (3.71, 0.853)
+# An evaluation's error identical on this many evaluations from the first, while the
+# training loss took a new value at each of them: whatever the printed precision.
+_EVAL_HELD_POINTS = 6
+_EARLY_EPOCHS = 2
 
 
 class _GuessLoss:
@@ -343,6 +347,11 @@ class FlatScoreRule:
         self._last: dict[str, tuple[int | None, float, int, int | None]] = {}
         self._trained = 0  # training records read (a record with a training loss)
         self._placed: dict[str, bool] = {}  # the metric's first value came at the start
+        # error: the training loss when each of its kept values was read
+        self._loss_at: dict[str, list[float | None]] = {}
+        # the metric's first value came within the run's first two epochs (a paste that
+        # lost its first epoch's bar to the cut still shows the run's beginning)
+        self._early: dict[str, bool] = {}
         self._raised: set[str] = set()
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
         # accuracy: how its evaluation's own loss (`val_acc`: `val_loss`) went over the
@@ -416,9 +425,12 @@ class FlatScoreRule:
             self._last[key] = (epoch, value, self._trained, point.step)
             if key not in self._placed:
                 self._placed[key] = at_run_start(point, self.rules.divergence_start_steps)
+                self._early[key] = self._placed[key] or (
+                    point.epoch is not None and point.epoch <= _EARLY_EPOCHS)
             values = self._values.setdefault(key, [])
             if len(values) < _KEPT:
                 values.append(value)
+                self._loss_at.setdefault(key, []).append(self._loss)
             if kind == "auc" and self._left(kind, values, value):
                 self._ranks = True
             if kind == "auc" and _off_chance(values, value) > _AUC_BAND \
@@ -483,7 +495,8 @@ class FlatScoreRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
                                 key=tag)]
             return []
-        if kind != "auc" and not self._placed[key]:
+        held = kind == "error" and self._early[key] and self._eval_held(key, values)
+        if kind != "auc" and not self._placed[key] and not held:
             return []  # an excerpt from mid-run: its first value is not the run's
         if kind == "auc" and self._ranks and not _on_training_data(key):
             return []
@@ -494,6 +507,12 @@ class FlatScoreRule:
             if crept is not None:
                 return crept
         found = _JUDGES[kind](values) or self._held_while_loss_fell(key, kind, values)
+        held = held and found is None
+        if held:
+            found = (f"has been exactly {value:.4g} on every one of {len(values)} "
+                     f"evaluations from the first while the training loss took a new value "
+                     f"at each: what is scored never changes (an output that does not "
+                     f"depend on the input, such as embeddings collapsed to one point)")
         if found is None:
             return []
         self._raised.add(tag)
@@ -509,7 +528,7 @@ class FlatScoreRule:
         exact = kind == "accuracy" and whole_run and len(set(values)) == 1 \
             and significant_digits(value) >= _EXACT_DIGITS
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
-                      severity=Severity.BLOCKER if exact else None,
+                      severity=Severity.BLOCKER if exact or held else None,
                       severity_at_end=Severity.BLOCKER if whole_run else None)]
 
     def _crept(self, key: str, values: list[float], value: float) -> list[Signal] | None:
@@ -539,6 +558,20 @@ class FlatScoreRule:
             f"{key} got worse at nearly every evaluation from the run's first ({first:.4g} → "
             f"{values[-1]:.4g}, by little) while train loss fell ({self._first_loss:.4g} → "
             f"{self._loss:.4g}): never better than after the first epoch"), key=tag)]
+
+    def _eval_held(self, key: str, values: list[float]) -> bool:
+        """Whether an evaluation's error has been the very same value on six evaluations
+        or more from the run's first while the training loss read before each was a new
+        one (a FaceNet triplet model's `val_loss: 0.2000`, the triplet margin, on every
+        epoch as its loss went 0.1902 → 0.1775): the weights change and the evaluation's
+        output does not, a model whose output ignores its input. However coarsely it is
+        printed, a model that learns does not score the same at each of its first six
+        evaluations; an error at 0 is a perfect fit's."""
+        losses = self._loss_at.get(key, [])
+        if not is_eval_metric(key) or len(values) < _EVAL_HELD_POINTS \
+                or len(set(values)) != 1 or values[0] <= 0 or None in losses:
+            return False
+        return all(a != b for a, b in pairwise(losses))
 
     def _held_while_loss_fell(self, key: str, kind: str, values: list[float]) -> str | None:
         """Why a score identical on every evaluation from the first, beside a training
