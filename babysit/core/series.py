@@ -98,7 +98,9 @@ class MetricSeries:
         self.planned_epoch: float | None = None
         # Where the latest whole epoch began (epoch, step), and whether the steps were seen
         # to count from 0 (see `_note_epoch_start`).
-        self._epoch_began: tuple[int, int] | None = None
+        # (epoch, its first step, more records of it seen), and the epoch's before it
+        self._epoch_began: tuple[int, int, bool] | None = None
+        self._epoch_before: tuple[int, int, bool] | None = None
         self.counts_from_zero = False
         self.epoch_gap = 1
         self._primary_rank: int | None = None
@@ -509,20 +511,33 @@ class MetricSeries:
         """Whether the step counts from 0, told by where a whole epoch begins: a loop that
         numbers both from 0 begins epoch e at step e × K, K the steps an epoch (a BERT
         pretraining loop's `epoch:9 step:12663/14070`, 1407 steps an epoch, ending at
-        `step:14069/14070`, its last); one counting either from 1 does not."""
+        `step:14069/14070`, its last); one counting either from 1 does not. An epoch's
+        first record is its beginning only when more records of it follow (Keras numbers
+        the record that ends an epoch with that epoch: `epoch 2` at step 2 × K is its last)."""
         epoch = record.epoch
-        if record.step is None or epoch is None or not math.isfinite(epoch) \
-                or not epoch.is_integer():
+        if record.step is None or epoch is None or not math.isfinite(epoch):
             return
-        whole = int(epoch)
-        before = self._epoch_began
-        if before is not None and before[0] == whole:
+        whole = math.floor(epoch)
+        began = self._epoch_began
+        if began is not None and began[0] == whole:
+            if not began[2] and record.step > began[1]:
+                self._epoch_began = (whole, began[1], True)
+                self._judge_origin()
             return
-        self._epoch_began = (whole, record.step)
-        if before is not None and whole == before[0] + 1 and record.step > before[1]:
-            per_epoch = record.step - before[1]
-            self.counts_from_zero = whole >= 1 and record.step == whole * per_epoch \
-                and before[1] == before[0] * per_epoch
+        if began is not None and began[2]:
+            self._epoch_before = began
+        self._epoch_began = (whole, record.step, False) if epoch.is_integer() else None
+
+    def _judge_origin(self) -> None:
+        """With two epochs in a row seen from their first records, whether the steps
+        count from 0 (see `_note_epoch_start`)."""
+        before, began = self._epoch_before, self._epoch_began
+        if before is None or began is None or began[0] != before[0] + 1 \
+                or began[1] <= before[1]:
+            return
+        per_epoch = began[1] - before[1]
+        self.counts_from_zero = began[0] >= 1 and began[1] == began[0] * per_epoch \
+            and before[1] == before[0] * per_epoch
 
     def reached_target(self, counted_from_zero: bool = False, interval: int = 1) -> bool:
         """The planned steps are done (a run counting from 0 ends at target − 1). A run
