@@ -161,8 +161,7 @@ def test_an_epochs_closing_record_numbered_as_that_epoch_is_no_step_from_zero(
         tmp_path: Path):
     # (Keras numbers the record that ends an epoch with that epoch, at step epoch × K: a
     # log cut one batch short of its last epoch's end is not finished)
-    lines = _keras3(29, planned=30) + [
-        "Epoch 30/30",
-        "\x1b[1m34/35\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m━\x1b[0m "
-        "\x1b[1m0s\x1b[0m 94ms/step - accuracy: 0.6290 - loss: 0.8710"]
+    cut = ("\x1b[1m34/35\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m━\x1b[0m "
+           "\x1b[1m0s\x1b[0m 94ms/step - accuracy: 0.6290 - loss: 0.8710")
+    lines = [*_keras3(29, planned=30), "Epoch 30/30", cut]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
