@@ -244,7 +244,7 @@ class Run:
                 settled=(ctx.final or (self.progress.quiet_polls >= 1
                                        and not snapshot.log.new_lines)
                          or snapshot.process.alive is False or grace),
-                target=self._plan_of_steps(), position=self._plan_in_epochs()))
+                target=(plan := self._plan_of_steps()), position=self._plan_in_epochs(plan)))
             if lifecycle.running and snapshot.log.writer_on_host is False \
                     and quiet_for >= self.rules.abandoned_log_seconds:
                 self._ended(lifecycle.on_log_abandoned(
@@ -300,14 +300,14 @@ class Run:
             return None
         return series.target_steps
 
-    def _plan_in_epochs(self) -> PlanPosition | None:
+    def _plan_in_epochs(self, plan_of_steps: int | None) -> PlanPosition | None:
         """Where a log that prints no step stands against the epochs it planned (Keras'
         `Epoch 125/1000` lines, then `Final validation …: 47.78%`): a completion said at
         epoch 125 of 1000 is no plan done. None where the steps and their plan say it, or
         where the run said it stopped on purpose (a time-to-train run's `run_stop` with
         `status: success` at epoch 41 of 128: its quality target was its plan)."""
         series = self.series
-        if self._plan_of_steps() is not None or not series.total_epochs \
+        if plan_of_steps is not None or not series.total_epochs \
                 or series.planned_epoch is None or self.lifecycle.stopped_on_purpose \
                 or (self.step is not None and not (
                     self.reading is not None and self.reading.progress == "record")):
