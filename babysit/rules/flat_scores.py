@@ -430,7 +430,8 @@ class FlatScoreRule:
             values = self._values.setdefault(key, [])
             if len(values) < _KEPT:
                 values.append(value)
-                self._loss_at.setdefault(key, []).append(self._loss)
+                if kind == "error":
+                    self._loss_at.setdefault(key, []).append(self._loss)
             if kind == "auc" and self._left(kind, values, value):
                 self._ranks = True
             if kind == "auc" and _off_chance(values, value) > _AUC_BAND \
