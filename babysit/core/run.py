@@ -235,7 +235,8 @@ class Run:
             self._ended(lifecycle.settle_from_log(
                 step=self.step, reached=self.series.reached_target(
                     counted_from_zero=self.steps_from_zero,
-                    interval=lifecycle.step_interval if self._evaluated_after_step else 1),
+                    interval=lifecycle.step_interval if self._evaluated_after_step else 1)
+                or self.series.planned_epochs_done(),
                 confirm_pending=ctx.final or grace or (
                     pending_before and not progressed and not lifecycle.pending_unsure),
                 # The log stopped moving: a poll without progress *and* without new

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from babysit.config import RuleSettings
+from babysit.core.epoch_steps import EpochSteps
 from babysit.core.nested_loops import NestedLoops
 from babysit.metric_names import (
     GRAD_NORM_KEYS,
@@ -103,6 +104,7 @@ class MetricSeries:
         self._epoch_before: tuple[int, int, bool] | None = None
         self.counts_from_zero = False
         self.epoch_gap = 1
+        self._epoch_steps = EpochSteps()  # the steps an epoch takes (`epoch_steps`)
         self._primary_rank: int | None = None
         self._primary_series: str | None = None
         self._rules = RuleSet(rules, alerts)
@@ -215,6 +217,9 @@ class MetricSeries:
                 rate = self._timed(record.time, record.step)
             self.step = record.step
             self._note_epoch_start(record)
+            if record.epoch is not None and record.total_epochs is not None \
+                    and record.metrics and math.isfinite(record.epoch):
+                self._epoch_steps.seen(record.step, record.epoch)
         if any(e.kind is EventKind.NEW_STAGE and e.detail == NEXT_REPETITION
                for e in record.events):
             self._new_run()  # a fold's header: the next of several trainings (`headers`)
@@ -550,6 +555,16 @@ class MetricSeries:
             if self.step is not None else None
         return done is not None and self.target_steps is not None \
             and done + max(interval, 1) - 1 >= self.target_steps
+
+    def planned_epochs_done(self) -> bool:
+        """The last planned epoch trained to its last step, the plan in steps read from
+        where the epoch counter turned over (`epoch_steps`: `Epoch: 20/20... Step: 2780`,
+        139 steps an epoch, is the plan's end though no total of steps was announced)."""
+        if self.step is None or self.epoch is None or not self.total_epochs \
+                or not self._epoch_steps.final_epoch(self.epoch, self.total_epochs):
+            return False
+        last = self._epoch_steps.last_step(self.total_epochs)
+        return last is not None and self.step >= last
 
     def recent_losses(self, count: int) -> list[float]:
         rule = self._rules.find(LossRule)

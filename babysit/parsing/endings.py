@@ -203,6 +203,10 @@ class EndingReader:
         # The start-up's first line came again after the last training record: a new
         # launch that has not trained yet (see `launch_seen`).
         self._launch_pending = False
+        # Whole epochs training stepped through (two are enough to tell), and whether an
+        # evaluation's bar was drawn yet (see `evaluation_bar`).
+        self._epochs_stepped: set[int] = set()
+        self._evaluated_by_bar = False
 
     def stepped(self, step: int, metrics: Mapping[str, float] | None = None,
                 epoch: float | None = None) -> None:
@@ -225,6 +229,8 @@ class EndingReader:
             relaunched = relaunched or (self._epoch_said is not None
                                         and epoch <= self._epoch_said - 1)
             self._epoch_said = epoch
+            if len(self._epochs_stepped) < 2 and epoch == epoch:  # (not a NaN)
+                self._epochs_stepped.add(int(epoch))
         self._step = step
         self._trained = True
         # (or the outer counter did, in a header between records: `Epoch 1/30` after
@@ -348,7 +354,10 @@ class EndingReader:
         AFTER_PLAN's evidence). Only for a run whose prints start at its first step (`0,
         50, 100, …`: a loop that prints at the start of each interval never prints its
         planned total); one that prints at the end of each (`50, 100, …`) prints it."""
-        step, target, interval = self._step, self._target, self._interval
+        # (a loop's own last print off its grid gives the total where none was announced:
+        # `Step=990000`, then `Step=999999` and nothing more, `_implied_total`)
+        step, target, interval = self._step, self._target or self._implied_total(), \
+            self._interval
         if step is None or not target or not interval or not step < target <= step + interval \
                 or self._first_step is None or self._first_step >= interval \
                 or self._said_at == step or self._last_print_at == step:
@@ -534,6 +543,17 @@ class EndingReader:
             self._note_stage_said(text)
             return None
         return LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
+
+    def evaluation_bar(self, text: str) -> list[LogEvent]:
+        """An evaluation's bar drawn: the first the run drew, after training went through
+        two epochs or more without one, is a test pass after training (a W&B output.log's
+        `Eval Minibatch: 100%|…| 332/332` after five epochs whose validation drew no bar,
+        then a classification report). A validation between epochs draws its bar after
+        the first."""
+        first, self._evaluated_by_bar = not self._evaluated_by_bar, True
+        if not first or not self._trained or len(self._epochs_stepped) < 2:
+            return []
+        return self._tested_once(text)
 
     def _tested_once(self, text: str) -> list[LogEvent]:
         """A test pass is the end only in a run that does not test between its steps

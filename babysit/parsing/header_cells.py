@@ -57,3 +57,24 @@ def multiword_names(line: str) -> tuple[str, tuple[str, ...]] | None:
                 or any(w.lower() in _PROSE for w in words):
             return None
     return sep, tuple(normalise_key(re.sub(r"\.$", "", c)) for c in cells)
+
+
+def delimited_names(cells: list[str]) -> tuple[str, ...] | None:
+    """The columns' names of a CSV or TSV header whose names may be several words
+    (TensorBoard's scalar export: `Wall time,Step,Value`), or None where a cell is no
+    name (a value, a sentence's piece)."""
+    if not 2 <= len(cells) <= 40 or not any(" " in cell for cell in cells):
+        return None
+    for cell in cells:
+        words = cell.split(" ")
+        if _NAME.match(cell) is None or len(words) > _MAX_WORDS \
+                or any(w.lower() in _PROSE for w in words):
+            return None
+    return tuple(normalise_key(cell) for cell in cells)
+
+
+def has_prose(words: list[str]) -> bool:
+    """Whether a row of one-word cells holds a word of a sentence (`Saving model and
+    feature extractor`): no table's header names a column `and`."""
+    return any(word.lower() in _PROSE for word in words)
+

@@ -26,7 +26,9 @@ _HEAD_FIELD = lazy_re.compile(
     # 2021-03-14 22:08:20,513-Speed 469.12 samples/sec   Loss 15.4833 …`)
     r"|[A-Za-z][\w.]*:[ \t]+(?=\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})"
     # ISO (or a date and a time apart by a slash: `2022-03-31/22:45:47`)
-    r"|\[?\d{4}-\d{2}-\d{2}[ T/]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+    # (its date by slashes or dots too: robust_overfitting's `[2020/04/27 12:22:28] - `)
+    r"|\[?\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2}|\.\d{2}\.\d{2})[ T/]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?\]?"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
     # C's and Python's `asctime` (the skeleton-action trainers' `print_log`, 2s-AGCN, MS-G3D,
     # CTR-GCN: `[ Mon Jul  4 01:33:12 2022 ] Training epoch: 50`)

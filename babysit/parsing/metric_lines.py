@@ -260,7 +260,14 @@ class MetricLineReader:
             if parsed is not None and parsed.step is not None and parsed.metrics:
                 self._record_names = frozenset(parsed.metrics)
         if parsed is None and not beside_bar:
-            shaped = self._shapes.read(text)
+            # (the message, not its logger's head: a table printed through a logger,
+            # robust_overfitting's `[2020/04/27 12:22:28] - 0 \t 518.4 \t …` under its
+            # `… - Epoch \t Train Time \t …` header, is a table all the same)
+            # (only a head taken off: a tensor's repr the message rewrote to its number,
+            # `tensor(0.6973, grad_fn=<NllLossBackward>)`, is no lone value of a column)
+            body = self._body
+            shaped = self._shapes.read(body if body and text.rstrip().endswith(body.rstrip())
+                                       else text)
             if shaped is True and self._shapes.table_closed:
                 events.append(LogEvent(EventKind.COMPLETED, text.strip()[:500], "table-closed"))
                 return Parsed("table")

@@ -508,6 +508,11 @@ class LogParser:
                                   and launches.first_printed_again(raw_line)):
             if launch is None:
                 self._first_again()
+                if self.step is not None and self.target and self.step >= self.target:
+                    # At the plan's end, the start-up again (PaddleClas's banner after its
+                    # `epoch_400` saved, a relaunch appended to the log): a launch that
+                    # has trained nothing yet, the lifecycle's to weigh
+                    launch = launches.relaunch(raw_line)
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
             self._epoch_local.launched()
             self._endings.final_epoch.launched()  # and of its last planned epoch
@@ -754,6 +759,7 @@ class LogParser:
                     self._withdrawn = True
             if self._bars.evaluating:
                 self.phase = "eval"
+                events = [*events, *self._endings.evaluation_bar(line.strip())]
             elif (of_plan := _EPOCH_OF_PLAN.search(bar.desc)) is not None:
                 # The bar names its epoch of the plan (`Epoch 10/10 - Training: 100%|…|
                 # 2533/2533`): the outer counter, as an `Epoch 10/10` line says it.

@@ -29,7 +29,7 @@ from itertools import pairwise
 from babysit import lazy_re
 from babysit.parsing.counter_rows import read_counter_row
 from babysit.parsing.formats import STEP_KEYS, Parsed, changed_from, split_counters
-from babysit.parsing.header_cells import is_rule, multiword_names
+from babysit.parsing.header_cells import delimited_names, has_prose, is_rule, multiword_names
 from babysit.parsing.lone_values import LONE_VALUE, lone_value
 from babysit.parsing.text import normalise_key, to_number
 
@@ -103,7 +103,8 @@ def template(line: str) -> str:
 
 
 def _split(line: str) -> tuple[str, list[str]]:
-    text = line.strip()
+    # (an issue's paste keeps the backticks that opened its code: `` `epoch,step,… ``)
+    text = line.strip().strip("`").strip()
     for sep in ("\t", ","):
         if sep in text:
             return sep, [cell.strip() for cell in text.split(sep)]
@@ -154,6 +155,8 @@ class ShapeReader:
         # Headers waiting for their first row, by (separator, width): (line no, names).
         self._pending: dict[tuple[str, int], tuple[int, tuple[str, ...]]] = {}
         self._headers: dict[tuple[str, int], tuple[str, ...]] = {}
+        # The words a labelled row of each shape carried first (see `_labelled_row`).
+        self._row_labels: dict[tuple[str, int], tuple[tuple[int, str], ...]] = {}
         self._bare: Counter[tuple[str, int]] = Counter()
         self._bare_seen: dict[tuple[str, int], int] = {}  # the line of the shape's last row
         self._box: dict[str, float] = {}
@@ -224,7 +227,11 @@ class ShapeReader:
         if is_rule(line):
             # A table's border: a boxed progress table closed after its rows (Turi
             # Create draws the bottom border when training returns) ends that loop.
-            self.table_closed, self._boxed_rows = self._boxed_rows, False
+            # Not the rule under a header just printed: a new table's top (a relaunch
+            # logging `Epoch | Loss | Acc …` again, then its rule, then epoch 1).
+            under_header = any(at == self._line_no - 1 for at, _ in self._pending.values())
+            self.table_closed = self._boxed_rows and not under_header
+            self._boxed_rows = False
             return True
         if self._array_row:
             return True  # an element row of a printed array (see `note`)
@@ -233,6 +240,8 @@ class ShapeReader:
             # over a hand loop's tab-separated row): the names inside it.
             line = line.strip().strip("*=~").strip()
         sep, cells = _split(line)
+        if sep == "\t" and "" in cells:
+            cells = self._aligned(cells)
         if cells and cells[0].startswith("#") and len(cells) >= 3:
             # A header written as a comment above its columns (`#  step  rmse_val  …  lr`:
             # DeePMD's lcurve.out, numpy.savetxt's `header=`): the names after the mark.
@@ -254,6 +263,9 @@ class ShapeReader:
             # (fastai v1's `epoch  train_loss  valid_loss  <lambda>`): its bare name.
             cells = [c[1:-1] if _FUNCTION_CELL.match(c) else c for c in cells]
         multiword = multiword_names(line)
+        if multiword is None and sep in (",", "\t"):
+            delimited = delimited_names(cells)  # `Wall time,Step,Value`
+            multiword = (sep, delimited) if delimited is not None else None
         if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
             return None  # as any header: it counts once a row follows it
@@ -263,6 +275,8 @@ class ShapeReader:
                     and not any("_" in c for c in cells) and not set(names) <= _PER_CLASS:
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
                 # (a name with an underscore, `f2_opt`, `top5_acc`, is a column's)
+            if has_prose(cells):
+                return None  # a sentence's words, no columns' names
             if len(self._pending) > 64:
                 self._pending.clear()
             self._pending[(sep, len(cells))] = (self._line_no, names)
@@ -275,8 +289,41 @@ class ShapeReader:
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t")
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
+            if empty_ok and self._labelled_row(sep, cells):
+                return self.row(cells, sep)
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _labelled_row(self, sep: str, cells: list[str]) -> bool:
+        """A row of a CSV or TSV file under its header whose few words are labels, not
+        measures (a metrics file's `regime` column, `0,adamw,113,0.3,…,5.1861,…`): its
+        numbers are the row's values, its words no metric."""
+        key = (sep, len(cells))
+        if key not in self._pending and key not in self._headers:
+            return False
+        words = tuple((at, c) for at, c in enumerate(cells) if c and not _is_value(c))
+        values = sum(1 for c in cells if c and _is_value(c))
+        if values < 2 or 3 * len(words) > values \
+                or not all(_NAME_CELL.match(word) for _, word in words):
+            return False
+        # The same words in the same places on every row: a label of the whole file. Words
+        # that change from row to row sort the rows into kinds (a federated run's `global,
+        # test` rows among its clients' `train_epoch_1`), no one series.
+        return self._row_labels.setdefault(key, words) == words
+
+    def _aligned(self, cells: list[str]) -> list[str]:
+        """Cells apart by tabs, some empty: where the empty ones only align the columns
+        (robust_overfitting's `Epoch \\t Train Time \\t Test Time \\t LR \\t \\t Train
+        Loss …`, its rows `0 \\t 518.4 \\t \\t 108.2 \\t \\t 0.1000 …`), the cells without
+        them. A header's empty cell names no column; a row's are alignment only where,
+        without them, the row is as wide as a header of the log and with them it is not
+        (a metric file's empty cell is a value not logged at that step, `12\\t\\t0.41`)."""
+        compact = [cell for cell in cells if cell]
+        if len(compact) >= 2 and all(_NAME_CELL.match(cell) for cell in compact):
+            return compact
+        # (a header of names of several words is kept as apart by spaces, `header_cells`)
+        widths = {width for _, width in self._pending.keys() | self._headers.keys()}
+        return compact if len(compact) in widths and len(cells) not in widths else cells
 
     def _header_continued(self, sep: str, cells: list[str]) -> bool:
         """A header's second line, right under its first, finishing its names (MATLAB's
@@ -442,6 +489,7 @@ class ShapeReader:
         epochs: int | None = None
         step: int | None = None
         target: int | None = None
+        part_way = False  # a counter inside the epoch short of its total (`160/165`)
         for name, cell in zip(names, cells, strict=False):
             if not cell:
                 continue
@@ -453,12 +501,17 @@ class ShapeReader:
                     epoch, epochs = self._epoch(done, total)
                     # A row is written as its epoch ends: the last epoch's row ends the run.
                     self.final_row = done == total
-                elif name in _STEP_NAMES:
-                    step, target = done, total
+                else:
+                    part_way = part_way or done < total
+                    if name in _STEP_NAMES:
+                        step, target = done, total
                 continue
             number = _number(cell)
             if number is not None:
                 values[name] = number
+        # (not a row of a batch part way through that epoch: JDE's `29/29  160/165 …`, a
+        # row every 40 batches, the last five of the last epoch still to come)
+        self.final_row = self.final_row and not part_way
         parsed = split_counters(values, fmt)
         return Parsed(fmt, step if step is not None else parsed.step,
                       target if target is not None else parsed.target,

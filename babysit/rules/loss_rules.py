@@ -25,7 +25,7 @@ from babysit.rules import no_progress, trends
 from babysit.rules.early_jump import few_point_jump, jumps_from_start
 from babysit.rules.epoch_means import EpochMeans
 from babysit.rules.eval_names import evaluation_direction
-from babysit.rules.loss_parts import LossParts
+from babysit.rules.loss_parts import LossParts, is_term
 from babysit.rules.phases import PhaseWatch
 from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
@@ -54,6 +54,7 @@ _RUNAWAY_GROWTH = 100.0
 # A loss past −1e8 this many times the size of the prints just before it jumped there at
 # once: blown up, not an objective without a floor drifting down.
 _ORDERS_JUMP = 1e6
+_MAX_TERMS_UP = 8  # terms followed as blown up at once (a bound on what is kept)
 
 
 class EvalWitness:
@@ -147,6 +148,9 @@ class LossRule:
 
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
+        # Each logged term's first size, and the terms blown up now (`_terms_blown`).
+        self._term_first: dict[str, float] = {}
+        self._terms_up: set[str] = set()
         self._window: deque[float] = deque(maxlen=rules.spike_window)
         self._sorted: list[float] = []  # the same values, kept sorted
         self._whole = WholeRun()  # the run's values from its first (see `relapsed_at_end`)
@@ -245,6 +249,8 @@ class LossRule:
             self._new_phase()
         self._note_return(point)
         found = self._observe(point)
+        if point.loss is not None and point.metrics:
+            found = [*found, *self._terms_blown(point)]
         if resolved:
             found = [*resolved, *found]
         if found and not self._policy_gradient and self._grows_with_returns(point):
@@ -265,6 +271,34 @@ class LossRule:
         # better policy included: a notice, never the alarm; the return says whether the
         # policy learns (learning_rules).
         return [_as_notice(s) for s in found]
+
+    def _terms_blown(self, point: Observation) -> list[Signal]:
+        """A logged term of the loss past `loss_blowup` from a modest size, a million times
+        smaller or less (bayou's `KL_loss: 13.235`, then `2373605231228486.000` two hundred
+        steps on, its headline `loss` falling all the while because it leaves the KL
+        out): the model's latent blew up, whatever the total says. Open until the term
+        is back within a hundredth of the blow-up size."""
+        limit = self.rules.loss_blowup
+        out: list[Signal] = []
+        for key, value in point.metrics.items():
+            if not is_term(key) or not math.isfinite(value) or value == point.loss:
+                continue
+            if key in self._terms_up:
+                if abs(value) < limit / 100:
+                    self._terms_up.discard(key)
+                    out.append(Resolve(AnomalyType.DIVERGENCE, f"{key} back to {value:.4g}",
+                                       key=f"term {key}"))
+                continue
+            modest = self._term_first.setdefault(key, abs(value))
+            if abs(value) > limit and modest * _ORDERS_JUMP < abs(value) \
+                    and len(self._terms_up) < _MAX_TERMS_UP:
+                self._terms_up.add(key)
+                out.append(Raise(AnomalyType.DIVERGENCE,
+                                 f"divergence: {key}, a term of the loss, is {value:.3g} from "
+                                 f"{modest:.4g} at the run's start: its numbers have blown up, "
+                                 f"whatever the total ({point.loss:.4g}) says",
+                                 key=f"term {key}", severity=Severity.BLOCKER))
+        return out
 
     def _note_return(self, point: Observation) -> None:
         """Keep a value learner's latest returns, every point (see `_grows_with_returns`)."""

@@ -199,6 +199,16 @@ def nothing_held_out(metrics: Mapping[str, float]) -> str | None:
     return None
 
 
+def _unevaluated(key: str, metrics: Mapping[str, float]) -> bool:
+    """A score of exactly 0 beside its own split's loss of exactly 0: no evaluation
+    scores nothing at a perfect loss, so that split was not evaluated and both figures
+    are the script's placeholders (TS-TCC's self-supervised mode prints `Valid Loss :
+    0.0000 | Valid Accuracy : 0.0000` after every epoch: it has no classifier to score)."""
+    split = _SPLIT_PREFIX.match(key)
+    loss = metrics.get(f"{split.group()}loss") if split is not None else None
+    return loss == 0
+
+
 class MetricFloorRule:
     """Not learning: a quality metric at its floor over many evaluations."""
 
@@ -220,6 +230,9 @@ class MetricFloorRule:
         self._trained_since: set[str] = set()
         self._r2: dict[str, float] = {}  # each held-out R^2's last value
         self._long: set[str] = set()  # at their floor for `_LONG_FLOOR` evaluations
+        # A split's score and loss both exactly 0 were seen: the script prints scores it
+        # does not compute (`_unevaluated`).
+        self._placeholders = False
         # Accuracies (by their name without a split) printed at a share no count of
         # labels makes (`_REAL_NUMBERS_MATCHED`): not judged.
         self._continuous: set[str] = set()
@@ -240,6 +253,19 @@ class MetricFloorRule:
                 continue
             value = point.metrics[key]
             if not math.isfinite(value):
+                continue
+            if value == 0 and _unevaluated(key, point.metrics):
+                self._placeholders = True
+            if value == 0 and self._placeholders \
+                    and not any(self._values.get(key, ())):
+                # A score the script prints and never computes: a split's, its loss 0 beside
+                # it, and then any other score exactly 0 from the first (TS-TCC's training
+                # accuracy, `0.0000` for 100 epochs as its contrastive loss falls).
+                self._left.add(key)
+                if key in self._raised:
+                    out.extend(self._leave(key, f"{key} is a placeholder the script prints: "
+                                                f"a split's loss of exactly 0 beside its "
+                                                f"score of 0, nothing evaluated"))
                 continue
             if key not in errors and 0 < value < _REAL_NUMBERS_MATCHED \
                     and _ACCURACY.search(key):
