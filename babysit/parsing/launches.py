@@ -184,11 +184,6 @@ class LaunchReader:
         self._armed = False
         return self._launched(held or line.strip()[:500])
 
-    def relaunch(self, raw_line: str) -> LogEvent:
-        """The LAUNCHED event for a start-up printed again that the parser judged a new
-        launch on its own evidence (the plan's end reached before it)."""
-        return self._launched(clean(raw_line).strip()[:500])
-
     @staticmethod
     def _launched(line: str) -> LogEvent:
         return LogEvent(EventKind.LAUNCHED, line,

@@ -508,11 +508,6 @@ class LogParser:
                                   and launches.first_printed_again(raw_line)):
             if launch is None:
                 self._first_again()
-                if self.step is not None and self.target and self.step >= self.target:
-                    # At the plan's end, the start-up again (PaddleClas's banner after its
-                    # `epoch_400` saved, a relaunch appended to the log): a launch that
-                    # has trained nothing yet, the lifecycle's to weigh
-                    launch = launches.relaunch(raw_line)
             self._endings.loop.launched()  # what it saw of the loop's end was the last launch's
             self._epoch_local.launched()
             self._endings.final_epoch.launched()  # and of its last planned epoch

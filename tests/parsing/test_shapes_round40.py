@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from babysit.core.epoch_steps import EpochSteps
+from babysit.parsing.shapes import ShapeReader
 from tests.rules.test_loss_rules import verdict_of
 
 
@@ -218,3 +219,75 @@ def test_a_score_of_zero_beside_its_splits_loss_of_zero_is_a_placeholder(tmp_pat
 def test_a_real_validation_loss_beside_an_accuracy_of_zero_is_judged(tmp_path: Path):
     artifact = verdict_of(tmp_path, _tstcc("2.3026"))
     assert "not-learning" in {kind for kind, _ in _open(artifact)}
+
+
+# -- What the whole corpus caught as these went in ---------------------------------------------
+
+
+@pytest.mark.parametrize(("batch", "final"), [("160/165", False), ("165/165", True)])
+def test_a_last_epochs_row_part_way_through_its_batches_is_not_its_last(batch, final):
+    # Towards-Realtime-MOT's table: `29/29  160/165 …`, a row every 40 batches, the last
+    # five batches of the last epoch still to come; its row at `165/165` would end it
+    shapes = ShapeReader()
+    for line in ("Epoch       Batch       box      conf        id     total",
+                 f"29/29      {batch}   0.00712   0.00652      4.59     -13.9"):
+        shapes.note(line)
+        shapes.read(line)
+    assert shapes.final_row is final
+
+
+def test_the_rule_under_a_new_header_is_no_closing_border(tmp_path: Path):
+    # a cost-aware LSTM's table behind a logger's head, relaunched: its header and the
+    # rule under it again, then epoch 1
+    head = "2026-04-07 22:55:52,418 - INFO - "
+
+    def table(epochs: int) -> list[str]:
+        rows = [f"{head}Epoch    | Loss    | Acc     | Prec    | FPR     | FNR    ",
+                f"{head}{'-' * 65}"]
+        return rows + [f"{head}{e:<8} | {0.48 - e / 1000:.4f}  | {77 + e / 100:.2f}%  | "
+                       f"0.59    | 0.01    | 0.95   " for e in range(1, epochs + 1)]
+
+    artifact = verdict_of(tmp_path, [*table(40), *table(1)])
+    assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
+
+
+def test_a_sentence_is_no_tables_header(tmp_path: Path):
+    # `Saving model and feature extractor` behind a logger's head is no header of the
+    # classification report's rows printed later
+    head = "2025-04-11 10:03:05,090 - __main__ - INFO - "
+    lines = []
+    for run in range(6):
+        lines += [f"{head}Training random_forest model...", f"{head}Accuracy: 1.0",
+                  f"{head}Saving model and feature extractor", "0 1.00 1.00 1.00 3895",
+                  "1 1.00 0.99 1.00 2289"]
+    artifact = verdict_of(tmp_path, lines)
+    assert "saving" not in artifact["final_metrics"]
+
+
+def test_a_csv_whose_words_sort_its_rows_into_kinds_is_not_one_series(tmp_path: Path):
+    # a hand-written FedAvg's CSV: `global,test` rows among the clients' training rows
+    lines = ["round,client_id,type,loss,accuracy"]
+    for rnd in range(1, 15):
+        lines += [f"{rnd},{client},train_epoch_1,{1.9 - rnd / 100:.4f},{34 + rnd}"
+                  for client in (5, 1, 3)]
+        lines.append(f"{rnd},global,test,{2.3 - rnd / 10:.4f},{9 + rnd * 3}")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["final_metrics"].get("loss") != pytest.approx(2.3 - 1.4)
+
+
+def test_a_loss_term_blown_up_is_divergence_whatever_the_total(tmp_path: Path):
+    # bayou's VAE: `loss` leaves its KL out and falls while `KL_loss` runs to 1e15
+    lines = []
+    for i in range(60):
+        kl = 13.2 if i < 20 else 13.2 * 10 ** min(15, (i - 19) / 2)
+        lines.append(f"{1920 + i * 5}/191900 (epoch 1) loss: {8.2 - i / 100:.3f}, gen_loss: "
+                     f"{8.05 + i / 100:.3f}, KL_loss: {kl:.3f}, ")
+    artifact = verdict_of(tmp_path, lines)
+    assert ("divergence", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_loss_term_that_starts_large_is_not_blown_up(tmp_path: Path):
+    lines = [f"step {i} loss: {0.9 - i / 1000:.4f}, recon_loss: {3e8 + i * 1e6:.1f}"
+             for i in range(1, 60)]
+    assert "divergence" not in {kind for kind, _ in _open(verdict_of(tmp_path, lines))}
