@@ -256,7 +256,7 @@ def test_a_sentence_is_no_tables_header(tmp_path: Path):
     # classification report's rows printed later
     head = "2025-04-11 10:03:05,090 - __main__ - INFO - "
     lines = []
-    for run in range(6):
+    for _run in range(6):
         lines += [f"{head}Training random_forest model...", f"{head}Accuracy: 1.0",
                   f"{head}Saving model and feature extractor", "0 1.00 1.00 1.00 3895",
                   "1 1.00 0.99 1.00 2289"]
