@@ -86,11 +86,11 @@ class EpochSteps:
         the epoch's length and the other does not fit."""
         if self._given_up or len(self._epochs) < _EPOCHS_SEEN:
             return None
-        fits = [(count, count.pinned) for count in self._counts if not count.broken]
-        if len(fits) != 1 or fits[0][1] is None:
+        fits = [count for count in self._counts if not count.broken]
+        length = fits[0].pinned if len(fits) == 1 else None
+        if length is None:
             return None
-        count, length = fits[0]
-        return planned_epochs * length - (1 if count.from_zero else 0)
+        return planned_epochs * length - (1 if fits[0].from_zero else 0)
 
     def final_epoch(self, epoch: float, planned_epochs: int) -> bool:
         """The epoch is the plan's last (as the run numbers its epochs)."""

@@ -47,6 +47,15 @@ def multiword_names(line: str) -> tuple[str, tuple[str, ...]] | None:
         sep, cells = "|", [c.strip() for c in text.strip("|").split("|")]
     else:
         sep, cells = " ", [c for c in _COLUMN_GAP.split(text) if c]
+    names = delimited_names(cells)
+    return (sep, names) if names is not None else None
+
+
+def delimited_names(cells: list[str]) -> tuple[str, ...] | None:
+    """The columns' names of a header already split into its cells (a rendered table's,
+    or a CSV's: TensorBoard's scalar export, `Wall time,Step,Value`), when one name at
+    least is several words; None where a cell is no name (a value, a sentence's piece, a
+    message's `what():  CUDA error: …`)."""
     if not 2 <= len(cells) <= 40 or not any(" " in c for c in cells):
         return None
     for cell in cells:
@@ -56,25 +65,10 @@ def multiword_names(line: str) -> tuple[str, tuple[str, ...]] | None:
         if _NAME.match(cell) is None or len(words) > _MAX_WORDS \
                 or any(w.lower() in _PROSE for w in words):
             return None
-    return sep, tuple(normalise_key(re.sub(r"\.$", "", c)) for c in cells)
-
-
-def delimited_names(cells: list[str]) -> tuple[str, ...] | None:
-    """The columns' names of a CSV or TSV header whose names may be several words
-    (TensorBoard's scalar export: `Wall time,Step,Value`), or None where a cell is no
-    name (a value, a sentence's piece)."""
-    if not 2 <= len(cells) <= 40 or not any(" " in cell for cell in cells):
-        return None
-    for cell in cells:
-        words = cell.split(" ")
-        if _NAME.match(cell) is None or len(words) > _MAX_WORDS \
-                or any(w.lower() in _PROSE for w in words):
-            return None
-    return tuple(normalise_key(cell) for cell in cells)
+    return tuple(normalise_key(re.sub(r"\.$", "", c)) for c in cells)
 
 
 def has_prose(words: list[str]) -> bool:
     """Whether a row of one-word cells holds a word of a sentence (`Saving model and
     feature extractor`): no table's header names a column `and`."""
     return any(word.lower() in _PROSE for word in words)
-
