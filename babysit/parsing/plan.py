@@ -35,6 +35,10 @@ _TARGET_LINE = lazy_re.compile(
     # be a calibration script's, run beside the training)
     r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iters|total_iterations)|"
     r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
+    # (the same named for the model it trains, a hyperparameter dump's `tacotron_train_steps:
+    # 2500` in Lip2Wav: not a warm-up's, an evaluation's or a save's)
+    r"\b(?!(?:warm|eval|val|test|decay|save|log|ckpt|print)\w*)[a-z][a-z0-9]*_"
+    r"(?:num_)?train(?:ing)?_steps\b[\s.=:]*(\d[\d,]*)|"
     # (and the training's own steps as a configuration dict quotes them: Flax's
     # `Hyperparameters: {…, 'num_train_steps': 1000, …}`; not the names a search's
     # trials also take, a hyperopt trial's `"num_iterations": 150.0`)

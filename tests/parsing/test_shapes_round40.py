@@ -291,3 +291,29 @@ def test_a_loss_term_that_starts_large_is_not_blown_up(tmp_path: Path):
     lines = [f"step {i} loss: {0.9 - i / 1000:.4f}, recon_loss: {3e8 + i * 1e6:.1f}"
              for i in range(1, 60)]
     assert "divergence" not in {kind for kind, _ in _open(verdict_of(tmp_path, lines))}
+
+
+# -- sealed-122 and sealed-123, after their blind score ---------------------------------------
+
+
+def test_rsyslogs_escaped_tabs_are_tabs(tmp_path: Path):
+    # SageMaker's built-in XGBoost as CloudWatch forwards it: `#011` for each tab
+    lines = ["INFO:sagemaker:Creating training-job with name: xgboost-2019-04-30-14-17-48-879",
+             "2019-04-30 14:20:44 Training - Training image download completed. Training in "
+             "progress.."]
+    lines += [f"[{r}]#011train-error:{0.28 - r / 1000:.6f}#011validation-error:"
+              f"{0.29 - r / 1100:.4f}" for r in range(60)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["total_steps"] == 59
+    assert "validation_error" in artifact["final_metrics"]
+
+
+def test_a_plan_of_steps_named_for_the_model_it_trains(tmp_path: Path):
+    # Lip2Wav's hyperparameter dump (`tacotron_train_steps: 2500`), then its step lines
+    lines = ["Training with hyperparameters:", "    summary_interval:       2500",
+             "    tacotron_train_steps:   2500", "    tacotron_warmup_train_steps: 100"]
+    lines += [f"Step {s:7d} [1.067 sec/step, loss={1.5 - s / 5000:.5f}, avg_loss="
+              f"{1.5 - s / 5200:.5f}]" for s in range(1, 2501)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["target_steps"] == 2500
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
