@@ -671,6 +671,10 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
             continue  # words inside a quoted string: data, a prompt, a sample — not the run
         if sig.kind is EventKind.NCCL and _SETTING.search(line) and not _HAPPENED.search(line):
             continue  # `Setting NCCL timeout to 1800 seconds`: a setting, not a timeout
+        if "\ufffd" in line and "^C" in match.group(0) and line.strip() != "^C":
+            # `^C` glued to bytes that are no text (a binary file read as a log: `^CN5h�…`,
+            # two characters random bytes make now and then): no terminal's echo
+            continue
         if sig.detail_group < 0:  # the first alternative's group that matched
             detail = next((g for g in match.groups() if g is not None), "")
         else:

@@ -317,3 +317,17 @@ def test_a_plan_of_steps_named_for_the_model_it_trains(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert artifact["target_steps"] == 2500
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_ctrl_c_echo_in_bytes_that_are_no_text_is_no_stop(tmp_path: Path):
+    # a binary file given as the log: its bytes decode to U+FFFD around the `^C` before a
+    # capital that random bytes make now and then
+    garbage = ["\ufffdPNG\ufffd\ufffd\x13", "^CN5h\ufffd\ufffd1\ufffdCV\ufffd(-/+",
+               "F\ufffd:\ufffdyT\ufffdH\ufffd^C"] * 3
+    artifact = verdict_of(tmp_path, garbage)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("RUNNING", "CONDITIONAL")
+
+
+def test_a_lone_ctrl_c_echo_is_still_the_stop(tmp_path: Path):
+    lines = [f"step {s} loss {2 - s / 100:.3f}" for s in range(1, 40)]
+    assert verdict_of(tmp_path, [*lines, "^C"])["terminal_state"] == "CANCELLED"
