@@ -40,18 +40,18 @@ _DASHED_COUNTER = lazy_re.compile(r"(?<![\w/.-])(Epoch|epoch|EPOCH|Iter|iter|ITE
                                   r"STEP)-(\d+)(?=[\s:,])")
 
 
-# rsyslog's escape of a control character in a line it forwards, `#` and its three octal
-# digits (SageMaker's and other CloudWatch logs: XGBoost's `[0]#011train-error:0.28
-# #011validation-error:0.29`, its tabs): the character itself, as the program wrote it.
-_SYSLOG_ESCAPE = lazy_re.compile(r"#0(11|15|33)(?!\d)")
-_SYSLOG_CHARS = {"11": "\t", "15": "", "33": "\x1b"}
+# rsyslog's escape of a tab in a line it forwards, `#011` (SageMaker's and other CloudWatch
+# logs: XGBoost's `[0]#011train-error:0.28#011validation-error:0.29`): the tab itself, as
+# the program wrote it. (Its `#015` and `#033[A`, a bar's redraws under an MPI wrapper,
+# are read where the rank's prefix is: `split_rank`.)
+_SYSLOG_TAB = lazy_re.compile(r"#011(?!\d)")
 
 
 def clean(text: str) -> str:
     """Strip ANSI escapes and other control characters (keeps tabs); backspaces are
     applied as a terminal would apply them."""
-    if "#0" in text:
-        text = _SYSLOG_ESCAPE.sub(lambda m: _SYSLOG_CHARS[m.group(1)], text)
+    if "#011" in text:
+        text = _SYSLOG_TAB.sub("\t", text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "\x08" in text:
