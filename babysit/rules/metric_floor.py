@@ -261,11 +261,9 @@ class MetricFloorRule:
                 # A score the script prints and never computes: a split's, its loss 0 beside
                 # it, and then any other score exactly 0 from the first (TS-TCC's training
                 # accuracy, `0.0000` for 100 epochs as its contrastive loss falls).
-                self._left.add(key)
-                if key in self._raised:
-                    out.extend(self._leave(key, f"{key} is a placeholder the script prints: "
-                                                f"a split's loss of exactly 0 beside its "
-                                                f"score of 0, nothing evaluated"))
+                out.extend(self._no_measure(key, f"{key} is a placeholder the script prints: "
+                                                 f"a split's loss of exactly 0 beside its "
+                                                 f"score of 0, nothing evaluated"))
                 continue
             if key not in errors and 0 < value < _REAL_NUMBERS_MATCHED \
                     and _ACCURACY.search(key):
@@ -274,11 +272,9 @@ class MetricFloorRule:
                 # An accuracy of 3e-09: real-valued outputs compared for equality with
                 # their targets (Keras's `acc` on a depth map), no share of labels a
                 # model gets right: its floor says nothing, on any split.
-                self._left.add(key)
-                if key in self._raised:
-                    out.extend(self._leave(key, f"{key} is an exact match of real numbers "
-                                                f"(its kin printed {value:.3g}), no measure "
-                                                f"of learning"))
+                out.extend(self._no_measure(key, f"{key} is an exact match of real numbers "
+                                                 f"(its kin printed {value:.3g}), no measure "
+                                                 f"of learning"))
                 continue
             if key in errors:
                 # An error rate at its ceiling is a score at its floor: judged as the
@@ -345,6 +341,12 @@ class MetricFloorRule:
                                  severity_at_end=Severity.BLOCKER
                                  if _AGENT_RATE.search(key) else None))
         return out + self._reassessed()
+
+    def _no_measure(self, key: str, why: str) -> list[Signal]:
+        """A score found to measure nothing of learning: judged no more, and a finding
+        already raised on it withdrawn with why."""
+        self._left.add(key)
+        return self._leave(key, why) if key in self._raised else []
 
     def _kin_left(self, key: str, value: float) -> list[Signal]:
         """A score of the same family left its floor (`bleu_3` at 67.67): its stricter
