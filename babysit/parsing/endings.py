@@ -267,6 +267,16 @@ class EndingReader:
         self._last_epoch = epoch
         self._planned_epochs = planned or self._planned_epochs
 
+    def evaluated_at(self, counter: tuple[int, int]) -> None:
+        """An evaluation's line opened on `N/M` (`[7 / 10]: Accuracy on test set`) in a
+        log that counts its epochs and names no plan: at the epoch trained last, it is
+        that epoch of M planned (an evaluation pass's own batches count from 1 again
+        each time, and are not at the epoch's number)."""
+        done, planned = counter
+        if self._last_epoch is not None and self._planned_epochs is None \
+                and done == self._last_epoch and planned >= done and planned > 1:
+            self._planned_epochs = planned
+
     def forget_epochs(self) -> None:
         """The records given as epochs were not (see `parser._unnamed_counter`)."""
         self._first_epoch = self._last_epoch = None

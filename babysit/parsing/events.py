@@ -166,6 +166,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.TRACEBACK_START, r"Traceback \(most recent call last\)"),
     # C++ fatal checks (glog / dmlc `Check failed:`): the process aborts after them.
     _sig(EventKind.EXCEPTION, r"(?:^|\s)(Check failed: .+)", 1),
+    # Any other FATAL line of glog / absl (`F0524 19:24:39.746389 13813 net.cpp:703] …`)
+    # or of TensorFlow's own C++ logger (`2021-08-19 02:10:50.224348: F tf_adapter/
+    # kernels/geop_npu.cc:766] GeOp3_0GEOP::::DoRunAsync Failed`): LOG(FATAL) aborts the
+    # process after printing it, whatever the message says.
+    _sig(EventKind.EXCEPTION,
+         r"(?:^|[\s\]])F\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w.\-/]+:\d+\]\s*(\S.*)|"
+         r"\d: F [\w.\-/]+\.\w+:\d+\]\s*(\S.*)", -1),
     # detectron2 and mmengine say so before the traceback.
     _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
     # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
@@ -651,7 +658,8 @@ _TRIGGERS = (
 
 def find_events(line: str) -> tuple[LogEvent, ...]:
     """All events one cleaned line carries, in signature order."""
-    if not any(t in line for t in _TRIGGERS) and not may_report(line):
+    if not any(t in line for t in _TRIGGERS) and not may_report(line) \
+            and not _glog_fatal(line):
         return ()
     benign = _BENIGN.search(line) is not None
     found: list[LogEvent] = []
@@ -713,6 +721,12 @@ def find_events(line: str) -> tuple[LogEvent, ...]:
         if body != line:
             return find_events(body)
     return tuple(found)
+
+
+def _glog_fatal(line: str) -> bool:
+    """Cheaply: may this be a FATAL line of glog, absl or TensorFlow's C++ logger (see
+    its signature); their other lines (`I0811 …`, `…: W tensorflow/…`) are many."""
+    return ": F " in line or (line[:1] == "F" and line[1:5].isdigit())
 
 
 _FAILURE_KINDS = frozenset({EventKind.OOM, EventKind.CUDA_ERROR})

@@ -407,7 +407,7 @@ _SPACED_ACRONYM = lazy_re.compile(
 # (cs231n's `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val 0.714000, lr …`:
 # `cost` and `val` are fields as `train:` is, only without the colon).
 _COMMA_FIELD = lazy_re.compile(
-    r"(?:^|,\s*|:\s+|\s[-–|]\s+)(?P<key>[A-Za-z][A-Za-z_]*)\s+"
+    r"(?:^|,\s*|:\s+|\s[-–|]\s+)(?P<key>[A-Za-z][A-Za-z_]*(?:-[A-Za-z][A-Za-z_]*)*)\s+"
     r"(?P<value>[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+|nan|inf))(?=\s*(?:,|$))")
 # A summary's cells, each a name in words and its number, set apart by tabs or runs of
 # spaces (`Training Loss 1.7513 \tValidation Accuracy 0.2273`).

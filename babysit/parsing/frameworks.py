@@ -362,7 +362,7 @@ _EPOCH_BATCH = lazy_re.compile(r"(?:^|[\s:])\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*
 # PyTorch's CIFAR-10 tutorial ("Training a classifier") and the many loops grown from it:
 # the epoch and the batch of that epoch, no totals, `[1,  2000] loss: 2.199` (its batch
 # counted from 1 in each epoch, printed every 2000).
-_TUTORIAL = lazy_re.compile(r"^\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*\]\s+(?P<rest>[A-Za-z].*)$")
+_TUTORIAL = lazy_re.compile(r"^\[\s*(?P<epoch>\d+),\s*(?P<i>\d+)\s*\]:?\s+(?P<rest>[A-Za-z].*)$")
 
 
 # PyTorch's word_language_model example and its many descendants: the epoch, then the

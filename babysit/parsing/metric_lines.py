@@ -147,6 +147,9 @@ class MetricLineReader:
         self._shapes = shapes
         self._plan = plan
         self._header_epoch = header_epoch  # the epoch a header line announced, if any
+        # The `N/M` an evaluation's line opened on (`[7 / 10]: Accuracy on test set: 98.6
+        # %`), dropped from its record: no training step.
+        self.eval_counter: tuple[int, int] | None = None
         self._preferred: LineParser | None = None
         self._batches_move = False  # an epoch's batch counter seen below its total
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
@@ -186,6 +189,7 @@ class MetricLineReader:
         nothing to return; a table's planned last row adds its COMPLETED to `events`."""
         text = line.text
         self.earlier = None
+        self.eval_counter = None
         if (text.endswith(":") or self._timings) and self._timing(text):
             line.claimed = True
             return None
@@ -282,7 +286,12 @@ class MetricLineReader:
         elif parsed is not None and parsed.fmt == "key-value" and parsed.metrics:
             parsed = self._in_section(parsed)
             self._validates = self._validates or VALIDATION_HEAD.match(self._body) is not None
-            parsed = self._passes.place(text, as_eval(self._body, parsed, self._validates))
+            evaluated = as_eval(self._body, parsed, self._validates)
+            if evaluated.step is None and parsed.step is not None and parsed.target:
+                # (the counter an evaluation's line opens on: the parser tells whether it
+                # is the epoch of a plan, `eval_counter`)
+                self.eval_counter = (parsed.step, parsed.target)
+            parsed = self._passes.place(text, evaluated)
             if self._batteries.breakdown(self._body, parsed.metrics, _indented(text, self._body)):
                 # one task's row of a suite's evaluation: no series (a NaN still counts)
                 parsed = replace(parsed, metrics={k: v for k, v in parsed.metrics.items()

@@ -794,6 +794,8 @@ class LogParser:
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(in_english(rest), rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)
+            if self._metric_lines.eval_counter is not None and not self.step_found:
+                self._endings.evaluated_at(self._metric_lines.eval_counter)
             if self._metric_lines.earlier is not None and bar_parsed is None \
                     and self._in_place(self._metric_lines.earlier[1]):
                 first, earlier = self._metric_lines.earlier

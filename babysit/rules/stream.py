@@ -54,6 +54,7 @@ from babysit.rules.no_positives import NoPositiveRule
 from babysit.rules.nonfinite_rule import NonFiniteRule
 from babysit.rules.one_class_recalls import OneClassRecallRule
 from babysit.rules.perplexity_chance import PerplexityChanceRule
+from babysit.rules.posterior_collapse import PosteriorCollapseRule
 from babysit.rules.preference_chance import PreferenceChanceRule
 from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
@@ -847,6 +848,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     GrowingGradRule,
     FrozenPlayerRule,
     SaturatedGameRule,
+    PosteriorCollapseRule,
     BelowMeanRule,
     ImpossibleMetricRule,
 )
