@@ -781,6 +781,10 @@ class Run:
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
                                      f"the run kept its best checkpoint ({best}), written "
                                      f"before the evaluation got worse")
+        elif self._restored_best is not None and (early := self._early_restore()) is not None:
+            # Put back from early in a long run: what it delivers is usable, the rest of
+            # the run was not (stays open, high), as for a kept best long behind.
+            behind = early
         elif self._restored_best is not None:
             # The trainer put its best weights back as it returned: the model it delivers
             # is the best one evaluated, not the worse last one.
@@ -927,6 +931,22 @@ class Run:
         return (f"not learning: the run restored its best weights from epoch {restored} after "
                 f"{after:g} epochs: no evaluation after its first improved on it, so the "
                 f"model it delivers is what one epoch of training made")
+
+    def _early_restore(self) -> str | None:
+        """Why the best weights a finished run put back come from early in it: from an
+        epoch after its first (that one is `_first_epoch_restored`'s) but within its first
+        `_FIRST_SHARE` of `_FIRST_BEST_EPOCHS` epochs or more (a precipitation ConvLSTM
+        whose Keras early stop put back epoch 4 after 54: its validation loss only rose
+        from there). None otherwise."""
+        restored, after = self._restored_epoch, self._restored_after
+        if self.lifecycle.state is not TerminalState.SUCCEEDED or restored is None \
+                or after is None or restored <= 1 or after < _FIRST_BEST_EPOCHS \
+                or restored > _FIRST_SHARE * after:
+            return None
+        return (f"the run restored its best weights (epoch {restored}), but no evaluation in "
+                f"the {after - restored:g} epochs after it improved on it: the model it "
+                f"delivers is what {restored} epochs of training made, and the rest of the "
+                f"run only made the evaluation worse")
 
     def _final_test_contradicts(self) -> str | None:
         """A finished run whose final test scores below every evaluation it made

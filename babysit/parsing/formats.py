@@ -567,7 +567,13 @@ def _held_out_part(text: str) -> tuple[int, str] | None:
         before = {normalise_key(p.group("key")) for p in _KV.finditer(text, 0, word.start())}
         if not before:
             continue
-        after = {normalise_key(p.group("key")) for p in _KV.finditer(text, word.end())}
+        pairs = list(_KV.finditer(text, word.end()))
+        if pairs and not text[word.end():pairs[0].start()].strip():
+            # (the word's own field, `Val Loss: 0.52`, names its split alone: the half is
+            # held out only if the fields after it repeat the training's — `| LR: 1e-3 |
+            # Elapsed: 49s` after it are the line's, not the validation's)
+            pairs = pairs[1:]
+        after = {normalise_key(p.group("key")) for p in pairs}
         if before & after:
             return word.start(), _SPLIT_PREFIX.get(word.group(1).lower(), "eval/")
     return None

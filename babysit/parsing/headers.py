@@ -40,6 +40,8 @@ _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:
                                 # lines after it)
                                 r"(?:\s*[|,]\s*(?:[Ee]poch )?[Tt]ime:\s*"
                                 r"(?:\d+(?:\.\d+)?[hms]?\s*)+)?"
+                                # (or that it begins: torchpack's `Epoch 3/10 started.`)
+                                r"(?:\s+(?:[Ss]tart(?:ed|s|ing)?|[Bb]egin(?:s|ning)?|[Bb]egun))?"
                                 r"[\s#=*~<>|\[\]:.-]*$")
 # A round of a planned number of rounds, alone on its line (a federated simulation's
 # `Round 40/40`, then its clients' lines and the round's `Avg Loss: …, Acc: …`): the outer

@@ -49,6 +49,14 @@ def _failing(line: str) -> bool:
         or exception_line(text) is not None
 
 
+# A line about a passing condition (a tracker's `wandb: Network error (TransientError),
+# entering retry loop.`, a connection retried): printed whenever the condition comes
+# back, at start-up or long after — no mark of a launch (after an OOM, wandb's retries
+# while it synced read as the run launched again, and hid the OOM).
+_PASSING = lazy_re.compile(r"(?i)\bretr(?:y|ying|ies)\b|network error|transient|"
+                           r"connection (?:reset|refused|error|lost)|reconnect")
+
+
 # Distinct start-up lines before the first one comes again that make it a launch that
 # died in its start-up (a library's import notice printed twice at once is not).
 _RESTARTED_AFTER = 3
@@ -92,7 +100,8 @@ class LaunchReader:
     def remember(self, line: str) -> None:
         """A line of the preamble (cleaned): printed before training, not a record."""
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
-                and _WORD.search(line) is not None and not _failing(line):
+                and _WORD.search(line) is not None and not _failing(line) \
+                and _PASSING.search(line) is None:
             key = start_up_shape(line)
             if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:
                 # The preamble's first line again before any training: the launch before

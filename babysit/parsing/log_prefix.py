@@ -41,7 +41,12 @@ _HEAD_FIELD = lazy_re.compile(
     # progress dots a glog trainer writes with no newline (PaddlePaddle v1's `--dot_period`:
     # `.......I0306 00:32:25.55 35 TrainerInternal.cpp:182]  Pass=49 …`): the head follows
     r"|\.+(?=[IWEF]\d{4} \d{2}:)"
-    r"|(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):[\w.]+:(?=\S|[ \t])"  # Python's `INFO:root:`
+    # Python's `INFO:root:`
+    r"|(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL):[\w.]+:(?!\d)(?=\S|[ \t])"
+    # (not a figure's name and its value glued to the level: IFRNet's `%(asctime)s:
+    # %(levelname)s:%(message)s`, `2026-06-16 18:32:14:INFO:epoch:1/200 iter:800/51312`;
+    # the level alone is the head)
+    r"|(?:INFO|DEBUG|WARNING|WARN):(?=[A-Za-z_][\w.]*(?: [A-Za-z_][\w.]*){0,2}:\d)"
     # a level, then the logger's dotted name (`INFO     main.train_DNN: epoch 1, …`,
     # Python's `%(levelname)8s %(name)s: %(message)s`): a bare word after a level is the
     # message's own (`INFO loss: 0.5`), so the name needs a dot or is `__main__`/`root`

@@ -30,6 +30,9 @@ stopped its loop, or a callback ends training because the loss is no longer a nu
   nor a scheduler's limit (`due to time limit`: its own line says TIMEOUT);
 - at error level, a handler's sentence that an error occurred, with its message
   (`ERROR - An error occurred during execution: [Errno 2] No such file or directory: …`);
+- at error level, nothing but an exception's message in Python's own words (`ERROR:name
+  'logger' is not defined`, `ERROR - [Errno 2] No such file or directory: …`): a handler
+  logged what it caught;
 - the script says it exits on an error (keithito's Tacotron: `Exiting due to exception:
   Loss Exploded`; `exiting because of an error`), or opens a line on a fatal error
   (`Fatal error in main loop`, `FATAL ERROR: …`): a handler caught what stopped it.
@@ -85,6 +88,17 @@ _RAISED_IN = lazy_re.compile(r"\b(?:Exception|Error)s? (?:in|during|while) (?:th
 _ERROR_OCCURRED = lazy_re.compile(
     r"\b(?:[Aa]n?\s+)?(?:(?:unexpected|fatal|unhandled|uncaught)\s+)?(?:[Ee]rror|[Ee]xception)\s+"
     r"(?:has\s+)?(?:occurr?ed|happened|was\s+raised)\b[^:]{0,60}:\s*\S.*")
+# At error level, nothing but what an exception says, in the words Python's own
+# exceptions use: a handler's `logger.error(e)` on the way out (MMSA's `2021-01-28
+# 01:00:25:ERROR:name 'logger' is not defined`, 95 minutes after epoch 23's lines).
+_EXCEPTION_TEXT = lazy_re.compile(
+    r"[\s:|\]-]*((?:name '\w+' is not defined|'\w+' object (?:has no attribute|is not "
+    r"(?:subscriptable|callable|iterable))|list index out of range|index \d+ is out of bounds|"
+    r"(?:float |integer )?division (?:or modulo )?by zero|unsupported operand type\(s\)|"
+    r"[\w.]+\(\) (?:takes \d+ positional|got an unexpected keyword|missing \d+ required)|"
+    r"No module named |cannot import name |local variable '\w+' referenced before|"
+    r"(?:too many|not enough) values to unpack|invalid literal for |could not convert string|"
+    r"mat1 and mat2 shapes cannot be multiplied|\[Errno \d+\] ).*)")
 _FATAL_OPENS = lazy_re.compile(r"^\W*(?:Fatal|FATAL)\s+(?:error|ERROR)\b.*")
 _STOPPED_BY_FAULT = lazy_re.compile(
     r"\b(?:stop|stopping|stopped|terminat\w*|abort\w*|halt\w*)\s+(?:the\s+)?training\s+"
@@ -105,7 +119,8 @@ def said_failure(line: str) -> list[LogEvent]:
             and "Error when" not in line and "xit" not in line and "atal" not in line \
             and "FATAL" not in line and "wrong" not in line and " in t" not in line \
             and " during" not in line and " while" not in line and "ccur" not in line \
-            and "appened" not in line and "raised" not in line:
+            and "appened" not in line and "raised" not in line and "ERROR" not in line \
+            and "CRITICAL" not in line:
         return []
     text = line.strip()
     if "wrong" in line and (wrong := _WENT_WRONG.match(line)) is not None:
@@ -129,6 +144,9 @@ def said_failure(line: str) -> list[LogEvent]:
     if (level := _ERROR_LEVEL.search(line)) is not None \
             and (occurred := _ERROR_OCCURRED.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(occurred.group(0), 300))]
+    if (level := _ERROR_LEVEL.search(line)) is not None \
+            and (text_only := _EXCEPTION_TEXT.match(line, level.end())) is not None:
+        return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(text_only.group(1), 300))]
     if "failed" in line and (level := _ERROR_LEVEL.search(line)) is not None \
             and (said := _SAYS_FAILED.search(line, level.end())) is not None:
         return [LogEvent(EventKind.EXCEPTION, clip(text, 500), clip(said.group(0), 300))]

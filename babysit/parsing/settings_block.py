@@ -27,6 +27,10 @@ and its settings indented below (`    lr: 0.1`, `    momentum: 0.9`), then `)`. 
 `SparseSGD (` block gave its group number and `dampening: 0` as steps 1 and 2, and every
 epoch after it kept step 2, so a 200-epoch run read as two records.
 
+A YAML configuration logged whole is such a block too, headed by each top-level key
+alone on its line (`optimizer:`, then `  lr: 0.05` and `  lambda_lr: 1e-2`: torchpack's
+dump read its rates as a run's first two records, and every later epoch kept step 2).
+
 A Python configuration module copied into the log is settings line by line: an upper-case
 name assigned under its object (C^3 Framework's `__C.LR_DECAY = 0.995 # decay rate`,
 `cfg.TRAIN.BATCH_SIZE = 16`) or with a comment after it. Its rates and decays were read
@@ -77,6 +81,16 @@ _SECTION_LINES = 200  # a section of settings runs no longer than this
 # lines were read as settings).
 _SECTION_ENDS = lazy_re.compile(r"(?i)(?:start(?:ing)?|begin(?:ning)?|building|"
                                 r"train(?:ing)?)\b")
+# A YAML configuration dumped whole (an OmegaConf or a torchpack config logged as one
+# message: `model:`, then `  arch:` and `    n_wires: 4` indented under it, `optimizer:`,
+# `  lr: 0.05`): a top-level key alone at the line's start, in a YAML key's lower case,
+# heads settings. Not a split's or a result's label, which heads figures (`valid:`, then
+# `  loss: 1.3156`, a notebook loop's epoch block: `metric_lines`).
+_YAML_SECTION = lazy_re.compile(r"^[a-z][a-z0-9_]*:$")
+_FIGURES_LABEL = lazy_re.compile(
+    r"^(?:train\w*|valid\w*|val|dev|test\w*|eval\w*|results?|metrics?|scores?|summary|"
+    r"stats|statistics|performance|loss\w*|acc\w*|report|final\w*|best\w*|epoch\w*|"
+    r"step\w*|iter\w*|timing\w*|timers?|profile\w*):$")
 # What a heading's line may hold: letters, a colon at its end (a cheap test first).
 _HINTS = ("aram", "rgs", "rguments", "onfig", "ettings", "ptions", "opts", "lags",
           "ARAM", "RGS", "ONFIG", "ETTINGS", "PTIONS", "LAGS")
@@ -133,6 +147,10 @@ class SettingsBlock:
         if line.endswith(" (") and _OPTIMIZER.match(line) is not None:
             self._repr = self._open = True
             return False
+        if line[-1:] == ":" and _YAML_SECTION.match(line) is not None \
+                and _FIGURES_LABEL.match(line) is None:
+            self._open = True
+            return True
         if (line.rstrip()[-1:] in (":", "{", "(", "[") or line[:1] == "#") \
                 and any(hint in line for hint in _HINTS) \
                 and _HEADING.match(message(line).strip()) is not None:

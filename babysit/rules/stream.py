@@ -30,6 +30,7 @@ from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.confidently_wrong import ConfidentlyWrongRule
+from babysit.rules.constant_answer import ConstantAnswerRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.epoch_blowup import EpochBlowUpRule
 from babysit.rules.eval_chance import EvalChanceRule
@@ -840,6 +841,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     SlowClimbRule,
     NoPositiveRule,
     MajorityClassRule,
+    ConstantAnswerRule,
     OneClassRecallRule,
     NeverLearnedRule,
     StaleBestRule,

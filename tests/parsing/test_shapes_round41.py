@@ -132,3 +132,134 @@ def test_a_policys_kl_near_zero_is_no_vaes_collapse(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert not [a for a in artifact["anomalies_detected"]
                 if "posterior collapse" in a["description"]]
+
+
+# -- sealed-124 and sealed-125, after their blind score ---------------------------------------
+
+def test_a_yaml_configuration_logged_whole_is_no_training_record(tmp_path: Path):
+    # torchpack's dump of its config as one message, top-level keys alone on their lines,
+    # then `Epoch 1/10 started.` and each epoch's `+ [name] = value` block
+    head = "\x1b[32m[2023-10-15 20:07:50.812]\x1b[0m \x1b[1m"
+    lines = [f"{head}Pruning started: \"runs/quantumnas/\".", "model:", "  arch:",
+             "    n_wires: 4", "    n_blocks: 3", "optimizer:", "  name: adam", "  lr: 0.05",
+             "  weight_decay: 0.0001", "  lambda_lr: 1e-2", "run:", "  n_epochs: 40",
+             "  bsz: 256", "  target_pruning_amout: 0.5\x1b[0m"]
+    for epoch in range(1, 11):
+        lines += [f"{head}Epoch {epoch}/10 started.\x1b[0m",
+                  f"{head}Training finished in 3.24 seconds.\x1b[0m",
+                  f"{head}Checkpoint saved: \"runs/quantumnas/checkpoints/step-{epoch * 20}.pt\"."
+                  f"\x1b[0m", f"{head}", f"+ [acc/valid] = {60 + epoch:.3f}",
+                  f"+ [loss] = {1.2 - epoch * 0.02:.5f}",
+                  f"+ [loss/valid] = {1.25 - epoch * 0.02:.5f}\x1b[0m",
+                  f"{head}Epoch finished in 6.12 seconds.\x1b[0m"]
+    lines.append(f"{head}10 epochs of training finished in 1 minute 38 seconds.\x1b[0m")
+    artifact = verdict_of(tmp_path, lines)
+    assert "lambda_lr" not in artifact["final_metrics"]
+    assert artifact["final_metrics"]["loss"] == 1.0
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_figure_glued_to_pythons_level_is_no_loggers_name(tmp_path: Path):
+    # IFRNet's `%(asctime)s:%(levelname)s:%(message)s`: `…:INFO:epoch:1/200 iter:800/51312`
+    lines = []
+    for epoch in range(1, 5):
+        for it in range(800, 4001, 800):
+            lines.append(f"2026-06-16 18:{epoch * 10 + it // 800:02d}:14:INFO:epoch:{epoch}/4 "
+                         f"iter:{it}/4104 time:0.54+9.41 s/K_items lr:1.00000e-04 "
+                         f"loss_rec:{7e-2 - epoch * 1e-2:.4e}")
+        lines.append(f"2026-06-16 18:{epoch * 10 + 6:02d}:15:INFO:eval epoch:{epoch}/4 "
+                     f"time:28.51 loss_rec:{2e-2:.4e} psnr:{33 + epoch * 0.5:.3f}")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["target_steps"] == 4 * 4104
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_trackers_network_retries_after_an_oom_are_no_new_launch(tmp_path: Path):
+    lines = ["wandb: Tracking run with wandb version 0.15.12",
+             "wandb: Network error (TransientError), entering retry loop.",
+             "loading train data:    : 1666it [00:04, 365.00it/s]"]
+    lines += [f"epoch {e} step {s} loss {1.0 - s * 0.001:.4f}" for e in range(3)
+              for s in range(e * 50, e * 50 + 50, 10)]
+    lines += ["Traceback (most recent call last):",
+              '  File "run.py", line 50, in <module>',
+              "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 42.00 MiB",
+              "wandb: Waiting for W&B process to finish... (failed 1). Press Control-C to abort "
+              "syncing.",
+              "wandb: Network error (TransientError), entering retry loop.",
+              "wandb: Network error (TransientError), entering retry loop.",
+              "slurmstepd: error: *** JOB 38604827 ON eu-lo-dgx1-003 CANCELLED AT "
+              "2023-12-06T16:50:48 ***"]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("oom", "blocker") in _open(artifact)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+
+
+def test_a_validation_fields_own_name_does_not_take_the_line_after_it():
+    from babysit.parsing.formats import key_values
+    line = ("BASIC - ConvLSTM_Bidirectional | Epoch 1 | Loss: 0.4662 | Val Loss: 0.5178 | "
+            "LR: 1.00e-03 | Elapsed: 49s")
+    assert key_values(line) == {"loss": 0.4662, "val_loss": 0.5178, "lr": 0.001,
+                                "elapsed": 49.0}
+    assert key_values("train: loss=0.3 acc=0.9 | val: loss=0.4 acc=0.8") == {
+        "loss": 0.3, "acc": 0.9, "eval/loss": 0.4, "eval/acc": 0.8}
+
+
+def _keras_early_stop(best: int, stopped: int) -> list[str]:
+    lines = []
+    for epoch in range(1, stopped + 1):
+        val = 0.5 + 0.01 * abs(epoch - best) + (0 if epoch == best else 0.02)
+        lines.append(f"Epoch {epoch}: val_loss did not improve from 0.50000"
+                     if epoch != best else
+                     f"Epoch {epoch}: val_loss improved from 0.6 to 0.50000, saving model to "
+                     f"/content/best.h5")
+        lines.append(f"BASIC - ConvLSTM | Epoch {epoch} | Loss: {0.5 - epoch * 0.005:.4f} | "
+                     f"Val Loss: {val:.4f} | LR: 1.00e-03 | Elapsed: {epoch * 38}s")
+    lines += [f"Epoch {stopped}: early stopping",
+              f"Restoring model weights from the end of the best epoch: {best}.",
+              "Training Summary - BASIC - ConvLSTM:", "Best validation loss: 0.5000"]
+    return lines
+
+
+def test_best_weights_put_back_from_early_in_a_long_run_leave_its_decline_open(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _keras_early_stop(best=4, stopped=54))
+    assert ("eval-degradation", "high") in _open(artifact)
+    assert artifact["decision"] == "CONDITIONAL"
+
+
+def test_best_weights_put_back_from_late_in_a_run_resolve_its_decline(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _keras_early_stop(best=30, stopped=54))
+    assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
+
+
+def test_an_exceptions_own_words_logged_at_error_level_end_the_run(tmp_path: Path):
+    lines = [f"2021-01-27 23:{m:02d}:03:INFO:TRAIN-(graph_mfn) (1/{m}/1)>> loss: "
+             f"{0.6 - m * 0.004:.4f}  Has0_acc_2: 0.80" for m in range(1, 24)]
+    lines.append("2021-01-28 01:00:25:ERROR:name 'logger' is not defined")
+    artifact = verdict_of(tmp_path, lines)
+    assert ("crash", "blocker") in _open(artifact)
+    assert artifact["terminal_state"] == "FAILED"
+    # (a handler's line that training outlives is no end)
+    artifact = verdict_of(tmp_path, lines[:5] + lines[-1:] + lines[5:-1])
+    assert artifact["terminal_state"] != "FAILED"
+
+
+def _constant_then_drifting(classes: int, share: float, later: list[float]) -> list[str]:
+    f1 = 2 * share / (classes * (1 + share))
+    lines = [f"loss: {1.10 - i * 0.01:.6f}, val_acc: {share:.2%} ({share:.6f}), val_f1: "
+             f"{f1:.2%} ({f1:.6f})" for i in range(4)]
+    lines += [f"loss: {1.05 - i * 0.01:.6f}, val_acc: {acc:.2%} ({acc:.6f}), val_f1: "
+              f"30.00% (0.300000)" for i, acc in enumerate(later)]
+    return lines
+
+
+def test_a_classifier_that_never_beats_answering_one_class_has_not_learned(tmp_path: Path):
+    later = [0.4874, 0.4809, 0.4680, 0.4745, 0.4357, 0.4551, 0.4034, 0.3194, 0.3658, 0.37]
+    artifact = verdict_of(tmp_path, _constant_then_drifting(3, 0.484439, later))
+    assert ("not-learning", "high") in _open(artifact) or \
+        ("not-learning", "blocker") in _open(artifact)
+
+
+def test_a_classifier_that_leaves_its_one_class_start_has_learned(tmp_path: Path):
+    later = [0.52, 0.58, 0.61, 0.63, 0.64, 0.66, 0.67, 0.67, 0.68, 0.69]
+    artifact = verdict_of(tmp_path, _constant_then_drifting(3, 0.484439, later))
+    assert not [a for a in artifact["anomalies_detected"] if "one class" in a["description"]]

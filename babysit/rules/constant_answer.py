@@ -1,0 +1,112 @@
+"""A classifier that never beats always answering one class, told by its own accuracy and
+F1 (not-learning, issue 24 item 2).
+
+A model that gives every input the same class scores, on a split whose largest class
+has share p, an accuracy of p and an F1 fixed by p alone: that class's precision is p
+and its recall 1, every other class's F1 is 0 (scikit-learn's `zero_division` default),
+so the macro F1 over K classes is 2p / (K (1 + p)) and the weighted F1 2p² / (1 + p).
+An evaluation whose accuracy and F1 meet that identity (to the digits printed) is such a
+model, and its accuracy is the split's majority share. A multimodal sentiment model on
+three classes: `val_acc: 48.44%, val_f1: 21.76%` at its first evaluations (2 · 0.4844 /
+(3 · 1.4844) = 0.2176), then 80 evaluations over 20 epochs whose best accuracy is 48.74
+% and whose last are 32 to 38 %: its loss moved, its F1 rose, and it never once told
+the classes apart better than answering the larger one does.
+
+So, per held-out split: once an evaluation has shown the identity, the split's majority
+share is known; after `_LEAST` evaluations of it, if none ever stood more than `_ABOVE`
+above that share and the median of the last `_RECENT` is not above it either, the model
+has not learned (high while the run goes, a blocker if it ends so). Resolved once an
+evaluation stands `_CLEAR` above the share.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from typing import ClassVar
+
+from babysit import lazy_re
+from babysit.config import RuleSettings
+from babysit.model import AnomalyType, Severity
+from babysit.rules.signals import Observation, Raise, Resolve, Signal
+
+_ACCURACY = lazy_re.compile(r"^(?P<split>(?:.*[/_])?(?:val|valid|validation|eval|test|dev))"
+                            r"[/_](?:acc|accuracy)$")
+_F1 = ("f1", "f1_score", "macro_f1", "f1_macro", "weighted_f1", "f1_weighted")
+_CLASSES = range(2, 21)
+_EXACT = 2e-3  # the identity to the digits a percentage with two decimals keeps
+_LEAST = 10  # evaluations of the split before the rule speaks
+_RECENT = 5
+_ABOVE = 0.02  # no evaluation ever more than this above the majority's share
+_CLEAR = 0.03  # one this far above it resolves
+
+
+def _share(value: float) -> float:
+    return value / 100 if value > 1 else value
+
+
+def one_class_share(accuracy: float, f1: float) -> float | None:
+    """The majority share when an accuracy and an F1 (fractions) are those of a model
+    that answers one class for everything, else None."""
+    p = accuracy
+    if not 0 < p < 1 or f1 <= 0:
+        return None
+    if abs(f1 - 2 * p * p / (1 + p)) <= _EXACT:
+        return p  # weighted F1
+    if any(abs(f1 - 2 * p / (k * (1 + p))) <= _EXACT for k in _CLASSES):
+        return p  # macro F1 over k classes
+    return None
+
+
+class ConstantAnswerRule:
+    """Evaluations that never beat answering the majority class (see the module)."""
+
+    windowed: ClassVar[bool] = True
+
+    def __init__(self, rules: RuleSettings) -> None:
+        self.rules = rules
+        self._share: dict[str, float] = {}  # split -> the majority's share
+        self._accuracies: dict[str, list[float]] = {}
+        self._raised: set[str] = set()
+
+    def observe(self, point: Observation) -> list[Signal]:
+        if "acc" not in "".join(point.metrics)[:4096]:
+            return []  # (the cheap test first: most records carry no accuracy)
+        out: list[Signal] = []
+        for key, value in point.metrics.items():
+            found = _ACCURACY.match(key) if "acc" in key else None
+            if found is not None and value == value:
+                out.extend(self._split(found.group("split"), _share(value), point.metrics))
+        return out
+
+    def _split(self, split: str, accuracy: float, metrics: Mapping[str, float]) -> list[Signal]:
+        if split not in self._share:
+            f1 = next((metrics[f"{split}{sep}{name}"] for name in _F1 for sep in "_/"
+                       if f"{split}{sep}{name}" in metrics), None)
+            share = one_class_share(accuracy, _share(f1)) if f1 is not None else None
+            if share is None:
+                return []
+            self._share[split] = share
+        share = self._share[split]
+        seen = self._accuracies.setdefault(split, [])
+        seen.append(accuracy)
+        if split in self._raised:
+            if accuracy > share + _CLEAR:
+                self._raised.discard(split)
+                return [Resolve(AnomalyType.NOT_LEARNING,
+                                f"{split} accuracy {accuracy:.4f} now beats answering one "
+                                f"class ({share:.4f})", key=f"one class {split}")]
+            return []
+        if len(seen) < _LEAST or max(seen) > share + _ABOVE \
+                or statistics.median(seen[-_RECENT:]) > share:
+            return []
+        self._raised.add(split)
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"not learning: the {split} accuracy and F1 at an early evaluation were "
+                      f"exactly those of a model that answers one class for everything (the "
+                      f"largest class is {share:.2%} of the split), and over {len(seen)} "
+                      f"evaluations the accuracy never stood more than {_ABOVE:.0%} above "
+                      f"that (best {max(seen):.2%}, latest {accuracy:.2%}): the model tells "
+                      f"the classes apart no better than always answering the larger one",
+                      key=f"one class {split}", severity=Severity.HIGH,
+                      severity_at_end=Severity.BLOCKER)]
