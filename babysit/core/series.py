@@ -253,7 +253,12 @@ class MetricSeries:
             return
         self._back_to_start = False
         first = self._first_loss
-        if first is not None and first > 0 and loss >= _NEW_RUN_SHARE * first:
+        if first is not None and ((first > 0 and loss >= _NEW_RUN_SHARE * first)
+                                  or first == 0 < loss):
+            # (a first run whose loss printed 0 — a loss term off, or below the
+            # resolution it was printed at, `Train loss: 0.000..` — and a new one whose
+            # loss is not: the new run's own figures, not the old one's zeros, say
+            # whether it learns)
             self._new_run()
 
     def _new_run(self) -> None:

@@ -403,9 +403,12 @@ class ShapeReader:
         """A row under a recent header of per-class measures one name narrower than it:
         the unnamed first column is the class's label (`_PER_CLASS`)."""
         pending = self._pending.get((key[0], key[1] - 1))
-        if pending is None or self._line_no - pending[0] > _HEADER_REACH:
+        if pending is None:
             return False
         names = set(pending[1])
+        # (however far above: a report printed after every epoch prints its header again,
+        # and a header repeated many times is read once, `printed_before`; 400 lines on,
+        # the classes' rows of BERT-BiLSTM's eighth report counted as steps 0 to 8)
         return names <= _PER_CLASS and ("support" in names or {"precision", "recall"} <= names)
 
     def bar_row(self, desc: str) -> Parsed | None:

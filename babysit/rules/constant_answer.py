@@ -6,11 +6,13 @@ has share p, an accuracy of p and an F1 fixed by p alone: that class's precision
 and its recall 1, every other class's F1 is 0 (scikit-learn's `zero_division` default),
 so the macro F1 over K classes is 2p / (K (1 + p)) and the weighted F1 2p² / (1 + p).
 An evaluation whose accuracy and F1 meet that identity (to the digits printed) is such a
-model, and its accuracy is the split's majority share. A multimodal sentiment model on
-three classes: `val_acc: 48.44%, val_f1: 21.76%` at its first evaluations (2 · 0.4844 /
-(3 · 1.4844) = 0.2176), then 80 evaluations over 20 epochs whose best accuracy is 48.74
-% and whose last are 32 to 38 %: its loss moved, its F1 rose, and it never once told
-the classes apart better than answering the larger one does.
+model, and its accuracy is the split's majority share (once two evaluations meet it at
+the same share and the same count of classes: one alone can meet it by chance). A
+multimodal sentiment model on three classes: `val_acc: 48.44%, val_f1: 21.76%` at its
+first evaluations (2 · 0.4844 / (3 · 1.4844) = 0.2176), then 80 evaluations over 20
+epochs whose best accuracy is 48.74 % and whose last are 32 to 38 %: its loss moved, its
+F1 rose, and it never once told the classes apart better than answering the larger one
+does.
 
 So, per held-out split: once an evaluation has shown the identity, the split's majority
 share is known; after `_LEAST` evaluations of it, if none ever stood more than `_ABOVE`
@@ -34,7 +36,8 @@ _ACCURACY = lazy_re.compile(r"^(?P<split>(?:.*[/_])?(?:val|valid|validation|eval
                             r"[/_](?:acc|accuracy)$")
 _F1 = ("f1", "f1_score", "macro_f1", "f1_macro", "weighted_f1", "f1_weighted")
 _CLASSES = range(2, 21)
-_EXACT = 2e-3  # the identity to the digits a percentage with two decimals keeps
+_EXACT = 6e-4  # the identity to the digits a percentage with two decimals keeps
+_SAME = 2e-4  # two evaluations at the very same share: the same one-class answer
 _LEAST = 10  # evaluations of the split before the rule speaks
 _RECENT = 5
 _ABOVE = 0.02  # no evaluation ever more than this above the majority's share
@@ -45,17 +48,16 @@ def _share(value: float) -> float:
     return value / 100 if value > 1 else value
 
 
-def one_class_share(accuracy: float, f1: float) -> float | None:
-    """The majority share when an accuracy and an F1 (fractions) are those of a model
-    that answers one class for everything, else None."""
+def one_class_answer(accuracy: float, f1: float) -> int | None:
+    """How the F1 averages (0: weighted, else the number of classes of a macro average)
+    when an accuracy and an F1 (fractions) are those of a model that answers one class
+    for everything, else None."""
     p = accuracy
     if not 0 < p < 1 or f1 <= 0:
         return None
     if abs(f1 - 2 * p * p / (1 + p)) <= _EXACT:
-        return p  # weighted F1
-    if any(abs(f1 - 2 * p / (k * (1 + p))) <= _EXACT for k in _CLASSES):
-        return p  # macro F1 over k classes
-    return None
+        return 0
+    return next((k for k in _CLASSES if abs(f1 - 2 * p / (k * (1 + p))) <= _EXACT), None)
 
 
 class ConstantAnswerRule:
@@ -66,6 +68,7 @@ class ConstantAnswerRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._share: dict[str, float] = {}  # split -> the majority's share
+        self._candidate: dict[str, tuple[float, int]] = {}  # the identity met once
         self._accuracies: dict[str, list[float]] = {}
         self._raised: set[str] = set()
 
@@ -83,10 +86,18 @@ class ConstantAnswerRule:
         if split not in self._share:
             f1 = next((metrics[f"{split}{sep}{name}"] for name in _F1 for sep in "_/"
                        if f"{split}{sep}{name}" in metrics), None)
-            share = one_class_share(accuracy, _share(f1)) if f1 is not None else None
-            if share is None:
+            answer = one_class_answer(accuracy, _share(f1)) if f1 is not None else None
+            if answer is None:
                 return []
-            self._share[split] = share
+            # (an accuracy and an F1 can meet the identity for some class count by chance;
+            # two evaluations meeting it at one share and one count are one answer given
+            # every time)
+            before = self._candidate.get(split)
+            self._candidate[split] = (accuracy, answer)
+            if before is None or before[1] != answer or abs(before[0] - accuracy) > _SAME:
+                return []
+            self._share[split] = accuracy
+            self._accuracies[split] = [accuracy]
         share = self._share[split]
         seen = self._accuracies.setdefault(split, [])
         seen.append(accuracy)

@@ -61,6 +61,7 @@ from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
+from babysit.rules.separation_floor import SeparationFloorRule
 from babysit.rules.signals import (
     MetricRule,
     Observation,
@@ -842,6 +843,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NoPositiveRule,
     MajorityClassRule,
     ConstantAnswerRule,
+    SeparationFloorRule,
     OneClassRecallRule,
     NeverLearnedRule,
     StaleBestRule,

@@ -263,3 +263,33 @@ def test_a_classifier_that_leaves_its_one_class_start_has_learned(tmp_path: Path
     later = [0.52, 0.58, 0.61, 0.63, 0.64, 0.66, 0.67, 0.67, 0.68, 0.69]
     artifact = verdict_of(tmp_path, _constant_then_drifting(3, 0.484439, later))
     assert not [a for a in artifact["anomalies_detected"] if "one class" in a["description"]]
+
+
+def _separation(valid: list[float]) -> list[str]:
+    # SpeechBrain's separation recipe: the loss is the negative SI-SNR, under its name
+    return [f"epoch: {i + 1}, lr: 1.50e-04 - train si-snr: {v + 0.03:.2e} - valid si-snr: "
+            f"{v:.2e}" for i, v in enumerate(valid)]
+
+
+def test_a_separator_whose_si_snr_stays_at_the_mixtures_has_not_learned(tmp_path: Path):
+    valid = [0.087, -0.175, -0.232] + [-0.26 - 0.002 * (i % 3) for i in range(11)]
+    artifact = verdict_of(tmp_path, _separation(valid))
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_separator_whose_si_snr_climbs_is_learning(tmp_path: Path):
+    valid = [-0.5 - 1.2 * i for i in range(14)]  # the negative SI-SNR falls to -16 dB
+    artifact = verdict_of(tmp_path, _separation(valid))
+    assert not [a for a in artifact["anomalies_detected"] if "dB of 0" in a["description"]]
+
+
+def test_a_classification_report_after_every_epoch_is_never_the_runs_records(tmp_path: Path):
+    # scikit-learn's report under each of a BERT-BiLSTM loop's 21 epochs (sealed-125): its
+    # header repeats (read once), its rows are the classes, however far down the log
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-125"
+           / "pytorch_bilstm_bert_crowdflower_emotion_early_stop_val_decline_finished.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines())
+    assert artifact["total_steps"] >= 21 * 27  # (not a class's label read as a step)
+    assert not any(k.startswith("col") for k in artifact["final_metrics"])
+    assert artifact["terminal_state"] == "SUCCEEDED"
