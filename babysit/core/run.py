@@ -89,6 +89,7 @@ _FIRST_BEST_EPOCHS = 20  # epochs trained before a best put back from the first 
 # its first was all it learned.
 _FIRST_BEST_EVALS = 10
 _FIRST_SHARE = 0.1  # and made within this share of the run's steps: its first
+_MAIN_AT_BEST_EVALS = 5  # evaluations of the main one before its best at the end says so
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
 # hardware fault or a failed save says something about the machine or the files the
@@ -798,6 +799,7 @@ class Run:
             self._final_evaluation_fell()
             self._collapsed_at_end()
         self._kept_last_weights()
+        self._main_eval_at_best()
         held_out = nothing_held_out(self.series.metrics) \
             if self.lifecycle.state is TerminalState.SUCCEEDED else None
         if held_out is not None:
@@ -931,6 +933,29 @@ class Run:
         return (f"not learning: the run restored its best weights from epoch {restored} after "
                 f"{after:g} epochs: no evaluation after its first improved on it, so the "
                 f"model it delivers is what one epoch of training made")
+
+    def _main_eval_at_best(self) -> None:
+        """A finished run whose main evaluation (the first it reported with a direction:
+        a DPO fine-tune's `val_loss`) was at its best at its last evaluation or the one
+        before: another evaluation that got worse (the same run's `val_ppl` of the chosen
+        sequences, which preference training need not keep) is a notice, not a worse
+        model (issue 24: a rise the validation metric does not share)."""
+        main = self.series.main_eval_values()
+        if main is None or self.lifecycle.state is not TerminalState.SUCCEEDED:
+            return
+        key, values, direction = main
+        if len(values) < _MAIN_AT_BEST_EVALS:
+            return
+        best = max(v * direction for v in values)
+        if max(v * direction for v in values[-2:]) < best:
+            return
+        for anomaly in self.ledger.unresolved():
+            if anomaly.type is AnomalyType.EVAL_DEGRADATION and anomaly.key \
+                    and anomaly.key != key and not anomaly.key.startswith(key):
+                self.ledger.resolve(AnomalyType.EVAL_DEGRADATION,
+                                    f"the run's main evaluation, {key}, was at its best at "
+                                    f"its end ({values[-1]:.4g}): {anomaly.key} is a "
+                                    f"secondary figure", anomaly.key)
 
     def _early_restore(self) -> str | None:
         """Why the best weights a finished run put back come from early in it: from an

@@ -293,3 +293,19 @@ def test_a_classification_report_after_every_epoch_is_never_the_runs_records(tmp
     assert artifact["total_steps"] >= 21 * 27  # (not a class's label read as a step)
     assert not any(k.startswith("col") for k in artifact["final_metrics"])
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_secondary_evaluation_worse_while_the_main_one_ends_at_its_best_is_a_notice(
+        tmp_path: Path):
+    # a DPO fine-tune: val_loss (the first evaluation it reports) improves to its last
+    # epochs; the chosen sequences' perplexity swings up, which preference training need
+    # not keep
+    ppl = [249, 420, 210, 140, 139, 72, 49, 67, 72, 45, 299, 236, 196, 179, 415]
+    lines = [f"2026-04-20 00:02:13,723 | INFO | Epoch {e + 1} | lr=1.000e-05 | train_loss="
+             f"{0.566 - e * 0.01:.6f} | val_loss={0.538 - e * 0.006:.6f} | val_acc="
+             f"{0.76 + e * 0.002:.4f} | val_ppl={p:.4f} | train_batches=1063"
+             for e, p in enumerate(ppl)]
+    lines.append("2026-04-20 09:40:00,000 | INFO | Training complete: 15/15 epochs")
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
+    assert artifact["decision"] == "GO"
