@@ -40,8 +40,10 @@ _MAX_RECURRING = 256
 _CLOSING_WORDS = lazy_re.compile(
     # the run says it is over: `Finished Training`, `training is done`, `Optimization
     # Finished!`, `done training`, `finished run`, `Done!` or `finish` alone on its line
+    # (or a search over runs: `LR sweep complete. 40 runs in …`, `Grid search done`)
     r"\b(?:[Tt]rain(?:ing)?|TRAINING|[Oo]ptimi[sz]ation|[Ff]itting|[Ll]earning|run|[Rr]un|"
-    r"[Ee]xperiment)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
+    r"[Ee]xperiment|[Ss]weep|SWEEP|(?:[Gg]rid|[Rr]andom|[Hh]yperparameter|HP) [Ss]earch|"
+    r"[Tt]uning)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
     r"[Ee]nded|[Oo]ver)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|COMPLETED?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"TRAINING|[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"

@@ -309,3 +309,10 @@ def test_a_secondary_evaluation_worse_while_the_main_one_ends_at_its_best_is_a_n
     artifact = verdict_of(tmp_path, lines)
     assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
     assert artifact["decision"] == "GO"
+
+
+def test_a_sweep_that_says_it_is_complete_closes_the_run():
+    from babysit.parsing.closing import closes
+    assert closes("LR sweep complete. 40 runs in C:\\Users\\tejas\\raw_results\\exp_lr_sweep")
+    assert closes("Hyperparameter search finished")
+    assert not closes("Sweep 3/10 complete")
