@@ -74,6 +74,7 @@ from babysit.rules.signals import (
 from babysit.rules.slow_climb import SlowClimbRule
 from babysit.rules.stale_best import StaleBestRule
 from babysit.rules.throughput_trends import DataWaitRule, StallWatch
+from babysit.rules.uniform_output import UniformOutputRule
 from babysit.rules.user_rules import UserAlertRule
 from babysit.user_alerts import UserAlert
 
@@ -844,6 +845,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     MajorityClassRule,
     ConstantAnswerRule,
     SeparationFloorRule,
+    UniformOutputRule,
     OneClassRecallRule,
     NeverLearnedRule,
     StaleBestRule,

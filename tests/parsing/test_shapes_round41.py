@@ -316,3 +316,25 @@ def test_a_sweep_that_says_it_is_complete_closes_the_run():
     assert closes("LR sweep complete. 40 runs in C:\\Users\\tejas\\raw_results\\exp_lr_sweep")
     assert closes("Hyperparameter search finished")
     assert not closes("Sweep 3/10 complete")
+
+
+def _keras_fit(losses: list[float]) -> list[str]:
+    lines = ["Train on 60000 samples, validate on 10000 samples"]
+    for i, loss in enumerate(losses):
+        lines += [f"Epoch {i + 1}/10",
+                  f"60000/60000 [==============================] - 6s 101us/sample - loss: "
+                  f"{loss:.4f} - accuracy: {0.39 + i * 0.002:.4f} - val_loss: {loss - 1e-4:.4f} - "
+                  f"val_accuracy: {0.39 + i * 0.002:.4f}"]
+    return [*lines, "Epoch 7/10"]
+
+
+def test_a_loss_unmoved_at_a_uniform_outputs_for_whole_epochs_has_not_learned(tmp_path: Path):
+    # an MNIST autoencoder's binary cross-entropy at ln 2 (Keras's pixel `accuracy` 0.39)
+    artifact = verdict_of(tmp_path, _keras_fit([0.6959 - i * 0.0002 for i in range(6)]))
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_loss_that_leaves_ln_2_is_learning(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _keras_fit([0.6959, 0.52, 0.31, 0.2, 0.15, 0.12]))
+    assert not [a for a in artifact["anomalies_detected"] if "uniform" in a["description"]]
