@@ -39,6 +39,7 @@ from babysit.parsing.formats import (
     batch_of,
     looks_like_metrics,
     names_a_measure,
+    normalise_key,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -441,6 +442,8 @@ class MetricLineReader:
         parsed = self._parse_formats(body) if body is not text else None
         if parsed is None:
             parsed = self._parse_formats(text)
+            if parsed is not None and parsed.metrics and body is not text:
+                parsed = _without_location(parsed, text[:len(text) - len(body)])
         if parsed is not None and parsed.step is None and parsed.metrics:
             # `[12/540] | loss: 2.28`: a counter with no name (`leading_counter`)
             lead = self._leading.read(body)
@@ -511,6 +514,25 @@ class MetricLineReader:
             return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
                           parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
+
+
+# A source location in a logger's head (loguru's `__main__:train_val:131 - `): its
+# module, its function and its line number.
+_LOCATION = lazy_re.compile(r"([\w.]+):([\w<>]+):\d+")
+
+
+def _without_location(parsed: Parsed, head: str) -> Parsed | None:
+    """A line read whole (its message alone said nothing) keeps no figure its logger's
+    head made: loguru's `__main__:train_val:131 - [Net][ 1/12] bit:16, training....` is
+    no `train_val` of 131 at each epoch's start (read so, a loss exactly 131.0 on every
+    one). None when nothing measured is left."""
+    if ":" not in head:
+        return parsed
+    named = {normalise_key(name) for found in _LOCATION.finditer(head) for name in found.groups()}
+    if not named or named.isdisjoint(parsed.metrics):
+        return parsed
+    kept = {k: v for k, v in parsed.metrics.items() if k not in named}
+    return replace(parsed, metrics=kept) if looks_measured(kept) else None
 
 
 def looks_measured(metrics: Mapping[str, float]) -> bool:

@@ -338,3 +338,16 @@ def test_a_loss_unmoved_at_a_uniform_outputs_for_whole_epochs_has_not_learned(tm
 def test_a_loss_that_leaves_ln_2_is_learning(tmp_path: Path):
     artifact = verdict_of(tmp_path, _keras_fit([0.6959, 0.52, 0.31, 0.2, 0.15, 0.12]))
     assert not [a for a in artifact["anomalies_detected"] if "uniform" in a["description"]]
+
+
+def test_a_loguru_source_location_is_no_figure_of_the_line(tmp_path: Path):
+    head = "2024-01-28 01:17:37.309 | INFO     | __main__:train_val:131 - "
+    lines = []
+    for epoch in range(1, 13):
+        lines += [f"{head}[NestNet_newhash_attn-14][{epoch:2d}/12][01:17:37] bit:16, "
+                  f"dataset:imagenet, training....",
+                  f"2024-01-28 01:19:31.035 | INFO     | __main__:train_val:169 -  loss:"
+                  f"{1.01 - epoch * 0.02:.4f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert "train_val" not in artifact["final_metrics"]
+    assert not [a for a in _open(artifact) if a[0] == "not-learning"]
