@@ -155,7 +155,10 @@ _TRACKER_EXIT = lazy_re.compile(r"^\s*wandb: (?:Synced \d+ W&B file|Find logs at
 # the report a site's epilog prints under its own banner (`======== GPU REPORT ========`,
 # then nvidia-smi's accounting of the job's process, `Is Running : 0`).
 # (PBS Pro's report opens on the job's id alone: `is_job_report`)
+# (or the launcher's account of the application it ran, as that exits: Cray ALPS's
+# `aprun`, `Application 83028875 resources: utime ~77411s, stime ~8618s, Rss ~1689484`)
 _EPILOG = lazy_re.compile(r"\b(?:[Ee]pilog(?:ue)?|EPILOG(?:UE)?)\b|"
+                          r"^Application \d+ resources: utime ~?\d|"
                           r"^\s*[=#*-]{3,}\s*(?:GPU|JOB)\s+(?:USAGE\s+|RESOURCE\s+)?REPORT\s*[=#*-]{3,}\s*$")
 
 
@@ -399,7 +402,8 @@ class LoopOver:
         elif metrics and not says_saved(text):
             return
         # (substring tests first: most lines have none of these words)
-        elif (("pilog" in text or "PILOG" in text or "REPORT" in text)
+        elif (("pilog" in text or "PILOG" in text or "REPORT" in text
+               or text.startswith("Application "))
               and _EPILOG.search(text) is not None) or is_job_report(text):
             evidence.append(f"the job's epilog ({text.strip()[:160]})")
         elif ("rain" in text or "RAIN" in text) and _TRAINING_TIMED.search(text) is not None:

@@ -351,3 +351,16 @@ def test_a_loguru_source_location_is_no_figure_of_the_line(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert "train_val" not in artifact["final_metrics"]
     assert not [a for a in _open(artifact) if a[0] == "not-learning"]
+
+
+def test_aprun_s_account_of_the_application_it_ran_says_the_run_is_over(tmp_path: Path):
+    # a Blue Waters job: Torque's prologue, the loop's epochs, then ALPS's resource line
+    lines = ["Begin Torque Prologue on nid27558", "Job Id:\t\t\t10697008.bw",
+             "End Torque Prologue", "No model found for  ResNet50"]
+    for epoch in range(10):
+        lines += [f"Epoch {epoch}", f"Loss for epoch {epoch} : {0.2 - epoch * 0.013}",
+                  "Saving Model"]
+    lines.append("Application 83028875 resources: utime ~77411s, stime ~8618s, Rss ~1689484, "
+                 "inblocks ~12562581, outblocks ~3235280")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "CONDITIONAL")
