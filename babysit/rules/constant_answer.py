@@ -4,7 +4,8 @@ F1 (not-learning, issue 24 item 2).
 A model that gives every input the same class scores, on a split whose largest class
 has share p, an accuracy of p and an F1 fixed by p alone: that class's precision is p
 and its recall 1, every other class's F1 is 0 (scikit-learn's `zero_division` default),
-so the macro F1 over K classes is 2p / (K (1 + p)) and the weighted F1 2p² / (1 + p).
+so the macro F1 over K classes is 2p / (K (1 + p)) and the weighted F1 2p² / (1 + p);
+a binary task's F1 of its positive class is 0 when the model answers the negative one.
 An evaluation whose accuracy and F1 meet that identity (to the digits printed) is such a
 model, and its accuracy is the split's majority share (once two evaluations meet it at
 the same share and the same count of classes: one alone can meet it by chance). A
@@ -32,8 +33,10 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
-_ACCURACY = lazy_re.compile(r"^(?P<split>(?:.*[/_])?(?:val|valid|validation|eval|test|dev))"
-                            r"[/_](?:acc|accuracy)$")
+# (a held-out split's, or bare: scikit-learn models scored one after another, `svc:
+# F1=0.0000, Acc=0.8986`)
+_ACCURACY = lazy_re.compile(r"^(?P<split>(?:(?:.*[/_])?(?:val|valid|validation|eval|test|dev)"
+                            r"[/_])?)(?:acc|accuracy)$")
 _F1 = ("f1", "f1_score", "macro_f1", "f1_macro", "weighted_f1", "f1_weighted")
 _CLASSES = range(2, 21)
 _EXACT = 6e-4  # the identity to the digits a percentage with two decimals keeps
@@ -42,6 +45,7 @@ _LEAST = 10  # evaluations of the split before the rule speaks
 _RECENT = 5
 _ABOVE = 0.02  # no evaluation ever more than this above the majority's share
 _CLEAR = 0.03  # one this far above it resolves
+_BINARY_F1 = 0.1  # a positive class's F1 above this: the model finds some positives
 
 
 def _share(value: float) -> float:
@@ -49,11 +53,16 @@ def _share(value: float) -> float:
 
 
 def one_class_answer(accuracy: float, f1: float) -> int | None:
-    """How the F1 averages (0: weighted, else the number of classes of a macro average)
+    """How the F1 averages (0: weighted, 1: the positive class's of a binary task, which
+    the model never answers, else the number of classes of a macro average)
     when an accuracy and an F1 (fractions) are those of a model that answers one class
     for everything, else None."""
     p = accuracy
-    if not 0 < p < 1 or f1 <= 0:
+    if not 0 < p < 1 or f1 < 0:
+        return None
+    if f1 <= _EXACT / 10 and p >= 0.5:
+        return 1  # a binary F1 of the positive class, which it never answers
+    if f1 == 0:
         return None
     if abs(f1 - 2 * p * p / (1 + p)) <= _EXACT:
         return 0
@@ -71,6 +80,8 @@ class ConstantAnswerRule:
         self._candidate: dict[str, tuple[float, int]] = {}  # the identity met once
         self._accuracies: dict[str, list[float]] = {}
         self._raised: set[str] = set()
+        self._binary: dict[str, bool] = {}  # judged by a positive class's F1 of 0
+        self._broken: set[str] = set()  # that F1 rose: the positives are found
 
     def observe(self, point: Observation) -> list[Signal]:
         if "acc" not in "".join(point.metrics)[:4096]:
@@ -83,9 +94,12 @@ class ConstantAnswerRule:
         return out
 
     def _split(self, split: str, accuracy: float, metrics: Mapping[str, float]) -> list[Signal]:
+        f1 = next((metrics[f"{split}{name}"] for name in _F1 if f"{split}{name}" in metrics),
+                  None)
+        if self._binary.get(split) and f1 is not None and _share(f1) > _BINARY_F1:
+            # (a rare positive class found moves the accuracy little: its F1 says it)
+            self._broken.add(split)
         if split not in self._share:
-            f1 = next((metrics[f"{split}{sep}{name}"] for name in _F1 for sep in "_/"
-                       if f"{split}{sep}{name}" in metrics), None)
             answer = one_class_answer(accuracy, _share(f1)) if f1 is not None else None
             if answer is None:
                 return []
@@ -98,6 +112,7 @@ class ConstantAnswerRule:
                 return []
             self._share[split] = accuracy
             self._accuracies[split] = [accuracy]
+            self._binary[split] = answer == 1
         share = self._share[split]
         seen = self._accuracies.setdefault(split, [])
         seen.append(accuracy)
@@ -105,15 +120,17 @@ class ConstantAnswerRule:
             if accuracy > share + _CLEAR:
                 self._raised.discard(split)
                 return [Resolve(AnomalyType.NOT_LEARNING,
-                                f"{split} accuracy {accuracy:.4f} now beats answering one "
+                                f"{split.rstrip('/_') or 'evaluation'} accuracy "
+                                f"{accuracy:.4f} now beats answering one "
                                 f"class ({share:.4f})", key=f"one class {split}")]
             return []
-        if len(seen) < _LEAST or max(seen) > share + _ABOVE \
+        if len(seen) < _LEAST or max(seen) > share + _ABOVE or split in self._broken \
                 or statistics.median(seen[-_RECENT:]) > share:
             return []
         self._raised.add(split)
         return [Raise(AnomalyType.NOT_LEARNING,
-                      f"not learning: the {split} accuracy and F1 at an early evaluation were "
+                      f"not learning: the {split.rstrip('/_') or 'evaluation'} accuracy and "
+                      f"F1 at an early evaluation were "
                       f"exactly those of a model that answers one class for everything (the "
                       f"largest class is {share:.2%} of the split), and over {len(seen)} "
                       f"evaluations the accuracy never stood more than {_ABOVE:.0%} above "

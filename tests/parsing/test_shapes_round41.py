@@ -364,3 +364,26 @@ def test_aprun_s_account_of_the_application_it_ran_says_the_run_is_over(tmp_path
                  "inblocks ~12562581, outblocks ~3235280")
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["terminal_state"], artifact["decision"]) == ("ENDED", "CONDITIONAL")
+
+
+def _models_scored(f1s: list[float], accs: list[float]) -> list[str]:
+    # scikit-learn models of an ensemble scored one after another on a 10 %-positive task
+    return ["📊 Evaluating Models..."] + [f"  model_{i}: F1={f:.4f}, Acc={a:.4f}"
+                                         for i, (f, a) in enumerate(zip(f1s, accs, strict=True))]
+
+
+def test_models_that_never_answer_the_rare_class_have_not_learned(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _models_scored(
+        [0.0, 0.0, 0.001, 0.0, 0.0029, 0.0, 0.0, 0.0, 0.001, 0.0102, 0.0447],
+        [0.8986, 0.8986, 0.8986, 0.8986, 0.8982, 0.8986, 0.8986, 0.8986, 0.8984, 0.8929,
+         0.876]))
+    assert [a for a in _open(artifact) if a[0] == "not-learning"]
+
+
+def test_models_that_find_the_rare_class_have_learned_though_accuracy_barely_moves(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _models_scored(
+        [0.0, 0.0, 0.31, 0.42, 0.48, 0.5, 0.52, 0.55, 0.56, 0.57, 0.58],
+        [0.8986, 0.8986, 0.9002, 0.9031, 0.9050, 0.9061, 0.9068, 0.9072, 0.9080, 0.9084,
+         0.9090]))
+    assert not [a for a in artifact["anomalies_detected"] if "one class" in a["description"]]
