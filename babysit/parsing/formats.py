@@ -352,6 +352,11 @@ _BATCH_OF = lazy_re.compile(r"\b(?:[Mm]ini)?[Bb]atch\s*[:=#]?\s*\[?\s*(?P<batch>
 # A batch counter glued to the epoch's, in its own brackets (`Epoch:[1/1](37/500)`,
 # `Epoch [3/20][40/500]`): the epoch's batches.
 _GLUED_BATCH = lazy_re.compile(r"\s*\]?\s*[(\[]\s*(\d+)\s*/\s*(\d+)\s*[)\]]")
+# The next field after the epoch's, a word and its own bracketed counter (`Epoch [1/5],
+# lter [100/468], Loss: 2.2063`, a notebook's typo for `Iter`; `Epoch [2/10] | Step
+# [40/500]`): the epoch's batches, whatever the word.
+_INNER_COUNTER = lazy_re.compile(r"\s*\]?\s*[,|;-]?\s*[A-Za-z]{1,12}\s*[:=#]?\s*"
+                                 r"\[\s*(\d+)\s*/\s*(\d+)\s*\]")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
@@ -1036,6 +1041,13 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         # (MiniMind's trainers), placed in the run as `[e/E][n/N]` is.
         batches = int(glued.group(2))
         return Parsed("kv-epoch-batch", int(glued.group(1)), batches, epoch, total_epochs,
+                      metrics, per_epoch=batches)
+    inner = _INNER_COUNTER.match(segment, epoch_word.end()) \
+        if step is None and epoch_word is not None and glued is None else None
+    if inner is not None and epoch_word is not None and epoch_word.group("epochs") \
+            and 0 <= int(inner.group(1)) <= int(inner.group(2)):
+        batches = int(inner.group(2))
+        return Parsed("kv-epoch-batch", int(inner.group(1)), batches, epoch, total_epochs,
                       metrics, per_epoch=batches)
     if step is None and epoch is not None and "atch" in segment \
             and (batch_of := _BATCH_OF.search(segment)) is not None:
