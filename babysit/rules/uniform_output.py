@@ -12,8 +12,12 @@ and a working one leaves it within the first epoch.
 So: the training loss within `_NEAR` (a share) of ln K for one K from 2 to 10, on every
 record from the run's first, over `_EPOCHS` epochs or more (`_RECORDS` records where
 none is named), and moved less than `_STILL` (a share) from its first value in all that
-time. GANs are left out (a player at ln 2 is their equilibrium). Resolved when the loss
-leaves that point.
+time, while no accuracy printed beside it moved `_ACC_MOVED` from its first value (an
+accuracy that climbs says the outputs differ between inputs, whatever the loss shows).
+An accuracy that stays put off 1/K is how a uniform output's ties fall (the majority
+class's share); one at 1/K leaves the pair to `chance_streak`.
+GANs are left out (a player at ln 2 is their equilibrium). Resolved when the loss leaves
+that point.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ _NEAR = 0.005  # of ln K: 0.6931 ± 0.0035
 _STILL = 0.01  # of its first value, the whole streak long
 _EPOCHS = 5
 _RECORDS = 30
+_ACC_MOVED = 0.05  # an accuracy (0-1) that moved this far from its first value
+_AT_CHANCE = 0.015  # an accuracy this near 1/K: chance_streak judges the two together
 
 
 class UniformOutputRule:
@@ -46,6 +52,8 @@ class UniformOutputRule:
         self._first_epoch: float | None = None
         self._records = 0
         self._raised = False
+        self._accuracy_start: dict[str, float] = {}
+        self._at_chance = False  # an accuracy printed beside it is 1/K too
 
     def observe(self, point: Observation) -> list[Signal]:
         loss = point.loss
@@ -65,13 +73,24 @@ class UniformOutputRule:
                 return [Resolve(AnomalyType.NOT_LEARNING, f"the loss left ln {k} ({loss:.4g})",
                                 key="uniform output")]
             return []
+        for key, value in point.metrics.items():
+            if "acc" in key.lower() and math.isfinite(value):
+                scale = 100.0 if value > 1 else 1.0
+                start = self._accuracy_start.setdefault(key, value / scale)
+                if k is not None and abs(value / scale - 1 / k) <= _AT_CHANCE:
+                    self._at_chance = True  # (chance_streak's to judge: it reads both)
+                if abs(value / scale - start) > _ACC_MOVED:
+                    # (an accuracy that moves says the outputs are not one distribution
+                    # for every input, whatever the loss shows)
+                    self._broken = True
+                    return []
         self._k, self._first = k, first
         self._records += 1
         if point.epoch is not None and self._first_epoch is None:
             self._first_epoch = point.epoch
         spanned = point.epoch - self._first_epoch \
             if point.epoch is not None and self._first_epoch is not None else None
-        if self._raised or (spanned < _EPOCHS - 1 if spanned is not None
+        if self._raised or self._at_chance or (spanned < _EPOCHS - 1 if spanned is not None
                             else self._records < _RECORDS):
             return []
         self._raised = True
