@@ -224,7 +224,9 @@ def _rate_unit(text: str) -> str:
     return per if unit == "s" and per != "s" else unit
 
 
-# Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2`
+# Keras 3: ` 32/32 ━━━━━━━━━━━━━━━━━━━━ 1s 10ms/step - accuracy: 0.5 - loss: 1.2` (its
+# bar in `=` where the console cannot draw the glyph: a Windows PowerShell's ` 1/166
+# ==================== 29:12 11s/step - accuracy: 0.1875 - loss: 1.6506`)
 # Keras 2: ` 32/32 [==============================] - 1s 10ms/step - loss: 1.2`
 # verbose=2: `32/32 - 1s - 10ms/step - loss: 1.2`
 # Before an epoch's last batch the time is how long is left: Keras 3 writes it where
@@ -236,7 +238,7 @@ def _rate_unit(text: str) -> str:
 # `24576/24576 [==============================] - 4532s - loss: 0.0042`.
 _DURATION = r"\d+(?:\.\d+)?(?:m|u|µ)?s|\d+(?::\d\d){1,2}"
 _KERAS = lazy_re.compile(
-    r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>━+\s*|\[[=>.]*\]\s*)?(?:-\s*)?"
+    r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>━+\s*|\[[=>.]*\]\s*|={4,}\s+)?(?:-\s*)?"
     rf"(?:(?P<eta>ETA):\s*(?:{_DURATION})|(?:{_DURATION})(?:\s+(?:-\s*)?"
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
     r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"

@@ -79,6 +79,12 @@ class JsonDocument:
         self._gathered: list[str] | None = None  # the lines of the list element being read
         self._element_depth = 0  # the stack's height just inside that element
 
+    @property
+    def open(self) -> bool:
+        """Whether a document's brackets are open: every line until they close is the
+        document's to follow, even one said before."""
+        return bool(self._stack)
+
     def wants(self, text: str) -> bool:
         """Whether the line may be a document's (cheap: no pattern)."""
         return bool(self._stack) or text.strip() in _OPENERS

@@ -412,8 +412,11 @@ class MetricLineReader:
     @property
     def in_block(self) -> bool:
         """Whether a multi-line block headed by a counter is being read (see
-        `counter_blocks`): its repeated member lines are not the quiet repeats they look."""
-        return self._counter_blocks.open
+        `counter_blocks`), or a JSON document's brackets are open: its repeated member
+        lines are not the quiet repeats they look (a config's `    },` printed a third
+        time, passed over, left the document open for the rest of the log and every
+        training line after it taken for one of its fields)."""
+        return self._counter_blocks.open or self._document.open
 
     def _epoch_measures(self, text: str, parsed: Parsed | None) -> Parsed | None:
         """An epoch's measures by any names (`[epoch 36] FG-ARI=0.1310 mBO=0.3587`), read
@@ -431,8 +434,10 @@ class MetricLineReader:
 
     @property
     def unnamed_from(self) -> int | None:
-        """Where the unnamed counter began (see `LeadingCounter.first_count`)."""
-        return self._leading.first_count
+        """Where the unnamed counter began (see `LeadingCounter.first_count`; or a bare
+        table's first column, `ShapeReader.bare_first`)."""
+        first = self._leading.first_count
+        return first if first is not None else self._shapes.bare_first
 
     def _parse_text(self, text: str) -> Parsed | None:
         # What the run printed, without a logger's head (`log_prefix`): a timestamp, a

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, deque
+from dataclasses import replace
 from itertools import pairwise
 
 from babysit import lazy_re
@@ -51,6 +52,9 @@ _TIME_LEFT = lazy_re.compile(r"(?i)remaining|estimated|\beta\b|^eta|time[ _-]?le
 # A clock (`1:02:03`) or a duration with its unit (`1.36s`, `733ms`): a value, not a metric.
 _TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
                              r"^\d+(?:\.\d+)?(?:ms|us|s|m|h)$")
+# A date in a row, the time of day beside it (RWKV-LM's `train_log.txt`: `0 1.179688
+# 3.2534 0.00001001 2025-05-27 10:59:28.237880 0`): when the row was written, no figure.
+_DATE_CELL = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:+-]*$")  # (`lossG+lossD`: a sum's column)
 _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
@@ -122,11 +126,11 @@ def _split(line: str) -> tuple[str, list[str]]:
 
 def _is_value(cell: str) -> bool:
     return _CELL.match(cell) is not None or _COUNTER_CELL.match(cell) is not None \
-        or _TIME_CELL.match(cell) is not None
+        or _TIME_CELL.match(cell) is not None or _DATE_CELL.match(cell) is not None
 
 
 def _number(cell: str) -> float | None:
-    if _TIME_CELL.match(cell):
+    if _TIME_CELL.match(cell) or _DATE_CELL.match(cell):
         return None
     return to_number(cell.rstrip("KMGTiB") if cell[-1:] in "KMGTiB" else cell)
 
@@ -159,6 +163,8 @@ class ShapeReader:
         self._row_labels: dict[tuple[str, int], tuple[tuple[int, str], ...]] = {}
         self._bare: Counter[tuple[str, int]] = Counter()
         self._bare_seen: dict[tuple[str, int], int] = {}  # the line of the shape's last row
+        self._bare_first: dict[tuple[str, int], int | None] = {}  # its first row's counter
+        self.bare_first: int | None = None  # ... of the shape of the latest bare row
         self._box: dict[str, float] = {}
         # Other lines came after the open box's rows: it ended without its border (OpenAI
         # Baselines' `logger.dumpkvs` pasted without its dashes, an `Iteration 3027`
@@ -385,7 +391,11 @@ class ShapeReader:
             self._bare_seen[key] = self._line_no
             if last is None or self._line_no - last > _BARE_REACH:
                 self._bare[key] = 0
+                # (where a bare first column began, 0 or 1: its rows before the shape is
+                # believed are no records, but they say how the loop counts)
+                self._bare_first[key] = int(cells[0]) if cells[0].isdecimal() else None
             self._bare[key] += 1
+            self.bare_first = self._bare_first.get(key)
             if self._bare[key] < _BARE_REPEATS:
                 return None
             if self._bare[key] == _BARE_REPEATS:
@@ -395,6 +405,14 @@ class ShapeReader:
                 # records, not 248).
                 self.rows_unread = _BARE_REPEATS - 1
             names = tuple(self._bare_names(cells))
+            if sep == "|":
+                self._boxed_rows = True
+            parsed = self._named(names, cells, "table")
+            # (a bare first column is a counter with no name: the loop's, whatever it
+            # counts — RWKV-LM's train_log.txt counts epochs, as its config's
+            # `max_epochs` says; the parser judges it against the plan)
+            return replace(parsed, unnamed=True) \
+                if parsed.step is not None and parsed.target is None else parsed
         if sep == "|":
             self._boxed_rows = True
         return self._named(names, cells, "table")

@@ -398,3 +398,33 @@ def test_a_word_and_its_own_bracketed_counter_after_the_epochs_are_its_batches()
         assert parsed is not None, line
         assert (parsed.fmt, parsed.step, parsed.target, parsed.epoch, parsed.total_epochs) == \
             ("kv-epoch-batch", 100, 468, 1.0, 5), line
+
+
+def test_bare_rows_with_their_date_and_time_count_the_planned_epochs(tmp_path: Path):
+    # RWKV-LM's train_log.txt: `epoch loss ppl lr date time step`, the config's dict first
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-126"
+           / "rwkv_peft_rwkv5_modbus_sft_train_log_completed.log")
+    lines = log.read_text().splitlines()[:3]  # `NEW RUN …`, the args' dict, DeepSpeed's
+    lines += [f"{e} {1.18 / (e + 1):.6f} {3.25 - e * 0.5:.4f} 0.00001000 2025-05-30 "
+              f"18:1{e}:20.796917 {e}" for e in range(5)]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_json_configs_repeated_closing_lines_still_close_it(tmp_path: Path):
+    # SiamMask's config printed as JSON at each of several launches (sealed-127): its
+    # `    },` lines come back, and a document left open took every training line after
+    # it for its fields
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-127"
+           / "pytorch_siammask_refine_exploding_rpn_loss_restarts.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines()[:2300])
+    assert artifact["reading"]["progress"] == "step"
+    assert "rpn_cls_loss" in artifact["final_metrics"]
+
+
+def test_a_keras_3_bar_drawn_in_equals_signs_is_a_keras_bar():
+    from babysit.parsing.bars import parse_keras
+    bar = parse_keras("  1/166 ==================== 29:12 11s/step - accuracy: 0.1875 - "
+                      "loss: 1.6506")
+    assert bar is not None
+    assert (bar.n, bar.total) == (1, 166)
