@@ -54,7 +54,7 @@ class StrayNonFinite:
         if record is not None and any(not math.isfinite(v) for v in record.metrics.values()):
             return record
         found = self._shapes.stray_non_finite(text) or self._all_non_finite(text) \
-            or self._repeated_nan(text)
+            or self._repeated_nan(text) or self._nan_beside_figures(text)
         if not found or self._class_row(text, found):
             return record
         line.claimed = True
@@ -79,6 +79,20 @@ class StrayNonFinite:
             if not _LONE.match(earlier):
                 return _SPLIT_HEADER.search(earlier) is not None
         return False
+
+    @staticmethod
+    def _nan_beside_figures(text: str) -> dict[str, float]:
+        """A NaN given to a name on a line of named figures, beside a finite one (an
+        unlearning run's closing `Forget Ability: 0.48404255319148937, Utility: nan`,
+        numpy's `Mean of empty slice` warning above it): a figure the run computed as
+        NaN, said once. (Only NaN: an `inf` beside figures may be a bound, `grad_norm_max:
+        inf, lr: 0.1`.)"""
+        if "nan" not in text.lower() or text.count("|") >= 2:
+            return {}  # (not a table's row: detectron2's per-category AP, `| bicycle | nan |`)
+        values = key_values(text)
+        if len(values) < 2 or not any(math.isfinite(v) for v in values.values()):
+            return {}
+        return {k: v for k, v in values.items() if math.isnan(v) and k not in _COUNTERS}
 
     def _repeated_nan(self, text: str) -> dict[str, float]:
         """A named value that is NaN on a line the run prints again and again (DL4J's line

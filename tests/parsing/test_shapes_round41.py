@@ -428,3 +428,17 @@ def test_a_keras_3_bar_drawn_in_equals_signs_is_a_keras_bar():
                       "loss: 1.6506")
     assert bar is not None
     assert (bar.n, bar.total) == (1, 166)
+
+
+def test_a_nan_given_to_a_name_beside_a_finite_figure_is_reported(tmp_path: Path):
+    lines = [f"Epoch {e}: train_loss 0.{90 - e}" for e in range(10)]
+    lines += ["Training time: 5.673328638076782", "==Unlearned Model==",
+              "Forget Ability: 0.48404255319148937, Utility: nan"]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("nan-inf", "blocker") in _open(artifact)
+
+
+def test_a_per_category_tables_nan_is_a_class_without_examples():
+    from babysit.parsing.stray_values import StrayNonFinite
+    assert StrayNonFinite._nan_beside_figures("| person | 41.2 | bicycle | nan |") == {}
+    assert StrayNonFinite._nan_beside_figures("grad_norm_max: inf, lr: 0.1") == {}
