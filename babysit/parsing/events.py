@@ -201,6 +201,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # iteration, a bar's `45%|████▌     | ^C`)
          r"\S\s?(\^C)\s*$|"
          r"Received (SIG(?:INT|TERM|HUP)): \d+|"
+         # a tool's own word that it caught Ctrl-C (the W&B sweep agent's `wandb: Ctrl +
+         # C detected. Stopping sweep.`)
+         r"\b(Ctrl ?[+-]? ?C) (?:detected|pressed|received|caught)\b|"
          r"^(?:.*\bline \d+: +\d+ |\[\d+\][+-]? +)(Terminated|Hangup)\s+\S.*$|^(Terminated)\s*$|"
          # job control's report of a job suspended (Ctrl-Z, SIGTSTP; or stopped writing to
          # the terminal from the background): bash's `[1]+  Stopped  python main.py …`,
@@ -637,7 +640,7 @@ _TRIGGERS = (
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
-    "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit",
+    "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit", "Ctrl",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "arly Stop",
     "arly-stop",

@@ -66,7 +66,7 @@ EVENTS = "|".join((
     "Check failed", "received SIG", r"\^C", "CUDA ERROR", "OOM when", "terminate called",
     # glog's, absl's and TensorFlow's C++ logger's FATAL lines (parsing.events)
     "[0-9]: F [A-Za-z_]", "F[0-9]{4} [0-9][0-9]:[0-9][0-9]:",
-    "DataLoader worker", "fallen off", "NVLink", "double bit",
+    "DataLoader worker", "fallen off", "NVLink", "double bit", "Ctrl ",
     "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",
