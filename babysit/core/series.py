@@ -44,6 +44,8 @@ TIMESTAMP_UNIT = "steps/s (from the log's timestamps)"
 # A loss this share of the run's first one or more, right after the step went back to
 # the start, is a new run's from scratch.
 _NEW_RUN_SHARE = 0.8
+# ... or, the counter back at 1, this many times the loss the loop before it ended on.
+_RESTART_ABOVE = 1.2
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 # Whole epochs another training must count between a training set aside and its resume.
 _EPOCHS_BETWEEN = 2
@@ -111,6 +113,7 @@ class MetricSeries:
         self._start_steps = rules.divergence_start_steps  # steps a run's start spans
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
+        self._restarted_at_one = False  # ... to its first count, 0 or 1, just now
         self._count_restarted = False  # ... said by the step counter itself
         self.new_runs = 0  # new runs from scratch seen in the same log (see `_new_run`)
         # The loss rule of a training the epoch went back from, and the epoch it reached.
@@ -211,6 +214,9 @@ class MetricSeries:
                 self._back_to_start = record.step <= self._start_steps < self.step
                 # (from its very first count: not a figure that wanders below the start)
                 self._count_restarted = self._back_to_start and record.step <= 1
+                # (a counter of its own, no epoch beside it: an epoch's batches starting
+                # again are placed by their epoch, or say it)
+                self._restarted_at_one = record.step <= 1 and record.epoch is None
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -240,7 +246,7 @@ class MetricSeries:
             self._said_finished = True
         return change, signals
 
-    def _new_run_from(self, loss: float) -> None:
+    def _new_run_from(self, loss: float, before: float | None = None) -> None:
         """After the step went back to the start, a loss back near the run's first one
         (0.80 again, after 0.45) is a new run from scratch, judged against its own
         level, not the last run's best; a loss near where it was (an epoch's batch
@@ -249,6 +255,16 @@ class MetricSeries:
                 self.step <= self._start_steps if self.step is not None
                 else self.epoch is not None and self.epoch <= 1):
             self._first_loss = loss
+        restarted, self._restarted_at_one = self._restarted_at_one, False
+        if restarted and before is not None and before > 0 \
+                and loss >= _RESTART_ABOVE * before:
+            # Its counter back at 1, far above where the loop before it ended, however
+            # short that loop was (scikit-learn's MLP refitted on a new target each batch,
+            # `Iteration 1, loss = 17706.6` after the last fit's `Iteration 24, loss =
+            # 13480.8`): a new fit at its own level, not a spike of the one before.
+            self._back_to_start = False
+            self._new_run()
+            return
         if not self._back_to_start:
             return
         self._back_to_start = False
@@ -373,10 +389,11 @@ class MetricSeries:
         seen_names = metrics.keys() <= self.metrics.keys()
         if not seen_names:  # a name not seen before
             self._pick_keys(metrics)
+        before = self.metrics.get(self.loss_key) if self.loss_key else None
         self.metrics.update(metrics)
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
-            self._new_run_from(loss)
+            self._new_run_from(loss, before)
         elif self._back_to_start and self.loss_key is None and (self.step is None or (
                 self._count_restarted and seen_names and self._train_key is None
                 and (record.epoch is None or record.epoch <= 1))):

@@ -442,3 +442,14 @@ def test_a_per_category_tables_nan_is_a_class_without_examples():
     from babysit.parsing.stray_values import StrayNonFinite
     assert StrayNonFinite._nan_beside_figures("| person | 41.2 | bicycle | nan |") == {}
     assert StrayNonFinite._nan_beside_figures("grad_norm_max: inf, lr: 0.1") == {}
+
+
+def test_a_fit_begun_again_far_above_where_the_last_ended_is_a_new_fit(tmp_path: Path):
+    # scikit-learn's MLPRegressor (verbose) refitted on each batch's new targets
+    lines = []
+    for fit, start in enumerate((407684.1, 20608.3, 17295.2, 17706.6)):
+        lines += [f"Iteration {i}, loss = {start * (0.75 + 0.25 / i):.8f}" for i in range(1, 25)]
+        lines += ["Training loss did not improve more than tol=0.000100 for 10 consecutive "
+                  "epochs. Stopping.", f"Average RL reward for batch {fit + 1}: -16.66"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in _open(artifact) if a[0] == "loss-spike"]
