@@ -445,11 +445,9 @@ def test_a_per_category_tables_nan_is_a_class_without_examples():
 
 
 def test_a_fit_begun_again_far_above_where_the_last_ended_is_a_new_fit(tmp_path: Path):
-    # scikit-learn's MLPRegressor (verbose) refitted on each batch's new targets
-    lines = []
-    for fit, start in enumerate((407684.1, 20608.3, 17295.2, 17706.6)):
-        lines += [f"Iteration {i}, loss = {start * (0.75 + 0.25 / i):.8f}" for i in range(1, 25)]
-        lines += ["Training loss did not improve more than tol=0.000100 for 10 consecutive "
-                  "epochs. Stopping.", f"Average RL reward for batch {fit + 1}: -16.66"]
-    artifact = verdict_of(tmp_path, lines)
+    # scikit-learn's MLPRegressor (verbose) refitted on each batch's new targets, between
+    # grid-search lines and tqdm bars (sealed-126's fitted-Q trading run)
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-126"
+           / "sklearn_mlp_fitted_q_dynamic_trading_slurm_completed.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines())
     assert not [a for a in _open(artifact) if a[0] == "loss-spike"]
