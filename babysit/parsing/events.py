@@ -498,6 +498,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # (the noun, at the count it happened: ReChorus's `Early stop at 34 based on dev
          # result.`)
          r"\b[Ee]arly[ -][Ss]top\s+(?:at|after)\s+(?:(?:epoch|step|iter\w*)\s*)?\d|"
+         # (or with the fields of where it stopped: a benchmark script's `[bench-lora]
+         # early stop task=host_tropism_hiyata step=7500`)
+         r"\b[Ee]arly[ -][Ss]top\s+(?:[\w.-]+=\S+\s+){0,4}(?:epoch|step|iter\w*)=\d+\s*$|"
          r"\b(?:finished|stopped|stopping) after not improving\b|"
          r"^\s*[Ss]topped early\b|"
          r"did not improve in the last \d+ records|Signaling Trainer to stop|"

@@ -451,3 +451,10 @@ def test_a_fit_begun_again_far_above_where_the_last_ended_is_a_new_fit(tmp_path:
            / "sklearn_mlp_fitted_q_dynamic_trading_slurm_completed.log")
     artifact = verdict_of(tmp_path, log.read_text().splitlines())
     assert not [a for a in _open(artifact) if a[0] == "loss-spike"]
+
+
+def test_an_early_stop_said_with_the_fields_of_where_it_stopped_ends_the_run():
+    from babysit.parsing.events import EventKind, find_events
+    [event] = find_events("[bench-lora] early stop task=host_tropism_hiyata step=7500")
+    assert event.kind is EventKind.COMPLETED
+    assert not find_events("[bench-lora] early stop patience=5 min_delta=0.001")
