@@ -101,6 +101,7 @@ _SAID = lazy_re.compile(
     r"\bentrenamiento\s+(?:ha\s+)?(?:completado|finalizado|terminado)|"
     r"\btreinamento\s+(?:foi\s+)?(?:conclu[ií]do|finalizado)|"
     r"\baddestramento\s+(?:è\s+)?(?:completato|terminato)|"
+    r"\bhuấn luyện\s+(?:đã\s+)?(?:xong|hoàn tất|hoàn thành|kết thúc)|"
     # (the ending, then the thing, as `End of training` says it: Spanish `Fin
     # entrenamiento`, `Fin del entrenamiento`, Portuguese `Fim do treinamento`, French
     # `Fin de l'entraînement`, Italian `Fine dell'addestramento`, German `Ende des

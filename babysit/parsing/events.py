@@ -515,7 +515,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # (and any loop's stop naming its best: `Stopping. Best val: 9.902495 at epoch
          # 112`, a normalising flow's under HTCondor)
          r"^Stopping[.!] Best\b|^Early stopping, best iteration is:|"
-         r"^Stopped by overfitting detector\b",
+         r"^Stopped by overfitting detector\b|"
+         # other languages' early stop: Chinese `早停`/`提前停止`, Japanese `早期終了`,
+         # Korean `조기 종료`, Vietnamese `dừng sớm ở epoch 9`, Spanish, Portuguese, French
+         r"早停|提前停止|早期終了|조기\s*종료|\b[Dd]ừng sớm\b|"
+         r"\b[Pp]arada (?:temprana|antecipada)\b|\b[Aa]rr[êe]t (?:pr[ée]coce|anticip[ée])\b",
          detail=EARLY_STOP),
     # A library's own stop on a numerical failure, in its words (CatBoost's `Training has
     # stopped (degenerate solution on iteration 60, probably too small l2-regularization,
@@ -644,6 +648,7 @@ _TRIGGERS = (
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
     "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit", "Ctrl",
+    "早停", "提前停止", "早期終了", "조기", "ừng sớm", "arada ", "rrêt ", "rret ",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "arly Stop",
     "arly-stop",

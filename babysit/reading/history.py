@@ -67,6 +67,8 @@ EVENTS = "|".join((
     # glog's, absl's and TensorFlow's C++ logger's FATAL lines (parsing.events)
     "[0-9]: F [A-Za-z_]", "F[0-9]{4} [0-9][0-9]:[0-9][0-9]:",
     "DataLoader worker", "fallen off", "NVLink", "double bit", "Ctrl ",
+    "早停", "提前停止", "早期終了", "조기", "ừng sớm", "arada ", "rrêt ", "rret ",
+    "uấn luyện",
     "raining done", "raining ended", "raining succeeded", "raining run", "raining has",
     "inished", "epochs completed", "arly stopping", "no improvement", "Signaling Trainer",
     "exits successfully", "reached", "fit stopped", "done", "complete", "All epochs",

@@ -458,3 +458,10 @@ def test_an_early_stop_said_with_the_fields_of_where_it_stopped_ends_the_run():
     [event] = find_events("[bench-lora] early stop task=host_tropism_hiyata step=7500")
     assert event.kind is EventKind.COMPLETED
     assert not find_events("[bench-lora] early stop patience=5 min_delta=0.001")
+
+
+def test_an_early_stop_said_in_other_languages_ends_the_run():
+    from babysit.parsing.events import EventKind, find_events
+    for line in ("dừng sớm ở epoch 9", "触发早停，训练结束于第 12 轮", "早期終了: epoch 30",
+                 "조기 종료: 에폭 17", "Parada temprana en la época 40"):
+        assert [e.kind for e in find_events(line)] == [EventKind.COMPLETED], line
