@@ -465,3 +465,12 @@ def test_an_early_stop_said_in_other_languages_ends_the_run():
     for line in ("dừng sớm ở epoch 9", "触发早停，训练结束于第 12 轮", "早期終了: epoch 30",
                  "조기 종료: 에폭 17", "Parada temprana en la época 40"):
         assert [e.kind for e in find_events(line)] == [EventKind.COMPLETED], line
+
+
+def test_a_held_out_auc_at_chance_beside_a_training_auc_that_climbs_has_not_learned(
+        tmp_path: Path):
+    lines = [f"  Epoch {e:02d}/15 | train_loss={0.05 - e * 0.001:.4f} train_AUROC="
+             f"{0.48 + e * 0.017:.4f} | val_loss=0.0530 val_AUROC={0.5 + 0.02 * (e % 3 - 1):.4f}"
+             f" | lr=1.00e-04 | 19.0s" for e in range(1, 16)]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("not-learning", "blocker") in _open(artifact)
