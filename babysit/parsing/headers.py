@@ -50,9 +50,10 @@ _ROUND_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Round|ROUND|round)[\s:#]+
                                 r"(\d+)[\s#=*~<>|\[\]:.-]*$")
 # A fold of a cross-validation heading its training (`Fold 2`, `===== FOLD 3/5 =====`,
 # `Training fold 4`): each fold a whole training of its own.
+# (or in Chinese, with the fold's sizes after it: `===== 折 1/5：训练 237 / 测试 60 =====`)
 _FOLD_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Training|Train|Running)\s+)?"
-                               r"(?:Fold|FOLD|fold)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*(\d+))?"
-                               r"[\s#=*~<>|\[\]:.-]*$")
+                               r"(?:Fold|FOLD|fold|折)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*(\d+))?"
+                               r"(?:\s*[：:][^=#*~<>|]{0,60}?)?[\s#=*~<>|\[\]:.-]*$")
 # ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
 # `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).
 _EPOCH_HEADER_RECAP = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
@@ -103,7 +104,7 @@ class HeaderReader:
         text = line.text
         return bool(self._yolo_val) or self._class_values is not None or "poch" in text \
             or "EPOCH" in text or "Class" in text or "old" in text or "OLD" in text \
-            or (bool(self._bars.yolo_columns) and "all " in text) \
+            or "折" in text or (bool(self._bars.yolo_columns) and "all " in text) \
             or any(hint in text for hint in ROUND_HINTS) or self._federated.wants(text)
 
     def epoch_header(self, epoch: int) -> None:
@@ -154,7 +155,7 @@ class HeaderReader:
                                            f"epoch {epoch}"),),
                           rank=line.rank, fmt="keras", step=context.step,
                           target_steps=context.target)
-        if "old" in text or "OLD" in text:
+        if "old" in text or "OLD" in text or "折" in text:
             fold = _FOLD_HEADER.match(text) or _FOLD_HEADER.match(message(text))
             if fold is not None:
                 line.claimed = True
