@@ -776,6 +776,16 @@ class Run:
             # The kept best is an early one and the run spent most of itself getting
             # worse: what it delivers is usable, the run was not (stays open, high).
             behind = f"the run kept its best checkpoint ({best}), but {behind}"
+        elif (chooser := self._kept_at_another_best()) is not None:
+            # The run kept the checkpoint its own selection metric was best at (a chest
+            # X-ray ResNet's `New best AUROC: 0.7831`, `Saved best model`, at epoch 20 of
+            # 25, as its val_loss rose): what it delivers is the best by that measure; the
+            # other evaluation's decline is not the delivered model's.
+            for anomaly in self.ledger.unresolved():
+                if anomaly.type is AnomalyType.EVAL_DEGRADATION and anomaly.key != chooser:
+                    self.ledger.resolve(AnomalyType.EVAL_DEGRADATION,
+                                        f"the run kept the checkpoint its {chooser} was best "
+                                        f"at", anomaly.key)
         elif best is not None:
             # The run kept its best-evaluated weights from before the evaluation got
             # worse: what it delivers is the best, not the degraded last weights.
@@ -1083,6 +1093,21 @@ class Run:
                     anomaly.description.endswith(GAP_LEFT_BEST):
                 self.ledger.reassess(anomaly.type, anomaly.key, Severity.LOW,
                                      f"{where}, from while the evaluation was at its best")
+
+    def _kept_at_another_best(self) -> str | None:
+        """The evaluation metric, not itself judged worse, that was at its best where the
+        run wrote the checkpoint it keeps as its own best (the metric it selects by);
+        None otherwise."""
+        chosen = self.checkpoints.choice()
+        if chosen is None or not chosen.runs_own or not chosen.why.startswith("best") \
+                or self.lifecycle.state is not TerminalState.SUCCEEDED:
+            return None
+        written = self.checkpoints.written_at(chosen.path)
+        if written is None:
+            return None
+        worse = {a.key for a in self.ledger.unresolved()
+                 if a.type is AnomalyType.EVAL_DEGRADATION}
+        return next((key for key in self.series.best_at(written) if key not in worse), None)
 
     def _kept_from_before(self, kind: AnomalyType) -> str | None:
         """The checkpoint the verdict names, when the run last wrote it at or before the

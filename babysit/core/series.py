@@ -608,6 +608,14 @@ class MetricSeries:
         direction = rule.direction_of(key) or eval_direction(key)
         return (key, value, direction) if value is not None and direction else None
 
+    def best_at(self, step: int) -> list[str]:
+        """The evaluation metrics whose best so far came at this step (a checkpoint the
+        run kept there was chosen by one of them)."""
+        rule = self._rules.find(EvalRule)
+        if not isinstance(rule, EvalRule):
+            return []
+        return [key for key, (_, at) in rule.best.items() if at == step]
+
     def main_eval_values(self) -> tuple[str, list[float], int] | None:
         """The run's main evaluation metric's recent values (the rule's window), in
         order, and its direction; None when it has none."""

@@ -433,6 +433,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Nn]ew |Now )?[Bb]est (?:[\w-]+ )?"
          r"(?:checkpoint|weights|ckpt) (?:is )?(?:saved|written|stored) (?:at|to|in|as):?\s+"
          r"['\"]?([^'\"\s,)]+?)['\"]?\.?(?:\s|$)", 1),
+    # ... the verb first (a chest X-ray trainer's `  Saved best model to checkpoints/
+    # resnet50/best_model.pth` after its `New best AUROC: 0.7831`)
+    _sig(EventKind.BEST_CHECKPOINT, r"(?<![\w-])(?:[Ss]aved?|[Ss]aving|[Ww]rote|[Ww]riting) "
+         r"(?:the )?(?:new )?best (?:[\w-]+ )?(?:model|checkpoint|weights|ckpt) "
+         r"(?:to|at|in|as):?\s+['\"]?([^'\"\s,)]+?)['\"]?\.?(?:\s|$)", 1),
     # The best model written without its path (SpeedTransformer's `  -> Best fine-tuned
     # model saved.` at each improvement): no file to name, but the step it was written at
     # (the detail is empty; see Checkpoints.named_best).

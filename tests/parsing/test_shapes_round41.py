@@ -474,3 +474,17 @@ def test_a_held_out_auc_at_chance_beside_a_training_auc_that_climbs_has_not_lear
              f" | lr=1.00e-04 | 19.0s" for e in range(1, 16)]
     artifact = verdict_of(tmp_path, lines)
     assert ("not-learning", "blocker") in _open(artifact)
+
+
+def test_a_best_model_saved_verb_first_is_the_runs_best_checkpoint(tmp_path: Path):
+    # a chest X-ray ResNet (sealed-127): `New best AUROC: 0.7831`, `Saved best model to
+    # checkpoints/resnet50/best_model.pth` at epoch 20 of 25 while its val_loss rose
+    from babysit.parsing.events import EventKind, find_events
+    [event] = find_events("  Saved best model to checkpoints/resnet50/best_model.pth")
+    assert (event.kind, event.detail) == (EventKind.BEST_CHECKPOINT,
+                                          "checkpoints/resnet50/best_model.pth")
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-127"
+           / "pytorch_resnet50_nih_chestxray14_colab_25ep_completed.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines())
+    assert artifact["best_checkpoint"] == "checkpoints/resnet50/best_model.pth"
+    assert artifact["decision"] == "GO"
