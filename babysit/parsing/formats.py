@@ -176,6 +176,11 @@ def parse_json_line(segment: str) -> Parsed | None:
         values[name] = number
     if not values:
         return None
+    if split:
+        # (an evaluation's own iterations, not the training's: mmcv's `{"mode": "val",
+        # "epoch": 4, "iter": 360, "mIoU": 0.0998}`, the 360 its loader's length — read as
+        # a step it sent the run back from 650 at every evaluation)
+        values = {k: v for k, v in values.items() if k not in _PASS_ITERATIONS}
     parsed = split_counters(values, "jsonl")
     if not counted:
         return parsed
@@ -207,6 +212,7 @@ def _counted_as_string(key: str) -> str | None:
     return "epoch" if head in _EPOCH_NAMES else "step" if head in _STEP_NAMES else None
 
 
+_PASS_ITERATIONS = frozenset(("iter", "iters", "iteration", "iterations"))
 _N_OF = lazy_re.compile(r"^\s*(\d{1,9})\s*/\s*(\d{1,9})\s*$")
 # The field that says which split a JSON line measured (`"_type": "val_epoch"`, mmcv's
 # `"mode": "val"`), and the words of a split that is not training.

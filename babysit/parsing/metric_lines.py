@@ -498,7 +498,8 @@ class MetricLineReader:
                               total_epochs=parsed.total_epochs, metrics=parsed.metrics)
         if parsed.fmt == "is-sentences":
             return self._local_steps.place(parsed)
-        if parsed.fmt == "key-value" and parsed.step is not None and parsed.epoch is not None:
+        if parsed.fmt in ("key-value", "jsonl") and parsed.step is not None \
+                and parsed.epoch is not None:
             # `Epoch 2 | iter 100/500 | loss: 0.4`: once the counter starts again with the
             # next epoch it is the batch of its epoch, and its total the epoch's, not the
             # run's plan (a counter that goes on across epochs is left as it is).

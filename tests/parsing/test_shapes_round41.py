@@ -488,3 +488,18 @@ def test_a_best_model_saved_verb_first_is_the_runs_best_checkpoint(tmp_path: Pat
     artifact = verdict_of(tmp_path, log.read_text().splitlines())
     assert artifact["best_checkpoint"] == "checkpoints/resnet50/best_model.pth"
     assert artifact["decision"] == "GO"
+
+
+def test_mmcv_json_evaluations_iterations_are_not_the_trainings_steps(tmp_path: Path):
+    # mmcv's JSON lines: `iter` counts the epoch's batches in training records and the
+    # evaluation pass's length in `"mode": "val"` ones
+    lines = []
+    for epoch in range(1, 4):
+        lines += [f'{{"mode": "train", "epoch": {epoch}, "iter": {it}, "lr": 0.0005, '
+                  f'"loss": {2.0 - epoch * 0.2 - it / 9000:.5f}, "time": 1.19}}'
+                  for it in range(25, 901, 25)]
+        lines.append(f'{{"mode": "val", "epoch": {epoch}, "iter": 360, "lr": 0.0005, '
+                     f'"mIoU": {0.5 + epoch * 0.03:.5f}, "F": 0.6}}')
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["total_steps"] == 3 * 900
+    assert artifact["final_metrics"]["val_miou"] == 0.59
