@@ -47,6 +47,7 @@ from babysit.rules.history_shape import restarted_counter, unlearned_history
 from babysit.rules.last_weights import (
     best_long_behind,
     final_evaluation_fell,
+    last_beyond,
     last_far_from_best,
     patience_spent,
 )
@@ -89,6 +90,9 @@ _FIRST_BEST_EPOCHS = 20  # epochs trained before a best put back from the first 
 # its first was all it learned.
 _FIRST_BEST_EVALS = 10
 _FIRST_SHARE = 0.1  # and made within this share of the run's steps: its first
+_LAST_EVALS = 8  # evaluations in the window before a finished run's end is judged so
+_ENDED_WORSE = 0.03  # of the best: a finished run's last evaluations this much worse
+_EARLY_BEST_SHARE = 0.25  # ... than a best within this share of its evaluations
 _MAIN_AT_BEST_EVALS = 5  # evaluations of the main one before its best at the end says so
 _EVAL_WINDOW = 24  # the evaluations a final test is set against (the rule's window)
 # What a launch's failure raised, which a new launch in the same log leaves behind (a
@@ -807,6 +811,7 @@ class Run:
                 self._weigh_against_early_stop()
             self._weigh_against_kept_best()
             self._final_evaluation_fell()
+            self._ended_worse_than_early_best()
             self._collapsed_at_end()
         self._kept_last_weights()
         self._main_eval_at_best()
@@ -1023,6 +1028,33 @@ class Run:
         if found is not None:
             self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step, f"{key} {found}",
                                key)
+
+    def _ended_worse_than_early_best(self) -> None:
+        """A finished run, no best weights kept, whose main evaluation was at its best in
+        the first quarter of its steps and whose last five (their median) are worse than
+        that best by `_ENDED_WORSE` of it and twice its noise (an xLSTM on Shakespeare:
+        `val loss 1.6577` at step 100, then 1.74 to 1.78 to step 3300 as the training loss
+        fell 1.33 → 1.14): the weights it delivers are worse on unseen data than the ones it
+        had early on, the rest of the run overfitting."""
+        if self.lifecycle.state is not TerminalState.SUCCEEDED:
+            return
+        main = self._main_eval_of_last_weights()
+        if main is None:
+            return
+        key, values, direction = main
+        best = self.series.eval_best(key)
+        if best is None or best[1] is None or self.step is None or len(values) < _LAST_EVALS \
+                or best[1] > _EARLY_BEST_SHARE * self.step:
+            return
+        value = best[0]
+        if not last_beyond(values, direction, value, _ENDED_WORSE):
+            return
+        self.ledger.raise_(AnomalyType.EVAL_DEGRADATION, self.step,
+                           f"{key} ended at {values[-1]:.4g}, its last evaluations worse than "
+                           f"its best {value:.4g} at step {best[1]}, early in the run, beyond "
+                           f"their noise: the last weights, what it delivers, are worse on "
+                           f"unseen data than those it had then (overfitting; keep the best "
+                           f"checkpoint or stop early)", key)
 
     def _collapsed_at_end(self) -> None:
         """A run over, with no best weights kept, whose evaluation ran away and ends

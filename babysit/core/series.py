@@ -608,6 +608,12 @@ class MetricSeries:
         direction = rule.direction_of(key) or eval_direction(key)
         return (key, value, direction) if value is not None and direction else None
 
+    def eval_best(self, key: str) -> tuple[float, int | None] | None:
+        """An evaluation metric's best value over the whole run and the step it came at
+        (kept past the rule's window)."""
+        rule = self._rules.find(EvalRule)
+        return rule.best.get(key) if isinstance(rule, EvalRule) else None
+
     def best_at(self, step: int) -> list[str]:
         """The evaluation metrics whose best so far came at this step (a checkpoint the
         run kept there was chosen by one of them)."""

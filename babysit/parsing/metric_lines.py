@@ -39,7 +39,6 @@ from babysit.parsing.formats import (
     batch_of,
     looks_like_metrics,
     names_a_measure,
-    normalise_key,
     parse_hf_dict,
     parse_json_line,
     parse_key_values,
@@ -82,6 +81,7 @@ from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.spaced_fields import parse_spaced_fields
 from babysit.parsing.split_table import SplitTable
 from babysit.parsing.stats_blocks import StatsBlocks
+from babysit.parsing.text import normalise_key
 from babysit.parsing.trailing_names import parse_trailing_names
 
 # Specific shapes first; the permissive key/value parser last.

@@ -50,6 +50,22 @@ def last_far_from_best(values: Sequence[float], direction: int, rules: RuleSetti
                      f"{values[best_at]:.4g}, {len(values) - 1 - best_at} evaluations before")
 
 
+_END_LEVEL = 5  # the last evaluations whose median is where a finished run ended
+_END_NOISE = 2.0  # point-to-point noises that level must lie beyond (a median of five)
+
+
+def last_beyond(values: Sequence[float], direction: int, best: float, share: float) -> bool:
+    """Whether the level of the last `_END_LEVEL` evaluations (their median) is worse than
+    `best` (the run's best, which may lie outside `values`, a recent window) by `share`
+    of it and by `_END_NOISE` times the evaluations' point-to-point noise."""
+    if direction == 0 or len(values) < 2 * _END_LEVEL:
+        return False
+    noise = statistics.median(abs(b - a) for a, b in pairwise(values))
+    margin = max(abs(best) * share, _END_NOISE * noise)
+    level = statistics.median(values[-_END_LEVEL:])
+    return margin > 0 and direction * (best - level) > margin
+
+
 def patience_spent(values: Sequence[float], direction: int) -> bool:
     """Whether a run's evaluations end the way early stopping ends them: the best some
     evaluations back and none since better. A trainer's end-of-training summary printed

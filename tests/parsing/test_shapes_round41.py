@@ -503,3 +503,22 @@ def test_mmcv_json_evaluations_iterations_are_not_the_trainings_steps(tmp_path: 
     artifact = verdict_of(tmp_path, lines)
     assert artifact["total_steps"] == 3 * 900
     assert artifact["final_metrics"]["val_miou"] == 0.59
+
+
+def _char_lm(val: list[float]) -> list[str]:
+    return [f"step {i * 100}: train loss {1.33 - i * 0.006:.4f}, val loss {v:.4f}"
+            for i, v in enumerate(val)] + ["Training finished."]
+
+
+def test_a_finished_run_whose_evaluation_ends_worse_than_its_early_best_overfit(
+        tmp_path: Path):
+    val = [1.706, 1.6577] + [1.70 + 0.0025 * i + 0.015 * (i % 2) for i in range(32)]
+    artifact = verdict_of(tmp_path, _char_lm(val))
+    assert ("eval-degradation", "high") in _open(artifact)
+    assert artifact["decision"] == "CONDITIONAL"
+
+
+def test_a_finished_run_whose_evaluation_ends_at_its_plateau_did_not(tmp_path: Path):
+    val = [1.706, 1.6577] + [1.66 + 0.015 * (i % 2) for i in range(32)]
+    artifact = verdict_of(tmp_path, _char_lm(val))
+    assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
