@@ -67,7 +67,8 @@ _DATA_DESC = lazy_re.compile(
     r"(?:frame_index|chunk|t)\s*:?\s*$|Writing (?:video|audio|frames)|Rendering\b)",
     re.IGNORECASE)
 _PAIR = lazy_re.compile(r"(?P<key>[A-Za-z_][\w./\-]*)\s*[=:]\s*(?P<value>[^\s,]+)")
-_NAMED_FIELD = lazy_re.compile(r"\s*(?P<key>[A-Za-z_][\w./\-]*(?: [A-Za-z_][\w./\-]*){1,3})\s*="
+_NAMED_FIELD = lazy_re.compile(r"\s*(?<![\w./\-])(?P<key>[A-Za-z_][\w./\-]*"
+                               r"(?: [A-Za-z_][\w./\-]*){1,3})\s*="
                                r"\s*(?P<value>[^\s,]+)\s*\]?\s*")
 
 

@@ -812,7 +812,7 @@ _PAIR_NAME = r"[a-z][a-z0-9@]*(?:_[a-z0-9@]+)*"
 _PAIR_NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf)"
 _ALL_PAIRS = lazy_re.compile(rf"^\s*(?:{_PAIR_NAME}\s+{_PAIR_NUMBER}\s+){{2,}}{_PAIR_NAME}\s+"
                              rf"{_PAIR_NUMBER}\s*$")
-_PAIR = lazy_re.compile(rf"({_PAIR_NAME})\s+({_PAIR_NUMBER})")
+_PAIR = lazy_re.compile(rf"(?<![\w@])({_PAIR_NAME})\s+({_PAIR_NUMBER})")
 
 
 def _all_pairs(text: str) -> dict[str, float] | None:

@@ -659,7 +659,7 @@ class ShapeReader:
         return found
 
 
-_WORD_BEFORE = lazy_re.compile(r"([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\s?\W{0,3}$")
+_WORD_BEFORE = lazy_re.compile(r"(?<![\w./])([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\s?\W{0,3}$")
 
 
 def name_before(line: str, at: int) -> str | None:

@@ -24,7 +24,7 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|nan|inf)"
 # Two cells or more, each a name, a colon and its number, apart by tabs.
 _MEMBER = lazy_re.compile(rf"^\s*[A-Za-z_][\w./-]*:\s+{_NUMBER}\s*"
                           rf"(?:\t\s*[A-Za-z_][\w./-]*:\s+{_NUMBER}\s*)+$")
-_CELL = lazy_re.compile(rf"([A-Za-z_][\w./-]*):\s+({_NUMBER})")
+_CELL = lazy_re.compile(rf"(?<![\w./-])([A-Za-z_][\w./-]*):\s+({_NUMBER})")
 # The counter of the environment's steps, where the head says no step by its usual names.
 _ENV_STEPS = ("t_env", "timesteps", "timestep", "env_steps", "total_steps", "frames")
 

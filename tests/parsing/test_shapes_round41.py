@@ -522,3 +522,16 @@ def test_a_finished_run_whose_evaluation_ends_at_its_plateau_did_not(tmp_path: P
     val = [1.706, 1.6577] + [1.66 + 0.015 * (i % 2) for i in range(32)]
     artifact = verdict_of(tmp_path, _char_lm(val))
     assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
+
+
+def test_a_run_of_letters_64_kib_long_costs_a_linear_scan():
+    # the hostile-input check: one line of 64 KiB of letters (cut there by the reader) held
+    # the start-loop reader's two-words test for a minute, every position scanned to the end
+    import time
+
+    from babysit.parsing.start_loops import _WORDED
+    line = "F0101 00:00:00.000 1 " + "a" * 65_000
+    began = time.perf_counter()
+    _WORDED.search(line)
+    assert time.perf_counter() - began < 5.0  # (linear: milliseconds; quadratic: a minute)
+    assert _WORDED.search("Epoch1 loss 0.3") is not None
