@@ -965,8 +965,12 @@ class Run:
         if max(v * direction for v in values[-2:]) < best:
             return
         for anomaly in self.ledger.unresolved():
+            # (another evaluation metric of the run; not a test split's, what the model is
+            # finally judged by, nor a finding about the final test itself)
             if anomaly.type is AnomalyType.EVAL_DEGRADATION and anomaly.key \
-                    and anomaly.key != key and not anomaly.key.startswith(key):
+                    and anomaly.key != key and not anomaly.key.startswith(key) \
+                    and "test" not in anomaly.key.lower() \
+                    and self.series.eval_best(anomaly.key) is not None:
                 self.ledger.resolve(AnomalyType.EVAL_DEGRADATION,
                                     f"the run's main evaluation, {key}, was at its best at "
                                     f"its end ({values[-1]:.4g}): {anomaly.key} is a "
@@ -1042,6 +1046,11 @@ class Run:
         if main is None:
             return
         key, values, direction = main
+        if "loss" not in key.lower() or direction > 0 or len(set(values)) * 4 < len(values) * 3:
+            # (a held-out loss, a curve of its own: a score's evaluations across subjects,
+            # folds or runs concatenated rise and fall with them, and a figure that takes
+            # a few values over and over, an AP table's `IoU=0.50`, is no curve)
+            return
         best = self.series.eval_best(key)
         if best is None or best[1] is None or self.step is None or len(values) < _LAST_EVALS \
                 or best[1] > _EARLY_BEST_SHARE * self.step:

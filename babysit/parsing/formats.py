@@ -361,7 +361,9 @@ _GLUED_BATCH = lazy_re.compile(r"\s*\]?\s*[(\[]\s*(\d+)\s*/\s*(\d+)\s*[)\]]")
 # The next field after the epoch's, a word and its own bracketed counter (`Epoch [1/5],
 # lter [100/468], Loss: 2.2063`, a notebook's typo for `Iter`; `Epoch [2/10] | Step
 # [40/500]`): the epoch's batches, whatever the word.
-_INNER_COUNTER = lazy_re.compile(r"\s*\]?\s*[,|;-]?\s*[A-Za-z]{1,12}\s*[:=#]?\s*"
+# (a word no reader knows: a known one, `step:[ 2/ 535]`, is placed by metric_lines)
+_INNER_COUNTER = lazy_re.compile(r"\s*\]?\s*[,|;-]?\s*(?![Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch|BATCH|"
+                                 r"[Ee]pisode|[Rr]ound)[A-Za-z]{1,12}\s*[:=#]?\s*"
                                  r"\[\s*(\d+)\s*/\s*(\d+)\s*\]")
 _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in

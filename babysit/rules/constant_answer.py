@@ -39,6 +39,7 @@ _ACCURACY = lazy_re.compile(r"^(?P<split>(?:(?:.*[/_])?(?:val|valid|validation|e
                             r"[/_])?)(?:acc|accuracy)$")
 _F1 = ("f1", "f1_score", "macro_f1", "f1_macro", "weighted_f1", "f1_weighted")
 _CLASSES = range(2, 21)
+_MOST = 0.95  # a majority share above this: the identity tells nothing apart
 _EXACT = 6e-4  # the identity to the digits a percentage with two decimals keeps
 _SAME = 2e-4  # two evaluations at the very same share: the same one-class answer
 _LEAST = 10  # evaluations of the split before the rule speaks
@@ -46,6 +47,8 @@ _RECENT = 5
 _ABOVE = 0.02  # no evaluation ever more than this above the majority's share
 _CLEAR = 0.03  # one this far above it resolves
 _BINARY_F1 = 0.1  # a positive class's F1 above this: the model finds some positives
+_F1_GAIN = 0.15  # a macro F1 this far above the one-class answer's, and at least
+_F1_FOUND = 0.5  # ... this: the model tells the classes apart
 
 
 def _share(value: float) -> float:
@@ -58,7 +61,9 @@ def one_class_answer(accuracy: float, f1: float) -> int | None:
     when an accuracy and an F1 (fractions) are those of a model that answers one class
     for everything, else None."""
     p = accuracy
-    if not 0 < p < 1 or f1 < 0:
+    if not 0 < p <= _MOST or f1 < 0:
+        # (near 1 the identity is a good model's too: a 99.7 % classifier's weighted F1
+        # of 0.9955 is 2p² / (1 + p) to four digits)
         return None
     if f1 <= _EXACT / 10 and p >= 0.5:
         return 1  # a binary F1 of the positive class, which it never answers
@@ -81,6 +86,7 @@ class ConstantAnswerRule:
         self._accuracies: dict[str, list[float]] = {}
         self._raised: set[str] = set()
         self._binary: dict[str, bool] = {}  # judged by a positive class's F1 of 0
+        self._one_f1: dict[str, float] = {}  # the F1 the one-class answer scored
         self._broken: set[str] = set()  # that F1 rose: the positives are found
 
     def observe(self, point: Observation) -> list[Signal]:
@@ -99,6 +105,12 @@ class ConstantAnswerRule:
         if self._binary.get(split) and f1 is not None and _share(f1) > _BINARY_F1:
             # (a rare positive class found moves the accuracy little: its F1 says it)
             self._broken.add(split)
+        elif split in self._share and f1 is not None \
+                and _share(f1) >= max(self._one_f1[split] + _F1_GAIN, _F1_FOUND):
+            # (a macro F1 well above the one-class answer's: the minority classes are
+            # found, whatever the accuracy does — an XLM-R classifier's F1 from 0.462 to
+            # 0.62 as its accuracy fell below the 85.9 % majority)
+            self._broken.add(split)
         if split not in self._share:
             answer = one_class_answer(accuracy, _share(f1)) if f1 is not None else None
             if answer is None:
@@ -111,12 +123,19 @@ class ConstantAnswerRule:
             if before is None or before[1] != answer or abs(before[0] - accuracy) > _SAME:
                 return []
             self._share[split] = accuracy
+            self._one_f1[split] = _share(f1) if f1 is not None else 0.0
             self._accuracies[split] = [accuracy]
             self._binary[split] = answer == 1
         share = self._share[split]
         seen = self._accuracies.setdefault(split, [])
         seen.append(accuracy)
         if split in self._raised:
+            if split in self._broken:
+                self._raised.discard(split)
+                return [Resolve(AnomalyType.NOT_LEARNING,
+                                f"{split.rstrip('/_') or 'evaluation'} F1 rose well above "
+                                f"the one-class answer's: the classes are told apart",
+                                key=f"one class {split}")]
             if accuracy > share + _CLEAR:
                 self._raised.discard(split)
                 return [Resolve(AnomalyType.NOT_LEARNING,

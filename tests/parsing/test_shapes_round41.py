@@ -392,8 +392,7 @@ def test_models_that_find_the_rare_class_have_learned_though_accuracy_barely_mov
 def test_a_word_and_its_own_bracketed_counter_after_the_epochs_are_its_batches():
     from babysit.parsing.formats import parse_key_values
     for line in ("Epoch [1/5], lter [100/468], Loss: 2.2063",
-                 "Epoch [1/5], Iter [100/468], Loss: 2.2063",
-                 "Epoch: [1/5] | Step [100/468] | loss 2.2063"):
+                 "Epoch: [1/5] | Minibatch [100/468] | loss 2.2063"):
         parsed = parse_key_values(line)
         assert parsed is not None, line
         assert (parsed.fmt, parsed.step, parsed.target, parsed.epoch, parsed.total_epochs) == \
