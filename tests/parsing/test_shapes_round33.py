@@ -187,9 +187,12 @@ def test_an_epoch_header_with_its_counter_and_plan_in_brackets_heads_its_bars(tm
 
 
 def _mmcv_json(epochs: range, lr: str, first: int = 20) -> list[str]:
-    # An excerpt: its first epoch from `first` on, the others whole (iters 20 to 400).
+    # An excerpt: its first epoch from `first` on, the others whole (iters 20 to 400); the
+    # loss moved a little each epoch (the same losses at the same batches of each epoch would be an
+    # epoch replayed, now that its iterations are placed in the run: `replayed_epochs`).
     return [f'{{"mode": "train", "epoch": {e}, "iter": {i}, "lr": {lr}, "memory": 22809, '
-            f'"data_time": 0.00356, "loss_cls": 0.19041, "loss": {1.41549 - 0.00001 * i:.5f}, '
+            f'"data_time": 0.00356, "loss_cls": 0.19041, '
+            f'"loss": {1.41549 - 0.00001 * i + 0.0005 * e:.5f}, '
             f'"grad_norm": 12.54045, "time": 2.91099}}'
             for e in epochs for i in range(first if e == epochs[0] else 20, 420, 20)]
 
