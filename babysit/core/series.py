@@ -114,6 +114,7 @@ class MetricSeries:
         self._first_loss: float | None = None  # the run's first loss, at its start
         self._back_to_start = False  # the step went back to the start just now
         self._restarted_at_one = False  # ... to its first count, 0 or 1, just now
+        self._last_names: frozenset[str] = frozenset()  # the names of the loss's last record
         self._count_restarted = False  # ... said by the step counter itself
         self.new_runs = 0  # new runs from scratch seen in the same log (see `_new_run`)
         # The loss rule of a training the epoch went back from, and the epoch it reached.
@@ -216,7 +217,11 @@ class MetricSeries:
                 self._count_restarted = self._back_to_start and record.step <= 1
                 # (a counter of its own, no epoch beside it: an epoch's batches starting
                 # again are placed by their epoch, or say it)
-                self._restarted_at_one = record.step <= 1 and record.epoch is None
+                # (and the same names as the loss's last record: the loop itself begun again,
+                # not a distillation's `iter = 0000, loss = 1.19` after its evaluation
+                # nets' `train loss = 0.000178` lines)
+                self._restarted_at_one = record.step <= 1 and record.epoch is None \
+                    and frozenset(record.metrics) == self._last_names
             else:
                 self.advances += 1
                 change = _ADVANCED
@@ -244,6 +249,8 @@ class MetricSeries:
         if any(event.kind is EventKind.COMPLETED for event in record.events) \
                 or _best_summary(record.metrics):
             self._said_finished = True
+        if self.loss_key is not None and self.loss_key in record.metrics:
+            self._last_names = frozenset(record.metrics)  # (the last record of the loss's)
         return change, signals
 
     def _new_run_from(self, loss: float, before: float | None = None) -> None:
