@@ -941,10 +941,10 @@ class Run:
         501 of 1000, `Best val_loss: 30.98 at epoch 1`, `Restored best model from epoch
         1`): no evaluation after the first improved on it, whatever the training loss
         did. None otherwise."""
-        restored, after = self._restored_epoch, self._restored_after
-        if self.lifecycle.state is not TerminalState.SUCCEEDED or restored is None \
-                or after is None or restored > 1 or after < _FIRST_BEST_EPOCHS:
+        found = self._restored_in_long_run()
+        if found is None or found[0] > 1:
             return None
+        restored, after = found
         return (f"not learning: the run restored its best weights from epoch {restored} after "
                 f"{after:g} epochs: no evaluation after its first improved on it, so the "
                 f"model it delivers is what one epoch of training made")
@@ -976,17 +976,25 @@ class Run:
                                     f"its end ({values[-1]:.4g}): {anomaly.key} is a "
                                     f"secondary figure", anomaly.key)
 
+    def _restored_in_long_run(self) -> tuple[int, float] | None:
+        """(the epoch a finished run put its best weights back from, the epoch it stood at
+        then) when it trained `_FIRST_BEST_EPOCHS` epochs or more; None otherwise."""
+        restored, after = self._restored_epoch, self._restored_after
+        if self.lifecycle.state is not TerminalState.SUCCEEDED or restored is None \
+                or after is None or after < _FIRST_BEST_EPOCHS:
+            return None
+        return restored, after
+
     def _early_restore(self) -> str | None:
         """Why the best weights a finished run put back come from early in it: from an
         epoch after its first (that one is `_first_epoch_restored`'s) but within its first
         `_FIRST_SHARE` of `_FIRST_BEST_EPOCHS` epochs or more (a precipitation ConvLSTM
         whose Keras early stop put back epoch 4 after 54: its validation loss only rose
         from there). None otherwise."""
-        restored, after = self._restored_epoch, self._restored_after
-        if self.lifecycle.state is not TerminalState.SUCCEEDED or restored is None \
-                or after is None or restored <= 1 or after < _FIRST_BEST_EPOCHS \
-                or restored > _FIRST_SHARE * after:
+        found = self._restored_in_long_run()
+        if found is None or found[0] <= 1 or found[0] > _FIRST_SHARE * found[1]:
             return None
+        restored, after = found
         return (f"the run restored its best weights (epoch {restored}), but no evaluation in "
                 f"the {after - restored:g} epochs after it improved on it: the model it "
                 f"delivers is what {restored} epochs of training made, and the rest of the "
