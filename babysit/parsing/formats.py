@@ -296,7 +296,26 @@ def parse_hf_dict(segment: str) -> Parsed | None:
         # `Number of calls to timers:` then `{'create_model': 1, 'train_validate_test':
         # 1}` after its last epoch), not a record of training.
         return None
-    return split_counters(values, "hf-trainer")
+    parsed = split_counters(values, "hf-trainer")
+    split = _SPLIT_LABEL.search(segment, 0, start) if start else None
+    if split is None:
+        return parsed
+    # A dict its line labels as one split's figures (an MVSNet script's `avg_test_scalars:
+    # {'loss': 5.08, …}` after each epoch's test pass; `val_metrics: {…}`): its figures
+    # are that split's, not the training's, under names that say so.
+    word = split.group(1).lower()
+    prefix = "test" if word == "test" else "eval" if word == "eval" else "val"
+    return replace(parsed, metrics={k if EVALISH_KEY.search(k) else f"{prefix}_{k}": v
+                                    for k, v in parsed.metrics.items()})
+
+
+# The label a dict's line gives it, naming a split: `avg_test_scalars:`, `val_metrics =`,
+# `Validation results`; the word glued to others by `_` or apart (not a file's name,
+# `test.py:12`).
+_SPLIT_LABEL = lazy_re.compile(r"(?i)(?:^|[\s_\[(])(test|val|valid|validation|eval|dev)"
+                               r"(?:[_ ][a-z]+)?\s*[:=]?\s*$")
+# A name that already says its split (as `evaluation.EVALISH`, which imports this module).
+EVALISH_KEY = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
 # --- generic `key=value` / `key: value` -----------------------------------------------
@@ -871,6 +890,13 @@ def _split_losses(values: Mapping[str, float], segment: str) -> bool:
         and ("Loss" in segment or "loss" in segment) and has_counter(segment)
 
 
+# A line opened by the split it reports on (an audio-depth script's `  Val L:0.2388
+# ABS:0.4407 RMSE:1.3254 d1:0.4919` every fourth epoch): a measure's name after it is an
+# evaluation's figure, counter or not.
+_SPLIT_HEAD = lazy_re.compile(r"^\s*(?:Val(?:id(?:ation)?)?|VAL(?:ID)?|Test|TEST|Eval(?:uation)?|"
+                              r"EVAL|Dev|DEV)\s+[A-Za-z][\w@.-]*\s*[:=]\s*[-+]?\.?\d")
+
+
 def has_counter(segment: str) -> bool:
     """Whether the line counts training (`step 12`, `iter 12`, `Epoch 3`, `[12/540]`): a
     line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
@@ -977,7 +1003,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             return None
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
-            names_a_measure(values) and has_counter(segment)) \
+            names_a_measure(values) and (has_counter(segment)
+                                         or _SPLIT_HEAD.match(segment) is not None)) \
             and not ("AP" in segment and _LEADING_MAP.match(segment)) \
             and not _split_losses(values, segment):
         return None

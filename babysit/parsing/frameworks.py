@@ -99,10 +99,10 @@ def parse_epoch_step(segment: str) -> Parsed | None:
     epoch, epochs = int(match.group("epoch")), int(match.group("epochs"))
     step, steps = int(match.group("step")), int(match.group("steps"))
     metrics = key_values(match.group("rest"))
-    # Epochs print 1-based; the global step counts every batch of earlier epochs.
-    first_epoch = max(epoch - 1, 0)
-    return Parsed("epoch-step", first_epoch * steps + step, epochs * steps,
-                  float(first_epoch) + step / steps if steps else None, epochs, metrics)
+    # The batch of its epoch and the epoch's batches: `metric_lines` places them in the
+    # run, counting epochs from 0 or from 1 as the run's first epoch shows (a script's
+    # `Epoch 0/4, Iter 5/1029` is the first epoch, as `Epoch [1/10], Step [5/600]` is).
+    return Parsed("epoch-step", step, steps, float(epoch), epochs, metrics, per_epoch=steps)
 
 
 # --- torchtitan ---------------------------------------------------------------------

@@ -7,8 +7,9 @@ progress was then counted in records, and a step printed on every line was lost.
 
 - `N/M` (bracketed or not) at the start of the message, before the metrics, is the step
   and the planned total: a total makes it a counter. One that comes round again (back
-  down, with the same total) counts an epoch's batches: the step is then the rounds
-  before times its total plus its count, so steps keep rising.
+  down, with the same total, from half its total or more) counts an epoch's batches: the
+  step is then the rounds before times its total plus its count, so steps keep rising.
+  One back down from early in its count is a relaunch's, counted afresh.
 - A bare `N:` (or `[  N] |`) is also what `srun -l` puts before each task's lines
   (`0: loss 1.2`), and what a terminal that wrapped `aux_loss_0: 0.31` leaves: it is the
   step only once it has risen from the line before it, so the first such line has none;
@@ -113,7 +114,13 @@ class LeadingCounter:
                 last = self._last_of
                 self._last_of = (step, total)
                 if last is not None and total == last[1] and step < last[0]:
-                    self._rounds += 1  # it came round again: an epoch's batches
+                    if 2 * last[0] >= total:
+                        self._rounds += 1  # it came round again: an epoch's batches
+                    else:
+                        # Back to its start well short of its total (a text-recognition
+                        # run's `[1/300000]` after `[600/300000]`): no round of an epoch
+                        # ends there, the program started again.
+                        self._rounds = 0
                 if self._rounds:
                     # MONAI's `1/16, train_loss: 0.1162` under `epoch 14/300`: the
                     # rounds before, then this one's batch; its total is an epoch's

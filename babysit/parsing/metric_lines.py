@@ -96,7 +96,7 @@ LINE_PARSERS: tuple[LineParser, ...] = (
 
 
 # Formats whose step and target may be a batch of its epoch and the epoch's batches.
-_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch"))
+_EPOCH_BATCH = frozenset(("bracket-counters", "epoch-batch", "kv-epoch-batch", "epoch-step"))
 # An epoch's batch, read by these formats (and what the line is read as while the batch
 # is never seen below its total).
 _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"}

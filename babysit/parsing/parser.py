@@ -1056,10 +1056,12 @@ class LogParser:
             self.step = None
             if self.plan.announced is None:
                 self.target, self._withdrawn = None, True
-        if step is None and epoch is not None and self._steps_from_epochs is not False \
+        if step is None and own_epoch is not None and self._steps_from_epochs is not False \
                 and self.plan.epochs and self.target and fmt == "hf-trainer":
             # Loss dicts without a bar to give their step (bars stripped, or a callback
-            # that logs them): the epoch fraction of the planned optimizer steps.
+            # that logs them): the epoch fraction of the planned optimizer steps. (Only
+            # the dict's own epoch: a header's `Epoch 3:` above a dict of the epoch's
+            # test figures says where that epoch began, not where its test ran.)
             step = round(epoch * self.target / self.plan.epochs)
             self._steps_from_epochs = True
         if step is None and bar is None and own_epoch is not None and own_epoch >= 1 \

@@ -293,6 +293,9 @@ class EvalRule:
         self.rules = rules
         self.series: dict[str, deque[tuple[float, float | None]]] = {}
         self.best: dict[str, tuple[float, int | None]] = {}  # best value and its step
+        # Each metric's best before its latest evaluation: what that evaluation's figures,
+        # revised in place (a pass's running or per-batch ones), are judged against.
+        self._best_before: dict[str, tuple[float, int | None] | None] = {}
         self._raised: set[str] = set()
         self._at: dict[str, int | None] = {}  # the training step of each metric's latest
         self._directions: dict[str, int] = {}  # each judged metric's direction (+1: higher)
@@ -359,7 +362,15 @@ class EvalRule:
                 # One evaluation is one point; its latest figure stands for it.
                 series[-1] = (value, series[-1][1])
                 self._levels.replace_latest(key, series, direction)
+                # (a figure of the pass part way through is no best: the evaluation's
+                # best is its latest figure's, against the best before it)
+                before = self._best_before.get(key)
+                if before is None or (value - before[0]) * direction > 0:
+                    self.best[key] = (value, point.step)
+                else:
+                    self.best[key] = before
             else:
+                self._best_before[key] = self.best.get(key)
                 train = twin_train_loss(key, direction, metrics)
                 series.append((value, train if train is not None else point.train_loss))
                 self._evaluations[key] = self._evaluations.get(key, 0) + 1

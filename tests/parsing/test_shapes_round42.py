@@ -1,0 +1,111 @@
+"""Shapes read and judged since the forty-second session, each on lines written in the real
+shape of a public log (sealed-128 and sealed-129, scored blind first)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from babysit.parsing.formats import parse_hf_dict, parse_key_values
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]) -> list:
+    parser = LogParser()
+    return [(line, parser.feed(line)) for line in lines]
+
+
+# -- `Epoch 0/4, Iter 5/1029`: epochs counted from 0, an evaluation pass in the same shape --
+
+def _mvs_epoch(epoch: int, train: list[float], test: list[float], mean: float) -> list[str]:
+    lines = [f"Epoch {epoch}:"]
+    lines += [f"Epoch {epoch}/4, Iter {i}/{len(train)}, train loss = {loss:.3f}, time = 14.9"
+              for i, loss in enumerate(train)]
+    lines += [f"Epoch {epoch}/4, Iter {i}/{len(test)}, test loss = {loss:.3f}, time = 5.7"
+              for i, loss in enumerate(test)]
+    lines.append(f"avg_test_scalars: {{'loss': {mean}, 'abs_depth_error': {mean + 0.004}, "
+                 f"'thres2mm_error': {0.625 - 0.02 * epoch:.4f}}}")
+    return lines
+
+
+def test_epochs_counted_from_zero_place_each_batch_in_the_run():
+    lines = _mvs_epoch(0, [77.5, 65.1, 40.0], [14.2, 12.4], 13.3) \
+        + _mvs_epoch(1, [31.8, 26.5, 19.8], [9.1, 8.7], 8.9)
+    steps = [(line, record.step) for line, record in _records(lines)
+             if record is not None and "train loss" in line]
+    # (not epoch 0 and epoch 1 both at steps 0..2, as a 1-based reading gives)
+    assert [step for _, step in steps] == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_shorter_pass_in_the_training_shape_is_the_evaluation_at_the_training_step():
+    lines = _mvs_epoch(0, [77.5, 65.1, 40.0, 31.0], [14.2, 12.4], 13.3)
+    records = [record for _, record in _records(lines) if record is not None]
+    test = [r for r in records if "test_loss" in r.metrics]
+    assert test and all(r.step == 3 for r in test)  # the training's last step, not 0, 1
+    assert all(r.target_steps == 16 for r in records if r.target_steps)  # 4 × 4, not 4 × 2
+    assert not any("train_loss" in r.metrics for r in test)
+
+
+def test_a_dict_its_line_labels_as_a_splits_is_that_splits_figures():
+    parsed = parse_hf_dict("avg_test_scalars: {'loss': 5.085, 'abs_depth_error': 5.09}")
+    assert parsed is not None
+    assert parsed.metrics == {"test_loss": 5.085, "test_abs_depth_error": 5.09}
+    parsed = parse_hf_dict("val_metrics = {'val_loss': 0.41, 'acc': 0.88}")
+    assert parsed is not None and parsed.metrics == {"val_loss": 0.41, "val_acc": 0.88}
+    # a file's name is no split's label, and an unlabelled dict keeps its names
+    parsed = parse_hf_dict("test.py:12 {'loss': 0.5, 'learning_rate': 0.001}")
+    assert parsed is not None and "loss" in parsed.metrics
+    parsed = parse_hf_dict("{'loss': 0.5, 'learning_rate': 0.001, 'epoch': 1.0}")
+    assert parsed is not None and "loss" in parsed.metrics
+
+
+def test_a_test_pass_printed_batch_by_batch_is_no_decline_when_its_mean_improves(
+        tmp_path: Path):
+    # An MVSNet run on a Windows console: each epoch's 1029 training iterations, then its
+    # 343 test batches one line each (losses from 2.9 to 15 around the pass's mean), then
+    # the pass's mean as a dict; the mean falls 6.54 → 5.68 → 5.35 → 5.09.
+    rng = random.Random(7)
+    lines: list[str] = []
+    for epoch, mean in enumerate((6.54, 5.68, 5.35, 5.09)):
+        train = [max(3.0, 40.0 / (1 + epoch + i / 40) + rng.uniform(-1, 1)) for i in range(60)]
+        test = [mean * rng.uniform(0.55, 1.7) for _ in range(40)]
+        lines += _mvs_epoch(epoch, train, test, mean)
+    lines += ["", "Process finished with exit code 0"]
+    artifact = verdict_of(tmp_path, lines)
+    open_ = [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]
+             if "resolved" not in a["description"]]
+    assert not [kind for kind, _ in open_ if kind == "eval-degradation"], open_
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+# -- a line opened by its split, then measures by their short names ------------------------
+
+def test_a_line_opened_by_its_split_reads_short_measure_names_without_a_counter():
+    parsed = parse_key_values("  Val L:0.2388 ABS:0.4407 RMSE:1.3254 d1:0.4919")
+    assert parsed is not None and parsed.metrics["rmse"] == 1.3254
+    # (no split word, no counter: a note, as before)
+    assert parse_key_values("ABS:0.4407 RMSE:1.3254") is None
+    lines = ["Epoch [4/40] L:0.1989 D:0.1989 106s",
+             "  Val L:0.2388 ABS:0.4407 RMSE:1.3254 d1:0.4919"]
+    record = _records(lines)[-1][1]
+    assert record is not None and record.metrics["eval/rmse"] == 1.3254
+
+
+# -- a counter back at its start well short of its total is a relaunch ---------------------
+
+def test_a_bracketed_counter_back_at_one_early_in_its_count_is_a_relaunch():
+    # deep-text-recognition-benchmark: a launch stopped at 600 of 300000, then the next
+    # one from 1; not an epoch's batches coming round (steps 300001, 300600, …)
+    lines = [f"[{n}/300000] Train loss: {loss}, Valid loss: 0.04, Elapsed_time: 15.1"
+             for n, loss in ((1, 4.49), (300, 0.2), (600, 0.035), (1, 4.49), (300, 0.2),
+                             (600, 0.03), (900, 0.001))]
+    steps = [record.step for _, record in _records(lines) if record is not None]
+    assert steps == [1, 300, 600, 1, 300, 600, 900]
+
+
+def test_a_bracketed_counter_that_comes_round_from_its_end_still_counts_batches():
+    lines = [f"[{n}/16] train_loss: {0.5 - i * 0.01:.3f}"
+             for i, n in enumerate((4, 8, 12, 16, 4, 8, 12, 16, 4))]
+    steps = [record.step for _, record in _records(lines) if record is not None]
+    assert steps[-1] == 36
