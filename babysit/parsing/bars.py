@@ -54,7 +54,9 @@ _DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB
                          "MiB", "GiB", "files", "file", "shards", "docs", "documents",
                          "prompts", "rows", "lines"})
 # Descriptions of a data pass or of loading: datasets' `Map (num_proc=8):`, `Filter`,
-# `Generating train split`, tokenising, downloads, checkpoint shards being loaded; and of
+# `Generating train split`, tokenising, downloads, checkpoint shards being loaded or
+# written (transformers 5's `Loading weights: 100%|…| 478/478` and `Writing model shards`
+# around a fine-tune's epochs); and of
 # writing a video of the agent (moviepy's `frame_index:` and `chunk:` bars, `t:` in its
 # first versions: `frame_index:   1%|▏  | 3/201`, an evaluation episode recorded).
 _DATA_DESC = lazy_re.compile(
@@ -62,7 +64,8 @@ _DATA_DESC = lazy_re.compile(
     r"^(?:(?:train|val|valid|test):\s*)?(?:Map\b|Filter|Scanning\b|Generating \w+ split|"
     r"Tokeniz|Running tokenizer|Grouping texts|"
     r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
-    r"dataset) shards|Loading (?:data|dataset)\b|Preprocess|Pre-process|Casting|Saving the dataset|"
+    r"dataset) shards|Loading (?:data|dataset|weights)\b|Preprocess|Pre-process|Casting|"
+    r"Saving the dataset|Writing model shards|"
     r"Concatenat|Packing|Shuffling|Caching|Convert(?:ing)?\b|Indexing|Building (?:vocab|dataset)|"
     r"(?:frame_index|chunk|t)\s*:?\s*$|Writing (?:video|audio|frames)|Rendering\b)",
     re.IGNORECASE)

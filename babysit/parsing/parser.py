@@ -1062,7 +1062,7 @@ class LogParser:
             # that logs them): the epoch fraction of the planned optimizer steps. (Only
             # the dict's own epoch: a header's `Epoch 3:` above a dict of the epoch's
             # test figures says where that epoch began, not where its test ran.)
-            step = round(epoch * self.target / self.plan.epochs)
+            step = round(own_epoch * self.target / self.plan.epochs)
             self._steps_from_epochs = True
         if step is None and bar is None and own_epoch is not None and own_epoch >= 1 \
                 and own_epoch == int(own_epoch) and self.plan.per_epoch and self.plan.epochs \

@@ -74,10 +74,17 @@ _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "ste
 _MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|f1|"
                            r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae|nll|"
                            r"xent|(?:^|_|/)ce$|top\d")
+_HELD_OUT = frozenset({"val", "valid", "validation", "dev", "test", "eval"})
 # Names of a label, not a measure: `Pre-training layer 0`, `fold 3`, `stage 2`.
 _LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task|gpu_id|rank)$")
 # Names of a rate, a time or a memory: undefined when not a number.
 _NOT_QUALITY = lazy_re.compile(r"speed|/s|/sec|per_s|throughput|time|gpu|mem|_mb$|_gb$|eta")
+
+
+# A field that is the time the line was printed (a TrOCR script's `Epoch  4 | train 1.7439
+# | val 1.4283 | 2026-06-18 12:46:30`): a date, a time of day, or both.
+_STAMP_FIELD = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$|"
+                               r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
 
 
 def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None:
@@ -111,6 +118,8 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
             continue
         match = _FIELD.match(field)
         if match is None:
+            if _STAMP_FIELD.match(field):
+                continue  # when the line was printed (`| 2026-06-18 11:39:10`), no field
             if not counters and _counter_field(field, counters):
                 continue  # the line's counter, in a shape of its own (`[12/540]`)
             if _STATISTICS_PAIR.match(field):
@@ -133,6 +142,11 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
             continue
         metrics[name] = value
         measured = measured or not known_names or _MEASURE.search(name) is not None
+    # (the training's figure and a held-out split's, each named by its split alone,
+    # beside the epoch's counter: `Epoch  1 | train 2.1521 | val 1.4609`, the two losses
+    # of a loop that prints one line an epoch, its first line read as its others)
+    measured = measured or ("train" in metrics and not metrics.keys().isdisjoint(_HELD_OUT)
+                            and "epoch" in counters)
     if not measured or (not counters and counted is None):
         return None
     generic = parse_key_values(segment)

@@ -16,11 +16,26 @@ jumps while an evaluation printed long before or after also differs is not this.
 new level must be far above where the log's first loss stood (`_FROM_FIRST`): a loss
 back near its first value is a new launch appended to the log (its first epoch after the
 last run's last), not weights that blew up.
+
+A smaller jump of both is a setback, not a blow-up: the training loss up by half again
+or more (`SETBACK`) from one summary to the next after falling at each of the three
+before it, and the evaluation loss up by a third or more (`_EVAL_SETBACK`) at the same
+summary (a TrOCR fine-tune's `train 1.0760 | val 0.9667` at epoch 3, then `train 1.7439
+| val 1.4283`, its last three epochs never back), to a level still short of the log's
+first loss (one back there is the next launch's, or the next of several models trained in
+turn, starting from scratch). A per-step loss's noise does not fall
+three times in a row and then jump with the held-out loss beside it; an epoch's average
+and the whole model measured again do. A high (the run's later epochs train from
+weights knocked off their path; the best kept before it may be what it delivers),
+withdrawn once the training loss is back within a tenth of its level before the jump.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
+from collections.abc import Mapping
+from itertools import pairwise
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -29,6 +44,11 @@ from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
 BLOWUP = 10.0  # the rise, as a multiple of the previous summary's value
+SETBACK = 1.5  # the training loss's rise of a setback, as a multiple
+_EVAL_SETBACK = 1.33  # ... and the evaluation loss's beside it
+_FALLS_BEFORE = 3  # summaries in a row the training loss fell at before a setback
+_SETBACK_BACK = 1.1  # back within this of its level before the setback: resolved
+_SETBACK_BELOW_FIRST = 0.85  # a setback's new level stays below the log's first loss so
 _NEAR = 3  # records at most between the two jumps (a summary's lines)
 _FROM_FIRST = 2.0  # the new level above the log's first loss by this factor at least
 _NO_JUMP = (None, -_NEAR - 1)  # (step, record) of a jump that has not happened
@@ -36,6 +56,16 @@ _NO_JUMP = (None, -_NEAR - 1)  # (step, record) of a jump that has not happened
 
 def _jumped(before: float | None, now: float) -> bool:
     return before is not None and before > 0 and now >= BLOWUP * before
+
+
+# A held-out split's figure named by the split alone, beside the training's named so
+# (`train 1.0760 | val 0.9667`): the two losses.
+_BARE_SPLITS = frozenset({"val", "valid", "validation", "dev", "test", "eval"})
+
+
+def _eval_loss(key: str, metrics: Mapping[str, float]) -> bool:
+    return ("loss" in key.lower() and evaluation_direction(key) == -1) \
+        or (key in _BARE_SPLITS and "train" in metrics)
 
 
 class EpochBlowUpRule:
@@ -55,6 +85,11 @@ class EpochBlowUpRule:
         self._eval_jump_at: tuple[int | None, int] = _NO_JUMP
         self._before: float | None = None  # the training loss before the open blow-up
         self._raised = False
+        # The training loss's last summaries (distinct values), for a setback.
+        self._recent: deque[float] = deque(maxlen=_FALLS_BEFORE + 2)
+        self._eval_rise_at: tuple[int | None, int] = _NO_JUMP  # the eval's setback-size rise
+        self._eval_rise = ""  # ... as said
+        self._setback: float | None = None  # the training loss before an open setback
 
     def observe(self, point: Observation) -> list[Signal]:
         out: list[Signal] = []
@@ -66,16 +101,20 @@ class EpochBlowUpRule:
                 self._first = value
             self._train = (self._train[1], value)
             self._train_jump_at = here if _jumped(self._train[0], value) else _NO_JUMP
+            self._recent.append(value)
             out.extend(self._recovered(value))
         for key, figure in point.metrics.items():
-            if "loss" not in key.lower() or not math.isfinite(figure) \
-                    or evaluation_direction(key) != -1:
+            if not math.isfinite(figure) or not _eval_loss(key, point.metrics):
                 continue
             before = self._evals.get(key)
             self._evals[key] = figure
             if figure != before:
                 self._eval_jump_at = here if _jumped(before, figure) else _NO_JUMP
-        return out + self._judge()
+                rose = before is not None and before > 0 and figure >= _EVAL_SETBACK * before
+                self._eval_rise_at = here if rose else _NO_JUMP
+                if rose:
+                    self._eval_rise = f"{key} {before:.4g} → {figure:.4g}"
+        return out + self._judge() + self._judge_setback(here)
 
     def _judge(self) -> list[Signal]:
         (train_step, train_at), (eval_step, eval_at) = self._train_jump_at, self._eval_jump_at
@@ -98,7 +137,40 @@ class EpochBlowUpRule:
                       f"up, and every later step starts from them", key="blow-up",
                       severity=Severity.BLOCKER)]
 
+    def _judge_setback(self, here: tuple[int | None, int]) -> list[Signal]:
+        """A setback (see the module): raised once, while none is open."""
+        eval_step, eval_at = self._eval_rise_at
+        recent = list(self._recent)
+        if self._raised or self._setback is not None or eval_at < 0 \
+                or len(recent) < _FALLS_BEFORE + 1 or abs(here[1] - eval_at) > _NEAR \
+                or eval_step != here[0]:
+            return []
+        before, now = recent[-2], recent[-1]
+        falls = recent[-_FALLS_BEFORE - 1:-1]
+        if not (before > 0 and now >= SETBACK * before
+                and all(b < a for a, b in pairwise(falls))):
+            return []
+        if self._first is None or now > _SETBACK_BELOW_FIRST * self._first:
+            # (back near where the log began, or above: a new launch or the next model of
+            # several trained in turn starting from scratch; the blow-up's and the
+            # divergence rules' story above it)
+            return []
+        self._setback = before
+        return [Raise(AnomalyType.LOSS_SPIKE,
+                      f"training set back: the training loss rose from {before:.4g} to "
+                      f"{now:.4g} (+{100 * (now / before - 1):.0f} %) from one summary to the "
+                      f"next after falling summary by summary ({falls[0]:.4g} → {before:.4g}), "
+                      f"and the "
+                      f"evaluation loss rose with it ({self._eval_rise}): later epochs train "
+                      f"from weights knocked off their path", key="setback",
+                      severity=Severity.HIGH)]
+
     def _recovered(self, value: float) -> list[Signal]:
+        if self._setback is not None and value <= _SETBACK_BACK * self._setback:
+            before, self._setback = self._setback, None
+            return [Resolve(AnomalyType.LOSS_SPIKE,
+                            f"the training loss is back to {value:.4g} (it stood at "
+                            f"{before:.4g} before the setback)", key="setback")]
         if not self._raised or self._before is None or value > 2 * self._before:
             return []
         self._raised = False

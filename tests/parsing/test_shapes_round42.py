@@ -109,3 +109,56 @@ def test_a_bracketed_counter_that_comes_round_from_its_end_still_counts_batches(
              for i, n in enumerate((4, 8, 12, 16, 4, 8, 12, 16, 4))]
     steps = [record.step for _, record in _records(lines) if record is not None]
     assert steps[-1] == 36
+
+
+# -- a training set back: both losses up together after falling, never back -----------------
+
+_TROCR = ["[trocr-words] device=cuda model=microsoft/trocr-base-handwritten batch=4 epochs=6",
+          "Loading weights: 100%|██████████| 478/478 [00:00<00:00, 1615.15it/s, "
+          "Materializing param=encoder.layernorm.weight]"]
+
+
+def _epochs(pairs: list[tuple[float, float]]) -> list[str]:
+    return [f"Epoch {e:2d} | train {t:.4f} | val {v:.4f} | 2026-06-18 1{e}:39:10"
+            for e, (t, v) in enumerate(pairs, 1)]
+
+
+def test_an_epoch_line_with_its_time_and_bare_split_names_is_read_from_its_first():
+    records = [r for _, r in _records(_epochs([(2.1521, 1.4609), (1.2953, 1.0191)]))
+               if r is not None]
+    assert [r.metrics for r in records] == [{"train": 2.1521, "val": 1.4609},
+                                           {"train": 1.2953, "val": 1.0191}]
+
+
+def test_a_bar_loading_or_writing_weights_counts_no_training_step():
+    records = [r for _, r in _records(_TROCR) if r is not None]
+    assert not [r for r in records if r.step is not None or r.target_steps]
+
+
+def test_both_losses_jumping_together_after_falling_is_a_setback_left_open(tmp_path: Path):
+    lines = _TROCR + _epochs([(2.1521, 1.4609), (1.2953, 1.0191), (1.0760, 0.9667),
+                              (1.7439, 1.4283), (1.6174, 1.9225), (1.5360, 1.5957)])
+    lines += ["[early stop] after 6 epochs",
+              "[done] best val loss 0.9667 | weights in /kaggle/working/checkpoints_words"]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("loss-spike", "high") in [(a["type"], a["severity"])
+                                      for a in artifact["anomalies_detected"]
+                                      if "resolved" not in a["description"]]
+    assert artifact["decision"] == "CONDITIONAL"
+
+
+def test_a_setback_the_training_loss_recovers_from_is_resolved(tmp_path: Path):
+    lines = [*_epochs([(2.15, 1.46), (1.30, 1.02), (1.08, 0.97), (1.74, 1.43), (1.20, 1.05),
+                       (1.05, 0.95), (0.98, 0.93)]), "Training finished."]
+    artifact = verdict_of(tmp_path, lines)
+    spikes = [a for a in artifact["anomalies_detected"] if a["type"] == "loss-spike"]
+    assert spikes and all("resolved" in a["description"] for a in spikes)
+
+
+def test_a_training_loss_jump_the_evaluation_does_not_share_is_no_setback(tmp_path: Path):
+    # (an unfrozen backbone, a new augmentation: the training loss up, the held-out not)
+    lines = [*_epochs([(2.15, 1.46), (1.30, 1.02), (1.08, 0.97), (1.74, 0.99), (1.50, 0.95),
+                       (1.40, 0.93)]), "Training finished."]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"]
+                if a["type"] == "loss-spike" and "set back" in a["description"]]
