@@ -166,3 +166,12 @@ def measures_learning(key: str) -> bool:
     reward), not a timing, a setting or a counter: a finished run with none of them
     shows nothing of what it learned."""
     return not is_bookkeeping(key) and _NOT_A_MEASURE.search(key.lower()) is None
+
+
+def sampled_policy(metrics: Mapping[str, float]) -> bool:
+    """Whether a record is a policy's trained on its own samples (GRPO, RLOO, online RL
+    from a reward: `reward` and `reward_std` beside the `loss`, TRL's `completions/…`
+    lengths): not a preference pair's (DPO's `rewards/chosen`, whose loss does fall)."""
+    return ("reward" in metrics or "reward_std" in metrics) \
+        and any(key.startswith("completions/") or key.startswith("clip_ratio")
+                or key == "frac_reward_zero_std" for key in metrics)

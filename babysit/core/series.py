@@ -24,6 +24,7 @@ from babysit.metric_names import (
     eval_direction,
     first_present,
     is_eval_metric,
+    sampled_policy,
     step_time_key,
     throughput_key,
 )
@@ -481,7 +482,14 @@ class MetricSeries:
         # training loss an evaluation is set against: a cascade's stages may share one
         # log with no line between them (MTCNN's P-, R- and O-Net), and a total's jump
         # between two of them is no spike of the run's.
-        named = first_present(LOSS_KEYS, metrics)
+        if self.loss_key is None and self._train_key is None and sampled_policy(metrics):
+            # A policy trained on its own samples (TRL's GRPO: `'loss': -0.0263` beside
+            # `reward`, `completions/mean_length`, `clip_ratio/…`): its `loss` is a
+            # surrogate about 0, up and down as the advantages fall, no objective that
+            # falls as the policy learns; its reward says. Not judged as a loss.
+            named = None
+        else:
+            named = first_present(LOSS_KEYS, metrics)
         if named is not None and self.loss_key is not None and self.loss_key != named \
                 and self.loss_key not in LOSS_KEYS and "loss" not in self.loss_key.lower():
             # A figure taken for the objective for want of a loss (a bare `train`: the
@@ -489,10 +497,13 @@ class MetricSeries:
             # gives way to a loss by name once one is printed.
             self.loss_key, self._first_loss = named, None
             self._renew_loss()
-        self.loss_key = self.loss_key or named \
-            or objective_key(metrics, whole_only=True, totals=False)
-        if self.loss_key is None and self._train_key is None:
-            self._train_key = objective_key(metrics, whole_only=True)
+        if named is None and sampled_policy(metrics):
+            pass
+        else:
+            self.loss_key = self.loss_key or named \
+                or objective_key(metrics, whole_only=True, totals=False)
+            if self.loss_key is None and self._train_key is None:
+                self._train_key = objective_key(metrics, whole_only=True)
         self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)
         self.grad_key = self.grad_key or first_present(GRAD_NORM_KEYS, metrics)
         if self._throughput_key is None:

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from babysit import lazy_re
 from babysit.config import RuleSettings
-from babysit.metric_names import GOAL_FIGURE, is_eval_metric
+from babysit.metric_names import GOAL_FIGURE, is_eval_metric, sampled_policy
 from babysit.model import AnomalyType, Severity
 from babysit.rules import last_digit, no_progress, trends
 from babysit.rules.exploration import EXPLORATION
@@ -322,6 +322,11 @@ class NotLearningRule:
         if self._loss_key is None:
             names = tuple(point.metrics)
             if names in self._names_without_loss:
+                return None
+            if sampled_policy(point.metrics):
+                # (a policy trained on its own samples: its `loss` is a surrogate, its
+                # reward says whether it learns; see `metric_names.sampled_policy`)
+                self._names_without_loss.add(names)
                 return None
             self._loss_key = no_progress.fallback_loss_key(names)
             if self._loss_key is None and len(self._names_without_loss) < 256:

@@ -591,7 +591,7 @@ class LossRule:
             return self._raise_or_reassess(
                 severity, f"the loss rose at each of its last {len(rose)} points "
                           f"({' → '.join(f'{v:.4g}' for v in rose)}), "
-                          f"{100 * (value / best - 1):.0f} % above its best level "
+                          f"{_above(value, best)} its best level "
                           f"{best:.4g}, before a level of {width} points could show it; "
                           f"{why}")
         return self._raise_or_reassess(
@@ -787,3 +787,11 @@ class LossRule:
             return (f"; it follows a learning-rate increase {low:.3g} → {self._lrs[-1]:.3g} "
                     f"(expected only if that is a planned warm restart)")
         return ""
+
+
+def _above(value: float, best: float) -> str:
+    """How far a value stands above a best level, as a share of it where it has one (a
+    policy loss's best is often exactly 0: then by how much)."""
+    if best > 0:
+        return f"{100 * (value / best - 1):.0f} % above"
+    return f"{value - best:.4g} above"

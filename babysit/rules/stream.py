@@ -115,6 +115,10 @@ def _held_best(values: Sequence[float], direction: int) -> float:
     return max(pairs) * direction
 
 
+_ZEROS_HELD = 20  # norms of 0 in a row that are a collapse, in a run whose 0s came and went
+_NO_GRADIENT = 1e-8  # a norm this small is none
+
+
 class GradNormRule:
     """Exploding gradient norms, and norms that collapse towards zero (reported under
     the artifact's one gradient type, with their own key)."""
@@ -124,6 +128,11 @@ class GradNormRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._recent: deque[float] = deque(maxlen=rules.grad_norm_window)
+        # The norms an explosion is judged against: not an exact 0, a step with no
+        # gradient at all (a GRPO group whose rewards are all equal has no advantage to
+        # follow, TRL's `'grad_norm': 0.0` on half its steps; a skipped overflow step),
+        # against which any real norm would look like an explosion.
+        self._moving: deque[float] = deque(maxlen=rules.grad_norm_window)
         self._baseline: list[float] = []
         # What this rule raised and has not resolved: a healthy point says nothing else.
         self._raised: set[str] = set()
@@ -131,6 +140,8 @@ class GradNormRule:
         self._climb: list[float] = []  # the norms of the latest unbroken rise
         self._runaway = False  # the open explosion was judged a runaway
         self._first_high: float | None = None  # the norm raised on, if among the first
+        self._zeros = 0  # norms of exactly 0 in a row, the latest
+        self._came_back = False  # norms of 0 came and went before: a step may have none
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         value = point.grad_norm
@@ -138,15 +149,16 @@ class GradNormRule:
             return []
         out: list[Signal] = []
         raised = self._raised
-        reason = mr.evaluate_grad_explosion(self._recent, value, self.rules)
+        reason = mr.evaluate_grad_explosion(self._moving, value, self.rules) \
+            if value != 0 else None
         if reason is not None and "" not in raised:
             raised.add("")
             # (raised on a run's first norms, nothing to set them against: see below)
-            self._first_high = value if len(self._recent) < _KNOWN_NORMS else None
+            self._first_high = value if len(self._moving) < _KNOWN_NORMS else None
             # Back means below the ceiling and near the level the norm held before; a
             # norm that goes on growing past a window that has filled with its own
             # climb (3.8e12, 5.7e12 … 1.4e14) has not come back.
-            before = statistics.median(self._recent) if self._recent else None
+            before = statistics.median(self._moving) if self._moving else None
             self._back_below = min(self.rules.grad_norm_max,
                                    self.rules.grad_norm_ratio * before) \
                 if before is not None and before < self.rules.grad_norm_max \
@@ -157,8 +169,8 @@ class GradNormRule:
             self._runaway = False
             out.append(Resolve(AnomalyType.GRAD_EXPLOSION, f"grad_norm back to {value:.4g}"))
         elif "" in raised and self._first_high is not None and math.isfinite(value) \
-                and len(self._recent) >= _KNOWN_NORMS \
-                and max(itertools.islice(reversed(self._recent), _KNOWN_NORMS - 1)) \
+                and len(self._moving) >= _KNOWN_NORMS \
+                and max(itertools.islice(reversed(self._moving), _KNOWN_NORMS - 1)) \
                 < self._first_high and value <= self._first_high / 2:
             # Raised on the run's first norms, which have fallen since, to half of that
             # and none above it (fairseq's fp16 transformer with clipping off: gnorm
@@ -173,6 +185,8 @@ class GradNormRule:
         if not math.isfinite(value):
             return out
         self._recent.append(value)
+        if value != 0:
+            self._moving.append(value)
         self._climb = [*self._climb[-256:], value] if self._climb and value > self._climb[-1] \
             else [value]
         if "" in raised and not self._runaway:
@@ -183,8 +197,16 @@ class GradNormRule:
                                     f"{climb}: it runs away towards overflow"))
         if len(self._baseline) < self.rules.grad_vanish_points * 2:
             self._baseline.append(value)
+        if value > _NO_GRADIENT and self._zeros:
+            self._came_back = True  # 0s came and went: steps with nothing to follow
+        self._zeros = self._zeros + 1 if value <= _NO_GRADIENT else 0
         vanished = mr.evaluate_grad_vanishing(self._baseline, self._recent, self.rules) \
             or mr.evaluate_grad_collapse(self._baseline, self._recent)
+        if vanished is not None and self._came_back and self._zeros < _ZEROS_HELD:
+            # Norms that fell to 0 before and came back (TRL's GRPO: `'grad_norm': 0.0`
+            # wherever a group's rewards were all equal, a few steps at a time between
+            # real ones): steps with nothing to follow, not a collapse, until the 0s hold.
+            vanished = None
         if vanished is not None:
             raised.add("vanishing")
             out.append(Raise(AnomalyType.GRAD_EXPLOSION, vanished, key="vanishing"))

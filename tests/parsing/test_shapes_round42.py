@@ -162,3 +162,40 @@ def test_a_training_loss_jump_the_evaluation_does_not_share_is_no_setback(tmp_pa
     artifact = verdict_of(tmp_path, lines)
     assert not [a for a in artifact["anomalies_detected"]
                 if a["type"] == "loss-spike" and "set back" in a["description"]]
+
+
+# -- TRL's GRPO records: a surrogate loss about 0, gradient norms of 0 between real ones ----
+
+def _grpo(step: int, loss: float, grad: float, reward: float) -> str:
+    return (f"{{'loss': {loss}, 'grad_norm': {grad}, 'learning_rate': 1.87e-07, "
+            f"'num_tokens': {1471167.0 + 5000 * step}, 'completions/mean_length': 38.125, "
+            f"'completions/clipped_ratio': 0.0, 'rewards/mixed_reward/mean': {reward}, "
+            f"'reward': {reward}, 'reward_std': 0.82, 'frac_reward_zero_std': 0.0, "
+            f"'kl': 0.0004, 'entropy': 0.032, 'clip_ratio/region_mean': 0.0, "
+            f"'epoch': {round(0.0002 * step, 2)}}}")
+
+
+def test_a_grpo_runs_zero_norms_and_surrogate_loss_raise_no_alarms(tmp_path: Path):
+    rng = random.Random(3)
+    lines = []
+    for step in range(1, 301):
+        zero = rng.random() < 0.4  # a group whose rewards were all equal
+        loss = 0.0 if zero else round(rng.uniform(-0.15, 0.4), 4)
+        grad = 0.0 if zero else round(rng.uniform(0.7, 2.6), 3)
+        lines.append(_grpo(step, loss, grad, round(0.3 + step / 300 + rng.uniform(-0.1, 0.1), 3)))
+    lines.append("{'train_runtime': 10392.88, 'train_samples_per_second': 1.847, "
+                 "'train_steps_per_second': 0.231, 'train_loss': 0.0029, 'epoch': 0.06}")
+    artifact = verdict_of(tmp_path, lines)
+    serious = [(a["type"], a["severity"], a["description"][:80])
+               for a in artifact["anomalies_detected"] if a["severity"] in ("high", "blocker")]
+    assert len(serious) <= 1, serious  # (at most the first 0s, before any came back)
+    assert all("resolved" in a["description"] for a in artifact["anomalies_detected"])
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_loss_rising_from_a_best_of_exactly_zero_is_described_not_divided(tmp_path: Path):
+    # (the divergence text once divided by the best level: babysit failed on two GRPO logs)
+    losses = [0.0, 0.0, -0.08, 0.0, 0.0, 0.02, 0.05, 0.09, 0.14, 0.2, 0.27]
+    lines = [f"step {i} loss {v}" for i, v in enumerate(losses, 1)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] in ("CONDITIONAL", "NO-GO")
