@@ -55,6 +55,8 @@ _HOW_MUCH = (r"(?:\s+for\s+(?P<done>\d+)\s*/\s*(?P=done)\s+"
              r"(?:epochs|epoches|steps|iterations|iters|rounds|episodes))?")
 # Said before it (`End of training`, `Finish training`, `done training`).
 _ENDING = r"(?:finish(?:ed)?|complete[d]?|done|end(?:ed)?|end[\s_-]+of)"
+# Up to two words between a thing and its ending, none a negation.
+_BETWEEN = r"(?:(?!(?:no|not|nicht|non|pas|n[aã]o|kein\w*)\b)[\w-]+\s+){0,2}?"
 _SAID = lazy_re.compile(
     # the thing, then that it ended: `Training COMPLETE`, `training loop finished`,
     # `Training has been completed`, `Experiment successfully completed`
@@ -96,11 +98,13 @@ _SAID = lazy_re.compile(
     r"训练(?:任务|过程|流程)?(?:已经?|已)?(?:圆满|顺利|全部|成功)?(?:完成|结束|完毕)|"
     r"(?:完成|结束)训练|学習(?:が)?(?:完了|終了)|"
     r"(?:학습|훈련)\s*(?:이\s*)?(?:완료|종료)|"
-    r"\bTraining\s+(?:ist\s+)?(?:abgeschlossen|beendet|fertig)\b|"
-    r"\bentra[iî]nement\s+(?:est\s+)?termin[ée]|"
-    r"\bentrenamiento\s+(?:ha\s+)?(?:completado|finalizado|terminado)|"
-    r"\btreinamento\s+(?:foi\s+)?(?:conclu[ií]do|finalizado)|"
-    r"\baddestramento\s+(?:è\s+)?(?:completato|terminato)|"
+    # (a word or two may come between, never a negation: `ENTRENAMIENTO FINE-TUNING
+    # COMPLETADO`, `Training des Modells abgeschlossen`)
+    rf"\bTraining\s+{_BETWEEN}(?:ist\s+)?(?:abgeschlossen|beendet|fertig)\b|"
+    rf"\bentra[iî]nement\s+{_BETWEEN}(?:est\s+)?termin[ée]|"
+    rf"\bentrenamiento\s+{_BETWEEN}(?:ha\s+)?(?:completado|finalizado|terminado)|"
+    rf"\btreinamento\s+{_BETWEEN}(?:foi\s+)?(?:conclu[ií]do|finalizado)|"
+    rf"\baddestramento\s+{_BETWEEN}(?:è\s+)?(?:completato|terminato)|"
     r"\bhuấn luyện\s+(?:đã\s+)?(?:xong|hoàn tất|hoàn thành|kết thúc)|"
     # (the ending, then the thing, as `End of training` says it: Spanish `Fin
     # entrenamiento`, `Fin del entrenamiento`, Portuguese `Fim do treinamento`, French

@@ -95,10 +95,13 @@ class CounterBlocks:
             closed = self._close(word)
             self._word, self._step = word, int(head.group("n"))
             self._values, self._read = {}, False
-            if head.group("total") is not None:
+            if head.group("total") is not None and (
+                    text.startswith("  ") or stripped.startswith("Learning")):
                 # A head with its plan, centred on a line of its own, is this shape
                 # already: its block is read from the first (not left to other readers,
-                # which would take each figure for a record of its own).
+                # which would take each figure for a record of its own). Not a plain
+                # `epoch 13/15` at the line's start (a Spanish loop's `Época 13/15`, in
+                # English), over lines of fields any reader reads.
                 self._sure, self._total = True, int(head.group("total"))
             if closed is not None:
                 return closed

@@ -35,7 +35,10 @@ _EVAL_HEAD = lazy_re.compile(r"(?:^|[\s\[\]|>-])(?:(?:(?:[Tt]est(?:ing)?|TEST|"
                         # the training's counter it was run at (WIDER-event's `TEST in
                         # epoch24, loss = 3.64, acc = 45.5%` beside `TRAIN in epoch 24 ,
                         # step 650, loss = 0.109`)
+                        # (or the epoch it ran after, its word and number at once:
+                        # DivideMix's `| Test Epoch #4\t Accuracy: 95.91%`)
                         r"\s(?=(?:[Bb]atch|BATCH|[Ss]tep|[Ii]ter)\b|"
+                        r"(?:[Ee]poch|EPOCH)\s*#\s*\d+\b|(?:[Ee]poch|EPOCH)\s+\d+\s*[\t:|,]|"
                         r"(?:in|at|after|on) (?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter\w*)"
                         r"\s*\d))|"
                         r"(?:[Ee]valuated|[Vv]alidated) with )|"

@@ -19,6 +19,9 @@ from babysit.parsing.outer_loops import HINTS as ROUND_HINTS
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.text import to_number
 
+# What may stand before a header's word: rules, marks and brackets, and symbols outside
+# ASCII (an emoji, an arrow, a bullet).
+_LEAD = r"^(?:[\s#=*~<>|\[\]-]|[^\x00-\x7f\w])*"
 _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # A hand-written loop's header line, `Epoch 3` alone, or set in a banner (`==== Epoch 3
 # ====`, `#### EPOCH 3 ####`, `----- epoch 3 -----`): the lines after it are that epoch's.
@@ -29,8 +32,9 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # Or with its plan (`[Epoch 1/10]` over a `train:` block and a `valid:` block, a Colab
 # notebook's hand loop): the outer counter, as Keras's header says it; or the plan in
 # brackets after it (Pointnet2's `Epoch 251 (251/251):`), or the counter and the plan in
-# brackets (pytorch-nested-unet's `Epoch [93/100]` over its two bars).
-_EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
+# brackets (pytorch-nested-unet's `Epoch [93/100]` over its two bars). Any rule or symbol
+# before it, an emoji too (`📅 Época 13/15`, in English `epoch`, see `foreign_words`).
+_EPOCH_HEADER = lazy_re.compile(_LEAD + r"(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
                                 r"(?:Epoch|EPOCH|epoch)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?(?:[\s:#]+\[?|\s*\[)(\d+)"
                                 r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
@@ -46,17 +50,17 @@ _EPOCH_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Begin(?:
 # A round of a planned number of rounds, alone on its line (a federated simulation's
 # `Round 40/40`, then its clients' lines and the round's `Avg Loss: …, Acc: …`): the outer
 # counter, as an epoch's header with its plan says it.
-_ROUND_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Round|ROUND|round)[\s:#]+(\d+)\s*/\s*"
+_ROUND_HEADER = lazy_re.compile(_LEAD + r"(?:Round|ROUND|round)[\s:#]+(\d+)\s*/\s*"
                                 r"(\d+)[\s#=*~<>|\[\]:.-]*$")
 # A fold of a cross-validation heading its training (`Fold 2`, `===== FOLD 3/5 =====`,
 # `Training fold 4`): each fold a whole training of its own.
 # (or in Chinese, with the fold's sizes after it: `===== 折 1/5：训练 237 / 测试 60 =====`)
-_FOLD_HEADER = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:(?:Start(?:ing)?|Training|Train|Running)\s+)?"
+_FOLD_HEADER = lazy_re.compile(_LEAD + r"(?:(?:Start(?:ing)?|Training|Train|Running)\s+)?"
                                r"(?:Fold|FOLD|fold|折)[\s:#_-]*(\d+)(?:\s*(?:/|of)\s*(\d+))?"
                                r"(?:\s*[：:][^=#*~<>|]{0,60}?)?[\s#=*~<>|\[\]:.-]*$")
 # ... or followed by a recap of the best so far, no measure of this epoch (UniMatch's
 # `===========> Epoch: 59, Previous best: 86.41 @epoch-38, EMA: 86.29 @epoch-38`).
-_EPOCH_HEADER_RECAP = lazy_re.compile(r"^[\s#=*~<>|\[\]-]*(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
+_EPOCH_HEADER_RECAP = lazy_re.compile(_LEAD + r"(?:Epoch|EPOCH|epoch)[\s:#]+(\d+)"
                                       r"(?:\s*/\s*(\d+))?\s*[,;|]\s*(?:[Pp]revious |[Cc]urrent )?"
                                       r"[Bb]est\b(?!\s+(?:model|checkpoint|weights)\b)")
 # An epoch's footer, alone on its line (Avalanche's `Epoch 2 ended.` after the epoch's

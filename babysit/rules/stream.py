@@ -24,6 +24,7 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.rules import eval_trends, grad_trends
 from babysit.rules import metric_rules as mr
+from babysit.rules.any_loss_blown_up import AnyLossBlownUpRule
 from babysit.rules.below_mean import BelowMeanRule
 from babysit.rules.best_unreached import BestUnreachedRule
 from babysit.rules.bottomless_loss import BottomlessLossRule
@@ -115,6 +116,8 @@ def _held_best(values: Sequence[float], direction: int) -> float:
     return max(pairs) * direction
 
 
+_COLLAPSED_EVALS = 5  # evaluations in a row a score stands fallen at
+_COLLAPSED_SHARE = 0.2  # ... at this share of its best or less
 _ZEROS_HELD = 20  # norms of 0 in a row that are a collapse, in a run whose 0s came and went
 _NO_GRADIENT = 1e-8  # a norm this small is none
 
@@ -338,6 +341,7 @@ class EvalRule:
         self._first: dict[str, tuple[float, int | None, bool]] = {}
         self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
         self._undone: set[str] = set()  # raised, then judged back where the run started
+        self._score_collapsed: set[str] = set()  # a score at a fifth of its best (a blocker)
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -435,6 +439,8 @@ class EvalRule:
             if direction < 0 and key in self._raised and key not in self._mild:
                 out.extend(self._judge_runaway(key, series,
                                                self._score_at_best(key, metrics, judged)))
+            if direction > 0 and key in self._raised:
+                out.extend(self._judge_score_collapse(key, series))
             if key in self._raised and key not in self._mild and key not in self._runaway:
                 out.extend(self._judge_undone(key, series, direction,
                                               self._score_at_best(key, metrics, judged)))
@@ -442,6 +448,30 @@ class EvalRule:
                     out.extend(self._judge_multiplied(key, series,
                                                       self._score_at_best(key, metrics, judged)))
         return out
+
+    def _judge_score_collapse(self, key: str,
+                              series: Sequence[tuple[float, float | None]]) -> list[Signal]:
+        """A blocker while a score (higher is better) stands at a fifth of its best or
+        less on each of its last `_COLLAPSED_EVALS` evaluations (DivideMix on CIFAR-10:
+        test accuracy 84.84 at epoch 9, then down epoch by epoch to 2.84 at epoch 100,
+        below a guess's 10): the model has fallen apart, whatever it scored before.
+        Withdrawn to the usual medium once it is back above that."""
+        best = self.best.get(key)
+        if best is None or best[0] <= 0 or len(series) < _COLLAPSED_EVALS:
+            return []
+        last = [value for value, _ in list(series)[-_COLLAPSED_EVALS:]]
+        fallen = max(last) <= _COLLAPSED_SHARE * best[0]
+        if fallen and key not in self._score_collapsed:
+            self._score_collapsed.add(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
+                             f"{key} has stood at a fifth of its best ({best[0]:.4g}) or less "
+                             f"on each of its last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} "
+                             f"now): the model has fallen apart on unseen data", key=key)]
+        if not fallen and key in self._score_collapsed:
+            self._score_collapsed.discard(key)
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
+                             f"{key} back above a fifth of its best ({last[-1]:.4g})", key=key)]
+        return []
 
     def _judge_multiplied(self, key: str, series: Sequence[tuple[float, float | None]],
                           score_holds: bool = False) -> list[Signal]:
@@ -851,6 +881,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
     LossRule,
     EpochBlowUpRule,
+    AnyLossBlownUpRule,
     BottomlessLossRule,
     GradNormRule,
     LrScheduleRule,
@@ -897,7 +928,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
-    PerplexityChanceRule, SlowClimbRule)
+    PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule)
 
 
 @dataclass

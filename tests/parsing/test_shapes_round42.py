@@ -199,3 +199,71 @@ def test_a_loss_rising_from_a_best_of_exactly_zero_is_described_not_divided(tmp_
     lines = [f"step {i} loss {v}" for i, v in enumerate(losses, 1)]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["decision"] in ("CONDITIONAL", "NO-GO")
+
+
+# -- an epoch's header behind an emoji or in Spanish; an ending with words between ---------
+
+def _spanish_epochs(head: str) -> list[str]:
+    lines: list[str] = []
+    for epoch, (tl, vl) in enumerate(((0.1409, 1.1915), (0.1107, 1.1319)), 13):
+        lines += [f"{head} {epoch}/15", "-" * 40, f"   Train → Loss: {tl} | Acc: 96.31%",
+                  f"   Val   → Loss: {vl} | Acc: 71.25%", ""]
+    return lines
+
+
+def test_an_epoch_header_behind_an_emoji_or_in_spanish_places_the_lines_under_it():
+    for head in ("📅 Época", "Época", "epoch"):
+        records = [r for _, r in _records(_spanish_epochs(head)) if r is not None]
+        assert [r.epoch for r in records] == [13.0, 13.0, 14.0, 14.0], head
+
+
+def test_an_ending_said_with_words_between_in_another_language():
+    from babysit.parsing.completion_words import says_finished
+    assert says_finished("🏆 ENTRENAMIENTO FINE-TUNING COMPLETADO")
+    assert says_finished("Training des Modells abgeschlossen")
+    assert not says_finished("Entrenamiento no completado")
+    assert not says_finished("Training nicht abgeschlossen")
+
+
+# -- a loss of any role blown up by orders of magnitude -------------------------------------
+
+def _domainbed(run_losses: list[float]) -> list[str]:
+    head = ("INFO 07/27 21:20:14 | test_in     test_out    train_out   tr_outloss  step        "
+            "epoch       disc_loss   gen_loss")
+    lines = [head]
+    for i, disc in enumerate(run_losses):
+        lines.append(f"INFO 07/27 21:20:14 | 0.571429    0.589041    0.566239    "
+                     f"{0.7 + disc / 3:<12.6g}{i * 100:<12d}{i * 14.5:<12.6f}{disc:<12.6g}"
+                     f"{-disc / 2:<12.6g}")
+    return lines
+
+
+def test_a_discriminators_loss_blown_up_by_orders_of_magnitude_is_a_blocker(tmp_path: Path):
+    # DANN on DomainBed: `disc_loss` 0.69 → 50 → 4e3 → 1e6 → 5e8, every accuracy at the
+    # larger class's share; then the next held-out domain's run, whose losses hold
+    blown = [0.69, 0.70, 0.69, 0.70, 0.79, 2.8, 50.6, 4377.7, 27383.2, 1055794.8, 4465151.3,
+             544444220.0, 2299814461.0, 2427287957.0]
+    calm = [0.70, 0.69, 0.71, 0.70, 0.69, 0.72, 0.70, 0.69, 0.70, 0.71]
+    lines = [*_domainbed(blown), "INFO 07/27 21:28:14 | Test envs = [1], name = te_01",
+             *_domainbed(calm), "INFO 07/27 21:40:00 | === Summary ===", "Training finished."]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "divergence" and a["severity"] == "blocker"
+               and "resolved" not in a["description"] for a in artifact["anomalies_detected"])
+
+
+def test_a_gan_loss_that_swings_within_its_scale_is_no_blow_up(tmp_path: Path):
+    swings = [0.69, 0.70, 0.69, 0.70, 0.79, 2.8, 50.6, 12.0, 3.1, 0.9, 120.0, 0.8, 0.7, 0.7]
+    artifact = verdict_of(tmp_path, [*_domainbed(swings), "Training finished."])
+    assert not [a for a in artifact["anomalies_detected"] if "blew up" in a["description"]]
+
+
+def test_a_score_fallen_to_a_fifth_of_its_best_is_a_blocker(tmp_path: Path):
+    # DivideMix on CIFAR-10, one line an epoch: test accuracy 84.84 at epoch 9, then down
+    # to 2.84 at epoch 100, below a guess's 10 %
+    accs = [57.1, 66.9, 71.3, 76.0, 79.2, 81.0, 82.5, 83.1, 84.0, 84.84]
+    accs += [84.84 - 0.9 * i for i in range(1, 91)]
+    lines = [f"Epoch:{e}   Accuracy:{a:.2f}" for e, a in enumerate(accs)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any("fifth of its best" in a["description"] for a in artifact["anomalies_detected"])
