@@ -10,6 +10,9 @@
   P5  a NaN appended → the alert printed, backoff at 300 s  vs the seed's polling (300 s)
                                                              p50 ≤ 1 s, p99 ≤ 2 s
   P8  (with --tests) `python -m pytest`                                                  ≤ 120 s
+  P9  `--once` on a short log whose lines run to the cap    vs the same log without    ≤ 3×
+      (64 KiB each: `a.a.…`, `a.a …`, `aaa…`, `1.1.…`,      those lines
+      the last line of the log)
 
 Logs are generated once under bench/.data/ (dense_log.py, sparse_log.py, repeat_logs.py). The exit
 status is 1 when a goal is missed, for those who want to gate on it; CI does not run
@@ -236,6 +239,36 @@ def p4(repeat: int) -> list[Row]:
                 f"{typer * 1e3:.0f} ms import typer", f"{ratio:.2f}×", "≤ 1.5×", ratio <= 1.5)]
 
 
+# --- P9 --------------------------------------------------------------------------------
+
+# Lines as long as a line may be (reading/lines.py cuts at 64 KiB) in shapes that make a
+# pattern backtrack: one such line at the end of a log cost a minute once (the closing
+# block's `.*[A-Za-z].*\bdone`).
+_LONG_SHAPES = ("a.", "a.a ", "a", "1.", "a: ", "x1.")
+
+
+def p9(repeat: int) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "plain.log"
+        head = "".join(f"epoch {e} loss {1 / e:.4f}\n" for e in range(1, 40))
+        plain.write_text(head)
+        base = median_time(lambda: _once(plain, tmp), repeat)
+        for shape in _LONG_SHAPES:
+            log = Path(tmp) / "long.log"
+            log.write_text(head + shape * (64 * 1024 // len(shape)) + "\n")
+            took = median_time(lambda log=log: _once(log, tmp), repeat)
+            rows.append(Row("P9", f"--once, last line 64 KiB of {shape!r}", f"{took:.2f} s",
+                            f"{base:.2f} s without it", f"{took / base:.1f}×", "≤ 3×",
+                            took <= 3 * base))
+    return rows
+
+
+def _once(log: Path, out: str) -> None:
+    subprocess.run([sys.executable, "-m", "babysit", str(log), "--once", "--no-fix",
+                    "--out-dir", out], capture_output=True, check=False)
+
+
 # --- P5 --------------------------------------------------------------------------------
 
 def _one_alert(tmp: Path, pause: float) -> float:
@@ -291,7 +324,7 @@ def p8() -> list[Row]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="P1,P2,P3,P4,P5",
+    parser.add_argument("--only", default="P1,P2,P3,P4,P5,P9",
                         help="comma-separated goals to measure (P8 needs --tests)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (P2)")
     parser.add_argument("--p3-seconds", type=float, default=600.0)
@@ -306,6 +339,7 @@ def main() -> int:
         ("P5", lambda: p5(args.p5_samples)),
         ("P3", lambda: p3(args.p3_seconds)),
         ("P8", p8),
+        ("P9", lambda: p9(3)),
     ]
     # As an ordinary install leaves it: bytecode compiled once (this machine may set
     # PYTHONDONTWRITEBYTECODE, which would make every start compile babysit from source).

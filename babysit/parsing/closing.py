@@ -136,7 +136,9 @@ _ENDS_ON_THE_WORD = lazy_re.compile(
     r"^(?!.*\b(?:[Ss]av|[Ll]oad|[Dd]ownload|[Pp]repar|[Pp]re-?process|[Rr]ead|[Ww]rit|"
     r"[Bb]uild|[Ii]nit|[Ss]et(?:ting)?[ -]?up|[Cc]ompil|[Cc]opy|[Cc]opi|[Ee]xtract|[Ff]etch|"
     r"[Ee]poch|[Bb]atch|[Ss]tep|[Ii]ter|[Ff]old|[Rr]ound|[Ww]arm))"
-    r".*[A-Za-z].*\b(?:[Cc]omplete[d]?|[Ff]inished|FINISHED|COMPLETE[D]?|[Dd]one|DONE)"
+    # (the first letter found at once, not by backtracking: a 64 KB line of `a.a.a.` took
+    # a minute with `.*[A-Za-z].*`)
+    r"[^A-Za-z]*[A-Za-z].*\b(?:[Cc]omplete[d]?|[Ff]inished|FINISHED|COMPLETE[D]?|[Dd]one|DONE)"
     r"[.!]*\s*$")
 # The value a notebook (or a REPL) displays when a cell ends: the training cell's last
 # expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`, Keras `model.evaluate`'s
