@@ -118,6 +118,8 @@ def _held_best(values: Sequence[float], direction: int) -> float:
 
 _COLLAPSED_EVALS = 5  # evaluations in a row a score stands fallen at
 _COLLAPSED_SHARE = 0.2  # ... at this share of its best or less
+_TIMES_FIRST_SCORE = 2.0  # a score never better than its first, down by this factor
+_COLLAPSE_CLEAR = 1.5  # back this far above the line it crossed: withdrawn
 _ZEROS_HELD = 20  # norms of 0 in a row that are a collapse, in a run whose 0s came and went
 _NO_GRADIENT = 1e-8  # a norm this small is none
 
@@ -454,20 +456,38 @@ class EvalRule:
         """A blocker while a score (higher is better) stands at a fifth of its best or
         less on each of its last `_COLLAPSED_EVALS` evaluations (DivideMix on CIFAR-10:
         test accuracy 84.84 at epoch 9, then down epoch by epoch to 2.84 at epoch 100,
-        below a guess's 10): the model has fallen apart, whatever it scored before.
-        Withdrawn to the usual medium once it is back above that."""
+        below a guess's 10): the model has fallen apart, whatever it scored before. So,
+        too, one never better than its first evaluation at half of it or less on its last
+        three (below). Withdrawn to the usual medium once well clear of the line it
+        crossed (half again above it)."""
         best = self.best.get(key)
         if best is None or best[0] <= 0 or len(series) < _COLLAPSED_EVALS:
             return []
         last = [value for value, _ in list(series)[-_COLLAPSED_EVALS:]]
         fallen = max(last) <= _COLLAPSED_SHARE * best[0]
-        if fallen and key not in self._score_collapsed:
+        first = self._start_value(key)
+        # (or never better than at the run's first evaluation, and at half of that or less
+        # on its last ones, as `_judge_multiplied` says of an error: an MLP whose L1
+        # penalty swamped it, `val_acc` 0.5685 at epoch 1, then 0.09 to 0.35 to epoch 30)
+        halved = first is not None and first == best[0] \
+            and self._evaluations.get(key, 0) >= _TIMES_MIN_EVALS \
+            and max(last[-_TIMES_EVALS:]) <= first / _TIMES_FIRST_SCORE
+        if (fallen or halved) and key not in self._score_collapsed:
             self._score_collapsed.add(key)
-            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
-                             f"{key} has stood at a fifth of its best ({best[0]:.4g}) or less "
-                             f"on each of its last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} "
-                             f"now): the model has fallen apart on unseen data", key=key)]
-        if not fallen and key in self._score_collapsed:
+            why = (f"has stood at a fifth of its best ({best[0]:.4g}) or less on each of its "
+                   f"last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} now): the model has "
+                   f"fallen apart on unseen data") if fallen else (
+                f"has never been better than at the run's first evaluation ({first:.4g}) and "
+                f"stands at half of that or less on its last {_TIMES_EVALS} evaluations "
+                f"({last[-1]:.4g} now): training made the model worse on unseen data than "
+                f"the one it began from")
+            return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER, f"{key} {why}",
+                             key=key)]
+        # (withdrawn only well clear of the line it crossed, not on its noise about it)
+        back = max(last) > _COLLAPSE_CLEAR * _COLLAPSED_SHARE * best[0] and (
+            first is None or first != best[0]
+            or max(last[-_TIMES_EVALS:]) > _COLLAPSE_CLEAR * first / _TIMES_FIRST_SCORE)
+        if back and key in self._score_collapsed:
             self._score_collapsed.discard(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} back above a fifth of its best ({last[-1]:.4g})", key=key)]

@@ -267,3 +267,14 @@ def test_a_score_fallen_to_a_fifth_of_its_best_is_a_blocker(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert artifact["decision"] == "NO-GO"
     assert any("fifth of its best" in a["description"] for a in artifact["anomalies_detected"])
+
+
+def test_a_score_never_better_than_its_first_and_halved_is_a_blocker(tmp_path: Path):
+    # an R keras MLP whose L1 penalty swamped it (sealed-129): val_acc 0.5685 at epoch 1,
+    # then 0.09 to 0.35 to epoch 30, the training accuracy down with it
+    log = (Path(__file__).parents[1] / "fixtures/logs/public/sealed-129"
+           / "r_keras_mnist_mlp_l1_regularizer_collapses_to_chance_30_epochs.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines())
+    assert artifact["decision"] == "NO-GO"
+    assert any("never been better than at the run's first" in a["description"]
+               for a in artifact["anomalies_detected"])
