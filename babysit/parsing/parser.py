@@ -1038,12 +1038,12 @@ class LogParser:
         if fmt == "hf-trainer" and step is None and bar is None and own_epoch is not None \
                 and 0 < own_epoch < 1 and self.step_found and not self._trained_at_step \
                 and self.target is not None and self.step == self.target and "loss" in metrics \
-                and not self._records_counted:
+                and "loss" not in self._train_names:
             # The Trainer's first records of its first epoch, with no step of their own,
             # after a bar that had already run to its end (an evaluation before training,
             # `100% 31/31`, in a log of stdout): that bar counted no training step. (Not
-            # its last record after the training's own bar ended, with records counted
-            # before it: TRL's GRPO loop, `2400/2400` then the last loss dict at epoch 0.52.)
+            # its last record after the training's own bar ended, loss dicts counted before
+            # it: TRL's GRPO loop, `2400/2400` then the last loss dict at epoch 0.52.)
             self.step_found = False
             self.step = None
             self.target = None

@@ -10,7 +10,8 @@ and every accuracy sat at the larger class's share. No adversarial game or sched
 that; the weights have blown up, and the run's result is no model.
 
 The signal: a figure named a loss (not its scale, weight or coefficient, not a best-so-
-far; not the training's own loss, which the loss rules judge) whose size reached `_FLOOR`
+far; not the training's own loss, which the loss rules judge; not one run away below 0, a
+likelihood's, the loss rules' too) whose size reached `_FLOOR`
 and `_TIMES` times the median size of its first `_EARLY` values (themselves under
 `_EARLY_MAX`: a loss summed over a dataset starts big), on two of its records in a row. A
 divergence blocker, resolved when the figure is back within `_BACK` times that early size
@@ -69,7 +70,8 @@ class AnyLossBlownUpRule:
             self._step = point.step
         for key, value in point.metrics.items():
             if not math.isfinite(value) or _LOSS.search(key) is None \
-                    or _NOT_A_LOSS.search(key) is not None or value == point.loss:
+                    or _NOT_A_LOSS.search(key) is not None or value == point.loss \
+                    or value < 0:
                 continue  # (the training's own loss is the loss rules', their severities)
             early = self._early.get(key)
             if early is None:

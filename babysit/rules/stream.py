@@ -120,6 +120,7 @@ _COLLAPSED_EVALS = 5  # evaluations in a row a score stands fallen at
 _COLLAPSED_SHARE = 0.2  # ... at this share of its best or less
 _TIMES_FIRST_SCORE = 2.0  # a score never better than its first, down by this factor
 _COLLAPSE_CLEAR = 1.5  # back this far above the line it crossed: withdrawn
+_LEAST_SCORE = 0.1  # a best below this share of its scale is judged by neither
 _ZEROS_HELD = 20  # norms of 0 in a row that are a collapse, in a run whose 0s came and went
 _NO_GRADIENT = 1e-8  # a norm this small is none
 
@@ -461,7 +462,10 @@ class EvalRule:
         three (below). Withdrawn to the usual medium once well clear of the line it
         crossed (half again above it)."""
         best = self.best.get(key)
-        if best is None or best[0] <= 0 or len(series) < _COLLAPSED_EVALS:
+        if best is None or best[0] <= 0 or len(series) < _COLLAPSED_EVALS \
+                or best[0] < _LEAST_SCORE * (100.0 if best[0] > 1.0 else 1.0):
+            # (a score that never reached a tenth of its scale is still finding its feet:
+            # a captioner's chrF of 0.069, then 0.030, early in its first epochs)
             return []
         last = [value for value, _ in list(series)[-_COLLAPSED_EVALS:]]
         fallen = max(last) <= _COLLAPSED_SHARE * best[0]

@@ -278,3 +278,36 @@ def test_a_score_never_better_than_its_first_and_halved_is_a_blocker(tmp_path: P
     assert artifact["decision"] == "NO-GO"
     assert any("never been better than at the run's first" in a["description"]
                for a in artifact["anomalies_detected"])
+
+
+def test_a_loss_run_away_below_zero_is_left_to_the_loss_rules(tmp_path: Path):
+    # a vocoder's own loss going to −1e9 overnight is the loss rules' (high while it runs),
+    # not this rule's blocker
+    values = [0.006, 0.005, 0.006, 0.005, 0.006, -0.5, -90.0, -3.1e5, -1.4e6, -2.2e7, -1e9]
+    lines = [f"step {i} vocoder_loss {v} mel_loss 0.41" for i, v in enumerate(values, 1)]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"] if "blew up" in a["description"]]
+
+
+def test_a_score_that_never_reached_a_tenth_of_its_scale_is_no_collapse(tmp_path: Path):
+    # a captioner's chrF early in its run: 0.069, then down to 0.03
+    chrf = [0.0689, 0.061, 0.055, 0.048, 0.041, 0.035, 0.031, 0.0295]
+    lines: list[str] = []
+    for epoch, value in enumerate(chrf, 1):
+        lines += [f"epoch {epoch} train_loss {3.0 - 0.1 * epoch:.3f}",
+                  f"epoch {epoch} val_loss {2.9 - 0.05 * epoch:.3f} val_chrf {value}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in artifact["anomalies_detected"]
+                if "fifth of its best" in a["description"] or "half of that" in a["description"]]
+
+
+def test_an_evaluation_bar_before_a_trainers_first_loss_dicts_counts_no_step():
+    # a KG fine-tune's log of stdout: the evaluation before training (`100% 31/31` and its
+    # dict of ranks), then the Trainer's loss dicts with no step of their own
+    lines = ["100% 31/31 [00:08<00:00,  3.90it/s]{'mr': 1460.93, 'mrr': 0.00435, "
+             "'hits@1': 0.0, 'hits@10': 0.0123}",
+             "100% 31/31 [00:08<00:00,  3.76it/s]",
+             "{'loss': 0.6964, 'grad_norm': 0.0699, 'learning_rate': 0.001, 'epoch': 0.04}",
+             "{'loss': 0.6927, 'grad_norm': 0.0629, 'learning_rate': 0.002, 'epoch': 0.08}"]
+    records = [r for _, r in _records(lines) if r is not None and "loss" in r.metrics]
+    assert records and all(r.step is None or r.step < 31 for r in records)
