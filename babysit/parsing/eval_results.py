@@ -25,8 +25,7 @@ from __future__ import annotations
 import re
 
 from babysit import lazy_re
-from babysit.parsing.evaluation import EVALISH
-from babysit.parsing.formats import Parsed
+from babysit.parsing.formats import EVALISH, Parsed
 from babysit.parsing.log_prefix import message
 
 _BANNER = lazy_re.compile(r"\W*(?:eval(?:uation)?|validation|test) results?\W*", re.IGNORECASE)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from babysit import lazy_re
 from babysit.metric_names import is_bookkeeping, is_eval_metric
-from babysit.parsing.formats import Parsed
+from babysit.parsing.formats import EVALISH, Parsed
 
 # An evaluation's line: `Test: [ 0/50] loss: 0.35`, `Eval: loss 0.4`, `Validation: ...`,
 # Flair's `DEV : loss 0.177 - f1-score (micro avg)  0.65`; a head set apart from its
@@ -69,7 +69,6 @@ _COUNTER_ONLY = lazy_re.compile(r"^(?:.*\s-\s)?\W*(?:epoch|step|iter(?:ation)?|b
 _TIMESTAMP = lazy_re.compile(r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d+)?\]?")
 # A metric name that an evaluation's: `eval_loss`, `val/acc`, `test_f1`.
 _TEST_WORD = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]est(?:ing)?|TEST(?:ING)?)(?![a-z])")
-EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
 def as_eval(text: str, parsed: Parsed, test_apart: bool = False) -> Parsed:

@@ -305,7 +305,7 @@ def parse_hf_dict(segment: str) -> Parsed | None:
     # are that split's, not the training's, under names that say so.
     word = split.group(1).lower()
     prefix = "test" if word == "test" else "eval" if word == "eval" else "val"
-    return replace(parsed, metrics={k if EVALISH_KEY.search(k) else f"{prefix}_{k}": v
+    return replace(parsed, metrics={k if EVALISH.search(k) else f"{prefix}_{k}": v
                                     for k, v in parsed.metrics.items()})
 
 
@@ -314,8 +314,8 @@ def parse_hf_dict(segment: str) -> Parsed | None:
 # `test.py:12`).
 _SPLIT_LABEL = lazy_re.compile(r"(?i)(?:^|[\s_\[(])(test|val|valid|validation|eval|dev)"
                                r"(?:[_ ][a-z]+)?\s*[:=]?\s*$")
-# A name that already says its split (as `evaluation.EVALISH`, which imports this module).
-EVALISH_KEY = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
+# A metric name that says its split: `eval_loss`, `val/acc`, `test_f1`.
+EVALISH = lazy_re.compile(r"(?:^|[_/])(?:eval|val|valid|validation|test|dev)(?:[_/]|$)")
 
 
 # --- generic `key=value` / `key: value` -----------------------------------------------
@@ -762,7 +762,7 @@ def key_values(text: str) -> dict[str, float]:
             # A share of the loop done, not a count: fastText-style `Epoch: 100.0%  lr: …
             # loss: …` (StarSpace prints it at the end of every epoch) is no epoch 100.
             continue
-        if unit == "%" and (key in _SPLIT_NAMES or key == "training"):
+        if unit == "%" and (key in SPLIT_NAMES or key == "training"):
             # A split named bare with a percentage (PGL's `Train: 86.67%, Valid: 84.98%,
             # Test: 81.23%`, an OGB ROC-AUC): a score on that split, never its loss.
             key = f"{key}_score"
@@ -882,11 +882,11 @@ _PHASE_EPOCH_STEP = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Valid|Val|Test
 # A loss's splits named bare after a heading that says they are the loss's (funcwj's
 # separation trainers: `Loss(time/mini-batch) - Epoch  1: train = 2.31(1581.14s/2500) |
 # dev = 2.10(152.82s/625)`).
-_SPLIT_NAMES = frozenset({"train", "val", "valid", "validation", "dev", "test", "eval"})
+SPLIT_NAMES = frozenset({"train", "val", "valid", "validation", "dev", "test", "eval"})
 
 
 def _split_losses(values: Mapping[str, float], segment: str) -> bool:
-    return len(values) >= 2 and "train" in values and values.keys() <= _SPLIT_NAMES \
+    return len(values) >= 2 and "train" in values and values.keys() <= SPLIT_NAMES \
         and ("Loss" in segment or "loss" in segment) and has_counter(segment)
 
 

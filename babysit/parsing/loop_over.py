@@ -48,7 +48,8 @@ from itertools import pairwise
 from babysit import lazy_re
 from babysit.metric_names import LR_KEYS
 from babysit.model import EventKind, LogEvent, Record
-from babysit.parsing.evaluation import EVALISH, trains
+from babysit.parsing.evaluation import trains
+from babysit.parsing.formats import EVALISH
 from babysit.parsing.log_prefix import message
 from babysit.parsing.round_count import MIN_RECORDS, completed, round_units, under_way
 from babysit.parsing.schedule_tail import at_its_end

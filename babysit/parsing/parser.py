@@ -50,12 +50,12 @@ from babysit.parsing.endings import EndingReader
 from babysit.parsing.epoch_cadence import EpochCadence
 from babysit.parsing.epoch_counter import EpochCounter
 from babysit.parsing.epoch_local_steps import EpochLocalSteps
-from babysit.parsing.evaluation import EVALISH, training_names, trains
+from babysit.parsing.evaluation import training_names, trains
 from babysit.parsing.events import EARLY_STOP, SUMMARY, find_events
 from babysit.parsing.facts import FactsReader, may_configure_lr
 from babysit.parsing.failures import FailureReader
 from babysit.parsing.foreign_words import in_english
-from babysit.parsing.formats import Parsed, parse_key_values
+from babysit.parsing.formats import EVALISH, Parsed, parse_key_values
 from babysit.parsing.frameworks import lightning_global_step
 from babysit.parsing.headers import HeaderReader
 from babysit.parsing.idle_bar import IdleBar

@@ -10,8 +10,7 @@ the evaluation's (`eval/loss`), never a training loss of 4.3 beside one of 0.003
 from __future__ import annotations
 
 from babysit import lazy_re
-from babysit.parsing.evaluation import EVALISH
-from babysit.parsing.formats import Parsed
+from babysit.parsing.formats import EVALISH, Parsed
 
 # `|#####|` (or `|#####    |` part way), then `(n/N)`.
 _PASS = lazy_re.compile(r"\|[#\s.=>-]*\|\s*\((\d+)/(\d+)\)")

@@ -24,7 +24,7 @@ import math
 import re
 
 from babysit import lazy_re
-from babysit.parsing.formats import Parsed, parse_key_values
+from babysit.parsing.formats import SPLIT_NAMES, Parsed, parse_key_values
 from babysit.parsing.text import normalise_key, to_number
 
 # Fields are set apart by `|`, `,`, a tab, or a run of spaces or a spaced dash before a
@@ -74,7 +74,6 @@ _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "ste
 _MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|f1|"
                            r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae|nll|"
                            r"xent|(?:^|_|/)ce$|top\d")
-_HELD_OUT = frozenset({"val", "valid", "validation", "dev", "test", "eval"})
 # Names of a label, not a measure: `Pre-training layer 0`, `fold 3`, `stage 2`.
 _LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task|gpu_id|rank)$")
 # Names of a rate, a time or a memory: undefined when not a number.
@@ -145,7 +144,7 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
     # (the training's figure and a held-out split's, each named by its split alone,
     # beside the epoch's counter: `Epoch  1 | train 2.1521 | val 1.4609`, the two losses
     # of a loop that prints one line an epoch, its first line read as its others)
-    measured = measured or ("train" in metrics and not metrics.keys().isdisjoint(_HELD_OUT)
+    measured = measured or ("train" in metrics and len(metrics.keys() & SPLIT_NAMES) > 1
                             and "epoch" in counters)
     if not measured or (not counters and counted is None):
         return None

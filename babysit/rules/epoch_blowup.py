@@ -40,6 +40,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
+from babysit.parsing.formats import SPLIT_NAMES
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.signals import Observation, Raise, Resolve, Signal
 
@@ -58,14 +59,11 @@ def _jumped(before: float | None, now: float) -> bool:
     return before is not None and before > 0 and now >= BLOWUP * before
 
 
-# A held-out split's figure named by the split alone, beside the training's named so
-# (`train 1.0760 | val 0.9667`): the two losses.
-_BARE_SPLITS = frozenset({"val", "valid", "validation", "dev", "test", "eval"})
-
-
 def _eval_loss(key: str, metrics: Mapping[str, float]) -> bool:
+    """A held-out loss: by its name, or a split's figure named by the split alone beside
+    the training's named so (`train 1.0760 | val 0.9667`: the two losses)."""
     return ("loss" in key.lower() and evaluation_direction(key) == -1) \
-        or (key in _BARE_SPLITS and "train" in metrics)
+        or (key in SPLIT_NAMES and key != "train" and "train" in metrics)
 
 
 class EpochBlowUpRule:

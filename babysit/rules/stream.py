@@ -125,6 +125,19 @@ _ZEROS_HELD = 20  # norms of 0 in a row that are a collapse, in a run whose 0s c
 _NO_GRADIENT = 1e-8  # a norm this small is none
 
 
+def _score_fallen(last: Sequence[float], best: float, first: float | None,
+                  clear: float = 1.0) -> str | None:
+    """How a score's last evaluations have fallen, `clear` times above the lines they
+    are held to: `fifth` (each at a fifth of its best or less), `halved` (never better
+    than its `first` evaluation, and the last three at half of it or less), or None."""
+    if max(last) <= clear * _COLLAPSED_SHARE * best:
+        return "fifth"
+    if first is not None and first == best \
+            and max(last[-_TIMES_EVALS:]) <= clear * first / _TIMES_FIRST_SCORE:
+        return "halved"
+    return None
+
+
 class GradNormRule:
     """Exploding gradient norms, and norms that collapse towards zero (reported under
     the artifact's one gradient type, with their own key)."""
@@ -468,19 +481,14 @@ class EvalRule:
             # a captioner's chrF of 0.069, then 0.030, early in its first epochs)
             return []
         last = [value for value, _ in list(series)[-_COLLAPSED_EVALS:]]
-        fallen = max(last) <= _COLLAPSED_SHARE * best[0]
         first = self._start_value(key)
-        # (or never better than at the run's first evaluation, and at half of that or less
-        # on its last ones, as `_judge_multiplied` says of an error: an MLP whose L1
-        # penalty swamped it, `val_acc` 0.5685 at epoch 1, then 0.09 to 0.35 to epoch 30)
-        halved = first is not None and first == best[0] \
-            and self._evaluations.get(key, 0) >= _TIMES_MIN_EVALS \
-            and max(last[-_TIMES_EVALS:]) <= first / _TIMES_FIRST_SCORE
-        if (fallen or halved) and key not in self._score_collapsed:
+        counted = self._evaluations.get(key, 0) >= _TIMES_MIN_EVALS
+        how = _score_fallen(last, best[0], first if counted else None)
+        if how is not None and key not in self._score_collapsed:
             self._score_collapsed.add(key)
             why = (f"has stood at a fifth of its best ({best[0]:.4g}) or less on each of its "
                    f"last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} now): the model has "
-                   f"fallen apart on unseen data") if fallen else (
+                   f"fallen apart on unseen data") if how == "fifth" else (
                 f"has never been better than at the run's first evaluation ({first:.4g}) and "
                 f"stands at half of that or less on its last {_TIMES_EVALS} evaluations "
                 f"({last[-1]:.4g} now): training made the model worse on unseen data than "
@@ -488,10 +496,8 @@ class EvalRule:
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER, f"{key} {why}",
                              key=key)]
         # (withdrawn only well clear of the line it crossed, not on its noise about it)
-        back = max(last) > _COLLAPSE_CLEAR * _COLLAPSED_SHARE * best[0] and (
-            first is None or first != best[0]
-            or max(last[-_TIMES_EVALS:]) > _COLLAPSE_CLEAR * first / _TIMES_FIRST_SCORE)
-        if back and key in self._score_collapsed:
+        if key in self._score_collapsed \
+                and _score_fallen(last, best[0], first, _COLLAPSE_CLEAR) is None:
             self._score_collapsed.discard(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} back above a fifth of its best ({last[-1]:.4g})", key=key)]
