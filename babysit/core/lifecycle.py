@@ -23,6 +23,7 @@ the table in `transitions`, and nowhere else.
 
 from __future__ import annotations
 
+import re
 import signal
 from dataclasses import dataclass, replace
 
@@ -60,6 +61,21 @@ __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature
 
 # Failures that end a process when nothing follows them: an OOM, a CUDA error, a
 # collective that timed out (the NCCL watchdog takes the process down).
+# What a stop itself makes a run print before its own traceback (a peer's interrupt, a
+# pipe or connection closed under it, a worker killed by the signal): no failure before it.
+# A Python exception's own closing line (`RuntimeError: DataLoader worker … exited`), not
+# a logger's report of a worker's exit.
+_RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception)\b")
+_STOP_ECHOES = re.compile(r"KeyboardInterrupt|BrokenPipe|ConnectionReset|EOFError|"
+                          r"killed by signal|SystemExit|Interrupt")
+
+
+
+def _echo(event: LogEvent) -> bool:
+    """Whether an exception is one a stop or a peer's death makes a process print."""
+    return bool(_STOP_ECHOES.search(event.detail or event.line))
+
+
 _FATAL = (EventKind.OOM, EventKind.CUDA_ERROR)
 # Steps short of the planned total a completion may be printed at: a run logs every so
 # many steps, so its last logged step is a little below the total.
@@ -471,6 +487,17 @@ class RunLifecycle:
             # AttributeError is how it picks a way to write a file; the stop came while
             # it wrote the plot.)
             return None
+        if kind is EventKind.EXCEPTION and not event.chained and pending is not None \
+                and not pending.cancelled and not pending.stepped_after \
+                and _RAISED.match(pending.event.detail) and not _echo(pending.event) \
+                and (PendingFailure(event, step).cancelled or _echo(event)):
+            # Stopped after a failure with nothing trained between (torch_xla's loader
+            # threads: `DataLoader worker … exited unexpectedly` in each process, then the
+            # notebook's KeyboardInterrupt, sealed-130): the run had failed and hung; the
+            # stop only ended the process; the broken pipes between are its peers' echoes.
+            # (Not a broken pipe or a worker's interrupt before the stop: those are the
+            # stop's own echoes, printed as it took effect.)
+            return None
         if kind in (EventKind.EXCEPTION, EventKind.SEGFAULT) and pending is not None \
                 and pending.cancelled and not pending.exit_banner \
                 and not (pending.flushed and event.uncaught):
@@ -492,12 +519,17 @@ class RunLifecycle:
             # SIGTERM before the first iteration): the feeder died, and the job with it.
             return None
         death = self._thread_death
-        if kind is EventKind.STOPPED_BY_SIGNAL and pending is None and death is not None \
-                and death[1:] == (self.attempt, self._attempt_advances):
+        interrupt = kind is EventKind.EXCEPTION and PendingFailure(event, step).cancelled \
+            and not event.chained and death is not None and not _echo(death[0]) \
+            and (pending is None or _echo(pending.event))
+        if ((kind is EventKind.STOPPED_BY_SIGNAL and pending is None) or interrupt) \
+                and death is not None and death[1:] == (self.attempt, self._attempt_advances):
             # A thread's exception, then the process stopped by a signal with nothing
             # trained between (Paddle's DataLoader thread: `cv2.imread` gave None, the
             # reader's C++ traceback, then the launcher's SIGTERM before the first
-            # iteration): the feeder died and the job was torn down for it, a failure.
+            # iteration): the feeder died and the job was torn down for it, a failure. So
+            # a loader thread's `DataLoader worker … exited unexpectedly`, then the
+            # owner's Ctrl-C with only broken pipes between: the run hung for it.
             thread = death[0]
             return PendingFailure(LogEvent(
                 EventKind.EXCEPTION, thread.line,

@@ -27,10 +27,16 @@ from babysit import lazy_re
 # Caffe's last snapshot)
 # (`trainer`, `learner`: the process that trains, an actor-learner RL run's `Learner
 # finished, episode: 2000, terminate condition : True`)
+# (a search for hyperparameters trains each of its trials: `Multi-stage tuning completed`,
+# `HYPERPARAMETER SEARCH COMPLETE`; a search of another kind, a beam's, is no training)
 # (a cross-validation is the training of each of its folds: `LOOCV complete in 2.37h`,
 # `Cross-validation finished`, `5-fold CV done`)
 _THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing|er)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
           r"learn(?:ing|er)|experiment|run|solving|"
+          # (a hyperparameter search trains each of its trials: `Multi-stage tuning
+          # completed.`, `HYPERPARAMETER SEARCH COMPLETE`, `Sweep finished`)
+          r"(?:(?:multi-stage|hyper-?parameter|grid|random|architecture|hp)\s+)?"
+          r"(?:tuning|sweep)|(?:hyper-?parameter|grid|random|architecture|hp)\s+search|"
           r"(?:(?:\d+|k)[- ]?fold\s+|loo)?(?:cross[- ]?validation|cv))")
 _PART = r"(?:\s+(?:loop|run|process|job|phase|session|procedure|script))?"
 # A count of what was done (`10000 train steps`, `274 epochs`, `5,000 iterations`), in

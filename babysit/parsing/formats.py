@@ -365,8 +365,9 @@ _STEP_WORD = lazy_re.compile(
     r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
     r"(?P<step>\d+)\b(?!\.\d)")
 # A reinforcement-learning loop's episode, opening its line (`Episode 20, Average Reward
-# (last 100): 21.65`, `Episode 154 reward: 15.99`): the loop's counter, its step.
-_EPISODE_LEAD = lazy_re.compile(r"^\W*[Ee]pisode\s*[:#=]?\s*(\d+)\b(?![./]\d)")
+# (last 100): 21.65`, `Episode 154 reward: 15.99`), or an evolutionary search's generation
+# (`Generation: 3\tString: …\tFitness: 22`): the loop's counter, its step.
+_EPISODE_LEAD = lazy_re.compile(r"^\W*(?:[Ee]pisode|[Gg]eneration)\s*[:#=]?\s*(\d+)\b(?![./]\d)")
 # A boosting library's round, leading its row before a tab (XGBoost's `[12]\ttrain-rmse:
 # 0.5`, LightGBM's `[12]\tvalid_0's l2: 0.2`).
 _ROUND_LEAD = lazy_re.compile(r"^\s*\[(\d+)\]\t")
@@ -468,7 +469,7 @@ _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "p
                  "nll",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
                  "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou", "psnr",
-                 "ssim")
+                 "ssim", "fitness")
 
 
 # A source file's path and line, `…/dreambooth/train_dreambooth_colossalai.py:669` (a
@@ -891,10 +892,12 @@ def _split_losses(values: Mapping[str, float], segment: str) -> bool:
 
 
 # A line opened by the split it reports on (an audio-depth script's `  Val L:0.2388
-# ABS:0.4407 RMSE:1.3254 d1:0.4919` every fourth epoch): a measure's name after it is an
-# evaluation's figure, counter or not.
+# ABS:0.4407 RMSE:1.3254 d1:0.4919` every fourth epoch; an arrow or a colon after the split:
+# `  Val  →  Sharpe=0.081  Return=-0.2%`): a measure's name after it is an evaluation's
+# figure, counter or not.
 _SPLIT_HEAD = lazy_re.compile(r"^\s*(?:Val(?:id(?:ation)?)?|VAL(?:ID)?|Test|TEST|Eval(?:uation)?|"
-                              r"EVAL|Dev|DEV)\s+[A-Za-z][\w@.-]*\s*[:=]\s*[-+]?\.?\d")
+                              r"EVAL|Dev|DEV)(?:\s+|\s*(?:->|→|=>|:|\|)\s*)[A-Za-z][\w@.-]*\s*[:=]\s*"
+                              r"[-+]?\.?\d")
 
 
 def has_counter(segment: str) -> bool:
@@ -913,10 +916,13 @@ def has_counter(segment: str) -> bool:
 # (`mrr`, `ndcg`, `hits@10`: a ranking's measures, a knowledge-graph embedding's or a
 # recommender's whole report: PyKEEN's benchmark driver, `[2/28] Finished PairRE on
 # Countries in 3.2s, MRR=0.7595.`)
+# (`sharpe`, `sortino`, `calmar`, `pnl`, `maxdd`: a trading agent's evaluation, `Val →
+# Sharpe=0.081  Return=-0.2%  MaxDD=10.1%`, sealed-132)
 # (`map@0.5`: a detector's mean average precision at its IoU cut-off, YOLOv6's `Epoch: 0 |
 # mAP@0.5: 0.0 | mAP@0.50:0.95: 0.0`; a bare `map` may be anything)
 _MEASURE_WORD = lazy_re.compile(
-    r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits|map(?=@))"
+    r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits|map(?=@)|"
+    r"sharpe|sortino|calmar|pnl|maxdd|max_?drawdown)"
     r"(?:[_/@]|$)")
 # A measure named by its own short name, then the split it was measured on (a Theano
 # protein-structure script's `epoch  1/100. Q3_train: 63.577%, Q3_test: 60.892%`: Q3

@@ -34,8 +34,8 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 # brackets after it (Pointnet2's `Epoch 251 (251/251):`), or the counter and the plan in
 # brackets (pytorch-nested-unet's `Epoch [93/100]` over its two bars). Any rule or symbol
 # before it, an emoji too (`📅 Época 13/15`, in English `epoch`, see `foreign_words`).
-_EPOCH_HEADER = lazy_re.compile(_LEAD + r"(?:(?:Start(?:ing)?|Begin(?:ning)?|Training) )?"
-                                r"(?:Epoch|EPOCH|epoch)"
+_EPOCH_HEADER = lazy_re.compile(_LEAD + r"(?:(?:Start(?:ing)?|Begin(?:ning)?|Training|Running) )?"
+                                r"(?:Epoch|EPOCH|epoch|Generation|GENERATION|generation)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?(?:[\s:#]+\[?|\s*\[)(\d+)"
                                 r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?"

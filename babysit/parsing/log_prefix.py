@@ -34,6 +34,9 @@ _HEAD_FIELD = lazy_re.compile(
     # CTR-GCN: `[ Mon Jul  4 01:33:12 2022 ] Training epoch: 50`)
     r"|\[?[ \t]*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|"
     r"Dec)[ \t]+\d{1,2} \d{2}:\d{2}:\d{2} \d{4}[ \t]*\]?"
+    # a date and a time joined by a bar (torchlight's `[%m.%d.%y|%X]`, ST-GCN's and
+    # mmskeleton's: `[04.29.20|17:42:13] Training epoch: 149`)
+    r"|\[\d{2}[./-]\d{2}[./-]\d{2,4}\|\d{2}:\d{2}:\d{2}\]"
     # a month and a day, then a time of day on a 12-hour clock (pt.darts's `%m/%d %I:%M:%S
     # %p`: `04/28 04:22:15 PM | Parameters:`)
     r"|\[?\d{2}/\d{2}(?:/\d{2,4})? \d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\]?"

@@ -602,15 +602,23 @@ class LoopOver:
             # at every record (Chainer's LogReport: `"epoch": 500, "iteration": 860`).
             each = count == epoch or (self._epoch_each and self._last_says_epoch)
             done = completed(epoch, self._first_epoch) if each else None
-            count = epoch
+            count, first = epoch, self._first_epoch
         elif self._interval == 1:
             # (a counter past a thousand that moves by one is a step's, not an epoch's)
             done = completed(count, self._first)
             done = done if done is not None and done <= _MAX_UNITS else None
+            first = self._first
         else:
-            done = self._printed_before(count)
-        if done is None or not round_units(done, recipes):
+            done, first = self._printed_before(count), None
+        if done is None:
             return None
+        if not round_units(done, recipes):
+            # A count from 0 that stops on a round number itself ran `range(epochs + 1)`,
+            # a plan's inclusive end (`Epoch:0` … `Epoch:100`, sealed-130's DivideMix).
+            if first != 0 or not round_units(int(count), recipes):
+                return None
+            return f"the loop stopped at {count:g} (counting from 0): a count a plan " \
+                   f"names, and nothing trained after it"
         return f"the loop stopped at {count:g}, {done} done: a count a plan names, and " \
                f"nothing trained after it"
 

@@ -12,8 +12,11 @@ of sealed-12: `{"step": 7760, …, "lr": 6.000920772900043e-05, …}`, its cosin
 A live run's rate is far from it: in the middle of a cosine the drops grow or shrink
 slowly, and the extrapolated end lies many prints ahead. A rate printed rounded
 (`lr 6.0000e-05`) shows no drop at all near its floor and is no evidence here (the floor
-held for a few prints is `loop_over`'s own test). Nor is a stepped or a linear schedule
-(their drops do not shrink).
+held for a few prints is `loop_over`'s own test). Nor is a stepped schedule.
+
+A linear decay to 0 drops by the same amount at each print, and where its line reaches
+zero is its end: RAFT's OneCycle at `lr= 0.0000004` after drops of 4e-7 (sealed-132), one
+print from 0. A live run's linear decay is many prints from zero.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ _PRINTS_LEFT = 2.0
 
 def prints_left(rates: Sequence[tuple[float, float]]) -> float | None:
     """How many logging intervals after the last of `rates` ((counter, rate) pairs, the
-    latest last) the decay's drops reach zero; None when its last records are not an
-    easing decay (evenly logged, falling by less at each print, by an even change)."""
+    latest last) the decay's drops reach zero; None when its last records are neither an
+    easing decay (evenly logged, falling by less at each print, by an even change) nor a
+    linear one (evenly logged, falling by an even amount)."""
     points = list(rates)[-_POINTS:]
     if len(points) < _POINTS:
         return None
@@ -45,9 +49,13 @@ def prints_left(rates: Sequence[tuple[float, float]]) -> float | None:
     if min(drops) <= 0:
         return None
     slowing = [a - b for a, b in pairwise(drops)]
-    if min(slowing) <= 0 or max(slowing) > _EVEN * min(slowing):
-        return None
-    return drops[-1] / (sum(slowing) / len(slowing))
+    if min(slowing) > 0 and max(slowing) <= _EVEN * min(slowing):
+        return drops[-1] / (sum(slowing) / len(slowing))
+    if max(drops) <= _EVEN * min(drops):
+        # A linear decay (even drops, a rate printed to a few digits making them uneven by
+        # a unit): it ends where its line reaches zero.
+        return points[-1][1] / (sum(drops) / len(drops))
+    return None
 
 
 def at_its_end(rates: Sequence[tuple[float, float]]) -> bool:

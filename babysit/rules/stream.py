@@ -40,6 +40,7 @@ from babysit.rules.eval_memory import BestLevels
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.eval_restated import Restatements, restates_best
 from babysit.rules.exploration import ExplorationRule
+from babysit.rules.flat_fitness import FlatFitnessRule
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.gan_saturated import SaturatedGameRule
@@ -945,6 +946,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     StaleBestRule,
     BestUnreachedRule,
     FlatScoreRule,
+    FlatFitnessRule,
     GrowingGradRule,
     FrozenPlayerRule,
     SaturatedGameRule,
@@ -958,7 +960,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
-    PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule)
+    FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule)
 
 
 @dataclass

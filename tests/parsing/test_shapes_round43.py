@@ -1,0 +1,184 @@
+"""Shapes read and judged since the forty-third session, each on lines written in the real
+shape of a public log (sealed-132 and sealed-133, scored blind first; sealed-130's
+misses)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from babysit.parsing.completion_words import says_finished
+from babysit.parsing.log_prefix import message
+from babysit.parsing.parser import LogParser
+from babysit.parsing.schedule_tail import at_its_end
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _record(line: str) -> Any:
+    return LogParser().feed(line)
+
+
+def _open(artifact: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]
+            if "resolved" not in a["description"]]
+
+
+# -- an evolutionary search: its generation counts, its best fitness judged -------------
+
+def _neat_generation(generation: int, best: float, average: float) -> list[str]:
+    return [f" ****** Running generation {generation} ****** ", "",
+            f"Population's average fitness: {average:.5f} stdev: 7.07762",
+            f"Best fitness: {best:.5f} - size: (3, 12) - species 1 - id 1",
+            "Average adjusted fitness: 0.860",
+            "Population of 200 members in 1 species:",
+            "   ID   age  size  fitness  adj fit  stag",
+            "  ====  ===  ====  =======  =======  ====",
+            f"     1  {generation:>3}   200     {best:.1f}    0.860  {generation:>4}",
+            "Total extinctions: 0", "Generation time: 2.800 sec", ""]
+
+
+def test_a_search_whose_best_fitness_never_moved_from_its_first_generation_is_not_learning(
+        tmp_path: Path):
+    lines: list[str] = []
+    for generation in range(23):
+        lines += _neat_generation(generation, 50.42, 43.8 + 0.2 * min(generation, 20))
+    artifact = verdict_of(tmp_path, lines)
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_search_whose_best_fitness_climbs_is_not_flagged(tmp_path: Path):
+    lines: list[str] = []
+    for generation in range(23):
+        lines += _neat_generation(generation, 50.42 + generation, 43.8 + generation)
+    assert ("not-learning", "blocker") not in _open(verdict_of(tmp_path, lines))
+
+
+def test_a_genetic_algorithm_stuck_one_short_and_then_solved_finishes_go(tmp_path: Path):
+    # A string-matching GA: its fitness counts mismatches (lower is better), held at 1 for
+    # hundreds of generations, then 0 and the process exits 0.
+    lines = [f"Generation: {g}\tString: I Tove Java 21 and Testing\tFitness: {max(1, 24 - g)}"
+             for g in range(400)]
+    lines += ["Generation: 400\tString: I love Java 21 and Testing\tFitness: 0", "",
+              "Process finished with exit code 0"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["total_steps"] == 400
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_generation_opening_its_line_is_the_step():
+    record = _record("Generation: 3\tString: VYOo!e%&hv&[S1xw\tFitness: 22")
+    assert record is not None and record.step == 3 and record.metrics["fitness"] == 22
+
+
+# -- a trading agent's evaluation: its split after an arrow, its measures by name -------
+
+def test_a_split_then_an_arrow_heads_a_trading_evaluation():
+    record = _record("  Val  →  Sharpe=0.081  Return=-0.2%  MaxDD=10.1%  WinRate=41.3%")
+    assert record is not None
+    assert record.metrics["eval/sharpe"] == 0.081 and record.metrics["eval/maxdd"] == 10.1
+    record = _record("epoch 3 Sharpe=0.081")
+    assert record is not None and record.metrics == {"sharpe": 0.081}
+    # a line of names that measure nothing stays unread
+    assert _record("Val  →  foo=1  bar=2") is None
+
+
+# -- a hyperparameter search says it finished ------------------------------------------
+
+def test_a_hyperparameter_search_that_finished_says_so():
+    for line in ("Multi-stage tuning completed. Results saved to results/tuning/x",
+                 "HYPERPARAMETER SEARCH COMPLETE", "Hyperparameter search finished",
+                 "Sweep finished"):
+        assert says_finished(line), line
+    for line in ("Beam search done", "Tuning stage 2 completed", "tuning is not done"):
+        assert not says_finished(line), line
+
+
+# -- torchlight's `[%m.%d.%y|%X]` head (ST-GCN, mmskeleton) ------------------------------
+
+def test_a_date_and_time_joined_by_a_bar_is_a_loggers_head():
+    assert message("[04.29.20|17:42:13] Training epoch: 149") == "Training epoch: 149"
+    assert message("[04.29.20|17:42:13] \tmean_loss: nan").strip() == "mean_loss: nan"
+
+
+def test_stgcn_epochs_behind_their_head_reach_the_plan_the_config_gives(tmp_path: Path):
+    lines = ["[04.29.20|17:42:13] Parameters:",
+             "{'work_dir': './work_dir', 'phase': 'train', 'start_epoch': 0, "
+             "'num_epoch': 12, 'base_lr': 0.1, 'optimizer': 'SGD'}", ""]
+    for epoch in range(12):
+        lines += [f"[04.29.20|17:42:13] Training epoch: {epoch}",
+                  f"[04.29.20|17:42:13] \tmean_loss: {1.4 - 0.1 * epoch:.4f}",
+                  "[04.29.20|17:42:13] Time consumption:", "[04.29.20|17:42:13] Done."]
+    lines += ["[04.29.20|17:43:00] The model has been saved as ./work_dir/epoch12_model.pt.",
+              "[04.29.20|17:43:00] Eval epoch: 11",
+              "[04.29.20|17:43:01] \tmean_loss: 0.3400",
+              "[04.29.20|17:43:01] \tTop1: 90.34%", "[04.29.20|17:43:01] Done."]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+# -- a linear decay one print from zero is the schedule's end -----------------------------
+
+def test_a_linear_decay_reaching_zero_is_its_schedules_end():
+    rates = [(99_500 + 100 * i, rate) for i, rate in
+             enumerate((2.5e-6, 2.1e-6, 1.7e-6, 1.3e-6, 0.8e-6, 0.4e-6))]
+    assert at_its_end(rates)
+    # the same decay far from zero: a live run's
+    assert not at_its_end([(100 * i, 4e-4 - 4e-7 * i) for i in range(6)])
+    # a stepped schedule: no evidence
+    assert not at_its_end([(100 * i, r) for i, r in
+                           enumerate((1e-3, 1e-3, 1e-4, 1e-4, 1e-5, 1e-5))])
+
+
+# -- a 0-based count stopping on a round number ran `range(epochs + 1)` -------------------
+
+def test_a_count_from_zero_stopping_on_a_round_number_ended(tmp_path: Path):
+    lines = [f"Epoch:{epoch}   Accuracy:{57.1 + 0.3 * epoch:.2f}" for epoch in range(101)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "ENDED"
+    lines = [f"Epoch:{epoch}   Accuracy:{57.1 + 0.3 * epoch:.2f}" for epoch in range(98)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+# -- a stop after a failure is the failure's end -------------------------------------------
+
+_WORKER_DIED = [
+    "Exception in thread Thread-14:",
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.6/threading.py", line 916, in _bootstrap_inner',
+    "    self.run()",
+    '  File "/usr/local/lib/python3.6/dist-packages/torch/utils/data/dataloader.py", '
+    "line 885, in _try_get_data",
+    "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'"
+    ".format(pids_str)) from e",
+    "RuntimeError: DataLoader worker (pid(s) 11404, 11411) exited unexpectedly",
+    ""]
+_BROKEN_PIPE = [
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.6/multiprocessing/queues.py", line 240, in _feed',
+    "    send_bytes(obj)",
+    "BrokenPipeError: [Errno 32] Broken pipe"]
+_INTERRUPT = [
+    "---------------------------------------------------------------------------",
+    "KeyboardInterrupt                         Traceback (most recent call last)",
+    "<ipython-input-11-7d923a26add3> in <module>()",
+    "----> 4 xmp.spawn(train_models, args=(cfg,), nprocs=8, start_method='fork')",
+    "KeyboardInterrupt: "]
+
+
+def _epochs(count: int) -> list[str]:
+    return [f"Epoch {e}/19 - loss: {1.0 / (e + 1):.4f} - acc: {0.5 + 0.02 * e:.4f}"
+            for e in range(1, count + 1)]
+
+
+def test_a_stop_after_a_loader_died_is_the_failures_end(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _epochs(3) + _WORKER_DIED + _BROKEN_PIPE + _INTERRUPT)
+    assert artifact["terminal_state"] == "FAILED"
+    assert "exited unexpectedly" in artifact["summary"]
+
+
+def test_a_stop_with_only_its_own_echoes_before_it_is_a_stop(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _epochs(3) + _BROKEN_PIPE + _INTERRUPT)
+    assert artifact["terminal_state"] == "CANCELLED"
+    # and a failure the run trained past is no end at all
+    artifact = verdict_of(tmp_path, _epochs(2) + _WORKER_DIED + _epochs(4)[2:] + _INTERRUPT)
+    assert artifact["terminal_state"] == "CANCELLED"
