@@ -547,7 +547,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)(?!.*[=:]\s*\d+\s*$)"
          # (or no progress in other words: the Chinese text-classification loops'
          # `No optimization for a long time, auto-stopping...`)
-         r"(?=.*\b(?:no (?:more )?(?:improvement|optimi[sz]ation|progress)|not improv\w*|"
+         # (cut short too: a Conv-TasNet trainer's `Stop training cause no impr for 10
+         # epochs`)
+         r"(?=.*\b(?:no (?:more )?(?:improvement|impr|optimi[sz]ation|progress)|not improv\w*|"
          r"(?:did|does|has|have)(?:n't| not)"
          r"(?: been)? improv\w*|"
          # (or got no better: `Stopping iteration because model did not get better in

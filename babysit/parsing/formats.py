@@ -341,7 +341,9 @@ _KV = lazy_re.compile(
     # pads a NaN it formats to a width, `loss: nanxxx`)
     r"\.\d+(?:[eE][+-]?\d+)?|(?:nan|NaN|NAN)(?=x*(?![A-Za-z]))|(?:inf|Inf|INF)(?![A-Za-z])|tensor\([^)]*\)|"
     # a list of one (`lr: [0.0002497]`: a scheduler's `get_last_lr()`, one group)
-    r"\[\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\](?!\s*,\s*\d)))(?P<unit>%|[A-Za-z/]*)"
+    r"\[\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\](?!\s*,\s*\d)))"
+    # (not the hours of a clock's reading: FairMOT's `|Tot: 0:06:37 |ETA: 0:00:05`)
+    r"(?!:\d\d)(?P<unit>%|[A-Za-z/]*)"
 )
 # The counter's number may sit in brackets after its word (`Iteration[5/1000]`,
 # `Iter[20/500]`), as an epoch's does (`Epoch[3]`).
@@ -400,6 +402,19 @@ _EPOCH_WORD = lazy_re.compile(
     r"(?:\s+(?:id|ID|[Nn]o\.?|[Nn]umber|[Nn]um)(?=\s*[:=#]?\s*\d))?\s*[:=#]?\s*\[?\s*"
     # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
     r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
+# The epoch's number before its word, in brackets (SSL backdoor code's `[994-epoch]
+# time:28.181 | knn acc: 83.121 | loss:7.177`): the same counter, said the other way.
+_EPOCH_AFTER = lazy_re.compile(r"\[\s*(?P<epoch>\d+)[- ](?:[Ee]poch|EPOCH)\s*\](?P<epochs>)")
+
+
+def _epoch_word(segment: str) -> re.Match[str] | None:
+    """The line's epoch counter, its word before its number or after it."""
+    found = _EPOCH_WORD.search(segment)
+    if found is None and "poch]" in segment:
+        found = _EPOCH_AFTER.search(segment)
+    return found
+
+
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name
 # may carry a part after it, and the word of the split it was measured on before it
 # (`| valid loss  5.53 |`: an evaluation's loss, never the training loss); a language
@@ -880,6 +895,12 @@ _SHARED_COUNTERS = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Epoch|EPOCH|Eva
 _PHASE_EPOCH_STEP = lazy_re.compile(r"^\s*(?:Train|Training|TRAIN|Valid|Val|Test|Eval)\s*:?\s*"
                                     r"\[\s*(\d+)\s*/\s*(\d+)\s*\]\s+(?:Step|Iter|Batch|step|"
                                     r"iter|batch)\s*\[?\s*(\d+)\s*/\s*(\d+)\b")
+# A phase's label, the epoch alone in brackets, then the epoch's batch of its batches in
+# brackets (FairMOT's bar: `mot/exp |####| train: [3][92/93]|Tot: 0:06:38 |ETA: 0:00:04
+# |loss 1656.52 |hm_loss 483.63`).
+_PHASE_EPOCH_BRACKETS = lazy_re.compile(
+    r"(?:^|[|\s])(?P<phase>[Tt]rain|TRAIN|[Vv]al(?:id)?|VAL|[Tt]est|TEST|[Ee]val)\s*:?\s*"
+    r"\[\s*(?P<epoch>\d+)\s*\]\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<of>\d+)\s*\]")
 # A loss's splits named bare after a heading that says they are the loss's (funcwj's
 # separation trainers: `Loss(time/mini-batch) - Epoch  1: train = 2.31(1581.14s/2500) |
 # dev = 2.10(152.82s/625)`).
@@ -904,7 +925,7 @@ def has_counter(segment: str) -> bool:
     """Whether the line counts training (`step 12`, `iter 12`, `Epoch 3`, `[12/540]`): a
     line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
     the run's end), not a training record."""
-    return _STEP_WORD.search(segment) is not None or _EPOCH_WORD.search(segment) is not None \
+    return _STEP_WORD.search(segment) is not None or _epoch_word(segment) is not None \
         or _COUNT_OF.search(segment) is not None or _LEADING_COUNT.match(segment) is not None \
         or _ROUND_LEAD.match(segment) is not None
 
@@ -1039,10 +1060,23 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             return Parsed("key-value", None, None, float(epoch_at), epochs, kept)
         return Parsed("kv-epoch-batch", batch, batches, float(epoch_at), epochs, kept,
                       per_epoch=batches)
+    if "][" in segment and (phase := _PHASE_EPOCH_BRACKETS.search(segment)) is not None:
+        # `train: [3][92/93]` (FairMOT's progress bar): the epoch in brackets, then the
+        # epoch's batch of its batches; the label is no figure.
+        label = phase.group("phase")
+        epoch_at, batch, batches = (int(phase.group(g)) for g in ("epoch", "batch", "of"))
+        kept = {k: v for k, v in values.items() if k != normalise_key(label)}
+        if label.lower().startswith(("val", "test", "eval")):
+            prefix = "test_" if label.lower().startswith("test") else "val_"
+            kept = {f"{prefix}{k}": v for k, v in kept.items()
+                    if batch >= batches - 1 or not math.isfinite(v)}
+            return Parsed("key-value", None, None, float(epoch_at), None, kept)
+        return Parsed("kv-epoch-batch", batch, batches, float(epoch_at), None, kept,
+                      per_epoch=batches)
     parsed = _episode_counts(split_counters(values), values, segment)
     step, target, epoch, total_epochs = parsed.step, parsed.target, parsed.epoch, None
     loop_name: str | None = None  # the loop variable that gave the step, not a metric
-    epoch_word = _EPOCH_WORD.search(segment)
+    epoch_word = _epoch_word(segment)
     step_of = _STEP_OF.search(segment)
     if step_of is not None and "[" in step_of.group() and (
             epoch_word is not None or (step is not None and step != int(step_of.group("step")))):

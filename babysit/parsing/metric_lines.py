@@ -154,6 +154,10 @@ class MetricLineReader:
         self._preferred: LineParser | None = None
         self._batches_move = False  # an epoch's batch counter seen below its total
         self._bracket_base: int | None = None  # 0 or 1: how `[e/E][n/N]` counts epochs
+        # How `[e/E][n/N]` counts an epoch's batches: the batch each epoch's last line
+        # showed (epoch, batch), and how many epochs ended one short of N, or at N.
+        self._epoch_end: tuple[int, int] | None = None
+        self._ended_short = self._ended_full = 0
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
         self._epoch_steps = EpochLocalSteps()  # the same, in `key: value` lines
@@ -517,9 +521,24 @@ class MetricLineReader:
                 self._bracket_base = 0 if epoch == 0 else 1
             done = epoch - self._bracket_base
             total = parsed.total_epochs * n if parsed.total_epochs else None
-            return Parsed(parsed.fmt, done * n + parsed.step, total, done + parsed.step / n,
+            batch = parsed.step + (1 if self._batches_from_zero(epoch, parsed.step, n) else 0)
+            return Parsed(parsed.fmt, done * n + batch, total, done + batch / n,
                           parsed.total_epochs, parsed.metrics, per_epoch=n)
         return parsed
+
+
+    def _batches_from_zero(self, epoch: int, batch: int, batches: int) -> bool:
+        """Whether the epochs' batches are counted from 0: two epochs or more ended on
+        batch N-1 of N and none on N (FairMOT's bar, `train: [3][92/93]` the last line of
+        each epoch, then `[4][…]`): the last batch is N-1, and the epoch done there."""
+        last = self._epoch_end
+        if last is not None and epoch > last[0]:
+            if last[1] == batches - 1:
+                self._ended_short += 1
+            elif last[1] >= batches:
+                self._ended_full += 1
+        self._epoch_end = (epoch, batch)
+        return self._ended_short >= 2 and not self._ended_full
 
 
 # A source location in a logger's head (loguru's `__main__:train_val:131 - `): its

@@ -328,7 +328,14 @@ class ShapeReader:
         if len(compact) >= 2 and all(_NAME_CELL.match(cell) for cell in compact):
             return compact
         # (a header of names of several words is kept as apart by spaces, `header_cells`)
-        widths = {width for _, width in self._pending.keys() | self._headers.keys()}
+        # A header just printed, its rows still to come, is the one a row of its width
+        # answers (fast_adversarial's closing `Test Loss \t Test Acc \t PGD Loss \t PGD
+        # Acc`, then `0.2865 \t \t 0.9169 \t …`: four values, not the five-wide epoch
+        # table's row with an empty cell).
+        announced = {width for _, width in self._pending}
+        if len(compact) in announced and len(cells) not in announced:
+            return compact
+        widths = announced | {width for _, width in self._headers}
         return compact if len(compact) in widths and len(cells) not in widths else cells
 
     def _header_continued(self, sep: str, cells: list[str]) -> bool:

@@ -60,6 +60,13 @@ _FIELD = lazy_re.compile(
 # Two statistics under one name, `length mean/std 94.953125/10.900731` (Stanford's nlc
 # seq2seq loop): a description of the batch, not a measure; passed over, so the line's
 # other fields (`grad norm nan, param norm nan`) are still read.
+# A split named alone before two figures apart by a slash (a hybrid quantum CNN's `epoch  1
+# train 0.7242/0.5541  val 0.6617/0.5950  auc 0.6894`): the split's loss, then a score
+# the line never names; the first is read as the split's figure (the second, unnamed, is
+# left alone).
+_SPLIT_PAIR = lazy_re.compile(
+    r"^(?P<name>train|training|val|valid|validation|test|dev|eval)\s+"
+    r"(?P<value>[-+]?\d+\.\d+(?:[eE][-+]?\d+)?)\s*/\s*[-+]?\d+\.\d+(?:[eE][-+]?\d+)?$")
 _STATISTICS_PAIR = lazy_re.compile(
     r"^[A-Za-z][A-Za-z0-9_ ]*\b[A-Za-z]+/[A-Za-z]+\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
     r"/[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
@@ -98,6 +105,8 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
         segment = _TENSOR.sub(r"\1", segment)
     if segment.endswith("]"):
         segment = _ELAPSED.sub("", segment)  # `step 100  train 1.18  [13s]`: time so far
+    elif segment.endswith(("s", "min")):
+        segment = _TOOK.sub("", segment)  # `… auc 0.6894  2.2s`: the time the epoch took
     if "|" in segment:
         segment = _NORM.sub(_norm_name, segment)  # `|g| 9.48e-01`: a norm, no pipes
     if segment.endswith(")"):
@@ -122,6 +131,10 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
             if not counters and _counter_field(field, counters):
                 continue  # the line's counter, in a shape of its own (`[12/540]`)
             if _STATISTICS_PAIR.match(field):
+                continue
+            pair = _SPLIT_PAIR.match(field)
+            if pair is not None:
+                metrics[pair.group("name")] = float(pair.group("value"))
                 continue
             return None  # not a line of such fields only
         name = _name(match.group("name"), match.group("unit"))
@@ -176,6 +189,9 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
 # brackets at the line's end.
 _NORM = lazy_re.compile(r"(?:(?<=\s)|^)\|(?P<name>[A-Za-z]\w{0,10})\|(?=\s+[-+]?[\d.])")
 _ELAPSED = lazy_re.compile(r"\s+\[(?:\d+(?:\.\d+)?s|\d+:\d{2}(?::\d{2})?)\]\s*$")
+# ... or the time the line's work took, a bare duration at its end, set apart by two
+# spaces or more (`epoch  1  train 0.7242/0.5541  val 0.6617/0.5950  auc 0.6894  2.2s`).
+_TOOK = lazy_re.compile(r"\s{2,}\d+(?:\.\d+)?\s?(?:s|sec|ms|min)\s*$")
 _GRADIENT = frozenset({"g", "grad", "grads", "gradient", "gnorm"})
 
 

@@ -13,7 +13,9 @@ The signal: a figure named a loss (not its scale, weight or coefficient, not a b
 far; not the training's own loss, which the loss rules judge; not one run away below 0, a
 likelihood's, the loss rules' too) whose size reached `_FLOOR`
 and `_TIMES` times the median size of its first `_EARLY` values (themselves under
-`_EARLY_MAX`: a loss summed over a dataset starts big), on two of its records in a row. A
+`_EARLY_MAX`: a loss summed over a dataset starts big), on two of its records in a row; an
+infinite one counts (distrax's RealNVP: `validation loss: 750117.875`, then `inf`, `inf`,
+`8.277e+27` beside a training loss of 2.6, sealed-134). NaN is the non-finite rule's. A
 divergence blocker, resolved when the figure is back within `_BACK` times that early size
 on `_EARLY` records in a row; never by the figures of a training after it in the same log
 (its step back at the start): that one's result is its own, and the one that blew up
@@ -69,7 +71,7 @@ class AnyLossBlownUpRule:
                 self._raised.clear()
             self._step = point.step
         for key, value in point.metrics.items():
-            if not math.isfinite(value) or _LOSS.search(key) is None \
+            if math.isnan(value) or _LOSS.search(key) is None \
                     or _NOT_A_LOSS.search(key) is not None or value == point.loss \
                     or value < 0:
                 continue  # (the training's own loss is the loss rules', their severities)
@@ -79,12 +81,13 @@ class AnyLossBlownUpRule:
                     continue
                 early = self._early[key] = []
             if len(early) < _EARLY:
-                early.append(abs(value))
+                if math.isfinite(value):
+                    early.append(abs(value))
                 continue
             scale = statistics.median(early)
             if scale <= 0 or scale >= _EARLY_MAX:
                 continue
-            size = abs(value)
+            size = abs(value)  # (+inf: overflowed, as far off its scale as a number goes)
             if size >= _FLOOR and size >= _TIMES * scale:
                 self._high[key] = self._high.get(key, 0) + 1
                 self._low[key] = 0
@@ -92,8 +95,10 @@ class AnyLossBlownUpRule:
                     self._raised.add(key)
                     out.append(Raise(
                         AnomalyType.DIVERGENCE,
-                        f"divergence: {key} is {value:.4g}, {size / scale:.2g}× the size of "
-                        f"its first values (about {scale:.3g}): whatever this loss measures, "
+                        f"divergence: {key} is {value:.4g}, "
+                        + ("overflowed from" if math.isinf(size) else f"{size / scale:.2g}×")
+                        + f" the size of its first values (about {scale:.3g}): whatever this "
+                        f"loss measures, "
                         f"numbers that leave their scale by so many orders of magnitude are "
                         f"weights that blew up", key=f"blown {key}",
                         severity=Severity.BLOCKER))

@@ -11,7 +11,9 @@ An early evaluation may read so before the model has learned to say anything but
 background, so it is a notice while the run goes on, resolved by a later evaluation that
 finds something; the run's last evaluation reading so is an unusable model (a blocker at
 the end). One zero alone is not this: a recall of 0 on one rare class, a precision of 0
-beside a recall that is not. An F1 printed alone is: the run's own F1 of exactly 0 (not a
+beside a recall that is not. A confusion matrix says it by its counts: no true and no false
+positive, with positives there to find (a quantum CNN's `CM: [TP:0, TN:13, FP:0, FN:13]`
+at a test accuracy of 50 %, sealed-135). An F1 printed alone is: the run's own F1 of exactly 0 (not a
 class's) means no true positive at all, so precision and recall are 0 with it (a text
 segmenter's `Validating Epoch: 4, accuracy: 0.9477, Pk: 0.3286, Windiff: 0.3286, B: 0.0,
 S: 0.9453 ,F1: 0.0 .`, its accuracy the share of sentences that end no segment).
@@ -62,8 +64,13 @@ def _score_keys(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
 
 def found_nothing(metrics: Mapping[str, float]) -> bool | None:
     """Whether a record's precision, recall and F1 are all exactly 0, or its own F1
-    printed alone is (None when it carries neither)."""
+    printed alone is, or its confusion counts say no positive was predicted (None when it
+    carries none of these)."""
     names = "|".join(metrics).lower()
+    if "fp" in names and "fn" in names:
+        counted = _confusion(metrics)
+        if counted is not None:
+            return counted
     if "rec" not in names and "f1" not in names and "fb1" not in names:
         return None  # the cheap test first: most records carry no recall and no F1
     keys = _score_keys(tuple(metrics))
@@ -73,6 +80,21 @@ def found_nothing(metrics: Mapping[str, float]) -> bool | None:
         return None  # part of the three: one zero among them says nothing
     alone = _bare_f1(tuple(metrics))
     return None if alone is None else metrics[alone] == 0
+
+
+def _confusion(metrics: Mapping[str, float]) -> bool | None:
+    """Whether a record's binary confusion counts (`tp`, `fp`, `fn`, a split's prefix
+    allowed: a quantum CNN's `CM: [TP:0, TN:13, FP:0, FN:13]`) have no positive predicted,
+    right or wrong, while positives were there to find: the model says the negative class
+    for everything. None without all three counts."""
+    counts: dict[str, float] = {}
+    for key, value in metrics.items():
+        word = key.lower().rsplit("_", 1)[-1].rsplit("/", 1)[-1]
+        if word in ("tp", "fp", "fn") and math.isfinite(value):
+            counts.setdefault(word, value)
+    if len(counts) < 3:
+        return None
+    return counts["tp"] == 0 and counts["fp"] == 0 and counts["fn"] > 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -146,7 +168,8 @@ class NoPositiveRule:
                       "not learning: precision, recall and F1 are all exactly 0 on the "
                       "evaluation (or its F1, printed alone, is): the model predicts no "
                       "positive at all (only the background class), whatever its accuracy "
-                      "shows",
+                      "shows (or its confusion counts: no positive predicted, right or "
+                      "wrong)",
                       key="found nothing", severity_at_end=Severity.BLOCKER)]
 
     def _frozen_evaluation(self, metrics: Mapping[str, float],

@@ -55,7 +55,10 @@ _WHOLE_LOSS = lazy_re.compile(r"^(?:(?:avg|mean|average|averaged|epoch|batch|smo
                               re.IGNORECASE)
 # (per frame or per token, as Kaldi's objective is read: `nll_per_frame`)
 # (a log loss is a binary cross-entropy by its other name: ctrNet's `logloss 0.365`)
-_CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|log_?loss|cross_?entropy)"
+# (a likelihood model's negative log-likelihood in bits per dimension, character or byte:
+# a normalizing flow's `Bits/dim: 8.664`, a PixelCNN's `bpd`, a char-LM's `bpc`)
+_CROSS_ENTROPY = lazy_re.compile(r"(^|[/_ .-])(xent|nll|bce|log_?loss|cross_?entropy|bpd|bpc|"
+                                 r"bits/dim|bits_per_dim|bits_per_char)"
                                  r"(_per_(frame|token))?$", re.IGNORECASE)
 _PERPLEXITY = lazy_re.compile(r"(^|[/_ .-])(ppl|perplexity)$", re.IGNORECASE)
 # A cost (cs231n's solvers `Finished epoch 43 / 60: cost 0.228707, train: 0.917000, val

@@ -104,6 +104,7 @@ _UNDONE_KEPT = 0.1  # the share of that gain it kept, at most
 # An evaluation error never better than its first, this many times that on its last
 # `_TIMES_EVALS` evaluations (of `_TIMES_MIN_EVALS` at least): a blocker.
 _TIMES_FIRST = 2.5
+_TIMES_BEST = 5.0  # ... or this many times the best it held, wherever it began
 _TIMES_EVALS = 3
 _TIMES_MIN_EVALS = 6
 
@@ -500,6 +501,8 @@ class EvalRule:
         if key in self._score_collapsed \
                 and _score_fallen(last, best[0], first, _COLLAPSE_CLEAR) is None:
             self._score_collapsed.discard(key)
+            if self._blocked(key):
+                return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} back above a fifth of its best ({last[-1]:.4g})", key=key)]
         return []
@@ -512,29 +515,56 @@ class EvalRule:
         first epoch, then 0.05, 0.09 … 0.14 while the training loss fell): training made
         the model several times worse on unseen data than the one it began from. (A slide
         of a few per cent from a first evaluation that stayed the best is over-fitting to
-        look at, a medium, as before.) Not while a score of the same evaluation holds
-        near its best or keeps its gain."""
-        first = self._start_value(key)
-        best = self.best.get(key)
-        if first is None or first <= 0 or best is None or best[0] != first \
-                or self._evaluations.get(key, 0) < _TIMES_MIN_EVALS \
-                or score_holds or self._score_kept(key):
+        look at, a medium, as before.) So, too, one at `_TIMES_BEST` times the best it held
+        (on two evaluations in a row) or more on each of its last `_TIMES_EVALS`, wherever
+        it began (a RealNVP's test loss on CIFAR-10: 10,015 at its best, then 1.0e6, 2.3e5,
+        1.3e7 while its training loss fell; a held-out likelihood that erratic is a model
+        broken on unseen data). Not while a score of the same evaluation holds near its
+        best or keeps its gain."""
+        if self._evaluations.get(key, 0) < _TIMES_MIN_EVALS or score_holds \
+                or self._score_kept(key):
             return []
-        times = min(value for value, _ in list(series)[-_TIMES_EVALS:]) / first
-        if times >= _TIMES_FIRST and key not in self._multiplied:
+        last = min(value for value, _ in list(series)[-_TIMES_EVALS:])
+        why = self._multiplied_why(key, series, last)
+        if why is not None and key not in self._multiplied:
             self._multiplied.add(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
-                             f"{key} has never been better than at the run's first "
-                             f"evaluation ({first:.4g}) and stands at {times:.1f}× that on its "
-                             f"last {_TIMES_EVALS} evaluations ({series[-1][0]:.4g} now): "
-                             f"training made the model worse on unseen data than the one "
-                             f"it began from", key=key)]
-        if times < _TIMES_FIRST and key in self._multiplied:
+                             f"{key} {why} ({series[-1][0]:.4g} now): training made the "
+                             f"model worse on unseen data than the one it began from"
+                             if why.startswith("has never") else f"{key} {why} "
+                             f"({series[-1][0]:.4g} now): the model is broken on unseen data",
+                             key=key)]
+        if why is None and key in self._multiplied:
             self._multiplied.discard(key)
+            if self._blocked(key):
+                return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
-                             f"{key} back below {_TIMES_FIRST:g}× its first evaluation "
-                             f"({series[-1][0]:.4g})", key=key)]
+                             f"{key} back below several times its first evaluation or its "
+                             f"best ({series[-1][0]:.4g})", key=key)]
         return []
+
+    def _multiplied_why(self, key: str, series: Sequence[tuple[float, float | None]],
+                        last: float) -> str | None:
+        """How an evaluation error's last evaluations (the least of them `last`) stand
+        several times above where it began or its best (see `_judge_multiplied`)."""
+        first = self._start_value(key)
+        best = self.best.get(key)
+        if first is not None and first > 0 and best is not None and best[0] == first \
+                and last / first >= _TIMES_FIRST:
+            return (f"has never been better than at the run's first evaluation ({first:.4g}) "
+                    f"and stands at {last / first:.1f}× that on its last {_TIMES_EVALS} "
+                    f"evaluations")
+        held = _held_best([value for value, _ in series], -1) if len(series) > 1 else None
+        if held is not None and held > 0 and last / held >= _TIMES_BEST:
+            return (f"stands at {last / held:.1f}× the best it held ({held:.4g}) or more on "
+                    f"each of its last {_TIMES_EVALS} evaluations")
+        return None
+
+    def _blocked(self, key: str) -> bool:
+        """Whether one of the evaluation's blocker judgements still holds for `key`: a
+        judgement withdrawn leaves the severity to the others."""
+        return any(key in held for held in (self._runaway, self._multiplied, self._undone,
+                                            self._score_collapsed))
 
     def _start_value(self, key: str) -> float | None:
         """A metric's first evaluation when it came at the run's start, else None."""
@@ -597,6 +627,8 @@ class EvalRule:
                              key=key)]
         if not lost and key in self._undone:
             self._undone.discard(key)
+            if self._blocked(key):
+                return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} above its first evaluation again "
                              f"({series[-1][0]:.4g})", key=key)]
@@ -636,8 +668,8 @@ class EvalRule:
                              f"is collapsing", key=key)]
         if found is None and key in self._runaway and series[-1][0] <= series[-2][0]:
             self._runaway.discard(key)
-            if key in self._multiplied:
-                return []  # still several times its first evaluation: a blocker
+            if self._blocked(key):
+                return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
         return []

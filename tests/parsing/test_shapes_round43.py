@@ -182,3 +182,101 @@ def test_a_stop_with_only_its_own_echoes_before_it_is_a_stop(tmp_path: Path):
     # and a failure the run trained past is no end at all
     artifact = verdict_of(tmp_path, _epochs(2) + _WORKER_DIED + _epochs(4)[2:] + _INTERRUPT)
     assert artifact["terminal_state"] == "CANCELLED"
+
+
+# -- sealed-134/135: a held-out loss far off its best, tables, counters ------------------
+
+def test_a_validation_loss_that_overflows_beside_a_falling_training_loss_is_divergence(
+        tmp_path: Path):
+    values = ["5.66", "4.46", "8.73", "8.11", "7.73", "1291.7", "6.40", "750117.875", "inf",
+              "inf", "8.277564671749436e+27"]
+    lines = [f"STEP: {100 * i}; training loss: {4.6 - 0.2 * i:.4f}, validation loss: {v}"
+             for i, v in enumerate(values)]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("divergence", "blocker") in _open(artifact)
+
+
+def test_a_held_out_loss_many_times_its_best_on_its_last_evaluations_is_a_blocker(
+        tmp_path: Path):
+    test = [552956, 70802, 32934, 225722, 10015, 28452, 460854, 132133586, 10145953,
+            1016279, 228595, 12699808]
+    lines = [f"Epoch {e} train loss {10171 - 180 * e:.3f} test loss {t:.3f}"
+             for e, t in enumerate(test)]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("eval-degradation", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_bits_per_dim_is_a_likelihood_models_training_loss(tmp_path: Path):
+    lines = [f"Training. Epoch: 1/10, Datapoint: {64 * i}/50000, Bits/dim: {9.04 - 0.1 * i:.3f}"
+             for i in range(1, 5)]
+    lines += [f"Training. Epoch: 1/10, Datapoint: {64 * i}/50000, Bits/dim: {v:.3f}"
+              for i, v in enumerate((1.16e24, 2.04e24, 2.84e24, 3.27e24, 3.78e24), start=5)]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("divergence", "blocker") in _open(artifact)
+
+
+def test_a_table_header_just_printed_names_the_rows_under_it():
+    parser = LogParser()
+    head = "[2023/06/12 15:52:25] - "
+    for line in (head + "Epoch \t Seconds \t LR \t \t Train Loss \t Train Acc",
+                 head + "0 \t 8.8 \t \t 0.0200 \t 1.3512 \t 0.5162",
+                 head + "1 \t 7.8 \t \t 0.0400 \t 0.6192 \t 0.7785",
+                 head + "Total train time: 2.6265 minutes",
+                 head + "Test Loss \t Test Acc \t PGD Loss \t PGD Acc"):
+        parser.feed(line)
+    record = parser.feed(head + "0.2865 \t \t 0.9169 \t 0.4710 \t 0.8047")
+    assert record is not None and record.epoch is None
+    assert "train_loss" not in record.metrics and "lr" not in record.metrics
+
+
+def test_an_epoch_number_before_its_word_is_the_epoch():
+    record = _record("[994-epoch] time:28.181 | knn acc: 83.121 | loss:7.177 | cl_loss:7.177")
+    assert record is not None and record.epoch == 994 and record.metrics["loss"] == 7.177
+
+
+def test_a_split_with_two_figures_apart_by_a_slash_reads_the_first(tmp_path: Path):
+    record = _record("  epoch  1  train 0.7242/0.5541  val 0.6617/0.5950  auc 0.6894  2.2s")
+    assert record is not None and record.epoch == 1
+    assert record.metrics == {"train": 0.7242, "val": 0.6617, "auc": 0.6894}
+
+
+def test_confusion_counts_with_no_positive_predicted_are_not_learning(tmp_path: Path):
+    lines = ["Starting Training"]
+    for epoch in (1, 2):
+        lines += [f"Epoch {epoch} Batch 1 | Loss: 0.6{epoch}", f"--- Epoch {epoch}/2 | Loss: "
+                  f"0.6{epoch} | Train Acc: 50.8% | Test Acc: 50.0% | CM: [TP:0, TN:13, FP:0, "
+                  f"FN:13] | Progress: {50 * epoch}.0% ---"]
+    lines += ["", "Final Best Test Accuracy: 50.00%", "Training completed."]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("not-learning", "blocker") in _open(artifact)
+    # a model that predicts positives is not flagged so
+    lines = [line.replace("TP:0, TN:13, FP:0, FN:13", "TP:9, TN:11, FP:2, FN:4")
+             for line in lines]
+    assert ("not-learning", "blocker") not in _open(verdict_of(tmp_path, lines))
+
+
+def test_a_clock_reading_is_no_figure():
+    record = _record("train: [1][92/93]|Tot: 0:06:37 |ETA: 0:00:05 |loss 1986.1856 "
+                     "|hm_loss 491.5602")
+    assert record is not None
+    assert "tot" not in record.metrics and "eta" not in record.metrics
+    assert record.metrics["loss"] == 1986.1856
+
+
+def test_epochs_ending_one_batch_short_count_their_batches_from_zero(tmp_path: Path):
+    lines = ["Namespace(arch='hrnet_18', batch_size=8, num_epochs=4, lr=1e-06)",
+             "Starting training..."]
+    lines += [f"mot/exp |#####| train: [{e}][92/93]|Tot: 0:06:37 |ETA: 0:00:05 "
+              f"|loss {1986 - 50 * e:.4f} |hm_loss {491 - 5 * e:.4f}" for e in range(1, 5)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["total_steps"] == artifact["target_steps"] == 372
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_an_abbreviated_no_improvement_stop_is_an_early_stop(tmp_path: Path):
+    lines = [f"<epoch: {e}, iter:1000, lr:3.906e-06, loss:{5.6 - 0.01 * e:.3f}, batch:1000 "
+             f"utterances>" for e in range(1, 30)]
+    lines += ["no improvement, best loss: 5.3619", "Stop training cause no impr for 10 epochs",
+              "Training for 29/200 epoches done!"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
