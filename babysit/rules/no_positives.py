@@ -13,10 +13,10 @@ finds something; the run's last evaluation reading so is an unusable model (a bl
 the end). One zero alone is not this: a recall of 0 on one rare class, a precision of 0
 beside a recall that is not. A confusion matrix says it by its counts: no true and no false
 positive, with positives there to find (a quantum CNN's `CM: [TP:0, TN:13, FP:0, FN:13]`
-at a test accuracy of 50 %, sealed-135). An F1 printed alone is: the run's own F1 of exactly 0 (not a
-class's) means no true positive at all, so precision and recall are 0 with it (a text
-segmenter's `Validating Epoch: 4, accuracy: 0.9477, Pk: 0.3286, Windiff: 0.3286, B: 0.0,
-S: 0.9453 ,F1: 0.0 .`, its accuracy the share of sentences that end no segment).
+at a test accuracy of 50 %, sealed-135). An F1 printed alone is: the run's own F1 of
+exactly 0 (not a class's) means no true positive at all, so precision and recall are 0
+with it (a text segmenter's `Validating Epoch: 4, accuracy: 0.9477, Pk: 0.3286, Windiff:
+0.3286, B: 0.0, S: 0.9453 ,F1: 0.0 .`, its accuracy the share of sentences that end no segment).
 
 The same evaluation printed to every digit at `FROZEN_EVALS` epochs in a row, finding
 nothing each time, is a blocker while the run goes on: the model's predictions on the
