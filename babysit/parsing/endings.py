@@ -194,6 +194,9 @@ class EndingReader:
         self._epoch_gaps: tuple[float, ...] = ()
         self._planned_epochs: int | None = None
         self._plan_said: float | None = None
+        # The epoch of the latest training record of any kind: a later launch's, counted
+        # afresh, when the records that judge the plan stopped short of it.
+        self._epoch_seen: float | None = None
         # The last training record showed a counter inside its epoch short of its total
         # (`Epoch:[1/1](1700/44160) loss:5.241`): the epoch it names was under way.
         self._record_part_way = False
@@ -340,6 +343,10 @@ class EndingReader:
         earlier launch's, and its plan is no word on this one's (`plan_reached`)."""
         self._launch_pending = True
 
+    def epoch_seen(self, epoch: float) -> None:
+        """A training record at `epoch`, whether or not it counts toward the plan."""
+        self._epoch_seen = epoch
+
     def plan_reached(self) -> LogEvent | None:
         """At the end of a read: the last training record is the last planned epoch
         (0- or 1-based, as the run counts), and nothing trained after it; else the last
@@ -350,6 +357,12 @@ class EndingReader:
         if epoch is None or not planned or epoch != int(epoch) or self._plan_said == epoch \
                 or self._record_part_way or self.final_epoch.evaluation_cut \
                 or self._launch_pending:
+            return None
+        if self._epoch_seen is not None and self._epoch_seen < epoch - 1:
+            # The latest training record stands a whole epoch or more earlier (a record
+            # part-way through the last epoch is placed at its fraction): a later launch,
+            # counted afresh, trains (ST-GCN's log of forty launches, the last at `Training
+            # epoch: 0` with its `Iter 0` record after an earlier launch's 49 of 50).
             return None
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:

@@ -158,6 +158,8 @@ class MetricLineReader:
         # showed (epoch, batch), and how many epochs ended one short of N, or at N.
         self._epoch_end: tuple[int, int] | None = None
         self._ended_short = self._ended_full = 0
+        self._epoch_lines = 0  # records in the latest epoch; more than one: not this shape
+        self._one_an_epoch = True
         self.evaluations = EvaluationSummaries()
         self._local_steps = EpochLocalSteps()  # `Epoch 1, Step 25`: a step within its epoch
         self._epoch_steps = EpochLocalSteps()  # the same, in `key: value` lines
@@ -528,17 +530,22 @@ class MetricLineReader:
 
 
     def _batches_from_zero(self, epoch: int, batch: int, batches: int) -> bool:
-        """Whether the epochs' batches are counted from 0: two epochs or more ended on
-        batch N-1 of N and none on N (FairMOT's bar, `train: [3][92/93]` the last line of
-        each epoch, then `[4][…]`): the last batch is N-1, and the epoch done there."""
+        """Whether a log of one line an epoch, at its end, counts the epochs' batches
+        from 0: two epochs or more ended on batch N-1 of N and none on N (FairMOT's bar,
+        `train: [3][92/93]` the only line of each epoch, then `[4][…]`): the last batch is
+        N-1, and the epoch done there. (A log of many lines an epoch keeps its count as it
+        reads: its steps are in order already, and its plan judged as before.)"""
         last = self._epoch_end
         if last is not None and epoch > last[0]:
             if last[1] == batches - 1:
                 self._ended_short += 1
             elif last[1] >= batches:
                 self._ended_full += 1
+            self._epoch_lines = 0
+        self._epoch_lines += 1
+        self._one_an_epoch = self._one_an_epoch and self._epoch_lines == 1
         self._epoch_end = (epoch, batch)
-        return self._ended_short >= 2 and not self._ended_full
+        return self._one_an_epoch and self._ended_short >= 2 and not self._ended_full
 
 
 # A source location in a logger's head (loguru's `__main__:train_val:131 - `): its

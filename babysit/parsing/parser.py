@@ -226,6 +226,7 @@ class LogParser:
         self._epoch_counter = EpochCounter()  # `epoch 6 - iter 700/1750`: whose counter
         self._train_names: set[str] = set()  # metrics of the counted training records
         self._stepped_names: set[str] = set()  # metrics of the records that moved the step
+        self._stepped_epoch: float | None = None  # the epoch of the last that did
         self.step_found = False  # the log prints a step of its own
         self._trained_at_step = False  # a record with a loss had a step
         # The epochs of training records read since the last bar, while the step stood at
@@ -1136,6 +1137,8 @@ class LogParser:
                 self._train_names.update(metrics)
         if metrics and trains(metrics):
             self._nan_words.latest(metrics)
+            if epoch is not None:
+                self._endings.epoch_seen(epoch)
         # (Nielsen's `Epoch 7: 969 / 10000` is an evaluation, printed once per epoch
         # trained: in a log without steps, how far training went.)
         # (Not the best so far, restated after each epoch: Pointnet2's `Best accuracy is:
@@ -1199,13 +1202,21 @@ class LogParser:
                 if metrics and len(self._stepped_names) < 64:
                     # the training's own names, not a bar's rate or timings
                     self._stepped_names.update(training_names(metrics))
+                self._stepped_epoch = epoch
                 self._metric_lines.evaluations.trained()
             self.step = step
         elif epoch_evaluation or (epoch is not None and metrics and trains(metrics) and (
-                not self._stepped_names or not self._stepped_names.isdisjoint(metrics))):
+                not self._stepped_names or not self._stepped_names.isdisjoint(metrics)
+                or (self._stepped_epoch is not None
+                    and epoch > math.ceil(self._stepped_epoch)))):
             # A training record of a log that counts epochs, not steps: the lines after
             # it are not yet the run's closing block. (Not a line without any of the
-            # names the records that moved the step carry: that epoch's evaluation.)
+            # names the records that moved the step carry: that epoch's evaluation; unless
+            # the epoch moved on since the step last did: ST-GCN's `Iter 0 Done. | loss:
+            # 1.4058` once, its epochs then summed up by `mean_loss` alone under each
+            # `Training epoch: N`, the step printed every 100 iterations of an epoch of
+            # fewer. A summary at the end of the epoch the step stood in, `==> Epoch 6/6 |
+            # Avg Loss` after `Epoch 6 | Step 2440/2449` placed at 5.996, is that epoch's.)
             self._endings.epoch_trained(epoch, metrics)
             self._epochs_counted = True
             self._advanced = self._trained = True

@@ -239,8 +239,11 @@ def test_the_schedules_end_is_where_its_drops_reach_zero():
     assert prints_left(near) is not None and at_its_end(near)
     far = [(float(s), cosine(s)) for s in range(600, 720, 20)]
     assert not at_its_end(far)
+    # a linear decay ends where its line reaches zero: one print on, the schedule's end;
+    # many prints on, a live run's
     linear = [(float(s), 1e-3 * (1 - s / 1000)) for s in range(880, 1000, 20)]
-    assert prints_left(linear) is None
+    assert at_its_end(linear)
+    assert not at_its_end([(float(s), 1e-3 * (1 - s / 1000)) for s in range(400, 520, 20)])
 
 
 def _awr_table(last: int) -> str:
