@@ -306,6 +306,15 @@ class Run:
             return None
         return series.target_steps
 
+    def _short_of_plan(self) -> bool:
+        """Whether the run stands well short of its plan, in steps or, for a log that
+        prints none, in epochs (an iTransformer's `epoch  69/150`)."""
+        steps = self._plan_of_steps()
+        if premature(self.step, steps):
+            return True
+        epochs = self._plan_in_epochs(steps)
+        return epochs is not None and premature(epochs.done, epochs.planned)
+
     def _plan_in_epochs(self, plan_of_steps: int | None) -> PlanPosition | None:
         """Where a log that prints no step stands against the epochs it planned (Keras'
         `Epoch 125/1000` lines, then `Final validation …: 47.78%`): a completion said at
@@ -553,7 +562,7 @@ class Run:
             self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key,
                                severity)
         if event.kind is EventKind.COMPLETED and event.detail == SUMMARY \
-                and premature(self.step, self._plan_of_steps()) and self._patience_spent():
+                and self._short_of_plan() and self._patience_spent():
             event = replace(event, detail=EARLY_STOP)
         if event.kind is EventKind.COMPLETED:
             self._stopped_early = event.detail == EARLY_STOP

@@ -116,13 +116,21 @@ def says_training(text: str) -> bool:
     return _TRAIN_HEAD.match(text) is not None
 
 
+# A run's summary of itself, no training record: the best it reached, how many epochs it
+# ran (an iTransformer script's `iTransformer   best_val_loss=0.1045  epochs_run= 69  time=
+# 79.6s` after its last epoch). A record of nothing else is no training.
+_SUMMARY_NAME = lazy_re.compile(r"(?:^|_)(?:best|lowest|highest)(?:_|$)|"
+                                r"^(?:epochs|steps|iters|iterations)_(?:run|done|trained)$")
+
+
 def trains(metrics: Mapping[str, float]) -> bool:
     """Whether a record's metrics are the training's own (not only an evaluation's,
     not only timings)."""
     names = tuple(metrics)
     found = _TRAINS.get(names)
     if found is None:
-        found = any(EVALISH.search(k) is None and not is_bookkeeping(k) for k in names)
+        found = any(EVALISH.search(k) is None and not is_bookkeeping(k)
+                    and _SUMMARY_NAME.search(k) is None for k in names)
         if len(_TRAINS) >= 512:
             _TRAINS.clear()
         _TRAINS[names] = found

@@ -474,7 +474,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # `[17:56:50] update end, 3835.9 sec in all`), and FLAML's once its search's best
          # model is retrained (`Time taken to find the best model: 0.5975`)
          r"(?:^|\]\s)update end, [\d.]+ sec in all\b|"
-         r"\bTime taken to find the best model: [\d.]+", detail=SUMMARY),
+         r"\bTime taken to find the best model: [\d.]+|"
+         # how much the run ran, a field of its own summary (an iTransformer script's
+         # `iTransformer   best_val_loss=0.1045  epochs_run= 69  time= 79.6s`, once, after
+         # its last epoch)
+         r"\b(?:epochs|steps|iterations|iters)[_ ](?:run|trained|completed)\s*[=:]\s*\d+\b",
+         detail=SUMMARY),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,
     # Lightning `Monitored metric val_loss did not improve in the last 3 records. Best

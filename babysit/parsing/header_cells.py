@@ -22,7 +22,8 @@ _COLUMN_GAP = lazy_re.compile(r"\s{2,}|\t")
 # One column's name: words with single spaces between them, each starting with a letter
 # or a sign a unit is written with (`Tag %`, `NER P.`, `Loss (train)`).
 # A bare `#` is a column of counts (spaCy 3's `E    #       LOSS TOK2VEC  LOSS NER …`).
-_NAME = lazy_re.compile(r"^[A-Za-z_][\w./@()\[\]:-]*(?: [A-Za-z_%#(][\w./@%()\[\]:-]*)*$|^#$")
+# (a ratio's slash set apart, nolearn's `Train / Val`)
+_NAME = lazy_re.compile(r"^[A-Za-z_][\w./@()\[\]:-]*(?: [A-Za-z_%#(/][\w./@%()\[\]:-]*)*$|^#$")
 # Each segment ends at a `+` or `|`, so no line can be split into segments in two ways
 # (a pattern that could would take exponential time on a long `=====…x`).
 _RULE = lazy_re.compile(r"^\s*[+|]?(?:[-=]{3,}[+|])*[-=]{3,}[+|]?\s*$|^\s*=+(?:\s+=+)+\s*$")
@@ -45,6 +46,10 @@ def multiword_names(line: str) -> tuple[str, tuple[str, ...]] | None:
     text = line.strip()
     if text.startswith("|") and text.endswith("|") and text.count("|") >= 3:
         sep, cells = "|", [c.strip() for c in text.strip("|").split("|")]
+    elif text.count(" | ") >= 2:
+        # (columns set apart by ` | ` with no border, as `shapes` splits them: nolearn's
+        # `Epoch  |  Train loss  |  Valid loss  |  Train / Val  |  Valid acc  |  Dur`)
+        sep, cells = "|", [c.strip() for c in text.split("|")]
     else:
         sep, cells = " ", [c for c in _COLUMN_GAP.split(text) if c]
     names = delimited_names(cells)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
+from babysit.parsing.formats import has_counter
 from babysit.parsing.launch_ends import said_shape, start_up_shape
 from babysit.parsing.text import clean
 
@@ -101,7 +102,9 @@ class LaunchReader:
         """A line of the preamble (cleaned): printed before training, not a record."""
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(line) is not None and not _failing(line) \
-                and _PASSING.search(line) is None:
+                and _PASSING.search(line) is None and not has_counter(line):
+            # (not the loop's own counter, `epoch:  0` before the first epoch's records:
+            # it comes back at every epoch, no new launch's start-up)
             key = start_up_shape(line)
             if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:
                 # The preamble's first line again before any training: the launch before

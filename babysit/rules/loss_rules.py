@@ -467,6 +467,12 @@ class LossRule:
             # only a size that matters, or the numbers blowing up, says anything)
             return []
         window = self._window
+        if value < 0 and _ascending_to_zero(window):
+            # A negative objective climbing towards 0 by ever smaller steps is a
+            # likelihood being maximised, printed as a cost (Theano's RBM pre-training:
+            # `cost -85.22`, -52.69, -48.42, -45.45, -43.05): learning's curve upside down.
+            # A loss that diverges speeds up as it climbs.
+            return []
         short = self._count < _SHORT_RUN
         width = 3 if short else _LEVEL_WIDTH
         now = statistics.median([window[-i] for i in range(1, min(width, len(window)) + 1)])
@@ -787,6 +793,22 @@ class LossRule:
             return (f"; it follows a learning-rate increase {low:.3g} → {self._lrs[-1]:.3g} "
                     f"(expected only if that is a planned warm restart)")
         return ""
+
+
+_ASCENT_POINTS = 4  # the last points a likelihood's ascent is judged over
+_ASCENT_EASING = 1.1  # each step up at most this many times the one before
+
+
+def _ascending_to_zero(window: Sequence[float]) -> bool:
+    """Whether the last points are all below 0 and each above the one before by no more
+    than the step before it (easing towards 0): a likelihood maximised, not a loss
+    diverging."""
+    if len(window) < _ASCENT_POINTS:
+        return False
+    tail = [window[i] for i in range(len(window) - _ASCENT_POINTS, len(window))]
+    steps = [b - a for a, b in pairwise(tail)]
+    return tail[-1] < 0 and min(steps) > 0 \
+        and all(later <= _ASCENT_EASING * earlier for earlier, later in pairwise(steps))
 
 
 def _above(value: float, best: float) -> str:

@@ -1,9 +1,10 @@
 """Shapes read and judged since the forty-third session, each on lines written in the real
-shape of a public log (sealed-132 and sealed-133, scored blind first; sealed-130's
+shape of a public log (sealed-132 to sealed-137, each scored blind first; sealed-130's
 misses)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -280,3 +281,53 @@ def test_an_abbreviated_no_improvement_stop_is_an_early_stop(tmp_path: Path):
     lines += ["no improvement, best loss: 5.3619", "Stop training cause no impr for 10 epochs",
               "Training for 29/200 epoches done!"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+# -- sealed-136/137 ----------------------------------------------------------------------
+
+def test_a_negative_cost_climbing_to_zero_by_smaller_steps_is_no_divergence(tmp_path: Path):
+    costs = [-85.22, -52.69, -48.42, -45.45, -43.05, -40.92, -39.14, -37.51]
+    lines = ["... pre-training the model"]
+    lines += [f"Pre-training layer 0, epoch {e}, cost  {c}" for e, c in enumerate(costs)]
+    lines += [f"     epoch {e}, minibatch 71/71, best error {40 - e:.6f} %, best_auc: "
+              f"{0.64 + 0.001 * e:.6f}" for e in range(1, 12)]
+    lines += ["Optimization complete with best validation score of 20.0 %",
+              "The code ran for 12.5m"]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [a for a in _open(artifact) if a[0] == "divergence"], _open(artifact)
+    # a loss climbing faster and faster is still a divergence
+    lines = [f"step {i} loss {v}" for i, v in enumerate(
+        [2.0, 1.5, 1.2, 1.1, 1.0, 0.95, 0.9, 0.92, 1.3, 2.6, 5.9, 12.0, 25.0])]
+    assert [a for a in _open(verdict_of(tmp_path, lines)) if a[0] == "divergence"]
+
+
+def test_an_unbordered_table_names_its_columns_in_words_and_keeps_its_nan_rows():
+    parser = LogParser()
+    parser.feed(" Epoch  |  Train loss  |  Valid loss  |  Train / Val  |  Valid acc  |  Dur")
+    parser.feed("--------|--------------|--------------|---------------|-------------|-------")
+    record = parser.feed("     1  |         nan  |         nan  |          nan  |     47.83%  "
+                         "|  0.6s")
+    assert record is not None and record.epoch == 1
+    assert math.isnan(record.metrics["train_loss"]) and record.metrics["valid_acc"] == 47.83
+
+
+def test_a_summary_of_epochs_run_after_patience_spent_is_the_runs_early_stop(
+        tmp_path: Path):
+    losses = [0.4457 - 0.007 * e for e in range(49)] + [0.1045] \
+        + [0.1078 + 0.0004 * (e % 5) for e in range(20)]
+    lines = [f"  [iTransformer] epoch {e + 1:3d}/150  val_loss={v:.4f}  epoch_time=1.0s  "
+             f"elapsed={e + 1}s" for e, v in enumerate(losses)]
+    lines.append("iTransformer   best_val_loss=0.1045  epochs_run= 69  time= 79.6s")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_the_loops_counter_is_no_start_up_line(tmp_path: Path):
+    lines: list[str] = []
+    for epoch in range(2):
+        lines += ["2023-09-13 19:55:07.305611: ", f"epoch:  {epoch}",
+                  f"2023-09-13 20:09:55.016225: train loss : {-0.1 - 0.3 * epoch:.4f}",
+                  "2023-09-13 20:10:50.444458: validation loss: 0.5",
+                  "2023-09-13 20:10:50.723239: lr: 0.009991",
+                  f"2023-09-13 20:10:50.723503: This epoch took {943.4 - epoch:.6f} s", ""]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
