@@ -102,9 +102,7 @@ class LaunchReader:
         """A line of the preamble (cleaned): printed before training, not a record."""
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(line) is not None and not _failing(line) \
-                and _PASSING.search(line) is None and not has_counter(line):
-            # (not the loop's own counter, `epoch:  0` before the first epoch's records:
-            # it comes back at every epoch, no new launch's start-up)
+                and _PASSING.search(line) is None:
             key = start_up_shape(line)
             if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:
                 # The preamble's first line again before any training: the launch before
@@ -213,8 +211,11 @@ class LaunchReader:
         elif self.learning and (record is None or not record.events) and not in_traceback:
             self.remember(clean(raw_line))
         elif self._marks and not in_traceback and (record is None or not record.events):
-            key = start_up_shape(clean(raw_line))
-            again = key if key in self._marks else None
+            text = clean(raw_line)
+            key = start_up_shape(text)
+            # (not the loop's own counter, `epoch:  0` before the first epoch's records
+            # then `epoch:  1`: it comes back at every epoch, no new launch's start-up)
+            again = key if key in self._marks and not has_counter(text) else None
         if record is not None and record.events \
                 and any(e.kind in _FATAL_KINDS for e in record.events):
             self.failed()

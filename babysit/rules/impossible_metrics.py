@@ -92,6 +92,13 @@ def _names_a_share(key: str) -> bool:
     return _SHARE_WORD.search(key) is not None and _NOT_SHARE.search(key) is None
 
 
+def impossible_share(key: str, value: float) -> bool:
+    """Whether a value cannot be the share its name says it is: above 100 % or below 0
+    (a whole number is a count read beside a share, not this)."""
+    return math.isfinite(value) and not 0 <= value <= _TOP and value != int(value) \
+        and ".py" not in key and _names_a_share(key)
+
+
 class ImpossibleMetricRule:
     """A share metric above 100 % or below 0 (see the module); an evaluation's loss that
     is the training loss (see `_twinned`)."""
@@ -122,8 +129,7 @@ class ImpossibleMetricRule:
                                  f"says of the run cannot be trusted", key=key))
         for key in quality_keys(point.metrics):
             value = point.metrics[key]
-            if key in self._raised or not math.isfinite(value) or 0 <= value <= _TOP \
-                    or not _names_a_share(key) or ".py" in key or value == int(value):
+            if key in self._raised or not impossible_share(key, value):
                 # (a whole number above 100 is a count read beside its share — nanoGPT's
                 # `HellaSwag accuracy: 2486/10042=0.2476` —, not a share)
                 continue

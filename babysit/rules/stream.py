@@ -45,7 +45,7 @@ from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.gan_saturated import SaturatedGameRule
 from babysit.rules.grad_without_learning import GrowingGradRule
-from babysit.rules.impossible_metrics import ImpossibleMetricRule
+from babysit.rules.impossible_metrics import ImpossibleMetricRule, impossible_share
 from babysit.rules.inverted_ranking import InvertedRankingRule
 from babysit.rules.learning_rules import NotLearningRule
 from babysit.rules.loss_rules import LossRule
@@ -128,11 +128,12 @@ _NO_GRADIENT = 1e-8  # a norm this small is none
 
 
 def _score_fallen(last: Sequence[float], best: float, first: float | None,
-                  clear: float = 1.0) -> str | None:
+                  clear: float = 1.0, held: float | None = None) -> str | None:
     """How a score's last evaluations have fallen, `clear` times above the lines they
-    are held to: `fifth` (each at a fifth of its best or less), `halved` (never better
-    than its `first` evaluation, and the last three at half of it or less), or None."""
-    if max(last) <= clear * _COLLAPSED_SHARE * best:
+    are held to: `fifth` (each at a fifth of its best or less: the best it `held` on two
+    evaluations in a row, where known), `halved` (never better than its `first`
+    evaluation, and the last three at half of it or less), or None."""
+    if max(last) <= clear * _COLLAPSED_SHARE * (held if held is not None else best):
         return "fifth"
     if first is not None and first == best \
             and max(last[-_TIMES_EVALS:]) <= clear * first / _TIMES_FIRST_SCORE:
@@ -360,6 +361,9 @@ class EvalRule:
         self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
         self._undone: set[str] = set()  # raised, then judged back where the run started
         self._score_collapsed: set[str] = set()  # a score at a fifth of its best (a blocker)
+        # A score's best held on two evaluations in a row (the worse of each pair): one
+        # stray figure (HAQ's `acc: 48.43` among accuracies of 7) is no best to collapse from.
+        self._held_score: dict[str, float] = {}
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -391,7 +395,10 @@ class EvalRule:
             return out  # the run's summary of an evaluation it already printed
         for key, direction in judged:
             value = metrics[key]
-            if not math.isfinite(value):
+            if not math.isfinite(value) or (direction > 0 and impossible_share(key, value)):
+                # (a share past 100 % is no evaluation to judge: HAQ's `acc: 1557.7961`
+                # among accuracies of 7, a computing error the impossible-metric rule
+                # names; taken for a best, it made every later evaluation a collapse)
                 continue
             series = self.series.setdefault(
                 key, deque(maxlen=max(self.rules.eval_degradation_evals + 1, _EVAL_WINDOW)))
@@ -416,6 +423,9 @@ class EvalRule:
             else:
                 self._best_before[key] = self.best.get(key)
                 train = twin_train_loss(key, direction, metrics)
+                if direction > 0 and series:
+                    pair = min(value, series[-1][0])
+                    self._held_score[key] = max(self._held_score.get(key, pair), pair)
                 series.append((value, train if train is not None else point.train_loss))
                 self._evaluations[key] = self._evaluations.get(key, 0) + 1
                 if key not in self._first and len(self._first) < _EVAL_WINDOW:
@@ -485,10 +495,12 @@ class EvalRule:
         last = [value for value, _ in list(series)[-_COLLAPSED_EVALS:]]
         first = self._start_value(key)
         counted = self._evaluations.get(key, 0) >= _TIMES_MIN_EVALS
-        how = _score_fallen(last, best[0], first if counted else None)
+        held = self._held_score.get(key)
+        how = _score_fallen(last, best[0], first if counted else None, held=held)
         if how is not None and key not in self._score_collapsed:
             self._score_collapsed.add(key)
-            why = (f"has stood at a fifth of its best ({best[0]:.4g}) or less on each of its "
+            top = held if held is not None else best[0]
+            why = (f"has stood at a fifth of its best ({top:.4g}) or less on each of its "
                    f"last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} now): the model has "
                    f"fallen apart on unseen data") if how == "fifth" else (
                 f"has never been better than at the run's first evaluation ({first:.4g}) and "
@@ -499,7 +511,7 @@ class EvalRule:
                              key=key)]
         # (withdrawn only well clear of the line it crossed, not on its noise about it)
         if key in self._score_collapsed \
-                and _score_fallen(last, best[0], first, _COLLAPSE_CLEAR) is None:
+                and _score_fallen(last, best[0], first, _COLLAPSE_CLEAR, held) is None:
             self._score_collapsed.discard(key)
             if self._blocked(key):
                 return []  # another of the evaluation's blockers still holds
