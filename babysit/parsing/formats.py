@@ -8,6 +8,7 @@ cleaned text segment and returns a `Parsed` or None; they are tried in
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -611,18 +612,27 @@ def _held_out_part(text: str) -> tuple[int, str] | None:
     lowered = text.lower()
     if "val" not in lowered and "test" not in lowered and "dev" not in lowered:
         return None
+    # The line's pairs read once (not once before each split word and once after it: a
+    # 64 KiB line of `Train / Val | ` took a minute so), each name's last place among them.
+    pairs = list(_KV.finditer(text))
+    keys = [normalise_key(pair.group("key")) for pair in pairs]
+    starts = [pair.start() for pair in pairs]
+    last_at = {key: at for at, key in enumerate(keys)}
+    latest = -1  # the last place, among the pairs after, of a name seen before the word
+    taken = 0  # the pairs wholly before the word
     for word in _SPLIT_WORD.finditer(text):
-        before = {normalise_key(p.group("key")) for p in _KV.finditer(text, 0, word.start())}
-        if not before:
+        while taken < len(pairs) and pairs[taken].end() <= word.start():
+            latest = max(latest, last_at[keys[taken]])
+            taken += 1
+        if not taken:
             continue
-        pairs = list(_KV.finditer(text, word.end()))
-        if pairs and not text[word.end():pairs[0].start()].strip():
+        first = bisect.bisect_left(starts, word.end())
+        if first < len(pairs) and not text[word.end():starts[first]].strip():
             # (the word's own field, `Val Loss: 0.52`, names its split alone: the half is
             # held out only if the fields after it repeat the training's — `| LR: 1e-3 |
             # Elapsed: 49s` after it are the line's, not the validation's)
-            pairs = pairs[1:]
-        after = {normalise_key(p.group("key")) for p in pairs}
-        if before & after:
+            first += 1
+        if latest >= first:
             return word.start(), _SPLIT_PREFIX.get(word.group(1).lower(), "eval/")
     return None
 
