@@ -66,8 +66,8 @@ __all__ = ["Ending", "EndingAnomaly", "EndingSource", "RunLifecycle", "premature
 # A Python exception's own closing line (`RuntimeError: DataLoader worker … exited`), not
 # a logger's report of a worker's exit.
 _RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception)\b")
-_STOP_ECHOES = re.compile(r"KeyboardInterrupt|BrokenPipe|ConnectionReset|EOFError|"
-                          r"killed by signal|SystemExit|Interrupt")
+_STOP_ECHOES = re.compile(r"Interrupt|BrokenPipe|ConnectionReset|EOFError|"
+                          r"killed by signal|SystemExit")
 
 
 
