@@ -34,6 +34,7 @@ from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.constant_answer import ConstantAnswerRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.epoch_blowup import EpochBlowUpRule
+from babysit.rules.eval_blockers import BlockerLedger, Why
 from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
 from babysit.rules.eval_memory import BestLevels
@@ -348,8 +349,8 @@ class EvalRule:
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
-        self._runaway: set[str] = set()  # raised, then judged running away (a blocker)
-        self._multiplied: set[str] = set()  # several times its first evaluation (a blocker)
+        # Why each metric's degradation is held at blocker (see `eval_blockers`).
+        self._blockers = BlockerLedger()
         self._ran_away: set[str] = set()  # judged running away at some time
         self._contextual = ContextualEvaluations()
         self._levels = BestLevels()  # each metric's best level, kept past the window
@@ -359,8 +360,6 @@ class EvalRule:
         # run's start (an excerpt's first is no start to be back at).
         self._first: dict[str, tuple[float, int | None, bool]] = {}
         self._evaluations: dict[str, int] = {}  # evaluations of each metric so far
-        self._undone: set[str] = set()  # raised, then judged back where the run started
-        self._score_collapsed: set[str] = set()  # a score at a fifth of its best (a blocker)
         # A score's best held on two evaluations in a row (the worse of each pair): one
         # stray figure (HAQ's `acc: 48.43` among accuracies of 7) is no best to collapse from.
         self._held_score: dict[str, float] = {}
@@ -461,7 +460,7 @@ class EvalRule:
             elif key in self._raised and self._near_best(key, value, direction):
                 self._raised.discard(key)
                 self._mild.discard(key)
-                self._runaway.discard(key)
+                self._blockers.drop(key, Why.RUNAWAY)
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
                                    f"{key} back to {value:.4g}, near its best", key=key))
             if direction < 0 and key in self._raised and key not in self._mild:
@@ -469,7 +468,8 @@ class EvalRule:
                                                self._score_at_best(key, metrics, judged)))
             if direction > 0 and key in self._raised:
                 out.extend(self._judge_score_collapse(key, series))
-            if key in self._raised and key not in self._mild and key not in self._runaway:
+            if key in self._raised and key not in self._mild \
+                    and not self._blockers.holds(key, Why.RUNAWAY):
                 out.extend(self._judge_undone(key, series, direction,
                                               self._score_at_best(key, metrics, judged)))
                 if direction < 0:
@@ -497,8 +497,7 @@ class EvalRule:
         counted = self._evaluations.get(key, 0) >= _TIMES_MIN_EVALS
         held = self._held_score.get(key)
         how = _score_fallen(last, best[0], first if counted else None, held=held)
-        if how is not None and key not in self._score_collapsed:
-            self._score_collapsed.add(key)
+        if how is not None and self._blockers.hold(key, Why.COLLAPSED):
             top = held if held is not None else best[0]
             why = (f"has stood at a fifth of its best ({top:.4g}) or less on each of its "
                    f"last {_COLLAPSED_EVALS} evaluations ({last[-1]:.4g} now): the model has "
@@ -510,10 +509,9 @@ class EvalRule:
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER, f"{key} {why}",
                              key=key)]
         # (withdrawn only well clear of the line it crossed, not on its noise about it)
-        if key in self._score_collapsed \
+        if self._blockers.holds(key, Why.COLLAPSED) \
                 and _score_fallen(last, best[0], first, _COLLAPSE_CLEAR, held) is None:
-            self._score_collapsed.discard(key)
-            if self._blocked(key):
+            if not self._blockers.release(key, Why.COLLAPSED):
                 return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} back above a fifth of its best ({last[-1]:.4g})", key=key)]
@@ -538,17 +536,15 @@ class EvalRule:
             return []
         last = min(value for value, _ in list(series)[-_TIMES_EVALS:])
         why = self._multiplied_why(key, series, last)
-        if why is not None and key not in self._multiplied:
-            self._multiplied.add(key)
+        if why is not None and self._blockers.hold(key, Why.MULTIPLIED):
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
                              f"{key} {why} ({series[-1][0]:.4g} now): training made the "
                              f"model worse on unseen data than the one it began from"
                              if why.startswith("has never") else f"{key} {why} "
                              f"({series[-1][0]:.4g} now): the model is broken on unseen data",
                              key=key)]
-        if why is None and key in self._multiplied:
-            self._multiplied.discard(key)
-            if self._blocked(key):
+        if why is None and self._blockers.holds(key, Why.MULTIPLIED):
+            if not self._blockers.release(key, Why.MULTIPLIED):
                 return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} back below several times its first evaluation or its "
@@ -571,12 +567,6 @@ class EvalRule:
             return (f"stands at {last / held:.1f}× the best it held ({held:.4g}) or more on "
                     f"each of its last {_TIMES_EVALS} evaluations")
         return None
-
-    def _blocked(self, key: str) -> bool:
-        """Whether one of the evaluation's blocker judgements still holds for `key`: a
-        judgement withdrawn leaves the severity to the others."""
-        return any(key in held for held in (self._runaway, self._multiplied, self._undone,
-                                            self._score_collapsed))
 
     def _start_value(self, key: str) -> float | None:
         """A metric's first evaluation when it came at the run's start, else None."""
@@ -630,16 +620,14 @@ class EvalRule:
         lost = all((value - first) * direction <= _UNDONE_KEPT * gain
                    for value, _ in list(series)[-_UNDONE_EVALS:])
         if lost and gain > 0 and gain >= _UNDONE_GAIN * abs(best) \
-                and key not in self._undone:
-            self._undone.add(key)
+                and self._blockers.hold(key, Why.UNDONE):
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
                              f"{key} is back where the run's first evaluation had it "
                              f"({first:.4g}; its best {best:.4g}) on its last "
                              f"{_UNDONE_EVALS} evaluations: all the run had learned is lost",
                              key=key)]
-        if not lost and key in self._undone:
-            self._undone.discard(key)
-            if self._blocked(key):
+        if not lost and self._blockers.holds(key, Why.UNDONE):
+            if not self._blockers.release(key, Why.UNDONE):
                 return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} above its first evaluation again "
@@ -672,15 +660,14 @@ class EvalRule:
         model gets wrong ever more confidently, not on what it gets right — over-fitting
         to look at, not a collapse."""
         found = None if score_holds else self._running_away(series)
-        if found is not None and key not in self._runaway:
-            self._runaway.add(key)
+        if found is not None and self._blockers.hold(key, Why.RUNAWAY):
             self._ran_away.add(key)
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.BLOCKER,
                              f"{key} has been {found}: what the model does on unseen data "
                              f"is collapsing", key=key)]
-        if found is None and key in self._runaway and series[-1][0] <= series[-2][0]:
-            self._runaway.discard(key)
-            if self._blocked(key):
+        if found is None and self._blockers.holds(key, Why.RUNAWAY) \
+                and series[-1][0] <= series[-2][0]:
+            if not self._blockers.release(key, Why.RUNAWAY):
                 return []  # another of the evaluation's blockers still holds
             return [Reassess(AnomalyType.EVAL_DEGRADATION, Severity.MEDIUM,
                              f"{key} stopped climbing ({series[-1][0]:.4g})", key=key)]
@@ -823,7 +810,7 @@ class EvalRule:
             for held in (self.series, self.best, self._first, self._at, self._evaluations):
                 held.pop(key, None)
             self._levels.forget(key)
-            self._undone.discard(key)
+            self._blockers.drop(key, Why.UNDONE)
 
 
 def _eval_term(key: str, totals: set[str]) -> bool:
