@@ -15,13 +15,19 @@ from __future__ import annotations
 from babysit import lazy_re
 from babysit.parsing.log_prefix import message
 
-# `Evaluating on val.`, `Validating on the dev set`, `Running evaluation on test:`.
+# `Evaluating on val.`, `Validating on the dev set`, `Running evaluation on test:`; or
+# the pass named by its verb and the epoch it runs in (DiffV2IQA's `Running testing in
+# epoch 54`, then `Epoch:54 ===== loss:7.944 ===== SRCC:-0.2564` under the names its
+# training line `train epoch:55 / loss:0.01411 / SRCC:0.8721` uses).
 _ANNOUNCED = lazy_re.compile(
     r"^\W*(?:(?:INFO|DEBUG|NOTICE)\W*)?"
-    r"(?:Evaluating|Validating|Testing|Running (?:evaluation|validation))\s+on\s+(?:the\s+)?"
-    r"(?P<split>val|valid|validation|dev|test|eval)\b(?:\s+(?:set|split|data(?:set)?))?"
+    r"(?:(?:Evaluating|Validating|Testing|Running (?:evaluation|validation))\s+on\s+(?:the\s+)?"
+    r"(?P<split>val|valid|validation|dev|test|eval)\b(?:\s+(?:set|split|data(?:set)?))?|"
+    r"(?:Running |Starting |Start )?(?P<verb>[Ee]valuat(?:ing|ion)|[Vv]alidat(?:ing|ion)|"
+    r"[Tt]esting)\s+(?:in|at|after|for)\s+(?P<counter>epoch|step|iter(?:ation)?)\s*(?P<n>\d+))"
     r"[\s.:!…]*$")
 _SPLIT_NAME = {"valid": "val", "validation": "val", "eval": "val"}
+_VERB_SPLIT = {"e": "val", "v": "val", "t": "test"}
 
 
 class AnnouncedEvals:
@@ -29,20 +35,27 @@ class AnnouncedEvals:
 
     def __init__(self) -> None:
         self.split: str | None = None
+        # The epoch the announcement named (`Running testing in epoch 54`): a log that
+        # prints no step still knows which record is the pass's, the one of that epoch.
+        self.epoch: int | None = None
 
     def line(self, text: str) -> bool:
         """Whether the line announces an evaluation (then the split waits for its record)."""
-        if " on " not in text or not ("valuat" in text or "alidat" in text or "esting" in text):
+        if not ("valuat" in text or "alidat" in text or "esting" in text) \
+                or not (" on " in text or " in " in text or " at " in text
+                        or " after " in text or " for " in text):
             return False
         found = _ANNOUNCED.match(message(text))
         if found is None:
             return False
         split = found.group("split")
-        self.split = _SPLIT_NAME.get(split, split)
+        self.split = _SPLIT_NAME.get(split, split) if split is not None \
+            else _VERB_SPLIT[found.group("verb")[0].lower()]
+        self.epoch = int(found.group("n")) if found.group("counter") == "epoch" else None
         return True
 
     def take(self) -> str | None:
         """The split waiting for its record, once (the next record is the evaluation's or
         the announcement was of something else)."""
-        split, self.split = self.split, None
+        split, self.split, self.epoch = self.split, None, None
         return split

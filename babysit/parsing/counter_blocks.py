@@ -59,6 +59,7 @@ class CounterBlocks:
         self._names: frozenset[str] | None = None  # the members of a block seen twice
         self._first: frozenset[str] | None = None  # the members of the first block
         self._read = False
+        self._wrapped = False  # a line of the open block read as a wrapped figure's tail
         # The heads name their plan (`Learning iteration 3/300`): the shape is sure from
         # the first block, and the plan is the last head's total.
         self._sure = False
@@ -94,7 +95,7 @@ class CounterBlocks:
             word = head.group("word").lower().rstrip("s")
             closed = self._close(word)
             self._word, self._step = word, int(head.group("n"))
-            self._values, self._read = {}, False
+            self._values, self._read, self._wrapped = {}, False, False
             if head.group("total") is not None and (
                     text.startswith("  ") or stripped.startswith("Learning")):
                 # A head with its plan, centred on a line of its own, is this shape
@@ -120,6 +121,13 @@ class CounterBlocks:
                 return self._record()
             if self._sure and (_RULE.match(stripped) or ":" in stripped):
                 return True  # the banner's rule, a figure of several parts
+            if self._sure and not self._wrapped and not self._read:
+                # One line of a sure block that reads as nothing: the tail of a figure
+                # the terminal wrapped at its width (an issue's paste of rsl_rl's block:
+                # `Computation: 14963 steps/s (collection: 6.407s, learning` and then
+                # `0.163s)`). A second such line ends the block: other output.
+                self._wrapped = True
+                return True
             if _RULE.match(stripped) and not self._read:
                 # a table's rule inside the block (`tabulate`'s `----   ----` under the
                 # head, its `====` after the rows): the block goes on

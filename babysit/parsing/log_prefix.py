@@ -27,7 +27,9 @@ _HEAD_FIELD = lazy_re.compile(
     r"|[A-Za-z][\w.]*:[ \t]+(?=\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})"
     # ISO (or a date and a time apart by a slash: `2022-03-31/22:45:47`)
     # (its date by slashes or dots too: robust_overfitting's `[2020/04/27 12:22:28] - `)
-    r"|\[?\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2}|\.\d{2}\.\d{2})[ T/]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    # (or in eight digits: DiffV2IQA's `[20250522 16:25:17 INFO    ] Running training epoch 55`)
+    r"|\[?\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2}|\.\d{2}\.\d{2}|\d{4}(?=[ T]))[ T/]\d{2}:\d{2}:\d{2}"
+    r"(?:[.,]\d+)?"
     r"(?:Z|[+-]\d{2}:?\d{2})?\]?"
     r"|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?"  # a time of day
     # C's and Python's `asctime` (the skeleton-action trainers' `print_log`, 2s-AGCN, MS-G3D,
@@ -58,6 +60,9 @@ _HEAD_FIELD = lazy_re.compile(
     # the process's id before the level (FuxiCTR's `%(asctime)s P%(process)d
     # %(levelname)s %(message)s`: `2025-05-31 15:11:47,522 P16402 INFO Train loss: 0.69`)
     r"|(?:P|pid[:=]?)\d+(?=[ \t]+\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE|ERROR|CRITICAL)\b)"
+    # a level padded to its width, closing the bracket its timestamp opened (`[20250522
+    # 16:25:17 INFO    ] …`, `[2024-01-01 12:00:00 WARNING] …`)
+    r"|(?<=[\d ])(?:INFO|DEBUG|WARNING|WARN|NOTICE|ERROR|CRITICAL)[ \t]*\](?=\s)"
     r"|\[?(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]?(?=[\s|:-])"  # a level
     # ... and the logger's dotted name after it, fields joined by tabs (torchdistill's
     # `%(asctime)s\t%(levelname)s\t%(name)s\t%(message)s`: `2020-10-16 21:41:20,381\tINFO\t

@@ -807,8 +807,10 @@ class LogParser:
                 self._took = True
                 return None
             if parsed is not None and parsed.metrics and self._announced.split is not None:
+                epoch = self._announced.epoch
                 split = self._announced.take()
-                if parsed.step is None and self.step is not None:
+                if parsed.step is None and (self.step is not None or (
+                        epoch is not None and parsed.epoch == epoch)):
                     # an announced evaluation's figures (`announced_evals`)
                     parsed = replace(parsed, metrics={
                         f"{split}_{k}": v for k, v in parsed.metrics.items()})

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 from babysit import lazy_re
 from babysit.parsing.formats import SPLIT_NAMES, Parsed, parse_key_values
@@ -87,6 +88,16 @@ _LABEL = lazy_re.compile(r"(?:^|_)(?:layer|stage|phase|fold|run|round|trial|task
 _NOT_QUALITY = lazy_re.compile(r"speed|/s|/sec|per_s|throughput|time|gpu|mem|_mb$|_gb$|eta")
 
 
+# A line of one-word names, each and its number one space apart and nothing else (a
+# split's tag in brackets before them, a remark in parentheses after): `[Train] Epoch 102
+# Step 10000/10010 Loss 2.5567 Acc 61.25%`. The spaces after a number are the fields'
+# separators (`_ONE_SPACE`).
+_ONE_SPACED = lazy_re.compile(
+    r"^(?:\[[A-Za-z]{2,12}\] )?"
+    r"(?:[A-Za-z][A-Za-z0-9_@]{0,30} [-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+    r"(?:/\d+|%)?(?: |$)){2,12}(?:\((?=[^()\d]*[A-Za-z])[^()\d]{1,24}\))?\s*$")
+_ONE_SPACE = lazy_re.compile(r"(?<=[\d%]) (?=[A-Za-z(])")
+
 # A field that is the time the line was printed (a TrOCR script's `Epoch  4 | train 1.7439
 # | val 1.4283 | 2026-06-18 12:46:30`): a date, a time of day, or both.
 _STAMP_FIELD = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$|"
@@ -97,10 +108,19 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
     """A line of `Name value` fields (see the module's docstring), else None. With
     `known_names=False` (a line whose shape the run prints over and over) a field of any
     name is a measure: Torch7's `epoch 80  running_average 0.7634` (a reward's average)."""
-    if "=" in segment or ("|" not in segment and "," not in segment and "\t" not in segment
-                          and "  " not in segment and " - " not in segment
-                          and not _BARE_COUNT.match(segment)):
+    if "=" in segment:
         return None
+    one_spaced = None  # the line as it came, when its fields are one space apart
+    if "|" not in segment and "," not in segment and "\t" not in segment \
+            and "  " not in segment and " - " not in segment and not _BARE_COUNT.match(segment):
+        if _ONE_SPACED.match(segment) is None:
+            return None
+        one_spaced = segment
+        # `[Validation] Epoch 102 ValLoss 2.0061 ValAcc 72.94% (raw)`: one-word names
+        # and their numbers, one space apart and nothing else: each pair is a field (the
+        # split's tag at the head is the evaluation reader's to see, no field)
+        segment = _ONE_SPACE.sub(" | ", segment[segment.find("]") + 1:]
+                                 if segment.startswith("[") else segment)
     if "tensor(" in segment:  # `Loss tensor(2.5000, device='cuda:0')`: the value alone
         segment = _TENSOR.sub(r"\1", segment)
     if segment.endswith("]"):
@@ -161,6 +181,13 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
                             and "epoch" in counters)
     if not measured or (not counters and counted is None):
         return None
+    if one_spaced is not None:
+        generic = parse_key_values(one_spaced)
+        if generic is not None and (generic.step is not None or generic.epoch is not None):
+            # The generic reader places the line's counters (`Epoch 102 Step 10000/10010`:
+            # a batch of the epoch, `per_epoch`); the fields add the figures it did not
+            # name (`Acc 61.25%`, capitalised).
+            return replace(generic, metrics={**metrics, **generic.metrics})
     generic = parse_key_values(segment)
     if generic is not None and any(_MEASURE.search(k) for k in generic.metrics) \
             and metrics.keys() <= generic.metrics.keys():

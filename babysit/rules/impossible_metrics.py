@@ -48,8 +48,12 @@ _SHARE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:acc|accuracy|dice|iou|miou|m?ap
 # taken off to find the training's twin.
 _EVAL_LOSS = lazy_re.compile(r"^(?:val|valid|validation|eval|dev)[_/](?=.*loss)")
 _TWIN_RECORDS = 5  # records in a row, equal to every digit, before it speaks
-# Names of a count or a size that share a word with a score (`map_size`, `acc_steps`).
-_NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$", re.IGNORECASE)
+# Names of a count or a size that share a word with a score (`map_size`, `acc_steps`);
+# a reward's or a penalty's term, signed by design (Isaac Lab's `Episode_Reward/dof_acc_l2:
+# -0.1826`, the joints' acceleration penalised); a norm (`_l1`, `_l2`: `acc` there is an
+# acceleration).
+_NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$|reward|(?:^|[/_])rew_|"
+                             r"penalt|_l[12]$", re.IGNORECASE)
 
 
 # A distance between distributions or images, never below 0 (`fid50k_full`, `kid`, `fvd`,

@@ -32,6 +32,7 @@ from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
 from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.constant_answer import ConstantAnswerRule
+from babysit.rules.correlation_chance import CorrelationChanceRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.epoch_blowup import EpochBlowUpRule
 from babysit.rules.eval_blockers import BlockerLedger, Why
@@ -963,6 +964,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     EvalChanceRule,
     DetectorChanceRule,
     InvertedRankingRule,
+    CorrelationChanceRule,
     QValueRule,
     ConfidentlyWrongRule,
     SaturatedOutputRule,
@@ -991,7 +993,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 # loss): a new run in the same log has a history of its own.
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
-    FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule)
+    FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule,
+    CorrelationChanceRule)
 
 
 @dataclass
