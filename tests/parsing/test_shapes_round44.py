@@ -1,0 +1,104 @@
+"""Shapes read and judged since the forty-fourth session, each on lines written in the real
+shape of a public log (sealed-138 and sealed-139, each scored blind first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from babysit.parsing.log_prefix import message
+from babysit.parsing.parser import LogParser
+from tests.rules.test_loss_rules import verdict_of
+
+
+def _records(lines: list[str]) -> list[Any]:
+    parser = LogParser()
+    return [r for r in (parser.feed(line) for line in lines) if r is not None] + parser.finish()
+
+
+def _open(artifact: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]
+            if "resolved" not in a["description"]]
+
+
+# -- an image-quality model scored by rank correlation ------------------------------------
+
+def _iqa_epoch(epoch: int, train_srcc: float, test_srcc: float) -> list[str]:
+    stamp = f"[20250522 16:{epoch % 60:02d}:17 INFO    ]"
+    return [f"{stamp} Running training epoch {epoch}",
+            f"{stamp} train epoch:{epoch} / loss:{0.2 / epoch:.5f} / SRCC:{train_srcc} / "
+            f"PLCC:{train_srcc + 0.02:.4f}",
+            f"{stamp} Starting eval...",
+            f"{stamp} Running testing in epoch {epoch}",
+            f"{stamp} Epoch:{epoch} ===== loss:{6 + 0.1 * epoch:.3f} ===== SRCC:{test_srcc} "
+            f"===== PLCC:{test_srcc + 0.01:.4f}",
+            f"{stamp} Eval done...",
+            f"{stamp} Epoch {epoch} done. Time: 5.0min"]
+
+
+def test_an_evaluation_announced_with_its_epoch_is_read_as_the_test_split():
+    records = _records(_iqa_epoch(54, 0.87, -0.12))
+    test = [r for r in records if r.metrics and "test_srcc" in r.metrics]
+    train = [r for r in records if r.metrics and "srcc" in r.metrics]
+    assert test and test[0].metrics["test_loss"] == 11.4
+    assert train and train[0].metrics["loss"] == 0.0037  # the training's own loss kept
+
+
+def test_a_held_out_correlation_below_zero_beside_a_fitted_training_split_is_not_learning(
+        tmp_path: Path):
+    lines: list[str] = []
+    for epoch, test in zip(range(54, 58), (-0.26, -0.12, -0.14, -0.05), strict=True):
+        lines += _iqa_epoch(epoch, 0.87, test)
+    artifact = verdict_of(tmp_path, lines)
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_held_out_correlation_that_climbs_is_not_flagged(tmp_path: Path):
+    lines: list[str] = []
+    for epoch, test in zip(range(1, 7), (-0.05, 0.1, 0.3, 0.5, 0.6, 0.65), strict=True):
+        lines += _iqa_epoch(epoch, 0.4 + 0.05 * epoch, test)
+    assert not any(kind == "not-learning" for kind, _ in _open(verdict_of(tmp_path, lines)))
+
+
+def test_an_eight_digit_date_and_a_padded_level_closing_the_bracket_are_a_loggers_head():
+    assert message("[20250522 16:25:17 INFO    ] Running testing in epoch 54") \
+        == "Running testing in epoch 54"
+    assert message("[2024-01-01 12:00:00 WARNING] loss: 3") == "loss: 3"
+
+
+# -- one-space `Name value` lines ---------------------------------------------------------
+
+def test_one_space_name_value_lines_are_read_whole_with_capitalised_names():
+    records = _records(["[2025-11-07 07:53:10] [Train] Epoch 3 Step 10000/10010 Loss 2.5567 "
+                        "Acc 61.25%",
+                        "[2025-11-07 07:59:04] [Validation] Epoch 3 ValLoss 2.0061 ValAcc "
+                        "72.94% (raw)"])
+    assert records[0].metrics == {"loss": 2.5567, "acc": 61.25}
+    assert records[0].epoch == 3.0
+    assert records[1].metrics == {"valloss": 2.0061, "valacc": 72.94}
+
+
+def test_prose_with_numbers_one_space_apart_is_no_record():
+    assert not any(r.metrics for r in _records(["Loaded 5 files from 3 folders"]))
+
+
+# -- rsl_rl's block pasted from a narrow terminal -----------------------------------------
+
+def test_a_counter_block_with_a_wrapped_figure_is_still_read(tmp_path: Path):
+    lines = ["#" * 80,
+             "                     Learning iteration 8391/10000",
+             "",
+             "                       Computation: 14963 steps/s (collection: 6.407s, learning",
+             "0.163s)",
+             "               Value function loss: inf",
+             "                    Surrogate loss: 0.0000",
+             "             Mean action noise std: 0.56",
+             "                 Mean total reward: 25.66",
+             "               Mean episode length: 1000.00",
+             "         Episode_Reward/dof_acc_l2: -0.1826"]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("nan-inf", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+    # a reward's term named for an acceleration penalty is signed by design, no share
+    assert not any(kind == "impossible-metric" for kind, _ in _open(artifact))
