@@ -32,8 +32,11 @@ from babysit.parsing.text import normalise_key, to_number
 # name (`iter 35 - mae 0.89`); before a number they set a name from its value (`cost
 # 0.41` with two spaces), and a dash against a number (`-inf`) is the number's.
 # A bracketed counter ends its own field (`[Step 500/159210] Train 9.6801 | Val 9.6793`).
-_SEPARATOR = lazy_re.compile(r"\s*(?:\||,|\t)\s*|(?:\s{2,}|\s+-\s+)(?=[A-Za-z\[])|"
-                             r"(?<=\d\])\s+(?=[A-Za-z])")
+# (Each begins where a run of spaces begins, and eats it whole: tried from inside a long
+# run, then backtracked, a line of 60,000 spaces took minutes.)
+_SEPARATOR = lazy_re.compile(r"(?<!\s)(?:[^\S\t]*+(?:\||,|\t)\s*|"
+                             r"(?:\s{2,}+|\s++-\s+)(?=[A-Za-z\[]))|"
+                             r"(?<=\d\])\s++(?=[A-Za-z])")
 # Remarks in parentheses at the end of a line, words only (`(saved)`, `(best BLEU
 # saved)`, `(*)`, `(new best!)`): what the loop did, not a measure.
 _REMARK = lazy_re.compile(r"(?:\s+\((?=[^()\d]*[A-Za-z*!])[^()\d]{1,40}\))+\s*$")
