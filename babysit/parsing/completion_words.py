@@ -93,6 +93,11 @@ _SAID = lazy_re.compile(
     rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"
     rf"(?:was\s+|has\s+been\s+|is\s+)?)?trained\s+(?:in|for|after)\s+(?:{_COUNT}\b|"
     r"\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\b)|"
+    # (or said alone, the whole line: a federated CheXpert notebook's `Model trained` after
+    # its last round; `The model has been trained successfully.`)
+    r"^\W*(?:the\s+)?(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"
+    r"(?:was\s+|has\s+been\s+|is\s+)?(?:successfully\s+)?trained(?:\s+successfully)?"
+    r"\s*[.!]*\s*$|"
     # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
     # `finished run`, `Completed the training`
     rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"
@@ -131,7 +136,7 @@ def _may_say(text: str) -> bool:
     if "fini" in low or "complet" in low or "done" in low or "end" in low or "over" in low \
             or "succe" in low or "termin" in low or "fertig" in low or "conclu" in low \
             or "finaliz" in low or "abgeschlossen" in low or "solved" in low \
-            or "trained " in low or "fin " in low or "fim " in low or "fine " in low:
+            or "trained" in low or "fin " in low or "fim " in low or "fine " in low:
         return True
     return not text.isascii() and any(word in low for word in _OTHER_LANGUAGES)
 

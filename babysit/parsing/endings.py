@@ -366,6 +366,16 @@ class EndingReader:
             return None
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:
+            gaps = self._epoch_gaps
+            if base == 0 and len(gaps) >= 2 and len(set(gaps)) == 1 and gaps[-1] > 1 \
+                    and epoch + gaps[-1] >= planned:
+                # Printed every `gap` epochs from epoch 0 (MuseGAN's `Epoch 0/1000`,
+                # `Epoch 10/1000` … `Epoch 990/1000`): the last print such a loop makes
+                # before its plan, where a finished run's log stops too (LAST_PRINT).
+                self._plan_said = epoch
+                return LogEvent(EventKind.COMPLETED,
+                                f"epoch {int(epoch)}, the run's last logging point before "
+                                f"its planned {planned} epochs", LAST_PRINT)
             return None
         self._plan_said = epoch
         return LogEvent(EventKind.COMPLETED, f"epoch {int(epoch)}, the last of {planned} planned",

@@ -419,6 +419,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # `✅ Restored best model from epoch 1`)
     _sig(EventKind.BEST_RESTORED, r"\b[Rr]estor(?:ed|ing)\s+(?:the\s+)?best\s+"
          r"(?:model|weights|checkpoint|state)\s+(?:from|of|at)\s+epoch\s*:?\s*(\d+)\b", 1),
+    # ... or said to be the model's now, in a library's warning (pytorch-tabnet's
+    # callbacks.py after its early stop: `UserWarning: Best weights from best epoch are
+    # automatically used!`)
+    _sig(EventKind.BEST_RESTORED, r"\b[Bb]est (?:weights|model|checkpoint|state)\b[^.!]{0,40}?\b"
+         r"(?:are|were|is|was|been|get|got) (?:automatically |now )?(?:used|loaded|restored)\b"),
     # The best checkpoint evaluated, or loaded, as the run's model once training is over
     # (Ultralytics: `Validating runs/detect/train/weights/best.pt...` after `100 epochs
     # completed`; `Testing best_model.pth`): what the run delivers is its best.
@@ -501,7 +506,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # (a verb between: pytorch-tabnet's `Early stopping occurred at epoch 30 with
          # best_epoch = 25 …`)
          r"\b[Ee]arly[ -][Ss]topp(?:ing|ed)(?: (?:occurred|occured|happened|kicked in))?"
-         r"(?:[.\s]*(?:(?:at|after|on|in)\b|@)|[.!]*\s*$)|"
+         # (the English words in a line otherwise another language's: `Early stopping à
+         # l'époque 73`, `Early stopping en la época 5`, `Early stopping bei Epoche 12`)
+         r"(?:[.\s]*(?:(?:at|after|on|in|à|en|em|na|no|bei|nach|all[ao]?|nella)\b|@)|"
+         r"[.!]*\s*$)|"
          # OpenNMT-py: `Training finished after not improving. Early Stop!`
          # (FuxiCTR's banner, `********* Epoch=3 early stop *********`)
          r"\b[Ee]arly [Ss]top[\s.!*=#~-]*$|^\W*EARLY[ _]STOP(?:PED|PING)?\W*$|"
@@ -548,8 +556,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # ends, halts, terminates) and why — no improvement, patience used up, converged —
     # in either order (`No improvement over 5 epochs, stop training`, `Validation loss
     # has not improved for 10 epochs. Terminating.`, `Converged; halting training`).
-    # A configuration's `early_stopping_patience: 10` names no reason said, only a knob.
+    # A configuration's `early_stopping_patience: 10` names no reason said, only a knob;
+    # nor does the rule announced before training (XGBoost's and pytorch-tabnet's `Will
+    # train until validation stopping metric hasn't improved in 100 rounds.`, `stop if no
+    # improvement for 5 epochs`): a condition, not a stop.
     _sig(EventKind.COMPLETED, r"^(?!\s*(?:if|elif|while|#)\b)(?!.*[=:]\s*\d+\s*$)"
+         r"(?!.*\b(?:until|unless|if)\b)"
          # (or no progress in other words: the Chinese text-classification loops'
          # `No optimization for a long time, auto-stopping...`)
          # (cut short too: a Conv-TasNet trainer's `Stop training cause no impr for 10
@@ -801,7 +813,8 @@ def _quoted(line: str, at: int) -> bool:
 _NEVER_BENIGN = frozenset({EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
                            EventKind.BEST_CHECKPOINT, EventKind.STOPPED_BY_SIGNAL,
                            EventKind.WORKERS_STOPPED, EventKind.RESTARTED,
-                           EventKind.LOSS_SCALE, EventKind.LOSS_SCALE_FLOOR})
+                           EventKind.LOSS_SCALE, EventKind.LOSS_SCALE_FLOOR,
+                           EventKind.BEST_RESTORED})
 _EVEN_IN_WARNINGS = tuple(s for s in SIGNATURES if s.kind in _NEVER_BENIGN)
 
 

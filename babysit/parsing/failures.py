@@ -101,6 +101,12 @@ _FRAME_FUNCTION = lazy_re.compile(r"\", line \d+, in (\S+)\s*$")
 # Where a traceback of an exception nothing caught begins: the script's top level (or
 # runpy's, for `python -m`).
 _TOP_LEVEL = frozenset({"<module>", "_run_module_as_main", "_run_code"})
+# Functions of Python's own that run callbacks as the process exits, catch what they raise
+# and print its traceback (`traceback.print_exc()`), then go on: multiprocessing's
+# finalizers (`_run_finalizers`: a worker's temporary directory on NFS, `OSError: [Errno
+# 16] Device or resource busy: '.nfs…'`, after every epoch of a Lightning run and after its
+# `max_epochs` reached) and atexit's callbacks. A traceback opening there ended nothing.
+_PRINTED_AND_CAUGHT = frozenset({"_run_finalizers", "_run_exitfuncs", "_exit_function"})
 # Frames of a program still loading its modules: their top levels and the import
 # machinery between them (`importlib.import_module`, `_bootstrap`'s own frames).
 _LOADING = frozenset({*_TOP_LEVEL, "import_module", "_gcd_import", "_find_and_load",
@@ -425,6 +431,8 @@ class FailureReader:
         if closing is not None:
             self._lines = 0
             name, message = closing
+            if self._first_frame in _PRINTED_AND_CAUGHT:
+                self._logged = True  # the caller caught it and printed it: noise at exit
             if self._logged:
                 if self._in_thread:  # not the process's end, but not nothing either
                     self._in_thread = False
@@ -494,6 +502,15 @@ class FailureReader:
             if match is not None:
                 return line[match.end():]
         return line
+
+    def said_again(self, line: str) -> None:
+        """A line printed before, word for word, that the parser passes by: one that
+        announces the next traceback as not the process's (`Exception ignored in:
+        <function Meteor.__del__ at 0x…>`, the same destructor at every epoch's end) still
+        announces it."""
+        if "Exception" in line and self._lines == 0 and _NOT_THE_PROCESS.match(line) \
+                and len(self._announced) < 8:
+            self._announced.append("in thread" in line)
 
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""

@@ -49,7 +49,9 @@ def multiword_names(line: str) -> tuple[str, tuple[str, ...]] | None:
     elif text.count(" | ") >= 2:
         # (columns set apart by ` | ` with no border, as `shapes` splits them: nolearn's
         # `Epoch  |  Train loss  |  Valid loss  |  Train / Val  |  Valid acc  |  Dur`)
-        sep, cells = "|", [c.strip() for c in text.split("|")]
+        # (or a border on one side only: pytorch-tabnet's `| EPOCH |  train  |   valid  |
+        # total time (s)`, its rows `| 1     | -44154.26172 |  -1209990.25000 |   0.0`)
+        sep, cells = "|", [c.strip() for c in text.strip("|").split("|")]
     else:
         sep, cells = " ", [c for c in _COLUMN_GAP.split(text) if c]
     names = delimited_names(cells)

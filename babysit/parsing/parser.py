@@ -108,6 +108,10 @@ _EPOCH_SUM_RATIO = 10.0
 _RECENT_BATCHES = 50
 # A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
 # results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
+# A heading over the run's best results, its figures indented under it (R2Gen's `Best
+# results (w.r.t BLEU_4) in validation set:` then `\tepoch : 26`, `\ttrain_loss : 0.374`
+# after its early stop): a restatement of an earlier epoch, no record.
+_BEST_HEADING = lazy_re.compile(r"^\W{0,4}(?:[Bb]est|BEST)\b[^:=]{0,80}:\s*$")
 _REPORT_BANNER = lazy_re.compile(
     r"^\s*[=*#-]{3,}\s*(?:[Ff]inal |FINAL |[Bb]est |BEST )?(?:[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|"
     r"[Tt]est|TEST|[Ee]val(?:uation)?|EVAL)\b[\w ]{0,30}?[=*#-]{3,}\s*$")
@@ -207,6 +211,7 @@ class LogParser:
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
+        self._best_block = False  # under a heading of the run's best (`_BEST_HEADING`)
         self._empty_epochs = EmptyEpochs()  # epochs that ran no iteration
         self._class_accuracies = ClassAccuracies()  # a classifier answering one class
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
@@ -528,6 +533,7 @@ class LogParser:
             self._endings.final_epoch.printed_on(raw_line)
             self._shapes.follow_arrays(raw_line)
             self._banner_counters.epoch(raw_line)  # a banner's rule, said again
+            self._failures.said_again(raw_line)  # (`Exception ignored in: …` each epoch)
             if raw_line.strip():
                 self._bars.eval_banner = _begins_evaluation(raw_line)
             self._start_up_again(launches.after(raw_line, None, False,
@@ -669,6 +675,15 @@ class LogParser:
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
+        if self._best_block:
+            if line[:1] in " \t":
+                self._took = True
+                return None  # a figure of the best, restated
+            self._best_block = False
+        if line[:1] in "BbE*=-# " and _BEST_HEADING.match(line):
+            self._best_block = True
+            self._took = True
+            return None
         setting = self._settings.inside(line)  # a configuration's line (`settings_block`)
         self._trials.line(line)  # a search's trial closed (`search_trials`)
         if setting:

@@ -114,11 +114,13 @@ def _split(line: str) -> tuple[str, list[str]]:
             return sep, [cell.strip() for cell in text.split(sep)]
     if text.startswith("|") and text.endswith("|") and text.count("|") >= 3:
         return "|", [cell.strip() for cell in text.strip("|").split("|")]
-    if text.count(" | ") >= 2 and "|" not in (text[0], text[-1]):
+    if text.count(" | ") >= 2:
         # Columns set apart by ` | ` with no border (a hand-written loop's `epoch | tr_loss
-        # | … | time` over `    1 |   1.540 | … |   61s`, sealed-18): cells as a bordered
-        # table's, unless one is empty (then the pipes are no columns).
-        cells = [cell.strip() for cell in text.split("|")]
+        # | … | time` over `    1 |   1.540 | … |   61s`, sealed-18), or a border on one
+        # side only (pytorch-tabnet's `| 1     | -44154.26172 |  -1209990.25000 |   0.0`):
+        # cells as a bordered table's, unless one is empty (then the pipes are no columns).
+        cells = [cell.strip() for cell in text.removeprefix("|").split("|")] \
+            if text[-1] != "|" else [cell.strip() for cell in text[:-1].split("|")]
         if all(cells):
             return "|", cells
     return " ", text.split()

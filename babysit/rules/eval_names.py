@@ -90,8 +90,9 @@ def evaluation_direction(key: str) -> int:
         # A detector's mean average precision (Ultralytics' `metrics/mAP50-95(B)`): only
         # ever scored on held-out images, whatever the name says of the set.
         return 1
-    # The metric word is the last that is not the set's: `loss_val`, `acc_test`.
-    named = [w for w in words if w not in _EVAL_WORDS]
+    # The metric word is the last that is not the set's: `loss_val`, `acc_test`; nor a
+    # number, its order or cut-off (R2Gen's `test_BLEU_4`: BLEU over 4-grams).
+    named = [w for w in words if w not in _EVAL_WORDS and not w.isdigit()]
     if not named:
         return 0
     metric = named[-1]

@@ -157,6 +157,7 @@ class LossRule:
         self._lrs: deque[float] = deque(maxlen=5)
         self._spiking = False
         self._zero_start = False  # the first loss was exactly 0 (see `_divergence`)
+        self._signs_seen = 0  # 1: a value below 0 seen, 2: one at 0 or above (both: 3)
         self._recovery = math.inf  # a spiked loss has recovered below this
         self._count = 0  # finite losses seen
         self._levels: deque[float] = deque(maxlen=rules.divergence_steps + 2)
@@ -460,6 +461,7 @@ class LossRule:
                                f"unconstrained critic)")
         if self._count == 1:
             self._zero_start = value == 0.0
+        self._signs_seen |= 1 if value < 0 else 2
         if self._count < 3 or (self._zero_start and abs(value) < _ZERO_START_SIZE):
             # (a loss that starts at exactly 0 is 0 by construction at the start — a
             # policy's surrogate, a KL to the reference model: Tunix GRPO's `training
@@ -467,11 +469,14 @@ class LossRule:
             # only a size that matters, or the numbers blowing up, says anything)
             return []
         window = self._window
-        if value < 0 and _ascending_to_zero(window):
+        if value < 0 and (self._signs_seen == 1 or _ascending_to_zero(window)):
             # A negative objective climbing towards 0 by ever smaller steps is a
             # likelihood being maximised, printed as a cost (Theano's RBM pre-training:
             # `cost -85.22`, -52.69, -48.42, -45.45, -43.05): learning's curve upside down.
-            # A loss that diverges speeds up as it climbs.
+            # A loss that diverges speeds up as it climbs. Nor is a figure below 0 on every
+            # print from the first, climbing towards 0 however it likes, a loss going
+            # wrong: which way is better is not known from it (pytorch-tabnet's early
+            # `train` column is the negated MSE, -44154 up to -112 as it learns).
             return []
         short = self._count < _SHORT_RUN
         width = 3 if short else _LEVEL_WIDTH

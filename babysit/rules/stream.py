@@ -311,8 +311,9 @@ class LrScheduleRule:
 _EVAL_WINDOW = 24  # evaluations kept per metric: enough for a level and its noise
 # A copy of another metric: a decoder layer's auxiliary loss (DETR's `loss_bbox_3` of six
 # layers) or its unweighted twin (`loss_giou_unscaled`). The metric itself is judged;
-# thirty noisy copies of it would only multiply the chance of a rise by luck.
-_AUXILIARY = lazy_re.compile(r"_\d(?:_unscaled)?$|_unscaled$")
+# thirty noisy copies of it would only multiply the chance of a rise by luck. Not a
+# score's order (`val_bleu_4`, BLEU over 4-grams; `acc_1`, top-1): only a loss has layers.
+_AUXILIARY = lazy_re.compile(r"loss\w*_\d(?:_unscaled)?$|_unscaled$")
 # An evaluation's total loss, and the terms of it printed beside it (Mask R-CNN's
 # `val_loss` with `val_rpn_class_loss`, `val_mrcnn_class_loss` …).
 _TOTAL_LOSS = lazy_re.compile(r"(eval|val|valid|validation|test|dev)[_/]loss")
