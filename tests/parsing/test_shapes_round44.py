@@ -102,3 +102,90 @@ def test_a_counter_block_with_a_wrapped_figure_is_still_read(tmp_path: Path):
     assert artifact["decision"] == "NO-GO"
     # a reward's term named for an acceleration penalty is signed by design, no share
     assert not any(kind == "impossible-metric" for kind, _ in _open(artifact))
+
+
+# -- the second round (sealed-140 and sealed-141) -----------------------------------------
+
+_FINALIZER = ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.8/multiprocessing/util.py", line 300, in _run_finalizers',
+              "    finalizer()",
+              '  File "/usr/lib/python3.8/shutil.py", line 673, in _rmtree_safe_fd',
+              "    os.unlink(entry.name, dir_fd=topfd)",
+              "OSError: [Errno 16] Device or resource busy: '.nfs000000000a86fd8b00001c09'"]
+_IGNORED = ["Exception ignored in: <function Meteor.__del__ at 0x1547af4f01f0>",
+            "Traceback (most recent call last):",
+            '  File "/work/evalcap/meteor/meteor.py", line 59, in close',
+            "    if self.meteor_p:",
+            "AttributeError: 'Meteor' object has no attribute 'meteor_p'"]
+
+
+def test_exit_time_tracebacks_after_the_plan_reached_end_nothing(tmp_path: Path):
+    lines: list[str] = []
+    for epoch in range(4):
+        lines += [f"Epoch {epoch}: 100%|██████████| 50/50 [00:10<00:00, v_num=0, "
+                  f"loss={1.5 - 0.2 * epoch:.3f}]", *_IGNORED, *_FINALIZER]
+    lines += ["`Trainer.fit` stopped: `max_epochs=4` reached.", *_FINALIZER]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert not any(kind == "crash" for kind, _ in _open(artifact))
+
+
+def test_the_announced_early_stopping_rule_is_no_stop():
+    from babysit.parsing.events import find_events
+    assert not find_events("Will train until validation_0-rmse hasn't improved in 10 rounds.")
+    assert find_events("Validation loss has not improved for 10 epochs. Terminating.")
+    assert find_events("⏹️  Early stopping à l'époque 73")
+
+
+def test_a_library_warning_that_the_best_weights_are_used_restores_them():
+    from babysit.model import EventKind
+    from babysit.parsing.events import find_events
+    line = ("/site-packages/pytorch_tabnet/callbacks.py:172: UserWarning: Best weights "
+            "from best epoch are automatically used!")
+    assert [e.kind for e in find_events(line)] == [EventKind.BEST_RESTORED]
+
+
+def test_a_table_bordered_on_one_side_is_read_and_its_negated_score_no_divergence(
+        tmp_path: Path):
+    lines = ["Will train until validation stopping metric hasn't improved in 100 rounds.",
+             "---------------------------------------",
+             "| EPOCH |  train  |   valid  | total time (s)"]
+    for epoch in range(1, 41):
+        train = -44000 / epoch ** 1.5 - 110
+        lines.append(f"| {epoch:<5} | {train:.5f} |  {train * 1.1:.5f} |   {epoch / 10:.1f}")
+    records = _records(lines[:6])
+    assert records[-1].metrics["train"] < 0 and records[-1].epoch == 3
+    artifact = verdict_of(tmp_path, lines)
+    assert not any(kind == "divergence" for kind, _ in _open(artifact))
+    assert artifact["terminal_state"] != "SUCCEEDED"  # the rule announced is no stop
+
+
+def test_a_model_trained_alone_says_training_is_over():
+    from babysit.parsing.completion_words import says_finished
+    assert says_finished("Model trained")
+    assert says_finished("The model has been trained successfully.")
+    assert not says_finished("Loading model trained on ImageNet")
+
+
+def test_a_block_under_a_best_results_heading_is_no_training(tmp_path: Path):
+    lines = ["Namespace(batch_size=16, beam_size=3, dataset_name='iu_xray', epochs=100)"]
+    for epoch in range(1, 8):
+        lines += [f"\tepoch          : {epoch}", f"\ttrain_loss     : {2.0 / epoch:.4f}",
+                  f"\tval_BLEU_4     : {0.10 + 0.002 * epoch:.4f}"]
+    lines += ["Validation performance didn't improve for 50 epochs. Training stops.",
+              "Best results (w.r.t BLEU_4) in validation set:",
+              "\tval_BLEU_4     : 0.1140", "\tepoch          : 3", "\ttrain_loss     : 0.6667"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_count_from_zero_printed_every_ten_stops_at_its_last_print(tmp_path: Path):
+    lines = [f"Epoch {epoch}/1000 | Generator loss: {1.0 + (epoch % 7) / 10:.3f} | "
+             f"Critic loss: -20.{epoch % 9}" for epoch in range(0, 1000, 10)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "ENDED"
+
+
+def test_a_bleu_of_four_grams_is_judged_as_its_metric():
+    from babysit.rules.eval_names import evaluation_direction
+    assert evaluation_direction("test_bleu_4") == 1
+    assert evaluation_direction("val_bleu_4") == 1
