@@ -167,7 +167,8 @@ def classify_cause(evidence: str, exit_signal: int | None, exit_code: int | None
     """Why the run died, as far as the evidence goes, and whether that is worth a
     restart. `evidence` is the closing line of the last traceback ('' if none)."""
     if AnomalyType.HARDWARE_FAULT in seen or (evidence and _HARDWARE_TEXT.search(evidence)):
-        return Cause.HARDWARE, "a GPU hardware fault (ECC, Xid, bus or NVLink)"
+        return Cause.HARDWARE, ("a hardware fault (a GPU's ECC, Xid, bus or NVLink error, or "
+                                "its node failed)")
     if AnomalyType.OOM in seen or oom_killed:
         return Cause.DETERMINISTIC, "it ran out of memory"
     if exit_signal in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP) and not evidence:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.core.epoch_steps import EpochSteps
 from babysit.core.nested_loops import NestedLoops
@@ -50,6 +51,14 @@ _RESTART_ABOVE = 1.2
 _PER_CALL_TOTALS = 3  # different totals of completed passes: each call counts its own
 # Whole epochs another training must count between a training set aside and its resume.
 _EPOCHS_BETWEEN = 2
+
+
+# The weight of a loss's term printed beside it (`alpha`, `beta`, `kl_weight`, `beta_kl`,
+# `lambda_gp`, `recon_coef`), a split's prefix allowed; not the optimiser's settings
+# (`weight_decay`, Adam's betas are never printed per record).
+_LOSS_WEIGHT = lazy_re.compile(r"^(?:(?:eval|val|valid|test|train)[/_])?(?:alpha|beta|lambda|lam|"
+                               r"kl_?(?:weight|beta|coef|coeff|scale)|beta_?kl|w_kl|"
+                               r"lambda_\w+|\w+_(?:weight|coef|coeff|lambda))$")
 
 
 def _best_summary(metrics: Mapping[str, float]) -> bool:
@@ -398,6 +407,13 @@ class MetricSeries:
         if not seen_names:  # a name not seen before
             self._pick_keys(metrics)
         before = self.metrics.get(self.loss_key) if self.loss_key else None
+        if any(_LOSS_WEIGHT.match(key) and key in self.metrics and self.metrics[key] != value
+               for key, value in metrics.items()):
+            # The record prints the weights of its loss's terms, and one moved (a JT-VAE's
+            # `Alpha: 20.000, Beta: 0.028, Loss: 6.63` after `Alpha: 0.000, Beta: 0.020,
+            # Loss: 5.43`, its property and KL terms annealed in): the total is another
+            # function from here, its rise no divergence and its evaluation no decline.
+            self.objective_changed()
         self.metrics.update(metrics)
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):

@@ -122,7 +122,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.HARDWARE_FAULT, r"uncorrectable ECC error|double bit (?:ECC )?error|"
          r"GPU has fallen off the bus|"
          r"\bXid (?:\(PCI:[^)]*\): )?(48|6[1-4]|74|79|9[2-5]|119|120)\b|"
-         r"NVLink: fatal error|NVLink (?:link \d+ disabled|[Ee]rror)"),
+         r"NVLink: fatal error|NVLink (?:link \d+ disabled|[Ee]rror)|"
+         # (or the scheduler's word that the machine died under the job: Slurm's `***
+         # JOB 279701 ON neo CANCELLED AT … DUE TO NODE FAILURE, SEE SLURMCTLD LOG …`)
+         r"\bDUE TO NODE FAILURE\b"),
     # A kernel's own assert (`Indexing.cu:1422: indexSelectLargeIndex: block: [31,0,0],
     # thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.`): a console may
     # wrap `failed.` onto the next line.

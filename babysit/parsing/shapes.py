@@ -55,6 +55,9 @@ _TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
 # A date in a row, the time of day beside it (RWKV-LM's `train_log.txt`: `0 1.179688
 # 3.2534 0.00001001 2025-05-27 10:59:28.237880 0`): when the row was written, no figure.
 _DATE_CELL = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A row's label that names its split, and the prefix its figures take ("": the training's).
+_SPLIT_LABELS = {"train": "", "training": "", "trn": "", "valid": "val", "validation": "val",
+                 "val": "val", "dev": "val", "eval": "val", "test": "test"}
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:+-]*$")  # (`lossG+lossD`: a sum's column)
 _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
@@ -277,6 +280,14 @@ class ShapeReader:
         if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
             return None  # as any header: it counts once a row follows it
+        if sep == "," and len(cells) >= 3 and not cells[0] \
+                and all(_NAME_CELL.match(c) for c in cells[1:]):
+            # A pandas frame written with its index (`df.to_csv(path)`: `,intent_loss,
+            # intent_acc,set`): the index's column is unnamed, and counts rows, not the
+            # loop (`_named` passes it by).
+            self._pending[(sep, len(cells))] = (self._line_no,
+                                                ("", *(normalise_key(c) for c in cells[1:])))
+            return None
         if all(_NAME_CELL.match(c) for c in cells):
             names = tuple(normalise_key(c) for c in cells)
             if any(ch.isdecimal() for ch in line) and not any(c[0].isupper() for c in cells) \
@@ -298,7 +309,14 @@ class ShapeReader:
         empty_ok = sep in (",", "\t")
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
             if empty_ok and self._labelled_row(sep, cells):
-                return self.row(cells, sep)
+                parsed = self.row(cells, sep)
+                split = self._split_label(cells)
+                if parsed is not None and split is not None:
+                    # (a row labelled with its split, `39,0.3616,0.9362,valid` under `…,set`:
+                    # a held-out split's figures under the training's names)
+                    parsed = replace(parsed, metrics={f"{split}_{k}": v
+                                                      for k, v in parsed.metrics.items()})
+                return parsed
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
 
@@ -316,8 +334,21 @@ class ShapeReader:
             return False
         # The same words in the same places on every row: a label of the whole file. Words
         # that change from row to row sort the rows into kinds (a federated run's `global,
-        # test` rows among its clients' `train_epoch_1`), no one series.
+        # test` rows among its clients' `train_epoch_1`), no one series — unless the one
+        # word is the row's split (`train`, `valid`), a series for each.
+        if len(words) == 1 and words[0][1].lower() in _SPLIT_LABELS:
+            return True
         return self._row_labels.setdefault(key, words) == words
+
+    @staticmethod
+    def _split_label(cells: list[str]) -> str | None:
+        """The held-out split a row's label names (`val`, `test`), None for a training
+        row or a row with no such label."""
+        labels = [c.lower() for c in cells if c.lower() in _SPLIT_LABELS]
+        if len(labels) != 1:
+            return None
+        split = _SPLIT_LABELS[labels[0]]
+        return split or None
 
     def _aligned(self, cells: list[str]) -> list[str]:
         """Cells apart by tabs, some empty: where the empty ones only align the columns
@@ -521,8 +552,8 @@ class ShapeReader:
         target: int | None = None
         part_way = False  # a counter inside the epoch short of its total (`160/165`)
         for name, cell in zip(names, cells, strict=False):
-            if not cell:
-                continue
+            if not cell or not name:
+                continue  # (an unnamed column: a pandas frame's index)
             name = _STEP_COLUMNS.get(name, name)
             counter = _COUNTER_CELL.match(cell)
             if counter is not None:

@@ -22,8 +22,9 @@ EVENT_RULES: dict[EventKind, EventRule] = {
         AnomalyType.OOM,
         "process killed with SIGKILL and no traceback: most likely the host's OOM killer"),
     EventKind.CUDA_ERROR: EventRule(AnomalyType.CUDA_ERROR, "CUDA error"),
-    EventKind.HARDWARE_FAULT: EventRule(AnomalyType.HARDWARE_FAULT,
-                                        "GPU hardware fault (ECC, Xid, bus or NVLink)"),
+    EventKind.HARDWARE_FAULT: EventRule(
+        AnomalyType.HARDWARE_FAULT,
+        "hardware fault (a GPU's ECC, Xid, bus or NVLink error, or its node failed)"),
     EventKind.WORKER_KILLED: EventRule(
         AnomalyType.OOM,
         "a DataLoader worker was killed by the kernel (SIGKILL): host memory (or /dev/shm) "

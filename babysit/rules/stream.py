@@ -871,6 +871,9 @@ class ThroughputRule:
         return []
 
 
+_SCALED_DOWN = 0.25  # a loss scale cut twice below 1 (see `LossScaleRule._on_scale`)
+
+
 class LossScaleRule:
     """fp16 dynamic loss scaling: a scale that collapses to (almost) nothing, a long
     cascade of halvings, or skipped steps that keep pace with the steps themselves."""
@@ -906,23 +909,38 @@ class LossScaleRule:
             return [Raise(AnomalyType.LOSS_SCALE,
                           f"the fp16 loss scale is down to {scale:g}, a few halvings from its "
                           f"floor ({floor:g})", key="near-floor", severity=Severity.HIGH)]
+        out: list[Signal] = []
+        if scale <= _SCALED_DOWN and (last is None or last > _SCALED_DOWN):
+            # Below 1 the loss is scaled down, not up: its gradients overflow fp16 on their
+            # own. A run that sits at 1 may dip to 0.5 now and then (fairseq's 2018 runs:
+            # `setting loss scale to: 0.5`, healthy); one cut twice below 1 and on (CoVoST
+            # at 0.25, then 0.125, while its training loss climbed back) is blowing up,
+            # whatever the halvings' count says.
+            out.append(Raise(AnomalyType.LOSS_SCALE,
+                             f"the fp16 loss scale fell to {scale:g}, below 1: the "
+                             f"gradients overflow fp16 even scaled down, so the loss or its "
+                             f"gradients are blowing up", key="below-one",
+                             severity=Severity.HIGH))
+        elif scale >= 1 and last is not None and last < 1:
+            out.append(Resolve(AnomalyType.LOSS_SCALE, f"the loss scale is back to {scale:g}",
+                               key="below-one"))
         # Printed values are rounded (0.0625 then 0.062): only a real cut counts; and a
         # scale still in the thousands is calibrating (DeepSpeed starts at 2^16).
         if last is not None and scale < last * 0.75 and scale < 1024:
             self._halvings += 1
             if self._halvings >= self.rules.loss_scale_halvings:
-                return [Raise(AnomalyType.LOSS_SCALE,
-                              f"the fp16 loss scale was cut {self._halvings} times in a row "
-                              f"(now {scale:g}): the loss or its gradients keep overflowing",
-                              key="cascade", severity=Severity.MEDIUM)]
-            return []
+                return [*out, Raise(AnomalyType.LOSS_SCALE,
+                                    f"the fp16 loss scale was cut {self._halvings} times in a "
+                                    f"row (now {scale:g}): the loss or its gradients keep "
+                                    f"overflowing", key="cascade", severity=Severity.MEDIUM)]
+            return out
         if last is not None and scale > last * 1.5 and scale > 16 * floor:
             self._halvings = 0
             how = f"the loss scale grew again to {scale:g}"
-            return [Resolve(AnomalyType.LOSS_SCALE, how),
+            return [*out, Resolve(AnomalyType.LOSS_SCALE, how),
                     Resolve(AnomalyType.LOSS_SCALE, how, key="near-floor"),
                     Resolve(AnomalyType.LOSS_SCALE, how, key="cascade")]
-        return []
+        return out
 
     def _on_skips(self, step: int, skipped: float) -> list[Signal]:
         self._skips.append((step, skipped))

@@ -189,3 +189,64 @@ def test_a_bleu_of_four_grams_is_judged_as_its_metric():
     from babysit.rules.eval_names import evaluation_direction
     assert evaluation_direction("test_bleu_4") == 1
     assert evaluation_direction("val_bleu_4") == 1
+
+
+# -- the third round (sealed-142 and sealed-143) ------------------------------------------
+
+def test_a_total_loss_whose_term_weights_move_is_judged_afresh(tmp_path: Path):
+    lines: list[str] = []
+    alpha = beta = 0.0
+    for n in range(60):
+        if n >= 30:  # the property and KL terms annealed in: the total climbs by design
+            alpha, beta = alpha + 5.0, beta + 0.002
+        step = 100 * (n + 1)
+        loss = 9.0 - 0.02 * n + alpha * 0.02 + beta * 60
+        lines.append(f"[Train][{step}] Alpha: {alpha:.3f}, Beta: {beta:.3f}, Loss: {loss:.2f}, "
+                     f"Word Loss: {9.0 - 0.02 * n:.2f}, Word: {80 + n * 0.2:.2f}")
+        if n % 6 == 5:
+            lines.append(f"[Validation][881] Alpha: {alpha:.3f}, Beta: {beta:.3f}, "
+                         f"Loss: {loss * 0.5:.2f}, Word Loss: {4.5 - 0.01 * n:.2f}")
+    opened = _open(verdict_of(tmp_path, lines))
+    assert ("divergence", "high") not in opened and ("divergence", "blocker") not in opened
+    assert ("eval-degradation", "blocker") not in opened
+
+
+def test_a_pandas_frame_of_rows_labelled_by_split_is_read():
+    lines = [",intent_loss,intent_acc,set",
+             "0,1.4509,0.6377,train", "1,0.6874,0.8168,valid",
+             "2,0.4358,0.8854,train", "3,0.4565,0.8928,valid"]
+    metrics = [r.metrics for r in _records(lines) if r.metrics]
+    assert metrics[0] == {"intent_loss": 1.4509, "intent_acc": 0.6377}
+    assert metrics[1] == {"val_intent_loss": 0.6874, "val_intent_acc": 0.8168}
+
+
+def test_an_fp16_loss_scale_below_one_is_high():
+    from babysit.config import RuleSettings
+    from babysit.model import Severity
+    from babysit.rules.signals import Observation, Raise
+    from babysit.rules.stream import LossScaleRule
+    rule = LossScaleRule(RuleSettings())
+    raised = []
+    for step, scale in enumerate((32.0, 16.0, 8.0, 4.0, 2.0, 1.0, 0.5, 0.25), start=1):
+        raised += rule.observe(Observation(step=step, metrics={"loss_scale": scale}))
+    below = [s for s in raised if isinstance(s, Raise) and s.key == "below-one"]
+    assert below and below[0].severity is Severity.HIGH
+
+
+def test_slurms_node_failure_is_a_hardware_fault():
+    from babysit.model import EventKind
+    from babysit.parsing.events import find_events
+    line = ("slurmstepd: *** JOB 279701 ON neo CANCELLED AT 2020-09-16T15:36:54 DUE TO NODE "
+            "FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***")
+    assert EventKind.HARDWARE_FAULT in {e.kind for e in find_events(line)}
+
+
+def test_an_fp16_loss_scale_dipping_to_a_half_now_and_then_is_no_alarm():
+    from babysit.config import RuleSettings
+    from babysit.rules.signals import Observation, Raise
+    from babysit.rules.stream import LossScaleRule
+    rule = LossScaleRule(RuleSettings())
+    signals = []
+    for step, scale in enumerate((1.0, 1.0, 0.5, 1.0, 1.0, 0.5, 1.0), start=1):
+        signals += rule.observe(Observation(step=step, metrics={"loss_scale": scale}))
+    assert not [s for s in signals if isinstance(s, Raise)]
