@@ -677,11 +677,15 @@ class LogParser:
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
         if self._best_block:
             if line[:1] in " \t":
+                # a figure of the best, restated: no record, but the closing block's
+                # (Optuna's `Best trial:`, then `  Value: 0.8285`, after its last trial)
+                self._endings.after_record(line)
                 self._took = True
-                return None  # a figure of the best, restated
+                return None
             self._best_block = False
         if line[:1] in "BbE*=-# " and _BEST_HEADING.match(line):
             self._best_block = True
+            self._endings.after_record(line)
             self._took = True
             return None
         setting = self._settings.inside(line)  # a configuration's line (`settings_block`)

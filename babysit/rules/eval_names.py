@@ -36,7 +36,10 @@ _NOT_EVALUATION = frozenset({"train", "training", "treino", "treinamento", "entr
                              "addestramento", "обучение", "best", "min", "max", "time", "runtime",
                              "samples", "steps", "step", "epoch", "epochs", "tokens", "size",
                              "count", "num", "per", "second", "wps", "wpb", "bsz", "ups",
-                             "memory", "mem", "throughput", "std", "stdev", "var"})
+                             "memory", "mem", "throughput", "std", "stdev", "var",
+                             # (the latest evaluation restated on every training line:
+                             # Darknet's `Last accuracy mAP@0.5 = 40.34 %, best = 40.34 %`)
+                             "last"})
 # The metric word, by the way it improves. Errors and distances fall (metric_names'
 # table); agreement with the truth (accuracy, overlap, agreement between clusterings,
 # fidelity of an image) rises.

@@ -158,6 +158,7 @@ class LossRule:
         self._spiking = False
         self._zero_start = False  # the first loss was exactly 0 (see `_divergence`)
         self._signs_seen = 0  # 1: a value below 0 seen, 2: one at 0 or above (both: 3)
+        self._lowest = math.inf  # the lowest loss seen
         self._recovery = math.inf  # a spiked loss has recovered below this
         self._count = 0  # finite losses seen
         self._levels: deque[float] = deque(maxlen=rules.divergence_steps + 2)
@@ -462,6 +463,7 @@ class LossRule:
         if self._count == 1:
             self._zero_start = value == 0.0
         self._signs_seen |= 1 if value < 0 else 2
+        self._lowest = min(self._lowest, value)
         if self._count < 3 or (self._zero_start and abs(value) < _ZERO_START_SIZE):
             # (a loss that starts at exactly 0 is 0 by construction at the start — a
             # policy's surrogate, a KL to the reference model: Tunix GRPO's `training
@@ -469,14 +471,16 @@ class LossRule:
             # only a size that matters, or the numbers blowing up, says anything)
             return []
         window = self._window
-        if value < 0 and (self._signs_seen == 1 or _ascending_to_zero(window)):
+        if value < 0 and (_ascending_to_zero(window) or (
+                self._signs_seen == 1 and value > self._lowest / _NEGATED_SHRINK)):
             # A negative objective climbing towards 0 by ever smaller steps is a
             # likelihood being maximised, printed as a cost (Theano's RBM pre-training:
             # `cost -85.22`, -52.69, -48.42, -45.45, -43.05): learning's curve upside down.
             # A loss that diverges speeds up as it climbs. Nor is a figure below 0 on every
-            # print from the first, climbing towards 0 however it likes, a loss going
-            # wrong: which way is better is not known from it (pytorch-tabnet's early
-            # `train` column is the negated MSE, -44154 up to -112 as it learns).
+            # print from the first that climbed to a tenth of its lowest or nearer 0: an
+            # error negated, falling by orders of magnitude (pytorch-tabnet's early `train`
+            # column is the negated MSE, -44154 up to -112 as it learns); a likelihood
+            # that worsens moves by a fraction (a Kalman model's -109 back to -69).
             return []
         short = self._count < _SHORT_RUN
         width = 3 if short else _LEVEL_WIDTH
@@ -802,6 +806,9 @@ class LossRule:
 
 _ASCENT_POINTS = 4  # the last points a likelihood's ascent is judged over
 _ASCENT_EASING = 1.1  # each step up at most this many times the one before
+
+
+_NEGATED_SHRINK = 10.0  # a negative figure this many times nearer 0 than its lowest
 
 
 def _ascending_to_zero(window: Sequence[float]) -> bool:
