@@ -76,8 +76,8 @@ class CorrelationChanceRule:
 
     def observe(self, point: Observation) -> list[Signal]:
         metrics = point.metrics
-        for name in {n for k in metrics if (n := _last_word(k)) in _CORRELATIONS}:
-            _training_twin(name, metrics, self._training)
+        for word in {n for k in metrics if (n := _last_word(k)) in _CORRELATIONS}:
+            _training_twin(word, metrics, self._training)
         out: list[Signal] = []
         for key, value in metrics.items():
             name = held_out_correlation(key)
