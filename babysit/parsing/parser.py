@@ -106,12 +106,12 @@ _TIME_OF_DAY = lazy_re.compile(r"\d\d:\d\d:\d\d")
 # sum, not their mean (`_epoch_totals`).
 _EPOCH_SUM_RATIO = 10.0
 _RECENT_BATCHES = 50
-# A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
-# results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
 # A heading over the run's best results, its figures indented under it (R2Gen's `Best
 # results (w.r.t BLEU_4) in validation set:` then `\tepoch : 26`, `\ttrain_loss : 0.374`
 # after its early stop): a restatement of an earlier epoch, no record.
 _BEST_HEADING = lazy_re.compile(r"^\W{0,4}(?:[Bb]est|BEST)\b[^:=]{0,80}:\s*$")
+# A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
+# results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
 _REPORT_BANNER = lazy_re.compile(
     r"^\s*[=*#-]{3,}\s*(?:[Ff]inal |FINAL |[Bb]est |BEST )?(?:[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|"
     r"[Tt]est|TEST|[Ee]val(?:uation)?|EVAL)\b[\w ]{0,30}?[=*#-]{3,}\s*$")
@@ -683,7 +683,7 @@ class LogParser:
                 self._took = True
                 return None
             self._best_block = False
-        if line[:1] in "BbE*=-# " and _BEST_HEADING.match(line):
+        if line[:1] in "Bb*=-# " and _BEST_HEADING.match(line):
             self._best_block = True
             self._endings.after_record(line)
             self._took = True
