@@ -8,6 +8,7 @@ a month-long run costs the same memory as watching a short one.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections import deque
@@ -59,6 +60,14 @@ _EPOCHS_BETWEEN = 2
 _LOSS_WEIGHT = lazy_re.compile(r"^(?:(?:eval|val|valid|test|train)[/_])?(?:alpha|beta|lambda|lam|"
                                r"kl_?(?:weight|beta|coef|coeff|scale)|beta_?kl|w_kl|"
                                r"lambda_\w+|\w+_(?:weight|coef|coeff|lambda))$")
+
+
+
+@functools.lru_cache(maxsize=256)
+def _loss_weights(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The loss-term weights among a record's names (a log prints a few shapes of record:
+    matched once per shape, not on every record)."""
+    return tuple(key for key in names if _LOSS_WEIGHT.match(key))
 
 
 def _best_summary(metrics: Mapping[str, float]) -> bool:
@@ -407,8 +416,8 @@ class MetricSeries:
         if not seen_names:  # a name not seen before
             self._pick_keys(metrics)
         before = self.metrics.get(self.loss_key) if self.loss_key else None
-        if any(_LOSS_WEIGHT.match(key) and key in self.metrics and self.metrics[key] != value
-               for key, value in metrics.items()):
+        if any(key in self.metrics and self.metrics[key] != metrics[key]
+               for key in _loss_weights(tuple(metrics))):
             # The record prints the weights of its loss's terms, and one moved (a JT-VAE's
             # `Alpha: 20.000, Beta: 0.028, Loss: 6.63` after `Alpha: 0.000, Beta: 0.020,
             # Loss: 5.43`, its property and KL terms annealed in): the total is another

@@ -328,10 +328,13 @@ class EndingReader:
         done = epoch - base + 1
         if done >= _NEAR_END * planned:
             return False
-        # The last epoch printed is the run's last printing point before its plan: it
-        # prints every `gap` epochs, each gap the same, and the next would be past it.
+        return not self._printed_last(done, planned)
+
+    def _printed_last(self, done: float, planned: int) -> bool:
+        """Whether `done` epochs is the run's last printing point before its plan: it
+        prints every `gap` epochs, each gap the same, and the next would be past it."""
         gaps = self._epoch_gaps
-        return not (len(gaps) >= 2 and len(set(gaps)) == 1 and done + gaps[-1] > planned)
+        return len(gaps) >= 2 and len(set(gaps)) == 1 and done + gaps[-1] > planned
 
     def _step_counted(self) -> bool:
         """Whether the run's steps (not only its records) give its progress: its plan is
@@ -367,8 +370,7 @@ class EndingReader:
         base = 0 if self._first_epoch == 0 else 1
         if epoch - base + 1 < planned:
             gaps = self._epoch_gaps
-            if base == 0 and len(gaps) >= 2 and len(set(gaps)) == 1 and gaps[-1] > 1 \
-                    and epoch + gaps[-1] >= planned:
+            if base == 0 and gaps and gaps[-1] > 1 and self._printed_last(epoch + 1, planned):
                 # Printed every `gap` epochs from epoch 0 (MuseGAN's `Epoch 0/1000`,
                 # `Epoch 10/1000` … `Epoch 990/1000`): the last print such a loop makes
                 # before its plan, where a finished run's log stops too (LAST_PRINT).

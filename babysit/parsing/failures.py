@@ -327,9 +327,7 @@ class FailureReader:
         if foreign:
             added.extend(self._foreign_failed(foreign))
             return added
-        if "Exception" in line and _NOT_THE_PROCESS.match(line):
-            if len(self._announced) < 8:
-                self._announced.append("in thread" in line)
+        if self._announces(line):
             return added
         if "File \"" in line and _FRAME_START.match(line):
             self._open(line, "", headless=True)
@@ -508,9 +506,17 @@ class FailureReader:
         announces the next traceback as not the process's (`Exception ignored in:
         <function Meteor.__del__ at 0x…>`, the same destructor at every epoch's end) still
         announces it."""
-        if "Exception" in line and self._lines == 0 and _NOT_THE_PROCESS.match(line) \
-                and len(self._announced) < 8:
+        if self._lines == 0:
+            self._announces(line)
+
+    def _announces(self, line: str) -> bool:
+        """Whether the line announces the next traceback as not the process's (a helper
+        thread's, or one Python ignored); noted for `_open` when it does."""
+        if "Exception" not in line or _NOT_THE_PROCESS.match(line) is None:
+            return False
+        if len(self._announced) < 8:
             self._announced.append("in thread" in line)
+        return True
 
     def progressed(self) -> None:
         """Training moved on: an announced save went through."""

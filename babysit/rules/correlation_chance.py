@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping
 from typing import ClassVar
 
 from babysit.config import RuleSettings
@@ -41,25 +40,25 @@ _FITS = 0.5  # a training correlation this high: the model fits what it is train
 _CLEAR = 0.1
 
 
-@functools.lru_cache(maxsize=512)
-def held_out_correlation(key: str) -> str | None:
-    """The correlation's own name (`srcc`) when `key` is one scored on held-out data
-    (`test_srcc`, `val/spearman`), else None."""
-    words = [w for w in _WORDS.split(key.lower()) if w]
-    if not words or words[-1] not in _CORRELATIONS or not _HELD_OUT.intersection(words[:-1]):
-        return None
-    return words[-1]
+_Roles = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
 
 
-def _training_twin(name: str, metrics: Mapping[str, float], seen: dict[str, float]) -> None:
-    """Note the training split's value of correlation `name`, if the record has one: a
-    bare `srcc` or one named for training (`train_srcc`)."""
-    for key, value in metrics.items():
+@functools.lru_cache(maxsize=256)
+def _roles(names: tuple[str, ...]) -> _Roles:
+    """A record's correlations, each `(key, the correlation's own name)`: those scored on
+    held-out data (`test_srcc`, `val/spearman`), and the training split's (a bare `srcc`,
+    or one named for training: `train_srcc`). Worked out once per shape of record."""
+    held_out: list[tuple[str, str]] = []
+    training: list[tuple[str, str]] = []
+    for key in names:
         words = [w for w in _WORDS.split(key.lower()) if w]
-        if words and words[-1] == name and math.isfinite(value) \
-                and not _HELD_OUT.intersection(words[:-1]) \
-                and (len(words) == 1 or _TRAINING.intersection(words[:-1])):
-            seen[name] = value
+        if not words or words[-1] not in _CORRELATIONS:
+            continue
+        if _HELD_OUT.intersection(words[:-1]):
+            held_out.append((key, words[-1]))
+        elif len(words) == 1 or _TRAINING.intersection(words[:-1]):
+            training.append((key, words[-1]))
+    return tuple(held_out), tuple(training)
 
 
 class CorrelationChanceRule:
@@ -76,12 +75,14 @@ class CorrelationChanceRule:
 
     def observe(self, point: Observation) -> list[Signal]:
         metrics = point.metrics
-        for word in {n for k in metrics if (n := _last_word(k)) in _CORRELATIONS}:
-            _training_twin(word, metrics, self._training)
+        held_out, training = _roles(tuple(metrics))
+        for key, name in training:
+            if math.isfinite(metrics[key]):
+                self._training[name] = metrics[key]
         out: list[Signal] = []
-        for key, value in metrics.items():
-            name = held_out_correlation(key)
-            if name is None or not math.isfinite(value):
+        for key, name in held_out:
+            value = metrics[key]
+            if not math.isfinite(value):
                 continue
             at = (value, point.epoch, point.step)
             if self._last.get(key) == at:
@@ -101,19 +102,14 @@ class CorrelationChanceRule:
             if self._raised is not None or count < (_BESIDE_TRAINING if fits else _ALONE):
                 continue
             self._raised = key
-            why = (f"while the training split's {name} stands at {trained:.4g}: the model "
+            why = (f" while the training split's {name} stands at {trained:.4g}: the model "
                    f"fits its training data and ranks unseen data no better than chance"
                    if fits else ": the model's predictions on unseen data are no better "
                    "than a guess's")
             out.append(Raise(AnomalyType.NOT_LEARNING,
                              f"not learning: {key} has been at or below 0 (a guess's "
                              f"correlation) on each of its last {count} evaluations "
-                             f"({value:.4g} now){' ' if fits else ''}{why}", key="correlation",
+                             f"({value:.4g} now){why}", key="correlation",
                              severity=Severity.BLOCKER))
         return out
 
-
-@functools.lru_cache(maxsize=512)
-def _last_word(key: str) -> str:
-    words = [w for w in _WORDS.split(key.lower()) if w]
-    return words[-1] if words else ""
