@@ -56,11 +56,15 @@ _EPOCHS_BETWEEN = 2
 
 # The weight of a loss's term printed beside it (`alpha`, `beta`, `kl_weight`, `beta_kl`,
 # `lambda_gp`, `recon_coef`), a split's prefix allowed; not the optimiser's settings
-# (`weight_decay`, Adam's betas are never printed per record).
+# (`weight_decay`, Adam's betas are never printed per record), nor a score named a
+# coefficient (`dice_coef`, `jaccard_coef`, `matthews_corrcoef`: figures, no weights).
 _LOSS_WEIGHT = lazy_re.compile(r"^(?:(?:eval|val|valid|test|train)[/_])?(?:alpha|beta|lambda|lam|"
-                               r"kl_?(?:weight|beta|coef|coeff|scale)|beta_?kl|w_kl|"
-                               r"lambda_\w+|\w+_(?:weight|coef|coeff|lambda))$")
+                               r"kl_?(?:weight|beta|coef|coeff|scale)|beta_?kl|w_kl|lambda_\w+|"
+                               r"(?!\w*(?:dice|jaccard|iou|corr|pearson|spearman|kappa|gini|r2)_?"
+                               r"coeff?$)\w+_(?:weight|coef|coeff|lambda))$")
 
+# A loss-term weight this far from its value when the loss rule began makes another total.
+_REWEIGHTED = 0.25
 
 
 @functools.lru_cache(maxsize=256)
@@ -99,6 +103,8 @@ class MetricSeries:
         self._target_fixed = target_steps is not None
         self._outgrown = 0  # the largest total the run trained past: not its plan
         self._pass_totals: set[int] = set()  # the totals of passes that reached their end
+        # The loss-term weights when the loss rule last started over (`_reweighted`).
+        self._weights_then: dict[str, float] = {}
         self.epoch: float | None = None
         self.total_epochs: int | None = None
         self.metrics: dict[str, float] = {}
@@ -339,6 +345,22 @@ class MetricSeries:
             self._rules.put_back(rule)
             self._back_to_start = False  # (the count went on: no new run's start)
 
+    def _reweighted(self, metrics: Mapping[str, float]) -> bool:
+        """Whether a loss-term weight moved by a quarter or more since the loss rule last
+        started over. A weight annealed a little every step (a KL weight warmed linearly
+        over the run) starts it over a few dozen times, each further apart, not on every
+        record: the rule keeps stretches long enough to judge."""
+        keys = _loss_weights(tuple(metrics))
+        if not keys:
+            return False
+        then = self._weights_then
+        moved = any(key in then and abs(metrics[key] - then[key])
+                    > _REWEIGHTED * max(abs(then[key]), abs(metrics[key]))
+                    for key in keys)
+        if moved or any(key not in then for key in keys):
+            then.update((key, metrics[key]) for key in keys)
+        return moved
+
     def objective_changed(self) -> None:
         """The run said its loss is another function from here (a new stage's loss, its
         terms reweighted): the loss rule judges the new curve against its own level, not
@@ -416,8 +438,7 @@ class MetricSeries:
         if not seen_names:  # a name not seen before
             self._pick_keys(metrics)
         before = self.metrics.get(self.loss_key) if self.loss_key else None
-        if any(key in self.metrics and self.metrics[key] != metrics[key]
-               for key in _loss_weights(tuple(metrics))):
+        if self._reweighted(metrics):
             # The record prints the weights of its loss's terms, and one moved (a JT-VAE's
             # `Alpha: 20.000, Beta: 0.028, Loss: 6.63` after `Alpha: 0.000, Beta: 0.020,
             # Loss: 5.43`, its property and KL terms annealed in): the total is another

@@ -110,6 +110,9 @@ _RECENT_BATCHES = 50
 # results (w.r.t BLEU_4) in validation set:` then `\tepoch : 26`, `\ttrain_loss : 0.374`
 # after its early stop): a restatement of an earlier epoch, no record.
 _BEST_HEADING = lazy_re.compile(r"^\W{0,4}(?:[Bb]est|BEST)\b[^:=]{0,80}:\s*$")
+# A best's block is a handful of figures; past this many indented lines the log indents its
+# training lines, and they are read again.
+_BEST_BLOCK_LINES = 40
 # A banner that opens an evaluation's report: `=== Final Val Metrics ===`, `----- Test
 # results -----`, `*** Validation metrics ***` (words between rules of `=`, `-`, `*`, `#`).
 _REPORT_BANNER = lazy_re.compile(
@@ -211,7 +214,7 @@ class LogParser:
         # What the run was doing at the last line read (see LogSnapshot.phase).
         self.phase = "setup"
         self._report_block = False  # under a banner of an evaluation's report
-        self._best_block = False  # under a heading of the run's best (`_BEST_HEADING`)
+        self._best_block = 0  # lines left under a heading of the run's best (`_BEST_HEADING`)
         self._empty_epochs = EmptyEpochs()  # epochs that ran no iteration
         self._class_accuracies = ClassAccuracies()  # a classifier answering one class
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
@@ -676,15 +679,16 @@ class LogParser:
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both
         if self._best_block:
+            self._best_block -= 1
             if line[:1] in " \t":
                 # a figure of the best, restated: no record, but the closing block's
                 # (Optuna's `Best trial:`, then `  Value: 0.8285`, after its last trial)
                 self._endings.after_record(line)
                 self._took = True
                 return None
-            self._best_block = False
+            self._best_block = 0
         if line[:1] in "Bb*=-# " and _BEST_HEADING.match(line):
-            self._best_block = True
+            self._best_block = _BEST_BLOCK_LINES
             self._endings.after_record(line)
             self._took = True
             return None
