@@ -148,6 +148,10 @@ class MetricSeries:
         # The log said a run finished (`Training complete`, an early stop); training
         # after that, from a new start, is a new run's (see _new_run_from).
         self._said_finished = False
+        # A best-so-far record has closed a training that then went on: the script
+        # prints its best after every epoch, and it ends nothing from then on.
+        self._best_restated = False
+        self._said_by_best = False
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -198,6 +202,7 @@ class MetricSeries:
             # is back where a run starts (a final evaluation's figures are not).
             self._said_finished = False
             self._back_to_start = True
+            self._best_restated |= self._said_by_best
         if record.epoch is not None and self.epoch is not None \
                 and record.epoch == math.floor(self.epoch) < self.epoch:
             # The whole epoch's own summary after its batches, numbered as the epoch it
@@ -271,9 +276,10 @@ class MetricSeries:
         signals = self._observe(record) if record.metrics else []
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
-        if any(event.kind is EventKind.COMPLETED for event in record.events) \
-                or _best_summary(record.metrics):
-            self._said_finished = True
+        if any(event.kind is EventKind.COMPLETED for event in record.events):
+            self._said_finished, self._said_by_best = True, False
+        elif not self._best_restated and _best_summary(record.metrics):
+            self._said_finished = self._said_by_best = True
         if self.loss_key is not None and self.loss_key in record.metrics:
             self._last_names = frozenset(record.metrics)  # (the last record of the loss's)
         return change, signals

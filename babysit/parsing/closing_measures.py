@@ -42,6 +42,10 @@ _MEASURE = lazy_re.compile(r"(?:^|[\s_-])(?:error|loss|accuracy|acc|score|mse|ma
 _SETTING = lazy_re.compile(r"\b(?:max|min|target|threshold|tolerance|tol|weight|coef\w*|"
                            r"type|mode|scale|factor|patience|delta)\b", re.IGNORECASE)
 
+# A figure's name that says an evaluation scored it (`Detection evaluation mAp`, `val mAP`).
+_EVALUATED = lazy_re.compile(r"\b(?:eval\w*|val|valid|validation|test|testing|dev)\b",
+                             re.IGNORECASE)
+
 
 class ClosingMeasures:
     """A RecordReader: an evaluation's figure (`eval/<name>`) from a line that is only a
@@ -52,11 +56,16 @@ class ClosingMeasures:
         return ("=" in text or ":" in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        if context.progress_unit in STEP_UNITS or (record is not None and record.metrics):
+        stepped = context.progress_unit in STEP_UNITS
+        if record is not None and (stepped or record.metrics):
             return record
         figure = _FIGURE.fullmatch(message(line.text).strip())
         if figure is None or _MEASURE.search(figure.group("name")) is None \
-                or _SETTING.search(figure.group("name")) is not None:
+                or _SETTING.search(figure.group("name")) is not None \
+                or (stepped and _EVALUATED.search(figure.group("name")) is None):
+            # (in a log with steps, only a figure its name says an evaluation scored:
+            # `Detection evaluation mAp=0.0003` under a rule after `iter: 5000`; a bare
+            # `Loss: 0.5` there may be the training's own)
             return record
         value = to_number(figure.group("value"))
         if value is None or "." not in figure.group("value"):
@@ -66,9 +75,11 @@ class ClosingMeasures:
         if qualifier:
             name = f"{name}_{normalise_key(qualifier)}"
         line.claimed = True
+        metrics = {f"eval/{name}": value}
+        if stepped:  # an evaluation at the run's step: a point of its curve
+            return Record(step=context.step, metrics=metrics, rank=line.rank)
         # An isolated figure, not a point of a curve (`sparse`): the rules that judge a
         # series over time (an evaluation getting worse) do not weigh it.
-        metrics = {f"eval/{name}": value}
         if record is None:
             return Record(step=context.step, metrics=metrics, rank=line.rank, sparse=True)
         return replace(record, metrics=metrics, sparse=True)

@@ -229,7 +229,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # space
          # (CoreNet's `Keyboard interruption. Exiting from early training`)
          r"\b([Kk]eyboard [Ii]nterrupt(?:ion|ed)?)\b(?!\s*(?:[:=]|\bis\b))|"
-         rf"^\s*! ({EXIT_BANNER})\b|[Tt]raining (interrupted by (?:the )?user)|"
+         rf"^\s*! ({EXIT_BANNER})\b|"
+         # (in any case: `--- Training Interrupted by User (KeyboardInterrupt) ---`)
+         r"(?i:training)\s+(?:was\s+|has\s+been\s+)?((?i:interrupted\s+by\s+(?:the\s+)?user))|"
          # the Ctrl-C handler of pytorch/examples' word_language_model, and of flair's
          # trainer after it: `Exiting from training early`, then its save and test
          r"(?<![\w'\"])(Exiting from (?:training early|early training))\b", -1),

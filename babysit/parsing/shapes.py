@@ -280,14 +280,16 @@ class ShapeReader:
         if multiword is not None:  # `| Iteration | Loss | Elapsed Time |`, `Itn.  Dep Loss`
             self._pending[(multiword[0], len(multiword[1]))] = (self._line_no, multiword[1])
             return None  # as any header: it counts once a row follows it
-        if sep == "," and len(cells) >= 3 and not cells[0] \
-                and all(_NAME_CELL.match(c) for c in cells[1:]):
+        if sep == "," and len(cells) >= 3 and not cells[0]:
             # A pandas frame written with its index (`df.to_csv(path)`: `,intent_loss,
-            # intent_acc,set`): the index's column is unnamed, and counts rows, not the
-            # loop (`_named` passes it by).
-            self._pending[(sep, len(cells))] = (self._line_no,
-                                                ("", *(normalise_key(c) for c in cells[1:])))
-            return None
+            # intent_acc,set`, or names of words: `,epoch,batch loss,batch acc`): the
+            # index's column is unnamed, and counts rows, not the loop (`_named` passes
+            # it by).
+            indexed = tuple(normalise_key(c) for c in cells[1:]) \
+                if all(_NAME_CELL.match(c) for c in cells[1:]) else delimited_names(cells[1:])
+            if indexed is not None:
+                self._pending[(sep, len(cells))] = (self._line_no, ("", *indexed))
+                return None
         if all(_NAME_CELL.match(c) for c in cells):
             names = tuple(normalise_key(c) for c in cells)
             if any(ch.isdecimal() for ch in line) and not any(c[0].isupper() for c in cells) \

@@ -42,7 +42,7 @@ from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
 from babysit.parsing.formats import SPLIT_NAMES
 from babysit.rules.eval_names import evaluation_direction
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.rules.signals import Observation, Raise, Reassess, Resolve, Signal
 
 BLOWUP = 10.0  # the rise, as a multiple of the previous summary's value
 SETBACK = 1.5  # the training loss's rise of a setback, as a multiple
@@ -52,7 +52,10 @@ _SETBACK_BACK = 1.1  # back within this of its level before the setback: resolve
 _SETBACK_BELOW_FIRST = 0.85  # a setback's new level stays below the log's first loss so
 _NEAR = 3  # records at most between the two jumps (a summary's lines)
 _FROM_FIRST = 2.0  # the new level above the log's first loss by this factor at least
-_NO_JUMP = (None, -_NEAR - 1)  # (step, record) of a jump that has not happened
+_NO_JUMP = (None, -_NEAR - 1)
+# A blow-up whose training loss is back below this share of its peak (and below the
+# geometric mean of its peak and its level before) is eased from a blocker to a high.
+_RECOVERED_SHARE = 0.05  # (step, record) of a jump that has not happened
 
 
 def _jumped(before: float | None, now: float) -> bool:
@@ -88,6 +91,8 @@ class EpochBlowUpRule:
         self._eval_rise_at: tuple[int | None, int] = _NO_JUMP  # the eval's setback-size rise
         self._eval_rise = ""  # ... as said
         self._setback: float | None = None  # the training loss before an open setback
+        self._peak = 0.0  # the open blow-up's highest training loss
+        self._eased = False  # the open blow-up's blocker eased to a high (`_RECOVERED_SHARE`)
 
     def observe(self, point: Observation) -> list[Signal]:
         out: list[Signal] = []
@@ -123,8 +128,8 @@ class EpochBlowUpRule:
         assert before is not None and now is not None
         if self._first is not None and now <= _FROM_FIRST * self._first:
             return []  # back near where the log began: a new launch's start
-        self._raised = True
-        self._before = before
+        self._raised, self._eased = True, False
+        self._before, self._peak = before, now
         jump = (f"the training loss rose from {before:.4g} to {now:.4g} "
                 f"({now / before:.3g}×) from one summary to the next, and the evaluation loss "
                 f"rose with it")
@@ -169,8 +174,23 @@ class EpochBlowUpRule:
             return [Resolve(AnomalyType.LOSS_SPIKE,
                             f"the training loss is back to {value:.4g} (it stood at "
                             f"{before:.4g} before the setback)", key="setback")]
-        if not self._raised or self._before is None or value > 2 * self._before:
+        if not self._raised or self._before is None:
             return []
+        self._peak = max(self._peak, value)
+        if value > 2 * self._before:
+            if self._eased or value > _RECOVERED_SHARE * self._peak \
+                    or value > math.sqrt(self._before * self._peak):
+                return []  # (back more than half the jump's orders of magnitude too)
+            # Trained back down most of the way (LeNet on condensed MNIST: 0.0015 before,
+            # 3.47 at its peak, 0.035 at its last epoch, 99.7 % of its training set right
+            # again): weights that blew up and were trained back, not broken ones; still
+            # short of where they were, so the run's last weights are not its best.
+            self._eased = True
+            return [Reassess(AnomalyType.DIVERGENCE, Severity.HIGH,
+                             f"the training loss came back to {value:.4g} from its peak "
+                             f"{self._peak:.4g}, short of {self._before:.4g} before the jump: "
+                             f"the run trained back from the blow-up, its last weights worse "
+                             f"than those it had", key="blow-up")]
         self._raised = False
         how = f"the training loss is back to {value:.4g}"
         return [Resolve(AnomalyType.LOSS_SPIKE, how, key="blow-up"),

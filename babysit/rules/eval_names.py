@@ -20,6 +20,7 @@ from babysit.metric_names import ERROR_WORDS, eval_direction
 from babysit.rules.eval_trends import held_out_direction
 
 _WORDS = re.compile(r"[/_\-. ]+")
+_UNIT = re.compile(r"\([^()]{1,8}\)$|\[[^\[\]]{1,8}\]$|%$")
 # A mean average precision's name, at its IoU cut-off or none (`map`, `map50`, `map75`).
 _MAP_WORD = re.compile(r"map(?:\d{2})?(?:\([a-z]\))?")
 # Words that name a held-out set: a split (`val`, `dev`, `test`), or the set itself.
@@ -72,8 +73,9 @@ _CODEBOOK_WORDS = frozenset({"code", "codes", "codebook", "prob"})
 
 
 def name_words(key: str) -> list[str]:
-    """A metric's name as its lowercase words (split at `/`, `_`, `-`, `.` and spaces)."""
-    return [w for w in _WORDS.split(key.lower()) if w]
+    """A metric's name as its lowercase words (split at `/`, `_`, `-`, `.` and spaces),
+    without the unit a CSV header puts after it (`test_acc(%)`, `time(s)`, `loss[nats]`)."""
+    return [w for w in _WORDS.split(_UNIT.sub("", key.lower())) if w]
 
 
 @lru_cache(maxsize=4096)
@@ -120,7 +122,7 @@ def score_direction(key: str) -> int:
     (`dice`, `psnr`, `acc`): higher is better. 0 for any other name (a loss, whose
     training and evaluation figures look alike; the training's, a best-so-far, a count,
     a timing). Whether it is an evaluation's is for its record to say (eval_context)."""
-    words = [w for w in _WORDS.split(key.lower()) if w]
+    words = name_words(key)
     if not words or _NOT_EVALUATION.intersection(words) or _CODEBOOK_WORDS.intersection(words):
         return 0
     # A bare reward or return is the training's own: a reinforcement-learning loop prints

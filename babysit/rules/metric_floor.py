@@ -87,6 +87,8 @@ _EMPTY_MASK = 1e-3  # an overlap this small on every evaluation: the empty mask
 # largest test sets): an accuracy over real numbers, each matched exactly or not.
 _REAL_NUMBERS_MATCHED = 1e-6
 _ACCURACY = lazy_re.compile(r"acc", re.IGNORECASE)
+# A score's own word, its split and qualifiers before it (`batch_acc`: `_acc`).
+_LAST_WORD = lazy_re.compile(r"[/_.]?[a-z0-9]+$", re.IGNORECASE)
 
 
 def quality_keys(metrics: Iterable[str]) -> tuple[str, ...]:
@@ -400,12 +402,31 @@ class MetricFloorRule:
                         f"that predicts no better than the mean of the targets")
         return None
 
+    def _held_out_agrees(self) -> str | None:
+        """Why a held-out score says what a long floor of the training's says: a training
+        score raised at its floor for `_LONG_FLOOR` prints or more, and the held-out score
+        of the same word (`val_acc` beside `batch_acc`) at its floor on every evaluation
+        it had, however few (a NeuroSAT whose batch accuracy was 0.0 on all 3,125 batches
+        and whose one validation scored 0.0002): no slow start, nothing right anywhere."""
+        for key in sorted(self._raised):
+            values = self._values.get(key, ())
+            if is_eval_metric(key) or len(values) < _LONG_FLOOR:
+                continue
+            word = _LAST_WORD.search(key)
+            for other, held in sorted(self._values.items()):
+                if held and other not in self._left and is_eval_metric(other) \
+                        and word is not None and other.lower().endswith(word.group()):
+                    return (f"and {other} sat at its floor too on every one of its "
+                            f"held-out evaluations (at most {max(held):.2g}): the model "
+                            f"gets nothing right on data it was not trained on either")
+        return None
+
     def _reassessed(self) -> list[Signal]:
         """The open floor findings made blockers once a second accuracy agrees, and
         notices again once it leaves a guess's share."""
         if not self._raised:
             return []
-        guess = self._guesses.agreeing()
+        guess = self._guesses.agreeing() or self._held_out_agrees()
         if (guess is not None) is self._blocker:
             return []
         self._blocker = guess is not None

@@ -35,6 +35,7 @@ from babysit.rules.constant_answer import ConstantAnswerRule
 from babysit.rules.correlation_chance import CorrelationChanceRule
 from babysit.rules.detector_chance import DetectorChanceRule
 from babysit.rules.epoch_blowup import EpochBlowUpRule
+from babysit.rules.error_rate_ceiling import ErrorRateCeilingRule
 from babysit.rules.eval_blockers import BlockerLedger, Why
 from babysit.rules.eval_chance import EvalChanceRule
 from babysit.rules.eval_context import ContextualEvaluations, twin_train_loss
@@ -330,6 +331,8 @@ def _loss_parts(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(key for key in names if "loss" in key and _TOTAL_LOSS.fullmatch(key) is None
                      and any(key.startswith((f"{split}_", f"{split}/")) for split in totals))
 
+_SCORE_AT_BEST = "a score of the same evaluation is at its best"
+
 
 class EvalRule:
     """Evaluation metrics that get worse while the training loss improves."""
@@ -365,6 +368,8 @@ class EvalRule:
         # A score's best held on two evaluations in a row (the worse of each pair): one
         # stray figure (HAQ's `acc: 48.43` among accuracies of 7) is no best to collapse from.
         self._held_score: dict[str, float] = {}
+        # The scores of the same evaluation when each evaluation loss was at its best.
+        self._scores_then: dict[str, dict[str, float]] = {}
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         out: list[Signal] = []
@@ -438,6 +443,9 @@ class EvalRule:
             best = self.best.get(key)
             if best is None or (value - best[0]) * direction > 0:
                 self.best[key] = (value, point.step)
+                if direction < 0:
+                    self._scores_then[key] = self._scores_beside(key, metrics, judged,
+                                                                 point.step)
             if (key, direction) in scores:  # judged on levels only (eval_context)
                 reason = self._levels.worse_than_best(key, series, direction, self.rules,
                                                       in_window=True)
@@ -448,7 +456,21 @@ class EvalRule:
                                                          point.step)))
                 reason = mr.evaluate_eval_degradation(list(series), direction, self.rules) \
                     or self._levels.worse_than_best(key, series, direction, self.rules)
-            if reason is not None:
+            if reason is not None and direction < 0 \
+                    and self._score_held(key, metrics, judged, point.step):
+                # An evaluation's loss worse while a score of the same evaluation is at its
+                # best (a WideResNet's test loss 0.63 → 1.22 over 120 epochs as its test
+                # accuracy climbs to 94.5 %): the loss grows on what the model gets wrong
+                # ever more confidently; the weights are as good as they were. A notice.
+                if key not in self._raised or key not in self._mild:
+                    out.append(Raise(AnomalyType.EVAL_DEGRADATION, f"{key} {reason}; "
+                                     f"{_SCORE_AT_BEST}", key=key, severity=Severity.LOW)
+                               if key not in self._raised else
+                               Reassess(AnomalyType.EVAL_DEGRADATION, Severity.LOW,
+                                        _SCORE_AT_BEST, key=key))
+                self._raised.add(key)
+                self._mild.add(key)
+            elif reason is not None:
                 self._raised.add(key)
                 if key in self._mild:  # raised as a notice before: now the usual medium
                     self._mild.discard(key)
@@ -459,12 +481,20 @@ class EvalRule:
             elif (key, direction) not in scores and \
                     (since_best := self._since_best(key, series, direction)) is not None:
                 out.append(since_best)
-            elif key in self._raised and self._near_best(key, value, direction):
+            elif key in self._raised and (near := self._near_best(key, value, direction)
+                                          or (direction < 0 and self._score_held(
+                                              key, metrics, judged, point.step))):
+                # (or, for an evaluation's loss, a score of the same evaluation back at
+                # its best: a sign-language model's val loss 8 % above its best while
+                # its gloss accuracy ends at its best, 0.596 — the loss grew on what the
+                # model gets wrong, and what it gets right is all there)
                 self._raised.discard(key)
                 self._mild.discard(key)
                 self._blockers.drop(key, Why.RUNAWAY)
                 out.append(Resolve(AnomalyType.EVAL_DEGRADATION,
-                                   f"{key} back to {value:.4g}, near its best", key=key))
+                                   f"{key} back to {value:.4g}, near its best" if near else
+                                   f"{key} at {value:.4g}, but a score of the same "
+                                   f"evaluation is back at its best", key=key))
             if direction < 0 and key in self._raised and key not in self._mild:
                 out.extend(self._judge_runaway(key, series,
                                                self._score_at_best(key, metrics, judged)))
@@ -715,6 +745,36 @@ class EvalRule:
             and self._at.get(other) == step and self.best.get(other, (0.0, None))[0] > 0
             and self._near_best(other, self.series[other][-1][0], direction)
             for other, direction in self._directions.items())
+
+    def _scores_beside(self, key: str, metrics: Mapping[str, float],
+                       judged: Sequence[tuple[str, int]],
+                       step: int | None) -> dict[str, float]:
+        """The latest value of each score (higher is better) of the same evaluation as
+        `key`: on its record, or on a line of its own at the same step."""
+        found = {other: metrics[other] for other, direction in judged
+                 if direction > 0 and other != key and math.isfinite(metrics[other])}
+        if step is not None:
+            found.update((other, self.series[other][-1][0])
+                         for other, direction in self._directions.items()
+                         if direction > 0 and other != key and other not in found
+                         and self._at.get(other) == step and self.series.get(other))
+        return found
+
+    def _score_held(self, key: str, metrics: Mapping[str, float],
+                    judged: Sequence[tuple[str, int]], step: int | None) -> bool:
+        """Whether a score of the same evaluation stands where it stood when the loss
+        `key` was at its best, or higher: the loss got worse on what the model gets wrong
+        (a WideResNet's test loss 0.63 → 1.22 while its test accuracy went 91.7 → 94.5 %),
+        not on what it gets right (SpeedTransformer's validation loss up 9 % while its
+        accuracy slipped 0.8648 → 0.8640: the weights are worse)."""
+        then = self._scores_then.get(key)
+        if not then:
+            return False
+        now = self._scores_beside(key, metrics, judged, step)
+        # (a score whose best is 0, a pose model's `Acc: 0.0000` at every evaluation, says
+        # nothing of what the model gets right)
+        return any(other in then and value >= then[other] and self.best[other][0] > 0
+                   for other, value in now.items() if other in self.best)
 
     def _gap(self, key: str, value: float, train_loss: float | None,
              direction: int, score_at_best: bool = False) -> list[Signal]:
@@ -984,6 +1044,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     DetectorChanceRule,
     InvertedRankingRule,
     CorrelationChanceRule,
+    ErrorRateCeilingRule,
     QValueRule,
     ConfidentlyWrongRule,
     SaturatedOutputRule,
@@ -1013,7 +1074,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
     FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule,
-    CorrelationChanceRule)
+    CorrelationChanceRule, ErrorRateCeilingRule)
 
 
 @dataclass
