@@ -237,6 +237,16 @@ class Run:
         elif snapshot.process.alive is not True:
             quiet_for = snapshot.log.quiet_for or 0.0
             grace = quiet_for >= self.rules.crash_grace_seconds
+            if (ctx.final or grace) and lifecycle.running and not lifecycle.crash_pending \
+                    and not lifecycle.said_finished:
+                # The log stopped where the run's configured early stop stops it, with
+                # nothing said (a script that breaks out of its loop silently, then
+                # tests): the early stop's end, as if it had said so.
+                why = self.series.stopped_by_patience()
+                if why is not None:
+                    self._stopped_early = True
+                    self._ended(lifecycle.on_event(
+                        LogEvent(EventKind.COMPLETED, why, EARLY_STOP), self.step))
             self._ended(lifecycle.settle_from_log(
                 step=self.step, reached=self.series.reached_target(
                     counted_from_zero=self.steps_from_zero,

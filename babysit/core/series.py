@@ -157,6 +157,9 @@ class MetricSeries:
         self._timed_gaps: deque[float] = deque(maxlen=20)
         self.vocab_size: int | None = None  # said by the run (ln of it: a random guess's loss)
         self.configured_lr: float | None = None  # the learning rate its config or CLI gives
+        self.patience: int | None = None  # the early stop's patience its config gives
+        self._patience_then: str | None = None  # the verdict as the last new run began
+        self._trained_since_new_run = True
         self._advanced = True  # the last record moved the step (or had none)
         # A pipeline that prints only its stages went on past its training stage
         # (parsing/stage_milestones): training babysit saw return, without a step.
@@ -318,6 +321,9 @@ class MetricSeries:
     def _new_run(self) -> None:
         """A new run from scratch in the same log: every rule that judges the run
         against its own past judges the new one against its own."""
+        if self._trained_since_new_run:  # (a second test pass leaves the first's verdict)
+            self._patience_then = self._patience_verdict()
+        self._trained_since_new_run = False
         self._rules.new_run()
         self._renew_loss()
         self.new_runs += 1
@@ -454,6 +460,8 @@ class MetricSeries:
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
             self._new_run_from(loss, before)
+        if (self.loss_key or self._train_key) in metrics:
+            self._trained_since_new_run = True
         elif self._back_to_start and self.loss_key is None and (self.step is None or (
                 self._count_restarted and seen_names and self._train_key is None
                 and (record.epoch is None or record.epoch <= 1))):
@@ -515,6 +523,9 @@ class MetricSeries:
         lr = facts.get("configured_lr")
         if lr is not None:
             self.configured_lr = lr
+        patience = facts.get("patience")
+        if patience is not None:
+            self.patience = int(patience)
         desired = facts.get("desired_error")
         if desired is not None:
             learning = self._rules.find(NotLearningRule)
@@ -691,6 +702,39 @@ class MetricSeries:
         if not isinstance(rule, EvalRule):
             return []
         return [key for key, (_, at) in rule.best.items() if at == step]
+
+    def stopped_by_patience(self) -> str | None:
+        """Why the run's evaluations end as its configured early stop ends them (see
+        `_patience_verdict`), judged on the run before a test pass that read as a new
+        one (an evaluation counted from epoch 0 again, no training after it)."""
+        found = self._patience_verdict()
+        if found is None and not self._trained_since_new_run:
+            return self._patience_then
+        return found
+
+    def _patience_verdict(self) -> str | None:
+        """Why the run's evaluations end as its configured early stop ends them: the best
+        of one of its evaluation metrics exactly `patience` evaluations back (or one more,
+        a counter that stops past it) and none since as good (FMLP-Rec's `patience=10`,
+        its best NDCG@10 at epoch 56 and its last epoch 66). None otherwise."""
+        rule = self._rules.find(EvalRule)
+        patience = self.patience
+        if patience is None or not isinstance(rule, EvalRule):
+            return None
+        for key, series in rule.series.items():
+            direction = rule.direction_of(key)
+            values = [value for value, _ in series]
+            if not direction or len(values) < patience + 1:
+                continue
+            worse = [-direction * value for value in values]
+            best_at = min(range(len(worse)), key=worse.__getitem__)
+            after = len(worse) - 1 - best_at
+            if after in (patience, patience + 1) \
+                    and all(w > worse[best_at] for w in worse[best_at + 1:]):
+                return (f"{key} last improved {after} evaluations before the last, and the "
+                        f"run's early stop waits {patience} (its configured patience): the "
+                        f"loop ended as its early stop ends it")
+        return None
 
     def main_eval_values(self) -> tuple[str, list[float], int] | None:
         """The run's main evaluation metric's recent values (the rule's window), in

@@ -114,6 +114,17 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall)\b(?:\s+(?:over|of|across|for))?\s+all\s+"
     r"(?:the\s+)?(?:folds|subjects|runs|seeds|splits|trials|repeats|repetitions|tasks|"
     r"datasets|experiments)\b|"
+    # (or over their count: DyGLib's `metrics over 1 runs:` before each test figure's mean
+    # and spread, `results across 5 seeds`)
+    r"\b(?:[Aa]verag(?:e|ed)|[Mm]ean|[Oo]verall|[Mm]etrics|[Rr]esults?|[Ss]cores?)\s+"
+    r"(?:over|across)\s+\d+\s+(?:folds|subjects|runs|seeds|splits|trials|repeats|"
+    r"repetitions)\b|"
+    # the results written out to a file, the script's last act (`[OK] Results appended
+    # to: scripts/results/models_test_lead1_K6.csv`, `Results saved to results.json`; not
+    # a folder, YOLOv5's `Results saved to runs/train/exp` whatever the run did)
+    r"\b(?:[Rr]esults?|RESULTS?|[Mm]etrics|[Ss]cores)\s+(?:(?:were|was|have been|has been)\s+)?"
+    r"(?:saved|written|appended|stored|exported|dumped)\s+(?:to|in|into|at)\b:?\s*\S*"
+    r"\.(?:csv|json|jsonl|txt|tsv|pkl|npy|npz|yaml|yml|xlsx)\b|"
     # `Final avg. r2: 0.77`, `Final MAE = 4.3`, `Final Dice 0.950`: a final figure,
     # whatever its name
     r"^\W*(?:[Ff]inal|FINAL)\b(?:[^:=]{0,40}[:=]\s*|\s+[A-Za-z][\w.@-]*(?:\s+[A-Za-z][\w.@-]*)?"
@@ -411,6 +422,9 @@ class ClosingBlock:
         self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
         self._times: dict[str, int] = {}  # each kept line (stripped): how often it came
         self._job_report = False  # a scheduler's report on the job began (`is_job_report`)
+        # Lines of the block kept when the run's start-up came again after them: those
+        # ended a launch, and a new one began (no end of the run's).
+        self._before_start_up = 0
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -445,6 +459,7 @@ class ClosingBlock:
             self._recurring.update(closings)
         self._lines.clear()
         self._times.clear()
+        self._before_start_up = 0
         self._job_report = False
         self._last = ""
         self._shown = 0
@@ -463,6 +478,7 @@ class ClosingBlock:
         if self._records:
             self._launches.start_up_again(shape, any(
                 _closes(line) for line in self._lines if start_up_shape(line) != shape))
+            self._before_start_up = len(self._lines)
 
     def recurs(self, shape: str) -> bool:
         """Whether the run printed a closing-looking line of this template between its
@@ -485,7 +501,8 @@ class ClosingBlock:
         between its records."""
         if self._said:
             return None
-        new, self._judged = self._lines[self._judged:], len(self._lines)
+        first = max(self._judged, self._before_start_up)
+        new, self._judged = self._lines[first:], len(self._lines)
         late = self._records >= _RECORDS_BEFORE_LATE
         for line in new:
             if _closes(line, late) and not _STAGE.search(line) \

@@ -30,7 +30,7 @@ from babysit.parsing.text import normalise_key, to_number
 # `Test MSE: 14.2`: up to six words, an optional qualifier in brackets, then the number.
 _FIGURE = lazy_re.compile(
     r"(?P<name>[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,5})(?:\s*\((?P<qual>[\w .,/-]{1,30})\))?"
-    r"\s*[=:]\s*(?P<value>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*%?")
+    r"\s*(?P<sep>[=:]|,)\s*(?P<value>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*%?")
 # What a trained model is scored by, as a whole word (or a hyphenated word's part) of
 # the figure's name.
 _MEASURE = lazy_re.compile(r"(?:^|[\s_-])(?:error|loss|accuracy|acc|score|mse|mae|rmse|psnr|"
@@ -43,7 +43,7 @@ _SETTING = lazy_re.compile(r"\b(?:max|min|target|threshold|tolerance|tol|weight|
                            r"type|mode|scale|factor|patience|delta)\b", re.IGNORECASE)
 
 # A figure's name that says an evaluation scored it (`Detection evaluation mAp`, `val mAP`).
-_EVALUATED = lazy_re.compile(r"\b(?:eval\w*|val|valid|validation|test|testing|dev)\b",
+_EVALUATED = lazy_re.compile(r"\b(?:eval\w*|val|valid|validat\w+|test|testing|dev)\b",
                              re.IGNORECASE)
 
 
@@ -53,19 +53,23 @@ class ClosingMeasures:
 
     def wants(self, line: Line) -> bool:
         text = line.text
-        return ("=" in text or ":" in text) and not line.in_traceback
+        return ("=" in text or ":" in text or ", " in text) and not line.in_traceback
 
     def amend(self, line: Line, record: Record | None, context: ParseContext) -> Record | None:
-        stepped = context.progress_unit in STEP_UNITS
-        if record is not None and (stepped or record.metrics):
+        unit = context.progress_unit
+        stepped = unit in STEP_UNITS
+        if record is not None and (stepped or unit == "epoch" or record.metrics):
             return record
         figure = _FIGURE.fullmatch(message(line.text).strip())
         if figure is None or _MEASURE.search(figure.group("name")) is None \
-                or _SETTING.search(figure.group("name")) is not None \
-                or (stepped and _EVALUATED.search(figure.group("name")) is None):
+                or _SETTING.search(figure.group("name")) is not None:
+            return record
+        evaluated = _EVALUATED.search(figure.group("name")) is not None
+        if (stepped or figure.group("sep") == ",") and not evaluated:
             # (in a log with steps, only a figure its name says an evaluation scored:
             # `Detection evaluation mAp=0.0003` under a rule after `iter: 5000`; a bare
-            # `Loss: 0.5` there may be the training's own)
+            # `Loss: 0.5` there may be the training's own; and a name set off by a comma
+            # only so: DyGLib's `validate average_precision, 0.97262706`)
             return record
         value = to_number(figure.group("value"))
         if value is None or "." not in figure.group("value"):
@@ -76,7 +80,9 @@ class ClosingMeasures:
             name = f"{name}_{normalise_key(qualifier)}"
         line.claimed = True
         metrics = {f"eval/{name}": value}
-        if stepped:  # an evaluation at the run's step: a point of its curve
+        if evaluated and (stepped or unit == "epoch"):
+            # an evaluation in a log counted in steps, records or epochs: a point of the
+            # run's curve, at where it stands
             return Record(step=context.step, metrics=metrics, rank=line.rank)
         # An isolated figure, not a point of a curve (`sparse`): the rules that judge a
         # series over time (an evaluation getting worse) do not weigh it.

@@ -99,8 +99,12 @@ _SAID = lazy_re.compile(
     r"(?:was\s+|has\s+been\s+|is\s+)?(?:successfully\s+)?trained(?:\s+successfully)?"
     r"\s*[.!]*\s*$|"
     # the ending, then the thing: `End of training`, `Finish training`, `Done training`,
-    # `finished run`, `Completed the training`
-    rf"\b{_ENDING}\s+(?:the\s+)?(?:model\s+)?{_THING}\b|"
+    # `finished run`, `Completed the training`; a model's name between (EasyTPP's `End
+    # NHP train! Cost time: 0.552m`), not a part of the run or a verb of its own (`Done
+    # loading training data`, `End of epoch training`)
+    rf"\b{_ENDING}\s+(?:the\s+)?(?:(?!\w+ing\b|(?:data|dataset|epoch|batch|step|stage|"
+    r"phase|fold|round|warm-?up|eval\w*|valid\w*|test\w*|pre|first|second|initial)\b)"
+    rf"[A-Za-z][\w-]*\s+)?{_THING}\b|"
     # the whole process, said to have succeeded: `Process completed successfully.`
     r"(?<![\w-])(?<!data )(?:the\s+)?(?:whole\s+|entire\s+)?process\s+(?:has\s+)?"
     r"(?:finished|completed)\s+successfully\b|"

@@ -83,8 +83,28 @@ _SHELL_JOB_REPORT = lazy_re.compile(
 _DESIRED = lazy_re.compile(r"\bDesired (?:error|MSE|loss)\s*[:=]\s*(\d*\.?\d+(?:[eE][+-]?\d+)?)")
 
 
+# The early stop's patience the run is configured with: an argparse Namespace's
+# `patience=10`, a flag `--patience 15`, a config's `"patience": 10` or
+# `early_stopping_patience: 5`. Not a scheduler's (`lr_patience`, `Scheduler patience: 5`,
+# ReduceLROnPlateau's): that lowers the rate and trains on.
+_PATIENCE = lazy_re.compile(r"(?<![\w-])(?:--)?(?:early[_-]?stop(?:ping)?[_-])?patience[\"']?"
+                            r"\s*(?:[:=]|\s)\s*(\d{1,4})(?![\w./])")
+_SCHEDULER = lazy_re.compile(r"(?:sched\w*|plateau|lr|learning[_ ]rate)[\s_(-]*$", re.IGNORECASE)
+
+
+def configured_patience(line: str) -> int | None:
+    """The early-stopping patience this line configures (None: it says none)."""
+    if "patience" not in line:
+        return None
+    found = _PATIENCE.search(line)
+    if found is None or _SCHEDULER.search(line[max(0, found.start() - 16):found.start()]):
+        return None
+    value = int(found.group(1))
+    return value if value > 0 else None
+
+
 def run_facts(line: str) -> dict[str, float]:
-    """`model_params`, `tokens_per_step`, `vocab_size`, `configured_lr` and
+    """`model_params`, `tokens_per_step`, `vocab_size`, `configured_lr`, `patience` and
     `desired_error` said by this line (empty when none, and for a shell's report of how a
     job ended)."""
     found: dict[str, float] = {}
@@ -106,6 +126,9 @@ def run_facts(line: str) -> dict[str, float]:
     lr = configured_lr(line)
     if lr is not None:
         found["configured_lr"] = lr
+    patience = configured_patience(line)
+    if patience is not None:
+        found["patience"] = patience
     desired = _DESIRED.search(line) if "esired" in line else None
     if desired is not None and float(desired.group(1)) > 0:
         found["desired_error"] = float(desired.group(1))

@@ -268,6 +268,9 @@ def parse_hf_dict(segment: str) -> Parsed | None:
     start = segment.find("{'")
     if start < 0:
         return None
+    if start and segment[start - 1] == '"' and segment.rstrip()[-1:] != "}" \
+            and '",' in segment:
+        return None  # a dict quoted as one cell of a CSV row (the shapes read the row)
     if start and _CONFIG_HEAD.search(segment, 0, start) is not None:
         return None  # `Config:{'feat_dim': 512, …}`, `Configurando LoRA: {'r': 16, …}`
     end = segment.find("}", start)
@@ -364,8 +367,10 @@ _STEP_OF = lazy_re.compile(r"\b(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]pisode|[Rr]ou
 # `ITER 14500 TRAINING (phase 1). loss_vae: 0.1070; loss_recon: 0.0410`); a capitalised
 # `STEP` is left out: beside an epoch (`STEP 41 - EPOCH 1/1000`) it counts the epoch's
 # batches, which the epoch already places.
+# (not a name's qualifier in brackets: `Val(step1) MAE=0.0282`, a forecaster's error at
+# its first lead step)
 _STEP_WORD = lazy_re.compile(
-    r"\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
+    r"(?<!\w\()\b(?:[Ss]tep|[Ii]ter(?:ation)?|ITER(?:ATION)?|global_step)\s*[:=#]?\s*\[?\s*"
     r"(?P<step>\d+)\b(?!\.\d)")
 # A reinforcement-learning loop's episode, opening its line (`Episode 20, Average Reward
 # (last 100): 21.65`, `Episode 154 reward: 15.99`), or an evolutionary search's generation

@@ -958,8 +958,11 @@ class LogParser:
 
     def _from_context(self, rest: str, parsed: Parsed | None) -> Parsed | None:
         """Header lines that say how long the run will be, or where it is."""
-        if parsed is None and ("param" in rest or "tokens per" in rest or "ocab" in rest
-                               or may_configure_lr(rest)):
+        # (a patience rides on whatever the line gives: an argparse Namespace read as
+        # settings, `Namespace(epochs=200, lr=0.001, patience=10)`)
+        if "patience" in rest or (parsed is None and (
+                "param" in rest or "tokens per" in rest or "ocab" in rest
+                or may_configure_lr(rest))):
             self._facts.configured(rest)
         announced = self.plan.read(rest, parsed is not None)
         if announced is not None:

@@ -21,6 +21,7 @@ shapes cost nothing extra.
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections import Counter, deque
@@ -112,6 +113,13 @@ def template(line: str) -> str:
 def _split(line: str) -> tuple[str, list[str]]:
     # (an issue's paste keeps the backticks that opened its code: `` `epoch,step,… ``)
     text = line.strip().strip("`").strip()
+    if '"' in text and "," in text and "\t" not in text:
+        # A CSV row whose quoted cells hold commas (a pandas frame of sklearn's
+        # classification reports: `"{'precision': 0.77, …}",…,0.4655,7,0.2019`): split as
+        # CSV does; a quoted structure is no figure of its column (left empty).
+        cells = next(csv.reader([text]), [])
+        return ",", ["" if "{" in cell or "[" in cell or "," in cell else cell.strip()
+                     for cell in cells]
     for sep in ("\t", ","):
         if sep in text:
             return sep, [cell.strip() for cell in text.split(sep)]
@@ -701,7 +709,9 @@ class ShapeReader:
         return found
 
 
-_WORD_BEFORE = lazy_re.compile(r"(?<![\w./])([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?)\s?\W{0,3}$")
+# (a class's or a layer's number after the words, `precision class 1 = nan`, is the name's)
+_WORD_BEFORE = lazy_re.compile(r"(?<![\w./])([A-Za-z_][\w./]*(?:[ _][A-Za-z_][\w./]*)?"
+                               r"(?:[ _]\d{1,3})?)\s?\W{0,3}$")
 
 
 def name_before(line: str, at: int) -> str | None:
@@ -710,4 +720,4 @@ def name_before(line: str, at: int) -> str | None:
     if match is None:
         return None
     name = normalise_key(match.group(1))
-    return name if name not in ("step", "iter", "epoch") else None
+    return name if name.rstrip("_0123456789") not in ("step", "iter", "epoch") else None

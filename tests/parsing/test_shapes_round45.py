@@ -132,3 +132,98 @@ def test_a_unit_after_a_csv_columns_name_leaves_its_direction():
     from babysit.rules.eval_names import evaluation_direction
     assert evaluation_direction("test_acc(%)") == 1
     assert evaluation_direction("test_loss[nats]") == -1
+
+
+# -- the second round (sealed-146 and sealed-147) -----------------------------------------
+
+def test_an_end_with_the_models_name_between_says_training_is_over():
+    from babysit.parsing.completion_words import says_finished
+    assert says_finished("INFO: End NHP train! Cost time: 0.552m")
+    assert not says_finished("Done loading training data")
+    assert not says_finished("End of epoch training")
+
+
+def test_an_aggregate_over_a_count_of_runs_and_results_written_out_close_a_run():
+    from babysit.parsing.closing import may_close
+    assert may_close("2025-05-22 23:43:30,515 - root - INFO - metrics over 1 runs:")
+    assert may_close("[OK] Results appended to: scripts/results/models_test_lead1_K6.csv")
+
+
+def _recsys_epochs(ndcg: list[float]) -> list[str]:
+    lines = ["Namespace(batch_size=256, data_name='Beauty', epochs=200, lr=0.001, patience=10)"]
+    for epoch, value in enumerate(ndcg):
+        lines += [f"{{'epoch': {epoch}, 'rec_loss': '{1.2 - 0.01 * epoch:.4f}'}}",
+                  f"{{'Epoch': {epoch}, 'HIT@10': '{value + 0.2:.4f}', 'NDCG@10': '{value:.4f}'}}"]
+    return lines
+
+
+def test_a_loop_that_stops_its_configured_patience_after_its_best_stopped_early(
+        tmp_path: Path):
+    ndcg = [0.20 + 0.01 * n for n in range(15)] + [0.3395 - 0.0007 * n for n in range(1, 11)]
+    lines = [*_recsys_epochs(ndcg),
+             "{'Epoch': 0, 'HIT@10': '0.4935', 'NDCG@10': '0.3317'}"]  # the test pass
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_log_that_stops_sooner_after_its_best_than_its_patience_is_still_running(
+        tmp_path: Path):
+    ndcg = [0.20 + 0.01 * n for n in range(15)] + [0.3395 - 0.0007 * n for n in range(1, 6)]
+    assert verdict_of(tmp_path, _recsys_epochs(ndcg))["terminal_state"] == "RUNNING"
+
+
+def test_a_schedulers_patience_is_no_early_stop():
+    from babysit.parsing.facts import configured_patience
+    assert configured_patience("Namespace(epochs=200, patience=10)") == 10
+    assert configured_patience('  "early_stopping_patience": 5,') == 5
+    assert configured_patience("  - Scheduler patience: 5") is None
+    assert configured_patience("ReduceLROnPlateau(patience=2)") is None
+
+
+def test_an_evaluation_set_off_by_a_comma_is_read_in_a_log_of_epochs():
+    lines = ["2025-05-22 23:40:45,996 - root - INFO - Epoch: 123, learning rate: 0.0001, "
+             "train loss: 0.04762652",
+             "2025-05-22 23:41:02,916 - root - INFO - validate average_precision, 0.97262706",
+             "2025-05-22 23:40:46,055 - root - INFO - train average_precision, 0.97463018"]
+    metrics = [r.metrics for r in _records(lines) if r.metrics]
+    assert {"eval/validate_average_precision": 0.97262706} in metrics
+    assert not any("train_average_precision" in m or "eval/train_average_precision" in m
+                   for m in metrics)
+
+
+def test_a_lead_step_qualifying_an_evaluation_is_no_step():
+    lines = [f"[Epoch {epoch:02d}] Train masked-MSE=0.0{50 - epoch} | Val(step1) MAE=0.0826 "
+             f"RMSE=0.1389 | Val(mean@K) MAE=0.0818 RMSE=0.1392" for epoch in range(1, 4)]
+    assert all(r.step != 1 or r.epoch == 1 for r in _records(lines) if r.metrics)
+
+
+def test_a_per_class_precision_undefined_is_named_for_its_class():
+    from babysit.parsing.shapes import name_before
+    line = "precision class 1 = nan"
+    assert name_before(line, line.index("nan")) == "precision_class_1"
+    line = "epoch 3 nan"
+    assert name_before(line, line.index("nan")) is None
+
+
+def test_a_csv_row_whose_quoted_cells_hold_reports_is_read_by_its_numbers():
+    report = "\"{'precision': 0.8, 'recall': 0.7, 'f1-score': 0.75, 'support': 809}\""
+    lines = ["ANSWER,QUESTION,eval_loss,epoch,train_loss"]
+    lines += [f"{report},{report},{1.0 / epoch:.4f},{epoch},{0.5 / epoch:.4f}"
+              for epoch in range(1, 5)]
+    records = [r for r in _records(lines) if r.metrics]
+    assert records and records[-1].metrics.get("eval_loss") == 0.25
+    assert not any("precision" in r.metrics for r in records)
+
+
+def test_a_closing_line_before_the_start_up_printed_again_ended_a_launch_not_the_run(
+        tmp_path: Path):
+    def launch(epochs: int) -> list[str]:
+        return ["2025-07-12 15:53:20,609 - root - INFO - Loaded ViT-L-14 model config.",
+                "2025-07-12 15:53:28,154 - root - INFO - Pretraining classifier... "] + [
+            f"2025-07-12 15:5{epoch % 10}:47,747 - root - INFO - Epoch {epoch}, loss: "
+            f"{2.1 - 0.02 * epoch:.4f}, acc: 0.9{epoch % 10}, lr: 0.00002500. "
+            for epoch in range(epochs)]
+    lines = [*launch(20), "2025-07-12 16:12:57,104 - root - INFO - Elapsed time: 1177.8",
+             *launch(0)]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+    assert verdict_of(tmp_path, lines[:-2])["terminal_state"] == "SUCCEEDED"
