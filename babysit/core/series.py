@@ -91,6 +91,9 @@ class StepChange:
 
 _STILL = StepChange()
 _STEPLESS_EPOCHS = 5  # epochs moved on with no step moving: the step is no counter of the run
+# Records at most between two best-so-far records of a script that prints its best after
+# every epoch (its training line, a mean, an evaluation or two).
+_BEST_EVERY_EPOCH = 6
 _ADVANCED = StepChange(advanced=True)
 _WENT_BACK = StepChange(went_back=True)
 
@@ -148,10 +151,12 @@ class MetricSeries:
         # The log said a run finished (`Training complete`, an early stop); training
         # after that, from a new start, is a new run's (see _new_run_from).
         self._said_finished = False
-        # A best-so-far record has closed a training that then went on: the script
-        # prints its best after every epoch, and it ends nothing from then on.
+        # A best-so-far record came a few records after the one before: the script prints
+        # its best after every epoch (SignGraph's `Best_dev: 172.73, …`), and it ends
+        # nothing from then on (one after a whole model's training still does: models
+        # trained in turn, each closing on `Best test Acc: 0.769365`).
         self._best_restated = False
-        self._said_by_best = False
+        self._since_best: int | None = None  # records since the last best-so-far record
         self._last_timed: float | None = None  # the log's own time of the last step
         self._rate_anchor: tuple[float, int] | None = None  # (time, step) rates start from
         self._timed_gaps: deque[float] = deque(maxlen=20)
@@ -205,7 +210,6 @@ class MetricSeries:
             # is back where a run starts (a final evaluation's figures are not).
             self._said_finished = False
             self._back_to_start = True
-            self._best_restated |= self._said_by_best
         if record.epoch is not None and self.epoch is not None \
                 and record.epoch == math.floor(self.epoch) < self.epoch:
             # The whole epoch's own summary after its batches, numbered as the epoch it
@@ -280,9 +284,14 @@ class MetricSeries:
         if change is _ADVANCED and rate is not None:
             signals += self._timestamp_rate(rate)
         if any(event.kind is EventKind.COMPLETED for event in record.events):
-            self._said_finished, self._said_by_best = True, False
-        elif not self._best_restated and _best_summary(record.metrics):
-            self._said_finished = self._said_by_best = True
+            self._said_finished = True
+        elif record.metrics and _best_summary(record.metrics):
+            if self._since_best is not None and self._since_best <= _BEST_EVERY_EPOCH:
+                self._best_restated = True
+            self._since_best = 0
+            self._said_finished = self._said_finished or not self._best_restated
+        elif record.metrics and self._since_best is not None:
+            self._since_best += 1
         if self.loss_key is not None and self.loss_key in record.metrics:
             self._last_names = frozenset(record.metrics)  # (the last record of the loss's)
         return change, signals

@@ -43,6 +43,10 @@ _HEAD_FIELD = lazy_re.compile(
     # %p`: `04/28 04:22:15 PM | Parameters:`)
     r"|\[?\d{2}/\d{2}(?:/\d{2,4})? \d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\]?"
     r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w.-]+:\d+\]"  # glog / absl
+    # NeMo's: its name, a level's letter, the time, the module and line in one bracket
+    # (`[NeMo I 2025-03-04 08:28:03 wer:330] reference: …`: `wer:330` is wer.py's line)
+    r"|\[[A-Za-z][\w.-]* [DIWEFC] \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)? "
+    r"[\w.<>-]+:\d+\]"
     # progress dots a glog trainer writes with no newline (PaddlePaddle v1's `--dot_period`:
     # `.......I0306 00:32:25.55 35 TrainerInternal.cpp:182]  Pass=49 …`): the head follows
     r"|\.+(?=[IWEF]\d{4} \d{2}:)"
@@ -93,6 +97,21 @@ _HEAD_FIELD = lazy_re.compile(
 # number; the rest (`device='cuda:0'`, `grad_fn=<…>`) read as pairs made a metric `cuda`
 # = 0 and, split at its comma, broke a line of fields.
 _TENSOR = lazy_re.compile(r"tensor\(\s*([-+]?[\w.]+)\s*(?:,[^()]*(?:\([^()]*\)[^()]*)*)?\)")
+
+
+# A logger's bracketed head with its source location, wherever it stands in a line (a
+# terminal capture glues NeMo's `[NeMo I 2025-03-04 08:28:28 wer:329]` to the end of a
+# progress bar): the module and line number are no figure (`wer:329` is wer.py's line).
+_BRACKETED_HEAD = lazy_re.compile(r"\[[A-Za-z][\w.-]* [DIWEFC] \d{4}-\d{2}-\d{2} "
+                                  r"\d{2}:\d{2}:\d{2}(?:[.,]\d+)? [\w.<>-]+:\d+\]")
+
+
+def without_bracketed_heads(text: str) -> str:
+    """`text` without any logger head of NeMo's shape in it (see `_BRACKETED_HEAD`)."""
+    if " I 20" not in text and " W 20" not in text and " E 20" not in text \
+            and " D 20" not in text and " F 20" not in text and " C 20" not in text:
+        return text
+    return _BRACKETED_HEAD.sub(" ", text)
 
 
 def message(text: str) -> str:

@@ -62,7 +62,7 @@ from babysit.parsing.idle_bar import IdleBar
 from babysit.parsing.julia_log_blocks import JuliaLogBlocks
 from babysit.parsing.kaldi import KaldiWrap
 from babysit.parsing.launches import LaunchReader
-from babysit.parsing.log_prefix import message
+from babysit.parsing.log_prefix import message, without_bracketed_heads
 from babysit.parsing.loop_over import says_saved
 from babysit.parsing.metric_lines import MetricLineReader
 from babysit.parsing.named_counters import NamedCounters
@@ -675,6 +675,7 @@ class LogParser:
 
     def _feed(self, raw_line: str) -> Record | None:
         line = without_status_box(clean(raw_line))  # googletest-style `[ ACTION ]` boxes
+        line = without_bracketed_heads(line)  # NeMo's `[NeMo I … wer:330]`, even mid-line
         if not line or line.isspace():
             return None
         rank, line = self._task_labels.split(line)  # srun -l, torchrun, both

@@ -407,7 +407,11 @@ class MetricFloorRule:
         score raised at its floor for `_LONG_FLOOR` prints or more, and the held-out score
         of the same word (`val_acc` beside `batch_acc`) at its floor on every evaluation
         it had, however few (a NeuroSAT whose batch accuracy was 0.0 on all 3,125 batches
-        and whose one validation scored 0.0002): no slow start, nothing right anywhere."""
+        and whose one validation scored 0.0002): no slow start, nothing right anywhere.
+        Not while another score of the run left its floor (a seq2seq's exact-match at 0
+        on both splits beside a token accuracy that moves: a strict measure)."""
+        if self._left:
+            return None
         for key in sorted(self._raised):
             values = self._values.get(key, ())
             if is_eval_metric(key) or len(values) < _LONG_FLOOR:

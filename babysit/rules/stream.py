@@ -22,7 +22,7 @@ from typing import ClassVar
 from babysit import lazy_re
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules import eval_trends, grad_trends
+from babysit.rules import eval_trends, grad_trends, trends
 from babysit.rules import metric_rules as mr
 from babysit.rules.any_loss_blown_up import AnyLossBlownUpRule
 from babysit.rules.below_mean import BelowMeanRule
@@ -332,6 +332,7 @@ def _loss_parts(names: tuple[str, ...]) -> frozenset[str]:
                      and any(key.startswith((f"{split}_", f"{split}/")) for split in totals))
 
 _SCORE_AT_BEST = "a score of the same evaluation is at its best"
+_SCORE_SLACK = 0.01  # a score this near its best (as a share of it) is still at it
 
 
 class EvalRule:
@@ -771,10 +772,20 @@ class EvalRule:
         if not then:
             return False
         now = self._scores_beside(key, metrics, judged, step)
-        # (a score whose best is 0, a pose model's `Acc: 0.0000` at every evaluation, says
-        # nothing of what the model gets right)
-        return any(other in then and value >= then[other] and self.best[other][0] > 0
-                   for other, value in now.items() if other in self.best)
+        # (a score that stood at 0, a pose model's `Acc: 0.0000` when its loss was at its
+        # best, says nothing of what the model gets right)
+        return any(other in then and then[other] > 0 and value >= then[other]
+                   and self._near_own_best(other, value) for other, value in now.items())
+
+    def _near_own_best(self, key: str, value: float) -> bool:
+        """Whether a score stands within 1 % of its best, or twice its own point-to-point
+        noise (an AdamW fine-tune's accuracy 0.8154 against its best 0.8268 has slipped:
+        its last weights are past their best)."""
+        best, series = self.best.get(key), self.series.get(key)
+        if best is None or not series:
+            return False
+        noise = trends.noise_scale([v for v, _ in series])
+        return best[0] - value <= max(_SCORE_SLACK * abs(best[0]), 2 * noise)
 
     def _gap(self, key: str, value: float, train_loss: float | None,
              direction: int, score_at_best: bool = False) -> list[Signal]:
