@@ -103,6 +103,14 @@ _CLOSING_WORDS = lazy_re.compile(
     # exists once the trials are done
     r"^\W*(?i:best\s+(?:results?|trials?|hyper-?parameters|params|config(?:uration)?s?)|"
     r"top\s+\d+\s+(?:trials|configs|configurations|runs))\W*$|"
+    # a banner over the run's best, its figures after it (DeepDTAGen's `=== BEST
+    # [cnn_davis_regB] === epoch 75 | MSE 0.2346 | CI 0.8921`)
+    r"^\W{0,3}(?:={3,}|\*{3,}|#{3,})\s*(?:BEST|[Bb]est)\b[^=*#\n]{0,80}(?:={3,}|\*{3,}|#{3,})|"
+    # the whole run's time, last on its line (`params 800,417 | mean 3.4s/epoch | total
+    # 5.7 min`): a run that prints a running total at each epoch prints it between its
+    # records too (then it recurs)
+    r"\b(?:[Tt]otal|TOTAL)(?:\s+(?:time|TIME|training time))?\s*[:=]?\s*\d+(?:\.\d+)?\s*"
+    r"(?:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\s*$|"
     # the run's statistics, headed as the whole run's (TF Model Garden's classifier
     # trainer: `Run stats:`, then a dict of its final accuracy and losses)
     r"\b(?:[Rr]un|[Tt]raining|[Jj]ob)\s+(?:[Ss]tat(?:s|istics))\s*:?\s*$|"

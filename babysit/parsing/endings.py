@@ -115,7 +115,8 @@ _SAVED_EPOCH = lazy_re.compile(r"\bat (\d+) epochs?\b|\bepoch[_-](\d+)\.(?:pth|p
                                re.IGNORECASE)
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
-_EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*(?:/|\bof\b|\|)\s*(\d+)\b")
+_EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*"
+                            r"(?:/|\b(?:out\s+)?of\b|\|)\s*(\d+)\b")
 # The epoch named by its number alone, no total after it (`Now training epoch 99.`).
 # (A `|` after it sets the next field apart, `Epoch 100 | Step 2360/2449 | Loss: 0.01`,
 # unless a number follows it: then it may be the total, `Epoch 3 | 10`.)
