@@ -109,7 +109,7 @@ _CLOSING_WORDS = lazy_re.compile(
     # the whole run's time, last on its line (`params 800,417 | mean 3.4s/epoch | total
     # 5.7 min`): a run that prints a running total at each epoch prints it between its
     # records too (then it recurs)
-    r"\b(?:[Tt]otal|TOTAL)(?:\s+(?:time|TIME|training time))?\s*[:=]?\s*\d+(?:\.\d+)?\s*"
+    r"\b(?:[Tt]otal|TOTAL)(?:\s+(?:time|TIME|training time))?(?:\s*[:=]\s*|\s+)\d+(?:\.\d+)?\s*"
     r"(?:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\s*$|"
     # the run's statistics, headed as the whole run's (TF Model Garden's classifier
     # trainer: `Run stats:`, then a dict of its final accuracy and losses)
@@ -430,9 +430,6 @@ class ClosingBlock:
         self._shown = 0  # lines of the block that show an object's value (`tensor(…)`)
         self._times: dict[str, int] = {}  # each kept line (stripped): how often it came
         self._job_report = False  # a scheduler's report on the job began (`is_job_report`)
-        # Lines of the block kept when the run's start-up came again after them: those
-        # ended a launch, and a new one began (no end of the run's).
-        self._before_start_up = 0
 
     def add(self, line: str) -> None:
         """A line after the last training record; only those that may close a run are
@@ -467,7 +464,6 @@ class ClosingBlock:
             self._recurring.update(closings)
         self._lines.clear()
         self._times.clear()
-        self._before_start_up = 0
         self._job_report = False
         self._last = ""
         self._shown = 0
@@ -486,7 +482,6 @@ class ClosingBlock:
         if self._records:
             self._launches.start_up_again(shape, any(
                 _closes(line) for line in self._lines if start_up_shape(line) != shape))
-            self._before_start_up = len(self._lines)
 
     def recurs(self, shape: str) -> bool:
         """Whether the run printed a closing-looking line of this template between its
@@ -509,8 +504,7 @@ class ClosingBlock:
         between its records."""
         if self._said:
             return None
-        first = max(self._judged, self._before_start_up)
-        new, self._judged = self._lines[first:], len(self._lines)
+        new, self._judged = self._lines[self._judged:], len(self._lines)
         late = self._records >= _RECORDS_BEFORE_LATE
         for line in new:
             if _closes(line, late) and not _STAGE.search(line) \

@@ -88,7 +88,7 @@ _DESIRED = lazy_re.compile(r"\bDesired (?:error|MSE|loss)\s*[:=]\s*(\d*\.?\d+(?:
 # `early_stopping_patience: 5`. Not a scheduler's (`lr_patience`, `Scheduler patience: 5`,
 # ReduceLROnPlateau's): that lowers the rate and trains on.
 _PATIENCE = lazy_re.compile(r"(?<![\w-])(?:--)?(?:early[_-]?stop(?:ping)?[_-])?patience[\"']?"
-                            r"\s*(?:[:=]|\s)\s*(\d{1,4})(?![\w./])")
+                            r"(?:\s*[:=]\s*|\s+)(\d{1,4})(?![\w./])")
 _SCHEDULER = lazy_re.compile(r"(?:sched\w*|plateau|lr|learning[_ ]rate)[\s_(-]*$", re.IGNORECASE)
 
 

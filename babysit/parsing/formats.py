@@ -519,7 +519,9 @@ _NAME_BRACKET_KV = lazy_re.compile(
 # The count may come first (`Loss after 1 epochs: 0.276`, a Torch7 CBOW script, sealed-20;
 # 2s-AGCN's and its descendants' `Mean test loss of 10 batches: 2.29`).
 _AT_COUNTER = lazy_re.compile(
-    r"\s+(?:at|after|for|on|in|of)\s+(?:the\s+)?(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
+    # (from the start of a run of spaces only: tried inside one, `\s+` made a line of
+    # 60,000 spaces quadratic, 400 s)
+    r"(?<!\s)\s+(?:at|after|for|on|in|of)\s+(?:the\s+)?(?:(?:[Ss]tep|[Ii]ter(?:ation)?|[Ee]poch|[Bb]atch|"
     r"[Ee]pisode|[Rr]ound|[Uu]pdate)\s*#?\s*\d+|\d+\s+(?:[Ss]teps?|[Ii]ter(?:ation)?s?|[Ee]pochs?|"
     r"[Bb]atch(?:es)?|[Ee]pisodes?|[Rr]ounds?|[Uu]pdates?))"
     r"(?=\s*[:=]\s*(?:[-+.\d]|nan|NaN|inf|Inf))")

@@ -37,10 +37,7 @@ _KERAS_EPOCH = lazy_re.compile(r"^\s*Epoch (\d+)/(\d+)\s*$")
 _EPOCH_HEADER = lazy_re.compile(_LEAD + r"(?:(?:Start(?:ing)?|Begin(?:ning)?|Training|Running) )?"
                                 r"(?:Epoch|EPOCH|epoch|Generation|GENERATION|generation)"
                                 r"(?:\s+(?:of|no\.?|No\.?|number|#))?(?:[\s:#]+\[?|\s*\[)(\d+)"
-                                # (the plan after a slash, `of` or `out of`: a seizure
-                                # detector's `Epoch 89 out of 90`)
-                                r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*(?:/|\s(?:out\s+)?of\s)\s*(\d+))?"
-                                r"(?:(?<=\d)\s*\))?"
+                                r"(?:\s*\(\s*\d+(?=\s*/))?(?:\s*/\s*(\d+))?(?:(?<=\d)\s*\))?"
                                 r"(?:\s+[A-Z][a-z]{1,11}:)?"
                                 # (and the time the epoch took: bentrevett's tutorials'
                                 # `Epoch: 01 | Epoch Time: 0m 57s`, its figures on the

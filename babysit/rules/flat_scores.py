@@ -530,10 +530,7 @@ class FlatScoreRule:
         # `3.6057692021131516` on each of seven epochs, 15 of 416 right each time): no
         # model that learns lands on the very same count of right answers evaluation after
         # evaluation; it answers one class for everything, a blocker at once.
-        # So an evaluation's error held to every digit (a nowcasting model's
-        # `val/images_l1_loss` 0.0007974219624884427 after each of eight epochs): what it
-        # predicts on the held-out set never changes.
-        exact = kind in ("accuracy", "error") and whole_run and len(set(values)) == 1 \
+        exact = kind == "accuracy" and whole_run and len(set(values)) == 1 \
             and significant_digits(value) >= _EXACT_DIGITS
         return [Raise(AnomalyType.NOT_LEARNING, f"not learning: {key} {found}", key=tag,
                       severity=Severity.BLOCKER if exact or held else None,

@@ -215,20 +215,6 @@ def test_a_csv_row_whose_quoted_cells_hold_reports_is_read_by_its_numbers():
     assert not any("precision" in r.metrics for r in records)
 
 
-def test_a_closing_line_before_the_start_up_printed_again_ended_a_launch_not_the_run(
-        tmp_path: Path):
-    def launch(epochs: int) -> list[str]:
-        return ["2025-07-12 15:53:20,609 - root - INFO - Loaded ViT-L-14 model config.",
-                "2025-07-12 15:53:28,154 - root - INFO - Pretraining classifier... "] + [
-            f"2025-07-12 15:5{epoch % 10}:47,747 - root - INFO - Epoch {epoch}, loss: "
-            f"{2.1 - 0.02 * epoch:.4f}, acc: 0.9{epoch % 10}, lr: 0.00002500. "
-            for epoch in range(epochs)]
-    lines = [*launch(20), "2025-07-12 16:12:57,104 - root - INFO - Elapsed time: 1177.8",
-             *launch(0)]
-    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
-    assert verdict_of(tmp_path, lines[:-2])["terminal_state"] == "SUCCEEDED"
-
-
 # -- the third round (sealed-148 and sealed-149) and the snapshots between ------------------
 
 def test_a_loggers_bracketed_head_with_its_source_line_is_no_figure_anywhere_in_a_line():
@@ -254,20 +240,3 @@ def test_a_banner_over_the_best_and_the_whole_runs_time_close_a_run():
     from babysit.parsing.closing import may_close
     assert may_close("=== BEST [cnn_davis_regB] === epoch 75 | MSE 0.2346 | CI 0.8921")
     assert may_close("params 800,417 | mean 3.4s/epoch | total 5.7 min")
-
-
-def test_an_epoch_out_of_its_plan_heads_its_figures():
-    lines = ["Epoch 89 out of 90", "Training loss: tensor(0.6173)",
-             "Validation loss: tensor(0.7178)", "Epoch 90 out of 90",
-             "Training loss: tensor(0.5952)"]
-    assert [r.epoch for r in _records(lines) if r.metrics and "training_loss" in r.metrics] \
-        == [89.0, 90.0]
-
-
-def test_an_evaluation_error_held_to_every_digit_from_the_first_is_a_blocker(tmp_path: Path):
-    lines = ["epoch,step,train/criterion_loss,val/images_l1_loss"]
-    for epoch in range(8):
-        lines += [f"{epoch},{epoch * 365 + n * 50},0.000{7 + (n + epoch) % 3}5,"
-                  for n in range(1, 7)]
-        lines.append(f"{epoch},{epoch * 365 + 364},,0.0007974219624884427")
-    assert ("not-learning", "blocker") in _open(verdict_of(tmp_path, lines))
