@@ -250,7 +250,13 @@ _LONG_SHAPES = ("a.", "a.a ", "a", "1.", "a: ", "x1.", "Train / Val | ", "a 0.1/
 # ... and whole lines that are no repeat of a short shape: one run of spaces inside a line
 # (a logger's level padded far past its width: the separators of `spaced_fields` were
 # tried from every space of it, 86 s a line).
-_LONG_LINES = {"a run of 64 Ki spaces": "[20250522 16:25:17 INFO" + " " * (64 * 1024 - 30) + "] x"}
+# (or a counter's head, then the run of spaces: `headed_pairs`' three optional runs in a
+# row and `_AT_COUNTER`'s `\s+` tried inside the run, minutes a line; a patience's or a
+# total's separators written the same way)
+_LONG_LINES = {"a run of 64 Ki spaces": "[20250522 16:25:17 INFO" + " " * (64 * 1024 - 30) + "] x",
+               "a counter, then 64 Ki spaces": "Epoch 3 " + " " * (64 * 1024 - 20) + "of 9",
+               "a patience, then 64 Ki spaces": "patience" + " " * (64 * 1024 - 20) + "x",
+               "a total, then 64 Ki spaces": "total " + " " * (64 * 1024 - 20) + "5 min x"}
 
 
 def p9(repeat: int) -> list[Row]:

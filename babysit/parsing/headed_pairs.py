@@ -22,7 +22,9 @@ from babysit.parsing.text import normalise_key, to_number
 
 _HEAD = lazy_re.compile(
     r"^\s*(?P<word>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Bb]atch)"
-    r"\s*\[?\s*(?P<n>\d+)(?:\s*/\s*(?P<total>\d+))?\s*\]?\s*[:,|\-]\s+(?P<rest>.+)$")
+    # (one run of spaces before the bracket, one after: three optional runs in a row made
+    # `Epoch 3` and 60,000 spaces a minutes-long line)
+    r"\s*\[?\s*(?P<n>\d+)(?:\s*/\s*(?P<total>\d+))?\s*(?:\]\s*)?[:,|\-]\s+(?P<rest>.+)$")
 # Where a logger's prefix ends, just before a counter's head.
 _PREFIX_END = lazy_re.compile(
     r"(?:\]|\s-|INFO:?)(?=\s+(?:[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter|ITER|[Bb]atch)\s*\[?\s*\d)")
