@@ -469,8 +469,6 @@ class MetricSeries:
         loss = metrics.get(self.loss_key) if self.loss_key else None
         if loss is not None and math.isfinite(loss):
             self._new_run_from(loss, before)
-        if (self.loss_key or self._train_key) in metrics:
-            self._trained_since_new_run = True
         elif self._back_to_start and self.loss_key is None and (self.step is None or (
                 self._count_restarted and seen_names and self._train_key is None
                 and (record.epoch is None or record.epoch <= 1))):
@@ -486,6 +484,8 @@ class MetricSeries:
             self._back_to_start = False
             self._new_run()
         self._count_restarted = False
+        if (self.loss_key or self._train_key) in metrics:
+            self._trained_since_new_run = True
         train_key = self.loss_key or self._train_key
         train = self.metrics.get(train_key) if train_key else _sum_of_terms(metrics)
         point = Observation(
