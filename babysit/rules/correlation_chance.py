@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.rules.signals import Observation, Raise, Reprints, Resolve, Signal
 
 _WORDS = re.compile(r"[/_\-. ]+")
 _CORRELATIONS = frozenset({"srcc", "srocc", "plcc", "krcc", "krocc", "spearman", "spearmanr",
@@ -69,7 +69,7 @@ class CorrelationChanceRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._below: dict[str, int] = {}  # evaluations in a row at or below 0, by key
-        self._last: dict[str, tuple[float, float | None, int | None]] = {}
+        self._reprints = Reprints()  # (an evaluation printed again counts once)
         self._training: dict[str, float] = {}  # the latest training value, by correlation
         self._raised: str | None = None  # the correlation raised on (one finding for all)
 
@@ -82,12 +82,8 @@ class CorrelationChanceRule:
         out: list[Signal] = []
         for key, name in held_out:
             value = metrics[key]
-            if not math.isfinite(value):
+            if not math.isfinite(value) or not self._reprints.fresh(key, value, point):
                 continue
-            at = (value, point.epoch, point.step)
-            if self._last.get(key) == at:
-                continue  # the same evaluation printed again
-            self._last[key] = at
             if value > 0:
                 self._below[key] = 0
                 if key == self._raised and value > _CLEAR:

@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from babysit.config import RuleSettings
 from babysit.model import AnomalyType, Severity
-from babysit.rules.signals import Observation, Raise, Resolve, Signal
+from babysit.rules.signals import Observation, Raise, Reprints, Resolve, Signal
 
 _WORDS = re.compile(r"[/_\-. ]+")
 _RATES = frozenset({"wer", "cer", "ter"})
@@ -59,7 +59,7 @@ class ErrorRateCeilingRule:
     def __init__(self, rules: RuleSettings) -> None:
         self.rules = rules
         self._above: dict[str, int] = {}  # evaluations in a row above 100, by key
-        self._last: dict[str, tuple[float, float | None, int | None]] = {}
+        self._reprints = Reprints()  # (an evaluation printed again counts once)
         self._raised: str | None = None  # the rate raised on (one finding for all)
 
     def observe(self, point: Observation) -> list[Signal]:
@@ -67,12 +67,8 @@ class ErrorRateCeilingRule:
         out: list[Signal] = []
         for key in _rates(tuple(metrics)):
             value = metrics[key]
-            if not math.isfinite(value):
+            if not math.isfinite(value) or not self._reprints.fresh(key, value, point):
                 continue
-            at = (value, point.epoch, point.step)
-            if self._last.get(key) == at:
-                continue  # the same evaluation printed again
-            self._last[key] = at
             if value <= _CEILING:
                 self._above[key] = 0
                 if key == self._raised:

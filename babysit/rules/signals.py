@@ -32,6 +32,22 @@ class Observation:
     epoch: float | None = None  # the record's own epoch, when it says one
 
 
+class Reprints:
+    """Each metric's last evaluation as (value, epoch, step): the same evaluation printed
+    again (a bar and its summary, a restated line) is no new one."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[float, float | None, int | None]] = {}
+
+    def fresh(self, key: str, value: float, point: Observation) -> bool:
+        """Whether `value` of `key` at `point` is a new evaluation (noted if so)."""
+        at = (value, point.epoch, point.step)
+        if self._last.get(key) == at:
+            return False
+        self._last[key] = at
+        return True
+
+
 def at_run_start(point: Observation, start_steps: int) -> bool:
     """Whether a record comes at the run's start: its epoch is the first (0 or 1) or, with
     no epoch, its step within the run's first `start_steps` (an excerpt from mid-run is

@@ -5,21 +5,9 @@ leftovers of the forty-fourth."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from babysit.parsing.parser import LogParser
+from tests.parsing.test_shapes_round44 import _open, _records
 from tests.rules.test_loss_rules import verdict_of
-
-
-def _records(lines: list[str]) -> list[Any]:
-    parser = LogParser()
-    return [r for r in (parser.feed(line) for line in lines) if r is not None] + parser.finish()
-
-
-def _open(artifact: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(a["type"], a["severity"]) for a in artifact["anomalies_detected"]
-            if "resolved" not in a["description"]]
-
 
 # -- review leftovers ---------------------------------------------------------------------
 
