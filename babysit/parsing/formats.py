@@ -508,6 +508,14 @@ _BRACKET_KV = lazy_re.compile(
     r"\.\d+)|nan|NaN|NAN|inf|Inf|INF)(?![\w.])")
 
 
+# A name and its number joined by a dash, each pair in brackets of its own and strung
+# together (ACGPN's `[step-5130]--[loss_G-54.817070]--[loss_D-2.265346]--[ETA-…]`): read
+# where a line has two such pairs at least (one alone may be a name, `[rank-0]`).
+_BRACKET_DASH_KV = lazy_re.compile(
+    r"\[(?P<key>[A-Za-z][\w./]{0,30})-(?P<value>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)|"
+    r"nan|NaN|NAN|inf|Inf|INF)\]")
+
+
 # A name with its number in brackets after it (`Loss[0.1234] lr[0.001]`): the brackets
 # hold the value as `:` or `=` would set it after the name.
 _NAME_BRACKET_KV = lazy_re.compile(
@@ -780,6 +788,11 @@ def key_values(text: str) -> dict[str, float]:
             number = to_number(pair.group("value"))
             if number is not None:
                 values.setdefault(normalise_key(pair.group("key")), number)
+        if "-" in text and len(dashed := _BRACKET_DASH_KV.findall(text)) >= 2:
+            for key, value in dashed:
+                number = to_number(value)
+                if number is not None:
+                    values.setdefault(normalise_key(key), number)
     held_out = _held_out_part(text)
     for pair in _KV.finditer(text):
         number = to_number(pair.group("value"))

@@ -160,6 +160,11 @@ _EVAL_LINE = lazy_re.compile(r"\b(?:[Ee]val(?:uation)?|EVAL|[Vv]al(?:id(?:ation)
 # logs `'train_runtime': 256.2, 'train_tokens_per_second': 0.0` in every step's dict);
 # the end-of-training summary has `train_loss`, never these.
 _STEP_DICT_KEYS = ("loss", "learning_rate", "grad_norm", "train/loss", "train/learning_rate")
+# A record of the whole run, every figure under one key that names it its summary (a
+# JSON-lines metrics file's last object, `{"_summary": {"final_test_acc": 0.0, …,
+# "stopped_step": 30000}}`, read as `_summary/final_test_acc`): the run's end, no step.
+_RUN_SUMMARY_KEY = lazy_re.compile(r"(?i)^_{0,2}(?:run_)?(?:summary|final(?:_(?:results?|metrics|"
+                                   r"summary|stats|scores))?)/")
 # What only a training step prints: its learning rate, its gradients (an evaluation pass
 # prints a loss too).
 _TRAINING_ONLY = lazy_re.compile(r"(?:^|[/_])lr(?:$|[/_])|learning_rate|grad")
@@ -1037,8 +1042,10 @@ class LogParser:
                 scale = to_number(event.detail) if event.detail else None
                 if scale is not None:
                     metrics["loss_scale"] = scale
-        if ("train_runtime" in metrics or "train/train_runtime" in metrics) \
-                and not any(k in metrics for k in _STEP_DICT_KEYS):
+        if (("train_runtime" in metrics or "train/train_runtime" in metrics)
+                and not any(k in metrics for k in _STEP_DICT_KEYS)) \
+                or (metrics and fmt in ("jsonl", "json")
+                    and all(_RUN_SUMMARY_KEY.match(k) for k in metrics)):
             # The trainer's end-of-training summary: averages over the whole run, not a
             # step of it. It says training returned (see lifecycle for an early one).
             ended = LogEvent(EventKind.COMPLETED, line.strip()[:500], SUMMARY)

@@ -55,6 +55,16 @@ _INLINE = lazy_re.compile(
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,3}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
     r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*"
     r"(?:\{.*\}|\[.*\]|\(.*\))\s*$")
+# A part of the training's machinery named, then its settings on the same line (a
+# DocRED script's `Optimizer: PLM params=391 (lr=2e-05), other params=167 (lr=0.001)`
+# and `Scheduler: total_steps=2880, warmup_steps=172` at each launch): how the run was
+# set up, no record of its training (twenty launches that never trained read as twenty
+# records, so no launch was seen to die before its first step).
+# (behind a logger's name the head leaves: `docred.train | Optimizer: …`)
+_PART_SET_UP = lazy_re.compile(r"^\W{0,3}(?:[\w.-]+\s*\|\s*)?(?i:optimi[sz]er|"
+                               r"(?:lr[ _-]?)?scheduler|sampler|data[ _-]?loader)s?\s*:\s+"
+                               r"(?:[A-Za-z]\w*\s+){0,3}[A-Za-z_][\w.]*\s*=")
+_PART_HINTS = ("ptimi", "PTIMI", "cheduler", "CHEDULER", "ampler", "AMPLER", "oader", "OADER")
 # One setting alone on its line under a heading: a name, `=` or `:`, one value.
 _ONE_SETTING = lazy_re.compile(r"^[A-Za-z_][\w.-]*\s*[=:]\s*[^\s=:,;|][^\s=,;|]*\s*$")
 # An optimizer's repr: its class name and an open bracket alone on the line.
@@ -140,6 +150,9 @@ class SettingsBlock:
                 return True
             self._open = False
         if "=" in line and _ASSIGNED.match(line) is not None:
+            return True
+        if "=" in line and ":" in line and any(hint in line for hint in _PART_HINTS) \
+                and _PART_SET_UP.match(message(line).strip()) is not None:
             return True
         if line.rstrip()[-1:] in ("}", "]", ")") and any(hint in line for hint in _HINTS) \
                 and _INLINE.match(message(line).strip()) is not None:

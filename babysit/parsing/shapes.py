@@ -60,6 +60,9 @@ _DATE_CELL = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SPLIT_LABELS = {"train": "", "training": "", "trn": "", "valid": "val", "validation": "val",
                  "val": "val", "dev": "val", "eval": "val", "test": "test"}
 _NAME_CELL = lazy_re.compile(r"^[A-Za-z_][\w./@%()\[\]:+-]*$")  # (`lossG+lossD`: a sum's column)
+# A column of remarks in a hand-written table (`| Status` over `| [BEST] (210s)`).
+_NOTE_NAMES = frozenset({"status", "note", "notes", "remark", "remarks", "comment", "comments",
+                         "info", "flag", "flags", "mark", "marker", "message", "msg"})
 _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
@@ -68,7 +71,8 @@ _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
 # Counters a table names its columns by, beyond the usual keys: spaCy 2's `Itn.`, spaCy
 # 3's `E` (the epoch) and `#` (the step).
-_STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step", "#": "step", "e": "epoch"}
+_STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step", "#": "step", "e": "epoch",
+                 "ep": "epoch"}
 # Words that name a split or a phase before a metric's name in a spaced header.
 _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "test", "eval",
                          "dev"})
@@ -315,8 +319,14 @@ class ShapeReader:
             pending = self._pending.get((sep, len(cells)))
             if word in _COUNTER_WORDS or (pending is not None and pending[1][0] == word):
                 cells = [worded.group("n"), *cells[1:]]
+        notes = self._note_columns((sep, len(cells)))
+        if notes:
+            # A column its header names for remarks (`Status`, `Notes`): its words are no
+            # figure, and say nothing of the row's others (a hand loop's `| [BEST] (210s)`
+            # after its losses and scores).
+            cells = ["" if at in notes and not _is_value(c) else c for at, c in enumerate(cells)]
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
-        empty_ok = sep in (",", "\t")
+        empty_ok = sep in (",", "\t") or bool(notes)
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
             if empty_ok and self._labelled_row(sep, cells):
                 parsed = self.row(cells, sep)
@@ -329,6 +339,15 @@ class ShapeReader:
                 return parsed
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _note_columns(self, key: tuple[str, int]) -> frozenset[int]:
+        """The places of the columns that the header announced for rows of this shape
+        names for remarks, not figures."""
+        pending = self._pending.get(key)
+        names = pending[1] if pending is not None else self._headers.get(key)
+        if not names or _NOTE_NAMES.isdisjoint(names):
+            return frozenset()
+        return frozenset(at for at, name in enumerate(names) if name in _NOTE_NAMES)
 
     def _labelled_row(self, sep: str, cells: list[str]) -> bool:
         """A row of a CSV or TSV file under its header whose few words are labels, not

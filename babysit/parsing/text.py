@@ -191,8 +191,29 @@ def number_from(value: object) -> float | None:
     return None
 
 
+# A split's word, whole or cut short, glued to the metric word after it in camel case
+# (`TrLoss`, `VLoss`, `VAcc` in a hand-written table's header; `valLoss`, `trainAcc`):
+# set apart and spelled out, so that the name reads as `train_loss`, `val_acc` do. Only
+# before a capitalised word (`Loss`), never before capitals alone (`VQWK`, `VAELoss`: no
+# split's word, or none that can be told).
+_SPLIT_IN_CAMEL = lazy_re.compile(r"^(?:([Tt]r|[Tt]rn|[Tt]rain|[Tt]raining)|"
+                                  r"([Vv]|[Vv]a|[Vv]l|[Vv]al|[Vv]alid|[Vv]alidation)|"
+                                  r"([Tt]e|[Tt]st|[Tt]est)|([Ee]val|[Dd]ev))(?=[A-Z][a-z])")
+
+
+def _spelled_split(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "train_"
+    if match.group(2):
+        return "val_"
+    if match.group(3):
+        return "test_"
+    return f"{match.group(4)}_"
+
+
 @lru_cache(maxsize=4096)
 def normalise_key(key: str) -> str:
-    """`Learning Rate` -> `learning_rate`; keeps `/` so `train/loss` stays namespaced."""
-    key = key.strip().strip("'\"").lower()
+    """`Learning Rate` -> `learning_rate`, `VLoss` -> `val_loss`; keeps `/` so
+    `train/loss` stays namespaced."""
+    key = _SPLIT_IN_CAMEL.sub(_spelled_split, key.strip().strip("'\"")).lower()
     return re.sub(r"[\s\-]+", "_", key)

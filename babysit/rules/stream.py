@@ -67,6 +67,7 @@ from babysit.rules.q_values import QValueRule
 from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.separation_floor import SeparationFloorRule
+from babysit.rules.shrunken_epochs import ShrunkenEpochRule
 from babysit.rules.signals import (
     MetricRule,
     Observation,
@@ -736,16 +737,9 @@ class EvalRule:
         0.6949`) is at its best: the model does on unseen data as well as it ever did. (A
         score whose best is 0, a pose model's `Acc: 0.0000` at every evaluation, says
         nothing of that.)"""
-        if any(direction > 0 and other != key and other in self.best
-               and self.best[other][0] > 0 and math.isfinite(metrics[other])
-               and self._near_best(other, metrics[other], direction)
-               for other, direction in judged):
-            return True
-        return step is not None and any(
-            direction > 0 and other != key and other not in metrics
-            and self._at.get(other) == step and self.best.get(other, (0.0, None))[0] > 0
-            and self._near_best(other, self.series[other][-1][0], direction)
-            for other, direction in self._directions.items())
+        return any(self.best.get(other, (0.0, None))[0] > 0
+                   and self._near_best(other, value, 1)
+                   for other, value in self._scores_beside(key, metrics, judged, step).items())
 
     def _scores_beside(self, key: str, metrics: Mapping[str, float],
                        judged: Sequence[tuple[str, int]],
@@ -1056,6 +1050,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     InvertedRankingRule,
     CorrelationChanceRule,
     ErrorRateCeilingRule,
+    ShrunkenEpochRule,
     QValueRule,
     ConfidentlyWrongRule,
     SaturatedOutputRule,
@@ -1085,7 +1080,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
     FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule,
-    CorrelationChanceRule, ErrorRateCeilingRule)
+    CorrelationChanceRule, ErrorRateCeilingRule, ShrunkenEpochRule)
 
 
 @dataclass

@@ -33,7 +33,7 @@ def test_a_windows_nan_in_a_metric_line_is_a_nan_loss() -> None:
     records = [parser.feed(f"Iter {i}: TrainLoss = {v}; Err = 0.4") for i, v in
                ((10, "2.31"), (20, "2.05"), (30, "1.#QNAN0"))]
     last = records[-1]
-    assert last is not None and math.isnan(last.metrics["trainloss"])
+    assert last is not None and math.isnan(last.metrics["train_loss"])
 
 
 def test_a_right_aligned_inf_keeps_its_line_s_shape() -> None:

@@ -76,7 +76,7 @@ def test_one_space_name_value_lines_are_read_whole_with_capitalised_names():
                         "72.94% (raw)"])
     assert records[0].metrics == {"loss": 2.5567, "acc": 61.25}
     assert records[0].epoch == 3.0
-    assert records[1].metrics == {"valloss": 2.0061, "valacc": 72.94}
+    assert records[1].metrics == {"val_loss": 2.0061, "val_acc": 72.94}  # (camel case spelled out)
 
 
 def test_prose_with_numbers_one_space_apart_is_no_record():

@@ -1,0 +1,146 @@
+"""Shapes read and judged since the forty-sixth session, each on lines written in the real
+shape of a public log (sealed-150 and sealed-151, each scored blind first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babysit.parsing.text import normalise_key
+from tests.parsing.test_shapes_round44 import _open, _records
+from tests.rules.test_loss_rules import verdict_of
+
+# -- a hand-written table with a column of remarks -----------------------------------------
+
+_TABLE_HEAD = [" Ep |   TrLoss |    VLoss |   VAcc |   VQWK |    VF1 |         LR | Status",
+               "-" * 78]
+
+
+def _table_row(epoch: int, train: float, val: float, best: bool) -> str:
+    status = f"[BEST] ({200 + epoch}s)" if best else f"({200 + epoch}s)"
+    return (f"{epoch:3d} | {train:.6f} | {val:.6f} | {60 + epoch:.2f}% | 0.{77 + epoch:02d}00 | "
+            f"0.{49 + epoch:02d}00 | 1.00e-04 | {status}")
+
+
+def test_a_status_column_of_words_leaves_the_rows_figures_read():
+    records = [r for r in _records([*_TABLE_HEAD, *(_table_row(e, 1.4 - e / 20, 0.95 - e / 50,
+                                                               e % 2 == 1)
+                                                    for e in range(1, 6))])
+               if r.metrics]
+    assert len(records) == 5
+    assert records[-1].epoch == 5.0  # (`Ep` is the epoch's column)
+    assert records[-1].metrics["train_loss"] == 1.15
+    assert records[-1].metrics["val_loss"] == 0.85
+    assert "status" not in records[-1].metrics
+
+
+def test_a_table_with_remarks_that_closes_on_its_time_is_a_finished_run(tmp_path: Path):
+    lines = [*_TABLE_HEAD, *(_table_row(e, 1.4 - e / 20, 0.95 - e / 50, True)
+                             for e in range(1, 16)),
+             "", "Done in 3147s. Best: epoch 15, QWK=0.9200"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO"
+
+
+def test_a_split_glued_to_its_metric_in_camel_case_is_spelled_out():
+    for name, read in (("TrLoss", "train_loss"), ("VLoss", "val_loss"), ("VAcc", "val_acc"),
+                       ("valLoss", "val_loss"), ("trainAcc", "train_acc"),
+                       ("TestAccuracy", "test_accuracy"), ("evalLoss", "eval_loss")):
+        assert normalise_key(name) == read, name
+    # capitals alone after the letter, or a word that only begins like a split: unchanged
+    for name, read in (("VQWK", "vqwk"), ("VAELoss", "vaeloss"), ("TeacherLoss", "teacherloss"),
+                       ("Velocity", "velocity"), ("TrueLoss", "trueloss"), ("mAP50", "map50")):
+        assert normalise_key(name) == read, name
+
+
+# -- a JSON-lines metrics file closed by its summary object --------------------------------
+
+def _grokking_lines(steps: int) -> list[str]:
+    lines = ['{"_meta": {"group": "A4", "optimizer": "adamw", "seed": 2}}']
+    for n, step in enumerate(range(0, steps + 1, 100)):
+        lines.append(f'{{"step": {step}, "train_loss": {2.5 / (n + 1):.6f}, "train_acc": '
+                     f'{min(1.0, 0.1 * (n + 1)):.3f}, "test_loss": {2.6 - n * 0.01:.4f}, '
+                     f'"test_acc": {min(0.99, 0.05 * (n + 1)):.3f}}}')
+    return lines
+
+
+def test_a_summary_object_after_the_last_record_ends_the_run(tmp_path: Path):
+    lines = [*_grokking_lines(3000),
+             '{"_summary": {"group": "A4", "grok_step": 1800, "grokked": true, '
+             '"final_train_acc": 1.0, "final_test_acc": 0.99, "elapsed_sec": 114.6, '
+             '"stopped_step": 3000}}']
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["total_steps"] == 3000  # (the summary is no record of a step)
+
+
+def test_the_same_file_without_its_summary_is_still_going(tmp_path: Path):
+    assert verdict_of(tmp_path, _grokking_lines(3000))["terminal_state"] == "RUNNING"
+
+
+# -- names and numbers joined by a dash in brackets ----------------------------------------
+
+def test_dash_joined_pairs_in_brackets_are_read():
+    records = _records([
+        f"2021.10.31-17:28:1{n}:{n}:[step-{n}]--[loss_G-{115.2 - n:.6f}]--[loss_D-"
+        f"{17.03 - n:.6f}]--[ETA-186 days, 19:22:33]" for n in range(1, 4)])
+    assert [r.step for r in records] == [1, 2, 3]
+    assert records[-1].metrics == {"loss_g": 112.2, "loss_d": 14.03}
+
+
+def test_one_dash_joined_name_in_brackets_is_no_figure():
+    assert not any("rank" in r.metrics for r in _records([
+        "[rank-0] loading shard 3 of 8", "[rank-1] loading shard 4 of 8"]))
+
+
+# -- an optimizer's settings on one line ---------------------------------------------------
+
+def test_an_optimizers_settings_behind_a_loggers_head_are_no_record():
+    records = _records([
+        "2026-03-29 07:37:48 | INFO | docred.train | Optimizer: PLM params=391 (lr=2e-05), "
+        "other params=167 (lr=0.001)",
+        "2026-03-29 07:37:48 | INFO | docred.train | Scheduler: total_steps=2880, "
+        "warmup_steps=172"])
+    assert not any(r.metrics for r in records)
+
+
+# -- epochs that shrank to a step each ------------------------------------------------------
+
+def _acgpn_lines(full: int, shrunk: int) -> list[str]:
+    lines = []
+    step = 0
+    for _ in range(full):
+        step += 1
+        lines.append(f"2021.10.31-17:28:10:{step}:[step-{step}]--[loss_G-{115 - step * 0.01:.6f}]"
+                     f"--[loss_D-{17 - step * 0.002:.6f}]--[ETA-16 days, 19:23:49]")
+    lines.append("End of epoch 1 / 200 \t Time Taken: 3010 sec")
+    for epoch in range(2, 2 + shrunk):
+        step += 1
+        lines.append(f"2021.10.31-18:18:15:{step}:[step-{step}]--[loss_G-47.330322]--"
+                     f"[loss_D-1.837595]--[ETA-20 days, 16:48:29]")
+        lines.append(f"End of epoch {epoch} / 200 \t Time Taken: 1 sec")
+    return lines
+
+
+def test_epochs_that_shrank_to_a_step_each_are_not_learning(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _acgpn_lines(500, 14))
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_few_short_epochs_are_no_finding(tmp_path: Path):
+    opened = _open(verdict_of(tmp_path, _acgpn_lines(500, 6)))
+    assert not any(kind == "not-learning" for kind, _ in opened)
+
+
+def test_a_step_printed_now_and_then_makes_no_epoch_short(tmp_path: Path):
+    # a step line every 1,000 steps, an epoch line every 100: between epoch lines the
+    # step read stands still, and no epoch printed more records than another
+    lines = []
+    for epoch in range(1, 60):
+        step = epoch * 100
+        if step % 1000 == 0:
+            lines.append(f"step {step} | loss {3.0 / (1 + step / 1000):.4f} | lr 0.001")
+        lines.append(f"Epoch {epoch} done, epoch: {epoch}")
+    opened = _open(verdict_of(tmp_path, lines))
+    assert not any(kind == "not-learning" for kind, _ in opened)
