@@ -246,7 +246,10 @@ def p4(repeat: int) -> list[Row]:
 # pattern backtrack: one such line at the end of a log cost a minute once (the closing
 # block's `.*[A-Za-z].*\bdone`; a line of pairs and split words, a minute more: the
 # held-out half of a line looked for by reading its pairs again before each split word).
-_LONG_SHAPES = ("a.", "a.a ", "a", "1.", "a: ", "x1.", "Train / Val | ", "a 0.1/0.2  val ")
+# (a run of digits or of `=` too: a status token's `(?:[A-Z0-9]+_)*` and a banner's `={3,}`
+# were tried from every character of one, quadratic: 64 Ki digits took minutes)
+_LONG_SHAPES = ("a.", "a.a ", "a", "1.", "a: ", "x1.", "Train / Val | ", "a 0.1/0.2  val ",
+                "1", "=", "[a-")
 # ... and whole lines that are no repeat of a short shape: one run of spaces inside a line
 # (a logger's level padded far past its width: the separators of `spaced_fields` were
 # tried from every space of it, 86 s a line).

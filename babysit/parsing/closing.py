@@ -86,7 +86,7 @@ _CLOSING_WORDS = lazy_re.compile(
     r"\b(?!\s+with\s+(?:exit\s+)?(?:code|status)\s*[:=]?\s*[1-9])|"
     # a status token in capitals, the words joined (`STAGE3B_FORMAL_TRAINING_COMPLETE
     # {'status': 'COMPLETE', …}`, `TRAINING_DONE`, `RUN_FINISHED`)
-    r"(?<![A-Za-z])(?:[A-Z0-9]+_)*(?:TRAIN(?:ING)?|RUN|JOB|EXPERIMENT)_(?:COMPLETED?|DONE|"
+    r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*(?:TRAIN(?:ING)?|RUN|JOB|EXPERIMENT)_(?:COMPLETED?|DONE|"
     r"FINISHED|SUCCEEDED)(?![A-Za-z])|"
     # the same word alone in Chinese, Japanese or Korean: `完成！`, `全部完成`, `終了`, `완료`
     r"^\W*(?:全部|已|已经)?(?:完成|完毕|完畢|结束|結束|終了|完了|완료|종료)\W*$|"
@@ -97,7 +97,9 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Mm]etrics?|[Rr]esults?|[Pp]erplexity|[Pp]erformance|[Ee]valuation|[Tt]ext|[Ss]amples?|"
     r"[Oo]utputs?|[Gg]enerations?|ACC(?:URACY)?|LOSS|ERROR|SCORES?|METRICS?|RESULTS?|"
     r"PERPLEXITY|PERFORMANCE|EVALUATION)\b|"
-    r"={3,}\s*Evaluation Metrics\s*={3,}|"
+    # (from the start of a run of `=` only: tried inside one, a line of 64 Ki `=` was
+    # quadratic, a minute)
+    r"(?<!=)={3,}\s*Evaluation Metrics\s*={3,}|"
     # a search's headline over its best, alone on its line (Optuna's `Best trial:`, a
     # tracker tuner's `🏆 BEST RESULT`, `Best hyperparameters:`, `Top 5 trials:`): it
     # exists once the trials are done
@@ -111,6 +113,10 @@ _CLOSING_WORDS = lazy_re.compile(
     # records too (then it recurs)
     r"\b(?:[Tt]otal|TOTAL)(?:\s+(?:time|TIME|training time))?(?:\s*[:=]\s*|\s+)\d+(?:\.\d+)?\s*"
     r"(?:s|sec|secs|seconds|min|mins|minutes|h|hrs|hours)\s*$|"
+    # the results' heading alone on its line, in a banner or not (a BirdCLEF script's
+    # `RESULTS` between rules, then each fold's best and `Time: 5.1 min`): printed once
+    # the work is done (a heading the run prints at each epoch recurs)
+    r"^\W*(?:RESULTS?|SUMMARY|[Rr]esults?|[Ss]ummary)\W*$|"
     # the run's statistics, headed as the whole run's (TF Model Garden's classifier
     # trainer: `Run stats:`, then a dict of its final accuracy and losses)
     r"\b(?:[Rr]un|[Tt]raining|[Jj]ob)\s+(?:[Ss]tat(?:s|istics))\s*:?\s*$|"
@@ -364,7 +370,7 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "execution time", "run_time", "running_time", "execution_time",
           "tensor(", "<matplotlib", "<figure size", " at 0x", "]", "saving", "writing",
           "classifier(", "regressor(", "ranker(",
-          "stored",
+          "stored", "result", "summary",
           "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).

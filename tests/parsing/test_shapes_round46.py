@@ -144,3 +144,33 @@ def test_a_step_printed_now_and_then_makes_no_epoch_short(tmp_path: Path):
         lines.append(f"Epoch {epoch} done, epoch: {epoch}")
     opened = _open(verdict_of(tmp_path, lines))
     assert not any(kind == "not-learning" for kind, _ in opened)
+
+
+# -- a results heading after the last fold ---------------------------------------------------
+
+def _fold_lines(fold: int) -> list[str]:
+    lines = []
+    for epoch in range(1, 6):
+        for batch in range(100, 1001, 100):
+            lines.append(f"Train E{epoch}: {batch // 10}%| {batch}/1000 [00:27<00:00, 38.69it/s, "
+                         f"loss={0.02 / epoch:.4f}]")
+        lines.append(f"E{epoch}/5 — loss: {0.02 / epoch:.4f}, ss_auc: 0.{70 + epoch}00(50)")
+    lines.append(f"Fold {fold} best -> ss_auc: 0.7500, full_ss: 0.8100")
+    return lines
+
+
+def test_a_results_heading_after_the_last_fold_ends_the_run(tmp_path: Path):
+    lines = [*_fold_lines(0), *_fold_lines(1), "", "=" * 60, "RESULTS", "=" * 60,
+             "Fold 0: ss_auc=0.7500@E5, full_ss=0.8149", "Fold 1: ss_auc=0.7500@E5, "
+             "full_ss=0.8242", "Time: 5.1 min"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO"
+
+
+def test_a_results_heading_the_run_prints_at_each_epoch_ends_nothing(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 8):
+        lines += [f"epoch {epoch} step {epoch * 100} loss {1 / epoch:.4f}", "Results",
+                  f"val_acc: 0.{50 + epoch}"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
