@@ -45,6 +45,9 @@ _CLOSING_WORDS = lazy_re.compile(
     r"[Ee]xperiment|[Ss]weep|SWEEP|(?:[Gg]rid|[Rr]andom|[Hh]yperparameter|HP) [Ss]earch|"
     r"[Tt]uning)\s+(?:is\s+|has\s+|was\s+)?(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|"
     r"[Ee]nded|[Oo]ver)\b|"
+    # (the same in capitals: an AlphaZero chess loop's `TRAINING COMPLETE` banner)
+    r"\b(?:TRAINING|TRAIN|RUN|EXPERIMENT|SWEEP|OPTIMI[SZ]ATION)\s+(?:IS\s+|HAS\s+|WAS\s+)?"
+    r"(?:DONE|FINISHED|COMPLETED?|ENDED|OVER)\b|"
     r"\b(?:[Dd]one|[Ff]inished|FINISHED|[Cc]ompleted?|COMPLETED?)\s+(?:the\s+)?(?:[Tt]raining|"
     r"TRAINING|[Oo]ptimi[sz]ation|run|[Ff]itting)\b|"
     # the trained whole written to the run's output folder (spaCy's `spacy train` ends on

@@ -435,6 +435,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_RESTORED, r"^\s*(?:Validating|Evaluating|Testing|Restoring|Reloading)\s+"
          r"(?:the\s+)?(?:weights\s+|model\s+)?(?:from\s+)?\S*\bbest[\w=-]*\.(?:pt|pth|ckpt|h5|"
          r"keras|bin|safetensors|pdparams)\b"),
+    # ... or loaded by the file's name, the weights said in words (StarDist's `Loading
+    # network weights from 'weights_best.h5'.` as `model.train` returns; `Loaded model
+    # from checkpoints/model_best.pth`). A run that begins so, fine-tuning from another
+    # run's best, is not this: only after training (`core.run`).
+    _sig(EventKind.BEST_RESTORED, r"^\s*(?:Loading|Loaded|Reloading|Reloaded)\s+(?:the\s+)?"
+         r"(?:[A-Za-z]+\s+){0,2}(?:weights|model|checkpoint|parameters|state(?:_dict)?)\s+from\s+"
+         r"['\"`]?\S*?(?<![A-Za-z0-9])best[\w=-]*\.(?:pt|pth|ckpt|h5|keras|bin|safetensors|"
+         r"pdparams)['\"`]?\s*\.?\s*$"),
     # The best checkpoint written, with its path (VideoMAE V2's tracking fork: `Best
     # checkpoint saved at ./output/checkpoint-tracking-best.pth`). (Not yet `New best model
     # saved at …/best.pt`: a run that keeps its best then spends most of itself a tenth

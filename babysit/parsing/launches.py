@@ -28,6 +28,7 @@ from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.events import exception_line
 from babysit.parsing.formats import has_counter
 from babysit.parsing.launch_ends import said_shape, start_up_shape
+from babysit.parsing.log_prefix import message
 from babysit.parsing.text import clean
 
 _WORD = lazy_re.compile(r"[A-Za-z]{3}")
@@ -100,8 +101,11 @@ class LaunchReader:
 
     def remember(self, line: str) -> None:
         """A line of the preamble (cleaned): printed before training, not a record."""
+        # (a word in what the line says, not in its logger's head: `… INFO ` with nothing
+        # after it, or `… INFO ====…`, is a blank or a rule, no mark; an AlphaZero loop's
+        # closing banner between two such lines read as its start-up printed again)
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
-                and _WORD.search(line) is not None and not _failing(line) \
+                and _WORD.search(message(line)) is not None and not _failing(line) \
                 and _PASSING.search(line) is None:
             key = start_up_shape(line)
             if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:

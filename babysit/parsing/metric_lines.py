@@ -77,6 +77,7 @@ from babysit.parsing.pass_counters import PassCounters
 from babysit.parsing.plan import RunPlan
 from babysit.parsing.readers import Line
 from babysit.parsing.report_blocks import ReportBlocks
+from babysit.parsing.series_reprs import SeriesReprs
 from babysit.parsing.shapes import ShapeReader
 from babysit.parsing.spaced_fields import parse_spaced_fields
 from babysit.parsing.split_table import SplitTable
@@ -169,6 +170,7 @@ class MetricLineReader:
         self._body = ""  # the last line's message, without its logger's head
         self._blocks = ReportBlocks()  # `REPORT` / `  Batch = 100` / `  alpha = 3e-7`
         self._stats = StatsBlocks()  # PyMARL's `Recent Stats | t_env: N`, cells by tabs
+        self._series = SeriesReprs()  # a pandas Series printed: `name  value`, `dtype: …`
         self._counter_blocks = CounterBlocks()  # `Timestep 70000` / `episodes 74` / …
         self._document = JsonDocument()  # trainer_state.json's `"log_history": [{…}, …]`
         self._passes = PassCounters()  # `(3708/3708)` training, `(493/493)` evaluation
@@ -210,9 +212,10 @@ class MetricLineReader:
         self._results.see(text)
         # Multi-line shapes first: a JSON document's elements, a report's blocks (each
         # reader says True for a line it took in as context, a Parsed for a record).
-        for reader in () if beside_bar else (self._stats, self._document, self._blocks,
-                                              self._counter_blocks, self._split_table,
-                                              self._metric_rows, self._long_rows):
+        for reader in () if beside_bar else (self._stats, self._series, self._document,
+                                              self._blocks, self._counter_blocks,
+                                              self._split_table, self._metric_rows,
+                                              self._long_rows):
             if reader.wants(text):
                 found = reader.read(text)
                 if found is True:

@@ -174,3 +174,64 @@ def test_a_results_heading_the_run_prints_at_each_epoch_ends_nothing(tmp_path: P
         lines += [f"epoch {epoch} step {epoch * 100} loss {1 / epoch:.4f}", "Results",
                   f"val_acc: 0.{50 + epoch}"]
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
+
+
+# -- the second round (sealed-152 and sealed-153) -------------------------------------------
+
+def _series_block(n: int) -> list[str]:
+    return [f"timesteps                   {65536 * n:.6e}",
+            f"wall_time                   {36.0 * n:.6e}",
+            f"mean_episode_rewards        {min(9.5, 2 + n * 0.1):.6e}",
+            f"val_mean_episode_rewards    {min(5.0, 1 + n * 0.05):.6e}",
+            f"mean_episode_len            {400 - n:.6e}",
+            f"Name: {n}, dtype: float64"]
+
+
+def test_a_pandas_series_printed_whole_is_one_record_at_its_timesteps():
+    lines = [line for n in range(1, 5) for line in _series_block(n)]
+    records = [r for r in _records(lines) if r.metrics]
+    assert [r.step for r in records] == [65536, 131072, 196608, 262144]
+    assert records[-1].metrics["mean_episode_rewards"] == 2.4
+
+
+def test_name_value_lines_with_no_series_footer_are_no_record():
+    lines = [line for n in range(1, 5) for line in _series_block(n)[:-1]]
+    assert not any(r.metrics for r in _records(lines))
+
+
+def test_a_finished_banner_in_capitals_between_rules_behind_a_loggers_head(tmp_path: Path):
+    head = "2026-06-04 08:44:49,220 INFO "
+    lines = [head, f"{head}{'=' * 60}", f"{head}Iteration 27/100", f"{head}{'=' * 60}"]
+    for it in range(27, 101):
+        lines += [f"{head}Iteration {it}: loss={1.5 - it / 100:.4f} (pi={1.2 - it / 120:.4f}, "
+                  f"v=0.0983) examples=8192",
+                  f"{head}Checkpoint saved: runs/checkpoints/checkpoint_{it:04d}.pt"]
+    lines += [head, f"{head}{'=' * 60}", f"{head}Checkpoint saved: runs/checkpoints/final.pt",
+              head, f"{head}{'=' * 60}", f"{head}TRAINING COMPLETE", f"{head}{'=' * 60}",
+              f"{head}  Total time:     129h48m35s", f"{head}  Iterations:     100"]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "SUCCEEDED"
+
+
+def test_the_best_weights_loaded_by_their_files_name_after_training(tmp_path: Path):
+    lines = []
+    for epoch in range(1, 41):
+        val = 0.62 - min(epoch, 10) * 0.004 + max(0, epoch - 10) * 0.002
+        lines.append(f"Epoch {epoch}/40")
+        lines.append(f"50/50 [==============================] - 29s 575ms/step - loss: "
+                     f"{0.6 - epoch * 0.004:.4f} - val_loss: {val:.4f} - lr: 3.0000e-04")
+    overfit = verdict_of(tmp_path, lines)
+    assert any(kind == "eval-degradation" for kind, _ in _open(overfit))
+    restored = verdict_of(tmp_path, [*lines, "",
+                                     "Loading network weights from 'weights_best.h5'."])
+    assert not any(kind == "eval-degradation" for kind, _ in _open(restored))
+    assert restored["decision"] == "GO"
+
+
+def test_another_runs_best_loaded_before_training_restores_nothing(tmp_path: Path):
+    lines = ["Loading model weights from 'pretrained/model_best.pth'."]
+    for epoch in range(1, 41):
+        val = 0.62 - min(epoch, 10) * 0.004 + max(0, epoch - 10) * 0.002
+        lines.append(f"Epoch {epoch}/40")
+        lines.append(f"50/50 [==============================] - 29s 575ms/step - loss: "
+                     f"{0.6 - epoch * 0.004:.4f} - val_loss: {val:.4f} - lr: 3.0000e-04")
+    assert any(kind == "eval-degradation" for kind, _ in _open(verdict_of(tmp_path, lines)))
