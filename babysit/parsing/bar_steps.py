@@ -43,6 +43,7 @@ _TRAINING_DESC = lazy_re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)
 _EPOCH_LOOP = lazy_re.compile(r"^(?:[Ee]pochs?|EPOCHS?)\s*:?$")
 # An epoch named anywhere in a bar's description (`Train Epoch: 19 Loss: 0.36`).
 EPOCH_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}(\d+)\b")
+_EPOCH_PLAN_IN_DESC = lazy_re.compile(r"\b[Ee]poch\W{0,3}\d+\s*/\s*(\d+)\b")
 
 
 @lru_cache(maxsize=256)  # a run draws a handful of bars, each under one description
@@ -83,6 +84,7 @@ class BarSteps:
         self._epoch_offset = 0
         self._epoch_last_n = 0
         self._epoch_total: int | None = None  # the total of the epoch's first bar
+        self._planned_epochs: int | None = None  # the plan an epoch bar names (`Epoch 1/50`)
         self.keras_epoch: tuple[int, int] | None = None
         # An outer loop's rounds around the `fit` calls (see `outer_loops`).
         self.rounds = OuterRounds()
@@ -213,6 +215,15 @@ class BarSteps:
             return Parsed(bar.style, bar.n, None, None, None, {**bar.metrics, **rate}), []
         if epoch_match is not None:
             return self._from_epoch_bar(bar, int(epoch_match[0]), epoch_match[1], rate), []
+        current = self._bar_epoch if self._bar_epoch is not None else self.epoch_hint
+        if bar.total is not None and bar.total == self._planned_epochs and bar.metrics \
+                and not bar.desc.strip() and current and abs(bar.n - current) <= 1:
+            # A bar with no name over the plan's epochs, drawn between the epochs' own bars
+            # (`Epoch 1/50 [Train]: …| 323/323`, then `  2%|▏ | 1/50 [… train_acc=14.47%,
+            # val_acc=14.92%]`): the outer loop's, its figures those of the epochs it
+            # counts done (no step, no rate: it counts epochs).
+            self.epoch_said(float(bar.n))
+            return Parsed(bar.style, None, None, float(bar.n), bar.total, dict(bar.metrics)), []
         if bar.total is not None and self.main_total is not None and bar.total < self.main_total:
             if self._main_trains or not _TRAINING_DESC.search(bar.desc) or self.laps:
                 # A shorter loop inside training: an evaluation or a data pass.
@@ -224,6 +235,9 @@ class BarSteps:
             self._take_over()
         if bar.total is not None:
             named = EPOCH_IN_DESC.search(bar.desc) if "poch" in bar.desc else None
+            planned = _EPOCH_PLAN_IN_DESC.search(bar.desc) if named is not None else None
+            if planned is not None:
+                self._planned_epochs = int(planned.group(1))  # (`Epoch 1/50 [Train]`)
             if named is not None and int(named.group(1)) > self.epoch_hint:
                 # The bar says which epoch it counts: one that finishes again under a
                 # later epoch is that epoch's, however few of its redraws the log kept.
@@ -295,6 +309,7 @@ class BarSteps:
             # Lightning's rich bar shows the last epoch's index (`Epoch 2/2` of three
             # epochs; -1 or -2 means no limit); a hand-written tqdm loop its total.
             epochs = int(last) + 1 if bar.style == "rich" else int(last)
+            self._planned_epochs = epochs
         target = epochs * bar.total if epochs and bar.total else None
         printed = bar.metrics.get("step") if "step" in bar.metrics else None
         if printed is not None:

@@ -125,6 +125,12 @@ class _GuessLoss:
 # Evaluations of an error within a share of its first: eight within 1 %, or four within
 # 0.1 % (a regressor collapsed to a constant: `Val Loss: 0.9489`, 0.9489, 0.9491, 0.9489).
 _FLAT_BANDS = ((8, 0.01), (4, 0.001))
+# An accuracy within this share of its first on this many evaluations from the first, at
+# most half of the scale, beside a training loss within `_LOSS_STILL` of its first: the
+# model never learned (a BiLSTM's `val_acc` at 14.90-14.94 % for fifty epochs, the largest
+# class's share, its loss at 1.47 from the first batch to the last, sealed-155).
+_ACC_BAND = (8, 0.01)
+_LOSS_STILL = 0.02
 _MOVED_SHARE = 0.02  # an error this share below its first: it learned after all
 _KEPT = 64  # values kept per metric: the judgements need the first few dozen
 
@@ -353,6 +359,7 @@ class FlatScoreRule:
         # lost its first epoch's bar to the cut still shows the run's beginning)
         self._early: dict[str, bool] = {}
         self._raised: set[str] = set()
+        self._banded: set[str] = set()  # raised by `_banded_beside_still_loss`
         self._streaks: dict[str, tuple[float, int]] = {}  # accuracy: (value, times in a row)
         # accuracy: how its evaluation's own loss (`val_acc`: `val_loss`) went over the
         # streak
@@ -495,7 +502,12 @@ class FlatScoreRule:
     def _judge(self, key: str, kind: str, values: list[float], value: float) -> list[Signal]:
         tag = f"{kind} {key}"
         if tag in self._raised:
-            if self._left(kind, values, value):
+            if tag in self._banded:
+                left = abs(value - values[0]) > _ACC_BAND[1] * values[0]
+            else:
+                left = self._left(kind, values, value)
+            if left:
+                self._banded.discard(tag)
                 self._raised.discard(tag)
                 return [Resolve(AnomalyType.NOT_LEARNING, f"{key} moved ({value:.4g})",
                                 key=tag)]
@@ -511,7 +523,14 @@ class FlatScoreRule:
             crept = self._crept(key, values, value)
             if crept is not None:
                 return crept
-        found = _JUDGES[kind](values) or self._held_while_loss_fell(key, kind, values)
+        # (past the values kept, the latest is judged with them: a first run of the same
+        # value kept in full is no proof the value never changed after it)
+        judged = values if values[-1] == value or len(values) < _KEPT else [*values, value]
+        found = _JUDGES[kind](judged) or self._held_while_loss_fell(key, kind, judged)
+        if found is None and kind == "accuracy":
+            found = self._banded_beside_still_loss(judged)
+            if found is not None:
+                self._banded.add(tag)
         held = held and found is None
         if held:
             found = (f"has been exactly {value:.4g} on every one of {len(values)} "
@@ -577,6 +596,26 @@ class FlatScoreRule:
                 or len(set(values)) != 1 or values[0] <= 0 or None in losses:
             return False
         return all(a != b for a, b in pairwise(losses))
+
+    def _banded_beside_still_loss(self, values: list[float]) -> str | None:
+        """Why accuracies that never left a narrow band about their first, at a level one
+        class for everything scores, beside a training loss that never moved, say nothing
+        was learned (see `_ACC_BAND`). None otherwise."""
+        count, band = _ACC_BAND
+        first, loss_first, loss_now = values[0], self._first_loss, self._loss
+        scale = 100.0 if max(values) > 1.0 else 1.0
+        if len(values) < count or not 0 < first <= 0.5 * scale or loss_first is None \
+                or loss_now is None or loss_first <= 0 \
+                or abs(loss_now - loss_first) > _LOSS_STILL * loss_first:
+            return None
+        off = max(abs(v - first) for v in values) / first
+        if off > band:
+            return None
+        return (f"has stayed within {100 * band:g} % of its first value ({first:.4g}; "
+                f"{min(values):.4g} to {max(values):.4g}) over {len(values)} evaluations "
+                f"from the first, beside a training loss that never moved ({loss_first:.4g} "
+                f"→ {loss_now:.4g}): the model learned nothing (one class for everything, or "
+                f"close to it)")
 
     def _held_while_loss_fell(self, key: str, kind: str, values: list[float]) -> str | None:
         """Why a score identical on every evaluation from the first, beside a training

@@ -235,3 +235,41 @@ def test_another_runs_best_loaded_before_training_restores_nothing(tmp_path: Pat
         lines.append(f"50/50 [==============================] - 29s 575ms/step - loss: "
                      f"{0.6 - epoch * 0.004:.4f} - val_loss: {val:.4f} - lr: 3.0000e-04")
     assert any(kind == "eval-degradation" for kind, _ in _open(verdict_of(tmp_path, lines)))
+
+
+# -- the third round (sealed-155) -----------------------------------------------------------
+
+def _bilstm_lines(val_accs: list[float], losses: list[float]) -> list[str]:
+    lines = []
+    for epoch, (val, loss) in enumerate(zip(val_accs, losses, strict=True), start=1):
+        for batch in [*range(0, 323, 40), 323]:
+            lines.append(f"Epoch {epoch}/{len(val_accs)} [Train]:  {batch * 100 // 323}%|█ | "
+                         f"{batch}/323 [00:01<00:00, 170.44it/s, loss={loss:.2f}]")
+        lines.append(f"Epoch {epoch}/{len(val_accs)} [Val]: 100%|██████████| 81/81 "
+                     f"[00:00<00:00, 555.03it/s]")
+        pct = epoch * 100 // len(val_accs)
+        lines.append(f"  {pct}%|▏         | {epoch}/{len(val_accs)} [00:02<01:59,  2.45s/it, "
+                     f"train_acc={val + 0.3:.2f}%, val_acc={val:.2f}%]")
+    return lines
+
+
+def test_an_unnamed_bar_over_the_plans_epochs_carries_the_epochs_figures():
+    records = _records(_bilstm_lines([14.92, 14.94, 14.92], [1.47, 1.47, 1.47]))
+    read = [r for r in records if "val_acc" in r.metrics]
+    assert [r.metrics["val_acc"] for r in read] == [14.92, 14.94, 14.92]
+    assert read[0].epoch == 1.0
+
+
+def test_an_accuracy_in_a_narrow_band_beside_a_loss_that_never_moved_never_learned(
+        tmp_path: Path):
+    vals = [14.92 if n % 5 else 14.94 for n in range(50)]
+    artifact = verdict_of(tmp_path, [*_bilstm_lines(vals, [1.47] * 50), "Training complete"])
+    assert ("not-learning", "blocker") in _open(artifact)
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_the_same_band_beside_a_falling_loss_is_no_blocker(tmp_path: Path):
+    vals = [14.92 if n % 5 else 14.94 for n in range(50)]
+    losses = [1.47 - 0.02 * n for n in range(50)]
+    artifact = verdict_of(tmp_path, [*_bilstm_lines(vals, losses), "Training complete"])
+    assert ("not-learning", "blocker") not in _open(artifact)
