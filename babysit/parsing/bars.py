@@ -58,13 +58,15 @@ _DATA_UNITS = frozenset({"examples", "example", "ex", "ba", "B", "kB", "KB", "MB
 # written (transformers 5's `Loading weights: 100%|…| 478/478` and `Writing model shards`
 # around a fine-tune's epochs); and of
 # writing a video of the agent (moviepy's `frame_index:` and `chunk:` bars, `t:` in its
-# first versions: `frame_index:   1%|▏  | 3/201`, an evaluation episode recorded).
+# first versions: `frame_index:   1%|▏  | 3/201`, an evaluation episode recorded); and
+# `Loading` alone (DeepFaceLab's `Loading: 100% 6004/6004`, its face samples).
 _DATA_DESC = lazy_re.compile(
     # (after a split's label: Ultralytics' `train: Scanning …/labels/train.cache...`)
     r"^(?:(?:train|val|valid|test):\s*)?(?:Map\b|Filter|Scanning\b|Generating \w+ split|"
     r"Tokeniz|Running tokenizer|Grouping texts|"
     r"Download|Fetching \d+ files|Resolving data files|Extracting|Loading (?:checkpoint|"
-    r"dataset) shards|Loading (?:data|dataset|weights)\b|Preprocess|Pre-process|Casting|"
+    r"dataset) shards|Loading (?:data|dataset|weights)\b|Loading\s*:?\s*$|Preprocess|"
+    r"Pre-process|Casting|"
     r"Saving the dataset|Writing model shards|"
     r"Concatenat|Packing|Shuffling|Caching|Convert(?:ing)?\b|Indexing|Building (?:vocab|dataset)|"
     r"(?:frame_index|chunk|t)\s*:?\s*$|Writing (?:video|audio|frames)|Rendering\b)",

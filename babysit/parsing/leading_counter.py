@@ -35,9 +35,11 @@ _SPLIT = (r"(?:(?:[Tt]rain(?:ing)?|TRAIN|[Vv]al(?:id(?:ation)?)?|VAL(?:ID)?|[Tt]
 # an iteration's name (`Batch 7/7 | loss`: the batches of one epoch, no plan of the run);
 # the whole word is the formats' (`Epoch 1/10 - Validation Loss: 0.29`, an evaluation's).
 _OWN_NAME = r"(?:(?:E|EP|Ep|ep)\s*[:#]?\s*)?"
+# (or its rate next, the figures after it: a voxel NCA's `[100/25001]\t 0.658it/s\t time:
+# 0:02:32~10:30:47\t loss: 2144.273>19.277`)
 _OF_TOTAL = lazy_re.compile(r"^\s*(?:\[\s*" + _SPLIT + r"(\d+)\s*/\s*(\d+)\s*\]|"
                             + _SPLIT + _OWN_NAME + r"(\d+)\s*/\s*(\d+))"
-                            r"(?=\s*(?:[|,:-]\s*)?[A-Za-z])")
+                            r"(?=\s*(?:[|,:-]\s*)?[A-Za-z]|\s+\d+(?:\.\d+)?\s*(?:it/s|s/it)\b)")
 _SPLIT_FIRST = frozenset("TtVvEeDd")
 _SAME_AS_LABEL = 3
 _OF_TOTAL_THEN_COUNT = lazy_re.compile(
@@ -50,9 +52,12 @@ _OF_TOTAL_THEN_COUNT = lazy_re.compile(
 # Or bare, then the figures in brackets, each a name and its value (the Keras-GAN
 # examples' `print("%d [D loss: %f, acc.: %.2f%%] [G loss: %f]" % (epoch, …))`: `9999 [D
 # loss: 0.725000, acc.: 43.75%] [G loss: 0.911461]`).
+# Or a count marked as one in brackets, then other brackets (DeepFaceLab's `[07:52:56]
+# [#054663][1784ms] loss_src:0.060 loss_dst:0.032`: the iteration, then its time).
 _BARE = lazy_re.compile(r"^\s*(?:(\d+):\s+|\[\s*(\d+)\s*\]\s*[|:,-]\s+|"
                         r"\[\s*(\d+)\s*\]\s+(?=[A-Za-z][\w.-]*\s*=)|"
-                        r"(\d+)\s+\[(?=[A-Za-z][\w. ]{0,30}[:=]))[A-Za-z]")
+                        r"(\d+)\s+\[(?=[A-Za-z][\w. ]{0,30}[:=])|"
+                        r"\[\s*#\s*(\d+)\s*\](?:\[[^\[\]]{1,16}\])*\s*)[A-Za-z]")
 
 
 # A training split's word, then its count bare, then the metrics (DGCNN's `Train 249, loss:
@@ -97,7 +102,7 @@ class LeadingCounter:
             return
         bare = _BARE.match(message)
         if bare is not None:
-            count = int(bare.group(1) or bare.group(2) or bare.group(3))
+            count = int(bare.group(1) or bare.group(2) or bare.group(3) or bare.group(5))
             if count <= 1:
                 self._last_bare = count
 
@@ -137,7 +142,8 @@ class LeadingCounter:
                     return (count, None) if before is not None and count > before else None
             bare = _BARE.match(message) if first not in _SPLIT_FIRST else None
             if bare is not None and not self._label:
-                count = int(bare.group(1) or bare.group(2) or bare.group(3) or bare.group(4))
+                count = int(bare.group(1) or bare.group(2) or bare.group(3) or bare.group(4)
+                            or bare.group(5))
                 before = self._last_bare
                 self._last_bare = count
                 if before is None:

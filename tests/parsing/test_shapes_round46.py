@@ -273,3 +273,21 @@ def test_the_same_band_beside_a_falling_loss_is_no_blocker(tmp_path: Path):
     losses = [1.47 - 0.02 * n for n in range(50)]
     artifact = verdict_of(tmp_path, [*_bilstm_lines(vals, losses), "Training complete"])
     assert ("not-learning", "blocker") not in _open(artifact)
+
+
+# -- the fourth round (sealed-154) ----------------------------------------------------------
+
+def test_a_count_marked_with_a_hash_in_brackets_is_the_step_and_a_loading_bar_no_plan():
+    lines = ["Loading: 100% 6004/6004 [28:40<00:00,  3.65it/s]",
+             *(f"[07:{52 + n}:56][#{54663 + 477 * n:06d}][1784ms] loss_src:0.0{60 + n} "
+               f"loss_dst:0.0{32 + n}" for n in range(4))]
+    records = [r for r in _records(lines) if r.metrics and "loss_src" in r.metrics]
+    assert [r.step for r in records][1:] == [55140, 55617, 56094]
+    assert all(r.target_steps is None for r in records)
+
+
+def test_a_bracketed_counter_of_its_total_then_its_rate_is_the_step(tmp_path: Path):
+    lines = [f"[{n * 100}/25001]\t 0.658it/s\t time: 0:02:32~10:30:47\t loss: {20 - n / 10:.3f}"
+             f">{19 - n / 10:.3f}\t lr: 3.474e-05 ▲" for n in range(1, 30)]
+    records = [r for r in _records(lines) if r.metrics]
+    assert records[-1].step == 2900 and records[-1].target_steps == 25001
