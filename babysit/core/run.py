@@ -589,10 +589,9 @@ class Run:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
             self.checkpoints.named_best(event.detail, blocked, self.step)
-        elif event.kind is EventKind.BEST_RESTORED and self.series.advances == 0 \
-                and self.series.epoch is None:
-            pass  # (before any training: another run's best, fine-tuned from)
-        elif event.kind is EventKind.BEST_RESTORED:
+        elif event.kind is EventKind.BEST_RESTORED \
+                and (self.series.advances or self.series.epoch is not None):
+            # (not before any training: that is another run's best, fine-tuned from)
             self._restored_best = f"epoch {event.detail}" if event.detail else "its best"
             self._restored_epoch = int(event.detail) if event.detail.isdecimal() else None
             self._restored_after = self.series.epoch

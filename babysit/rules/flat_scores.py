@@ -275,13 +275,19 @@ def _one_class_level(value: float) -> bool:
     return 0 < value <= 0.5 * scale or (fine and 0 < value < scale)
 
 
+def _off_first(values: Sequence[float]) -> float:
+    """How far the values strayed from the first, as a share of it (the first above 0)."""
+    first = values[0]
+    return max(abs(v - first) for v in values) / first
+
+
 def error_flat(values: Sequence[float]) -> str | None:
     """Why an error's values say nothing was learned: from the run's start, eight or more
     every one within 1 % of the first, or four within 0.1 %. None otherwise."""
     first = values[0] if values else 0.0
     if first <= 0:
         return None
-    off = max(abs(v - first) for v in values) / first
+    off = _off_first(values)
     # A band narrower than two units of the last printed digit cannot show a move
     # (nanoGPT's `val loss 4.29` four times is a coarse print, not a pinned loss).
     unit = max(_unit(v) for v in values) / first
@@ -574,7 +580,7 @@ class FlatScoreRule:
                 or not _one_way(values) or self._first_loss is None or self._loss is None \
                 or not self._loss < self._first_loss:
             return None
-        off = max(abs(v - first) for v in values) / first
+        off = _off_first(values)
         if off > _FLAT_BANDS[0][1]:
             return None  # a rise beyond the band is the trend rules' to judge
         self._raised.add(tag)
@@ -608,7 +614,7 @@ class FlatScoreRule:
                 or loss_now is None or loss_first <= 0 \
                 or abs(loss_now - loss_first) > _LOSS_STILL * loss_first:
             return None
-        off = max(abs(v - first) for v in values) / first
+        off = _off_first(values)
         if off > band:
             return None
         return (f"has stayed within {100 * band:g} % of its first value ({first:.4g}; "
