@@ -81,9 +81,13 @@ _CHAIN = ("During handling of the above exception", "The above exception was the
 # them, unindented.
 # rich.traceback draws the traceback in a box (`╭── Traceback (most recent call last)
 # ──╮`, frames on `│ … │` lines, `╰──╯`), the exception line under it.
-_FRAME_LINE = lazy_re.compile(r"-*> ?\d*\s|> File \"|\S+\.py in [\w<>]+|\d+ frames\s*$|"
+# (IPython's frame heads name the file as it is, spaces and all, and a compiled module's
+# `.pyx` too: `/content/drive/MyDrive/2022 FastMRI/…/train_part.py in train(args)`,
+# `h5py/_objects.pyx in h5py._objects.with_phil.wrapper()`, `File /…/My Drive/x.py:52, in
+# fit(self)`)
+_FRAME_LINE = lazy_re.compile(r"-*> ?\d*\s|> File \"|\S[^\"]*?\.pyx? in [\w<>.]+|\d+ frames\s*$|"
                               r"<ipython-input-|-{20,}$|[│┃║╭╰╮╯┏┗]|File \"|"
-                              r"Cell In ?\[\d*\], line \d+|File [^\s\"]+:\d+, in ")
+                              r"Cell In ?\[\d*\], line \d+|File \S[^\"]*?:\d+, in ")
 _BOX = lazy_re.compile(r"^[\s│┃║╭╰╮╯┏┗─━═]*$")
 # A Python frame, however indented (a paste may lose the indentation), or wrapped by a
 # narrow console before its closing quote.

@@ -83,7 +83,7 @@ from babysit.parsing.shapes import ShapeReader, template
 from babysit.parsing.solver_ends import SolverEnds
 from babysit.parsing.stage_milestones import StageMilestones
 from babysit.parsing.start_loops import StartLoops
-from babysit.parsing.status_column import without_status_box
+from babysit.parsing.status_column import planned_from_share, split_status_box
 from babysit.parsing.stray_values import StrayNonFinite
 from babysit.parsing.task_labels import TaskLabels
 from babysit.parsing.text import clean, split_rank, to_number
@@ -679,7 +679,8 @@ class LogParser:
         return launch
 
     def _feed(self, raw_line: str) -> Record | None:
-        line = without_status_box(clean(raw_line))  # googletest-style `[ ACTION ]` boxes
+        # googletest-style `[ ACTION ]` boxes; xLearn's `[ 80% ]` says the row's share of the plan
+        line, share = split_status_box(clean(raw_line))
         line = without_bracketed_heads(line)  # NeMo's `[NeMo I … wer:330]`, even mid-line
         if not line or line.isspace():
             return None
@@ -878,7 +879,14 @@ class LogParser:
             trains = has_metrics and self._may_train(parsed, bar_parsed)
             events.extend(self._endings.line_events(
                 rest, self.target, self.plan.epochs, events, has_metrics, trains))
-            if parsed is not None and parsed.fmt == "epoch-batch" and parsed.epoch is not None \
+            if share is not None and parsed is not None and parsed.epoch is not None \
+                    and not parsed.total_epochs and trains \
+                    and (planned := planned_from_share(parsed.epoch, share)) is not None:
+                # the epoch's row under a box of the plan's share (`[ 80% ] 8  0.61 …`):
+                # the epoch of that many, as an `Epoch 8/10` says it
+                parsed = replace(parsed, total_epochs=planned)
+                self._endings.final_epoch.counted(parsed.epoch, planned, trains)
+            elif parsed is not None and parsed.fmt == "epoch-batch" and parsed.epoch is not None \
                     and parsed.total_epochs and "poch" not in rest and "POCH" not in rest:
                 # an outer counter with no word for it (`[2/41] 1300), Loss: …`): its
                 # epoch of the plan, as an `Epoch 2/41` says it (see `final_epoch`)

@@ -10,7 +10,7 @@ from typing import Any
 
 from babysit.model import EventKind
 from babysit.parsing.parser import LogParser
-from babysit.parsing.status_column import without_status_box
+from babysit.parsing.status_column import split_status_box
 from babysit.rules.history_shape import unlearned_history
 from tests.core.test_endings_sealed10 import ESTIMATOR_EVALUATION
 from tests.rules.test_loss_rules import verdict_of
@@ -49,12 +49,14 @@ def test_a_status_box_is_taken_off_and_the_table_behind_it_is_read(tmp_path: Pat
 
 
 def test_a_status_box_is_only_a_padded_word_a_percentage_or_a_rule() -> None:
-    assert without_status_box("[ ACTION     ] Early-stopping at epoch 3") == \
-        "Early-stopping at epoch 3"
-    assert without_status_box("[------------] Epoch  Train log_loss") == "Epoch  Train log_loss"
+    assert split_status_box("[ ACTION     ] Early-stopping at epoch 3") == \
+        ("Early-stopping at epoch 3", None)
+    assert split_status_box("[------------] Epoch  Train log_loss") == \
+        ("Epoch  Train log_loss", None)
+    assert split_status_box("[   80%      ]     8      nan") == ("    8      nan", 80.0)
     for kept in ("[ 12/540] | loss: 2.28", "[5] loss 0.3", "[INFO] loss=0.3",
                  "[rank0]: step 1 loss 2.0", "[2024-01-01 10:00:00] loss 1"):
-        assert without_status_box(kept) == kept
+        assert split_status_box(kept) == (kept, None)
 
 
 # --- a solver's closing line (libshorttext_liblinear_hard_wrapped_prompt_optimization_…)
