@@ -54,6 +54,14 @@ class Checkpoints:
         if not path or blocked:
             return
         key, value, direction = evaluation if evaluation else (None, None, 0)
+        before = next((s for s in self._saves if s.path == path), None)
+        if before is not None and _NAMED_BEST.search(path) and value is not None \
+                and before.eval_value is not None and before.eval_key == key \
+                and (value - before.eval_value) * direction < 0:
+            # A file named for the best, "written" again at a worse evaluation than the
+            # last time: the run names it again (`最佳模型已保存到: …/best_model.pth` as it
+            # ends), it does not overwrite it with worse weights.
+            return
         self._saves = [s for s in self._saves if s.path != path]
         self._saves.append(_Save(path, step, key, value, direction))
         del self._saves[:-200]  # a long run's early saves are not the ones anyone wants

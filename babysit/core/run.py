@@ -843,8 +843,9 @@ class Run:
                                key="nothing held out", severity=Severity.BLOCKER)
         random_policy = self.series.exploration_still_random()
         if random_policy is not None and self.lifecycle.state is TerminalState.SUCCEEDED:
-            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, random_policy,
-                               key="exploration", severity=Severity.HIGH)
+            why, throughout = random_policy
+            self.ledger.raise_(AnomalyType.NOT_LEARNING, self.step, why, key="exploration",
+                               severity=Severity.BLOCKER if throughout else Severity.HIGH)
         floor = self.series.score_floor_at_end() \
             if self.lifecycle.state is TerminalState.SUCCEEDED else None
         if floor is not None:

@@ -793,8 +793,9 @@ class MetricSeries:
         rule = self._rules.find(LossRule)
         return rule.relapsed_at_end() if isinstance(rule, LossRule) else None
 
-    def exploration_still_random(self) -> str | None:
-        """Why the run's agent still acts mostly at random (rules/exploration), or None."""
+    def exploration_still_random(self) -> tuple[str, bool] | None:
+        """Why the run's agent still acts mostly at random (rules/exploration), and
+        whether it never acted otherwise; or None."""
         rule = self._rules.find(ExplorationRule)
         return rule.still_random() if isinstance(rule, ExplorationRule) else None
 

@@ -33,6 +33,8 @@ from babysit import lazy_re
 # `Cross-validation finished`, `5-fold CV done`)
 _THING = (r"(?:(?:pre-?|fine-?|re)?train(?:ing|er)?|optimi[sz]ation|fit(?:ting)?|fine-?tuning|"
           r"learn(?:ing|er)|experiment|run|solving|"
+          # (reinforcement learning by its letters: a DQN script's last print, `RL end`)
+          r"d?rl|"
           # (a hyperparameter search trains each of its trials: `Multi-stage tuning
           # completed.`, `HYPERPARAMETER SEARCH COMPLETE`, `Sweep finished`)
           r"(?:(?:multi-stage|hyper-?parameter|grid|random|architecture|hp)\s+)?"

@@ -44,6 +44,7 @@ from babysit.parsing.closing import (
 )
 from babysit.parsing.completion_words import says_finished, says_plan_reached
 from babysit.parsing.evaluation import trains
+from babysit.parsing.events import SUMMARY
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
 from babysit.parsing.llmc import FINAL_VALIDATION
@@ -153,6 +154,10 @@ _NEAR_END = 0.98
 _FINAL_PATH = lazy_re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
+# A stage's end said this many times is said at the end of every round, not of stages.
+_ROUND_ENDS = 4
+
+
 # A part of the run named by its number (`epoch 3`, `stage: 2`, `fold #4`).
 _NAMES_A_PART = lazy_re.compile(r"(?i)\b(?:epoch|stage|phase|fold|round|step|iter\w*|cycle|"
                                 r"task)\b\s*[:#=]?\s*\d")
@@ -204,6 +209,7 @@ class EndingReader:
         # The run's own word that its training ended, said before in the same words and
         # trained on after (a stage's end, `_recurring_is_a_stage`), and no training since.
         self._stage_said: LogEvent | None = None
+        self._stages_said = 0  # how many times a stage's end was said so (see below)
         # The start-up's first line came again after the last training record: a new
         # launch that has not trained yet (see `launch_seen`).
         self._launch_pending = False
@@ -450,14 +456,18 @@ class EndingReader:
         epoch 3`: that epoch's, however many follow)."""
         if _NAMES_A_PART.search(text) is None:
             self._stage_said = LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
+            self._stages_said += 1
 
     def last_stage_over(self) -> LogEvent | None:
         """The run's own word that its training ended, in the words it used for each
         stage before (a pruning run's two phases, each closed by the word-language-model
         example's `| End of training | test loss  5.41 | test ppl   222.86`), with no
-        training after it to the log's end: the last stage's end is the run's (once)."""
+        training after it to the log's end: the last stage's end is the run's (once).
+        Not a line said at the end of every round (an AlphaZero worker's `Training time:
+        16.7s` after each of its 94 training steps): a log that stops after one more round
+        says nothing of the run's end."""
         said, self._stage_said = self._stage_said, None
-        return said
+        return said if self._stages_said < _ROUND_ENDS else None
 
     def after_record(self, text: str) -> None:
         """A line that did not move training on: part of the closing block, once training
@@ -559,10 +569,11 @@ class EndingReader:
 
     def _recurring_is_a_stage(self, text: str, events: list[LogEvent]) -> None:
         """A completion sentence the run printed between its training records before
-        (`Training done for epoch 3`, each epoch) ends a stage, not the run: its events
+        (`Training done for epoch 3`, each epoch), or a summary of the training's time
+        (`Training time: 10.4s`, after each step), ends a stage, not the run: its events
         become NEW_STAGE, in place."""
         for index, event in enumerate(events):
-            if event.kind is EventKind.COMPLETED and not event.detail \
+            if event.kind is EventKind.COMPLETED and event.detail in ("", SUMMARY) \
                     and self.closing.recurs(template(text.strip())):
                 events[index] = LogEvent(EventKind.NEW_STAGE, event.line, "a stage finished")
                 self._note_stage_said(text)

@@ -397,6 +397,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r"['\"]?([^'\"\s,]+)", 1),
     _sig(EventKind.CHECKPOINT_SAVED, r"\b[Cc]heckpoint successfully (?:created|saved|written)"
          r"(?: (?:at|to|in))?:?\s+(?:Checkpoint\(.*?\bpath=)?['\"]?([^'\"\s,)]+)", 1),
+    # The best model's file named on a line written in another script (a Chinese trainer's
+    # `✓ 保存最佳模型到 ./checkpoints/best_model.pth (val_loss=0.2114)` each time it improves):
+    # its words go unread, the file's name says what was written. Not a line that loads,
+    # restores or resumes from it, nor one that failed.
+    _sig(EventKind.CHECKPOINT_SAVED,
+         r"^(?=[^\n]*[\u00c0-\u024f\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
+         # (a load in the line's own words too: Chinese, Japanese, Korean, Russian, Spanish)
+         r"(?![^\n]*(?:[Ll]oad|LOAD|[Rr]estor|[Rr]esum|[Ee]rror|ERROR|[Ff]ail|加载|载入|读取|"
+         r"読み込|로드|불러|[Зз]агруз|[Cc]argand))[^\n]*?"
+         r"(?:^|[\s'\"(:=])((?:[\w.~-]*[/\\])*[\w.-]*(?<![A-Za-z])best(?![a-z])[\w.-]*"
+         r"\.(?:pth|pt|ckpt|h5|hdf5|keras|bin|safetensors|pkl|pdparams|tar))\b", 1),
     # The best model reloaded, whatever the run calls it (`Loading best model from …`,
     # SpeedTransformer's `Loading best fine-tuned model from …/best_model.pth for final
     # evaluation...`).

@@ -879,13 +879,14 @@ class LogParser:
             trains = has_metrics and self._may_train(parsed, bar_parsed)
             events.extend(self._endings.line_events(
                 rest, self.target, self.plan.epochs, events, has_metrics, trains))
-            if share is not None and parsed is not None and parsed.epoch is not None \
+            shared_epoch = parsed.epoch if parsed is not None else None
+            if share is not None and parsed is not None and shared_epoch is not None \
                     and not parsed.total_epochs and trains \
-                    and (planned := planned_from_share(parsed.epoch, share)) is not None:
+                    and (planned := planned_from_share(shared_epoch, share)) is not None:
                 # the epoch's row under a box of the plan's share (`[ 80% ] 8  0.61 …`):
                 # the epoch of that many, as an `Epoch 8/10` says it
                 parsed = replace(parsed, total_epochs=planned)
-                self._endings.final_epoch.counted(parsed.epoch, planned, trains)
+                self._endings.final_epoch.counted(shared_epoch, planned, trains)
             elif parsed is not None and parsed.fmt == "epoch-batch" and parsed.epoch is not None \
                     and parsed.total_epochs and "poch" not in rest and "POCH" not in rest:
                 # an outer counter with no word for it (`[2/41] 1300), Loss: …`): its

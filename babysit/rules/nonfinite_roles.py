@@ -12,6 +12,8 @@ engineer reads them so:
 - an error divided by the target (MAPE, MSPE), inf wherever one target is 0;
 - a timing or a rate before its first interval (`speed nan` at step 0, an ETA);
 - a bound or a best-so-far sentinel (`DELTA_CLIPS_MAX: inf`, `best_loss: inf`);
+- the previous record's value restated (PyKEEN's `prev_loss=nan` at its first epoch,
+  before there is one): a NaN there was the loss's own, reported when it was printed;
 - a summary writer's `NaN or Inf found in input tensor`, which names no metric.
 
 The gradient norm sits between the two: under fp16 dynamic loss scaling an overflowing
@@ -43,6 +45,7 @@ class Role(Enum):
     STATISTIC = "a statistic over a possibly empty set"
     RELATIVE = "an error relative to the target, undefined where a target is 0"
     BOUND = "a bound or a best-so-far sentinel"
+    PREVIOUS = "the previous record's value, restated"
     TIMING = "a timing or a rate"
     SUMMARY = "a value written to a summary writer, which one unsaid"
     OTHER = "a metric babysit cannot place"
@@ -71,6 +74,8 @@ _GRADIENT = lazy_re.compile(r"grad(?:ient)?s?[_ ]?(?:l2_)?norm|gnorm|total_norm"
 _BOUND = lazy_re.compile(r"(?:^|[_/.])(?:limit|bound|clip|clamp|thresh|threshold|tol|tolerance|"
                          rf"cap|ceil|floor|patience|{'|'.join(BEST_SO_FAR_WORDS)})"
                          r"(?:$|[_/.])", re.IGNORECASE)
+# The value of the record before, printed beside the current one (`prev_loss`).
+_PREVIOUS = lazy_re.compile(r"(?:^|[_/.])(?:prev|previous)(?:$|[_/.])", re.IGNORECASE)
 _TIMING = lazy_re.compile(r"speed|fps|(?:^|[_/])(?:eta|time|sec|seconds)(?:$|[_/(])", re.IGNORECASE)
 # Means over episodes, boxes, classes or runs; evaluation scores (a PSNR is +inf where the
 # output equals its target: PaddleGAN's `Metric psnr: inf` from an evaluation comparing an
@@ -103,6 +108,8 @@ def role_of(name: str, value: float) -> Role:
     being ±inf: a NaN is never a limit)."""
     if math.isinf(value) and _BOUND.search(name):
         return Role.BOUND
+    if _PREVIOUS.search(name):
+        return Role.PREVIOUS
     if _SUMMARY.match(name):
         return Role.SUMMARY
     if _OBJECTIVE.search(name):
@@ -152,7 +159,7 @@ def severity_of(name: str, value: float, metrics: Mapping[str, float]) -> tuple[
         return Severity.BLOCKER, role
     if role is Role.GRADIENT:
         return (Severity.MEDIUM if finite_objective(metrics) else Severity.BLOCKER), role
-    if role in (Role.BOUND, Role.TIMING):
+    if role in (Role.BOUND, Role.TIMING, Role.PREVIOUS):
         return Severity.LOW, role
     if role in (Role.STATISTIC, Role.RELATIVE, Role.SUMMARY) or empty_set(metrics) \
             or finite_objective(metrics):

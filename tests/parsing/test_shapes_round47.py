@@ -87,3 +87,74 @@ def test_a_percentage_box_gives_the_planned_epochs(tmp_path: Path):
     (tmp_path / "cut").mkdir()
     cut = verdict_of(tmp_path / "cut", _xlearn_rows(6, "0.5123"))
     assert cut["terminal_state"] == "RUNNING"
+
+
+# -- a summary of the training's time printed after every step ------------------------------
+
+def _worker_step(n: int) -> list[str]:
+    stamp = f"2025-10-28 01:{n // 2:02d}:{14 + n % 2 * 20:02d}"
+    head = f"{stamp} - src.worker.training_worker - INFO - "
+    return [f"{stamp} - src.lib.model_manager - INFO - Loaded best model from model_weight.pth",
+            f"{head}✅ Training step #{n} complete:",
+            f"{head}   Total loss: {3.42 - min(n, 10) * 0.02:.4f}",
+            f"{head}   Training examples: 5,722",
+            f"{head}   Training time: {10.4 + n % 7:.1f}s",
+            f"{head}   Model saved: model_step_{n:06d}"]
+
+
+def test_a_training_time_printed_after_every_step_is_no_end_of_the_run(tmp_path: Path):
+    """An AlphaZero training worker closes each step with `Training time: 16.7s`: after
+    94 steps the log stops after one more, which says nothing of the run's end."""
+    artifact = verdict_of(tmp_path, [line for n in range(1, 30) for line in _worker_step(n)])
+    assert artifact["terminal_state"] == "RUNNING"
+    assert artifact["decision"] == "CONDITIONAL"
+
+
+# -- a best model's file named on lines in another language ---------------------------------
+
+def _drag_epoch(epoch: int) -> list[str]:
+    val = 0.3 * 0.99 ** epoch if epoch <= 60 else 0.3 * 0.99 ** 60 * (1 + (epoch - 60) / 50)
+    stamp = f"2026-05-07 11:{epoch // 60:02d}:{epoch % 60:02d},846 - INFO - "
+    lines = [f"{stamp}  Batch [{b}/25] Loss: {0.3 * 0.98 ** epoch + b / 1000:.6f} (Main: "
+             f"{0.3 * 0.98 ** epoch:.6f}, StdReg: 0.99)" for b in (20, 25)]
+    lines += [f"{stamp}", f"Epoch [{epoch}/100] Loss: {0.3 * 0.98 ** epoch:.6f} ValLoss: "
+              f"{val:.6f} LR: 5.00e-04 Time: 19.7s"]
+    if epoch <= 60:
+        lines.append(f"{stamp}✓ 保存最佳模型到 ./checkpoints/best_model.pth (val_loss={val:.6f})")
+    return lines
+
+
+def test_a_best_model_saved_in_another_language_is_the_model_delivered(tmp_path: Path):
+    """A Chinese trainer saves `best_model.pth` at each improvement, then names it again as
+    it ends (`最佳模型已保存到: …`): the kept best is what it delivers, though its last
+    epochs' validation got worse; naming the file again does not rewrite it."""
+    lines = [line for epoch in range(1, 101) for line in _drag_epoch(epoch)]
+    lines += ["2026-05-07 16:39:18,714 - INFO - 训练完成!",
+              "2026-05-07 16:39:18,714 - INFO - 最佳模型已保存到: ./checkpoints/best_model.pth"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO", artifact["summary"]
+    assert not [a for a in _open(artifact) if a[0] == "eval-degradation"]
+
+
+def test_a_load_of_the_best_model_in_another_language_is_no_save():
+    from babysit.model import EventKind
+    from babysit.parsing.events import find_events
+    saved = [e.detail for e in find_events("INFO - ✓ 保存最佳模型到 ./ckpt/best_model.pth")
+             if e.kind is EventKind.CHECKPOINT_SAVED]
+    assert saved == ["./ckpt/best_model.pth"]
+    for line in ("加载模型 ./ckpt/best_model.pth", "保存模型到 ./ckpt/last.pth",
+                 "最佳模型保存失败 ./ckpt/best_model.pth: Error 28"):
+        assert not [e for e in find_events(line) if e.kind is EventKind.CHECKPOINT_SAVED], line
+
+
+# -- the previous epoch's value restated ----------------------------------------------------
+
+def test_a_previous_value_undefined_at_the_first_epoch_is_no_broken_run(tmp_path: Path):
+    """PyKEEN's epoch bar: `loss=1.41, prev_loss=nan` at epoch 1, when no epoch came before."""
+    previous = ["nan", *(f"{1.41 - e * 0.03:.3g}" for e in range(1, 20))]
+    lines = [f"Training epochs on cpu: 100%|██████████| {e}/20 [00:{e:02d}<00:00, 3.2epoch/s, "
+             f"loss={1.41 - e * 0.03:.3g}, prev_loss={previous[e - 1]}]" for e in range(1, 21)]
+    artifact = verdict_of(tmp_path, lines)
+    assert ("nan-inf", "blocker") not in _open(artifact)
+    assert artifact["decision"] != "NO-GO"
