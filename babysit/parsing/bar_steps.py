@@ -354,10 +354,11 @@ class BarSteps:
         the next epoch): then each finish is an epoch's, and the total no plan."""
         last = self._keras_bare
         if last is not None and last[1] is not None and last[0] == last[1] \
-                and bar.total == last[1] and (bar.n < last[0] or (
-                    bar.n == bar.total and self.headers_read > self._keras_bare_headers)):
-            # (or finished again under a new epoch's header line, each epoch's bar kept
-            # at its end only: Keras 0.x's `Epoch 12`, then `61878/61878 [====] - loss`)
+                and bar.total == last[1]:
+            # (or finished again, each epoch's bar kept at its end only: under a new
+            # epoch's header line, Keras 0.x's `Epoch 12` then `61878/61878 [====] - loss`;
+            # or with none, a notebook's loop of one-epoch `fit` calls on a stateful LSTM,
+            # `49519/49519 [====] - 87s 2ms/step - loss: 0.0056` fifteen times)
             self._keras_bare_laps += 1
         self._keras_bare = (bar.n, bar.total)
         self._keras_bare_headers = self.headers_read

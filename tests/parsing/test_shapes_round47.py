@@ -158,3 +158,17 @@ def test_a_previous_value_undefined_at_the_first_epoch_is_no_broken_run(tmp_path
     artifact = verdict_of(tmp_path, lines)
     assert ("nan-inf", "blocker") not in _open(artifact)
     assert artifact["decision"] != "NO-GO"
+
+
+# -- a Keras bar finished again and again with no epoch header ------------------------------
+
+def test_a_keras_bar_finished_again_with_no_header_is_another_epoch_not_the_plan(tmp_path: Path):
+    """A notebook's loop of one-epoch `fit` calls (a stateful LSTM reset between them)
+    leaves each epoch's bar at its end only: fifteen `49519/49519 [====]` lines. Each is
+    an epoch; the bar's total is one epoch's, not the run's plan, so the last says
+    nothing of how many the loop meant to run."""
+    lines = [f"49519/49519 [==============================] - 87s 2ms/step - loss: "
+             f"{0.0057 - e * 0.00001:.5f}" for e in range(15)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] != "SUCCEEDED"
+    assert artifact["decision"] == "CONDITIONAL"
