@@ -30,6 +30,7 @@ class _Save:
     eval_key: str | None
     eval_value: float | None
     direction: int  # +1: higher eval is better, -1: lower is better, 0: no eval
+    order: int = 0  # anomalies raised before it (the run's order, where no step is printed)
 
 
 # A file the run named for its best weights (`model_best.pth`, `best_model.h5`,
@@ -47,10 +48,12 @@ class Checkpoints:
         self._named_best: str | None = None  # the one the run itself called best
         self._named_best_step: int | None = None
         self._unnamed_best_step: int | None = None  # the last best written without a path
+        self._named_best_order = 0  # anomalies raised before the run named it
 
     def saved(self, path: str, step: int | None, blocked: bool,
-              evaluation: tuple[str, float, int] | None = None) -> None:
-        """A save began; `evaluation` is the run's main eval metric at that moment."""
+              evaluation: tuple[str, float, int] | None = None, order: int = 0) -> None:
+        """A save began; `evaluation` is the run's main eval metric at that moment,
+        `order` how many anomalies had been raised before it."""
         if not path or blocked:
             return
         key, value, direction = evaluation if evaluation else (None, None, 0)
@@ -63,7 +66,7 @@ class Checkpoints:
             # ends), it does not overwrite it with worse weights.
             return
         self._saves = [s for s in self._saves if s.path != path]
-        self._saves.append(_Save(path, step, key, value, direction))
+        self._saves.append(_Save(path, step, key, value, direction, order))
         del self._saves[:-200]  # a long run's early saves are not the ones anyone wants
 
     def failed(self, path: str) -> None:
@@ -91,7 +94,8 @@ class Checkpoints:
             return None
         return cadence, steps[-1]
 
-    def named_best(self, path: str, blocked: bool, step: int | None = None) -> None:
+    def named_best(self, path: str, blocked: bool, step: int | None = None,
+                   order: int = 0) -> None:
         """The run named its best checkpoint (`path`), or wrote its best without naming
         the file (`path` empty: `-> Best fine-tuned model saved.` at each improvement).
         A path named after such saves (`Loading best fine-tuned model from …` at the end)
@@ -102,6 +106,7 @@ class Checkpoints:
             self._unnamed_best_step = step
             return
         self._named_best = path
+        self._named_best_order = order
         unnamed = self._unnamed_best_step
         self._named_best_step = unnamed if unnamed is not None and (
             step is None or unnamed <= step) else step
@@ -113,6 +118,13 @@ class Checkpoints:
         if saved:
             return saved[-1]
         return self._named_best_step if path == self._named_best else None
+
+    def written_order(self, path: str) -> int | None:
+        """How many anomalies had been raised when `path` was last written, if it was."""
+        orders = [s.order for s in self._saves if s.path == path]
+        if orders:
+            return orders[-1]
+        return self._named_best_order if path == self._named_best else None
 
     def _failed_save(self, path: str) -> bool:
         """Whether any file of this checkpoint failed to be written (a failure names

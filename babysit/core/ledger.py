@@ -31,6 +31,14 @@ class AnomalyLedger:
         self.suppressed = 0  # left out because their type reached the cap
         # Severities at the run's end that a raiser set for one anomaly on its evidence.
         self._at_end: dict[tuple[AnomalyType, str], Severity | None] = {}
+        # How many were raised before each open one: the order of events in a log that
+        # prints no step (`raised` counts them all).
+        self._serials: dict[tuple[AnomalyType, str], int] = {}
+        self.raised = 0
+
+    def open_serials(self, kind: AnomalyType) -> list[int]:
+        """How many anomalies had been raised before each open one of this type."""
+        return [self._serials.get(k, 0) for k in self._open if k[0] is kind]
 
     @property
     def anomalies(self) -> tuple[Anomaly, ...]:
@@ -54,6 +62,8 @@ class AnomalyLedger:
         anomaly = Anomaly(kind, severity or entry(kind).severity, step,
                           description[:_MAX_DESCRIPTION], key)
         self._open[(kind, key)] = len(self._anomalies)
+        self._serials[(kind, key)] = self.raised
+        self.raised += 1
         self._open_types = None
         self._per_type[kind] = self._per_type.get(kind, 0) + 1
         self._anomalies.append(anomaly)

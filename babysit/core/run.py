@@ -579,7 +579,8 @@ class Run:
         self._ended(self.lifecycle.on_event(event, self.step))
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:
-            self.checkpoints.saved(event.detail, self.step, blocked, self.series.main_eval())
+            self.checkpoints.saved(event.detail, self.step, blocked, self.series.main_eval(),
+                                   self.ledger.raised)
             for key in ("save", "overdue"):
                 self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
                                     f"a later checkpoint was saved ({event.detail})", key)
@@ -588,7 +589,7 @@ class Run:
         elif event.kind is EventKind.DISK_FULL and event.detail:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
-            self.checkpoints.named_best(event.detail, blocked, self.step)
+            self.checkpoints.named_best(event.detail, blocked, self.step, self.ledger.raised)
         elif event.kind is EventKind.BEST_RESTORED \
                 and (self.series.advances or self.series.epoch is not None):
             # (not before any training: that is another run's best, fine-tuned from)
@@ -1190,9 +1191,16 @@ class Run:
             return None
         written = self.checkpoints.written_at(chosen.path)
         began = [a.step for a in self.ledger.unresolved() if a.type is kind]
-        if written is None or not began or any(s is None or s < written for s in began):
-            return None
-        return f"{chosen.path}, step {written}"
+        if written is not None and began and all(s is not None and s >= written for s in began):
+            return f"{chosen.path}, step {written}"
+        order = self.checkpoints.written_order(chosen.path)
+        serials = self.ledger.open_serials(kind)
+        if self.step is None and written is None and order is not None and serials \
+                and all(s >= order for s in serials):
+            # A log that prints no step (`Epoch 12/50 - loss … val_loss …`, `Saved best
+            # model to …`): the order things happened in says the same.
+            return chosen.path
+        return None
 
 
 def _died_of(description: str, cause: AnomalyType, evidence: str) -> str:

@@ -172,3 +172,23 @@ def test_a_keras_bar_finished_again_with_no_header_is_another_epoch_not_the_plan
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] != "SUCCEEDED"
     assert artifact["decision"] == "CONDITIONAL"
+
+
+# -- the best kept, in a log that prints epochs and no step ---------------------------------
+
+def test_a_best_kept_before_the_evaluation_worsened_counts_in_a_log_with_no_step(
+        tmp_path: Path):
+    """A hand loop's `Epoch 12/100 - train_loss: …, val_loss: …` and `Saved best model to
+    …/best_model.pth` at each improvement: no step anywhere, so which came first is told
+    by the order of the lines. The best was kept before the validation got worse."""
+    def epoch(e: int) -> list[str]:
+        val = 0.3 * 0.99 ** e if e <= 60 else 0.3 * 0.99 ** 60 * (1 + (e - 60) / 50)
+        line = f"Epoch {e}/100 - train_loss: {0.3 * 0.98 ** e:.6f}, val_loss: {val:.6f}"
+        return [line, "Saved best model to ./checkpoints/best_model.pth"] if e <= 60 else [line]
+    kept = verdict_of(tmp_path, [*(x for e in range(1, 101) for x in epoch(e)),
+                                 "Training complete."])
+    assert (kept["terminal_state"], kept["decision"]) == ("SUCCEEDED", "GO")
+    # the same run saving nothing: its last weights are the worse ones
+    (tmp_path / "none").mkdir()
+    unsaved = [x for e in range(1, 101) for x in epoch(e) if not x.startswith("Saved")]
+    assert verdict_of(tmp_path / "none", [*unsaved, "Training complete."])["decision"] != "GO"
