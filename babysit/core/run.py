@@ -40,6 +40,7 @@ from babysit.parsing.stage_milestones import TRAINING_STAGE_PASSED
 from babysit.parsing.start_loops import GOT_THROUGH
 from babysit.rules.catalog import CATALOG, entry
 from babysit.rules.chance_level import chance_metric
+from babysit.rules.collapse import COLLAPSE
 from babysit.rules.eval_names import evaluation_direction
 from babysit.rules.event_rules import CAUSE_BY_EXCEPTION, EVENT_RULES
 from babysit.rules.final_test import FAR_DROP, final_test_below_evaluations
@@ -888,12 +889,15 @@ class Run:
                 # final weights are somewhat worse than the best ones, not spoiled (a
                 # notice the verdict names, not a reason to hold the result back).
                 for anomaly in self.ledger.unresolved():
-                    if anomaly.type is kind and anomaly.severity is Severity.HIGH:
+                    if anomaly.type is kind and anomaly.severity is Severity.HIGH \
+                            and anomaly.key != COLLAPSE:
+                        # (a collapse is judged on its own summaries: its loss stands
+                        # above where the run started, its accuracies fell by a third)
                         self.ledger.reassess(kind, anomaly.key, Severity.MEDIUM, (
                             f"{why}, its level {rise:.0%} above its best and below where "
                             f"the run started: the final weights are somewhat worse than "
                             f"its best, not broken"))
-                continue
+                # (what was lowered stays so: the end raises none below the catalogue's)
             self.ledger.escalate_at_end(kind, at_end, why)
 
     def _slight_declines(self, why: str) -> None:

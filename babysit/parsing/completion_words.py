@@ -90,6 +90,9 @@ _SAID = lazy_re.compile(
     # …`, `[checkpoint] saved …`) opens its last on the stage of ending: `[done]
     # node_ckpt=…/linker_node_diffusion.pt` (a PROTAC diffusion trainer's two stages)
     r"^\[(?:done|finished|complete[d]?|end)\](?:[\s:]|$)|"
+    # the line opens on everything done (a job script's `=== ALL DONE Fr 29. Mai 20:13 ===`
+    # after its last model, `All done!`)
+    r"^\W*(?:[Aa]ll|ALL)\s+(?:done|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|COMPLETED?)\b|"
     # the model said trained, with how much or how long it took: `Model trained in 100
     # epochs.`, `Trained for 50 epochs`, `The network was trained in 253.4 seconds`
     rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"
@@ -177,6 +180,14 @@ _PLAN_REACHED = lazy_re.compile(
     r"(?i)`?max_(?:steps|epochs|iters?|iterations)\s*=\s*\d+`?\s+reached|"
                            r"\breached\s+(?:the\s+)?(?:max(?:imum)?[_\s]+(?:number\s+of\s+)?"
                            r"(?:steps|epochs|iters?|iterations)|max_(?:steps|epochs|iters?))\b|"
+                           # the count's limit named as reached, in the unit the loop counts
+                           # (TensorNEAT's `Generation limit reached!`, `Max generations
+                           # reached`, `maximum number of iterations reached`)
+                           r"\b(?:step|epoch|iteration|iter|generation|episode|round|update)s?"
+                           r"\s+(?:limit|budget|cap)\s+(?:has\s+been\s+|was\s+|is\s+)?reached\b|"
+                           r"\bmax(?:imum)?\s+(?:number\s+of\s+)?(?:steps|epochs|iterations|iters|"
+                           r"generations|episodes|rounds|updates)\s+(?:has\s+been\s+|was\s+)?"
+                           r"reached\b|"
                            # its own time budget: `stopping_early: wallclock_cap`, Lightning's
                            # `Time limit reached. … Signaling Trainer to stop.` (not a
                            # scheduler's kill, `DUE TO TIME LIMIT`: the run did not stop itself)

@@ -63,6 +63,15 @@ _I = re.IGNORECASE
 # `core.ending.PendingFailure.exit_banner`).
 EXIT_BANNER = "Run is kept in"
 
+# A save the saver itself says it did not make (Lightning 0.x's ModelCheckpoint, as a
+# warning at every epoch: `RuntimeWarning: The metric you returned 0.372 must be a
+# `torch.Tensor` instance, checkpoint not saved`), read in a warning too; not a save
+# skipped because the score did not improve, which is the checkpoint's policy.
+_NOT_SAVED = _sig(EventKind.CHECKPOINT_ERROR,
+                  r"^(?!.*(?:improv|better|best|[Ss]kip|[Nn]o need))"
+                  r".*\b(?:checkpoint|model|weights)\s+(?:was\s+|were\s+|is\s+)?not\s+"
+                  r"(?:been\s+)?saved\b")
+
 SIGNATURES: tuple[Signature, ...] = (
     # Out of memory, in each framework's words: the CUDA caching allocator, XLA/JAX
     # (`RESOURCE_EXHAUSTED: Out of memory while trying to allocate`; PJRT's `Execution of
@@ -362,6 +371,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.CHECKPOINT_ERROR, r"(?:[Ee]rror|[Ff]ailed|[Uu]nable|[Cc]ould not|"
          r"[Cc]annot) (?:while |when |to )?sav(?:e|ing) (?:the )?(?:model )?"
          r"checkpoint(?:\s+(?:to|at)\s+['\"]?([^'\"\s]+))?", 1),
+    _NOT_SAVED,
     # A save that worked: HF Trainer, Lightning's ModelCheckpoint, nanoGPT, generic.
     _sig(EventKind.CHECKPOINT_SAVED, r"Saving model checkpoint to\s+(\S+)", 1),
     _sig(EventKind.CHECKPOINT_SAVED,
@@ -687,6 +697,7 @@ _TRIGGERS = (
     "DistBackend", "RESOURCE_EXHAUSTED", "Allocator", "ailed to allocate request",
     "time limit",
     "saving model", "aved final", "aving final", "best", "eights to", "eights in", "eights as",
+    "not saved",
     "inished", "epochs", "chieved",
     "olved", "ttained",
     '"event"', '"status"', "Exception", "signal", "estart", "loss scale", "overflow",
@@ -839,7 +850,7 @@ _NEVER_BENIGN = frozenset({EventKind.CHECKPOINT_SAVED, EventKind.COMPLETED,
                            EventKind.WORKERS_STOPPED, EventKind.RESTARTED,
                            EventKind.LOSS_SCALE, EventKind.LOSS_SCALE_FLOOR,
                            EventKind.BEST_RESTORED})
-_EVEN_IN_WARNINGS = tuple(s for s in SIGNATURES if s.kind in _NEVER_BENIGN)
+_EVEN_IN_WARNINGS = tuple(s for s in SIGNATURES if s.kind in _NEVER_BENIGN or s is _NOT_SAVED)
 
 
 _LAUNCHER_STATE = lazy_re.compile(r"\bJob\b.*?\b(SUCCEEDED|FAILED|CANCELL?ED|STOPPED|succeeded|"

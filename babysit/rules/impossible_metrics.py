@@ -6,10 +6,10 @@ between 0 and 1, or 0 and 100 printed as a percentage. The PyTorch quickstart's 
 adapted in a notebook (`Accuracy: 113.7%, Avg loss: 0.33`, sealed-8) divides by the
 number of batches instead of the number of samples; a BLEU of 140 sums its sentences.
 Whatever such a figure says — that the run improves, which checkpoint is best — cannot
-be trusted until it is computed again. So is a distance below 0 (a FID, a KID, an LPIPS)
-and any figure past what a float32 can hold (StyleGAN2-ADA's FID of 8.2e+51 on broken
-reference statistics). Raised once per metric, never withdrawn by a later value in range
-(the computation that gave the impossible one is still the one used).
+be trusted until it is computed again. So is a distance below 0 (a FID, a KID, an LPIPS),
+a perplexity below 1, and any figure past what a float32 can hold (StyleGAN2-ADA's FID of
+8.2e+51 on broken reference statistics). Raised once per metric, never withdrawn by a
+later value in range (the computation that gave the impossible one is still the one used).
 
 A held-out score that is perfect at the run's first evaluation, at step 0 or 1, before
 training could teach anything, and exactly perfect at every evaluation after it, cannot
@@ -62,6 +62,13 @@ _NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$|reward
 _DISTANCE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:fid|kid|fvd|lpips)(?:$|[/_.\s@-]|\d)",
                                  re.IGNORECASE)
 _FLOAT32_MAX = 3.4e38
+# A perplexity is e to a cross-entropy, which is never below 0: never below 1 (a
+# Chemformer test run's `test_perplexity 4.13e-08` beside a test loss of 1.16: a
+# perplexity taken of something else). Room for a last digit rounded away.
+# (the name's last word: not `ppl_gain`, `delta_ppl` is another matter)
+_PERPLEXITY_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?<!delta_)(?:ppl|perplexity)$",
+                                   re.IGNORECASE)
+_PERPLEXITY_FLOOR = 0.99
 # Evaluations, the first at step 0 or 1, exactly perfect, before a perfect score says
 # the evaluation is broken (see the module).
 _PERFECT_EVALS = 10
@@ -123,10 +130,13 @@ class ImpossibleMetricRule:
         for key, value in point.metrics.items():
             if key in self._raised or not math.isfinite(value):
                 continue
-            if abs(value) > _FLOAT32_MAX or (value < 0 and _DISTANCE_WORD.search(key)):
+            below_one = value < _PERPLEXITY_FLOOR and _PERPLEXITY_WORD.search(key) is not None
+            if abs(value) > _FLOAT32_MAX or (value < 0 and _DISTANCE_WORD.search(key)) \
+                    or below_one:
                 self._raised.add(key)
                 why = "beyond any float32" if abs(value) > _FLOAT32_MAX else \
-                    "below 0, which a distance cannot be"
+                    "below 1, which a perplexity (e to a cross-entropy) cannot be" \
+                    if below_one else "below 0, which a distance cannot be"
                 out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
                                  f"{key} = {value:.4g}, {why}: the metric is computed wrong "
                                  f"(an overflow, broken reference statistics), and what it "

@@ -30,6 +30,7 @@ from babysit.rules.best_unreached import BestUnreachedRule
 from babysit.rules.bottomless_loss import BottomlessLossRule
 from babysit.rules.chance_level import ChanceRule
 from babysit.rules.chance_streak import ChanceStreakRule
+from babysit.rules.collapse import CollapseRule
 from babysit.rules.confidently_wrong import ConfidentlyWrongRule
 from babysit.rules.constant_answer import ConstantAnswerRule
 from babysit.rules.correlation_chance import CorrelationChanceRule
@@ -1028,6 +1029,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     NonFiniteRule,
     LossRule,
     EpochBlowUpRule,
+    CollapseRule,
     AnyLossBlownUpRule,
     BottomlessLossRule,
     GradNormRule,
@@ -1080,7 +1082,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
     FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule,
-    CorrelationChanceRule, ErrorRateCeilingRule, ShrunkenEpochRule)
+    CorrelationChanceRule, ErrorRateCeilingRule, ShrunkenEpochRule, CollapseRule)
 
 
 @dataclass

@@ -192,3 +192,66 @@ def test_a_best_kept_before_the_evaluation_worsened_counts_in_a_log_with_no_step
     (tmp_path / "none").mkdir()
     unsaved = [x for e in range(1, 101) for x in epoch(e) if not x.startswith("Saved")]
     assert verdict_of(tmp_path / "none", [*unsaved, "Training complete."])["decision"] != "GO"
+
+
+# -- a classifier that collapsed between two epochs and stayed there ------------------------
+
+def _keras_epochs(rows: list[tuple[float, float, float, float]]) -> list[str]:
+    lines = []
+    for n, (loss, acc, val_loss, val_acc) in enumerate(rows, 1):
+        lines += [f"Epoch {n}/{len(rows)}",
+                  f"1034/1034 [==============================] - 64s 62ms/step - loss: "
+                  f"{loss:.4f} - sparse_categorical_accuracy: {acc:.4f} - val_loss: "
+                  f"{val_loss:.4f} - val_sparse_categorical_accuracy: {val_acc:.4f}"]
+    return lines
+
+
+def test_a_model_that_collapsed_to_a_uniform_guess_and_stayed_is_a_divergence(tmp_path: Path):
+    """sealed-160's wake-word model: after its first epoch its loss settles at ln 3 and
+    both accuracies fall by half; four epochs are too few for the windowed tests."""
+    rows = [(0.77, 0.8439, 1.1411, 0.8102), (1.088, 0.6345, 1.132, 0.4791),
+            (1.1005, 0.3765, 1.1226, 0.4974), (1.0992, 0.3783, 1.1196, 0.5033)]
+    artifact = verdict_of(tmp_path, _keras_epochs(rows))
+    assert artifact["decision"] == "NO-GO"
+    assert ("divergence", "blocker") in _open(artifact)
+
+
+def test_a_dip_that_recovers_or_a_relaunch_is_no_collapse(tmp_path: Path):
+    dip = [(0.9, 0.6, 0.8, 0.62), (0.7, 0.72, 0.7, 0.7), (1.0, 0.45, 0.9, 0.45),
+           (0.65, 0.74, 0.66, 0.73), (0.6, 0.76, 0.64, 0.74)]
+    (tmp_path / "dip").mkdir()
+    assert not [a for a in _open(verdict_of(tmp_path / "dip", _keras_epochs(dip)))
+                if a[0] == "divergence"]
+    # the next launch appended: back near the first loss, not above it
+    again = [(0.9, 0.6, 0.8, 0.62), (0.5, 0.82, 0.55, 0.8), (0.4, 0.86, 0.5, 0.84),
+             (0.92, 0.55, 0.82, 0.5), (0.91, 0.56, 0.81, 0.52)]
+    (tmp_path / "again").mkdir()
+    assert not [a for a in _open(verdict_of(tmp_path / "again", _keras_epochs(again)))
+                if a[0] == "divergence"]
+
+
+# -- a perplexity below 1 -------------------------------------------------------------------
+
+def test_a_perplexity_below_one_is_impossible(tmp_path: Path):
+    """A Chemformer test run's Lightning table: `test_perplexity 4.13e-08` beside a test
+    loss of 1.16 (a perplexity is e to a cross-entropy, never below 1)."""
+    lines = [f"Epoch {e}: train_loss={2.0 - e / 10:.3f} val_loss={2.1 - e / 10:.3f} "
+             f"val_ppl={2.718 ** (2.1 - e / 10):.3f}" for e in range(1, 6)]
+    lines += ["test_loss=1.1629 test_perplexity=4.1300854292103395e-08 test_token_acc=0.891"]
+    found = [a for a in verdict_of(tmp_path, lines)["anomalies_detected"]
+             if a["type"] == "impossible-metric"]
+    assert [a["description"].split(" =")[0] for a in found] == ["test_perplexity"]
+
+
+# -- a save the saver says it did not make --------------------------------------------------
+
+def test_a_checkpoint_the_saver_says_it_did_not_save_is_a_failed_save():
+    from babysit.model import EventKind
+    from babysit.parsing.events import find_events
+    lightning = ("/usr/local/lib/python3.6/dist-packages/pytorch_lightning/utilities/"
+                 "distributed.py:25: RuntimeWarning: The metric you returned 0.372 must be a "
+                 "`torch.Tensor` instance, checkpoint not saved")
+    assert [e.kind for e in find_events(lightning)] == [EventKind.CHECKPOINT_ERROR]
+    for policy in ("val_loss did not improve, model not saved",
+                   "Model not saved (not the best so far)"):
+        assert not find_events(policy), policy
