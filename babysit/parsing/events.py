@@ -70,7 +70,12 @@ EXIT_BANNER = "Run is kept in"
 _NOT_SAVED = _sig(EventKind.CHECKPOINT_ERROR,
                   r"^(?!.*(?:improv|better|best|[Ss]kip|[Nn]o need))"
                   r".*\b(?:checkpoint|model|weights)\s+(?:was\s+|were\s+|is\s+)?not\s+"
-                  r"(?:been\s+)?saved\b")
+                  r"(?:been\s+)?saved\b|"
+                  # Keras' ModelCheckpoint(save_best_only=True) watching a metric the run
+                  # does not log (`acc` where the run names it `accuracy`), at every epoch:
+                  # `WARNING:tensorflow:Can save best model only with acc available,
+                  # skipping.` — the best model is never written
+                  r"\bCan save best model only with \S+ available, skipping\b")
 
 SIGNATURES: tuple[Signature, ...] = (
     # Out of memory, in each framework's words: the CUDA caching allocator, XLA/JAX
@@ -567,6 +572,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # (and any loop's stop naming its best: `Stopping. Best val: 9.902495 at epoch
          # 112`, a normalising flow's under HTCondor)
          r"^Stopping[.!] Best\b|^Early stopping, best iteration is:|"
+         # (or the stop said alone on its line, after the checks that led to it: a
+         # seq2seq spell checker's `No Improvement.` twice, then `Stopping Training.`)
+         r"^\W*(?:[Ee]arly\s+)?[Ss]topping\s+(?:the\s+)?[Tt]raining(?:\s+(?:early|now))?"
+         r"\s*[.!]*\s*$|"
          r"^Stopped by overfitting detector\b|"
          # other languages' early stop: Chinese `早停`/`提前停止`, Japanese `早期終了`,
          # Korean `조기 종료`, Vietnamese `dừng sớm ở epoch 9`, Spanish, Portuguese, French

@@ -255,3 +255,22 @@ def test_a_checkpoint_the_saver_says_it_did_not_save_is_a_failed_save():
     for policy in ("val_loss did not improve, model not saved",
                    "Model not saved (not the best so far)"):
         assert not find_events(policy), policy
+
+
+def test_a_model_checkpoint_watching_a_metric_the_run_never_logs_saves_nothing():
+    """Keras' ModelCheckpoint(monitor='acc') where the run logs `accuracy`: at every epoch
+    `Can save best model only with acc available, skipping.`, glued to the bar."""
+    from babysit.model import EventKind
+    from babysit.parsing.events import find_events
+    line = ("12/13 [==========================>...] - ETA: 0s - loss: 0.0013 - accuracy: "
+            "0.9997WARNING:tensorflow:Can save best model only with acc available, skipping.")
+    assert EventKind.CHECKPOINT_ERROR in [e.kind for e in find_events(line)]
+
+
+def test_the_stop_said_alone_after_its_checks_is_an_early_stop():
+    from babysit.model import EventKind
+    from babysit.parsing.events import EARLY_STOP, find_events
+    for line in ("Stopping Training.", "Stopping training early!"):
+        assert [(e.kind, e.detail) for e in find_events(line)] == \
+            [(EventKind.COMPLETED, EARLY_STOP)], line
+    assert not find_events("Stopping training because of NaN")
