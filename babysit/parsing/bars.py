@@ -247,7 +247,10 @@ _KERAS = lazy_re.compile(
     r"^\s*(?P<n>\d+)/(?P<total>\d+|Unknown)\s+(?P<drawn>━+\s*|\[[=>.]*\]\s*|={4,}\s+)?(?:-\s*)?"
     rf"(?:(?P<eta>ETA):\s*(?:{_DURATION})|(?:{_DURATION})(?:\s+(?:-\s*)?"
     r"(?P<per>\d+(?:\.\d+)?(?:m|u|µ)?s)/(?:step|sample))?)"
-    r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)\s*$"
+    r"(?P<rest>(?:\s+-\s+[\w./]+:\s*\S+)*)"
+    # (a longer frame's tail left behind it, where a notebook redrew the bar over the
+    # line without clearing it: `- acc: 0.8782 0s - loss: 0.3757 - acc`)
+    rf"(?:\s+(?:{_DURATION}|ETA:?)\s+-\s[^\n]*)?\s*$"
 )
 # PaddlePaddle's high-level API (paddle.hapi's ProgBarLogger) draws the same bar with a
 # `step` before its counter and the time per step after its figures: `step 10/938

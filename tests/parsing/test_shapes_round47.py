@@ -274,3 +274,16 @@ def test_the_stop_said_alone_after_its_checks_is_an_early_stop():
         assert [(e.kind, e.detail) for e in find_events(line)] == \
             [(EventKind.COMPLETED, EARLY_STOP)], line
     assert not find_events("Stopping training because of NaN")
+
+
+def test_a_keras_bar_with_an_older_frames_tail_left_behind_is_read(tmp_path: Path):
+    """A notebook redrew the last frame over a longer one without clearing the line:
+    `… - loss: 0.3744 - acc: 0.8782 0s - loss: 0.3757 - acc`. The bar at its total is
+    the fifteenth epoch's end, the plan's."""
+    lines = []
+    for e in range(1, 16):
+        tail = " 0s - loss: 0.3757 - acc" if e == 15 else ""
+        lines += [f"Epoch {e}/15", f"29685/29685 [==============================] - 7s "
+                  f"237us/step - loss: {2.4 / e:.4f} - acc: {0.2 + e / 20:.4f}{tail}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
