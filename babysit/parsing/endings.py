@@ -29,6 +29,7 @@ run stood well short of a planned total.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -154,8 +155,10 @@ _NEAR_END = 0.98
 _FINAL_PATH = lazy_re.compile(r"(?:^|[/\\_\-])final(?:[_\-.][\w.-]*)?[/\\]?$", re.IGNORECASE)
 
 
-# A stage's end said this many times is said at the end of every round, not of stages.
+# A stage's end said this many times in a row, each at most this many training records
+# after the one before, is said at the end of every round, not of stages.
 _ROUND_ENDS = 4
+_ROUND_RECORDS = 5
 
 
 # A part of the run named by its number (`epoch 3`, `stage: 2`, `fold #4`).
@@ -209,7 +212,11 @@ class EndingReader:
         # The run's own word that its training ended, said before in the same words and
         # trained on after (a stage's end, `_recurring_is_a_stage`), and no training since.
         self._stage_said: LogEvent | None = None
-        self._stages_said = 0  # how many times a stage's end was said so (see below)
+        # Training records between the stage ends said so (the latest few), and since
+        # the last (see `last_stage_over`).
+        self._stage_gaps: deque[int] = deque(maxlen=_ROUND_ENDS)
+        self._since_stage = 0
+        self._counter_back = False  # the training's counter went back since the last
         # The start-up's first line came again after the last training record: a new
         # launch that has not trained yet (see `launch_seen`).
         self._launch_pending = False
@@ -246,12 +253,14 @@ class EndingReader:
         # (or the outer counter did, in a header between records: `Epoch 1/30` after
         # `Epoch 30/30`, a script's next experiment)
         relaunched = self.final_epoch.went_back() or relaunched
+        self._counter_back = self._counter_back or relaunched
         self.repeats.trained(relaunched, stood_at, epoch if epoch is not None else step,
                              metrics or ())
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._said_at = None
         self._stage_said = None
+        self._since_stage += 1
         self._launch_pending = False
         self.completed = False
         self._tests_between, self._tested = self._tests_between or self._tested, False
@@ -260,6 +269,7 @@ class EndingReader:
         """A training record was read (a log that prints no step)."""
         self._trained = True
         self._stage_said = None
+        self._since_stage += 1
         self._launch_pending = False
         self.final_epoch.trained()
         self.completed = False
@@ -440,6 +450,7 @@ class EndingReader:
             if self._first_epoch_said is None:
                 self._first_epoch_said = epoch
         relaunched = self.final_epoch.went_back() or relaunched
+        self._counter_back = self._counter_back or relaunched
         self.repeats.trained(relaunched, said, epoch, metrics or ())
         self._tests_between, self._tested = self._tests_between or self._tested, False
         self._test_held = None
@@ -448,6 +459,7 @@ class EndingReader:
         self.closing.trained(relaunched)
         self.final_epoch.trained()
         self._stage_said = None
+        self._since_stage += 1
         self._launch_pending = False
 
     def _note_stage_said(self, text: str) -> None:
@@ -456,18 +468,28 @@ class EndingReader:
         epoch 3`: that epoch's, however many follow)."""
         if _NAMES_A_PART.search(text) is None:
             self._stage_said = LogEvent(EventKind.COMPLETED, text.strip()[:500], SAID)
-            self._stages_said += 1
+            # (a counter that went back between them: each stage a run of its own, a
+            # sweep's, however short; a gap that cannot be a round's)
+            self._stage_gaps.append(_ROUND_RECORDS + 1 if self._counter_back
+                                    else self._since_stage)
+            self._since_stage, self._counter_back = 0, False
 
     def last_stage_over(self) -> LogEvent | None:
         """The run's own word that its training ended, in the words it used for each
         stage before (a pruning run's two phases, each closed by the word-language-model
         example's `| End of training | test loss  5.41 | test ppl   222.86`), with no
         training after it to the log's end: the last stage's end is the run's (once).
-        Not a line said at the end of every round (an AlphaZero worker's `Training time:
-        16.7s` after each of its 94 training steps): a log that stops after one more round
-        says nothing of the run's end."""
+        Not a line said at the end of every round, a few records apart (an AlphaZero
+        worker's `Training time: 16.7s` after each of its 94 training steps, three loss
+        lines each): a log that stops after one more round says nothing of the run's end.
+        A sweep's runs, each closed by `Training finished!` after hundreds of records, are
+        stages whose last is the run's."""
         said, self._stage_said = self._stage_said, None
-        return said if self._stages_said < _ROUND_ENDS else None
+        gaps = self._stage_gaps
+        # (each round printed its training: ends with nothing trained between them are
+        # a sweep's runs that print none, or a script's stages)
+        per_round = len(gaps) == _ROUND_ENDS and 1 <= min(gaps) <= max(gaps) <= _ROUND_RECORDS
+        return None if per_round else said
 
     def after_record(self, text: str) -> None:
         """A line that did not move training on: part of the closing block, once training

@@ -33,10 +33,11 @@ _TARGET_LINE = lazy_re.compile(
     # (names that other tools take too, the run's own only in its arguments' dump,
     # SinGAN's `Namespace(…, num_steps=2000, …)`: a command line's `--num_steps=5` may
     # be a calibration script's, run beside the training)
-    r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iter|total_iters|total_iterations)|"
-    # (quoted too, as a configuration dict prints it: OpenGait's `{…, 'restore_hint': 70000,
-    # …, 'total_iter': 80000}`)
-    r"(?:num_)?train(?:ing)?_steps)\b['\"]?[\s.=:]*(\d[\d,]*)|"
+    r"(?<!--)(?:num_steps|num_iters|num_iterations|total_iters|total_iterations)|"
+    r"(?:num_)?train(?:ing)?_steps)\b[\s.=:]*(\d[\d,]*)|"
+    # (the total quoted as a configuration dict prints it: OpenGait's `{…, 'restore_hint':
+    # 70000, …, 'total_iter': 80000}`; a name no search trial takes, unlike `num_iterations`)
+    r"['\"]total_iters?['\"]\s*:\s*(\d[\d,]*)|"
     # (the same named for the model it trains, a hyperparameter dump's `tacotron_train_steps:
     # 2500` in Lip2Wav: not a warm-up's, an evaluation's or a save's)
     r"\b(?!(?:warm|eval|val|test|decay|save|log|ckpt|print)\w*)[a-z][a-z0-9]*_"
