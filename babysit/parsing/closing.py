@@ -108,6 +108,10 @@ _CLOSING_WORDS = lazy_re.compile(
     # exists once the trials are done
     r"^\W*(?i:best\s+(?:results?|trials?|hyper-?parameters|params|config(?:uration)?s?)|"
     r"top\s+\d+\s+(?:trials|configs|configurations|runs))\W*$|"
+    # (or the best result headed so, its figures after it on the line, once, after the
+    # last epoch: a slot-filling BLSTM's `BEST RESULT: \tEpoch : 21\tbest valid (…)`; a
+    # run that prints it at each epoch prints it between its records: it recurs)
+    r"^\W*(?i:best\s+results?)\s*:|"
     # a banner over the run's best, its figures after it (DeepDTAGen's `=== BEST
     # [cnn_davis_regB] === epoch 75 | MSE 0.2346 | CI 0.8921`)
     r"^\W{0,3}(?:={3,}|\*{3,}|#{3,})\s*(?:BEST|[Bb]est)\b[^=*#\n]{0,80}(?:={3,}|\*{3,}|#{3,})|"

@@ -110,6 +110,10 @@ _RECENT_BATCHES = 50
 # results (w.r.t BLEU_4) in validation set:` then `\tepoch : 26`, `\ttrain_loss : 0.374`
 # after its early stop): a restatement of an earlier epoch, no record.
 _BEST_HEADING = lazy_re.compile(r"^\W{0,4}(?:[Bb]est|BEST)\b[^:=]{0,80}:\s*$")
+# The best result restated on one line with its figures (a slot-filling BLSTM's `BEST RESULT:
+# \tEpoch : 21\tbest valid (Loss: … F1 : 98.10 …)` after its last epoch): the run's closing
+# word on its best, not a record of epoch 21 trained again.
+_BEST_RESULT = lazy_re.compile(r"^\W{0,4}(?:[Bb]est|BEST)\s+(?:[Rr]esults?|RESULTS?)\s*:\s*\S")
 # A best's block is a handful of figures; past this many indented lines the log indents its
 # training lines, and they are read again.
 _BEST_BLOCK_LINES = 40
@@ -694,7 +698,7 @@ class LogParser:
                 self._took = True
                 return None
             self._best_block = 0
-        if line[:1] in "Bb*=-# " and _BEST_HEADING.match(line):
+        if line[:1] in "Bb*=-# " and (_BEST_HEADING.match(line) or _BEST_RESULT.match(line)):
             self._best_block = _BEST_BLOCK_LINES
             self._endings.after_record(line)
             self._took = True

@@ -69,9 +69,13 @@ def _reward_key(names: tuple[str, ...]) -> str | None:
 # A return the policy earns, by any name (`Average100 Score`, `ep_rew_mean`, `return`):
 # higher is better. Never an evaluation's or a best-so-far (those are other rules').
 _RETURN = lazy_re.compile(r"score|rew|return", re.IGNORECASE)
-_NOT_SCORE = lazy_re.compile(r"best|max|min|std|loss|bleu|rouge|f1|lr", re.IGNORECASE)
+# (a classifier's or a tagger's measure named a score is no return: `Fscore`, `f_score`,
+# `auc_score`, sklearn's `accuracy_score`, `dice_score`)
+_MEASURE = (r"bleu|rouge|f1|f_?score|f_?measure|auc|accuracy|(?:^|[/_ .-])acc(?:$|[/_ .-])|"
+            r"dice|iou|jaccard|precision|recall|r2")
+_NOT_SCORE = lazy_re.compile(rf"best|max|min|std|loss|lr|{_MEASURE}", re.IGNORECASE)
 _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
-                              r"loss|bleu|rouge|f1|lr", re.IGNORECASE)
+                              rf"loss|lr|{_MEASURE}", re.IGNORECASE)
 
 
 # The terms of a reinforcement-learning update (SB3's `train/policy_gradient_loss`,

@@ -287,3 +287,26 @@ def test_a_keras_bar_with_an_older_frames_tail_left_behind_is_read(tmp_path: Pat
                   f"237us/step - loss: {2.4 / e:.4f} - acc: {0.2 + e / 20:.4f}{tail}"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+# -- a tagger's best result restated after its last epoch -----------------------------------
+
+def _tagger_epoch(e: int) -> list[str]:
+    return [f"Training:\tEpoch : {e}\tTime : 1.68s\tLoss of tag : {0.65 / (e + 1):.2f}\t"
+            f"Loss of class : {0.85 / (e + 1):.2f} ",
+            f"Validation:\tEpoch : {e}\tTime : 0.078s\tLoss : (0.06, 0.2)\tFscore : "
+            f"{97.0 + (e % 3) / 2:.2f}\tcls-F1 : 98.20 ",
+            f"Evaluation:\tEpoch : {e}\tTime : 0.125s\tLoss : (0.23, 0.2)\tFscore : "
+            f"{95.0 + (e % 2) / 2:.2f}\tcls-F1 : 98.21 "]
+
+
+def test_the_best_result_restated_after_the_last_epoch_closes_the_plan(tmp_path: Path):
+    """A slot-filling BLSTM (`max_epoch=50` in its arguments, epochs 0 to 49), then `BEST
+    RESULT: \tEpoch : 21\tbest valid (…)`: the plan done, the best said again. Its F-score
+    is a tagger's measure, not a return to be judged flat."""
+    lines = ["Namespace(batchSize=20, dataset='atis', lr=0.001, max_epoch=50, max_norm=5.0)"]
+    lines += [line for e in range(50) for line in _tagger_epoch(e)]
+    lines += ["BEST RESULT: \tEpoch : 21\tbest valid (Loss: (0.05, 0.15) F1 : 98.10 cls-F1 : "
+              "98.40)\tbest test (Loss: (0.18, 0.15) F1 : 95.55 cls-F1 : 98.66) "]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
