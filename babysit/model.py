@@ -234,6 +234,14 @@ class ExitInfo:
         return "exit status unknown"
 
 
+def _size(count: int) -> str:
+    """A byte count as people say it: `840 KB`, `14.6 MB`, `1.2 GB`."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} bytes"
+
+
 @dataclass(frozen=True)
 class Reading:
     """How much of a log babysit understood: the lines it read, those it could place (a
@@ -249,6 +257,9 @@ class Reading:
     # failure named (`ZeroDivisionError at is_sentences.py:134`).
     lines_failed: int = 0
     failure: str = ""
+    # Bytes before the lines counted above that the history scan searched rather than
+    # parsed (a long log's first poll: only its last lines are parsed in full).
+    searched_bytes: int = 0
 
     @property
     def share(self) -> float | None:
@@ -267,6 +278,8 @@ class Reading:
         if self.lines_failed:
             out["lines_failed"] = self.lines_failed
             out["failure"] = self.failure
+        if self.searched_bytes:
+            out["bytes_searched"] = self.searched_bytes
         return out
 
     def describe(self) -> str:
@@ -280,6 +293,11 @@ class Reading:
                     "none": "no progress counter found"}[self.progress]
         what = f"{progress}; {names}" if names else f"{progress}; no metric found"
         said = f"understood {share:.0%} of {self.lines:,} lines ({what})"
+        if self.searched_bytes:
+            # (the share is of the lines parsed in full, not of the whole log: said so)
+            said = (f"understood {share:.0%} of the last {self.lines:,} lines, parsed in full "
+                    f"({what}); the {_size(self.searched_bytes)} before them were searched for "
+                    f"failures, non-finite values, saves and endings")
         if self.lines_failed:
             said += (f"; babysit failed on {self.lines_failed:,} line(s) and read past them "
                      f"({self.failure}: a bug in babysit, please report it)")

@@ -30,7 +30,9 @@ class _Save:
     eval_key: str | None
     eval_value: float | None
     direction: int  # +1: higher eval is better, -1: lower is better, 0: no eval
-    order: int = 0  # anomalies raised before it (the run's order, where no step is printed)
+    # Where no step is printed: the anomalies raised before it (which came first) and the
+    # records with figures read before it (how far into the run).
+    order: tuple[int, int] = (0, 0)
 
 
 # A file the run named for its best weights (`model_best.pth`, `best_model.h5`,
@@ -48,12 +50,13 @@ class Checkpoints:
         self._named_best: str | None = None  # the one the run itself called best
         self._named_best_step: int | None = None
         self._unnamed_best_step: int | None = None  # the last best written without a path
-        self._named_best_order = 0  # anomalies raised before the run named it
+        self._named_best_order = (0, 0)  # anomalies raised and records read before it
 
     def saved(self, path: str, step: int | None, blocked: bool,
-              evaluation: tuple[str, float, int] | None = None, order: int = 0) -> None:
+              evaluation: tuple[str, float, int] | None = None,
+              order: tuple[int, int] = (0, 0)) -> None:
         """A save began; `evaluation` is the run's main eval metric at that moment,
-        `order` how many anomalies had been raised before it."""
+        `order` how many anomalies had been raised and records read before it."""
         if not path or blocked:
             return
         key, value, direction = evaluation if evaluation else (None, None, 0)
@@ -95,7 +98,7 @@ class Checkpoints:
         return cadence, steps[-1]
 
     def named_best(self, path: str, blocked: bool, step: int | None = None,
-                   order: int = 0) -> None:
+                   order: tuple[int, int] = (0, 0)) -> None:
         """The run named its best checkpoint (`path`), or wrote its best without naming
         the file (`path` empty: `-> Best fine-tuned model saved.` at each improvement).
         A path named after such saves (`Loading best fine-tuned model from …` at the end)
@@ -119,8 +122,9 @@ class Checkpoints:
             return saved[-1]
         return self._named_best_step if path == self._named_best else None
 
-    def written_order(self, path: str) -> int | None:
-        """How many anomalies had been raised when `path` was last written, if it was."""
+    def written_order(self, path: str) -> tuple[int, int] | None:
+        """How many anomalies had been raised and records read when `path` was last
+        written, if it was."""
         orders = [s.order for s in self._saves if s.path == path]
         if orders:
             return orders[-1]

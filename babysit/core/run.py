@@ -143,6 +143,7 @@ class Run:
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
         self._restored_best: str | None = None  # the trainer put its best weights back
+        self._records_seen = 0  # records with figures: a position where no step is printed
         self._restored_epoch: int | None = None  # ... from this epoch
         self._restored_after: float | None = None  # ... when it stood at this epoch
         self._ranks = RankPace()  # every rank's step and pace, for stragglers
@@ -398,6 +399,8 @@ class Run:
                 # stopping) happened after the step the bar shows.
                 epoch_before, runs_before = series.epoch, series.new_runs
                 change, signals = series.absorb(record)
+                if record.metrics:
+                    self._records_seen += 1
                 if series.new_runs != runs_before:
                     self.ledger.new_run()
                 if series.new_runs != runs_before \
@@ -581,7 +584,7 @@ class Run:
         blocked = self.ledger.has_open_blocker()
         if event.kind is EventKind.CHECKPOINT_SAVED:
             self.checkpoints.saved(event.detail, self.step, blocked, self.series.main_eval(),
-                                   self.ledger.raised)
+                                   (self.ledger.raised, self._records_seen))
             for key in ("save", "overdue"):
                 self.ledger.resolve(AnomalyType.CHECKPOINT_FAILURE,
                                     f"a later checkpoint was saved ({event.detail})", key)
@@ -590,7 +593,8 @@ class Run:
         elif event.kind is EventKind.DISK_FULL and event.detail:
             self.checkpoints.failed(event.detail)  # the file it could not write
         elif event.kind is EventKind.BEST_CHECKPOINT:
-            self.checkpoints.named_best(event.detail, blocked, self.step, self.ledger.raised)
+            self.checkpoints.named_best(event.detail, blocked, self.step,
+                                        (self.ledger.raised, self._records_seen))
         elif event.kind is EventKind.BEST_RESTORED \
                 and (self.series.advances or self.series.epoch is not None):
             # (not before any training: that is another run's best, fine-tuned from)
@@ -1047,10 +1051,17 @@ class Run:
         main = self.series.main_eval_values()
         chosen = self.checkpoints.choice()
         written = self.checkpoints.written_at(chosen.path) if chosen is not None else None
-        if main is None or written is None or self.step is None \
-                or self.lifecycle.state is not TerminalState.SUCCEEDED:
+        if main is None or self.lifecycle.state is not TerminalState.SUCCEEDED:
             return None
         key, values, direction = main
+        order = self.checkpoints.written_order(chosen.path) if chosen is not None else None
+        if written is None and self.step is None and order is not None:
+            # A log that prints no step: how far into its records the best was written.
+            found = best_long_behind(values, direction, self.rules, order[1],
+                                     self._records_seen, "record")
+            return f"{key}: {found}" if found is not None else None
+        if written is None or self.step is None:
+            return None
         found = best_long_behind(values, direction, self.rules, written, self.step)
         return f"{key}: {found}" if found is not None else None
 
@@ -1200,7 +1211,7 @@ class Run:
         order = self.checkpoints.written_order(chosen.path)
         serials = self.ledger.open_serials(kind)
         if self.step is None and written is None and order is not None and serials \
-                and all(s >= order for s in serials):
+                and all(s >= order[0] for s in serials):
             # A log that prints no step (`Epoch 12/50 - loss … val_loss …`, `Saved best
             # model to …`): the order things happened in says the same.
             return chosen.path

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Hashable, Iterator
+from dataclasses import replace
 from typing import Protocol
 
-from babysit.model import Record
+from babysit.model import Reading, Record
 from babysit.parsing.parser import LogParser
 from babysit.parsing.text import decode
 from babysit.reading.encoding import SNIFF_BYTES, UTF8, Transcoder, byte_order, sniff
@@ -86,6 +87,7 @@ class LogFollower:
         self._lines = 0
         self._mark = b""  # the last bytes read: still there if the file was only appended to
         self._history_notes: list[str] = []  # what the history scan found worth saying
+        self._searched = 0  # bytes the history scan searched rather than parsed
         self._transcoder: Transcoder | None = None  # a log not in UTF-8 (see `encoding`)
         self._order: str | None = None  # its codec with the byte order settled
         self._sniffed = False
@@ -125,7 +127,7 @@ class LogFollower:
             return Snapshot(LogSnapshot(
                 records=tuple(records), new_lines=self._lines - lines_before,
                 formats=tuple(f for f, _ in self._parser.formats.most_common()),
-                phase=self._parser.phase, reading=self._parser.reading(),
+                phase=self._parser.phase, reading=self._reading(),
                 lr_schedule=self._parser.lr_schedule), notices=tuple(notices))
         size = self._file.size()
         if size < self._offset:
@@ -152,9 +154,14 @@ class LogFollower:
             formats=tuple(f for f, _ in self._parser.formats.most_common()),
             quiet_for=max(0.0, self.access.now() - mtime),
             phase=self._parser.phase,
-            reading=self._parser.reading(),
+            reading=self._reading(),
             lr_schedule=self._parser.lr_schedule,
         ), notices=tuple(notices))
+
+    def _reading(self) -> Reading:
+        """How much of the log was understood, and how much of it only searched."""
+        reading = self._parser.reading()
+        return replace(reading, searched_bytes=self._searched) if self._searched else reading
 
     def _follow_path(self, records: list[Record]) -> list[str]:
         """Notice a deleted or replaced file; finish the old one before switching."""
@@ -191,6 +198,7 @@ class LogFollower:
         self._splitter.reset()
         self._mark = b""
         self._transcoder, self._order, self._sniffed = None, None, False
+        self._searched = 0
 
     def _rewritten(self) -> bool:
         """Whether the bytes just before the offset are no longer the ones read there: the
@@ -224,6 +232,7 @@ class LogFollower:
             else:
                 records.extend(self._scan_transcoded(start, tail_start))
             self._splitter.reset()
+            self._searched += tail_start - start
             self._offset = start = tail_start
             stretch = None
         transcode = self._transcoder

@@ -90,7 +90,7 @@ _BEYOND_NOISE = 3.0
 
 
 def best_long_behind(values: Sequence[float], direction: int, rules: RuleSettings,
-                     best_step: int, last_step: int) -> str | None:
+                     best_step: int, last_step: int, unit: str = "step") -> str | None:
     """Why a kept best checkpoint does not make up for the evaluations after it: written
     within the first quarter of the run's steps (`best_step` of `last_step`), and every
     one of the last evaluations far from the best (`last_far_from_best`). The run
@@ -98,13 +98,14 @@ def best_long_behind(values: Sequence[float], direction: int, rules: RuleSetting
     (nanoGPT on a small character corpus, `always_save_checkpoint = False`: `val loss
     1.3429` at step 500 and saved, then higher at each of the eighteen evaluations after
     it, 3.6645 at step 5000): its plan (length, regularisation) was wrong and the kept
-    model is an early one. None otherwise."""
+    model is an early one. None otherwise. A log that prints no step counts its
+    evaluations instead (`unit`)."""
     if last_step <= 0 or best_step > _EARLY_SHARE * last_step:
         return None
     found = last_far_from_best(values, direction, rules, _BEHIND_SHARE)
     if found is None:
         return None
-    return (f"it was written at step {best_step} of {last_step}, and the evaluation "
+    return (f"it was written at {unit} {best_step} of {last_step}, and the evaluation "
             f"{found[1]}: most of the run was spent getting worse")
 
 

@@ -310,3 +310,15 @@ def test_the_best_result_restated_after_the_last_epoch_closes_the_plan(tmp_path:
               "98.40)\tbest test (Loss: (0.18, 0.15) F1 : 95.55 cls-F1 : 98.66) "]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+# -- how much of a long log was parsed, and how much searched --------------------------------
+
+def test_a_long_logs_reading_says_how_much_was_only_searched(tmp_path: Path):
+    """The first poll of a long log parses its last lines only: the share understood is
+    of those, and the bytes before them were searched, which the reading says."""
+    lines = [f"step {i} loss {2.0 - i / 200000:.5f} lr 0.001" for i in range(120_000)]
+    artifact = verdict_of(tmp_path, lines)
+    reading = artifact["reading"]
+    assert reading["bytes_searched"] > 2_000_000
+    assert reading["lines"] < 120_000
