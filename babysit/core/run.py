@@ -399,10 +399,11 @@ class Run:
                 # stopping) happened after the step the bar shows.
                 epoch_before, runs_before = series.epoch, series.new_runs
                 change, signals = series.absorb(record)
-                if record.metrics:
-                    self._records_seen += 1
                 if series.new_runs != runs_before:
                     self.ledger.new_run()
+                    self._records_seen = 0  # (positions are the new run's own)
+                if record.metrics:
+                    self._records_seen += 1
                 if series.new_runs != runs_before \
                         and self.ledger.any_open((AnomalyType.EVAL_DEGRADATION,)):
                     # A new run from scratch (the next fold, seed or configuration): the
@@ -817,16 +818,17 @@ class Run:
                     self.ledger.resolve(AnomalyType.EVAL_DEGRADATION,
                                         f"the run kept the checkpoint its {chooser} was best "
                                         f"at", anomaly.key)
+        elif self._restored_best is not None and (early := self._early_restore()) is not None:
+            # Put back from early in a long run: what it delivers is usable, the rest of
+            # the run was not (stays open, high), as for a kept best long behind; so when
+            # the checkpoint it also kept is that early one.
+            behind = early
         elif best is not None:
             # The run kept its best-evaluated weights from before the evaluation got
             # worse: what it delivers is the best, not the degraded last weights.
             self.ledger.resolve_type(AnomalyType.EVAL_DEGRADATION,
                                      f"the run kept its best checkpoint ({best}), written "
                                      f"before the evaluation got worse")
-        elif self._restored_best is not None and (early := self._early_restore()) is not None:
-            # Put back from early in a long run: what it delivers is usable, the rest of
-            # the run was not (stays open, high), as for a kept best long behind.
-            behind = early
         elif self._restored_best is not None:
             # The trainer put its best weights back as it returned: the model it delivers
             # is the best one evaluated, not the worse last one.
@@ -888,6 +890,8 @@ class Run:
                 # are spoiled, its deliverable is not (a strong risk, not a void run).
                 at_end = Severity.HIGH
                 why = f"{why}; its best checkpoint ({kept}) predates the rise"
+                # (a collapse too, whatever its own raiser said of the end)
+                self.ledger.hold_at_end(kind, COLLAPSE, why)
             elif rise is not None and rise < self.rules.divergence_small_rise:
                 # A level a fifth above its best, far below where the run started: the
                 # final weights are somewhat worse than the best ones, not spoiled (a

@@ -66,7 +66,8 @@ _FLOAT32_MAX = 3.4e38
 # Chemformer test run's `test_perplexity 4.13e-08` beside a test loss of 1.16: a
 # perplexity taken of something else). Room for a last digit rounded away.
 # (the name's last word: not `ppl_gain`, `delta_ppl` is another matter)
-_PERPLEXITY_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?<!delta_)(?:ppl|perplexity)$",
+# (not a log or a negated one: Trax's `train_neg_log_perplexity = -5.07`)
+_PERPLEXITY_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?<!delta_)(?<!log_)(?<!log)(?:ppl|perplexity)$",
                                    re.IGNORECASE)
 _PERPLEXITY_FLOOR = 0.99
 # Evaluations, the first at step 0 or 1, exactly perfect, before a perfect score says
