@@ -259,7 +259,13 @@ _LONG_SHAPES = ("a.", "a.a ", "a", "1.", "a: ", "x1.", "Train / Val | ", "a 0.1/
 _LONG_LINES = {"a run of 64 Ki spaces": "[20250522 16:25:17 INFO" + " " * (64 * 1024 - 30) + "] x",
                "a counter, then 64 Ki spaces": "Epoch 3 " + " " * (64 * 1024 - 20) + "of 9",
                "a patience, then 64 Ki spaces": "patience" + " " * (64 * 1024 - 20) + "x",
-               "a total, then 64 Ki spaces": "total " + " " * (64 * 1024 - 20) + "5 min x"}
+               "a total, then 64 Ki spaces": "total " + " " * (64 * 1024 - 20) + "5 min x",
+               # (a Keras bar's pairs, then an older frame's tail: the remnant after the
+               # pairs; a line in another script naming a path: the best file's save)
+               "a Keras bar, then 64 KiB of pairs": "10/10 [====] - 1s 2ms/step"
+               + " - a: 1" * (64 * 1024 // 7 - 8) + " 0s - x",
+               "a line in Chinese, then 64 KiB of a path": "保存 " + "a/" * (32 * 1024 - 8)
+               + " best"}
 
 
 def p9(repeat: int) -> list[Row]:
