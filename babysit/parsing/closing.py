@@ -161,7 +161,8 @@ _CLOSING_WORDS = lazy_re.compile(
     # ends with `gcloud compute instances stop`: `Stopping instance(s) instance-1...`)
     r"^\s*(?:Stopping|Deleting|Suspending) instance\(s\) \S+")
 # The log's last line ends on the word, whatever the script's own name for its work
-# (`Model comparison complete!`, `train AlexNet done`, `Ablation study completed!`): not
+# (`Model comparison complete!`, `train AlexNet done`, `Ablation study completed!`, in a
+# banner too): not
 # what a run does along the way (`Saving checkpoint... done`, `Loading data done`). Only
 # the last line: a model's samples printed after training are prose (`I he do done.`).
 _ENDS_ON_THE_WORD = lazy_re.compile(
@@ -171,7 +172,9 @@ _ENDS_ON_THE_WORD = lazy_re.compile(
     # (the first letter found at once, not by backtracking: a 64 KB line of `a.a.a.` took
     # a minute with `.*[A-Za-z].*`)
     r"[^A-Za-z]*[A-Za-z].*\b(?:[Cc]omplete[d]?|[Ff]inished|FINISHED|COMPLETE[D]?|[Dd]one|DONE)"
-    r"[.!]*\s*$")
+    # (a banner's frame after it, and the label of what was done: a five-seed suite's
+    # `=== suite complete: macro16 ===`)
+    r"[.!]*(?::\s*[\w.@/-]{1,40})?\s*(?:[=*#~_-]{2,})?\s*$")
 # The value a notebook (or a REPL) displays when a cell ends: the training cell's last
 # expression (`tensor(0.0126, device='cuda:0', grad_fn=<…>)`, Keras `model.evaluate`'s
 # list of scores `[1.4607702493667603, 0.5026000142097473]`), or the next cell's plot

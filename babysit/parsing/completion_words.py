@@ -91,8 +91,10 @@ _SAID = lazy_re.compile(
     # node_ckpt=…/linker_node_diffusion.pt` (a PROTAC diffusion trainer's two stages)
     r"^\[(?:done|finished|complete[d]?|end)\](?:[\s:]|$)|"
     # the line opens on everything done (a job script's `=== ALL DONE Fr 29. Mai 20:13 ===`
-    # after its last model, `All done!`)
-    r"^\W*(?:[Aa]ll|ALL)\s+(?:done|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|COMPLETED?)\b|"
+    # after its last model, `All done!`; not a clause of what comes next, `all done, now
+    # testing model`)
+    r"^\W*(?:[Aa]ll|ALL)\s+(?:done|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|COMPLETED?)\b"
+    r"(?![,;]\s*\w)|"
     # the model said trained, with how much or how long it took: `Model trained in 100
     # epochs.`, `Trained for 50 epochs`, `The network was trained in 253.4 seconds`
     rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"

@@ -969,11 +969,14 @@ def has_counter(segment: str) -> bool:
 # Countries in 3.2s, MRR=0.7595.`)
 # (`sharpe`, `sortino`, `calmar`, `pnl`, `maxdd`: a trading agent's evaluation, `Val →
 # Sharpe=0.081  Return=-0.2%  MaxDD=10.1%`, sealed-132)
+# (`eval return`, `avg_return`, `ep_ret`: a reinforcement-learning policy's return, a
+# return-conditioned decision transformer's `target return: 132.76, eval return: 26.56`
+# under each `Epoch 2` head; never a `return_code`)
 # (`map@0.5`: a detector's mean average precision at its IoU cut-off, YOLOv6's `Epoch: 0 |
 # mAP@0.5: 0.0 | mAP@0.50:0.95: 0.0`; a bare `map` may be anything)
 _MEASURE_WORD = lazy_re.compile(
     r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits|map(?=@)|"
-    r"sharpe|sortino|calmar|pnl|maxdd|max_?drawdown)"
+    r"sharpe|sortino|calmar|pnl|maxdd|max_?drawdown|returns?(?!_code)|ret)"
     r"(?:[_/@]|$)")
 # A measure named by its own short name, then the split it was measured on (a Theano
 # protein-structure script's `epoch  1/100. Q3_train: 63.577%, Q3_test: 60.892%`: Q3

@@ -37,9 +37,22 @@ _MAX_NAME_WORDS = 3
 _SEPARATORS = str.maketrans({",": " ", "|": " ", ";": " "})
 
 
+# An aside in parentheses closing the line (a trading agent's `epoch 01: actor 1.1159
+# critic 0.0061 Q -0.0330 val Sharpe +0.588 (mean|a| 0.232)`): its own pairs when it
+# holds some, else nothing the line measures.
+_ASIDE = lazy_re.compile(r"\s\((?P<inside>[^()]{1,40})\)\s*$")
+
+
 def pairs_after_head(rest: str) -> dict[str, float] | None:
     """`Train Loss -0.0356, Val Loss 0.041`: each group of words and the number after
     it; None when a word group has no number after it, or a name is too long to be one."""
+    aside = _ASIDE.search(rest) if rest.endswith(")") else None
+    if aside is not None:
+        values = pairs_after_head(rest[:aside.start()])
+        if values is not None:
+            values.update({k: v for k, v in (pairs_after_head(aside.group("inside")) or {}).items()
+                           if k not in values})
+        return values
     values: dict[str, float] = {}
     words: list[str] = []
     for token in rest.translate(_SEPARATORS).split():

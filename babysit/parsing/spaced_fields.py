@@ -105,6 +105,11 @@ _ONE_SPACE = lazy_re.compile(r"(?<=[\d%]) (?=[A-Za-z(])")
 # | val 1.4283 | 2026-06-18 12:46:30`): a date, a time of day, or both.
 _STAMP_FIELD = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$|"
                                r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
+# A field that is a bare duration, no name (an offline Q-learning loop's `Epoch 1/50 |
+# train 0.17699 | val 0.03603 | 3s`; `| 1m 12s`, `| 850ms`): how long the epoch took or
+# the run has run, never a measure of training.
+_DURATION_FIELD = lazy_re.compile(r"^(?:\d+\s?h\s?)?(?:\d+\s?m(?:in)?\s?)?"
+                                  r"\d+(?:\.\d+)?\s?(?:s|sec|secs|ms|min|mins)$")
 
 
 def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None:
@@ -149,8 +154,9 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
             continue
         match = _FIELD.match(field)
         if match is None:
-            if _STAMP_FIELD.match(field):
-                continue  # when the line was printed (`| 2026-06-18 11:39:10`), no field
+            if _STAMP_FIELD.match(field) or _DURATION_FIELD.match(field):
+                continue  # when the line was printed (`| 2026-06-18 11:39:10`), or how
+                # long its work took (`| 3s`): no field
             if not counters and _counter_field(field, counters):
                 continue  # the line's counter, in a shape of its own (`[12/540]`)
             if _STATISTICS_PAIR.match(field):

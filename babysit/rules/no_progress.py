@@ -73,9 +73,12 @@ _RETURN = lazy_re.compile(r"score|rew|return", re.IGNORECASE)
 # `auc_score`, sklearn's `accuracy_score`, `dice_score`)
 _MEASURE = (r"bleu|rouge|f1|f_?score|f_?measure|auc|accuracy|(?:^|[/_ .-])acc(?:$|[/_ .-])|"
             r"dice|iou|jaccard|precision|recall|r2")
-_NOT_SCORE = lazy_re.compile(rf"best|max|min|std|loss|lr|{_MEASURE}", re.IGNORECASE)
+# (nor a return the run was asked for: a return-conditioned decision transformer's
+# `target return: 132.76`, the same at every evaluation, is its goal, not its result)
+_GOAL = r"target|goal|desired|threshold"
+_NOT_SCORE = lazy_re.compile(rf"best|max|min|std|loss|lr|{_GOAL}|{_MEASURE}", re.IGNORECASE)
 _NOT_RETURN = lazy_re.compile(r"(^|[/_ .-])(val|valid|validation|eval|test|dev)|best|max|min|std|"
-                              rf"loss|lr|{_MEASURE}", re.IGNORECASE)
+                              rf"loss|lr|{_GOAL}|{_MEASURE}", re.IGNORECASE)
 
 
 # The terms of a reinforcement-learning update (SB3's `train/policy_gradient_loss`,
