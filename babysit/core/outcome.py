@@ -25,6 +25,9 @@ class WatchOutcome:
     # `step` is an index from 0 (a tracker's): the steps completed are step + 1.
     steps_from_zero: bool = False
     target_steps: int | None = None
+    # A log that prints epochs and no step: how far it went in them (a summary says so).
+    epoch: float | None = None
+    total_epochs: int | None = None
     metrics: Mapping[str, float] = field(default_factory=dict)
     saw_training: bool = False
     anomalies: tuple[Anomaly, ...] = ()

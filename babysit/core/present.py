@@ -129,6 +129,7 @@ class Presenter:
             target=self.subject.label, target_type=self.subject.target_type,
             state=view.state, ending=view.ending, step=view.step,
             steps_from_zero=view.steps_from_zero, target_steps=view.target_steps,
+            epoch=view.epoch, total_epochs=view.total_epochs,
             metrics=dict(view.metrics), saw_training=view.saw_training,
             anomalies=view.anomalies, suppressed=view.suppressed, checkpoint=view.checkpoint,
             actions=tuple(sorted(actions, key=lambda a: a.at)), awaiting=tuple(awaiting),

@@ -12,6 +12,8 @@ A pure function of a frozen `WatchOutcome`. The rules of `references/artifact.md
 
 from __future__ import annotations
 
+import math
+
 import shlex
 
 from babysit.core.lifecycle import EndingSource
@@ -136,11 +138,22 @@ def _completed(outcome: WatchOutcome) -> int | None:
 def _steps(outcome: WatchOutcome) -> str:
     completed = _completed(outcome)
     if completed is None:
-        return ""
+        return _epochs(outcome)
     if outcome.reading is not None and outcome.reading.progress == "record":
         return f" after {completed} training records (the log prints no step)"
     total = f"/{outcome.target_steps}" if outcome.target_steps else ""
     return f" after {completed}{total} steps"
+
+
+def _epochs(outcome: WatchOutcome) -> str:
+    """How far a log that prints epochs and no step went (`Epoch 50/50 | train 0.0053 |
+    val 0.0041`): its epochs are its progress."""
+    epoch = outcome.epoch
+    if epoch is None or not math.isfinite(epoch) or epoch < 0:
+        return ""
+    shown = f"{epoch:g}" if epoch != int(epoch) else f"{int(epoch)}"
+    total = f" of {outcome.total_epochs}" if outcome.total_epochs else ""
+    return f" at epoch {shown}{total} (the log prints no step)"
 
 
 def _summary(outcome: WatchOutcome, decision: Decision, blockers: list[Anomaly],

@@ -270,6 +270,10 @@ _LATE_WORDS = lazy_re.compile(
     r"[Pp]erplexity|ppl|[Pp]erformance|[Ee]valuation)\b|"
     r"\bon the \d+ test\b|"
     rf"{_BEST_EPOCH.pattern}|{_BEST_VALUE.pattern}|"
+    # the heading of the best results, their figures under it (R2Gen's `Best results (w.r.t
+    # BLEU_4) in validation set:` after its last epoch's summary)
+    r"^\W{0,4}(?:[Bb]est|BEST)\s+(?:[Rr]esults?|RESULTS?|[Mm]etrics?|[Pp]erformance|"
+    r"[Ss]cores?)\b[^:=]{0,60}:\s*$|"
     r"\b(?:[Tt]otal|[Tt]raining|[Tt]rain|[Ee]lapsed|[Ww]all|[Aa]vg\.?|[Aa]verage|[Mm]ean)"
     r"[ _-]?(?:training[ _-]?|epoch[ _-]?|step[ _-]?|iter(?:ation)?[ _-]?|run[ _-]?|"
     r"execution[ _-]?|script[ _-]?|program[ _-]?|job[ _-]?)?(?:time|Time|TIME)\b"

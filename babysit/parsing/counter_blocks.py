@@ -33,9 +33,13 @@ from babysit.parsing.text import normalise_key, to_number
 # (or an epoch's, behind a logger's head: rlkit's `2021-02-14 22:24:15,166 :: INFO ::
 # Epoch 352`, then its `tabulate` table of `Critic/Qf1Loss            24.9074` rows between a
 # `----   ----` rule and a `====` one)
+# (or the count first, as an ordinal: a retrosynthesis scorer's `  1th epoch,` over its
+# `   training loss: 1.60` and `   val loss: 1.26` lines)
 _HEAD = lazy_re.compile(r"^(?:Learning\s+)?(?P<word>[Tt]imesteps?|[Ii]teration|[Ii]ter|[Ss]tep|"
                         r"[Uu]pdate|[Ee]poch|TIMESTEPS?|ITERATION|STEP|UPDATE|EPOCH)\s+(?P<n>\d+)"
-                        r"(?:\s*/\s*(?P<total>\d+))?\s*$")
+                        r"(?:\s*/\s*(?P<total>\d+))?\s*$|"
+                        r"^(?P<nth>\d+)(?:st|nd|rd|th)\s+(?P<nth_word>[Ee]poch|[Ii]teration|"
+                        r"[Ss]tep|[Uu]pdate|EPOCH)\s*[,:.]?\s*$")
 # `mean reward (100 episodes) -20.054054`, `episodes 74`, `learning_rate 0.000100`: words
 # (a parenthesis may qualify them), then one number; rsl_rl's right-aligned `Mean total
 # reward: 5.59`, `Iteration time: 11.63s` (a colon, a unit).
@@ -92,9 +96,9 @@ class CounterBlocks:
         if head is None and stripped[:1].isdigit():
             head = _HEAD.match(message(stripped))
         if head is not None:
-            word = head.group("word").lower().rstrip("s")
+            word = (head.group("word") or head.group("nth_word")).lower().rstrip("s")
             closed = self._close(word)
-            self._word, self._step = word, int(head.group("n"))
+            self._word, self._step = word, int(head.group("n") or head.group("nth"))
             self._values, self._read, self._wrapped = {}, False, False
             if head.group("total") is not None and (
                     text.startswith("  ") or stripped.startswith("Learning")):

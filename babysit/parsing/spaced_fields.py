@@ -216,7 +216,9 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
         return Parsed("epoch-batch", batch[0], batch[1], float(epoch[0]), epoch[1],
                       metrics=metrics, per_epoch=batch[1])
     if epoch is not None:
-        return Parsed("spaced-fields", epoch=float(epoch[0]), metrics=metrics)
+        # (its plan too: `Epoch 50/50 | train 0.0053 | val 0.0041` is the last epoch)
+        return Parsed("spaced-fields", epoch=float(epoch[0]), total_epochs=epoch[1],
+                      metrics=metrics)
     return Parsed("spaced-fields", metrics=metrics) if counted is not None else None
 
 
