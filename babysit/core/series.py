@@ -151,6 +151,7 @@ class MetricSeries:
         # The log said a run finished (`Training complete`, an early stop); training
         # after that, from a new start, is a new run's (see _new_run_from).
         self._said_finished = False
+        self._finished_epoch: float | None = None  # the epoch it was said at
         # A best-so-far record came a few records after the one before: the script prints
         # its best after every epoch (SignGraph's `Best_dev: 172.73, …`), and it ends
         # nothing from then on (one after a whole model's training still does: models
@@ -205,11 +206,19 @@ class MetricSeries:
             self._plan(record)
         if record.total_epochs is not None:
             self.total_epochs = record.total_epochs
-        if record.metrics and self._said_finished:
+        if record.metrics and self._said_finished \
+                and (self.loss_key is None or self.loss_key in record.metrics):
             # Training after the log said the run finished: a new run's, if its loss
-            # is back where a run starts (a final evaluation's figures are not).
+            # is back where a run starts (a final evaluation's figures are not) — not
+            # the next epoch of the same run, which a test pass after each epoch only
+            # seemed to end (the PyTorch quickstart's `Test Error:` block after epoch 1,
+            # then `Epoch 2`): a run that is not learning has its loss where it began.
+            # (Only a record of the loss: another evaluation's after the test says nothing.)
             self._said_finished = False
-            self._back_to_start = True
+            self._back_to_start = not (
+                record.epoch is not None and self._finished_epoch is not None
+                and math.isfinite(record.epoch)
+                and math.floor(record.epoch) > math.floor(self._finished_epoch))
         if record.epoch is not None and self.epoch is not None \
                 and record.epoch == math.floor(self.epoch) < self.epoch:
             # The whole epoch's own summary after its batches, numbered as the epoch it
@@ -285,6 +294,7 @@ class MetricSeries:
             signals += self._timestamp_rate(rate)
         if any(event.kind is EventKind.COMPLETED for event in record.events):
             self._said_finished = True
+            self._finished_epoch = record.epoch if record.epoch is not None else self.epoch
         elif record.metrics and _best_summary(record.metrics):
             if self._since_best is not None and self._since_best <= _BEST_EVERY_EPOCH:
                 self._best_restated = True

@@ -198,10 +198,11 @@ _DISPLAYED = lazy_re.compile(
 # The same of a search's best trial (FLAML's trial log closes on `{"curr_best_record_id":
 # 10}`), under a JSON key too.
 # (ReChorus's `Best Iter(dev)=   21\t dev=(HR@5:0.9142,NDCG@5:0.7762)` after its early
-# stop: the iteration, the split it was chosen on in brackets)
+# stop: the iteration, the split it was chosen on in brackets; a CutPaste results file's
+# `best_epoch5300 best_ave_auroc 0.94104`, the number glued to its word)
 _BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )(?<![A-Za-z])(?:[Bb]est|BEST)[ _-]?"
                               r"(?:[Ee]poch|EPOCH|[Rr]ecord|[Tt]rial|[Ii]ter(?:ation)?|ITER)"
-                              r"(?:[ _-]?(?:id|ID|no))?\b(?:\s*\(\w{1,12}\))?"
+                              r"(?:[ _-]?(?:id|ID|no))?(?:\b|(?=\d))(?:\s*\(\w{1,12}\))?"
                               r"\"?(?:\s+(?:is|was))?\s*[:=]?\s*\d")
 
 

@@ -397,8 +397,10 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
 # may be an episode.
+# (not where a best was reached, `@` before it: EDSR-PyTorch's `[SRRAW x4]\tPSNR: 6.674
+# (Best: 22.112 @epoch 72)` is the evaluation of epoch 79)
 _EPOCH_WORD = lazy_re.compile(
-    r"\b(?:[Ee]poch|EPOCH|(?:[Ee]pochs|EPOCHS)(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
+    r"(?<!@)(?<!@ )\b(?:[Ee]poch|EPOCH|(?:[Ee]pochs|EPOCHS)(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
     # (the epochs done, a sentence of their own: FANN's `Epochs   300000. Current error:
     # 0.4799208045. Bit fail 195.`)
     r"[Ee]pochs(?=\s+\d+\.(?:\s|$))|"
@@ -407,7 +409,9 @@ _EPOCH_WORD = lazy_re.compile(
     # 600`, `Epoch No. 3`, `Epoch number 5`; not a setting's `epoch_num`)
     r"(?:\s+(?:id|ID|[Nn]o\.?|[Nn]umber|[Nn]um)(?=\s*[:=#]?\s*\d))?\s*[:=#]?\s*\[?\s*"
     # (not a share of the epoch: StarSpace's `Epoch: 100.0%`)
-    r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*/\s*(?P<epochs>\d+))?")
+    # (its plan after a bar inside the brackets too: bearpaw's pytorch-classification,
+    # `Epoch: [45 | 45] LR: 0.000500`, copied into many continual-learning repositories)
+    r"(?P<epoch>\d+)(?![.\d]*\s*%)(?:\s*(?:/|\|(?=\s*\d+\s*\]))\s*(?P<epochs>\d+))?")
 # The epoch's number before its word, in brackets (SSL backdoor code's `[994-epoch]
 # time:28.181 | knn acc: 83.121 | loss:7.177`): the same counter, said the other way.
 _EPOCH_AFTER = lazy_re.compile(r"\[\s*(?P<epoch>\d+)[- ](?:[Ee]poch|EPOCH)\s*\](?P<epochs>)")

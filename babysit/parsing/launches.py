@@ -32,6 +32,13 @@ from babysit.parsing.log_prefix import message
 from babysit.parsing.text import clean
 
 _WORD = lazy_re.compile(r"[A-Za-z]{3}")
+# The time alone on a line (a job script's `date` before its command and after it: `Tue Feb
+#  8 17:08:29 EST 2022`, then `Tue Feb  8 17:22:06 EST 2022` after `real 13m35.599s`): a
+# clock's reading, printed again at the end, no start-up's mark.
+_CLOCK = lazy_re.compile(r"^\s*(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\w*,?\s+)?"
+                         r"(?:\d{1,2}\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*"
+                         r"\.?\s+(?:\d{1,2},?\s+)?(?:\d{4}\s+)?\d{1,2}:\d{2}(?::\d{2})?"
+                         r"(?:\s*[AP]M)?(?:\s+[A-Z]{2,5}|\s+[+-]\d{4})?(?:\s+\d{4})?\s*$")
 # The first lines of a preamble mark a launch best; a long one (a model printed layer
 # by layer) is read no further than this.
 _PREAMBLE_LINES = 400
@@ -76,6 +83,7 @@ class LaunchReader:
         self._after_completion: set[str] | None = None
         self._first_mark: str | None = None  # the first line of the preamble's marks
         self._first_needle = ""
+        self._first_line = ""  # the preamble's first line as printed
         # What each preamble line says behind its logger's head, and the first mark's.
         self._said: dict[str, str] = {}
         self._said_marks: dict[str, str] = {}  # a mark's said shape -> the mark
@@ -106,7 +114,7 @@ class LaunchReader:
         # closing banner between two such lines read as its start-up printed again)
         if self._marks is None and len(self._order) < _PREAMBLE_LINES \
                 and _WORD.search(message(line)) is not None and not _failing(line) \
-                and _PASSING.search(line) is None:
+                and _PASSING.search(line) is None and _CLOCK.match(line) is None:
             key = start_up_shape(line)
             if self._order and key == self._order[0] and len(self._order) >= _RESTARTED_AFTER:
                 # The preamble's first line again before any training: the launch before
@@ -117,6 +125,8 @@ class LaunchReader:
                 self._order.clear()
                 self._said.clear()
             if key not in self._preamble:
+                if not self._order:
+                    self._first_line = line.strip()
                 self._order.append(key)
                 self._said[key] = said_shape(line)
                 self.learning = len(self._order) < _PREAMBLE_LINES
@@ -163,10 +173,19 @@ class LaunchReader:
         first: it is asked of every line that did not train."""
         needle = self._first_needle
         if needle and needle in raw_line:
-            return start_up_shape(clean(raw_line)) == self._first_mark
+            line = clean(raw_line)
+            return start_up_shape(line) == self._first_mark and not self._loop_header(line)
         # (the same said behind another logger's head: see `said_shape`)
         said = self._said_needle
         return bool(said) and said in raw_line and said_shape(clean(raw_line)) == self._first_said
+
+    def _loop_header(self, line: str) -> bool:
+        """Whether a line is the preamble's first line with another count in it: a log
+        that opens on the loop's own header (`Epoch 1: ------`, the PyTorch quickstart's
+        shape) prints `Epoch 2: ------` as its next epoch, after a test pass read as a
+        possible end too; only that very line, its count as well, begins the run again."""
+        return bool(self._first_line) and line.strip() != self._first_line \
+            and has_counter(line) and start_up_shape(line) == self._first_mark
 
     def first_is_periodic(self) -> None:
         """The first line of the start-up came back while training went on: it is printed
@@ -181,7 +200,7 @@ class LaunchReader:
         if self._held is not None:
             return self._past_start_up(line)
         after_failure = self._after_completion is None
-        if not self.begins(line):
+        if self._loop_header(line) or not self.begins(line):
             return None
         if after_failure:
             self._held = line.strip()[:500]

@@ -108,8 +108,13 @@ _BATCH_OF_EPOCH = {"epoch-batch": "spaced-fields", "kv-epoch-batch": "key-value"
 # reader does not know: a file and its line).
 _COUNTER_NAME = lazy_re.compile(r"epoch|step|iter|batch")
 # A split's label alone on its line, heading an indented block of its figures.
+# (or the split and its error: the PyTorch quickstart tutorial's `Test Error: `, then `
+# Accuracy: 45.4%, Avg loss: 2.153527` indented under it. Not `Validation Results:`, whose
+# figures a run often restates as `Val Loss` on its epoch's summary: one evaluation, not
+# two series.)
 _SECTION_LABEL = lazy_re.compile(r"^\s*(train(?:ing)?|valid(?:ation)?|val|dev|test|eval(?:uation)?)"
-                                 r"\s*:$", re.IGNORECASE)
+                                 r"(?:\s+(?:set\s+)?errors?)?\s*:\s*$",
+                                 re.IGNORECASE)
 # A profiler's or a timer's report heading the block of timings under it (Sample Factory's
 # `Learner 0 profile tree view:`, then `train: 2393.3579` and `  calculate_losses: 476.9`
 # unprefixed and indented; a `Timing breakdown:`, `Timers:`): seconds spent, no metrics.
@@ -202,7 +207,7 @@ class MetricLineReader:
         if (text.endswith(":") or self._timings) and self._timing(text):
             line.claimed = True
             return None
-        if (text.endswith(":") or self._section is not None) and self._sections(text):
+        if (text.rstrip().endswith(":") or self._section is not None) and self._sections(text):
             line.claimed = True  # (understood: a label said again is no quiet repeat)
             return None
         if TAG in text:
@@ -333,7 +338,7 @@ class MetricLineReader:
         `  accuracy: 0.5279` indented under it, a notebook loop's epoch block): the
         figures under it are that split's; the section ends at the first line not
         indented. Whether the line was such a label."""
-        label = _SECTION_LABEL.match(text) if text.endswith(":") else None
+        label = _SECTION_LABEL.match(text) if text.rstrip().endswith(":") else None
         if label is not None:
             word = label.group(1).lower()
             self._section = "" if word.startswith("train") else word

@@ -82,7 +82,7 @@ _COUNTERS = {"epoch": "epoch", "step": "step", "iter": "step", "iteration": "ste
 # Names of a training measure (a field of one of these makes the line a record).
 # A language model's negative log-likelihood and cross-entropy are its loss (`nll`,
 # `xent`, `ce` as a whole word: not the `ce` of `balance`); `top1` an accuracy.
-_MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|f1|"
+_MEASURE = lazy_re.compile(r"loss|cost|error|err\b|acc|accuracy|ppl|perplexity|auc|auroc|f1|"
                            r"reward|score|dice|iou|precision|recall|bleu|rmse|mse|mae|nll|"
                            r"xent|(?:^|_|/)ce$|top\d")
 # Names of a label, not a measure: `Pre-training layer 0`, `fold 3`, `stage 2`.
@@ -105,6 +105,10 @@ _ONE_SPACE = lazy_re.compile(r"(?<=[\d%]) (?=[A-Za-z(])")
 # | val 1.4283 | 2026-06-18 12:46:30`): a date, a time of day, or both.
 _STAMP_FIELD = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$|"
                                r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
+# A counter glued to its number opening the line, then fields (a CutPaste trainer's
+# `epoch100 ave_auroc 0.91243`, written to its results file every hundred epochs).
+_GLUED_COUNTER = lazy_re.compile(r"^\s*([Ee]poch|EPOCH|[Ii]ter(?:ation)?|ITER|[Ss]tep|STEP)(\d+)"
+                                 r"\s+(?=[A-Za-z])")
 # A field that is a bare duration, no name (an offline Q-learning loop's `Epoch 1/50 |
 # train 0.17699 | val 0.03603 | 3s`; `| 1m 12s`, `| 850ms`): how long the epoch took or
 # the run has run, never a measure of training.
@@ -118,6 +122,10 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
     name is a measure: Torch7's `epoch 80  running_average 0.7634` (a reward's average)."""
     if "=" in segment:
         return None
+    glued = _GLUED_COUNTER.match(segment)
+    if glued is not None:
+        # `epoch100 ave_auroc 0.91243`: the counter's word and its number as one token
+        segment = f"{glued.group(1)} {glued.group(2)} | {segment[glued.end():].lstrip()}"
     one_spaced = None  # the line as it came, when its fields are one space apart
     if "|" not in segment and "," not in segment and "\t" not in segment \
             and "  " not in segment and " - " not in segment and not _BARE_COUNT.match(segment):

@@ -11,7 +11,8 @@ Tried in order, on the names of one record:
 2. a cross-entropy by its short names (OpenNMT's `xent`, `nll`, `bce`);
 3. a perplexity (`ppl`): the exponential of a cross-entropy, rising and falling with it;
    then a cost (`cost`, `train_cost`) or an objective (`obj`); then a regression's error
-   on the training set (`rmse_trn`, `train_mse`);
+   on the training set (`rmse_trn`, `train_mse`); then a loss named by its function alone
+   (`L1`, `charbonnier`);
 4. a training figure named for training and nothing else (TEACH's `Train_rf`, a bare
    `train`): not a score, a rate, a time or a count.
 """
@@ -80,6 +81,11 @@ _COST_OF_TIME = lazy_re.compile(r"(^|[/_ .-])(time|wall|clock|secs?|seconds|dura
 _TRAIN_ERROR = lazy_re.compile(r"^(?:(?:train|training|trn)[/_ .-](?:rmse|mse|mae)|"
                                r"(?:rmse|mse|mae)[/_ .-](?:train|training|trn))$",
                                re.IGNORECASE)
+# A loss named by its function alone (EDSR-PyTorch's `[800/7800]\t[L1: 17.2393]`, an
+# image restorer's `charbonnier`): the objective, when it is the record's only such name
+# and no total stands beside it (`[L1: …][VGG54: …][Total: …]` sums its terms).
+# (Not `mse` or `mae`: as often a score the run reports beside its loss, `MAE=2.18`.)
+_LOSS_FUNCTION = lazy_re.compile(r"^(?:l1|l2|smooth_?l1|huber|charbonnier)$", re.IGNORECASE)
 _OBJECTNESS = lazy_re.compile(r"^obj$", re.IGNORECASE)
 _DETECTOR = lazy_re.compile(r"iou|recall|class|no_?obj", re.IGNORECASE)
 # (`train` alone too: build-nanogpt's `log.txt` names its loss by the split only,
@@ -132,6 +138,9 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
             continue  # a detector's objectness, not an objective
         if found is not None:
             return found
+    functions = [k for k in names if _LOSS_FUNCTION.match(k)]
+    if len(functions) == 1 and not any(_TOTAL.search(k) for k in names):
+        return functions[0]
     if whole_only:
         # A figure named by its split alone (`train`) is that split's whole measure, no
         # part of a sum.

@@ -137,3 +137,105 @@ def test_the_best_results_heading_after_the_last_epoch_closes_the_run(tmp_path: 
 def _folder(path: Path) -> Path:
     path.mkdir()
     return path
+
+
+# -- EDSR-PyTorch's epochs: a sample counter, each figure in brackets ----------------------
+
+def _edsr_epoch(epoch: int, l1: list[float], psnr: float, best: tuple[float, int]) -> list[str]:
+    lines = [f"[Epoch {epoch}]\tLearning rate: 1.00e-4"]
+    lines += [f"[{800 * (i + 1)}/7800]\t[L1: {value:.4f}]\t92.7+0.1s" for i, value in enumerate(l1)]
+    return lines + ["", "Evaluation:", f"[SRRAW x4]\tPSNR: {psnr:.3f} (Best: {best[0]:.3f} "
+                    f"@epoch {best[1]})", "Forward: 2.64s", "", "Saving...", "Total: 3.47s", ""]
+
+
+def _edsr_log(blow_up_at: int | None, last: int) -> list[str]:
+    lines = ["rcan x4 result"]
+    best = (0.0, 1)
+    for epoch in range(1, last + 1):
+        blown = blow_up_at is not None and epoch >= blow_up_at
+        level = 29 - 12 * epoch / (epoch + 5)
+        l1 = [1.5e5 - 1e3 * i for i in range(9)] if blown and epoch == blow_up_at else \
+            [level * (3.2 if blown else 1.0) + 0.01 * (i % 3) for i in range(9)]
+        psnr = 6.7 if blown else 18 + 4 * epoch / (epoch + 5)
+        if psnr > best[0]:
+            best = (psnr, epoch)
+        lines += _edsr_epoch(epoch, l1, psnr, best)
+    return lines
+
+
+def test_edsr_s_loss_blowing_up_is_a_divergence(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _edsr_log(blow_up_at=20, last=30))
+    assert artifact["decision"] == "NO-GO"
+    assert ("divergence", "blocker") in _open(artifact)
+
+
+def test_a_healthy_edsr_log_raises_nothing_serious_and_its_best_s_epoch_is_no_record_s(
+        tmp_path: Path):
+    artifact = verdict_of(tmp_path, _edsr_log(blow_up_at=None, last=30))
+    assert not [a for a in _open(artifact) if a[1] in ("high", "blocker")]
+    assert artifact["final_metrics"]["l1"] > 0
+    assert "30" in artifact["summary"] or artifact["total_steps"] >= 30 * 7200
+
+
+# -- the PyTorch quickstart: a test pass's block under its heading, after each epoch ------
+
+def _quickstart(epochs: int, learns: bool) -> list[str]:
+    lines: list[str] = []
+    for epoch in range(1, epochs + 1):
+        lines += [f"Epoch {epoch}: ----------------------"]
+        for seen in range(64, 24000, 6400):
+            loss = 2.3 - 0.3 * epoch - seen / 1e5 if learns else 12.4 + (seen % 7) / 20
+            lines.append(f"Loss: {loss:.6f}, {seen:>5d}/24000")
+        test = (f" Accuracy: {40 + 8 * epoch:.1f}%, Avg loss: {2.1 - 0.3 * epoch:.6f} " if learns
+                else " Accuracy: 0.0, Avg Loss: 12.390607")
+        lines += ["Test Error: ", test, ""]
+    return lines + ["Done!"]
+
+
+def test_a_quickstart_run_that_learns_is_go_and_its_test_pass_is_no_training(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _quickstart(5, learns=True))
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    assert "test/accuracy" in artifact["final_metrics"]
+    assert artifact["total_steps"] == 5 * 4  # the training lines, not the test passes
+
+
+def test_a_quickstart_run_whose_test_loss_never_moves_is_no_go(tmp_path: Path):
+    """The optimizer was given another model's parameters: the test loss is the same to
+    every digit after each epoch, and the test accuracy 0. Each `Epoch N:` head after a
+    test pass is the loop's next epoch, not a new launch that restarts the judging."""
+    artifact = verdict_of(tmp_path, _quickstart(10, learns=False))
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "NO-GO")
+    assert ("not-learning", "blocker") in _open(artifact)
+
+
+# -- a results file whose counter is glued to its word ------------------------------------
+
+def test_an_evaluation_record_with_its_counter_glued_and_its_best_after_it(tmp_path: Path):
+    lines = [f"epoch{n} ave_auroc {0.9 + (n % 700) / 70000:.5f}" for n in range(100, 10000, 100)]
+    finished = verdict_of(tmp_path, [*lines, "best_epoch5300 best_ave_auroc 0.94104"])
+    assert (finished["terminal_state"], finished["decision"]) == ("SUCCEEDED", "GO")
+    assert "at epoch 9900" in finished["summary"]
+    assert verdict_of(_folder(tmp_path / "cut"), lines)["terminal_state"] == "RUNNING"
+
+
+# -- bearpaw's epoch head, a job script's `date` before the run and after it --------------
+
+def _bearpaw_job(last: int, plan: int) -> list[str]:
+    lines = ["Tue Feb  8 17:08:29 EST 2022", "Slurm nodes: evc3",
+             f"Namespace(arch='vgg16', dataset='cifar100', epochs={plan}, lr=0.05)"]
+    for epoch in range(1, last + 1):
+        lines += ["", f"Epoch: [{epoch} | {plan}] LR: 0.050000", "Training...",
+                  " -> Progress: 100 done!",
+                  f"Train Loss: {2.5 / epoch:.4f} | Train Acc: {50 + epoch:.2f} | "
+                  f"Test Acc: {45 + epoch / 2:.2f}"]
+    return lines
+
+
+def test_a_job_s_time_report_and_date_after_the_last_planned_epoch_end_it(tmp_path: Path):
+    ending = ["", "real\t13m35.599s", "user\t25m53.429s", "sys\t5m59.430s", "",
+              "Ending script...", "Tue Feb  8 17:22:06 EST 2022"]
+    finished = verdict_of(tmp_path, _bearpaw_job(45, 45) + ending)
+    assert (finished["terminal_state"], finished["decision"]) == ("SUCCEEDED", "GO")
+    assert "of 45" in finished["summary"]
+    short = verdict_of(_folder(tmp_path / "short"), _bearpaw_job(20, 45) + ending)
+    assert short["terminal_state"] == "ENDED"
