@@ -13,7 +13,6 @@ A pure function of a frozen `WatchOutcome`. The rules of `references/artifact.md
 from __future__ import annotations
 
 import math
-
 import shlex
 
 from babysit.core.lifecycle import EndingSource

@@ -48,11 +48,11 @@ def pairs_after_head(rest: str) -> dict[str, float] | None:
     it; None when a word group has no number after it, or a name is too long to be one."""
     aside = _ASIDE.search(rest) if rest.endswith(")") else None
     if aside is not None:
-        values = pairs_after_head(rest[:aside.start()])
-        if values is not None:
-            values.update({k: v for k, v in (pairs_after_head(aside.group("inside")) or {}).items()
-                           if k not in values})
-        return values
+        before = pairs_after_head(rest[:aside.start()])
+        if before is not None:
+            inside = pairs_after_head(aside.group("inside")) or {}
+            before.update({k: v for k, v in inside.items() if k not in before})
+        return before
     values: dict[str, float] = {}
     words: list[str] = []
     for token in rest.translate(_SEPARATORS).split():

@@ -9,7 +9,6 @@ from babysit.parsing.closing import closes
 from tests.parsing.test_shapes_round44 import _open
 from tests.rules.test_loss_rules import verdict_of
 
-
 # -- a line of fields with a bare duration among them --------------------------------------
 
 def _timed_epochs(last: int, of: int) -> list[str]:
@@ -143,9 +142,10 @@ def _folder(path: Path) -> Path:
 
 def _edsr_epoch(epoch: int, l1: list[float], psnr: float, best: tuple[float, int]) -> list[str]:
     lines = [f"[Epoch {epoch}]\tLearning rate: 1.00e-4"]
-    lines += [f"[{800 * (i + 1)}/7800]\t[L1: {value:.4f}]\t92.7+0.1s" for i, value in enumerate(l1)]
-    return lines + ["", "Evaluation:", f"[SRRAW x4]\tPSNR: {psnr:.3f} (Best: {best[0]:.3f} "
-                    f"@epoch {best[1]})", "Forward: 2.64s", "", "Saving...", "Total: 3.47s", ""]
+    lines += [f"[{800 * (i + 1)}/7800]\t[L1: {value:.4f}]\t92.7+0.1s"
+              for i, value in enumerate(l1)]
+    return [*lines, "", "Evaluation:", f"[SRRAW x4]\tPSNR: {psnr:.3f} (Best: {best[0]:.3f} "
+            f"@epoch {best[1]})", "Forward: 2.64s", "", "Saving...", "Total: 3.47s", ""]
 
 
 def _edsr_log(blow_up_at: int | None, last: int) -> list[str]:
@@ -189,7 +189,7 @@ def _quickstart(epochs: int, learns: bool) -> list[str]:
         test = (f" Accuracy: {40 + 8 * epoch:.1f}%, Avg loss: {2.1 - 0.3 * epoch:.6f} " if learns
                 else " Accuracy: 0.0, Avg Loss: 12.390607")
         lines += ["Test Error: ", test, ""]
-    return lines + ["Done!"]
+    return [*lines, "Done!"]
 
 
 def test_a_quickstart_run_that_learns_is_go_and_its_test_pass_is_no_training(tmp_path: Path):
