@@ -420,9 +420,21 @@ _EPOCH_AFTER = lazy_re.compile(r"\[\s*(?P<epoch>\d+)[- ](?:[Ee]poch|EPOCH)\s*\](
 def _epoch_word(segment: str) -> re.Match[str] | None:
     """The line's epoch counter, its word before its number or after it."""
     found = _EPOCH_WORD.search(segment)
+    if found is not None and _in_best_aside(segment, found.start()):
+        # (the epoch a best was reached at, in the evaluation's aside: a fork of
+        # EDSR-PyTorch's `PSNR: 37.373 (Best: 37.373 from epoch 1)`)
+        found = _EPOCH_WORD.search(segment, segment.find(")", found.end()) + 1) \
+            if ")" in segment[found.end():] else None
     if found is None and "poch]" in segment:
         found = _EPOCH_AFTER.search(segment)
     return found
+
+
+def _in_best_aside(segment: str, at: int) -> bool:
+    """Whether position `at` is inside parentheses that open on a best (`(Best: 22.1 …`)."""
+    opened = segment.rfind("(", 0, at)
+    return opened >= 0 and ")" not in segment[opened:at] \
+        and segment[opened + 1:opened + 5].lower() == "best"
 
 
 # A name and its number with only a space between (`loss_total 10.812`): a loss's name

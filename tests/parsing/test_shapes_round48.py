@@ -239,3 +239,13 @@ def test_a_job_s_time_report_and_date_after_the_last_planned_epoch_end_it(tmp_pa
     assert "of 45" in finished["summary"]
     short = verdict_of(_folder(tmp_path / "short"), _bearpaw_job(20, 45) + ending)
     assert short["terminal_state"] == "ENDED"
+
+
+def test_the_epoch_a_best_was_reached_at_is_no_record_s_epoch():
+    from babysit.parsing.formats import parse_key_values
+    for line in ("[SRRAW x4]\tPSNR: 6.674 (Best: 22.112 @epoch 72)",
+                 "[MyImage x1]\tPSNR: 37.373 (Best: 37.373 from epoch 1)"):
+        parsed = parse_key_values(line)
+        assert parsed is not None and parsed.epoch is None and "psnr" in parsed.metrics
+    parsed = parse_key_values("Epoch 3 (best at epoch 2) loss: 0.5")
+    assert parsed is not None and parsed.epoch == 3
