@@ -60,7 +60,9 @@ _EVAL_PREFIX = lazy_re.compile(r"^(?:eval|val|valid|validation|dev)[_/]")
 # in the languages training scripts are written in (Portuguese `Erro Validação`, Spanish
 # `pérdida`, Italian, German, Russian). One table for every rule that asks which way a
 # metric improves; whole words, because some are parts of other words (`ter` of `iter`).
+# (`ade`, `fde`: a trajectory forecaster's average and final displacement errors, in metres)
 ERROR_WORDS = frozenset({"loss", "nll", "ppl", "perplexity", "error", "err", "wer", "cer", "ter",
+                         "ade", "fde", "minade", "minfde",
                          "mse", "mae", "rmse", "mape", "smape", "wape", "mase", "rmsle", "msle",
                          "bpb", "bpc", "erro", "errore", "fehler", "perda",
                          "pérdida", "perdida", "perdita", "verlust", "ошибка", "потери"})

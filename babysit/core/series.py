@@ -467,7 +467,8 @@ class MetricSeries:
         metrics = record.metrics
         seen_names = metrics.keys() <= self.metrics.keys()
         if not seen_names:  # a name not seen before
-            self._pick_keys(metrics)
+            self._pick_keys(metrics, counted=record.step is not None
+                            and record.target_steps is not None)
         before = self.metrics.get(self.loss_key) if self.loss_key else None
         if self._reweighted(metrics):
             # The record prints the weights of its loss's terms, and one moved (a JT-VAE's
@@ -557,7 +558,7 @@ class MetricSeries:
             if isinstance(rule, LossRule):
                 rule.note_vocab(self.vocab_size)
 
-    def _pick_keys(self, metrics: Mapping[str, float]) -> None:
+    def _pick_keys(self, metrics: Mapping[str, float], counted: bool = False) -> None:
         # A run that names its loss otherwise is judged by it all the same: a
         # cross-entropy or a perplexity (OpenNMT's `xent`, `ppl`) for spikes and
         # divergence; a total by another name (`tot_loss`, `all_loss`) only as the
@@ -583,7 +584,7 @@ class MetricSeries:
             pass
         else:
             self.loss_key = self.loss_key or named \
-                or objective_key(metrics, whole_only=True, totals=False)
+                or objective_key(metrics, whole_only=True, totals=False, by_function=counted)
             if self.loss_key is None and self._train_key is None:
                 self._train_key = objective_key(metrics, whole_only=True)
         self.lr_key = self.lr_key or first_present(LR_KEYS, metrics)

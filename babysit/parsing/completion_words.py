@@ -90,6 +90,12 @@ _SAID = lazy_re.compile(
     # …`, `[checkpoint] saved …`) opens its last on the stage of ending: `[done]
     # node_ckpt=…/linker_node_diffusion.pt` (a PROTAC diffusion trainer's two stages)
     r"^\[(?:done|finished|complete[d]?|end)\](?:[\s:]|$)|"
+    # a quasi-Newton optimiser's own word that it stopped (SciPy's L-BFGS-B, behind TF1's
+    # ScipyOptimizerInterface in Raissi's physics-informed networks: `INFO:tensorflow:
+    # Optimization terminated with:`, then its message, `CONVERGENCE: REL_REDUCTION_OF_F_
+    # <=_FACTR*EPSMCH`, in quotes; `Optimization terminated successfully.` of its other
+    # methods)
+    r"\bOptimization terminated (?:successfully\b|with:\s*$)|"
     # the line opens on everything done (a job script's `=== ALL DONE Fr 29. Mai 20:13 ===`
     # after its last model, `All done!`; not a clause of what comes next, `all done, now
     # testing model`)

@@ -56,6 +56,10 @@ _SAVE_CALL = lazy_re.compile(
     r"\bsave_(?:model|weights|checkpoint|state_dict|pretrained|network)\w*\(|"
     r", in (?:save|save_weights|save_model|save_state|_save_model|save_state_dict)\s*$",
     re.IGNORECASE)
+# A source line IPython shows around the one that ran, its number and no `--->` (the cell's
+# `     41     torch.save(model.state_dict(), PATH)` two lines below `---> 39     train(…)`,
+# stopped there by hand): context, not a call the traceback went through.
+_IPYTHON_CONTEXT = lazy_re.compile(r"^\s+\d+\s")
 # Where a model is written: a checkpoint, weights, a saved model (`ckpt/epoch_3.pt`,
 # `saved_models/model`, `weights.h5`).
 _MODEL_PATH = lazy_re.compile(
@@ -426,7 +430,8 @@ class FailureReader:
                 self._first_frame = function.group(1)
             self._own_frame = self._own_frame or _LIBRARY_PATH.search(frame) is None
             self._loading = self._loading and function.group(1) in _LOADING
-        if (_SAVE_FRAME.search(frame) or _SAVE_CALL.search(frame)) \
+        if (_SAVE_FRAME.search(frame) or (_SAVE_CALL.search(frame)
+                                           and _IPYTHON_CONTEXT.match(line) is None)) \
                 and _IMAGE_WRITER.search(frame) is None:
             self._save_frame = True
         closing = raised_line(line) if self._lines > 2 else exception_line(line)

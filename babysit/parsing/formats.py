@@ -397,10 +397,8 @@ _LEADING_COUNT = lazy_re.compile(r"^\s*(\d+):\s+[A-Za-z]")
 # The epoch's counter, or its short form `Ep` when it opens a bracket with the epochs in
 # all (a hand-written loop's `[Ep 003/20] loss=0.1889 train_auc=0.5147`); `Ep 3` alone
 # may be an episode.
-# (not where a best was reached, `@` before it: EDSR-PyTorch's `[SRRAW x4]\tPSNR: 6.674
-# (Best: 22.112 @epoch 72)` is the evaluation of epoch 79)
 _EPOCH_WORD = lazy_re.compile(
-    r"(?<!@)(?<!@ )\b(?:[Ee]poch|EPOCH|(?:[Ee]pochs|EPOCHS)(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
+    r"\b(?:[Ee]poch|EPOCH|(?:[Ee]pochs|EPOCHS)(?=\s*[:=#]?\s*\[?\s*\d+\s*/\s*\d+)|"
     # (the epochs done, a sentence of their own: FANN's `Epochs   300000. Current error:
     # 0.4799208045. Bit fail 195.`)
     r"[Ee]pochs(?=\s+\d+\.(?:\s|$))|"
@@ -421,8 +419,10 @@ def _epoch_word(segment: str) -> re.Match[str] | None:
     """The line's epoch counter, its word before its number or after it."""
     found = _EPOCH_WORD.search(segment)
     if found is not None and _in_best_aside(segment, found.start()):
-        # (the epoch a best was reached at, in the evaluation's aside: a fork of
-        # EDSR-PyTorch's `PSNR: 37.373 (Best: 37.373 from epoch 1)`)
+        # (the epoch a best was reached at, in the evaluation's aside: EDSR-PyTorch's
+        # `[SRRAW x4]\tPSNR: 6.674 (Best: 22.112 @epoch 72)` is epoch 79's evaluation, a
+        # fork's `(Best: 37.373 from epoch 1)` likewise; FreeRec's `TRAIN @Epoch: 35` is
+        # the record's own)
         found = _EPOCH_WORD.search(segment, segment.find(")", found.end()) + 1) \
             if ")" in segment[found.end():] else None
     if found is None and "poch]" in segment:
@@ -814,8 +814,11 @@ def key_values(text: str) -> dict[str, float]:
         number = to_number(pair.group("value"))
         if number is None:
             continue
-        if "." in pair.group("key") and ("/" in pair.group("key") or "\\" in pair.group("key")) \
-                and _SOURCE_FILE.search(pair.group("key")):
+        if "." in pair.group("key") and ("/" in pair.group("key") or "\\" in pair.group("key")
+                                         or text[pair.end():pair.end() + 1] == "]") \
+                and _SOURCE_FILE.search("/" + pair.group("key").lstrip("/\\")):
+            # (a bare file name too where its line closes a logger's head: SGAN's
+            # `[INFO: trainer.py:  214]:   [val] ade: 6.443`)
             continue
         key = normalise_key(pair.group("key"))
         unit = pair.group("unit")
@@ -985,6 +988,8 @@ def has_counter(segment: str) -> bool:
 # Countries in 3.2s, MRR=0.7595.`)
 # (`sharpe`, `sortino`, `calmar`, `pnl`, `maxdd`: a trading agent's evaluation, `Val →
 # Sharpe=0.081  Return=-0.2%  MaxDD=10.1%`, sealed-132)
+# (`ade`, `fde`: a trajectory forecaster's average and final displacement errors, SGAN's
+# `[val] ade: 6.443`)
 # (`eval return`, `avg_return`, `ep_ret`: a reinforcement-learning policy's return, a
 # return-conditioned decision transformer's `target return: 132.76, eval return: 26.56`
 # under each `Epoch 2` head; never a `return_code`)
@@ -992,7 +997,8 @@ def has_counter(segment: str) -> bool:
 # mAP@0.5: 0.0 | mAP@0.50:0.95: 0.0`; a bare `map` may be anything)
 _MEASURE_WORD = lazy_re.compile(
     r"(?:^|[_/])(?:mae|mse|rmse|xent|ce|top\d+|gnorm|l1|l2|cost|mrr|ndcg|hits|map(?=@)|"
-    r"sharpe|sortino|calmar|pnl|maxdd|max_?drawdown|returns?(?!_code)|ret)"
+    r"sharpe|sortino|calmar|pnl|maxdd|max_?drawdown|returns?(?!_code)|ret|"
+    r"(?:min_?)?[af]de)"
     r"(?:[_/@]|$)")
 # A measure named by its own short name, then the split it was measured on (a Theano
 # protein-structure script's `epoch  1/100. Q3_train: 63.577%, Q3_test: 60.892%`: Q3

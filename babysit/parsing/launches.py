@@ -200,7 +200,7 @@ class LaunchReader:
         if self._held is not None:
             return self._past_start_up(line)
         after_failure = self._after_completion is None
-        if self._loop_header(line) or not self.begins(line):
+        if not self.begins(line):
             return None
         if after_failure:
             self._held = line.strip()[:500]

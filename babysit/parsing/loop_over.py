@@ -363,6 +363,11 @@ class LoopOver:
         evidence: list[str] = self._after if self.after_training else []
         finished: list[str] = self._finished if self.after_training else []
         metrics = record.metrics if record is not None else None
+        if record is not None and any(e.kind is EventKind.LOSS_SCALE for e in record.events):
+            # (a mixed-precision scaler's figure, `Gradient overflow.  Skipping step, loss
+            # scaler 0 reducing loss scale to 256.0` in the epoch apex skips steps: no
+            # evaluation, whatever names it carries)
+            metrics = None
         if metrics and ((not trains(metrics) and any(EVALISH.search(k) for k in metrics))
                         or (self._names and self._names.isdisjoint(metrics))):
             # (an evaluation by its names, or figures under names no training record

@@ -59,6 +59,7 @@ from babysit.parsing.is_sentences import (
 from babysit.parsing.json_document import JsonDocument
 from babysit.parsing.kaldi import parse_kaldi_objective
 from babysit.parsing.leading_counter import LeadingCounter
+from babysit.parsing.list_cells import ListCells
 from babysit.parsing.llmc import ValidationCadence, parse_llmc_main_log
 from babysit.parsing.log_prefix import message
 from babysit.parsing.long_rows import LongRows
@@ -191,6 +192,7 @@ class MetricLineReader:
         # under a training label (see `_sections`).
         self._section: str | None = None
         self._split_table = SplitTable()  # AllenNLP's `Training | Validation` rows
+        self._list_cells = ListCells()  # DeepXDE's `0   [5.35e-03, 7.96e-01]   […]` rows
         self._metric_rows = MetricRows()  # `| metric | head | tail | mean |`, a row a metric
         self._long_rows = LongRows()  # `test_loss,469,0.1088`: a figure a row
         self._timings = False  # inside a profiler's block of timings (see `_timing`)
@@ -219,7 +221,8 @@ class MetricLineReader:
         # reader says True for a line it took in as context, a Parsed for a record).
         for reader in () if beside_bar else (self._stats, self._series, self._document,
                                               self._blocks, self._counter_blocks,
-                                              self._split_table, self._metric_rows,
+                                              self._split_table, self._list_cells,
+                                              self._metric_rows,
                                               self._long_rows):
             if reader.wants(text):
                 found = reader.read(text)

@@ -47,7 +47,9 @@ _TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
 # (`0: Epoch [1/57]`, srun -l, before `task_labels` knows it for one); a name inside the
 # brackets (`[Step 500/159210]`).
 _COUNTER_FIELD = lazy_re.compile(
-    r"^(?:\d{1,4}:\s+)?(?:(?P<open>\[)?(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER)"
+    r"^(?:\d{1,4}:\s+)?(?:(?P<open>\[)?(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER|"
+    # (an epoch's short name before its plan, `Ep   1/100`; alone, `Ep 3` may be an episode)
+    r"(?:Ep|EP|ep)(?=\s*\d+\s*/\s*\d))"
     r"\s*:?\s*)?"
     r"\[?\s*(?P<value>\d+)\s*(?:/\s*(?P<total>\d+)\s*)?(?(open)\]|\]?)"
     r"(?:\[\s*(?P<inner>\d+)\s*/\s*(?P<inner_total>\d+)\s*\])?$")
@@ -55,7 +57,8 @@ _COUNTER_FIELD = lazy_re.compile(
 # `GPU 469.6 MB`, `minibatch 120/120`, `Val~20% 9.6793` (measured on about a fifth of
 # the split: a qualifier of the name, as a parenthesis is).
 _FIELD = lazy_re.compile(
-    r"^(?P<name>[A-Za-z][A-Za-z0-9_/.-]*(?:\s+[A-Za-z][A-Za-z0-9_-]*){0,5}"
+    # (a name in any script's letters: a physicist's `η_eff 2.390e-03`, `λ_pde 1.0`)
+    r"^(?P<name>[^\W\d_][\w/.-]*(?:\s+[^\W\d_][\w-]*){0,5}"
     r"(?:\s*\([^()]{1,24}\)|~\d{1,3}%)?)"
     r"\s+(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|inf|-inf|Inf|"
     r"tensor\([^()]*\))"
@@ -122,6 +125,10 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
     name is a measure: Torch7's `epoch 80  running_average 0.7634` (a reward's average)."""
     if "=" in segment:
         return None
+    if "│" in segment or "┃" in segment:
+        # (a box-drawing bar between the fields: a Burgers operator's `Ep   1/100 │  0.80s
+        # │ bd 4.2019e+00 │ res 3.6997e+01 │ test 3.3948e+00 │ η_eff 2.390e-03`)
+        segment = segment.replace("│", "|").replace("┃", "|")
     glued = _GLUED_COUNTER.match(segment)
     if glued is not None:
         # `epoch100 ave_auroc 0.91243`: the counter's word and its number as one token
@@ -178,8 +185,9 @@ def parse_spaced_fields(segment: str, known_names: bool = True) -> Parsed | None
         value = to_number(match.group("value"))
         if value is None:
             continue
-        counter = _COUNTERS.get(name)
         total = match.group("total")
+        # (`Ep   1/100`: an epoch's short name with its plan; `ep 3` alone may be an episode)
+        counter = _COUNTERS.get(name) or ("epoch" if name == "ep" and total else None)
         if counter == "batch" and total is None:
             continue  # `batch 16`: a batch size
         if counter is not None and value == int(value) and counter not in counters:
@@ -262,7 +270,7 @@ def _counter_field(field: str, counters: dict[str, tuple[int, int | None]]) -> b
         return True
     if not name and total is None:
         return False  # a bare number is no counter
-    kind = "epoch" if name == "epoch" else "step"
+    kind = "epoch" if name in ("epoch", "ep") else "step"
     counters[kind] = (value, int(total) if total else None)
     return True
 

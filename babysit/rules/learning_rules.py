@@ -64,6 +64,7 @@ _SHORT_EPOCHS = 4  # epochs a short log's few points span: many steps each
 _ZERO_LOSS_POINTS = 3  # losses of exactly 0 from the first that say none is computed
 _COLLAPSE_FROM = 0.1  # a loss at least this high before it fell to exactly 0 in one step
 _COLLAPSED_POINTS = 5  # and logged points at exactly 0 since
+_CONVERGED_FALL = 10.0  # a loss identical this many times below its first: at a minimum
 _FLAT_WHOLE_POINTS = 40  # points a loss flat from its start, scores low beside it, is high
 
 
@@ -96,6 +97,7 @@ class NotLearningRule:
         self._count = 0
         self._start_known: bool | None = None
         self._same = 0  # consecutive steps with the very same loss
+        self._lowest = math.inf  # the lowest loss `_identical` has seen
         self._same_printed = 0  # ... as printed, whatever its digits
         self._last: float | None = None
         self._lr_points = 0
@@ -786,8 +788,21 @@ class NotLearningRule:
         need = self.rules.not_learning_identical
         if every_point:  # the same from the log's first loss on: a short log may say so
             need = min(need, self.rules.not_learning_identical_short)
+        lowest, self._lowest = self._lowest, min(self._lowest, value)
         if self._same + 1 >= need and "identical" not in self._raised:
             self._raised.add("identical")
+            first = self._first[0] if self._first else None
+            if first is not None and value > 0 and first >= _CONVERGED_FALL * value \
+                    and value <= lowest * (1 + 1e-6):
+                # At the lowest the run reached, far below where it began: an optimiser at
+                # its minimum (SciPy's L-BFGS-B after Adam in a physics-informed network,
+                # `Loss: 0.882377` on its last evaluations, then `Optimization terminated`),
+                # or weights no longer updated after they learned: a remark, not a block.
+                return [Raise(AnomalyType.NOT_LEARNING,
+                              f"the loss is exactly {value!r} on {self._same + 1} logged steps "
+                              f"in a row, at the lowest the run reached ({first:.4g} at its "
+                              f"start): converged, or the weights are no longer updated",
+                              key="identical", severity=Severity.LOW)]
             return [Raise(AnomalyType.NOT_LEARNING,
                           f"not learning: the loss is exactly {value!r} on {self._same + 1} "
                           f"logged steps in a row (no batch changes it: the weights or the "

@@ -82,8 +82,10 @@ _TRAIN_ERROR = lazy_re.compile(r"^(?:(?:train|training|trn)[/_ .-](?:rmse|mse|ma
                                r"(?:rmse|mse|mae)[/_ .-](?:train|training|trn))$",
                                re.IGNORECASE)
 # A loss named by its function alone (EDSR-PyTorch's `[800/7800]\t[L1: 17.2393]`, an
-# image restorer's `charbonnier`): the objective, when it is the record's only such name
-# and no total stands beside it (`[L1: …][VGG54: …][Total: …]` sums its terms).
+# image restorer's `charbonnier`): the objective, when it is the record's only figure,
+# beside a counter of its own with a total. Not otherwise: ProtoPNet's `\tl1: \t4475.59`,
+# a line of an epoch's block under `cross ent:`, is its last layer's weight norm, and
+# EDSR's `[L1: …][VGG54: …][Total: …]` sums its terms.
 # (Not `mse` or `mae`: as often a score the run reports beside its loss, `MAE=2.18`.)
 _LOSS_FUNCTION = lazy_re.compile(r"^(?:l1|l2|smooth_?l1|huber|charbonnier)$", re.IGNORECASE)
 _OBJECTNESS = lazy_re.compile(r"^obj$", re.IGNORECASE)
@@ -111,19 +113,22 @@ def _loss_key(names: tuple[str, ...]) -> str | None:
 
 
 def objective_key(metrics: Iterable[str], whole_only: bool = False,
-                  totals: bool = True) -> str | None:
+                  totals: bool = True, by_function: bool = False) -> str | None:
     """The training objective among metric names when no known loss key is there: a
     loss by another name, a cross-entropy, a perplexity or a figure named for training
     (in that order); None when none is. With `whole_only`, only a name that stands for
     the whole objective: a total loss, a cross-entropy or a perplexity (a part of a
     sum, `box_loss` of a detector's three, swings far more than the sum: its jumps are
     no spike of the run's, though it shows well enough whether anything is learned).
-    Without `totals`, not a total loss by another name either."""
-    return _objective_key(tuple(metrics), whole_only, totals)
+    Without `totals`, not a total loss by another name either. With `by_function`, a loss
+    named by its function alone (`L1`) counts, where the record is that figure alone
+    against its counter and the counter's total (see `_LOSS_FUNCTION`)."""
+    return _objective_key(tuple(metrics), whole_only, totals, by_function)
 
 
 @functools.lru_cache(maxsize=256)
-def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> str | None:
+def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool,
+                   by_function: bool = False) -> str | None:
     found = _loss_key(names)
     if found is not None and (not whole_only or (totals and _TOTAL.search(found))
                               or _TRAINING_LOSS.search(found) or _WHOLE_LOSS.match(found)):
@@ -138,9 +143,8 @@ def _objective_key(names: tuple[str, ...], whole_only: bool, totals: bool) -> st
             continue  # a detector's objectness, not an objective
         if found is not None:
             return found
-    functions = [k for k in names if _LOSS_FUNCTION.match(k)]
-    if len(functions) == 1 and not any(_TOTAL.search(k) for k in names):
-        return functions[0]
+    if by_function and len(names) == 1 and _LOSS_FUNCTION.match(names[0]):
+        return names[0]
     if whole_only:
         # A figure named by its split alone (`train`) is that split's whole measure, no
         # part of a sum.

@@ -249,3 +249,96 @@ def test_the_epoch_a_best_was_reached_at_is_no_record_s_epoch():
         assert parsed is not None and parsed.epoch is None and "psnr" in parsed.metrics
     parsed = parse_key_values("Epoch 3 (best at epoch 2) loss: 0.5")
     assert parsed is not None and parsed.epoch == 3
+
+
+# -- sealed-166: DeepXDE's list cells, a box-drawing bar, an optimiser's own end ----------
+
+def _deepxde(rows: list[tuple[int, str, str]]) -> list[str]:
+    lines = ["Compiling model...", "'compile' took 0.349125 s", "", "Training model...", "",
+             "Step      Train loss                        Test loss                         "
+             "Test metric"]
+    return lines + [f"{step:<10d}{train:<34s}{test:<34s}[]  " for step, train, test in rows]
+
+
+def test_deepxde_s_list_cells_are_read_as_the_sum_of_their_terms(tmp_path: Path):
+    rows = [(n * 1000, f"[{5e-3 / (n + 1):.2e}, {0.8 / (n + 1) ** 2:.2e}, {0.2 / (n + 1):.2e}]",
+             f"[{4e-3 / (n + 1):.2e}, {0.8 / (n + 1) ** 2:.2e}, {0.2 / (n + 1):.2e}]")
+            for n in range(21)]
+    closing = ["", "Best model at step 20000:", "  train loss: 2.57e-06", "  test loss: 2.46e-06",
+               "  test metric: []", "", "'train' took 68.625427 s", ""]
+    artifact = verdict_of(tmp_path, _deepxde(rows) + closing)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    assert artifact["total_steps"] == 20000
+    assert {"train_loss", "test_loss"} <= set(artifact["final_metrics"])
+
+
+def test_a_nan_term_in_deepxde_s_first_row_is_no_go(tmp_path: Path):
+    lines = _deepxde([(0, "[3.80e+03, nan]", "[3.06e+03, nan]")])
+    lines += ["", "Best model at step 0:", "  train loss: inf", "  test loss: inf", ""]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert ("nan-inf", "blocker") in _open(artifact)
+
+
+def test_fields_set_apart_by_a_box_drawing_bar_with_a_greek_name(tmp_path: Path):
+    lines = ["=== Phase 'full_loss_1' | epochs 100 ==="]
+    lines += [f"Ep {n:3d}/100 │  0.11s │ bd {2 / n:.4e} │ res {40 / n:.4e} │ test "
+              f"{3 / n ** 0.5:.4e} │ η_eff {2e-3 / n:.3e}" for n in range(1, 101)]
+    artifact = verdict_of(tmp_path, lines)
+    assert {"bd", "res", "test", "η_eff"} <= set(artifact["final_metrics"])
+    assert "at epoch 100 of 100" in artifact["summary"]
+
+
+def test_l_bfgs_b_converged_after_adam_is_a_finished_run_not_a_frozen_one(tmp_path: Path):
+    """Raissi's physics-informed networks: Adam's `It:` lines, then one `Loss:` line per
+    L-BFGS-B evaluation, the last ones the same to every digit at the minimum, then SciPy's
+    own word through TF1's interface."""
+    lines = [f"It: {i}, Loss: {1e4 / (1 + i):.3e}, l1: 0.99, l2: 0.0025, Time: 0.05"
+             for i in range(0, 5000, 10)]
+    lines += [f"Loss: {0.9 + 1 / (k + 2):.7g}" for k in range(200)]
+    lines += ["Loss: 0.882377"] * 12
+    lines += ["INFO:tensorflow:Optimization terminated with:",
+              "  Message: b'CONVERGENCE: REL_REDUCTION_OF_F_<=_FACTR*EPSMCH'",
+              "  Objective function value: 0.882377", "  Number of iterations: 3222",
+              "Error lambda_1: 0.157452%", "Error lambda_2: 0.039916%"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    assert not [a for a in _open(artifact) if a[1] in ("high", "blocker")]
+
+
+def test_a_loss_frozen_from_the_start_is_still_a_blocker(tmp_path: Path):
+    lines = [f"step={n} loss=10.825912" for n in range(1, 40)]
+    assert ("not-learning", "blocker") in _open(verdict_of(tmp_path, lines))
+
+
+def test_an_ipython_context_line_is_no_save_the_traceback_went_through(tmp_path: Path):
+    """A notebook stopped by hand in `train(…)`; the cell's `torch.save(…)` two lines below
+    is shown as context, not a call that failed."""
+    red, green, cyan, blue, off = "\x1b[0;31m", "\x1b[0;32m", "\x1b[0;36m", "\x1b[0;34m", "\x1b[0m"
+    number = "\x1b[1;32m"
+    lines = [f"Train Epoch: 1 [{n * 640}/65920 ({n}%)]\tLoss: {3 - n / 100:.6f}"
+             for n in range(1, 30)]
+    lines += [f"{red}{'-' * 75}{off}",
+              f"{red}KeyboardInterrupt{off}                         Traceback (most recent "
+              "call last)",
+              f"{green}<ipython-input-12-205a0687c3cd>{off} in {cyan}<module>{blue}{off}",
+              f"{number}     38{off} {green}for{off} epoch {green}in{off} range(1):",
+              f"{green}---> 39{red}     {off}train{blue}({off}model{blue}){off}",
+              f"{number}     41{off}     torch{blue}.{off}save{blue}({off}model{blue}.{off}"
+              f"state_dict{blue}(){off}, PATH{blue}){off}",
+              "", f"{red}KeyboardInterrupt{off}: "]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "CANCELLED"
+    assert "checkpoint-failure" not in {kind for kind, _ in _open(artifact)}
+
+
+def test_a_forecaster_s_displacement_error_under_a_logger_s_head(tmp_path: Path):
+    """SGAN's trainer (SoPhie, sealed-166): `[INFO: trainer.py:  214]:   [val] ade: 6.443`
+    at each check, the same to the third decimal at all nineteen."""
+    log = (Path(__file__).parents[1] / "fixtures" / "logs" / "public" / "sealed-166"
+           / "pytorch_sophie_gan_aiodrive_val_ade_frozen.log")
+    artifact = verdict_of(tmp_path, log.read_text().splitlines())
+    assert "eval/ade" in artifact["final_metrics"]
+    assert "trainer.py" not in artifact["final_metrics"]
+    assert any("eval/ade" in a["description"] for a in artifact["anomalies_detected"]
+               if a["type"] == "not-learning")
