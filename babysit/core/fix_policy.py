@@ -104,10 +104,9 @@ def _restart(kind: FixKind, situation: Situation, history: FixHistory, fix_enabl
     what = "crashed" if kind is FixKind.RESTART else "hung"
     if not fix_enabled:
         return FixDecision(kind, FixVerdict.SKIP, f"--no-fix: observing only (the run {what})")
-    if not situation.restart_known:
-        return FixDecision(kind, FixVerdict.SKIP,
-                           "the restart command is not known exactly (give --restart-cmd, or "
-                           "start babysit while the run is alive so it can capture it)")
+    # (the cause first: a run that would not be restarted whatever babysit knew says why,
+    # not that its command could not be captured — which depends on whether babysit
+    # caught the process alive, a race with a run that dies at once)
     if kind is FixKind.RESTART and situation.cause is Cause.DETERMINISTIC:
         return FixDecision(kind, FixVerdict.SKIP,
                            f"{situation.cause_text}: it would only happen again")
@@ -121,6 +120,10 @@ def _restart(kind: FixKind, situation: Situation, history: FixHistory, fix_enabl
     if kind is FixKind.RESTART and situation.cause is Cause.UNKNOWN:
         return FixDecision(kind, FixVerdict.SKIP,
                            f"the cause is not known to be transient ({situation.cause_text})")
+    if not situation.restart_known:
+        return FixDecision(kind, FixVerdict.SKIP,
+                           "the restart command is not known exactly (give --restart-cmd, or "
+                           "start babysit while the run is alive so it can capture it)")
     if history.restarted and (situation.step is None or history.step_at_last_restart is None
                               or situation.step <= history.step_at_last_restart):
         return FixDecision(kind, FixVerdict.SKIP,
