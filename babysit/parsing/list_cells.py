@@ -34,6 +34,7 @@ _NAME = lazy_re.compile(r"^[A-Za-z][\w ./-]{0,40}$")
 _LIST = lazy_re.compile(r"^\[\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)?"
                         r"(?:\s*,\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|"
                         r"[-+]?inf))*\s*\]$", re.IGNORECASE)
+_HEADER_FIRST = frozenset("SsIiEe")
 _LEAST_LISTS = 1  # list cells a row needs to be this table's (else another reader's)
 
 
@@ -57,8 +58,10 @@ class ListCells:
         counter's (a cheap test)."""
         if self._names is not None:
             return "[" in text
-        first = text.lstrip()[:10].lower()
-        return first.startswith(("step", "iter", "epoch")) and "  " in text
+        # (the first letter before anything else: asked of most lines a log prints)
+        stripped = text.lstrip()
+        return stripped[:1] in _HEADER_FIRST \
+            and stripped[:5].lower().startswith(("step", "iter", "epoch")) and "  " in text
 
     def read(self, text: str) -> Parsed | bool | None:
         """A Parsed for a row, None for any other line. A header is remembered, not taken

@@ -47,9 +47,7 @@ _TENSOR = lazy_re.compile(r"tensor\(\s*([^,()\s]+)[^()]*\)")
 # (`0: Epoch [1/57]`, srun -l, before `task_labels` knows it for one); a name inside the
 # brackets (`[Step 500/159210]`).
 _COUNTER_FIELD = lazy_re.compile(
-    r"^(?:\d{1,4}:\s+)?(?:(?P<open>\[)?(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER|"
-    # (an epoch's short name before its plan, `Ep   1/100`; alone, `Ep 3` may be an episode)
-    r"(?:Ep|EP|ep)(?=\s*\d+\s*/\s*\d))"
+    r"^(?:\d{1,4}:\s+)?(?:(?P<open>\[)?(?P<name>[Ee]poch|EPOCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER)"
     r"\s*:?\s*)?"
     r"\[?\s*(?P<value>\d+)\s*(?:/\s*(?P<total>\d+)\s*)?(?(open)\]|\]?)"
     r"(?:\[\s*(?P<inner>\d+)\s*/\s*(?P<inner_total>\d+)\s*\])?$")
@@ -270,7 +268,7 @@ def _counter_field(field: str, counters: dict[str, tuple[int, int | None]]) -> b
         return True
     if not name and total is None:
         return False  # a bare number is no counter
-    kind = "epoch" if name in ("epoch", "ep") else "step"
+    kind = "epoch" if name == "epoch" else "step"
     counters[kind] = (value, int(total) if total else None)
     return True
 
