@@ -136,7 +136,9 @@ def _completed(outcome: WatchOutcome) -> int | None:
 
 def _steps(outcome: WatchOutcome) -> str:
     completed = _completed(outcome)
-    if completed is None:
+    if completed is None or (outcome.step == 0 and (outcome.epoch or 0) > 0):
+        # (a counter that stood at 0 while the epochs went by is a place in the epoch,
+        # `epoch_local_steps`: "after 0 steps" says nothing of a run at epoch 21)
         return _epochs(outcome)
     if outcome.reading is not None and outcome.reading.progress == "record":
         return f" after {completed} training records (the log prints no step)"

@@ -8,6 +8,11 @@ new stretch is judged afresh, and a loss that blew up 33-fold in epoch 1 was set
 with it. A counter that goes back to its first value right after a summary that closed an
 epoch, with no start-up between, counts that epoch's iterations: its steps are placed
 after the epoch before (the last step plus the counter's interval).
+
+A counter that never moves while the epoch does is the record's place in its epoch, not a
+step (a captcha CNN's `('epoch:', 7, 'step:', 0, 'loss:', 0.17)`, printed at each epoch's
+first batch): once it has stood still over two epochs and never moved, it is dropped, and
+the run's progress is its epochs.
 """
 
 from __future__ import annotations
@@ -22,11 +27,27 @@ class EpochLocalSteps:
         self._last: int | None = None  # its last value as printed
         self._gap = 1  # its interval as printed
         self._closed = False  # an epoch's summary came since its last value
+        # The counter's value and the epoch of the last record that had both, and how many
+        # epochs it stood still over (-1: it moved once, so it counts).
+        self._still_at: tuple[int, float] | None = None
+        self._still = 0
 
     def epoch_closed(self) -> None:
         """A record that closes an epoch (its summary, with no step of its own)."""
         if self._last is not None:
             self._closed = True
+
+    def stands_still(self, step: int, epoch: float | None) -> bool:
+        """Whether the counter has stood still while the epoch moved, every time so far
+        (two epochs or more): a place in the epoch, not the run's step."""
+        if epoch is None or self._still < 0:
+            return False
+        before, self._still_at = self._still_at, (step, epoch)
+        if before is not None and epoch != before[1]:
+            self._still = self._still + 1 if step == before[0] else -1
+        elif before is not None and step != before[0]:
+            self._still = -1
+        return self._still >= 2
 
     def launched(self) -> None:
         """The run started again: a counter that goes back now is a new launch's."""

@@ -1025,6 +1025,9 @@ class LogParser:
             epoch = None
             step = None if bar is None else step
         own_epoch = epoch
+        if step is not None and bar is None and part.target is None \
+                and self._epoch_local.stands_still(step, epoch):
+            step = None  # (`epoch_local_steps`: a place in the epoch, never moving)
         if step is not None and bar is None and part.target is None and not part.per_epoch:
             step = self._epoch_local.place(step)  # an epoch's own counter (`epoch_local_steps`)
         elif step is None and own_epoch is not None and bar is None and part.metrics \

@@ -56,6 +56,9 @@ _TIME_CELL = lazy_re.compile(r"^\(?\d+(?::\d\d){1,2}(?:\.\d+)?\)?$|"
 # A date in a row, the time of day beside it (RWKV-LM's `train_log.txt`: `0 1.179688
 # 3.2534 0.00001001 2025-05-27 10:59:28.237880 0`): when the row was written, no figure.
 _DATE_CELL = lazy_re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A moment written as one cell, a clock inside it (ADAAD's CSV `…, 26.10000, Aug16-15:41:04,`,
+# `2024/05/01-10:11:12`, `20240501_101112`): when the row was written, no figure either.
+_STAMP_CELL = lazy_re.compile(r"^[A-Za-z]{0,9}[\d/_.-]*\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?$")
 # A row's label that names its split, and the prefix its figures take ("": the training's).
 _SPLIT_LABELS = {"train": "", "training": "", "trn": "", "valid": "val", "validation": "val",
                  "val": "val", "dev": "val", "eval": "val", "test": "test"}
@@ -77,6 +80,9 @@ _STEP_COLUMNS = {"itn": "step", "it": "step", "#iter": "step", "#": "step", "e":
 _QUALIFIERS = frozenset({"train", "training", "valid", "validation", "val", "test", "eval",
                          "dev"})
 _MAX_CELLS = 40
+# The column of a metrics file in long form that holds every measure's value, each row
+# naming its measure in a column of words (`_tidy_row`).
+_VALUE_COLUMNS = frozenset({"value", "values", "metric_value"})
 _HEADER_REACH = 200  # lines a header may stand above the first row it names
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
 # A header of per-class measures (scikit-learn's classification_report: `precision
@@ -124,6 +130,11 @@ def _split(line: str) -> tuple[str, list[str]]:
         cells = next(csv.reader([text]), [])
         return ",", ["" if "{" in cell or "[" in cell or "," in cell else cell.strip()
                      for cell in cells]
+    if "(" in text and "," in text and "\t" not in text and _commas_grouped(text):
+        # Columns grouped in parentheses (SASRec's `epoch (val_ndcg, val_hr) (test_ndcg,
+        # test_hr)` over `20 (0.5094, 0.7697) (0.4853, 0.7445)`): each group's commas
+        # part its cells, the groups are apart by spaces.
+        return " ", text.replace("(", " ").replace(")", " ").replace(",", " ").split()
     for sep in ("\t", ","):
         if sep in text:
             return sep, [cell.strip() for cell in text.split(sep)]
@@ -141,13 +152,29 @@ def _split(line: str) -> tuple[str, list[str]]:
     return " ", text.split()
 
 
+_PHRASE = lazy_re.compile(r"^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,4}$")
+_PHRASE_ENDS = lazy_re.compile(r"^[\W_]+|[\W_]+$")
+_GROUP = lazy_re.compile(r"\(([^()]*)\)")
+
+
+def _commas_grouped(text: str) -> bool:
+    """Whether every comma of the line is inside parentheses, two groups or more, each of
+    plain cells (no quote, no nested group), and nothing outside them but cells apart by
+    spaces."""
+    groups = _GROUP.findall(text)
+    if len(groups) < 2 or "," in _GROUP.sub(" ", text) or "'" in text or '"' in text:
+        return False
+    return all("," in group for group in groups)
+
+
 def _is_value(cell: str) -> bool:
     return _CELL.match(cell) is not None or _COUNTER_CELL.match(cell) is not None \
-        or _TIME_CELL.match(cell) is not None or _DATE_CELL.match(cell) is not None
+        or _TIME_CELL.match(cell) is not None or _DATE_CELL.match(cell) is not None \
+        or _STAMP_CELL.match(cell) is not None
 
 
 def _number(cell: str) -> float | None:
-    if _TIME_CELL.match(cell) or _DATE_CELL.match(cell):
+    if _TIME_CELL.match(cell) or _DATE_CELL.match(cell) or _STAMP_CELL.match(cell):
         return None
     return to_number(cell.rstrip("KMGTiB") if cell[-1:] in "KMGTiB" else cell)
 
@@ -319,6 +346,12 @@ class ShapeReader:
             pending = self._pending.get((sep, len(cells)))
             if word in _COUNTER_WORDS or (pending is not None and pending[1][0] == word):
                 cells = [worded.group("n"), *cells[1:]]
+        if sep == "," and len(cells) > 2 and not cells[-1] \
+                and not self._announced((sep, len(cells))) \
+                and self._announced((sep, len(cells) - 1)):
+            # A row that ends on its separator (`0, 26.00907, …, Aug16-15:41:04,` under
+            # `epoch, train_loss, …, time`): the empty cell after it is no column.
+            cells = cells[:-1]
         notes = self._note_columns((sep, len(cells)))
         if notes:
             # A column its header names for remarks (`Status`, `Notes`): its words are no
@@ -328,6 +361,9 @@ class ShapeReader:
         # A CSV or TSV row may leave a column empty (a metric logged at other steps).
         empty_ok = sep in (",", "\t") or bool(notes)
         if not all(_is_value(c) or (empty_ok and not c) for c in cells) or not any(cells):
+            tidy = self._tidy_row(sep, cells) if empty_ok else None
+            if tidy is not None:
+                return tidy
             if empty_ok and self._labelled_row(sep, cells):
                 parsed = self.row(cells, sep)
                 split = self._split_label(cells)
@@ -337,8 +373,34 @@ class ShapeReader:
                     parsed = replace(parsed, metrics={f"{split}_{k}": v
                                                       for k, v in parsed.metrics.items()})
                 return parsed
+            if sep == ",":
+                return self._delimited_pairs(cells, line)
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _tidy_row(self, sep: str, cells: list[str]) -> Parsed | None:
+        """A row of a metrics file in long form, one measure a row under a header that
+        names a column for the values (a β-TCVAE's `Epoch,Loss,Value` over `0,recon_loss,
+        114.49`, `0,tc_loss,-32.88`; `step,metric,value`): the row's measure by the name
+        in its one column of words, at the row's counters."""
+        key = (sep, len(cells))
+        if key not in self._pending and key not in self._headers:
+            return None
+        names = self._take_header(key)
+        if names is None or _VALUE_COLUMNS.isdisjoint(names):
+            return None
+        words = [at for at, c in enumerate(cells) if c and not _is_value(c)]
+        if len(words) != 1 or names[words[0]] in _VALUE_COLUMNS \
+                or not _NAME_CELL.match(cells[words[0]]):
+            return None
+        at_value = next(at for at, name in enumerate(names) if name in _VALUE_COLUMNS)
+        named = list(names)
+        named[at_value] = normalise_key(cells[words[0]])
+        counters = [c if at != words[0] else "" for at, c in enumerate(cells)]
+        return self._named(tuple(named), counters, "table")
+
+    def _announced(self, key: tuple[str, int]) -> bool:
+        return key in self._pending or key in self._headers
 
     def _note_columns(self, key: tuple[str, int]) -> frozenset[int]:
         """The places of the columns that the header announced for rows of this shape
@@ -437,6 +499,30 @@ class ShapeReader:
         if len(values) < 3 or len(values) * 2 < len(cells) - 2 or not self.recurring(line):
             return None
         return split_counters(values, "spaced-pairs")
+
+    def _delimited_pairs(self, cells: list[str], line: str) -> Parsed | None:
+        """Names and values in turn, set apart by commas, in a line the run prints over
+        and over: a CSV writer's `iteration,100,test_loss,2.06,test_accuracy,0.516` (the
+        Lottery Ticket code), a Python 2 print of a tuple, `('epoch:', 0, 'loss:', 0.71)`.
+        Every cell in its place, or none is read."""
+        cleaned = [cell.strip("()[]'\" ").rstrip(":=").strip() for cell in cells]
+        if len(cleaned) % 2 or len(cleaned) < 4:
+            return None
+        # (a tuple's quoted names may be phrases, `'\tfinished with reward'`: a Keras PPO
+        # loop's `('Episode #', 5800, '\tfinished with reward', -245.07, …)`)
+        phrases = line.lstrip().startswith("(") and "'" in line
+        values: dict[str, float] = {}
+        for name, cell in zip(cleaned[::2], cleaned[1::2], strict=True):
+            number = _number(cell) if _CELL.match(cell) else None
+            if phrases:
+                name = _PHRASE_ENDS.sub("", name.replace("\\t", " "))
+            if number is None or name[:1].isdecimal() or not (
+                    _NAME_CELL.match(name) or (phrases and _PHRASE.match(name))):
+                return None
+            values.setdefault(normalise_key(name), number)
+        if len(values) < 2 or not self.recurring(line):
+            return None
+        return split_counters(values, "delimited-pairs")
 
     def row(self, cells: list[str], sep: str) -> Parsed | None:
         """A row of values: named by the header announced for rows of its width, or, for

@@ -7,7 +7,8 @@ adapted in a notebook (`Accuracy: 113.7%, Avg loss: 0.33`, sealed-8) divides by 
 number of batches instead of the number of samples; a BLEU of 140 sums its sentences.
 Whatever such a figure says — that the run improves, which checkpoint is best — cannot
 be trusted until it is computed again. So is a distance below 0 (a FID, a KID, an LPIPS),
-a perplexity below 1, and any figure past what a float32 can hold (StyleGAN2-ADA's FID of
+a perplexity below 1, a KL term of a loss below 0 (a β-TCVAE's `tc_loss` of -32.9 every
+epoch: its estimator is wrong), and any figure past what a float32 can hold (StyleGAN2-ADA's FID of
 8.2e+51 on broken reference statistics). Raised once per metric, never withdrawn by a
 later value in range (the computation that gave the impossible one is still the one used).
 
@@ -62,6 +63,15 @@ _NOT_SHARE = lazy_re.compile(r"size|count|num|len|dim|total|sum|steps|_n$|reward
 _DISTANCE_WORD = lazy_re.compile(r"(?:^|[/_.\s-])(?:fid|kid|fvd|lpips)(?:$|[/_.\s@-]|\d)",
                                  re.IGNORECASE)
 _FLOAT32_MAX = 3.4e38
+# A loss that is a divergence between distributions: a KL term (`kl_loss`, `loss_kld`) or a
+# total correlation (a β-TCVAE's `tc_loss`, itself a KL), never below 0 — a loss's name and
+# the divergence's word both, so a reinforcement learner's signed `approx_kl` estimate or a
+# `neg_kl` is none. A few hundredths below 0 is an estimator's rounding.
+_DIVERGENCE_LOSS = lazy_re.compile(
+    r"^(?!.*neg)(?=.*(?:^|[/_.\s-])loss(?:$|[/_.\s-]))"
+    r".*(?:^|[/_.\s-])(?:kl|kld|kl_div|kl_divergence|tc|total_correlation)(?:$|[/_.\s-])",
+    re.IGNORECASE)
+_DIVERGENCE_SLACK = -0.01
 # A perplexity is e to a cross-entropy, which is never below 0: never below 1 (a
 # Chemformer test run's `test_perplexity 4.13e-08` beside a test loss of 1.16: a
 # perplexity taken of something else). Room for a last digit rounded away.
@@ -132,12 +142,24 @@ class ImpossibleMetricRule:
             if key in self._raised or not math.isfinite(value):
                 continue
             below_one = value < _PERPLEXITY_FLOOR and _PERPLEXITY_WORD.search(key) is not None
+            divergence = value < _DIVERGENCE_SLACK and _DIVERGENCE_LOSS.search(key) is not None
             if abs(value) > _FLOAT32_MAX or (value < 0 and _DISTANCE_WORD.search(key)) \
-                    or below_one:
+                    or below_one or divergence:
                 self._raised.add(key)
                 why = "beyond any float32" if abs(value) > _FLOAT32_MAX else \
                     "below 1, which a perplexity (e to a cross-entropy) cannot be" \
-                    if below_one else "below 0, which a distance cannot be"
+                    if below_one else \
+                    "below 0, which a divergence between distributions (a KL) cannot be" \
+                    if divergence else "below 0, which a distance cannot be"
+                if divergence and not is_eval_metric(key):
+                    # (a term of the objective the run minimises: the training itself
+                    # optimises a wrong figure, not one report of it)
+                    out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
+                                     f"{key} = {value:.4g}, {why}: a term of the training "
+                                     f"objective is computed wrong (its estimator or its sign), "
+                                     f"so the run optimises the wrong thing and its model "
+                                     f"cannot be trusted", key=key, severity=Severity.BLOCKER))
+                    continue
                 out.append(Raise(AnomalyType.IMPOSSIBLE_METRIC,
                                  f"{key} = {value:.4g}, {why}: the metric is computed wrong "
                                  f"(an overflow, broken reference statistics), and what it "
