@@ -141,6 +141,8 @@ class RunLifecycle:
         # same one again is no death (a DataLoader's feeder thread, `BrokenPipeError`
         # after each of 89 worker restarts, the last of them at the log's end).
         self._outlived_in_threads: set[str] = set()
+        # The kinds of failure training went on after in this attempt (see COMPLETED).
+        self._outlived_kinds: set[EventKind] = set()
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
@@ -279,6 +281,8 @@ class RunLifecycle:
         if pending is not None and pending.in_helper_thread \
                 and len(self._outlived_in_threads) < 64:
             self._outlived_in_threads.add(pending.event.detail)
+        if pending is not None:
+            self._outlived_kinds.add(pending.event.kind)
         self._pending = None  # training went on: that failure was not fatal
         self._attempt_advances += 1
         if after is Phase.RUNNING:
@@ -312,6 +316,9 @@ class RunLifecycle:
         if failure is not None:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
                                                             Phase.FAILING_FINISHED):
+                if self._pending is not None and self._pending.stepped_after:
+                    # (a step, then another failure: the process lived past the one before)
+                    self._outlived_kinds.add(self._pending.event.kind)
                 self._pending = failure
                 self._failed_after_completion = self._completion is not None
         elif kind is EventKind.REQUEUED:
@@ -373,8 +380,13 @@ class RunLifecycle:
                 # `Optimization stopped early.`, `Optimization Done.`). Only its word that
                 # the plan was done stands.
                 return None
-            if pending is not None and pending.stepped_after \
-                    and event.detail not in AFTER_TRAINING:
+            if pending is not None and event.detail not in AFTER_TRAINING and (
+                    pending.stepped_after or (not pending.cancelled
+                                              and pending.event.kind in self._outlived_kinds)):
+                # (or a failure of a kind the run went on after before, in this attempt:
+                # a Flower simulation's clients out of memory in every round, the server
+                # aggregating on after each, then `Run finished 3 round(s)` right after
+                # the last round's failures — the server caught them all)
                 # The step read after the failure was training after all: the run says
                 # it went on to finish (a library's traceback it recovered from).
                 self._trained(Evidence.TRAINED)
@@ -838,6 +850,7 @@ class RunLifecycle:
         self.stopped_on_purpose = False
         self.attempt += 1
         self._attempt_advances = 0
+        self._outlived_kinds.clear()
 
     def _crash_from_pending(self, how: str, *, inferred: bool, final: bool,
                             exit_info: ExitInfo | None = None) -> Ending:

@@ -377,7 +377,8 @@ class BarSteps:
         if self.keras_epoch is None:
             return self._bare_keras_bar(bar, metrics), events
         epoch, epochs = self.keras_epoch
-        finished = self._keras_last_n is not None and self._keras_last_n == self._keras_batches
+        finished = self._keras_last_n is not None and self._keras_batches is not None \
+            and self._keras_last_n >= self._keras_batches
         if self._keras_last_n is not None and (
                 bar.n < self._keras_last_n
                 or (bar.total is not None and bar.total != self._keras_batches)
@@ -404,16 +405,19 @@ class BarSteps:
         if batches is None:
             step = bar.n if epoch == 1 else None
             return Parsed("keras", step, None, None, epochs, metrics), events
-        step = (epoch - 1) * batches + bar.n
+        # (a generator that yields a batch past its `steps_per_epoch`, `1364/1363`, ends
+        # the epoch at its total all the same: the step does not run past the plan)
+        n = min(bar.n, batches)
+        step = (epoch - 1) * batches + n
         if self.rounds.window:
             # One round's `fit` of a longer run the log shows part of: its plan is the
             # call's, and its end no end of the run.
             return Parsed("keras", step, None, epoch - 1 + min(bar.n / batches, 1.0), None,
                           metrics, per_epoch=batches), events
-        if epoch == epochs and bar.n == bar.total:
+        if epoch == epochs and bar.total is not None and bar.n >= bar.total:
             events.append(LogEvent(EventKind.COMPLETED, f"Epoch {epoch}/{epochs} finished",
                                    "keras: last epoch finished"))
-        return Parsed("keras", step, epochs * batches, epoch - 1 + min(bar.n / batches, 1.0),
+        return Parsed("keras", step, epochs * batches, epoch - 1 + min(n / batches, 1.0),
                       epochs, metrics, per_epoch=batches), events
 
     def restart_epochs(self, offset: int) -> None:

@@ -101,6 +101,8 @@ _SAID = lazy_re.compile(
     # testing model`)
     r"^\W*(?:[Aa]ll|ALL)\s+(?:done|DONE|[Ff]inished|FINISHED|[Cc]omplete[d]?|COMPLETED?)\b"
     r"(?![,;]\s*\w)|"
+    # (the words the other way round, the whole line: a KB-completion trainer's `done all`)
+    r"^\W*(?:[Dd]one|DONE|[Ff]inished|FINISHED)\s+(?:all|ALL)\W*$|"
     # the model said trained, with how much or how long it took: `Model trained in 100
     # epochs.`, `Trained for 50 epochs`, `The network was trained in 253.4 seconds`
     rf"^\W*(?:the\s+)?(?:(?:final\s+)?(?:model|network|net|classifier|agent|policy)\s+"

@@ -49,6 +49,7 @@ from babysit.parsing.events import SUMMARY
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
 from babysit.parsing.llmc import FINAL_VALIDATION
+from babysit.parsing.log_prefix import message
 from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.run_eta import RunEta
@@ -117,7 +118,9 @@ _SAVED_EPOCH = lazy_re.compile(r"\bat (\d+) epochs?\b|\bepoch[_-](\d+)\.(?:pth|p
                                re.IGNORECASE)
 # The outer counter and its total: `Epoch 14/14`, `epoch: 20/20, iter: 10/14`, `Epoch
 # [299/300]`, `=== EPOCH 199/199 ===`, `Epoch:[ 19 | 19 ]`, `epoch 3 of 10`.
-_EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(\d+)\s*"
+# (a counter of the plan in parentheses after the epoch's own number, Pointnet2's `****
+# Epoch 57 (150/150) ****` of a fine-tune resumed at its plan's epoch 94: the plan's)
+_EPOCH_OF = lazy_re.compile(r"\b(?:[Ee]poch|EPOCH)\b[\s:=#\[(]*(?:\d+\s+\(\s*)?(\d+)\s*"
                             r"(?:/|\b(?:out\s+)?of\b|\|)\s*(\d+)\b")
 # The epoch named by its number alone, no total after it (`Now training epoch 99.`).
 # (A `|` after it sets the next field apart, `Epoch 100 | Step 2360/2449 | Loss: 0.01`,
@@ -606,7 +609,10 @@ class EndingReader:
         `events`: what the line's signatures already found."""
         if says_plan_reached(text):
             return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
-        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text):
+        if any(e.kind is EventKind.COMPLETED for e in events) or not (
+                says_finished(text) or ((said := message(text)) != text and says_finished(said))):
+            # (its words behind a logger's head too: `2018-03-24 19:44:50,217 INFO done all`,
+            # the sentence's own opening is where the message starts)
             return None
         if self.closing.recurs(template(text.strip())):
             self._note_stage_said(text)

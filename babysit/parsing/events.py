@@ -192,6 +192,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\d: F [\w.\-/]+\.\w+:\d+\]\s*(\S.*)", -1),
     # detectron2 and mmengine say so before the traceback.
     _sig(EventKind.EXCEPTION, r"(Exception during training):?", 1),
+    # Hydra's last words when its task (or composing its configuration) raised: the error
+    # on the line before, then this in place of the traceback (HYDRA_FULL_ERROR unset).
+    _sig(EventKind.EXCEPTION,
+         r"^\s*Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace",
+         detail="Hydra stopped the run on an error (the line above says which)"),
     # torchrun / torch.distributed.elastic: the launcher was told to stop, or it stops its
     # workers (after one failed), or it restarts them (a new attempt).
     # Stopped by the user in a framework's own words: Lightning's `Detected
@@ -715,7 +720,8 @@ _TRIGGERS = (
     "OVERFLOW", "Successfully", "TERM_", "*** ", "early", "Signaling", "exits", "model",
     "ptimi", "MODEL", "Loss for final", "Check failed", "^C", "received SIG", "Model", "OOM",
     "Model", ".cu:", "unexpected pos", "Safetensor", "serializ", "PytorchStreamWriter",
-    "DataLoader worker", "terminate called", "fallen off", "NVLink", "double bit", "Ctrl",
+    "DataLoader worker", "terminate called", "HYDRA_FULL_ERROR", "fallen off", "NVLink",
+    "double bit", "Ctrl",
     "早停", "提前停止", "早期終了", "조기", "ừng sớm", "arada ", "rrêt ", "rret ",
     "improve in the last", "EarlyStopping", "Stopping training", "opped early", "arly stop",
     "arly Stop",

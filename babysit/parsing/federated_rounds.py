@@ -10,6 +10,13 @@ and metrics). No line of it is a training record: the rounds are the run's steps
 summary's history is a table of the rounds already run, not training that went on — but a
 round's loss there that is not finite is still the run's: the server printed no loss before
 it, and a NaN read nowhere would leave a GO on a run that was never seen.
+
+Flower before 1.5 logs the same things in other words (`server.py`, `app.py`): the plan as
+`ServerConfig(num_rounds=10, …)`, each round as `fit_round 3: strategy sampled 8 clients`,
+the global model evaluated on the server's own data as `initial parameters (loss, other
+metrics): 2.30, {'accuracy': 0.44}` and after each round as `fit progress: (3, 43999636.0,
+{'accuracy': 0.41}, 241.2)` — the run's loss, the only one the server prints —, and its end
+as `FL finished in 834.95`, then `app_fit: losses_centralized [(0, 2.30), …]`, a history.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from babysit import lazy_re
 from babysit.model import EventKind, LogEvent, Record
 from babysit.parsing.text import number_from
 
-_PLAN = lazy_re.compile(r"\bStarting Flower (?:server|ServerApp|SuperLink)\b.*?"
+_PLAN = lazy_re.compile(r"\bStarting Flower (?:server|ServerApp|SuperLink|simulation)\b.*?"
                         r"\bnum_rounds=(\d+)")
 _ROUND = lazy_re.compile(r"^\[ROUND (\d+)\]\s*$")
 _SUMMARY = lazy_re.compile(r"^\[SUMMARY\]\s*$")
@@ -31,7 +38,14 @@ _HISTORY_LOSS = lazy_re.compile(r"^round (\d+): (\S+)\s*$")
 # Flower's logger head (`INFO :      `, after its colours are taken off): the summary's
 # history is printed under it, line by line.
 _FLOWER_HEAD = lazy_re.compile(r"^(?:INFO|DEBUG|WARNING|ERROR)\s+:\s")
-HINTS = ("Flower", "[ROUND", "[SUMMARY", "Run finished")
+# Flower before 1.5 (see the module).
+_FIT_ROUND = lazy_re.compile(r"^fit_round (\d+): strategy sampled ")
+_INITIAL = lazy_re.compile(r"^initial parameters \(loss, other metrics\): (\S+?), (\{.*\})\s*$")
+_PROGRESS = lazy_re.compile(r"^fit progress: \((\d+), (\S+?), (\{.*\}), [\d.]+\)\s*$")
+_OLD_FINISHED = lazy_re.compile(r"^FL finished in [\d.]+\s*$")
+_FIGURE = lazy_re.compile(r"'(\w+)': ([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)")
+HINTS = ("Flower", "[ROUND", "[SUMMARY", "Run finished", "fit_round ", "fit progress: (",
+         "initial parameters (", "FL finished in ", "app_fit: ", "evaluate_round ")
 
 
 class FederatedRounds:
@@ -69,6 +83,10 @@ class FederatedRounds:
         if plan is not None:
             self.planned = int(plan.group(1))
             return None
+        if self.planned is not None:
+            older = self._older(message, rank)
+            if older is not None:
+                return older
         started = _ROUND.match(message)
         if started is not None:
             return Record(step=int(started.group(1)), target_steps=self.planned,
@@ -79,3 +97,36 @@ class FederatedRounds:
             self._summary = True
             return True
         return None
+
+    def _older(self, message: str, rank: int | None) -> Record | bool | None:
+        """A line of a Flower server before 1.5 (see the module), under its plan."""
+        if message.startswith("app_fit: "):
+            return True  # the history of the rounds already read
+        if _OLD_FINISHED.match(message) is not None:
+            return Record(target_steps=self.planned,
+                          events=(LogEvent(EventKind.COMPLETED, message[:500]),),
+                          rank=rank, fmt="flower")
+        started = _FIT_ROUND.match(message)
+        if started is not None:
+            return Record(step=int(started.group(1)), target_steps=self.planned,
+                          events=(LogEvent(EventKind.NEW_STAGE, message[:500],
+                                           f"round {started.group(1)}"),),
+                          rank=rank, fmt="flower")
+        if message.startswith(("fit_round ", "evaluate_round ")):
+            return True  # (`fit_round 1 received 8 results and 0 failures`: the round's news)
+        evaluated = _PROGRESS.match(message)
+        at_round = int(evaluated.group(1)) if evaluated is not None else 0
+        if evaluated is None:
+            evaluated = _INITIAL.match(message)
+            if evaluated is None:
+                return None
+            loss, figures = evaluated.group(1), evaluated.group(2)
+        else:
+            loss, figures = evaluated.group(2), evaluated.group(3)
+        metrics = {name: value for name, text in _FIGURE.findall(figures)
+                   if (value := number_from(text)) is not None}
+        value = number_from(loss.rstrip(","))
+        if value is not None:
+            metrics["loss"] = value
+        return Record(step=at_round, target_steps=self.planned, metrics=metrics, rank=rank,
+                      fmt="flower")

@@ -506,7 +506,11 @@ _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "p
                  "nll",
                  "throughput", "samples", "tokens", "tok", "mfu", "f1", "bleu", "rouge", "wer",
                  "reward", "kl", "entropy", "score", "auc", "it/s", "tps", "dice", "iou", "psnr",
-                 "ssim", "fitness")
+                 "ssim", "fitness",
+                 # a ranking's measures (link prediction, retrieval, recommendation:
+                 # `Hits @10: 0.1436`, `Mean rank: 280.7`, `MRR`, `NDCG@10`, `recall@20`;
+                 # not a bare `precision`, a setting's word: `Mixed precision: 16`)
+                 "hits@", "mrr", "mean_rank", "ndcg", "recall@")
 
 
 # A source file's path and line, `…/dreambooth/train_dreambooth_colossalai.py:669` (a
@@ -1022,7 +1026,9 @@ _LEADING_MAP = lazy_re.compile(r"^\W*m?AP(?:@?[\d.:]+)?\s*[:=]\s*\d")
 
 # The rank a line names among its fields, with only a space before its number (`… lr
 # 0.00032621 rank 2`): a global rank, never a `local_rank`.
-_RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5})\b")
+# (not a ranking's measure: `Mean rank: 280.7`, a link predictor's mean rank of its answers)
+_RANK_FIELD = lazy_re.compile(r"(?<![\w.[])(?<![Mm]ean )(?<!MEAN )(?<![Mm]edian )"
+                              r"(?:rank|RANK|Rank)\s*[=:]?\s*(\d{1,5})\b")
 
 
 # A loop variable's name and its count opening a line: `i=150`, `it = 40`, `iter_num=7`.
@@ -1069,6 +1075,12 @@ def _episode_counts(parsed: Parsed, values: Mapping[str, float], segment: str) -
 _FEWER_STEPS = 10
 
 
+_SPACED_AT = lazy_re.compile(r"(?<=[A-Za-z]) @(?=\d)")
+_COUNTED_NAME = lazy_re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z_ ]{0,40}?) (?:in|after|for|of) (?P<n>\d+) "
+    r"(?P<unit>epochs?|iterations?|iters?|steps?)\s*:\s*(?=[-+\d.]|nan|inf)", re.IGNORECASE)
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -1083,6 +1095,17 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             segment = _QUOTED_SETTING.sub(" ", segment)
         if _configuration_pairs(segment):
             return None
+    if " @" in segment:
+        segment = _SPACED_AT.sub("@", segment)  # `Hits @10: 0.1436`: the measure `hits@10`
+    if " epoch" in segment or " iter" in segment or " step" in segment:
+        # `training loss in 1 epoch: 2071.04` (a KB-completion trainer's), `loss after 3
+        # epochs: 0.52`: the counter inside the name, the value after the colon — not an
+        # epoch of 2071
+        counted = _COUNTED_NAME.match(segment)
+        if counted is not None:
+            unit = counted.group("unit").rstrip("s")
+            segment = f"{unit} {counted.group('n')}, {counted.group('name')}: " \
+                      f"{segment[counted.end():]}"
     values = key_values(segment)
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and (has_counter(segment)

@@ -76,6 +76,7 @@ class LeadingCounter:
     def __init__(self) -> None:
         self._last_bare: int | None = None
         self._last_of: tuple[int, int] | None = None  # the last `N/M` read
+        self._of_gap = 0  # the interval between the last two `N/M` of one total (0: unknown)
         self._rounds = 0  # times an `N/M` counter came round again (went back down)
         self._same = 0  # lines in a row with the same bare count
         self._label = False  # a bare count stayed or went down: a label, not a counter
@@ -120,8 +121,16 @@ class LeadingCounter:
                     return None
                 last = self._last_of
                 self._last_of = (step, total)
+                if last is not None and total == last[1] and step > last[0]:
+                    self._of_gap = step - last[0]
                 if last is not None and total == last[1] and step < last[0]:
-                    if 2 * last[0] >= total:
+                    # (came round: its last value within one of its intervals of the total;
+                    # deep-text-recognition's `[1/60000]` after `[36000/60000]`, printed
+                    # every 2,000, is a relaunch, though past half its total)
+                    came_round = last[0] + self._of_gap > total if self._of_gap \
+                        else 2 * last[0] >= total
+                    self._of_gap = 0
+                    if came_round:
                         self._rounds += 1  # it came round again: an epoch's batches
                     else:
                         # Back to its start well short of its total (a text-recognition

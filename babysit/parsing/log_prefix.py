@@ -19,9 +19,16 @@ from babysit.parsing.shown_values import shown_pairs
 # One field of a logger's head, with the separators after it.
 _HEAD_FIELD = lazy_re.compile(
     r"(?:"
+    # a Docker Compose service's name, the line's first field, before a level or a timestamp
+    # (`torch-FedAdam-run | INFO flwr 2023-12-01 19:45:36,172 | server.py:125 | …`)
+    r"^[A-Za-z0-9][\w.-]*[ \t]*\|(?=[ \t]+(?:INFO|DEBUG|WARNING|WARN|\[?\d{4}-\d{2}-\d{2}[ T]))"
+    # a logger's name between its level and its timestamp (Flower's `%(levelname)s
+    # %(name)s %(asctime)s | %(filename)s:%(lineno)d | %(message)s`: `INFO flwr 2023-12-01 …`)
+    r"|(?:(?<=INFO )|(?<=DEBUG )|(?<=WARNING ))[A-Za-z_][\w.]*"
+    r"(?=[ \t]+\d{4}-\d{2}-\d{2}[ T]\d{2}:)"
     # a rule that opens the head before its timestamp (fairseq's and TransQuest's `| 2021-07-08
     # 17:11:28 | INFO | Validation loss: 0.409, acc: 0.834`)
-    r"\|(?=[ \t]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:)"
+    r"|\|(?=[ \t]*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:)"
     # a logger's name before its timestamp (insightface's arcface_torch: `Training:
     # 2021-03-14 22:08:20,513-Speed 469.12 samples/sec   Loss 15.4833 …`)
     r"|[A-Za-z][\w.]*:[ \t]+(?=\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})"

@@ -53,6 +53,13 @@ def clean(text: str) -> str:
     if "#011" in text:
         text = _SYSLOG_TAB.sub("\t", text)
     if "\x1b" in text:
+        if "\x1b[A" in text:
+            # The cursor moved up a row (tqdm's nested bars): what follows is written on
+            # another row, a line of its own — Lightning's `` `Trainer.fit` stopped:
+            # `max_epochs=1` reached.`` after the bar's last frame. The frame before it is
+            # drawn again on lines of its own; a move with nothing after it changes nothing.
+            before, _, after = text.rpartition("\x1b[A")
+            text = after if after.strip() and _ANSI.sub("", after).strip() else before
         text = _ANSI.sub("", text)
     if "\x08" in text:
         text = _render_backspaces(text)

@@ -126,3 +126,147 @@ def test_a_few_evaluations_below_the_best_without_a_training_loss_stay_quiet(tmp
     rises = [0.509, 0.550, 0.5599, 0.5612]
     artifact = verdict_of(tmp_path, _grouped([*rises, 0.556, 0.553, 0.550, 0.548, 0.546]))
     assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"]
+
+
+# -- sealed-167 and sealed-168, after their blind score ------------------------------------
+
+def test_a_counter_back_to_its_start_well_short_of_a_round_is_a_relaunch(tmp_path: Path):
+    """deep-text-recognition's `[1/60000]` after `[36000/60000]`, printed every 2,000: a
+    relaunch past half its total is no epoch coming round; the last launch's 60000/60000
+    ends the run."""
+    def launch(last: int) -> list[str]:
+        return [f"[{max(n, 1)}/60000] Train loss: {8 / (n + 1):.5f}, Valid loss: "
+                f"{9 / (n + 1):.5f}, Elapsed_time: {n / 10:.5f}" for n in range(0, last + 1, 2000)]
+    artifact = verdict_of(tmp_path, [*launch(36000), *launch(60000)])
+    assert artifact["total_steps"] == 60000 and artifact["target_steps"] == 60000
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_an_old_flower_server_log_reads_its_rounds_and_its_end(tmp_path: Path):
+    """Flower before 1.5 behind a Docker Compose service's name: `fit progress: (1,
+    66508.69, {'accuracy': 0.43}, 73.9)`, then `FL finished in 834.95`."""
+    head = "torch-FedAdam-run | {level} flwr 2023-12-01 19:4{m}:22,251 | {where} | {text}"
+    lines = [head.format(level="INFO", m=3, where="app.py:162",
+                         text="Starting Flower server, config: ServerConfig(num_rounds=10, "
+                              "round_timeout=None)"),
+             head.format(level="INFO", m=4, where="server.py:94",
+                         text="initial parameters (loss, other metrics): 2.3003, "
+                              "{'accuracy': 0.4402}")]
+    for r in range(1, 11):
+        lines += [head.format(level="DEBUG", m=5, where="server.py:222",
+                              text=f"fit_round {r}: strategy sampled 8 clients (out of 8)"),
+                  head.format(level="DEBUG", m=5, where="server.py:236",
+                              text=f"fit_round {r} received 8 results and 0 failures"),
+                  head.format(level="INFO", m=5, where="server.py:125",
+                              text=f"fit progress: ({r}, {2.3 * 10 ** r:.1f}, "
+                                   f"{{'accuracy': {0.44 - r / 100:.4f}}}, {70.0 * r:.2f})"),
+                  head.format(level="DEBUG", m=6, where="server.py:173",
+                              text=f"evaluate_round {r}: strategy sampled 8 clients (out of 8)")]
+    lines.append(head.format(level="INFO", m=8, where="server.py:153",
+                             text="FL finished in 834.95"))
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED" and artifact["decision"] == "NO-GO"
+    assert artifact["total_steps"] == 10 and set(artifact["final_metrics"]) == {"loss", "accuracy"}
+    assert "divergence" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_simulation_whose_clients_fail_every_round_still_finishes(tmp_path: Path):
+    """A Flower simulation: each round's client dies out of memory, the server aggregates
+    on, and `Run finished 3 round(s)`: the run ended as it planned, its failures its
+    clients' (caught by the server), still a blocker."""
+    lines = ["INFO :      Starting Flower simulation, config: num_rounds=3, no round_timeout"]
+    for r in range(1, 4):
+        lines += [f"INFO :      [ROUND {r}]", "ERROR :     Traceback (most recent call last):",
+                  '  File "ray_actor.py", line 401, in get_client_result',
+                  "RuntimeError: MPS backend out of memory (MPS allocated: 8.00 MB, other "
+                  "allocations: 18.13 GB, max allowed: 18.13 GB).",
+                  f"Server: Aggregating fit results for round {r}. 0 clients returned results."]
+    lines += ["INFO :      [SUMMARY]", "INFO :      Run finished 3 round(s) in 5514.38s"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED" and artifact["decision"] == "NO-GO"
+    assert "oom" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_keras_bar_one_batch_past_its_total_ends_its_plan(tmp_path: Path):
+    """A generator one batch longer than `steps_per_epoch`: `1364/1363`, 30 epochs."""
+    lines: list[str] = []
+    for epoch in range(1, 31):
+        lines += [f"Epoch {epoch}/30",
+                  f"1364/1363 [==============================] - 402s 295ms/step - loss: "
+                  f"{10 / epoch:.4f} - val_loss: {11 / epoch:.4f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+    assert artifact["total_steps"] == artifact["target_steps"] == 30 * 1363
+
+
+def test_a_counter_inside_the_name_is_no_epoch_of_the_value(tmp_path: Path):
+    """`training loss in 1 epoch: 2071.04`, then `done all` behind the logger's head."""
+    lines = [f"2018-03-24 18:4{n % 10}:54,235 INFO training loss in {n} epoch: "
+             f"{2000 / n:.6f}" for n in range(1, 41)]
+    lines.append("2018-03-24 19:44:50,217 INFO done all")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert "at epoch 40" in artifact["summary"]
+
+
+def test_a_loss_that_rises_block_after_block_is_a_divergence(tmp_path: Path):
+    """TransE's margin loss, 277 at epoch 40, then higher every fifty epochs to 524."""
+    values = [277 + (40 - n) * 20 if n < 40 else 277 + (n - 40) * 0.95 + (3 if n % 2 else -3)
+              for n in range(1, 301)]
+    lines = [f"INFO training loss in {n} epoch: {v:.6f}" for n, v in enumerate(values, 1)]
+    lines.append("INFO done all")
+    artifact = verdict_of(tmp_path, lines)
+    assert "divergence" in {a["type"] for a in artifact["anomalies_detected"]}
+    assert artifact["decision"] == "NO-GO"
+
+
+def test_a_loss_on_a_level_stays_quiet(tmp_path: Path):
+    values = [277 + (40 - n) * 20 if n < 40 else 277 + (5 if n % 3 else -5) for n in range(1, 301)]
+    lines = [f"INFO training loss in {n} epoch: {v:.6f}" for n, v in enumerate(values, 1)]
+    lines.append("INFO done all")
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("SUCCEEDED", "GO")
+
+
+def test_a_ranking_measure_is_read_and_a_mean_rank_is_no_process_rank(tmp_path: Path):
+    """ActiveLink's `Hits @10: 0.143560` and `Mean rank: 280.710432` under its test block."""
+    lines: list[str] = []
+    for n in range(1, 30):
+        lines += [f"2020-08-30 16:41:{n:02d},967 INFO  {n} epoch: finished",
+                  f"2020-08-30 16:41:{n:02d},968 INFO  Hits @10: {0.1 + n / 1000:.6f}",
+                  f"2020-08-30 16:41:{n:02d},969 INFO  Mean rank: {300 - n:.6f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert {"hits@10", "mean_rank"} <= set(artifact["final_metrics"])
+    assert "straggler" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_hydra_s_last_words_are_a_failure(tmp_path: Path):
+    lines = ["[2025-06-01 10:00:00,000][__main__][INFO] - starting",
+             "Multiple values for hydra/job_logging. To override a value use 'override "
+             "hydra/job_logging: colorlog'", "",
+             "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace."]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+
+
+def test_words_after_a_cursor_up_are_a_line_of_their_own(tmp_path: Path):
+    """Lightning's `` `Trainer.fit` stopped: `max_steps=20` reached.`` written after the
+    bar's last frame (cut at the terminal's width, no closing bracket) and tqdm's
+    cursor-up."""
+    frames = [f"Epoch 0: {100 * n // 27:3d}%|#| {n}/27 [2:{n:02d}:21<00:00, 336.34s/it, "
+              f"loss={0.05 - n / 1000:.4f}, v_num=2, train_l" for n in range(1, 21)]
+    lines = [*frames[:-1], frames[-1] + "\x1b[A`Trainer.fit` stopped: `max_steps=20` reached."]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+def test_a_plan_s_counter_after_the_epoch_s_own_number(tmp_path: Path):
+    """Pointnet2's `**** Epoch 57 (150/150) ****`: a fine-tune resumed at the plan's epoch
+    94, its own epochs counted from 1; the last planned epoch's evaluation ends it."""
+    lines: list[str] = []
+    for own, planned in enumerate(range(94, 151), 1):
+        lines += [f"2021-09-09 02:36:27,817 - Model - INFO - **** Epoch {own} ({planned}/150) ****",
+                  f"2021-09-09 02:36:28,817 - Model - INFO - Training mean loss: {1 / own:.6f}",
+                  f"2021-09-09 02:36:29,817 - Model - INFO - eval mean loss: {0.1 + 1 / own:.6f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
