@@ -141,8 +141,9 @@ class RunLifecycle:
         # same one again is no death (a DataLoader's feeder thread, `BrokenPipeError`
         # after each of 89 worker restarts, the last of them at the log's end).
         self._outlived_in_threads: set[str] = set()
-        # The kinds of failure training went on after in this attempt (see COMPLETED).
-        self._outlived_kinds: set[EventKind] = set()
+        # The failures the run went on past in this attempt to fail again (a step, then a
+        # new traceback), by what they said, numbers masked (see COMPLETED).
+        self._outlived_failures: set[str] = set()
         self._before_restart: Ending | None = None  # how the attempt babysit restarted ended
         self.launcher_restarts = 0  # times a launcher (torchrun) restarted the workers
         self.relaunches = 0  # new launches after a failure, read from the log
@@ -281,8 +282,6 @@ class RunLifecycle:
         if pending is not None and pending.in_helper_thread \
                 and len(self._outlived_in_threads) < 64:
             self._outlived_in_threads.add(pending.event.detail)
-        if pending is not None:
-            self._outlived_kinds.add(pending.event.kind)
         self._pending = None  # training went on: that failure was not fatal
         self._attempt_advances += 1
         if after is Phase.RUNNING:
@@ -306,6 +305,12 @@ class RunLifecycle:
         if kind is EventKind.EXCEPTION and event.detail.endswith(CUT_OFF) \
                 and self._pending is not None and not self._pending.provisional:
             return None  # the log ends in the traceback of a failure already noted
+        if kind is EventKind.TRACEBACK_START and self._pending is not None \
+                and self._pending.stepped_after and len(self._outlived_failures) < 64:
+            # A step after the failure, then a new traceback begins: the process lived past
+            # that failure to raise again (not the step a failure's own line names,
+            # `FloatingPointError: … at iteration=14671`, inside the traceback already open).
+            self._outlived_failures.add(_said_alike(self._pending.event))
         self._memory_failures.seen(event, self.attempt, self._attempt_advances)
         if kind is EventKind.THREAD_FAILED:
             self._thread_death = (event, self.attempt, self._attempt_advances)
@@ -316,9 +321,6 @@ class RunLifecycle:
         if failure is not None:
             if next_phase(self.phase, Evidence.FAILURE) in (Phase.FAILING,
                                                             Phase.FAILING_FINISHED):
-                if self._pending is not None and self._pending.stepped_after:
-                    # (a step, then another failure: the process lived past the one before)
-                    self._outlived_kinds.add(self._pending.event.kind)
                 self._pending = failure
                 self._failed_after_completion = self._completion is not None
         elif kind is EventKind.REQUEUED:
@@ -381,9 +383,11 @@ class RunLifecycle:
                 # the plan was done stands.
                 return None
             if pending is not None and event.detail not in AFTER_TRAINING and (
-                    pending.stepped_after or (not pending.cancelled
-                                              and pending.event.kind in self._outlived_kinds)):
-                # (or a failure of a kind the run went on after before, in this attempt:
+                    pending.stepped_after or (
+                        not pending.cancelled
+                        and _said_alike(pending.event) in self._outlived_failures)):
+                # (or the same failure, numbers aside, as one the run went on after in this
+                # attempt:
                 # a Flower simulation's clients out of memory in every round, the server
                 # aggregating on after each, then `Run finished 3 round(s)` right after
                 # the last round's failures — the server caught them all)
@@ -850,7 +854,7 @@ class RunLifecycle:
         self.stopped_on_purpose = False
         self.attempt += 1
         self._attempt_advances = 0
-        self._outlived_kinds.clear()
+        self._outlived_failures.clear()
 
     def _crash_from_pending(self, how: str, *, inferred: bool, final: bool,
                             exit_info: ExitInfo | None = None) -> Ending:
@@ -894,3 +898,12 @@ class RunLifecycle:
                              futile_restart=ending.evidence)
         self.ending = ending
         return ending
+
+
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _said_alike(event: LogEvent) -> str:
+    """A failure as it was said, its numbers masked: the same failure again (`MPS backend
+    out of memory (MPS allocated: 8.00 MB …` then `… 40.00 MB …`) says the same."""
+    return f"{event.kind.value}:{_DIGITS.sub('#', (event.detail or event.line)[:160])}"

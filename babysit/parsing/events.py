@@ -451,6 +451,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.BEST_RESTORED, r"(?:^|\s-\s|:\s)(?:[Ll]oading|[Rr]estoring|[Ll]oaded|"
          r"[Rr]estored)\s+(?:the\s+)?best\s+(?:epoch\s+)?(?:weights|model|checkpoint|state)"
          r"\s*\.?\s*$"),
+    # ... in RecBole's (`Finished training, best eval result in epoch 10`, then `Loading model
+    # structure and parameters from saved/SRGNN-….pth`: its trainer saves only the best,
+    # and `load_best_model` reloads it to test)
+    _sig(EventKind.BEST_RESTORED, r"\bFinished training, best eval result in epoch (\d+)\b", 1),
     # ... in a hand-written loop's words (PINNx: `🛑 Early stopping triggered at epoch 501`,
     # `✅ Restored best model from epoch 1`)
     _sig(EventKind.BEST_RESTORED, r"\b[Rr]estor(?:ed|ing)\s+(?:the\s+)?best\s+"

@@ -1076,8 +1076,10 @@ _FEWER_STEPS = 10
 
 
 _SPACED_AT = lazy_re.compile(r"(?<=[A-Za-z]) @(?=\d)")
+# (`in`, `after`, `of`: where the run stood; not `for`, a span: `Time for 100 steps:21.07`,
+# StackGAN's, is how long a hundred took)
 _COUNTED_NAME = lazy_re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z_ ]{0,40}?) (?:in|after|for|of) (?P<n>\d+) "
+    r"^\s*(?P<name>[A-Za-z][A-Za-z_ ]{0,40}?) (?:in|after|of) (?P<n>\d+) "
     r"(?P<unit>epochs?|iterations?|iters?|steps?)\s*:\s*(?=[-+\d.]|nan|inf)", re.IGNORECASE)
 
 

@@ -22,6 +22,10 @@ _HEAD_FIELD = lazy_re.compile(
     # a Docker Compose service's name, the line's first field, before a level or a timestamp
     # (`torch-FedAdam-run | INFO flwr 2023-12-01 19:45:36,172 | server.py:125 | …`)
     r"^[A-Za-z0-9][\w.-]*[ \t]*\|(?=[ \t]+(?:INFO|DEBUG|WARNING|WARN|\[?\d{4}-\d{2}-\d{2}[ T]))"
+    # Ray's prefix on an actor's or a worker's output (`(_ray_fit pid=170789)`,
+    # `(ClientAppActor pid=2421)`, `(RolloutWorker pid=85, ip=10.0.0.3)`, `(pid=4121)`): which
+    # process printed the line, no figure (AutoGluon's read as a metric `_dystack_pid`)
+    r"|\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\)"
     # a logger's name between its level and its timestamp (Flower's `%(levelname)s
     # %(name)s %(asctime)s | %(filename)s:%(lineno)d | %(message)s`: `INFO flwr 2023-12-01 …`)
     r"|(?:(?<=INFO )|(?<=DEBUG )|(?<=WARNING ))[A-Za-z_][\w.]*"

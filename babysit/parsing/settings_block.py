@@ -44,8 +44,10 @@ from babysit.parsing.log_prefix import message
 
 # The heading alone on its line, a few words at most before the word for settings.
 _HEADING = lazy_re.compile(
+    # (a few words after it too: AutoGluon's `User-specified model hyperparameters to be fit:`)
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
-    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)\s*[:=]\s*[{(\[]?\s*$|"
+    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)(?:\s+[a-z]+){0,3}"
+    r"\s*[:=]\s*[{(\[]?\s*$|"
     # a Markdown heading, which takes no colon (`#### Configurations`, then `- …` items)
     r"^#{1,6}\s+(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|parameters|arguments|"
     r"config(?:uration)?s?|settings|options)\s*$")
@@ -66,6 +68,8 @@ _PART_SET_UP = lazy_re.compile(r"^\W{0,3}(?:[\w.-]+\s*\|\s*)?(?i:optimi[sz]er|"
                                r"(?:[A-Za-z]\w*\s+){0,3}[A-Za-z_][\w.]*\s*=")
 _PART_HINTS = ("ptimi", "PTIMI", "cheduler", "CHEDULER", "ampler", "AMPLER", "oader", "OADER")
 # One setting alone on its line under a heading: a name, `=` or `:`, one value.
+_BRACKETS = frozenset({"{", "}", "[", "]", "},", "],"})
+_DICT_ENTRY = lazy_re.compile(r"""^\s*['"][\w .-]{1,40}['"]\s*:""")
 _ONE_SETTING = lazy_re.compile(r"^[A-Za-z_][\w.-]*\s*[=:]\s*[^\s=:,;|][^\s=,;|]*\s*$")
 # An optimizer's repr: its class name and an open bracket alone on the line.
 _OPTIMIZER = lazy_re.compile(r"^[A-Z][A-Za-z0-9_.]* \($")
@@ -144,7 +148,13 @@ class SettingsBlock:
                 return True
             said = message(line)
             if said.strip() and (said[:1] in (" ", "\t") or said.startswith("- ")
-                                 or _ONE_SETTING.match(said) is not None):
+                                 or _ONE_SETTING.match(said) is not None
+                                 or said.strip() in _BRACKETS
+                                 or _DICT_ENTRY.match(said) is not None):
+                # (or a dict printed one entry a line, its brackets alone on theirs, behind
+                # a head that took its indent away: AutoGluon's `User-specified model
+                # hyperparameters to be fit:`, `{`, then `'CAT': [{}, {'depth': 6, …}],`
+                # behind Ray's `(_dystack pid=167306)`)
                 # (behind a logger's head, not indented: pt.darts's `04/28 04:22:15 PM |
                 # ALPHA_LR=0.0003` under its `Parameters:`; one setting alone on a line)
                 return True

@@ -84,6 +84,7 @@ _MAX_CELLS = 40
 # naming its measure in a column of words (`_tidy_row`).
 _VALUE_COLUMNS = frozenset({"value", "values", "metric_value"})
 _HEADER_REACH = 200  # lines a header may stand above the first row it names
+_INDEX_REACH = 2  # ... and a frame's header above its first row (its index unnamed)
 _BARE_REPEATS = 3  # rows of one shape before bare columns are believed
 # A header of per-class measures (scikit-learn's classification_report: `precision
 # recall f1-score support`, the label column unnamed): its rows are the classes, each led
@@ -528,7 +529,9 @@ class ShapeReader:
         """A row of values: named by the header announced for rows of its width, or, for
         bare numbers, once their shape has come back a few times."""
         key = (sep, len(cells))
-        names = self._take_header(key)
+        names = self._indexed(key, cells)
+        if names is None:
+            names = self._take_header(key)
         if names is None and len(cells) > 2 and cells[-1].startswith("(") \
                 and _TIME_CELL.match(cells[-1]):
             # A row with the time it took at its end, in brackets, under a header that
@@ -571,6 +574,24 @@ class ShapeReader:
         if sep == "|":
             self._boxed_rows = True
         return self._named(names, cells, "table")
+
+    def _indexed(self, key: tuple[str, int], cells: list[str]) -> tuple[str, ...] | None:
+        """A pandas frame printed with its index (`   MAE  RMSE  R-squared` over `0
+        9.439865  3.446558  0.112432`): its header right above, one name narrower, the
+        index's column unnamed (it counts rows; `_named` passes it by). Nearer than any
+        header of the rows' own width further up (a line of words, `Extracting SQL
+        semantic features`, is no name of these columns)."""
+        if len(cells) <= 2 or not cells[0].isdecimal() or self._per_class_row(key):
+            return None
+        narrower = self._pending.get((key[0], key[1] - 1))
+        if narrower is None or self._line_no - narrower[0] > _INDEX_REACH \
+                or narrower[1][0] in _EPOCH_NAMES or narrower[1][0] in _STEP_NAMES \
+                or narrower[1][0] in _STEP_COLUMNS or cells[-1].startswith("("):
+            return None  # (its first column the loop's counter: the extra cell is at the
+            # end, fastai v1's `(00:13)`)
+        names = self._headers[key] = ("", *narrower[1])
+        self._pending.pop(key, None)  # (the older header of this width names none of them)
+        return names
 
     def _per_class_row(self, key: tuple[str, int]) -> bool:
         """A row under a recent header of per-class measures one name narrower than it:

@@ -26,7 +26,6 @@ _NOISE_K = 3.0
 _LONG_CLIMB = 5  # evaluations in a row each worse than the last: a climb, not noise
 _LEVEL = 5  # evaluations in a level
 _LEVEL_EVALS = 10  # evaluations before the level test speaks
-_UNPAIRED_AFTER = 8  # evaluations after the best, with no training loss in the log
 # A level's noise against a point's (the median of five: 0.54), times √2 for the gap
 # between two levels; and the sigmas that gap must exceed, the best level being the
 # least of many (so itself low by about a sigma of its own).
@@ -99,8 +98,8 @@ def after_best(evals: Sequence[tuple[float, float | None]], direction: int,
     """Few evaluations, worse since their best (see eval_after_best), while the
     training loss fell over the same stretch: (why, whether the latest level is clearly
     worse than the best level, by `eval_far_from_best` of it), or None."""
-    if direction == 0:
-        return None
+    if direction == 0 or all(train is None for _, train in evals):
+        return None  # with no training loss, only a jump speaks (see `degradation`)
     worse = [-direction * v for v, _ in evals]
     if within_counting_noise([v for v, _ in evals], worse):
         return None
@@ -108,13 +107,6 @@ def after_best(evals: Sequence[tuple[float, float | None]], direction: int,
     if found is None:
         return None
     best_at, how = found
-    if all(train is None for _, train in evals) and len(evals) - best_at - 1 < _UNPAIRED_AFTER:
-        # With no training loss to set it beside, a few evaluations worse than the best
-        # may be a run simply not going well; a held-out figure that kept getting worse
-        # over many evaluations after its best is worse whatever the training did
-        # (SASRec's validation NDCG@10, best 0.561 at epoch 80, then 21 evaluations down
-        # to 0.508 at epoch 500, the log printing no training loss).
-        return None
     train = _train_fell(evals, best_at)
     if train is None:
         return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from babysit import lazy_re
@@ -131,6 +131,7 @@ class ImpossibleMetricRule:
         self.rules = rules
         self._raised: set[str] = set()
         self._twins = _Streaks()  # an evaluation loss: records equal to its twin's
+        self._before: Mapping[str, float] = {}  # the figures of the record before
         # A held-out share: evaluations perfect since the first at the run's start (-1:
         # one was not, or the first came later).
         self._perfect = _Streaks()
@@ -211,12 +212,17 @@ class ImpossibleMetricRule:
         by it was chosen by the training loss."""
         out: list[Signal] = []
         metrics = point.metrics
+        before, self._before = self._before, metrics
         for key in _eval_losses(tuple(metrics)):
             if self._twins.broken(key):
                 continue
             bare = _EVAL_LOSS.sub("", key)
-            train = next((metrics[k] for k in (f"train_{bare}", f"train/{bare}", bare)
-                          if k in metrics and k != key), None)
+            names = (f"train_{bare}", f"train/{bare}", bare)
+            train = next((metrics[k] for k in names if k in metrics and k != key), None)
+            if train is None and not any(k in metrics for k in names):
+                # (or on the line just before, the training's own: a k-fold loop's `Train
+                # Loss: 0.00073 | Accuracy: 0.99984`, then `Val Loss: 0.00073 | …`)
+                train = next((before[k] for k in names if k in before and k != key), None)
             value = metrics[key]
             if train is None or not math.isfinite(value):
                 continue

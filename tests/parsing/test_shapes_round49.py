@@ -112,16 +112,6 @@ def test_columns_grouped_in_parentheses_are_read(tmp_path: Path):
     assert "at epoch 100" in artifact["summary"]
 
 
-def test_a_held_out_score_sliding_for_many_evaluations_is_flagged_without_a_training_loss(
-        tmp_path: Path):
-    """Best at epoch 80, then down for 21 evaluations; the log prints no training loss."""
-    rises = [0.509, 0.550, 0.5599, 0.5612]
-    falls = [0.5612 - 0.0026 * n + (0.0012 if n % 3 == 0 else 0.0) for n in range(1, 22)]
-    artifact = verdict_of(tmp_path, _grouped(rises + falls))
-    found = [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"]
-    assert found and "no training loss" in found[0]["description"]
-
-
 def test_a_few_evaluations_below_the_best_without_a_training_loss_stay_quiet(tmp_path: Path):
     rises = [0.509, 0.550, 0.5599, 0.5612]
     artifact = verdict_of(tmp_path, _grouped([*rises, 0.556, 0.553, 0.550, 0.548, 0.546]))
@@ -270,3 +260,97 @@ def test_a_plan_s_counter_after_the_epoch_s_own_number(tmp_path: Path):
                   f"2021-09-09 02:36:29,817 - Model - INFO - eval mean loss: {0.1 + 1 / own:.6f}"]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+# -- sealed-169, after its blind score ------------------------------------------------------
+
+def test_a_ray_actor_s_prefix_is_no_figure():
+    from babysit.parsing.log_prefix import message
+    assert message("(_dystack pid=16132) AutoGluon training complete, total runtime = 1187.47s") \
+        == "AutoGluon training complete, total runtime = 1187.47s"
+    assert message("(RolloutWorker pid=85, ip=10.0.0.3) episode_reward_mean: 3.2") \
+        == "episode_reward_mean: 3.2"
+
+
+def test_a_dict_of_hyperparameters_behind_a_prefix_is_settings(tmp_path: Path):
+    """AutoGluon's `User-specified model hyperparameters to be fit:`, `{`, then one model
+    family a line behind Ray's prefix: settings, never records."""
+    head = "(_dystack pid=167306) "
+    lines = [head + "User-specified model hyperparameters to be fit:", head + "{",
+             head + "\t'CAT': [{}, {'depth': 6, 'l2_leaf_reg': 2.15, 'learning_rate': 0.0686, "
+                    "'ag_args': {'name_suffix': '_r177', 'priority': -1}}],",
+             head + "\t'XGB': [{}, {'colsample_bytree': 0.69, 'learning_rate': 0.018, "
+                    "'max_depth': 10, 'ag_args': {'name_suffix': '_r33', 'priority': -2}}],",
+             head + "}",
+             *(f"epoch {n} loss {1 / n:.4f}" for n in range(1, 20))]
+    artifact = verdict_of(tmp_path, lines)
+    assert "learning_rate" not in artifact["final_metrics"]
+    assert "lr-schedule" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_frame_printed_with_its_index_under_its_header(tmp_path: Path):
+    """pandas' `        MAE      RMSE  R-squared` over `0  9.439865  3.446558   0.112432`:
+    the index's column unnamed; a line of words far above is no header of such rows."""
+    lines = ["Extracting SQL semantic features", *(f"epoch {n} loss {1 / n:.4f}" for n in
+                                                     range(1, 10)),
+             "        MAE      RMSE  R-squared", "0  9.439865  3.446558   0.112432",
+             "1  9.169162  3.408624   0.072182"]
+    artifact = verdict_of(tmp_path, lines)
+    assert {"mae", "rmse"} <= set(artifact["final_metrics"])
+    assert "extracting" not in artifact["final_metrics"]
+
+
+def test_a_validation_loss_equal_to_the_training_loss_on_the_line_before(tmp_path: Path):
+    """A k-fold loop's `Train Loss: 0.00073 | Accuracy: 0.99984`, then `Val Loss: 0.00073 |
+    Accuracy: 0.99984` — the same figures, fold after fold: validation on the training data."""
+    lines: list[str] = []
+    for fold in range(10):
+        loss, acc = 0.0007307087653316557 * (fold + 1), 0.9998403787612915 - fold / 1000
+        lines += [f"Fold: {fold}", f"Train Loss: {loss!r} | Accuracy: {acc!r}",
+                  f"Val Loss: {loss!r} | Accuracy: {acc!r}",
+                  f"Test Loss: {0.4 + fold / 100!r} | Accuracy: {0.93 - fold / 100!r}"]
+    artifact = verdict_of(tmp_path, lines)
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "impossible-metric"]
+    assert found and "training data" in found[0]["description"]
+
+
+def test_a_failure_whose_own_line_names_a_later_step_is_no_failure_outlived(tmp_path: Path):
+    """detectron2's `Exception during training:`, the traceback, `FloatingPointError: Loss
+    became infinite or NaN at iteration=14671!`, then its hooks' `Total training time`: the
+    run died; the step the error names is no training after it."""
+    lines = [f"[08/07 20:13:10 fastreid.utils.events]: eta: 5:36:53  iter: {n}  total_loss: "
+             f"{30 - n / 1000:.3f}  lr: 0.00035" for n in range(199, 14600, 200)]
+    lines += ["ERROR [08/07 20:13:36 fastreid.engine.train_loop]: Exception during training:",
+              "Traceback (most recent call last):",
+              '  File "./fastreid/engine/train_loop.py", line 124, in train',
+              "    self.run_step()",
+              "FloatingPointError: Loss became infinite or NaN at iteration=14671!",
+              "[08/07 20:13:36 fastreid.engine.hooks]: Overall training speed: 14669 iterations "
+              "in 1:25:28 (0.3496 s / it)",
+              "[08/07 20:13:36 fastreid.engine.hooks]: Total training time: 1:25:31 (0:00:02 on "
+              "hooks)"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+
+
+def test_recbole_s_end_names_its_best_epoch_and_reloads_it(tmp_path: Path):
+    """`Finished training, best eval result in epoch 10`: RecBole keeps its best, so the
+    evaluations after it are no worry left open."""
+    lines: list[str] = []
+    for epoch in range(20):
+        recall = 0.40 + min(epoch, 10) / 100 - max(0, epoch - 10) / 400
+        lines += [f"epoch {epoch} training [time: 60.0s, train loss: {1700 - epoch * 8:.4f}]",
+                  f"epoch {epoch} evaluating [time: 30.0s, valid_score: {recall:.4f}]",
+                  f"valid result: recall@20 : {recall:.4f}    mrr@20 : {recall / 3:.4f}"]
+    lines += ["Tue 12 May 2026 23:46:10 INFO  Finished training, best eval result in epoch 10",
+              "Tue 12 May 2026 23:46:10 INFO  Loading model structure and parameters from "
+              "saved/SRGNN-May-12-2026_20-13-38.pth"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "GO", artifact["summary"]
+
+
+def test_time_for_a_number_of_steps_is_no_step():
+    from babysit.parsing.formats import parse_key_values
+    assert parse_key_values(" Time for 100 steps:21.07") is None
+    parsed = parse_key_values("training loss in 14 epoch: 765.8770705065845")
+    assert parsed is not None and parsed.epoch == 14.0
