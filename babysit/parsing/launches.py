@@ -73,6 +73,12 @@ _RESTARTED_AFTER = 3
 _SAID_LEAST = 4
 
 
+# A shell tool's usage or complaint (`usage: conda [-h] …`, `conda: error: …`, `bash: …:
+# command not found`).
+_TOOL_COMPLAINT = lazy_re.compile(r"^\s*(?:usage: \S+ |[\w.-]+: (?:error|[Ee]rror):|"
+                                  r"(?:ba|z)?sh: .*(?:command not found|No such file))")
+
+
 class LaunchReader:
     def __init__(self) -> None:
         self._preamble: dict[str, int] = {}  # shape -> times seen before training began
@@ -200,6 +206,12 @@ class LaunchReader:
         if self._held is not None:
             return self._past_start_up(line)
         after_failure = self._after_completion is None
+        if after_failure and self._held is None and _TOOL_COMPLAINT.search(line) is not None:
+            # A tool's complaint the job script's start printed too (`usage: conda …`,
+            # `conda: error: argument COMMAND: invalid choice: 'deactivate'` after the run's
+            # traceback, `'activate'` before it): the script's own lines around the run, no
+            # new launch of it.
+            return None
         if not self.begins(line):
             return None
         if after_failure:

@@ -354,3 +354,22 @@ def test_time_for_a_number_of_steps_is_no_step():
     assert parse_key_values(" Time for 100 steps:21.07") is None
     parsed = parse_key_values("training loss in 14 epoch: 765.8770705065845")
     assert parsed is not None and parsed.epoch == 14.0
+
+
+def test_a_job_script_s_tool_complaint_after_the_traceback_is_no_relaunch(tmp_path: Path):
+    """A Slurm job's `conda activate` fails before the run and `conda deactivate` after its
+    traceback: the script's own lines around the run, not the run launched again."""
+    conda = ["usage: conda [-h] [-v] [--no-plugins] [-V] COMMAND ...",
+             "conda: error: argument COMMAND: invalid choice: '{verb}' (choose from 'clean', "
+             "'compare', 'config', 'create', 'info')"]
+    lines = [conda[0], conda[1].format(verb="activate"),
+             *(f"epoch {n} | train_loss {1 / n:.4f} | val_loss {1.1 / n:.4f}"
+               for n in range(1, 30)),
+             "Error executing job with overrides: ['model=ft_transformer']",
+             "Traceback (most recent call last):",
+             '  File "bin/tune.py", line 151, in main',
+             "RuntimeError: Error(s) in loading state_dict for FTTransformer:",
+             "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.",
+             conda[0], conda[1].format(verb="deactivate")]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
