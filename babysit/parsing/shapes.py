@@ -155,6 +155,11 @@ def _split(line: str) -> tuple[str, list[str]]:
 
 _PHRASE = lazy_re.compile(r"^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,4}$")
 _PHRASE_ENDS = lazy_re.compile(r"^[\W_]+|[\W_]+$")
+# A list of quoted names alone on its line (`['acc', 'auc', 'fmeasure']`), and a split's
+# label before a list of figures (`Validation -  [0.53, 0.5553, 0.5053]`).
+_NAME_LIST = lazy_re.compile(r"^\s*\[((?:\s*'[A-Za-z_][\w@./-]{0,30}'\s*,?){2,16})\]\s*$")
+_QUOTED = lazy_re.compile(r"'([^']+)'")
+_LABELLED_LIST = lazy_re.compile(r"^\s*([A-Za-z]+)\s*[-:=]\s*\[([-+\d.eE,\s]+)\]\s*$")
 _GROUP = lazy_re.compile(r"\(([^()]*)\)")
 
 
@@ -240,6 +245,7 @@ class ShapeReader:
         # Rows of a bare shape read before the line being read made it believed (see
         # `row`): records the run printed that no parse returned.
         self.rows_unread = 0
+        self._list_names: tuple[str, ...] = ()  # the names a list printed last (`_listed`)
 
     def note(self, line: str) -> None:
         """Every line read, whatever parsed it: the recent lines a `nan` is judged by, and
@@ -269,6 +275,10 @@ class ShapeReader:
     def read(self, line: str) -> Parsed | bool | None:
         """What an otherwise unknown line says: a Parsed record, True when it was taken
         in as context (a header, part of a boxed block), None when it says nothing."""
+        if "[" in line:
+            listed = self._listed(line)
+            if listed is not None:
+                return listed
         box = _BOX_LINE.match(line)
         if box is not None:
             return self._box_line(box.group(1), box.group(2))
@@ -378,6 +388,31 @@ class ShapeReader:
                 return self._delimited_pairs(cells, line)
             return self._counter_row(line) if sep == " " else None
         return self.row(cells, sep)
+
+    def _listed(self, line: str) -> Parsed | bool | None:
+        """Names printed as a list, then figures as lists under a split's label (an EEGNet
+        demo's `['acc', 'auc', 'fmeasure']`, then `Train -  [0.63, 0.6536, 0.6408]`,
+        `Validation -  [0.53, 0.5553, 0.5053]`): each figure by its name, the split's
+        prefix before it. True for the names' line (taken in), None for any other."""
+        names = _NAME_LIST.match(line)
+        if names is not None:
+            self._list_names = tuple(normalise_key(n) for n in _QUOTED.findall(names.group(1)))
+            return True
+        if not self._list_names:
+            return None
+        figures = _LABELLED_LIST.match(line)
+        if figures is None:
+            return None
+        label = figures.group(1).lower()
+        values = [to_number(v.strip()) for v in figures.group(2).split(",")]
+        if label not in _SPLIT_LABELS or len(values) != len(self._list_names) \
+                or any(v is None for v in values):
+            return None
+        prefix = _SPLIT_LABELS[label]
+        prefix = f"{prefix}_" if prefix else "train_"
+        return Parsed("listed", metrics={f"{prefix}{name}": value for name, value
+                                         in zip(self._list_names, values, strict=True)
+                                         if value is not None})
 
     def _tidy_row(self, sep: str, cells: list[str]) -> Parsed | None:
         """A row of a metrics file in long form, one measure a row under a header that

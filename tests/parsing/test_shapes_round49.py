@@ -373,3 +373,19 @@ def test_a_job_script_s_tool_complaint_after_the_traceback_is_no_relaunch(tmp_pa
              conda[0], conda[1].format(verb="deactivate")]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["terminal_state"], artifact["decision"]) == ("FAILED", "NO-GO")
+
+
+def test_names_printed_as_a_list_name_the_lists_of_figures_under_them(tmp_path: Path):
+    """An EEGNet demo's `['acc', 'auc', 'fmeasure']`, then `Train -  [0.63, 0.6536,
+    0.6408]`, `Validation -  […]`, `Test -  […]` each epoch: validation stays at a
+    random ranking's AUC while the model fits its training data."""
+    lines: list[str] = []
+    for epoch in range(50):
+        lines += ["", f"Epoch  {epoch}", "['acc', 'auc', 'fmeasure']",
+                  f"Training Loss  {1.42 / (1 + epoch / 5):.11f}",
+                  f"Train -  [{0.63 + epoch / 400:.17f}, {0.65 + epoch / 200:.17f}, 0.64]",
+                  f"Validation -  [0.5{epoch % 3}, 0.5{(epoch * 7) % 5}, 0.51]",
+                  f"Test -  [0.4{epoch % 5}, 0.5{epoch % 2}, 0.52]"]
+    artifact = verdict_of(tmp_path, lines)
+    assert {"train_acc", "val_auc", "test_fmeasure"} <= set(artifact["final_metrics"])
+    assert "not-learning" in {a["type"] for a in artifact["anomalies_detected"]}
