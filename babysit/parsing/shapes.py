@@ -621,9 +621,10 @@ class ShapeReader:
         narrower = self._pending.get((key[0], key[1] - 1))
         if narrower is None or self._line_no - narrower[0] > _INDEX_REACH \
                 or narrower[1][0] in _EPOCH_NAMES or narrower[1][0] in _STEP_NAMES \
-                or narrower[1][0] in _STEP_COLUMNS or cells[-1].startswith("("):
-            return None  # (its first column the loop's counter: the extra cell is at the
-            # end, fastai v1's `(00:13)`)
+                or narrower[1][0] in _STEP_COLUMNS or cells[-1].startswith("(") \
+                or _TIME_CELL.match(cells[-1]) is not None:
+            return None  # (its first column the loop's counter, or the extra cell a time at
+            # the end: fastai v1's `(00:13)`, JDE's test table's `2.14s`)
         names = self._headers[key] = ("", *narrower[1])
         self._pending.pop(key, None)  # (the older header of this width names none of them)
         return names

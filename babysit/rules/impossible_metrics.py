@@ -222,7 +222,9 @@ class ImpossibleMetricRule:
             if train is None and not any(k in metrics for k in names):
                 # (or on the line just before, the training's own: a k-fold loop's `Train
                 # Loss: 0.00073 | Accuracy: 0.99984`, then `Val Loss: 0.00073 | …`)
-                train = next((before[k] for k in names if k in before and k != key), None)
+                # (by its training name only: a bare `loss` there may be the evaluation's own,
+                # restated under a best-model line)
+                train = next((before[k] for k in names[:2] if k in before), None)
             value = metrics[key]
             if train is None or not math.isfinite(value):
                 continue

@@ -389,3 +389,16 @@ def test_names_printed_as_a_list_name_the_lists_of_figures_under_them(tmp_path: 
     artifact = verdict_of(tmp_path, lines)
     assert {"train_acc", "val_auc", "test_fmeasure"} <= set(artifact["final_metrics"])
     assert "not-learning" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def test_a_row_with_a_time_at_its_end_is_no_frame_with_an_index(tmp_path: Path):
+    """JDE's test table: `Image Total P R mAP` over `32  30353  0  0  0  2.14s`, one cell
+    wider than its header for the time at its end, not for an index at its start."""
+    from babysit.parsing.shapes import ShapeReader
+    reader = ShapeReader()
+    for line in ("      Image      Total          P          R        mAP",
+                 "         32      30353          0          0          0       2.14s"):
+        reader.note(line)
+        parsed = reader.read(line)
+    assert not (parsed is not None and parsed is not True and parsed is not False
+                and "image" in parsed.metrics)
