@@ -386,13 +386,12 @@ class RunLifecycle:
                     pending.stepped_after or (
                         not pending.cancelled
                         and _said_alike(pending.event) in self._outlived_failures)):
-                # (or the same failure, numbers aside, as one the run went on after in this
-                # attempt:
-                # a Flower simulation's clients out of memory in every round, the server
-                # aggregating on after each, then `Run finished 3 round(s)` right after
-                # the last round's failures — the server caught them all)
                 # The step read after the failure was training after all: the run says
-                # it went on to finish (a library's traceback it recovered from).
+                # it went on to finish (a library's traceback it recovered from). So after
+                # the same failure, numbers aside, as one the run already went on past in
+                # this attempt (a Flower simulation's clients out of memory in every
+                # round, the server aggregating on, then `Run finished 3 round(s)` right
+                # after the last round's failures: the server caught them all).
                 self._trained(Evidence.TRAINED)
             if held is not None and event.detail in _UNCONFIRMED:
                 return None  # the weakest evidence never hides a stronger one
