@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from babysit import lazy_re
+from babysit.parsing.log_prefix import message
 
 # (`solving`: a solver's run, py-faster-rcnn's `train_net` ends on `done solving` after
 # Caffe's last snapshot)
@@ -219,6 +220,15 @@ def says_finished(text: str) -> bool:
     """Whether a line says the run's training is over (see the module's docstring)."""
     if not _may_say(text):
         return False
+    if _said_in(text):
+        return True
+    # (its words behind a logger's head too, `2018-03-24 19:44:50,217 INFO done all`: the
+    # sentence's own opening is where the message starts)
+    said = message(text)
+    return said != text and _said_in(said)
+
+
+def _said_in(text: str) -> bool:
     for match in _SAID.finditer(text):
         before, after = text[: match.start()], text[match.end():]
         if _NOT_YET.search(before) or _PART_BEFORE.search(before) \

@@ -49,7 +49,6 @@ from babysit.parsing.events import SUMMARY
 from babysit.parsing.final_epoch import FINAL_EPOCH, LAST_EPOCH, LAST_PRINT, FinalEpoch
 from babysit.parsing.launch_repeats import LIKE_LAUNCHES, LaunchRepeats
 from babysit.parsing.llmc import FINAL_VALIDATION
-from babysit.parsing.log_prefix import message
 from babysit.parsing.loop_over import LOOP_DONE, LOOP_LEFT, LOOP_OVER, SHELL_BACK, LoopOver
 from babysit.parsing.readers import Line, ParseContext
 from babysit.parsing.run_eta import RunEta
@@ -609,10 +608,7 @@ class EndingReader:
         `events`: what the line's signatures already found."""
         if says_plan_reached(text):
             return LogEvent(EventKind.COMPLETED, text.strip()[:500], PLAN_REACHED)
-        if any(e.kind is EventKind.COMPLETED for e in events) or not (
-                says_finished(text) or ((said := message(text)) != text and says_finished(said))):
-            # (its words behind a logger's head too: `2018-03-24 19:44:50,217 INFO done all`,
-            # the sentence's own opening is where the message starts)
+        if any(e.kind is EventKind.COMPLETED for e in events) or not says_finished(text):
             return None
         if self.closing.recurs(template(text.strip())):
             self._note_stage_said(text)

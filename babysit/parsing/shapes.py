@@ -420,9 +420,7 @@ class ShapeReader:
         114.49`, `0,tc_loss,-32.88`; `step,metric,value`): the row's measure by the name
         in its one column of words, at the row's counters."""
         key = (sep, len(cells))
-        if key not in self._pending and key not in self._headers:
-            return None
-        names = self._take_header(key)
+        names = self._take_header(key) if self._announced(key) else None
         if names is None or _VALUE_COLUMNS.isdisjoint(names):
             return None
         words = [at for at, c in enumerate(cells) if c and not _is_value(c)]
