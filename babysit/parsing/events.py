@@ -697,9 +697,12 @@ _BENIGN = lazy_re.compile(r"^\s*(?:\S+:\d+: )?(?:\w+)?Warning\b|^\s*warnings\.wa
 # (the base class raised bare, `raise Exception(…)`, as torch.multiprocessing's spawn does
 # for a worker the kernel killed: `Exception: process 1 terminated with signal SIGKILL`,
 # sealed-20's HigherHRNet)
+# (a wrapper may name the cause in brackets after its class: Ray's
+# `ray.exceptions.RayTaskError(UnboundLocalError): ray::_ray_fit() (pid=…)`)
 _EXCEPTION_LINE = lazy_re.compile(
     r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning|"
-    r"Timeout)|(?:Base)?Exception|[A-Z]\w*Error\w*|StopIteration|AssertionError)"
+    r"Timeout)(?:\([A-Za-z_][\w.]*\))?|(?:Base)?Exception|[A-Z]\w*Error\w*|StopIteration|"
+    r"AssertionError)"
     r"(?::\s?(.*))?$"
 )
 

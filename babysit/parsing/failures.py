@@ -32,6 +32,7 @@ from babysit.parsing import lua_tracebacks
 from babysit.parsing.events import exception_line, raised_line
 from babysit.parsing.foreign_failures import foreign_failure, panic_header, panic_with_message
 from babysit.parsing.frame_sources import frame_source
+from babysit.parsing.log_prefix import message
 from babysit.parsing.said_failures import said_failure
 from babysit.parsing.start_failures import StartFailures
 from babysit.redact import clip
@@ -153,6 +154,16 @@ _NOT_THE_PROCESS = lazy_re.compile(r"^\s*Exception (?:in thread \S.*:|ignored in
 # thread 'MainThread'`: the process's own error).
 _THREAD_LOGGED = lazy_re.compile(r"^(?!.*(?:MainThread|[Mm]ain [Tt]hread))"
                                  r"\s*(?:[EF]\d{4} \d|.*\b(?:ERROR|CRITICAL)\b).*\b[Tt]hread\b")
+# A line saying that a failure was caught and the work goes on without it, right above
+# its traceback (AutoGluon's `Warning: Exception caused NeuralNetFastAI_BAG_L1 to fail
+# during training... Skipping this model.`, then Ray's stack of the worker, then the same
+# failure again under `Detailed Traceback:`; `Error loading batch 12, skipping`): the
+# traceback is printed, not raised — the fit went on to its next model and finished.
+_CAUGHT_SAID = lazy_re.compile(r"(?i)\b(?:exception|error|fail(?:ed|ure|s)?|failing)\b.*"
+                               r"\b(?:skipping|ignoring|continuing|retrying|moving on)\b")
+# Lines between that announcement and its traceback, or between one caught traceback and
+# its restatement, at most.
+_CAUGHT_GAP = 3
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
@@ -238,6 +249,10 @@ class FailureReader:
         # ignored (`Exception ignored in`, at exit or in `__del__`: noise).
         self._announced: list[bool] = []
         self._in_thread = False  # the open traceback is a helper thread's
+        # Lines left in which a traceback opening was announced as caught (`_CAUGHT_SAID`);
+        # the open one was so announced.
+        self._caught_window = 0
+        self._caught = False
         self._thread_tail = False  # after one: its interleaved last lines still come
         # The line read before this one, and whether it said a failure: the message of a
         # Lua traceback stands above its `stack traceback:` (see `lua_tracebacks`).
@@ -337,9 +352,21 @@ class FailureReader:
             return added
         if self._announces(line):
             return added
-        if "File \"" in line and _FRAME_START.match(line):
+        if self._caught_window:
+            self._caught_window -= 1
+        if ("ail" in line or "rror" in line or "xception" in line) \
+                and _CAUGHT_SAID.search(line) is not None:
+            self._caught_window = _CAUGHT_GAP
+            return added
+        if "File \"" in line and (_FRAME_START.match(line)
+                                  or _FRAME_START.match(message(line))):
+            # (behind a head, a frame may open a traceback too: Ray's `(_dystack
+            # pid=167306)   File "…", line 413, in _ray_fit`, its stack with no header)
+            head = "" if _FRAME_START.match(line) else line[:line.find('File "')]
             self._open(line, "", headless=True)
-            return self._read_frame(line, kinds, added)
+            if head:
+                self._prefix = _prefix_template(head)
+            return self._read_frame(self._unprefixed(line), kinds, added)
         failing = not kinds.isdisjoint(_FAILURE_KINDS)
         if not failing and "+0x" in line:
             added.extend(self._native_frame(line))
@@ -399,6 +426,9 @@ class FailureReader:
             self._logged = self._thread_tail = True
         elif not headless and _THREAD_LOGGED.search(self._previous):
             self._in_thread = self._logged = self._thread_tail = True
+        self._caught = self._caught_window > 0
+        if self._caught:
+            self._logged = True
         named = exception_line(prefix.strip()) if prefix.strip() else None
         # IPython heads its traceback with the exception's name, not a logger's prefix;
         # rich with the corner of its box.
@@ -441,6 +471,8 @@ class FailureReader:
             if self._first_frame in _PRINTED_AND_CAUGHT:
                 self._logged = True  # the caller caught it and printed it: noise at exit
             if self._logged:
+                if self._caught:  # (its restatement may follow: `Detailed Traceback:`)
+                    self._caught, self._caught_window = False, _CAUGHT_GAP
                 if self._in_thread:  # not the process's end, but not nothing either
                     self._in_thread = False
                     added.append(LogEvent(EventKind.THREAD_FAILED, clip(line.strip(), 500),
@@ -498,6 +530,8 @@ class FailureReader:
         return False
 
     def _abandon(self) -> None:
+        if self._caught:  # (a caught traceback's pieces may follow it: Ray's restatement)
+            self._caught, self._caught_window = False, _CAUGHT_GAP
         self._lines = 0
         self._after_frame = False
         self._path_open = False

@@ -9,6 +9,7 @@ cleaned text segment and returns a `Parsed` or None; they are tried in
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import math
 import re
@@ -244,7 +245,10 @@ _CONFIG_SHARE = 0.2
 # `Configurando LoRA:`, `training args:`, `hparams`): the run's configuration.
 _CONFIG_HEAD = lazy_re.compile(
     r"(?i)\b(?:conf(?:ig\w*)?|(?:\w+_)?cfg|settings?|args|arguments|kwargs|hparams|"
-    r"hyper-?param\w*|options|parameters|params)\b")
+    r"hyper-?param\w*|options|parameters|params|"
+    # (or its parts' weights: AutoGluon's `Ensemble Weights: {'CatBoost_BAG_L1': 0.238, …}`
+    # after each ensemble's fit, a loss's `Loss weights: {'ce': 1.0, 'dice': 0.5}`)
+    r"weights)\b")
 # A configuration written as a Python call (OpenMMLab's config dump: `optim_wrapper =
 # dict(optimizer=dict(type='Adam', lr=0.0005))`, `param_scheduler = [dict(type=…`): the
 # keywords of a call, one of them a quoted name (a training record names no `type='…'`),
@@ -1083,6 +1087,27 @@ _COUNTED_NAME = lazy_re.compile(
     r"(?P<unit>epochs?|iterations?|iters?|steps?)\s*:\s*(?=[-+\d.]|nan|inf)", re.IGNORECASE)
 
 
+# A cell that is a bare number (a table's figure, or its index).
+_BARE_NUMBER = lazy_re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# Numbers in a row with no name before them, at least, for the row to be a table's.
+_LOOSE_CELLS = 3
+
+
+def _row_of_cells(segment: str, values: Mapping[str, float]) -> bool:
+    """Whether a line of names and numbers apart by spaces only is a row of a table, not
+    pairs: it opens on a bare number (the frame's index, a counter), and more of its
+    numbers follow another number than a name (AutoGluon's leaderboard: `6
+    LightGBM_BAG_L2  0.778763  accuracy  295.271434  1471.467147 …`, the metric's name a
+    cell of the `eval_metric` column, the number after it a prediction time — read as an
+    accuracy of 295)."""
+    cells = segment.split()
+    if len(cells) < 2 * _LOOSE_CELLS or _BARE_NUMBER.fullmatch(cells[0]) is None:
+        return False
+    loose = sum(1 for before, cell in itertools.pairwise(["0", *cells])
+                if _BARE_NUMBER.fullmatch(cell) and _BARE_NUMBER.fullmatch(before))
+    return loose >= _LOOSE_CELLS and loose > len(values)
+
+
 def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
     """`step=100 loss=2.3 lr=1e-4`, `Step 100/1000 | loss: 2.3`, `iter 5 loss 2.3`.
 
@@ -1109,6 +1134,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
             segment = f"{unit} {counted.group('n')}, {counted.group('name')}: " \
                       f"{segment[counted.end():]}"
     values = key_values(segment)
+    if values and "=" not in segment and ":" not in segment and _row_of_cells(segment, values):
+        return None
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and (has_counter(segment)
                                          or _SPLIT_HEAD.match(segment) is not None)) \

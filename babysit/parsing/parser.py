@@ -705,7 +705,7 @@ class LogParser:
             return None
         setting = self._settings.inside(line)  # a configuration's line (`settings_block`)
         self._trials.line(line)  # a search's trial closed (`search_trials`)
-        if setting:
+        if setting or self._settings.headed:
             self._took = True
         if self._best_round.restated(line):
             self._took = True  # understood: the best round said again, no round trained

@@ -46,8 +46,10 @@ from babysit.parsing.log_prefix import message
 _HEADING = lazy_re.compile(
     # (a few words after it too: AutoGluon's `User-specified model hyperparameters to be fit:`)
     r"^\W{0,3}(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|h?params|parameters|"
-    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)(?:\s+[a-z]+){0,3}"
-    r"\s*[:=]\s*[{(\[]?\s*$|"
+    # (or a remark in brackets after those: AutoGluon's `Model configs that will be trained
+    # (in order):`, then one model's settings a line)
+    r"arguments|args|config(?:uration)?s?|settings|options|opts|flags)(?:\s+[a-z]+){0,4}"
+    r"(?:\s*\([a-z ]{1,30}\))?\s*[:=]\s*[{(\[]?\s*$|"
     # a Markdown heading, which takes no colon (`#### Configurations`, then `- …` items)
     r"^#{1,6}\s+(?:[A-Za-z][\w.-]*\s+){0,2}(?i:hyper-?param(?:eter)?s|parameters|arguments|"
     r"config(?:uration)?s?|settings|options)\s*$")
@@ -71,6 +73,10 @@ _PART_HINTS = ("ptimi", "PTIMI", "cheduler", "CHEDULER", "ampler", "AMPLER", "oa
 _BRACKETS = frozenset({"{", "}", "[", "]", "},", "],"})
 _DICT_ENTRY = lazy_re.compile(r"""^\s*['"][\w .-]{1,40}['"]\s*:""")
 _ONE_SETTING = lazy_re.compile(r"^[A-Za-z_][\w.-]*\s*[=:]\s*[^\s=:,;|][^\s=,;|]*\s*$")
+# ... or a name and its value in brackets (AutoGluon's `Model configs that will be trained
+# (in order):`, then `KNeighborsUnif_BAG_L1: \t{'weights': 'uniform', …}` a model a line
+# behind Ray's head, which takes the indent away).
+_NAMED_BRACKETS = lazy_re.compile(r"^[A-Za-z_][\w.-]{0,80}\s*[=:]\s*[{\[(]")
 # An optimizer's repr: its class name and an open bracket alone on the line.
 _OPTIMIZER = lazy_re.compile(r"^[A-Z][A-Za-z0-9_.]* \($")
 _GROUP = lazy_re.compile(r"^Parameter Group \d+\s*$")
@@ -118,10 +124,15 @@ class SettingsBlock:
         self._repr = False  # inside an optimizer's repr, which its `)` closes
         self._section = False  # inside a banner's section of settings
         self._section_lines = 0
+        # The last line read was a heading: understood, though no setting (a line that
+        # said nothing is skipped when it comes again, and a heading skipped opens no block:
+        # AutoGluon's fourth fit printed its hyperparameters as records).
+        self.headed = False
 
     def inside(self, line: str) -> bool:
         """Whether `line` (after any rank label) is one of the block's settings; a heading
         opens a block, the first line outside it closes it."""
+        self.headed = False
         if "===" in line or self._section:
             said = message(line).strip()
             banner = _BANNER.match(said) if "===" in said else None
@@ -150,7 +161,8 @@ class SettingsBlock:
             if said.strip() and (said[:1] in (" ", "\t") or said.startswith("- ")
                                  or _ONE_SETTING.match(said) is not None
                                  or said.strip() in _BRACKETS
-                                 or _DICT_ENTRY.match(said) is not None):
+                                 or _DICT_ENTRY.match(said) is not None
+                                 or _NAMED_BRACKETS.match(said) is not None):
                 # (or a dict printed one entry a line, its brackets alone on theirs, behind
                 # a head that took its indent away: AutoGluon's `User-specified model
                 # hyperparameters to be fit:`, `{`, then `'CAT': [{}, {'depth': 6, …}],`
@@ -178,4 +190,5 @@ class SettingsBlock:
                 and any(hint in line for hint in _HINTS) \
                 and _HEADING.match(message(line).strip()) is not None:
             self._open = True
+            self.headed = True
         return False

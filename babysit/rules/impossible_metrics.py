@@ -36,6 +36,7 @@ from babysit.metric_names import is_eval_metric
 from babysit.model import AnomalyType, Severity
 from babysit.rules.last_digit import significant_digits
 from babysit.rules.metric_floor import quality_keys
+from babysit.rules.ordered_measures import out_of_order
 from babysit.rules.signals import Observation, Raise, Signal
 
 # A percentage's top, with room for the rounding of its last printed digit.
@@ -137,7 +138,9 @@ class ImpossibleMetricRule:
         self._perfect = _Streaks()
 
     def observe(self, point: Observation) -> Sequence[Signal]:
+        ordered = self._ordered(point)
         out = self._twinned(point)
+        out.extend(ordered)
         out.extend(self._perfect_from_start(point))
         for key, value in point.metrics.items():
             if key in self._raised or not math.isfinite(value):
@@ -178,6 +181,23 @@ class ImpossibleMetricRule:
                              f"computed wrong, and what it says of the run cannot be trusted",
                              key=key))
         return out
+
+    def _ordered(self, point: Observation) -> list[Signal]:
+        """Two measures printed against the order their definitions fix (see
+        `ordered_measures`): raised once, for the first pair."""
+        if "order" in self._raised:
+            return []
+        wrong = out_of_order(point.metrics, self._before)
+        if wrong is None:
+            return []
+        self._raised.add("order")
+        low, high, why = wrong
+        value_of = {**self._before, **point.metrics}
+        return [Raise(AnomalyType.IMPOSSIBLE_METRIC,
+                      f"{high} = {value_of[high]:.4g} is below {low} = {value_of[low]:.4g}, "
+                      f"which their definitions do not allow ({why}): one of them is "
+                      f"computed wrong, and what they say of the model cannot be trusted",
+                      key="order")]
 
     def _perfect_from_start(self, point: Observation) -> list[Signal]:
         """A held-out share perfect from the run's first evaluation (see the module)."""
