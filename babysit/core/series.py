@@ -459,7 +459,12 @@ class MetricSeries:
         (Keras `fit` called once per data chunk: 64/64, 68/68, 16/16…). Two are a
         training pass and an evaluation's, or a relaunch with a new plan."""
         totals = self._pass_totals
-        if len(totals) < _PER_CALL_TOTALS and step is not None and step == total:
+        if len(totals) < _PER_CALL_TOTALS and step is not None and step == total \
+                and not any(total % each == 0 and total > each for each in totals):
+            # (a total that a pass's total divides is the run's plan reached, its epochs
+            # times their batches: an OGB script's `Training batch: 1029/1029` each epoch,
+            # then its 50th epoch's last at 51450 of 51450, after a data set's processing
+            # bar of its own, `41127/41127`)
             totals.add(total)
         return len(totals) >= _PER_CALL_TOTALS
 

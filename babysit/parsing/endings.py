@@ -440,7 +440,10 @@ class EndingReader:
         said = self._epoch_said
         names = frozenset(metrics or ())
         relaunched = epoch is not None and said is not None and (
-            epoch < said
+            # (one back under other names is the same epoch counted from 0 on another
+            # line: a DGL script's `Epoch 28, Learning Rate: 0.01` before the epoch's
+            # work, `Run 00 | Epoch 00027 | Loss 3.14 …` after it)
+            (epoch < said and (said - epoch > 1 or names == self._epoch_names))
             # or the same record at the first epoch again after a closing line (a launch
             # that ran one epoch and tested, then the next launch's first): a launch's
             # end (not the epoch's own evaluation after its test banner, other names)

@@ -103,7 +103,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"cudaErrorMemoryAllocation|java\.lang\.OutOfMemoryError|"
          # NCCL's own check (src/include/checks.h `CUDACHECK`: `Cuda failure %d '%s'`),
          # under the `unhandled cuda error` a collective raises
-         r"Cuda failure \d+ '?out of memory"),
+         r"Cuda failure \d+ '?out of memory|"
+         # an exception saying it in words (DeepSpeed's inference kernels: `RuntimeError:
+         # Workspace can't be allocated, not enough memory`; the kernel's `[Errno 12]
+         # Cannot allocate memory` when the host has none left to fork a worker)
+         r"^\s*(?:[\w.]+\.)?\w*Error: .*\b(?:[Nn]ot enough|[Ii]nsufficient) (?:\w+ )?memory\b|"
+         r"\[Errno 12\] Cannot allocate memory"),
     # SIGKILL as the shell reports it: bash's bare `Killed` (or `line 12: 4567 Killed
     # python train.py` from a script, `[1]+  Killed   python train.py` from job
     # control), zsh's `zsh: killed  python train.py`, macOS's `Killed: 9`, and a paste

@@ -47,6 +47,10 @@ _CUT_STACK_LINES = 6
 _SAVE_FRAME = lazy_re.compile(r"serialization\.py\", line \d+, in _?save|save_checkpoint|"
                               r"_save_checkpoint|checkpoint_hook|save_pretrained|safetensors|"
                               r"in save_model|in _save\b|"
+                              # (any function that saves a checkpoint by its short name:
+                              # OpenRLHF's `in save_ckpt`, under `save_logs_and_checkpoints`,
+                              # its rotation's `shutil.rmtree` of the oldest failing)
+                              r"in \w*save\w*(?:ckpt|checkpoint|snapshot)\w*\s*$|"
                               r"[/\\](?:checkpoint|checkpointing|checkpointers?)[/\\][^\"]*\.py\"")
 # The call that writes a model, as a traceback's source line shows it (`torch.save(
 # model.state_dict(), path)`, `model.save(path)`, `saver.save(sess, path)`), and a

@@ -245,7 +245,7 @@ _CONFIG_SHARE = 0.2
 # `Configurando LoRA:`, `training args:`, `hparams`): the run's configuration.
 _CONFIG_HEAD = lazy_re.compile(
     r"(?i)\b(?:conf(?:ig\w*)?|(?:\w+_)?cfg|settings?|args|arguments|kwargs|hparams|"
-    r"hyper-?param\w*|options|parameters|params|"
+    r"hyper-?param\w*|options|parameters|params?|"
     # (or its parts' weights: AutoGluon's `Ensemble Weights: {'CatBoost_BAG_L1': 0.238, …}`
     # after each ensemble's fit, a loss's `Loss weights: {'ce': 1.0, 'dice': 0.5}`)
     r"weights)\b")
@@ -266,6 +266,11 @@ _EQUALS_WORD = lazy_re.compile(r"=[A-Za-z]")
 # pairs, make it a configuration (Ultralytics' `task=detect, mode=train, model=yolov8m.pt,
 # data=data.yaml, epochs=100, …`), printed once, not a record of training.
 _WORD_PAIR = lazy_re.compile(r"(?<![\w.])[A-Za-z_]\w*=(?P<value>[^\s,;)]+)")
+
+
+# A planned count by its name: how many epochs or steps the run is to train.
+_PLANNED_COUNT = lazy_re.compile(r"^(?:(?:num|n|max|total|num_train|train)_)?epochs$|"
+                                 r"^(?:num|n|max|total)_(?:steps|iters|iterations)$")
 
 
 def parse_hf_dict(segment: str) -> Parsed | None:
@@ -297,6 +302,11 @@ def parse_hf_dict(segment: str) -> Parsed | None:
             # at its start, not a record of its training.
             return None
     if not values:
+        return None
+    if any(_PLANNED_COUNT.match(key) for key in values):
+        # A planned count among its names (`{'device': 'cpu', 'num_layers': 2, 'epochs': 50,
+        # 'batch_size': 32, …}`, an OGB script's arguments at its start): the run's
+        # configuration, not a record of training (a record names the epoch it is at).
         return None
     if all(v == int(v) for v in values.values() if math.isfinite(v)) \
             and not looks_like_metrics(values) and not names_a_measure(values):
@@ -978,6 +988,13 @@ _SPLIT_HEAD = lazy_re.compile(r"^\s*(?:Val(?:id(?:ation)?)?|VAL(?:ID)?|Test|TEST
                               r"[-+]?\.?\d")
 
 
+# A result's label tagged with its split (easytorch's `Result <val>: [val_time: 30.77 (s),
+# val_MAE: 8.9695, val_RMSE: 12.1517, …]` after each epoch's `Result <train>: …`): the
+# split's figures, counter or not.
+_SPLIT_TAGGED = lazy_re.compile(r"(?:^|\s)[A-Za-z]\w*\s*[<\[(]"
+                                r"(?:val|valid|validation|test|eval|dev)[>\])]\s*:", re.IGNORECASE)
+
+
 def has_counter(segment: str) -> bool:
     """Whether the line counts training (`step 12`, `iter 12`, `Epoch 3`, `[12/540]`): a
     line of such names without one is a summary or a note (`Final avg. MSE: 89.0`, after
@@ -1138,7 +1155,8 @@ def parse_key_values(segment: str, known_names: bool = True) -> Parsed | None:
         return None
     if known_names and not looks_like_metrics(values) and not (
             names_a_measure(values) and (has_counter(segment)
-                                         or _SPLIT_HEAD.match(segment) is not None)) \
+                                         or _SPLIT_HEAD.match(segment) is not None
+                                         or _SPLIT_TAGGED.search(segment) is not None)) \
             and not ("AP" in segment and _LEADING_MAP.match(segment)) \
             and not _split_losses(values, segment):
         return None

@@ -91,7 +91,9 @@ _HEAD_FIELD = lazy_re.compile(
     r"|(?<=- )(?:[A-Za-z_]\w*(?:\.\w+)+|__main__|root)(?= - )"
     # ... padded inside its brackets (`%(levelname)8s`: `[2024-08-21 12:59:17,846][    INFO]`)
     r"|\[[ \t]+(?:INFO|DEBUG|WARNING|WARN|NOTICE)\]"
-    r"|[\w.]+(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"  # a logger's name before its level
+    # a logger's name before its level (with a hyphen too: easytorch's `2024-09-12
+    # 12:25:00,185 - easytorch-training - INFO - Epoch 1 / 300`)
+    r"|\w[\w.-]*(?= - (?:INFO|DEBUG|WARNING|WARN)\b)"
     # a source location (its line number padded too: PySlowFast's `train_net.py:  518:`)
     r"|\[?[\w./-]+\.py:[ \t]*\d+(?::[\w<>]+)?\]?(?=[\s|:-])"
     r"|[\w.]+:[\w<>]+:\d+(?= - )"  # loguru's `module:function:line - `

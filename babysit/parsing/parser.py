@@ -73,6 +73,7 @@ from babysit.parsing.readers import Line, RecordReader, TrainingListener
 from babysit.parsing.redraws import kept_lines
 from babysit.parsing.rich_wrap import RichWrap
 from babysit.parsing.rounded_zeros import unresolved_lr
+from babysit.parsing.running_totals import RunningTotals
 from babysit.parsing.save_failures import SaveFailures
 from babysit.parsing.save_notices import FinalSaveNotice
 from babysit.parsing.saved_steps import SavedSteps
@@ -268,6 +269,7 @@ class LogParser:
         # _bar_folded says it did.
         self._after_bar: Record | None = None
         self._settings = SettingsBlock()
+        self._running_totals = RunningTotals()  # `0/190`, `0/200`: epoch and step
         self._start_loops = StartLoops()  # the run started again and again, untrained
         self._banner_counters = BannerCounters()
         self._announced = AnnouncedEvals()  # `Evaluating on val.`, then its figures
@@ -1009,6 +1011,13 @@ class LogParser:
         if part is None:
             part = Parsed("")
         fmt, step, target, epoch = part.fmt, part.step, part.target, part.epoch
+        if text is not None and bar is None and step is not None and target is not None \
+                and epoch is None and self._running_totals.outer_and_count(line, step, target):
+            # `0/190, SamplesPerSec=…`, then `0/200, …`: the epoch and the running step
+            # (see `running_totals`); the total it gave before was none
+            epoch, step, target = float(step), target, None
+            if self.target is not None and self.plan.announced is None:
+                self.target, self._withdrawn = None, True
         may_name_best = ("est" in line or "EST" in line) \
             and (epoch is not None or (step is not None and bar is None))
         said = message(line) if may_name_best else line

@@ -178,3 +178,116 @@ def test_top_k_scores_fall_as_k_grows_only_when_wrong():
     assert out_of_order({"acc1": 0.9, "acc2": 0.5}, {}) is None
     # (rounding of the last digit printed)
     assert out_of_order({"mae": 0.1235, "rmse": 0.1234}, {}) is None
+
+
+# -- sealed-170/171: plans, counters and heads ---------------------------------------------
+
+_PUBLIC = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "public"
+
+
+def _ogb_run() -> list[str]:
+    """An OGB graph-property script (sealed-170): its arguments as a dict, a data set's
+    processing bar, then a bar of 1029 batches and an evaluation line per epoch."""
+    log = _PUBLIC / "sealed-170" / "pytorch_tiny_gin_ogbg_molhiv_seed0_finished.log"
+    return log.read_text().splitlines()
+
+
+def test_a_plan_that_a_pass_s_total_divides_is_the_run_s_own(tmp_path: Path):
+    """Three totals reached (a data bar's 41127, an epoch's 1029, then 51450 = 50 × 1029 at
+    the last epoch's end) were taken for a loop called once per chunk, and the plan
+    dropped: a finished run stayed RUNNING."""
+    artifact = verdict_of(tmp_path, _ogb_run())
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["target_steps"] == 51450
+    assert "learning_rate" not in artifact["final_metrics"]  # (the arguments' dict)
+
+
+def test_the_same_run_short_of_its_plan_runs_on(tmp_path: Path):
+    lines = _ogb_run()
+    cut = next(at for at, line in enumerate(lines) if "Epoch: 30," in line)
+    artifact = verdict_of(tmp_path, lines[:cut + 1])
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_an_outer_count_beside_a_running_one_is_no_plan(tmp_path: Path):
+    """DeepSpeed's throughput timer, `0/190, SamplesPerSec=…`: its epoch and its step."""
+    head = "[2021-06-12 20:16:{:02d},745] [INFO] "
+    lines = []
+    for n in range(1, 21):
+        lines += [head.format(n) + f"[logging.py:60:log_dist] [Rank 0] step={10 * n}, "
+                                   f"skipped=0, lr=[0.03], mom=[[0.8, 0.999]]",
+                  head.format(n) + f"[timer.py:160:stop] 0/{10 * n}, "
+                                   f"SamplesPerSec={3300 + n}.4196",
+                  f"epoch 0 batch {n} loss {3 / n:.4f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
+    assert artifact["target_steps"] is None
+
+
+def test_an_epoch_counted_from_1_and_from_0_on_two_lines_is_no_relaunch(tmp_path: Path):
+    """A DGL script's `Epoch 28, Learning Rate: 0.01` before the epoch's work, `Run 00 |
+    Epoch 00027 | Loss …` after it: the lines between, the same each epoch (`block
+    generation total time  0`), are no closing block when the log stops among them."""
+    lines = []
+    for epoch in range(1, 29):
+        lines += [f"Epoch {epoch}, Learning Rate: 0.01", "connection checking time:  0",
+                  "block generation total time  0", f"pure train time  0.2{epoch % 9}"]
+        if epoch < 28:
+            lines.append(f"Run 00 | Epoch {epoch - 1:05d} | Loss {3.7 - epoch / 50:.4f} | "
+                         f"Train 0.{1000 + epoch} | Val 0.0763 | Test 0.0586")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_a_result_tagged_with_its_split_is_read(tmp_path: Path):
+    """easytorch: `2024-09-12 … - easytorch-training - INFO - Epoch 1 / 300` (a logger's
+    name with a hyphen before its level), `Result <train>: […]`, `Result <val>: […]`."""
+    head = "2024-09-12 12:{:02d}:00,185 - easytorch-training - INFO - "
+    lines = []
+    for epoch in range(1, 13):
+        lines += [head.format(epoch) + f"Epoch {epoch} / 300",
+                  head.format(epoch) + f"Result <train>: [train_time: 79.32 (s), lr: 1.00e-03, "
+                                       f"train_MAE: {1.6 - epoch / 100:.4f}, train_RMSE: 2.5657]",
+                  head.format(epoch) + f"Result <val>: [val_time: 30.77 (s), val_MAE: "
+                                       f"{8.9 - epoch / 50:.4f}, val_RMSE: 12.1517]"]
+    artifact = verdict_of(tmp_path, lines)
+    assert {"val_mae", "val_rmse"} <= set(artifact["final_metrics"])
+    assert "12 training records" in artifact["summary"]
+
+
+def test_a_regression_error_near_ln_k_is_no_guess_over_classes(tmp_path: Path):
+    """A traffic forecaster's train MAE began at 1.6058, within 3 % of ln 5."""
+    lines = []
+    for n in range(1, 45):
+        lines += [f"Epoch {n} / 300",
+                  f"Result <train>: [train_time: 79.32 (s), lr: 1.00e-03, train_MAE: "
+                  f"{1.6058 - (n % 4) / 1000:.4f}, train_RMSE: 2.5657, train_MAPE: 0.0374]"]
+    artifact = verdict_of(tmp_path, lines)
+    found = [a["description"] for a in artifact["anomalies_detected"]]
+    assert not [d for d in found if "uniform guess" in d]
+
+
+def test_memory_that_could_not_be_allocated_in_words_is_an_oom(tmp_path: Path):
+    lines = [*_epochs(6), "Traceback (most recent call last):",
+             '  File "/ds/deepspeed/ops/transformer/inference/ds_attention.py", line 1, in f',
+             "    workspace = self.allocate_workspace()",
+             "RuntimeError: Workspace can't be allocated, not enough memory"]
+    artifact = verdict_of(tmp_path, lines)
+    assert "oom" in {a["type"] for a in artifact["anomalies_detected"]}
+    lines = [*_epochs(6), "Warning: not enough memory to cache the dataset, reading from disk",
+             *_epochs(12)[5:]]
+    assert "oom" not in {a["type"] for a in verdict_of(tmp_path, lines)["anomalies_detected"]}
+
+
+def test_a_failure_inside_a_checkpoint_rotation_is_a_checkpoint_failure(tmp_path: Path):
+    """OpenRLHF's `save_ckpt` removes the oldest checkpoint, and `shutil.rmtree` fails."""
+    lines = [*_epochs(6), "Traceback (most recent call last):",
+             '  File "/x/openrlhf/trainer/sft_trainer.py", line 282, in save_logs_and_checkpoints',
+             "    self.strategy.save_ckpt(",
+             '  File "/x/openrlhf/utils/deepspeed.py", line 432, in save_ckpt',
+             "    shutil.rmtree(oldest_dir)",
+             '  File "/env/lib/python3.10/shutil.py", line 726, in rmtree',
+             "    os.rmdir(path)",
+             "FileNotFoundError: [Errno 2] No such file or directory: '/ckpt/global_step15'"]
+    artifact = verdict_of(tmp_path, lines)
+    assert "checkpoint-failure" in {a["type"] for a in artifact["anomalies_detected"]}
