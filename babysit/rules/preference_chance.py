@@ -10,6 +10,15 @@ what it delivers is no better than its reference model (a LLaVA DPO run, sealed-
 → 0.6887 over its one epoch, accuracies 0.46 → 0.54; a LLaMA-Factory QLoRA DPO run,
 sealed-105, its loss between 0.73 and 1.70 for all its 100 steps, accuracies 0.40-0.65).
 A notice while it runs (a plateau can still break); a blocker once it finished.
+
+The other end says as little: a loss already near 0 at the run's first logged point, every
+pair ranked right, and so on every point after (a LLaMA-Factory DPO run on Qwen2.5-7B,
+sealed-171: `loss: 0.0017`, `rewards/accuracies: 1.0` at step 10 of 170, then 0.0004,
+0.0001 … with the learning rate still warming up). No policy learns a preference in ten
+steps from its reference; the chosen and the rejected answers differ in something it
+already told apart (their length, their format, a rejected answer from a broken model), so
+the run learned that and nothing the pairs were meant to teach. A notice while it runs,
+high once it finished (not-learning's way): worth a look at the pairs, not a broken run.
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ _LOSS_NEAR = 0.012  # a loss within this of ln 2 has not moved the margin
 _ACCURACY_NEAR = 0.1  # the ranked-right share this near one half at the end
 _LEAST_POINTS = 10  # logged points before it speaks
 _LAST = 5  # the latest accuracies judged
+_SATURATED = 0.02  # a loss below this with every pair ranked right: the margin is huge
+_SATURATED_POINTS = 5  # logged points so, from the first, before it speaks
 
 
 def _accuracy_key(names: Sequence[str]) -> str | None:
@@ -48,6 +59,7 @@ class PreferenceChanceRule:
         self._held = True  # every loss so far within `_LOSS_NEAR` of ln 2
         self._accuracies: deque[float] = deque(maxlen=_LAST)
         self._raised = False
+        self._saturated = True  # every point so far below `_SATURATED`, all pairs right
 
     def observe(self, point: Observation) -> Sequence[Signal]:
         key = _accuracy_key(tuple(point.metrics))
@@ -59,6 +71,9 @@ class PreferenceChanceRule:
             return []
         self._points += 1
         self._accuracies.append(accuracy)
+        separated = self._separated(loss, accuracy)
+        if separated:
+            return separated
         if loss < _LN2 - _LOSS_NEAR:
             self._held = False
             if self._raised:
@@ -78,3 +93,17 @@ class PreferenceChanceRule:
                       f"{loss:.4g}, and the pairs ranked right are {recent:.2f} of them: the "
                       f"policy scores chosen and rejected answers alike, as its reference "
                       f"model does", key="preference", severity_at_end=Severity.BLOCKER)]
+
+    def _separated(self, loss: float, accuracy: float) -> list[Signal]:
+        """Every pair ranked right and the loss near 0 from the first logged point on, for
+        `_SATURATED_POINTS` points (see the module)."""
+        self._saturated = self._saturated and loss < _SATURATED and accuracy >= 0.99
+        if not self._saturated or self._points != _SATURATED_POINTS:
+            return []
+        return [Raise(AnomalyType.NOT_LEARNING,
+                      f"the preference pairs were told apart from the first logged point: "
+                      f"the loss is below {_SATURATED} and every pair is ranked right on each "
+                      f"of the first {_SATURATED_POINTS} points (now {loss:.4g}), as no policy "
+                      f"learns in a few steps from its reference: the chosen and rejected "
+                      f"answers differ in something trivial (length, format), and the run "
+                      f"learned that, not the preference", key="preference separated")]

@@ -291,3 +291,28 @@ def test_a_failure_inside_a_checkpoint_rotation_is_a_checkpoint_failure(tmp_path
              "FileNotFoundError: [Errno 2] No such file or directory: '/ckpt/global_step15'"]
     artifact = verdict_of(tmp_path, lines)
     assert "checkpoint-failure" in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def _dpo(first_losses: list[float], accuracy: float) -> list[str]:
+    lines = [f"{{'loss': {loss}, 'grad_norm': 0.0{n + 1}, 'learning_rate': {n + 1}e-06, "
+             f"'rewards/chosen': {10 + n}.39, 'rewards/rejected': 1.70, 'rewards/accuracies': "
+             f"{accuracy}, 'rewards/margins': {8 + n}.68, 'epoch': {0.12 * (n + 1):.2f}}}"
+             for n, loss in enumerate(first_losses)]
+    return [*lines, "{'train_runtime': 1071.4363, 'train_samples_per_second': 2.529, "
+                    "'train_steps_per_second': 0.159, 'train_loss': 0.00015, 'epoch': 2.0}"]
+
+
+def test_preference_pairs_told_apart_from_the_first_point_are_a_finding(tmp_path: Path):
+    """A LLaMA-Factory DPO run: `loss: 0.0017`, every pair ranked right, at its first
+    print, then 0.0004, 0.0001 …: the pairs differ in something trivial."""
+    artifact = verdict_of(tmp_path, _dpo([0.0017, 0.0004, 0.0001, 0.0001, 0.0001, 0.0001,
+                                          0.0001, 0.0001], 1.0))
+    found = [a for a in artifact["anomalies_detected"] if a["type"] == "not-learning"]
+    assert found and "told apart from the first" in found[0]["description"]
+    assert artifact["decision"] == "CONDITIONAL"
+
+
+def test_a_preference_loss_that_falls_from_ln2_is_learning(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _dpo([0.6931, 0.61, 0.45, 0.30, 0.12, 0.05, 0.01, 0.004],
+                                         1.0))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
