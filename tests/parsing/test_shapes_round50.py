@@ -178,6 +178,14 @@ def test_top_k_scores_fall_as_k_grows_only_when_wrong():
     assert out_of_order({"acc1": 0.9, "acc2": 0.5}, {}) is None
     # (rounding of the last digit printed)
     assert out_of_order({"mae": 0.1235, "rmse": 0.1234}, {}) is None
+    # (a top-k error falls as k grows: GluonCV's; a precision at k goes either way:
+    # VoxelNet's; an index after an underscore is a task's; a bare `top1` may be an error)
+    assert out_of_order({"eval/err_top1": 0.94, "eval/err_top5": 0.84}, {}) is None
+    assert out_of_order({"eval/err_top1": 0.5, "eval/err_top5": 0.8}, {}) is not None
+    assert out_of_order({"pr.prec@10": 0.0015, "pr.prec@50": 0.00145}, {}) is None
+    assert out_of_order({"valid_arithmetic_acc_1": 99.9, "valid_arithmetic_acc_3": 0.0}, {}) \
+        is None
+    assert out_of_order({"top1": 3.1, "top5": 0.0}, {}) is None
 
 
 # -- sealed-170/171: plans, counters and heads ---------------------------------------------
