@@ -421,6 +421,12 @@ class BarSteps:
                       epochs, metrics, per_epoch=batches), events
 
     def restart_epochs(self, offset: int) -> None:
-        """The run printed its global step: later epoch bars count from there."""
+        """The run printed its global step: later epoch bars count from there. Where it
+        is the bars' own count (one optimizer step a batch: Lightning's `Epoch 0, global
+        step 255:` after `Epoch 0: 255/255`), the bars go on giving the step; where it is
+        not (gradients accumulated, several optimizers), only the printed one does."""
+        if not self.global_step_printed and self._bar_epoch is not None \
+                and offset == self._epoch_offset + self._epoch_last_n:
+            return
         self.global_step_printed = True
         self._epoch_offset = offset

@@ -38,6 +38,13 @@ class ThreadFailures:
         """Mark, in place, the exceptions among `events` that close a helper thread's
         traceback."""
         for index, event in enumerate(events):
+            if event.kind is EventKind.THREAD_FAILED:
+                # (the failure reader closed a thread's traceback itself: that header is
+                # answered, and the main thread's traceback after it is no thread's — a
+                # WaveNet notebook's loader threads died twice, then its cell's IndexError)
+                self._headers = max(0, self._headers - 1)
+                self._bootstrap = False
+                continue
             if event.kind is not EventKind.EXCEPTION or event.detail.endswith(IN_THREAD):
                 continue
             if self._bootstrap or self._headers:

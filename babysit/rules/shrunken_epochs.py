@@ -60,6 +60,15 @@ class ShrunkenEpochRule:
         if point.epoch is None or not math.isfinite(point.epoch):
             return []
         epoch = math.floor(point.epoch)
+        if self._epoch is not None and self._mark is not None and epoch == self._epoch - 1 \
+                and step >= self._mark[0]:
+            # The epoch just ended, named by its own number at the step that ended it
+            # (Lightning's checkpoint callback, `Epoch 0, global step 255: 'val_loss'
+            # reached …`, after the bar's `Epoch 0: 255/255` stood at epoch 1.0; or at a
+            # global step of its own, gradients accumulated): the epoch's end said again,
+            # no count gone back (read so, each epoch seemed to begin again and run 0
+            # steps). A step gone back with it is a resume, measured from there.
+            return []
         if self._epoch is None or epoch < self._epoch:
             # The first epoch named (the records before it were its, and perhaps more
             # epochs': a log that names epochs as they end, counting from 0 or 1), or a

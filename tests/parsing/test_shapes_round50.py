@@ -324,3 +324,62 @@ def test_a_preference_loss_that_falls_from_ln2_is_learning(tmp_path: Path):
     artifact = verdict_of(tmp_path, _dpo([0.6931, 0.61, 0.45, 0.30, 0.12, 0.05, 0.01, 0.004],
                                          1.0))
     assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+# -- sealed-172: a main thread's failure after its helpers', Lightning's checkpoint words ---
+
+def test_the_main_thread_s_failure_after_helper_threads_died_is_a_crash(tmp_path: Path):
+    """A WaveNet notebook: its loader threads die twice (`Exception in thread Thread-1417:`,
+    then `IndexError: index 50 is out of bounds …`), then the cell's own IndexError."""
+    thread = ["Exception in thread Thread-{n}:", "Traceback (most recent call last):",
+              '  File "/usr/lib/python3.6/threading.py", line 916, in _bootstrap_inner',
+              "    self.run()",
+              '  File "/w/wavenet_training.py", line 320, in load_new_chunk',
+              "    segment_position = self.segment_positions[current_chunk_position]",
+              "IndexError: index 50 is out of bounds for axis 0 with size 50", ""]
+    lines = [*_epochs(12), *(t.format(n=1417) for t in thread),
+             *(t.format(n=1418) for t in thread), "test loss:  2.4866827726364136",
+             "-" * 75,
+             "IndexError                                Traceback (most recent call last)",
+             "<ipython-input-17-1fb5df6ca437> in <module>()",
+             "---> 14                 examples_per_segment=examples_per_segment)", "",
+             "/w/wavenet_training.py in get_minibatch(self, minibatch_size)",
+             "--> 393             if position > self.inputs[segment].size(0):", "",
+             "IndexError: list index out of range"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "FAILED"
+    assert artifact["decision"] == "NO-GO"
+
+
+def _lightning(epochs: int, batches: int, accumulate: int) -> list[str]:
+    """Lightning's epoch bars, each closed by ModelCheckpoint's words glued to its last
+    redraw (`Epoch 0, global step 255: 'val_loss' reached …`), then the reset redraw."""
+    bar = "|██████████| {n}/{b} [00:57<00:00,  4.41it/s, v_num=cbxp, train_loss_step={x:.3f}]"
+    lines = []
+    for epoch in range(epochs):
+        for n in range(0, batches + 1, 5):
+            lines.append(f"Epoch {epoch}: {100 * n // batches:3d}%"
+                         + bar.format(n=n, b=batches, x=1 / (1 + epoch * batches + n)))
+        lines.append(f"Epoch {epoch}: 100%" + bar.format(n=batches, b=batches, x=0.5)[:-1]
+                     + f", val_loss_step=0.{60 - 3 * epoch}, val_loss_epoch=0.4{9 - epoch}, "
+                       f"train_loss_epoch=0.5{9 - epoch}]")
+        lines[-1] += (f"Epoch {epoch}, global step {(epoch + 1) * batches // accumulate}: "
+                      f"'val_loss' reached 0.4{9 - epoch} (best 0.4{9 - epoch}), saving model "
+                      f"to './ckpt/epoch={epoch}.ckpt' as top 1")
+        lines.append(f"Epoch {epoch}:   0%" + bar.format(n=0, b=batches, x=0.5 / (1 + epoch)))
+    return [*lines, f"`Trainer.fit` stopped: `max_epochs={epochs}` reached."]
+
+
+def test_lightning_s_checkpoint_words_keep_the_bars_counting(tmp_path: Path):
+    """After `Epoch 0, global step 255:`, the next epoch's bar gave no step: each epoch
+    seemed to run none (a blocker: a loader that hands the loop nothing)."""
+    artifact = verdict_of(tmp_path, _lightning(12, 255, 1))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO"
+
+
+def test_lightning_s_global_step_under_accumulation_is_the_step(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _lightning(12, 255, 5))
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+    assert artifact["total_steps"] == 12 * 255 // 5
