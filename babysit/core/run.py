@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from babysit.config import EfficiencySettings, RuleSettings
-from babysit.core.after_end import table_after_the_end
+from babysit.core.after_end import restated_after_the_end, table_after_the_end
 from babysit.core.checkpoints import Checkpoints
 from babysit.core.curves import MetricCurves
 from babysit.core.deadline import deadline_warning
@@ -387,6 +387,8 @@ class Run:
                 if not record.events:
                     continue
                 record = replace(record, step=None, metrics={})
+            elif restated_after_the_end(record, self.lifecycle.said_finished, series.step):
+                record = replace(record, step=None)  # (its figures: the result's, said again)
             if record.facts:
                 efficiency.observe(record)
                 series.note_facts(record.facts)

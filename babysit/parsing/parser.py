@@ -95,6 +95,10 @@ from babysit.parsing.trailing_duration import TrailingDuration
 from babysit.parsing.worker_pools import WorkerPools
 from babysit.parsing.wrapped_lines import unwrap_all
 
+# A line that opens on a warning's word (`Warning: step duration: 0.088 s at step 299 …`,
+# `WARNING: …`), behind any logger's head.
+_WARNING_LINE = lazy_re.compile(r"^\W{0,3}(?:[Ww]arning|WARNING)\s*[:!-]")
+
 # Set to "1" (the test suite does), a line babysit's reading fails on raises instead of
 # being counted and read past: a bug must fail its test, not hide in a count.
 STRICT_READING_ENV = "BABYSIT_STRICT_READING"
@@ -831,6 +835,15 @@ class LogParser:
             if read is None:  # a bar's line: the readers read what follows the bar
                 read = Line(in_english(rest), rank, in_traceback)
             parsed = self._metric_lines.read(read, bar_parsed is not None, events)
+            if parsed is not None and parsed.metrics and ("arning" in rest or "ARNING" in rest) \
+                    and _WARNING_LINE.match(message(rest)) is not None \
+                    and all(math.isfinite(v) for v in parsed.metrics.values()):
+                # A warning's figures are the warning's (ACT's rollouts: `Warning: step
+                # duration: 0.088 s at step 299 longer than DT: 0.02 s`, the simulator's step
+                # read as the training's, after its 1000th): no record of training. (A
+                # non-finite one is never dropped.)
+                parsed = None
+                self._took = True
             if self._metric_lines.eval_counter is not None and not self.step_found:
                 self._endings.evaluated_at(self._metric_lines.eval_counter)
             if self._metric_lines.earlier is not None and bar_parsed is None \

@@ -383,3 +383,41 @@ def test_lightning_s_global_step_under_accumulation_is_the_step(tmp_path: Path):
     artifact = verdict_of(tmp_path, _lightning(12, 255, 5))
     assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
     assert artifact["total_steps"] == 12 * 255 // 5
+
+
+def _act_run(tail: list[str]) -> list[str]:
+    """ACT's trainer: a bar over 1001 steps, validation at the start, rollouts whose
+    simulator warns at its own steps, then `Training finished:` and the best restated."""
+    lines = ["  0%|          | 0/1001 [00:00<?, ?it/s]validating", "Val loss:   77.14373"]
+    for step in range(1, 1002, 50):
+        lines.append(f" {step // 10}%|█         | {step}/1001 [00:{step // 60:02d}<00:01, "
+                     f"{1 + step / 1000:.2f}it/s]")
+        lines.append(f"val_l1: 0.{791 - step // 2} val_kl: 7.635 val_loss: {77 - step / 14:.3f}")
+    lines.append("100%|██████████| 1001/1001 [29:50<00:00,  1.79s/it]")
+    for sim_step in range(290, 300):
+        lines += ["fps_rendering True",
+                  f"Warning: step duration: 0.0{sim_step % 9 + 1} s at step {sim_step} longer "
+                  f"than DT: 0.02 s, culmulated delay: {23 + sim_step / 100:.3f}"]
+    return [*lines, "Success rate: 0.3", *tail]
+
+
+def test_a_warning_s_figures_are_no_training_record(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _act_run(["Training finished:"]))
+    assert "step_duration" not in artifact["final_metrics"]
+    assert artifact["total_steps"] == 1001
+
+
+def test_the_result_restated_after_the_end_is_no_run_gone_back(tmp_path: Path):
+    """`Training finished:`, then `Seed 0, val loss 0.373114 at step 1000` after the bar's
+    1001/1001: the summary, not training at step 1000 again."""
+    artifact = verdict_of(tmp_path, _act_run(["Training finished:",
+                                              "Seed 0, val loss 0.373114 at step 1000",
+                                              "Best ckpt, val loss 0.373114 @ step1000"]))
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["decision"] == "GO"
+
+
+def test_a_relaunch_after_the_end_still_runs(tmp_path: Path):
+    lines = _act_run(["Training finished:"])
+    artifact = verdict_of(tmp_path, [*lines, *lines[:12]])
+    assert artifact["terminal_state"] == "RUNNING"
