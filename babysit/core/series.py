@@ -460,7 +460,7 @@ class MetricSeries:
         training pass and an evaluation's, or a relaunch with a new plan."""
         totals = self._pass_totals
         if len(totals) < _PER_CALL_TOTALS and step is not None and step == total \
-                and not any(total % each == 0 and total > each for each in totals):
+                and not any(total % each == 0 and total > each > 1 for each in totals):
             # (a total that a pass's total divides is the run's plan reached, its epochs
             # times their batches: an OGB script's `Training batch: 1029/1029` each epoch,
             # then its 50th epoch's last at 51450 of 51450, after a data set's processing

@@ -421,3 +421,18 @@ def test_a_relaunch_after_the_end_still_runs(tmp_path: Path):
     lines = _act_run(["Training finished:"])
     artifact = verdict_of(tmp_path, [*lines, *lines[:12]])
     assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_a_new_plan_after_a_one_episode_session_is_no_running_count(tmp_path: Path):
+    """Appended sessions of a DQN script (sealed-11): `Episode 1/1`, then a session of
+    `Episode 1/10` … `10/10`: the right number grew once under a standing left one — a
+    new plan, not an outer count beside a running one."""
+    lines = []
+    for session, episodes in enumerate((1, 1, 10)):
+        lines.append(f"Training Session Started: 2026-02-03 15:3{session}:53")
+        lines += [f"Episode {n}/{episodes} | Deliveries: {100 * n} | Collisions: 0 | "
+                  f"Loss: {2.0 / n:.4f} | ε: 0.000" for n in range(1, episodes + 1)]
+        lines += ["FINAL RESULTS (Online DQN Learning)", f"Total Deliveries: {episodes * 100}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
+    assert artifact["total_steps"] == 10
