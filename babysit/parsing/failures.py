@@ -475,8 +475,7 @@ class FailureReader:
             if self._first_frame in _PRINTED_AND_CAUGHT:
                 self._logged = True  # the caller caught it and printed it: noise at exit
             if self._logged:
-                if self._caught:  # (its restatement may follow: `Detailed Traceback:`)
-                    self._caught, self._caught_window = False, _CAUGHT_GAP
+                self._caught_over()  # (its restatement may follow: `Detailed Traceback:`)
                 if self._in_thread:  # not the process's end, but not nothing either
                     self._in_thread = False
                     added.append(LogEvent(EventKind.THREAD_FAILED, clip(line.strip(), 500),
@@ -533,9 +532,14 @@ class FailureReader:
         self._abandon()
         return False
 
-    def _abandon(self) -> None:
-        if self._caught:  # (a caught traceback's pieces may follow it: Ray's restatement)
+    def _caught_over(self) -> None:
+        """A traceback announced as caught ended: the same failure said again may follow
+        within a few lines (`Detailed Traceback:`, Ray's restatement), caught too."""
+        if self._caught:
             self._caught, self._caught_window = False, _CAUGHT_GAP
+
+    def _abandon(self) -> None:
+        self._caught_over()
         self._lines = 0
         self._after_frame = False
         self._path_open = False

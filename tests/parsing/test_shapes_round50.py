@@ -4,6 +4,7 @@ caught and skipped, its leaderboard), and measures whose order their definitions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from babysit.parsing.events import exception_line
@@ -247,17 +248,27 @@ def test_an_epoch_counted_from_1_and_from_0_on_two_lines_is_no_relaunch(tmp_path
     assert artifact["terminal_state"] == "RUNNING"
 
 
+def _easytorch(epochs: int, train_mae: Callable[[int], float], head: str = "",
+               val: bool = True) -> list[str]:
+    """easytorch's epoch: `Epoch 1 / 300`, `Result <train>: […]`, `Result <val>: […]`,
+    behind `head` (formatted with the epoch)."""
+    lines = []
+    for epoch in range(1, epochs + 1):
+        at = head.format(epoch)
+        lines += [at + f"Epoch {epoch} / 300",
+                  at + f"Result <train>: [train_time: 79.32 (s), lr: 1.00e-03, train_MAE: "
+                       f"{train_mae(epoch):.4f}, train_RMSE: 2.5657, train_MAPE: 0.0374]"]
+        if val:
+            lines.append(at + f"Result <val>: [val_time: 30.77 (s), val_MAE: "
+                              f"{8.9 - epoch / 50:.4f}, val_RMSE: 12.1517]")
+    return lines
+
+
 def test_a_result_tagged_with_its_split_is_read(tmp_path: Path):
     """easytorch: `2024-09-12 … - easytorch-training - INFO - Epoch 1 / 300` (a logger's
     name with a hyphen before its level), `Result <train>: […]`, `Result <val>: […]`."""
-    head = "2024-09-12 12:{:02d}:00,185 - easytorch-training - INFO - "
-    lines = []
-    for epoch in range(1, 13):
-        lines += [head.format(epoch) + f"Epoch {epoch} / 300",
-                  head.format(epoch) + f"Result <train>: [train_time: 79.32 (s), lr: 1.00e-03, "
-                                       f"train_MAE: {1.6 - epoch / 100:.4f}, train_RMSE: 2.5657]",
-                  head.format(epoch) + f"Result <val>: [val_time: 30.77 (s), val_MAE: "
-                                       f"{8.9 - epoch / 50:.4f}, val_RMSE: 12.1517]"]
+    lines = _easytorch(12, lambda epoch: 1.6 - epoch / 100,
+                       "2024-09-12 12:{:02d}:00,185 - easytorch-training - INFO - ")
     artifact = verdict_of(tmp_path, lines)
     assert {"val_mae", "val_rmse"} <= set(artifact["final_metrics"])
     assert "12 training records" in artifact["summary"]
@@ -265,11 +276,7 @@ def test_a_result_tagged_with_its_split_is_read(tmp_path: Path):
 
 def test_a_regression_error_near_ln_k_is_no_guess_over_classes(tmp_path: Path):
     """A traffic forecaster's train MAE began at 1.6058, within 3 % of ln 5."""
-    lines = []
-    for n in range(1, 45):
-        lines += [f"Epoch {n} / 300",
-                  f"Result <train>: [train_time: 79.32 (s), lr: 1.00e-03, train_MAE: "
-                  f"{1.6058 - (n % 4) / 1000:.4f}, train_RMSE: 2.5657, train_MAPE: 0.0374]"]
+    lines = _easytorch(44, lambda epoch: 1.6058 - (epoch % 4) / 1000, val=False)
     artifact = verdict_of(tmp_path, lines)
     found = [a["description"] for a in artifact["anomalies_detected"]]
     assert not [d for d in found if "uniform guess" in d]
