@@ -322,6 +322,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.EXCEPTION, r"\b\w+\.pl: Error, unfinished job no longer exists\b",
          detail="the scheduler's job vanished before it finished "
                 "(its wrapper: unfinished job no longer exists)"),
+    # ... or that jobs it ran failed, as `run.pl`, `queue.pl` and `slurm.pl` say it before
+    # they exit 1 and the recipe stops (`run.pl: 1 / 8 failed, log is in …/train.3.*.log`,
+    # one job's `job failed with status 1, log is in …`): the failure is in that log.
+    _sig(EventKind.EXCEPTION, r"\b(\w+\.pl: (?:[1-9]\d* / \d+ failed|job failed with status "
+         r"\d+), log is in \S+)", 1),
     # Schedulers' own word on the job, in its output file (LSF, Slurm).
     # LSF's job report says `Successfully completed.` or `Exited with exit code N.` on a
     # line of its own (after `TERM_RUNLIMIT: …` when its limit killed the job); PBS says
@@ -383,9 +388,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(EventKind.CHECKPOINT_ERROR, r"PytorchStreamWriter failed writing file|"
          r"inline_container\.cc.*unexpected pos|unexpected pos \d+ vs \d+|"
          r"SafetensorError|[Ee]rror while serializing"),
+    # (the model or its weights named for the checkpoint too, the save's error caught and
+    # said: a ChemBERTa script's `ERROR:__main__:Error saving model: '…' object has no
+    # attribute 'save_pretrained'`; not a model's card or summary, which are no weights)
     _sig(EventKind.CHECKPOINT_ERROR, r"(?:[Ee]rror|[Ff]ailed|[Uu]nable|[Cc]ould not|"
-         r"[Cc]annot) (?:while |when |to )?sav(?:e|ing) (?:the )?(?:model )?"
-         r"checkpoint(?:\s+(?:to|at)\s+['\"]?([^'\"\s]+))?", 1),
+         r"[Cc]annot) (?:while |when |to )?sav(?:e|ing) (?:the )?"
+         r"(?:(?:final|best|trained|fine-tuned|last) )?"
+         r"(?:(?:model )?checkpoint|model(?! (?:card|summary|config))|weights)\b"
+         r"(?:\s+(?:to|at)\s+['\"]?([^'\"\s]+))?", 1),
     _NOT_SAVED,
     # A save that worked: HF Trainer, Lightning's ModelCheckpoint, nanoGPT, generic.
     _sig(EventKind.CHECKPOINT_SAVED, r"Saving model checkpoint to\s+(\S+)", 1),
@@ -744,7 +754,7 @@ _TRIGGERS = (
     "eyboard", "Run is kept", "nterrupted by", "Exhausted", "MemoryError", "bad_alloc",
     "zsh: killed", "Received SIG", "OutOfMemoryError", "cuLaunch", "cuMem", "cuModule",
     "cuGraph", "cuCtx", "cuStream", "cuEvent", "cuInit", "Terminated", "zsh: terminated",
-    "no longer exists", "Hangup", "walltime", "est iteration", "bestIteration",
+    "no longer exists", ".pl: ", "Hangup", "walltime", "est iteration", "bestIteration",
     "overfitting detector", "Shrink model", "Stopping. Best", "Stopping! Best",
     "TRAINING", "OPTIMI", "tuning ", "TUNING",
     "update end", "find the best", "Job ", "state: ", "Stopped", "suspended", "has stopped",

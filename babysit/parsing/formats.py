@@ -159,6 +159,8 @@ def parse_json_line(segment: str) -> Parsed | None:
         return None
     if not isinstance(obj, dict):
         return None
+    if _json_settings(obj):
+        return None
     split = _split_named(obj)
     values: dict[str, float] = {}
     counted: dict[str, tuple[int, int]] = {}
@@ -199,6 +201,23 @@ def parse_json_line(segment: str) -> Parsed | None:
     if batch is not None:
         return replace(parsed, step=batch[0], target=batch[1])
     return parsed
+
+
+def _json_settings(obj: Mapping[str, Any]) -> bool:
+    """A JSON object that is the run's configuration, printed once at its start (OneIE's
+    `{"coref": true, "bert_model_name": "roberta-large", …, "max_epoch": 60, …}`), not a
+    record of training: flags (true, false, null) among its words, so many and so large
+    a share of its values as make a configuration of a Python dict (`_CONFIG_WORDS`), or
+    a planned count by its name among them. A record's words are labels and times
+    (PySlowFast's `"_type"`, `"eta"`, `"gpu_mem"`), never flags."""
+    scalars = [value for value in obj.values() if not isinstance(value, Mapping)]
+    words = [value for value in scalars if value is None or isinstance(value, (bool, str))
+             or (isinstance(value, list) and not all(
+                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))]
+    if len(words) < _CONFIG_WORDS or len(words) < _CONFIG_SHARE * len(scalars):
+        return False
+    return any(value is None or isinstance(value, bool) for value in words) \
+        or any(_PLANNED_COUNT.match(normalise_key(str(key))) for key in obj)
 
 
 # Counters a JSON line may give as text, `"epoch": "1/20"` (PySlowFast's json_stats),
@@ -269,7 +288,10 @@ _WORD_PAIR = lazy_re.compile(r"(?<![\w.])[A-Za-z_]\w*=(?P<value>[^\s,;)]+)")
 
 
 # A planned count by its name: how many epochs or steps the run is to train.
+# (the singular behind a qualifier too, OneIE's `"max_epoch": 60`: a record names the epoch
+# it is at bare)
 _PLANNED_COUNT = lazy_re.compile(r"^(?:(?:num|n|max|total|num_train|train)_)?epochs$|"
+                                 r"^(?:num|n|max|total|num_train)_epoch$|"
                                  r"^(?:num|n|max|total)_(?:steps|iters|iterations)$")
 
 

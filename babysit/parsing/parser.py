@@ -1217,7 +1217,11 @@ class LogParser:
         # trained: in a log without steps, how far training went.)
         # (Not the best so far, restated after each epoch: Pointnet2's `Best accuracy is:
         # 0.91321` under the epoch's header is no more of its training.)
-        epoch_evaluation = epoch is not None and not self.step_found and marks_epoch(fmt) \
+        # (So is an evaluation that names its own epoch in a log that has printed no
+        # training figure: OneIE's `{"epoch": 0, "dev": {…}, "test": {…}}`, one a epoch, no
+        # loss anywhere; its epochs are how far training went.)
+        epoch_evaluation = epoch is not None and not self.step_found and (
+            marks_epoch(fmt) or (own_epoch is not None and not self._train_names)) \
             and not (own_epoch is None and names_best_value(line))
         # (and in a log whose steps have no total, its epochs against the plan its
         # configuration or command line gives: `--epochs=40`, then `{"epoch": 39,
