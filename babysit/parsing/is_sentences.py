@@ -3,8 +3,9 @@
 A hand-written loop may print its figures as prose, clause by clause, with its counters
 as clauses of their own: `Epoch 3, Step 75, total used time 120.4 (s), avg loss so far
 is 0.035`. Each clause (split at commas and semicolons) of the form `<name> is <number>`
-is a metric named by its last few words, without filler (`so far`, `current`, `now`);
-`Epoch N`, `Step N`, `Iter N`, `Batch N` anywhere in the line are its counters. A line
+(a colon after the verb too: `Validation error after epoch 10 is: 1.047`) is a metric
+named by its last few words, without filler (`so far`, `current`, `now`); `Epoch N`,
+`Step N`, `Iter N`, `Batch N` anywhere in the line are its counters. A line
 counts only when one of its names is metric-like (a loss, an error, an accuracy, a
 learning rate...): `the dataset is 3 GB` is no metric.
 
@@ -24,7 +25,7 @@ from babysit.parsing.text import normalise_key, to_number
 
 _VALUE = r"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|[-+]?(?:nan|inf(?:inity)?))"
 _CLAUSE_VALUE = lazy_re.compile(
-    rf"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) (?:is|was|=) {_VALUE}\.?$",
+    rf"^(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) (?:is|was|=):? {_VALUE}\.?$",
     re.IGNORECASE)
 # Run-on sentences (`parse_run_on_sentences`): a clause may hold several figures, one
 # after another, when the loop put no comma between them (`Total rewards in episode 73
@@ -32,7 +33,7 @@ _CLAUSE_VALUE = lazy_re.compile(
 # offered as one of two (`LossTensor is inf or nan`) is no reading of either.
 _RUN_ON_VALUE = lazy_re.compile(
     rf"(?:^|(?<=\s))(?P<name>[A-Za-z][\w./-]*(?: [A-Za-z][\w./-]*){{0,5}}) "
-    rf"(?:is|are|was|were|=) {_VALUE}\.?(?=\s|$)(?!\s+or\b)",
+    rf"(?:is|are|was|were|=):? {_VALUE}\.?(?=\s|$)(?!\s+or\b)",
     re.IGNORECASE)
 _COUNTER = lazy_re.compile(
     r"(?P<of>\b(?:in|at|of|for|after|on) )?"
@@ -51,7 +52,8 @@ _MORE_HINTS = ("error", "mse", "mae", "rmse", "f1", "auc", "wer", "cer", "bleu")
 def parse_is_sentences(segment: str) -> Parsed | None:
     """The counters and `<name> is <number>` metrics of a line; None when it has no such
     clause with a metric-like name."""
-    return _sentences(segment, loose=False) if " is " in segment else None
+    return _sentences(segment, loose=False) if " is " in segment or " is:" in segment \
+        else None
 
 
 def parse_run_on_sentences(segment: str) -> Parsed | None:
@@ -69,9 +71,11 @@ def _sentences(segment: str, loose: bool) -> Parsed | None:
     for found in _COUNTER.finditer(segment):
         counters.setdefault(found.group("word").lower()[:4], int(found.group("n")))
     # A counter after a preposition qualifies the name before it (`rewards in episode
-    # 73 is 3.8`): taken out of the name; one on its own ends a clause.
+    # 73 is 3.8`, `Validation error after epoch 10 is: 1.047`): taken out of the name;
+    # one on its own ends a clause.
     text = " ".join(_COUNTER.sub(lambda m: "" if m.group("of") else ",", segment).split()) \
-        if loose else _COUNTER.sub(",", segment)
+        if loose else " ".join(
+            _COUNTER.sub(lambda m: " " if m.group("of") else ",", segment).split())
     values: dict[str, float] = {}
     for clause in text.replace(";", ",").split(","):
         clause = clause.strip()

@@ -114,11 +114,13 @@ class RunPlan:
     def read(self, text: str, parsed: bool) -> int | None:
         """Read a line for the plan; returns the planned total it announces, if any.
         `parsed`: a format read the line (a metric line names no schedule)."""
+        announced = None
         if ("steps" in text or "iter" in text or "ITER" in text or "generations" in text
                 or ("step" in text and ("until" in text or "ontinu" in text))) \
                 and (target := target_in(text)):
-            self.announced = target
-            return target
+            self.announced = announced = target
+        # (a line may give both, an arguments' dump `Namespace(…, epochs=20, …,
+        # num_iterations=100, …)`: the epochs are read whatever the steps said)
         if "poch" in text or "POCH" in text or "num_passes" in text:
             epochs = planned_epochs(text, sizes=not parsed)
             if epochs is not None:
@@ -137,4 +139,4 @@ class RunPlan:
             accumulation = _ACCUMULATION.search(text)
             if accumulation is not None and int(accumulation.group(1)) > 0:
                 self.accumulation = int(accumulation.group(1))
-        return None
+        return announced

@@ -136,6 +136,13 @@ def _split(line: str) -> tuple[str, list[str]]:
         # test_hr)` over `20 (0.5094, 0.7697) (0.4853, 0.7445)`): each group's commas
         # part its cells, the groups are apart by spaces.
         return " ", text.replace("(", " ").replace(")", " ").replace(",", " ").split()
+    if text.startswith("[") and "," in text and "\t" not in text \
+            and (grouped := _BRACKET_GROUPED.match(text)) is not None:
+        # Counters grouped in brackets before the figures (the PyTorch tutorial's loop as
+        # a QM9 density CNN prints it: `[Epoch, Entry] - Loss` over `[1,     14]
+        # 1.049`): the bracket's commas part its cells, a dash after it none.
+        return " ", [*(c.strip() for c in grouped.group(1).split(",")),
+                     *grouped.group(2).split()]
     for sep in ("\t", ","):
         if sep in text:
             return sep, [cell.strip() for cell in text.split(sep)]
@@ -153,6 +160,8 @@ def _split(line: str) -> tuple[str, list[str]]:
     return " ", text.split()
 
 
+_BRACKET_GROUPED = lazy_re.compile(r"^\[((?:\s*[\w.+-]+\s*,){1,3}\s*[\w.+-]+\s*)\]\s*(?:-\s+)?"
+                                   r"([^,\[\]]+)$")
 _PHRASE = lazy_re.compile(r"^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,4}$")
 _PHRASE_ENDS = lazy_re.compile(r"^[\W_]+|[\W_]+$")
 # A list of quoted names alone on its line (`['acc', 'auc', 'fmeasure']`), and a split's

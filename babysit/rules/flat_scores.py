@@ -79,7 +79,11 @@ _NOT_SCORE = frozenset({"train", "training", "best", "min", "max", "std", "var",
 # fell fourfold), so nothing it learned separates the classes.
 _NOT_AUC = _NOT_SCORE - {"train", "training"}
 _AUC = frozenset({"auc", "auroc", "rocauc", "aucroc"})
-_ACCURACY = frozenset({"acc", "accuracy", "accu", "ac", "top1"})
+# (an F-measure or an overlap too: a model that answers one class for everything scores
+# one F1 at every evaluation, a relation classifier's `F1=0.0914` on each of twenty epochs,
+# as it scores one accuracy)
+_ACCURACY = frozenset({"acc", "accuracy", "accu", "ac", "top1", "f1", "fscore", "f1score",
+                       "miou", "iou", "dice"})
 _ERRORS = frozenset({"mae", "rmse", "mse", "mape", "error", "err"})
 
 _AUC_POINTS, _AUC_BAND = 8, 0.1  # eight evaluations within 0.1 of 0.5
@@ -150,6 +154,11 @@ def score_kind(key: str) -> str | None:
         return None
     direction = evaluation_direction(key)
     if direction > 0 and _ACCURACY.intersection(words):
+        return "accuracy"
+    if len(words) == 1 and words[0] in _ACCURACY:
+        # (named bare, as an epoch's line gives it beside the loss, `Epoch 3: Loss=1.6437,
+        # F1=0.0914`: on whatever split, a score that holds to its digit from the first
+        # evaluation is a model whose predictions never change)
         return "accuracy"
     if direction < 0 or (words[-1] in _ERRORS and len(words) == 1):
         return "error"

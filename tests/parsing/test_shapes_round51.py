@@ -98,3 +98,69 @@ def test_a_wrapper_s_words_for_one_job_and_for_none():
     failed = find_events("queue.pl: job failed with status 1, log is in exp/tri1/log/acc.1.log")
     assert [e.kind for e in failed] == [EventKind.EXCEPTION]
     assert not find_events("run.pl: 0 / 8 failed, log is in exp/nnet2/log/train.3.*.log")
+
+
+# -- an F1 that never moves; a table whose counters sit in brackets; `is:` -------------------
+
+def test_an_f1_the_same_on_every_epoch_is_a_model_that_never_learned(tmp_path: Path):
+    """A relation classifier's `Epoch N: Loss=…, F1=0.0914`: its F1 never moves from the
+    first epoch while its loss does, one class for everything (named bare, on the line
+    beside the loss). Two launches of ten epochs, as the log has them: over once the
+    second stops where the first did."""
+    losses = [1.8823, 1.6677, 1.6437, 1.6423, 1.6409, 1.6406, 1.6408, 1.6409, 1.6415, 1.6401]
+    lines = [f"INFO:root:Epoch {e}: Loss={loss:.4f}, F1=0.0914, Time=0.05s"
+             for _ in range(2) for e, loss in enumerate(losses, 1)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["decision"] == "NO-GO"
+    assert any(a["type"] == "not-learning" and "f1" in a["description"]
+               for a in artifact["anomalies_detected"])
+
+
+def test_an_f1_that_climbs_is_no_finding(tmp_path: Path):
+    lines = [f"INFO:root:Epoch {e}: Loss={2 / e:.4f}, F1={0.3 + 0.05 * e:.4f}, Time=0.05s"
+             for e in range(1, 11)]
+    artifact = verdict_of(tmp_path, lines)
+    assert "not-learning" not in {a["type"] for a in artifact["anomalies_detected"]}
+
+
+def _density_cnn(loss: float, error: float) -> list[str]:
+    """The PyTorch tutorial's loop as a QM9 density CNN prints it: `[Epoch, Entry] -
+    Loss` over one `[e,   b]   loss` row a batch, then the epoch's validation error in
+    a sentence."""
+    lines = ["[Epoch, Entry] - Loss"]
+    for epoch in range(1, 11):
+        lines += [f"[{epoch}, {batch:5d}]      {loss + 0.002 * (batch % 3):.3f}"
+                  for batch in range(1, 24)]
+        lines += [f"Epoch no {epoch} finished",
+                  f"Validation error after epoch {epoch} is: {error + 0.001 * (epoch % 2):.3f}"]
+    return [*lines, "Finished Training", "Saving model to ./QM9_net.pth"]
+
+
+def test_a_table_whose_counters_sit_in_brackets_is_read(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _density_cnn(1.047, 1.047))
+    assert "loss" in artifact["final_metrics"]
+
+
+def test_a_validation_error_said_with_is_and_a_colon_is_read(tmp_path: Path):
+    """`Validation error after epoch 10 is: 1.047` was read as a metric named `is`; read,
+    the error held within 0.1 % over ten epochs says the model never learned."""
+    artifact = verdict_of(tmp_path, _density_cnn(1.047, 1.047))
+    assert "is" not in artifact["final_metrics"]
+    assert artifact["final_metrics"].get("validation_error") is not None
+    assert artifact["decision"] == "NO-GO"
+
+
+# -- a plan of epochs beside a plan of steps, on one line ------------------------------------
+
+def test_an_arguments_dump_with_epochs_and_iterations_keeps_both(tmp_path: Path):
+    """An adversarial trainer's `Namespace(…, epochs=20, …, num_iterations=100, …)`: the
+    attack's iterations were taken for the plan and the epochs never read, so a run that
+    trained its 20 epochs and tested was left short of a plan it never counted in."""
+    head = ("[2020/04/23 13:26:03] - Namespace(attack='pgd', batch_size=50, epochs=20, "
+            "epsilon=0.3, learning_rate=0.2, num_iterations=100, num_restarts=1, seed=1)")
+    lines = [head, "[2020/04/23 13:26:10] - Epoch \t Seconds \t LR \t \t Clean Loss \t Clean Acc"]
+    lines += [f"[2020/04/23 13:{26 + e}:10] - {e} \t 75 \t \t 0.0500 \t {1 / e:.4f} \t "
+              f"{0.9 + e / 1000:.4f}" for e in range(1, 21)]
+    lines.append("[2020/04/23 13:51:36] - pgd attacked \t loss: 0.3 \t acc: 0.8980")
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "SUCCEEDED"
