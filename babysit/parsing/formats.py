@@ -209,15 +209,23 @@ def _json_settings(obj: Mapping[str, Any]) -> bool:
     record of training: flags (true, false, null) among its words, so many and so large
     a share of its values as make a configuration of a Python dict (`_CONFIG_WORDS`), or
     a planned count by its name among them. A record's words are labels and times
-    (PySlowFast's `"_type"`, `"eta"`, `"gpu_mem"`), never flags."""
+    (PySlowFast's `"_type"`, `"eta"`, `"gpu_mem"`), never flags; and a record names the
+    step or the epoch it is at (babysit's own hook writes a flag beside its `"step": 5`)."""
+    if any(isinstance(value, (int, float)) and not isinstance(value, bool)
+           and normalise_key(str(key)) in _AT_COUNTERS for key, value in obj.items()):
+        return False
     scalars = [value for value in obj.values() if not isinstance(value, Mapping)]
-    words = [value for value in scalars if value is None or isinstance(value, (bool, str))
+    words = [value for value in scalars if value is None or isinstance(value, bool)
+             or (isinstance(value, str) and number_from(value) is None)
              or (isinstance(value, list) and not all(
                  isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))]
     if len(words) < _CONFIG_WORDS or len(words) < _CONFIG_SHARE * len(scalars):
         return False
     return any(value is None or isinstance(value, bool) for value in words) \
         or any(_PLANNED_COUNT.match(normalise_key(str(key))) for key in obj)
+
+
+_AT_COUNTERS = frozenset(STEP_KEYS + EPOCH_KEYS) - {"num_steps", "steps"}
 
 
 # Counters a JSON line may give as text, `"epoch": "1/20"` (PySlowFast's json_stats),

@@ -84,6 +84,7 @@ _AUC = frozenset({"auc", "auroc", "rocauc", "aucroc"})
 # as it scores one accuracy)
 _ACCURACY = frozenset({"acc", "accuracy", "accu", "ac", "top1", "f1", "fscore", "f1score",
                        "miou", "iou", "dice"})
+_HELD_OUT_SCORES = frozenset({"f1", "fscore", "f1score", "miou", "dice"})
 _ERRORS = frozenset({"mae", "rmse", "mse", "mape", "error", "err"})
 
 _AUC_POINTS, _AUC_BAND = 8, 0.1  # eight evaluations within 0.1 of 0.5
@@ -155,10 +156,10 @@ def score_kind(key: str) -> str | None:
     direction = evaluation_direction(key)
     if direction > 0 and _ACCURACY.intersection(words):
         return "accuracy"
-    if len(words) == 1 and words[0] in _ACCURACY:
+    if len(words) == 1 and words[0] in _HELD_OUT_SCORES:
         # (named bare, as an epoch's line gives it beside the loss, `Epoch 3: Loss=1.6437,
-        # F1=0.0914`: on whatever split, a score that holds to its digit from the first
-        # evaluation is a model whose predictions never change)
+        # F1=0.0914`: an F-measure or an overlap is an evaluation's, unlike a bare
+        # accuracy, which a loop counts on its training batches as often)
         return "accuracy"
     if direction < 0 or (words[-1] in _ERRORS and len(words) == 1):
         return "error"
