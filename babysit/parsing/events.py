@@ -546,7 +546,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # how much the run ran, a field of its own summary (an iTransformer script's
          # `iTransformer   best_val_loss=0.1045  epochs_run= 69  time= 79.6s`, once, after
          # its last epoch)
-         r"\b(?:epochs|steps|iterations|iters)[_ ](?:run|trained|completed)\s*[=:]\s*\d+\b",
+         r"\b(?:epochs|steps|iterations|iters)[_ ](?:run|trained|completed)\s*[=:]\s*\d+\b|"
+         # timm's `train.py` (and the trainers built on it: BrainCog's) once its loop is
+         # left, however it was (it catches KeyboardInterrupt and goes on to this):
+         # `*** Best metric: 50.02 (epoch 1)`
+         r"^\*\*\* Best metric: [-+\d.eE]+ \(epoch \d+\)",
          detail=SUMMARY),
     # Early stopping: a planned end before the planned total.
     # Early stopping, in each library's words: Keras `Epoch 00023: early stopping`,

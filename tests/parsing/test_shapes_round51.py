@@ -164,3 +164,31 @@ def test_an_arguments_dump_with_epochs_and_iterations_keeps_both(tmp_path: Path)
     lines.append("[2020/04/23 13:51:36] - pgd attacked \t loss: 0.3 \t acc: 0.8980")
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "SUCCEEDED"
+
+
+# -- timm's last word --------------------------------------------------------------------------
+
+def _timm(epochs: int, planned: int) -> list[str]:
+    lines = [f"Scheduled epochs: {planned}"]
+    for epoch in range(epochs):
+        lines += [f"Train: {epoch} [{b:4d}/390 ({b * 100 // 390:3d}%)]  Loss:  "
+                  f"{2.3 - 0.1 * epoch - b / 1000:.6f} (2.2937)  Time: 1.517s,   84.39/s  "
+                  f"(1.558s,   82.15/s)  LR: 1.000e-03  Data: 0.000 (0.017)"
+                  for b in (0, 50, 100, 150, 200, 250, 300, 350, 389)]
+        lines.append(f"Eval : {epoch} Time: 0.091 (0.562)  Loss:  1.2608 (1.4000)  "
+                     f"Acc@1: {40 + epoch:.4f} ({40 + epoch:.4f})Acc@5: 93.7500 (93.8000)")
+    return [*lines, "", f"*** Best metric: {40 + epochs - 1:.2f} (epoch {epochs - 1})"]
+
+
+def test_timm_s_best_metric_line_ends_the_run(tmp_path: Path):
+    """timm's `train.py` prints `*** Best metric: … (epoch N)` once it has left its loop,
+    however (it catches Ctrl-C and goes on to print it): the run is over. At epoch 1 of
+    12 it is over short of its plan (BrainCog's CIFAR run, two epochs asked for on the
+    command line the log does not show)."""
+    artifact = verdict_of(tmp_path, _timm(2, 12))
+    assert artifact["terminal_state"] == "ENDED"
+
+
+def test_timm_s_best_metric_line_at_the_plan_s_end_is_a_finished_run(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _timm(4, 4))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
