@@ -233,6 +233,12 @@ class LogParser:
         self._class_accuracies = ClassAccuracies()  # a classifier answering one class
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
+        # ... by evaluations alone, no training record read yet (see `_record`), and the
+        # epoch of the first such evaluation (it may come before any training)
+        self._epochs_by_evaluations = False
+        self._first_evaluated: float | None = None
+        # ... and whether the second was the epoch after it (None: not yet seen)
+        self._each_epoch_evaluated: bool | None = None
         # An unnamed counter taken for the planned epochs; False once it ran past them.
         self._unnamed_epochs: bool | None = None
         self.formats: Counter[str] = Counter()
@@ -1220,9 +1226,32 @@ class LogParser:
         # (So is an evaluation that names its own epoch in a log that has printed no
         # training figure: OneIE's `{"epoch": 0, "dev": {…}, "test": {…}}`, one a epoch, no
         # loss anywhere; its epochs are how far training went.)
+        # (From the second on: a run may evaluate once before it trains, UniRec's `epoch 0
+        # evaluating […]` before `epoch 1 training […]`; a second evaluation with no
+        # training between says the run prints none, and the first counts then too.)
+        alone = own_epoch is not None and epoch is not None and bool(metrics) \
+            and not self._train_names and not trains(metrics) and not self.step_found
+        # One an epoch: the second the epoch after the first (a table of evaluations every
+        # 20th epoch, SASRec's, says nothing of where its training stopped; a resume's jump
+        # later on does not undo it).
+        if alone and not self._epochs_by_evaluations:
+            first = self._first_evaluated
+            if self._each_epoch_evaluated is None and first is None:
+                self._first_evaluated, alone = epoch, False
+            elif self._each_epoch_evaluated is None and first is not None \
+                    and epoch == first + 1:
+                self._each_epoch_evaluated = True
+                self._endings.epoch_record(first, self.plan.epochs)
+            else:
+                self._each_epoch_evaluated, alone = False, False
         epoch_evaluation = epoch is not None and not self.step_found and (
-            marks_epoch(fmt) or (own_epoch is not None and not self._train_names)) \
-            and not (own_epoch is None and names_best_value(line))
+            marks_epoch(fmt) or alone) and not (own_epoch is None and names_best_value(line))
+        if self._epochs_by_evaluations and metrics and trains(metrics):
+            # Training records after all: the evaluations before them were the run's
+            # before it trained (UniRec's `epoch 0 evaluating […]`, then `epoch 1
+            # training […]`), no epochs trained.
+            self._endings.forget_epochs()
+            self._epochs_by_evaluations = self._epochs_recorded = False
         # (and in a log whose steps have no total, its epochs against the plan its
         # configuration or command line gives: `--epochs=40`, then `{"epoch": 39,
         # "step": 235, …}` is its last planned epoch)
@@ -1237,6 +1266,7 @@ class LogParser:
                 # (where the run's epochs began, for how it counts them: 0 or 1)
                 self._endings.epoch_record(first, self.plan.epochs)
             self._epochs_recorded = True
+            self._epochs_by_evaluations = alone and not marks_epoch(fmt)
             self._endings.epoch_record(epoch, part.total_epochs or self.plan.epochs)
         elif part.unnamed and epoch is None and step is not None and metrics \
                 and trains(metrics):

@@ -192,3 +192,32 @@ def test_timm_s_best_metric_line_ends_the_run(tmp_path: Path):
 def test_timm_s_best_metric_line_at_the_plan_s_end_is_a_finished_run(tmp_path: Path):
     artifact = verdict_of(tmp_path, _timm(4, 4))
     assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_one_evaluation_before_training_marks_no_epoch(tmp_path: Path):
+    """UniRec evaluates at epoch 0 before it trains, then prints `epoch 1 training […]`:
+    that evaluation marked no epoch trained, and the log, cut mid-evaluation, runs on."""
+    def evaluated(epoch: int) -> list[str]:
+        return [f"[INFO] SASRec: epoch {epoch} evaluating [time: 43.49s, ndcg@10: "
+                f"{0.06 * epoch + 0.0003:.6f}]", "[INFO] SASRec: complete scores on valid set: ",
+                f"hit@10:{0.12 * epoch + 0.0007:.6f} ndcg@10:{0.06 * epoch + 0.0003:.6f}",
+                f"[INFO] SASRec: Saving best model at epoch {epoch} to /tmp/SASRec.pth",
+                "[INFO] SASRec: ", f">> epoch {epoch + 1}"]
+
+    lines = evaluated(0)
+    for epoch in range(1, 3):
+        lines += [f"[INFO] SASRec: epoch {epoch} training [time: 37.51s, train loss: "
+                  f"{11888 - 900 * epoch:.4f}]", *evaluated(epoch)]
+    lines = [*lines[:-4], "", lines[-1]]  # cut as the log is: in the last evaluation
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_evaluations_every_twentieth_epoch_say_nothing_of_its_end(tmp_path: Path):
+    """SASRec's table of evaluations, a row every 20 epochs to 500: no plan, no word of an
+    end; a round count is no end for a log that printed no training."""
+    lines = ["epoch (val_ndcg, val_hr) (test_ndcg, test_hr)"]
+    lines += [f"{e} ({0.5 + e / 1e4:.6f}, 0.77) ({0.48 + e / 1e4:.6f}, 0.74)"
+              for e in range(20, 520, 20)]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] == "RUNNING"
