@@ -132,6 +132,18 @@ _SUMMARY_LABEL = lazy_re.compile(r"\s*(?:[Mm]ean|MEAN|[Aa]v(?:era)?ge?|AVG|[Oo]v
                                  r"[Tt]otal|TOTAL|[Aa]ll|ALL|[Mm]acro|[Mm]icro|[Ww]eighted)\b")
 _BANNER_RULES = frozenset(" \t=*#-")
 _EVAL_BANNER = lazy_re.compile(r"\*+ Running [Ee]valuation \*+|Evaluating\b|Validation DataLoader")
+# A training record's names that measure no result of it: its pace, its time, its rate.
+_PACE = lazy_re.compile(r"speed|time|throughput|samples|per_s(?:ec)?\b|/s$|\beta\b|^lr\b|"
+                        r"learning_rate")
+
+
+def _trains_visibly(metrics: Mapping[str, float]) -> bool:
+    """Whether a record gives a figure of the training's own, a loss or a training
+    accuracy, beyond its pace (PLIF's `speed per epoch 612.4` between its evaluations is
+    none)."""
+    return any(_PACE.search(k) is None for k in training_names(metrics))
+
+
 # A line that says, alone, that an evaluation pass begins (paddle.hapi's `Eval begin...`,
 # `Start validation`, `Evaluating...`): the bars drawn under it count that pass's batches
 # and their loss is the evaluation's, in the shape the training's bars have.
@@ -236,6 +248,7 @@ class LogParser:
         # ... by evaluations alone, no training record read yet (see `_record`), and the
         # epoch of the first such evaluation (it may come before any training)
         self._epochs_by_evaluations = False
+        self._training_figures = False  # a record gave a figure of the training's own
         self._first_evaluated: float | None = None
         # ... and whether the second was the epoch after it (None: not yet seen)
         self._each_epoch_evaluated: bool | None = None
@@ -1229,8 +1242,11 @@ class LogParser:
         # (From the second on: a run may evaluate once before it trains, UniRec's `epoch 0
         # evaluating […]` before `epoch 1 training […]`; a second evaluation with no
         # training between says the run prints none, and the first counts then too.)
+        figures = bool(metrics) and _trains_visibly(metrics)
         alone = own_epoch is not None and epoch is not None and bool(metrics) \
-            and not self._train_names and not trains(metrics) and not self.step_found
+            and not self._train_names and not self._training_figures and not figures \
+            and not self.step_found
+        self._training_figures = self._training_figures or figures
         # One an epoch: the second the epoch after the first (a table of evaluations every
         # 20th epoch, SASRec's, says nothing of where its training stopped; a resume's jump
         # later on does not undo it).
@@ -1246,7 +1262,7 @@ class LogParser:
                 self._each_epoch_evaluated, alone = False, False
         epoch_evaluation = epoch is not None and not self.step_found and (
             marks_epoch(fmt) or alone) and not (own_epoch is None and names_best_value(line))
-        if self._epochs_by_evaluations and metrics and trains(metrics):
+        if self._epochs_by_evaluations and figures:
             # Training records after all: the evaluations before them were the run's
             # before it trained (UniRec's `epoch 0 evaluating […]`, then `epoch 1
             # training […]`), no epochs trained.

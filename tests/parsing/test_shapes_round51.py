@@ -221,3 +221,21 @@ def test_evaluations_every_twentieth_epoch_say_nothing_of_its_end(tmp_path: Path
               for e in range(20, 520, 20)]
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] == "RUNNING"
+
+
+def test_a_run_whose_batches_report_accuracy_prints_training(tmp_path: Path):
+    """GluonCV's ImageNet script prints no loss: its batches report the training's
+    accuracy (`Epoch[0] Batch [49]\tSpeed: … samples/sec\taccuracy=0.001182\tlr=…`), and
+    each epoch's validation follows. Those are training records, and the evaluations
+    mark no epochs of their own: the run at its last planned epoch (359 of 360, from 0)
+    finished."""
+    lines = ["Namespace(batch_size=256, dataset='imagenet', lr=2.6, num_epochs=4, "
+             "log_interval=50, mode='hybrid', model='mobilenetv3_large', warmup_epochs=5)"]
+    for epoch in range(4):
+        lines += [f"Epoch[{epoch}] Batch [{b}]\tSpeed: 3979.176322 samples/sec\t"
+                  f"accuracy={0.1 * epoch + b / 1e4:.6f}\tlr=0.208067" for b in (49, 99, 149)]
+        lines += [f"[Epoch {epoch}] training: accuracy={0.1 * epoch + 0.02:.6f}",
+                  f"[Epoch {epoch}] speed: 3815 samples/sec\ttime cost: 343.580997",
+                  f"[Epoch {epoch}] validation: top1={0.2 + 0.1 * epoch:.6f} top5=0.379668"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
