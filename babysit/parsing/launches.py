@@ -79,6 +79,11 @@ _TOOL_COMPLAINT = lazy_re.compile(r"^\s*(?:usage: \S+ |[\w.-]+: (?:error|[Ee]rro
                                   r"(?:ba|z)?sh: .*(?:command not found|No such file))")
 
 
+# A batch scheduler's epilogue block around its report on a job (Torque/PBS: `Begin PBS
+# Epilogue Sat Oct 15 21:10:24 EDT 2022` … `End PBS Epilogue …`).
+_EPILOGUE = lazy_re.compile(r"^\s*(Begin|End)\b[\w ]{0,20}\bEpilogue\b")
+
+
 class LaunchReader:
     def __init__(self) -> None:
         self._preamble: dict[str, int] = {}  # shape -> times seen before training began
@@ -99,6 +104,7 @@ class LaunchReader:
         # After a failure, the start-up line a new launch began with, while the launch has
         # printed nothing but its start-up since (see the module's docstring).
         self._held: str | None = None
+        self._epilogue = False  # inside a scheduler's epilogue block
         # Whether the preamble's lines are still wanted (its first few hundred): read
         # at every line, so kept as a plain attribute.
         self.learning = True
@@ -203,6 +209,14 @@ class LaunchReader:
         parser asks only outside a traceback): after a failure, at the first line past the
         start-up printed again (see the module's docstring)."""
         line = clean(raw_line)
+        if "pilogue" in line and (edge := _EPILOGUE.match(line)) is not None:
+            self._epilogue = edge.group(1) == "Begin"
+            return None
+        if self._epilogue:
+            # The scheduler's report on the job that just ended (Torque's `Begin PBS
+            # Epilogue`, then `Job ID:`, `User ID:`, `Job name:` as its prologue printed
+            # them at the start): the job's own identity said again, no new launch.
+            return None
         if self._held is not None:
             return self._past_start_up(line)
         after_failure = self._after_completion is None

@@ -239,3 +239,35 @@ def test_a_run_whose_batches_report_accuracy_prints_training(tmp_path: Path):
                   f"[Epoch {epoch}] validation: top1={0.2 + 0.1 * epoch:.6f} top5=0.379668"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+# -- a scheduler's epilogue --------------------------------------------------------------------
+
+def _pbs_job(day: int) -> list[str]:
+    head = ["---------------------------------------",
+            f"Begin PBS Prologue Thu Oct  {day} 12:12:09 EDT 2022",
+            "Job ID:     5051620.sched-torque.pace.gatech.edu", "User ID:    someone",
+            "Job name:   imitation", "Queue:      inferno",
+            f"End PBS Prologue Thu Oct  {day} 12:12:09 EDT 2022",
+            "---------------------------------------",
+            "GPU available: True, used: True", "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]"]
+    body = [f"Epoch {e}: reducing learning rate of group 0 to {1e-4 * 0.95 ** e:.4e}."
+            for e in range(3, 10, 3)]
+    tail = ["=>> PBS: job killed: walltime 30043 exceeded limit 30000",
+            "---------------------------------------",
+            f"Begin PBS Epilogue Thu Oct  {day} 20:33:02 EDT 2022",
+            "Job ID:     5051620.sched-torque.pace.gatech.edu", "User ID:    someone",
+            "Job name:   imitation",
+            "Resources:  nodes=1:ppn=4:gpus=1,pmem=8gb,walltime=08:20:00",
+            "Rsrc Used:  cput=10:59:31,vmem=38079968kb,walltime=08:20:53",
+            "Queue:      inferno", f"End PBS Epilogue Thu Oct  {day} 20:33:02 EDT 2022",
+            "---------------------------------------"]
+    return [*head, *body, *tail]
+
+
+def test_a_pbs_epilogue_after_the_time_limit_is_no_new_launch(tmp_path: Path):
+    """Torque's epilogue says the job's identity again (`Job ID:`, `User ID:`, `Job
+    name:`) as its prologue did: read as the start-up printed again, it began a new launch
+    after the walltime kill, and the run was left RUNNING."""
+    artifact = verdict_of(tmp_path, _pbs_job(6) + _pbs_job(7))
+    assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "TIMEOUT")
