@@ -245,7 +245,7 @@ class LogParser:
         self._class_accuracies = ClassAccuracies()  # a classifier answering one class
         self._cadence = EpochCadence()  # stepped records one an epoch, or many
         self._epochs_recorded = False  # epochs were given to the endings
-        # ... by evaluations alone, no training record read yet (see `_record`), and the
+        # ... by evaluations alone, no training record read yet (see `_merge`), and the
         # epoch of the first such evaluation (it may come before any training)
         self._epochs_by_evaluations = False
         self._training_figures = False  # a record gave a figure of the training's own
@@ -1237,7 +1237,7 @@ class LogParser:
         # (Not the best so far, restated after each epoch: Pointnet2's `Best accuracy is:
         # 0.91321` under the epoch's header is no more of its training.)
         # (So is an evaluation that names its own epoch in a log that has printed no
-        # training figure: OneIE's `{"epoch": 0, "dev": {…}, "test": {…}}`, one a epoch, no
+        # training figure: OneIE's `{"epoch": 0, "dev": {…}, "test": {…}}`, one an epoch, no
         # loss anywhere; its epochs are how far training went.)
         # (From the second on: a run may evaluate once before it trains, UniRec's `epoch 0
         # evaluating […]` before `epoch 1 training […]`; a second evaluation with no
