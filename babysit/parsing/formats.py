@@ -561,8 +561,10 @@ _METRIC_HINTS = ("loss", "lr", "learning_rate", "grad", "norm", "acc", "ppl", "p
 # logger's record, a warning's origin): never a metric and its value. (A bare file name,
 # DeepSpeed's `[logging.py:128:log_dist]`, is still read as before: the timestamps of
 # those lines feed the throughput readings of its excerpts, a change of its own.)
+# (a shell or Perl script too: a Kaldi recipe's `steps/nnet2/train_pnorm_fast.sh: 30 + 10 =
+# 40 iterations`)
 _SOURCE_FILE = lazy_re.compile(r"[/\\][\w.-]+\.(?:py|pyx|ipynb|cc|cpp|cxx|c|h|hpp|cu|rs|go|js|"
-                               r"ts|jl|java|lua|rb|scala)$")
+                               r"ts|jl|java|lua|rb|scala|sh|bash|zsh|pl|pm)$")
 
 
 # A name in brackets before its number (`[Loss] nan | [step]   104 | [time] 0.4m`): the

@@ -94,6 +94,16 @@ def test_a_kaldi_job_wrapper_s_failed_jobs_fail_the_run(tmp_path: Path):
     assert (artifact["decision"], artifact["terminal_state"]) == ("NO-GO", "FAILED")
 
 
+def test_a_recipe_script_s_name_is_no_metric(tmp_path: Path):
+    """`steps/nnet2/train_pnorm_fast.sh: 30 + 10 = 40 iterations,` is the recipe script
+    speaking: its path was reported as the run's one final metric."""
+    lines = ["steps/nnet2/train_pnorm_fast.sh: Will train for 15 + 5 epochs, equalling",
+             "steps/nnet2/train_pnorm_fast.sh: 30 + 10 = 40 iterations,",
+             *(f"Training neural net (pass {k})" for k in range(4))]
+    artifact = verdict_of(tmp_path, lines)
+    assert not [k for k in artifact["final_metrics"] if k.endswith(".sh")]
+
+
 def test_a_wrapper_s_words_for_one_job_and_for_none():
     failed = find_events("queue.pl: job failed with status 1, log is in exp/tri1/log/acc.1.log")
     assert [e.kind for e in failed] == [EventKind.EXCEPTION]
