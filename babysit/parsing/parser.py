@@ -1242,7 +1242,10 @@ class LogParser:
         # (From the second on: a run may evaluate once before it trains, UniRec's `epoch 0
         # evaluating […]` before `epoch 1 training […]`; a second evaluation with no
         # training between says the run prints none, and the first counts then too.)
-        figures = bool(metrics) and _trains_visibly(metrics)
+        # (asked only while the answer can matter: before the first training figure, or
+        # while evaluations alone mark the epochs; a hot path)
+        figures = bool(metrics) and (not self._training_figures or self._epochs_by_evaluations) \
+            and _trains_visibly(metrics)
         alone = own_epoch is not None and epoch is not None and bool(metrics) \
             and not self._train_names and not self._training_figures and not figures \
             and not self.step_found
