@@ -9,8 +9,9 @@ prompt after the training records says the foreground process is over, though no
 (`loop_over`: ENDED); one followed by more training was the start of another command.
 
 The prompt's shapes are the shells' defaults: bash's `user@host:~/dir$` (`#` for root),
-Red Hat's `[user@host dir]$`, each after a virtual environment's `(venv) ` if any, and
-PowerShell's `PS C:\\dir>` and cmd's `C:\\dir>`.
+Red Hat's `[user@host dir]$`, the shell's name and version where no prompt was set (a
+container's or a compute node's bare shell: `bash-4.2$`, `sh-5.1#`), each after a virtual
+environment's `(venv) ` if any, and PowerShell's `PS C:\\dir>` and cmd's `C:\\dir>`.
 
 Any other prompt is learned from the log itself: a log that opens on the command that
 started the run, typed after the user's own prompt (a zsh theme's `  ❯❯ /home/…/Encoder-
@@ -35,6 +36,7 @@ from babysit import lazy_re
 _PROMPT = lazy_re.compile(
     r"^(?:\([\w.-]+\)\s+)?"
     r"(?:[\w.-]+@[\w.-]+:(?:~|/)[^\s#$]*[#$]|\[[\w.-]+@[\w.-]+ [^\]\s]+\][#$]|"
+    r"(?:ba|z|k|da)?sh-\d+(?:\.\d+)*[#$]|"
     r"(?:PS )?[A-Za-z]:\\[^>:*?\"<|\r\n]*>)"
     r"(?:\s|$)")
 
@@ -74,8 +76,9 @@ def is_job_report(line: str) -> bool:
 
 def is_prompt(line: str) -> bool:
     """Whether `line` is a shell's prompt (with the command typed after it, if any)."""
-    # (a cheap test first: most lines have neither an `@` nor a drive's `:\`)
-    return ("@" in line or ":\\" in line) and _PROMPT.match(line) is not None
+    # (a cheap test first: most lines have no `@`, no drive's `:\` and no `sh-`)
+    return (("@" in line or ":\\" in line or "sh-" in line)
+            and _PROMPT.match(line) is not None)
 
 
 # A command that starts a training run, typed after a prompt that ends on a prompt's mark
