@@ -168,6 +168,14 @@ _CAUGHT_SAID = lazy_re.compile(r"(?i)\b(?:exception|error|fail(?:ed|ure|s)?|fail
 # Lines between that announcement and its traceback, or between one caught traceback and
 # its restatement, at most.
 _CAUGHT_GAP = 3
+# Python's logging module, when a handler fails to write a record (a console that cannot
+# encode a character, a disk full on flush), prints `--- Logging error ---`, the handler's
+# traceback (with any exception the record was about, chained before it), `Call stack:`
+# with the frames of the logging call, and `Message: …` / `Arguments: …`, then carries on.
+# None of it is the process dying (sealed-175's PolyLaneNet run: `UnicodeEncodeError:
+# 'charmap' codec can't encode …` under `wandb.finish()`, after the run was stopped).
+_LOGGING_ERROR = "--- Logging error ---"
+_LOGGING_ERROR_ENDS = "Arguments: "
 _NO_KINDS: frozenset[EventKind] = frozenset()
 _FAILURE_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERROR,
                             EventKind.HARDWARE_FAULT, EventKind.HOST_KILL, EventKind.SEGFAULT,
@@ -268,6 +276,7 @@ class FailureReader:
         self._narrow = 0
         self._native_error = ""  # what the program said before its frames
         self._said_error = ""  # the last line that said `error` (the frames' reason)
+        self._logging_error = 0  # lines left of a logging error's report (`_LOGGING_ERROR`)
 
     @property
     def in_traceback(self) -> bool:
@@ -288,6 +297,12 @@ class FailureReader:
             self._chained = True  # the next traceback is raised while handling this one
         if "rror" in line or "RROR" in line:
             self._said_error = line.strip()[:300]
+            if line.strip() == _LOGGING_ERROR:
+                self._logging_error = _MAX_TRACEBACK_LINES
+        elif self._logging_error:
+            self._logging_error -= 1
+            if line.startswith(_LOGGING_ERROR_ENDS):
+                self._logging_error = 0
         added = self._observe(line, events)
         self._previous, self._before_previous = line, self._previous
         self._previous_failed = bool(added) or any(e.kind in _FAILURE_KINDS for e in events)
@@ -433,6 +448,8 @@ class FailureReader:
         self._caught = self._caught_window > 0
         if self._caught:
             self._logged = True
+        if self._logging_error:
+            self._logged = True  # a handler's failure, reported by logging and survived
         named = exception_line(prefix.strip()) if prefix.strip() else None
         # IPython heads its traceback with the exception's name, not a logger's prefix;
         # rich with the corner of its box.

@@ -38,3 +38,42 @@ def test_the_bare_prompt_after_the_last_epoch_ends_the_run(tmp_path: Path):
     artifact = verdict_of(tmp_path, [*_epochs(6), "(venv) bash-4.2$ "])
     assert artifact["terminal_state"] == "ENDED"
     assert verdict_of(tmp_path, _epochs(6))["terminal_state"] == "RUNNING"
+
+
+# -- a logging handler's failure -------------------------------------------------------------
+
+_LOGGING_ERROR = [
+    "--- Logging error ---",
+    "Traceback (most recent call last):",
+    '  File "C:\\Python311\\Lib\\logging\\__init__.py", line 1113, in emit',
+    "    stream.write(msg + self.terminator)",
+    '  File "C:\\Python311\\Lib\\encodings\\cp1252.py", line 19, in encode',
+    "    return codecs.charmap_encode(input,self.errors,encoding_table)[0]",
+    "UnicodeEncodeError: 'charmap' codec can't encode character '\\u1ef1' in position 106: "
+    "character maps to <undefined>",
+    "Call stack:",
+    '  File "D:\\lanes\\train.py", line 323, in <module>',
+    "    wandb.finish()",
+    '  File "D:\\env\\Lib\\site-packages\\wandb\\sdk\\wandb_run.py", line 4066, in finish',
+    "    wandb.run.finish(exit_code=exit_code, quiet=quiet)",
+    '  File "D:\\env\\Lib\\site-packages\\wandb\\sdk\\wandb_run.py", line 2094, in finish',
+    "    return self._finish(exit_code)",
+    '  File "D:\\env\\Lib\\site-packages\\wandb\\sdk\\wandb_run.py", line 2100, in _finish',
+    '    logger.info(f"finishing run {self._get_path()}")',
+    "Message: 'finishing run team/Tên_dự_án/bcku0km6'",
+    "Arguments: ()",
+]
+
+
+def test_a_record_the_console_could_not_encode_is_no_crash(tmp_path: Path):
+    """Python's logging reports a handler's failure (`--- Logging error ---`, its
+    traceback, the logging call's stack, the message) and carries on: the process did not
+    die of it."""
+    artifact = verdict_of(tmp_path, [*_epochs(6), *_LOGGING_ERROR])
+    assert artifact["terminal_state"] != "FAILED"
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
+
+
+def test_the_same_traceback_without_the_report_is_a_crash(tmp_path: Path):
+    artifact = verdict_of(tmp_path, [*_epochs(6), *_LOGGING_ERROR[1:7]])
+    assert artifact["terminal_state"] == "FAILED"
