@@ -9,8 +9,9 @@ a few shapes, and this module reads those from the log itself:
   a progress bar (YOLOv5 draws one per epoch, with the row before the bar);
 - bare columns: rows of numbers without a header, read once the same shape has come
   back a few times (the first integer column is the step);
-- boxed key/value blocks (`| ep_rew_mean | 21.3 |`, stable-baselines3), read as one
-  record when the block closes;
+- boxed key/value blocks (`| ep_rew_mean | 21.3 |`, stable-baselines3; without side bars
+  under a rule of dashes, `  reward  |  0.026`, RLCard), read as one record when the
+  block closes;
 - a non-finite value (`nan`, `-inf`) in a line whose shape the run has printed before
   with a number in that place: a value of that metric, named or not. A `nan` nobody
   could name is still reported, never dropped.
@@ -70,6 +71,13 @@ _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
+# The names a boxed block gives its progress by: the environment's steps, else episodes.
+_BOX_STEPS = frozenset({"total_timesteps", "timesteps", "timestep"})
+_BOX_EPISODES = frozenset({"episode", "episodes"})
+# A boxed block's row without its side bars, under a rule of dashes (RLCard's Logger:
+# `----------------------------------------`, `  episode      |  1`, `  reward       |
+# 0.026`, the dashes again): a name, one bar, one value.
+_BARE_BOX_LINE = lazy_re.compile(r"^\s*([A-Za-z_][\w ./()-]*?)\s*\|\s*([^|\s]+)\s*$")
 _EPOCH_NAMES = frozenset({"epoch", "epochs", "ep"})
 _STEP_NAMES = frozenset(STEP_KEYS) | {"total_timesteps", "timesteps"}
 # Counters a table names its columns by, beyond the usual keys: spaCy 2's `Itn.`, spaCy
@@ -229,6 +237,8 @@ class ShapeReader:
         # Baselines' `logger.dumpkvs` pasted without its dashes, an `Iteration 3027`
         # line between one table and the next).
         self._box_ended = False
+        self._bare_box = False  # the open block's rows have no side bars (`_BARE_BOX_LINE`)
+        self._rule_at = -1  # the line number of the last rule of dashes
         self._box_shapes: set[frozenset[str]] = set()  # the names of the blocks closed so far
         self._section = ""
         self._line_no = 0
@@ -263,7 +273,8 @@ class ShapeReader:
         self.rows_unread = 0
         self.recent.append(line)
         self.follow_arrays(line)
-        if self._box and not line.lstrip().startswith(("|", "-", "+", "=")):
+        if self._box and not line.lstrip().startswith(("|", "-", "+", "=")) \
+                and not (self._bare_box and _BARE_BOX_LINE.match(line)):
             self._box_ended = True  # (a box whose border a paste lost: see `_box_line`)
 
     def inside_array(self) -> bool:
@@ -291,8 +302,14 @@ class ShapeReader:
         box = _BOX_LINE.match(line)
         if box is not None:
             return self._box_line(box.group(1), box.group(2))
-        if self._box and _RULE_LINE.match(line):
-            return self._close_box()
+        if "|" in line and (self._bare_box or self._rule_at == self._line_no - 1) \
+                and (bare := _BARE_BOX_LINE.match(line)) is not None:
+            self._bare_box = True
+            return self._box_line(bare.group(1), bare.group(2))
+        if _RULE_LINE.match(line):
+            self._rule_at = self._line_no
+            if self._box:
+                return self._close_box()
         self.table_closed = False
         if is_rule(line):
             # A table's border: a boxed progress table closed after its rows (Turi
@@ -805,16 +822,16 @@ class ShapeReader:
 
     def _close_box(self) -> Parsed | None:
         values, self._box, self._section = self._box, {}, ""
-        self._box_ended = False
+        self._box_ended = self._bare_box = False
         if len(self._box_shapes) < 64:
             self._box_shapes.add(frozenset(values))
-        step = None
-        for name, value in list(values.items()):
-            if name.rsplit("/", 1)[-1] in ("total_timesteps", "timesteps") \
-                    and math.isfinite(value):
-                step = int(value)
-                del values[name]
+        step = _box_counter(values, _BOX_STEPS)
         parsed = split_counters(values, "boxed-table")
+        if step is None and parsed.step is None:
+            # (the episodes only where nothing else counts: RLCard's Logger prints
+            # `episode` beside the evaluation's reward; stable-baselines3's and Baselines'
+            # `episodes` stay a figure beside their `total_timesteps` or `steps`)
+            step = _box_counter(parsed.metrics, _BOX_EPISODES)
         return Parsed("boxed-table", step if step is not None else parsed.step, parsed.target,
                       parsed.epoch, parsed.total_epochs, parsed.metrics)
 
@@ -890,3 +907,12 @@ def name_before(line: str, at: int) -> str | None:
         return None
     name = normalise_key(match.group(1))
     return name if name.rstrip("_0123456789") not in ("step", "iter", "epoch") else None
+
+
+def _box_counter(values: dict[str, float], names: frozenset[str]) -> int | None:
+    """The block's progress by one of these names, taken out of its figures."""
+    for name, value in list(values.items()):
+        if name.rsplit("/", 1)[-1] in names and math.isfinite(value):
+            del values[name]
+            return int(value)
+    return None

@@ -77,3 +77,38 @@ def test_a_record_the_console_could_not_encode_is_no_crash(tmp_path: Path):
 def test_the_same_traceback_without_the_report_is_a_crash(tmp_path: Path):
     artifact = verdict_of(tmp_path, [*_epochs(6), *_LOGGING_ERROR[1:7]])
     assert artifact["terminal_state"] == "FAILED"
+
+
+# -- a boxed block without its side bars -----------------------------------------------------
+
+def _rlcard(rewards: list[str], counter: str = "timestep") -> list[str]:
+    lines = []
+    for i, reward in enumerate(rewards):
+        lines += ["-" * 40, f"  {counter:<13}|  {600 * (i + 1)}", f"  reward       |  {reward}",
+                  "-" * 40]
+    return lines
+
+
+def test_rlcard_blocks_are_read_as_records(tmp_path: Path):
+    """RLCard's Logger prints each evaluation as a block between rules of dashes, its rows
+    `  name | value` with no side bars: the environment's steps and the reward."""
+    artifact = verdict_of(tmp_path, _rlcard([f"{0.1 + 0.01 * i:.4f}" for i in range(30)]))
+    assert artifact["total_steps"] == 18000
+    assert "reward" in artifact["final_metrics"]
+
+
+def test_a_bar_between_a_name_and_a_value_elsewhere_is_no_block():
+    """Only under a rule of dashes: a line of prose with a bar in it is not a row."""
+    from babysit.parsing.shapes import ShapeReader
+
+    shapes = ShapeReader()
+    for line in ["Loading data", "  split | 0.8", "-" * 40]:
+        shapes.note(line)
+        assert shapes.read(line) is not True or line.startswith("-")
+    assert not shapes.box_open
+
+
+def test_the_episodes_count_where_nothing_else_does(tmp_path: Path):
+    artifact = verdict_of(tmp_path, _rlcard([f"{0.1 + 0.01 * i:.4f}" for i in range(30)],
+                                            counter="episode"))
+    assert "episode" not in artifact["final_metrics"]
