@@ -801,8 +801,11 @@ def _named_counters(match: re.Match[str]) -> str:
 
 # An accuracy given as the count right out of the set's size, its share after it or not
 # (PyTorch's MNIST example and the loops copied from it: `Accuracy: 9907/10000 (99%)`):
-# the share right, as any accuracy is, not the count.
-_COUNTED_SHARE = lazy_re.compile(r"(?i)\b(?P<name>acc(?:uracy)?|correct)\s*(?P<sep>[:=]?)\s*"
+# the share right, as any accuracy is, not the count. The name may carry one word of
+# its own, capitalised or a number (a multi-source adaptation's two classifiers and their
+# ensemble: `Accuracy C1: 15/277 (5%)`, `Accuracy Ensemble: 17/277 (6%)`).
+_COUNTED_SHARE = lazy_re.compile(r"\b(?P<name>(?i:acc(?:uracy)?|correct)(?: [A-Z0-9]\w{0,15})?)"
+                                 r"\s*(?P<sep>[:=]?)\s*"
                                  r"(?P<right>\d+)\s*/\s*(?P<size>\d+)"
                                  r"(?:\s*\(\s*\d+(?:\.\d+)?\s*%\s*\))?")
 

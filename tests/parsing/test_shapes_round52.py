@@ -112,3 +112,17 @@ def test_the_episodes_count_where_nothing_else_does(tmp_path: Path):
     artifact = verdict_of(tmp_path, _rlcard([f"{0.1 + 0.01 * i:.4f}" for i in range(30)],
                                             counter="episode"))
     assert "episode" not in artifact["final_metrics"]
+
+
+# -- a counted accuracy whose name has a word of its own -------------------------------------
+
+def test_each_classifiers_counted_accuracy_is_its_share():
+    """A multi-source adaptation run evaluates two classifiers and their ensemble, each as
+    the MNIST example does (`Accuracy C1: 15/277 (5%)`): the share right, not the count."""
+    from babysit.parsing.formats import key_values
+
+    values = key_values("Average loss: -0.0043, Accuracy C1: 15/277 (5%) "
+                        "Accuracy C2: 16/277 (6%) Accuracy Ensemble: 17/277 (6%)")
+    assert round(values["accuracy_c1"], 3) == 0.054
+    assert round(values["accuracy_ensemble"], 3) == 0.061
+    assert key_values("Accuracy: 9890/10000 (99%)")["accuracy"] == 0.989
