@@ -46,6 +46,12 @@ _POINTS = 8  # points in a row with one player at 0 and the other far off
 _FAR_OFF = 10.0
 _WINDOW = 12  # the recent points a game with blips is judged over
 _MOST_ZERO = 9  # of them, with the same player at 0 (or within `_NEAR_ZERO` of it)
+# ... and, once judged over, the game resumes only when that player is at 0 on fewer than
+# this many: a discriminator that won takes a batch or two now and then, and with each
+# the window dips below `_MOST_ZERO` (a DCGAN course run's `d_loss: 0.0000` on most points
+# of forty epochs, `0.7633` among them, its generator at 20 to 70: raised and resolved 25
+# times, and resolved at the end, so GO).
+_STILL_ZERO = 6
 # A player's loss this close to 0 is a certainty of the right answer on both sides (a
 # probability of 0.999 or more): the game is won, whether the print rounds it to 0 or
 # not (a 3D DCGAN's discriminator at 0.000047, 0.000069, then 0.000000 while its
@@ -80,17 +86,18 @@ def zero_player(metrics: Mapping[str, float]) -> tuple[str, float] | None:
     return zero, abs(metrics[other])
 
 
-def won_with_blips(window: Sequence[tuple[str, float] | None]) -> tuple[str, int, float] | None:
+def won_with_blips(window: Sequence[tuple[str, float] | None],
+                   most: int = _MOST_ZERO) -> tuple[str, int, float] | None:
     """(the player at 0, on how many points, the opponent's median there) when one player
     was 0 (or near it) on `_MOST_ZERO` of the window's points or more and its opponent's median
     loss on those points is far off (one point below the mark is a swing, not a game
     resumed); None otherwise."""
     readings = [reading for reading in window if reading is not None]
-    if len(readings) < _MOST_ZERO:
+    if len(readings) < most:
         return None
     zero = statistics.mode(key for key, _ in readings)
     others = [other for key, other in readings if key == zero]
-    if len(others) < _MOST_ZERO or statistics.median(others) < _FAR_OFF:
+    if len(others) < most or statistics.median(others) < _FAR_OFF:
         return None
     return zero, len(others), statistics.median(others)
 
@@ -113,14 +120,14 @@ class SaturatedGameRule:
         pair = saturated_pair(point.metrics)
         self._run = self._run + 1 if pair is not None else 0
         self._window.append(zero_player(point.metrics))
+        if self._raised:
+            if self._run >= _POINTS or won_with_blips(self._window, _STILL_ZERO) is not None:
+                return []
+            self._raised = False
+            return [Resolve(AnomalyType.NOT_LEARNING, "the GAN's losses left saturation",
+                            key="saturated game")]
         blips = won_with_blips(self._window) if self._run < _POINTS else None
         if self._run < _POINTS and blips is None:
-            if self._raised:
-                self._raised = False
-                return [Resolve(AnomalyType.NOT_LEARNING, "the GAN's losses left saturation",
-                                key="saturated game")]
-            return []
-        if self._raised:
             return []
         self._raised = True
         if pair is not None and self._run >= _POINTS:

@@ -73,3 +73,22 @@ def test_a_discriminator_at_0_on_a_few_points_or_beside_an_ordinary_generator_is
     for d, g in ((some_zeros, g_far), (won_but_ordinary, [2.0 + 0.3 * (i % 4) for i in range(12)])):
         data = verdict_of(tmp_path, bmsg(d, g))
         assert [a for a in data["anomalies_detected"] if a["type"] == "not-learning"] == []
+
+
+def udacity(d_losses: list[float], g_losses: list[float]) -> list[str]:
+    # The Udacity face-generation notebook's loop, as in sealed-176's DCGAN run:
+    # `Epoch [    9/   50] | d_loss: 0.0000 | g_loss: 47.0875`.
+    return [f"Epoch [{1 + i // 4:5d}/   50] | d_loss: {d:.4f} | g_loss: {g:.4f}"
+            for i, (d, g) in enumerate(zip(d_losses, g_losses, strict=True))]
+
+
+def test_a_won_game_whose_discriminator_takes_a_batch_now_and_then_stays_over(
+        tmp_path: Path):
+    """A discriminator at 0 on most points of the run, then a batch of 0.76 now and then
+    (four in each twelve points), its generator at 20 to 70: the blips pull the last
+    twelve points below nine at 0, but the game never resumed. It ends NO-GO, not
+    resolved on the blips."""
+    d = [0.0] * 40 + [0.7633 if i % 12 in (0, 5, 6, 11) else 0.0 for i in range(60)]
+    g = [20.0 + (i * 7) % 50 for i in range(100)]
+    data = verdict_of(tmp_path, udacity(d, g))
+    assert data["decision"] == "NO-GO", data["summary"]
