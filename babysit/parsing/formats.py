@@ -817,10 +817,20 @@ def _counted_share(match: re.Match[str]) -> str:
     return f"{match.group('name')}{match.group('sep') or ':'} {right / size:.6g}"
 
 
+# A figure said as a phrase, its name then `of` then its value (a SAC loop's `Episode:
+# 1/200 return of -388.20 average reward of: -466.14in 1000 steps`): the name's last word
+# a measure's, the value not the count of what follows it (`Mean test loss of 296
+# batches: 4.1` is read by `_AT_COUNTER`).
+_PHRASED = lazy_re.compile(r"(?i)\b(return|reward|loss|accuracy|error|perplexity) of "
+                           r"(?=[-+]?(?:\d|\.\d))(?![-+.\d]+%?\s*[A-Za-z]+\s*:)")
+
+
 def key_values(text: str) -> dict[str, float]:
     if "/" in text and ("cc" in text or "CC" in text or "orrect" in text) \
             and (shared := _COUNTED_SHARE.sub(_counted_share, text)) != text:
         text = shared
+    if " of " in text and (phrased := _PHRASED.sub(r"\1: ", text)) != text:
+        text = phrased
     if ". " in text and (unabbreviated := _SPLIT_ABBREVIATION.sub(r"\1 ", text)) != text:
         text = unabbreviated
     if "](" in text and (named := _NAMED_COUNTERS.sub(_named_counters, text)) != text:

@@ -223,4 +223,7 @@ def normalise_key(key: str) -> str:
     """`Learning Rate` -> `learning_rate`, `VLoss` -> `val_loss`; keeps `/` so
     `train/loss` stays namespaced."""
     key = _SPLIT_IN_CAMEL.sub(_spelled_split, key.strip().strip("'\"")).lower()
-    return re.sub(r"[\s\-]+", "_", key)
+    key = re.sub(r"[\s\-]+", "_", key)
+    # (a name said as a phrase keeps no preposition at its end: `average reward of:
+    # -466.14`, `train loss of 0.23` are the average reward and the train loss)
+    return key[:-3] if key.endswith("_of") and len(key) > 3 else key

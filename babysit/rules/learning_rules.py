@@ -38,6 +38,9 @@ _RETURN_POINTS_WHOLE_RUN = 10  # ... from its start to the end of its plan
 _SPARSE_SPAN = 100  # (to a hundred times its first step)
 # A return whose latest step is this many times its first was seen from the run's start.
 _FROM_START_SHARE = 10
+# The share of its announced plan a run whose return never rose has spent, from its start,
+# that makes it a broken run rather than a slow one.
+_PLAN_SPENT = 0.4
 _NOISE_POINTS = 100  # the losses the noise is measured over
 # ... and over which a fall is confirmed as learning: a hundred points' estimate of the
 # noise runs low now and then, and over a thousand points of a flat loss (MMTAfrica's
@@ -654,7 +657,8 @@ class NotLearningRule:
                 break
         if found is not None and self._evaluation_learned():
             found = None  # the evaluated policy got better: it learned (see below)
-        broken = self._played_long() if found is not None else None
+        broken = (self._played_long() or self._plan_spent(point)) if found is not None \
+            else None
         if found is not None and "return" not in self._raised:
             self._raised.add("return")
             self._return_broken = broken is not None
@@ -702,6 +706,18 @@ class NotLearningRule:
         count = point.metrics.get(key) if key is not None else None
         if count is not None and math.isfinite(count):
             self._played = (self._played[0] if self._played else count, count)
+
+    def _plan_spent(self, point: Observation) -> str | None:
+        """Why a flat return is a broken run: watched from the run's start (its first
+        point a tenth of the way or less), it has spent `_PLAN_SPENT` of the plan the run
+        announced without rising (a SAC run's return at -440 on HalfCheetah, worse than a
+        random policy, over 96 of its 200 episodes): what is left is no more likely to
+        turn it than what was spent."""
+        first, step, target = self._return_first_step, point.step, point.target_steps
+        if first is None or step is None or not target or first * _FROM_START_SHARE > target \
+                or step < _PLAN_SPENT * target:
+            return None
+        return f"over {step} of the {target} steps planned, from the run's start"
 
     def _played_long(self) -> str | None:
         """Why a flat return is a broken run: its agent has played enough experience from

@@ -126,3 +126,34 @@ def test_each_classifiers_counted_accuracy_is_its_share():
     assert round(values["accuracy_c1"], 3) == 0.054
     assert round(values["accuracy_ensemble"], 3) == 0.061
     assert key_values("Accuracy: 9890/10000 (99%)")["accuracy"] == 0.989
+
+
+# -- a figure said as a phrase; a flat return over much of its plan --------------------------
+
+def _sac(episodes: int, planned: int = 200) -> list[str]:
+    import random
+
+    rng = random.Random(7)
+    returns = [-440 + rng.uniform(-120, 120) for _ in range(episodes)]
+    return [f"Episode: {e}/{planned} return of {r} average reward of: "
+            f"{sum(returns[:e + 1]) / (e + 1)}in 1000 steps" for e, r in enumerate(returns)]
+
+
+def test_a_figure_said_as_a_phrase_is_read_by_its_name():
+    """`return of -388.2`, `average reward of: -466.1`: the return and the average
+    reward; a count of what follows is no value (`Mean test loss of 296 batches: 4.1`)."""
+    from babysit.parsing.formats import key_values
+
+    values = key_values("Episode: 1/200 return of -388.20363917574366 average reward of: "
+                        "-466.1420267728818in 1000 steps")
+    assert values["return"] == -388.20363917574366
+    assert values["average_reward"] == -466.1420267728818
+    assert key_values("Mean test loss of 296 batches: 4.1") == {"mean_test_loss": 4.1}
+
+
+def test_a_return_flat_over_half_its_plan_from_the_start_is_a_no_go(tmp_path: Path):
+    """A SAC run on HalfCheetah at -440 (worse than a random policy) for 97 of its 200
+    episodes: the run is broken, not slow."""
+    artifact = verdict_of(tmp_path, _sac(97))
+    assert artifact["decision"] == "NO-GO", artifact["summary"]
+    assert verdict_of(tmp_path, _sac(35))["decision"] == "CONDITIONAL"
