@@ -214,9 +214,12 @@ _BEST_EPOCH = lazy_re.compile(r"(?<![Nn]ew )(?<!NEW )(?<![A-Za-z])(?:[Bb]est|BES
 # (after the run's own tag in brackets too: an optimizer comparison's `[AdamW] Best Val
 # Acc: 0.8268` after its tenth epoch)
 # (after a short sentence of the stop too: `Stopping. Best val: 9.9 at epoch 3`)
+# (or its highest, or lowest: an implicit image fit's `Max PSNR: 43.8565` between rules
+# after its last epoch)
 _BEST_VALUE = lazy_re.compile(r"^\W*(?:\[[\w .-]{1,30}\]\s*)?"
                               r"(?:[A-Z][a-z]+(?: [a-z]+){0,3}[.!]\s+)?"
-                              r"(?:[Bb]est|BEST)\b[^:=]{1,50}[:=]\s*[-+]?\.?\d")
+                              r"(?:[Bb]est|BEST|[Mm]ax(?:imum)?|MAX|[Hh]ighest|[Ll]owest)\b"
+                              r"[^:=]{1,50}[:=]\s*[-+]?\.?\d")
 
 
 def names_best_value(line: str) -> bool:
@@ -224,7 +227,7 @@ def names_best_value(line: str) -> bool:
     the epochs trained, not a training record, though it carries metrics."""
     # (behind a logger's head too: `2024-04-27 20:43:41,230 - Model - INFO - Best
     # accuracy is: 0.91321`)
-    return ("est" in line or "EST" in line) and (
+    return ("est" in line or "EST" in line or "ax" in line or "AX" in line) and (
         _BEST_VALUE.search(line) is not None or _BEST_VALUE.search(message(line)) is not None)
 
 
@@ -386,7 +389,8 @@ _HINTS = ("done", "finish", "complete", "end", "over", "success", "训练", "学
           "tensor(", "<matplotlib", "<figure size", " at 0x", "]", "saving", "writing",
           "classifier(", "regressor(", "ranker(",
           "stored", "result", "summary",
-          "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ")
+          "±", "+/-", "+-", "std", "standard deviation", "cv", "validation", " all ",
+          "max", "highest", "lowest")
 # Words that say the block is no end: a part-way counter (`epoch 3/10 done`), a stage
 # of a larger run (`Training done for stage 1`).
 _PART_WAY = lazy_re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")

@@ -157,3 +157,23 @@ def test_a_return_flat_over_half_its_plan_from_the_start_is_a_no_go(tmp_path: Pa
     artifact = verdict_of(tmp_path, _sac(97))
     assert artifact["decision"] == "NO-GO", artifact["summary"]
     assert verdict_of(tmp_path, _sac(35))["decision"] == "CONDITIONAL"
+
+
+# -- the run's highest figure named after its last epoch -------------------------------------
+
+def _fit(epochs: int) -> list[str]:
+    return [f"Epoch: {e} | Total Loss: {0.03 / (1 + e):.5f} | PSNR: {15 + 6 * e ** 0.3:.4f}"
+            for e in range(0, epochs, 10)]
+
+
+def test_the_highest_figure_named_after_the_last_epoch_closes_the_run(tmp_path: Path):
+    """An implicit image fit ends on its highest PSNR between rules (`Max PSNR: 43.8565`):
+    a summary of the epochs trained, printed once they are over."""
+    closing = ["-" * 20, "Max PSNR: 43.85652160644531", "-" * 20]
+    artifact = verdict_of(tmp_path, [*_fit(500), *closing])
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+def test_a_highest_figure_printed_at_every_epoch_closes_nothing(tmp_path: Path):
+    lines = [f"{line}\nMax PSNR so far: {20 + i:.4f}" for i, line in enumerate(_fit(500))]
+    assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
