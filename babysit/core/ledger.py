@@ -101,9 +101,9 @@ class AnomalyLedger:
                                          description=f"{old.description} — resolved: {how}")
         return True
 
-    def resolve_type(self, kind: AnomalyType, how: str) -> None:
-        """Resolve every open anomaly of this type, whatever its key."""
-        for open_kind, key in [k for k in self._open if k[0] is kind]:
+    def resolve_type(self, kind: AnomalyType, how: str, keep: str | None = None) -> None:
+        """Resolve every open anomaly of this type, whatever its key (but `keep`)."""
+        for open_kind, key in [k for k in self._open if k[0] is kind and k[1] != keep]:
             self.resolve(open_kind, how, key)
 
     def annotate(self, kind: AnomalyType, action: str) -> None:

@@ -82,6 +82,14 @@ def _near_best(values: list[float], direction: int, share: float) -> bool:
 
 
 _RECOVERS = tuple(t for t, e in CATALOG.items() if e.recovers_on_progress)
+# Out-of-memory errors a framework survived by skipping their batches (fairseq's
+# `attempting to recover from OOM`): past this many, and this share of the steps, the run
+# is not training on what it was given (the longest sequences, the largest images skipped
+# each time they come), whatever training goes on to do. Kept open once raised, under
+# this key: progress is what the run does between them.
+_SKIPPED_BATCHES = "skipped batches"
+_SKIPPED_AT_LEAST = 10
+_SKIPPED_SHARE = 0.01
 _NAN = (AnomalyType.NAN_INF,)
 _NOT_LEARNING = (AnomalyType.NOT_LEARNING,)
 # A step this low after the steps went back: a launch from the start, not a resume.
@@ -143,6 +151,8 @@ class Run:
         self.reading: Reading | None = None  # how much of the log was understood
         self._resumed_from: int | None = None  # the step the run last went back to
         self._restored_best: str | None = None  # the trainer put its best weights back
+        self._ooms = 0  # out-of-memory errors read (see `_SKIPPED_BATCHES`)
+        self._first_oom: int | None = None  # the step of the first
         self._records_seen = 0  # records with figures: a position where no step is printed
         self._restored_epoch: int | None = None  # ... from this epoch
         self._restored_after: float | None = None  # ... when it stood at this epoch
@@ -441,13 +451,17 @@ class Run:
                         and self.lifecycle.on_record(stamped=record.time is not None) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
-                        self.ledger.resolve_type(kind, "training went on")
+                        self.ledger.resolve_type(kind, "training went on",
+                                                 keep=_SKIPPED_BATCHES)
                 if moved and self.lifecycle.on_step(step or 0, series.target_steps,
                                                     stamped=record.time is not None,
                                                     bare=_bar_tick(record)) \
                         and self.ledger.any_open(_RECOVERS):
                     for kind in _RECOVERS:
-                        self.ledger.resolve_type(kind, f"training went on to step {step}")
+                        self.ledger.resolve_type(kind, f"training went on to step {step}",
+                                                 keep=_SKIPPED_BATCHES)
+                    if self._ooms >= _SKIPPED_AT_LEAST:
+                        self._skipping_over(step)
                 if change.advanced and self.ledger.is_open(AnomalyType.CRASH, "thread"):
                     # Training after a helper thread died: it did not need the thread.
                     # (Asked first: this runs on every record.)
@@ -486,7 +500,8 @@ class Run:
         if now != before and self.lifecycle.on_epoch(again) \
                 and self.ledger.any_open(_RECOVERS):
             for kind in _RECOVERS:
-                self.ledger.resolve_type(kind, f"training went on to epoch {now}")
+                self.ledger.resolve_type(kind, f"training went on to epoch {now}",
+                                         keep=_SKIPPED_BATCHES)
 
     def _placed(self, rank: int, source: str) -> None:
         """Where a rank ran became known (or changed): findings already made on it name
@@ -578,6 +593,8 @@ class Run:
                 severity = Severity.LOW  # a writer thread torn down at exit, after the end
             self.ledger.raise_(rule.type, at, f"{where}{rule.title}: {event.line}", key,
                                severity)
+            if event.kind is EventKind.OOM:
+                self._skipping(at)
         if event.kind is EventKind.COMPLETED and event.detail == SUMMARY \
                 and self._short_of_plan() and self._patience_spent():
             event = replace(event, detail=EARLY_STOP)
@@ -612,6 +629,41 @@ class Run:
                 self.series.passed_training_stage = True
             elif event.detail == OBJECTIVE_CHANGED:
                 self.series.objective_changed()
+
+    def _skipping(self, step: int | None) -> None:
+        """Another out-of-memory error: many, on a share of the steps, and the run goes on
+        without the batches that did not fit (see `_SKIPPED_BATCHES`)."""
+        self._ooms += 1
+        if self._first_oom is None:
+            self._first_oom = step
+        if self._ooms < _SKIPPED_AT_LEAST or self.ledger.is_open(AnomalyType.OOM,
+                                                                 _SKIPPED_BATCHES):
+            return
+        share = self._skipped_share(step)
+        if share is not None and share < _SKIPPED_SHARE:
+            return
+        self.ledger.raise_(AnomalyType.OOM, step,
+                           f"{self._ooms} out-of-memory errors"
+                           + (f", on {share:.1%} of the steps since the first" if share else "")
+                           + ": each batch that did not fit was skipped, so the model does not "
+                           "train on the largest ones (the longest sequences, the biggest "
+                           "images); lower the batch size or cap its tokens per batch",
+                           _SKIPPED_BATCHES, Severity.HIGH)
+
+    def _skipped_share(self, step: int | None) -> float | None:
+        """Out-of-memory errors per step since the first (None: no steps to count by)."""
+        if step is None or self._first_oom is None:
+            return None
+        return self._ooms / max(step - self._first_oom + 1, 1)
+
+    def _skipping_over(self, step: int | None) -> None:
+        """Training went on: the skipped batches are a finding no longer once they are
+        few beside the steps since the first (a burst early in a long run)."""
+        share = self._skipped_share(step)
+        if share is not None and share < _SKIPPED_SHARE / 2:
+            self.ledger.resolve(AnomalyType.OOM, f"training went on to step {step}; the "
+                                f"{self._ooms} skipped batches are {share:.2%} of its steps",
+                                _SKIPPED_BATCHES)
 
     def _history(self, event: LogEvent) -> None:
         """A tracker's whole-run picture of the training loss that shows no learning (a

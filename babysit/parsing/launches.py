@@ -51,6 +51,21 @@ _FATAL_KINDS = frozenset({EventKind.EXCEPTION, EventKind.OOM, EventKind.CUDA_ERR
                           EventKind.NCCL, EventKind.JOB_STATE})
 
 
+# An out-of-memory error the framework caught and said so at a warning's level, skipping
+# the batch (fairseq's `| WARNING | fairseq.trainer | OOM: Ran out of memory with
+# exception: …`, `attempting to recover from OOM in forward/backward pass`, each followed
+# by PyTorch's memory summary, which a log cut by Colab opened on): the process goes on.
+_SURVIVED_OOM = lazy_re.compile(r"\b(?:WARNING|WARN|W\d{4})\b.*\b(?:OOM|[Oo]ut of memory)\b|"
+                                r"\brecover(?:ing|ed)? from (?:an? )?OOM\b")
+
+
+def _fatal(event: LogEvent) -> bool:
+    """Whether an event is a failure after which the process is gone unless something
+    follows (`_FATAL_KINDS`, less an OOM the framework survived)."""
+    return event.kind in _FATAL_KINDS and not (
+        event.kind is EventKind.OOM and _SURVIVED_OOM.search(event.line) is not None)
+
+
 def _failing(line: str) -> bool:
     """A line of a traceback: what a failure prints, not what a start-up does."""
     text = line.strip()
@@ -266,7 +281,7 @@ class LaunchReader:
             # then `epoch:  1`: it comes back at every epoch, no new launch's start-up)
             again = key if key in self._marks and not has_counter(text) else None
         if record is not None and record.events \
-                and any(e.kind in _FATAL_KINDS for e in record.events):
+                and any(_fatal(e) for e in record.events):
             self.failed()
         elif record is not None and record.events and not self._armed \
                 and any(e.kind is EventKind.COMPLETED for e in record.events):
