@@ -204,3 +204,37 @@ def test_tests_of_the_finished_model_are_no_point_of_its_course(tmp_path: Path):
     assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
                 and not a.get("resolved")], artifact["summary"]
     assert artifact["decision"] == "GO"
+
+
+# -- one threshold's score beside its headline -----------------------------------------------
+
+def _mmdet(maps: list[float], maps_75: list[float]) -> list[str]:
+    lines = []
+    for epoch, (value, at_75) in enumerate(zip(maps, maps_75, strict=True), start=1):
+        for it in (50, 100, 150):
+            lines.append(f"2022-11-12 15:27:{it % 60:02d},550 - mmdet - INFO - Epoch [{epoch}]"
+                         f"[{it}/962]\tlr: 2.000e-02, eta: 1:00:00, time: 0.700, "
+                         f"loss_rpn_cls: 0.0100, loss: {0.70 - 0.03 * epoch - it / 1e4:.4f}")
+        lines.append(f"2022-11-12 15:27:52,550 - mmdet - INFO - Epoch(val) [{epoch}][200]\t"
+                     f"bbox_mAP: {value:.4f}, bbox_mAP_50: 0.2700, bbox_mAP_75: {at_75:.4f}, "
+                     f"bbox_mAP_s: -1.0000, bbox_mAP_m: -1.0000, bbox_mAP_l: {value:.4f}")
+    return lines
+
+
+def _degraded(artifact: dict) -> list[dict]:
+    return [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
+            and not a.get("resolved") and a["severity"] != "low"]
+
+
+def test_one_thresholds_score_falling_beside_a_steady_headline_is_no_degradation(
+        tmp_path: Path):
+    # (sealed-177's traffic-sign Cascade R-CNN, its twelve evaluations)
+    maps = [0.031, 0.059, 0.076, 0.079, 0.109, 0.107, 0.111, 0.120, 0.139, 0.144, 0.134, 0.136]
+    at_75 = [0.009, 0.020, 0.038, 0.044, 0.080, 0.090, 0.070, 0.099, 0.110, 0.119, 0.112, 0.103]
+    assert not _degraded(verdict_of(tmp_path, _mmdet(maps, at_75)))
+
+
+def test_the_headline_falling_is_judged(tmp_path: Path):
+    maps = [0.05, 0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13, 0.139, 0.144, 0.10, 0.07, 0.05]
+    at_75 = [0.03, 0.05, 0.06, 0.08, 0.09, 0.07, 0.099, 0.10, 0.110, 0.119, 0.08, 0.05, 0.03]
+    assert _degraded(verdict_of(tmp_path, _mmdet(maps, at_75)))
