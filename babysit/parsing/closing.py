@@ -73,8 +73,10 @@ _CLOSING_WORDS = lazy_re.compile(
     # the word opening a sentence of the run's summary (a char-level GPT's last line,
     # `done. best val 1.0157 (1.4654 bpc)`), or after the work's own name with where its
     # result went (`dpo done -> checkpoints\tiny-18m-dpo\last.pt`)
+    # (its figure's name joined by underscores: a RoBERTa classifier's `done.
+    # best_val_loss=0.1131`)
     r"^\W*(?i:done|finished|complete[d]?)[.!]\s+(?i:best|final|total|results?|saved?|"
-    r"model|test|val|eval|time|took|elapsed)\b|"
+    r"model|test|val|eval|time|took|elapsed)(?:\b|_)|"
     r"^\W*(?!(?i:sav|load|download|prepar|preprocess|read|writ|build|init|compil|copy|"
     r"extract|fetch|epoch|batch|step|iter|fold|round|warm))[A-Za-z][\w-]*"
     r"\s+(?i:done|finished|complete[d]?)\s*(?:->|→|=>)\s*\S+|"

@@ -238,3 +238,18 @@ def test_the_headline_falling_is_judged(tmp_path: Path):
     maps = [0.05, 0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13, 0.139, 0.144, 0.10, 0.07, 0.05]
     at_75 = [0.03, 0.05, 0.06, 0.08, 0.09, 0.07, 0.099, 0.10, 0.110, 0.119, 0.08, 0.05, 0.03]
     assert _degraded(verdict_of(tmp_path, _mmdet(maps, at_75)))
+
+
+# -- the closing word before a figure named with underscores ---------------------------------
+
+def test_done_then_the_best_figure_named_with_underscores_closes_the_run(tmp_path: Path):
+    """A RoBERTa classifier's loop ends on `done. best_val_loss=0.1131`, the run's
+    summary word before its best figure."""
+    lines = []
+    for step in range(200, 4600, 200):
+        lines += ["2026-03-03 02:57:45,388 | ", f"epoch={1 + step // 1500} step={step} "
+                  f"train_loss={0.4 - step / 20000:.4f} val_loss={0.3 - step / 40000:.4f}"]
+    lines += ["2026-03-03 03:04:01,807 | saved checkpoint_epoch_3.pt",
+              "2026-03-03 03:04:01,807 | ", "done. best_val_loss=0.1131"]
+    artifact = verdict_of(tmp_path, lines)
+    assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
