@@ -48,6 +48,7 @@ from babysit.rules.flat_fitness import FlatFitnessRule
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.gan_saturated import SaturatedGameRule
+from babysit.rules.return_collapse import ReturnCollapseRule
 from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.impossible_metrics import ImpossibleMetricRule, impossible_share
 from babysit.rules.inverted_ranking import InvertedRankingRule
@@ -1095,6 +1096,7 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
     GrowingGradRule,
     FrozenPlayerRule,
     SaturatedGameRule,
+    ReturnCollapseRule,
     PosteriorCollapseRule,
     BelowMeanRule,
     ImpossibleMetricRule,
@@ -1106,7 +1108,8 @@ METRIC_RULES: tuple[Callable[[RuleSettings], MetricRule], ...] = (
 _JUDGED_AGAINST_ITS_PAST: tuple[type[MetricRule], ...] = (
     LossRule, EvalRule, NotLearningRule, StaleBestRule, BestUnreachedRule, FlatScoreRule,
     FlatFitnessRule, PerplexityChanceRule, SlowClimbRule, AnyLossBlownUpRule,
-    CorrelationChanceRule, ErrorRateCeilingRule, ShrunkenEpochRule, CollapseRule)
+    CorrelationChanceRule, ErrorRateCeilingRule, ShrunkenEpochRule, CollapseRule,
+    ReturnCollapseRule)
 
 
 @dataclass
