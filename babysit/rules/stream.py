@@ -48,7 +48,6 @@ from babysit.rules.flat_fitness import FlatFitnessRule
 from babysit.rules.flat_scores import FlatScoreRule
 from babysit.rules.gan_frozen import FrozenPlayerRule
 from babysit.rules.gan_saturated import SaturatedGameRule
-from babysit.rules.return_collapse import ReturnCollapseRule
 from babysit.rules.grad_without_learning import GrowingGradRule
 from babysit.rules.impossible_metrics import ImpossibleMetricRule, impossible_share
 from babysit.rules.inverted_ranking import InvertedRankingRule
@@ -66,6 +65,7 @@ from babysit.rules.posterior_collapse import PosteriorCollapseRule
 from babysit.rules.preference_chance import PreferenceChanceRule
 from babysit.rules.psnr_floor import PsnrFloorRule
 from babysit.rules.q_values import QValueRule
+from babysit.rules.return_collapse import ReturnCollapseRule
 from babysit.rules.runaway import RUNAWAY_TIMES, running_away
 from babysit.rules.saturated_outputs import SaturatedOutputRule
 from babysit.rules.separation_floor import SeparationFloorRule
