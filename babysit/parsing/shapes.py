@@ -71,6 +71,11 @@ _FUNCTION_CELL = lazy_re.compile(r"^<[A-Za-z_]\w*>$")
 _UNIT_CELL = lazy_re.compile(r"^\([^()]{1,16}\)$")  # `(hh:mm:ss)`, `(%)`
 _BOX_LINE = lazy_re.compile(r"^\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
 _RULE_LINE = lazy_re.compile(r"^\s*-{8,}\s*$")
+_MARKER_CELL = lazy_re.compile(r"^(?:<|>|\*{1,3}|!|\+)$")
+# A word of a row above a header that groups its columns by split (aenet's
+# `|------------TRAIN-----------|  |------------TEST------------|` over `epoch  MAE
+# <RMSE>  MAE  <RMSE>`).
+_GROUP_WORD = lazy_re.compile(r"[A-Za-z]+")
 # The names a boxed block gives its progress by: the environment's steps, else episodes.
 _BOX_STEPS = frozenset({"total_timesteps", "timesteps", "timestep"})
 _BOX_EPISODES = frozenset({"episode", "episodes"})
@@ -368,6 +373,8 @@ class ShapeReader:
                 return None
         if all(_NAME_CELL.match(c) for c in cells):
             names = tuple(normalise_key(c) for c in cells)
+            if len(set(names)) < len(names):
+                names = _grouped(names, line, self.recent[-2] if len(self.recent) > 1 else "")
             if any(ch.isdecimal() for ch in line) and not any(c[0].isupper() for c in cells) \
                     and not any("_" in c for c in cells) and not set(names) <= _PER_CLASS:
                 return None  # `loss0 loss1`? words with digits but no capitals: prose-ish
@@ -388,6 +395,12 @@ class ShapeReader:
                 and self._announced((sep, len(cells) - 1)):
             # A row that ends on its separator (`0, 26.00907, …, Aug16-15:41:04,` under
             # `epoch, train_loss, …, time`): the empty cell after it is no column.
+            cells = cells[:-1]
+        if len(cells) > 2 and _MARKER_CELL.match(cells[-1]) \
+                and not self._announced((sep, len(cells))) \
+                and self._announced((sep, len(cells) - 1)):
+            # A mark after a row's figures, under no column (aenet's ` 3  8.368408E-03 …
+            # 2.141188E-04 <`, the epoch's networks kept as the best so far)
             cells = cells[:-1]
         notes = self._note_columns((sep, len(cells)))
         if notes:
@@ -916,3 +929,38 @@ def _box_counter(values: dict[str, float], names: frozenset[str]) -> int | None:
             del values[name]
             return int(value)
     return None
+
+
+def _grouped(names: tuple[str, ...], header: str, above: str) -> tuple[str, ...]:
+    """Names a header gives twice, told apart by the split whose group (in the row above
+    it) stands over each (`|---TRAIN---|  |---TEST---|` over `epoch  MAE  <RMSE>  MAE
+    <RMSE>`: `mae`, `rmse`, `test_mae`, `test_rmse`); as they were where the row above
+    names no split."""
+    groups = []  # (centre, the split's prefix) of each group over the header
+    for word in _GROUP_WORD.finditer(above):
+        prefix = _SPLIT_LABELS.get(word.group(0).lower())
+        if prefix is None:
+            continue
+        start, end = word.span()
+        while start > 0 and not above[start - 1].isspace():
+            start -= 1
+        while end < len(above) and not above[end].isspace():
+            end += 1
+        groups.append(((start + end) / 2, prefix))
+    if len(groups) < 2:
+        return names
+    repeated = {name for name in names if names.count(name) > 1}
+    out, at = [], 0
+    for name in names:
+        found = header.lower().find(name.strip("_"), at) if name else -1
+        if found < 0:
+            out.append(name)
+            continue
+        at = found + len(name)
+        if name not in repeated:
+            out.append(name)
+            continue
+        centre = found + len(name) / 2
+        prefix = min(groups, key=lambda group: abs(group[0] - centre))[1]
+        out.append(f"{prefix}_{name}" if prefix else name)
+    return tuple(out)

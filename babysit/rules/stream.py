@@ -334,9 +334,9 @@ def _loss_parts(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(key for key in names if "loss" in key and _TOTAL_LOSS.fullmatch(key) is None
                      and any(key.startswith((f"{split}_", f"{split}/")) for split in totals))
 
-def _without_breakdowns(judged: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
-    """The judged scores less the breakdowns of another score in the same record, named as
-    it with a qualifier after it (mmdetection's `bbox_mAP_50`, `bbox_mAP_75`, `bbox_mAP_s`
+def _breakdowns(judged: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    """The judged scores that break down another score of the same record, named as it
+    with a qualifier after it (mmdetection's `bbox_mAP_50`, `bbox_mAP_75`, `bbox_mAP_s`
     beside `bbox_mAP`, the COCO figure over every threshold and size): judged through
     that headline. One threshold's score wanders as the detector trades its boxes' fit
     for its recall (a traffic-sign Cascade R-CNN's mAP@75 0.119 → 0.112 → 0.103 over its
@@ -344,10 +344,9 @@ def _without_breakdowns(judged: tuple[tuple[str, int], ...]) -> tuple[tuple[str,
     on the headline."""
     scores = [key for key, direction in judged if direction > 0]
     if len(scores) < 2:
-        return judged
-    return tuple((key, direction) for key, direction in judged
-                 if direction < 0 or not any(key != head and key.startswith(f"{head}_")
-                                             for head in scores))
+        return frozenset()
+    return frozenset(key for key in scores
+                     if any(key != head and key.startswith(f"{head}_") for head in scores))
 
 
 _SCORE_AT_BEST = "a score of the same evaluation is at its best"
@@ -400,11 +399,10 @@ class EvalRule:
             if len(self._judged) >= 256:
                 self._judged.clear()
             parts = _loss_parts(names)
-            judged = tuple(
+            judged = self._judged[names] = tuple(
                 (key, direction) for key in names
                 if (direction := evaluation_direction(key)) and not _AUXILIARY.search(key)
                 and key not in parts)
-            judged = self._judged[names] = _without_breakdowns(judged)
         for key, direction in judged:
             if direction < 0 and key.endswith("loss") and not _eval_term(key, self._totals):
                 self._totals.add(key)
@@ -425,9 +423,10 @@ class EvalRule:
         # the second's mAP lower by design): no point of the training's course to trend.
         # (A final test under a name of its own is judged against them: `final_test`.)
         tested = point.after_end and point.loss is None
+        breakdowns = _breakdowns(judged)
         for key, direction in judged:
             value = metrics[key]
-            if tested and key in self.series:
+            if (tested and key in self.series) or key in breakdowns:
                 continue
             if not math.isfinite(value) or (direction > 0 and impossible_share(key, value)):
                 # (a share past 100 % is no evaluation to judge: HAQ's `acc: 1557.7961`

@@ -216,8 +216,9 @@ def _mmdet(maps: list[float], maps_75: list[float]) -> list[str]:
                          f"[{it}/962]\tlr: 2.000e-02, eta: 1:00:00, time: 0.700, "
                          f"loss_rpn_cls: 0.0100, loss: {0.70 - 0.03 * epoch - it / 1e4:.4f}")
         lines.append(f"2022-11-12 15:27:52,550 - mmdet - INFO - Epoch(val) [{epoch}][200]\t"
-                     f"bbox_mAP: {value:.4f}, bbox_mAP_50: 0.2700, bbox_mAP_75: {at_75:.4f}, "
-                     f"bbox_mAP_s: -1.0000, bbox_mAP_m: -1.0000, bbox_mAP_l: {value:.4f}")
+                     f"bbox_mAP: {value:.4f}, bbox_mAP_50: {2.2 * value:.4f}, "
+                     f"bbox_mAP_75: {at_75:.4f}, bbox_mAP_s: -1.0000, bbox_mAP_m: -1.0000, "
+                     f"bbox_mAP_l: {value:.4f}")
     return lines
 
 
@@ -235,8 +236,8 @@ def test_one_thresholds_score_falling_beside_a_steady_headline_is_no_degradation
 
 
 def test_the_headline_falling_is_judged(tmp_path: Path):
-    maps = [0.05, 0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13, 0.139, 0.144, 0.10, 0.07, 0.05]
-    at_75 = [0.03, 0.05, 0.06, 0.08, 0.09, 0.07, 0.099, 0.10, 0.110, 0.119, 0.08, 0.05, 0.03]
+    maps = [0.05, 0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13, 0.139, 0.144, 0.104, 0.076, 0.055]
+    at_75 = [0.03, 0.05, 0.06, 0.08, 0.09, 0.07, 0.099, 0.10, 0.110, 0.119, 0.085, 0.055, 0.035]
     assert _degraded(verdict_of(tmp_path, _mmdet(maps, at_75)))
 
 
@@ -253,3 +254,22 @@ def test_done_then_the_best_figure_named_with_underscores_closes_the_run(tmp_pat
               "2026-03-03 03:04:01,807 | ", "done. best_val_loss=0.1131"]
     artifact = verdict_of(tmp_path, lines)
     assert (artifact["decision"], artifact["terminal_state"]) == ("GO", "SUCCEEDED")
+
+
+# -- a table whose header names two splits' columns alike, its rows marked -------------------
+
+def test_columns_named_alike_are_told_apart_by_the_split_over_them():
+    """aenet's table: a row of groups over the names (`|---TRAIN---|  |---TEST---|`), the
+    same two names under each, and the rows of a new best marked with `<` after them."""
+    from babysit.parsing.parser import LogParser
+
+    parser = LogParser()
+    lines = ["        |------------TRAIN-----------|  |------------TEST------------|",
+             " epoch             MAE          <RMSE>             MAE          <RMSE>",
+             "     0    1.305775E-02    1.499621E-02    2.505365E-02    2.505365E-02 <",
+             "     1    7.824220E-03    9.582171E-03    1.074597E-03    1.074597E-03 <",
+             "     2    8.368408E-03    1.038165E-02    2.141188E-04    2.141188E-04"]
+    records = [r for r in (parser.feed(line) for line in lines) if r is not None]
+    assert records and records[-1].metrics == {"mae": 8.368408e-03, "rmse": 1.038165e-02,
+                                               "test_mae": 2.141188e-04,
+                                               "test_rmse": 2.141188e-04}
