@@ -174,6 +174,7 @@ _CAUGHT_GAP = 3
 # with the frames of the logging call, and `Message: …` / `Arguments: …`, then carries on.
 # None of it is the process dying (sealed-175's PolyLaneNet run: `UnicodeEncodeError:
 # 'charmap' codec can't encode …` under `wandb.finish()`, after the run was stopped).
+_SITE_HOOK = ("Error in sitecustomize", "Error in usercustomize")
 _LOGGING_ERROR = "--- Logging error ---"
 _LOGGING_ERROR_ENDS = "Arguments: "
 _NO_KINDS: frozenset[EventKind] = frozenset()
@@ -428,6 +429,12 @@ class FailureReader:
         name = line.partition(":")[0]
         if not name or " " in name or "\t" in name or name.endswith("Warning"):
             return  # an exception's name is one word (most lines are not one)
+        if self._previous.startswith(_SITE_HOOK):
+            # The interpreter's word on a start-up hook that failed to import (`Error in
+            # sitecustomize; set PYTHONVERBOSE for traceback:` then `ModuleNotFoundError:
+            # No module named 'wrapt'`): printed as a new Python process starts, and that
+            # process runs on (a fit's job script calling python again after the fit).
+            return
         closing = exception_line(line)
         if closing is not None:
             name, message = closing

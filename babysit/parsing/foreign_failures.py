@@ -40,7 +40,9 @@ from babysit.model import EventKind, LogEvent
 from babysit.redact import clip
 
 _FOREIGN = lazy_re.compile(
-    r"^\s*Error in (?P<r>\S.*?)\s*:\s*(?P<rmsg>.*)$|"
+    # (not Python's word on a start-up hook, `Error in sitecustomize; set PYTHONVERBOSE
+    # for traceback:`: see `failures`)
+    r"^\s*Error in (?!(?:site|user)customize;)(?P<r>\S.*?)\s*:\s*(?P<rmsg>.*)$|"
     r"^(?P<halted>Execution halted)\s*$|"
     r"^ERROR: (?P<julia>LoadError: .+|[A-Z]\w*(?:Error|Exception|Mismatch)\b.*)$|"
     r"^Exception in thread \"(?P<thread>main)\" (?P<jvm>(?:[\w$]+\.)+[\w$]+"

@@ -273,3 +273,16 @@ def test_columns_named_alike_are_told_apart_by_the_split_over_them():
     assert records and records[-1].metrics == {"mae": 8.368408e-03, "rmse": 1.038165e-02,
                                                "test_mae": 2.141188e-04,
                                                "test_rmse": 2.141188e-04}
+
+
+# -- the interpreter's word on a start-up hook -----------------------------------------------
+
+def test_a_site_hook_that_failed_to_import_is_no_crash(tmp_path: Path):
+    """A job script calls Python again after the fit; the new interpreter says its
+    `sitecustomize` failed to import and runs on: no R error, no crash."""
+    lines = [*_epochs(6), "fit exit=0 fit_wall_s=162 total_wall_s=189",
+             "Error in sitecustomize; set PYTHONVERBOSE for traceback:",
+             "ModuleNotFoundError: No module named 'wrapt'", "Training complete."]
+    artifact = verdict_of(tmp_path, lines)
+    assert artifact["terminal_state"] != "FAILED", artifact["summary"]
+    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
