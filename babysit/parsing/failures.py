@@ -174,6 +174,10 @@ _CAUGHT_GAP = 3
 # with the frames of the logging call, and `Message: …` / `Arguments: …`, then carries on.
 # None of it is the process dying (sealed-175's PolyLaneNet run: `UnicodeEncodeError:
 # 'charmap' codec can't encode …` under `wandb.finish()`, after the run was stopped).
+# The interpreter's word on a start-up hook that failed to import (`Error in
+# sitecustomize; set PYTHONVERBOSE for traceback:` then `ModuleNotFoundError: No module
+# named 'wrapt'`): printed as a new Python process starts, and that process runs on (a
+# fit's job script calling python again after the fit).
 _SITE_HOOK = ("Error in sitecustomize", "Error in usercustomize")
 _LOGGING_ERROR = "--- Logging error ---"
 _LOGGING_ERROR_ENDS = "Arguments: "
@@ -283,6 +287,12 @@ class FailureReader:
     def in_traceback(self) -> bool:
         return self._lines > 0
 
+    def after_site_hook(self) -> bool:
+        """Whether the line read before this one was the interpreter's word on a start-up
+        hook that failed (`Error in sitecustomize; set PYTHONVERBOSE for traceback:`):
+        this one is its exception, and the process runs on (see `_SITE_HOOK`)."""
+        return self._previous.startswith(_SITE_HOOK)
+
     def frame_code(self, line: str) -> bool:
         """Whether `line` is the source line Python prints under the open traceback's
         last frame (`    raise torch.OutOfMemoryError(`): the program's code, which may
@@ -311,6 +321,8 @@ class FailureReader:
 
     def _observe(self, line: str, events: tuple[LogEvent, ...]) -> list[LogEvent]:
         added: list[LogEvent] = []
+        if self._lines == 0 and self.after_site_hook():
+            return added  # (see `_SITE_HOOK`)
         if self._panic is not None:
             # The held panic's message: this line (see `foreign_failures`).
             header, location = self._panic
@@ -429,12 +441,6 @@ class FailureReader:
         name = line.partition(":")[0]
         if not name or " " in name or "\t" in name or name.endswith("Warning"):
             return  # an exception's name is one word (most lines are not one)
-        if self._previous.startswith(_SITE_HOOK):
-            # The interpreter's word on a start-up hook that failed to import (`Error in
-            # sitecustomize; set PYTHONVERBOSE for traceback:` then `ModuleNotFoundError:
-            # No module named 'wrapt'`): printed as a new Python process starts, and that
-            # process runs on (a fit's job script calling python again after the fit).
-            return
         closing = exception_line(line)
         if closing is not None:
             name, message = closing

@@ -894,8 +894,9 @@ class LogParser:
                          or _may_carry_failure(rest)):
             # (a frame's own code names an error without reporting one: the closing
             # line below it says what happened)
-            found = () if in_traceback and self._failures.frame_code(rest) \
-                else find_events(rest)
+            # (nor does the exception a failed start-up hook names: `failures._SITE_HOOK`)
+            found = () if (in_traceback and self._failures.frame_code(rest)) \
+                or self._failures.after_site_hook() else find_events(rest)
             found += self._oom_skips.read(rest, found)
             events.extend(found)
             events.extend(self._failures.observe(rest, found))
