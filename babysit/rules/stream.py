@@ -334,6 +334,12 @@ def _loss_parts(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(key for key in names if "loss" in key and _TOTAL_LOSS.fullmatch(key) is None
                      and any(key.startswith((f"{split}_", f"{split}/")) for split in totals))
 
+# What a breakdown's name adds to its headline's: a threshold (`_50`, `_75`) or an object
+# size (`_s`, `_m`, `_l`). Not a class (`_class_1`): one class's accuracy collapsing while
+# the overall one holds is the model giving that class up, judged on its own.
+_BREAKDOWN = lazy_re.compile(r"^(?:\d+(?:\.\d+)?|[sml]|small|medium|large)$")
+
+
 def _breakdowns(judged: tuple[tuple[str, int], ...]) -> frozenset[str]:
     """The judged scores that break down another score of the same record, named as it
     with a qualifier after it (mmdetection's `bbox_mAP_50`, `bbox_mAP_75`, `bbox_mAP_s`
@@ -346,7 +352,8 @@ def _breakdowns(judged: tuple[tuple[str, int], ...]) -> frozenset[str]:
     if len(scores) < 2:
         return frozenset()
     return frozenset(key for key in scores
-                     if any(key != head and key.startswith(f"{head}_") for head in scores))
+                     if any(key != head and key.startswith(f"{head}_")
+                            and _BREAKDOWN.match(key[len(head) + 1:]) for head in scores))
 
 
 _SCORE_AT_BEST = "a score of the same evaluation is at its best"

@@ -286,3 +286,17 @@ def test_a_site_hook_that_failed_to_import_is_no_crash(tmp_path: Path):
     artifact = verdict_of(tmp_path, lines)
     assert artifact["terminal_state"] != "FAILED", artifact["summary"]
     assert not [a for a in artifact["anomalies_detected"] if a["type"] == "crash"]
+
+
+def test_one_class_given_up_beside_a_steady_overall_score_is_judged(tmp_path: Path):
+    """A class's own accuracy is no breakdown of the overall one: the model giving one
+    class up while the overall score holds is a degradation of its own."""
+    lines = []
+    class_1 = [0.50, 0.60, 0.68, 0.7391, 0.70, 0.45, 0.30, 0.2667, 0.25]
+    for epoch, value in enumerate(class_1, start=1):
+        lines += [f"epoch {epoch} train_loss {1.5 - 0.12 * epoch:.4f}",
+                  f"epoch {epoch} eval_accuracy: {0.62 + 0.001 * epoch:.4f}, "
+                  f"eval_accuracy_class_1: {value:.4f}"]
+    artifact = verdict_of(tmp_path, lines)
+    assert [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
+            and "class_1" in a["description"]], artifact["anomalies_detected"]
