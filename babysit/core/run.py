@@ -393,7 +393,6 @@ class Run:
         series = self.series
         efficiency = self.efficiency
         for record in records:
-            series.after_end = self.lifecycle.said_finished
             if table_after_the_end(record, self.lifecycle.said_finished, series.step):
                 if not record.events:
                     continue

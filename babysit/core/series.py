@@ -167,7 +167,6 @@ class MetricSeries:
         self._patience_then: str | None = None  # the verdict as the last new run began
         self._trained_since_new_run = True
         self._advanced = True  # the last record moved the step (or had none)
-        self.after_end = False  # the run said it finished (set by the run, see Observation)
         # A pipeline that prints only its stages went on past its training stage
         # (parsing/stage_milestones): training babysit saw return, without a step.
         self.passed_training_stage = False
@@ -520,7 +519,6 @@ class MetricSeries:
             configured_lr=self.configured_lr,
             advanced=self._advanced,
             epoch=record.epoch,
-            after_end=self.after_end,
         )
         return self._rules.observe(point, record.sparse)
 

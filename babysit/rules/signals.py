@@ -30,9 +30,6 @@ class Observation:
     configured_lr: float | None = None  # the learning rate the run's config or CLI gives
     advanced: bool = True  # the step moved since the previous record (or has no number)
     epoch: float | None = None  # the record's own epoch, when it says one
-    # The run said it finished before this record (its figures are a final test's, read
-    # after the training they judge, not a point of its course)
-    after_end: bool = False
 
 
 class Reprints:

@@ -425,15 +425,10 @@ class EvalRule:
         judged += scores
         if self._restatements.restated(tuple((key, metrics[key]) for key, _ in judged)):
             return out  # the run's summary of an evaluation it already printed
-        # A test of the finished model under the name its evaluations had (a detector's
-        # early stop, `Done`, its best weights loaded and tested at two score thresholds,
-        # the second's mAP lower by design): no point of the training's course to trend.
-        # (A final test under a name of its own is judged against them: `final_test`.)
-        tested = point.after_end and point.loss is None
         breakdowns = _breakdowns(judged)
         for key, direction in judged:
             value = metrics[key]
-            if (tested and key in self.series) or key in breakdowns:
+            if key in breakdowns:
                 continue
             if not math.isfinite(value) or (direction > 0 and impossible_share(key, value)):
                 # (a share past 100 % is no evaluation to judge: HAQ's `acc: 1557.7961`

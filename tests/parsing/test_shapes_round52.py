@@ -179,33 +179,6 @@ def test_a_highest_figure_printed_at_every_epoch_closes_nothing(tmp_path: Path):
     assert verdict_of(tmp_path, lines)["terminal_state"] == "RUNNING"
 
 
-# -- a test of the finished model after the run's end ----------------------------------------
-
-def _detector(maps: list[float]) -> list[str]:
-    lines = []
-    for epoch, value in enumerate(maps, start=1):
-        lines += [f"Epoch {epoch}/40 | Loss={0.5 - 0.01 * epoch:.3f} | Time=161s", "=" * 50,
-                  f"  mAP@0.5 : {value:.4f}", "=" * 50]
-    return lines
-
-
-def test_tests_of_the_finished_model_are_no_point_of_its_course(tmp_path: Path):
-    """A detector stops early, says it is done, loads its best weights and tests them at
-    two score thresholds, the second (practical) one lower by design: no degradation of
-    the training's evaluations."""
-    ending = ["  No improvement (10/10)", "  Early stopping triggered",
-              "Done in 81.7 min | Best mAP@0.5 = 0.9578",
-              "Loaded best.pt  (epoch=18, best mAP=0.9578)",
-              "=== TEST RESULTS (score_thr=0.05, broad) ===", "=" * 50, "  mAP@0.5 : 0.9631",
-              "=" * 50, "=== TEST RESULTS (practical inference thresholds) ===", "=" * 50,
-              "  mAP@0.5 : 0.8169", "=" * 50, "  mAP@0.5 : 0.7012", "=" * 50]
-    artifact = verdict_of(tmp_path, [*_detector([0.80 + 0.01 * min(e, 18) for e in range(1, 29)]),
-                                     *ending])
-    assert not [a for a in artifact["anomalies_detected"] if a["type"] == "eval-degradation"
-                and not a.get("resolved")], artifact["summary"]
-    assert artifact["decision"] == "GO"
-
-
 # -- one threshold's score beside its headline -----------------------------------------------
 
 def _mmdet(maps: list[float], maps_75: list[float]) -> list[str]:
