@@ -378,6 +378,8 @@ class EvalRule:
         self._gapped: dict[str, int] = {}  # evaluations in a row far above the training loss
         # The judged metrics among a record's names (most records share a few shapes).
         self._judged: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+        # The breakdowns among each judged shape's scores (see `_breakdowns`).
+        self._breakdowns: dict[tuple[tuple[str, int], ...], frozenset[str]] = {}
         self._restatements = Restatements()
         self._mild: set[str] = set()  # raised as a notice (eval_after_best, not clearly worse)
         # Why each metric's degradation is held at blocker (see `eval_blockers`).
@@ -425,7 +427,11 @@ class EvalRule:
         judged += scores
         if self._restatements.restated(tuple((key, metrics[key]) for key, _ in judged)):
             return out  # the run's summary of an evaluation it already printed
-        breakdowns = _breakdowns(judged)
+        breakdowns = self._breakdowns.get(judged)
+        if breakdowns is None:  # (a record's judged names come in a few shapes: kept)
+            if len(self._breakdowns) >= 256:
+                self._breakdowns.clear()
+            breakdowns = self._breakdowns[judged] = _breakdowns(judged)
         for key, direction in judged:
             value = metrics[key]
             if key in breakdowns:
